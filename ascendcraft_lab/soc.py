@@ -1,0 +1,57 @@
+"""The SoC table: the one place that knows the numbers of each Ascend chip we target.
+
+Figures come from ASCENDC_NOTES.md (Huawei's public AscendC documentation). Everything that
+needs a core count, a buffer size or an alignment rule reads it from here: the DSL verifier,
+the interpreter, the host pass, the emulator's UB check.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KIB = 1024
+
+
+@dataclass(frozen=True)
+class Soc:
+    name: str
+    arch: str                  # bisheng --npu-arch / CMAKE_ASC_ARCHITECTURES
+    vector_cores: int          # AIV cores (separate from cube on 910B; one AI core on 310P)
+    cube_cores: int
+    ub_bytes: int              # physical Unified Buffer per vector core
+    ub_reserved: int           # bytes the runtime keeps for itself
+    l1_bytes: int
+    l0a_bytes: int
+    l0b_bytes: int
+    l0c_bytes: int
+    has_datacopypad: bool      # DataCopyPad exists on A2/A3 only
+    block_bytes: int = 32      # UB/L1 address and DataCopy length granularity
+    repeat_bytes: int = 256    # one vector repeat
+    max_repeat: int = 255
+
+    @property
+    def ub_usable(self) -> int:
+        """Bytes a kernel may give to InitBuffer in total."""
+        return self.ub_bytes - self.ub_reserved
+
+
+SOCS: dict[str, Soc] = {
+    s.name: s
+    for s in (
+        # 192 KiB UB; the runtime reserves 256 B plus 8 KiB by default.
+        Soc("Ascend910B2", "dav-2201", 48, 24, 192 * KIB, 8 * KIB + 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True),
+        Soc("Ascend910B3", "dav-2201", 40, 20, 192 * KIB, 8 * KIB + 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True),
+        # 256 KiB UB of which 248 KiB usable for vector locals; cube and vector share one AI core.
+        Soc("Ascend310P", "dav-2002", 8, 8, 256 * KIB, 8 * KIB, 1024 * KIB, 64 * KIB, 64 * KIB, 256 * KIB, False),
+    )
+}
+
+DEFAULT_SOC = "Ascend910B2"
+
+
+def get_soc(name: str | None = None) -> Soc:
+    """Look a SoC up by name; an unknown name is a ValueError naming the known ones."""
+    key = name or DEFAULT_SOC
+    try:
+        return SOCS[key]
+    except KeyError:
+        raise ValueError(f"unknown SoC {key!r}; known: {', '.join(SOCS)}") from None

@@ -1,0 +1,446 @@
+"""Pass 3 (compute) of the rule engine: DSL expressions -> AscendC vector and scalar code.
+
+A compute statement is lowered like a register allocator would: tile sub-expressions are
+evaluated in Sethi-Ullman order (the same order `dsl/buffers.py` used to size the scratch),
+an in-place AscendC call writes its result over an operand's buffer, and other
+temporaries take slots of the shared scratch TBuf. Each DSL operation maps through a small
+rule keyed by its name; functions AscendC lacks (tanh, sigmoid, pow) expand into ones it
+has, with a comment saying so. Scalars live on the scalar unit; reading a value the vector
+unit wrote needs a V->S sync, which the rules insert.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ...dsl import ir
+from ...dsl.ops import OPS
+from ...dsl.printer import expr_text
+from ...passes.emit import Emitter
+from .cexpr import float_literal, literal, render
+
+VEC_NAME = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
+UNARY_NAME = {"abs": "Abs", "relu": "Relu", "exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
+              "reciprocal": "Reciprocal"}
+CMP_MODE = {"lt": "LT", "le": "LE", "gt": "GT", "ge": "GE", "eq": "EQ", "ne": "NE"}
+ROUND = {"none": "CAST_NONE", "rint": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL",
+         "round": "CAST_ROUND", "trunc": "CAST_TRUNC", "odd": "CAST_ODD"}
+
+
+class LoweringError(ValueError):
+    """The rule engine cannot lower a construct; says which and what would work."""
+
+    def __init__(self, message: str, node=None):
+        super().__init__(message)
+        self.span = getattr(node, "span", None)
+
+
+@dataclass
+class Tile:
+    name: str              # C++ LocalTensor expression
+    dtype: ir.DType
+    slot: int | None = None  # scratch slot it occupies, if any
+
+
+@dataclass
+class ComputeContext:
+    """What a compute statement's lowering needs from the kernel generator."""
+    names: Callable[[ir.Expr], str]          # scalar Name/Attr -> C++
+    count: Callable[[ir.TileType], str]      # current element count of a tile
+    tile_of: Callable[[str], Tile]           # a named UB tile
+    align: bool                              # pass 4 has run: Compare counts padded to 256 B
+    em: Emitter
+    slots_in_use: set[int] = field(default_factory=set)
+    max_slots: int = 0
+    slot_dtypes: dict[int, ir.DType] = field(default_factory=dict)
+    uses_scalar_buf: bool = False
+    uses_compare: bool = False
+    scalar_tmp: int = 0
+    declared_slots: set = field(default_factory=set)
+    events: int = 0
+
+    # -- scratch slots -------------------------------------------------------------------
+    def take_slot(self, dtype: ir.DType) -> Tile:
+        i = 0
+        while i in self.slots_in_use:
+            i += 1
+        self.slots_in_use.add(i)
+        self.max_slots = max(self.max_slots, i + 1)
+        cpp = "uint8_t" if dtype is ir.DType.bool else dtype.cpp
+        # One C++ name per (slot, type): a slot may hold a float temporary in one statement
+        # and a mask or a half temporary in another.
+        name = f"mask{i}" if dtype is ir.DType.bool else f"tmp{i}" if cpp == "float" else f"tmp{i}{dtype.value.upper()}"
+        key = (i, cpp)
+        if key not in self.declared_slots:
+            self.em.line(f"LocalTensor<{cpp}> {name} = Scratch<{cpp}>({i});")
+            self.declared_slots.add(key)
+        return Tile(name, dtype, i)
+
+    def release(self, t: Tile) -> None:
+        if t.slot is not None:
+            self.slots_in_use.discard(t.slot)
+
+    def scalar_name(self, hint: str = "v") -> str:
+        self.scalar_tmp += 1
+        return f"{hint}{self.scalar_tmp}"
+
+    def sync(self, event: str) -> None:
+        """A pipe hand-over inside one stage (V->S before GetValue, S->V after SetValue)."""
+        self.events += 1
+        name = f"event{event.replace('_', '')}{self.events}"
+        self.em.line(f"TEventID {name} = GetTPipePtr()->FetchEventID(HardEvent::{event});")
+        self.em.line(f"SetFlag<HardEvent::{event}>({name});")
+        self.em.line(f"WaitFlag<HardEvent::{event}>({name});")
+
+
+def _leaf_names(e: ir.Expr) -> set[str]:
+    return {n.id for n in ir.walk_exprs(e) if isinstance(n, ir.Name)}
+
+
+def _need(e: ir.Expr) -> tuple[int, int]:
+    from ...dsl.buffers import expr_need
+    return expr_need(e)
+
+
+def is_tile(e: ir.Expr) -> bool:
+    return isinstance(e.type, ir.TileType)
+
+
+class ComputeLowering:
+    def __init__(self, ctx: ComputeContext):
+        self.ctx = ctx
+        self.em = ctx.em
+
+    # -- statements ------------------------------------------------------------------------
+    def assign_tile(self, target: Tile, value: ir.Expr) -> None:
+        """`target = value` for a tile value: computed straight into `target` where safe."""
+        reads_target = target.name in _leaf_names(value)
+        if isinstance(value, ir.Name):
+            src = self.ctx.tile_of(value.id)
+            if src.name != target.name:
+                self.em.line(f"DataCopy({target.name}, {src.name}, {self.count(value)});")
+            return
+        result = self.tile(value, None if reads_target else target, final=target)
+        if result.name != target.name:
+            self.em.line(f"DataCopy({target.name}, {result.name}, {self.count(value)});")
+        self.ctx.release(result)
+
+    def scalar(self, e: ir.Expr) -> str:
+        """C++ text of a scalar value; tile reductions and scalar math emit statements first."""
+        return self._scalar(e)
+
+    # -- helpers ---------------------------------------------------------------------------
+    def count(self, e: ir.Expr) -> str:
+        return self.ctx.count(e.type)
+
+    def _scalar(self, e: ir.Expr) -> str:
+        if isinstance(e, ir.Const):
+            return literal(e, as_float=isinstance(e.type, ir.ScalarType) and e.type.dtype.is_float)
+        if isinstance(e, (ir.Name, ir.Attr)):
+            return self.ctx.names(e)
+        if not isinstance(e, ir.Call):
+            raise LoweringError(f"`{expr_text(e)}` is not a scalar the rule engine can lower", e)
+        spec = OPS[e.op]
+        cat = spec.category
+        if cat in ("reduce", "element"):
+            return self._reduce(e)
+        if cat in ("binary", "compare", "intbinary"):
+            a, b = (self._scalar_operand(x) for x in e.args)
+            if e.op == "pow":
+                return self._scalar_vector_math("pow", f"{a}", e, exponent=b)
+            if e.op in ("max", "min"):
+                cmp = ">" if e.op == "max" else "<"
+                return f"({a} {cmp} {b} ? {a} : {b})"
+            sym = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "/", "mod": "%",
+                   "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}[e.op]
+            return f"({a} {sym} {b})"
+        if cat == "unary":
+            a = self._scalar_operand(e.args[0])
+            if e.op == "neg":
+                return f"(-{a})"
+            if e.op == "abs":
+                return f"({a} < 0 ? -{a} : {a})"
+            if e.op == "relu":
+                return f"({a} > 0 ? {a} : 0)"
+            if e.op == "reciprocal":
+                return f"(1.0f / {a})"
+            return self._scalar_vector_math(e.op, a, e)
+        if cat == "clamp":
+            x, lo, hi = (self._scalar_operand(a) for a in e.args)
+            return f"({x} < {lo} ? {lo} : ({x} > {hi} ? {hi} : {x}))"
+        if cat == "cast":
+            return f"static_cast<{e.args[1].dtype.cpp}>({self._scalar_operand(e.args[0])})"
+        raise LoweringError(f"`{e.op}` on scalars is not lowered by the rule engine", e)
+
+    def _scalar_operand(self, e: ir.Expr) -> str:
+        text = self._scalar(e)
+        return text
+
+    def _scalar_vector_math(self, op: str, value: str, e: ir.Expr, exponent: str | None = None) -> str:
+        """exp/log/sqrt/... of a scalar: the scalar unit has no such instructions, so the value
+        goes through one vector block and comes back after a V->S sync."""
+        self.ctx.uses_scalar_buf = True
+        name = self.ctx.scalar_name("s")
+        dt = e.type.dtype if isinstance(e.type, ir.ScalarType) and e.type.dtype.is_float else ir.DType.f32
+        self.em.line(f"// {op} of a scalar runs on the vector unit (the scalar unit has no {op})")
+        self.em.line(f"Duplicate(scalarTmp, static_cast<float>({value}), SCALAR_LANES);")
+        self._unary_into("scalarTmp", "scalarTmp", op, "SCALAR_LANES", exponent)
+        self.ctx.sync("V_S")
+        self.em.line(f"{dt.cpp} {name} = scalarTmp.GetValue(0);")
+        return name
+
+    def _unary_into(self, dst: str, src: str, op: str, n: str, exponent: str | None = None) -> None:
+        em = self.em
+        if op in UNARY_NAME:
+            em.line(f"{UNARY_NAME[op]}({dst}, {src}, {n});")
+        elif op == "neg":
+            em.line(f"Muls({dst}, {src}, -1.0f, {n});")
+        elif op == "sigmoid":
+            em.line("// sigmoid(x) = 1 / (1 + exp(-x)): no Sigmoid in the basic vector API")
+            em.line(f"Muls({dst}, {src}, -1.0f, {n});")
+            em.line(f"Exp({dst}, {dst}, {n});")
+            em.line(f"Adds({dst}, {dst}, 1.0f, {n});")
+            em.line(f"Reciprocal({dst}, {dst}, {n});")
+        elif op == "tanh":
+            em.line("// tanh(x) = 1 - 2 / (exp(2x) + 1): no Tanh in the basic vector API")
+            em.line(f"Muls({dst}, {src}, 2.0f, {n});")
+            em.line(f"Exp({dst}, {dst}, {n});")
+            em.line(f"Adds({dst}, {dst}, 1.0f, {n});")
+            em.line(f"Reciprocal({dst}, {dst}, {n});")
+            em.line(f"Muls({dst}, {dst}, -2.0f, {n});")
+            em.line(f"Adds({dst}, {dst}, 1.0f, {n});")
+        elif op == "pow":
+            em.line("// a ** b = exp(b * ln(a)) for a > 0")
+            em.line(f"Ln({dst}, {src}, {n});")
+            em.line(f"Muls({dst}, {dst}, {exponent}, {n});")
+            em.line(f"Exp({dst}, {dst}, {n});")
+        else:
+            raise LoweringError(f"`{op}` has no vector rule")
+
+    # -- tile expressions ------------------------------------------------------------------------
+    def tile(self, e: ir.Expr, into: Tile | None, final: Tile | None = None) -> Tile:
+        """Evaluate tile expression `e`; the result lands in `into` when given (a fresh buffer
+        the expression does not read), else in a scratch slot or over a dying operand."""
+        if isinstance(e, ir.Name):
+            return self.ctx.tile_of(e.id)
+        if not isinstance(e, ir.Call):
+            raise LoweringError(f"`{expr_text(e)}` is not a tile expression", e)
+        spec = OPS[e.op]
+        n = self.count(e)
+        # Children in Sethi-Ullman order; scalars are rendered in place when needed.
+        tile_args = [(i, a) for i, a in enumerate(e.args) if is_tile(a)]
+        order = sorted(tile_args, key=lambda ia: _need(ia[1])[0] - _need(ia[1])[1], reverse=True)
+        values: dict[int, Tile] = {}
+        offered = into
+        for i, a in order:
+            if isinstance(a, ir.Name):
+                values[i] = self.ctx.tile_of(a.id)
+                continue
+            dst = offered if (offered is not None and spec.inplace and a.type.dtype == offered.dtype) else None
+            values[i] = self.tile(a, dst)
+            if dst is not None:
+                offered = None          # `into` now holds this operand; the op below writes over it
+        out = self._destination(e, values, into, final)
+        self._emit(e, spec, out, values, n)
+        for v in values.values():
+            if v is not out and v.name != (into.name if into else None):
+                self.ctx.release(v)
+        return out
+
+    def _destination(self, e: ir.Expr, values: dict[int, Tile], into: Tile | None, final: Tile | None) -> Tile:
+        spec = OPS[e.op]
+        dtype = e.type.dtype
+        if into is not None and into.dtype == dtype:
+            return into
+        if final is not None and final.dtype == dtype:
+            return final
+        if spec.inplace:
+            for v in values.values():
+                if v.slot is not None and v.dtype == dtype:
+                    return v
+        return self.ctx.take_slot(dtype)
+
+    def _emit(self, e: ir.Call, spec, out: Tile, v: dict[int, Tile], n: str) -> None:
+        em = self.em
+        cat = spec.category
+        a = e.args
+        sc = lambda i: self._scalar(a[i])  # noqa: E731
+        if cat == "binary":
+            op = e.op
+            if 0 in v and 1 in v:
+                if op == "pow":
+                    raise LoweringError("tile ** tile is not lowered by the rule engine; use exp(b * log(a))", e)
+                em.line(f"{VEC_NAME[op]}({out.name}, {v[0].name}, {v[1].name}, {n});")
+                return
+            if 0 in v:                      # tile (op) scalar
+                t, s = v[0].name, sc(1)
+                if op == "add":
+                    em.line(f"Adds({out.name}, {t}, {s}, {n});")
+                elif op == "sub":
+                    em.line(f"Adds({out.name}, {t}, {_negate(s)}, {n});")
+                elif op == "mul":
+                    em.line(f"Muls({out.name}, {t}, {s}, {n});")
+                elif op == "div":
+                    em.line(f"Muls({out.name}, {t}, {_reciprocal(s)}, {n});  // no Divs: multiply by 1/s")
+                elif op in ("max", "min"):
+                    em.line(f"{op.capitalize()}s({out.name}, {t}, {s}, {n});")
+                elif op == "pow":
+                    self._pow(out, v[0], a[1], n)
+                return
+            t, s = v[1].name, sc(0)         # scalar (op) tile
+            if op in ("add", "mul", "max", "min"):
+                api = {"add": "Adds", "mul": "Muls", "max": "Maxs", "min": "Mins"}[op]
+                em.line(f"{api}({out.name}, {t}, {s}, {n});")
+            elif op == "sub":
+                em.line(f"Muls({out.name}, {t}, -1.0f, {n});  // s - x = -x + s")
+                em.line(f"Adds({out.name}, {out.name}, {s}, {n});")
+            elif op == "div":
+                em.line(f"Reciprocal({out.name}, {t}, {n});  // s / x = (1 / x) * s")
+                em.line(f"Muls({out.name}, {out.name}, {s}, {n});")
+            else:
+                raise LoweringError(f"scalar {expr_text(a[0])} ** tile is not lowered by the rule engine", e)
+            return
+        if cat == "unary":
+            self._unary_into(out.name, v[0].name, e.op, n)
+            return
+        if cat == "compare":
+            self.ctx.uses_compare = True
+            mode = CMP_MODE[e.op]
+            cn = self._compare_count(n)
+            if 0 in v and 1 in v:
+                em.line(f"Compare({out.name}, {v[0].name}, {v[1].name}, CMPMODE::{mode}, {cn});")
+            elif 0 in v:
+                em.line(f"CompareScalar({out.name}, {v[0].name}, static_cast<{a[0].type.dtype.cpp}>({sc(1)}), CMPMODE::{mode}, {cn});")
+            else:
+                flipped = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}[mode]
+                em.line(f"CompareScalar({out.name}, {v[1].name}, static_cast<{a[1].type.dtype.cpp}>({sc(0)}), CMPMODE::{flipped}, {cn});")
+            return
+        if cat == "select":
+            mask = v[0].name
+            if 1 in v and 2 in v:
+                em.line(f"Select({out.name}, {mask}, {v[1].name}, {v[2].name}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});")
+            elif 1 in v:
+                em.line(f"Select({out.name}, {mask}, {v[1].name}, static_cast<{out.dtype.cpp}>({sc(2)}), SELMODE::VSEL_TENSOR_SCALAR_MODE, {n});")
+            else:
+                b = v[2] if 2 in v else None
+                fill = self.ctx.take_slot(out.dtype)
+                em.line(f"Duplicate({fill.name}, static_cast<{out.dtype.cpp}>({sc(1)}), {n});")
+                if b is not None:
+                    em.line(f"Select({out.name}, {mask}, {fill.name}, {b.name}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});")
+                else:
+                    em.line(f"Select({out.name}, {mask}, {fill.name}, static_cast<{out.dtype.cpp}>({sc(2)}), SELMODE::VSEL_TENSOR_SCALAR_MODE, {n});")
+                self.ctx.release(fill)
+            return
+        if cat == "clamp":
+            em.line(f"Maxs({out.name}, {v[0].name}, {sc(1)}, {n});")
+            em.line(f"Mins({out.name}, {out.name}, {sc(2)}, {n});")
+            return
+        if cat == "cast":
+            mode = ROUND[a[2].value if isinstance(a[2], ir.Str) else "none"]
+            em.line(f"Cast({out.name}, {v[0].name}, RoundMode::{mode}, {n});")
+            return
+        if cat == "scan":
+            self._scan(e, out, v[0], n)
+            return
+        if cat == "window":
+            self._window(e, out, v[0], n)
+            return
+        raise LoweringError(f"`{e.op}` has no tile rule in the rule engine", e)
+
+    def _compare_count(self, n: str) -> str:
+        """Compare writes whole 256-byte repeats; pass 4 rounds the count up (buffers are padded)."""
+        return f"AlignUp({n}, CMP_ALIGN)" if self.ctx.align else n
+
+    def _pow(self, out: Tile, base: Tile, exp: ir.Expr, n: str) -> None:
+        if isinstance(exp, ir.Const) and float(exp.value).is_integer() and 1 <= int(exp.value) <= 4:
+            k = int(exp.value)
+            self.em.line(f"// x ** {k} as {k - 1} multiplication(s)")
+            if k == 1:
+                self.em.line(f"Muls({out.name}, {base.name}, 1.0f, {n});")
+                return
+            if out.name == base.name:
+                raise LoweringError("x ** k in place needs a copy of x; assign the power to a new name")
+            self.em.line(f"Mul({out.name}, {base.name}, {base.name}, {n});")
+            for _ in range(k - 2):
+                self.em.line(f"Mul({out.name}, {out.name}, {base.name}, {n});")
+            return
+        self._unary_into(out.name, base.name, "pow", n, exponent=self._scalar(exp))
+
+    def _scan(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
+        op = "+" if e.op == "cumsum" else "*"
+        acc = self.ctx.scalar_name("carry")
+        self.em.line(f"// {e.op}: a running {'sum' if op == '+' else 'product'} on the scalar unit, element by element")
+        self.ctx.sync("V_S")
+        self.em.line(f"{out.dtype.cpp} {acc} = {self._scalar(e.args[1])};")
+        with self.em.block(f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)"):
+            self.em.line(f"{acc} = {acc} {op} {src.name}.GetValue(i);")
+            self.em.line(f"{out.name}.SetValue(i, {acc});")
+        self.ctx.sync("S_V")
+
+    def _window(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
+        k, s = self._scalar(e.args[1]), self._scalar(e.args[2])
+        kind = e.op.split("_")[1]
+        self.em.line(f"// {e.op}: one {kind} per window of {k} elements every {s}, on the scalar unit")
+        self.ctx.sync("V_S")
+        with self.em.block(f"for (uint32_t o = 0; o < static_cast<uint32_t>({n}); ++o)"):
+            self.em.line(f"{out.dtype.cpp} acc = {src.name}.GetValue(o * {s});")
+            with self.em.block(f"for (uint32_t j = 1; j < static_cast<uint32_t>({k}); ++j)"):
+                self.em.line(f"{out.dtype.cpp} v = {src.name}.GetValue(o * {s} + j);")
+                step = {"max": "acc = v > acc ? v : acc;", "min": "acc = v < acc ? v : acc;"}.get(kind, "acc = acc + v;")
+                self.em.line(step)
+            if kind == "avg":
+                self.em.line(f"acc = acc / static_cast<{out.dtype.cpp}>({k});")
+            self.em.line(f"{out.name}.SetValue(o, acc);")
+        self.ctx.sync("S_V")
+
+    def _reduce(self, e: ir.Call) -> str:
+        src_expr = e.args[0]
+        src = self.tile(src_expr, None)
+        n = self.count(src_expr)
+        name = self.ctx.scalar_name("r")
+        dt = e.type.dtype
+        if e.op in ("reduce_sum", "reduce_max", "reduce_min"):
+            self.ctx.uses_scalar_buf = True
+            work = self.ctx.take_slot(src.dtype)
+            api = {"reduce_sum": "ReduceSum", "reduce_max": "ReduceMax", "reduce_min": "ReduceMin"}[e.op]
+            extra = "" if e.op == "reduce_sum" else ", false"
+            self.em.line(f"{api}(scalarTmp, {src.name}, {work.name}, {n}{extra});")
+            self.ctx.sync("V_S")
+            self.em.line(f"{dt.cpp} {name} = scalarTmp.GetValue(0);")
+            self.ctx.release(work)
+        elif e.op in ("first", "last"):
+            self.ctx.sync("V_S")
+            idx = "0" if e.op == "first" else f"{n} - 1"
+            self.em.line(f"{dt.cpp} {name} = {src.name}.GetValue({idx});")
+        else:  # reduce_prod, argmax, argmin: exact on the scalar unit
+            self.ctx.sync("V_S")
+            if e.op == "reduce_prod":
+                self.em.line(f"{dt.cpp} {name} = 1;")
+                with self.em.block(f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)"):
+                    self.em.line(f"{name} = {name} * {src.name}.GetValue(i);")
+            else:
+                better = ">" if e.op == "argmax" else "<"
+                self.em.line(f"{dt.cpp} {name} = 0;")
+                with self.em.block(f"for (uint32_t i = 1; i < static_cast<uint32_t>({n}); ++i)"):
+                    self.em.line(f"if ({src.name}.GetValue(i) {better} {src.name}.GetValue({name})) {{ {name} = i; }}")
+        self.ctx.release(src)
+        return name
+
+
+def _negate(s: str) -> str:
+    if s.startswith("-") and s[1:].replace(".", "").replace("f", "").replace("e", "").replace("+", "").isdigit():
+        return s[1:]
+    if s[:1].isdigit():
+        return "-" + s
+    return f"-({s})"
+
+
+def _reciprocal(s: str) -> str:
+    try:
+        v = float(s.rstrip("f"))
+        if v != 0 and math.isfinite(v):
+            return float_literal(1.0 / v)
+    except ValueError:
+        pass
+    return f"1.0f / ({s})"

@@ -1,0 +1,159 @@
+"""Just enough reading of generated AscendC C++ for the constraint checkers.
+
+Not a C++ parser: the checkers look at the canonical shapes the passes emit (and that the
+LLM engine is told to keep): `pipe.InitBuffer(q, num, bytes)`, `q.AllocTensor<T>()`,
+`DataCopy(dst, src, count)`, tiling fields read as `tiling.NAME`. Anything they cannot read
+becomes a finding that says so, never a silent pass.
+"""
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass
+
+CPP_SIZES = {"half": 2, "bfloat16_t": 2, "float": 4, "double": 8, "int8_t": 1, "uint8_t": 1, "int16_t": 2,
+             "uint16_t": 2, "int32_t": 4, "uint32_t": 4, "int64_t": 8, "uint64_t": 8, "bool": 1}
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str          # e.g. "InitBuffer", "DataCopy"
+    receiver: str      # the object before the dot ("" for a free function)
+    args: tuple[str, ...]
+    line: int          # 1-based
+    template: str = ""
+
+
+def strip_comments(text: str) -> str:
+    """Blank out comments and string literals, keeping line and column positions."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i)); i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j])); i = j
+        elif text[i] == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append('"' + " " * (min(j, n) - i - 1) + ('"' if j < n else "")); i = j + 1
+        else:
+            out.append(text[i]); i += 1
+    return "".join(out)
+
+
+_CALL = re.compile(r"(?:(?P<recv>[A-Za-z_][\w.\->\[\]]*?)\s*(?:\.|->)\s*)?\b(?P<name>[A-Za-z_]\w*)\s*(?P<tmpl><[^<>;()]*>)?\s*\(")
+
+
+def calls(text: str, names: set[str]) -> list[Call]:
+    """Every call of a function or method in `names`, with its top-level arguments."""
+    code = strip_comments(text)
+    found = []
+    for m in _CALL.finditer(code):
+        if m.group("name") not in names:
+            continue
+        start, depth, j = m.end(), 1, m.end()
+        while j < len(code) and depth:
+            depth += {"(": 1, ")": -1}.get(code[j], 0)
+            j += 1
+        inner = code[start:j - 1]
+        found.append(Call(m.group("name"), m.group("recv") or "", _split_paren_args(inner),
+                          code.count("\n", 0, m.start()) + 1, (m.group("tmpl") or "")[1:-1].strip()))
+    return found
+
+
+def _split_paren_args(s: str) -> tuple[str, ...]:
+    """Split on top-level commas, counting (), [] and {} (template angle brackets are rare in args)."""
+    parts, depth, cur = [], 0, []
+    for ch in s:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur).strip()); cur = []
+            continue
+        cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur).strip())
+    return tuple(parts)
+
+
+def declarations(text: str) -> dict[str, str]:
+    """Variable name -> declared type for `LocalTensor<T> x`, `GlobalTensor<T> xGm`, `TQue<...> q`, `TBuf<...> b`."""
+    code = strip_comments(text)
+    result = {}
+    for m in re.finditer(r"\b((?:AscendC::)?(?:LocalTensor|GlobalTensor|TQue|TQueBind|TBuf)\s*<[^;{}()]*?>)\s+(\w+)\s*[;=,)]", code):
+        result[m.group(2)] = re.sub(r"\s+", "", m.group(1)).replace("AscendC::", "")
+    return result
+
+
+def element_size(declared_type: str) -> int | None:
+    m = re.match(r"(?:LocalTensor|GlobalTensor)<(\w+)>", declared_type)
+    return CPP_SIZES.get(m.group(1)) if m else None
+
+
+class EvalError(ValueError):
+    pass
+
+
+_FUNCS = {"min": min, "max": max, "AlignUp": lambda x, a: -(-x // a) * a, "CeilDiv": lambda x, a: -(-x // a),
+          "Ceil": lambda x, a: -(-x // a)}
+
+
+def evaluate(expr: str, names: dict[str, float]) -> int:
+    """Evaluate a small C++ integer expression: literals, names, + - * / %, min/max/AlignUp/CeilDiv, sizeof(T)."""
+    src = re.sub(r"sizeof\(\s*(\w+)\s*\)", lambda m: str(CPP_SIZES.get(m.group(1), f"sizeof_{m.group(1)}")), expr)
+    src = re.sub(r"\b(?:this->|tiling\.|tilingData\.)(\w+)", r"\1", src)
+    src = re.sub(r"\b(\d+)[uUlL]+\b", r"\1", src)
+    src = re.sub(r"static_cast<\w+>", "", src)
+    src = src.replace("::", "_").replace("/", "//")
+    try:
+        tree = ast.parse(src, mode="eval")
+    except SyntaxError:
+        raise EvalError(f"cannot read `{expr}`") from None
+
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id in names:
+                return names[node.id]
+            raise EvalError(f"`{node.id}` in `{expr}` has no known value")
+        if isinstance(node, ast.BinOp):
+            a, b = ev(node.left), ev(node.right)
+            ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                   ast.FloorDiv: lambda: a // b, ast.Mod: lambda: a % b}
+            if type(node.op) in ops:
+                return ops[type(node.op)]()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
+            return _FUNCS[node.func.id](*[ev(a) for a in node.args])
+        raise EvalError(f"cannot evaluate `{expr}`")
+
+    value = ev(tree)
+    return int(value) if not isinstance(value, float) or value.is_integer() else math.ceil(value)
+
+
+def constants(text: str) -> dict[str, int]:
+    """`constexpr int32_t NAME = 2;` style integer constants."""
+    return {m.group(1): int(m.group(2)) for m in
+            re.finditer(r"constexpr\s+\w+\s+(\w+)\s*=\s*(\d+)\s*[uUlL]*\s*;", strip_comments(text))}
+
+
+def member_values(text: str, names: dict[str, float]) -> dict[str, int]:
+    """Values of simple assignments `name = expr;` (e.g. `scratchSlotBytes = ...` in Init) that
+    evaluate with `names`; lets the checkers follow a buffer size through a member."""
+    found: dict[str, int] = {}
+    for m in re.finditer(r"^\s*(\w+)\s*=\s*([^;=]+);", strip_comments(text), re.M):
+        try:
+            found[m.group(1)] = evaluate(m.group(2), {**names, **found})
+        except EvalError:
+            continue
+    return found

@@ -1,0 +1,94 @@
+"""The pass manager: runs host -> init -> compute -> align and records every step.
+
+Each pass is `(previous Bundle, Program, options) -> Bundle`, produced by an engine. A step
+holds the engine's output (`generated`) and the bundle it actually carries on with
+(`bundle`): the same, unless the user edited this step, or edited an earlier one and the
+generated output was three-way merged with that edit (base = generated step k-1, ours =
+edited step k-1, theirs = generated step k). Constraint checkers run on every step.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Mapping, Protocol
+
+from .bundle import Bundle, FileDiff, diff, diff_stat
+from .checkers import Finding, check_step
+from .merge import Conflict, merge_bundles
+from .pipeline import PIPELINE, PassSpec, get_pass
+
+
+@dataclass(frozen=True)
+class LowerOptions:
+    soc: str = "Ascend910B2"
+    # Symbol values (e.g. {"B": 16, "N": 16384}) the checkers use to evaluate buffer sizes.
+    shapes: Mapping[str, int] = field(default_factory=dict)
+    scalars: Mapping[str, float] = field(default_factory=dict)
+
+
+class Engine(Protocol):
+    name: str
+    # True when a pass's output is computed from the IR alone (the rule engine): an edit of
+    # the previous step then has to be merged in. False when the engine rewrites the
+    # previous bundle's text (the LLM engine): the edit is already its input.
+    derives_from_ir: bool
+
+    def run_pass(self, spec: PassSpec, program, previous: Bundle | None, options: LowerOptions) -> Bundle: ...
+
+
+@dataclass
+class Step:
+    spec: PassSpec
+    engine: str
+    generated: Bundle
+    bundle: Bundle
+    previous: Bundle | None
+    findings: list[Finding]
+    conflicts: tuple[Conflict, ...] = ()
+    seconds: float = 0.0
+    edited: bool = False
+
+    @property
+    def diffs(self) -> list[FileDiff]:
+        return diff(self.previous, self.bundle)
+
+    @property
+    def stat(self) -> str:
+        return diff_stat(self.diffs)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.conflicts) or any(f.severity == "error" for f in self.findings)
+
+
+def run_pipeline(
+    program,
+    engine: Engine,
+    options: LowerOptions = LowerOptions(),
+    *,
+    edits: Mapping[str, Bundle] | None = None,
+    until: str | None = None,
+    engines: Mapping[str, Engine] | None = None,
+) -> list[Step]:
+    """Run the passes up to `until` (inclusive); `edits` maps a pass name to the user's bundle."""
+    edits = edits or {}
+    last = get_pass(until).number if until else len(PIPELINE)
+    steps: list[Step] = []
+    previous: Bundle | None = None
+    previous_generated: Bundle | None = None
+    for spec in PIPELINE[:last]:
+        eng = (engines or {}).get(spec.name, engine)
+        t0 = time.perf_counter()
+        generated = eng.run_pass(spec, program, previous, options)
+        bundle, conflicts = generated, ()
+        if eng.derives_from_ir and previous is not None and previous_generated is not None and previous != previous_generated:
+            merged = merge_bundles(previous_generated, previous, generated)
+            bundle, conflicts = merged.bundle, merged.conflicts
+        edited = spec.name in edits
+        if edited:
+            bundle = edits[spec.name]
+        findings = check_step(spec, program, bundle, options)
+        steps.append(Step(spec, eng.name, generated, bundle, previous, findings, conflicts,
+                          time.perf_counter() - t0, edited))
+        previous, previous_generated = bundle, generated
+    return steps

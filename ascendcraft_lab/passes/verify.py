@@ -1,0 +1,198 @@
+"""Compile a lowered AscendC project on the emulator, run it, and compare with PyTorch.
+
+Two real builds happen: the generated host tiling function is compiled with g++ and run on
+the input shapes (its numbers must equal the DSL host function's), and the generated kernel
+is compiled against the emulator and run on every core with those tiling numbers. Findings
+and compiler errors are mapped back to the C++ line and its DSL line.
+"""
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from ..backends.emulator.runner import Arg, pack_tiling, run_kernel
+from ..config import cache_dir
+from ..dsl import ir
+from ..dsl.host import bind_dims, evaluate_host, output_shape
+from ..soc import get_soc
+from .bundle import Bundle
+from .plan import Plan, plan_for
+
+
+@dataclass
+class EmulatorRun:
+    status: str                       # ok | findings | compile-error | crash | timeout | tiling-mismatch
+    message: str
+    outputs: dict[str, np.ndarray] = field(default_factory=dict)
+    findings: list[dict] = field(default_factory=list)
+    diagnostics: list[dict] = field(default_factory=list)
+    tiling: dict[str, int | float] = field(default_factory=dict)
+    block_dim: int = 0
+    timings: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "outputs"}
+
+
+def tiling_fields(plan: Plan, values: Mapping[str, int | float]) -> list[tuple[str, int | float]]:
+    """The tiling struct's (type, value) list in declaration order, for packing."""
+    out = []
+    for f in plan.tiling_fields:
+        v = values[f.name]
+        out.append(("float", float(v)) if f.ctype == "float" else ("int64", int(v)))
+    return out
+
+
+def _write_bundle(bundle: Bundle, root: Path) -> None:
+    for path, text in bundle.files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+
+def _run_tiling_probe(plan: Plan, bundle: Bundle, dims: Mapping[str, int], scalars: Mapping[str, float]) -> tuple[dict | None, str]:
+    """Compile the generated tiling function with a tiny main that prints every field."""
+    from ..engines.rule.host import dim_args
+    args = [str(int(dims[d])) for d, _, _ in dim_args(plan)]
+    args += [repr(float(scalars[s.name])) if s.dtype.is_float else str(int(scalars[s.name])) for s in plan.program.scalars]
+    prints = " ".join(f'std::printf("{f.name} %.17g\\n", static_cast<double>(t.{f.name}));' for f in plan.tiling_fields)
+    main = (f'#include <cstdio>\n#include "{plan.op}_tiling.h"\n'
+            f"int main() {{ {plan.tiling_struct} t{{}}; uint32_t blocks = {plan.tiling_struct}Func({', '.join(args + ['t'])});"
+            f' std::printf("cores %u\\n", blocks); {prints} return 0; }}\n')
+    source = bundle[plan.tiling_impl_path]
+    key = hashlib.sha256((source + bundle[plan.tiling_path] + main).encode()).hexdigest()[:24]
+    exe = cache_dir() / "tiling" / key
+    if not exe.exists():
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            (root / "host").mkdir()
+            (root / plan.tiling_impl_path).write_text(source)
+            (root / plan.tiling_path).write_text(bundle[plan.tiling_path])
+            (root / "probe.cpp").write_text(main)
+            out = subprocess.run(["g++", "-std=c++17", "-O0", "-I", str(root / "host"), str(root / plan.tiling_impl_path),
+                                  str(root / "probe.cpp"), "-o", str(exe) + ".tmp"], capture_output=True, text=True)
+            if out.returncode:
+                return None, f"the host tiling code does not compile: {out.stderr.strip().splitlines()[0] if out.stderr else ''}"
+            Path(str(exe) + ".tmp").rename(exe)
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)
+    if run.returncode:
+        return None, f"the host tiling code crashed (exit {run.returncode})"
+    values = {}
+    for line in run.stdout.splitlines():
+        name, _, v = line.partition(" ")
+        values[name] = float(v)
+    return values, ""
+
+
+def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, int | float],
+            *, soc: str = "Ascend910B2", timeout: float = 120) -> EmulatorRun:
+    """Run the bundle's kernel on the emulator for concrete `inputs` (by GM param name)."""
+    options_soc = get_soc(soc)
+
+    class _Opts:
+        pass
+    opts = _Opts()
+    opts.soc = options_soc.name
+    plan = plan_for(program, opts)
+    shapes = {n: tuple(a.shape) for n, a in inputs.items()}
+    dims = bind_dims(program, shapes)
+    launch = evaluate_host(program, shapes, scalars, options_soc)
+    values = {**dims, **{k: v for k, v in launch.items() if k != "cores"}, **scalars}
+    probe, err = _run_tiling_probe(plan, bundle, dims, scalars)
+    if probe is None:
+        return EmulatorRun("compile-error", err, tiling=values)
+    expected = {"cores": launch["cores"], **{f.name: values[f.name] for f in plan.tiling_fields}}
+    wrong = [k for k, v in expected.items() if abs(float(probe.get(k, float("nan"))) - float(v)) > 1e-6 * max(1.0, abs(float(v)))]
+    if wrong:
+        detail = ", ".join(f"{k}: C++ {probe.get(k)} vs DSL {expected[k]}" for k in wrong)
+        return EmulatorRun("tiling-mismatch", f"the generated tiling function disagrees with the DSL host function ({detail})",
+                           tiling=values)
+    env = {**dims, **scalars}
+    args, names = [], []
+    for t in program.tensors():
+        if t.role is ir.TensorRole.output:
+            shape = output_shape(program, t, env, options_soc)
+            args.append(Arg.output(t.dtype.np if t.dtype is not ir.DType.bf16 else "bfloat16", shape))
+        else:
+            args.append(Arg.input(np.ascontiguousarray(inputs[t.name], dtype=t.dtype.np)))
+        names.append(t.name)
+    args.append(Arg.workspace(32))
+    args.append(Arg.tiling(pack_tiling(tiling_fields(plan, values))))
+    with tempfile.TemporaryDirectory(prefix="ascendcraft-emu-") as tmp:
+        root = Path(tmp)
+        _write_bundle(bundle, root)
+        report = run_kernel([root / plan.kernel_path], plan.entry, int(launch["cores"]), args, soc=options_soc.name,
+                            timeout=timeout, include_dirs=[root / "host"])
+    outputs = {names[i]: arr for i, arr in report.outputs.items() if i < len(names)}
+    findings = [dict(f, dsl_line=bundle.dsl_line(plan.kernel_path, int(f.get("line") or 0))) for f in report.findings]
+    for f in findings:
+        f["file"] = plan.kernel_path if f.get("file") and Path(f["file"]).name == Path(plan.kernel_path).name else f.get("file")
+    diags = []
+    for d in report.diagnostics:
+        d = dict(d)
+        if d.get("file") and Path(d["file"]).name == Path(plan.kernel_path).name:
+            d["file"] = plan.kernel_path
+            d["dsl_line"] = bundle.dsl_line(plan.kernel_path, int(d.get("line") or 0))
+        diags.append(d)
+    return EmulatorRun(report.status, report.message, outputs, findings, diags, values, int(launch["cores"]),
+                       dict(report.timings))
+
+
+def check_emulator(program: ir.Program, bundle: Bundle, ref, *, soc: str | None = None,
+                   rtol: float | None = None, atol: float | None = None):
+    """Run the bundle on the reference's inputs; a Verdict (as the interpreter's) plus the run."""
+    from ..dsl.check import Verdict, bind, compare
+    from ..dsl.verifier import verify
+    s = get_soc(soc)
+    inputs, expected = bind(program, ref)
+    scalars = {p.name: inputs[p.name] for p in program.scalars}
+    tensors = {n: v for n, v in inputs.items() if isinstance(v, np.ndarray)}
+    shapes = {n: np.shape(v) for n, v in tensors.items()}
+    typed = verify(program, s, shapes=shapes, scalars=scalars)
+    run = emulate(typed, bundle, tensors, scalars, soc=s.name)
+    name = typed.kernel.name
+    if run.status not in ("ok", "findings"):
+        return Verdict(False, float("inf"), float("inf"), 0.0, 0.0, [], f"{run.status}: {run.message}", "emulator",
+                       s.name, dict(run.tiling)), run
+    checks = [compare(p.name, run.outputs[p.name], expected[p.name], p.dtype, rtol, atol) for p in typed.outputs]
+    correct = all(c.correct for c in checks) and run.status == "ok"
+    max_abs = max((c.max_abs_err for c in checks), default=0.0)
+    max_rel = max((c.max_rel_err for c in checks), default=0.0)
+    used_rtol = max((c.rtol for c in checks), default=0.0)
+    used_atol = max((c.atol for c in checks), default=0.0)
+    if correct:
+        msg = (f"correct: `{name}` matches the reference on the emulator ({s.name}, {run.block_dim} cores): "
+               f"max abs err {max_abs:.3g}, max rel err {max_rel:.3g} (rtol {used_rtol:g}, atol {used_atol:g})")
+    elif all(c.correct for c in checks):
+        msg = f"incorrect: results match but the emulator reported {len(run.findings)} finding(s)"
+    else:
+        bad = next(c for c in checks if not c.correct)
+        msg = (f"incorrect: `{bad.name}` differs at {bad.mismatches} elements (worst {bad.worst}); "
+               f"max abs err {max_abs:.3g}, max rel err {max_rel:.3g} (rtol {used_rtol:g}, atol {used_atol:g})")
+    return Verdict(correct, max_abs, max_rel, used_rtol, used_atol, checks, msg, "emulator", s.name,
+                   {"cores": run.block_dim, **run.tiling}), run
+
+
+def render_run(run: EmulatorRun, program: ir.Program, limit: int = 10) -> str:
+    """Findings and compiler errors in the shared diagnostic format, pointing at DSL lines."""
+    from ..dsl.errors import Span, format_diagnostic
+    out = []
+    for f in run.findings[:limit]:
+        where = f"{f.get('file')}:{f.get('line')}"
+        count = f" (x{f['count']})" if f.get("count", 1) > 1 else ""
+        out.append(format_diagnostic(program.path, program.source, Span.point(f["dsl_line"]) if f.get("dsl_line") else None,
+                                     f"[emulator/{f['kind']}] {f['message']} at {where}, block {f.get('block')}{count}",
+                                     severity="error"))
+    for d in [d for d in run.diagnostics if d.get("severity") == "error"][:limit]:
+        out.append(format_diagnostic(program.path, program.source,
+                                     Span.point(d["dsl_line"]) if d.get("dsl_line") else None,
+                                     f"[g++] {d['message']} at {d.get('file')}:{d.get('line')}"))
+    return "\n".join(out)

@@ -46,12 +46,17 @@ class Bundle:
 
 
 def remap(old_text: str, old_map: tuple[int, ...], new_text: str) -> tuple[int, ...]:
-    """Carry a source map from `old_text` to `new_text`: equal lines keep their DSL line."""
+    """Carry a source map from `old_text` to `new_text`: equal lines keep their DSL line, and
+    a rewritten line keeps the DSL line of the line it replaced (an edit of a copy is still
+    about the same load); inserted lines map to nothing."""
     old, new = old_text.splitlines(), new_text.splitlines()
     result = [0] * len(new)
+    at = lambda i: old_map[i] if i < len(old_map) else 0  # noqa: E731
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag == "equal":
-            result[j1:j2] = old_map[i1:i2] if len(old_map) >= i2 else [0] * (j2 - j1)
+            result[j1:j2] = [at(i) for i in range(i1, i2)]
+        elif tag == "replace":
+            result[j1:j2] = [at(min(i1 + (j - j1), i2 - 1)) for j in range(j1, j2)]
     return tuple(result)
 
 

@@ -1,0 +1,94 @@
+"""The pass manager: diffs per pass, placeholders, source maps, edits and merges, session folders."""
+import json
+import subprocess
+import sys
+import time
+
+from ascendcraft_lab.engines.rule import RuleEngine
+from ascendcraft_lab.passes.lower import lower_session
+from ascendcraft_lab.passes.manager import LowerOptions, run_pipeline
+from ascendcraft_lab.passes.pipeline import PASS_NAMES
+
+KERNEL = "kernel/gelu_kernel.cpp"
+
+
+def test_four_passes_in_order_each_adding_something(gelu_steps):
+    assert [s.spec.name for s in gelu_steps] == list(PASS_NAMES)
+    for s in gelu_steps:
+        assert s.diffs, f"pass {s.spec.name} changed nothing"
+
+
+def test_placeholders_name_the_pass_that_fills_them(gelu_steps):
+    host, init, compute, align = (s.bundle[KERNEL] for s in gelu_steps)
+    assert "TODO(pass 2 init)" in host and "TODO(pass 3 compute)" in host
+    assert "TODO(pass 2" not in init and "TODO(pass 3 compute)" in init
+    assert "TODO(" not in compute and "TODO(" not in align
+    assert "DataCopy(" in compute and "DataCopyPad" not in compute
+    assert "DataCopyPad" in align
+
+
+def test_source_map_points_compute_lines_at_their_dsl_lines(gelu_steps):
+    final = gelu_steps[-1].bundle
+    lines = final[KERNEL].splitlines()
+    tanh_line = next(i for i, l in enumerate(lines, 1) if "Exp(" in l)
+    assert final.dsl_line(KERNEL, tanh_line) == 18     # yu = 0.5 * xu * (1.0 + tanh(inner))
+    include_line = next(i for i, l in enumerate(lines, 1) if l.startswith("#include"))
+    assert final.dsl_line(KERNEL, include_line) == 0   # boilerplate
+
+
+def test_edit_in_init_survives_compute_and_align(gelu):
+    steps = run_pipeline(gelu, RuleEngine(), LowerOptions())
+    init = steps[1].bundle
+    edited = init.with_files({KERNEL: init[KERNEL].replace(
+        "constexpr int32_t BUFFER_NUM = 2;", "constexpr int32_t BUFFER_NUM = 2;  // reviewed: keep double buffering")})
+    again = run_pipeline(gelu, RuleEngine(), LowerOptions(), edits={"init": edited})
+    assert again[1].edited
+    for s in again[2:]:
+        assert "// reviewed: keep double buffering" in s.bundle[KERNEL]
+        assert not s.conflicts
+    assert "DataCopyPad" in again[3].bundle[KERNEL]
+
+
+def test_conflicting_edit_is_reported_with_both_sides(gelu):
+    steps = run_pipeline(gelu, RuleEngine(), LowerOptions())
+    compute = steps[2].bundle
+    # The align pass rewrites this very line (DataCopy -> DataCopyPad): an edit there conflicts.
+    text = compute[KERNEL]
+    old = next(l for l in text.splitlines() if "DataCopy(xu" in l)
+    edited = compute.with_files({KERNEL: text.replace(old, old.replace("DataCopy(", "DataCopy(/*mine*/ "))})
+    again = run_pipeline(gelu, RuleEngine(), LowerOptions(), edits={"compute": edited})
+    align = again[3]
+    assert align.conflicts and align.failed
+    c = align.conflicts[0]
+    assert any("/*mine*/" in l for l in c.ours) and any("DataCopyPad" in l for l in c.theirs)
+    assert "<<<<<<< your edit" in align.bundle[KERNEL] and "/*mine*/" in align.bundle[KERNEL]
+
+
+def test_session_folder_resumes_edits_and_states(tmp_path, gelu_text):
+    folder = tmp_path / "gelu"
+    first = lower_session(gelu_text, folder, accept_all=True)
+    manifest = json.loads((folder / "ascendcraft.json").read_text())
+    assert [manifest["steps"][p]["status"] for p in PASS_NAMES] == ["accepted"] * 4
+    assert (folder / "ascendc" / KERNEL).read_text() == first.final[KERNEL]
+    init = first.steps[1].bundle
+    first.session.save_edit("init", init.with_files({KERNEL: init[KERNEL].replace("TPipe pipe;", "TPipe pipe;  // mine")}))
+    # A fresh process re-runs the lowering on the same folder: the edit is kept and merged on.
+    code = ("from ascendcraft_lab.passes.lower import lower_session; import sys; "
+            f"r = lower_session(open({str(folder / 'kernel.dsl.py')!r}).read(), {str(folder)!r}); "
+            "print(r.manifest['steps']['init']['status'], '// mine' in r.final['kernel/gelu_kernel.cpp'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["edited", "True"]
+    again = json.loads((folder / "ascendcraft.json").read_text())
+    assert again["steps"]["host"]["status"] == "accepted"   # unchanged steps keep their acceptance
+
+
+def test_generated_kernel_compiles_without_warnings_and_matches_numpy(gelu, gelu_steps):
+    import numpy as np
+    from ascendcraft_lab.passes.verify import emulate
+    x = np.random.default_rng(1).standard_normal((5, 1003)).astype(np.float32)
+    run = emulate(gelu, gelu_steps[-1].bundle, {"x": x}, {})
+    assert run.status == "ok", run.message
+    assert [d for d in run.diagnostics if d["severity"] == "warning"] == []
+    want = 0.5 * x * (1 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+    np.testing.assert_allclose(run.outputs["y"], want, rtol=1e-4, atol=1e-5)
+    assert run.block_dim == 5     # one row per core

@@ -1,0 +1,156 @@
+"""`ascendcraft emulate`: run hand-written AscendC on the CPU emulator from the command line.
+
+    ascendcraft emulate SRC.cpp [SRC2.cpp ...] --entry NAME --block-dim N --arg SPEC ... --out-dir DIR [--soc Ascend910B2]
+
+Each ``--arg`` describes one kernel parameter, in the kernel's parameter order:
+
+    in:PATH.npy                  input tensor
+    out:DTYPE:D0xD1x...          zero-filled output, written back to DIR/argK.npy (K = 0-based position)
+    inout:PATH.npy               initial data, written back to DIR/argK.npy
+    ws:NBYTES                    workspace
+    tiling:TYPE=VALUE,...        tiling struct, packed as C with natural alignment
+                                 (TYPE: int32 uint32 int64 uint64 float ...)
+
+DTYPE is a numpy name (float32, float16, int32, uint8, ...). bfloat16 has no numpy dtype: it travels
+as uint16 raw bits (out:bfloat16:... writes a uint16 array).
+
+Writes DIR/report.json, prints a short summary, and exits 0 only when the run is ``ok`` (1 for
+findings, compile errors, crashes and timeouts; 2 for usage errors).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ascendcraft_lab.soc import SOCS, DEFAULT_SOC
+from .runner import Arg, _np_dtype, pack_tiling, run_kernel
+
+
+_ARG_HELP = """argument SPECs, one --arg per kernel parameter, in order:
+  in:PATH.npy              input tensor
+  out:DTYPE:D0xD1x...      zero-filled output, saved as OUT_DIR/argK.npy (K = position)
+  inout:PATH.npy           initial data, saved as OUT_DIR/argK.npy
+  ws:NBYTES                workspace
+  tiling:TYPE=VALUE,...    tiling struct, C layout (TYPE: int32 uint32 int64 uint64 float ...)
+DTYPE is a numpy name; bfloat16 travels as uint16 raw bits.
+exit status: 0 ok, 1 findings / compile error / crash / timeout, 2 usage error"""
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="ascendcraft emulate", description="Run AscendC kernels on the CPU emulator.", epilog=_ARG_HELP,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("sources", nargs="+", metavar="SRC", help="kernel source files (.cpp)")
+    p.add_argument("--entry", required=True, help="the kernel entry (extern \"C\" __global__ __aicore__ function)")
+    p.add_argument("--block-dim", required=True, type=int, help="number of logical cores (blocks)")
+    p.add_argument("--arg", action="append", default=[], metavar="SPEC", help="one kernel argument, in parameter order (forms below)")
+    p.add_argument("--out-dir", required=True, type=Path, help="where outputs and report.json go")
+    p.add_argument("--soc", default=DEFAULT_SOC, help=f"SoC for the UB budget ({', '.join(SOCS)})")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds before the run is stopped")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR", help="extra include directory")
+    return p
+
+
+def _parse_shape(text: str) -> tuple[int, ...]:
+    try:
+        shape = tuple(int(d) for d in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"bad shape {text!r}: expected D0xD1x... such as 16x1024") from None
+    if any(d < 0 for d in shape):
+        raise UsageError(f"bad shape {text!r}: dimensions must not be negative")
+    return shape
+
+
+def _load_npy(path: str, spec: str) -> np.ndarray:
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise UsageError(f"--arg {spec}: cannot read {path}: {e}") from None
+
+
+_INT_TYPES = {"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"}
+
+
+def parse_arg(spec: str) -> Arg:
+    kind, _, rest = spec.partition(":")
+    if kind == "in":
+        return Arg.input(_load_npy(rest, spec))
+    if kind == "inout":
+        return Arg.inout(_load_npy(rest, spec))
+    if kind == "out":
+        dtype, _, shape = rest.partition(":")
+        if not shape:
+            raise UsageError(f"--arg {spec}: expected out:DTYPE:D0xD1x...")
+        try:
+            _np_dtype(dtype)
+        except TypeError:
+            raise UsageError(f"--arg {spec}: unknown dtype {dtype!r}") from None
+        return Arg.output(dtype, _parse_shape(shape))
+    if kind == "ws":
+        try:
+            return Arg.workspace(int(rest, 0))
+        except ValueError:
+            raise UsageError(f"--arg {spec}: expected ws:NBYTES") from None
+    if kind == "tiling":
+        fields = []
+        for item in filter(None, rest.split(",")):
+            typ, eq, val = item.partition("=")
+            if not eq:
+                raise UsageError(f"--arg {spec}: expected TYPE=VALUE, got {item!r}")
+            try:
+                value = int(val, 0) if typ in _INT_TYPES else float(val)
+            except ValueError:
+                raise UsageError(f"--arg {spec}: bad value {val!r} for {typ}") from None
+            fields.append((typ, value))
+        try:
+            return Arg.tiling(pack_tiling(fields))
+        except (ValueError, Exception) as e:  # struct.error for out-of-range values
+            raise UsageError(f"--arg {spec}: {e}") from None
+    raise UsageError(f"--arg {spec}: unknown kind {kind!r}; use in:, out:, inout:, ws: or tiling:")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["emulate"]:
+        argv = argv[1:]
+    try:
+        ns = _parser().parse_args(argv)
+        if ns.soc not in SOCS:
+            raise UsageError(f"unknown SoC {ns.soc!r}; known: {', '.join(SOCS)}")
+        for s in ns.sources:
+            if not Path(s).is_file():
+                raise UsageError(f"no such source file: {s}")
+        if not 1 <= ns.block_dim <= 65535:
+            raise UsageError(f"--block-dim must be in 1..65535, got {ns.block_dim}")
+        args = [parse_arg(s) for s in ns.arg]
+    except UsageError as e:
+        print(f"ascendcraft emulate: error: {e}", file=sys.stderr)
+        return 2
+    except SystemExit as e:  # --help
+        return int(e.code or 0)
+
+    report = run_kernel(ns.sources, ns.entry, ns.block_dim, args, soc=ns.soc, timeout=ns.timeout, include_dirs=ns.include_dirs)
+    out_dir: Path = ns.out_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for k, arr in report.outputs.items():
+        np.save(out_dir / f"arg{k}.npy", arr)
+    (out_dir / "report.json").write_text(report.to_json())
+    print(report.summary())
+    if report.outputs:
+        print("outputs: " + ", ".join(str(out_dir / f"arg{k}.npy") for k in sorted(report.outputs)))
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

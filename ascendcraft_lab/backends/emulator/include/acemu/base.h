@@ -1,0 +1,197 @@
+// AscendCraft emulator: basic types, qualifiers and the per-block context.
+// Clean-room implementation from Huawei's public AscendC API documentation.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+// Device qualifiers mean nothing on the CPU.
+#ifndef __global__
+#define __global__
+#endif
+#ifndef __aicore__
+#define __aicore__
+#endif
+#ifndef __gm__
+#define __gm__
+#endif
+#ifndef __ubuf__
+#define __ubuf__
+#endif
+#ifndef __inline__
+#define __inline__ inline
+#endif
+#define GM_ADDR uint8_t*
+// Scheduling hint for mixed cube/vector kernels; every emulated block is a vector core.
+#define KERNEL_TASK_TYPE_DEFAULT(x)
+#define KERNEL_TASK_TYPE(key, x)
+
+#define ACEMU_SITE_PARAMS const char *acemu_file = __builtin_FILE(), int acemu_line = __builtin_LINE()
+#define ACEMU_SITE acemu_file, acemu_line
+
+using half = _Float16;
+
+// bfloat16 storage type: conversions round to nearest even, arithmetic goes through float.
+struct bfloat16_t {
+    uint16_t bits = 0;
+    bfloat16_t() = default;
+    static bfloat16_t from_bits(uint16_t b) { bfloat16_t r; r.bits = b; return r; }
+    bfloat16_t(float f) {  // NOLINT: implicit like the device type
+        uint32_t u; std::memcpy(&u, &f, 4);
+        if ((u & 0x7fffffffu) > 0x7f800000u) { bits = uint16_t((u >> 16) | 0x40u); return; }  // quiet NaN
+        u += 0x7fffu + ((u >> 16) & 1u);
+        bits = uint16_t(u >> 16);
+    }
+    bfloat16_t(double d) : bfloat16_t(float(d)) {}
+    bfloat16_t(int i) : bfloat16_t(float(i)) {}
+    bfloat16_t(half h) : bfloat16_t(float(h)) {}
+    operator float() const { uint32_t u = uint32_t(bits) << 16; float f; std::memcpy(&f, &u, 4); return f; }
+};
+
+namespace AscendC {
+
+enum class TPosition : uint8_t { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM = SPM, TSCM, C2PIPE2GM, MAX };
+using QuePosition = TPosition;
+
+enum class HardEvent : uint8_t { MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3, MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S, MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX, MAX };
+using TEventID = int8_t;
+
+enum class RoundMode : uint8_t { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
+enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE };
+enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR = 0, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
+enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
+enum class ReduceOrder : uint8_t { ORDER_VALUE_INDEX = 0, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
+using ReduceOrder_t = ReduceOrder;
+constexpr ReduceOrder ORDER_VALUE_INDEX = ReduceOrder::ORDER_VALUE_INDEX;
+constexpr ReduceOrder ORDER_INDEX_VALUE = ReduceOrder::ORDER_INDEX_VALUE;
+constexpr ReduceOrder ORDER_ONLY_VALUE = ReduceOrder::ORDER_ONLY_VALUE;
+constexpr ReduceOrder ORDER_ONLY_INDEX = ReduceOrder::ORDER_ONLY_INDEX;
+constexpr uint64_t MASK_PLACEHOLDER = 0;
+
+}  // namespace AscendC
+
+// Pipe ids are global enumerators in the device headers (PipeBarrier<PIPE_V>()).
+enum pipe_t : uint8_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5, PIPE_V2, PIPE_FIX };
+
+namespace acemu {
+
+constexpr uint32_t kBlock = 32;     // UB granule, DataCopy length unit
+constexpr uint32_t kRepeat = 256;   // bytes one vector repeat reads
+constexpr int kMaxRepeat = 255;
+
+// Finding kinds (exact strings the runner reports).
+constexpr const char* UB_OVERFLOW = "ub-overflow";
+constexpr const char* UNALIGNED_DATACOPY = "unaligned-datacopy";
+constexpr const char* UNALIGNED_UB = "unaligned-ub-address";
+constexpr const char* QUEUE_MISUSE = "queue-misuse";
+constexpr const char* GM_OOB = "gm-out-of-bounds";
+constexpr const char* UNINIT_READ = "uninitialised-ub-read";
+constexpr const char* GM_RACE = "gm-race";
+constexpr const char* REPEAT_OVERFLOW = "repeat-overflow";
+
+enum AtomicOp : int { ATOMIC_NONE = 0, ATOMIC_ADD, ATOMIC_MAX, ATOMIC_MIN };
+enum DType : int { DT_OTHER = 0, DT_F32, DT_F16, DT_BF16, DT_I32, DT_I16, DT_I8, DT_U8, DT_U16, DT_U32, DT_I64, DT_U64 };
+template <typename T> constexpr DType dtype_of() {
+    if (std::is_same<T, float>::value) return DT_F32;
+    if (std::is_same<T, half>::value) return DT_F16;
+    if (std::is_same<T, bfloat16_t>::value) return DT_BF16;
+    if (std::is_same<T, int32_t>::value) return DT_I32;
+    if (std::is_same<T, int16_t>::value) return DT_I16;
+    if (std::is_same<T, int8_t>::value) return DT_I8;
+    if (std::is_same<T, uint8_t>::value) return DT_U8;
+    if (std::is_same<T, uint16_t>::value) return DT_U16;
+    if (std::is_same<T, uint32_t>::value) return DT_U32;
+    if (std::is_same<T, int64_t>::value) return DT_I64;
+    if (std::is_same<T, uint64_t>::value) return DT_U64;
+    return DT_OTHER;
+}
+
+// State of one logical AI core while it runs. The runtime owns the memory; kernels reach it
+// through the thread-local pointer below (each worker thread runs one block at a time).
+struct BlockCtx {
+    uint8_t* ub;            // emulated Unified Buffer (reserve is larger than the SoC's UB so an overflowing kernel can go on)
+    uint32_t* shadow;       // one 32-bit byte-mask per 32-B granule: bit i set = byte i written since InitBuffer
+    uint64_t ub_bytes;      // physical UB of the SoC
+    uint64_t ub_usable;     // what InitBuffer may hand out in total
+    uint64_t ub_capacity;   // size of the reserve behind `ub`
+    uint64_t ub_high;       // highest UB byte handed out or written (for the per-block reset)
+    int32_t block_idx;
+    int32_t block_num;
+    bool mask_counter;      // SetMaskCount: the vector mask is an element count
+    uint64_t mask[2];       // SetVectorMask state (bit mode) or mask[0] = count (counter mode)
+    int atomic_op;
+    int atomic_dtype;
+    void* pipe;             // the TPipe constructed last (GetTPipePtr)
+    const char* api;        // last API entered, for crash messages
+    const char* file;
+    int line;
+    void* rt;               // runtime-private per-block data
+};
+
+inline thread_local BlockCtx* tls_ctx = nullptr;
+
+// Out-of-line runtime entry points (runtime.cpp).
+namespace rt {
+void report(const char* kind, const char* api, const char* file, int line, const char* fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+BlockCtx* no_context();  // aborts with a clear message when an API runs outside a launch
+// Host allocation containing p (from the harness or RegisterGm); false when unknown.
+bool find_alloc(const void* p, const uint8_t** lo, const uint8_t** hi, int* arg_index);
+void gm_written(const void* p, uint64_t nbytes, const char* api, const char* file, int line);
+void gm_atomic(void* dst, const void* src, uint64_t nbytes, int op, int dtype, const char* file, int line);
+void* ub_reserve_grow(uint64_t need);  // makes sure the UB reserve covers `need` bytes
+}  // namespace rt
+
+inline BlockCtx* ctx() {
+    BlockCtx* c = tls_ctx;
+    if (__builtin_expect(c == nullptr, 0)) c = rt::no_context();
+    return c;
+}
+inline void enter(BlockCtx* c, const char* api, const char* file, int line) { c->api = api; c->file = file; c->line = line; }
+
+// ---- UB shadow: which bytes were written since InitBuffer -------------------------------
+inline void shadow_mark(BlockCtx* c, uint64_t off, uint64_t n) {
+    if (n == 0) return;
+    uint64_t end = off + n;
+    if (end > c->ub_capacity) end = c->ub_capacity;
+    if (off >= end) return;
+    if (end > c->ub_high) c->ub_high = end;  // the next block on this thread resets up to here
+    uint64_t g0 = off >> 5, g1 = (end - 1) >> 5;
+    uint32_t* s = c->shadow;
+    if (g0 == g1) {
+        uint32_t lo = uint32_t(off & 31), hi = uint32_t((end - 1) & 31);
+        s[g0] |= (hi == 31 ? ~0u : ((1u << (hi + 1)) - 1)) & (~0u << lo);
+        return;
+    }
+    s[g0] |= ~0u << (off & 31);
+    for (uint64_t g = g0 + 1; g < g1; ++g) s[g] = ~0u;
+    uint32_t hi = uint32_t((end - 1) & 31);
+    s[g1] |= hi == 31 ? ~0u : ((1u << (hi + 1)) - 1);
+}
+
+// Returns the offset of the first byte in [off, off+n) never written, or -1.
+inline int64_t shadow_first_unset(const BlockCtx* c, uint64_t off, uint64_t n) {
+    if (n == 0) return -1;
+    uint64_t end = off + n;
+    if (end > c->ub_capacity) end = c->ub_capacity;
+    if (off >= end) return -1;
+    const uint32_t* s = c->shadow;
+    uint64_t g0 = off >> 5, g1 = (end - 1) >> 5;
+    for (uint64_t g = g0; g <= g1; ++g) {
+        uint32_t want = ~0u;
+        if (g == g0) want &= ~0u << (off & 31);
+        if (g == g1) { uint32_t hi = uint32_t((end - 1) & 31); want &= hi == 31 ? ~0u : ((1u << (hi + 1)) - 1); }
+        uint32_t miss = want & ~s[g];
+        if (miss) return int64_t(g * 32 + __builtin_ctz(miss));
+    }
+    return -1;
+}
+
+inline uint64_t ub_offset(const BlockCtx* c, const void* p) { return uint64_t(static_cast<const uint8_t*>(p) - c->ub); }
+inline bool in_ub(const BlockCtx* c, const void* p) {
+    const uint8_t* b = static_cast<const uint8_t*>(p);
+    return b >= c->ub && b < c->ub + c->ub_capacity;
+}
+
+}  // namespace acemu

@@ -1,0 +1,322 @@
+// TPipe, TQue / TQueBind, TBuf, synchronisation and block queries.
+#pragma once
+#include "tensor.h"
+
+namespace AscendC {
+
+class TPipe;
+
+namespace detail {
+constexpr int kMaxSlots = 64;
+enum SlotState : uint8_t { SLOT_FREE = 0, SLOT_ALLOCATED, SLOT_ENQUEUED, SLOT_DEQUEUED };
+
+struct SoftAlloc {  // UB for a buffer handed out although the queue/pipe had none: keeps a buggy kernel running
+    static uint8_t* take(acemu::BlockCtx* c, uint64_t bytes) {
+        static thread_local uint64_t cursor = 0;
+        static thread_local const uint8_t* ub = nullptr;
+        if (ub != c->ub) { ub = c->ub; cursor = 0; }
+        uint64_t half_cap = c->ub_capacity / 2;
+        bytes = (bytes + 31) & ~uint64_t(31);
+        if (cursor + bytes > half_cap) cursor = 0;
+        uint8_t* p = c->ub + half_cap + cursor;
+        cursor += bytes;
+        return p;
+    }
+};
+}  // namespace detail
+
+// Common state of TQue and TQueBind: `num` slots of `len` bytes, a FIFO of enqueued slots.
+class TQueBase {
+public:
+    TQueBase() = default;
+    TQueBase(const TQueBase&) = delete;
+    TQueBase& operator=(const TQueBase&) = delete;
+    ~TQueBase() { acemu_check_leaks(); }
+
+    template <typename T> LocalTensor<T> AllocTensor(ACEMU_SITE_PARAMS) {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "AllocTensor", ACEMU_SITE);
+        if (num_ == 0) {
+            acemu::rt::report(acemu::QUEUE_MISUSE, "AllocTensor", ACEMU_SITE,
+                              "AllocTensor on a queue that has no buffers: call pipe.InitBuffer(queue, num, bytes) in Init first");
+            return LocalTensor<T>(reinterpret_cast<T*>(detail::SoftAlloc::take(c, 32)), 32 / sizeof(T), pos_);
+        }
+        for (int k = 0; k < num_; ++k) {
+            int i = (next_ + k) % num_;
+            if (state_[i] == detail::SLOT_FREE) {
+                state_[i] = detail::SLOT_ALLOCATED;
+                alloc_file_[i] = acemu_file;
+                alloc_line_[i] = acemu_line;
+                next_ = (i + 1) % num_;
+                return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
+            }
+        }
+        acemu::rt::report(acemu::QUEUE_MISUSE, "AllocTensor", ACEMU_SITE,
+                          "AllocTensor on a queue whose %d buffer(s) are all in use (the first was allocated at %s:%d and not freed yet); "
+                          "on the NPU this call waits forever. FreeTensor a buffer before allocating again, or give the queue more buffers in InitBuffer",
+                          num_, alloc_file_[0], alloc_line_[0]);
+        return LocalTensor<T>(reinterpret_cast<T*>(detail::SoftAlloc::take(c, len_)), uint32_t(len_ / sizeof(T)), pos_);
+    }
+
+    template <typename T> bool EnQue(const LocalTensor<T>& t, ACEMU_SITE_PARAMS) {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "EnQue", ACEMU_SITE);
+        int i = slot_of(c, t.acemu_ptr());
+        if (i < 0) {
+            acemu::rt::report(acemu::QUEUE_MISUSE, "EnQue", ACEMU_SITE,
+                              "EnQue of a tensor that was not allocated from this queue (AllocTensor on another queue or a TBuf?)");
+            return false;
+        }
+        if (state_[i] == detail::SLOT_ENQUEUED) {
+            acemu::rt::report(acemu::QUEUE_MISUSE, "EnQue", ACEMU_SITE, "EnQue of a tensor that is already in the queue");
+            return false;
+        }
+        if (state_[i] == detail::SLOT_FREE) {
+            acemu::rt::report(acemu::QUEUE_MISUSE, "EnQue", ACEMU_SITE, "EnQue of a tensor that was already freed (FreeTensor before EnQue)");
+        }
+        if (count_ >= depth_) {
+            acemu::rt::report(acemu::QUEUE_MISUSE, "EnQue", ACEMU_SITE,
+                              "EnQue beyond the queue depth: %d tensor(s) already wait in a queue of depth %d; on the NPU this blocks. "
+                              "DeQue before the next EnQue, or raise the depth template argument",
+                              count_, depth_);
+        }
+        if (count_ < detail::kMaxSlots) {
+            fifo_[(head_ + count_) % detail::kMaxSlots] = int8_t(i);
+            ++count_;
+        }
+        state_[i] = detail::SLOT_ENQUEUED;
+        return true;
+    }
+
+    template <typename T> LocalTensor<T> DeQue(ACEMU_SITE_PARAMS) {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "DeQue", ACEMU_SITE);
+        if (count_ == 0) {
+            acemu::rt::report(acemu::QUEUE_MISUSE, "DeQue", ACEMU_SITE,
+                              "DeQue on an empty queue: nothing was EnQue'd since the last DeQue; on the NPU this waits forever. "
+                              "Every AllocTensor that feeds this queue needs an EnQue");
+            // Continue with the most recently allocated buffer: that is what the kernel meant to pass on.
+            for (int k = 1; k <= num_; ++k) {
+                int i = (next_ - k + num_) % num_;
+                if (state_[i] == detail::SLOT_ALLOCATED) {
+                    state_[i] = detail::SLOT_DEQUEUED;
+                    return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
+                }
+            }
+            uint64_t len = len_ ? len_ : 32;
+            return LocalTensor<T>(reinterpret_cast<T*>(detail::SoftAlloc::take(c, len)), uint32_t(len / sizeof(T)), pos_);
+        }
+        int i = fifo_[head_];
+        head_ = (head_ + 1) % detail::kMaxSlots;
+        --count_;
+        state_[i] = detail::SLOT_DEQUEUED;
+        return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
+    }
+    template <typename T> LocalTensor<T> DeQue(const LocalTensor<T>&, ACEMU_SITE_PARAMS) { return DeQue<T>(ACEMU_SITE); }
+
+    template <typename T> void FreeTensor(const LocalTensor<T>& t, ACEMU_SITE_PARAMS) {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "FreeTensor", ACEMU_SITE);
+        int i = slot_of(c, t.acemu_ptr());
+        if (i < 0) {
+            acemu::rt::report(acemu::QUEUE_MISUSE, "FreeTensor", ACEMU_SITE,
+                              "FreeTensor of a tensor that does not belong to this queue: free it on the queue it was allocated from");
+            return;
+        }
+        if (state_[i] == detail::SLOT_FREE) {
+            acemu::rt::report(acemu::QUEUE_MISUSE, "FreeTensor", ACEMU_SITE,
+                              "FreeTensor of a tensor that is already free (freed twice, or never allocated)");
+            return;
+        }
+        if (state_[i] == detail::SLOT_ENQUEUED) {
+            acemu::rt::report(acemu::QUEUE_MISUSE, "FreeTensor", ACEMU_SITE,
+                              "FreeTensor of a tensor that is still in the queue: DeQue it first");
+            drop_from_fifo(i);
+        }
+        state_[i] = detail::SLOT_FREE;
+    }
+
+    bool VacantInQue() const { return count_ < depth_; }
+    bool HasTensorInQue() const { return count_ > 0; }
+    int32_t GetTensorCountInQue() const { return count_; }
+    bool HasIdleBuffer() const {
+        for (int i = 0; i < num_; ++i) if (state_[i] == detail::SLOT_FREE) return true;
+        return false;
+    }
+    void FreeAllEvent() {}
+
+    // Called by TPipe::InitBuffer.
+    void acemu_init(acemu::BlockCtx* c, int num, uint64_t offset, uint64_t len, const char* file, int line) {
+        (void)c;
+        if (num > detail::kMaxSlots) {
+            acemu::rt::report(acemu::QUEUE_MISUSE, "InitBuffer", file, line, "InitBuffer with %d buffers; the emulator supports at most %d", num, detail::kMaxSlots);
+            num = detail::kMaxSlots;
+        }
+        num_ = num;
+        len_ = len;
+        for (int i = 0; i < num; ++i) { off_[i] = offset + uint64_t(i) * len; state_[i] = detail::SLOT_FREE; }
+        head_ = count_ = next_ = 0;
+        init_file_ = file;
+        init_line_ = line;
+    }
+    void acemu_check_leaks() {
+        if (acemu::tls_ctx == nullptr) return;
+        for (int i = 0; i < num_; ++i) {
+            if (state_[i] == detail::SLOT_FREE) continue;
+            const char* what = state_[i] == detail::SLOT_ENQUEUED ? "still waits in the queue (EnQue'd, never DeQue'd)"
+                                                                     : "was never freed (FreeTensor missing)";
+            acemu::rt::report(acemu::QUEUE_MISUSE, "AllocTensor", alloc_file_[i], alloc_line_[i],
+                              "at kernel end a tensor allocated here %s; on the NPU the next AllocTensor on this queue would wait forever",
+                              what);
+            state_[i] = detail::SLOT_FREE;
+        }
+    }
+
+protected:
+    int slot_of(acemu::BlockCtx* c, const void* p) const {
+        if (!acemu::in_ub(c, p)) return -1;
+        uint64_t off = acemu::ub_offset(c, p);
+        for (int i = 0; i < num_; ++i) if (off_[i] == off) return i;
+        return -1;
+    }
+    void drop_from_fifo(int slot) {
+        int kept = 0;
+        int8_t tmp[detail::kMaxSlots];
+        for (int k = 0; k < count_; ++k) {
+            int8_t s = fifo_[(head_ + k) % detail::kMaxSlots];
+            if (s != slot) tmp[kept++] = s;
+        }
+        head_ = 0;
+        count_ = kept;
+        for (int k = 0; k < kept; ++k) fifo_[k] = tmp[k];
+    }
+    int depth_ = 1;
+    TPosition pos_ = TPosition::VECIN;
+    int num_ = 0;
+    uint64_t len_ = 0;
+    uint64_t off_[detail::kMaxSlots] = {};
+    uint8_t state_[detail::kMaxSlots] = {};
+    const char* alloc_file_[detail::kMaxSlots] = {};
+    int alloc_line_[detail::kMaxSlots] = {};
+    int8_t fifo_[detail::kMaxSlots] = {};
+    int head_ = 0, count_ = 0, next_ = 0;
+    const char* init_file_ = "?";
+    int init_line_ = 0;
+};
+
+template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind : public TQueBase {
+public:
+    // depth 0 means "as many as there are buffers".
+    TQueBind() { depth_ = depth > 0 ? depth : detail::kMaxSlots; pos_ = src; }
+};
+
+template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public TQueBind<pos, pos, depth, mask> {};
+
+template <TPosition pos = TPosition::VECCALC> class TBuf {
+public:
+    template <typename T> LocalTensor<T> Get(ACEMU_SITE_PARAMS) const {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "TBuf::Get", ACEMU_SITE);
+        if (!init_) no_buffer(ACEMU_SITE);
+        return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_), uint32_t(len_ / sizeof(T)), pos);
+    }
+    template <typename T> LocalTensor<T> Get(uint32_t count, ACEMU_SITE_PARAMS) const {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "TBuf::Get", ACEMU_SITE);
+        if (!init_) no_buffer(ACEMU_SITE);
+        acemu::check_extent(c, "TBuf::Get", "the TBuf", uint64_t(count) * sizeof(T), len_, ACEMU_SITE);
+        return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_), count, pos);
+    }
+    template <typename T> LocalTensor<T> GetWithOffset(uint32_t count, uint32_t byteOffset, ACEMU_SITE_PARAMS) const {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "TBuf::GetWithOffset", ACEMU_SITE);
+        if (!init_) no_buffer(ACEMU_SITE);
+        acemu::check_extent(c, "TBuf::GetWithOffset", "the TBuf", uint64_t(byteOffset) + uint64_t(count) * sizeof(T), len_, ACEMU_SITE);
+        return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_ + byteOffset), count, pos);
+    }
+    void acemu_init(uint64_t off, uint64_t len) { off_ = off; len_ = len; init_ = true; }
+
+private:
+    void no_buffer(const char* file, int line) const {
+        acemu::rt::report(acemu::QUEUE_MISUSE, "TBuf::Get", file, line, "TBuf::Get on a buffer that pipe.InitBuffer never sized");
+    }
+    uint64_t off_ = 0;
+    uint64_t len_ = 0;
+    bool init_ = false;
+};
+
+class TPipe {
+public:
+    TPipe() { acemu::ctx()->pipe = this; }
+    ~TPipe() {
+        acemu::BlockCtx* c = acemu::tls_ctx;
+        if (c && c->pipe == this) c->pipe = nullptr;
+    }
+    TPipe(const TPipe&) = delete;
+    TPipe& operator=(const TPipe&) = delete;
+
+    void InitBuffer(TQueBase& que, uint8_t num, uint32_t len, ACEMU_SITE_PARAMS) {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "InitBuffer", ACEMU_SITE);
+        uint64_t rlen = (uint64_t(len) + 31) & ~uint64_t(31);
+        uint64_t off = take(c, uint64_t(num) * rlen, "InitBuffer", ACEMU_SITE);
+        que.acemu_init(c, num, off, rlen, ACEMU_SITE);
+    }
+    template <TPosition P> void InitBuffer(TBuf<P>& buf, uint32_t len, ACEMU_SITE_PARAMS) {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "InitBuffer", ACEMU_SITE);
+        uint64_t rlen = (uint64_t(len) + 31) & ~uint64_t(31);
+        buf.acemu_init(take(c, rlen, "InitBuffer", ACEMU_SITE), rlen);
+    }
+    void Init() {}
+    // Gives all UB back (queues and buffers initialised before must not be used afterwards).
+    void Reset() { used_ = 0; }
+    void Destroy() { used_ = 0; }
+
+    template <HardEvent evt> TEventID FetchEventID() { return TEventID(next_event_++ & 7); }
+    TEventID FetchEventID(HardEvent) { return TEventID(next_event_++ & 7); }
+    template <HardEvent evt> TEventID AllocEventID() { return TEventID(next_event_++ & 7); }
+    template <HardEvent evt> void ReleaseEventID(TEventID) {}
+
+    uint64_t acemu_used() const { return used_; }
+
+private:
+    uint64_t take(acemu::BlockCtx* c, uint64_t bytes, const char* api, const char* file, int line) {
+        uint64_t off = used_;
+        used_ += bytes;
+        if (used_ > c->ub_usable && off <= c->ub_usable) {
+            acemu::rt::report(acemu::UB_OVERFLOW, api, file, line,
+                              "InitBuffer brings this pipe's UB total to %llu B, but the SoC leaves only %llu B of its %llu B UB for "
+                              "InitBuffer (the rest is reserved by the runtime): %llu B too many. On the NPU the buffers overlap or the "
+                              "launch fails. Shrink the tile size or the number of buffers",
+                              (unsigned long long)used_, (unsigned long long)c->ub_usable, (unsigned long long)c->ub_bytes,
+                              (unsigned long long)(used_ - c->ub_usable));
+        }
+        if (used_ > c->ub_capacity / 2) used_ = c->ub_capacity / 2;  // the emulator's reserve ends here
+        if (used_ > c->ub_high) c->ub_high = used_;
+        return off;
+    }
+    uint64_t used_ = 0;
+    uint32_t next_event_ = 0;
+};
+
+inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(acemu::ctx()->pipe); }
+
+inline int64_t GetBlockIdx() { return acemu::ctx()->block_idx; }
+inline int64_t GetBlockNum() { return acemu::ctx()->block_num; }
+inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetTaskRation() { return 1; }
+
+// The emulator runs every instruction of a block to completion before the next one starts, so the
+// pipes are always in order: barriers and flags have nothing left to wait for.
+template <pipe_t pipe> inline void PipeBarrier() {}
+inline void pipe_barrier(pipe_t) {}
+template <HardEvent evt> inline void SetFlag(int32_t) {}
+template <HardEvent evt> inline void WaitFlag(int32_t) {}
+// Atomic GM accumulation for the following copies to GM (DataCopy / DataCopyPad / SetValue).
+template <typename T> inline void SetAtomicAdd() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_ADD; c->atomic_dtype = acemu::dtype_of<T>(); }
+template <typename T> inline void SetAtomicMax() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_MAX; c->atomic_dtype = acemu::dtype_of<T>(); }
+template <typename T> inline void SetAtomicMin() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_MIN; c->atomic_dtype = acemu::dtype_of<T>(); }
+inline void SetAtomicNone() { acemu::ctx()->atomic_op = acemu::ATOMIC_NONE; }
+
+}  // namespace AscendC

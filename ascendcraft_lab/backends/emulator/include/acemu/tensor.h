@@ -1,0 +1,215 @@
+// LocalTensor (a view of UB) and GlobalTensor (a bounded view of GM).
+#pragma once
+#include "base.h"
+
+namespace acemu {
+
+template <typename T> inline const char* type_name() {
+    if (std::is_same<T, float>::value) return "float";
+    if (std::is_same<T, half>::value) return "half";
+    if (std::is_same<T, bfloat16_t>::value) return "bfloat16_t";
+    if (std::is_same<T, int32_t>::value) return "int32_t";
+    if (std::is_same<T, uint32_t>::value) return "uint32_t";
+    if (std::is_same<T, int16_t>::value) return "int16_t";
+    if (std::is_same<T, uint16_t>::value) return "uint16_t";
+    if (std::is_same<T, int8_t>::value) return "int8_t";
+    if (std::is_same<T, uint8_t>::value) return "uint8_t";
+    if (std::is_same<T, int64_t>::value) return "int64_t";
+    if (std::is_same<T, uint64_t>::value) return "uint64_t";
+    return "T";
+}
+
+// Reports bytes [p, p+n) of UB never written; `what` names the operand ("src0", "src").
+inline void check_read(BlockCtx* c, const char* api, const char* what, const void* p, uint64_t n, const char* file, int line) {
+    if (!in_ub(c, p)) return;
+    uint64_t off = ub_offset(c, p);
+    int64_t bad = shadow_first_unset(c, off, n);
+    if (__builtin_expect(bad >= 0, 0)) {
+        rt::report(UNINIT_READ, api, file, line,
+                   "%s reads %s bytes [%llu, %llu) of UB but byte %lld (offset +%lld in the operand) was never written since InitBuffer; "
+                   "the hardware reads whatever an earlier tile left there. Check that the copy-in / previous op covers the whole range "
+                   "(a DataCopy whose length is not a multiple of 32 B is rounded down)",
+                   api, what, (unsigned long long)off, (unsigned long long)(off + n), (long long)bad, (long long)(bad - int64_t(off)));
+    }
+}
+inline void mark_written(BlockCtx* c, const void* p, uint64_t n) {
+    if (in_ub(c, p)) shadow_mark(c, ub_offset(c, p), n);
+}
+// Vector instructions and DataCopy address UB in 32-B units.
+inline void check_align(BlockCtx* c, const char* api, const char* what, const void* p, const char* file, int line) {
+    if (!in_ub(c, p)) return;
+    uint64_t off = ub_offset(c, p);
+    if (__builtin_expect(off % kBlock != 0, 0)) {
+        rt::report(UNALIGNED_UB, api, file, line,
+                   "%s: %s starts at UB offset %llu, which is not 32-B aligned; the hardware addresses UB in 32-B blocks and "
+                   "silently uses the aligned-down address %llu. Take sub-tensors (tensor[k]) at multiples of 32 B",
+                   api, what, (unsigned long long)off, (unsigned long long)(off & ~uint64_t(31)));
+    }
+}
+// An operand running past the end of its tensor overwrites or reads a neighbouring buffer on the NPU.
+inline void check_extent(BlockCtx* c, const char* api, const char* what, uint64_t need_bytes, uint64_t have_bytes, const char* file, int line) {
+    if (__builtin_expect(need_bytes > have_bytes, 0)) {
+        rt::report(UB_OVERFLOW, api, file, line,
+                   "%s touches %llu B of %s, but that tensor has only %llu B; on the NPU the access runs into the neighbouring UB buffer",
+                   api, (unsigned long long)need_bytes, what, (unsigned long long)have_bytes);
+    }
+    (void)c;
+}
+
+}  // namespace acemu
+
+namespace AscendC {
+
+template <typename T> class LocalTensor {
+public:
+    using PrimType = T;
+    LocalTensor() = default;
+    LocalTensor(T* addr, uint32_t size, TPosition pos = TPosition::VECCALC) : addr_(addr), size_(size), pos_(pos) {}
+
+    LocalTensor operator[](uint32_t offset) const {
+        return LocalTensor(addr_ + offset, offset <= size_ ? size_ - offset : 0, pos_);
+    }
+    T GetValue(uint32_t index, ACEMU_SITE_PARAMS) const {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "GetValue", ACEMU_SITE);
+        if (index >= size_) {
+            acemu::check_extent(c, "GetValue", "the tensor", (uint64_t(index) + 1) * sizeof(T), uint64_t(size_) * sizeof(T), ACEMU_SITE);
+            if (!acemu::in_ub(c, addr_ + index)) return T();
+        }
+        acemu::check_read(c, "GetValue", "the element", addr_ + index, sizeof(T), ACEMU_SITE);
+        return addr_[index];
+    }
+    void SetValue(uint32_t index, T value, ACEMU_SITE_PARAMS) const {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "SetValue", ACEMU_SITE);
+        if (index >= size_) {
+            acemu::check_extent(c, "SetValue", "the tensor", (uint64_t(index) + 1) * sizeof(T), uint64_t(size_) * sizeof(T), ACEMU_SITE);
+            if (!acemu::in_ub(c, addr_ + index)) return;
+        }
+        addr_[index] = value;
+        acemu::mark_written(c, addr_ + index, sizeof(T));
+    }
+    template <typename U> LocalTensor<U> ReinterpretCast() const {
+        return LocalTensor<U>(reinterpret_cast<U*>(addr_), uint32_t(uint64_t(size_) * sizeof(T) / sizeof(U)), pos_);
+    }
+    uint32_t GetSize() const { return size_; }
+    uint32_t GetLength() const { return size_ * uint32_t(sizeof(T)); }
+    void SetSize(uint32_t size) { size_ = size; }
+    TPosition GetPosition() const { return pos_; }
+    // Physical UB address (an offset into the Unified Buffer).
+    uint64_t GetPhyAddr() const { acemu::BlockCtx* c = acemu::ctx(); return acemu::ub_offset(c, addr_); }
+    uint64_t GetPhyAddr(uint32_t offset) const { return GetPhyAddr() + uint64_t(offset) * sizeof(T); }
+
+    T* acemu_ptr() const { return addr_; }
+    uint64_t acemu_bytes() const { return uint64_t(size_) * sizeof(T); }
+
+private:
+    T* addr_ = nullptr;
+    uint32_t size_ = 0;
+    TPosition pos_ = TPosition::VECCALC;
+};
+
+template <typename T> class GlobalTensor {
+public:
+    using PrimType = T;
+    static constexpr uint64_t kUnbounded = ~uint64_t(0);
+
+    // bufferSize is in elements; without it the tensor may reach as far as the host allocation.
+    void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize = kUnbounded, ACEMU_SITE_PARAMS) {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "SetGlobalBuffer", ACEMU_SITE);
+        base_ = buffer;
+        size_ = bufferSize;
+        set_file_ = acemu_file;
+        set_line_ = acemu_line;
+        const uint8_t* b = reinterpret_cast<const uint8_t*>(buffer);
+        const uint8_t *alo = nullptr, *ahi = nullptr;
+        arg_ = -1;
+        if (acemu::rt::find_alloc(b, &alo, &ahi, &arg_)) {
+            lo_ = alo;
+            hi_ = ahi;
+            if (bufferSize != kUnbounded) {
+                uint64_t want = bufferSize * sizeof(T);
+                if (b + want > ahi) {
+                    acemu::rt::report(acemu::GM_OOB, "SetGlobalBuffer", acemu_file, acemu_line,
+                                      "SetGlobalBuffer gives %llu elements (%llu B) starting %lld B into kernel argument %d, "
+                                      "but that argument has only %lld B: the last %llu B lie outside the host allocation",
+                                      (unsigned long long)bufferSize, (unsigned long long)want, (long long)(b - alo), arg_,
+                                      (long long)(ahi - alo), (unsigned long long)((b + want) - ahi));
+                } else {
+                    hi_ = b + want;
+                }
+                lo_ = b;
+            }
+        } else if (bufferSize != kUnbounded) {
+            lo_ = b;
+            hi_ = b + bufferSize * sizeof(T);
+        } else {
+            lo_ = nullptr;
+            hi_ = reinterpret_cast<const uint8_t*>(~uintptr_t(0));
+        }
+    }
+    GlobalTensor operator[](uint64_t offset) const {
+        GlobalTensor r = *this;
+        r.base_ = base_ + offset;
+        r.size_ = size_ == kUnbounded ? kUnbounded : (offset <= size_ ? size_ - offset : 0);
+        return r;
+    }
+    T GetValue(uint64_t index, ACEMU_SITE_PARAMS) const {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "GetValue", ACEMU_SITE);
+        if (acemu_in_bounds("GetValue", "reads", index, sizeof(T), ACEMU_SITE) < sizeof(T)) return T();
+        return base_[index];
+    }
+    void SetValue(uint64_t index, T value, ACEMU_SITE_PARAMS) {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "SetValue", ACEMU_SITE);
+        if (acemu_in_bounds("SetValue", "writes", index, sizeof(T), ACEMU_SITE) < sizeof(T)) return;
+        if (c->atomic_op != acemu::ATOMIC_NONE) {
+            acemu::rt::gm_atomic(base_ + index, &value, sizeof(T), c->atomic_op, acemu::dtype_of<T>(), ACEMU_SITE);
+            return;
+        }
+        base_[index] = value;
+        acemu::rt::gm_written(base_ + index, sizeof(T), "SetValue", ACEMU_SITE);
+    }
+    __gm__ T* GetPhyAddr() const { return base_; }
+    __gm__ T* GetPhyAddr(uint64_t offset) const { return base_ + offset; }
+    uint64_t GetSize() const { return size_; }
+
+    // Bytes of [index, index + nbytes) that are inside the tensor's range (a prefix); reports the rest.
+    uint64_t acemu_in_bounds(const char* api, const char* verb, int64_t elem_index, uint64_t nbytes, const char* file, int line) const {
+        return acemu_in_bounds_b(api, verb, elem_index * int64_t(sizeof(T)), nbytes, file, line);
+    }
+    uint64_t acemu_in_bounds_b(const char* api, const char* verb, int64_t byte_off, uint64_t nbytes, const char* file, int line) const {
+        const uint8_t* p = reinterpret_cast<const uint8_t*>(base_) + byte_off;
+        if (p >= lo_ && p + nbytes <= hi_) return nbytes;
+        uint64_t ok = 0;
+        if (p >= lo_ && p < hi_) ok = uint64_t(hi_ - p);
+        const char* why = (p < lo_) ? "before the start" : "past the end";
+        if (lo_ != nullptr && size_ != kUnbounded) {
+            acemu::rt::report(acemu::GM_OOB, api, file, line,
+                              "%s %s %llu B at byte %lld of a GlobalTensor<%s> whose range (SetGlobalBuffer at %s:%d) is %lld B: "
+                              "%llu B lie %s of it. The emulator skipped them; on the NPU they hit whatever lies there",
+                              api, verb, (unsigned long long)nbytes, (long long)(p - lo_), acemu::type_name<T>(), set_file_, set_line_,
+                              (long long)(hi_ - lo_), (unsigned long long)(nbytes - ok), why);
+        } else {
+            acemu::rt::report(acemu::GM_OOB, api, file, line,
+                              "%s %s %llu B at byte %lld of kernel argument %d, which has %lld B: %llu B lie %s of the host allocation. "
+                              "The emulator skipped them; on the NPU they hit whatever lies there",
+                              api, verb, (unsigned long long)nbytes, (long long)(p - lo_), arg_, (long long)(hi_ - lo_),
+                              (unsigned long long)(nbytes - ok), why);
+        }
+        return p < lo_ ? 0 : ok;
+    }
+
+private:
+    __gm__ T* base_ = nullptr;
+    uint64_t size_ = 0;
+    const uint8_t* lo_ = nullptr;
+    const uint8_t* hi_ = nullptr;
+    const char* set_file_ = "?";
+    int set_line_ = 0;
+    int arg_ = -1;
+};
+
+}  // namespace AscendC

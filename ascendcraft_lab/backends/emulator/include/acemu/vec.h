@@ -1,0 +1,418 @@
+// Element-wise vector instructions, Duplicate, Cast, Compare and Select.
+#pragma once
+#include <cmath>
+#include <limits>
+#include "vec_core.h"
+
+namespace acemu {
+namespace m {
+// exp in float without a libm call, so the loop vectorises (Cody-Waite reduction, degree-6 polynomial, ~1 ulp).
+inline float fexp(float x) {
+    float xc = x < -87.33654f ? -87.33654f : (x > 88.72283f ? 88.72283f : x);
+    float kf = xc * 1.44269504088896341f + 12582912.0f;
+    kf -= 12582912.0f;  // round to nearest without a call
+    float r = xc - kf * 0.693359375f;
+    r = r + kf * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    float y = p * r * r + r + 1.0f;
+    int32_t ki = int32_t(kf);
+    uint32_t sb = uint32_t(ki + 127) << 23;
+    float scale;
+    std::memcpy(&scale, &sb, 4);
+    y *= scale;
+    y = x > 88.72283f ? __builtin_inff() : y;
+    y = x < -87.33654f ? 0.0f : y;
+    return x != x ? x : y;
+}
+
+template <typename T> struct Bits { using type = uint16_t; };
+template <> struct Bits<float> { using type = uint32_t; };
+template <typename T> inline typename Bits<T>::type bits_of(T v) { typename Bits<T>::type b; std::memcpy(&b, &v, sizeof(T)); return b; }
+template <typename T> inline T from_bits(typename Bits<T>::type b) { T v; std::memcpy(&v, &b, sizeof(T)); return v; }
+// Neighbouring representable values (finite, non-NaN input).
+template <typename T> inline T next_up(T v) {
+    auto b = bits_of(v);
+    using B = decltype(b);
+    const B sign = B(B(1) << (sizeof(T) * 8 - 1));
+    if (b == sign) return from_bits<T>(B(1));       // -0 -> smallest positive
+    return from_bits<T>((b & sign) ? B(b - 1) : B(b + 1));
+}
+template <typename T> inline T next_down(T v) {
+    auto b = bits_of(v);
+    using B = decltype(b);
+    const B sign = B(B(1) << (sizeof(T) * 8 - 1));
+    if (b == 0) return from_bits<T>(B(sign | 1));
+    return from_bits<T>((b & sign) ? B(b + 1) : B(b - 1));
+}
+
+template <typename T> constexpr bool is_fp() {
+    return std::is_same<T, float>::value || std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value || std::is_same<T, double>::value;
+}
+
+inline float round_int(float x, AscendC::RoundMode mode) {
+    using AscendC::RoundMode;
+    switch (mode) {
+        case RoundMode::CAST_FLOOR: return std::floor(x);
+        case RoundMode::CAST_CEIL: return std::ceil(x);
+        case RoundMode::CAST_TRUNC: return std::trunc(x);
+        case RoundMode::CAST_ROUND: return std::round(x);  // half away from zero
+        default: return std::nearbyint(x);                 // CAST_RINT / CAST_NONE: half to even
+    }
+}
+
+// float -> half or bfloat16 with an explicit rounding direction.
+template <typename D> inline D narrow(float x, AscendC::RoundMode mode) {
+    using AscendC::RoundMode;
+    D h = D(x);
+    float hf = float(h);
+    if (hf == x || x != x || std::isinf(x) || std::isinf(hf)) return h;
+    D lo = h, hi = h;
+    if (hf < x) hi = next_up(h); else lo = next_down(h);
+    switch (mode) {
+        case RoundMode::CAST_FLOOR: return lo;
+        case RoundMode::CAST_CEIL: return hi;
+        case RoundMode::CAST_TRUNC: return x > 0 ? lo : hi;
+        case RoundMode::CAST_ROUND: {
+            float dl = x - float(lo), dh = float(hi) - x;
+            if (dl == dh) return x > 0 ? hi : lo;
+            return h;
+        }
+        case RoundMode::CAST_ODD: return (bits_of(lo) & 1) ? lo : hi;
+        default: return h;
+    }
+}
+
+template <typename D, typename S> inline D cast_one(S v, AscendC::RoundMode mode) {
+    if constexpr (is_fp<D>() && is_fp<S>()) {
+        float x = float(v);
+        if constexpr (std::is_same<D, S>::value) {
+            return mode == AscendC::RoundMode::CAST_NONE ? v : D(round_int(x, mode));
+        } else if constexpr (sizeof(D) < sizeof(S) || (std::is_same<D, bfloat16_t>::value && std::is_same<S, half>::value) ||
+                             (std::is_same<D, half>::value && std::is_same<S, bfloat16_t>::value)) {
+            return narrow<D>(x, mode);
+        } else {
+            return D(x);
+        }
+    } else if constexpr (!is_fp<D>() && is_fp<S>()) {
+        float x = float(v);
+        if (x != x) return D(0);
+        double r = double(round_int(x, mode));
+        double lo = double(std::numeric_limits<D>::min()), hi = double(std::numeric_limits<D>::max());
+        return D(r < lo ? lo : (r > hi ? hi : r));  // saturate
+    } else if constexpr (is_fp<D>() && !is_fp<S>()) {
+        if constexpr (std::is_same<D, float>::value) return D(v);
+        else return narrow<D>(float(v), mode == AscendC::RoundMode::CAST_NONE ? AscendC::RoundMode::CAST_RINT : mode);
+    } else {
+        return D(v);
+    }
+}
+
+template <typename T> inline bool cmp(T a, T b, AscendC::CMPMODE mode) {
+    using AscendC::CMPMODE;
+    switch (mode) {
+        case CMPMODE::LT: return a < b;
+        case CMPMODE::GT: return a > b;
+        case CMPMODE::EQ: return a == b;
+        case CMPMODE::LE: return a <= b;
+        case CMPMODE::GE: return a >= b;
+        default: return a != b;
+    }
+}
+template <typename T> inline T band(T a, T b) { static_assert(std::is_integral<T>::value, "And needs an integer type"); return T(a & b); }
+template <typename T> inline T bor(T a, T b) { static_assert(std::is_integral<T>::value, "Or needs an integer type"); return T(a | b); }
+template <typename T> inline T bnot(T a) { static_assert(std::is_integral<T>::value, "Not needs an integer type"); return T(~a); }
+}  // namespace m
+}  // namespace acemu
+
+namespace AscendC {
+
+// Count form, bit-mode mask and continuous mask forms of one binary instruction.
+#define ACEMU_BINARY_OP(NAME, EXPR)                                                                                                    \
+    template <typename T>                                                                                                              \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count,          \
+                     ACEMU_SITE_PARAMS) {                                                                                              \
+        acemu::count_binary(#NAME, dst, src0, src1, count, [](T a, T b) -> T { return EXPR; }, ACEMU_SITE);                           \
+    }                                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                                       \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask,                \
+                     int64_t repeatTimes, const BinaryRepeatParams& params, ACEMU_SITE_PARAMS) {                                       \
+        acemu::BlockCtx* c = acemu::ctx();                                                                                             \
+        acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                      \
+        acemu::repeat_binary(#NAME, dst.acemu_ptr(), src0.acemu_ptr(), src1.acemu_ptr(), m,                                           \
+                             acemu::repeat_times(#NAME, repeatTimes, ACEMU_SITE), params, [](T a, T b) -> T { return EXPR; }, ACEMU_SITE); \
+    }                                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                                       \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const uint64_t mask[],        \
+                     int64_t repeatTimes, const BinaryRepeatParams& params, ACEMU_SITE_PARAMS) {                                       \
+        acemu::BlockCtx* c = acemu::ctx();                                                                                             \
+        acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                      \
+        acemu::repeat_binary(#NAME, dst.acemu_ptr(), src0.acemu_ptr(), src1.acemu_ptr(), m,                                           \
+                             acemu::repeat_times(#NAME, repeatTimes, ACEMU_SITE), params, [](T a, T b) -> T { return EXPR; }, ACEMU_SITE); \
+    }
+
+ACEMU_BINARY_OP(Add, a + b)
+ACEMU_BINARY_OP(Sub, a - b)
+ACEMU_BINARY_OP(Mul, a * b)
+ACEMU_BINARY_OP(Div, a / b)
+ACEMU_BINARY_OP(Max, a > b ? a : b)
+ACEMU_BINARY_OP(Min, a < b ? a : b)
+ACEMU_BINARY_OP(And, acemu::m::band(a, b))
+ACEMU_BINARY_OP(Or, acemu::m::bor(a, b))
+#undef ACEMU_BINARY_OP
+
+// Tensor-scalar instructions: count form and repeat forms.
+#define ACEMU_SCALAR_OP(NAME, EXPR)                                                                                                    \
+    template <typename T>                                                                                                              \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, const int32_t& count,     \
+                     ACEMU_SITE_PARAMS) {                                                                                              \
+        const T s = scalarValue;                                                                                                       \
+        acemu::count_unary(#NAME, dst, src, count, [s](T a) -> T { return EXPR; }, ACEMU_SITE);                                       \
+    }                                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                                       \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, uint64_t mask,            \
+                     int64_t repeatTimes, const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {                                        \
+        acemu::BlockCtx* c = acemu::ctx();                                                                                             \
+        const T s = scalarValue;                                                                                                       \
+        acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                      \
+        acemu::repeat_unary(#NAME, dst.acemu_ptr(), src.acemu_ptr(), m, acemu::repeat_times(#NAME, repeatTimes, ACEMU_SITE), params,  \
+                            [s](T a) -> T { return EXPR; }, ACEMU_SITE);                                                               \
+    }                                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                                       \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, const uint64_t mask[],    \
+                     int64_t repeatTimes, const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {                                        \
+        acemu::BlockCtx* c = acemu::ctx();                                                                                             \
+        const T s = scalarValue;                                                                                                       \
+        acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                      \
+        acemu::repeat_unary(#NAME, dst.acemu_ptr(), src.acemu_ptr(), m, acemu::repeat_times(#NAME, repeatTimes, ACEMU_SITE), params,  \
+                            [s](T a) -> T { return EXPR; }, ACEMU_SITE);                                                               \
+    }
+
+ACEMU_SCALAR_OP(Adds, a + s)
+ACEMU_SCALAR_OP(Muls, a * s)
+ACEMU_SCALAR_OP(Maxs, a > s ? a : s)
+ACEMU_SCALAR_OP(Mins, a < s ? a : s)
+ACEMU_SCALAR_OP(LeakyRelu, a >= T(0) ? a : T(a * s))
+#undef ACEMU_SCALAR_OP
+
+#define ACEMU_UNARY_OP(NAME, EXPR)                                                                                                     \
+    template <typename T>                                                                                                              \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, ACEMU_SITE_PARAMS) {                 \
+        acemu::count_unary(#NAME, dst, src, count, [](T a) -> T { return EXPR; }, ACEMU_SITE);                                        \
+    }                                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                                       \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask, int64_t repeatTimes,                        \
+                     const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {                                                             \
+        acemu::BlockCtx* c = acemu::ctx();                                                                                             \
+        acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                      \
+        acemu::repeat_unary(#NAME, dst.acemu_ptr(), src.acemu_ptr(), m, acemu::repeat_times(#NAME, repeatTimes, ACEMU_SITE), params,  \
+                            [](T a) -> T { return EXPR; }, ACEMU_SITE);                                                                \
+    }                                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                                       \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], int64_t repeatTimes,                \
+                     const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {                                                             \
+        acemu::BlockCtx* c = acemu::ctx();                                                                                             \
+        acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                      \
+        acemu::repeat_unary(#NAME, dst.acemu_ptr(), src.acemu_ptr(), m, acemu::repeat_times(#NAME, repeatTimes, ACEMU_SITE), params,  \
+                            [](T a) -> T { return EXPR; }, ACEMU_SITE);                                                                \
+    }
+
+ACEMU_UNARY_OP(Exp, T(acemu::m::fexp(float(a))))
+ACEMU_UNARY_OP(Ln, T(std::log(float(a))))
+ACEMU_UNARY_OP(Abs, a < T(0) ? T(-a) : a)
+ACEMU_UNARY_OP(Sqrt, T(std::sqrt(float(a))))
+ACEMU_UNARY_OP(Rsqrt, T(1.0f / std::sqrt(float(a))))
+ACEMU_UNARY_OP(Reciprocal, T(1.0f / float(a)))
+ACEMU_UNARY_OP(Relu, a > T(0) ? a : T(0))
+ACEMU_UNARY_OP(Not, acemu::m::bnot(a))
+#undef ACEMU_UNARY_OP
+
+// dst = src * scalar + dst (dst may be wider than src, e.g. float += half * scalar).
+template <typename T, typename U>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const acemu::nd<U> scalarValue, const int32_t& count, ACEMU_SITE_PARAMS) {
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, "Axpy", ACEMU_SITE);
+    if (!acemu::count_prologue(c, "Axpy", dst, &src, 1, count, ACEMU_SITE)) return;
+    acemu::check_read(c, "Axpy", "dst (accumulated into)", dst.acemu_ptr(), uint64_t(count) * sizeof(T), ACEMU_SITE);
+    T* d = dst.acemu_ptr();
+    const U* s = src.acemu_ptr();
+    const float k = float(scalarValue);
+    for (int32_t i = 0; i < count; ++i) d[i] = T(float(s[i]) * k + float(d[i]));
+    acemu::mark_written(c, d, uint64_t(count) * sizeof(T));
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const acemu::nd<U> scalarValue, uint64_t mask, int64_t repeatTimes,
+                 const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, "Axpy", ACEMU_SITE);
+    constexpr uint32_t per = 256 / (sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U));
+    acemu::Mask m = acemu::mask_cont<per>(c, "Axpy", isSetMask, mask, ACEMU_SITE);
+    int rep = acemu::repeat_times("Axpy", repeatTimes, ACEMU_SITE);
+    acemu::Operand<T> D{dst.acemu_ptr(), params.dstBlkStride, params.dstRepStride};
+    acemu::Operand<const U> S{src.acemu_ptr(), params.srcBlkStride, params.srcRepStride};
+    const float k = float(scalarValue);
+    bool rs = false, rd = false;
+    acemu::for_each_active<per>(m, rep, [&](uint32_t r, uint32_t e) {
+        const U* x = S.at(r, e);
+        T* z = D.at(r, e);
+        acemu::check_read_elem(c, "Axpy", "src", x, rs, ACEMU_SITE);
+        acemu::check_read_elem(c, "Axpy", "dst (accumulated into)", static_cast<const T*>(z), rd, ACEMU_SITE);
+        *z = T(float(*x) * k + float(*z));
+    });
+}
+
+// ---- Duplicate ---------------------------------------------------------------------------
+template <typename T> inline void Duplicate(const LocalTensor<T>& dst, const acemu::nd<T>& scalarValue, const int32_t& count, ACEMU_SITE_PARAMS) {
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, "Duplicate", ACEMU_SITE);
+    if (!acemu::count_prologue<T, T>(c, "Duplicate", dst, nullptr, 0, count, ACEMU_SITE)) return;
+    T* d = dst.acemu_ptr();
+    const T v = scalarValue;
+    for (int32_t i = 0; i < count; ++i) d[i] = v;
+    acemu::mark_written(c, d, uint64_t(count) * sizeof(T));
+}
+namespace detail {
+template <typename T>
+inline void duplicate_repeat(const LocalTensor<T>& dst, T v, const acemu::Mask& m, int rep, uint16_t dstBlk, uint8_t dstRep, const char* file, int line) {
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, "Duplicate", file, line);
+    acemu::check_align(c, "Duplicate", "dst", dst.acemu_ptr(), file, line);
+    acemu::Operand<T> D{dst.acemu_ptr(), dstBlk, dstRep};
+    acemu::for_each_active<256 / sizeof(T)>(m, rep, [&](uint32_t r, uint32_t k) {
+        T* z = D.at(r, k);
+        if (!acemu::in_ub(c, z)) return;
+        *z = v;
+        acemu::mark_written(c, z, sizeof(T));
+    });
+}
+}  // namespace detail
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const acemu::nd<T>& scalarValue, uint64_t mask, int64_t repeatTimes, uint16_t dstBlockStride,
+                      uint8_t dstRepeatStride, ACEMU_SITE_PARAMS) {
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(c, "Duplicate", isSetMask, mask, ACEMU_SITE);
+    detail::duplicate_repeat(dst, T(scalarValue), m, acemu::repeat_times("Duplicate", repeatTimes, ACEMU_SITE), dstBlockStride, dstRepeatStride, ACEMU_SITE);
+}
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const acemu::nd<T>& scalarValue, const uint64_t mask[], int64_t repeatTimes, uint16_t dstBlockStride,
+                      uint8_t dstRepeatStride, ACEMU_SITE_PARAMS) {
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(c, "Duplicate", isSetMask, mask, ACEMU_SITE);
+    detail::duplicate_repeat(dst, T(scalarValue), m, acemu::repeat_times("Duplicate", repeatTimes, ACEMU_SITE), dstBlockStride, dstRepeatStride, ACEMU_SITE);
+}
+
+// ---- Cast --------------------------------------------------------------------------------
+template <typename T1, typename T2>
+inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& roundMode, const uint32_t count, ACEMU_SITE_PARAMS) {
+    const RoundMode mode = roundMode;
+    acemu::count_unary("Cast", dst, src, int64_t(count), [mode](T2 a) -> T1 { return acemu::m::cast_one<T1, T2>(a, mode); }, ACEMU_SITE);
+}
+template <typename T1, typename T2, bool isSetMask = true>
+inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& roundMode, uint64_t mask, int64_t repeatTimes,
+                 const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {
+    acemu::BlockCtx* c = acemu::ctx();
+    constexpr uint32_t per = 256 / (sizeof(T1) > sizeof(T2) ? sizeof(T1) : sizeof(T2));
+    acemu::Mask m = acemu::mask_cont<per>(c, "Cast", isSetMask, mask, ACEMU_SITE);
+    const RoundMode mode = roundMode;
+    acemu::repeat_unary("Cast", dst.acemu_ptr(), src.acemu_ptr(), m, acemu::repeat_times("Cast", repeatTimes, ACEMU_SITE), params,
+                        [mode](T2 a) -> T1 { return acemu::m::cast_one<T1, T2>(a, mode); }, ACEMU_SITE);
+}
+template <typename T1, typename T2, bool isSetMask = true>
+inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& roundMode, const uint64_t mask[], int64_t repeatTimes,
+                 const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {
+    acemu::BlockCtx* c = acemu::ctx();
+    constexpr uint32_t per = 256 / (sizeof(T1) > sizeof(T2) ? sizeof(T1) : sizeof(T2));
+    acemu::Mask m = acemu::mask_bits<per>(c, "Cast", isSetMask, mask, ACEMU_SITE);
+    const RoundMode mode = roundMode;
+    acemu::repeat_unary("Cast", dst.acemu_ptr(), src.acemu_ptr(), m, acemu::repeat_times("Cast", repeatTimes, ACEMU_SITE), params,
+                        [mode](T2 a) -> T1 { return acemu::m::cast_one<T1, T2>(a, mode); }, ACEMU_SITE);
+}
+
+// ---- Compare / Select: one mask bit per element (bit i of byte i/8) ------------------------
+namespace detail {
+template <typename T, typename U, class Pred>
+inline void compare_bits(const char* api, const LocalTensor<U>& dst, const LocalTensor<T>* srcs, int nsrc, uint32_t count, Pred pred, bool need_repeat,
+                         const char* file, int line) {
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, api, file, line);
+    if (need_repeat && (uint64_t(count) * sizeof(T)) % acemu::kRepeat != 0) {
+        acemu::rt::report(acemu::REPEAT_OVERFLOW, api, file, line,
+                          "%s of %u %s elements = %llu B does not fill whole 256-B repeats; the hardware compares whole repeats "
+                          "(%llu B, reading past the data and writing extra mask bits). Use a count that is a multiple of %u",
+                          api, count, acemu::type_name<T>(), (unsigned long long)(uint64_t(count) * sizeof(T)),
+                          (unsigned long long)((uint64_t(count) * sizeof(T) + 255) / 256 * 256), unsigned(256 / sizeof(T)));
+    }
+    acemu::check_align(c, api, "dst", dst.acemu_ptr(), file, line);
+    uint64_t out_bytes = (uint64_t(count) + 7) / 8;
+    acemu::check_extent(c, api, "dst (the bit mask)", out_bytes, dst.acemu_bytes(), file, line);
+    static const char* names[2] = {"src0", "src1"};
+    for (int i = 0; i < nsrc; ++i) {
+        acemu::check_align(c, api, names[i], srcs[i].acemu_ptr(), file, line);
+        acemu::check_extent(c, api, names[i], uint64_t(count) * sizeof(T), srcs[i].acemu_bytes(), file, line);
+        acemu::check_read(c, api, names[i], srcs[i].acemu_ptr(), uint64_t(count) * sizeof(T), file, line);
+    }
+    uint8_t* out = reinterpret_cast<uint8_t*>(dst.acemu_ptr());
+    std::memset(out, 0, out_bytes);
+    for (uint32_t i = 0; i < count; ++i)
+        if (pred(i)) out[i >> 3] |= uint8_t(1u << (i & 7));
+    acemu::mark_written(c, out, out_bytes);
+}
+}  // namespace detail
+
+template <typename T, typename U>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, uint32_t count, ACEMU_SITE_PARAMS) {
+    const T* a = src0.acemu_ptr();
+    const T* b = src1.acemu_ptr();
+    LocalTensor<T> s[2] = {src0, src1};
+    detail::compare_bits("Compare", dst, s, 2, count, [&](uint32_t i) { return acemu::m::cmp(a[i], b[i], cmpMode); }, true, ACEMU_SITE);
+}
+template <typename T, typename U>
+inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const acemu::nd<T> src1Scalar, CMPMODE cmpMode, uint32_t count,
+                          ACEMU_SITE_PARAMS) {
+    const T* a = src0.acemu_ptr();
+    const T s = src1Scalar;
+    detail::compare_bits("CompareScalar", dst, &src0, 1, count, [&](uint32_t i) { return acemu::m::cmp(a[i], s, cmpMode); }, false, ACEMU_SITE);
+}
+
+namespace detail {
+template <typename T, typename U, class Pick>
+inline void select_impl(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>* srcs, int nsrc, SELMODE mode, uint32_t count,
+                        Pick pick, const char* file, int line) {
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, "Select", file, line);
+    if (!acemu::count_prologue(c, "Select", dst, srcs, nsrc, count, file, line)) return;
+    constexpr uint32_t per = 256 / sizeof(T);
+    // VSEL_CMPMASK_SPR reuses the first repeat's worth of mask bits for every repeat.
+    uint64_t mask_bits_used = mode == SELMODE::VSEL_CMPMASK_SPR ? (count < per ? count : per) : count;
+    acemu::check_read(c, "Select", "selMask", selMask.acemu_ptr(), (mask_bits_used + 7) / 8, file, line);
+    const uint8_t* mb = reinterpret_cast<const uint8_t*>(selMask.acemu_ptr());
+    T* d = dst.acemu_ptr();
+    for (uint32_t i = 0; i < count; ++i) {
+        uint32_t bit = mode == SELMODE::VSEL_CMPMASK_SPR ? i % per : i;
+        d[i] = pick(i, (mb[bit >> 3] >> (bit & 7)) & 1);
+    }
+    acemu::mark_written(c, d, uint64_t(count) * sizeof(T));
+}
+}  // namespace detail
+
+template <typename T, typename U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, const LocalTensor<T>& src1, SELMODE selMode,
+                   uint32_t count, ACEMU_SITE_PARAMS) {
+    const T* a = src0.acemu_ptr();
+    const T* b = src1.acemu_ptr();
+    LocalTensor<T> s[2] = {src0, src1};
+    detail::select_impl(dst, selMask, s, 2, selMode, count, [&](uint32_t i, bool take0) { return take0 ? a[i] : b[i]; }, ACEMU_SITE);
+}
+template <typename T, typename U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, const acemu::nd<T> src1Scalar, SELMODE selMode,
+                   uint32_t count, ACEMU_SITE_PARAMS) {
+    const T* a = src0.acemu_ptr();
+    const T s = src1Scalar;
+    detail::select_impl(dst, selMask, &src0, 1, selMode, count, [&](uint32_t i, bool take0) { return take0 ? a[i] : s; }, ACEMU_SITE);
+}
+
+}  // namespace AscendC

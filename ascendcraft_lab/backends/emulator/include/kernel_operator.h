@@ -1,0 +1,16 @@
+// AscendCraft emulator: the AscendC kernel API for g++ on the CPU.
+//
+// A clean-room implementation written from Huawei's public AscendC documentation (no Huawei
+// headers or implementation were used). Kernels written for an Ascend NPU compile unchanged;
+// every block runs on the CPU with its own Unified Buffer, and the sanitizer reports what the
+// hardware would silently get wrong (see backends/emulator/README.md).
+#pragma once
+#include "acemu/base.h"
+#include "acemu/tensor.h"
+#include "acemu/pipe.h"
+#include "acemu/copy.h"
+#include "acemu/vec_core.h"
+#include "acemu/vec.h"
+#include "acemu/reduce.h"
+#include "acemu/tiling.h"
+#include "acemu/launch.h"

@@ -65,12 +65,10 @@ def _emulator() -> Check:
 
 
 def _cann() -> Check:
-    home = os.environ.get("ASCEND_HOME_PATH") or os.environ.get("ASCEND_TOOLKIT_HOME")
-    bisheng = shutil.which("bisheng") or (home and shutil.which("bisheng", path=str(Path(home) / "compiler" / "ccec_compiler" / "bin")))
-    if home and bisheng:
-        return Check("CANN toolkit", True, f"{home} (bisheng: {bisheng})")
-    missing = "ASCEND_HOME_PATH/ASCEND_TOOLKIT_HOME not set" if not home else "bisheng not found"
-    return Check("CANN toolkit", False, f"not available: {missing}")
+    """The toolkit, its bisheng and its AscendC CMake package (backends/cann/detect.py)."""
+    from .backends.cann.detect import toolkit_summary
+    ok, detail = toolkit_summary()
+    return Check("CANN toolkit", ok, detail)
 
 
 def _npu() -> Check:

@@ -1,0 +1,50 @@
+"""The CANN / NPU backend: build the AscendC project with CANN, run and time it on an Ascend
+NPU against PyTorch, profile it, and mirror the custom op in Python for machines without one.
+
+NOT YET RUN ON HARDWARE by the project. Everything is written against CANN's and torch_npu's
+documentation; what does not need the chip (detection and refusal, the build commands, error
+mapping, the profile parser, the fake op) is tested on CPU with test doubles.
+
+Modules: `detect` (what is installed; `refuse_reason(action)` gives the one-line refusal),
+`build` (CMake configure + build, preflight of the CMakeLists, compiler errors -> DSL lines),
+`run` (MultiKernelBench's correctness/timing protocol; `check_cann`), `fake` (torch.library
+mirror with a fake kernel, checked by `torch.library.opcheck`), `profile` (torch_npu.profiler
+and `kernel_details.csv`), `signature` (the op's schema and argument binding), `cli`.
+
+Sources (documentation and samples' documented behaviour only; no Huawei impl/include code):
+- CANN "Compilation Using CMake" (hiascend.com, CANN 8.5/9.0 programug atlas_ascendc_10_00039):
+  `find_package(ASC)` then `project(... LANGUAGES ASC CXX)`, `.cpp` kernels marked
+  `LANGUAGE ASC`, `--npu-arch=dav-2201`;
+- asc-devkit sample READMEs and CMakeLists (examples/.../00_pytorch/torch_library,
+  README_en.md; the basic API samples' READMEs): `cmake -DCMAKE_ASC_ARCHITECTURES=dav-2201 ..`,
+  `set(CMAKE_ASC_ARCHITECTURES ... CACHE STRING)` before `find_package(ASC REQUIRED)`, torch via
+  `torch.utils.cmake_prefix_path`, torch_npu's include/ and lib/, `torch.ops.load_library`,
+  `-DCMAKE_ASC_RUN_MODE=npu|cpu|sim`; CANN >= 9.1 for that sample;
+- CANN runtime sample 4_custom_kernel_launch/CMakeLists.txt: `ascendc_library` belongs to
+  `include(${ASCENDC_CMAKE_DIR}/ascendc.cmake)` with `SOC_VERSION`;
+- AscendC API reference, GET_TILING_DATA and REGISTER_TILING_DEFAULT pages: "the kernel launch
+  project is not supported"; RuntimeAttrs GetFloat/GetInt, GetAttrPointer pages;
+- public build scripts locating `ASCConfig.cmake` under `$ASCEND_HOME_PATH/<arch>-linux/lib64/cmake`
+  (or `ascendc_kernel_cmake`), passed as `ASC_DIR` / `CMAKE_PREFIX_PATH`; bisheng under
+  `compiler/ccec_compiler/bin` (CANN's set_env.sh puts it on PATH);
+- Ascend PyTorch Profiler user guide (Ascend/pytorch docs) and torch_npu.profiler.AiCMetrics /
+  _ExperimentalConfig pages: `aic_metrics=PipeUtilization`, `profiler_level=Level1`,
+  `tensorboard_trace_handler`, ASCEND_PROFILER_OUTPUT/kernel_details.csv; CANN 6.3 profiling
+  page (atlasprofiling_16_0272) for kernel_details.csv's columns (Step Id, Name, Type,
+  Accelerator Core, Start Time(us), Duration(us), Wait Time(us), Block Dim, ...); CANN
+  op_summary page for the aic_/aiv_ prefixed ratio columns on Atlas A2;
+- MultiKernelBench (wzzll123/MultiKernelBench): utils/correctness.py (seeded Model/ModelNew
+  construction, several input sets, allclose), utils/performance.py (NPU events, warm-ups,
+  timed trials), backends/ascendc_direct_launch_backend.py and prompts/*.json/.py (export formats).
+"""
+from __future__ import annotations
+
+from .detect import Toolchain, detect, refuse_reason
+
+__all__ = ["Toolchain", "detect", "refuse_reason", "check_cann"]
+
+
+def check_cann(program, bundle, ref, soc=None, **kwargs):
+    """`ascendcraft check --backend cann` (see run.check_cann): (Verdict, NpuRun)."""
+    from .run import check_cann as _check
+    return _check(program, bundle, ref, soc, **kwargs)

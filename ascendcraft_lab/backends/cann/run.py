@@ -1,0 +1,251 @@
+"""Run a built kernel on the NPU against its PyTorch reference, MultiKernelBench's way.
+
+NOT YET RUN ON HARDWARE by the project: written against the documented torch_npu API and
+MultiKernelBench's harness (utils/correctness.py, utils/performance.py); everything that does
+not need the chip (refusal, argument binding, the verdict) is tested on CPU.
+
+The protocol (in a child process, so a crashing kernel never takes the caller down):
+- load the library (`torch.ops.load_library`) and the reference module (with overrides);
+- `Model(*get_init_inputs())` after `torch.manual_seed(seed)`, moved to the NPU;
+- correctness: 5 input sets, set `t` drawn from `get_inputs()` after `manual_seed(seed + t)`;
+  the reference forward and `torch.ops.ascendcraft.<entry>` (arguments bound as in
+  dsl/check.py) are compared with the project's tolerances (dsl/check.py: f32 1e-4, f16/bf16
+  1e-2; MultiKernelBench uses 1e-4 for f32 too);
+- timing: `torch.npu.Event(enable_timing=True)` around each call, synchronised, 3 warm-ups and
+  100 timed calls, for the custom op and for PyTorch eager (`Model.forward`) on the NPU;
+  speedup = eager mean / custom mean, and Fast_p = correct and speedup > p.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import math
+import subprocess
+import sys
+import tempfile
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .detect import Toolchain, detect, refuse_reason
+
+CORRECT_TRIALS = 5
+WARMUP = 3
+TIMED = 100
+FAST_P = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)
+
+
+@dataclass
+class NpuRun:
+    status: str                       # ok | refused | build-error | crash | timeout
+    message: str
+    outputs: dict[str, np.ndarray] = field(default_factory=dict)    # trial 0's outputs, for the verdict
+    trials: list[dict] = field(default_factory=list)
+    timings: dict = field(default_factory=dict)    # custom_ms, eager_ms, speedup (means, ms)
+    fast_p: dict = field(default_factory=dict)
+    build: dict = field(default_factory=dict)
+    device: str = ""
+    # per input set: [(output param, got, expected)], compared by check_cann
+    arrays: list = field(default_factory=list, repr=False)
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in ("outputs", "arrays")}
+
+
+def fast_p(correct: bool, speedup: float | None, ps=FAST_P) -> dict[str, bool]:
+    """MultiKernelBench's Fast_p for one kernel: correct and faster than p x eager."""
+    return {f"fast_{p:g}": bool(correct and speedup is not None and speedup > p) for p in ps}
+
+
+# ----------------------------------------------------------------------------- the child process
+
+
+def _load_module(path: str, overrides: dict):
+    """Execute a reference file as a module, module-level constants replaced by `overrides`."""
+    source = Path(path).read_text(encoding="utf-8")
+    tree = ast.parse(source, filename=path)
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name) and t.id in overrides:
+                    v = overrides[t.id]
+                    node.value = ast.copy_location(ast.parse(repr(tuple(v) if isinstance(v, list) else v), mode="eval").body,
+                                                   node.value)
+    ast.fix_missing_locations(tree)
+    module = types.ModuleType("ascendcraft_npu_reference")
+    module.__file__ = path
+    exec(compile(tree, path, "exec"), module.__dict__)
+    return module
+
+
+def measure(library: str, reference: str, entry: str, n_scalars: int, param_names: list[str], *,
+            overrides: dict | None = None, seed: int = 0, trials: int = CORRECT_TRIALS, warmup: int = WARMUP,
+            timed: int = TIMED, out_dir: str | None = None) -> dict:
+    """The protocol above, in this process (needs torch_npu and an NPU). Returns plain data;
+    outputs of every trial go to `out_dir` as .npy files with the expected ones."""
+    import torch
+    import torch_npu  # noqa: F401  (registers the NPU device)
+    from .signature import bind_op_args
+
+    torch.ops.load_library(library)
+    op = getattr(torch.ops.ascendcraft, entry)
+    ref = _load_module(reference, dict(overrides or {}))
+    device = torch.device("npu:0")
+    init_inputs = list(ref.get_init_inputs())
+    init_scalars = [v for v in init_inputs if isinstance(v, (bool, int, float))]
+    torch.manual_seed(seed)
+    model = ref.Model(*[v.to(device) if isinstance(v, torch.Tensor) else v for v in init_inputs]).to(device)
+    named = {**dict(model.named_buffers()), **dict(model.named_parameters())}
+    params = [named[n] for n in param_names]
+    out = Path(out_dir) if out_dir else None
+    results = []
+    with torch.no_grad():
+        for t in range(trials):
+            torch.manual_seed(seed + t)
+            inputs = [v.to(device) if isinstance(v, torch.Tensor) else v for v in ref.get_inputs()]
+            expected = model(*inputs)
+            got = op(*bind_op_args(inputs, init_scalars, params, n_scalars))
+            torch.npu.synchronize()
+            expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
+            got = list(got) if isinstance(got, (tuple, list)) else [got]
+            if out is not None:
+                for k, (g, e) in enumerate(zip(got, expected)):
+                    np.save(out / f"t{t}_got{k}.npy", g.float().cpu().numpy() if g.dtype == torch.bfloat16 else g.cpu().numpy())
+                    np.save(out / f"t{t}_want{k}.npy", e.float().cpu().numpy() if e.dtype == torch.bfloat16 else e.cpu().numpy())
+            results.append({"trial": t, "outputs": len(got)})
+
+        def timeit(fn, args) -> list[float]:
+            for _ in range(warmup):
+                fn(*args)
+                torch.npu.synchronize()
+            times = []
+            for _ in range(timed):
+                start, end = torch.npu.Event(enable_timing=True), torch.npu.Event(enable_timing=True)
+                start.record()
+                fn(*args)
+                end.record()
+                torch.npu.synchronize()
+                times.append(start.elapsed_time(end))
+            return times
+
+        torch.manual_seed(seed)
+        inputs = [v.to(device) if isinstance(v, torch.Tensor) else v for v in ref.get_inputs()]
+        custom = timeit(op, bind_op_args(inputs, init_scalars, params, n_scalars))
+        eager = timeit(model, inputs)
+    return {"trials": results, "custom_ms": float(np.mean(custom)), "eager_ms": float(np.mean(eager)),
+            "custom_std_ms": float(np.std(custom)), "eager_std_ms": float(np.std(eager)),
+            "device": torch.npu.get_device_name(0)}
+
+
+def child_main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m ascendcraft_lab.backends.cann.run")
+    ap.add_argument("--library", required=True)
+    ap.add_argument("--reference", required=True)
+    ap.add_argument("--entry", required=True)
+    ap.add_argument("--scalars", type=int, default=0)
+    ap.add_argument("--param", action="append", default=[])
+    ap.add_argument("--overrides", default="{}")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    reason = refuse_reason("run")
+    if reason:
+        print(json.dumps({"status": "refused", "message": reason}))
+        return 2
+    result = measure(args.library, args.reference, args.entry, args.scalars, args.param,
+                     overrides=json.loads(args.overrides), seed=args.seed, out_dir=args.out)
+    print(json.dumps({"status": "ok", **result}))
+    return 0
+
+
+# ----------------------------------------------------------------------------- the check
+
+
+def run_on_npu(program, library: str, ref, *, seed: int = 0, timeout: float = 600) -> NpuRun:
+    """Run the protocol in a child Python; the outputs of trial 0 come back for the verdict."""
+    from .signature import OpSignature
+    sig = OpSignature.of(program)
+    with tempfile.TemporaryDirectory(prefix="ascendcraft-npu-") as tmp:
+        cmd = [sys.executable, "-m", "ascendcraft_lab.backends.cann.run", "--library", library,
+               "--reference", str(ref.path), "--entry", sig.entry, "--scalars", str(len(sig.scalars)),
+               "--overrides", json.dumps(getattr(ref, "overrides", {}) or {}), "--seed", str(seed), "--out", tmp]
+        cmd += [a for p in sig.params for a in ("--param", p.param_name)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return NpuRun("timeout", f"the NPU run did not finish in {timeout:g} s")
+        try:
+            data = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (json.JSONDecodeError, IndexError):
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+            return NpuRun("crash", f"the NPU run failed (exit {proc.returncode}): {tail[0]}")
+        if data["status"] != "ok":
+            return NpuRun(data["status"], data["message"])
+        outputs = {o.name: np.load(Path(tmp) / f"t0_got{k}.npy") for k, o in enumerate(sig.outputs)}
+        arrays = [[(o, np.load(Path(tmp) / f"t{t['trial']}_got{k}.npy"), np.load(Path(tmp) / f"t{t['trial']}_want{k}.npy"))
+                   for k, o in enumerate(sig.outputs)] for t in data["trials"]]
+    speedup = data["eager_ms"] / data["custom_ms"] if data["custom_ms"] > 0 else None
+    timings = {"custom_ms": data["custom_ms"], "eager_ms": data["eager_ms"], "speedup": speedup,
+               "custom_std_ms": data["custom_std_ms"], "eager_std_ms": data["eager_std_ms"],
+               "warmup": WARMUP, "timed": TIMED}
+    return NpuRun("ok", "ran on the NPU", outputs, [], timings, {}, {}, data.get("device", ""), arrays)
+
+
+def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | None = None, atol: float | None = None,
+               workdir: str | Path | None = None, toolchain: Toolchain | None = None, seed: int = 0):
+    """`ascendcraft check --backend cann`: build the bundle, run it on the NPU, compare with PyTorch.
+
+    Returns (Verdict, NpuRun) like passes/verify.py:check_emulator. Without CANN, torch_npu or
+    an NPU the verdict is incorrect and its message is the one-line refusal.
+    """
+    from ...dsl.check import Verdict, compare
+    from ...soc import get_soc
+    from .build import build_project
+    s = get_soc(soc)
+    tc = toolchain if toolchain is not None else detect()
+    reason = refuse_reason("run", tc)
+    if reason:
+        return Verdict(False, math.inf, math.inf, 0.0, 0.0, [], reason, "cann", s.name, {}), NpuRun("refused", reason)
+    from ...config import cache_dir
+    import hashlib
+    key = hashlib.sha256("".join(f"{p}\0{t}" for p, t in bundle.files.items()).encode()).hexdigest()[:16]
+    root = Path(workdir) if workdir else cache_dir() / "cann" / key
+    project = root / "ascendc"
+    from ...passes.session import write_bundle
+    write_bundle(project, bundle)
+    built = build_project(project, root / "build", soc=s.name, bundle=bundle, toolchain=tc)
+    if not built.ok:
+        msg = built.message.splitlines()[0]
+        return (Verdict(False, math.inf, math.inf, 0.0, 0.0, [], f"build failed: {msg}", "cann", s.name, {}),
+                NpuRun("build-error", msg, build=built.to_json()))
+    run = run_on_npu(program, built.library, ref, seed=seed)
+    run.build = built.to_json()
+    if run.status != "ok":
+        return Verdict(False, math.inf, math.inf, 0.0, 0.0, [], f"{run.status}: {run.message}", "cann", s.name, {}), run
+    checks_by_trial = [[compare(o.name, got, want, o.dtype, rtol, atol) for o, got, want in trial]
+                       for trial in run.arrays]
+    run.trials = [{"trial": i, "correct": all(c.correct for c in cs),
+                   "max_abs_err": max((c.max_abs_err for c in cs), default=0.0)} for i, cs in enumerate(checks_by_trial)]
+    checks = checks_by_trial[0]
+    correct = all(t["correct"] for t in run.trials)
+    run.fast_p = fast_p(correct, run.timings.get("speedup"))
+    max_abs = max((c.max_abs_err for cs in checks_by_trial for c in cs), default=0.0)
+    max_rel = max((c.max_rel_err for cs in checks_by_trial for c in cs), default=0.0)
+    used_rtol = max((c.rtol for c in checks), default=0.0)
+    used_atol = max((c.atol for c in checks), default=0.0)
+    sp = run.timings.get("speedup")
+    if correct:
+        msg = (f"correct: `{program.kernel.name}` matches the reference on the NPU ({run.device or s.name}) over "
+               f"{len(run.trials)} input sets: max abs err {max_abs:.3g}; {run.timings['custom_ms']:.4g} ms vs eager "
+               f"{run.timings['eager_ms']:.4g} ms (speedup {sp:.3g}x)")
+    else:
+        bad = next(t for t in run.trials if not t["correct"])
+        msg = f"incorrect: input set {bad['trial']} differs from the reference (max abs err {bad['max_abs_err']:.3g})"
+    return Verdict(correct, max_abs, max_rel, used_rtol, used_atol, checks, msg, "cann", s.name, {}), run
+
+
+if __name__ == "__main__":
+    sys.exit(child_main())

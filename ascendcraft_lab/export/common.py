@@ -1,0 +1,286 @@
+"""What every export format needs from a session: the program, the plan, the project's sources,
+and the pieces of those sources the formats reuse verbatim.
+
+The exports never recompute a kernel: the kernel class, the tiling struct and the tiling
+function are cut out of the session's final project (`ascendc/`) and placed in the target
+format's files; only the glue around them (kernel entry, host registration, bindings, Python
+model) is written here. So an exported kernel is the kernel the emulator verified.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..dsl import ir
+from ..engines.rule.cexpr import render
+from ..engines.rule.host import dim_args
+from ..passes.bundle import Bundle
+from ..passes.plan import Plan, camel, cpp_name, plan_for
+
+
+class ExportError(Exception):
+    """The session cannot be exported; the message says why in one sentence."""
+
+
+@dataclass(frozen=True)
+class ExportSource:
+    program: ir.Program
+    plan: Plan
+    bundle: Bundle
+    op: str                        # the benchmark problem name (MultiKernelBench: the reference's file stem)
+    reference_source: str | None   # the PyTorch reference, when the session has one
+
+    @property
+    def soc(self):
+        return self.plan.soc
+
+
+@dataclass(frozen=True)
+class _Opts:
+    soc: str
+
+
+def load_session(folder: str | Path, *, op: str | None = None, soc: str | None = None) -> ExportSource:
+    """The final project of a lowered session folder (`ascendcraft lower` output)."""
+    from ..passes.lower import load_dsl
+    from ..passes.session import SessionFolder, read_bundle
+    session = SessionFolder(folder)
+    if not session.exists():
+        raise ExportError(f"{folder} is not a session folder (no ascendcraft.json)")
+    manifest = session.manifest()
+    soc_name = soc or manifest.get("soc")
+    project = session.path / "ascendc"
+    bundle = read_bundle(project) if project.is_dir() else session.read_stage("align")
+    if bundle is None or not bundle.files:
+        raise ExportError(f"{folder} has not been lowered through pass 4 (align); run `ascendcraft lower` first")
+    program = load_dsl(session.dsl_path().read_text(), str(session.dsl_path()), soc_name)
+    ref = session.path / "reference.py"
+    return _source(program, bundle, soc_name, op, ref.read_text() if ref.is_file() else None)
+
+
+def load_dsl_file(path: str | Path, *, reference: str | Path | None = None, op: str | None = None,
+                  soc: str | None = None) -> ExportSource:
+    """A DSL file lowered on the fly by the rule engine (no session needed)."""
+    from ..engines.rule import render as render_bundle
+    from ..passes.lower import load_dsl
+    from ..passes.pipeline import PIPELINE
+    from ..soc import get_soc
+    text = Path(path).read_text()
+    soc_name = get_soc(soc).name
+    program = load_dsl(text, str(path), soc_name)
+    bundle = render_bundle(program, _Opts(soc_name), len(PIPELINE))
+    return _source(program, bundle, soc_name, op, Path(reference).read_text() if reference else None)
+
+
+def _source(program: ir.Program, bundle: Bundle, soc: str | None, op: str | None, reference: str | None) -> ExportSource:
+    plan = plan_for(program, _Opts(soc or "Ascend910B2"))
+    for p in (plan.kernel_path, plan.tiling_path, plan.tiling_impl_path):
+        if p not in bundle.files:
+            raise ExportError(f"the project has no {p}")
+    name = op or program.kernel.name
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise ExportError(f"op name {name!r} must be lower_snake_case (MultiKernelBench derives the C++ names from it)")
+    return ExportSource(program, plan, bundle, name, reference)
+
+
+# ----------------------------------------------------------------------------- pieces of the project
+
+
+def split_kernel(src: ExportSource) -> tuple[str, str]:
+    """The kernel file cut at its entry: (everything before `extern "C" ... <entry>(`, the entry)."""
+    text = src.bundle[src.plan.kernel_path]
+    m = re.search(rf'^extern "C" __global__ __aicore__ void {re.escape(src.plan.entry)}\(', text, re.M)
+    if m is None:
+        raise ExportError(f"{src.plan.kernel_path} has no `extern \"C\" __global__ __aicore__ void {src.plan.entry}(` entry "
+                          "(was it edited?)")
+    return text[:m.start()], text[m.start():]
+
+
+def kernel_class_text(src: ExportSource) -> str:
+    """From `class Kernel...` to the end of its definition: the part every export keeps verbatim."""
+    before, _ = split_kernel(src)
+    start = before.find(f"class {src.plan.cls}")
+    if start < 0:
+        raise ExportError(f"{src.plan.kernel_path} has no class {src.plan.cls}")
+    return before[start:].rstrip() + "\n"
+
+
+def tiling_struct_text(src: ExportSource) -> str:
+    """`struct <Op>Tiling { ... };` as the tiling header defines it."""
+    text = src.bundle[src.plan.tiling_path]
+    m = re.search(rf"^struct {re.escape(src.plan.tiling_struct)} \{{.*?^\}};\n", text, re.M | re.S)
+    if m is None:
+        raise ExportError(f"{src.plan.tiling_path} has no `struct {src.plan.tiling_struct}`")
+    return m.group(0)
+
+
+def tiling_function_text(src: ExportSource) -> str:
+    """The tiling source without its #include lines: SoC constants, helpers and the tiling function."""
+    lines = src.bundle[src.plan.tiling_impl_path].splitlines()
+    text = "\n".join(l for l in lines if not l.startswith("#include")).strip()
+    return re.sub(r"\n{3,}", "\n\n", text) + "\n"
+
+
+def tiling_function_only(src: ExportSource) -> str:
+    """Just `uint32_t <Struct>Func(...) { ... }` from the tiling source."""
+    text = src.bundle[src.plan.tiling_impl_path]
+    m = re.search(rf"^uint32_t {re.escape(src.plan.tiling_struct)}Func\(.*?^\}}\n", text, re.M | re.S)
+    if m is None:
+        raise ExportError(f"{src.plan.tiling_impl_path} has no {src.plan.tiling_struct}Func")
+    return m.group(0)
+
+
+def init_call(src: ExportSource, tiling_var: str) -> str:
+    """`op.Init(x, y, <tiling_var>);` as the session's entry calls it (GM params in kernel order)."""
+    gm = [cpp_name(t.name) for t in src.program.tensors()]
+    return f"op.Init({', '.join(gm + [tiling_var])});"
+
+
+def op_order(src: ExportSource) -> list[ir.TensorParam]:
+    """Tensors in the order an op registration declares them: inputs, Model parameters, outputs."""
+    p = src.program
+    return p.inputs + p.model_params + p.outputs
+
+
+def accumulated_outputs(program: ir.Program) -> set[str]:
+    return {s.dst.tensor for s, _ in ir.walk_stmts(program.kernel.body) if isinstance(s, ir.Store) and s.accumulate}
+
+
+def check_names(src: ExportSource) -> None:
+    """Kernel arguments of the exports are GM params plus tiling fields: they must not collide."""
+    gm = {cpp_name(t.name) for t in src.program.tensors()}
+    clash = sorted(gm & {f.name for f in src.plan.tiling_fields})
+    if clash:
+        raise ExportError(f"tiling field(s) {', '.join(clash)} share a name with a tensor parameter; rename one in the DSL")
+
+
+# ----------------------------------------------------------------------------- shapes in C++
+
+
+def _dim_call(e: ir.Call, args: list[str]) -> str | None:
+    """Host helpers spelt out, so shape code needs no helper functions."""
+    if e.op == "cdiv":
+        return f"(({args[0]}) + ({args[1]}) - 1) / ({args[1]})"
+    if e.op == "align_up":
+        return f"((({args[0]}) + ({args[1]}) - 1) / ({args[1]}) * ({args[1]}))"
+    if e.op == "align_down":
+        return f"(({args[0]}) / ({args[1]}) * ({args[1]}))"
+    if e.op in ("min", "max"):
+        out = args[0]
+        for a in args[1:]:
+            out = f"std::{e.op}<int64_t>({out}, {a})"
+        return out
+    return None
+
+
+def dim_sources(src: ExportSource, size_of) -> list[tuple[str, str]]:
+    """(dim name, C++ reading it) for every named dim; `size_of(tensor_index, tensor, axis)` spells the read.
+    The index is the tensor's position in `op_order` (inputs and parameters only)."""
+    order = [t.name for t in op_order(src)]
+    out = []
+    for d, t, axis in dim_args(src.plan):
+        tp = src.program.param(t)
+        if tp is None or tp.role is ir.TensorRole.output:
+            raise ExportError(f"dim {d} is only known from output `{t}`; the op cannot infer it from its inputs")
+        out.append((d, size_of(order.index(t), cpp_name(t), axis)))
+    return out
+
+
+def shape_exprs(t: ir.TensorParam, scalar_names: dict[str, str] | None = None) -> list[str]:
+    """C++ for each dim of `t`, in terms of local variables named after the dims (and scalars)."""
+    scalar_names = scalar_names or {}
+
+    def names(e):
+        if isinstance(e, ir.Name):
+            return scalar_names.get(e.id, cpp_name(e.id))
+        raise ExportError(f"dim `{e}` of `{t.name}` cannot be written in C++")
+    return [render(d, names, call=_dim_call) for d in t.dims]
+
+
+AT_DTYPE = {"f16": "Half", "bf16": "BFloat16", "f32": "Float", "i8": "Char", "i16": "Short", "i32": "Int",
+            "i64": "Long", "u8": "Byte", "bool": "Bool"}
+
+
+def output_allocations(src: ExportSource, anchor: str) -> list[str]:
+    """`at::Tensor y = at::empty({B, N}, x.options().dtype(at::kFloat));` per output; outputs the
+    kernel accumulates into start at zero, as in the generated torch binding."""
+    acc = accumulated_outputs(src.program)
+    lines = []
+    for o in src.program.outputs:
+        alloc = "at::zeros" if o.name in acc else "at::empty"
+        dims = ", ".join(shape_exprs(o))
+        lines.append(f"at::Tensor {cpp_name(o.name)} = {alloc}({{{dims}}}, {anchor}.options().dtype(at::k{AT_DTYPE[o.dtype.value]}));")
+    return lines
+
+
+def pascal(snake: str) -> str:
+    return camel(snake)
+
+
+# ----------------------------------------------------------------------------- Python text
+
+
+def py_string(text: str) -> str:
+    """A Python literal for `text`, as a readable triple-quoted raw string when that is exact."""
+    for q in ("'''", '"""'):
+        if q not in text and not text.endswith(q[0]) and not text.endswith("\\"):
+            return f"r{q}{text}{q}"
+    return repr(text)
+
+
+def py_lines(text: str, indent: str = "    ") -> str:
+    """A Python expression rebuilding `text` line by line (keeps a file's quotes out of the
+    enclosing source, so that source can itself be embedded as one triple-quoted string)."""
+    body = "\n".join(f"{indent}{line!r}," for line in text.splitlines())
+    return f'"\\n".join([\n{body}\n{indent}"",\n])'
+
+
+def model_new_source(src: ExportSource, *, module_import: str, call: str, header: str = "") -> str:
+    """`class ModelNew(nn.Module)` calling the custom op `call` (e.g. `custom_ops_lib.gelu_custom`).
+
+    With no scalars and no Model parameters, forward takes the DSL's input tensors by name.
+    Otherwise it binds arguments as dsl/check.py does (tensors of forward's inputs, the Model's
+    parameters, then scalars of forward's inputs and of get_init_inputs()); the parameters are
+    owned by a copy of the reference Model built in __init__, which MultiKernelBench seeds like
+    the reference, so the weights are equal. forward does no tensor arithmetic of its own
+    (MultiKernelBench's cheating check rejects that).
+    """
+    import inspect
+    from ..backends.cann.signature import bind_op_args
+    p = src.program
+    lines = [header.rstrip()] if header else []
+    lines += ["import torch", "import torch.nn as nn"] + module_import.strip().splitlines()
+    simple = not p.scalars and not p.model_params
+    if simple:
+        names = ", ".join(t.name for t in p.inputs)
+        lines += ["", "", "class ModelNew(nn.Module):",
+                  f'    """`{p.kernel.name}` as an AscendC kernel generated by AscendCraft Lab."""', "",
+                  "    def __init__(self, *init_inputs) -> None:", "        super().__init__()", "",
+                  f"    def forward(self, {names}):", f"        return {call}({names})", ""]
+        return "\n".join(lines)
+    if p.model_params and src.reference_source is None:
+        raise ExportError("the kernel reads Model parameters, so the export needs the session's reference.py")
+    lines += ["", "", inspect.getsource(bind_op_args).rstrip()]
+    if p.model_params:
+        lines += ["", "", f"_REFERENCE_SOURCE = {py_lines(src.reference_source)}", "", "",
+                  "def _reference_model(*init_inputs):",
+                  '    """The reference Model, built to own the parameters the kernel reads (same seed, same weights)."""',
+                  '    namespace = {"__name__": "reference"}',
+                  "    exec(_REFERENCE_SOURCE, namespace)",
+                  '    return namespace["Model"](*init_inputs)', "", "",
+                  "def _model_tensor(model, name):",
+                  "    found = dict(model.named_buffers())",
+                  "    found.update(dict(model.named_parameters()))",
+                  "    return found[name]"]
+    lines += ["", "", "class ModelNew(nn.Module):",
+              f'    """`{p.kernel.name}` as an AscendC kernel generated by AscendCraft Lab."""', "",
+              "    def __init__(self, *init_inputs) -> None:", "        super().__init__()",
+              "        self.init_scalars = [v for v in init_inputs if isinstance(v, (bool, int, float))]"]
+    if p.model_params:
+        lines.append("        self.reference = _reference_model(*init_inputs)")
+    lines += ["", "    def forward(self, *inputs):"]
+    params = ", ".join(f"_model_tensor(self.reference, {t.param_name!r})" for t in p.model_params)
+    lines.append(f"        params = [{params}]")
+    lines.append(f"        return {call}(*bind_op_args(inputs, self.init_scalars, params, {len(p.scalars)}))")
+    return "\n".join(lines) + "\n"

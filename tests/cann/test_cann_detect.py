@@ -1,0 +1,98 @@
+"""Detection of the NPU toolchain and the one-line refusal of every NPU action without it."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ascendcraft_lab.backends.cann.detect import detect, refuse_reason, toolkit_summary
+
+NO_CANN = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent-home"}
+
+
+def _one_line(text: str | None) -> str:
+    assert text is not None
+    assert "\n" not in text.strip() and "Traceback" not in text
+    return text
+
+
+def test_without_cann_each_action_is_refused_in_one_line_naming_the_toolkit(tmp_path):
+    tc = detect(NO_CANN, dev_dir=tmp_path)
+    for action in ("build", "run", "profile"):
+        reason = _one_line(refuse_reason(action, tc))
+        assert reason.startswith("cannot ")
+        assert "ASCEND_HOME_PATH" in reason and "set_env.sh" in reason
+    assert "NPU" in refuse_reason("run", tc) and "davinci" in refuse_reason("run", tc)
+    assert "davinci" not in refuse_reason("build", tc)     # building needs no chip
+
+
+def test_a_toolkit_variable_pointing_nowhere_is_named(tmp_path):
+    tc = detect({"PATH": "/usr/bin:/bin", "ASCEND_HOME_PATH": str(tmp_path / "missing")}, dev_dir=tmp_path)
+    assert f"ASCEND_HOME_PATH={tmp_path / 'missing'} is not a directory" in refuse_reason("build", tc)
+
+
+def test_the_fake_toolkit_is_found_part_by_part(fake_toolchain):
+    ft = fake_toolchain
+    tc = detect(ft.env, dev_dir=ft.no_dev_dir)
+    assert tc.home == ft.home and tc.home_var == "ASCEND_HOME_PATH"
+    assert tc.bisheng == ft.bisheng                          # under the toolkit, not on PATH
+    assert tc.asc_cmake_dir == ft.asc_dir
+    assert tc.cmake == ft.root / "bin" / "cmake"
+    assert tc.torch_npu == ft.torch_npu
+    assert refuse_reason("build", tc) is None
+    assert _one_line(refuse_reason("run", tc)) == f"cannot run on the NPU here: no Ascend NPU visible (no {ft.no_dev_dir}/davinci<N> device)"
+    assert refuse_reason("run", detect(ft.env, dev_dir=ft.dev_dir)) is None
+
+
+def test_a_toolkit_without_the_cmake_package_says_so(fake_toolchain):
+    ft = fake_toolchain
+    (ft.asc_dir / "ASCConfig.cmake").unlink()
+    reason = _one_line(refuse_reason("build", detect(ft.env, dev_dir=ft.dev_dir)))
+    assert "ASCConfig.cmake" in reason and "ASC_DIR" in reason
+
+
+def test_doctor_says_why_cann_is_missing(monkeypatch):
+    from ascendcraft_lab import doctor
+    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASC_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    check = doctor._cann()
+    assert check.name == "CANN toolkit" and not check.ok and not check.required
+    assert "ASCEND_HOME_PATH" in check.detail
+
+
+def test_doctor_reports_the_fake_toolkit_with_its_cmake_package(fake_toolchain, monkeypatch):
+    from ascendcraft_lab import doctor
+    for k, v in fake_toolchain.env.items():
+        monkeypatch.setenv(k, v)
+    check = doctor._cann()
+    assert check.ok, check.detail
+    assert str(fake_toolchain.bisheng) in check.detail and str(fake_toolchain.asc_dir) in check.detail
+    ok, _ = toolkit_summary(detect(fake_toolchain.env))
+    assert ok
+
+
+needs_no_npu_here = pytest.mark.skipif(refuse_reason("run") is None, reason="this machine has the NPU toolchain")
+
+
+@needs_no_npu_here
+def test_check_cann_refuses_with_the_one_line_reason(gelu_session):
+    from ascendcraft_lab.backends.cann import check_cann
+    from ascendcraft_lab.passes.lower import load_dsl
+    from ascendcraft_lab.passes.session import SessionFolder
+    s = SessionFolder(gelu_session)
+    program = load_dsl(s.dsl_path().read_text(), str(s.dsl_path()), "Ascend910B2")
+    verdict, run = check_cann(program, s.read_stage("align"), ref=None, soc="Ascend910B2")
+    assert not verdict.correct and verdict.backend == "cann" and math.isinf(verdict.max_abs_err)
+    assert verdict.message == refuse_reason("run") and run.status == "refused"
+    assert _one_line(verdict.summary()) == verdict.message
+
+
+@needs_no_npu_here
+@pytest.mark.parametrize("command", ["build_main", "run_main", "profile_main"])
+def test_the_npu_commands_refuse_in_one_line(command, gelu_session, capsys):
+    from ascendcraft_lab.backends.cann import cli
+    code = getattr(cli, command)([str(gelu_session)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert _one_line(err).startswith(f"ascendcraft {command.removesuffix('_main')}: cannot ")

@@ -1,0 +1,68 @@
+"""Reading a recorded torch_npu `kernel_details.csv` into the profile view."""
+from __future__ import annotations
+
+import pytest
+
+from ascendcraft_lab.backends.cann.profile import parse_kernel_details, parse_records
+
+# Recorded in the documented layout: the base columns, then what aic_metrics=PipeUtilization adds
+# for a vector (AIV) kernel on Atlas A2. Two launches of our kernel around an unrelated aclnn op.
+KERNEL_DETAILS = """Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim,Mix Block Dim,Input Shapes,Input Data Types,Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID,aiv_time(us),aiv_total_cycles,aiv_vec_time(us),aiv_vec_ratio,aiv_scalar_time(us),aiv_scalar_ratio,aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),aiv_mte3_ratio,aiv_icache_miss_rate
+1,0,N/A,12,2,gelu_0,gelu,N/A,AI_VECTOR_CORE,1712000000000100.500,41.20,0.50,16,N/A,"16,16384",FLOAT,ND,"16,16384",FLOAT,ND,N/A,40.1,72180,19.6,0.49,4.4,0.11,32.5,0.81,9.6,0.24,0.01
+1,0,N/A,13,2,aclnnMul_MulAiCore_Mul,Mul,dynamic,AI_VECTOR_CORE,1712000000000150.000,9.30,1.50,8,N/A,"16,16384;16,16384",FLOAT;FLOAT,ND;ND,"16,16384",FLOAT,ND,N/A,9.0,16200,1.8,0.20,0.9,0.10,5.4,0.60,2.7,0.30,0.00
+2,0,N/A,14,2,gelu_0,gelu,N/A,AI_VECTOR_CORE,1712000000001100.500,39.20,0.50,16,N/A,"16,16384",FLOAT,ND,"16,16384",FLOAT,ND,N/A,38.0,68400,19.8,0.51,3.8,0.10,30.4,0.79,9.9,0.26,0.01
+"""
+
+
+def test_a_recorded_profile_becomes_time_block_dim_and_pipe_utilisation():
+    report = parse_kernel_details(KERNEL_DETAILS, "gelu")
+    assert report.launches == 2
+    assert report.kernel_time_us == pytest.approx(40.2)
+    assert report.block_dim == 16
+    assert report.pipe_utilisation == pytest.approx({"aiv_vec": 0.50, "aiv_scalar": 0.105, "aiv_mte2": 0.80, "aiv_mte3": 0.25})
+    assert report.bottleneck == "aiv_mte2"
+    assert report.all_names == ["gelu_0", "aclnnMul_MulAiCore_Mul"]
+
+
+def test_the_text_chart_has_one_bar_per_pipe_scaled_to_its_ratio():
+    text = parse_kernel_details(KERNEL_DETAILS, "gelu").text(width=20)
+    lines = text.splitlines()
+    assert lines[0] == "gelu: 2 launch(es), 40.20 us per launch, block dim 16"
+    mte2 = next(l for l in lines if l.lstrip().startswith("mte2 (vector core)"))
+    assert mte2.count("#") == 16 and mte2.endswith(" 80.0%")
+    assert lines[-1] == "  busiest: mte2 (vector core) (GM -> UB/L1 copy-in)"
+
+
+def test_the_html_chart_renders_bar_widths(tmp_path):
+    html = parse_kernel_details(KERNEL_DETAILS, "gelu")._repr_html_()
+    assert "width:80.0%" in html and "width:50.0%" in html and "<b>gelu</b>" in html
+
+
+def test_versions_without_prefixes_and_with_block_num_parse_too(tmp_path):
+    csv_path = tmp_path / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    csv_path.parent.mkdir()
+    csv_path.write_text("Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num,"
+                        "vec_ratio,mte2_ratio,mte3_ratio,scalar_ratio\n"
+                        "0,gelu,gelu,AI_CORE,10,12.5,0,8,0.4,N/A,0.2,0.1\n")
+    report = parse_kernel_details(tmp_path, "gelu")                # a folder holding the CSV
+    assert (report.kernel_time_us, report.block_dim) == (12.5, 8)
+    assert report.pipe_utilisation == {"vec": 0.4, "scalar": 0.1, "mte3": 0.2}   # N/A left out
+
+
+def test_a_kernel_missing_from_the_profile_is_named_with_what_is_there():
+    with pytest.raises(ValueError, match="no launch of `softmax` in the profile \\(kernels: gelu_0, aclnnMul"):
+        parse_kernel_details(KERNEL_DETAILS, "softmax")
+
+
+def test_a_csv_that_is_not_kernel_details_is_rejected():
+    with pytest.raises(ValueError, match="not a kernel_details.csv"):
+        parse_records("a,b\n1,2\n")
+
+
+def test_profile_command_shows_a_recorded_csv(tmp_path, capsys):
+    from ascendcraft_lab.backends.cann.cli import profile_main
+    src = tmp_path / "kernel_details.csv"
+    src.write_text(KERNEL_DETAILS)
+    assert profile_main(["--csv", str(src), "--kernel", "gelu", "--html", str(tmp_path / "p.html")]) == 0
+    assert "mte2 (vector core)" in capsys.readouterr().out
+    assert "width:80.0%" in (tmp_path / "p.html").read_text()

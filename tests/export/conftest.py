@@ -1,0 +1,17 @@
+"""Fixtures of the export tests: the gelu session (lowered from tests/cann/fixtures)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parents[1] / "cann" / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def gelu_session(tmp_path_factory) -> Path:
+    from ascendcraft_lab.passes.lower import lower_session
+    folder = tmp_path_factory.mktemp("export-session") / "gelu"
+    lower_session((FIXTURES / "gelu.dsl.py").read_text(), folder, reference=FIXTURES / "gelu.py",
+                  accept_all=True, dsl_name="gelu.dsl.py")
+    return folder

@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
         from .passes.lower import check_main
         return check_main(argv)
     if backend == "cann":
-        print("ascendcraft check: the cann backend is not built yet (it needs a CANN toolkit and torch_npu)", file=sys.stderr)
-        return 2
+        from .passes.lower import check_main
+        return check_main(argv)
     print(f"ascendcraft check: unknown backend {backend!r}; use interpreter, emulator or cann", file=sys.stderr)
     return 2

@@ -27,7 +27,7 @@ COMMANDS = [
     Command("emulate", "run hand-written AscendC on the CPU emulator", "ascendcraft_lab.backends.emulator.cli:main"),
     Command("bench", "Comp@1 / Pass@1 / Fast_p over a folder of reference files", None),
     Command("lab", "start JupyterLab on notebooks/", None),
-    Command("export", "export a session to MultiKernelBench's submission format", None),
+    Command("export", "export a session to MultiKernelBench's submission format (--format mkb|mkb-direct)", "ascendcraft_lab.export.mkb:main"),
     Command("doctor", "what is available: compiler, CANN, torch_npu, NPU, LLM endpoint", "ascendcraft_lab.doctor:main"),
 ]
 

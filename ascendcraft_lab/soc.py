@@ -33,6 +33,16 @@ class Soc:
         """Bytes a kernel may give to InitBuffer in total."""
         return self.ub_bytes - self.ub_reserved
 
+    @property
+    def ub_for_tiles(self) -> int:
+        """What the DSL's tiles may take (`UB_BYTES`, `ub_elems`): the usable UB less a small
+        reserve for the buffers the lowering adds beside them (a scalar staging block, one
+        block per scalar output, Compare's 256-byte padding)."""
+        return self.ub_usable - LOWERING_RESERVE
+
+
+LOWERING_RESERVE = 1024
+
 
 SOCS: dict[str, Soc] = {
     s.name: s

@@ -221,6 +221,17 @@ def check_main(argv: list[str] | None = None) -> int:
             soc = args.soc
             bundle = render(program, LowerOptions(soc=get_soc(soc).name), len(PIPELINE))
             ref_path = args.ref
+        if args.backend == "cann":
+            from ..backends.cann import check_cann
+            from ..backends.cann.detect import refuse_reason
+            reason = refuse_reason("run")
+            if reason:
+                print(f"ascendcraft check: {reason}", file=sys.stderr)
+                return 2
+            ref = load_reference(ref_path, overrides=overrides or None, seed=args.seed)
+            verdict, run = check_cann(program, bundle, ref, soc)
+            print(verdict.summary())
+            return 0 if verdict.correct else 1
         ref = load_reference(ref_path, overrides=overrides or None, seed=args.seed)
         verdict, run = check_emulator(program, bundle, ref, soc=soc)
     except DslError as exc:

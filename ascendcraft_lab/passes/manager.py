@@ -60,6 +60,10 @@ class Step:
     def failed(self) -> bool:
         return bool(self.conflicts) or any(f.severity == "error" for f in self.findings)
 
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
 
 def run_pipeline(
     program,

@@ -103,12 +103,12 @@ class Plan:
     def aligned_fields(self) -> dict[str, int]:
         return {f.name: f.aligned for f in self.tiling_fields if f.aligned}
 
-    def tiling_values(self, options) -> dict[str, int | float]:
-        """Every tiling field's value for the options' shapes (defaults when none are given)."""
-        shapes = dict(options.shapes) if getattr(options, "shapes", None) else default_shapes(self.program, self.soc)
+    def tiling_values(self, options, dim_size: int = 1 << 16) -> dict[str, int | float]:
+        """Every tiling field's value for the options' shapes (sample dims when none are given)."""
+        shapes = dict(options.shapes) if getattr(options, "shapes", None) else default_shapes(self.program, self.soc, dim_size)
         scalars = dict(getattr(options, "scalars", {}) or {})
         for p in self.program.scalars:
-            scalars.setdefault(p.name, 1 if not p.dtype.is_float else 0.5)
+            scalars.setdefault(p.name, 1 if p.dtype.is_int else 0.5)
         values = evaluate_host(self.program, shapes, scalars, self.soc)
         values.update(bind_dims(self.program, shapes))
         values.update(scalars)
@@ -118,7 +118,8 @@ class Plan:
 def default_shapes(program: ir.Program, soc: Soc, size: int = 1 << 16) -> dict[str, tuple[int, ...]]:
     """Large shapes (every named dim = `size`) for evaluating buffer sizes when no reference is given:
     tiles then reach their UB-bound maximum, which is what the budget check needs."""
-    env = {d: size for d in program.dim_names()}
+    env: dict = {d: size for d in program.dim_names()}
+    env.update({p.name: (1 if p.dtype.is_int else 0.5) for p in program.scalars})
     ev = HostEvaluator(soc, env, program.path, program.source)
     return {t.name: tuple(int(ev.eval(d)) for d in t.dims) for t in program.tensors()}
 
@@ -178,7 +179,7 @@ def _tiling_fields(program: ir.Program, soc: Soc) -> list[TilingField]:
 def _aligned_elems(e: ir.Expr, host_vars: Mapping[str, ir.Expr], soc: Soc, depth: int = 0) -> int:
     """Elements the value of host expression `e` is provably a multiple of (0: unknown).
 
-    ub_elems(dtype, ...) is a whole number of 32-byte blocks; align_up/align_down(a, m) are
+    ub_elems(dtype, ...) is a whole number of 256-byte repeats; align_up/align_down(a, m) are
     multiples of m; a product is a multiple of either factor's; min/max of multiples of m are
     multiples of m. Anything else (a dim, a division) proves nothing.
     """
@@ -191,7 +192,7 @@ def _aligned_elems(e: ir.Expr, host_vars: Mapping[str, ir.Expr], soc: Soc, depth
         return rec(host_vars[e.id])
     if isinstance(e, ir.Call):
         if e.op == "ub_elems" and isinstance(e.args[0], ir.DTypeRef):
-            return max(soc.block_bytes // e.args[0].dtype.nbytes, 1)
+            return max(soc.repeat_bytes // e.args[0].dtype.nbytes, 1)   # whole vector repeats
         if e.op in ("align_up", "align_down") and isinstance(e.args[1], ir.Const):
             return int(e.args[1].value)
         if e.op == "mul":

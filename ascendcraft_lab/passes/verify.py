@@ -80,7 +80,8 @@ def _run_tiling_probe(plan: Plan, bundle: Bundle, dims: Mapping[str, int], scala
             out = subprocess.run(["g++", "-std=c++17", "-O0", "-I", str(root / "host"), str(root / plan.tiling_impl_path),
                                   str(root / "probe.cpp"), "-o", str(exe) + ".tmp"], capture_output=True, text=True)
             if out.returncode:
-                return None, f"the host tiling code does not compile: {out.stderr.strip().splitlines()[0] if out.stderr else ''}"
+                first = next((l for l in out.stderr.splitlines() if "error" in l), out.stderr.strip()[:200])
+                return None, f"the host tiling code does not compile: {first.replace(str(root) + '/', '')}"
             Path(str(exe) + ".tmp").rename(exe)
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)
     if run.returncode:

@@ -38,7 +38,7 @@ def test_dropped_enque_is_caught_by_compute(gelu, gelu_steps):
 
 
 def test_unaligned_datacopy_is_caught_by_align(gelu, gelu_steps):
-    bundle = mutate(gelu_steps, r"DataCopyPad\(xu, (xGm\[[^\]]+\]), copyParams, padParams\);", r"DataCopy(xu, \1, cLen);")
+    bundle = mutate(gelu_steps, r"DataCopyPad\(xu, (xGm\[[^\]]+\]), xuCopy, xuPad\);", r"DataCopy(xu, \1, cLen);")
     found = check_step(get_pass("align"), gelu, bundle, LowerOptions())
     assert kinds(found, "align") == {("align", "unaligned-datacopy")}
     hit = next(f for f in found if f.kind == "unaligned-datacopy")
@@ -47,7 +47,7 @@ def test_unaligned_datacopy_is_caught_by_align(gelu, gelu_steps):
 
 
 def test_aligned_datacopy_count_passes_align(gelu, gelu_steps):
-    bundle = mutate(gelu_steps, r"DataCopyPad\(xu, (xGm\[[^\]]+\]), copyParams, padParams\);", r"DataCopy(xu, \1, 64);")
+    bundle = mutate(gelu_steps, r"DataCopyPad\(xu, (xGm\[[^\]]+\]), xuCopy, xuPad\);", r"DataCopy(xu, \1, 64);")
     found = check_step(get_pass("align"), gelu, bundle, LowerOptions())
     assert not kinds(found, "align")
 

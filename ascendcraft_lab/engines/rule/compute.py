@@ -368,14 +368,28 @@ class ComputeLowering:
         self._unary_into(out.name, base.name, "pow", n, exponent=self._scalar(exp))
 
     def _scan(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
-        op = "+" if e.op == "cumsum" else "*"
         acc = self.ctx.scalar_name("carry")
-        self.em.line(f"// {e.op}: a running {'sum' if op == '+' else 'product'} on the scalar unit, element by element")
+        init = self._scalar(e.args[1])
         self.ctx.sync("V_S")
-        self.em.line(f"{out.dtype.cpp} {acc} = {self._scalar(e.args[1])};")
-        with self.em.block(f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)"):
-            self.em.line(f"{acc} = {acc} {op} {src.name}.GetValue(i);")
-            self.em.line(f"{out.name}.SetValue(i, {acc});")
+        t = out.dtype.cpp
+        if e.op == "cumsum":
+            # Compensated (Kahan) summation: over a long row the rounding error stays near one
+            # ulp instead of growing with the row length, as a plain running sum's would.
+            self.em.line("// cumsum: a compensated (Kahan) running sum on the scalar unit, element by element")
+            self.em.line(f"{t} {acc} = {init};")
+            self.em.line(f"{t} {acc}Lost = 0;  // the low-order part the running sum could not hold")
+            with self.em.block(f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)"):
+                self.em.line(f"const {t} term = {src.name}.GetValue(i) - {acc}Lost;")
+                self.em.line(f"const {t} next = {acc} + term;")
+                self.em.line(f"{acc}Lost = (next - {acc}) - term;")
+                self.em.line(f"{acc} = next;")
+                self.em.line(f"{out.name}.SetValue(i, {acc});")
+        else:
+            self.em.line("// cumprod: a running product on the scalar unit, element by element")
+            self.em.line(f"{t} {acc} = {init};")
+            with self.em.block(f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)"):
+                self.em.line(f"{acc} = {acc} * {src.name}.GetValue(i);")
+                self.em.line(f"{out.name}.SetValue(i, {acc});")
         self.ctx.sync("S_V")
 
     def _window(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
@@ -405,9 +419,10 @@ class ComputeLowering:
             work = self.ctx.take_slot(src.dtype)
             api = {"reduce_sum": "ReduceSum", "reduce_max": "ReduceMax", "reduce_min": "ReduceMin"}[e.op]
             extra = "" if e.op == "reduce_sum" else ", false"
-            self.em.line(f"{api}(scalarTmp, {src.name}, {work.name}, {n}{extra});")
+            dst = "scalarTmp" if src.dtype is ir.DType.f32 else f"scalarTmp.ReinterpretCast<{src.dtype.cpp}>()"
+            self.em.line(f"{api}({dst}, {src.name}, {work.name}, {n}{extra});")
             self.ctx.sync("V_S")
-            self.em.line(f"{dt.cpp} {name} = scalarTmp.GetValue(0);")
+            self.em.line(f"{dt.cpp} {name} = {dst}.GetValue(0);")
             self.ctx.release(work)
         elif e.op in ("first", "last"):
             self.ctx.sync("V_S")

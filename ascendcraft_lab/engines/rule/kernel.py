@@ -148,14 +148,35 @@ class KernelGen:
         collect(self.p.kernel.body)
         numbered = len(groups) > 1
         methods = []
+        group_of: dict[int, int] = {}
         for gi, group in enumerate(groups, 1):
             for st in group:
                 m = StageMethod(STAGE_METHOD[st.kind] + (str(gi) if numbered else ""), st)
                 self.stage_of[id(st)] = m
+                group_of[id(st)] = gi
                 methods.append(m)
+        self.persistent = self._persistent_tiles(groups, group_of)
         for m in methods:
             self._render_stage(m)
         return methods
+
+    def _persistent_tiles(self, groups, group_of) -> set[str]:
+        """Loaded tiles read by compute stages of another stage group (a weight loaded once per
+        core, used for every row): dequeued once after their copy and kept until the end."""
+        loaded = {}
+        for group in groups:
+            for st in group:
+                if st.kind is ir.StageKind.copyin:
+                    for s in st.body:
+                        if isinstance(s, ir.Load):
+                            loaded[s.target] = group_of[id(st)]
+        keep = set()
+        for group in groups:
+            for st in group:
+                if st.kind is ir.StageKind.compute:
+                    reads = {n.id for x in st.body for n in ir.walk(x) if isinstance(n, ir.Name)}
+                    keep |= {t for t in reads if t in loaded and loaded[t] != group_of[id(st)]}
+        return keep
 
     def _render_stage(self, m: StageMethod) -> None:
         em = Emitter()
@@ -202,7 +223,7 @@ class KernelGen:
         for axis, ix in enumerate(ref.index or ()):
             stride = None
             for d in shape[axis + 1:]:
-                part = self.scalar_text(d)
+                part = _paren(self.scalar_text(d))
                 stride = part if stride is None else f"{stride} * {part}"
             if isinstance(ix, ir.IndexExpr):
                 e = ix.expr
@@ -240,17 +261,17 @@ class KernelGen:
             raise LoweringError(f"{self.plan.soc.name} has no DataCopyPad and `{count}` elements is not provably a "
                                 "multiple of 32 bytes; make the tile and the row lengths multiples of "
                                 f"{32 // dtype.nbytes} elements")
-        bytes_ = f"static_cast<uint32_t>({count} * sizeof({dtype.cpp}))"
+        bytes_ = f"static_cast<uint32_t>({_paren(count)} * sizeof({dtype.cpp}))"
         if direction == "in":
             em.line(f"// {count} elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0")
-            em.line(f"DataCopyExtParams copyParams{{1, {bytes_}, 0, 0, 0}};")
-            em.line(f"DataCopyPadExtParams<{dtype.cpp}> padParams{{true, 0, "
-                    f"static_cast<uint8_t>(AlignUp({count}, {32 // dtype.nbytes}) - ({count})), 0}};")
-            em.line(f"DataCopyPad({local}, {gm_expr}, copyParams, padParams);")
+            em.line(f"DataCopyExtParams {local}Copy{{1, {bytes_}, 0, 0, 0}};")
+            em.line(f"DataCopyPadExtParams<{dtype.cpp}> {local}Pad{{true, 0, "
+                    f"static_cast<uint8_t>(AlignUp({count}, {32 // dtype.nbytes}) - {_paren(count)}), 0}};")
+            em.line(f"DataCopyPad({local}, {gm_expr}, {local}Copy, {local}Pad);")
         else:
             em.line(f"// DataCopyPad writes exactly {count} elements (DataCopy would round down to 32 bytes)")
-            em.line(f"DataCopyExtParams copyParams{{1, {bytes_}, 0, 0, 0}};")
-            em.line(f"DataCopyPad({gm_expr}, {local}, copyParams);")
+            em.line(f"DataCopyExtParams {local}Copy{{1, {bytes_}, 0, 0, 0}};")
+            em.line(f"DataCopyPad({gm_expr}, {local}, {local}Copy);")
 
     def _copy_in(self, em: Emitter, st) -> None:
         if not isinstance(st, ir.Load):
@@ -262,9 +283,12 @@ class KernelGen:
             em.line(f"{name} = {t.name}Gm.GetValue({off});")
             return
         q = f"{name}Queue"
-        em.line(f"LocalTensor<{ty.dtype.cpp}> {name} = {q}.AllocTensor<{ty.dtype.cpp}>();")
+        keep = st.target in self.persistent
+        em.line(f"{'' if keep else f'LocalTensor<{ty.dtype.cpp}> '}{name} = {q}.AllocTensor<{ty.dtype.cpp}>();")
         self._copy(em, "in", f"{t.name}Gm[{off}]", name, ty.dtype, self.count(ty, exact=True))
         em.line(f"{q}.EnQue({name});")
+        if keep:
+            em.line(f"{name} = {q}.DeQue<{ty.dtype.cpp}>();  // wait for the copy once; `{name}` stays in UB for the later stages")
 
     def _copy_out(self, em: Emitter, st) -> None:
         if not isinstance(st, ir.Store):
@@ -297,7 +321,7 @@ class KernelGen:
     def _compute(self, em: Emitter, stage: ir.Stage, lower: ComputeLowering, ctx: ComputeContext) -> None:
         reads = {n.id for s in stage.body for n in ir.walk(s) if isinstance(n, ir.Name)}
         defined = [s.target for s in stage.body if isinstance(s, ir.Assign)]
-        ins = [b for b in self.ub.buffers if b.role == "VECIN" and b.name in reads]
+        ins = [b for b in self.ub.buffers if b.role == "VECIN" and b.name in reads and b.name not in self.persistent]
         outs = [b for b in self.ub.buffers if b.role == "VECOUT" and b.name in defined]
         calcs = [b for b in self.ub.buffers if b.role == "VECCALC" and (b.name in defined or b.name in reads)]
         with em.dsl(stage.span.line):
@@ -345,6 +369,13 @@ class KernelGen:
 
     # -- Process ------------------------------------------------------------------------------
     def _process_body(self, em: Emitter, stmts, lower: ComputeLowering) -> None:
+        kept = [x.target for s in stmts if isinstance(s, ir.Stage) and s.kind is ir.StageKind.copyin
+                for x in s.body if isinstance(x, ir.Load) and x.target in self.persistent]
+        self._process_stmts(em, stmts, lower)
+        for name in kept:
+            em.line(f"{name}Queue.FreeTensor({cpp_name(name)});")
+
+    def _process_stmts(self, em: Emitter, stmts, lower: ComputeLowering) -> None:
         for s in stmts:
             line = s.span.line
             with em.dsl(line):
@@ -479,12 +510,12 @@ class KernelGen:
                             em.line(f"{v}Len = MinOf({v}Start + {_paren(per)}, {total}) - {v}Start;")
             for t in p.tensors():
                 gm = plan.gm[t.name]
-                total = " * ".join(self.scalar_text(d) for d in t.shape) or "1"
+                total = " * ".join(_paren(self.scalar_text(d)) for d in t.shape) or "1"
                 ptr = f"(__gm__ {t.dtype.cpp} *){cpp_name(t.name)}"
                 with em.dsl(t.span.line):
                     if gm.core_var:
                         v = cpp_name(gm.core_var)
-                        row = " * ".join(self.scalar_text(d) for d in t.shape[1:]) or "1"
+                        row = " * ".join(_paren(self.scalar_text(d)) for d in t.shape[1:]) or "1"
                         em.line(f"{t.name}Gm.SetGlobalBuffer({ptr} + {v}Begin * {_paren(row)}, ({v}End - {v}Begin) * {_paren(row)});")
                     else:
                         em.line(f"{t.name}Gm.SetGlobalBuffer({ptr}, {total});")
@@ -580,6 +611,8 @@ class KernelGen:
                 em.line(f"int64_t {cpp_name(s.var)}Start = 0;", dsl=s.span.line)
                 em.line(f"int64_t {cpp_name(s.var)}Len = 0;", dsl=s.span.line)
         if self.level >= 3:
+            for name in sorted(self.persistent):
+                em.line(f"LocalTensor<{self.p.local_type(name).dtype.cpp}> {cpp_name(name)};  // loaded once per core")
             if self.slots:
                 em.line("int64_t scratchSlotBytes = 0;")
             for name in sorted(self.members_scalar):
@@ -591,8 +624,13 @@ class KernelGen:
         params = ", ".join(f"GM_ADDR {n}" for n in gm + ["workspace", "tiling"])
         with em.block(f'extern "C" __global__ __aicore__ void {plan.entry}({params})', dsl=p.kernel.span.line):
             em.line("(void)workspace;  // this kernel needs no GM workspace")
-            em.line(f"REGISTER_TILING_DEFAULT({plan.tiling_struct});")
-            em.line("GET_TILING_DATA(tilingData, tiling);")
+            em.line(f"// A kernel-launch project reads its tiling struct straight from GM (GET_TILING_DATA")
+            em.line(f"// is for registered op projects): copy it word by word into a local struct.")
+            em.line(f"{plan.tiling_struct} tilingData;")
+            em.line(f"const __gm__ uint32_t *tilingWords = reinterpret_cast<const __gm__ uint32_t *>(tiling);")
+            em.line(f"uint32_t *words = reinterpret_cast<uint32_t *>(&tilingData);")
+            with em.block(f"for (uint32_t i = 0; i < sizeof({plan.tiling_struct}) / sizeof(uint32_t); ++i)"):
+                em.line("words[i] = tilingWords[i];")
             em.line(f"{plan.cls} op;")
             em.line(f"op.Init({', '.join(gm)}, tilingData);")
             em.line("op.Process();")

@@ -1,0 +1,276 @@
+"""The host side of the DSL: SoC constants, host builtins (`cdiv`, `ub_elems`, ...) and
+`evaluate_host`, which runs the `@host` tiling function on concrete shapes.
+
+The host function is evaluated by this module's own small evaluator (never `exec`): Python
+ints and floats, with a size guard so a hostile draft cannot build huge numbers.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from ..soc import Soc, get_soc
+from .errors import DslError
+from .ir import (Attr, Call, Const, DType, DTypeRef, Expr, Name, Program, ScalarParam, TensorParam,
+                 walk_exprs)
+from .ops import OpParam
+
+# SoC constants a host function may read, each with its doc (rendered into the reference).
+SOC_CONSTANTS: dict[str, tuple[Callable[[Soc], int], str]] = {
+    "VECTOR_CORES": (lambda s: s.vector_cores, "vector (AIV) cores of the SoC"),
+    "CUBE_CORES": (lambda s: s.cube_cores, "cube (AIC) cores of the SoC"),
+    "UB_BYTES": (lambda s: s.ub_for_tiles, "Unified Buffer bytes per vector core for the kernel's tiles (physical "
+                 "minus the runtime's reserve and 1 KiB the lowering keeps for its staging buffers)"),
+    "L1_BYTES": (lambda s: s.l1_bytes, "L1 buffer bytes"),
+    "L0A_BYTES": (lambda s: s.l0a_bytes, "L0A bytes"),
+    "L0B_BYTES": (lambda s: s.l0b_bytes, "L0B bytes"),
+    "L0C_BYTES": (lambda s: s.l0c_bytes, "L0C bytes"),
+    "BLOCK_BYTES": (lambda s: s.block_bytes, "alignment unit of UB addresses and DataCopy lengths (32)"),
+    "REPEAT_BYTES": (lambda s: s.repeat_bytes, "bytes one vector repeat processes (256)"),
+}
+
+
+@dataclass(frozen=True)
+class HostBuiltin:
+    name: str
+    params: tuple[OpParam, ...]
+    doc: str
+    variadic: bool = False   # min/max take two or more arguments
+
+    @property
+    def spelling(self) -> str:
+        if self.variadic:
+            return f"{self.name}(a, b, ...)"
+        parts = [p.name if p.default is None else f"{p.name}={p.default.value}" for p in self.params]
+        return f"{self.name}({', '.join(parts)})"
+
+
+def _i(name, default=None):
+    return OpParam(name, "int", None if default is None else Const(default, "int"))
+
+
+HOST_BUILTINS: dict[str, HostBuiltin] = {b.name: b for b in (
+    HostBuiltin("cdiv", (_i("a"), _i("b")), "ceil(a / b) for positive ints: blocks needed to cover a"),
+    HostBuiltin("align_up", (_i("a"), _i("m")), "a rounded up to a multiple of m"),
+    HostBuiltin("align_down", (_i("a"), _i("m")), "a rounded down to a multiple of m"),
+    HostBuiltin("min", (_i("a"), _i("b")), "smallest argument", variadic=True),
+    HostBuiltin("max", (_i("a"), _i("b")), "largest argument", variadic=True),
+    HostBuiltin("pow", (OpParam("a", "scalar"), OpParam("b", "scalar")), "a ** b as a float (bias corrections and the like)"),
+    HostBuiltin("ub_elems", (OpParam("dtype", "dtype"), _i("live", 1), _i("buffers", 2)),
+                "largest tile (elements) such that `live` tiles, each `buffers` times (2 = double buffering), "
+                "fit the UB for tiles; rounded down to whole 256-byte vector repeats (so also whole 32-byte blocks)"),
+)}
+
+# Arithmetic a host expression may use (ops-table names).
+HOST_OPS = ("add", "sub", "mul", "div", "floordiv", "mod", "neg")
+
+_LIMIT = 1 << 62
+
+
+def ub_elems(soc: Soc, dtype: DType, live: int = 1, buffers: int = 2) -> int:
+    """Largest tile so that `live * buffers` tiles fit the usable UB, in whole 32-byte blocks."""
+    if live < 1 or buffers < 1:
+        raise ValueError("ub_elems needs live >= 1 and buffers >= 1")
+    elems = soc.ub_for_tiles // (live * buffers * dtype.nbytes)
+    # Whole 256-byte vector repeats (so also whole 32-byte blocks): a full tile needs no
+    # padding for copies, and none for Compare, which works on whole repeats.
+    per_repeat = max(soc.repeat_bytes // dtype.nbytes, 1)
+    return elems // per_repeat * per_repeat
+
+
+class HostEvaluator:
+    """Evaluates host (and other static) expressions over a name -> number environment."""
+
+    def __init__(self, soc: Soc, env: Mapping[str, int | float], path: str = "<dsl>", source: str = ""):
+        self.soc = soc
+        self.env = dict(env)
+        self.path, self.source = path, source
+
+    def fail(self, node, msg, help=None) -> DslError:
+        return DslError(msg, node.span, help, self.path, self.source)
+
+    def eval(self, e: Expr):
+        v = self._eval(e)
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > _LIMIT:
+            raise self.fail(e, f"host value {v} is too large", "keep tiling values within 64-bit integers")
+        if isinstance(v, float) and math.isnan(v):
+            raise self.fail(e, "host expression is not a number (NaN)", "check the divisions in the tiling function")
+        return v
+
+    def _eval(self, e: Expr):
+        if isinstance(e, Const):
+            return e.value
+        if isinstance(e, Name):
+            if e.id in self.env:
+                return self.env[e.id]
+            if e.id in SOC_CONSTANTS:
+                return SOC_CONSTANTS[e.id][0](self.soc)
+            raise self.fail(e, f"`{e.id}` has no value here", "use a dim of a declared tensor, a scalar param, "
+                            "an earlier host variable or a SoC constant such as VECTOR_CORES")
+        if isinstance(e, Attr):
+            key = f"{e.obj.id}.{e.attr}"
+            if key in self.env:
+                return self.env[key]
+            raise self.fail(e, f"`{key}` has no value here", "only tiling fields and dims are known before launch")
+        if isinstance(e, DTypeRef):
+            return e.dtype
+        if isinstance(e, Call):
+            args = [self.eval(a) for a in e.args]
+            return self._call(e, args)
+        raise self.fail(e, "this expression cannot be evaluated on the host", None)
+
+    def _call(self, e: Call, a):
+        op = e.op
+        try:
+            if op == "add":
+                return a[0] + a[1]
+            if op == "sub":
+                return a[0] - a[1]
+            if op == "mul":
+                return a[0] * a[1]
+            if op == "div":
+                return a[0] / a[1]
+            if op == "floordiv":
+                return a[0] // a[1]
+            if op == "mod":
+                return a[0] % a[1]
+            if op == "neg":
+                return -a[0]
+            if op == "min":
+                return min(a)
+            if op == "max":
+                return max(a)
+            if op == "cdiv":
+                return -(-a[0] // a[1])
+            if op == "align_up":
+                return -(-a[0] // a[1]) * a[1]
+            if op == "align_down":
+                return a[0] // a[1] * a[1]
+            if op == "pow":
+                return float(a[0]) ** float(a[1])
+            if op == "ub_elems":
+                return ub_elems(self.soc, a[0], int(a[1]), int(a[2]))
+        except ZeroDivisionError:
+            raise self.fail(e, f"division by zero in `{op}`", "guard the divisor, e.g. max(x, 1)") from None
+        except OverflowError:
+            raise self.fail(e, f"`{op}` overflows", "keep tiling values within 64-bit numbers") from None
+        except (ValueError, TypeError) as err:
+            raise self.fail(e, f"`{op}` cannot take these values: {err}", None) from None
+        # Comparisons and other kernel ops have no host meaning.
+        raise self.fail(e, f"`{op}` is not available in the host function",
+                        "host expressions use + - * / // %, min, max, cdiv, align_up, align_down, pow and ub_elems")
+
+
+def bind_dims(program: Program, shapes: Mapping[str, tuple[int, ...]]) -> dict[str, int]:
+    """Bind symbolic dims from the concrete shapes of (some of) the kernel's tensors.
+
+    Plain-name dims bind; literal and expression dims are checked once every name is known.
+    Raises DslError at the declaration when a rank or a dim disagrees.
+    """
+    env: dict[str, int] = {}
+    scalar_names = {p.name for p in program.scalars}
+    for t in program.tensors():
+        if t.name not in shapes:
+            continue
+        shape = tuple(int(s) for s in shapes[t.name])
+        dims = t.dims
+        if len(shape) != len(dims):
+            raise DslError(f"`{t.name}` is declared with {len(dims)} dims {_dims_text(dims)} but the reference "
+                           f"tensor has {len(shape)}: {shape}", t.span,
+                           f"declare {len(shape)} dims, e.g. ({', '.join(_letters(len(shape)))})",
+                           program.path, program.source)
+        for d, n in zip(dims, shape):
+            if isinstance(d, Name) and d.id not in scalar_names:
+                if d.id in env and env[d.id] != n:
+                    raise DslError(f"dim `{d.id}` of `{t.name}` is {n} but another tensor binds it to {env[d.id]}",
+                                   d.span or t.span, "use different dim names for sizes that can differ",
+                                   program.path, program.source)
+                env[d.id] = n
+    return env
+
+
+def check_dims(program: Program, env: Mapping[str, int | float], shapes: Mapping[str, tuple[int, ...]], soc: Soc) -> None:
+    """Check literal and expression dims against the concrete shapes."""
+    ev = HostEvaluator(soc, env, program.path, program.source)
+    for t in program.tensors():
+        if t.name not in shapes:
+            continue
+        for d, n in zip(t.dims, shapes[t.name]):
+            if isinstance(d, Name):
+                continue
+            v = ev.eval(d)
+            if v != n:
+                from .printer import expr_text
+                raise DslError(f"dim `{expr_text(d)}` of `{t.name}` is {v} here but the reference tensor has {n}",
+                               d.span or t.span, "declare the dim with a name so it binds from the reference",
+                               program.path, program.source)
+
+
+def output_shape(program: Program, t: TensorParam, env: Mapping[str, int | float], soc: Soc) -> tuple[int, ...]:
+    """The concrete (reference) shape of a tensor whose dims are all known from `env`."""
+    ev = HostEvaluator(soc, env, program.path, program.source)
+    out = []
+    for d in t.dims:
+        v = ev.eval(d)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise DslError(f"dim of `{t.name}` evaluates to {v!r}, not a size", d.span or t.span,
+                           "dims are non-negative integers", program.path, program.source)
+        out.append(v)
+    return tuple(out)
+
+
+def evaluate_host(program: Program, shapes: Mapping[str, tuple[int, ...]], scalars: Mapping[str, int | float] | None = None,
+                  soc: Soc | str | None = None) -> dict[str, int | float]:
+    """Run the `@host` tiling function: `{"cores": n, <every Launch field>: value}`.
+
+    `shapes` maps tensor param names to concrete shapes (reference shapes); `scalars` maps
+    scalar param names to values. Checks the launch: 1 <= cores <= 65535.
+    """
+    soc = get_soc(soc) if not isinstance(soc, Soc) else soc
+    env: dict[str, int | float] = dict(bind_dims(program, shapes))
+    for p in program.scalars:
+        if scalars and p.name in scalars:
+            env[p.name] = scalars[p.name]
+    ev = HostEvaluator(soc, env, program.path, program.source)
+    host = program.host
+    for p in host.params:
+        if isinstance(p, ScalarParam) and p.name not in env:
+            raise DslError(f"host parameter `{p.name}` has no value", p.span,
+                           "pass the reference's scalars (get_inputs/get_init_inputs)", program.path, program.source)
+    for st in host.body:
+        ev.env[st.target] = ev.eval(st.value)
+    cores = ev.eval(host.launch.cores)
+    if not isinstance(cores, int) or isinstance(cores, bool) or not 1 <= cores <= 65535:
+        raise DslError(f"Launch cores is {cores!r} but a launch needs 1..65535 blocks", host.launch.cores.span,
+                       "use e.g. min(VECTOR_CORES, rows), which is at least 1 for a non-empty tensor",
+                       program.path, program.source)
+    result: dict[str, int | float] = {"cores": cores}
+    for f in host.launch.fields:
+        result[f.name] = ev.eval(f.value)
+    return result
+
+
+def host_names(program: Program) -> set[str]:
+    """Names a host expression may use: dims of the host's tensor params, its scalar params."""
+    names: set[str] = set()
+    for p in program.host.params:
+        if isinstance(p, TensorParam):
+            for d in p.dims:
+                names |= {n.id for n in walk_exprs(d) if isinstance(n, Name)}
+        elif isinstance(p, ScalarParam):
+            names.add(p.name)
+    return names
+
+
+def _dims_text(dims) -> str:
+    from .printer import expr_text
+    return "(" + ", ".join(expr_text(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
+
+
+def _letters(n: int) -> list[str]:
+    return ["B", "C", "H", "W", "N"][-n:] if n <= 5 else [f"D{i}" for i in range(n)]
+
+
+__all__ = ["SOC_CONSTANTS", "HOST_BUILTINS", "HOST_OPS", "ub_elems", "evaluate_host", "bind_dims", "HostEvaluator",
+           "output_shape", "check_dims", "host_names"]

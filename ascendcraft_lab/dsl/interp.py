@@ -1,0 +1,608 @@
+"""The numpy interpreter: runs a verified kernel for every core and every tile.
+
+It gives the DSL its executable meaning: the host function computes the launch, each core
+(block index 0..cores-1) runs the kernel body, loads copy GM views into UB tiles, stores write
+them back (accumulating stores add), and every value keeps the kernel's dtype (fp16 math stays
+fp16 unless the DSL casts). The UB budget of the SoC is enforced at run time for the actual
+tile sizes, GM accesses are bounds-checked, and a loop budget turns a runaway draft into a
+DslError instead of a hang.
+
+The kernel is compiled once per run into Python closures (constants folded: dims, scalar
+params and tiling fields), so the per-tile cost is a handful of numpy calls.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Mapping
+
+import numpy as np
+
+from ..soc import Soc, get_soc
+from .buffers import UbUsage, align, budget_error, capacity_limit, stmt_temps
+from .errors import DslError
+from .host import bind_dims, output_shape
+from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef, Expr, For, If,
+                 IndexExpr, IndexSlice, IndexWindows, Level, Load, Name, Program, Range, RangeType, ScalarType, Stage,
+                 Store, Str, TensorRole, TileType, Tiles, walk_exprs)
+from .ops import OPS, cast_numpy, to_bf16
+from .verifier import _unify, check_launch, verify
+
+DEFAULT_MAX_ITERATIONS = 5_000_000
+MAX_OUTPUT_ELEMS = 1 << 26        # 256 MiB of f32: far beyond any reference the checker runs
+
+
+class RangeVal:
+    """The value of a range variable: [start, start + len), `index` = which tile."""
+
+    __slots__ = ("start", "len", "index")
+
+    def __init__(self, start: int, length: int, index: int):
+        self.start, self.len, self.index = start, length, index
+
+
+class RunOutputs(dict):
+    """Output name -> array, plus what the run observed."""
+
+    launch: dict
+    unwritten: dict      # output name -> elements never stored
+    ub_peak: int         # bytes of UB the run needed (buffers x copies + scratch)
+
+
+def run(program: Program, inputs: Mapping[str, object], soc: Soc | str | None = None, *,
+        max_iterations: int = DEFAULT_MAX_ITERATIONS) -> RunOutputs:
+    """Run `program` on `inputs` (kernel param name -> ndarray or scalar); returns the outputs.
+
+    Tensor inputs are taken in the declared dtype (bf16 values are rounded to bf16); outputs
+    come back in the reference shape (not the kernel's grouped view).
+    """
+    soc = soc if isinstance(soc, Soc) else get_soc(soc)
+    if not program.verified:
+        program = verify(program)
+    return _Run(program, inputs, soc, max_iterations).go()
+
+
+class _Run:
+    def __init__(self, program: Program, inputs, soc: Soc, max_iterations: int):
+        self.p = program
+        self.soc = soc
+        self.max_iterations = max_iterations
+        self.iterations = 0
+        self.consts: dict[str, object] = {}
+        self.arrays: dict[str, np.ndarray] = {}      # tensor name -> view-shaped array
+        self.written: dict[str, np.ndarray] = {}
+        self.full_outputs: dict[str, np.ndarray] = {}
+        self._bind(inputs)
+        self.ub = _UbTracker(program, soc)
+
+    def err(self, node, msg, help=None) -> DslError:
+        return DslError(msg, node.span if node is not None else None, help, self.p.path, self.p.source)
+
+    # -- binding ---------------------------------------------------------------------------
+    def _bind(self, inputs):
+        p = self.p
+        shapes, scalars = {}, {}
+        for t in p.tensors():
+            if t.role is TensorRole.output:
+                continue
+            if t.name not in inputs:
+                raise self.err(t, f"no value for tensor `{t.name}`", "pass every GM and Param tensor")
+            shapes[t.name] = np.shape(inputs[t.name])
+        for s in p.scalars:
+            if s.name not in inputs:
+                raise self.err(s, f"no value for scalar `{s.name}`", "pass every scalar parameter")
+            scalars[s.name] = _py(inputs[s.name], s.dtype)
+        self.launch = check_launch(p, shapes, scalars, self.soc)
+        env = dict(bind_dims(p, shapes))
+        env.update(scalars)
+        self.consts.update(env)
+        tp = p.tiling_param
+        if tp is not None:
+            self.consts.update({f"{tp.name}.{k}": v for k, v in self.launch.items()})
+        for t in p.tensors():
+            if t.role is TensorRole.output:
+                shape = output_shape(p, t, env, self.soc)
+                size = int(np.prod(shape, dtype=np.int64))
+                if size > MAX_OUTPUT_ELEMS:
+                    raise self.err(t, f"output `{t.name}` would have {size} elements, more than the interpreter's "
+                                   f"limit of {MAX_OUTPUT_ELEMS}", "check the output dims against the reference's output")
+                full = np.zeros(shape, dtype=t.dtype.np)
+                self.full_outputs[t.name] = full
+                view_shape = tuple(int(np.prod(shape[i:i + len(g)], dtype=np.int64)) for i, g in _group_starts(t.groups))
+                self.arrays[t.name] = full.reshape(view_shape)
+                self.written[t.name] = np.zeros(view_shape, dtype=bool)
+            else:
+                a = np.asarray(inputs[t.name])
+                if t.dtype is DType.bf16:
+                    a = to_bf16(a.astype(np.float32))
+                else:
+                    a = a.astype(t.dtype.np, copy=False)
+                shape = a.shape
+                view_shape = tuple(int(np.prod(shape[i:i + len(g)], dtype=np.int64)) for i, g in _group_starts(t.groups))
+                self.arrays[t.name] = np.ascontiguousarray(a).reshape(view_shape)
+
+    # -- run -------------------------------------------------------------------------------
+    def go(self) -> RunOutputs:
+        body = self._block(self.p.kernel.body)
+        cores = int(self.launch["cores"])
+        with np.errstate(all="ignore"):
+            for b in range(cores):
+                env = {"__block__": b}
+                body(env)
+        out = RunOutputs()
+        out.update(self.full_outputs)
+        out.launch = self.launch
+        out.unwritten = {n: int(w.size - np.count_nonzero(w)) for n, w in self.written.items()}
+        out.ub_peak = self.ub.peak
+        return out
+
+    # -- statements ------------------------------------------------------------------------
+    def _block(self, stmts):
+        fns = [self._stmt(s) for s in stmts]
+        if len(fns) == 1:
+            return fns[0]
+
+        def block(env):
+            for f in fns:
+                f(env)
+        return block
+
+    def _guard(self, st, fn):
+        """Turn numpy/Python failures inside one statement into a DslError at that statement."""
+        def guarded(env):
+            try:
+                fn(env)
+            except DslError:
+                raise
+            except (ValueError, OverflowError, ZeroDivisionError, TypeError, IndexError, FloatingPointError) as e:
+                raise self.err(st, f"at run time: {e}", "check the index arithmetic and the tile sizes") from None
+        return guarded
+
+    def _stmt(self, st):
+        if isinstance(st, Stage):
+            return self._block(st.body)
+        if isinstance(st, Assign):
+            return self._guard(st, self._assign(st))
+        if isinstance(st, Load):
+            return self._guard(st, self._load(st))
+        if isinstance(st, Store):
+            return self._guard(st, self._store(st))
+        if isinstance(st, For):
+            return self._guard(st, self._for(st))   # the iterator's own arithmetic can fail too
+        if isinstance(st, If):
+            cond = self._expr(st.cond)
+            body = self._block(st.body)
+            orelse = self._block(st.orelse) if st.orelse else None
+
+            def if_(env):
+                if cond(env):
+                    body(env)
+                elif orelse is not None:
+                    orelse(env)
+            return self._guard(st, if_)
+        if isinstance(st, Barrier):
+            return lambda env: None
+        raise self.err(st, f"cannot run {type(st).__name__}")
+
+    def _assign(self, st: Assign):
+        value = self._expr(st.value)
+        name = st.target
+        t = st.value.type
+        if isinstance(t, TileType):
+            temps = stmt_temps(st)
+            leaves = sorted({n.id for n in walk_exprs(st.value) if isinstance(n, Name) and isinstance(n.type, TileType)})
+            ub = self.ub
+
+            def assign_tile(env):
+                v = value(env)
+                if not isinstance(v, np.ndarray):   # a scalar broadcast by `yu = s`-like code cannot happen; keep safe
+                    v = np.asarray(v)
+                env[name] = v
+                ub.note(name, v.size, st)
+                if temps:
+                    big = max([v.nbytes] + [env[n].nbytes for n in leaves if n in env])
+                    ub.note_scratch(temps * align(big, ub.block), st)
+            return assign_tile
+        temps = stmt_temps(st)
+        dtype = self.p.local_type(name).dtype
+        if temps:
+            leaves = sorted({n.id for n in walk_exprs(st.value) if isinstance(n, Name) and isinstance(n.type, TileType)})
+            ub = self.ub
+
+            def assign_scalar_from_tiles(env):
+                env[name] = _rep(value(env), dtype)
+                big = max([env[n].nbytes for n in leaves if n in env], default=0)
+                ub.note_scratch(temps * align(big, ub.block), st)
+            return assign_scalar_from_tiles
+
+        def assign_scalar(env):
+            env[name] = _rep(value(env), dtype)
+        return assign_scalar
+
+    def _index(self, g, write: bool):
+        """A function env -> (numpy index tuple, shape of the kept axes), bounds-checked."""
+        arr = self.arrays[g.tensor]
+        dims = arr.shape
+        if g.index is None:
+            return lambda env: ()
+        parts = []
+        for axis, (ix, size) in enumerate(zip(g.index, dims)):
+            parts.append(self._index_part(g, ix, axis, size))
+
+        def index(env):
+            return tuple(f(env) for f in parts)
+        return index
+
+    def _index_part(self, g, ix, axis: int, size: int):
+        name = g.tensor
+
+        def oob(what, lo, hi):
+            return self.err(ix, f"{what} [{lo}, {hi}) is outside axis {axis} of `{name}` (size {size})",
+                            "check the core split and tile arithmetic; the last tile is c.len long")
+        if isinstance(ix, IndexExpr):
+            if isinstance(ix.expr.type, RangeType):
+                f = self._expr(ix.expr)
+
+                def rng(env):
+                    r = f(env)
+                    if r.start < 0 or r.start + r.len > size:
+                        raise oob("range", r.start, r.start + r.len)
+                    return slice(r.start, r.start + r.len)
+                return rng
+            f = self._expr(ix.expr)
+
+            def at(env):
+                i = f(env)
+                if not 0 <= i < size:
+                    raise self.err(ix, f"index {i} is outside axis {axis} of `{name}` (size {size})",
+                                   "check the core split and the index arithmetic")
+                return i
+            return at
+        if isinstance(ix, IndexSlice):
+            lo = self._expr(ix.lo) if ix.lo is not None else (lambda env: 0)
+            hi = self._expr(ix.hi) if ix.hi is not None else (lambda env: size)
+
+            def sl(env):
+                a, b = lo(env), hi(env)
+                if not 0 <= a <= b <= size:
+                    raise oob("slice", a, b)
+                return slice(a, b)
+            return sl
+        assert isinstance(ix, IndexWindows)
+        var, k, s = self._expr(ix.var), self._expr(ix.k), self._expr(ix.stride)
+
+        def win(env):
+            r, kk, ss = var(env), k(env), s(env)
+            if kk < 1 or ss < 1:
+                raise self.err(ix, f"windows() needs k >= 1 and stride >= 1, got {kk} and {ss}", None)
+            start = r.start * ss
+            n = (r.len - 1) * ss + kk if r.len > 0 else 0
+            if start < 0 or start + n > size:
+                raise oob("window span", start, start + n)
+            return slice(start, start + n)
+        return win
+
+    def _load(self, st: Load):
+        index = self._index(st.src, write=False)
+        arr = self.arrays[st.src.tensor]
+        name = st.target
+        ub = self.ub
+        tile = isinstance(self.p.local_type(name), TileType)
+        dtype = self.p.local_type(name).dtype
+
+        def load(env):
+            v = arr[index(env)]
+            if tile:
+                v = v.copy()
+                env[name] = v
+                ub.note(name, v.size, st)
+            else:
+                env[name] = _rep(v, dtype)
+        return load
+
+    def _store(self, st: Store):
+        index = self._index(st.dst, write=True)
+        arr = self.arrays[st.dst.tensor]
+        written = self.written[st.dst.tensor]
+        name = st.value.id
+        acc = st.accumulate
+
+        def store(env):
+            idx = index(env)
+            v = env[name]
+            if isinstance(v, np.ndarray):
+                target_shape = arr[idx].shape
+                if v.shape != target_shape:
+                    raise self.err(st, f"tile `{name}` has {v.shape[0] if v.ndim else 1} elements but the GM view has "
+                                   f"{target_shape[0] if target_shape else 1}",
+                                   "store into a view with the tile's extent")
+            if acc:
+                arr[idx] += v
+            else:
+                arr[idx] = v
+            written[idx] = True
+        return store
+
+    def _for(self, st: For):
+        body = self._block(st.body)
+        it = st.iter
+        var = st.var
+        limit = self.max_iterations
+
+        def count(n):
+            self.iterations += n
+            if self.iterations > limit:
+                raise self.err(st, f"the kernel runs more than {limit} loop iterations",
+                               "use larger tiles (t.tile) or fewer rows per core; the interpreter stops runaway loops")
+
+        if isinstance(it, CoreRows):
+            rows, total = self._expr(it.rows), self._expr(it.total)
+
+            def core_rows(env):
+                n, tot = rows(env), total(env)
+                if n < 0:
+                    raise self.err(it, f"core_rows() gets {n} rows per core", "rows per core is cdiv(total, cores) >= 0")
+                start = env["__block__"] * n
+                stop = min(start + n, tot)
+                count(max(stop - start, 0))
+                for r in range(start, stop):
+                    env[var] = r
+                    body(env)
+            return core_rows
+        if isinstance(it, CoreChunk):
+            size, total = self._expr(it.size), self._expr(it.total)
+
+            def core_chunk(env):
+                n, tot = size(env), total(env)
+                if n < 1:
+                    raise self.err(it, f"core_chunk() gets a chunk of {n}", "the per-core size is at least 1")
+                b = env["__block__"]
+                start = b * n
+                if start < tot:
+                    count(1)
+                    env[var] = RangeVal(start, min(n, tot - start), b)
+                    body(env)
+            return core_chunk
+        if isinstance(it, Tiles):
+            ext, step = self._expr(it.extent), self._expr(it.step)
+            ranged = isinstance(it.extent.type, RangeType)
+
+            def tiles(env):
+                s = step(env)
+                if s < 1:
+                    raise self.err(it, f"tiles() gets a step of {s}", "the tile size must be at least 1 element")
+                e = ext(env)
+                base, end = (e.start, e.start + e.len) if ranged else (0, e)
+                n = -(-(end - base) // s) if end > base else 0
+                count(n)
+                for i in range(n):
+                    start = base + i * s
+                    env[var] = RangeVal(start, min(s, end - start), i)
+                    body(env)
+            return tiles
+        assert isinstance(it, Range)
+        a, b, c = self._expr(it.start), self._expr(it.stop), self._expr(it.step)
+
+        def range_(env):
+            lo, hi, step = a(env), b(env), c(env)
+            if step == 0:
+                raise self.err(it, "range() step is zero", "use a non-zero step")
+            rg = range(lo, hi, step)
+            count(len(rg))
+            for i in rg:
+                env[var] = i
+                body(env)
+        return range_
+
+    # -- expressions -----------------------------------------------------------------------
+    def _expr(self, e: Expr):
+        if isinstance(e, Const):
+            v = _rep(e.value, e.type.dtype) if e.kind != "float" else e.value
+            return lambda env: v
+        if isinstance(e, Name):
+            if e.id in self.consts:
+                v = self.consts[e.id]
+                return lambda env: v
+            name = e.id
+            return lambda env: env[name]
+        if isinstance(e, Attr):
+            key = f"{e.obj.id}.{e.attr}"
+            if key in self.consts:
+                v = self.consts[key]
+                return lambda env: v
+            obj, attr = e.obj.id, e.attr
+            getter = operator.attrgetter(attr)
+            return lambda env: getter(env[obj])
+        if isinstance(e, (DTypeRef, Str)):
+            v = e.dtype if isinstance(e, DTypeRef) else e.value
+            return lambda env: v
+        assert isinstance(e, Call)
+        return self._call(e)
+
+    def _call(self, e: Call):
+        spec = OPS[e.op]
+        cat = spec.category
+        args = [self._expr(a) for a in e.args]
+        types = [a.type for a in e.args]
+        rt = e.type
+        fn = spec.numpy
+        if cat in ("binary", "compare", "intbinary"):
+            tiles = [t for t in types if isinstance(t, TileType)]
+            if tiles:
+                od = tiles[0].dtype
+            elif cat == "compare":
+                od = _unify(types[0], types[1]).dtype
+            else:
+                od = rt.dtype
+            if not tiles and od.is_int:
+                pyop = _PY_INT[e.op]
+                fa, fb = args
+
+                def int_op(env):
+                    return pyop(int(fa(env)), int(fb(env)))
+                if cat == "compare":
+                    return lambda env: bool(int_op(env))
+                if od is not rt.dtype:   # int / int -> f32, int ** int -> f32
+                    conv = _scalar_conv(rt.dtype)
+                    fa2, fb2 = args
+                    return lambda env: fn(conv(fa2(env)), conv(fb2(env)))
+                return int_op
+            ca = _conv_for(types[0], od)
+            cb = _conv_for(types[1], od)
+            fa, fb = args
+            if tiles:
+                return lambda env: fn(ca(fa(env)), cb(fb(env)))
+            if cat == "compare":
+                return lambda env: bool(fn(ca(fa(env)), cb(fb(env))))
+            return lambda env: fn(ca(fa(env)), cb(fb(env)))
+        if cat == "unary":
+            f = args[0]
+            if isinstance(rt, ScalarType) and rt.dtype.is_int:
+                pyf = {"neg": operator.neg, "abs": abs, "relu": lambda x: max(x, 0)}[e.op]
+                return lambda env: pyf(f(env))
+            c = _conv_for(types[0], rt.dtype)
+            return lambda env: fn(c(f(env)))
+        if cat == "select":
+            fm, fa, fb = args
+            ca, cb = _conv_for(types[1], rt.dtype), _conv_for(types[2], rt.dtype)
+            dt = rt.dtype.np
+            return lambda env: np.where(fm(env), ca(fa(env)), cb(fb(env))).astype(dt, copy=False)
+        if cat == "clamp":
+            fx, flo, fhi = args
+            c = _scalar_conv(rt.dtype)
+            cx = _conv_for(types[0], rt.dtype)
+            if isinstance(rt, ScalarType) and rt.dtype.is_int:
+                return lambda env: min(max(int(fx(env)), int(flo(env))), int(fhi(env)))
+            return lambda env: fn(cx(fx(env)), c(flo(env)), c(fhi(env)))
+        if cat == "reduce":
+            f = args[0]
+            if e.op.startswith("arg"):
+                return lambda env: int(fn(f(env)))
+            return lambda env: fn(f(env))
+        if cat == "scan":
+            f, finit = args
+            c = _scalar_conv(rt.dtype)
+            return lambda env: fn(f(env), c(finit(env)))
+        if cat == "window":
+            f, fk, fs = args
+            node = e
+
+            def window(env):
+                k, s = int(fk(env)), int(fs(env))
+                if k < 1 or s < 1:
+                    raise self.err(node, f"`{e.op}` needs k >= 1 and stride >= 1, got {k} and {s}", None)
+                return fn(f(env), k, s)
+            return window
+        if cat == "cast":
+            f = args[0]
+            dtype = e.args[1].dtype
+            mode = e.args[2].value
+            src = types[0].dtype
+            if isinstance(rt, ScalarType):
+                return lambda env: _rep(cast_numpy(np.asarray(f(env), dtype=src.np), dtype, mode, src), dtype)
+            return lambda env: cast_numpy(f(env), dtype, mode, src)
+        if cat == "element":
+            f = args[0]
+            dtype = rt.dtype
+            node = e
+
+            def element(env):
+                x = f(env)
+                if x.size == 0:
+                    raise self.err(node, f"`{e.op}` of an empty tile", None)
+                return _rep(fn(x), dtype)
+            return element
+        raise self.err(e, f"cannot run `{e.op}`")
+
+
+_PY_INT = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "max": max, "min": min,
+           "floordiv": operator.floordiv, "mod": operator.mod, "lt": operator.lt, "le": operator.le,
+           "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne,
+           "div": operator.truediv, "pow": operator.pow}
+
+
+def _scalar_conv(dtype: DType):
+    """Python/numpy scalar -> numpy scalar of `dtype` (for mixing with tiles of that dtype)."""
+    t = dtype.np.type
+    if dtype is DType.bf16:
+        return lambda v: np.float32(to_bf16(np.float32(v)))
+    return t
+
+
+def _conv_for(arg_type, dtype: DType):
+    if isinstance(arg_type, TileType):
+        if arg_type.dtype is dtype:
+            return _identity
+        return lambda a: a.astype(dtype.np)
+    return _scalar_conv(dtype)
+
+
+def _identity(x):
+    return x
+
+
+def _rep(v, dtype: DType):
+    """The interpreter's scalar representation: ints as Python int, bool as bool, floats as numpy scalars."""
+    if dtype.is_int:
+        return int(v)
+    if dtype is DType.bool:
+        return bool(v)
+    if dtype is DType.bf16:
+        return np.float32(to_bf16(np.float32(v)))
+    return dtype.np.type(v)
+
+
+def _py(v, dtype: DType):
+    if isinstance(v, np.ndarray):
+        v = v.item()
+    return _rep(v, dtype) if not dtype.is_float else float(v)
+
+
+def _group_starts(groups):
+    i = 0
+    for g in groups:
+        yield i, g
+        i += len(g)
+
+
+class _UbTracker:
+    """Run-time UB accounting with the plan's rules, on the sizes the run actually uses."""
+
+    def __init__(self, program: Program, soc: Soc):
+        self.p = program
+        self.soc = soc
+        self.block = soc.block_bytes
+        self.plan = program.plan
+        self.buffers = {b.name: b for b in self.plan.buffers}
+        self.elems: dict[str, int] = {}
+        self.scratch = 0
+        self.scratch_span = None
+        self.peak = 0
+
+    def note(self, name: str, elems: int, st):
+        if elems <= self.elems.get(name, -1):
+            return
+        self.elems[name] = elems
+        self._check(st)
+
+    def note_scratch(self, nbytes: int, st):
+        if nbytes <= self.scratch:
+            return
+        self.scratch, self.scratch_span = nbytes, st.span
+        self._check(st)
+
+    def _check(self, st):
+        items = []
+        for name, n in self.elems.items():
+            b = self.buffers[name]
+            items.append((b, n, align(n * b.dtype.nbytes, self.block)))
+        usage = UbUsage(tuple(items), self.scratch, self.scratch_span)
+        for level in (Level.UB, Level.L1):
+            total = usage.total(level)
+            if level is Level.UB:
+                self.peak = max(self.peak, total)
+            limit = capacity_limit(level, self.soc)
+            if total > limit:
+                raise budget_error(self.p, usage, level, self.soc, total, limit, st.span, "at run time, ")
+
+
+__all__ = ["run", "RunOutputs", "RangeVal", "DEFAULT_MAX_ITERATIONS"]

@@ -1,0 +1,590 @@
+"""KernelIR: the typed program the parser builds, the verifier types and the passes lower.
+
+Everything is a frozen dataclass. Every node has a `span` (source range in the DSL file) and
+every expression a `type` once `verify` has run; both are left out of equality, so two parses
+of differently formatted text compare equal.
+
+    Program(host: HostFunc, kernel: Kernel, source, path)
+    HostFunc(name, params, body: (Assign, ...), launch: Launch(cores, fields))
+    Kernel(name, params: (TensorParam | ScalarParam | TilingParam, ...), body: (Stmt, ...))
+    Stmt  = Assign | Load | Store | For(var, iter, body) | Stage(kind, body) | If | Barrier
+    Iter  = CoreRows(rows, total) | CoreChunk(size, total) | Tiles(extent, step) | Range(start, stop, step)
+    Expr  = Const | Name | Attr | Call(op, args) | DTypeRef | Str      (Call.op names an entry of ops.OPS)
+    GmRef(tensor, index: (IndexExpr | IndexSlice | IndexWindows, ...) | None)
+    Type  = ScalarType(dtype) | TileType(dtype, shape, level) | RangeType | TensorType | TilingType
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Iterator, Union
+
+import numpy as np
+
+from .errors import NO_SPAN, Span
+
+# ----------------------------------------------------------------------------- scalar kinds
+
+
+class DType(enum.Enum):
+    f16 = "f16"
+    bf16 = "bf16"
+    f32 = "f32"
+    i8 = "i8"
+    i16 = "i16"
+    i32 = "i32"
+    i64 = "i64"
+    u8 = "u8"
+    bool = "bool"
+
+    @property
+    def nbytes(self) -> int:
+        return _DTYPE_INFO[self][0]
+
+    @property
+    def np(self) -> np.dtype:
+        """numpy storage dtype. numpy has no bfloat16: bf16 is stored in float32 and rounded."""
+        return np.dtype(_DTYPE_INFO[self][1])
+
+    @property
+    def cpp(self) -> str:
+        """AscendC C++ spelling (`half`, `bfloat16_t`, `float`, `int32_t`, ...)."""
+        return _DTYPE_INFO[self][2]
+
+    @property
+    def torch_name(self) -> str:
+        return _DTYPE_INFO[self][3]
+
+    @property
+    def is_float(self) -> bool:
+        return self in (DType.f16, DType.bf16, DType.f32)
+
+    @property
+    def is_int(self) -> bool:
+        return self in (DType.i8, DType.i16, DType.i32, DType.i64, DType.u8)
+
+    @property
+    def elems_per_block(self) -> int:
+        """Elements in one 32-byte block: the alignment unit of UB addresses and DataCopy."""
+        return 32 // self.nbytes
+
+    @staticmethod
+    def from_name(name: str) -> "DType | None":
+        return _BY_NAME.get(name)
+
+    @staticmethod
+    def from_numpy(dt) -> "DType | None":
+        return _BY_NUMPY.get(np.dtype(dt))
+
+    def __repr__(self) -> str:
+        return f"DType.{self.value}"
+
+
+_DTYPE_INFO = {
+    DType.f16: (2, "float16", "half", "float16"),
+    DType.bf16: (2, "float32", "bfloat16_t", "bfloat16"),
+    DType.f32: (4, "float32", "float", "float32"),
+    DType.i8: (1, "int8", "int8_t", "int8"),
+    DType.i16: (2, "int16", "int16_t", "int16"),
+    DType.i32: (4, "int32", "int32_t", "int32"),
+    DType.i64: (8, "int64", "int64_t", "int64"),
+    DType.u8: (1, "uint8", "uint8_t", "uint8"),
+    DType.bool: (1, "bool", "bool", "bool"),
+}
+_BY_NAME = {d.value: d for d in DType}
+_BY_NUMPY = {np.dtype(v[1]): d for d, v in _DTYPE_INFO.items() if d is not DType.bf16}
+FLOATS = frozenset({DType.f16, DType.bf16, DType.f32})
+INTS = frozenset({DType.i8, DType.i16, DType.i32, DType.i64, DType.u8})
+INDEX = DType.i32   # loop variables, dims, offsets and int tiling fields
+
+
+class Level(enum.Enum):
+    """Where a value lives. GM tensors are kernel params; tiles live in UB (vector) or L1/L0 (cube)."""
+
+    GM = "GM"
+    UB = "UB"
+    L1 = "L1"
+    L0A = "L0A"
+    L0B = "L0B"
+    L0C = "L0C"
+    SCALAR = "scalar"
+
+
+class StageKind(enum.Enum):
+    copyin = "copyin"     # GM -> UB (MTE2); only loads
+    compute = "compute"   # vector and scalar work on UB tiles
+    copyout = "copyout"   # UB -> GM (MTE3); only stores
+
+
+class TensorRole(enum.Enum):
+    input = "GM"          # a reference input (read only)
+    param = "Param"       # a Model parameter or buffer, bound by name (read only)
+    output = "Out"        # a reference output (written by stores)
+
+
+# ----------------------------------------------------------------------------- nodes
+
+
+@dataclass(frozen=True)
+class Node:
+    span: Span = field(default=NO_SPAN, compare=False, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Expr(Node):
+    type: "Type | None" = field(default=None, compare=False, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Const(Expr):
+    """A literal. `kind` keeps 1, 1.0 and True apart (Python calls them equal)."""
+
+    value: Union[int, float, bool]
+    kind: str = "float"   # "int" | "float" | "bool"
+
+    @staticmethod
+    def of(value, **kw) -> "Const":
+        kind = "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else "float"
+        return Const(value, kind, **kw)
+
+
+@dataclass(frozen=True)
+class Name(Expr):
+    id: str
+
+
+@dataclass(frozen=True)
+class Attr(Expr):
+    """`t.tile` (a tiling field) or `c.start` / `c.len` / `c.index` (a range variable)."""
+
+    obj: Name
+    attr: str
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """An operation of the ops table (`ops.OPS[op]`), arguments in the table's parameter order."""
+
+    op: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class DTypeRef(Expr):
+    """A dtype used as an argument (`cast(x, f16)`, `ub_elems(f32, ...)`)."""
+
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class Str(Expr):
+    """A string argument (`round="rint"`)."""
+
+    value: str
+
+
+# GM indexing: one entry per axis of the tensor's (view) shape.
+
+
+@dataclass(frozen=True)
+class IndexExpr(Node):
+    """A scalar index (drops the axis) or a range variable (keeps `c.len` elements from `c.start`)."""
+
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class IndexSlice(Node):
+    """`lo:hi`, `:` (both None) — keeps the axis."""
+
+    lo: Expr | None = None
+    hi: Expr | None = None
+
+
+@dataclass(frozen=True)
+class IndexWindows(Node):
+    """`windows(c, k, s)`: the input elements covering the windows of output range `c`:
+    from `c.start * s`, `(c.len - 1) * s + k` elements."""
+
+    var: Expr
+    k: Expr
+    stride: Expr
+
+
+Index = Union[IndexExpr, IndexSlice, IndexWindows]
+
+
+@dataclass(frozen=True)
+class GmRef(Node):
+    """`x[i, c]` — a view of a GM tensor; `index` None means the whole tensor (rank 0)."""
+
+    tensor: str
+    index: tuple[Index, ...] | None = None
+
+
+# statements
+
+
+@dataclass(frozen=True)
+class Stmt(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class Assign(Stmt):
+    target: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Load(Stmt):
+    """`xu = load(x[r, c])` — GM -> UB (or L1) in a copyin stage."""
+
+    target: str
+    src: GmRef
+    level: Level = Level.UB
+
+
+@dataclass(frozen=True)
+class Store(Stmt):
+    """`store(y[r, c], yu)` — UB -> GM in a copyout stage; `accumulate` adds atomically
+    (AscendC SetAtomicAdd); an accumulated output starts at zero."""
+
+    dst: GmRef
+    value: Name
+    accumulate: bool = False
+
+
+@dataclass(frozen=True)
+class CoreRows(Node):
+    """`core_rows(rows, total)`: rows [b*rows, min((b+1)*rows, total)) of core b."""
+
+    rows: Expr
+    total: Expr
+
+
+@dataclass(frozen=True)
+class CoreChunk(Node):
+    """`core_chunk(size, total)`: this core's range [b*size, min((b+1)*size, total)) as one
+    range value (the loop runs once, or not at all for an idle core)."""
+
+    size: Expr
+    total: Expr
+
+
+@dataclass(frozen=True)
+class Tiles(Node):
+    """`tiles(extent, step)`: ranges of `step` elements over [0, extent) or over a range
+    variable; the last may be short."""
+
+    extent: Expr
+    step: Expr
+
+
+@dataclass(frozen=True)
+class Range(Node):
+    start: Expr
+    stop: Expr
+    step: Expr
+
+
+Iter = Union[CoreRows, CoreChunk, Tiles, Range]
+
+
+@dataclass(frozen=True)
+class For(Stmt):
+    var: str
+    iter: Iter
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class Stage(Stmt):
+    kind: StageKind
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    cond: Expr
+    body: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...] = ()
+
+
+@dataclass(frozen=True)
+class Barrier(Stmt):
+    pass
+
+
+# parameters and functions
+
+
+@dataclass(frozen=True)
+class TensorParam(Node):
+    """A GM tensor. `groups` is its declared shape: one tuple of dims per axis of the kernel's
+    view; a group of several dims (`((B, M), N)`) views contiguous axes as one."""
+
+    name: str
+    dtype: DType
+    groups: tuple[tuple[Expr, ...], ...]
+    role: TensorRole = TensorRole.input
+    source: str | None = None      # Param: the Model's parameter/buffer name (default: `name`)
+
+    @property
+    def dims(self) -> tuple[Expr, ...]:
+        """The reference tensor's dims (flattened groups)."""
+        return tuple(d for g in self.groups for d in g)
+
+    @property
+    def shape(self) -> tuple[Expr, ...]:
+        """The kernel's view shape (each group multiplied out)."""
+        return tuple(g[0] if len(g) == 1 else _product(g) for g in self.groups)
+
+    @property
+    def rank(self) -> int:
+        return len(self.groups)
+
+    @property
+    def param_name(self) -> str:
+        return self.source or self.name
+
+
+def _product(dims: tuple[Expr, ...]) -> Expr:
+    out = dims[0]
+    for d in dims[1:]:
+        out = Call("mul", (out, d))
+    return out
+
+
+@dataclass(frozen=True)
+class ScalarParam(Node):
+    name: str
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class TilingParam(Node):
+    name: str
+
+
+Param = Union[TensorParam, ScalarParam, TilingParam]
+
+
+@dataclass(frozen=True)
+class LaunchField(Node):
+    name: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Launch(Node):
+    """`return Launch(cores, name=expr, ...)`: the block dim and the tiling struct fields."""
+
+    cores: Expr
+    fields: tuple[LaunchField, ...]
+
+    def field_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields)
+
+
+@dataclass(frozen=True)
+class HostFunc(Node):
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Assign, ...]
+    launch: Launch
+
+
+@dataclass(frozen=True)
+class Kernel(Node):
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    # name -> type of every local (tiles, scalars, loop variables); filled by `verify`.
+    locals: tuple[tuple[str, "Type"], ...] = field(default=(), compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Program(Node):
+    host: HostFunc
+    kernel: Kernel
+    source: str = field(default="", compare=False, repr=False)
+    path: str = field(default="<dsl>", compare=False, repr=False)
+    verified: bool = field(default=False, compare=False, repr=False)
+    plan: object = field(default=None, compare=False, repr=False)   # buffers.UbPlan, set by verify
+
+    # -- parameter queries (kernel order is the binding order) --
+    def tensors(self, role: TensorRole | None = None) -> list[TensorParam]:
+        return [p for p in self.kernel.params if isinstance(p, TensorParam) and (role is None or p.role is role)]
+
+    @property
+    def inputs(self) -> list[TensorParam]:
+        return self.tensors(TensorRole.input)
+
+    @property
+    def model_params(self) -> list[TensorParam]:
+        return self.tensors(TensorRole.param)
+
+    @property
+    def outputs(self) -> list[TensorParam]:
+        return self.tensors(TensorRole.output)
+
+    @property
+    def scalars(self) -> list[ScalarParam]:
+        return [p for p in self.kernel.params if isinstance(p, ScalarParam)]
+
+    @property
+    def tiling_param(self) -> TilingParam | None:
+        return next((p for p in self.kernel.params if isinstance(p, TilingParam)), None)
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.kernel.params if p.name == name), None)
+
+    def local_type(self, name: str) -> "Type | None":
+        return dict(self.kernel.locals).get(name)
+
+    def dim_names(self) -> list[str]:
+        """Symbolic dims bound by the tensor declarations, in first-seen order."""
+        seen: dict[str, None] = {}
+        scalar_names = {p.name for p in self.scalars}
+        for t in self.tensors():
+            for d in t.dims:
+                for n in walk_exprs(d):
+                    if isinstance(n, Name) and n.id not in scalar_names:
+                        seen.setdefault(n.id, None)
+        return list(seen)
+
+
+# ----------------------------------------------------------------------------- types
+
+
+@dataclass(frozen=True)
+class ScalarType:
+    dtype: DType
+    weak: bool = False    # an untyped literal: adopts the dtype of what it meets
+
+    @property
+    def level(self) -> Level:
+        return Level.SCALAR
+
+    def __str__(self) -> str:
+        return f"{self.dtype.value} scalar"
+
+
+@dataclass(frozen=True)
+class TileType:
+    dtype: DType
+    shape: tuple[Expr, ...]
+    level: Level = Level.UB
+
+    def __str__(self) -> str:
+        from .printer import expr_text
+        dims = " x ".join(expr_text(d) for d in self.shape) or "1"
+        return f"{self.dtype.value} tile [{dims}] in {self.level.value}"
+
+
+@dataclass(frozen=True)
+class RangeType:
+    """A loop range value: `.start`, `.len`, `.index` (all INDEX scalars)."""
+
+    def __str__(self) -> str:
+        return "range"
+
+
+@dataclass(frozen=True)
+class TensorType:
+    dtype: DType
+    shape: tuple[Expr, ...]
+    role: TensorRole
+
+    @property
+    def level(self) -> Level:
+        return Level.GM
+
+    def __str__(self) -> str:
+        return f"GM tensor of {self.dtype.value}"
+
+
+@dataclass(frozen=True)
+class TilingType:
+    fields: tuple[tuple[str, ScalarType], ...]
+
+    def __str__(self) -> str:
+        return "Tiling"
+
+
+@dataclass(frozen=True)
+class MetaType:
+    """The type of a DTypeRef or Str argument."""
+
+    what: str
+
+    def __str__(self) -> str:
+        return self.what
+
+
+Type = Union[ScalarType, TileType, RangeType, TensorType, TilingType, MetaType]
+
+RANGE_FIELDS = ("start", "len", "index")
+
+# ----------------------------------------------------------------------------- traversal
+
+
+def children(node) -> Iterator:
+    """Direct child nodes of any IR node (dataclass fields that hold nodes or tuples of them)."""
+    for f in fields(node):
+        if f.name in ("span", "type", "locals"):
+            continue
+        v = getattr(node, f.name)
+        if isinstance(v, Node):
+            yield v
+        elif isinstance(v, tuple):
+            for item in v:
+                if isinstance(item, Node):
+                    yield item
+                elif isinstance(item, tuple):   # TensorParam.groups
+                    yield from (x for x in item if isinstance(x, Node))
+
+
+def walk(node) -> Iterator:
+    """Every node under `node` (pre-order, including it)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(list(children(n))))
+
+
+def walk_exprs(expr: Expr) -> Iterator[Expr]:
+    return (n for n in walk(expr) if isinstance(n, Expr))
+
+
+def walk_stmts(body: tuple[Stmt, ...]) -> Iterator[tuple[Stmt, tuple[Stmt, ...]]]:
+    """Every statement with its enclosing statements (outermost first)."""
+    def go(stmts, parents):
+        for s in stmts:
+            yield s, parents
+            if isinstance(s, (For, Stage)):
+                yield from go(s.body, parents + (s,))
+            elif isinstance(s, If):
+                yield from go(s.body, parents + (s,))
+                yield from go(s.orelse, parents + (s,))
+    yield from go(body, ())
+
+
+def map_exprs(node, fn):
+    """Rebuild `node` with `fn` applied bottom-up to every expression (used to attach types)."""
+    if isinstance(node, tuple):
+        return tuple(map_exprs(x, fn) for x in node)
+    if not is_dataclass(node) or not isinstance(node, Node):
+        return node
+    changes = {}
+    for f in fields(node):
+        if f.name in ("span", "type", "locals"):
+            continue
+        v = getattr(node, f.name)
+        nv = map_exprs(v, fn)
+        if nv is not v:
+            changes[f.name] = nv
+    out = replace(node, **changes) if changes else node
+    return fn(out) if isinstance(out, Expr) else out

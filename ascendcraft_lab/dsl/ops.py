@@ -1,0 +1,298 @@
+"""The one table of DSL operations: spelling, operands, dtypes, numpy meaning, doc, AscendC mapping.
+
+The parser reads the spellings (function names and infix symbols), the verifier the operand
+kinds, dtypes and typing category, the interpreter the numpy meaning, `docs.render_reference`
+the docs, the lowering the `ascendc` fields, and the LLM prompts all of it. Adding an
+operation means adding one row here (and, if its category is new, one typing rule in the
+verifier).
+
+Categories (each has one typing rule in the verifier):
+  binary    a (op) b over tiles and/or scalars; a tile result if either side is a tile
+  intbinary scalar integer arithmetic (index math): `//`, `%`
+  compare   like binary, the result is bool (a mask tile or a bool scalar)
+  unary     f(x) elementwise, same dtype (`float_only` ones need a float input)
+  select    where(mask, a, b)
+  clamp     clamp(x, lo, hi) with scalar bounds
+  reduce    tile -> scalar (or index) of the whole tile
+  scan      tile -> tile, running sum/product continuing from the scalar `init`
+  window    tile -> shorter tile: one value per window of k elements every `stride`
+  cast      convert dtype, with a rounding mode
+  element   tile -> scalar: one element
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .ir import Const, DType, FLOATS
+
+F = frozenset({DType.f16, DType.f32})
+FI = frozenset({DType.f16, DType.f32, DType.i16, DType.i32})
+ALL = frozenset(DType)
+
+ROUND_MODES = ("none", "rint", "floor", "ceil", "round", "trunc", "odd")
+
+
+@dataclass(frozen=True)
+class OpParam:
+    name: str
+    kind: str                      # value | int | scalar | dtype | round
+    default: object = None         # an ir.Const / str default; None: required
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str                      # DSL spelling of the function (also the IR Call.op)
+    category: str
+    params: tuple[OpParam, ...]
+    numpy: Callable                # numpy meaning on already dtype-converted operands
+    doc: str
+    ascendc: str                   # AscendC API for the tile form ("expand": the lowering expands it)
+    ascendc_scalar: str = ""       # the tile-with-scalar form, when it is a different API
+    dtypes: frozenset = F          # tile dtypes the vector unit supports
+    symbol: str = ""               # infix spelling, if any
+    scratch: int = 0               # extra UB tiles the AscendC mapping needs (work buffers)
+    inplace: bool = True           # the result may overwrite an operand's buffer
+    float_only: bool = False       # needs a float input even on the scalar unit
+    example: str = ""
+
+    @property
+    def arity(self) -> int:
+        """Required operands."""
+        return sum(1 for p in self.params if p.default is None)
+
+    @property
+    def spelling(self) -> str:
+        if self.symbol and self.name == "pow":
+            return "pow(a, b)  (or a ** b)"
+        if self.symbol:
+            if self.category == "unary":
+                return f"{self.symbol}x"
+            return f"a {self.symbol} b"
+        parts = [p.name if p.default is None else f"{p.name}={_default_text(p.default)}" for p in self.params]
+        return f"{self.name}({', '.join(parts)})"
+
+
+def _default_text(d) -> str:
+    if isinstance(d, Const):
+        return repr(d.value)
+    return repr(d)
+
+
+V = OpParam("x", "value")
+
+
+def _p(name, kind="value", default=None):
+    return OpParam(name, kind, default)
+
+
+def _binary(name, symbol, fn, doc, ascendc, ascendc_scalar, dtypes=FI, **kw):
+    return OpSpec(name, "binary", (_p("a"), _p("b")), fn, doc, ascendc, ascendc_scalar, dtypes, symbol, **kw)
+
+
+def _unary(name, fn, doc, ascendc, dtypes=F, symbol="", float_only=True, **kw):
+    return OpSpec(name, "unary", (V,), fn, doc, ascendc, "", dtypes, symbol, float_only=float_only, **kw)
+
+
+def _compare(name, symbol, fn, mode):
+    return OpSpec(name, "compare", (_p("a"), _p("b")), fn, f"elementwise `a {symbol} b`, a bool mask",
+                  f"Compare (CMPMODE::{mode})", f"CompareScalar (CMPMODE::{mode})",
+                  frozenset({DType.f16, DType.f32, DType.i32}), symbol, example=f"xu {symbol} 0.0")
+
+
+# -- numpy meanings (operands arrive converted to the result dtype by the interpreter) --
+
+def _sigmoid(x):
+    one = x.dtype.type(1)
+    return one / (one + np.exp(-x))
+
+
+def _pow(a, b):
+    return np.power(a, b)
+
+
+def _window(reduce):
+    def fn(x, k, stride):
+        k, stride = int(k), int(stride)
+        n = (x.shape[0] - k) // stride + 1 if x.shape[0] >= k else 0
+        if n <= 0:
+            return x[:0].copy()
+        if k == stride:
+            win = x[: n * k].reshape(n, k)
+        else:
+            win = np.lib.stride_tricks.sliding_window_view(x, k)[::stride][:n]
+        return reduce(win)
+    return fn
+
+
+def _wsum(w):
+    return w.sum(axis=1, dtype=w.dtype)
+
+
+def _wavg(w):
+    return (w.sum(axis=1, dtype=w.dtype) / w.dtype.type(w.shape[1])).astype(w.dtype)
+
+
+def _scan(ufunc):
+    def fn(x, init):
+        # The vector-unit algorithm (Hillis-Steele): log2(len) steps of y[d:] = y[d:] op y[:-d],
+        # then one op with the carry. Its rounding is that of a tree, not of a long serial chain,
+        # which keeps long f32 scans within 1e-4 of PyTorch (which accumulates in double).
+        y = x.copy()
+        d = 1
+        while d < y.shape[0]:
+            y[d:] = ufunc(y[d:], y[:-d])
+            d *= 2
+        return ufunc(y, x.dtype.type(init))
+    return fn
+
+
+def _reduce(fn):
+    def go(x):
+        if x.size == 0:
+            raise ValueError("reduction of an empty tile")
+        return fn(x)
+    return go
+
+
+_ROUNDERS = {"rint": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+             "round": lambda a: np.sign(a) * np.floor(np.abs(a) + 0.5), "none": None, "odd": None}
+
+
+def cast_numpy(x, dtype: DType, round: str, src: DType):
+    """numpy meaning of `cast`; bf16 values are float32 rounded to bf16's 8-bit mantissa."""
+    a = np.asarray(x)
+    if dtype.is_int or dtype is DType.bool:
+        if src.is_float and dtype is not DType.bool:
+            f = _ROUNDERS.get(round) or np.trunc   # "none" float->int truncates, like torch .to(int)
+            a = f(a.astype(np.float64))
+            info = np.iinfo(dtype.np)
+            a = np.clip(np.nan_to_num(a), info.min, info.max)
+        out = a.astype(dtype.np)
+    else:
+        out = a.astype(dtype.np)
+        if dtype is DType.bf16:
+            out = to_bf16(out)
+    return out if np.ndim(x) else out[()]
+
+
+def to_bf16(a):
+    """Round float32 values to bfloat16 precision (round to nearest even), kept in float32."""
+    a = np.asarray(a, dtype=np.float32)
+    u = a.view(np.uint32).astype(np.uint64)
+    u = ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
+    out = u.view(np.float32)
+    return np.where(np.isnan(a), a, out)
+
+
+OPS_LIST: list[OpSpec] = [
+    # -- elementwise binary: tile op tile, tile op scalar, scalar op scalar --
+    _binary("add", "+", np.add, "elementwise sum", "Add", "Adds", example="xu + 1.0"),
+    _binary("sub", "-", np.subtract, "elementwise difference", "Sub",
+            "Adds (with the negated scalar); scalar - tile: Muls(-1) then Adds", example="xu - m"),
+    _binary("mul", "*", np.multiply, "elementwise product", "Mul", "Muls", example="0.5 * xu"),
+    _binary("div", "/", np.divide, "elementwise quotient (true division; ints give f32)", "Div",
+            "Muls by the reciprocal (there is no Divs); scalar / tile: Reciprocal then Muls", F,
+            example="ex / s"),
+    _binary("max", "", np.maximum, "elementwise maximum (also scalar max)", "Max", "Maxs",
+            example="max(m, reduce_max(xu))"),
+    _binary("min", "", np.minimum, "elementwise minimum (also scalar min)", "Min", "Mins",
+            example="min(xu, 6.0)"),
+    _binary("pow", "**", _pow, "a raised to b; `a ** b` is the same", "expand: Exp(b * Ln(a))",
+            "expand: Ln, Muls, Exp", F, float_only=True, example="pow(xu, 1.5)"),
+    OpSpec("floordiv", "intbinary", (_p("a"), _p("b")), np.floor_divide,
+           "integer floor division of scalars (index arithmetic)", "C++ `/` on non-negative ints",
+           dtypes=frozenset(), symbol="//", example="r // M"),
+    OpSpec("mod", "intbinary", (_p("a"), _p("b")), np.mod, "integer remainder of scalars (index arithmetic)",
+           "C++ `%` on non-negative ints", dtypes=frozenset(), symbol="%", example="r % M"),
+    # -- comparisons --
+    _compare("lt", "<", np.less, "LT"),
+    _compare("le", "<=", np.less_equal, "LE"),
+    _compare("gt", ">", np.greater, "GT"),
+    _compare("ge", ">=", np.greater_equal, "GE"),
+    _compare("eq", "==", np.equal, "EQ"),
+    _compare("ne", "!=", np.not_equal, "NE"),
+    # -- unary --
+    _unary("neg", np.negative, "elementwise negation", "Muls(-1)", FI, "-", float_only=False, example="-xu"),
+    _unary("abs", np.abs, "elementwise absolute value", "Abs", float_only=False, example="abs(d)"),
+    _unary("relu", lambda x: np.maximum(x, x.dtype.type(0)), "max(x, 0)", "Relu",
+           frozenset({DType.f16, DType.f32, DType.i32}), float_only=False, example="relu(xu)"),
+    _unary("exp", np.exp, "e ** x", "Exp", example="exp(xu - m)"),
+    _unary("log", np.log, "natural logarithm", "Ln", example="log(xu)"),
+    _unary("sqrt", np.sqrt, "square root", "Sqrt", example="sqrt(v)"),
+    _unary("rsqrt", lambda x: x.dtype.type(1) / np.sqrt(x), "1 / sqrt(x)", "Rsqrt", example="rsqrt(var + eps)"),
+    _unary("reciprocal", lambda x: x.dtype.type(1) / x, "1 / x", "Reciprocal", example="reciprocal(s)"),
+    _unary("sigmoid", _sigmoid, "1 / (1 + exp(-x))", "expand: Muls(-1), Exp, Adds(1), Reciprocal",
+           example="sigmoid(xu)"),
+    _unary("tanh", np.tanh, "hyperbolic tangent",
+           "expand: Muls(2), Exp, Adds(1), Reciprocal, Muls(-2), Adds(1) (1 - 2/(exp(2x)+1))",
+           example="tanh(inner)"),
+    # -- selection --
+    OpSpec("where", "select", (_p("mask"), _p("a"), _p("b")), np.where,
+           "elementwise `a if mask else b`; mask is a bool tile, a and b tiles or scalars",
+           "Select (SELMODE::VSEL_TENSOR_TENSOR_MODE)", "Select (SELMODE::VSEL_TENSOR_SCALAR_MODE)",
+           example="where(xu > 0.0, xu * yu, zu)"),
+    OpSpec("clamp", "clamp", (V, _p("lo", "scalar"), _p("hi", "scalar")),
+           lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
+           "min(max(x, lo), hi) with scalar bounds", "Maxs then Mins", "", FI, example="clamp(xu, -1.0, 1.0)"),
+    # -- reductions: a whole tile to one scalar (the scalar unit gets it after a vector->scalar sync) --
+    OpSpec("reduce_sum", "reduce", (V,), _reduce(lambda x: x.sum(dtype=x.dtype)), "sum of the tile's elements",
+           "ReduceSum (work tensor in scratch)", scratch=1, example="reduce_sum(xu)"),
+    OpSpec("reduce_max", "reduce", (V,), _reduce(np.max), "largest element of the tile",
+           "ReduceMax (work tensor in scratch)", scratch=1, example="reduce_max(xu)"),
+    OpSpec("reduce_min", "reduce", (V,), _reduce(np.min), "smallest element of the tile",
+           "ReduceMin (work tensor in scratch)", scratch=1, example="reduce_min(xu)"),
+    OpSpec("reduce_prod", "reduce", (V,), _reduce(lambda x: x.prod(dtype=x.dtype)), "product of the tile's elements",
+           "expand: Ln, ReduceSum, Exp for positive data, else a Mul tree", scratch=1, example="reduce_prod(xu)"),
+    OpSpec("argmax", "reduce", (V,), _reduce(np.argmax), "index (i32) of the first largest element",
+           "ReduceMax with calIndex=true", scratch=1, example="argmax(xu)"),
+    OpSpec("argmin", "reduce", (V,), _reduce(np.argmin), "index (i32) of the first smallest element",
+           "ReduceMin with calIndex=true", scratch=1, example="argmin(xu)"),
+    # -- scans: continue across tiles through a scalar carry --
+    OpSpec("cumsum", "scan", (V, _p("init", "scalar", Const(0.0))), _scan(np.add),
+           "running sum starting from `init` (pass the previous tile's last value to continue a row)",
+           "expand: log-step scan, Add of the tile shifted by 1, 2, 4, ... (ping-pong buffers), then Adds(init)", scratch=1,
+           example="cumsum(xu, init=carry)"),
+    OpSpec("cumprod", "scan", (V, _p("init", "scalar", Const(1.0))), _scan(np.multiply),
+           "running product starting from `init`", "expand: log-step scan with Mul, then Muls(init)", scratch=1,
+           example="cumprod(xu, init=carry)"),
+    # -- windows (pooling): one value per window of k elements every `stride` --
+    OpSpec("window_max", "window", (V, _p("k", "int"), _p("stride", "int")), _window(lambda w: w.max(axis=1)),
+           "max of each window of k elements, one window every `stride` elements; (len - k) // stride + 1 results",
+           "expand: WholeReduceMax/BlockReduceMax per window, or Max over strided views", inplace=False,
+           example="window_max(xu, K, S)"),
+    OpSpec("window_min", "window", (V, _p("k", "int"), _p("stride", "int")), _window(lambda w: w.min(axis=1)),
+           "min of each window of k elements", "expand: WholeReduceMin/BlockReduceMin per window", inplace=False,
+           example="window_min(xu, K, S)"),
+    OpSpec("window_sum", "window", (V, _p("k", "int"), _p("stride", "int")), _window(_wsum),
+           "sum of each window of k elements (k = stride = row length: one sum per row)",
+           "expand: WholeReduceSum/BlockReduceSum per window", inplace=False, example="window_sum(xu, N, N)"),
+    OpSpec("window_avg", "window", (V, _p("k", "int"), _p("stride", "int")), _window(_wavg),
+           "mean of each window of k elements", "expand: window_sum then Muls(1/k)", inplace=False,
+           example="window_avg(xu, K, S)"),
+    # -- conversion and element access --
+    OpSpec("cast", "cast", (V, _p("dtype", "dtype"), _p("round", "round", "none")), cast_numpy,
+           "convert to dtype; round: none (nearest for floats, truncate float->int) rint floor ceil round trunc odd",
+           "Cast (RoundMode::CAST_NONE/RINT/FLOOR/CEIL/ROUND/TRUNC/ODD)", dtypes=ALL, inplace=False,
+           example="cast(xh, f32)"),
+    OpSpec("last", "element", (V,), lambda x: x[-1], "the tile's last element, as a scalar (a scan's carry)",
+           "GetValue(len - 1) after a vector->scalar sync", dtypes=ALL, example="carry = last(yu)"),
+    OpSpec("first", "element", (V,), lambda x: x[0], "the tile's first element, as a scalar",
+           "GetValue(0) after a vector->scalar sync", dtypes=ALL, example="first(xu)"),
+]
+
+OPS: dict[str, OpSpec] = {op.name: op for op in OPS_LIST}
+
+# Infix spellings, read by the parser and the printer.
+BINARY_SYMBOLS = {op.symbol: op.name for op in OPS_LIST if op.symbol and op.category != "unary"}
+PRECEDENCE = {"**": 7, "*": 5, "/": 5, "//": 5, "%": 5, "+": 4, "-": 4,
+              "<": 2, "<=": 2, ">": 2, ">=": 2, "==": 2, "!=": 2}
+UNARY_PRECEDENCE = 6
+
+# Functions with the same name as a table op but spelled with the Python builtin (`abs(x)`,
+# `max(a, b)`) need no alias; `**` and `pow` are the same op.
+assert all(op.category in {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce",
+                           "scan", "window", "cast", "element"} for op in OPS_LIST)
+assert FLOATS >= {DType.f16, DType.f32}

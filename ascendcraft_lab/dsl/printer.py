@@ -1,0 +1,219 @@
+"""The printer: KernelIR -> canonical DSL text.
+
+Canonical means one spelling per IR: 4-space indents, block-form stages, infix arithmetic with
+the fewest parentheses, `pow(a, b)` for powers, optional arguments only when they differ from
+their default, no comments. `print_program(parse(t))` is a fixed point: printing its parse
+again changes nothing.
+"""
+from __future__ import annotations
+
+import math
+
+from .host import HOST_BUILTINS
+from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DTypeRef, Expr, For, GmRef, If,
+                 IndexExpr, IndexSlice, IndexWindows, Level, Load, Name, Program, Range, ScalarParam, Stage, Store,
+                 Str, TensorParam, TensorRole, Tiles, TilingParam)
+from .ops import OPS, PRECEDENCE, UNARY_PRECEDENCE
+
+INDENT = "    "
+MAX_SIGNATURE = 100   # longer signatures print one parameter per line
+
+_INFIX = {op.name: op.symbol for op in OPS.values() if op.symbol and op.name != "pow" and op.category != "unary"}
+_ATOM = 10
+_CMP = PRECEDENCE["<"]
+
+
+def print_program(program: Program) -> str:
+    """Canonical text of a program (host function first, then the kernel)."""
+    out: list[str] = []
+    h = program.host
+    out.append("@host")
+    out.append(_signature(h.name, [_param_text(p, host=True) for p in h.params]))
+    for st in h.body:
+        out.append(f"{INDENT}{st.target} = {expr_text(st.value)}")
+    launch = ", ".join([expr_text(h.launch.cores)] + [f"{f.name}={expr_text(f.value)}" for f in h.launch.fields])
+    out.append(f"{INDENT}return Launch({launch})")
+    out.append("")
+    out.append("")
+    k = program.kernel
+    out.append("@kernel")
+    out.append(_signature(k.name, [_param_text(p, host=False) for p in k.params]))
+    _block(k.body, 1, out)
+    return "\n".join(out) + "\n"
+
+
+def _signature(name: str, params: list[str]) -> str:
+    one = f"def {name}({', '.join(params)}):"
+    if len(one) <= MAX_SIGNATURE:
+        return one
+    return f"def {name}(\n" + "".join(f"{INDENT}{p},\n" for p in params) + "):"
+
+
+def _param_text(p, host: bool) -> str:
+    if isinstance(p, ScalarParam):
+        return f"{p.name}: {p.dtype.value}"
+    if isinstance(p, TilingParam):
+        return f"{p.name}: Tiling"
+    assert isinstance(p, TensorParam)
+    head = "Tensor" if host else p.role.value
+    extra = f', "{p.source}"' if p.role is TensorRole.param and p.source and p.source != p.name else ""
+    return f"{p.name}: {head}[{p.dtype.value}, {shape_text(p.groups)}{extra}]"
+
+
+def shape_text(groups) -> str:
+    parts = []
+    for g in groups:
+        if len(g) == 1:
+            parts.append(expr_text(g[0]))
+        else:
+            parts.append("(" + ", ".join(expr_text(d) for d in g) + ")")
+    if len(parts) == 1:
+        return f"({parts[0]},)"
+    return "(" + ", ".join(parts) + ")"
+
+
+def _block(stmts, depth: int, out: list[str]) -> None:
+    pad = INDENT * depth
+    for st in stmts:
+        if isinstance(st, Assign):
+            out.append(f"{pad}{st.target} = {expr_text(st.value)}")
+        elif isinstance(st, Load):
+            level = "" if st.level is Level.UB else f", {st.level.value}"
+            out.append(f"{pad}{st.target} = load({gmref_text(st.src)}{level})")
+        elif isinstance(st, Store):
+            acc = ", accumulate=True" if st.accumulate else ""
+            out.append(f"{pad}store({gmref_text(st.dst)}, {st.value.id}{acc})")
+        elif isinstance(st, For):
+            out.append(f"{pad}for {st.var} in {iter_text(st.iter)}:")
+            _block(st.body, depth + 1, out)
+        elif isinstance(st, Stage):
+            out.append(f"{pad}with {st.kind.value}:")
+            _block(st.body, depth + 1, out)
+        elif isinstance(st, If):
+            _if(st, depth, out, "if")
+        elif isinstance(st, Barrier):
+            out.append(f"{pad}barrier()")
+        else:  # pragma: no cover - the IR has no other statements
+            raise TypeError(f"cannot print {type(st).__name__}")
+
+
+def _if(st: If, depth: int, out: list[str], word: str) -> None:
+    pad = INDENT * depth
+    out.append(f"{pad}{word} {expr_text(st.cond)}:")
+    _block(st.body, depth + 1, out)
+    if len(st.orelse) == 1 and isinstance(st.orelse[0], If):
+        _if(st.orelse[0], depth, out, "elif")
+    elif st.orelse:
+        out.append(f"{pad}else:")
+        _block(st.orelse, depth + 1, out)
+
+
+def iter_text(it) -> str:
+    if isinstance(it, CoreRows):
+        return f"core_rows({expr_text(it.rows)}, {expr_text(it.total)})"
+    if isinstance(it, CoreChunk):
+        return f"core_chunk({expr_text(it.size)}, {expr_text(it.total)})"
+    if isinstance(it, Tiles):
+        return f"tiles({expr_text(it.extent)}, {expr_text(it.step)})"
+    if isinstance(it, Range):
+        zero, one = Const(0, "int"), Const(1, "int")
+        if it.step == one:
+            if it.start == zero:
+                return f"range({expr_text(it.stop)})"
+            return f"range({expr_text(it.start)}, {expr_text(it.stop)})"
+        return f"range({expr_text(it.start)}, {expr_text(it.stop)}, {expr_text(it.step)})"
+    raise TypeError(type(it).__name__)
+
+
+def gmref_text(g: GmRef) -> str:
+    if g.index is None:
+        return g.tensor
+    return f"{g.tensor}[{', '.join(index_text(i) for i in g.index)}]"
+
+
+def index_text(i) -> str:
+    if isinstance(i, IndexExpr):
+        return expr_text(i.expr)
+    if isinstance(i, IndexSlice):
+        lo = expr_text(i.lo) if i.lo is not None else ""
+        hi = expr_text(i.hi) if i.hi is not None else ""
+        return f"{lo}:{hi}"
+    if isinstance(i, IndexWindows):
+        return f"windows({expr_text(i.var)}, {expr_text(i.k)}, {expr_text(i.stride)})"
+    raise TypeError(type(i).__name__)
+
+
+def expr_text(e: Expr) -> str:
+    """Canonical text of one expression (also used in error messages)."""
+    return _expr(e)[0]
+
+
+def _const_text(c: Const) -> str:
+    if c.kind == "bool":
+        return "True" if c.value else "False"
+    if c.kind == "int":
+        return str(int(c.value))
+    v = float(c.value)
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return repr(v)
+
+
+def _expr(e: Expr) -> tuple[str, int]:
+    """(text, precedence) so the parent decides on parentheses."""
+    if isinstance(e, Const):
+        text = _const_text(e)
+        return text, (UNARY_PRECEDENCE if text.startswith("-") else _ATOM)
+    if isinstance(e, Name):
+        return e.id, _ATOM
+    if isinstance(e, Attr):
+        return f"{e.obj.id}.{e.attr}", _ATOM
+    if isinstance(e, DTypeRef):
+        return e.dtype.value, _ATOM
+    if isinstance(e, Str):
+        return '"' + e.value + '"', _ATOM
+    if isinstance(e, Call):
+        if e.op in _INFIX and len(e.args) == 2:
+            sym = _INFIX[e.op]
+            prec = PRECEDENCE[sym]
+            lt, lp = _expr(e.args[0])
+            rt, rp = _expr(e.args[1])
+            if lp < prec or (prec == _CMP and lp <= prec):
+                lt = f"({lt})"
+            if rp <= prec:
+                rt = f"({rt})"
+            return f"{lt} {sym} {rt}", prec
+        if e.op == "neg" and len(e.args) == 1:
+            t, p = _expr(e.args[0])
+            if p < UNARY_PRECEDENCE or t.startswith("-"):
+                t = f"({t})"
+            return f"-{t}", UNARY_PRECEDENCE
+        return _call_text(e), _ATOM
+    raise TypeError(f"cannot print {type(e).__name__}")
+
+
+def _call_text(e: Call) -> str:
+    if e.op in OPS:
+        params = OPS[e.op].params
+    elif e.op in HOST_BUILTINS and not HOST_BUILTINS[e.op].variadic:
+        params = HOST_BUILTINS[e.op].params
+    else:
+        params = None
+    if params is None or len(params) != len(e.args):
+        return f"{e.op}({', '.join(expr_text(a) for a in e.args)})"
+    parts = []
+    for p, a in zip(params, e.args):
+        if p.default is None:
+            parts.append(expr_text(a))
+        elif not _is_default(a, p.default):
+            parts.append(f"{p.name}={expr_text(a)}")
+    return f"{e.op}({', '.join(parts)})"
+
+
+def _is_default(a: Expr, default) -> bool:
+    if isinstance(default, str):
+        return isinstance(a, Str) and a.value == default
+    return a == default
+
+
+__all__ = ["print_program", "expr_text", "gmref_text", "iter_text", "shape_text"]

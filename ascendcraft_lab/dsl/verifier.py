@@ -1,0 +1,904 @@
+"""The verifier: untyped KernelIR -> typed KernelIR, or one DslError.
+
+It owns the meaning rules of the DSL:
+- names and scopes (loop and `if` bodies are scopes; stages are not), one kind per name;
+- types and shapes of every expression (ops-table categories), dtype support per operation;
+- stage rules: copyin holds only loads, copyout only stores, tile work only in compute, and a
+  tile crosses stages only copyin -> compute -> copyout;
+- the host function (its names, types and Launch fields) and the kernel's `t.field` reads;
+- the UB plan (`buffers.UbPlan`) and, given concrete shapes, the launch and the UB budget
+  against the SoC table.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field, replace
+from typing import Mapping
+
+from ..soc import Soc, get_soc
+from .buffers import ScratchNeed, UbBuffer, UbPlan, check_budget, stmt_temps, stmt_tile_sizes
+from .errors import DslError, Span
+from .host import HOST_BUILTINS, SOC_CONSTANTS, bind_dims, check_dims, evaluate_host
+from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef,
+                 Expr, For, GmRef, If, IndexExpr, IndexSlice, Level, Load, MetaType, Name, Program,
+                 RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, TensorParam, TensorRole,
+                 TensorType, TileType, Tiles, TilingParam, TilingType, walk_exprs)
+from .ops import OPS
+from .printer import expr_text, gmref_text
+
+_INT_RANK = {DType.bool: 0, DType.u8: 1, DType.i8: 1, DType.i16: 2, DType.i32: 3, DType.i64: 4}
+_FLOAT_RANK = {DType.f16: 1, DType.bf16: 1, DType.f32: 2}
+ONE = Const(1, "int")
+
+
+@dataclass
+class _Sym:
+    kind: str                 # dim | param | tensor | tiling | local | loop
+    type: object
+    span: Span
+    cap: Expr | None = None   # range variables: elements of `.len` at most (the buffer size)
+
+
+@dataclass
+class _TileInfo:
+    dtype: DType
+    level: Level
+    origin: str               # load | compute
+    span: Span
+    sites: list = field(default_factory=list)   # (span, capacity expr | None)
+    defined_in: StageKind = StageKind.compute
+    used_in: set = field(default_factory=set)
+
+
+def verify(program: Program, soc: Soc | str | None = None, *, shapes: Mapping[str, tuple[int, ...]] | None = None,
+           scalars: Mapping[str, int | float] | None = None) -> Program:
+    """Type and check `program`; returns the typed Program (expressions carry `.type`).
+
+    With `shapes` (tensor param -> concrete shape) and `scalars`, also binds the dims, runs the
+    host function and checks the launch and the UB budget of `soc` (default Ascend910B2).
+    """
+    typed = _Verifier(program).run()
+    if shapes is not None:
+        check_launch(typed, shapes, scalars or {}, soc)
+    return typed
+
+
+def check_launch(program: Program, shapes, scalars, soc=None) -> dict[str, int | float]:
+    """Concrete checks: dims agree, the host function runs, the tiles fit the UB. Returns the launch."""
+    soc = soc if isinstance(soc, Soc) else get_soc(soc)
+    env: dict[str, int | float] = dict(bind_dims(program, shapes))
+    for p in program.scalars:
+        if p.name in scalars:
+            env[p.name] = scalars[p.name]
+    check_dims(program, env, shapes, soc)
+    launch = evaluate_host(program, shapes, scalars, soc)
+    tp = program.tiling_param
+    if tp is not None:
+        env.update({f"{tp.name}.{k}": v for k, v in launch.items()})
+    check_budget(program, env, soc)
+    return launch
+
+
+class _Verifier:
+    def __init__(self, program: Program):
+        self.p = program
+        self.scopes: list[dict[str, _Sym]] = [{}]
+        self.kinds: dict[str, tuple[object, Span]] = {}
+        self.tiles: dict[str, _TileInfo] = {}
+        self.scratch: list[ScratchNeed] = []
+        self.stage: StageKind | None = None
+        self.core_loop = False
+        self.stores: dict[str, tuple[bool, Span]] = {}
+        self.launch_fields: dict[str, ScalarType] = {}
+
+    # -- helpers ---------------------------------------------------------------------------
+    def err(self, where, message: str, help: str | None = None) -> DslError:
+        span = where if isinstance(where, Span) or where is None else where.span
+        return DslError(message, span, help, self.p.path, self.p.source)
+
+    def lookup(self, name: str) -> _Sym | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def visible(self) -> list[str]:
+        return [n for s in self.scopes for n in s]
+
+    # -- entry -----------------------------------------------------------------------------
+    def run(self) -> Program:
+        self._kernel_params()
+        host = self._host()
+        kernel = self.p.kernel
+        body = self._block(kernel.body)
+        for t in self.p.outputs:
+            if t.name not in self.stores:
+                raise self.err(t, f"output `{t.name}` is never stored",
+                               f"write it in a copyout stage: `store({t.name}[...], tile)`")
+        locals_ = tuple((n, t) for n, (t, _) in self.kinds.items())
+        plan = self._plan()
+        kernel = replace(kernel, body=body, locals=locals_)
+        return replace(self.p, host=host, kernel=kernel, verified=True, plan=plan)
+
+    # -- parameters ------------------------------------------------------------------------
+    def _kernel_params(self):
+        top = self.scopes[0]
+        params = self.p.kernel.params
+        tilings = [p for p in params if isinstance(p, TilingParam)]
+        if len(tilings) > 1:
+            raise self.err(tilings[1], "a kernel takes one Tiling parameter", "remove the second one")
+        scalar_names = {p.name for p in params if isinstance(p, ScalarParam)}
+        for p in params:
+            if isinstance(p, ScalarParam):
+                if p.dtype is DType.bf16:
+                    raise self.err(p, "bf16 scalar parameters are not supported", "declare it f32")
+                top[p.name] = _Sym("param", ScalarType(p.dtype), p.span)
+            elif isinstance(p, TilingParam):
+                top[p.name] = _Sym("tiling", None, p.span)
+            else:
+                top[p.name] = _Sym("tensor", TensorType(p.dtype, p.shape, p.role), p.span)
+        bound: set[str] = set()
+        for p in params:
+            if isinstance(p, TensorParam) and p.role is not TensorRole.output:
+                bound |= {d.id for d in p.dims if isinstance(d, Name) and d.id not in scalar_names}
+        for p in params:
+            if not isinstance(p, TensorParam):
+                continue
+            for d in p.dims:
+                for n in walk_exprs(d):
+                    if not isinstance(n, Name):
+                        continue
+                    sym = top.get(n.id)
+                    if sym is not None and sym.kind != "param":
+                        raise self.err(n, f"dim `{n.id}` has the name of a parameter", "give the dim its own name")
+                    if sym is not None and not sym.type.dtype.is_int:
+                        raise self.err(n, f"dim `{n.id}` is the {sym.type.dtype.value} scalar parameter `{n.id}`",
+                                       "dims are integers: declare the scalar as i32")
+                    if n.id not in bound and n.id not in scalar_names:
+                        if p.role is TensorRole.output:
+                            raise self.err(n, f"output dim `{n.id}` is not bound by any input",
+                                           "write it with input dims and int scalars, e.g. (N - K) // S + 1")
+                        raise self.err(n, f"dim `{n.id}` is only used inside an expression, so nothing binds it",
+                                       f"declare `{n.id}` on its own as a dim of some input")
+        for name in bound:
+            top.setdefault(name, _Sym("dim", ScalarType(INDEX), self.p.kernel.span))
+
+    # -- host ------------------------------------------------------------------------------
+    def _host(self):
+        h = self.p.host
+        kparams = {p.name: p for p in self.p.kernel.params}
+        env: dict[str, str] = {}   # host name -> "int" | "float"
+        for p in h.params:
+            k = kparams.get(p.name)
+            if k is None or isinstance(k, TilingParam):
+                raise self.err(p, f"host parameter `{p.name}` is not a kernel parameter",
+                               "host parameters repeat kernel parameters (tensors as Tensor[dtype, shape])")
+            if isinstance(p, TensorParam):
+                # Same dtype and dims; the grouping may differ (the kernel's view is its own business).
+                if not isinstance(k, TensorParam) or k.dtype != p.dtype or k.dims != p.dims:
+                    from .printer import shape_text
+                    want = (f"Tensor[{k.dtype.value}, {shape_text(tuple((d,) for d in k.dims))}]"
+                            if isinstance(k, TensorParam) else k.dtype.value)
+                    raise self.err(p, f"host parameter `{p.name}` differs from the kernel's declaration",
+                                   f"declare it `{p.name}: {want}`")
+                for d in p.dims:
+                    for n in walk_exprs(d):
+                        if isinstance(n, Name):
+                            env[n.id] = "int"
+            else:
+                if not isinstance(k, ScalarParam) or k.dtype != p.dtype:
+                    raise self.err(p, f"host parameter `{p.name}` differs from the kernel's declaration",
+                                   f"declare it `{p.name}: {k.dtype.value if isinstance(k, ScalarParam) else 'Tensor[...]'}`")
+                env[p.name] = "float" if p.dtype.is_float else "int"
+        fixed = set(env)   # dims and parameters; host variables may be reassigned
+        body = []
+        for st in h.body:
+            if st.target in fixed or st.target in SOC_CONSTANTS:
+                raise self.err(st, f"`{st.target}` is already a dim, parameter or constant of the host function",
+                               "give the host variable a new name")
+            kind, value = self._host_expr(st.value, env)
+            env[st.target] = kind
+            body.append(replace(st, value=value))
+        ck, cores = self._host_expr(h.launch.cores, env)
+        if ck != "int":
+            raise self.err(h.launch.cores, "the core count is a float", "use an int expression such as min(VECTOR_CORES, B)")
+        fields = [("cores", ScalarType(INDEX))]
+        new_fields = []
+        for f in h.launch.fields:
+            kind, value = self._host_expr(f.value, env)
+            fields.append((f.name, ScalarType(INDEX if kind == "int" else DType.f32)))
+            new_fields.append(replace(f, value=value))
+        self.launch_fields = dict(fields)
+        tp = self.p.tiling_param
+        if tp is not None:
+            self.scopes[0][tp.name] = _Sym("tiling", TilingType(tuple(fields)), tp.span)
+        launch = replace(h.launch, cores=cores, fields=tuple(new_fields))
+        return replace(h, body=tuple(body), launch=launch)
+
+    def _host_expr(self, e: Expr, env) -> tuple[str, Expr]:
+        def typed(kind):
+            st = ScalarType(INDEX if kind == "int" else DType.f32)
+            return kind, replace(e, type=st)
+        if isinstance(e, Const):
+            if e.kind == "bool":
+                raise self.err(e, "True/False is not a host value", "tiling values are numbers")
+            return typed(e.kind)
+        if isinstance(e, Name):
+            if e.id in env:
+                return typed(env[e.id])
+            if e.id in SOC_CONSTANTS:
+                return typed("int")
+            kp = self.p.param(e.id)
+            if e.id in self.p.dim_names() or kp is not None:
+                raise self.err(e, f"`{e.id}` is not known in the host function",
+                               "declare the tensor or scalar it comes from as a host parameter, e.g. "
+                               "`x: Tensor[f32, (B, N)]`")
+            close = difflib.get_close_matches(e.id, list(env) + list(SOC_CONSTANTS), n=2)
+            raise self.err(e, f"`{e.id}` is not defined in the host function",
+                           f"did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else
+                           "host names are dims of its Tensor parameters, its scalars, earlier host variables "
+                           "and SoC constants (" + ", ".join(SOC_CONSTANTS) + ")")
+        if isinstance(e, Attr):
+            raise self.err(e, f"`{expr_text(e)}` reads an attribute in the host function",
+                           "the host function computes the tiling; it reads dims, scalars and SoC constants")
+        if isinstance(e, (DTypeRef, Str)):
+            raise self.err(e, f"`{expr_text(e)}` is not a number", "dtypes appear only as ub_elems(dtype, ...)")
+        assert isinstance(e, Call)
+        op = e.op
+        kinds, args = [], []
+        for i, a in enumerate(e.args):
+            if op == "ub_elems" and i == 0:
+                if not isinstance(a, DTypeRef):
+                    raise self.err(a, "ub_elems() takes a dtype first", "write ub_elems(f32, live=4)")
+                args.append(replace(a, type=MetaType("dtype")))
+                kinds.append("dtype")
+                continue
+            k, ta = self._host_expr(a, env)
+            kinds.append(k)
+            args.append(ta)
+        e = replace(e, args=tuple(args))
+        nums = [k for k in kinds if k != "dtype"]
+        if op in ("add", "sub", "mul", "neg", "min", "max"):
+            return typed("float" if "float" in nums else "int")
+        if op in ("floordiv", "mod"):
+            return typed("float" if "float" in nums else "int")
+        if op in ("div", "pow"):
+            return typed("float")
+        if op in ("cdiv", "align_up", "align_down", "ub_elems"):
+            if "float" in nums:
+                raise self.err(e, f"{op}() takes integers", "pass int expressions (use // for integer division)")
+            return typed("int")
+        raise self.err(e, f"`{op}` is not available in the host function",
+                       "host expressions use + - * / // %, " + ", ".join(HOST_BUILTINS))
+
+    # -- statements ------------------------------------------------------------------------
+    def _block(self, stmts) -> tuple:
+        return tuple(self._stmt(s) for s in stmts)
+
+    def _scoped(self, stmts) -> tuple:
+        self.scopes.append({})
+        try:
+            return self._block(stmts)
+        finally:
+            self.scopes.pop()
+
+    def _stmt(self, st):
+        if isinstance(st, Assign):
+            return self._assign(st)
+        if isinstance(st, Load):
+            return self._load(st)
+        if isinstance(st, Store):
+            return self._store(st)
+        if isinstance(st, For):
+            return self._for(st)
+        if isinstance(st, Stage):
+            return self._stage(st)
+        if isinstance(st, If):
+            return self._if(st)
+        if isinstance(st, Barrier):
+            if self.stage in (StageKind.copyin, StageKind.copyout):
+                raise self.err(st, f"barrier() inside `with {self.stage.value}:`", "put it between stages")
+            return st
+        raise self.err(st, f"unexpected statement {type(st).__name__}")
+
+    def _define(self, name: str, type_, span: Span, origin: str | None = None):
+        sym = self.lookup(name)
+        if sym is not None and sym.kind != "local":
+            what = {"dim": "a dim", "param": "a scalar parameter", "tensor": "a GM tensor", "tiling": "the tiling struct",
+                    "loop": "a loop variable"}[sym.kind]
+            raise self.err(span, f"`{name}` is {what} and cannot be assigned",
+                           "assign to a new name" if sym.kind != "loop" else "loop variables are read-only; use a new name")
+        kind_key = _kind_key(type_)
+        if name in self.kinds:
+            old, old_span = self.kinds[name]
+            if _kind_key(old) != kind_key:
+                raise self.err(span, f"`{name}` was a {_kind_text(old)} (line {old_span.line}) and here is a "
+                               f"{_kind_text(type_)}; one name has one kind in a kernel",
+                               f"use a new name, e.g. `{name}2`")
+        else:
+            self.kinds[name] = (type_, span)
+        if isinstance(type_, TileType):
+            info = self.tiles.get(name)
+            if info is not None and info.origin != origin:
+                first = "loaded" if info.origin == "load" else "computed"
+                now = "loaded" if origin == "load" else "computed"
+                raise self.err(span, f"tile `{name}` is {first} at line {info.span.line} and {now} here; "
+                               "a loaded tile is a read-only copy-in buffer",
+                               f"give the {'result' if origin == 'compute' else 'load'} its own name, e.g. `{name}2`")
+            if info is None:
+                info = self.tiles[name] = _TileInfo(type_.dtype, type_.level, origin, span,
+                                                    defined_in=self.stage or StageKind.compute)
+            info.sites.append((span, self._cap_shape(type_)))
+        if sym is None:
+            self.scopes[-1][name] = _Sym("local", type_, span)
+        else:
+            sym.type = type_
+
+    def _assign(self, st: Assign):
+        if self.stage in (StageKind.copyin, StageKind.copyout):
+            what = "loads (`xu = load(x[...])`)" if self.stage is StageKind.copyin else "stores (`store(y[...], yu)`)"
+            raise self.err(st, f"`with {self.stage.value}:` holds only {what}",
+                           "compute values in `with compute:`, scalars also outside any stage")
+        value = self._expr(st.value)
+        t = value.type
+        if isinstance(t, RangeType):
+            raise self.err(st.value, "a range cannot be copied", "use its fields: c.start, c.len")
+        if not isinstance(t, (ScalarType, TileType)):
+            raise self.err(st.value, f"`{expr_text(st.value)}` is not a value", "assign a scalar or tile expression")
+        if isinstance(t, TileType) and self.stage is not StageKind.compute:
+            raise self.err(st, f"tile `{st.target}` is computed outside a compute stage",
+                           "put tile arithmetic in `with compute:`")
+        if isinstance(t, ScalarType):
+            t = ScalarType(t.dtype)   # a variable has a definite dtype even when set from a literal
+        self._define(st.target, t, st.span, "compute")
+        new = replace(st, value=value)
+        if isinstance(t, TileType) or any(isinstance(n.type, TileType) for n in walk_exprs(value)):
+            temps = stmt_temps(new)
+            if temps:
+                self.scratch.append(ScratchNeed(st.span, temps, stmt_tile_sizes(new, self._cap_shape)))
+        return new
+
+    def _load(self, st: Load):
+        if self.stage is not StageKind.copyin:
+            raise self.err(st, "load() outside `with copyin:`", "wrap it: `with copyin: xu = load(x[...])`")
+        src, tensor, kept = self._gmref(st.src, write=False)
+        if len(kept) == 0:
+            if st.level is not Level.UB:
+                raise self.err(st, "a single element loads as a scalar, not into L1", "drop the level")
+            t = ScalarType(tensor.dtype)
+            self._define(st.target, t, st.span, "load")
+            return replace(st, src=src)
+        t = TileType(tensor.dtype, tuple(kept), st.level)
+        self._define(st.target, t, st.span, "load")
+        self.tiles[st.target].defined_in = StageKind.copyin
+        return replace(st, src=src)
+
+    def _store(self, st: Store):
+        if self.stage is not StageKind.copyout:
+            raise self.err(st, "store() outside `with copyout:`", "wrap it: `with copyout: store(y[...], yu)`")
+        dst, tensor, kept = self._gmref(st.dst, write=True)
+        sym = self.lookup(st.value.id)
+        if sym is None:
+            raise self._undefined(st.value)
+        vt = sym.type
+        if isinstance(vt, TileType):
+            info = self.tiles[st.value.id]
+            if info.origin == "load":
+                raise self.err(st.value, f"tile `{st.value.id}` goes from copyin straight to copyout",
+                               f"a value crosses copyin -> compute -> copyout: compute a result, e.g. "
+                               f"`with compute: {st.value.id}_out = {st.value.id}`")
+            if vt.level is not Level.UB:
+                raise self.err(st.value, f"`{st.value.id}` is in {vt.level.value}; stores go from UB", "compute into UB first")
+            info.used_in.add(StageKind.copyout)
+            if vt.dtype != tensor.dtype:
+                raise self.err(st.value, f"storing a {vt.dtype.value} tile into {tensor.dtype.value} tensor `{st.dst.tensor}`",
+                               f"cast it in compute: `cast({st.value.id}, {tensor.dtype.value})`")
+            if len(kept) != len(vt.shape) or tuple(kept) != tuple(vt.shape):
+                have = " x ".join(expr_text(d) for d in vt.shape)
+                want = " x ".join(expr_text(d) for d in kept) or "one element"
+                raise self.err(st, f"tile `{st.value.id}` has shape [{have}] but `{gmref_text(st.dst)}` is [{want}]",
+                               "store into a view with the tile's extent (e.g. index with the same range variable)")
+        elif isinstance(vt, ScalarType):
+            if kept:
+                raise self.err(st, f"`{st.value.id}` is a scalar but `{gmref_text(st.dst)}` is a view of many elements",
+                               "index every axis with a scalar to store one element")
+            if vt.dtype != tensor.dtype:
+                raise self.err(st.value, f"storing a {vt.dtype.value} scalar into {tensor.dtype.value} tensor `{st.dst.tensor}`",
+                               f"cast it: `cast({st.value.id}, {tensor.dtype.value})`")
+        else:
+            raise self.err(st.value, f"`{st.value.id}` is not a value", "store a tile or scalar")
+        if st.accumulate and tensor.dtype not in (DType.f32, DType.f16, DType.i32):
+            raise self.err(st, f"accumulating stores support f32, f16 and i32, not {tensor.dtype.value}",
+                           "accumulate in f32 and cast afterwards")
+        prev = self.stores.get(tensor_name := st.dst.tensor)
+        if prev is not None and prev[0] != st.accumulate:
+            raise self.err(st, f"`{tensor_name}` gets both accumulating and plain stores (line {prev[1].line})",
+                           "an output is either accumulated into (atomic add, starts at zero) or written")
+        self.stores[tensor_name] = (st.accumulate, st.span)
+        return replace(st, dst=dst, value=replace(st.value, type=vt))
+
+    def _gmref(self, g: GmRef, write: bool):
+        sym = self.lookup(g.tensor)
+        if sym is None or sym.kind != "tensor":
+            if sym is None and g.tensor not in self.kinds:
+                close = difflib.get_close_matches(g.tensor, [p.name for p in self.p.tensors()], n=2)
+                raise self.err(g, f"`{g.tensor}` is not a GM tensor parameter",
+                               f"did you mean `{close[0]}`?" if close else "load from and store to GM tensor parameters")
+            raise self.err(g, f"`{g.tensor}` is not a GM tensor", "load from and store to GM tensor parameters")
+        tensor: TensorType = sym.type
+        param = self.p.param(g.tensor)
+        if write and tensor.role is not TensorRole.output:
+            raise self.err(g, f"`{g.tensor}` is an input; only Out[...] tensors are stored to",
+                           f"declare the result as `y: Out[{tensor.dtype.value}, ...]` and store there")
+        if not write and tensor.role is TensorRole.output:
+            raise self.err(g, f"`{g.tensor}` is an output; loads read inputs", "load from a GM[...] or Param[...] tensor")
+        rank = len(tensor.shape)
+        if g.index is None:
+            if rank != 0:
+                raise self.err(g, f"`{g.tensor}` has {rank} axes and needs an index per axis",
+                               f"write e.g. {g.tensor}[{', '.join(['r', 'c'][-rank:] if rank <= 2 else ['i'] * rank)}]")
+            return g, tensor, []
+        if len(g.index) != rank:
+            from .printer import shape_text
+            raise self.err(g, f"`{g.tensor}` has {rank} axes {shape_text(param.groups)} but {len(g.index)} indices",
+                           "give one index per axis (group dims in the declaration, e.g. ((B, M), N), to view them as one)")
+        kept, index = [], []
+        for i, (ix, dim) in enumerate(zip(g.index, tensor.shape)):
+            if isinstance(ix, IndexExpr):
+                e = self._expr(ix.expr)
+                if isinstance(e.type, RangeType):
+                    kept.append(Attr(Name(e.id) if isinstance(e, Name) else e, "len"))
+                else:
+                    self._index_scalar(e, "an index")
+                index.append(replace(ix, expr=e))
+            elif isinstance(ix, IndexSlice):
+                lo = self._expr(ix.lo) if ix.lo is not None else None
+                hi = self._expr(ix.hi) if ix.hi is not None else None
+                for part in (lo, hi):
+                    if part is not None:
+                        self._index_scalar(part, "a slice bound")
+                top = hi if hi is not None else dim
+                kept.append(top if lo is None or lo == Const(0, "int") else Call("sub", (top, lo)))
+                index.append(replace(ix, lo=lo, hi=hi))
+            else:
+                var = self._expr(ix.var)
+                if not isinstance(var.type, RangeType):
+                    raise self.err(ix.var, "windows() takes a range variable (from tiles or core_chunk)",
+                                   "write `x[r, windows(c, K, S)]` inside `for c in tiles(L, t.tile)`")
+                k = self._expr(ix.k)
+                s = self._expr(ix.stride)
+                self._index_scalar(k, "a window size")
+                self._index_scalar(s, "a window stride")
+                kept.append(_windows_len(var, k, s))
+                index.append(replace(ix, var=var, k=k, stride=s))
+        if len(kept) > 1:
+            raise self.err(g, f"`{gmref_text(g)}` keeps {len(kept)} axes; tiles are 1-D",
+                           "index all but one axis with a scalar, or view contiguous axes as one in the "
+                           "declaration (e.g. ((B, N),)) and tile that")
+        return replace(g, index=tuple(index)), tensor, [_strip(k) for k in kept]
+
+    def _index_scalar(self, e: Expr, what: str):
+        t = e.type
+        if not (isinstance(t, ScalarType) and t.dtype.is_int):
+            raise self.err(e, f"{what} must be an integer scalar, not a {_kind_text(t)}",
+                           "use loop variables, dims, range fields (c.start) and integer arithmetic")
+
+    def _for(self, st: For):
+        if self.stage is not None:
+            raise self.err(st, f"a loop inside `with {self.stage.value}:`",
+                           "a stage is straight-line code: put the loop around the stages")
+        it = st.iter
+        outer_core = self.core_loop
+        cap = None
+        if isinstance(it, (CoreRows, CoreChunk)):
+            if self.core_loop:
+                raise self.err(it, "a core loop inside another core loop", "split the cores once, in the outer loop")
+            a, b = (it.rows, it.total) if isinstance(it, CoreRows) else (it.size, it.total)
+            ta, tb = self._expr(a), self._expr(b)
+            self._index_scalar(ta, "the per-core count")
+            self._index_scalar(tb, "the total")
+            it = replace(it, **({"rows": ta, "total": tb} if isinstance(it, CoreRows) else {"size": ta, "total": tb}))
+            var_type = ScalarType(INDEX) if isinstance(it, CoreRows) else RangeType()
+            cap = None if isinstance(it, CoreRows) else self._cap_expr(ta)
+            self.core_loop = True
+        elif isinstance(it, Tiles):
+            ext = self._expr(it.extent)
+            if not isinstance(ext.type, RangeType):
+                self._index_scalar(ext, "the extent of tiles()")
+            step = self._expr(it.step)
+            self._index_scalar(step, "the tile step")
+            it = replace(it, extent=ext, step=step)
+            var_type = RangeType()
+            cap = self._cap_expr(step)
+        else:
+            parts = {k: self._expr(getattr(it, k)) for k in ("start", "stop", "step")}
+            for v in parts.values():
+                self._index_scalar(v, "a range() bound")
+            it = replace(it, **parts)
+            var_type = ScalarType(INDEX)
+        existing = self.lookup(st.var)
+        if existing is not None:
+            raise self.err(st, f"loop variable `{st.var}` hides an existing name", "pick a new name for the loop variable")
+        key = (var_type, st.span)
+        if st.var in self.kinds and _kind_key(self.kinds[st.var][0]) != _kind_key(var_type):
+            raise self.err(st, f"`{st.var}` was a {_kind_text(self.kinds[st.var][0])} and here is a "
+                           f"{_kind_text(var_type)}", "use a new name")
+        self.kinds.setdefault(st.var, key)
+        self.scopes.append({st.var: _Sym("loop", var_type, st.span, cap)})
+        try:
+            body = self._block(st.body)
+        finally:
+            self.scopes.pop()
+            self.core_loop = outer_core
+        return replace(st, iter=it, body=body)
+
+    def _stage(self, st: Stage):
+        if self.stage is not None:
+            raise self.err(st, f"`with {st.kind.value}:` inside `with {self.stage.value}:`", "stages do not nest")
+        self.stage = st.kind
+        try:
+            body = self._block(st.body)
+        finally:
+            self.stage = None
+        return replace(st, body=body)
+
+    def _if(self, st: If):
+        if self.stage is not None:
+            raise self.err(st, f"`if` inside `with {self.stage.value}:`",
+                           "branch around the stages, or select elements with where(mask, a, b)")
+        cond = self._expr(st.cond)
+        if not (isinstance(cond.type, ScalarType) and cond.type.dtype is DType.bool):
+            raise self.err(st.cond, f"an `if` needs a scalar comparison, not a {_kind_text(cond.type)}",
+                           "compare scalars, e.g. `if r < B:`; select tile elements with where()")
+        body = self._scoped(st.body)
+        orelse = self._scoped(st.orelse) if st.orelse else ()
+        return replace(st, cond=cond, body=body, orelse=orelse)
+
+    # -- expressions -----------------------------------------------------------------------
+    def _undefined(self, e: Name) -> DslError:
+        if e.id in self.kinds:
+            _, span = self.kinds[e.id]
+            return self.err(e, f"`{e.id}` is not visible here",
+                            f"it is assigned at line {span.line} inside a block that has ended; "
+                            f"assign it before that block (e.g. `{e.id} = 0.0`) to keep it")
+        if e.id in SOC_CONSTANTS:
+            return self.err(e, f"`{e.id}` is a host constant",
+                            "read it in the host function and pass what the kernel needs through Launch(...)")
+        close = difflib.get_close_matches(e.id, self.visible(), n=2)
+        return self.err(e, f"`{e.id}` is not defined",
+                        f"did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else
+                        "define it before use; kernel names are parameters, dims, loop variables and assignments")
+
+    def _expr(self, e: Expr) -> Expr:
+        if isinstance(e, Const):
+            dt = {"int": INDEX, "float": DType.f32, "bool": DType.bool}[e.kind]
+            return replace(e, type=ScalarType(dt, weak=True))
+        if isinstance(e, Name):
+            sym = self.lookup(e.id)
+            if sym is None:
+                raise self._undefined(e)
+            if sym.kind == "tensor":
+                raise self.err(e, f"GM tensor `{e.id}` is read with load() in copyin",
+                               f"write `with copyin: {e.id}u = load({e.id}[...])` and use the tile")
+            if sym.kind == "tiling":
+                raise self.err(e, f"`{e.id}` is the tiling struct", f"read a field: {e.id}.{next(iter(self.launch_fields))}")
+            if isinstance(sym.type, TileType):
+                if self.stage is not StageKind.compute:
+                    raise self.err(e, f"tile `{e.id}` is used outside a compute stage",
+                                   "read tiles in `with compute:` (copyout only stores named tiles)")
+                info = self.tiles.get(e.id)
+                if info:
+                    info.used_in.add(StageKind.compute)
+            return replace(e, type=sym.type)
+        if isinstance(e, Attr):
+            sym = self.lookup(e.obj.id)
+            if sym is None:
+                raise self._undefined(e.obj)
+            if sym.kind == "tiling":
+                if e.attr not in self.launch_fields:
+                    raise self.err(e, f"`{e.attr}` is not a tiling field",
+                                   "the host returns " + ", ".join(self.launch_fields) + "; add it to Launch(...)")
+                return replace(e, obj=replace(e.obj, type=sym.type), type=self.launch_fields[e.attr])
+            if isinstance(sym.type, RangeType):
+                if e.attr not in RANGE_FIELDS:
+                    raise self.err(e, f"a range has no field `{e.attr}`", "ranges have .start, .len and .index")
+                return replace(e, obj=replace(e.obj, type=sym.type), type=ScalarType(INDEX))
+            raise self.err(e, f"`{e.obj.id}` has no fields", "only the tiling struct (t.tile) and ranges (c.start) have fields")
+        if isinstance(e, DTypeRef):
+            return replace(e, type=MetaType("dtype"))
+        if isinstance(e, Str):
+            return replace(e, type=MetaType("str"))
+        if isinstance(e, Call):
+            spec = OPS.get(e.op)
+            if spec is None:
+                raise self.err(e, f"`{e.op}` is not a kernel operation",
+                               "host functions (cdiv, ub_elems, ...) run in @host; pass results via Launch")
+            args = tuple(self._expr(a) for a in e.args)
+            e = replace(e, args=args)
+            t = self._call_type(e, spec, args)
+            touches_tile = isinstance(t, TileType) or any(isinstance(a.type, TileType) for a in args)
+            if touches_tile and self.stage is not StageKind.compute:
+                raise self.err(e, f"tile operation `{expr_text(e)}` outside a compute stage",
+                               "put tile arithmetic in `with compute:`")
+            return replace(e, type=t)
+        raise self.err(e, f"unexpected expression {type(e).__name__}")
+
+    def _value(self, a: Expr, op: str):
+        t = a.type
+        if isinstance(t, (ScalarType, TileType)):
+            if isinstance(t, TileType) and t.level is not Level.UB:
+                raise self.err(a, f"`{expr_text(a)}` is an {t.level.value} tile; vector operations work on UB tiles",
+                               "load it into UB (the default level) for vector work")
+            return t
+        raise self.err(a, f"`{expr_text(a)}` is a {_kind_text(t)}, not an operand of `{op}`",
+                       "operands are scalars and tiles" + ("; a range's fields are c.start, c.len" if isinstance(t, RangeType) else ""))
+
+    def _need_dtype(self, e: Call, spec, dtype: DType):
+        if dtype not in spec.dtypes:
+            ok = ", ".join(sorted(d.value for d in spec.dtypes))
+            target = "f32" if dtype.is_float or DType.f32 in spec.dtypes else sorted(d.value for d in spec.dtypes)[0]
+            raise self.err(e, f"`{spec.name}` does not support {dtype.value} tiles on the vector unit (supported: {ok})",
+                           f"cast first: `cast(x, {target})`")
+
+    def _tile_scalar(self, tile: TileType, s: ScalarType, node: Expr, op: str):
+        if s.dtype is DType.bool or tile.dtype is DType.bool:
+            raise self.err(node, f"`{op}` on bool values", "bool tiles are masks for where(); compare or select instead")
+        if tile.dtype.is_int and s.dtype.is_float:
+            raise self.err(node, f"mixing a {s.dtype.value} scalar with a {tile.dtype.value} tile in `{op}`",
+                           f"cast one side: `cast(tile, f32)` or an integer scalar")
+
+    def _same_shape(self, e: Call, tiles: list[TileType]):
+        if len(tiles) > 1:
+            for t in tiles[1:]:
+                if t.shape != tiles[0].shape:
+                    a = " x ".join(expr_text(d) for d in tiles[0].shape)
+                    b = " x ".join(expr_text(d) for d in t.shape)
+                    raise self.err(e, f"tile shapes differ in `{e.op}`: [{a}] and [{b}]",
+                                   "combine tiles loaded with the same range (the same `c` or the same slice)")
+
+    def _call_type(self, e: Call, spec, args):
+        cat = spec.category
+        op = spec.name
+        if cat in ("binary", "compare"):
+            ta, tb = self._value(args[0], op), self._value(args[1], op)
+            tiles = [t for t in (ta, tb) if isinstance(t, TileType)]
+            if not tiles:
+                if DType.bool in (ta.dtype, tb.dtype) and cat == "binary":
+                    raise self.err(e, f"`{op}` on bool values", "use comparisons in `if`, masks in where()")
+                r = _unify(ta, tb)
+                if cat == "compare":
+                    return ScalarType(DType.bool)
+                if op in ("div", "pow") and not r.dtype.is_float:
+                    return ScalarType(DType.f32, weak=r.weak)
+                return r
+            if len(tiles) == 2 and tiles[0].dtype != tiles[1].dtype:
+                raise self.err(e, f"`{op}` of a {tiles[0].dtype.value} tile and a {tiles[1].dtype.value} tile",
+                               f"cast one of them: `cast(x, {_wider(tiles[0].dtype, tiles[1].dtype).value})`")
+            self._same_shape(e, tiles)
+            tile = tiles[0]
+            for t, a in ((ta, args[0]), (tb, args[1])):
+                if isinstance(t, ScalarType):
+                    self._tile_scalar(tile, t, a, op)
+            if tile.dtype is DType.bool:
+                raise self.err(e, f"`{op}` on bool tiles", "bool tiles are masks: use them in where(mask, a, b)")
+            self._need_dtype(e, spec, tile.dtype)
+            return TileType(DType.bool if cat == "compare" else tile.dtype, tile.shape)
+        if cat == "intbinary":
+            ta, tb = self._value(args[0], op), self._value(args[1], op)
+            if isinstance(ta, TileType) or isinstance(tb, TileType):
+                raise self.err(e, f"`{spec.symbol}` works on integer scalars (index arithmetic)", "use `/` for tiles")
+            if not (ta.dtype.is_int and tb.dtype.is_int):
+                raise self.err(e, f"`{spec.symbol}` works on integer scalars", "use `/` for float division")
+            return _unify(ta, tb)
+        if cat == "unary":
+            t = self._value(args[0], op)
+            if t.dtype is DType.bool:
+                raise self.err(e, f"`{op}` of a bool value", "bool values are masks and conditions")
+            if isinstance(t, ScalarType):
+                if spec.float_only and not t.dtype.is_float:
+                    return ScalarType(DType.f32, weak=t.weak)
+                return t
+            self._need_dtype(e, spec, t.dtype)
+            return t
+        if cat == "select":
+            mask = self._value(args[0], op)
+            if not (isinstance(mask, TileType) and mask.dtype is DType.bool):
+                raise self.err(args[0], f"where() selects by a bool tile, not a {_kind_text(mask)}",
+                               "compare tiles (`xu > 0.0`) for a mask; for a scalar condition use `if`")
+            ta, tb = self._value(args[1], op), self._value(args[2], op)
+            tiles = [t for t in (ta, tb) if isinstance(t, TileType)]
+            self._same_shape(e, [mask] + tiles)
+            if len(tiles) == 2 and tiles[0].dtype != tiles[1].dtype:
+                raise self.err(e, f"where() of a {tiles[0].dtype.value} tile and a {tiles[1].dtype.value} tile",
+                               "cast one of them so both have one dtype")
+            if tiles:
+                dtype = tiles[0].dtype
+                for t, a in ((ta, args[1]), (tb, args[2])):
+                    if isinstance(t, ScalarType):
+                        self._tile_scalar(tiles[0], t, a, op)
+            else:
+                dtype = _strong(_unify(ta, tb))
+            self._need_dtype(e, spec, dtype)
+            return TileType(dtype, mask.shape)
+        if cat == "clamp":
+            t = self._value(args[0], op)
+            lo, hi = self._value(args[1], op), self._value(args[2], op)
+            for b, a in ((lo, args[1]), (hi, args[2])):
+                if isinstance(b, TileType):
+                    raise self.err(a, "clamp() bounds are scalars", "use max(min(x, hi_tile), lo_tile) for tile bounds")
+            if isinstance(t, ScalarType):
+                return _unify(_unify(t, lo), hi)
+            for b, a in ((lo, args[1]), (hi, args[2])):
+                self._tile_scalar(t, b, a, op)
+            self._need_dtype(e, spec, t.dtype)
+            return t
+        if cat in ("reduce", "scan", "window", "element"):
+            t = self._value(args[0], op)
+            if not isinstance(t, TileType):
+                raise self.err(args[0], f"`{op}` takes a tile, not a scalar",
+                               "a scalar needs no reduction" if cat == "reduce" else "pass a UB tile")
+            self._need_dtype(e, spec, t.dtype)
+            if cat == "reduce":
+                return ScalarType(INDEX if op.startswith("arg") else t.dtype)
+            if cat == "element":
+                return ScalarType(t.dtype)
+            if cat == "scan":
+                init = self._value(args[1], op)
+                if isinstance(init, TileType):
+                    raise self.err(args[1], "a scan's init is a scalar", "pass the carry: `init=carry`")
+                self._tile_scalar(t, init, args[1], op)
+                return t
+            k, s = args[1], args[2]
+            for a, what in ((k, "a window size"), (s, "a window stride")):
+                self._value(a, op)
+                self._index_scalar(a, what)
+            return TileType(t.dtype, (_window_out(t.shape[0], k, s),))
+        if cat == "cast":
+            t = self._value(args[0], op)
+            dtype = args[1].dtype
+            if isinstance(t, ScalarType):
+                return ScalarType(dtype)
+            return TileType(dtype, t.shape)
+        raise self.err(e, f"no typing rule for `{op}`")
+
+    # -- capacities and the plan -------------------------------------------------------------
+    def _cap_expr(self, e: Expr) -> Expr | None:
+        """`e` with range lengths replaced by their static bounds; None if it depends on the loop."""
+        if isinstance(e, Attr):
+            sym = self.lookup(e.obj.id)
+            if sym is None:
+                return None
+            if sym.kind == "tiling":
+                return _strip(e)
+            if isinstance(sym.type, RangeType) and e.attr == "len":
+                return sym.cap
+            return None
+        if isinstance(e, Name):
+            sym = self.lookup(e.id)
+            return _strip(e) if sym is not None and sym.kind in ("dim", "param") else None
+        if isinstance(e, Const):
+            return _strip(e)
+        if isinstance(e, Call):
+            parts = [self._cap_expr(a) for a in e.args]
+            if any(p is None for p in parts):
+                return None
+            return Call(e.op, tuple(parts))
+        return None
+
+    def _cap_shape(self, t) -> Expr | None:
+        if not isinstance(t, TileType):
+            return None
+        out = None
+        for d in t.shape:
+            c = self._cap_expr(d)
+            if c is None:
+                return None
+            out = c if out is None else Call("mul", (out, c))
+        return out if out is not None else ONE
+
+    def _plan(self) -> UbPlan:
+        buffers = []
+        for name, info in self.tiles.items():
+            if info.level is Level.L1:
+                role = "L1"
+            elif info.origin == "load":
+                role = "VECIN"
+            elif StageKind.copyout in info.used_in:
+                role = "VECOUT"
+            else:
+                role = "VECCALC"
+            buffers.append(UbBuffer(name, info.dtype, info.level, role, tuple(c for _, c in info.sites),
+                                    info.defined_in, frozenset(info.used_in), tuple(s for s, _ in info.sites)))
+        return UbPlan(tuple(buffers), tuple(self.scratch))
+
+
+# ----------------------------------------------------------------------------- type helpers
+
+
+def _strip(e: Expr) -> Expr:
+    """An expression without spans and types (for shapes and capacities)."""
+    if isinstance(e, Call):
+        return Call(e.op, tuple(_strip(a) for a in e.args))
+    if isinstance(e, Attr):
+        return Attr(Name(e.obj.id), e.attr)
+    if isinstance(e, Name):
+        return Name(e.id)
+    if isinstance(e, Const):
+        return Const(e.value, e.kind)
+    return e
+
+
+def _windows_len(var: Expr, k: Expr, s: Expr) -> Expr:
+    """Elements covering the windows of range `var`: (var.len - 1) * s + k."""
+    length = Attr(Name(var.id), "len") if isinstance(var, Name) else var
+    return Call("add", (Call("mul", (Call("sub", (length, ONE)), _strip(s))), _strip(k)))
+
+
+def _window_out(length: Expr, k: Expr, s: Expr) -> Expr:
+    """Windows in `length` elements: (length - k) // s + 1, simplified for a `windows(c, k, s)` load."""
+    k, s = _strip(k), _strip(s)
+    if isinstance(length, Call) and length.op == "add" and length.args[1] == k:
+        mul = length.args[0]
+        if isinstance(mul, Call) and mul.op == "mul" and mul.args[1] == s:
+            sub = mul.args[0]
+            if isinstance(sub, Call) and sub.op == "sub" and sub.args[1] == ONE and isinstance(sub.args[0], Attr):
+                return sub.args[0]
+    return Call("add", (Call("floordiv", (Call("sub", (_strip(length), k)), s)), ONE))
+
+
+def _strong(t: ScalarType) -> DType:
+    return t.dtype
+
+
+def _wider(a: DType, b: DType) -> DType:
+    if a.is_float or b.is_float:
+        return max((a, b), key=lambda d: _FLOAT_RANK.get(d, 0))
+    return max((a, b), key=lambda d: _INT_RANK.get(d, 0))
+
+
+def _unify(a: ScalarType, b: ScalarType) -> ScalarType:
+    """Scalar promotion: literals adopt the other side; int with float gives the float."""
+    if a.weak and b.weak:
+        if DType.f32 in (a.dtype, b.dtype):
+            return ScalarType(DType.f32, weak=True)
+        return ScalarType(INDEX if DType.bool not in (a.dtype, b.dtype) or a.dtype != b.dtype else DType.bool, weak=True)
+    if a.weak or b.weak:
+        weak, strong = (a, b) if a.weak else (b, a)
+        if weak.dtype.is_float and not strong.dtype.is_float:
+            return ScalarType(DType.f32)
+        return ScalarType(strong.dtype)
+    if a.dtype == b.dtype:
+        return ScalarType(a.dtype)
+    if a.dtype.is_float or b.dtype.is_float:
+        floats = [d for d in (a.dtype, b.dtype) if d.is_float]
+        if len(floats) == 2:
+            return ScalarType(DType.f32)
+        return ScalarType(floats[0])
+    return ScalarType(_wider(a.dtype, b.dtype))
+
+
+def _kind_key(t):
+    if isinstance(t, ScalarType):
+        return ("scalar", t.dtype)
+    if isinstance(t, TileType):
+        return ("tile", t.dtype, t.level)
+    return (type(t).__name__,)
+
+
+def _kind_text(t) -> str:
+    if isinstance(t, ScalarType):
+        return f"{t.dtype.value} scalar"
+    if isinstance(t, TileType):
+        return f"{t.dtype.value} tile" + ("" if t.level is Level.UB else f" in {t.level.value}")
+    if isinstance(t, RangeType):
+        return "range"
+    if isinstance(t, TensorType):
+        return "GM tensor"
+    if isinstance(t, TilingType):
+        return "tiling struct"
+    if isinstance(t, MetaType):
+        return t.what
+    return "value"
+
+
+__all__ = ["verify", "check_launch"]

@@ -1,0 +1,80 @@
+"""Expert examples: per category, a PyTorch reference (KernelBench format) beside its DSL kernel.
+
+`EXAMPLES` is the catalog read by the tests, the bench and the drafter. Each example's
+`tail_overrides` are module constants of the reference that give a tail shape: sizes that are
+not multiples of the tile or of 32 bytes (and, where a loop carries state across tiles, long
+enough for several tiles), so the check covers ragged last tiles and idle cores.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Example:
+    category: str
+    op: str
+    reference: Path          # <category>/<op>.py
+    dsl: Path                # <category>/<op>.dsl.py
+    tail_overrides: dict = field(default_factory=dict, hash=False)
+    about: str = ""          # one line: what the example teaches
+
+    @property
+    def name(self) -> str:
+        return f"{self.category}/{self.op}"
+
+
+def _ex(category: str, op: str, tail: dict, about: str) -> Example:
+    return Example(category, op, ROOT / category / f"{op}.py", ROOT / category / f"{op}.dsl.py", tail, about)
+
+
+EXAMPLES: list[Example] = [
+    _ex("activation", "gelu", {"batch_size": 50, "dim": 20011},
+        "rows over cores, tiles along a row, a function AscendC lacks (tanh) left to the lowering"),
+    _ex("activation", "softmax", {"batch_size": 7, "dim": 20011},
+        "rows longer than UB: three sweeps (max, sum, normalise) with scalar carries"),
+    _ex("normalization", "layer_norm", {"batch_size": 100, "features": 1003},
+        "a row that fits UB, Model parameters (Param[...]) loaded once per core"),
+    _ex("normalization", "rms_norm", {"batch_size": 37, "dim": 9001},
+        "two sweeps per row for any row length; a scalar parameter from get_init_inputs"),
+    _ex("optimizer", "sgd", {"n_params": 100003},
+        "a flat vector in 32-byte aligned per-core chunks; two outputs"),
+    _ex("optimizer", "adam", {"n_params": 100003},
+        "step-dependent scalars computed on the host and passed through the tiling struct"),
+    _ex("reduce", "sum", {"dim1": 37, "dim2": 1003},
+        "many short rows per tile: window_sum with k = stride = row length"),
+    _ex("reduce", "max", {"dim1": 37, "dim2": 1003},
+        "as sum, with window_max"),
+    _ex("pooling", "avg_pool1d", {"input_length": 1003},
+        "tiles over the output, windows(c, k, s) loads exactly the inputs those windows read"),
+    _ex("pooling", "max_pool1d", {"sequence_length": 1003, "kernel_size": 3, "stride": 2},
+        "as avg_pool1d; the tail shape also has overlapping windows (k > s)"),
+    _ex("math", "cumsum", {"batch_size": 37, "dim": 30011},
+        "a scan continued across tiles through a scalar carry"),
+    _ex("math", "where_clamp", {"batch_size": 7, "dim": 1003},
+        "comparison mask, where and clamp on a flat view of the tensors"),
+    _ex("loss", "mse_loss", {"batch_size": 37, "input_shape": (1003,)},
+        "per-core partial sums accumulated atomically into a scalar output"),
+    _ex("loss", "smooth_l1", {"batch_size": 37, "input_shape": (1003,), "beta": 0.5},
+        "both branches of where() computed, then a reduction and an accumulating store"),
+]
+
+CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))
+
+
+def get_example(op: str) -> Example:
+    """An example by op name (`"gelu"`) or by `category/op`."""
+    for e in EXAMPLES:
+        if op in (e.op, e.name):
+            return e
+    raise KeyError(f"no example {op!r}; known: {', '.join(e.name for e in EXAMPLES)}")
+
+
+def by_category(category: str) -> list[Example]:
+    return [e for e in EXAMPLES if e.category == category]
+
+
+__all__ = ["Example", "EXAMPLES", "CATEGORIES", "get_example", "by_category", "ROOT"]

@@ -1,0 +1,81 @@
+"""The operations table: one row per DSL operation, read by parser, verifier, interpreter and docs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ascendcraft_lab.dsl import OPS, parse, verify
+from ascendcraft_lab.dsl.interp import run
+from ascendcraft_lab.dsl.ops import OPS_LIST
+
+CATEGORIES = {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce", "scan", "window", "cast", "element"}
+
+
+@pytest.mark.parametrize("op", OPS_LIST, ids=lambda o: o.name)
+def test_every_operation_has_meaning_doc_and_mapping(op):
+    assert op.category in CATEGORIES
+    assert callable(op.numpy) and op.doc and op.ascendc
+    assert op.arity >= 1 and op.example
+    assert op.category == "intbinary" or op.dtypes, "tile dtypes the vector unit supports"
+
+
+KERNEL = """@host
+def tiling(x: Tensor[f32, (N,)]):
+    return Launch(1)
+
+
+@kernel
+def k(x: GM[f32, (N,)], z: GM[f32, (N,)], y: Out[{odt}, (N,)]):
+    with copyin:
+        xu = load(x[:])
+        zu = load(z[:])
+    with compute:
+        yu = {expr}
+    with copyout:
+        store(y[:], yu)
+"""
+
+
+def interpret(expr: str, x, z, odt="f32"):
+    p = verify(parse(KERNEL.format(expr=expr, odt=odt)))
+    return run(p, {"x": x, "z": z})["y"]
+
+
+RNG = np.random.default_rng(7)
+X = (RNG.random(64).astype(np.float32) + 0.5)
+Z = (RNG.standard_normal(64).astype(np.float32))
+
+
+@pytest.mark.parametrize("op", [o for o in OPS_LIST if o.category == "unary"], ids=lambda o: o.name)
+def test_unary_operations_run_their_numpy_meaning(op):
+    text = f"-xu" if op.symbol else f"{op.name}(xu)"
+    assert np.array_equal(interpret(text, X, Z), op.numpy(X))
+
+
+@pytest.mark.parametrize("op", [o for o in OPS_LIST if o.category in ("binary", "compare")], ids=lambda o: o.name)
+def test_binary_operations_run_their_numpy_meaning_on_tiles_and_scalars(op):
+    odt = "bool" if op.category == "compare" else "f32"
+    form = (lambda a, b: f"{a} {op.symbol} {b}") if op.symbol and op.name != "pow" else (lambda a, b: f"{op.name}({a}, {b})")
+    assert np.array_equal(interpret(form("xu", "zu"), X, Z, odt), op.numpy(X, Z))
+    assert np.array_equal(interpret(form("xu", "0.75"), X, Z, odt), op.numpy(X, np.float32(0.75)))
+
+
+def test_select_clamp_scan_window_reduce_and_cast():
+    assert np.array_equal(interpret("where(zu > 0.0, xu, zu)", X, Z), np.where(Z > 0, X, Z))
+    assert np.array_equal(interpret("clamp(zu, -0.5, 0.5)", X, Z), np.clip(Z, -0.5, 0.5))
+    np.testing.assert_allclose(interpret("cumsum(zu, init=1.0)", X, Z), 1 + np.cumsum(Z), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(interpret("xu * 0.0 + reduce_sum(zu)", X, Z), np.full(64, Z.sum()), rtol=1e-5)
+    assert np.array_equal(interpret("cast(zu * 10.0, i32, round=\"floor\")", X, Z, "i32"), np.floor(Z * 10).astype(np.int32))
+    assert np.array_equal(interpret("cast(zu * 10.0, i32)", X, Z, "i32"), np.trunc(Z * 10).astype(np.int32))
+    p = verify(parse(KERNEL.format(expr="window_avg(xu, 4, 4)", odt="f32").replace("y: Out[f32, (N,)]",
+                                                                                   "y: Out[f32, ((N - 4) // 4 + 1,)]")))
+    assert np.allclose(run(p, {"x": X, "z": Z})["y"], X.reshape(16, 4).mean(axis=1))
+
+
+def test_every_operation_is_spelled_in_the_dsl():
+    for op in OPS_LIST:
+        args = ", ".join(["xu"] + ["2" if p.kind == "int" else "f16" if p.kind == "dtype" else '"rint"' if p.kind == "round"
+                                   else "1.0" for p in op.params[1:] if p.default is None])
+        text = KERNEL.format(expr=f"{op.name}({args})", odt="f32")
+        assert parse(text).kernel.body[1].body[0].value.op == op.name
+    assert set(OPS) == {o.name for o in OPS_LIST}

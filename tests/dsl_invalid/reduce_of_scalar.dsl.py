@@ -1,0 +1,15 @@
+@host
+def tiling(x: Tensor[f32, (B, N)]):
+    return Launch(B, tile=N)
+
+
+@kernel
+def k(x: GM[f32, (B, N)], y: Out[f32, (B, N)], t: Tiling):
+    for r in core_rows(1, B):
+        with copyin:
+            xu = load(x[r, :])
+        with compute:
+            s = reduce_sum(2.0)   # error: `reduce_sum` takes a tile, not a scalar
+            yu = xu * s
+        with copyout:
+            store(y[r, :], yu)

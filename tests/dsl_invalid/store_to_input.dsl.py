@@ -1,0 +1,15 @@
+@host
+def tiling(x: Tensor[f32, (B, N)]):
+    return Launch(B, tile=N)
+
+
+@kernel
+def k(x: GM[f32, (B, N)], y: Out[f32, (B, N)], t: Tiling):
+    for r in core_rows(1, B):
+        with copyin:
+            xu = load(x[r, :])
+        with compute:
+            yu = xu * 2.0
+        with copyout:
+            store(x[r, :], yu)   # error: `x` is an input; only Out[...] tensors are stored to
+            store(y[r, :], yu)

@@ -1,0 +1,14 @@
+@host
+def tiling(x: Tensor[f32, (B, N)]):
+    return Launch(B, tile=N)
+
+
+@kernel
+def k(x: GM[f32, (B, N)], y: Out[f32, (B, N)], t: Tiling):
+    for r in core_rows(1, B):
+        with copyin:
+            xu = load(x[r, :])
+        with compute:
+            yu = where(r > 0, xu, 0.0)   # error: where() selects by a bool tile
+        with copyout:
+            store(y[r, :], yu)

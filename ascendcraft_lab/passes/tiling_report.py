@@ -30,7 +30,8 @@ class TilingReport:
     def text(self) -> str:
         lines = [f"tiling on {self.soc}: " + ", ".join(f"{k}={v}" for k, v in self.launch.items())]
         for b in self.buffers:
-            lines.append(f"  {b['name']:<12} {b['role']:<8} {b['copies']} x {b['elements']} elements = {human_bytes(b['bytes'] * b['copies'])}")
+            what = f"{b['elements']} elements" if b["elements"] is not None else human_bytes(b["bytes"])
+            lines.append(f"  {b['name']:<12} {b['role']:<8} {b['copies']} x {what} = {human_bytes(b['bytes'] * b['copies'])}")
         lines.append(f"  UB used {human_bytes(self.total)} of {human_bytes(self.budget)} ({100 * self.total / self.budget:.0f} %)")
         lines.extend(f"  - {c}" for c in self.candidates)
         return "\n".join(lines)
@@ -48,8 +49,9 @@ def tiling_report(program: ir.Program, shapes: dict, scalars: dict, soc: Soc) ->
     buffers = [{"name": b.name, "role": b.role, "copies": b.nbuf, "elements": elems, "bytes": nbytes}
                for b, elems, nbytes in usage.items]
     if usage.scratch_bytes:
-        buffers.append({"name": "scratch", "role": "VECCALC", "copies": 1,
-                        "elements": plan.scratch_tiles, "bytes": usage.scratch_bytes})
+        tiles = max(plan.scratch_tiles, 1)   # temporaries of the most demanding statement
+        buffers.append({"name": "scratch", "role": "VECCALC", "copies": tiles,
+                        "elements": None, "bytes": usage.scratch_bytes // tiles})
     total = usage.total()
     report = TilingReport(soc.name, dict(launch), soc.ub_usable, total, buffers)
     # Candidate: every tile-sized buffer twice as long.

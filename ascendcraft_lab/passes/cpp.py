@@ -8,6 +8,8 @@ becomes a finding that says so, never a silent pass.
 from __future__ import annotations
 
 import ast
+import bisect
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -25,45 +27,42 @@ class Call:
     template: str = ""
 
 
+_NOISE = re.compile(r'//[^\n]*|/\*.*?(?:\*/|$)|"(?:\\.|[^"\\\n])*"?', re.S)
+
+
+@functools.lru_cache(maxsize=256)
 def strip_comments(text: str) -> str:
     """Blank out comments and string literals, keeping line and column positions."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i)); i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j])); i = j
-        elif text[i] == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append('"' + " " * (min(j, n) - i - 1) + ('"' if j < n else "")); i = j + 1
-        else:
-            out.append(text[i]); i += 1
-    return "".join(out)
+    def blank(m: re.Match) -> str:
+        t = m.group(0)
+        if t.startswith('"'):
+            return '"' + re.sub(r"[^\n]", " ", t[1:-1]) + ('"' if len(t) > 1 and t.endswith('"') else " ")
+        return re.sub(r"[^\n]", " ", t)
+    return _NOISE.sub(blank, text)
 
 
-_CALL = re.compile(r"(?:(?P<recv>[A-Za-z_][\w.\->\[\]]*?)\s*(?:\.|->)\s*)?\b(?P<name>[A-Za-z_]\w*)\s*(?P<tmpl><[^<>;()]*>)?\s*\(")
+_RECEIVER = re.compile(r"([A-Za-z_][\w\[\]]*)\s*(?:\.|->)\s*$")
+
+
+@functools.lru_cache(maxsize=64)
+def _call_pattern(names: frozenset[str]) -> re.Pattern:
+    alternatives = "|".join(sorted(map(re.escape, names)))
+    return re.compile(r"\b(?P<name>" + alternatives + r")\b\s*(?P<tmpl><[^<>;()]*>)?\s*\(")
 
 
 def calls(text: str, names: set[str]) -> list[Call]:
     """Every call of a function or method in `names`, with its top-level arguments."""
     code = strip_comments(text)
+    line_starts = [0] + [i + 1 for i, ch in enumerate(code) if ch == "\n"]
     found = []
-    for m in _CALL.finditer(code):
-        if m.group("name") not in names:
-            continue
+    for m in _call_pattern(frozenset(names)).finditer(code):
+        recv = _RECEIVER.search(code, max(0, m.start() - 120), m.start())
         start, depth, j = m.end(), 1, m.end()
         while j < len(code) and depth:
             depth += {"(": 1, ")": -1}.get(code[j], 0)
             j += 1
-        inner = code[start:j - 1]
-        found.append(Call(m.group("name"), m.group("recv") or "", _split_paren_args(inner),
-                          code.count("\n", 0, m.start()) + 1, (m.group("tmpl") or "")[1:-1].strip()))
+        found.append(Call(m.group("name"), recv.group(1) if recv else "", _split_paren_args(code[start:j - 1]),
+                          bisect.bisect_right(line_starts, m.start()), (m.group("tmpl") or "")[1:-1].strip()))
     return found
 
 

@@ -40,6 +40,7 @@ class KernelGen:
         self.align = level >= 4
         self.loops: dict[str, ir.For] = plan.loop_vars
         self.ub = ub_buffers(self.p)
+        self.tiling_names = set(self.p.dim_names()) | {s.name for s in self.p.scalars}
         self.scalars = {n: t for n, t in self.p.kernel.locals if isinstance(t, ir.ScalarType) and n not in self.loops}
         self.stage_of: dict[int, StageMethod] = {}
         self.members_scalar = self._scalar_members()
@@ -66,7 +67,7 @@ class KernelGen:
             if e.id in self.loops:
                 self._use(e.id, None)
                 return cpp_name(e.id)
-            if e.id in self.p.dim_names() or any(s.name == e.id for s in self.p.scalars):
+            if e.id in self.tiling_names:
                 return f"tiling.{e.id}"
             return cpp_name(e.id)
         raise LoweringError(f"`{expr_text(e)}` has no C++ meaning here", e)

@@ -38,13 +38,19 @@ class LowerResult:
 
     @property
     def final(self) -> Bundle | None:
-        return self.steps[-1].bundle if len(self.steps) == len(PIPELINE) else None
+        """The AscendC project, once all four passes ran and none failed."""
+        if len(self.steps) == len(PIPELINE) and not any(s.failed for s in self.steps):
+            return self.steps[-1].bundle
+        return None
 
 
 def engine_for(name: str):
     if name == "rule":
         from ..engines.rule import RuleEngine
         return RuleEngine()
+    if name == "llm":  # config from LlmConfig.resolve(); no endpoint -> one ValueError message
+        from ..engines.llm.engine import engine_from_environment
+        return engine_from_environment()
     raise ValueError(f"engine `{name}` is not available here; use --engine rule")
 
 
@@ -108,8 +114,10 @@ def lower_session(dsl_text: str, folder: str | Path, *, soc: str | None = None, 
     })
     if report:
         manifest["tiling"] = report
-    if len(steps) == len(PIPELINE):
+    if len(steps) == len(PIPELINE) and not any(s.failed for s in steps):
         session.write_project(steps[-1].bundle)
+    else:
+        shutil.rmtree(session.path / "ascendc", ignore_errors=True)
     session.save_manifest(manifest)
     return LowerResult(program, steps, session, manifest)
 

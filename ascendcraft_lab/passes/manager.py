@@ -18,6 +18,16 @@ from .merge import Conflict, merge_bundles
 from .pipeline import PIPELINE, PassSpec, get_pass
 
 
+class PassFailure(ValueError):
+    """An engine cannot produce a pass's output (a construct it does not lower, a SoC that
+    lacks an instruction). The step fails with this message as its finding; later passes
+    do not run."""
+
+    def __init__(self, message: str, node=None):
+        super().__init__(message)
+        self.span = getattr(node, "span", None)
+
+
 @dataclass(frozen=True)
 class LowerOptions:
     soc: str = "Ascend910B2"
@@ -83,7 +93,16 @@ def run_pipeline(
     for spec in PIPELINE[:last]:
         eng = (engines or {}).get(spec.name, engine)
         t0 = time.perf_counter()
-        generated = eng.run_pass(spec, program, previous, options)
+        try:
+            generated = eng.run_pass(spec, program, previous, options)
+        except PassFailure as exc:
+            line = exc.span.line if exc.span is not None else 0
+            failure = Finding(spec.name, "cannot-lower", str(exc), dsl_line=line,
+                              help="change the DSL (see the message) or edit this step by hand")
+            stand_in = previous or Bundle({})
+            steps.append(Step(spec, eng.name, stand_in, stand_in, previous, [failure], (),
+                              time.perf_counter() - t0, False))
+            break
         bundle, conflicts = generated, ()
         if eng.derives_from_ir and previous is not None and previous_generated is not None and previous != previous_generated:
             merged = merge_bundles(previous_generated, previous, generated)

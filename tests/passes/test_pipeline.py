@@ -92,3 +92,14 @@ def test_generated_kernel_compiles_without_warnings_and_matches_numpy(gelu, gelu
     want = 0.5 * x * (1 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
     np.testing.assert_allclose(run.outputs["y"], want, rtol=1e-4, atol=1e-5)
     assert run.block_dim == 5     # one row per core
+
+
+def test_a_pass_the_engine_cannot_lower_fails_with_one_finding(tmp_path, gelu_text):
+    # Ascend310P has no DataCopyPad: the align pass cannot handle a tail it cannot prove aligned.
+    result = lower_session(gelu_text, tmp_path / "g310", soc="Ascend310P", accept_all=True)
+    align = result.steps[-1]
+    assert [s.spec.name for s in result.steps] == list(PASS_NAMES)
+    assert align.failed and [f.kind for f in align.findings] == ["cannot-lower"]
+    assert "Ascend310P has no DataCopyPad" in align.findings[0].message
+    assert result.manifest["steps"]["align"]["status"] == "failed"
+    assert result.final is None and not (tmp_path / "g310" / "ascendc").exists()

@@ -18,6 +18,7 @@ from ...dsl import ir
 from ...dsl.ops import OPS
 from ...dsl.printer import expr_text
 from ...passes.emit import Emitter
+from ...passes.manager import PassFailure
 from .cexpr import float_literal, literal, render
 
 VEC_NAME = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
@@ -28,12 +29,8 @@ ROUND = {"none": "CAST_NONE", "rint": "CAST_RINT", "floor": "CAST_FLOOR", "ceil"
          "round": "CAST_ROUND", "trunc": "CAST_TRUNC", "odd": "CAST_ODD"}
 
 
-class LoweringError(ValueError):
+class LoweringError(PassFailure):
     """The rule engine cannot lower a construct; says which and what would work."""
-
-    def __init__(self, message: str, node=None):
-        super().__init__(message)
-        self.span = getattr(node, "span", None)
 
 
 @dataclass
@@ -119,12 +116,22 @@ class ComputeLowering:
         if isinstance(value, ir.Name):
             src = self.ctx.tile_of(value.id)
             if src.name != target.name:
-                self.em.line(f"DataCopy({target.name}, {src.name}, {self.count(value)});")
+                self._copy_tile(target, src, value)
             return
         result = self.tile(value, None if reads_target else target, final=target)
         if result.name != target.name:
-            self.em.line(f"DataCopy({target.name}, {result.name}, {self.count(value)});")
+            self._copy_tile(target, result, value)
         self.ctx.release(result)
+
+    def _copy_tile(self, target: Tile, src: Tile, value: ir.Expr) -> None:
+        """UB -> UB copy of a tile. DataCopy moves whole 32-byte blocks (a ragged count would be
+        rounded down), so vector dtypes copy through Muls by 1, which takes any count."""
+        n = self.count(value)
+        if src.dtype in (ir.DType.f16, ir.DType.f32, ir.DType.i16, ir.DType.i32):
+            one = "1.0f" if src.dtype is ir.DType.f32 else f"static_cast<{src.dtype.cpp}>(1)"
+            self.em.line(f"Muls({target.name}, {src.name}, {one}, {n});  // UB -> UB copy (any element count)")
+        else:
+            self.em.line(f"DataCopy({target.name}, {src.name}, {n});")
 
     def scalar(self, e: ir.Expr) -> str:
         """C++ text of a scalar value; tile reductions and scalar math emit statements first."""

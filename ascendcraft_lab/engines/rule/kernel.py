@@ -164,19 +164,20 @@ class KernelGen:
     def _persistent_tiles(self, groups, group_of) -> set[str]:
         """Loaded tiles read by compute stages of another stage group (a weight loaded once per
         core, used for every row): dequeued once after their copy and kept until the end."""
-        loaded = {}
+        loaded: dict[str, set[int]] = {}
         for group in groups:
             for st in group:
                 if st.kind is ir.StageKind.copyin:
                     for s in st.body:
                         if isinstance(s, ir.Load):
-                            loaded[s.target] = group_of[id(st)]
+                            loaded.setdefault(s.target, set()).add(group_of[id(st)])
         keep = set()
         for group in groups:
             for st in group:
                 if st.kind is ir.StageKind.compute:
                     reads = {n.id for x in st.body for n in ir.walk(x) if isinstance(n, ir.Name)}
-                    keep |= {t for t in reads if t in loaded and loaded[t] != group_of[id(st)]}
+                    # A name loaded again in this compute's own group is a per-tile queue here.
+                    keep |= {t for t in reads if t in loaded and group_of[id(st)] not in loaded[t]}
         return keep
 
     def _render_stage(self, m: StageMethod) -> None:
@@ -426,8 +427,12 @@ class KernelGen:
                 self._process_body(em, s.body, lower)
         else:
             start, stop, step = (self.scalar_text(x) for x in (it.start, it.stop, it.step))
-            inc = f"++{v}" if step == "1" else f"{v} += {step}"
-            with em.block(f"for (int64_t {v} = {start}; {v} < {stop}; {inc})"):
+            inc = f"++{v}" if step == "1" else f"--{v}" if step == "-1" else f"{v} += {step}"
+            if isinstance(it.step, ir.Const):
+                cond = f"{v} > {stop}" if float(it.step.value) < 0 else f"{v} < {stop}"
+            else:   # the sign of the step is known only at run time, as in Python's range
+                cond = f"({step} > 0 ? {v} < {stop} : {v} > {stop})"
+            with em.block(f"for (int64_t {v} = {start}; {cond}; {inc})"):
                 self._process_body(em, s.body, lower)
 
     # -- the file -----------------------------------------------------------------------------

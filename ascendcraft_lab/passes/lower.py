@@ -44,13 +44,17 @@ class LowerResult:
         return None
 
 
-def engine_for(name: str):
+def engine_for(name: str, session: SessionFolder | None = None):
     if name == "rule":
         from ..engines.rule import RuleEngine
         return RuleEngine()
     if name == "llm":  # config from LlmConfig.resolve(); no endpoint -> one ValueError message
         from ..engines.llm.engine import engine_from_environment
-        return engine_from_environment()
+        engine = engine_from_environment()
+        if session is not None:   # every call of this session is logged beside it (never the key)
+            from ..engines.llm.client import LOG_FILE_NAME
+            engine.client.log_path = session.path / "runs" / LOG_FILE_NAME
+        return engine
     raise ValueError(f"engine `{name}` is not available here; use --engine rule")
 
 
@@ -73,7 +77,7 @@ def lower_session(dsl_text: str, folder: str | Path, *, soc: str | None = None, 
     if reference is not None and Path(reference).resolve() != (session.path / "reference.py").resolve():
         shutil.copyfile(reference, session.path / "reference.py")
     options = LowerOptions(soc=soc_name, shapes=dict(shapes or {}), scalars=dict(scalars or {}))
-    eng = engine_for(engine)
+    eng = engine_for(engine, session)
     steps = run_pipeline(program, eng, options, edits=session.edits(), until=until)
     old_steps = manifest.get("steps", {})
     new_steps = {}

@@ -1,0 +1,215 @@
+"""Drafting a DSL kernel with an LLM: `draft_with_llm(ref_path, client=...) -> DraftResult`.
+
+The library entry point behind `ascendcraft draft --engine llm` (and the notebook). The prompt
+(see `prompts.draft_messages`) holds the DSL specification generated from the grammar and the
+ops table, 1-2 expert examples of the reference's category with the closest input shapes, the
+reference file with the shapes a run of it gives, and, when the offline drafter made one, its
+draft to improve. Each reply's ```python block is extracted (never executed), parsed, verified
+with the reference's shapes and run on the numpy interpreter against the reference; parse
+errors, verifier findings and interpreter mismatches go back to the model, for at most
+`rounds` rounds. The best verified draft is kept (a later, worse round never replaces it) and
+every attempt is returned for the UI.
+
+A start draft that already verifies is returned as is, without a call, unless
+`keep_improving=True` asks the model to improve it. A reference that cannot run raises
+`ReferenceError` before any call.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ...dsl.check import Verdict, check_interpreter
+from ...dsl.errors import DslError
+from ...dsl.parser import parse
+from ...examples import CATEGORIES
+from ...reference import ReferenceRun, load_reference
+from ...soc import get_soc
+from .client import LlmClient
+from .errors import LlmError
+from .extract import extract_code
+from .feedback import Checked, FeedbackLoop, Turn, stop_message
+from .prompts import DRAFT_NAME, closest_examples, draft_follow_up, draft_messages, guess_category
+
+
+@dataclass(frozen=True)
+class DraftAttempt:
+    """One candidate: the offline drafter's start draft (round 0) or a model reply."""
+
+    round: int
+    source: str                 # "drafter" (the start draft) or "llm"
+    ok: bool
+    stage: str                  # what decided: reply, parse, verify, interpreter, internal, llm, ok
+    feedback: str               # what went (or would go) back to the model
+    dsl: str | None = None      # the extracted draft, when there was one
+    reply_text: str | None = None
+    error: str | None = None    # the LlmError message of a failed call
+    error_kind: str | None = None
+    verdict: Verdict | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached: bool = False
+
+    def to_json(self) -> dict:
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "verdict"}
+        out["verdict"] = self.verdict.message if self.verdict is not None else None
+        return out
+
+
+@dataclass
+class DraftResult:
+    dsl: str | None                     # the best verified draft; None when no candidate verified
+    best_round: int | None              # 0: the start draft
+    attempts: list[DraftAttempt]
+    stopped: str                        # verified, bound, cancelled, error, start-verified
+    message: str
+    category: str
+    examples: tuple[str, ...] = ()
+    model: str = ""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    requests: int = 0                   # HTTP requests (cached replies make none)
+    verdict: Verdict | None = None      # of the best draft
+    messages: list = field(default_factory=list, repr=False)  # the conversation as last sent
+
+    @property
+    def verified(self) -> bool:
+        return self.dsl is not None
+
+    def to_json(self) -> dict:
+        return {"dsl": self.dsl, "best_round": self.best_round, "stopped": self.stopped, "message": self.message,
+                "category": self.category, "examples": list(self.examples), "model": self.model,
+                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "requests": self.requests,
+                "attempts": [a.to_json() for a in self.attempts]}
+
+
+def check_draft(dsl: str, ref_path: str | Path, ref: ReferenceRun, soc: str) -> Checked[str]:
+    """Parse, verify and interpret one draft against the reference: the feedback a model gets."""
+    try:
+        parse(dsl, DRAFT_NAME)
+    except DslError as exc:
+        return Checked(False, _render(exc, dsl), dsl, stage="parse")
+    try:
+        verdict = check_interpreter(dsl, ref_path, soc=soc, reference=ref)
+    except DslError as exc:
+        return Checked(False, _render(exc, dsl), dsl, stage="verify")
+    except RecursionError:
+        return Checked(False, "the draft nests too deeply to check: write the expressions in several lines",
+                       dsl, stage="verify")
+    except Exception as exc:  # the draft is untrusted input: a checker crash is feedback, not a crash of the loop
+        return Checked(False, f"checking this draft failed inside the interpreter ({type(exc).__name__}: {exc}); "
+                       "write it more plainly", dsl, stage="internal")
+    if not verdict.correct:
+        return Checked(False, verdict.summary(), dsl, stage="interpreter", detail=verdict)
+    return Checked(True, verdict.summary(), dsl, score=-verdict.max_rel_err, stage="ok", detail=verdict)
+
+
+def _render(exc: DslError, source: str) -> str:
+    if exc.path in (None, "<dsl>"):
+        exc.path = DRAFT_NAME
+    exc.with_source(DRAFT_NAME, source)
+    return exc.render()
+
+
+def _check_reply(text: str, ref_path, ref, soc) -> Checked[str]:
+    try:
+        dsl = extract_code(text, "python")
+    except LlmError as exc:
+        return Checked(False, f"{exc.message}: send the complete DSL file in one ```python block", None, stage="reply")
+    return check_draft(dsl, ref_path, ref, soc)
+
+
+def draft_with_llm(
+    ref_path: str | Path,
+    *,
+    client: LlmClient,
+    soc: str | None = None,
+    rounds: int = 3,
+    start_draft: str | None = None,
+    category: str | None = None,
+    reference: ReferenceRun | None = None,
+    overrides: dict | None = None,
+    examples: int = 2,
+    keep_improving: bool = False,
+    on_attempt: Callable[[DraftAttempt], None] | None = None,
+) -> DraftResult:
+    """Draft a DSL kernel for the PyTorch reference at `ref_path` with the model behind `client`.
+
+    `rounds` bounds the chat calls (each may make up to `client.config.max_retries + 1` HTTP
+    requests); `start_draft` is the offline drafter's draft to improve; `category` overrides
+    the guess (else: the reference's folder when it is a category, else its words);
+    `reference` reuses a loaded run of `ref_path` (`overrides` are its constants otherwise);
+    `keep_improving` spends every round, keeping the best verified draft; `on_attempt` sees
+    each attempt as it is checked. `client.cancel()` stops the loop between rounds.
+    """
+    if not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds must be a positive integer (got {rounds!r})")
+    ref_path = Path(ref_path)
+    soc_name = get_soc(soc).name
+    ref_text = ref_path.read_text(encoding="utf-8")
+    ref = reference if reference is not None else load_reference(ref_path, overrides=overrides)
+    if category is None:
+        category = ref_path.parent.name if ref_path.parent.name in CATEGORIES else guess_category(ref_text, ref_path.stem)
+    elif category not in CATEGORIES:
+        raise ValueError(f"unknown category {category!r}; categories are {', '.join(CATEGORIES)}")
+    ranks = [len(v.shape) for v in ref.inputs if hasattr(v, "shape")]
+    chosen = closest_examples(category, ranks, exclude_op=ref_path.stem.removesuffix(".dsl"), count=examples)
+
+    attempts: list[DraftAttempt] = []
+
+    def record(attempt: DraftAttempt) -> None:
+        attempts.append(attempt)
+        if on_attempt is not None:
+            on_attempt(attempt)
+
+    start: Checked[str] | None = None
+    if start_draft is not None:
+        start = check_draft(start_draft, ref_path, ref, soc_name)
+        record(DraftAttempt(0, "drafter", start.ok, start.stage, start.feedback, start_draft,
+                            verdict=start.detail if isinstance(start.detail, Verdict) else None))
+    base = dict(category=category, examples=tuple(e.name for e in chosen), model=client.config.model)
+    if start is not None and start.ok and not keep_improving:
+        return DraftResult(start_draft, 0, attempts, "start-verified",
+                           "the offline drafter's draft already verifies; no model call was made "
+                           "(keep_improving=True asks the model to improve it)", verdict=start.detail, **base)
+
+    messages = draft_messages(ref_text, ref_path.name, ref, soc=soc_name, examples=chosen, start_draft=start_draft,
+                              start_feedback=start.feedback if start is not None and not start.ok else "")
+
+    def on_turn(turn: Turn[str]) -> None:
+        record(_attempt(turn))
+
+    loop = FeedbackLoop(client, messages, purpose=f"draft {ref_path.name}",
+                        check=lambda text: _check_reply(text, ref_path, ref, soc_name),
+                        follow_up=lambda c: draft_follow_up(c.feedback, c.ok),
+                        rounds=rounds, keep_improving=keep_improving, on_turn=on_turn)
+    outcome = loop.run()
+    best = outcome.best
+    best_round = outcome.best_round
+    if start is not None and start.ok and (best is None or best.score <= start.score):
+        best, best_round = start, 0
+    message = stop_message(outcome, rounds, f"draft of {ref_path.name}")
+    if best_round == 0:
+        message += "; the offline drafter's draft is kept (no reply beat it)"
+    llm_turns = [t for t in outcome.turns if t.reply is not None]
+    return DraftResult(
+        dsl=best.candidate if best is not None else None, best_round=best_round, attempts=attempts,
+        stopped=outcome.stopped, message=message,
+        tokens_in=sum(t.reply.tokens_in for t in llm_turns), tokens_out=sum(t.reply.tokens_out for t in llm_turns),
+        requests=sum(t.reply.attempts for t in llm_turns) + sum(t.error.attempts for t in outcome.turns if t.error),
+        verdict=best.detail if best is not None and isinstance(best.detail, Verdict) else None,
+        messages=loop.messages, **base)
+
+
+def _attempt(turn: Turn[str]) -> DraftAttempt:
+    if turn.error is not None:
+        return DraftAttempt(turn.round, "llm", False, "llm", turn.error.message, reply_text=turn.error.reply_text,
+                            error=turn.error.message, error_kind=turn.error.kind)
+    c, r = turn.checked, turn.reply
+    return DraftAttempt(turn.round, "llm", c.ok, c.stage, c.feedback, c.candidate, r.text,
+                        verdict=c.detail if isinstance(c.detail, Verdict) else None,
+                        tokens_in=r.tokens_in, tokens_out=r.tokens_out, cached=r.cached)
+
+
+__all__ = ["DraftAttempt", "DraftResult", "check_draft", "draft_with_llm"]

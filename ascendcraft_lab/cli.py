@@ -21,11 +21,11 @@ class Command:
 
 COMMANDS = [
     Command("demo", "the main job, offline: a bundled example from reference to verified AscendC", "ascendcraft_lab.demo:main"),
-    Command("draft", "PyTorch reference -> DSL draft (--engine drafter|llm)", None),
+    Command("draft", "PyTorch reference -> DSL draft (--engine drafter|llm)", "ascendcraft_lab.drafter.cli:main"),
     Command("lower", "DSL -> session folder with every stage and the AscendC project", "ascendcraft_lab.passes.cli:lower_main"),
     Command("check", "compile and verify against PyTorch (--backend interpreter|emulator|cann)", "ascendcraft_lab.check:main"),
     Command("emulate", "run hand-written AscendC on the CPU emulator", "ascendcraft_lab.backends.emulator.cli:main"),
-    Command("bench", "Comp@1 / Pass@1 / Fast_p over a folder of reference files", None),
+    Command("bench", "Comp@1 / Pass@1 / Fast_p over a folder of reference files", "ascendcraft_lab.bench.cli:main"),
     Command("lab", "start JupyterLab on notebooks/", None),
     Command("export", "export a session to MultiKernelBench's submission format (--format mkb|mkb-direct)", "ascendcraft_lab.export.mkb:main"),
     Command("doctor", "what is available: compiler, CANN, torch_npu, NPU, LLM endpoint", "ascendcraft_lab.doctor:main"),

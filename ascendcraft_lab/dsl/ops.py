@@ -149,6 +149,15 @@ def _scan(ufunc):
     return fn
 
 
+def _scan_rev(ufunc):
+    """The same scan from the last element to the first: y[i] = init op x[i] op ... op x[n-1]."""
+    forward = _scan(ufunc)
+
+    def fn(x, init):
+        return forward(x[::-1].copy(), init)[::-1].copy()
+    return fn
+
+
 def _reduce(fn):
     def go(x):
         if x.size == 0:
@@ -258,6 +267,13 @@ OPS_LIST: list[OpSpec] = [
     OpSpec("cumprod", "scan", (V, _p("init", "scalar", Const(1.0))), _scan(np.multiply),
            "running product starting from `init`", "expand: log-step scan with Mul, then Muls(init)", scratch=1,
            example="cumprod(xu, init=carry)"),
+    OpSpec("cumsum_rev", "scan", (V, _p("init", "scalar", Const(0.0))), _scan_rev(np.add),
+           "running sum from the last element back: y[i] = init + x[i] + ... + x[n-1] (a suffix sum; "
+           "continue a row from its end with the previous tile's first value)",
+           "expand: the scan of cumsum, from the end", scratch=1, example="cumsum_rev(xu, init=carry)"),
+    OpSpec("cumprod_rev", "scan", (V, _p("init", "scalar", Const(1.0))), _scan_rev(np.multiply),
+           "running product from the last element back", "expand: the scan of cumprod, from the end", scratch=1,
+           example="cumprod_rev(xu, init=carry)"),
     # -- windows (pooling): one value per window of k elements every `stride` --
     OpSpec("window_max", "window", (V, _p("k", "int"), _p("stride", "int")), _window(lambda w: w.max(axis=1)),
            "max of each window of k elements, one window every `stride` elements; (len - k) // stride + 1 results",

@@ -458,7 +458,7 @@ class _Verifier:
                     if part is not None:
                         self._index_scalar(part, "a slice bound")
                 top = hi if hi is not None else dim
-                kept.append(top if lo is None or lo == Const(0, "int") else Call("sub", (top, lo)))
+                kept.append(top if lo is None or lo == Const(0, "int") else _difference(top, lo))
                 index.append(replace(ix, lo=lo, hi=hi))
             else:
                 var = self._expr(ix.var)
@@ -826,6 +826,43 @@ def _strip(e: Expr) -> Expr:
     if isinstance(e, Const):
         return Const(e.value, e.kind)
     return e
+
+
+def _linear(e: Expr) -> dict | None:
+    """e as {term: integer coefficient} over + - and integer scaling (term None: the constant)."""
+    if isinstance(e, Const) and e.kind == "int":
+        return {None: int(e.value)}
+    if isinstance(e, (Name, Attr)):
+        return {_strip(e): 1}
+    if isinstance(e, Call) and e.op in ("add", "sub") and len(e.args) == 2:
+        a, b = _linear(e.args[0]), _linear(e.args[1])
+        if a is None or b is None:
+            return None
+        sign = 1 if e.op == "add" else -1
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = out.get(k, 0) + sign * v
+        return {k: v for k, v in out.items() if v}
+    if isinstance(e, Call) and e.op == "neg":
+        a = _linear(e.args[0])
+        return None if a is None else {k: -v for k, v in a.items()}
+    return None
+
+
+def _difference(hi: Expr, lo: Expr) -> Expr:
+    """hi - lo, simplified when it is a single term or a constant (a mirrored slice
+    `x[N - c.start - c.len : N - c.start]` is `c.len` long, which bounds its tile)."""
+    d = _linear(Call("sub", (hi, lo)))
+    if d is not None:
+        if not d:
+            return Const(0, "int")
+        if len(d) == 1:
+            (k, v), = d.items()
+            if k is None:
+                return Const(v, "int")
+            if v == 1:
+                return k
+    return Call("sub", (hi, lo))
 
 
 def _windows_len(var: Expr, k: Expr, s: Expr) -> Expr:

@@ -92,9 +92,11 @@ def check_init(spec: PassSpec, plan, bundle: Bundle, options) -> list[Finding]:
     calls = [c for c in cpp.calls(text, {"InitBuffer"}) if len(c.args) in (2, 3)]
     consts = cpp.constants(text)
 
+    referenced = {w for c in calls for a in c.args[1:] for w in re.findall(r"[A-Za-z_]\w*", a)}
+
     def total_for(values):
         names = {**consts, **values}
-        names.update(cpp.member_values(text, names))
+        names.update(cpp.member_values(text, names, referenced - set(names)))
         total, parts = 0, []
         for call in calls:
             num_expr, bytes_expr = ("1", call.args[1]) if len(call.args) == 2 else call.args[1:]

@@ -71,7 +71,9 @@ def lower_session(dsl_text: str, folder: str | Path, *, soc: str | None = None, 
     session = SessionFolder(folder)
     manifest = session.manifest()
     soc_name = get_soc(soc or manifest.get("soc")).name
-    program = load_dsl(dsl_text, dsl_name, soc_name)
+    # With shapes, the verifier also checks the launch and the UB budget: an overflow is a DSL
+    # error at its line, before any pass runs.
+    program = load_dsl(dsl_text, dsl_name, soc_name, shapes=shapes, scalars=scalars)
     session.path.mkdir(parents=True, exist_ok=True)
     write_text(session.dsl_path(), dsl_text)
     if reference is not None and Path(reference).resolve() != (session.path / "reference.py").resolve():
@@ -260,7 +262,9 @@ def check_main(argv: list[str] | None = None) -> int:
     if detail:
         print(detail)
     if session is not None:
+        final = session.manifest().get("steps", {}).get("align", {})
         session.record_run({"backend": "emulator", "soc": verdict.soc, "correct": verdict.correct,
+                            "bundle_hash": final.get("hash"),
                             "message": verdict.message, "max_abs_err": verdict.max_abs_err,
                             "max_rel_err": verdict.max_rel_err, "run": run.to_json(),
                             "overrides": overrides})

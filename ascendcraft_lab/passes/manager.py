@@ -108,8 +108,8 @@ def run_pipeline(
             merged = merge_bundles(previous_generated, previous, generated)
             bundle, conflicts = merged.bundle, merged.conflicts
         edited = spec.name in edits
-        if edited:
-            bundle = edits[spec.name]
+        if edited:            # the user's text replaces the merge, conflicts and all
+            bundle, conflicts = edits[spec.name], ()
         findings = check_step(spec, program, bundle, options)
         steps.append(Step(spec, eng.name, generated, bundle, previous, findings, conflicts,
                           time.perf_counter() - t0, edited))

@@ -125,12 +125,14 @@ def default_shapes(program: ir.Program, soc: Soc, size: int = 1 << 16) -> dict[s
 
 
 @functools.lru_cache(maxsize=64)
-def _plan_cached(program: ir.Program, soc_name: str) -> Plan:
+def _plan_cached(program: ir.Program, source: str, path: str, soc_name: str) -> Plan:
     return build_plan(program, get_soc(soc_name))
 
 
 def plan_for(program: ir.Program, options) -> Plan:
-    return _plan_cached(program, getattr(options, "soc", None) or "Ascend910B2")
+    # Program equality ignores spans: two drafts that differ only in layout are equal, but
+    # their C++ quotes different DSL lines, so the source text is part of the key.
+    return _plan_cached(program, program.source, program.path, getattr(options, "soc", None) or "Ascend910B2")
 
 
 def build_plan(program: ir.Program, soc: Soc) -> Plan:

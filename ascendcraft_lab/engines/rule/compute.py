@@ -56,6 +56,8 @@ class ComputeContext:
     scalar_tmp: int = 0
     declared_slots: set = field(default_factory=set)
     events: int = 0
+    reserved: frozenset = frozenset()        # C++ names the DSL uses: generated names avoid them
+    byte_masks: frozenset = frozenset()      # bool tiles holding one byte per element (loaded, or cast)
 
     # -- scratch slots -------------------------------------------------------------------
     def take_slot(self, dtype: ir.DType) -> Tile:
@@ -68,6 +70,8 @@ class ComputeContext:
         # One C++ name per (slot, type): a slot may hold a float temporary in one statement
         # and a mask or a half temporary in another.
         name = f"mask{i}" if dtype is ir.DType.bool else f"tmp{i}" if cpp == "float" else f"tmp{i}{dtype.value.upper()}"
+        while name in self.reserved:
+            name += "_"
         key = (i, cpp)
         if key not in self.declared_slots:
             self.em.line(f"LocalTensor<{cpp}> {name} = Scratch<{cpp}>({i});")
@@ -79,7 +83,11 @@ class ComputeContext:
             self.slots_in_use.discard(t.slot)
 
     def scalar_name(self, hint: str = "v") -> str:
+        """A fresh C++ local for a generated scalar, never one of the DSL's own names (a DSL
+        scalar `s1` must not be shadowed by the temporary of `sqrt(s)`)."""
         self.scalar_tmp += 1
+        while f"{hint}{self.scalar_tmp}" in self.reserved:
+            self.scalar_tmp += 1
         return f"{hint}{self.scalar_tmp}"
 
     def sync(self, event: str) -> None:
@@ -325,6 +333,10 @@ class ComputeLowering:
             return
         if cat == "select":
             mask = v[0].name
+            bits = None
+            if self._is_byte_mask(a[0]):
+                bits = self._mask_bits(v[0], n)
+                mask = bits.name
             if 1 in v and 2 in v:
                 em.line(f"Select({out.name}, {mask}, {v[1].name}, {v[2].name}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});")
             elif 1 in v:
@@ -338,6 +350,8 @@ class ComputeLowering:
                 else:
                     em.line(f"Select({out.name}, {mask}, {fill.name}, static_cast<{out.dtype.cpp}>({sc(2)}), SELMODE::VSEL_TENSOR_SCALAR_MODE, {n});")
                 self.ctx.release(fill)
+            if bits is not None:
+                self.ctx.release(bits)
             return
         if cat == "clamp":
             em.line(f"Maxs({out.name}, {v[0].name}, {sc(1)}, {n});")
@@ -354,6 +368,31 @@ class ComputeLowering:
             self._window(e, out, v[0], n)
             return
         raise LoweringError(f"`{e.op}` has no tile rule in the rule engine", e)
+
+    def _is_byte_mask(self, e: ir.Expr) -> bool:
+        """A bool tile from GM or from cast() holds one byte per element; Select wants the bit
+        mask Compare writes, so such a mask is compared with 0 first."""
+        if isinstance(e, ir.Name):
+            return e.id in self.ctx.byte_masks
+        return isinstance(e, ir.Call) and e.op == "cast"
+
+    def _mask_bits(self, mask: Tile, n: str) -> Tile:
+        em = self.em
+        self.ctx.uses_compare = True
+        wide = self.ctx.take_slot(ir.DType.f32)
+        bits = self.ctx.take_slot(ir.DType.bool)
+        cn = self._compare_count(n)
+        em.line("// a byte-per-element bool mask -> the bit mask Select reads: (float)mask != 0")
+        if self.ctx.align:
+            # the mask's copy-in padded its last 32-byte block with zeros; zero the rest of the repeat
+            em.line(f"Cast({wide.name}, {mask.name}, RoundMode::CAST_NONE, AlignUp({n}, 32));")
+            with em.block(f"if ({cn} > AlignUp({n}, 32))"):
+                em.line(f"Duplicate({wide.name}[AlignUp({n}, 32)], 0.0f, static_cast<int32_t>({cn} - AlignUp({n}, 32)));")
+        else:
+            em.line(f"Cast({wide.name}, {mask.name}, RoundMode::CAST_NONE, {n});")
+        em.line(f"CompareScalar({bits.name}, {wide.name}, 0.0f, CMPMODE::NE, {cn});")
+        self.ctx.release(wide)
+        return bits
 
     def _compare_count(self, n: str) -> str:
         """Compare writes whole 256-byte repeats; pass 4 rounds the count up (buffers are padded)."""
@@ -379,22 +418,26 @@ class ComputeLowering:
         init = self._scalar(e.args[1])
         self.ctx.sync("V_S")
         t = out.dtype.cpp
-        if e.op == "cumsum":
+        reverse = e.op.endswith("_rev")
+        loop = (f"for (int64_t i = static_cast<int64_t>({n}) - 1; i >= 0; --i)" if reverse
+                else f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)")
+        order = " from the last element back" if reverse else ""
+        if e.op.startswith("cumsum"):
             # Compensated (Kahan) summation: over a long row the rounding error stays near one
             # ulp instead of growing with the row length, as a plain running sum's would.
-            self.em.line("// cumsum: a compensated (Kahan) running sum on the scalar unit, element by element")
+            self.em.line(f"// {e.op}: a compensated (Kahan) running sum on the scalar unit, element by element{order}")
             self.em.line(f"{t} {acc} = {init};")
             self.em.line(f"{t} {acc}Lost = 0;  // the low-order part the running sum could not hold")
-            with self.em.block(f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)"):
+            with self.em.block(loop):
                 self.em.line(f"const {t} term = {src.name}.GetValue(i) - {acc}Lost;")
                 self.em.line(f"const {t} next = {acc} + term;")
                 self.em.line(f"{acc}Lost = (next - {acc}) - term;")
                 self.em.line(f"{acc} = next;")
                 self.em.line(f"{out.name}.SetValue(i, {acc});")
         else:
-            self.em.line("// cumprod: a running product on the scalar unit, element by element")
+            self.em.line(f"// {e.op}: a running product on the scalar unit, element by element{order}")
             self.em.line(f"{t} {acc} = {init};")
-            with self.em.block(f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)"):
+            with self.em.block(loop):
                 self.em.line(f"{acc} = {acc} * {src.name}.GetValue(i);")
                 self.em.line(f"{out.name}.SetValue(i, {acc});")
         self.ctx.sync("S_V")

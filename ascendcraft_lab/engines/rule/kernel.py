@@ -47,9 +47,21 @@ class KernelGen:
         self.used_vars: set[str] | None = None
         self.slots = 0
         self.scalar_buf = False
-        self.compare = any(isinstance(n, ir.Call) and n.op in ("lt", "le", "gt", "ge", "eq", "ne")
-                           and isinstance(n.type, ir.TileType) for n in ir.walk(self.p.kernel))
+        self.byte_masks = frozenset(
+            [b.name for b in plan.tiles.values() if b.kind == "VECIN" and b.dtype is ir.DType.bool]
+            + [s.target for s, _ in ir.walk_stmts(self.p.kernel.body) if isinstance(s, ir.Assign)
+               and isinstance(s.value, ir.Call) and s.value.op == "cast" and isinstance(s.value.type, ir.TileType)
+               and s.value.type.dtype is ir.DType.bool])
+        self.compare = any(isinstance(n, ir.Call) and isinstance(n.type, ir.TileType) and (
+            n.op in ("lt", "le", "gt", "ge", "eq", "ne")
+            or (n.op == "where" and ((isinstance(n.args[0], ir.Name) and n.args[0].id in self.byte_masks)
+                                     or (isinstance(n.args[0], ir.Call) and n.args[0].op == "cast"))))
+            for n in ir.walk(self.p.kernel))
         self.scalar_out: dict[str, ir.DType] = {}       # scalars stored to GM -> their UB queue
+        # every C++ name the DSL gives rise to; generated temporaries must not shadow one
+        self.reserved = frozenset(cpp_name(n) for n, _ in self.p.kernel.locals) | frozenset(
+            cpp_name(t.name) for t in self.p.tensors()) | frozenset(cpp_name(s.name) for s in self.p.scalars) | frozenset(
+            cpp_name(v) for v in self.loops)
         self._declared: set[str] = set()                # scalar locals declared in the current method
         self.methods = self._stage_methods()
 
@@ -184,7 +196,8 @@ class KernelGen:
         em = Emitter()
         self.used_vars = set()
         self._declared = set()
-        ctx = ComputeContext(names=self.names, count=self.count, tile_of=self._tile_of, align=self.align, em=em)
+        ctx = ComputeContext(names=self.names, count=self.count, tile_of=self._tile_of, align=self.align, em=em,
+                             reserved=self.reserved, byte_masks=self.byte_masks)
         lower = ComputeLowering(ctx)
         kind = m.stage.kind
         if kind is ir.StageKind.copyin:
@@ -451,6 +464,13 @@ class KernelGen:
                               [p.kernel.span.line])
             self._placeholder(em, 3, "compute", "Process and CopyIn / Compute / CopyOut for", _body_lines(p.kernel.body))
             return em
+        if self.level >= 3:
+            # Scalar math in Process itself (outside any stage) may need the scalar buffer too;
+            # find out before Init is written, which initialises it.
+            probe = ComputeContext(names=self.names, count=self.count, tile_of=self._tile_of, align=self.align,
+                                   em=Emitter(), reserved=self.reserved, byte_masks=self.byte_masks)
+            self._process_body(probe.em, p.kernel.body, ComputeLowering(probe))
+            self.scalar_buf = self.scalar_buf or probe.uses_scalar_buf
         em.line("constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i")
         if self.level >= 3 and self.scalar_buf:
             em.line(f"constexpr int32_t SCALAR_LANES = {SCALAR_LANES};  // one 32-byte block of f32")
@@ -468,7 +488,8 @@ class KernelGen:
                     if self.level < 3:
                         self._placeholder(em, 3, "compute", "the tile loop and the stage calls for", _body_lines(p.kernel.body))
                     else:
-                        ctx = ComputeContext(names=self.names, count=self.count, tile_of=self._tile_of, align=self.align, em=em)
+                        ctx = ComputeContext(names=self.names, count=self.count, tile_of=self._tile_of, align=self.align,
+                                             em=em, reserved=self.reserved, byte_masks=self.byte_masks)
                         lower = ComputeLowering(ctx)
                         self._process_body(em, p.kernel.body, lower)
                         self.scalar_buf = self.scalar_buf or ctx.uses_scalar_buf

@@ -1,0 +1,256 @@
+"""`ascendcraft bench SUITE_DIR`: every reference of a suite through draft -> lower -> compile -> verify.
+
+    ascendcraft bench SUITE_DIR [--engine rule|llm] [--draft drafter|llm] [--backend emulator|cann]
+                      [--jobs N] [-o OUT] [--shapes reference,tail] [--dtype f32|f16] [--only OP ...]
+
+Each op runs in its own worker process (`bench.worker`), at most `--jobs` at a time, with a
+progress bar on stderr. OUT gets `results.json`, `report.html` and `ops/<category>/<op>/`
+(the draft, the AscendC project per shape, `log.txt`, `result.json`).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+from .metrics import summarise
+from .report import render_html, write_json
+from .suite import SuiteOp, discover
+
+TORCH_SYMBOLS = ("torch::", "at::", "ATen/", "Python.h", "pybind11", "c10::", "PyObject")
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="ascendcraft bench", description=__doc__.splitlines()[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("suite", help="a folder of reference files, one sub-folder per category (or one category folder)")
+    ap.add_argument("--engine", choices=("rule", "llm"), default="rule", help="the lowering passes' engine")
+    ap.add_argument("--draft", choices=("drafter", "llm"), default="drafter", help="who writes the DSL draft")
+    ap.add_argument("--backend", choices=("emulator", "cann"), default="emulator")
+    ap.add_argument("--jobs", type=int, default=max(1, min(2, os.cpu_count() or 1)), help="ops run in parallel")
+    ap.add_argument("-o", "--out", default=None, help="output folder (default bench-out/<suite>)")
+    ap.add_argument("--shapes", default="reference,tail", help="reference, tail or both (comma-separated)")
+    ap.add_argument("--dtype", choices=("f32", "f16"), default="f32",
+                    help="f16 casts the references' floating-point inputs to half (tolerance 1e-2)")
+    ap.add_argument("--soc", default=None, help="SoC from the SoC table (default Ascend910B2)")
+    ap.add_argument("--seeds", type=int, default=5, help="random input sets per shape (MultiKernelBench: 5)")
+    ap.add_argument("--only", nargs="+", default=None, metavar="OP", help="only these ops (op, category/op or category)")
+    ap.add_argument("--timeout", type=float, default=1800, help="seconds one op may take before it is stopped")
+    ap.add_argument("--no-timing", action="store_true", help="skip the PyTorch eager timing")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
+    if not shapes or any(s not in ("reference", "tail") for s in shapes):
+        print("ascendcraft bench: --shapes takes reference, tail or reference,tail", file=sys.stderr)
+        return 2
+    refusal = _refusal(args)
+    if refusal:
+        print(f"ascendcraft bench: {refusal}", file=sys.stderr)
+        return 2
+    suite = Path(args.suite)
+    if not suite.exists():
+        print(f"ascendcraft bench: {suite} does not exist", file=sys.stderr)
+        return 2
+    ops = discover(suite, args.only)
+    if not ops:
+        print(f"ascendcraft bench: no reference files under {suite}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else Path("bench-out") / (suite.resolve().name + ("-f16" if args.dtype == "f16" else ""))
+    out.mkdir(parents=True, exist_ok=True)
+    started = _dt.datetime.now().isoformat(timespec="seconds")
+    t0 = time.perf_counter()
+    progress = Progress(len(ops))
+    results: list[dict] = []
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {pool.submit(run_one, op, args, shapes, out): op for op in ops}
+        for fut in as_completed(futures):
+            op = futures[fut]
+            r = fut.result()
+            results.append(r)
+            progress.done(op.name, _status(r, shapes))
+    progress.close()
+    order = {op.name: i for i, op in enumerate(ops)}
+    results.sort(key=lambda r: order.get(f"{r['category']}/{r['op']}", 0))
+    summary = summarise(results, shapes)
+    meta = {"suite": str(suite), "command": "ascendcraft bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "started": started, "seconds": time.perf_counter() - t0, "draft": args.draft, "engine": args.engine,
+            "backend": args.backend, "soc": _soc_name(args.soc), "dtype": "float16" if args.dtype == "f16" else "float32",
+            "seeds": list(range(args.seeds)), "jobs": args.jobs, "threads": os.cpu_count() or 1,
+            "host": f"{platform.machine()} {platform.processor() or ''}".strip(), "python": platform.python_version()}
+    doc = {"meta": meta, "summary": summary, "results": results}
+    write_json(out / "results.json", doc)
+    (out / "report.html").write_text(render_html(doc))
+    print(render_table(summary), file=sys.stdout)
+    print(f"\n{len(ops)} ops in {meta['seconds']:.0f} s; results {out / 'results.json'}, report {out / 'report.html'}")
+    return 0
+
+
+def _soc_name(soc):
+    from ..soc import get_soc
+    return get_soc(soc).name
+
+
+def _refusal(args) -> str:
+    try:
+        _soc_name(args.soc)
+    except ValueError as e:
+        return str(e)
+    if args.draft == "llm":
+        from ..drafter.llm import available
+        if not available():
+            return "the LLM drafter is not available (ascendcraft_lab.engines.llm.draft is not installed)"
+    if args.engine == "llm" or args.draft == "llm":
+        try:
+            from ..engines.llm.engine import LlmEngineError, client_from_environment
+        except ImportError:
+            return "the LLM engine is not available (ascendcraft_lab.engines.llm is not installed)"
+        try:
+            client_from_environment()
+        except LlmEngineError as e:
+            return str(e).splitlines()[0]
+    if args.backend == "cann":
+        from ..backends.cann import refuse_reason
+        reason = refuse_reason("run")
+        if reason:
+            return reason
+    return ""
+
+
+def _status(r: dict, shapes: list[str]) -> str:
+    parts = []
+    for s in shapes:
+        sr = r["shapes"].get(s, {})
+        parts.append(f"{s} " + ("ok" if sr.get("correct") else f"FAIL({sr.get('stage', '?')})"))
+    return ", ".join(parts)
+
+
+def run_one(op: SuiteOp, args, shapes: list[str], out: Path) -> dict:
+    """One op in a worker process; whatever happens, a result dict comes back."""
+    opdir = out / "ops" / op.category / op.op
+    opdir.mkdir(parents=True, exist_ok=True)
+    (opdir / "result.json").unlink(missing_ok=True)
+    shape_list = []
+    for s in shapes:
+        if s == "reference":
+            shape_list.append({"label": "reference", "overrides": {}})
+        elif op.tail:
+            shape_list.append({"label": "tail", "overrides": op.tail})
+    job = {"op": op.op, "category": op.category, "path": str(op.path), "opdir": str(opdir), "shapes": shape_list,
+           "draft": args.draft, "engine": args.engine, "backend": args.backend, "soc": args.soc,
+           "dtype": "float16" if args.dtype == "f16" else "float32", "seeds": list(range(args.seeds)),
+           "timing": not args.no_timing}
+    base = {"op": op.op, "category": op.category, "path": str(op.path), "draft": None,
+            "log": str((opdir / "log.txt").relative_to(out)), "shapes": {}}
+    if op.error:
+        base["shapes"] = {s["label"]: {"compiled": False, "correct": False, "stage": "suite", "error": op.error}
+                          for s in shape_list}
+        return base
+    (opdir / "job.json").write_text(json.dumps(job, indent=1))
+    t0 = time.perf_counter()
+    why = ""
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "ascendcraft_lab.bench.worker", str(opdir / "job.json")],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        try:
+            output, _ = proc.communicate(timeout=args.timeout)
+            if proc.returncode != 0:
+                why = f"the worker process exited with code {proc.returncode}" + _last_line(output)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            why = f"the op did not finish within {args.timeout:g} s and was stopped"
+    except OSError as e:
+        why = f"the worker process could not start: {e}"
+    result_file = opdir / "result.json"
+    if result_file.is_file() and not why:
+        r = json.loads(result_file.read_text())
+    else:
+        r = dict(base)
+        r["shapes"] = {s["label"]: {"compiled": False, "correct": False, "stage": "crash",
+                                    "error": why or "the worker wrote no result"} for s in shape_list}
+        r["seconds"] = round(time.perf_counter() - t0, 2)
+        with open(opdir / "log.txt", "a", encoding="utf-8") as fh:
+            fh.write(f"\nbench: {why or 'the worker wrote no result'}\n")
+    r["log"] = base["log"]
+    _check_torch_free(r, opdir)
+    return r
+
+
+def _last_line(text: str) -> str:
+    lines = [l for l in (text or "").strip().splitlines() if l.strip()]
+    return f" ({lines[-1][:200]})" if lines else ""
+
+
+def _check_torch_free(r: dict, opdir: Path) -> None:
+    """The kernel sources must not reach for PyTorch (they cannot link it; this makes it explicit)."""
+    for label, sr in r["shapes"].items():
+        kdir = opdir / label / "ascendc" / "kernel"
+        hits = []
+        for f in sorted(kdir.glob("*")) if kdir.is_dir() else []:
+            text = f.read_text(errors="replace")
+            hits += [f"{f.name}: {sym}" for sym in TORCH_SYMBOLS if sym in text]
+        sr["kernel_calls_torch"] = bool(hits)
+        if hits and sr.get("correct"):
+            sr.update(correct=False, stage="integrity", error=f"the kernel source refers to PyTorch ({hits[0]})")
+
+
+def render_table(summary: dict) -> str:
+    shapes = summary["shapes"]
+    head = f"{'category':<12}" + "".join(f"{s + ' Comp@1':>22}{s + ' Pass@1':>22}" for s in shapes)
+    lines = [head, "-" * len(head)]
+    for c, figs in list(summary["categories"].items()) + [("overall", summary["overall"])]:
+        row = f"{c:<12}"
+        for s in shapes:
+            f = figs[s]
+            comp = "%d/%d (%.1f%%)" % (f["compiled"], f["ops"], 100 * f["comp@1"])
+            ok = "%d/%d (%.1f%%)" % (f["correct"], f["ops"], 100 * f["pass@1"])
+            row += f"{comp:>22}{ok:>22}"
+        lines.append(row)
+    geo = [(s, summary["overall"][s]["emu_vs_eager_geomean"]) for s in shapes]
+    if any(g for _, g in geo):
+        lines.append("emulator vs PyTorch eager on this CPU (informational, NOT an NPU speed): geo-mean eager/emu "
+                     + ", ".join(f"{s} {g:.3g}" for s, g in geo if g))
+    return "\n".join(lines)
+
+
+class Progress:
+    """A one-line progress bar on stderr (one line per op when stderr is not a terminal)."""
+
+    def __init__(self, total: int):
+        self.total, self.n, self.t0 = total, 0, time.perf_counter()
+        self.tty = sys.stderr.isatty()
+        self.lock = threading.Lock()
+        self._draw("")
+
+    def _draw(self, last: str) -> None:
+        width = 30
+        filled = int(width * self.n / max(self.total, 1))
+        el = time.perf_counter() - self.t0
+        text = f"[{'#' * filled}{'.' * (width - filled)}] {self.n}/{self.total} ops  {el:5.0f} s  {last}"
+        if self.tty:
+            sys.stderr.write("\r" + text[:150].ljust(150))
+        elif last:
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+    def done(self, name: str, status: str) -> None:
+        with self.lock:
+            self.n += 1
+            self._draw(f"{name}: {status}")
+
+    def close(self) -> None:
+        if self.tty:
+            sys.stderr.write("\n")
+            sys.stderr.flush()

@@ -1,0 +1,131 @@
+"""The bench report: a JSON document and a self-contained HTML page (inline SVG, no JS).
+
+The HTML shows the figures per category and overall, a bar chart per category (Comp@1 and
+Pass@1 for each shape), one row per op with its template, verdicts, errors and log, and the
+method: the correctness rule, the integrity checks and the timing method, in words.
+"""
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+INTEGRITY = [
+    "Each op runs in its own worker process, and the reference in a further child; a crash, hang or exception "
+    "is that op's failure (with its log), never the run's.",
+    "Correct = every output within rtol = tol and atol = tol x rms(reference) of PyTorch (tol 1e-4 for fp32, "
+    "1e-2 for fp16) on all input sets (seeds 0-4, MultiKernelBench's protocol), no emulator sanitizer finding, "
+    "and inputs bit-identical after the kernel ran. An all-zero or constant output fails whenever the "
+    "reference is not. MultiKernelBench's plain allclose is recorded per output as well (mkb_allclose).",
+    "The reference's forward gets clones of the inputs; the inputs the kernel gets are the copies saved "
+    "before forward ran (a reference that modifies its inputs cannot change what the kernel is given).",
+    "A kernel cannot call back into PyTorch: the generated kernel is C++ compiled with g++ against the "
+    "emulator's AscendC headers only, linked without libtorch or Python, and the DSL it comes from has no "
+    "escape hatch (it is parsed, never executed). The kernel sources are also scanned for torch/ATen/Python "
+    "symbols; a hit would fail the op (kernel_calls_torch).",
+]
+TIMING = ("Timing (informational, NOT an NPU speed): the emulator's kernel time is the wall time of running all "
+          "blocks of the kernel on {threads} CPU threads, as the emulator reports it (kernel_s; compile and "
+          "argument transfer excluded), median over the input sets. PyTorch eager is Model.forward on the same "
+          "CPU, {threads} threads, under no_grad: 3 warm-up calls, then the median of 10 timed calls "
+          "(time.perf_counter). The ratio is eager time / emulator time; on an NPU host the CANN backend "
+          "would time the real kernel with NPU events (Fast_p).")
+
+
+def write_json(path: Path, doc: dict) -> None:
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(doc, indent=1, default=str))
+    tmp.rename(path)
+
+
+def _pct(x) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _ratio(x) -> str:
+    return "" if x is None else f"{x:.3g}"
+
+
+def _chart(summary: dict) -> str:
+    cats = list(summary["categories"]) + ["overall"]
+    shapes = summary["shapes"]
+    series = [(s, k) for s in shapes for k in ("comp@1", "pass@1")]
+    colors = {("comp@1", 0): "#9ecae1", ("pass@1", 0): "#3182bd", ("comp@1", 1): "#a1d99b", ("pass@1", 1): "#31a354"}
+    bw, gap, top, height, left = 16, 28, 20, 180, 40
+    group = bw * len(series) + gap
+    width = left + group * len(cats) + 20
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + 60}" '
+           f'role="img" aria-label="Comp@1 and Pass@1 per category">']
+    for y in (0, 0.25, 0.5, 0.75, 1.0):
+        yy = top + height * (1 - y)
+        out.append(f'<line x1="{left}" x2="{width - 10}" y1="{yy}" y2="{yy}" stroke="#ddd"/>'
+                   f'<text x="{left - 4}" y="{yy + 4}" font-size="10" text-anchor="end">{int(y * 100)}%</text>')
+    for gi, c in enumerate(cats):
+        figs = summary["overall"] if c == "overall" else summary["categories"][c]
+        x0 = left + gi * group + gap / 2
+        for si, (shape, key) in enumerate(series):
+            v = figs.get(shape, {}).get(key, 0.0)
+            h = height * v
+            color = colors.get((key, shapes.index(shape) % 2), "#888")
+            out.append(f'<rect x="{x0 + si * bw}" y="{top + height - h}" width="{bw - 2}" height="{h}" fill="{color}">'
+                       f'<title>{html.escape(c)} {shape} {key}: {_pct(v)}</title></rect>')
+        out.append(f'<text x="{x0 + len(series) * bw / 2}" y="{top + height + 16}" font-size="12" '
+                   f'text-anchor="middle">{html.escape(c)}</text>')
+    lx = left
+    for si, (shape, key) in enumerate(series):
+        color = colors.get((key, shapes.index(shape) % 2), "#888")
+        out.append(f'<rect x="{lx}" y="{top + height + 32}" width="10" height="10" fill="{color}"/>'
+                   f'<text x="{lx + 14}" y="{top + height + 41}" font-size="11">{shape} {key}</text>')
+        lx += 130
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def render_html(doc: dict) -> str:
+    meta, summary, results = doc["meta"], doc["summary"], doc["results"]
+    shapes = summary["shapes"]
+    e = html.escape
+    rows = []
+    for c, figs in list(summary["categories"].items()) + [("overall", summary["overall"])]:
+        cells = "".join(f"<td>{figs[s]['compiled']}/{figs[s]['ops']} ({_pct(figs[s]['comp@1'])})</td>"
+                        f"<td><b>{figs[s]['correct']}/{figs[s]['ops']} ({_pct(figs[s]['pass@1'])})</b></td>"
+                        f"<td>{_ratio(figs[s]['emu_vs_eager_geomean'])}</td>" for s in shapes)
+        rows.append(f"<tr><th>{e(c)}</th>{cells}</tr>")
+    head = "".join(f"<th>{s} Comp@1</th><th>{s} Pass@1</th><th>{s} eager/emu (geo-mean)</th>" for s in shapes)
+    op_rows = []
+    for r in results:
+        cells = []
+        for s in shapes:
+            sr = r["shapes"].get(s, {})
+            verdict = "correct" if sr.get("correct") else ("compiled" if sr.get("compiled") else "failed")
+            cls = {"correct": "ok", "compiled": "warn", "failed": "bad"}[verdict]
+            detail = "" if sr.get("correct") else f"{sr.get('stage', '')}: {sr.get('error', '')}"
+            ratio = sr.get("speed_ratio")
+            cells.append(f'<td class="{cls}">{verdict}{f" ({ratio:.2g}x)" if ratio else ""}'
+                         f'<div class="err">{e(detail)}</div></td>')
+        tmpl = (r.get("draft") or {}).get("template", "")
+        log = r.get("log", "")
+        op_rows.append(f"<tr><td>{e(r['category'])}</td><td>{e(r['op'])}</td><td>{e(tmpl)}</td>{''.join(cells)}"
+                       f"<td>{r.get('seconds', '')}</td><td><a href=\"{e(log)}\">log</a></td></tr>")
+    notes = "".join(f"<li>{e(x)}</li>" for x in INTEGRITY + [TIMING.format(threads=meta.get("threads", "?"))])
+    return f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>AscendCraft bench: {e(meta['suite'])}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
+table {{ border-collapse: collapse; margin: 1em 0; }} td, th {{ border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; }}
+td.ok {{ background: #e5f5e0; }} td.warn {{ background: #fff7bc; }} td.bad {{ background: #fee0d2; }}
+.err {{ font-size: 11px; color: #555; max-width: 40em; }} .meta {{ color: #555; }}
+</style></head><body>
+<h1>AscendCraft bench: {e(meta['suite'])}</h1>
+<p class="meta">{e(meta['command'])}<br>{e(meta['started'])} &middot; {meta['seconds']:.0f} s &middot; draft {e(meta['draft'])},
+engine {e(meta['engine'])}, backend {e(meta['backend'])}, SoC {e(meta['soc'])}, inputs {e(meta['dtype'])},
+seeds {e(str(meta['seeds']))}, {meta['jobs']} parallel op(s)</p>
+<h2>Per category</h2>
+<table><tr><th>category</th>{head}</tr>{''.join(rows)}</table>
+{_chart(summary)}
+<h2>Per op</h2>
+<table><tr><th>category</th><th>op</th><th>template</th>{''.join(f'<th>{s}</th>' for s in shapes)}<th>s</th><th></th></tr>
+{''.join(op_rows)}</table>
+<h2>Method</h2><ul>{notes}</ul>
+</body></html>
+"""

@@ -1,0 +1,276 @@
+"""One op of a bench run, in its own process: draft -> lower -> compile -> verify, per shape.
+
+`python -m ascendcraft_lab.bench.worker JOB.json` runs `run_op(job)` and writes `result.json`
+beside the op's log, draft and AscendC projects, so a crash here (or in a kernel, or in the
+reference) is one failed op for the runner, never a failed run. The reference itself runs in
+a further child (`drafter.trace.run_jobs`): one process traces it for the drafter, runs it on
+the five input sets of every shape (inputs saved before forward, which gets clones) and times
+PyTorch eager.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+from ..reference import ReferenceError
+
+
+class Log:
+    def __init__(self, path: Path):
+        self.path = path
+        self.fh = open(path, "w", encoding="utf-8")
+
+    def __call__(self, text: str) -> None:
+        self.fh.write(text.rstrip("\n") + "\n")
+        self.fh.flush()
+
+    def close(self):
+        self.fh.close()
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else type(exc).__name__
+    return first if len(first) <= 400 else first[:397] + "..."
+
+
+def run_op(job: dict) -> dict:
+    opdir = Path(job["opdir"])
+    opdir.mkdir(parents=True, exist_ok=True)
+    log = Log(opdir / "log.txt")
+    t_start = time.perf_counter()
+    result = {"op": job["op"], "category": job["category"], "path": job["path"], "shapes": {}, "draft": None}
+    try:
+        _run(job, opdir, log, result)
+    except Exception as exc:  # noqa: BLE001 - any failure is this op's result, with the traceback in its log
+        log("internal error:\n" + traceback.format_exc())
+        for label in (s["label"] for s in job["shapes"]):
+            result["shapes"].setdefault(label, {"compiled": False, "correct": False, "stage": "internal",
+                                                "error": f"internal error: {_one_line(exc)}"})
+    result["seconds"] = round(time.perf_counter() - t_start, 2)
+    log(f"done in {result['seconds']} s")
+    log.close()
+    return result
+
+
+def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
+    from ..drafter.trace import run_jobs
+    path, seeds = job["path"], list(job.get("seeds", [0, 1, 2, 3, 4]))
+    cast = "float16" if job.get("dtype") == "float16" else None
+    shapes = job["shapes"]
+    log(f"== {job['category']}/{job['op']}  ({path})")
+    log(f"shapes: {', '.join(s['label'] + ' ' + json.dumps(s['overrides']) for s in shapes)}; seeds {seeds}; "
+        f"draft {job['draft']}, engine {job['engine']}, backend {job['backend']}, dtype {job.get('dtype', 'float32')}")
+    # one child process: the trace (first shape), every (shape, seed) run, eager timing per shape
+    jobs = []
+    if job["draft"] == "drafter":
+        jobs.append({"mode": "trace", "path": path, "overrides": shapes[0]["overrides"], "seed": 0, "cast_inputs": cast})
+    for s in shapes:
+        for seed in seeds:
+            jobs.append({"mode": "run", "path": path, "overrides": s["overrides"], "seed": seed, "cast_inputs": cast})
+        if job.get("timing", True):
+            jobs.append({"mode": "time", "path": path, "overrides": s["overrides"], "seed": 0, "cast_inputs": cast,
+                         "threads": os.cpu_count() or 1, "repeats": 10})
+    t0 = time.perf_counter()
+    answers = run_jobs(jobs, timeout=float(job.get("reference_timeout", 600)))
+    log(f"reference child: {len(jobs)} jobs in {time.perf_counter() - t0:.1f} s")
+    k = 0
+    traced = None
+    if job["draft"] == "drafter":
+        traced, k = answers[0], 1
+    runs, timings = {}, {}
+    for s in shapes:
+        runs[s["label"]] = answers[k:k + len(seeds)]
+        k += len(seeds)
+        if job.get("timing", True):
+            timings[s["label"]] = answers[k]
+            k += 1
+
+    def fail_all(stage, message, compiled=False):
+        log(f"{stage}: {message}")
+        for s in shapes:
+            result["shapes"].setdefault(s["label"], {"compiled": compiled, "correct": False, "stage": stage, "error": message})
+
+    # 1. the draft
+    t0 = time.perf_counter()
+    draft_text, template = _draft(job, traced, runs[shapes[0]["label"]][0], log)
+    if isinstance(draft_text, Exception):
+        fail_all("draft", _one_line(draft_text))
+        return
+    (opdir / "kernel.dsl.py").write_text(draft_text)
+    result["draft"] = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": "kernel.dsl.py"}
+    log(f"draft ({template}) in {time.perf_counter() - t0:.1f} s -> {opdir / 'kernel.dsl.py'}")
+    for s in shapes:
+        result["shapes"][s["label"]] = _shape(job, s, draft_text, runs[s["label"]], timings.get(s["label"]), opdir, log)
+
+
+def _draft(job, traced, ref0, log):
+    if job["draft"] == "drafter":
+        from ..drafter.draft import DraftError, draft_from_trace, kernel_name
+        if isinstance(traced, ReferenceError):
+            return traced, ""
+        try:
+            d = draft_from_trace(traced["graph"], name=kernel_name(job["path"]), soc=job.get("soc"),
+                                 source=Path(job["path"]).name)
+        except DraftError as e:
+            return e, ""
+        for n in d.notes:
+            log(f"note: {n}")
+        return d.text, d.template
+    try:
+        from ..drafter.llm import draft_llm
+    except ImportError as e:
+        return e, ""
+    try:
+        return draft_llm(job["path"], soc=job.get("soc"), reference=None if isinstance(ref0, Exception) else ref0), "llm"
+    except Exception as e:  # noqa: BLE001 - the model's failure is this op's result
+        return e, ""
+
+
+def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log) -> dict:
+    from ..dsl.check import bind
+    from ..dsl.errors import DslError
+    from ..dsl.parser import parse
+    from ..dsl.verifier import verify
+    from .metrics import check_output, inputs_unchanged
+
+    label = s["label"]
+    out = {"overrides": s["overrides"], "compiled": False, "correct": False, "stage": "", "error": "", "seeds": []}
+    log(f"-- shape {label} {json.dumps(s['overrides'])}")
+    bad = next((r for r in runs if isinstance(r, ReferenceError)), None)
+    if bad is not None:
+        out.update(stage="reference", error=_one_line(bad))
+        log(f"reference: {bad}")
+        return out
+    refs = [r["run"] for r in runs]
+    # 2. lower (the four passes)
+    t0 = time.perf_counter()
+    try:
+        program = verify(parse(draft_text, "kernel.dsl.py"), job.get("soc"))
+        inputs, _ = bind(program, refs[0])
+        shapes = {n: v.shape for n, v in inputs.items() if hasattr(v, "shape")}
+        scalars = {p.name: inputs[p.name] for p in program.scalars}
+        program = verify(program, job.get("soc"), shapes=shapes, scalars=scalars)
+        bundle = _lower(job, program, shapes, scalars)
+    except DslError as e:
+        out.update(stage="lower", error=_one_line(e))
+        log(f"lower: {e.render() if hasattr(e, 'render') else e}")
+        return out
+    except Exception as e:  # noqa: BLE001 - a lowering failure is this shape's result
+        out.update(stage="lower", error=_one_line(e))
+        log("lower: " + traceback.format_exc())
+        return out
+    out["lower_s"] = round(time.perf_counter() - t0, 2)
+    project = opdir / label / "ascendc"
+    log(f"lowered in {out['lower_s']} s -> {project}")
+    # 3 + 4. compile once, run every input set, compare
+    kernel_times, all_ok = [], True
+    for ref in refs:
+        seed_res = _run_seed(job, program, bundle, project, ref, log, check_output, inputs_unchanged, bind)
+        out["seeds"].append(seed_res)
+        if seed_res["status"] == "compile-error":
+            out.update(stage="compile", error=seed_res["error"])
+            return out
+        out["compiled"] = True
+        if seed_res.get("kernel_s"):
+            kernel_times.append(seed_res["kernel_s"])
+        if not seed_res["correct"]:
+            all_ok = False
+            if not out["error"]:
+                out.update(stage="verify", error=f"seed {ref.seed}: {seed_res['error']}")
+    out["correct"] = all_ok
+    if all_ok:
+        out["stage"] = "ok"
+    if kernel_times and timing and not isinstance(timing, ReferenceError):
+        emu = float(np.median(kernel_times))
+        eager = timing["timing"]["median_s"]
+        out["timing"] = {"emulator_kernel_s": emu, "torch_eager_s": eager, "torch_threads": timing["timing"]["threads"],
+                         "emulator_threads": os.cpu_count() or 1}
+        out["speed_ratio"] = eager / emu if emu > 0 else None
+    log(f"shape {label}: {'correct' if all_ok else 'INCORRECT'}" + (f" ({out['error']})" if out["error"] else ""))
+    return out
+
+
+def _lower(job, program, shapes, scalars):
+    from ..passes.manager import LowerOptions, run_pipeline
+    from ..soc import get_soc
+    options = LowerOptions(soc=get_soc(job.get("soc")).name, shapes=shapes, scalars=scalars)
+    if job["engine"] == "rule":
+        from ..engines.rule import render
+        return render(program, options, 4)
+    from ..passes.lower import engine_for
+    steps = run_pipeline(program, engine_for(job["engine"]), options)
+    failed = [f.render() for st in steps for f in st.findings]
+    if failed or len(steps) < 4 or any(st.failed for st in steps):
+        raise RuntimeError("the passes reported: " + (failed[0].splitlines()[0] if failed else "an incomplete pipeline"))
+    return steps[-1].bundle
+
+
+def _run_seed(job, program, bundle, project, ref, log, check_output, inputs_unchanged, bind) -> dict:
+    inputs, expected = bind(program, ref)
+    scalars = {p.name: inputs[p.name] for p in program.scalars}
+    tensors = {n: v for n, v in inputs.items() if isinstance(v, np.ndarray)}
+    before = {n: v.copy() for n, v in tensors.items()}
+    if job["backend"] == "cann":
+        from ..backends.cann import check_cann
+        verdict, run = check_cann(program, bundle, ref, job.get("soc"))
+        return {"seed": ref.seed, "status": "ok" if verdict.correct else "incorrect", "correct": bool(verdict.correct),
+                "error": "" if verdict.correct else verdict.message, "outputs": []}
+    from .emu import run_bundle
+    kr = run_bundle(program, bundle, project, tensors, scalars, soc=job.get("soc"),
+                    timeout=float(job.get("kernel_timeout", 120)))
+    res = {"seed": ref.seed, "status": kr.status, "correct": False, "error": "", "outputs": [],
+           "kernel_s": kr.timings.get("kernel_s"), "compile_s": kr.timings.get("compile_s"),
+           "cached": kr.timings.get("cached")}
+    if kr.status not in ("ok", "findings"):
+        res["error"] = f"{kr.status}: {kr.message}"
+        log(f"seed {ref.seed}: {res['error']}")
+        return res
+    checks = [check_output(p.name, kr.outputs.get(p.name), expected[p.name], _torch_dtype(p)) for p in program.outputs]
+    res["outputs"] = [c.to_json() for c in checks]
+    changed = inputs_unchanged(before, kr.inputs_after)
+    problems = [f"`{c.name}`: {c.reason}" for c in checks if not c.correct]
+    if changed:
+        problems.append(changed)
+    if kr.status == "findings":
+        problems.append(f"{len(kr.findings)} emulator finding(s): {kr.findings[0].get('kind')} — {kr.findings[0].get('message', '')[:160]}")
+    res["correct"] = not problems
+    res["error"] = "; ".join(problems)
+    worst = max((c.max_rel_err for c in checks), default=0.0)
+    log(f"seed {ref.seed}: {'ok' if res['correct'] else 'FAIL ' + res['error']}  (kernel {kr.timings.get('kernel_s')} s, "
+        f"compile {kr.timings.get('compile_s')} s{' cached' if kr.timings.get('cached') else ''}, max rel err {worst:.3g})")
+    return res
+
+
+def _torch_dtype(p) -> str:
+    return {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}.get(p.dtype.value, p.dtype.value)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    job = json.loads(Path(argv[0]).read_text())
+    result = run_op(job)
+    tmp = Path(job["opdir"]) / "result.json.tmp"
+    tmp.write_text(json.dumps(result, indent=1, default=_json_default))
+    tmp.rename(Path(job["opdir"]) / "result.json")
+    return 0
+
+
+def _json_default(o):
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    return str(o)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

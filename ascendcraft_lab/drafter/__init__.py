@@ -1,0 +1,16 @@
+"""The offline drafter: a PyTorch reference (KernelBench format) -> a DSL draft, by rules.
+
+    trace.py      the reference runs in a child process; torch.fx traces forward -> JSON graph
+    rules.py      every known torch function / method / nn module -> canonical nodes (graph.py)
+    layout.py     which template fits (map, rows, cols, windows) and each value's space
+    templates.py  the templates: loops, sweeps and compute stages as DSL text
+    draft.py      draft_reference / draft_from_trace: the above, plus the UB-driven tile size
+    cli.py        `ascendcraft draft REF.py [-o K.dsl.py] [--soc S] [--engine drafter|llm]`
+
+It is compositional: no op is looked up by name as a whole; the graph of what forward
+computes is rebuilt from small rules, so F.gelu and its formula, x.sum(dim=1) and
+torch.sum(x, 1), nn.GELU() and F.gelu give the same draft.
+"""
+from .draft import Draft, DraftError, draft_from_trace, draft_reference, kernel_name
+
+__all__ = ["Draft", "DraftError", "draft_from_trace", "draft_reference", "kernel_name"]

@@ -1,0 +1,112 @@
+"""The offline drafter: PyTorch reference -> DSL draft.
+
+    trace (child process)  ->  canonical graph (rules)  ->  layout (which template)  ->  DSL text
+
+`draft_reference(path)` runs the reference in a child process, where torch.fx traces Model's
+forward and records every node's shape; `draft_from_trace(traced)` does the rest in this
+process, on plain JSON. The UB budget picks `live` in ub_elems(f32, live=K): the smallest K
+whose draft the DSL verifier accepts on the traced shapes. Anything the drafter cannot express
+raises `DraftError` with one line naming the operation or pattern.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..dsl.errors import DslError
+from ..dsl.parser import parse
+from ..dsl.verifier import verify
+from ..reference import ReferenceError
+from ..soc import get_soc
+from .graph import Unsupported
+from .layout import plan_layout
+from .rules import build_graph
+from .templates import WRITERS
+from .trace import trace_reference
+
+MAX_LIVE = 48
+
+
+class DraftError(Exception):
+    """The reference cannot be drafted; `str()` is one line."""
+
+
+@dataclass
+class Draft:
+    text: str
+    template: str                    # map | rows | cols | windows
+    op: str                          # the kernel's name
+    live: int                        # K of ub_elems(f32, live=K)
+    method: str                      # how the forward was traced
+    notes: list[str] = field(default_factory=list)
+
+
+def kernel_name(path) -> str:
+    stem = Path(path).name.split(".")[0]
+    name = re.sub(r"\W", "_", stem).strip("_") or "kernel"
+    return name if not name[0].isdigit() else "k_" + name
+
+
+def draft_reference(path, *, soc: str | None = None, overrides: dict | None = None, seed: int = 0,
+                    cast_inputs: str | None = None) -> Draft:
+    """Draft a DSL kernel for the reference at `path`. Raises DraftError (one line)."""
+    try:
+        traced = trace_reference(path, overrides=overrides, seed=seed, cast_inputs=cast_inputs)
+    except ReferenceError as e:
+        raise DraftError(str(e)) from None
+    return draft_from_trace(traced, name=kernel_name(path), soc=soc, source=Path(path).name)
+
+
+def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = None, source: str = "the reference") -> Draft:
+    s = get_soc(soc)
+    try:
+        g = build_graph(traced)
+        lay = plan_layout(g)
+        writer_cls = WRITERS[lay.template]
+        last_error = None
+        for live in range(1, MAX_LIVE + 1):
+            w = writer_cls(g, lay, name, live)
+            w.source = source
+            text = w.render()
+            shapes, scalars = _bindings(w, traced)
+            try:
+                program = parse(text, f"{name}.dsl.py")
+                verify(program, s, shapes=shapes, scalars=scalars)
+                # and on shapes 64 times larger: the tile must be bounded by UB, not by this shape
+                verify(program, s, shapes=_scaled(w, shapes), scalars=scalars)
+            except DslError as e:
+                if "UB" in e.message and ("over the" in e.message or "exceeds" in e.message):
+                    last_error = e
+                    continue
+                raise Unsupported(f"internal: the {lay.template} draft does not verify: {e.message}") from None
+            notes = list(g.notes)
+            if g.method != "fx":
+                notes.append(f"traced with {g.method}")
+            return Draft(text, lay.template, w.op_name, live, g.method, notes)
+        raise Unsupported(f"no tile size fits UB on {s.name} ({last_error.message if last_error else ''})")
+    except Unsupported as e:
+        text = str(e)
+        if text.startswith("internal:"):
+            raise DraftError(f"cannot draft {source}: drafter error ({text[len('internal:'):].strip()})") from None
+        raise DraftError(f"cannot draft {source}: unsupported: {text}") from None
+
+
+def _bindings(w, traced) -> tuple[dict, dict]:
+    shapes = {t.name: tuple(t.shape) for t in w.tensors}
+    scalars = {name: d["value"] for _, _, name, d in w._scalar_params}
+    return shapes, scalars
+
+
+def _scaled(w, shapes: dict) -> dict:
+    """Every dim x64 (windows: the row length stays, a tile must hold whole rows)."""
+    base = tuple(w.lay.base)
+    keep = set(w.lay.axes) if w.template == "windows" else set()
+    factor = [1 if i in keep else 64 for i in range(len(base))]
+    out = {}
+    for name, shp in shapes.items():
+        if tuple(shp) == base:
+            out[name] = tuple(d * f for d, f in zip(shp, factor))
+        else:
+            out[name] = shp
+    return out

@@ -1,0 +1,451 @@
+"""The drafter's graph: a traced forward pass rewritten into a few canonical operations.
+
+`build_graph(traced)` reads the JSON graph the child process returns (torch.fx nodes: function,
+method and module calls with their arguments and recorded shapes) and rebuilds it with the
+operations the templates understand:
+
+  leaves       input (a tensor of get_inputs), param (a Model parameter/buffer), scalar (a
+               number of get_inputs, or of get_init_inputs when a traced constant is exactly
+               that number), const, dim (a size of an input, kept symbolic)
+  elementwise  the DSL's own operations (add sub mul div max min pow neg abs relu exp log
+               sqrt rsqrt reciprocal sigmoid tanh where lt le gt ge eq ne cast), on tensors
+               or scalars, with numpy broadcasting
+  reduce       sum / max / min / prod over a set of axes (mean is sum * 1/n)
+  scan         cumsum / cumprod along one axis, forward or reverse
+  reshape      the same elements in another shape
+
+Every torch function, Tensor method and nn module maps through one rule in `RULES` to these
+(an activation becomes its formula: F.elu is relu(x) + alpha * (exp(min(x, 0)) - 1)), so the
+many ways of writing one computation meet in one graph: `F.gelu(x, approximate="tanh")`,
+`nn.GELU("tanh")` and the explicit `0.5 * x * (1 + tanh(...))` give the same nodes, and
+`x.sum(dim=1)` and `torch.sum(x, 1)` the same reduce. A pattern no rule covers raises
+`Unsupported` with a one-line reason naming the operation.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+FLOAT_DTYPES = ("float32", "float16", "bfloat16")
+
+
+class Unsupported(Exception):
+    """The drafter cannot express the reference; `str()` is one line naming what and why."""
+
+
+@dataclass(eq=False)
+class Node:
+    op: str
+    args: tuple = ()
+    attrs: dict = field(default_factory=dict)
+    shape: tuple | None = None          # None: a scalar
+    dtype: str = "float32"              # torch dtype name for tensors; "float" | "int" | "bool" for scalars
+    value: object = None                # the traced value of a scalar (for folding and checks)
+    name: str = ""                      # the fx node name (for messages)
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.shape is not None
+
+    @property
+    def is_const(self) -> bool:
+        return self.op == "const"
+
+    def __repr__(self) -> str:   # short, for messages and debugging
+        if self.op == "const":
+            return repr(self.value)
+        return f"{self.op}({', '.join(map(repr, self.args))})" if self.args else f"{self.op}[{self.attrs}]"
+
+
+@dataclass
+class Graph:
+    outputs: list[Node]
+    inputs: list[dict]                 # the traced get_inputs() descriptions
+    init_inputs: list[dict]
+    init_names: list
+    input_names: list[str]             # forward's parameter names, per get_inputs() position
+    parameters: dict
+    buffers: dict
+    method: str
+    training: bool
+    notes: list[str] = field(default_factory=list)
+
+    def nodes(self) -> list[Node]:
+        """All nodes reachable from the outputs, operands first."""
+        seen: dict[int, Node] = {}
+
+        def visit(n):
+            if id(n) in seen:
+                return
+            for a in n.args:
+                if isinstance(a, Node):
+                    visit(a)
+            seen[id(n)] = n
+        for o in self.outputs:
+            visit(o)
+        return list(seen.values())
+
+
+# -- shapes and dtypes ---------------------------------------------------------------------------
+def broadcast(*shapes):
+    shapes = [s for s in shapes if s is not None]
+    if not shapes:
+        return None
+    rank = max(len(s) for s in shapes)
+    out = []
+    for i in range(rank):
+        dims = {s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0} - {1}
+        if len(dims) > 1:
+            raise Unsupported(f"shapes {' and '.join(str(tuple(s)) for s in shapes)} do not broadcast")
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+def result_dtype(*nodes) -> str:
+    tensors = [n.dtype for n in nodes if isinstance(n, Node) and n.is_tensor]
+    floats = [d for d in tensors if d in FLOAT_DTYPES]
+    if floats:
+        return "float32" if "float32" in floats else floats[0]
+    if tensors:
+        scal = [n for n in nodes if isinstance(n, Node) and not n.is_tensor and n.dtype == "float"]
+        if scal or any(isinstance(n, float) for n in nodes):
+            return "float32"
+        return tensors[0]
+    if any((isinstance(n, Node) and n.dtype == "float") or isinstance(n, float) for n in nodes):
+        return "float"
+    return "int"
+
+
+# -- the builder: canonical nodes with folding ----------------------------------------------------
+UNARY_FOLD = {"neg": lambda a: -a, "abs": abs, "exp": math.exp, "log": math.log, "sqrt": math.sqrt,
+              "rsqrt": lambda a: 1 / math.sqrt(a), "reciprocal": lambda a: 1 / a,
+              "relu": lambda a: max(a, 0), "sigmoid": lambda a: 1 / (1 + math.exp(-a)), "tanh": math.tanh}
+BINARY_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+               "div": lambda a, b: a / b, "max": max, "min": min, "pow": lambda a, b: a ** b,
+               "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
+               "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}
+COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
+
+
+COMMUTATIVE = ("add", "mul", "max", "min", "eq", "ne")
+
+
+def structure_key(n, memo: dict | None = None) -> str:
+    """A deterministic text of a node's structure (leaves by what they are, not by name)."""
+    if not isinstance(n, Node):
+        return repr(n)
+    memo = {} if memo is None else memo
+    if id(n) in memo:
+        return memo[id(n)]
+    if n.op == "const":
+        k = f"const:{n.value!r}"
+    elif n.op in ("input", "scalar"):
+        k = f"{n.op}:{n.attrs.get('source', '')}:{n.attrs.get('index')}"
+    elif n.op == "param":
+        k = f"param:{n.attrs['name']}"
+    elif n.op == "dim":
+        k = f"dim:{structure_key(n.attrs['of'], memo)}:{n.attrs['axis']}"
+    else:
+        attrs = ",".join(f"{a}={v}" for a, v in sorted(n.attrs.items()) if a not in ("of", "in_shape"))
+        k = f"{n.op}[{attrs}](" + ",".join(structure_key(a, memo) for a in n.args) + ")"
+    memo[id(n)] = k
+    return k
+
+
+class Builder:
+    """Makes canonical nodes: folds constants, drops identities, orders the operands of
+    commutative operations (tensors, then scalars, then constants; ties by structure) so that
+    `0.5 * x` and `x * 0.5` are one node, and infers shapes and dtypes."""
+
+    def __init__(self):
+        self._keys: dict = {}
+
+    def _order(self, args: tuple) -> tuple:
+        def rank(a: Node):
+            k = structure_key(a, self._keys)
+            return (0 if a.is_tensor else 2 if a.is_const else 1, len(k), k)
+        return tuple(sorted(args, key=rank))
+
+    def const(self, v) -> Node:
+        if isinstance(v, Node):
+            return v
+        dtype = "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "float"
+        return Node("const", value=v, dtype=dtype)
+
+    def ew(self, op: str, *args) -> Node:
+        args = tuple(self.const(a) for a in args)
+        if all(a.is_const for a in args):
+            fn = UNARY_FOLD.get(op) if len(args) == 1 else BINARY_FOLD.get(op)
+            if fn is not None:
+                try:
+                    return self.const(fn(*(a.value for a in args)))
+                except (ValueError, ZeroDivisionError, OverflowError):
+                    pass
+        if op in COMMUTATIVE:
+            args = self._order(args)
+        simplified = self._identity(op, args)
+        if simplified is not None:
+            return simplified
+        shape = broadcast(*(a.shape for a in args if a.is_tensor))
+        if op in COMPARE:
+            dtype = "bool" if shape is not None else "bool"
+        elif op == "where":
+            dtype = result_dtype(args[1], args[2])
+        else:
+            dtype = result_dtype(*args)
+            if op in ("div", "pow", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh") and dtype in ("int", "bool"):
+                dtype = "float"
+        node = Node(op, args, shape=shape, dtype=dtype)
+        if shape is None and all(a.value is not None for a in args):
+            fn = UNARY_FOLD.get(op) if len(args) == 1 else BINARY_FOLD.get(op)
+            if fn is not None:
+                try:
+                    node.value = fn(*(a.value for a in args))
+                except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                    pass
+        return node
+
+    @staticmethod
+    def _identity(op, args):
+        def is_c(a, v):
+            return a.is_const and not isinstance(a.value, bool) and a.value == v
+        if op == "mul":
+            if is_c(args[0], 1) and args[1].is_tensor:
+                return args[1]
+            if is_c(args[1], 1) and (args[0].is_tensor or not args[1].is_tensor):
+                return args[0]
+        if op in ("add", "sub") and is_c(args[1], 0):
+            return args[0]
+        if op == "add" and is_c(args[0], 0):
+            return args[1]
+        if op == "div" and is_c(args[1], 1):
+            return args[0]
+        if op == "pow" and is_c(args[1], 1):
+            return args[0]
+        return None
+
+    # elementwise helpers used by the activation rules
+    def add(self, a, b): return self.ew("add", a, b)
+    def sub(self, a, b): return self.ew("sub", a, b)
+    def mul(self, a, b): return self.ew("mul", a, b)
+    def div(self, a, b): return self.ew("div", a, b)
+    def maximum(self, a, b): return self.ew("max", a, b)
+    def minimum(self, a, b): return self.ew("min", a, b)
+
+    def clamp(self, x, lo=None, hi=None):
+        if lo is not None:
+            x = self.maximum(x, lo)
+        if hi is not None:
+            x = self.minimum(x, hi)
+        return x
+
+    def cast(self, x: Node, dtype: str) -> Node:
+        if not x.is_tensor:
+            if x.is_const:
+                return self.const(float(x.value) if dtype in FLOAT_DTYPES else x.value)
+            return x
+        if x.dtype == dtype:
+            return x
+        return Node("cast", (x,), {"dtype": dtype}, x.shape, dtype)
+
+    def reduce(self, kind: str, x: Node, axes, keepdim: bool) -> Node:
+        if not x.is_tensor:
+            raise Unsupported(f"`{kind}` of a scalar")
+        rank = len(x.shape)
+        if axes is None or (isinstance(axes, (list, tuple)) and len(axes) == 0):
+            axes = tuple(range(rank))
+        axes = tuple(sorted({norm_axis(a, rank) for a in (axes if isinstance(axes, (list, tuple)) else [axes])}))
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape)) if keepdim else \
+            tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        dtype = x.dtype if x.dtype in FLOAT_DTYPES else "float32"
+        return Node("reduce", (x,), {"kind": kind, "axes": axes, "keepdim": keepdim, "in_shape": x.shape},
+                    shape, dtype)
+
+    def mean(self, x: Node, axes, keepdim: bool) -> Node:
+        s = self.reduce("sum", x, axes, keepdim)
+        n = self.count(x, s.attrs["axes"])
+        return self.div(s, n)
+
+    def count(self, x: Node, axes) -> Node:
+        """The number of elements over `axes` of tensor x, symbolic when the sizes are input dims."""
+        out = self.const(1)
+        for a in axes:
+            out = self.ew("mul", out, self.dim_of(x, a))
+        return out
+
+    def dim_of(self, x: Node, axis: int) -> Node:
+        size = x.shape[axis]
+        return Node("dim", (), {"of": x, "axis": axis}, None, "int", size)
+
+    def scan(self, kind: str, x: Node, axis: int, reverse: bool = False) -> Node:
+        if not x.is_tensor:
+            raise Unsupported(f"`{kind}` of a scalar")
+        axis = norm_axis(axis, len(x.shape))
+        dtype = x.dtype if x.dtype in FLOAT_DTYPES else "float32"
+        return Node("scan", (x,), {"kind": kind, "axis": axis, "reverse": reverse}, x.shape, dtype)
+
+    def reshape(self, x: Node, shape) -> Node:
+        shape = tuple(int(d) for d in shape)
+        if not x.is_tensor:
+            if math.prod(shape) == 1:
+                return Node("reshape", (x,), {}, shape, "float32" if x.dtype == "float" else x.dtype)
+            raise Unsupported("reshaping a scalar to a larger tensor")
+        if math.prod(shape) != math.prod(x.shape):
+            raise Unsupported(f"a reshape from {tuple(x.shape)} to {shape} changes the element count")
+        if shape == tuple(x.shape):
+            return x
+        if x.op == "reshape":
+            x = x.args[0]
+            if tuple(x.shape) == shape:
+                return x
+        return Node("reshape", (x,), {}, shape, x.dtype)
+
+    def full(self, value, shape, dtype="float32") -> Node:
+        return Node("full", (self.const(value),), {}, tuple(shape), dtype)
+
+
+def norm_axis(a, rank: int) -> int:
+    if isinstance(a, Node):
+        if a.value is None:
+            raise Unsupported("an axis that is not a constant")
+        a = a.value
+    a = int(a)
+    if not -rank <= a < max(rank, 1):
+        raise Unsupported(f"axis {a} is out of range for a rank-{rank} tensor")
+    return a % max(rank, 1)
+
+
+# -- activations and friends as formulas ---------------------------------------------------------
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+# Abramowitz & Stegun 7.1.26: erfc(z) ~ poly(t) exp(-z^2), t = 1 / (1 + p z), z >= 0, |error| <= 1.5e-7.
+AS_P = 0.3275911
+AS_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+
+
+def erfc_pos(b: Builder, z: Node) -> Node:
+    """erfc(z) for z >= 0, as a polynomial times exp(-z^2) (A&S 7.1.26): vector ops only."""
+    t = b.ew("reciprocal", b.add(b.mul(z, AS_P), 1.0))
+    poly = b.const(AS_A[4])
+    for a in reversed(AS_A[:4]):
+        poly = b.add(b.mul(poly, t), a)
+    poly = b.mul(poly, t)
+    return b.mul(poly, b.ew("exp", b.ew("neg", b.mul(z, z))))
+
+
+def gelu(b: Builder, x: Node, approximate: str = "none") -> Node:
+    if approximate == "tanh":
+        inner = b.mul(b.add(x, b.mul(b.mul(b.mul(x, x), x), 0.044715)), SQRT_2_OVER_PI)
+        return b.mul(b.mul(x, 0.5), b.add(b.ew("tanh", inner), 1.0))
+    # exact: x * Phi(x) = relu(x) - |x| * erfc(|x| / sqrt 2) / 2 (no cancellation for x < 0)
+    ax = b.ew("abs", x)
+    q = b.mul(erfc_pos(b, b.mul(ax, 1.0 / math.sqrt(2.0))), 0.5)
+    return b.sub(b.ew("relu", x), b.mul(ax, q))
+
+
+def erf(b: Builder, x: Node) -> Node:
+    e = erfc_pos(b, b.ew("abs", x))              # erfc(|x|)
+    return b.ew("where", b.ew("lt", x, 0.0), b.sub(e, 1.0), b.sub(1.0, e))
+
+
+def elu(b: Builder, x, alpha=1.0, scale=1.0, input_scale=1.0) -> Node:
+    # relu(x) + alpha * (exp(min(x, 0)) - 1): both branches without a select; exp never overflows.
+    xs = b.mul(x, input_scale)
+    neg = b.mul(b.sub(b.ew("exp", b.minimum(xs, 0.0)), 1.0), alpha)
+    out = b.add(b.ew("relu", x), neg)
+    return b.mul(out, scale)
+
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def softplus(b: Builder, x, beta=1.0, threshold=20.0) -> Node:
+    bx = b.mul(x, beta)
+    # log(1 + exp(bx)) = relu(bx) + log(1 + exp(-|bx|)): never overflows
+    soft = b.div(b.add(b.ew("relu", bx), b.ew("log", b.add(b.ew("exp", b.ew("neg", b.ew("abs", bx))), 1.0))), beta)
+    if threshold is None or (isinstance(threshold, (int, float)) and math.isinf(threshold)):
+        return soft
+    return b.ew("where", b.ew("gt", bx, threshold), x, soft)
+
+
+def leaky_relu(b: Builder, x, slope=0.01) -> Node:
+    if isinstance(slope, (int, float)) and 0.0 <= slope <= 1.0:
+        return b.maximum(x, b.mul(x, slope))          # max(x, a x) = leaky_relu for 0 <= a <= 1
+    return b.ew("where", b.ew("gt", x, 0.0), x, b.mul(x, slope))
+
+
+def hardsigmoid(b: Builder, x) -> Node:
+    return b.clamp(b.add(b.div(x, 6.0), 0.5), 0.0, 1.0)
+
+
+def softmax_parts(b: Builder, x: Node, dim) -> tuple[Node, Node, Node]:
+    m = b.reduce("max", x, [dim], True)
+    e = b.ew("exp", b.sub(x, m))
+    s = b.reduce("sum", e, [dim], True)
+    return m, e, s
+
+
+def softmax(b: Builder, x: Node, dim) -> Node:
+    _, e, s = softmax_parts(b, x, dim)
+    return b.div(e, s)
+
+
+def log_softmax(b: Builder, x: Node, dim) -> Node:
+    m, _, s = softmax_parts(b, x, dim)
+    return b.sub(b.sub(x, m), b.ew("log", s))
+
+
+def logsumexp(b: Builder, x: Node, dim, keepdim=False) -> Node:
+    m = b.reduce("max", x, dim, True)
+    s = b.reduce("sum", b.ew("exp", b.sub(x, m)), dim, True)
+    out = b.add(m, b.ew("log", s))
+    if not keepdim:
+        out = b.reshape(out, [d for i, d in enumerate(out.shape) if i not in m.attrs["axes"]])
+    return out
+
+
+def norm(b: Builder, x: Node, p=2, dim=None, keepdim=False) -> Node:
+    if p in (2, 2.0, "fro", None):
+        return b.ew("sqrt", b.reduce("sum", b.mul(x, x), dim, keepdim))
+    if p in (1, 1.0):
+        return b.reduce("sum", b.ew("abs", x), dim, keepdim)
+    if isinstance(p, (int, float)) and math.isinf(p):
+        return b.reduce("max" if p > 0 else "min", b.ew("abs", x), dim, keepdim)
+    raise Unsupported(f"norm with p={p!r}")
+
+
+def power(b: Builder, x: Node, e) -> Node:
+    """x ** e with the cheap forms for the common exponents (the DSL keeps pow for the rest)."""
+    if isinstance(e, Node) and e.is_const:
+        e = e.value
+    if isinstance(e, (int, float)) and not isinstance(e, bool) and isinstance(x, Node) and x.is_tensor:
+        if e == 0:
+            return b.full(1.0, x.shape, x.dtype)
+        if e == 1:
+            return x
+        if e == 2:
+            return b.mul(x, x)
+        if e == 3:
+            return b.mul(b.mul(x, x), x)
+        if e == 0.5:
+            return b.ew("sqrt", x)
+        if e == -0.5:
+            return b.ew("rsqrt", x)
+        if e == -1:
+            return b.ew("reciprocal", x)
+        if float(e).is_integer() and 4 <= abs(e) <= 64:
+            k, base, acc = int(abs(e)), x, None
+            while k:
+                if k & 1:
+                    acc = base if acc is None else b.mul(acc, base)
+                k >>= 1
+                if k:
+                    base = b.mul(base, base)
+            return acc if e > 0 else b.ew("reciprocal", acc)
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and isinstance(e, Node) and e.is_tensor:
+        if x <= 0:
+            raise Unsupported(f"{x} ** tensor with a non-positive base")
+        return b.ew("exp", b.mul(e, math.log(x)))
+    if isinstance(x, Node) and x.is_tensor and isinstance(e, Node) and e.is_tensor:
+        return b.ew("exp", b.mul(e, b.ew("log", x)))
+    return b.ew("pow", x, e)

@@ -1,0 +1,969 @@
+"""Rules: each torch function, Tensor method or nn module the drafter knows, as canonical nodes.
+
+One table, `RULES`, keyed by the call's short name (`gelu` for `torch.nn.functional.gelu`,
+`torch._C._nn.gelu`, `Tensor.gelu`, `aten.gelu.default`; `module:GELU` for `nn.GELU()`), each
+with the call's signature so positional and keyword spellings bind alike. `build_graph` walks
+the traced nodes in order and applies the rules, then `rewrite` folds the patterns that span
+several nodes (a reverse scan written with flips, an exclusive scan written with cat + slice).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from . import graph as G
+from .graph import Builder, Graph, Node, Unsupported
+
+_REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class TorchDType:
+    name: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    names: tuple[str, ...]
+    params: tuple[tuple[str, object], ...]    # (name, default or _REQUIRED); "*name" collects the rest
+    fn: Callable
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(names: str, signature: str = ""):
+    """Register `fn(b, **bound)` for the comma-separated `names` with a Python-like `signature`."""
+    params = []
+    for part in [p.strip() for p in signature.split(",") if p.strip()]:
+        if "=" in part:
+            k, v = part.split("=", 1)
+            params.append((k.strip(), eval(v, {"inf": math.inf})))   # noqa: S307 - literals written here
+        else:
+            params.append((part, _REQUIRED))
+
+    def deco(fn):
+        r = Rule(tuple(n.strip() for n in names.split(",")), tuple(params), fn)
+        for n in r.names:
+            RULES[n] = r
+        return fn
+    return deco
+
+
+def bind(r: Rule, name: str, args: list, kwargs: dict) -> dict:
+    out = {}
+    args = list(args)
+    for pname, default in r.params:
+        if pname.startswith("*"):
+            out[pname[1:]] = args
+            args = []
+            continue
+        if args:
+            out[pname] = args.pop(0)
+        elif pname in kwargs:
+            out[pname] = kwargs.pop(pname)
+        elif default is _REQUIRED:
+            raise Unsupported(f"`{name}` is called without its `{pname}` argument")
+        else:
+            out[pname] = default
+    ignored = {"inplace", "out", "memory_format", "layout", "device", "pin_memory", "requires_grad",
+               "non_blocking", "copy", "half_to_float", "_stacklevel"}
+    extra = [k for k in kwargs if k not in ignored]
+    if args or extra:
+        raise Unsupported(f"`{name}` with arguments {', '.join([repr(a) for a in args] + extra)} the drafter does not know")
+    return out
+
+
+def val(x):
+    """The Python value of a constant or traced scalar (None for tensors)."""
+    if isinstance(x, Node):
+        return None if x.is_tensor else x.value
+    return x
+
+
+def T(x, what="operand") -> Node:
+    if not isinstance(x, Node):
+        raise Unsupported(f"expected a tensor {what}, got {x!r}")
+    return x
+
+
+# -- elementwise arithmetic -------------------------------------------------------------------------
+@rule("add, iadd, __add__, __radd__", "input, other, alpha=1")
+def _add(b, input, other, alpha):
+    return b.add(input, b.mul(other, alpha))
+
+
+@rule("sub, subtract, isub, __sub__", "input, other, alpha=1")
+def _sub(b, input, other, alpha):
+    return b.sub(input, b.mul(other, alpha))
+
+
+@rule("rsub, __rsub__", "input, other, alpha=1")
+def _rsub(b, input, other, alpha):
+    return b.sub(other, b.mul(input, alpha))
+
+
+@rule("mul, multiply, imul, __mul__, __rmul__", "input, other")
+def _mul(b, input, other):
+    return b.mul(input, other)
+
+
+@rule("div, divide, true_divide, truediv, itruediv, __truediv__", "input, other, rounding_mode=None")
+def _div(b, input, other, rounding_mode):
+    if rounding_mode is not None:
+        raise Unsupported(f"division with rounding_mode={rounding_mode!r}")
+    return b.div(input, other)
+
+
+@rule("floordiv, __floordiv__", "input, other")
+def _floordiv(b, input, other):
+    x, y = val(input), val(other)
+    if isinstance(input, Node) and input.is_tensor or isinstance(other, Node) and other.is_tensor:
+        raise Unsupported("floor division of tensors")
+    if isinstance(x, int) and isinstance(y, int) and not isinstance(input, Node) and not isinstance(other, Node):
+        return b.const(x // y)
+    return b.ew("floordiv", input, other)
+
+
+@rule("neg, negative, __neg__", "input")
+def _neg(b, input):
+    return b.ew("neg", input)
+
+
+@rule("pos, positive", "input")
+def _pos(b, input):
+    return input
+
+
+for _name in ("abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh", "relu"):
+    def _unary(b, input, _op=_name):
+        return b.ew(_op, input)
+    rule(_name + (", absolute" if _name == "abs" else ", expit" if _name == "sigmoid" else ""), "input")(_unary)
+
+
+@rule("exp2", "input")
+def _exp2(b, input):
+    return b.ew("exp", b.mul(input, math.log(2.0)))
+
+
+@rule("expm1", "input")
+def _expm1(b, input):
+    return b.sub(b.ew("exp", input), 1.0)
+
+
+@rule("log2", "input")
+def _log2(b, input):
+    return b.mul(b.ew("log", input), 1.0 / math.log(2.0))
+
+
+@rule("log10", "input")
+def _log10(b, input):
+    return b.mul(b.ew("log", input), 1.0 / math.log(10.0))
+
+
+@rule("log1p", "input")
+def _log1p(b, input):
+    return b.ew("log", b.add(input, 1.0))
+
+
+@rule("square", "input")
+def _square(b, input):
+    return b.mul(input, input)
+
+
+@rule("pow, __pow__, float_power", "input, exponent")
+def _pow(b, input, exponent):
+    return G.power(b, input, exponent)
+
+
+@rule("__rpow__", "input, other")
+def _rpow(b, input, other):
+    return G.power(b, other, input)
+
+
+@rule("maximum, fmax", "input, other")
+def _maximum(b, input, other):
+    return b.maximum(input, other)
+
+
+@rule("minimum, fmin", "input, other")
+def _minimum(b, input, other):
+    return b.minimum(input, other)
+
+
+@rule("clamp, clip", "input, min=None, max=None")
+def _clamp(b, input, min, max):
+    return b.clamp(input, min, max)
+
+
+@rule("clamp_min", "input, min")
+def _clamp_min(b, input, min):
+    return b.clamp(input, min, None)
+
+
+@rule("clamp_max", "input, max")
+def _clamp_max(b, input, max):
+    return b.clamp(input, None, max)
+
+
+@rule("where", "condition, input=None, other=None")
+def _where(b, condition, input, other):
+    if input is None:
+        raise Unsupported("torch.where(condition) with one argument (it returns indices)")
+    return b.ew("where", _as_mask(b, condition), input, other)
+
+
+@rule("masked_fill", "input, mask, value")
+def _masked_fill(b, input, mask, value):
+    return b.ew("where", _as_mask(b, mask), value, input)
+
+
+def _as_mask(b, m):
+    if isinstance(m, Node) and m.is_tensor and m.dtype != "bool":
+        return b.ew("ne", m, 0.0)
+    return m
+
+
+for _cmp, _aliases in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
+                       ("eq", ""), ("ne", "not_equal")):
+    def _compare(b, input, other, _op=_cmp):
+        return b.ew(_op, input, other)
+    rule(", ".join(n for n in (_cmp, _aliases, f"__{_cmp}__") if n), "input, other")(_compare)
+
+
+@rule("erf", "input")
+def _erf(b, input):
+    return G.erf(b, input)
+
+
+# -- dtype conversions and identities ------------------------------------------------------------
+@rule("float", "input, memory_format=None")
+def _float(b, input, memory_format):
+    return b.cast(input, "float32")
+
+
+@rule("half", "input, memory_format=None")
+def _half(b, input, memory_format):
+    return b.cast(input, "float16")
+
+
+@rule("bool", "input, memory_format=None")
+def _bool(b, input, memory_format):
+    return b.cast(input, "bool") if input.dtype != "bool" else input
+
+
+@rule("to, type", "input, *rest")
+def _to(b, input, rest):
+    for r in rest:
+        if isinstance(r, TorchDType):
+            return _to_dtype(b, input, r.name)
+        if isinstance(r, Node) and r.is_tensor:
+            return _to_dtype(b, input, r.dtype)
+    return input
+
+
+@rule("type_as", "input, other")
+def _type_as(b, input, other):
+    return _to_dtype(b, input, T(other).dtype)
+
+
+def _to_dtype(b, x, name):
+    if name in ("float64", "double"):
+        raise Unsupported("float64 (double) tensors: the vector unit computes in f32 or f16")
+    if name not in ("float32", "float16", "bool", "bfloat16"):
+        raise Unsupported(f"conversion to {name}")
+    return b.cast(x, name)
+
+
+@rule("contiguous, clone, detach, identity, module:Identity, alias, lift_fresh_copy", "input, *rest")
+def _identity(b, input, rest):
+    return input
+
+
+@rule("dropout, alpha_dropout, feature_alpha_dropout", "input, p=0.5, training=True, inplace=False")
+def _dropout(b, input, p, training, inplace):
+    if training and val(p):
+        raise Unsupported("dropout in training mode (random; put the model in eval mode or use p=0)")
+    return input
+
+
+# -- activations --------------------------------------------------------------------------------------
+@rule("gelu", "input, approximate='none'")
+def _gelu(b, input, approximate):
+    return G.gelu(b, input, approximate)
+
+
+@rule("elu", "input, alpha=1.0, scale=1.0, input_scale=1.0, inplace=False")
+def _elu(b, input, alpha, scale, input_scale, inplace):
+    return G.elu(b, input, alpha, scale, input_scale)
+
+
+@rule("selu", "input, inplace=False")
+def _selu(b, input, inplace):
+    return G.elu(b, input, G.SELU_ALPHA, G.SELU_SCALE)
+
+
+@rule("celu", "input, alpha=1.0, inplace=False")
+def _celu(b, input, alpha, inplace):
+    return G.elu(b, input, alpha, 1.0, b.div(1.0, alpha))
+
+
+@rule("silu, swish", "input, inplace=False")
+def _silu(b, input, inplace):
+    return b.mul(input, b.ew("sigmoid", input))
+
+
+@rule("mish", "input, inplace=False")
+def _mish(b, input, inplace):
+    return b.mul(input, b.ew("tanh", G.softplus(b, input, 1.0, None)))
+
+
+@rule("softplus", "input, beta=1.0, threshold=20.0")
+def _softplus(b, input, beta, threshold):
+    return G.softplus(b, input, beta, threshold)
+
+
+@rule("softsign", "input")
+def _softsign(b, input):
+    return b.div(input, b.add(b.ew("abs", input), 1.0))
+
+
+@rule("hardsigmoid", "input, inplace=False")
+def _hardsigmoid(b, input, inplace):
+    return G.hardsigmoid(b, input)
+
+
+@rule("hardswish", "input, inplace=False")
+def _hardswish(b, input, inplace):
+    return b.mul(input, G.hardsigmoid(b, input))
+
+
+@rule("hardtanh", "input, min_val=-1.0, max_val=1.0, inplace=False")
+def _hardtanh(b, input, min_val, max_val, inplace):
+    return b.clamp(input, min_val, max_val)
+
+
+@rule("relu6", "input, inplace=False")
+def _relu6(b, input, inplace):
+    return b.clamp(input, 0.0, 6.0)
+
+
+@rule("leaky_relu", "input, negative_slope=0.01, inplace=False")
+def _leaky_relu(b, input, negative_slope, inplace):
+    slope = val(negative_slope)
+    if slope is not None and 0.0 <= slope <= 1.0:
+        return b.maximum(input, b.mul(input, negative_slope))
+    return b.ew("where", b.ew("gt", input, 0.0), input, b.mul(input, negative_slope))
+
+
+@rule("logsigmoid", "input")
+def _logsigmoid(b, input):
+    return b.ew("neg", G.softplus(b, b.ew("neg", input), 1.0, None))
+
+
+@rule("threshold", "input, threshold, value, inplace=False")
+def _threshold(b, input, threshold, value, inplace):
+    return b.ew("where", b.ew("gt", input, threshold), input, value)
+
+
+@rule("tanhshrink", "input")
+def _tanhshrink(b, input):
+    return b.sub(input, b.ew("tanh", input))
+
+
+@rule("softshrink", "input, lambd=0.5")
+def _softshrink(b, input, lambd):
+    return b.add(b.ew("relu", b.sub(input, lambd)), b.ew("neg", b.ew("relu", b.sub(b.ew("neg", input), lambd))))
+
+
+@rule("hardshrink", "input, lambd=0.5")
+def _hardshrink(b, input, lambd):
+    return b.ew("where", b.ew("gt", b.ew("abs", input), lambd), input, 0.0)
+
+
+@rule("softmax, _softmax, special_softmax", "input, dim=None, dtype=None")
+def _softmax(b, input, dim, dtype):
+    return G.softmax(b, T(input), _dim_required(dim, input, "softmax"))
+
+
+@rule("log_softmax, _log_softmax", "input, dim=None, dtype=None")
+def _log_softmax(b, input, dim, dtype):
+    return G.log_softmax(b, T(input), _dim_required(dim, input, "log_softmax"))
+
+
+def _dim_required(dim, x, what):
+    if isinstance(dim, TorchDType):
+        dim = None
+    if dim is None:
+        if len(T(x).shape) in (0, 1, 3):
+            return 0
+        return 1     # torch's legacy implicit dim for 2-D and 4-D inputs
+    return val(dim)
+
+
+@rule("logsumexp", "input, dim, keepdim=False")
+def _logsumexp(b, input, dim, keepdim):
+    return G.logsumexp(b, T(input), dim, keepdim)
+
+
+# -- reductions --------------------------------------------------------------------------------
+def _axes(dim):
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        return [val(d) for d in dim]
+    return [val(dim)]
+
+
+@rule("sum", "input, dim=None, keepdim=False, dtype=None")
+def _sum(b, input, dim, keepdim, dtype):
+    return b.reduce("sum", T(input), _axes(dim), bool(keepdim))
+
+
+@rule("mean", "input, dim=None, keepdim=False, dtype=None")
+def _mean(b, input, dim, keepdim, dtype):
+    return b.mean(T(input), _axes(dim), bool(keepdim))
+
+
+@rule("prod", "input, dim=None, keepdim=False, dtype=None")
+def _prod(b, input, dim, keepdim, dtype):
+    return b.reduce("prod", T(input), _axes(dim), bool(keepdim))
+
+
+@rule("amax", "input, dim=(), keepdim=False")
+def _amax(b, input, dim, keepdim):
+    return b.reduce("max", T(input), _axes(dim) or None, bool(keepdim))
+
+
+@rule("amin", "input, dim=(), keepdim=False")
+def _amin(b, input, dim, keepdim):
+    return b.reduce("min", T(input), _axes(dim) or None, bool(keepdim))
+
+
+def _max_min(kind):
+    def fn(b, input, dim, keepdim):
+        if isinstance(dim, Node) and dim.is_tensor:           # torch.max(a, b): elementwise
+            return b.ew(kind, input, dim)
+        if dim is None:
+            return b.reduce(kind, T(input), None, False)
+        values = b.reduce(kind, T(input), [val(dim)], bool(keepdim))
+        return ReturnTuple(values, Unsupported(f"the indices of torch.{kind}(x, dim) (arg{kind})"))
+    return fn
+
+
+rule("max", "input, dim=None, keepdim=False")(_max_min("max"))
+rule("min", "input, dim=None, keepdim=False")(_max_min("min"))
+
+
+@rule("norm", "input, p='fro', dim=None, keepdim=False, dtype=None")
+def _norm(b, input, p, dim, keepdim, dtype):
+    return G.norm(b, T(input), val(p), _axes(dim), bool(keepdim))
+
+
+@rule("vector_norm, linalg_vector_norm", "input, ord=2, dim=None, keepdim=False, dtype=None")
+def _vector_norm(b, input, ord, dim, keepdim, dtype):
+    return G.norm(b, T(input), val(ord), _axes(dim), bool(keepdim))
+
+
+for _name in ("argmax", "argmin", "topk", "sort", "argsort", "var", "std", "median", "mode", "kthvalue"):
+    def _unsupported_reduction(b, input, rest, _n=_name):
+        raise Unsupported(f"`{_n}` (index-valued and order statistics have no template yet)")
+    rule(_name, "input, *rest")(_unsupported_reduction)
+
+
+# -- scans -----------------------------------------------------------------------------------------
+@rule("cumsum", "input, dim, dtype=None")
+def _cumsum(b, input, dim, dtype):
+    return b.scan("cumsum", T(input), val(dim))
+
+
+@rule("cumprod", "input, dim, dtype=None")
+def _cumprod(b, input, dim, dtype):
+    return b.scan("cumprod", T(input), val(dim))
+
+
+@rule("flip", "input, *dims")
+def _flip(b, input, dims):
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = dims[0]
+    x = T(input)
+    axes = tuple(sorted({G.norm_axis(val(d), len(x.shape)) for d in dims}))
+    return Node("flip", (x,), {"axes": axes}, x.shape, x.dtype)
+
+
+# -- shapes ----------------------------------------------------------------------------------------------
+def _shape_arg(args, x: Node):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = list(args[0])
+    dims = [val(a) for a in args]
+    if any(d is None for d in dims):
+        raise Unsupported("a reshape to a shape that is not known when drafting")
+    if -1 in dims:
+        known = math.prod(d for d in dims if d != -1)
+        dims[dims.index(-1)] = math.prod(x.shape) // max(known, 1)
+    return dims
+
+
+@rule("view, reshape, _unsafe_view", "input, *shape")
+def _view(b, input, shape):
+    if len(shape) == 1 and isinstance(shape[0], TorchDType):
+        raise Unsupported("view as another dtype")
+    return b.reshape(T(input), _shape_arg(shape, input))
+
+
+@rule("flatten", "input, start_dim=0, end_dim=-1")
+def _flatten(b, input, start_dim, end_dim):
+    x = T(input)
+    r = len(x.shape)
+    if r == 0:
+        return b.reshape(x, [1])
+    s, e = G.norm_axis(start_dim, r), G.norm_axis(end_dim, r)
+    return b.reshape(x, list(x.shape[:s]) + [math.prod(x.shape[s:e + 1])] + list(x.shape[e + 1:]))
+
+
+@rule("module:Flatten", "input, start_dim=1, end_dim=-1")
+def _flatten_module(b, input, start_dim, end_dim):
+    return _flatten(b, input, start_dim, end_dim)
+
+
+@rule("unsqueeze", "input, dim")
+def _unsqueeze(b, input, dim):
+    x = T(input)
+    d = val(dim)
+    r = len(x.shape) + 1
+    d = d % r
+    return b.reshape(x, list(x.shape[:d]) + [1] + list(x.shape[d:]))
+
+
+@rule("squeeze", "input, dim=None")
+def _squeeze(b, input, dim):
+    x = T(input)
+    if dim is None:
+        return b.reshape(x, [d for d in x.shape if d != 1])
+    dims = {G.norm_axis(val(d), len(x.shape)) for d in (dim if isinstance(dim, (list, tuple)) else [dim])}
+    return b.reshape(x, [d for i, d in enumerate(x.shape) if not (i in dims and d == 1)])
+
+
+@rule("expand_as, broadcast_to, expand", "input, *rest")
+def _expand(b, input, rest):
+    return Node("expand", (T(input),), {}, input.shape, input.dtype)
+
+
+@rule("permute, transpose, t, movedim, swapaxes, mT, T", "input, *rest")
+def _permute(b, input, rest):
+    raise Unsupported("a transpose or permute (the drafter's layouts copy contiguous rows only)")
+
+
+@rule("matmul, mm, bmm, addmm, linear, conv1d, conv2d, conv3d, einsum, module:Linear, module:Conv1d, module:Conv2d",
+      "input, *rest")
+def _cube(b, input, rest):
+    raise Unsupported("a matrix multiplication or convolution (the drafter has no cube templates yet)")
+
+
+@rule("size", "input, dim=None")
+def _size(b, input, dim):
+    x = T(input)
+    if dim is None:
+        return [b.dim_of(x, i) for i in range(len(x.shape))]
+    return b.dim_of(x, G.norm_axis(val(dim), len(x.shape)))
+
+
+@rule("dim, ndimension", "input")
+def _ndim(b, input):
+    return b.const(len(T(input).shape))
+
+
+@rule("numel, nelement", "input")
+def _numel(b, input):
+    return b.count(T(input), range(len(T(input).shape)))
+
+
+@rule("select", "input, dim, index")
+def _select(b, input, dim, index):
+    x = T(input)
+    d = G.norm_axis(val(dim), len(x.shape))
+    return Node("select", (x,), {"axis": d, "index": val(index)}, tuple(s for i, s in enumerate(x.shape) if i != d), x.dtype)
+
+
+@rule("narrow", "input, dim, start, length")
+def _narrow(b, input, dim, start, length):
+    x = T(input)
+    d = G.norm_axis(val(dim), len(x.shape))
+    return _slice_node(x, d, val(start), val(start) + val(length))
+
+
+def _slice_node(x: Node, axis: int, start: int, stop: int) -> Node:
+    n = x.shape[axis]
+    start, stop, _ = slice(start, stop).indices(n)
+    if start == 0 and stop == n:
+        return x
+    shape = tuple(max(stop - start, 0) if i == axis else s for i, s in enumerate(x.shape))
+    return Node("slice", (x,), {"axis": axis, "start": start, "stop": stop}, shape, x.dtype)
+
+
+@rule("cat, concat, concatenate", "tensors, dim=0")
+def _cat(b, tensors, dim):
+    parts = [T(t) for t in tensors]
+    axis = G.norm_axis(val(dim), len(parts[0].shape))
+    shape = list(parts[0].shape)
+    shape[axis] = sum(p.shape[axis] for p in parts)
+    return Node("cat", tuple(parts), {"axis": axis}, tuple(shape), G.result_dtype(*parts))
+
+
+@rule("zeros_like", "input, dtype=None")
+def _zeros_like(b, input, dtype):
+    return b.full(0.0, T(input).shape, dtype.name if isinstance(dtype, TorchDType) else input.dtype)
+
+
+@rule("ones_like", "input, dtype=None")
+def _ones_like(b, input, dtype):
+    return b.full(1.0, T(input).shape, dtype.name if isinstance(dtype, TorchDType) else input.dtype)
+
+
+@rule("full_like", "input, fill_value, dtype=None")
+def _full_like(b, input, fill_value, dtype):
+    return b.full(val(fill_value), T(input).shape, dtype.name if isinstance(dtype, TorchDType) else input.dtype)
+
+
+@rule("zeros, ones", "*size")
+def _zeros(b, size):
+    raise Unsupported("torch.zeros/ones with an explicit size (use zeros_like)")
+
+
+# -- module calls: the functional rule with the module's attributes ----------------------------------
+MODULES = {
+    "GELU": ("gelu", {"approximate": "approximate"}),
+    "ReLU": ("relu", {}), "ReLU6": ("relu6", {}), "Sigmoid": ("sigmoid", {}), "Tanh": ("tanh", {}),
+    "SiLU": ("silu", {}), "Mish": ("mish", {}), "Softsign": ("softsign", {}), "SELU": ("selu", {}),
+    "ELU": ("elu", {"alpha": "alpha"}), "CELU": ("celu", {"alpha": "alpha"}),
+    "Softplus": ("softplus", {"beta": "beta", "threshold": "threshold"}),
+    "Hardsigmoid": ("hardsigmoid", {}), "Hardswish": ("hardswish", {}),
+    "Hardtanh": ("hardtanh", {"min_val": "min_val", "max_val": "max_val"}),
+    "LeakyReLU": ("leaky_relu", {"negative_slope": "negative_slope"}),
+    "LogSigmoid": ("logsigmoid", {}), "Tanhshrink": ("tanhshrink", {}),
+    "Softshrink": ("softshrink", {"lambd": "lambd"}), "Hardshrink": ("hardshrink", {"lambd": "lambd"}),
+    "Threshold": ("threshold", {"threshold": "threshold", "value": "value"}),
+    "Softmax": ("softmax", {"dim": "dim"}), "LogSoftmax": ("log_softmax", {"dim": "dim"}),
+    "Dropout": ("dropout", {"p": "p", "training": "training"}),
+}
+
+
+@dataclass
+class ReturnTuple:
+    """(values, indices) of torch.max(x, dim) and friends: only the values can be drafted."""
+    values: Node
+    indices: Unsupported
+
+    def __getitem__(self, i):
+        if i == 0:
+            return self.values
+        raise self.indices
+
+
+# -- the traced graph -> canonical nodes ------------------------------------------------------------
+def short_name(node: dict) -> str:
+    op, t = node["op"], node["target"]
+    if op == "call_method":
+        return t
+    if op == "call_module":
+        return "module:" + node["module"]["class"]
+    if t.startswith("aten:"):
+        parts = t[5:].split(".")
+        return parts[1] if len(parts) > 1 else parts[0]
+    return t.rsplit(".", 1)[-1]
+
+
+def build_graph(traced: dict) -> Graph:
+    """Canonical graph of a traced forward (the JSON from the child); raises Unsupported."""
+    b = Builder()
+    env: dict[str, object] = {}
+    init_values = _init_scalars(traced)
+    inputs = traced["inputs"]
+    input_names: list[str] = []
+    outputs: list[Node] = []
+    for nd in traced["nodes"]:
+        op = nd["op"]
+        meta = nd.get("meta") or {}
+        if op == "placeholder":
+            i = nd["index"]
+            input_names.append(nd["target"])
+            desc = inputs[i] if i < len(inputs) else meta
+            if desc.get("kind") == "tensor":
+                env[nd["name"]] = Node("input", (), {"index": i}, tuple(desc["shape"]), desc["dtype"], name=nd["target"])
+            elif desc.get("kind") == "scalar":
+                env[nd["name"]] = Node("scalar", (), {"source": "input", "index": i, "pyname": nd["target"]},
+                                       None, desc["type"], desc["value"], name=nd["target"])
+            else:
+                raise Unsupported(f"forward argument `{nd['target']}` is a {desc.get('kind', 'value')} "
+                                  "(tensors and numbers are supported)")
+        elif op == "get_attr":
+            name = nd["target"]
+            desc = traced["parameters"].get(name) or traced["buffers"].get(name)
+            if desc is None or desc.get("kind") != "tensor":
+                raise Unsupported(f"attribute `{name}` of the Model is not a parameter or buffer")
+            env[nd["name"]] = Node("param", (), {"name": name}, tuple(desc["shape"]), desc["dtype"], name=name)
+        elif op in ("call_function", "call_method", "call_module"):
+            env[nd["name"]] = _apply(b, nd, env, init_values)
+        elif op == "output":
+            result = _decode(nd["args"][0], env, init_values)
+            items = list(result) if isinstance(result, (list, tuple)) else [result]
+            for it in items:
+                if isinstance(it, ReturnTuple):
+                    raise Unsupported("forward returns (values, indices) of a max/min: the indices cannot be drafted")
+                if not isinstance(it, Node) or not it.is_tensor:
+                    raise Unsupported("forward returns something that is not a tensor")
+                outputs.append(it)
+    g = Graph(outputs, inputs, traced["init_inputs"], traced.get("init_names", []), input_names,
+              traced.get("parameters", {}), traced.get("buffers", {}), traced.get("method", "fx"),
+              bool(traced.get("training")))
+    g.outputs = rewrite(b, g.outputs)
+    _check_meta(traced, g)
+    return g
+
+
+def _init_scalars(traced: dict) -> dict[float, Node]:
+    """Float numbers of get_init_inputs(), by value, when the value is unique: a traced constant
+    equal to one is that init input (so the draft names it instead of repeating the number)."""
+    seen: dict[float, list[int]] = {}
+    for i, d in enumerate(traced.get("init_inputs", [])):
+        if d.get("kind") == "scalar" and d.get("type") == "float":
+            seen.setdefault(d["value"], []).append(i)
+    names = traced.get("init_names") or []
+    out = {}
+    for v, idx in seen.items():
+        if len(idx) == 1:
+            i = idx[0]
+            name = names[i] if i < len(names) and names[i] else f"init{i}"
+            out[v] = Node("scalar", (), {"source": "init", "index": i, "pyname": name}, None, "float", v, name=name)
+    return out
+
+
+def _decode(a, env, init_values):
+    if "node" in a:
+        return env[a["node"]]
+    if "const" in a:
+        v = a["const"]
+        if isinstance(v, float) and not isinstance(v, bool) and v in init_values:
+            return init_values[v]
+        return v
+    if "float" in a:
+        return float(a["float"])
+    if "list" in a:
+        return [_decode(x, env, init_values) for x in a["list"]]
+    if "tuple" in a:
+        return tuple(_decode(x, env, init_values) for x in a["tuple"])
+    if "slice" in a:
+        return slice(*[_decode(x, env, init_values) for x in a["slice"]])
+    if "ellipsis" in a:
+        return Ellipsis
+    if "dtype" in a:
+        return TorchDType(a["dtype"])
+    if "device" in a:
+        return None
+    if "tensor_const" in a:
+        raise Unsupported("a tensor constant created inside forward")
+    raise Unsupported(f"an argument the drafter cannot read ({a.get('repr', a)})")
+
+
+def _apply(b: Builder, nd: dict, env, init_values):
+    name = short_name(nd)
+    args = [_decode(a, env, init_values) for a in nd.get("args", [])]
+    kwargs = {k: _decode(v, env, init_values) for k, v in nd.get("kwargs", {}).items()}
+    if nd["op"] == "call_module":
+        info = nd["module"]
+        cls = info["class"]
+        if cls in MODULES:
+            fname, attr_map = MODULES[cls]
+            attrs = info["attrs"]
+            for kw, attr in attr_map.items():
+                if attr in attrs:
+                    v = attrs[attr]
+                    kwargs.setdefault(kw, init_values.get(v, v) if isinstance(v, float) else v)
+            if cls == "Dropout":
+                kwargs["training"] = info["training"]
+            name = fname
+        elif info.get("tensors"):
+            raise Unsupported(f"module nn.{cls} (a module with its own weights)")
+        elif name not in RULES:
+            raise Unsupported(f"module nn.{cls}")
+    if name == "getitem":
+        return _getitem(b, args[0], args[1])
+    if name == "getattr":
+        return _getattr(b, args[0], args[1])
+    if name.endswith("_") and not name.startswith("_") and name[:-1] in RULES:
+        raise Unsupported(f"in-place `{name}` (write it out of place: `{name[:-1]}`)")
+    r = RULES.get(name)
+    if r is None:
+        where = {"call_method": "Tensor.", "call_module": "nn."}.get(nd["op"], "")
+        raise Unsupported(f"`{where}{nd['target'] if nd['op'] != 'call_function' else nd['target'].replace('aten:', '')}`")
+    result = r.fn(b, **bind(r, name, args, kwargs))
+    return result
+
+
+def _getitem(b: Builder, obj, idx):
+    if isinstance(obj, ReturnTuple):
+        return obj[idx]
+    if isinstance(obj, (list, tuple)):
+        if isinstance(idx, Node):
+            raise Unsupported("indexing a sequence with a traced value")
+        return obj[idx]
+    if isinstance(obj, Node) and obj.is_tensor:
+        return _index_tensor(obj, idx)
+    raise Unsupported(f"indexing {obj!r}")
+
+
+def _index_tensor(x: Node, idx) -> Node:
+    items = list(idx) if isinstance(idx, tuple) else [idx]
+    if Ellipsis in items:
+        k = items.index(Ellipsis)
+        fill = len(x.shape) - (len(items) - 1)
+        items = items[:k] + [slice(None)] * fill + items[k + 1:]
+    items += [slice(None)] * (len(x.shape) - len(items))
+    if len(items) != len(x.shape) or any(not isinstance(i, slice) for i in items):
+        raise Unsupported("tensor indexing other than slices (x[..., a:b])")
+    cut = [(ax, s) for ax, s in enumerate(items) if s != slice(None)]
+    for ax, s in cut:
+        if any(isinstance(v, Node) for v in (s.start, s.stop, s.step)) or s.step not in (None, 1):
+            raise Unsupported("a slice with a traced bound or a step")
+    if not cut:
+        return x
+    if len(cut) > 1:
+        raise Unsupported("slicing along more than one axis")
+    ax, s = cut[0]
+    return _slice_node(x, ax, s.start, s.stop)
+
+
+def _getattr(b: Builder, obj, attr):
+    if isinstance(obj, ReturnTuple):
+        if attr == "values":
+            return obj.values
+        raise obj.indices
+    if isinstance(obj, Node) and obj.is_tensor:
+        if attr == "shape":
+            return [b.dim_of(obj, i) for i in range(len(obj.shape))]
+        if attr == "ndim":
+            return b.const(len(obj.shape))
+        if attr == "dtype":
+            return TorchDType(obj.dtype)
+        if attr in ("data",):
+            return obj
+        if attr in ("T", "mT"):
+            raise Unsupported("a transpose (the drafter's layouts copy contiguous rows only)")
+    raise Unsupported(f"attribute `{attr}`")
+
+
+# -- patterns spanning nodes ----------------------------------------------------------------------------
+def rewrite(b: Builder, outputs: list[Node]) -> list[Node]:
+    """Fold multi-node patterns into canonical nodes, bottom-up, with memoisation."""
+    memo: dict[int, Node] = {}
+
+    def go(n):
+        if not isinstance(n, Node):
+            return n
+        if id(n) in memo:
+            return memo[id(n)]
+        args = tuple(go(a) for a in n.args)
+        attrs = dict(n.attrs)
+        if "of" in attrs:
+            attrs["of"] = go(attrs["of"])
+        m = _rewrite_one(b, n, args, attrs)
+        memo[id(n)] = m
+        return m
+
+    return [go(o) for o in outputs]
+
+
+def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
+    op = n.op
+    if op == "flip":
+        x = args[0]
+        if x.op == "flip" and x.attrs["axes"] == attrs["axes"]:
+            return x.args[0]
+        if x.op == "scan" and (x.attrs["axis"],) == attrs["axes"] and x.args[0].op == "flip" \
+                and x.args[0].attrs["axes"] == attrs["axes"]:
+            # flip(scan(flip(v))) along one axis: the scan runs from the end
+            return b.scan(x.attrs["kind"], x.args[0].args[0], x.attrs["axis"], reverse=not x.attrs["reverse"])
+        return Node("flip", (x,), attrs, n.shape, n.dtype)
+    if op == "slice":
+        x = args[0]
+        shifted = _shift_of_cat(x, attrs)
+        if shifted is not None:
+            return shifted
+        return Node("slice", (x,), attrs, n.shape, n.dtype)
+    if op == "cat":
+        shifted = _shift_of_cat_parts(args, attrs["axis"], n.shape)
+        if shifted is not None:
+            return shifted
+        return Node("cat", args, attrs, n.shape, n.dtype)
+    if op == "scan" and args[0].op == "shift" and args[0].attrs["axis"] == attrs["axis"] \
+            and attrs["kind"] == "cumsum" and not attrs["reverse"]:
+        # an exclusive prefix sum: the inclusive one minus the element itself
+        v = args[0].args[0]
+        return b.sub(b.scan("cumsum", v, attrs["axis"]), v)
+    if op in ("input", "param", "scalar", "const", "dim"):
+        if op == "dim":
+            return Node("dim", (), attrs, None, "int", n.value)
+        return n
+    if op == "reduce":
+        return Node("reduce", args, attrs, n.shape, n.dtype)
+    if op == "scan":
+        return Node("scan", args, attrs, n.shape, n.dtype)
+    if op == "reshape":
+        return b.reshape(args[0], n.shape)
+    if op == "cast":
+        return b.cast(args[0], attrs["dtype"])
+    if op == "full":
+        return Node("full", args, attrs, n.shape, n.dtype)
+    if op in ("expand", "select"):
+        return Node(op, args, attrs, n.shape, n.dtype)
+    return b.ew(op, *args)
+
+
+def _is_zero_full(x: Node) -> bool:
+    return x.op == "full" and x.args[0].is_const and x.args[0].value == 0
+
+
+def _shift_of_cat_parts(parts, axis, shape):
+    """cat([zeros (1 along axis), x[..., :-1]], axis): x shifted by one along `axis`, zero-filled."""
+    if len(parts) == 2 and _is_zero_full(parts[0]) and parts[0].shape[axis] == 1 and parts[1].op == "slice" \
+            and parts[1].attrs["axis"] == axis and parts[1].attrs["start"] == 0 \
+            and parts[1].attrs["stop"] == parts[1].args[0].shape[axis] - 1:
+        v = parts[1].args[0]
+        return Node("shift", (v,), {"axis": axis}, v.shape, v.dtype)
+    return None
+
+
+def _shift_of_cat(x: Node, attrs: dict):
+    """cat([zeros (1 along axis), x], axis)[..., :n]: the same shift, sliced after the cat."""
+    axis = attrs["axis"]
+    if x.op == "cat" and x.attrs["axis"] == axis and len(x.args) == 2 and _is_zero_full(x.args[0]) \
+            and x.args[0].shape[axis] == 1 and attrs["start"] == 0 and attrs["stop"] == x.args[1].shape[axis]:
+        v = x.args[1]
+        return Node("shift", (v,), {"axis": axis}, v.shape, v.dtype)
+    return None
+
+
+def _check_meta(traced: dict, g: Graph) -> None:
+    """The rebuilt outputs must have the shapes the traced run recorded (a rule bug otherwise)."""
+    out = next((n for n in traced["nodes"] if n["op"] == "output"), None)
+    meta = (out or {}).get("meta") or {}
+    items = meta.get("items") if meta.get("kind") == "sequence" else [meta]
+    for o, m in zip(g.outputs, items or []):
+        if m and m.get("kind") == "tensor" and tuple(m["shape"]) != tuple(o.shape):
+            raise Unsupported(f"internal: output shape {tuple(o.shape)} differs from the traced {tuple(m['shape'])}")
+
+
+@rule("addcmul", "input, tensor1, tensor2, value=1")
+def _addcmul(b, input, tensor1, tensor2, value):
+    return b.add(input, b.mul(b.mul(tensor1, tensor2), value))
+
+
+@rule("addcdiv", "input, tensor1, tensor2, value=1")
+def _addcdiv(b, input, tensor1, tensor2, value):
+    return b.add(input, b.mul(b.div(tensor1, tensor2), value))
+
+
+@rule("lerp", "input, end, weight")
+def _lerp(b, input, end, weight):
+    return b.add(input, b.mul(b.sub(end, input), weight))

@@ -1,0 +1,960 @@
+"""Category templates: a laid-out canonical graph -> DSL text.
+
+One `Writer` holds what every template shares: names (GM tensors after the forward's
+arguments, dims after the base shape), scalar parameters (get_inputs scalars, and
+get_init_inputs floats the graph uses, declared as the prefix the DSL binds in order),
+host fields for scalar math (bias corrections, 1/N), and `Stage`, which turns the nodes a
+compute stage needs into DSL assignments (a value used twice gets a name; a scan gets its
+carry). The four templates differ only in their loops:
+
+  map      for part in core_chunk(...): for c in tiles(part, ...): load / compute / store
+  rows     for r in core_rows(...): one sweep over the row per reduction level (scalar
+           accumulators), then a sweep that computes and stores the full outputs
+  cols     for r in core_rows(...): for c in tiles(C, ...): per reduction level a peeled first
+           step and `for m in range(1, R)` with a running accumulator tile, then the outputs
+  windows  for part in core_chunk(...): for c in tiles(part, rows): one window op per row
+
+The UB budget decides `live` in ub_elems(f32, live=K): the caller renders with growing K
+until the verifier accepts the draft on the reference shapes.
+"""
+from __future__ import annotations
+
+import keyword
+import math
+import re
+from dataclasses import dataclass, field
+
+from ..dsl.ops import OPS
+from .graph import FLOAT_DTYPES, Graph, Node, Unsupported
+from .layout import Layout
+
+DTYPE = {"float32": "f32", "float16": "f16", "bool": "bool", "bfloat16": "bf16"}
+NBYTES = {"float32": 4, "float16": 2, "bool": 1, "bfloat16": 2}
+DIM_NAMES = {1: ("N",), 2: ("B", "N"), 3: ("B", "M", "N"), 4: ("B", "C", "H", "W"), 5: ("B", "C", "D", "H", "W")}
+RESERVED = set(OPS) | set(keyword.kwlist) | {
+    "load", "store", "tiles", "core_rows", "core_chunk", "range", "windows", "copyin", "compute", "copyout",
+    "host", "kernel", "Launch", "GM", "Out", "Param", "Tensor", "Tiling", "cdiv", "align_up", "align_down",
+    "ub_elems", "inf", "f16", "bf16", "f32", "i8", "i16", "i32", "i64", "u8", "bool", "VECTOR_CORES",
+    "CUBE_CORES", "UB_BYTES", "L1_BYTES", "L0A_BYTES", "L0B_BYTES", "L0C_BYTES", "BLOCK_BYTES", "REPEAT_BYTES",
+    "accumulate", "init", "round", "t", "r", "c", "m", "part", "tiling", "cores", "rows", "tile", "chunk",
+    "per_core", "tile_rows", "total", "len", "start", "index", "min", "max", "abs", "pow",
+    # C++ / AscendC names a generated identifier must not shadow
+    "half", "float", "int", "pipe"}
+ACC_INIT = {"sum": "0.0", "max": "-inf", "min": "inf", "prod": "1.0"}
+ACC_FN = {"sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "prod": "reduce_prod"}
+WIN_FN = {"sum": "window_sum", "max": "window_max", "min": "window_min"}
+SCAN_INIT = {"cumsum": "0.0", "cumprod": "1.0"}
+PREC = {"add": 4, "sub": 4, "mul": 5, "div": 5, "neg": 6, "pow": 7, "lt": 2, "le": 2, "gt": 2, "ge": 2,
+        "eq": 2, "ne": 2, "floordiv": 5}
+SYM = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+       "eq": "==", "ne": "!=", "floordiv": "//"}
+
+
+class Namer:
+    def __init__(self, reserved=()):
+        self.used = set(RESERVED) | set(reserved)
+
+    def fresh(self, base: str) -> str:
+        base = re.sub(r"\W", "_", base).strip("_") or "v"
+        if base[0].isdigit():
+            base = "v" + base
+        if base not in self.used:
+            self.used.add(base)
+            return base
+        i = 1
+        while f"{base}{i}" in self.used:
+            i += 1
+        self.used.add(f"{base}{i}")
+        return f"{base}{i}"
+
+
+def fmt_float(v) -> str:
+    if isinstance(v, bool):
+        return "1.0" if v else "0.0"
+    v = float(v)
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if math.isnan(v):
+        raise Unsupported("a NaN constant")
+    text = repr(v)
+    return text if ("." in text or "e" in text or "inf" in text) else text + ".0"
+
+
+@dataclass
+class HostField:
+    name: str
+    text: str          # host expression
+    is_float: bool
+
+
+@dataclass
+class Tensor:
+    name: str          # DSL parameter name
+    node: Node | None  # the input/param/output node
+    kind: str          # GM | Param | Out
+    dtype: str         # torch dtype name
+    view: str          # DSL shape text, e.g. "((B, N),)"
+    param_name: str = ""
+    shape: tuple = ()  # the traced shape
+
+
+class Writer:
+    """What all templates share; subclasses write the loops."""
+
+    template = ""
+
+    def __init__(self, g: Graph, lay: Layout, op_name: str, live: int):
+        self.g, self.lay, self.live = g, lay, live
+        self.namer = Namer()
+        op_name = op_name if op_name.isidentifier() else "kernel"
+        self.op_name = self.namer.fresh(op_name if op_name not in self.namer.used else op_name + "_kernel")
+        rank = len(lay.base)
+        dims = DIM_NAMES.get(rank) or tuple(f"D{i}" for i in range(rank))
+        self.dims = [self.namer.fresh(d) for d in dims]
+        self.host_fields: list[HostField] = []
+        self._host_memo: dict[int, str] = {}
+        self.scalar_names: dict[int, str] = {}       # id(scalar leaf) -> DSL name
+        self._scalar_params: list = []
+        self.tensors: list[Tensor] = []
+        self.out_tensors: list[Tensor] = []
+        self.loaded: dict[int, Tensor] = {}            # id(input/param node) -> its GM tensor
+        self.kernel_scalars: list[tuple[str, str]] = []   # (name, dsl dtype), in binding order
+        self.notes: list[str] = []
+        self._collect()
+
+    # -- parameters -------------------------------------------------------------------------------
+    def _collect(self):
+        lay, g = self.lay, self.g
+        leaves = [n for n in lay.nodes if n.op in ("input", "param")]
+        by_index = {}
+        for n in leaves:
+            key = (n.op, n.attrs.get("index"), n.attrs.get("name"))
+            by_index.setdefault(key, n)
+        # GM inputs: every tensor of get_inputs() in order (the DSL binds them positionally)
+        for i, desc in enumerate(g.inputs):
+            if desc.get("kind") != "tensor":
+                continue
+            node = by_index.get(("input", i, None))
+            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            name = self.namer.fresh(pyname)
+            if node is None and tuple(desc["shape"]) != tuple(lay.base):
+                raise Unsupported(f"unused input `{pyname}` of shape {tuple(desc['shape'])} beside {tuple(lay.base)}")
+            view = self.full_view()
+            t = Tensor(name, node, "GM", desc["dtype"], view, shape=tuple(desc["shape"]))
+            self.tensors.append(t)
+            if node is not None:
+                self.loaded[id(node)] = t
+        for n in leaves:
+            if n.op == "param":
+                t = Tensor(self.namer.fresh(n.attrs["name"].replace(".", "_")), n, "Param", n.dtype, self.full_view(),
+                           n.attrs["name"], tuple(n.shape))
+                self.tensors.append(t)
+                self.loaded[id(n)] = t
+        outs = lay.outputs
+        for i, o in enumerate(outs):
+            name = self.namer.fresh("y" if len(outs) == 1 else f"y{i}")
+            view = self.full_view(o.shape) if lay.is_full(o) else self.reduced_view(o.shape)
+            self.out_tensors.append(Tensor(name, o, "Out", o.dtype, view, shape=tuple(o.shape)))
+        # scalar parameters: the DSL binds get_inputs() scalars, then get_init_inputs() ones, in order
+        order = []
+        for i, d in enumerate(g.inputs):
+            if _is_number(d):
+                order.append(("input", i, d))
+        for i, d in enumerate(g.init_inputs):
+            if _is_number(d):
+                order.append(("init", i, d))
+        used = {(n.attrs["source"], n.attrs["index"]): n for n in lay.nodes if n.op == "scalar"}
+        last = max((k for k, key in enumerate(order) if key[:2] in used), default=-1)
+        for k in range(last + 1):
+            src, i, d = order[k]
+            names = g.input_names if src == "input" else g.init_names
+            pyname = (names[i] if i < len(names) and names[i] else f"{src}{i}")
+            name = self.namer.fresh(pyname)
+            dt = {"float": "f32", "int": "i32", "bool": "bool"}[d["type"]]
+            self.kernel_scalars.append((name, dt))
+            self._scalar_params.append((src, i, name, d))
+            node = used.get((src, i))
+            if node is not None:
+                self.scalar_names[(src, i)] = name
+
+    def scalar_param(self, n: Node) -> str:
+        return self.scalar_names[(n.attrs["source"], n.attrs["index"])]
+
+    # -- views ----------------------------------------------------------------------------------------
+    def group(self, axes, with_ones=()) -> str | None:
+        names = [self.dims[a] if a not in with_ones else "1" for a in axes]
+        if not names:
+            return None
+        return names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
+
+    def shape_text(self, groups) -> str:
+        groups = [g for g in groups if g is not None]
+        return "(" + ", ".join(groups) + ("," if len(groups) == 1 else "") + ")"
+
+    def full_view(self, shape=None) -> str:
+        return self.shape_text([self.group(range(len(self.lay.base)))])
+
+    def reduced_view(self, shape) -> str:
+        raise Unsupported("a reduced output in this template")
+
+    def prod(self, axes) -> str:
+        names = [self.dims[a] for a in axes]
+        return " * ".join(names) if names else "1"
+
+    # -- scalars: host fields ---------------------------------------------------------------------
+    def scalar_text(self, n: Node, in_kernel: bool = True) -> str:
+        """A scalar-space node as DSL text: a literal, a scalar parameter or a host field."""
+        if n.op == "const":
+            return fmt_float(n.value) if in_kernel else _host_literal(n.value)
+        if n.op == "scalar":
+            return self.scalar_param(n)
+        if n.op == "dim":
+            return self.host_expr(n)           # dims are scalars in the kernel too
+        if id(n) in self._host_memo:
+            return f"t.{self._host_memo[id(n)]}" if in_kernel else self._host_memo[id(n)]
+        text = self.host_expr(n)
+        if not in_kernel:
+            return text
+        name = self.namer.fresh(_field_hint(n))
+        self.host_fields.append(HostField(name, text, n.dtype != "int" or _has_div(n)))
+        self._host_memo[id(n)] = name
+        return f"t.{name}"
+
+    def host_expr(self, n: Node) -> str:
+        if n.op == "const":
+            return _host_literal(n.value)
+        if n.op == "scalar":
+            return self.scalar_param(n)
+        if n.op == "dim":
+            of, axis = n.attrs["of"], n.attrs["axis"]
+            if self.lay.is_full(of) or (of.is_tensor and tuple(of.shape) == tuple(self.lay.base)):
+                return self.dims[axis]
+            if of.shape[axis] == 1:
+                return "1"
+            raise Unsupported("a size of a tensor that is not the base shape")
+        a = [self.host_expr(x) for x in n.args]
+        if n.op in ("add", "sub", "mul", "div", "floordiv"):
+            return f"({a[0]} {SYM[n.op]} {a[1]})"
+        if n.op == "neg":
+            return f"(-{a[0]})"
+        if n.op == "pow":
+            return f"pow({a[0]}, {a[1]})"
+        if n.op in ("max", "min"):
+            return f"{n.op}({a[0]}, {a[1]})"
+        if n.op == "sqrt":
+            return f"pow({a[0]}, 0.5)"
+        if n.op == "rsqrt":
+            return f"pow({a[0]}, -0.5)"
+        if n.op == "reciprocal":
+            return f"(1.0 / {a[0]})"
+        if n.op == "exp":
+            return f"pow({math.e!r}, {a[0]})"
+        raise Unsupported(f"`{n.op}` of a scalar argument (the host function computes + - * / pow min max)")
+
+    def host_params(self) -> list[str]:
+        return [f"{name}: {dt}" for name, dt in self.kernel_scalars]
+
+    # -- text ------------------------------------------------------------------------------------------
+    def tensor_params(self) -> list[str]:
+        out = []
+        for t in self.tensors:
+            if t.kind == "GM":
+                out.append(f"{t.name}: GM[{DTYPE[t.dtype]}, {t.view}]")
+            else:
+                out.append(f'{t.name}: Param[{DTYPE[t.dtype]}, {t.view}, "{t.param_name}"]')
+        return out
+
+    def kernel_signature(self) -> str:
+        params = self.tensor_params() + [f"{n}: {dt}" for n, dt in self.kernel_scalars]
+        params += [f"{t.name}: Out[{DTYPE[t.dtype]}, {t.view}]" for t in self.out_tensors]
+        params.append("t: Tiling")
+        one_line = f"def {self.op_name}({', '.join(params)}):"
+        if len(one_line) <= 100:
+            return one_line
+        return f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+
+    def host_tensor(self) -> str:
+        t = next((t for t in self.tensors if t.node is not None), None) or self.tensors[0]
+        dims = ", ".join(self.dims)
+        return f"{t.name}: Tensor[{DTYPE[t.dtype]}, ({dims}{',' if len(self.dims) == 1 else ''})]"
+
+    def align_elems(self) -> int:
+        smallest = min([NBYTES[t.dtype] for t in self.tensors + self.out_tensors] or [4])
+        return 32 // smallest
+
+    def render(self) -> str:
+        body = self.kernel_body()           # first: it creates the host fields it uses
+        host = self.host_body()
+        fields = "".join(f", {f.name}={f.text}" for f in self.host_fields)
+        host_params = ", ".join([self.host_tensor()] + self.host_params())
+        lines = [f'"""{self.docstring()}"""', "", "", "@host", f"def tiling({host_params}):"]
+        lines += ["    " + l for l in host]
+        lines.append(f"    return Launch(cores{self.launch_fields()}{fields})")
+        lines += ["", "", "@kernel", self.kernel_signature()]
+        lines += ["    " + l if l else "" for l in body]
+        return "\n".join(lines) + "\n"
+
+    def docstring(self) -> str:
+        return ""
+
+
+def _is_number(d: dict) -> bool:
+    return d.get("kind") == "scalar" and d.get("type") in ("float", "int", "bool")
+
+
+def _host_literal(v) -> str:
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, int):
+        return str(v)
+    return fmt_float(v)
+
+
+def _has_div(n: Node) -> bool:
+    return n.op in ("div", "pow", "sqrt", "rsqrt", "reciprocal", "exp") or any(
+        isinstance(a, Node) and _has_div(a) for a in n.args)
+
+
+def _field_hint(n: Node) -> str:
+    if n.op == "div" and n.args[0].is_const and n.args[0].value == 1:
+        return "inv"
+    if n.op == "reciprocal":
+        return "inv"
+    return "k"
+
+
+# -- compute stages ----------------------------------------------------------------------------------
+@dataclass
+class Stage:
+    """DSL lines of one compute stage: the nodes its roots need, named where used twice."""
+    w: Writer
+    env: dict                                   # id(node) -> DSL name available here
+    lines: list = field(default_factory=list)
+    carries: list = field(default_factory=list)  # (name, init) declared before the sweep's loop
+    scan_mode: str = "carry"                     # carry (rows: cumsum(x, init=carry)) | tile (cols)
+    scan_first: bool = False                      # cols: the peeled first step of a running tile
+    uses: dict = field(default_factory=dict)      # id(node) -> consumers among this stage's roots
+    scan_names: dict = field(default_factory=dict)   # id(scan node) -> preferred name
+
+    def plan(self, roots: list[Node]) -> None:
+        """Count consumers over all roots of the stage, so a value two roots share is named once."""
+        seen = set()
+
+        def visit(n):
+            if not self._computed_here(n):
+                return
+            self.uses[id(n)] = self.uses.get(id(n), 0) + 1
+            if id(n) in seen:
+                return
+            seen.add(id(n))
+            for a in n.args:
+                visit(a)
+        for r in roots:
+            visit(r)
+
+    def _computed_here(self, n) -> bool:
+        return isinstance(n, Node) and id(n) not in self.env and not (self.w.lay.is_scalar(n) and n.op != "reduce")
+
+    def value(self, n: Node) -> str:
+        if id(n) not in self.uses:
+            self.plan([n])
+        return self._text(n)[0]
+
+    def assign(self, name: str, n: Node) -> str:
+        """`name = <n>`; later uses of n read `name`."""
+        if id(n) not in self.uses:
+            self.plan([n])
+        if n.op == "scan":
+            self.scan_names[id(n)] = name
+            return self._scan(n)
+        text = self._text(n, naming=False)[0] if id(n) not in self.env else self.env[id(n)]
+        self.lines.append(f"{name} = {text}")
+        self.env[id(n)] = name
+        return name
+
+    def _named(self, n: Node) -> bool:
+        return (n.op == "scan" or self.uses.get(id(n), 0) > 1) and n.is_tensor and \
+            n.op not in ("input", "param", "const", "scalar", "dim", "reshape")
+
+    def _name(self, n: Node) -> str:
+        if n.op == "scan":
+            return self._scan(n)
+        text = self._text(n, naming=False)[0]
+        name = self.w.namer.fresh("v")
+        self.lines.append(f"{name} = {text}")
+        self.env[id(n)] = name
+        return name
+
+    def _scan(self, n: Node) -> str:
+        x = self.value(n.args[0])
+        kind = n.attrs["kind"]
+        if self.scan_mode == "carry":
+            name = self.scan_names.get(id(n)) or self.w.namer.fresh("cs" if kind == "cumsum" else "cp")
+            carry = self.w.namer.fresh("carry")
+            self.carries.append((carry, SCAN_INIT[kind]))
+            rev = n.attrs["reverse"]
+            # a reverse scan walks the row's tiles from the end: its carry is the tile's first value
+            self.lines.append(f"{name} = {kind}{'_rev' if rev else ''}({x}, init={carry})")
+            self.lines.append(f"{carry} = {'first' if rev else 'last'}({name})")
+        else:
+            name = self.w.scan_tiles.setdefault(id(n), self.w.namer.fresh("run"))
+            if self.scan_first:
+                self.lines.append(f"{name} = {x}")
+            else:
+                self.lines.append(f"{name} = {name} {'+' if kind == 'cumsum' else '*'} {x}")
+        self.env[id(n)] = name
+        return name
+
+    def _text(self, n: Node, naming: bool = True) -> tuple[str, int]:
+        if id(n) in self.env:
+            return self.env[id(n)], 9
+        w = self.w
+        if w.lay.is_scalar(n) and n.op != "reduce":
+            text = w.scalar_text(n)
+            return text, (9 if not text.startswith("-") else 6)
+        if n.op in ("input", "param"):
+            raise Unsupported(f"internal: `{n.name}` is not loaded in this stage")
+        if naming and self._named(n):
+            return self._name(n), 9
+        if n.op == "reshape":
+            return self._text(n.args[0])
+        if n.op == "cast":
+            inner, p = self._text(n.args[0])
+            if n.dtype in FLOAT_DTYPES and n.args[0].dtype in FLOAT_DTYPES:
+                return inner, p                       # computed in f32 anyway
+            if n.dtype == "bool":
+                return f"{inner} != 0.0", 2
+            return f"cast({inner}, f32)", 9
+        op, args = n.op, n.args
+        if op == "min" and _is_clamp(n, w) and not w.lay.is_scalar(args[0].args[0]):
+            x, lo, hi = args[0].args[0], args[0].args[1], args[1]
+            return f"clamp({self._operand(x, 0)}, {w.scalar_text(lo)}, {w.scalar_text(hi)})", 9
+        if op in SYM:
+            p = PREC[op]
+            if op in ("lt", "le", "gt", "ge", "eq", "ne"):
+                return f"{self._operand(args[0], 3)} {SYM[op]} {self._operand(args[1], 3)}", p
+            right = p + 1 if op in ("sub", "div", "floordiv") else p
+            return f"{self._operand(args[0], p)} {SYM[op]} {self._operand(args[1], right)}", p
+        if op == "neg":
+            return f"-{self._operand(args[0], 7)}", 6
+        if op in ("max", "min", "pow"):
+            return f"{op}({self._operand(args[0], 0)}, {self._operand(args[1], 0)})", 9
+        if op == "where":
+            return f"where({self._text(args[0])[0]}, {self._operand(args[1], 0)}, {self._operand(args[2], 0)})", 9
+        if op in ("abs", "relu", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh"):
+            return f"{op}({self._operand(args[0], 0)})", 9
+        raise Unsupported(f"internal: no DSL text for `{op}`")
+
+    def _operand(self, a: Node, prec: int) -> str:
+        text, p = self._text(a)
+        if isinstance(a, Node) and a.is_tensor and a.dtype == "bool":
+            # a bool tile in arithmetic: a loaded mask converts with cast, a comparison selects 1 or 0
+            if a.op in ("lt", "le", "gt", "ge", "eq", "ne"):
+                return f"where({text}, 1.0, 0.0)"
+            return f"cast({text}, f32)"
+        return f"({text})" if p < prec else text
+
+
+def _is_clamp(n: Node, w: Writer) -> bool:
+    a = n.args[0]
+    return (isinstance(a, Node) and a.op == "max" and isinstance(n.args[1], Node) and w.lay.is_scalar(n.args[1])
+            and isinstance(a.args[1], Node) and w.lay.is_scalar(a.args[1]))
+
+
+# -- sweeps: the copyin / compute / copyout of one tile loop -----------------------------------------
+@dataclass
+class Root:
+    kind: str                 # acc (a reduction into an accumulator) | out (a full output) | name (a tile)
+    node: Node
+    name: str = ""            # accumulator / output tile / named tile
+    tensor: Tensor | None = None
+    reduce: str = ""          # sum | max | min | prod
+
+
+def _dependency_order(roots: list[Root]) -> list[Root]:
+    """Accumulators first, then outputs that other outputs read before those readers."""
+    def inside(a: Node, b: Node) -> bool:
+        seen, stack = set(), [b]
+        while stack:
+            x = stack.pop()
+            if x is a:
+                return True
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            stack.extend(y for y in x.args if isinstance(y, Node))
+        return False
+    accs = [r for r in roots if r.kind == "acc"]
+    rest = [r for r in roots if r.kind != "acc"]
+    ordered = []
+    while rest:
+        pick = next((r for r in rest if not any(o is not r and inside(o.node, r.node) for o in rest)), rest[0])
+        ordered.append(pick)
+        rest.remove(pick)
+    return accs + ordered
+
+
+class LoopWriter(Writer):
+    """Sweeps and the helpers the loop-shaped templates share."""
+
+    def __init__(self, *a, **kw):
+        self.scan_tiles: dict[int, str] = {}
+        self.tile_names: dict[str, str] = {}
+        super().__init__(*a, **kw)
+
+    def tile_name(self, t: Tensor, suffix: str = "u") -> str:
+        key = t.name + suffix
+        if key not in self.tile_names:
+            self.tile_names[key] = self.namer.fresh(t.name + suffix)
+        return self.tile_names[key]
+
+    def loads_for(self, roots: list[Node], env: dict) -> list[Tensor]:
+        found, seen = [], set()
+
+        def visit(n):
+            if not isinstance(n, Node) or id(n) in seen or id(n) in env:
+                return
+            seen.add(id(n))
+            if n.op in ("input", "param"):
+                found.append(self.loaded[id(n)])
+            for a in n.args:
+                visit(a)
+        for r in roots:
+            visit(r)
+        order = {id(t): i for i, t in enumerate(self.tensors)}
+        return sorted({id(t): t for t in found}.values(), key=lambda t: order[id(t)])
+
+    def sweep(self, roots: list[Root], load_index: str, store_index: str, env: dict, *,
+              scan_mode: str = "carry", scan_first: bool = False, window: str = "") -> tuple[list, list, list, list]:
+        """(copyin, compute, copyout, carries) lines for one tile step computing `roots`."""
+        env = dict(env)
+        st = Stage(self, env, scan_mode=scan_mode, scan_first=scan_first)
+        copyin, copyout = [], []
+        for t in self.loads_for([r.node for r in roots], env):
+            tile = self.tile_name(t, "h" if t.dtype == "float16" else "u")
+            copyin.append(f"{tile} = load({t.name}[{load_index}])")
+            if t.dtype == "float16":
+                wide = self.tile_name(t, "u")
+                st.lines.append(f"{wide} = cast({tile}, f32)")
+                env[id(t.node)] = wide
+            else:
+                env[id(t.node)] = tile
+        st.plan([r.node.args[0] if r.kind == "acc" else r.node for r in roots])
+        for r in _dependency_order(roots):
+            if r.kind == "acc":
+                value = st.value(r.node.args[0])
+                if window:
+                    st.lines.append(f"{r.name} = {WIN_FN[r.reduce]}({value}, {window}, {window})")
+                elif scan_mode == "tile":          # cols: a running accumulator tile
+                    if scan_first:
+                        st.lines.append(f"{r.name} = {value}")
+                    else:
+                        st.lines.append(f"{r.name} = {_combine(r.reduce, r.name, value)}")
+                else:
+                    st.lines.append(f"{r.name} = {_combine(r.reduce, r.name, f'{ACC_FN[r.reduce]}({value})')}")
+                env[id(r.node)] = r.name
+                if r.tensor is not None:               # the accumulator is itself an output
+                    copyout.append(f"store({r.tensor.name}[{store_index}], {r.name})")
+            elif r.kind == "out":
+                if r.tensor.dtype == "float16":
+                    st.lines.append(f"{r.name} = cast({st.value(r.node)}, f16)")
+                elif id(r.node) in env:
+                    st.lines.append(f"{r.name} = {env[id(r.node)]}")
+                elif r.node.op == "scan" and scan_mode == "carry":
+                    st.scan_names[id(r.node)] = r.name          # the scan writes the output tile itself
+                    st.value(r.node)
+                else:
+                    st.assign(r.name, r.node)
+                copyout.append(f"store({r.tensor.name}[{store_index}], {r.name})")
+            elif r.kind == "name":
+                st.assign(r.name, r.node)
+        return copyin, st.lines, copyout, st.carries
+
+    @staticmethod
+    def stages(copyin, compute, copyout) -> list[str]:
+        out = []
+        for kind, lines in (("copyin", copyin), ("compute", compute), ("copyout", copyout)):
+            if lines:
+                out.append(f"with {kind}:")
+                out += ["    " + l for l in lines]
+        return out
+
+    def levels(self) -> list[list[Node]]:
+        """Reductions grouped by dependency level: level k reads only results of levels < k."""
+        level: dict[int, int] = {}
+
+        def deps(n, acc, seen):
+            if not isinstance(n, Node) or id(n) in seen:
+                return
+            seen.add(id(n))
+            if n.op == "reduce":
+                acc.append(n)
+                return
+            for a in n.args:
+                deps(a, acc, seen)
+
+        def lvl(r):
+            if id(r) not in level:
+                found = []
+                deps(r.args[0], found, set())
+                level[id(r)] = 1 + max((lvl(d) for d in found), default=0)
+            return level[id(r)]
+        reds = self.lay.reductions
+        groups: dict[int, list] = {}
+        for r in reds:
+            groups.setdefault(lvl(r), []).append(r)
+        return [groups[k] for k in sorted(groups)]
+
+    def boundary_reduced(self, roots: list[Node], env: dict) -> list[Node]:
+        """Derived reduced values (not reductions themselves) that full-space nodes of `roots` read."""
+        found, seen = [], set()
+
+        def visit(n, parent_full):
+            if not isinstance(n, Node) or id(n) in env:
+                return
+            key = (id(n), parent_full)
+            if key in seen:
+                return
+            seen.add(key)
+            if self.lay.is_reduced(n) and n.op != "reduce" and parent_full:
+                if n not in found:
+                    found.append(n)
+                return
+            for a in n.args:
+                visit(a, self.lay.is_full(n))
+        for r in roots:
+            visit(r, True)
+        return found
+
+
+def _subgraph_nodes(n: Node, env: dict):
+    seen, stack = set(), [n]
+    while stack:
+        x = stack.pop()
+        if not isinstance(x, Node) or id(x) in seen or id(x) in env:
+            continue
+        seen.add(id(x))
+        yield x
+        stack.extend(x.args)
+
+
+def _combine(kind: str, acc: str, value: str) -> str:
+    if kind == "sum":
+        return f"{acc} + {value}"
+    if kind == "prod":
+        return f"{acc} * {value}"
+    return f"{kind}({acc}, {value})"
+
+
+class MapWriter(LoopWriter):
+    template = "map"
+
+    def kernel_body(self) -> list[str]:
+        total = self.prod(range(len(self.lay.base)))
+        roots = [Root("out", o, self.namer.fresh(t.name + "u"), t) for o, t in zip(self.lay.outputs, self.out_tensors)]
+        copyin, compute, copyout, carries = self.sweep(roots, "c", "c", {})
+        body = [f"for part in core_chunk(t.chunk, {total}):", "    for c in tiles(part, t.tile):"]
+        body += ["        " + l for l in self.stages(copyin, compute, copyout)]
+        return body
+
+    def full_view(self, shape=None) -> str:
+        return f"({self.dims[0]},)" if len(self.dims) == 1 else f"(({', '.join(self.dims)}),)"
+
+    def host_body(self) -> list[str]:
+        total = self.prod(range(len(self.lay.base)))
+        return [f"total = {total}",
+                f"chunk = align_up(cdiv(total, VECTOR_CORES), {self.align_elems()})   # 32-byte aligned per-core offsets",
+                "cores = cdiv(total, chunk)",
+                f"tile = ub_elems(f32, live={self.live})"]
+
+    def launch_fields(self) -> str:
+        return ", chunk=chunk, tile=min(tile, chunk)"
+
+    def docstring(self) -> str:
+        return (f"Drafted from {self.source}: elementwise (map template). The tensors are viewed flat, split into "
+                "32-byte aligned per-core chunks and streamed through UB in tiles.")
+
+
+class RowsWriter(LoopWriter):
+    template = "rows"
+
+    @property
+    def global_row(self) -> bool:
+        return not self.lay.lead
+
+    def full_view(self, shape=None) -> str:
+        return self.shape_text([self.group(self.lay.lead), self.group(self.lay.axes)])
+
+    def reduced_view(self, shape) -> str:
+        lead = list(self.lay.lead)
+        if not lead:
+            return "()"
+        keep = len(shape) == len(self.lay.base)
+        axes = lead + (list(self.lay.axes) if keep else [])
+        names = [self.dims[a] if a in lead else "1" for a in sorted(axes)]
+        return self.shape_text([names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"])
+
+    def row_expr(self) -> str:
+        return self.prod(self.lay.axes)
+
+    def kernel_body(self) -> list[str]:
+        lay = self.lay
+        env: dict = {}
+        body: list[str] = []
+        R = self.row_expr()
+        rev = any(sc.attrs["reverse"] for sc in lay.scans)
+        Rp = R if " " not in R else f"({R})"
+        # reverse scans visit the row's tiles from its end: tile c covers the mirrored range
+        span = f"{Rp} - c.start - c.len:{Rp} - c.start" if rev else "c"
+        idx = span if self.global_row else f"r, {span}"
+        full_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if lay.is_full(o)]
+        red_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if not lay.is_full(o)]
+        for level in self.levels():
+            pre = self.boundary_reduced([r.args[0] for r in level], env)
+            body += self._scalars(pre, env)
+            roots = []
+            for r in level:
+                acc = self.namer.fresh({"sum": "s", "max": "mx", "min": "mn", "prod": "p"}[r.attrs["kind"]])
+                roots.append(Root("acc", r, acc, reduce=r.attrs["kind"]))
+            copyin, compute, copyout, carries = self.sweep(roots, idx, idx, env)
+            body += [f"{r.name} = {ACC_INIT[r.reduce]}" for r in roots]
+            body += [f"{c} = {v}" for c, v in carries]
+            body.append(f"for c in tiles({R}, t.tile):")
+            body += ["    " + l for l in self.stages(copyin, compute, copyout)]
+            for r in roots:
+                env[id(r.node)] = r.name
+        if full_outs:
+            roots = [Root("out", o, self.tile_name(t), t) for o, t in full_outs]
+            body += self._scalars(self.boundary_reduced([o for o, _ in full_outs], env), env)
+            copyin, compute, copyout, carries = self.sweep(roots, idx, idx, env)
+            body += [f"{c} = {v}" for c, v in carries]
+            if self.split_global:
+                body.append(f"for part in core_chunk(t.chunk, {R}):")
+                body.append("    for c in tiles(part, t.tile):")
+                body += ["        " + l for l in self.stages(copyin, compute, copyout)]
+            else:
+                body.append(f"for c in tiles({R}, t.tile):")
+                body += ["    " + l for l in self.stages(copyin, compute, copyout)]
+        if red_outs:
+            compute, copyout = [], []
+            st = Stage(self, env)
+            for o, t in red_outs:
+                name = self.namer.fresh(t.name + "v")
+                value = st.value(o)
+                if t.dtype == "float16":
+                    value = f"cast({value}, f16)"
+                st.lines.append(f"{name} = {value}")
+                copyout.append(f"store({t.name}{'' if self.global_row else '[r]'}, {name})")
+            body += self.stages([], st.lines, copyout)
+        if self.global_row:
+            return body
+        return [f"for r in core_rows(t.rows, {self.prod(self.lay.lead)}):"] + ["    " + l for l in body]
+
+    @property
+    def split_global(self) -> bool:
+        """One global row with full outputs and no scan: every core computes the reductions over
+        the whole tensor (a kernel has no cross-core sync), then writes its own chunk. A scan
+        carries from tile to tile, so a global row with one stays on one core."""
+        return self.global_row and not self.lay.scans and any(self.lay.is_full(o) for o in self.lay.outputs)
+
+    def _scalars(self, nodes: list[Node], env: dict) -> list[str]:
+        """Row scalars derived from reductions (log(s), 1/s ...): once per row, on the scalar unit."""
+        if not nodes:
+            return []
+        st = Stage(self, env)
+        for n in nodes:
+            name = self.namer.fresh("k")
+            st.lines.append(f"{name} = {st.value(n)}")
+            env[id(n)] = name
+        return self.stages([], st.lines, [])
+
+    def host_body(self) -> list[str]:
+        R = self.row_expr()
+        if self.split_global:
+            return ["# every core sweeps the whole tensor for the reductions (no cross-core sync in a kernel),",
+                    "# then writes its own chunk of the outputs",
+                    f"chunk = align_up(cdiv({R}, VECTOR_CORES), {self.align_elems()})",
+                    f"cores = cdiv({R}, chunk)",
+                    f"tile = ub_elems(f32, live={self.live})"]
+        if self.global_row:
+            return ["cores = 1      # one row: a single core walks it",
+                    f"tile = ub_elems(f32, live={self.live})"]
+        A = self.prod(self.lay.lead)
+        return [f"cores = min(VECTOR_CORES, {A})",
+                f"rows = cdiv({A}, cores)",
+                f"cores = cdiv({A}, rows)",
+                f"tile = ub_elems(f32, live={self.live})"]
+
+    def launch_fields(self) -> str:
+        R = self.row_expr()
+        if self.split_global:
+            return f", chunk=chunk, tile=min(tile, {R})"
+        if self.global_row:
+            return f", tile=min(tile, {R})"
+        return f", rows=rows, tile=min(tile, {R})"
+
+    def docstring(self) -> str:
+        n = len(self.levels())
+        return (f"Drafted from {self.source}: row-wise (rows template) over the last "
+                f"{'axis' if len(self.lay.axes) == 1 else f'{len(self.lay.axes)} axes'}. "
+                f"{n} reduction sweep{'s' if n != 1 else ''} per row with scalar accumulators"
+                + (", then a sweep that writes the outputs" if any(self.lay.is_full(o) for o in self.lay.outputs) else "")
+                + ("; scans carry a scalar from tile to tile" if self.lay.scans else "") + ".")
+
+
+class WindowsWriter(RowsWriter):
+    template = "windows"
+
+    def full_view(self, shape=None) -> str:
+        return f"(({', '.join(self.dims)}),)" if len(self.dims) > 1 else f"({self.dims[0]},)"
+
+    def reduced_view(self, shape) -> str:
+        keep = len(shape) == len(self.lay.base)
+        names = [self.dims[a] if a in self.lay.lead else "1" for a in range(len(self.lay.base))
+                 if a in self.lay.lead or keep]
+        return self.shape_text([names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"])
+
+    def kernel_body(self) -> list[str]:
+        lay = self.lay
+        R = self.row_expr()
+        Rw = R if " " not in R else f"({R})"
+        env: dict = {}
+        roots = []
+        direct = {id(o): t for o, t in zip(lay.outputs, self.out_tensors) if t.dtype == "float32"}
+        for r in lay.reductions:
+            t = direct.pop(id(r), None)
+            name = self.tile_name(t) if t else self.namer.fresh({"sum": "su", "max": "mu", "min": "nu"}[r.attrs["kind"]])
+            roots.append(Root("acc", r, name, t, reduce=r.attrs["kind"]))
+        for o, t in zip(lay.outputs, self.out_tensors):
+            if id(o) not in direct and any(r.tensor is t for r in roots):
+                continue
+            roots.append(Root("out", o, self.tile_name(t), t))
+        copyin, compute, copyout, _ = self.sweep(roots, f"windows(c, {Rw}, {Rw})", "c", env, window=Rw)
+        body = [f"for part in core_chunk(t.per_core, {self.prod(lay.lead)}):",
+                "    for c in tiles(part, t.tile_rows):          # c: a block of whole rows"]
+        body += ["        " + l for l in self.stages(copyin, compute, copyout)]
+        return body
+
+    def host_body(self) -> list[str]:
+        A, R = self.prod(self.lay.lead), self.row_expr()
+        Rp = R if " " not in R else f"({R})"
+        return [f"rows = {A}",
+                "cores = min(VECTOR_CORES, rows)",
+                "per_core = cdiv(rows, cores)",
+                "cores = cdiv(rows, per_core)",
+                f"# a tile holds whole rows: {R} inputs and one result per row",
+                f"tile_rows = max(ub_elems(f32, live={self.live}) // ({Rp} + 1), 1)"]
+
+    def launch_fields(self) -> str:
+        return ", per_core=per_core, tile_rows=min(tile_rows, per_core)"
+
+    def docstring(self) -> str:
+        kinds = ", ".join(sorted({r.attrs["kind"] for r in self.lay.reductions}))
+        return (f"Drafted from {self.source}: reduction of short rows (windows template, {kinds}). A tile holds whole "
+                "rows; one window reduction per row (k = stride = row length), results leave in one store.")
+
+
+class ColsWriter(LoopWriter):
+    template = "cols"
+
+    def full_view(self, shape=None) -> str:
+        return self.shape_text([self.group(self.lay.lead), self.group(self.lay.axes), self.group(self.lay.trail)])
+
+    def reduced_view(self, shape) -> str:
+        keep = len(shape) == len(self.lay.base)
+        trail = list(self.lay.trail)
+        tgroup = [("1" if a in self.lay.axes else self.dims[a]) for a in (list(self.lay.axes) + trail if keep else trail)]
+        tg = tgroup[0] if len(tgroup) == 1 else "(" + ", ".join(tgroup) + ")"
+        return self.shape_text([self.group(self.lay.lead), tg])
+
+    def kernel_body(self) -> list[str]:
+        lay = self.lay
+        env: dict = {}
+        R = self.prod(lay.axes)
+        Rp = R if " " not in R else f"({R})"
+        lead = bool(lay.lead)
+        pre = "r, " if lead else ""
+        inner: list[str] = []
+        full_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if lay.is_full(o)]
+        red_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if not lay.is_full(o)]
+        reverse = {s.attrs["reverse"] for s in lay.scans}
+        if len(reverse) > 1:
+            raise Unsupported("forward and reverse scans in one kernel")
+        rev = reverse.pop() if reverse else False
+        first, rng = (f"{Rp} - 1", f"range({Rp} - 2, -1, -1)") if rev else ("0", f"range(1, {Rp})")
+
+        def stepped(roots):
+            if all(r.kind == "out" for r in roots) and not any(
+                    n.op == "scan" for r in roots for n in _subgraph_nodes(r.node, env)):
+                # nothing runs from step to step: one plain loop over the reduced axis
+                b = self.sweep(roots, f"{pre}m, c", f"{pre}m, c", env, scan_mode="tile")
+                return [f"for m in range({Rp}):"] + ["    " + l for l in self.stages(*b[:3])]
+            a = self.sweep(roots, f"{pre}{first}, c", f"{pre}{first}, c", env, scan_mode="tile", scan_first=True)
+            b = self.sweep(roots, f"{pre}m, c", f"{pre}m, c", env, scan_mode="tile", scan_first=False)
+            out = self.stages(*a[:3])
+            out.append(f"for m in {rng}:")
+            out += ["    " + l for l in self.stages(*b[:3])]
+            return out
+
+        for level in self.levels():
+            inner += self._tiles(self.boundary_reduced([r.args[0] for r in level], env), env)
+            roots = [Root("acc", r, self.namer.fresh({"sum": "acc", "max": "amax", "min": "amin", "prod": "aprod"}
+                                                     [r.attrs["kind"]]), reduce=r.attrs["kind"]) for r in level]
+            inner += stepped(roots)
+            for r in roots:
+                env[id(r.node)] = r.name
+        if full_outs:
+            inner += self._tiles(self.boundary_reduced([o for o, _ in full_outs], env), env)
+            inner += stepped([Root("out", o, self.tile_name(t), t) for o, t in full_outs])
+        if red_outs:
+            st = Stage(self, env)
+            copyout = []
+            for o, t in red_outs:
+                name = self.tile_name(t)
+                value = st.value(o)
+                if t.dtype == "float16":
+                    value = f"cast({value}, f16)"
+                st.lines.append(f"{name} = {value}")
+                copyout.append(f"store({t.name}[{pre}c], {name})")
+            inner += self.stages([], st.lines, copyout)
+        C = self.prod(lay.trail)
+        if lead:
+            return [f"for r in core_rows(t.rows, {self.prod(lay.lead)}):", f"    for c in tiles({C}, t.tile):"] + \
+                ["        " + l for l in inner]
+        return [f"for part in core_chunk(t.chunk, {C}):", "    for c in tiles(part, t.tile):"] + \
+            ["        " + l for l in inner]
+
+    def _tiles(self, nodes: list[Node], env: dict) -> list[str]:
+        if not nodes:
+            return []
+        st = Stage(self, env)
+        for n in nodes:
+            name = self.namer.fresh("d")
+            st.lines.append(f"{name} = {st.value(n)}")
+            env[id(n)] = name
+        return self.stages([], st.lines, [])
+
+    def host_body(self) -> list[str]:
+        C = self.prod(self.lay.trail)
+        if self.lay.lead:
+            A = self.prod(self.lay.lead)
+            return [f"cores = min(VECTOR_CORES, {A})", f"rows = cdiv({A}, cores)", f"cores = cdiv({A}, rows)",
+                    f"tile = ub_elems(f32, live={self.live})"]
+        return [f"chunk = align_up(cdiv({C}, VECTOR_CORES), {self.align_elems()})", f"cores = cdiv({C}, chunk)",
+                f"tile = ub_elems(f32, live={self.live})"]
+
+    def launch_fields(self) -> str:
+        C = self.prod(self.lay.trail)
+        if self.lay.lead:
+            return f", rows=rows, tile=min(tile, {C})"
+        return ", chunk=chunk, tile=min(tile, chunk)"
+
+    def docstring(self) -> str:
+        what = "scan" if self.lay.scans else "reduction"
+        where = "a middle axis" if self.lay.lead else "the leading axis"
+        return (f"Drafted from {self.source}: {what} over {where} (cols template). For each tile of the "
+                "trailing axes, a running accumulator tile steps through the reduced axis one contiguous "
+                "slice at a time, so every copy stays contiguous.")
+
+
+WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter}

@@ -1,0 +1,25 @@
+"""The notebook workbench: `%%ascendcraft`, step-through review, edit/accept, the pipeline display.
+
+    lab_session  LabSession: the controller (no UI) over a session folder — accept, edit, undo,
+                 regenerate, compile_and_verify; LabError for anything the user can fix
+    magic        %%ascendcraft and %ascendcraft_config (traitlets settings), load_ipython_extension
+    display      the one MIME bundle per cell: pipeline JSON, ipywidgets view, HTML, plain text
+    payload      application/vnd.ascendcraft.pipeline+json (schema.json, docs/pipeline-mime.md)
+    widget       PipelineView, the ipywidgets view
+    render       highlighted panes coloured by DSL line, diffs, the static HTML page
+    lexer        AscendCLexer (pygments)
+"""
+from .lab_session import CheckResult, LabError, LabSession, StepState
+
+
+def load_ipython_extension(ip):
+    from .magic import load_ipython_extension as load
+    load(ip)
+
+
+def unload_ipython_extension(ip):
+    from .magic import unload_ipython_extension as unload
+    unload(ip)
+
+
+__all__ = ["LabSession", "LabError", "StepState", "CheckResult", "load_ipython_extension", "unload_ipython_extension"]

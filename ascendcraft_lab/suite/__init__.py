@@ -1,0 +1,10 @@
+"""The bench suite: our own KernelBench-format reference files, one folder per category.
+
+`ascendcraft bench ascendcraft_lab/suite` runs all of them (activation 15, math 6, optimizer 5,
+reduce 5). Each file declares its second ("tail") shape as a module-level dict of constant
+overrides, `TAIL = {"dim": 20011, ...}` (see ascendcraft_lab.bench.suite). The expert examples
+with hand-written DSL stay in ascendcraft_lab.examples.
+"""
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent

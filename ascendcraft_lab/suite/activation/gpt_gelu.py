@@ -1,0 +1,28 @@
+"""The GPT-2 / minGPT 'new GELU', written out as its tanh formula."""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        pass
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+batch_size = 16
+dim = 16384
+TAIL = {"batch_size": 13, "dim": 20011}   # the second shape: not a multiple of the tile or of 32 bytes
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,55 @@
+"""`ascendcraft bench` end to end on a tiny suite: one op that works, one whose process dies.
+
+The dying op's reference kills the worker process that runs it (as a segfaulting kernel or
+an out-of-memory kill would): the run goes on, the other op passes on both shapes, and the
+dead op is one failed result with its log kept.
+"""
+from __future__ import annotations
+
+import json
+
+from ascendcraft_lab.bench.cli import main as bench_main
+
+REF = '''import os, signal
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        {body}
+
+
+batch_size = 3
+dim = 1000
+TAIL = {{"dim": 1003}}
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_bench_survives_a_crashing_op_and_reports_both(tmp_path, capsys):
+    suite = tmp_path / "suite" / "activation"
+    suite.mkdir(parents=True)
+    (suite / "relu.py").write_text(REF.format(body="return torch.relu(x)"))
+    # forward kills the bench worker (the reference child's parent) outright
+    (suite / "crash.py").write_text(REF.format(body="os.kill(os.getppid(), signal.SIGKILL)\n        return x"))
+    out = tmp_path / "out"
+    rc = bench_main([str(tmp_path / "suite"), "-o", str(out), "--seeds", "2", "--jobs", "2", "--no-timing"])
+    assert rc == 0
+    doc = json.loads((out / "results.json").read_text())
+    by_op = {r["op"]: r for r in doc["results"]}
+    assert by_op["relu"]["shapes"]["reference"]["correct"] and by_op["relu"]["shapes"]["tail"]["correct"]
+    crash = by_op["crash"]["shapes"]["reference"]
+    assert not crash["correct"] and crash["stage"] == "crash"
+    assert (out / by_op["crash"]["log"]).is_file()
+    assert doc["summary"]["overall"]["reference"]["pass@1"] == 0.5
+    html = (out / "report.html").read_text()
+    assert "<svg" in html and "NOT an NPU speed" in html
+    assert "activation" in capsys.readouterr().out

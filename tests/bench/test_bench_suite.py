@@ -1,0 +1,34 @@
+"""The shipped suite: 31 references in four categories, each with a readable tail shape."""
+from __future__ import annotations
+
+import ast
+
+from ascendcraft_lab.bench.suite import discover, read_tail
+from ascendcraft_lab.suite import ROOT
+
+EXPECTED = {"activation": 15, "math": 6, "optimizer": 5, "reduce": 5}
+
+
+def test_the_suite_has_31_ops_in_four_categories():
+    ops = discover(ROOT)
+    counts = {}
+    for op in ops:
+        counts[op.category] = counts.get(op.category, 0) + 1
+    assert counts == EXPECTED
+
+
+def test_every_suite_op_declares_a_tail_made_of_its_own_module_constants():
+    for op in discover(ROOT):
+        assert op.tail and not op.error, op.name
+        tree = ast.parse(op.path.read_text())
+        constants = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        assert set(op.tail) <= constants, (op.name, set(op.tail) - constants)
+
+
+def test_tail_is_read_without_running_the_file(tmp_path):
+    f = tmp_path / "boom.py"
+    f.write_text("raise SystemExit('never run')\nn = 4\nTAIL = {'n': 7}\n")
+    assert read_tail(f) == ({"n": 7}, "")
+    g = tmp_path / "bad.py"
+    g.write_text("TAIL = {'n': some_call()}\n")
+    assert "not a literal" in read_tail(g)[1]

@@ -1,0 +1,35 @@
+"""What the drafter cannot do, it says in one line: which op or pattern, or why the file failed."""
+from __future__ import annotations
+
+import pytest
+
+from ascendcraft_lab.drafter import DraftError, draft_reference
+from ascendcraft_lab.drafter.cli import main as draft_main
+
+from drafter_helpers import write_ref
+
+
+def test_an_unsupported_op_is_named_in_one_line(ref_dir, capsys):
+    path = write_ref(ref_dir, "erfinv_ref", "def forward(self, x):\n    return torch.erfinv(x * 0.5)", "[torch.rand(4, 8)]")
+    assert draft_main([str(path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert "erfinv" in err and "unsupported" in err
+
+
+def test_a_matmul_is_refused_as_not_a_vector_template(ref_dir):
+    path = write_ref(ref_dir, "mm_ref", "def forward(self, a, b):\n    return torch.matmul(a, b).relu()",
+                     "[torch.randn(4, 8), torch.randn(8, 3)]")
+    with pytest.raises(DraftError) as exc:
+        draft_reference(path)
+    assert "\n" not in str(exc.value) and "matrix multiplication" in str(exc.value)
+
+
+def test_a_reference_that_raises_on_import_is_one_line(ref_dir, capsys):
+    path = ref_dir / "broken_ref.py"
+    path.write_text("import torch\nraise RuntimeError('broken on purpose')\n")
+    assert draft_main([str(path), "-o", str(ref_dir / "never.dsl.py")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert "on import" in err and "broken on purpose" in err and "line 2" in err
+    assert not (ref_dir / "never.dsl.py").exists()

@@ -1,0 +1,145 @@
+"""%%ascendcraft in a real IPython shell: the MIME bundle, the session folder, settings and user errors."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from IPython.core.error import UsageError
+
+from ascendcraft_lab.notebook import LabError, LabSession
+from ascendcraft_lab.notebook.display import WIDGET_MIME
+from ascendcraft_lab.notebook.payload import MIME_TYPE
+
+
+def run(shell, line: str, body: str = ""):
+    """Run one cell; return (result value, the exception it raised or None)."""
+    result = shell.run_cell(f"%%ascendcraft {line}\n{body}" if body is not None else f"%ascendcraft {line}")
+    return result.result, result.error_in_exec or result.error_before_exec
+
+
+def format_all(shell, value) -> dict:
+    data, _ = shell.display_formatter.format(value)
+    return data
+
+
+def test_the_cell_makes_a_session_folder_and_one_display_with_four_mime_types(shell, tmp_path, gelu_dsl, gelu_ref):
+    lab, err = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path}", gelu_dsl)
+    assert err is None
+    assert isinstance(lab, LabSession)
+    assert (tmp_path / "gelu" / "ascendcraft.json").is_file()
+    assert (tmp_path / "gelu" / "ascendc" / "kernel" / "gelu_kernel.cpp").is_file()
+    data = format_all(shell, lab)
+    assert {MIME_TYPE, WIDGET_MIME, "text/html", "text/plain"} <= set(data)
+    payload = data[MIME_TYPE]
+    assert [p["name"] for p in payload["passes"]] == ["host", "init", "compute", "align"]
+    assert {p["status"] for p in payload["passes"]} == {"pending"}
+    assert "pass 2 init" in data["text/plain"] and "TPipe" in data["text/html"]
+    assert "model_id" in data[WIDGET_MIME]
+    assert sum(len(json.dumps(v)) for v in data.values()) < 3_000_000
+
+
+def test_rerunning_the_cell_restores_the_reviewed_state(shell, tmp_path, gelu_dsl, gelu_ref):
+    lab, _ = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path}", gelu_dsl)
+    lab.accept("host").accept("init")
+    again, err = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path}", gelu_dsl)
+    assert err is None
+    assert [s.status for s in again.steps] == ["accepted", "accepted", "pending", "pending"]
+    resumed, err = run(shell, f"gelu --workdir {tmp_path}", None)      # the line magic re-opens the folder
+    assert err is None and [s.status for s in resumed.steps] == ["accepted", "accepted", "pending", "pending"]
+
+
+def test_check_accepts_every_step_and_shows_the_verdict(shell, tmp_path, gelu_dsl, gelu_ref):
+    lab, err = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path} --check", gelu_dsl)
+    assert err is None, err
+    assert lab.result is not None and lab.result.correct, lab.result
+    payload = format_all(shell, lab)[MIME_TYPE]
+    assert payload["verdict"]["correct"] is True and payload["verdict"]["current"] is True
+    assert "correct: `gelu` matches the reference on the emulator" in format_all(shell, lab)["text/plain"]
+
+
+def test_until_stops_after_a_pass(shell, tmp_path, gelu_dsl):
+    lab, err = run(shell, f"gelu --until init --workdir {tmp_path}", gelu_dsl)
+    assert err is None and [s.name for s in lab.steps] == ["host", "init"] and lab.final is None
+    payload = format_all(shell, lab)[MIME_TYPE]
+    assert [p["status"] for p in payload["passes"]][2:] == ["not-run", "not-run"]
+
+
+@pytest.mark.parametrize("line, body, message", [
+    ("gelu --bogus", "x = 1", "unrecognized arguments: --bogus"),
+    ("gelu --engine llm", "DSL", "the LLM engine has no endpoint"),
+    ("gelu --engine fancy", "x = 1", "unknown engine `fancy`"),
+    ("gelu --until nowhere", "x = 1", "unknown pass `nowhere`"),
+    ("gelu --soc Ascend999", "x = 1", "unknown SoC 'Ascend999'"),
+    ("gelu --ref missing_ref.py", "DSL", "the reference missing_ref.py does not exist"),
+    ("gelu --draft llm", "DSL", "but this cell has a draft"),
+    ("gelu --draft drafter", None, "--draft drafts from the reference: give --ref"),
+    ("gelu", None, "holds no draft yet"),
+    ("../escape", "DSL", "must be a plain folder name"),
+])
+def test_bad_input_is_one_usage_error(shell, tmp_path, gelu_dsl, gelu_ref, line, body, message, monkeypatch):
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "ASCENDCRAFT_CONFIG", "ASCENDCRAFT_LLM_MODE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))          # no user config file either
+    line = line.replace("REF", str(gelu_ref)) + f" --workdir {tmp_path}"
+    _, err = run(shell, line, gelu_dsl if body == "DSL" else body)
+    assert isinstance(err, UsageError), err
+    assert message in str(err)
+    assert "Traceback" not in str(err)
+
+
+def test_a_dsl_error_is_a_usage_error_pointing_at_the_line(shell, tmp_path, gelu_dsl, gelu_ref):
+    _, err = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path}", gelu_dsl.replace("store(y[r, c], yu)", "store(y[r, c], yu"))
+    assert isinstance(err, UsageError)
+    assert "syntax error" in str(err) and "--> kernel.dsl.py:21:" in str(err)
+
+
+def test_short_errors_off_restores_the_exception(shell, magics, tmp_path, gelu_dsl):
+    shell.run_line_magic("ascendcraft_config", "short_errors=False")
+    assert magics.short_errors is False
+    _, err = run(shell, f"gelu --engine llm --workdir {tmp_path}", gelu_dsl)
+    assert isinstance(err, LabError) and not isinstance(err, UsageError)
+
+
+def test_config_lists_sets_and_validates_settings(shell, magics, tmp_path, gelu_dsl):
+    listing = repr(shell.run_line_magic("ascendcraft_config", ""))
+    for name in ("workdir", "soc", "engine", "draft_engine", "llm_model", "llm_base_url", "short_errors"):
+        assert name in listing
+    shell.run_line_magic("ascendcraft_config", f"workdir={tmp_path} soc=Ascend910B3 llm_model='my-model'")
+    assert (magics.workdir, magics.soc, magics.llm_model) == (str(tmp_path), "Ascend910B3", "my-model")
+    lab, err = run(shell, "g310", gelu_dsl)
+    assert err is None and lab.soc == "Ascend910B3" and (tmp_path / "g310").is_dir()
+    with pytest.raises(UsageError, match="unknown SoC"):
+        shell.run_line_magic("ascendcraft_config", "soc=Ascend999")
+    with pytest.raises(UsageError, match="unknown setting"):
+        shell.run_line_magic("ascendcraft_config", "colour=red")
+    shell.run_line_magic("config", "AscendCraftMagics.engine = 'llm'")
+    assert magics.engine == "llm"
+
+
+def test_unload_removes_the_magics(shell):
+    shell.run_line_magic("unload_ext", "ascendcraft_lab")
+    try:
+        assert shell.find_cell_magic("ascendcraft") is None
+    finally:
+        shell.run_line_magic("load_ext", "ascendcraft_lab")
+    assert shell.find_cell_magic("ascendcraft") is not None
+
+
+def test_a_lab_error_from_a_session_call_is_one_message(shell, magics, capsys):
+    result = shell.run_cell("from ascendcraft_lab.notebook import LabSession\nLabSession.resume('/no/such/session')")
+    assert isinstance(result.error_in_exec, LabError)
+    out = capsys.readouterr()
+    shown = out.out + out.err
+    assert "LabError: error: /no/such/session is not a session folder" in shown
+    assert "Traceback" not in shown
+    magics.short_errors = False
+    shell.run_cell("LabSession.resume('/no/such/session')")
+    out = capsys.readouterr()
+    assert "Traceback" in out.out + out.err
+
+
+def test_the_line_form_with_a_reference_drafts_the_kernel_offline(shell, tmp_path, gelu_ref):
+    value, err = run(shell, f"drafted --ref {gelu_ref} --engine rule --draft drafter --workdir {tmp_path} --check", None)
+    assert err is None, err
+    assert (tmp_path / "drafted" / "kernel.dsl.py").read_text().lstrip().startswith(("\"\"\"", "@host", "#"))
+    assert value.final is not None and value.result is not None and value.result.correct

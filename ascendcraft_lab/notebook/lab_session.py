@@ -54,6 +54,7 @@ class StepState:
     previous = property(lambda self: self.step.previous)
     generated = property(lambda self: self.step.generated)
     edited = property(lambda self: self.step.edited)
+    report = property(lambda self: self.step.report)   # LLM engine: model, attempts, tokens
 
     @property
     def findings(self) -> list[Finding]:

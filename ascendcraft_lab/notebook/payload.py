@@ -65,12 +65,13 @@ def pipeline_payload(lab, *, max_body_chars: int = MAX_BODY_CHARS, max_total_cha
             "findings": [_finding(f, lab.dsl) for f in s.findings],
             "conflicts": [{"path": c.path, "line": c.line, "ours": list(c.ours), "theirs": list(c.theirs)}
                           for c in s.conflicts],
-            "notes": list(s.notes), "files": files,
+            "notes": list(s.notes), "files": files, "report": s.report,
         })
     for spec in PIPELINE[len(lab.steps):]:
         passes.append({"number": spec.number, "name": spec.name, "status": "not-run", "stat": "", "added": 0,
                        "removed": 0, "engine": lab.engine, "seconds": 0.0, "reason": spec.reason,
-                       "explain": spec.explain, "findings": [], "conflicts": [], "notes": [], "files": []})
+                       "explain": spec.explain, "findings": [], "conflicts": [], "notes": [], "files": [],
+                       "report": None})
     final = lab.final
     r = lab.result
     used = sorted(used_dsl_lines(lab))

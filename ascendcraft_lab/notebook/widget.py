@@ -118,7 +118,11 @@ class PipelineView:
         self.verdict.value = render.verdict_html(lab)
 
     def _label(self, s) -> str:
-        return f"{render.STATUS_MARKS.get(s.status, '?')} {s.number} {s.name:<8} {s.stat:>10}  {s.seconds * 1000:5.1f} ms"
+        label = f"{render.STATUS_MARKS.get(s.status, '?')} {s.number} {s.name:<8} {s.stat:>10}  {s.seconds * 1000:5.1f} ms"
+        if s.report:   # the LLM engine made this step: how many tries and tokens it took
+            r = s.report
+            label += f"  {s.engine} {r['attempts']} tries, {r['tokens_in'] + r['tokens_out']} tok"
+        return label
 
     @property
     def step(self):

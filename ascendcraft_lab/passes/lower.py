@@ -102,6 +102,7 @@ def lower_session(dsl_text: str, folder: str | Path, *, soc: str | None = None, 
             "files": {d.path: d.stat for d in step.diffs}, "seconds": round(step.seconds, 4),
             "findings": [f.to_json() for f in step.findings],
             "conflicts": [{"path": c.path, "line": c.line, "ours": list(c.ours), "theirs": list(c.theirs)} for c in step.conflicts],
+            "report": step.report,
         }
     for spec in PIPELINE[len(steps):]:
         new_steps.pop(spec.name, None)

@@ -57,6 +57,8 @@ class Step:
     conflicts: tuple[Conflict, ...] = ()
     seconds: float = 0.0
     edited: bool = False
+    # For an engine that reports on its work (the LLM engine): model, attempts, tokens, requests.
+    report: dict | None = None
 
     @property
     def diffs(self) -> list[FileDiff]:
@@ -112,6 +114,16 @@ def run_pipeline(
             bundle, conflicts = edits[spec.name], ()
         findings = check_step(spec, program, bundle, options)
         steps.append(Step(spec, eng.name, generated, bundle, previous, findings, conflicts,
-                          time.perf_counter() - t0, edited))
+                          time.perf_counter() - t0, edited, _report(eng, spec.name)))
         previous, previous_generated = bundle, generated
     return steps
+
+
+def _report(engine, pass_name: str) -> dict | None:
+    """The engine's account of one pass, when it keeps one (`engine.reports[pass]`)."""
+    rep = (getattr(engine, "reports", None) or {}).get(pass_name)
+    if rep is None:
+        return None
+    return {"model": rep.model, "engine": rep.engine, "attempts": len(rep.attempts), "best_round": rep.best_round,
+            "stopped": rep.stopped, "tokens_in": rep.tokens_in, "tokens_out": rep.tokens_out,
+            "requests": rep.requests, "cached_calls": rep.cached_calls}

@@ -41,6 +41,10 @@ def test_lower_with_the_llm_engine_writes_the_session_and_reruns_from_the_cache(
     assert lower_main([str(dsl), "--engine", "llm", "-o", str(out)]) == 0, capsys.readouterr()
     manifest = json.loads((out / "ascendcraft.json").read_text())
     assert [s["engine"] for s in manifest["steps"].values()] == ["llm"] * 4
+    for step in manifest["steps"].values():   # the workbench shows who made each step and what it cost
+        report = step["report"]
+        assert report["attempts"] >= 1 and report["requests"] >= 1
+        assert report["tokens_in"] > 0 and report["tokens_out"] > 0
     assert (out / "ascendc" / "kernel" / "gelu_kernel.cpp").is_file()
     assert len(fake_openai.chat_requests) == 4
 

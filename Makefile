@@ -5,13 +5,21 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test setup clean
+.PHONY: demo test setup clean extension lab
 
 demo: $(STAMP)
 	$(BIN)/ascendcraft demo
 
-test: $(STAMP)
+test: $(STAMP) extension
 	$(BIN)/python -m pytest -q
+	PYTHON=$(BIN)/python bash tests/ui/run_ui_tests.sh
+
+# The JupyterLab extension: rebuilt only when its sources changed (see extension/README.md).
+extension: $(STAMP)
+	PYTHON=$(BIN)/python bash extension/build.sh
+
+lab: extension
+	$(BIN)/ascendcraft lab
 
 setup: $(STAMP)
 
@@ -20,7 +28,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	# CPU build from the local wheel store; a bare `torch` could pull a CUDA build.
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[test]'
+	# The extension is built by extension/build.sh (make extension), not inside pip.
+	HATCH_JUPYTER_BUILDER_SKIP_NPM=1 $(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
 clean:

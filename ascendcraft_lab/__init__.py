@@ -13,6 +13,11 @@ def load_ipython_extension(ip):
     load(ip)
 
 
+def _jupyter_labextension_paths():
+    """Where JupyterLab finds the pipeline view (`jupyter labextension develop` and friends)."""
+    return [{"src": "labextension", "dest": "ascendcraft-lab"}]
+
+
 def unload_ipython_extension(ip):
     from .notebook.magic import unload_ipython_extension as unload
     unload(ip)

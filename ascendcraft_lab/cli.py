@@ -26,7 +26,7 @@ COMMANDS = [
     Command("check", "compile and verify against PyTorch (--backend interpreter|emulator|cann)", "ascendcraft_lab.check:main"),
     Command("emulate", "run hand-written AscendC on the CPU emulator", "ascendcraft_lab.backends.emulator.cli:main"),
     Command("bench", "Comp@1 / Pass@1 / Fast_p over a folder of reference files", "ascendcraft_lab.bench.cli:main"),
-    Command("lab", "start JupyterLab on notebooks/", None),
+    Command("lab", "start JupyterLab on notebooks/", "ascendcraft_lab.notebook.lab_cli:main"),
     Command("export", "export a session to MultiKernelBench's submission format (--format mkb|mkb-direct)", "ascendcraft_lab.export.mkb:main"),
     Command("doctor", "what is available: compiler, CANN, torch_npu, NPU, LLM endpoint", "ascendcraft_lab.doctor:main"),
 ]

@@ -235,6 +235,8 @@ def load_ipython_extension(ip) -> None:
     ip.register_magics(magics)
     if magics not in ip.configurables:
         ip.configurables.append(magics)
+    from .comm import register_comm_target
+    register_comm_target(ip)          # the pipeline view's comm (the extension also registers it itself)
 
     def show_lab_error(shell, etype, value, tb, tb_offset=None):
         # A LabError raised by a LabSession call in a cell is the user's to fix: one message,

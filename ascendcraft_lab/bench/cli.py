@@ -36,6 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--engine", choices=("rule", "llm"), default="rule", help="the lowering passes' engine")
     ap.add_argument("--draft", choices=("drafter", "llm"), default="drafter", help="who writes the DSL draft")
     ap.add_argument("--backend", choices=("emulator", "cann"), default="emulator")
+    ap.add_argument("--model", default=None, help="LLM model for --draft llm / --engine llm (default: $ASCENDCRAFT_MODEL)")
     ap.add_argument("--jobs", type=int, default=max(1, min(2, os.cpu_count() or 1)), help="ops run in parallel")
     ap.add_argument("-o", "--out", default=None, help="output folder (default bench-out/<suite>)")
     ap.add_argument("--shapes", default="reference,tail", help="reference, tail or both (comma-separated)")
@@ -55,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     if not shapes or any(s not in ("reference", "tail") for s in shapes):
         print("ascendcraft bench: --shapes takes reference, tail or reference,tail", file=sys.stderr)
         return 2
+    if args.model:   # the workers build their LLM clients from the environment
+        os.environ["ASCENDCRAFT_MODEL"] = args.model
     refusal = _refusal(args)
     if refusal:
         print(f"ascendcraft bench: {refusal}", file=sys.stderr)
@@ -89,10 +92,18 @@ def main(argv: list[str] | None = None) -> int:
             "backend": args.backend, "soc": _soc_name(args.soc), "dtype": "float16" if args.dtype == "f16" else "float32",
             "seeds": list(range(args.seeds)), "jobs": args.jobs, "threads": os.cpu_count() or 1,
             "host": f"{platform.machine()} {platform.processor() or ''}".strip(), "python": platform.python_version()}
+    if "llm" in (args.draft, args.engine):
+        meta["model"] = os.environ.get("ASCENDCRAFT_MODEL", "")
+        meta["llm"] = {k: sum((r.get("llm") or {}).get(k, 0) for r in results)
+                       for k in ("calls", "cached", "requests", "tokens_in", "tokens_out")}
     doc = {"meta": meta, "summary": summary, "results": results}
     write_json(out / "results.json", doc)
     (out / "report.html").write_text(render_html(doc))
     print(render_table(summary), file=sys.stdout)
+    if "llm" in meta:
+        u = meta["llm"]
+        print(f"LLM ({meta['model'] or 'default model'}): {u['calls']} calls ({u['cached']} from the cache), "
+              f"{u['tokens_in']} tokens in, {u['tokens_out']} out")
     print(f"\n{len(ops)} ops in {meta['seconds']:.0f} s; results {out / 'results.json'}, report {out / 'report.html'}")
     return 0
 

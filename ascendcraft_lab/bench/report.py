@@ -104,6 +104,9 @@ def render_html(doc: dict) -> str:
             cells.append(f'<td class="{cls}">{verdict}{f" ({ratio:.2g}x)" if ratio else ""}'
                          f'<div class="err">{e(detail)}</div></td>')
         tmpl = (r.get("draft") or {}).get("template", "")
+        if r.get("llm"):
+            u = r["llm"]
+            tmpl += f" · {u['calls']} LLM calls, {u['tokens_in'] + u['tokens_out']} tokens"
         log = r.get("log", "")
         op_rows.append(f"<tr><td>{e(r['category'])}</td><td>{e(r['op'])}</td><td>{e(tmpl)}</td>{''.join(cells)}"
                        f"<td>{r.get('seconds', '')}</td><td><a href=\"{e(log)}\">log</a></td></tr>")

@@ -46,6 +46,9 @@ def run_op(job: dict) -> dict:
     log = Log(opdir / "log.txt")
     t_start = time.perf_counter()
     result = {"op": job["op"], "category": job["category"], "path": job["path"], "shapes": {}, "draft": None}
+    uses_llm = "llm" in (job["draft"], job["engine"])
+    if uses_llm:   # every LLM call of this op is logged in its folder (never the key)
+        os.environ["ASCENDCRAFT_LLM_LOG_DIR"] = str(opdir)
     try:
         _run(job, opdir, log, result)
     except Exception as exc:  # noqa: BLE001 - any failure is this op's result, with the traceback in its log
@@ -53,6 +56,9 @@ def run_op(job: dict) -> dict:
         for label in (s["label"] for s in job["shapes"]):
             result["shapes"].setdefault(label, {"compiled": False, "correct": False, "stage": "internal",
                                                 "error": f"internal error: {_one_line(exc)}"})
+    if uses_llm:
+        result["llm"] = llm_usage(opdir / "llm-calls.jsonl")
+        log(f"llm: {result['llm']}")
     result["seconds"] = round(time.perf_counter() - t_start, 2)
     log(f"done in {result['seconds']} s")
     log.close()
@@ -108,6 +114,15 @@ def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
     log(f"draft ({template}) in {time.perf_counter() - t0:.1f} s -> {opdir / 'kernel.dsl.py'}")
     for s in shapes:
         result["shapes"][s["label"]] = _shape(job, s, draft_text, runs[s["label"]], timings.get(s["label"]), opdir, log)
+
+
+def llm_usage(path: Path) -> dict:
+    """Calls and tokens of one op, from the LLM client's call log."""
+    calls = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    return {"calls": len(calls), "cached": sum(1 for c in calls if c.get("cached")),
+            "requests": sum(c.get("attempts") or 0 for c in calls if not c.get("cached")),
+            "tokens_in": sum(c.get("tokens_in") or 0 for c in calls),
+            "tokens_out": sum(c.get("tokens_out") or 0 for c in calls)}
 
 
 def _draft(job, traced, ref0, log):

@@ -27,6 +27,8 @@ the fewest problems, for a UI that shows it (from `last_report`) as a diff to fi
 """
 from __future__ import annotations
 
+import os
+
 import re
 import tempfile
 import time
@@ -363,7 +365,8 @@ def client_from_environment(**settings) -> LlmClient:
             "the LLM engine has no endpoint: set OPENAI_BASE_URL to an OpenAI-compatible server (e.g. "
             "http://localhost:8000/v1 for vLLM or Ollama) or OPENAI_API_KEY for api.openai.com, or put base_url "
             "in ~/.config/ascendcraft/config.toml; `ascendcraft doctor` shows what is found", kind="config")
-    return LlmClient(config)
+    # ASCENDCRAFT_LLM_LOG_DIR: where each call is logged (the bench points it at the op's folder).
+    return LlmClient(config, log_dir=os.environ.get("ASCENDCRAFT_LLM_LOG_DIR") or None)
 
 
 def engine_from_environment(**options) -> LlmEngine:

@@ -12,11 +12,11 @@ demo: $(STAMP)
 
 test: $(STAMP) extension
 	$(BIN)/python -m pytest -q
-	PYTHON=$(BIN)/python bash tests/ui/run_ui_tests.sh
+	PYTHON=$(CURDIR)/$(BIN)/python bash tests/ui/run_ui_tests.sh
 
 # The JupyterLab extension: rebuilt only when its sources changed (see extension/README.md).
 extension: $(STAMP)
-	PYTHON=$(BIN)/python bash extension/build.sh
+	PYTHON=$(CURDIR)/$(BIN)/python bash extension/build.sh
 
 lab: extension
 	$(BIN)/ascendcraft lab

@@ -25,6 +25,7 @@ if [ -z "$PY" ]; then
   if [ -x "$REPO/.venv/bin/python" ]; then PY="$REPO/.venv/bin/python"; else PY="$(command -v python3)"; fi
 fi
 BIN="$(cd "$(dirname "$PY")" && pwd)"
+PY="$BIN/$(basename "$PY")"                # absolute: the build below runs from extension/
 export PATH="$BIN:$PATH"                   # jlpm and jupyter-builder come with JupyterLab
 for tool in node jlpm jupyter-builder; do
   command -v "$tool" >/dev/null || { echo "build.sh: error: $tool not found (Node.js >= 20 and JupyterLab 4.6 in $BIN are needed)" >&2; exit 2; }

@@ -17,10 +17,9 @@ import numpy as np
 
 from ..backends.emulator.runner import Arg, pack_tiling, run_kernel
 from ..dsl import ir
-from ..dsl.host import bind_dims, evaluate_host, output_shape
+from ..dsl.host import output_shape
 from ..passes.bundle import Bundle
-from ..passes.plan import plan_for
-from ..passes.verify import _run_tiling_probe, tiling_fields
+from ..passes.verify import checked_launch, tiling_fields
 from ..soc import get_soc
 
 
@@ -47,24 +46,10 @@ def run_bundle(program: ir.Program, bundle: Bundle, root: Path, inputs: Mapping[
                scalars: Mapping[str, int | float], *, soc: str | None = None, timeout: float = 120) -> KernelRun:
     """Compile (cached by path + content) and run the bundle written under `root` on `inputs`."""
     s = get_soc(soc)
-
-    class _Opts:
-        pass
-    opts = _Opts()
-    opts.soc = s.name
-    plan = plan_for(program, opts)
-    shapes = {n: tuple(a.shape) for n, a in inputs.items()}
-    dims = bind_dims(program, shapes)
-    launch = evaluate_host(program, shapes, scalars, s)
-    values = {**dims, **{k: v for k, v in launch.items() if k != "cores"}, **scalars}
-    probe, err = _run_tiling_probe(plan, bundle, dims, scalars)
-    if probe is None:
-        return KernelRun("compile-error", err)
-    expected = {"cores": launch["cores"], **{f.name: values[f.name] for f in plan.tiling_fields}}
-    wrong = [k for k, v in expected.items() if abs(float(probe.get(k, float("nan"))) - float(v)) > 1e-6 * max(1.0, abs(float(v)))]
-    if wrong:
-        return KernelRun("tiling-mismatch", "the generated tiling function disagrees with the DSL host function ("
-                         + ", ".join(f"{k}: C++ {probe.get(k)} vs DSL {expected[k]}" for k in wrong) + ")")
+    checked, status, message = checked_launch(program, bundle, inputs, scalars, s)
+    if status:
+        return KernelRun(status, message)
+    plan, dims, launch, values = checked.plan, checked.dims, checked.launch, checked.values
     env = {**dims, **scalars}
     args, names, kinds = [], [], []
     for t in program.tensors():

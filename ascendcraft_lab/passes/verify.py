@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,29 +92,50 @@ def _run_tiling_probe(plan: Plan, bundle: Bundle, dims: Mapping[str, int], scala
     return values, ""
 
 
-def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, int | float],
-            *, soc: str = "Ascend910B2", timeout: float = 120) -> EmulatorRun:
-    """Run the bundle's kernel on the emulator for concrete `inputs` (by GM param name)."""
-    options_soc = get_soc(soc)
+@dataclass
+class CheckedLaunch:
+    """The launch for concrete inputs: the DSL host function's numbers, which the generated C++
+    tiling function reproduced (compiled and run on the same shapes)."""
+    plan: Plan
+    dims: dict
+    launch: dict            # cores and every Launch field
+    values: dict            # every tiling struct field: dims, Launch fields, scalars
+
+
+def checked_launch(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray],
+                   scalars: Mapping[str, int | float], soc) -> tuple[CheckedLaunch | None, str, str]:
+    """(launch, status, message): status is "" when the C++ tiling agrees with the DSL, else
+    "compile-error" or "tiling-mismatch" with one sentence."""
 
     class _Opts:
         pass
     opts = _Opts()
-    opts.soc = options_soc.name
+    opts.soc = soc.name
     plan = plan_for(program, opts)
     shapes = {n: tuple(a.shape) for n, a in inputs.items()}
     dims = bind_dims(program, shapes)
-    launch = evaluate_host(program, shapes, scalars, options_soc)
+    launch = evaluate_host(program, shapes, scalars, soc)
     values = {**dims, **{k: v for k, v in launch.items() if k != "cores"}, **scalars}
+    result = CheckedLaunch(plan, dims, launch, values)
     probe, err = _run_tiling_probe(plan, bundle, dims, scalars)
     if probe is None:
-        return EmulatorRun("compile-error", err, tiling=values)
+        return result, "compile-error", err
     expected = {"cores": launch["cores"], **{f.name: values[f.name] for f in plan.tiling_fields}}
     wrong = [k for k, v in expected.items() if abs(float(probe.get(k, float("nan"))) - float(v)) > 1e-6 * max(1.0, abs(float(v)))]
     if wrong:
         detail = ", ".join(f"{k}: C++ {probe.get(k)} vs DSL {expected[k]}" for k in wrong)
-        return EmulatorRun("tiling-mismatch", f"the generated tiling function disagrees with the DSL host function ({detail})",
-                           tiling=values)
+        return result, "tiling-mismatch", f"the generated tiling function disagrees with the DSL host function ({detail})"
+    return result, "", ""
+
+
+def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, int | float],
+            *, soc: str = "Ascend910B2", timeout: float = 120) -> EmulatorRun:
+    """Run the bundle's kernel on the emulator for concrete `inputs` (by GM param name)."""
+    options_soc = get_soc(soc)
+    checked, status, message = checked_launch(program, bundle, inputs, scalars, options_soc)
+    if status:
+        return EmulatorRun(status, message, tiling=checked.values)
+    plan, dims, launch, values = checked.plan, checked.dims, checked.launch, checked.values
     env = {**dims, **scalars}
     args, names = [], []
     for t in program.tensors():

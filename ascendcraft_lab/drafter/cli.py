@@ -45,7 +45,12 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         text, template = d.text, d.template
     if args.out:
-        Path(args.out).write_text(text)
+        from ..atomic import write_text
+        try:
+            write_text(Path(args.out), text)
+        except OSError as e:
+            print(f"ascendcraft draft: cannot write {args.out}: {e.strerror}", file=sys.stderr)
+            return 1
         print(f"wrote {args.out} ({template} template)", file=sys.stderr)
     else:
         sys.stdout.write(text)

@@ -1,0 +1,25 @@
+"""Hinge loss: mean(clamp(1 - predictions * targets, min=0)) with +-1 targets."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, predictions: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        return torch.mean(torch.clamp(1 - predictions * targets, min=0))
+
+
+batch_size = 128
+input_dim = 4096
+TAIL = {"batch_size": 37, "input_dim": 5003}
+
+
+def get_inputs():
+    return [torch.randn(batch_size, input_dim),
+            torch.randint(0, 2, (batch_size, input_dim)).float() * 2 - 1]
+
+
+def get_init_inputs():
+    return []

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from .metrics import summarise
-from .report import render_html, write_json
+from .report import render_html, render_markdown, write_json
 from .suite import SuiteOp, discover
 
 TORCH_SYMBOLS = ("torch::", "at::", "ATen/", "Python.h", "pybind11", "c10::", "PyObject")
@@ -99,12 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     doc = {"meta": meta, "summary": summary, "results": results}
     write_json(out / "results.json", doc)
     (out / "report.html").write_text(render_html(doc))
+    (out / "report.md").write_text(render_markdown(doc))
     print(render_table(summary), file=sys.stdout)
     if "llm" in meta:
         u = meta["llm"]
         print(f"LLM ({meta['model'] or 'default model'}): {u['calls']} calls ({u['cached']} from the cache), "
               f"{u['tokens_in']} tokens in, {u['tokens_out']} out")
-    print(f"\n{len(ops)} ops in {meta['seconds']:.0f} s; results {out / 'results.json'}, report {out / 'report.html'}")
+    print(f"\n{len(ops)} ops in {meta['seconds']:.0f} s; results {out / 'results.json'}, report {out / 'report.html'} (and report.md)")
     return 0
 
 

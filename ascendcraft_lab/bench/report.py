@@ -1,4 +1,5 @@
-"""The bench report: a JSON document and a self-contained HTML page (inline SVG, no JS).
+"""The bench report: a JSON document, a self-contained HTML page (inline SVG, no JS) and a
+Markdown page (the same figures as plain tables, for notes and reviews).
 
 The HTML shows the figures per category and overall, a bar chart per category (Comp@1 and
 Pass@1 for each shape), one row per op with its template, verdicts, errors and log, and the
@@ -132,3 +133,46 @@ seeds {e(str(meta['seeds']))}, {meta['jobs']} parallel op(s)</p>
 <h2>Method</h2><ul>{notes}</ul>
 </body></html>
 """
+
+
+def _seconds(x) -> str:
+    if x is None:
+        return ""
+    return f"{x * 1e3:.3g} ms" if x < 1 else f"{x:.3g} s"
+
+
+def render_markdown(doc: dict) -> str:
+    """Per category and per op: verdicts, and the emulator's kernel time beside PyTorch eager's."""
+    meta, summary, results = doc["meta"], doc["summary"], doc["results"]
+    shapes = summary["shapes"]
+    out = [f"# AscendCraft bench: {meta['suite']}", "",
+           f"`{meta['command']}` ({meta['started']}, {meta['seconds']:.0f} s; draft {meta['draft']}, engine "
+           f"{meta['engine']}, backend {meta['backend']}, SoC {meta['soc']}, inputs {meta['dtype']}, "
+           f"seeds {meta['seeds']}, {meta.get('threads', '?')} CPU threads)", "", "## Per category", "",
+           "| category | " + " | ".join(f"{s} Comp@1 | {s} Pass@1 | {s} eager/emu" for s in shapes) + " |",
+           "|---" * (1 + 3 * len(shapes)) + "|"]
+    for c, figs in list(summary["categories"].items()) + [("**overall**", summary["overall"])]:
+        cells = " | ".join(f"{figs[s]['compiled']}/{figs[s]['ops']} | {figs[s]['correct']}/{figs[s]['ops']} "
+                           f"({_pct(figs[s]['pass@1'])}) | {_ratio(figs[s]['emu_vs_eager_geomean'])}" for s in shapes)
+        out.append(f"| {c} | {cells} |")
+    out += ["", "## Per op", "",
+            "Emulator kernel time (all blocks on the CPU, median over the seeds) against PyTorch eager on the same CPU; "
+            "ratio = eager / emulator (NOT an NPU speed).", "",
+            "| category | op | template | " + " | ".join(f"{s} | {s} emulator | {s} eager | {s} ratio" for s in shapes) + " |",
+            "|---" * (3 + 4 * len(shapes)) + "|"]
+    for r in results:
+        cells = []
+        for s in shapes:
+            sr = r["shapes"].get(s, {})
+            verdict = "correct" if sr.get("correct") else f"FAIL ({sr.get('stage', '?')})"
+            t = sr.get("timing") or {}
+            cells.append(f"{verdict} | {_seconds(t.get('emulator_kernel_s'))} | {_seconds(t.get('torch_eager_s'))} | "
+                         f"{_ratio(sr.get('speed_ratio'))}")
+        tmpl = (r.get("draft") or {}).get("template", "")
+        out.append(f"| {r['category']} | {r['op']} | {tmpl} | {' | '.join(cells)} |")
+    failures = [(r, s, r["shapes"][s]) for r in results for s in shapes
+                if s in r["shapes"] and not r["shapes"][s].get("correct")]
+    if failures:
+        out += ["", "## Failures", ""]
+        out += [f"- {r['category']}/{r['op']} ({s}): {sr.get('stage', '')}: {sr.get('error', '')}" for r, s, sr in failures]
+    return "\n".join(out) + "\n"

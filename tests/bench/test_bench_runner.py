@@ -52,4 +52,7 @@ def test_bench_survives_a_crashing_op_and_reports_both(tmp_path, capsys):
     assert doc["summary"]["overall"]["reference"]["pass@1"] == 0.5
     html = (out / "report.html").read_text()
     assert "<svg" in html and "NOT an NPU speed" in html
+    md = (out / "report.md").read_text()
+    assert "| activation | relu |" in md and "correct" in md
+    assert "activation/crash (reference): crash:" in md
     assert "activation" in capsys.readouterr().out

@@ -224,13 +224,14 @@ def _gm(program: ir.Program) -> dict[str, GmPlan]:
     core_rows variable (or the same core_chunk range)."""
     core_vars = {s.var for s, _ in ir.walk_stmts(program.kernel.body)
                  if isinstance(s, ir.For) and isinstance(s.iter, (ir.CoreRows, ir.CoreChunk))}
-    refs: dict[str, list[ir.GmRef]] = {t.name: [] for t in program.tensors()}
+    tensors = program.tensors() + program.workspaces
+    refs: dict[str, list[ir.GmRef]] = {t.name: [] for t in tensors}
     for s, _ in ir.walk_stmts(program.kernel.body):
         ref = s.src if isinstance(s, ir.Load) else s.dst if isinstance(s, ir.Store) else None
         if ref is not None and ref.tensor in refs:
             refs[ref.tensor].append(ref)
     plans = {}
-    for t in program.tensors():
+    for t in tensors:
         first = set()
         for ref in refs[t.name]:
             idx0 = ref.index[0] if ref.index else None

@@ -147,8 +147,8 @@ class Writer:
                 self.loaded[id(node)] = t
         for n in leaves:
             if n.op == "param":
-                t = Tensor(self.namer.fresh(n.attrs["name"].replace(".", "_")), n, "Param", n.dtype, self.full_view(),
-                           n.attrs["name"], tuple(n.shape))
+                t = Tensor(self.namer.fresh(n.attrs["name"].replace(".", "_")), n, "Param", n.dtype, self.leaf_view(n),
+                           n.attrs["name"], tuple(n.attrs.get("actual", n.shape)))
                 self.tensors.append(t)
                 self.loaded[id(n)] = t
         outs = lay.outputs
@@ -197,6 +197,12 @@ class Writer:
 
     def reduced_view(self, shape) -> str:
         raise Unsupported("a reduced output in this template")
+
+    def leaf_view(self, n: Node) -> str:
+        """The declared view of a parameter (a broadcast one only where the template handles it)."""
+        if "actual" in n.attrs and not self.lay.is_full(n):
+            raise Unsupported(f"parameter `{n.name}` broadcast against the input in the {self.template} template")
+        return self.full_view()
 
     def prod(self, axes) -> str:
         names = [self.dims[a] for a in axes]
@@ -533,7 +539,7 @@ class LoopWriter(Writer):
         copyin, copyout = [], []
         for t in self.loads_for([r.node for r in roots], env):
             tile = self.tile_name(t, "h" if t.dtype == "float16" else "u")
-            copyin.append(f"{tile} = load({t.name}[{load_index}])")
+            copyin.append(f"{tile} = load({t.name}[{self.leaf_load_index(t, load_index)}])")
             if t.dtype == "float16":
                 wide = self.tile_name(t, "u")
                 st.lines.append(f"{wide} = cast({tile}, f32)")
@@ -570,6 +576,10 @@ class LoopWriter(Writer):
             elif r.kind == "name":
                 st.assign(r.name, r.node)
         return copyin, st.lines, copyout, st.carries
+
+    def leaf_load_index(self, t: Tensor, index: str) -> str:
+        """How a sweep indexes tensor `t` (the full tensors' index unless the template says otherwise)."""
+        return index
 
     @staticmethod
     def stages(copyin, compute, copyout) -> list[str]:
@@ -698,6 +708,16 @@ class RowsWriter(LoopWriter):
     def row_expr(self) -> str:
         return self.prod(self.lay.axes)
 
+    def leaf_view(self, n: Node) -> str:
+        if "actual" in n.attrs and self.lay.is_row(n):   # shaped like the row (a layer norm's weight)
+            return self.shape_text([self.group(self.lay.axes)])
+        return super().leaf_view(n)
+
+    def leaf_load_index(self, t: Tensor, index: str) -> str:
+        if t.node is not None and self.lay.is_row(t.node):
+            return self._span
+        return index
+
     def kernel_body(self) -> list[str]:
         lay = self.lay
         env: dict = {}
@@ -707,6 +727,7 @@ class RowsWriter(LoopWriter):
         Rp = R if " " not in R else f"({R})"
         # reverse scans visit the row's tiles from its end: tile c covers the mirrored range
         span = f"{Rp} - c.start - c.len:{Rp} - c.start" if rev else "c"
+        self._span = span
         idx = span if self.global_row else f"r, {span}"
         full_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if lay.is_full(o)]
         red_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if not lay.is_full(o)]
@@ -1012,3 +1033,7 @@ class ColsWriter(LoopWriter):
 
 
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter}
+
+
+from .planes import PlanesWriter  # noqa: E402 - its own module; registered with the others here
+WRITERS["planes"] = PlanesWriter

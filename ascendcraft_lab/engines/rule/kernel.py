@@ -182,7 +182,7 @@ class KernelGen:
             for st in group:
                 if st.kind is ir.StageKind.copyin:
                     for s in st.body:
-                        if isinstance(s, ir.Load):
+                        if isinstance(s, ir.Load) and isinstance(self.p.local_type(s.target), ir.TileType):
                             loaded.setdefault(s.target, set()).add(group_of[id(st)])
         keep = set()
         for group in groups:

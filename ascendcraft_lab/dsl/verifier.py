@@ -157,7 +157,7 @@ class _Verifier:
                                        "dims are integers: declare the scalar as i32")
                     if n.id not in bound and n.id not in scalar_names:
                         if p.role in (TensorRole.output, TensorRole.workspace):
-                            raise self.err(n, f"{p.role.value} dim `{n.id}` is not bound by any input",
+                            raise self.err(n, f"{'output' if p.role is TensorRole.output else 'workspace'} dim `{n.id}` is not bound by any input",
                                            "write it with input dims and int scalars, e.g. (N - K) // S + 1")
                         raise self.err(n, f"dim `{n.id}` is only used inside an expression, so nothing binds it",
                                        f"declare `{n.id}` on its own as a dim of some input")
@@ -436,7 +436,7 @@ class _Verifier:
         tensor: TensorType = sym.type
         param = self.p.param(g.tensor)
         if write and tensor.role not in (TensorRole.output, TensorRole.workspace):
-            raise self.err(g, f"`{g.tensor}` is an input; only Out[...] and Workspace[...] tensors are stored to",
+            raise self.err(g, f"`{g.tensor}` is an input; only Out[...] tensors are stored to (and Workspace[...] scratch)",
                            f"declare the result as `y: Out[{tensor.dtype.value}, ...]` and store there")
         if not write and tensor.role is TensorRole.output:
             raise self.err(g, f"`{g.tensor}` is an output; loads read inputs",

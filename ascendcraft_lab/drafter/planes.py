@@ -55,7 +55,8 @@ def planes_fit(lay: Layout) -> str:
     if lay.scans:
         return "scans in the planes template"
     if not lay.reductions:
-        return "a parameter that varies along the reduced axes without a reduction"
+        return ("a per-channel parameter broadcast over the input without a reduction (e.g. a BatchNorm in "
+                "eval mode): the map template's flat tiles cross channels")
     split = split_axes(lay)
     if isinstance(split, str):
         return split

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .graph import Node, Unsupported
 from .layout import Layout
-from .templates import DIM_NAMES, HostField, LoopWriter, Root, Stage, _subgraph_nodes
+from .templates import DIM_NAMES, HostField, LoopWriter, Root, _subgraph_nodes
 
 
 def split_axes(lay: Layout) -> tuple[tuple, tuple, tuple, tuple] | str:
@@ -245,16 +245,6 @@ class PlanesWriter(LoopWriter):
             lines.append(f"{name} = load({t.name}[{self.leaf_index(n)}])")
             env[id(n)] = name
         return self.stages(lines, [], [])
-
-    def _scalars(self, nodes: list[Node], env: dict) -> list[str]:
-        if not nodes:
-            return []
-        st = Stage(self, env)
-        for n in nodes:
-            name = self.namer.fresh("k")
-            st.lines.append(f"{name} = {st.value(n)}")
-            env[id(n)] = name
-        return self.stages([], st.lines, [])
 
     def host_body(self) -> list[str]:
         groups = self.size(self.L + self.K)

@@ -590,6 +590,17 @@ class LoopWriter(Writer):
                 out += ["    " + l for l in lines]
         return out
 
+    def _scalars(self, nodes: list[Node], env: dict) -> list[str]:
+        """Row scalars derived from reductions (log(s), 1/s ...): once per row, on the scalar unit."""
+        if not nodes:
+            return []
+        st = Stage(self, env)
+        for n in nodes:
+            name = self.namer.fresh("k")
+            st.lines.append(f"{name} = {st.value(n)}")
+            env[id(n)] = name
+        return self.stages([], st.lines, [])
+
     def levels(self) -> list[list[Node]]:
         """Reductions grouped by dependency level: level k reads only results of levels < k."""
         level: dict[int, int] = {}
@@ -822,17 +833,6 @@ class RowsWriter(LoopWriter):
             return super().kernel_signature()
         finally:
             self.out_tensors.pop()
-
-    def _scalars(self, nodes: list[Node], env: dict) -> list[str]:
-        """Row scalars derived from reductions (log(s), 1/s ...): once per row, on the scalar unit."""
-        if not nodes:
-            return []
-        st = Stage(self, env)
-        for n in nodes:
-            name = self.namer.fresh("k")
-            st.lines.append(f"{name} = {st.value(n)}")
-            env[id(n)] = name
-        return self.stages([], st.lines, [])
 
     def host_body(self) -> list[str]:
         R = self.row_expr()

@@ -11,15 +11,10 @@ import pytest
 
 from ascendcraft_lab.drafter import DraftError, draft_from_trace, draft_reference
 from ascendcraft_lab.drafter.trace import run_jobs
-from ascendcraft_lab.dsl.check import bind
-from ascendcraft_lab.dsl.parser import parse
-from ascendcraft_lab.dsl.verifier import verify
-from ascendcraft_lab.engines.rule import render
-from ascendcraft_lab.passes.manager import LowerOptions
-from ascendcraft_lab.passes.verify import check_emulator, render_run
+from ascendcraft_lab.passes.verify import render_run
 from ascendcraft_lab.suite import ROOT as SUITE
 
-from drafter_helpers import write_ref
+from drafter_helpers import check_draft_on_emulator, write_ref
 
 SMALL = {"batch_size": 3, "features": 5, "dim1": 9, "dim2": 13}
 CASES = [  # (suite op, overrides, template, a phrase the draft must contain)
@@ -54,12 +49,7 @@ def test_normalization_draft_matches_pytorch_on_the_emulator(traced_and_runs, op
     draft = draft_from_trace(traced["graph"], name=op, source=f"{op}.py")
     assert draft.template == template
     assert phrase in draft.text, draft.text
-    program = verify(parse(draft.text, "draft.dsl.py"))
-    ref = run["run"]
-    inputs, _ = bind(program, ref)
-    options = LowerOptions(shapes={n: v.shape for n, v in inputs.items() if hasattr(v, "shape")},
-                           scalars={p.name: inputs[p.name] for p in program.scalars})
-    verdict, emu = check_emulator(program, render(program, options, 4), ref)
+    verdict, emu, program = check_draft_on_emulator(draft.text, run["run"])
     assert emu.findings == [], render_run(emu, program)
     assert verdict.correct, verdict.summary() + "\n" + draft.text
 

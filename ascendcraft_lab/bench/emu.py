@@ -17,7 +17,7 @@ import numpy as np
 
 from ..backends.emulator.runner import Arg, pack_tiling, run_kernel
 from ..dsl import ir
-from ..dsl.host import output_shape
+from ..dsl.host import output_shape, workspace_layout
 from ..passes.bundle import Bundle
 from ..passes.verify import checked_launch, tiling_fields
 from ..soc import get_soc
@@ -61,7 +61,7 @@ def run_bundle(program: ir.Program, bundle: Bundle, root: Path, inputs: Mapping[
             args.append(Arg.inout(np.ascontiguousarray(inputs[t.name], dtype=t.dtype.np)))
             kinds.append("in")
         names.append(t.name)
-    args.append(Arg.workspace(32))
+    args.append(Arg.workspace(max(32, workspace_layout(program, env, s)[1])))   # zeroed GM
     args.append(Arg.tiling(pack_tiling(tiling_fields(plan, values))))
     write_bundle(bundle, root)
     report = run_kernel([root / plan.kernel_path], plan.entry, int(launch["cores"]), args, soc=s.name,

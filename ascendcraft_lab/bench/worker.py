@@ -187,7 +187,8 @@ def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log) -> dict:
     # 3 + 4. compile once, run every input set, compare
     kernel_times, all_ok = [], True
     for ref in refs:
-        seed_res = _run_seed(job, program, bundle, project, ref, log, check_output, inputs_unchanged, bind)
+        seed_res = _run_seed(job, program, bundle, project, ref, log, check_output, inputs_unchanged, bind,
+                             exact=lambda seed: _exact_reference(job, s, seed))
         out["seeds"].append(seed_res)
         if seed_res["status"] == "compile-error":
             out.update(stage="compile", error=seed_res["error"])
@@ -227,7 +228,14 @@ def _lower(job, program, shapes, scalars):
     return steps[-1].bundle
 
 
-def _run_seed(job, program, bundle, project, ref, log, check_output, inputs_unchanged, bind) -> dict:
+def _exact_reference(job, s, seed):
+    """The reference run again in float64 (outputs rounded to float32), or a ReferenceError."""
+    from ..drafter.trace import run_jobs
+    return run_jobs([{"mode": "run", "path": job["path"], "overrides": s["overrides"], "seed": seed, "exact": True}],
+                    timeout=float(job.get("reference_timeout", 600)))[0]
+
+
+def _run_seed(job, program, bundle, project, ref, log, check_output, inputs_unchanged, bind, exact=None) -> dict:
     inputs, expected = bind(program, ref)
     scalars = {p.name: inputs[p.name] for p in program.scalars}
     tensors = {n: v for n, v in inputs.items() if isinstance(v, np.ndarray)}
@@ -248,6 +256,20 @@ def _run_seed(job, program, bundle, project, ref, log, check_output, inputs_unch
         log(f"seed {ref.seed}: {res['error']}")
         return res
     checks = [check_output(p.name, kr.outputs.get(p.name), expected[p.name], _torch_dtype(p)) for p in program.outputs]
+    if exact is not None and not all(c.correct for c in checks) and job.get("dtype", "float32") == "float32" \
+            and all(_is_f32(p) for p in program.outputs):
+        # PyTorch's float32 answer is not always the better one (torch.norm of 67 M floats is off by
+        # 0.5 %): a float32 kernel that matches the float64 answer instead is correct too.
+        run = exact(ref.seed)
+        if isinstance(run, dict):
+            _, precise = bind(program, run["run"])
+            again = [check_output(p.name, kr.outputs.get(p.name), precise[p.name], "float32") for p in program.outputs]
+            if all(c.correct for c in again):
+                worst = max(c.max_rel_err for c in checks)
+                log(f"seed {ref.seed}: differs from PyTorch's float32 result (max rel err {worst:.3g}) but matches "
+                    "the reference computed in float64, so PyTorch's float32 result is the less accurate one")
+                checks = again
+                res["reference"] = "float64"
     res["outputs"] = [c.to_json() for c in checks]
     changed = inputs_unchanged(before, kr.inputs_after)
     problems = [f"`{c.name}`: {c.reason}" for c in checks if not c.correct]
@@ -261,6 +283,10 @@ def _run_seed(job, program, bundle, project, ref, log, check_output, inputs_unch
     log(f"seed {ref.seed}: {'ok' if res['correct'] else 'FAIL ' + res['error']}  (kernel {kr.timings.get('kernel_s')} s, "
         f"compile {kr.timings.get('compile_s')} s{' cached' if kr.timings.get('cached') else ''}, max rel err {worst:.3g})")
     return res
+
+
+def _is_f32(p) -> bool:
+    return p.dtype.value == "f32"
 
 
 def _torch_dtype(p) -> str:

@@ -314,12 +314,23 @@ def job_run(job, module, out, torch, np):
     path = job["path"]
     inputs, init_inputs, model = build(module, path, int(job.get("seed", 0)), job.get("cast_inputs"), torch, np)
     pristine = [v.detach().clone() if isinstance(v, torch.Tensor) else v for v in inputs]
+    exact = bool(job.get("exact"))
+    args = [v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]
+    if exact:
+        # The same forward in float64, rounded back to float32 at the end: the answer a float32
+        # kernel should approach (PyTorch's own float32 result can be further off, e.g. a norm
+        # over tens of millions of elements).
+        args = [v.double() if isinstance(v, torch.Tensor) and v.dtype == torch.float32 else v for v in args]
+        if isinstance(model, torch.nn.Module):
+            model = model.double()
     try:
         with torch.no_grad():
-            result = model(*[v.clone() if isinstance(v, torch.Tensor) else v for v in inputs])
+            result = model(*args)
     except BaseException as e:  # noqa: BLE001
         raise JobError("in forward", _first_line(e), _line_in(e, path))
     outs = list(result) if isinstance(result, (tuple, list)) else [result]
+    if exact:
+        outs = [v.float() if isinstance(v, torch.Tensor) and v.dtype == torch.float64 else v for v in outs]
     meta = {
         "inputs": [save_value(v, out, f"in{i}", np, torch) for i, v in enumerate(pristine)],
         "init_inputs": [save_value(v, out, f"init{i}", np, torch) for i, v in enumerate(init_inputs)],

@@ -99,14 +99,22 @@ def _bindings(w, traced) -> tuple[dict, dict]:
 
 
 def _scaled(w, shapes: dict) -> dict:
-    """Every dim x64 (windows: the row length stays, a tile must hold whole rows)."""
+    """Every dim x64 (windows: the row length stays, a tile must hold whole rows). A parameter
+    declared with the input's dims (a normalization's weight) scales with them."""
     base = tuple(w.lay.base)
     keep = set(w.lay.axes) if w.template == "windows" else set()
     factor = [1 if i in keep else 64 for i in range(len(base))]
+    nodes = {t.name: t.node for t in w.tensors}
     out = {}
     for name, shp in shapes.items():
+        node = nodes.get(name)
+        dims = node.attrs.get("dims") if node is not None else None
         if tuple(shp) == base:
             out[name] = tuple(d * f for d, f in zip(shp, factor))
+        elif dims and all(d.op == "dim" for d in dims) and not keep:
+            out[name] = tuple(d.value * 64 for d in dims)
+        elif node is not None and node.op == "input" and "actual" in node.attrs and not keep:
+            out[name] = tuple(d * 64 for d in shp)
         else:
             out[name] = shp
     return out

@@ -159,6 +159,9 @@ class Builder:
 
     def __init__(self):
         self._keys: dict = {}
+        self.init_inputs: list = []        # get_init_inputs() descriptions (rules that name a number)
+        self.init_names: list = []
+        self.tensors: dict = {}            # the Model's parameters and buffers by name
 
     def _order(self, args: tuple) -> tuple:
         def rank(a: Node):

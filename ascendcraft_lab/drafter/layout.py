@@ -16,6 +16,16 @@ The axes X must be adjacent, which splits S into lead (before X), X and trail (a
            accumulator *tile* while the X index steps through contiguous [trail] slices
   windows  a rows graph whose only outputs are sum/max/min reductions of short rows: many whole
            rows per tile, one window reduction per row (what the expert reduce examples do)
+  planes   the reduced axes end with a contiguous plane Q but are not one adjacent run (batch
+           norm: N and H, W per channel), or a tensor varies along a reduced axis outside Q
+           (group norm's per-channel weight within a group): each statistic group is a set of
+           planes; see planes.py
+
+Model parameters may also be broadcast (a leaf viewed with 1s, from the normalization rules):
+
+  row      varies along exactly the reduced axes X (a layer norm's weight): a rows tile of it
+           sits beside the row's tile
+  plane    constant along Q but not a per-group value (group norm's weight): one number per plane
 """
 from __future__ import annotations
 
@@ -33,7 +43,7 @@ WINDOW_MAX_ROW = 4096          # longest row the windows template takes (a tile 
 
 @dataclass
 class Layout:
-    template: str                       # map | rows | cols | windows
+    template: str                       # map | rows | cols | windows | planes
     base: tuple                         # S
     axes: tuple = ()                    # X (sorted, adjacent)
     space: dict = field(default_factory=dict)     # id(node) -> full | reduced | scalar
@@ -41,6 +51,8 @@ class Layout:
     outputs: list = field(default_factory=list)
     reductions: list = field(default_factory=list)
     scans: list = field(default_factory=list)
+    actual: dict = field(default_factory=dict)    # id(output node) -> its own shape when it is a view of S
+    sym: tuple = ()                     # symbolic size of each axis of S when S splits an input axis
 
     @property
     def lead(self) -> tuple:
@@ -58,6 +70,12 @@ class Layout:
 
     def is_scalar(self, n: Node) -> bool:
         return self.space.get(id(n)) == "scalar"
+
+    def is_row(self, n: Node) -> bool:
+        return self.space.get(id(n)) == "row"
+
+    def is_plane(self, n: Node) -> bool:
+        return self.space.get(id(n)) == "plane"
 
 
 def plan_layout(g: Graph) -> Layout:
@@ -92,15 +110,30 @@ def plan_layout(g: Graph) -> Layout:
         if len(axes_sets) > 1:
             raise Unsupported(f"reductions or scans along different axes {sorted(axes_sets)} in one kernel")
         axes = axes_sets.pop()
-        if list(axes) != list(range(axes[0], axes[-1] + 1)):
-            raise Unsupported(f"a reduction over the non-adjacent axes {axes}")
     else:
         shapes = {tuple(o.shape) for o in outputs}
         base = max(shapes, key=lambda s: (math.prod(s), len(s)))
         axes = ()
-    lay = Layout("map", base, axes, nodes=nodes, outputs=outputs, reductions=reds, scans=scans)
+    actual = {}
+    for i, o in enumerate(outputs):    # a view of S back to an output's own shape (group norm)
+        if o.op == "reshape" and o.args[0].is_tensor and tuple(o.args[0].shape) == tuple(base) and axes:
+            outputs[i] = o.args[0]
+            actual[id(o.args[0])] = tuple(o.shape)
+    if actual:
+        nodes = Graph(outputs, [], [], [], [], {}, {}, "", False).nodes()
+    lay = Layout("map", base, axes, nodes=nodes, outputs=outputs, reductions=reds, scans=scans, actual=actual)
+    lay.sym = next((tuple(n.attrs["sym"]) for n in nodes if n.op in ("input", "param") and "sym" in n.attrs), ())
     _spaces(lay)
-    if not axes:
+    adjacent = not axes or list(axes) == list(range(axes[0], axes[-1] + 1))
+    if any(lay.is_plane(n) for n in nodes) or not adjacent or lay.sym:
+        from .planes import planes_fit
+        why = planes_fit(lay)
+        if why:
+            raise Unsupported(why if adjacent else f"a reduction over the non-adjacent axes {axes} ({why})")
+        lay.template = "planes"
+    elif any(lay.is_row(n) for n in nodes) and (lay.trail or not axes):
+        raise Unsupported("a parameter broadcast along the reduced axes of a reduction over a middle axis")
+    elif not axes:
         lay.template = "map"
     elif lay.trail:
         lay.template = "cols"
@@ -114,7 +147,9 @@ def plan_layout(g: Graph) -> Layout:
 
 
 def _prepare(b: Builder, outputs):
-    """Drop `expand` under elementwise ops (broadcasting does it) and `full` operands (constants)."""
+    """Drop `expand` under elementwise ops (broadcasting does it) and `full` operands (constants);
+    fold a view of a leaf (a parameter seen as (1, C, 1, 1), an input split as (N, G, C/G, H, W))
+    into the leaf itself, which keeps its own shape in `actual`."""
     memo = {}
 
     def operand(a):
@@ -130,6 +165,14 @@ def _prepare(b: Builder, outputs):
         if id(n) in memo:
             return memo[id(n)]
         args = tuple(go(a) for a in n.args)
+        if n.op == "reshape" and args[0].op in ("input", "param") and ("sym" in n.attrs or "dims" in args[0].attrs):
+            leaf = args[0]
+            attrs = {**leaf.attrs, "actual": tuple(leaf.attrs.get("actual", leaf.shape))}
+            if "sym" in n.attrs:
+                attrs["sym"] = n.attrs["sym"]
+            m = Node(leaf.op, (), attrs, tuple(n.shape), leaf.dtype, leaf.value, leaf.name)
+            memo[id(n)] = m
+            return m
         if n.op in ELEMENTWISE:
             args = tuple(operand(a) for a in args)
             m = b.ew(n.op, *args) if n.op != "cast" else b.cast(args[0], n.attrs["dtype"])
@@ -156,8 +199,11 @@ def _spaces(lay: Layout) -> None:
             lay.space[id(n)] = "scalar"
             continue
         if n.op in ("input", "param"):
-            if tuple(n.shape) == tuple(S) or (not lay.axes and math.prod(n.shape) == math.prod(S)
-                                              and math.prod(S) > 1 and _same_nontrivial(n.shape, S)):
+            broadcast = _leaf_space(lay, n) if "actual" in n.attrs else None
+            if broadcast:
+                lay.space[id(n)] = broadcast
+            elif tuple(n.shape) == tuple(S) or (not lay.axes and math.prod(n.shape) == math.prod(S)
+                                                and math.prod(S) > 1 and _same_nontrivial(n.shape, S)):
                 lay.space[id(n)] = "full"
             elif math.prod(n.shape) == 1:
                 raise Unsupported(f"a one-element tensor input `{n.name}` (pass it as a number)")
@@ -187,6 +233,16 @@ def _spaces(lay: Layout) -> None:
                 raise Unsupported(f"a reshape to {tuple(n.shape)} between reductions")
             continue
         spaces = {lay.space[id(a)] for a in n.args if isinstance(a, Node)}
+        if spaces & {"row", "plane"}:
+            # a broadcast parameter: with only per-group values and numbers it stays what it is (a
+            # tile of the row, a number per plane); with anything that varies along the rest, full
+            if spaces <= {"row", "scalar"}:
+                lay.space[id(n)] = "row"
+            elif spaces <= {"plane", "reduced", "scalar"}:
+                lay.space[id(n)] = "plane"
+            else:
+                lay.space[id(n)] = "full"
+            continue
         if "full" in spaces:
             if "reduced" in spaces:
                 for a in n.args:
@@ -205,6 +261,23 @@ def _spaces(lay: Layout) -> None:
             raise Unsupported("an output that does not depend on any input tensor")
         if o.dtype == "bool":
             raise Unsupported("a bool output tensor")
+
+
+def _leaf_space(lay: Layout, n: Node) -> str | None:
+    """The space of a leaf seen through a broadcast view (its shape has 1s where it does not vary)."""
+    S = tuple(lay.base)
+    shape = tuple(n.shape)
+    if len(shape) != len(S) or any(d not in (1, s) for d, s in zip(shape, S)):
+        raise Unsupported(f"`{n.name}` of shape {tuple(n.attrs['actual'])} viewed as {shape} beside {S}")
+    if shape == S:
+        return "full"
+    varies = {a for a, d in enumerate(shape) if d != 1}
+    X = set(lay.axes)
+    if varies and varies == set(range(len(S))) - X:
+        return "reduced"                     # one value per statistics group (batch norm's weight)
+    if varies == X and not (set(range(len(S))) - X) & varies:
+        return "row"
+    return "plane"
 
 
 def _same_nontrivial(a, b) -> bool:

@@ -14,6 +14,7 @@ from typing import Callable
 
 from . import graph as G
 from .graph import Builder, Graph, Node, Unsupported
+from .norms import MODULE_RULES
 
 _REQUIRED = object()
 
@@ -677,6 +678,8 @@ def short_name(node: dict) -> str:
 def build_graph(traced: dict) -> Graph:
     """Canonical graph of a traced forward (the JSON from the child); raises Unsupported."""
     b = Builder()
+    b.init_inputs, b.init_names = traced.get("init_inputs", []), traced.get("init_names") or []
+    b.tensors = {**traced.get("buffers", {}), **traced.get("parameters", {})}
     env: dict[str, object] = {}
     init_values = _init_scalars(traced)
     inputs = traced["inputs"]
@@ -783,6 +786,10 @@ def _apply(b: Builder, nd: dict, env, init_values):
             if cls == "Dropout":
                 kwargs["training"] = info["training"]
             name = fname
+        elif cls in MODULE_RULES:
+            if len(args) != 1 or kwargs or not isinstance(args[0], Node) or not args[0].is_tensor:
+                raise Unsupported(f"nn.{cls} called with other than one tensor")
+            return MODULE_RULES[cls](b, args[0], info, nd["target"], b.tensors)
         elif info.get("tensors"):
             raise Unsupported(f"module nn.{cls} (a module with its own weights)")
         elif name not in RULES:
@@ -910,6 +917,8 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
     if op == "scan":
         return Node("scan", args, attrs, n.shape, n.dtype)
     if op == "reshape":
+        if "sym" in attrs:     # a reshape that splits an axis keeps the symbolic sizes of its axes
+            return Node("reshape", args, attrs, n.shape, n.dtype)
         return b.reshape(args[0], n.shape)
     if op == "cast":
         return b.cast(args[0], attrs["dtype"])

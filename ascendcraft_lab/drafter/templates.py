@@ -91,7 +91,7 @@ class HostField:
 class Tensor:
     name: str          # DSL parameter name
     node: Node | None  # the input/param/output node
-    kind: str          # GM | Param | Out
+    kind: str          # GM | Param | Out | Workspace
     dtype: str         # torch dtype name
     view: str          # DSL shape text, e.g. "((B, N),)"
     param_name: str = ""
@@ -120,6 +120,7 @@ class Writer:
         self.loaded: dict[int, Tensor] = {}            # id(input/param node) -> its GM tensor
         self.kernel_scalars: list[tuple[str, str]] = []   # (name, dsl dtype), in binding order
         self.notes: list[str] = []
+        self.workspace: str | None = None              # name of the GM workspace, once a sweep needs one
         self._collect()
 
     # -- parameters -------------------------------------------------------------------------------
@@ -146,8 +147,8 @@ class Writer:
                 self.loaded[id(node)] = t
         for n in leaves:
             if n.op == "param":
-                t = Tensor(self.namer.fresh(n.attrs["name"].replace(".", "_")), n, "Param", n.dtype, self.full_view(),
-                           n.attrs["name"], tuple(n.shape))
+                t = Tensor(self.namer.fresh(n.attrs["name"].replace(".", "_")), n, "Param", n.dtype, self.leaf_view(n),
+                           n.attrs["name"], tuple(n.attrs.get("actual", n.shape)))
                 self.tensors.append(t)
                 self.loaded[id(n)] = t
         outs = lay.outputs
@@ -196,6 +197,12 @@ class Writer:
 
     def reduced_view(self, shape) -> str:
         raise Unsupported("a reduced output in this template")
+
+    def leaf_view(self, n: Node) -> str:
+        """The declared view of a parameter (a broadcast one only where the template handles it)."""
+        if "actual" in n.attrs and not self.lay.is_full(n):
+            raise Unsupported(f"parameter `{n.name}` broadcast against the input in the {self.template} template")
+        return self.full_view()
 
     def prod(self, axes) -> str:
         names = [self.dims[a] for a in axes]
@@ -266,7 +273,7 @@ class Writer:
 
     def kernel_signature(self) -> str:
         params = self.tensor_params() + [f"{n}: {dt}" for n, dt in self.kernel_scalars]
-        params += [f"{t.name}: Out[{DTYPE[t.dtype]}, {t.view}]" for t in self.out_tensors]
+        params += [f"{t.name}: {t.kind}[{DTYPE[t.dtype]}, {t.view}]" for t in self.out_tensors]
         params.append("t: Tiling")
         one_line = f"def {self.op_name}({', '.join(params)}):"
         if len(one_line) <= 100:
@@ -532,7 +539,7 @@ class LoopWriter(Writer):
         copyin, copyout = [], []
         for t in self.loads_for([r.node for r in roots], env):
             tile = self.tile_name(t, "h" if t.dtype == "float16" else "u")
-            copyin.append(f"{tile} = load({t.name}[{load_index}])")
+            copyin.append(f"{tile} = load({t.name}[{self.leaf_load_index(t, load_index)}])")
             if t.dtype == "float16":
                 wide = self.tile_name(t, "u")
                 st.lines.append(f"{wide} = cast({tile}, f32)")
@@ -570,6 +577,10 @@ class LoopWriter(Writer):
                 st.assign(r.name, r.node)
         return copyin, st.lines, copyout, st.carries
 
+    def leaf_load_index(self, t: Tensor, index: str) -> str:
+        """How a sweep indexes tensor `t` (the full tensors' index unless the template says otherwise)."""
+        return index
+
     @staticmethod
     def stages(copyin, compute, copyout) -> list[str]:
         out = []
@@ -578,6 +589,17 @@ class LoopWriter(Writer):
                 out.append(f"with {kind}:")
                 out += ["    " + l for l in lines]
         return out
+
+    def _scalars(self, nodes: list[Node], env: dict) -> list[str]:
+        """Row scalars derived from reductions (log(s), 1/s ...): once per row, on the scalar unit."""
+        if not nodes:
+            return []
+        st = Stage(self, env)
+        for n in nodes:
+            name = self.namer.fresh("k")
+            st.lines.append(f"{name} = {st.value(n)}")
+            env[id(n)] = name
+        return self.stages([], st.lines, [])
 
     def levels(self) -> list[list[Node]]:
         """Reductions grouped by dependency level: level k reads only results of levels < k."""
@@ -697,6 +719,16 @@ class RowsWriter(LoopWriter):
     def row_expr(self) -> str:
         return self.prod(self.lay.axes)
 
+    def leaf_view(self, n: Node) -> str:
+        if "actual" in n.attrs and self.lay.is_row(n):   # shaped like the row (a layer norm's weight)
+            return self.shape_text([self.group(self.lay.axes)])
+        return super().leaf_view(n)
+
+    def leaf_load_index(self, t: Tensor, index: str) -> str:
+        if t.node is not None and self.lay.is_row(t.node):
+            return self._span
+        return index
+
     def kernel_body(self) -> list[str]:
         lay = self.lay
         env: dict = {}
@@ -706,6 +738,7 @@ class RowsWriter(LoopWriter):
         Rp = R if " " not in R else f"({R})"
         # reverse scans visit the row's tiles from its end: tile c covers the mirrored range
         span = f"{Rp} - c.start - c.len:{Rp} - c.start" if rev else "c"
+        self._span = span
         idx = span if self.global_row else f"r, {span}"
         full_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if lay.is_full(o)]
         red_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if not lay.is_full(o)]
@@ -719,6 +752,9 @@ class RowsWriter(LoopWriter):
             copyin, compute, copyout, carries = self.sweep(roots, idx, idx, env)
             body += [f"{r.name} = {ACC_INIT[r.reduce]}" for r in roots]
             body += [f"{c} = {v}" for c, v in carries]
+            if self.shared_sums:
+                body += self._shared_sweep(roots, (copyin, compute, copyout), env)
+                continue
             body.append(f"for c in tiles({R}, t.tile):")
             body += ["    " + l for l in self.stages(copyin, compute, copyout)]
             for r in roots:
@@ -729,8 +765,9 @@ class RowsWriter(LoopWriter):
             copyin, compute, copyout, carries = self.sweep(roots, idx, idx, env)
             body += [f"{c} = {v}" for c, v in carries]
             if self.split_global:
-                body.append(f"for part in core_chunk(t.chunk, {R}):")
-                body.append("    for c in tiles(part, t.tile):")
+                part = self.namer.fresh("part")
+                body.append(f"for {part} in core_chunk(t.chunk, {R}):")
+                body.append(f"    for c in tiles({part}, t.tile):")
                 body += ["        " + l for l in self.stages(copyin, compute, copyout)]
             else:
                 body.append(f"for c in tiles({R}, t.tile):")
@@ -752,27 +789,61 @@ class RowsWriter(LoopWriter):
 
     @property
     def split_global(self) -> bool:
-        """One global row with full outputs and no scan: every core computes the reductions over
-        the whole tensor (a kernel has no cross-core sync), then writes its own chunk. A scan
-        carries from tile to tile, so a global row with one stays on one core."""
+        """One global row with full outputs and no scan: every core writes its own chunk of the
+        outputs. A scan carries from tile to tile, so a global row with one stays on one core."""
         return self.global_row and not self.lay.scans and any(self.lay.is_full(o) for o in self.lay.outputs)
 
-    def _scalars(self, nodes: list[Node], env: dict) -> list[str]:
-        """Row scalars derived from reductions (log(s), 1/s ...): once per row, on the scalar unit."""
-        if not nodes:
-            return []
-        st = Stage(self, env)
-        for n in nodes:
-            name = self.namer.fresh("k")
-            st.lines.append(f"{name} = {st.value(n)}")
-            env[id(n)] = name
-        return self.stages([], st.lines, [])
+    @property
+    def shared_sums(self) -> bool:
+        """A split global row whose reductions are all sums: each core sums its own chunk and adds
+        the partial sum into a GM workspace (atomic add), and after sync_all() every core reads the
+        totals. (Other reductions have no atomic form here: every core then sweeps the whole tensor.)"""
+        return self.split_global and bool(self.lay.reductions) and all(
+            r.attrs["kind"] == "sum" for r in self.lay.reductions)
+
+    def _workspace_ref(self, r: Node) -> str:
+        if self.workspace is None:
+            self.workspace = self.namer.fresh("partial")
+        slots = [id(x) for x in self.lay.reductions]
+        return self.workspace if len(slots) == 1 else f"{self.workspace}[{slots.index(id(r))}]"
+
+    def _shared_sweep(self, roots: list, stages: tuple, env: dict) -> list[str]:
+        """One sum sweep over this core's chunk, the atomic add of the partial sums into the
+        workspace, the barrier, and the read-back of the totals."""
+        R = self.row_expr()
+        part = self.namer.fresh("part")
+        body = [f"for {part} in core_chunk(t.chunk, {R}):", f"    for c in tiles({part}, t.tile):"]
+        body += ["        " + l for l in self.stages(*stages)]
+        body += self.stages([], [], [f"store({self._workspace_ref(r.node)}, {r.name}, accumulate=True)" for r in roots])
+        body.append("sync_all()")
+        loads = []
+        for r in roots:
+            total = self.namer.fresh(r.name + "_all")
+            loads.append(f"{total} = load({self._workspace_ref(r.node)})")
+            env[id(r.node)] = total
+        return body + self.stages(loads, [], [])
+
+    def kernel_signature(self) -> str:
+        if self.workspace is None:
+            return super().kernel_signature()
+        n = len(self.lay.reductions)
+        shape = "()" if n == 1 else f"({n},)"
+        self.out_tensors.append(Tensor(self.workspace, None, "Workspace", "float32", shape))
+        try:
+            return super().kernel_signature()
+        finally:
+            self.out_tensors.pop()
 
     def host_body(self) -> list[str]:
         R = self.row_expr()
+        if self.shared_sums:
+            return ["# each core sums its own chunk; the partial sums meet in a GM workspace",
+                    f"chunk = align_up(cdiv({R}, VECTOR_CORES), {self.align_elems()})",
+                    f"cores = cdiv({R}, chunk)",
+                    f"tile = ub_elems(f32, live={self.live})"]
         if self.split_global:
-            return ["# every core sweeps the whole tensor for the reductions (no cross-core sync in a kernel),",
-                    "# then writes its own chunk of the outputs",
+            return ["# every core sweeps the whole tensor for the reductions (only sums meet through the",
+                    "# workspace), then writes its own chunk of the outputs",
                     f"chunk = align_up(cdiv({R}, VECTOR_CORES), {self.align_elems()})",
                     f"cores = cdiv({R}, chunk)",
                     f"tile = ub_elems(f32, live={self.live})"]
@@ -788,13 +859,17 @@ class RowsWriter(LoopWriter):
     def launch_fields(self) -> str:
         R = self.row_expr()
         if self.split_global:
-            return f", chunk=chunk, tile=min(tile, {R})"
+            return ", chunk=chunk, tile=min(tile, chunk)"
         if self.global_row:
             return f", tile=min(tile, {R})"
         return f", rows=rows, tile=min(tile, {R})"
 
     def docstring(self) -> str:
         n = len(self.levels())
+        if self.shared_sums:
+            return (f"Drafted from {self.source}: reductions over the whole tensor (rows template, one global row). "
+                    "Each core sums its own 32-byte aligned chunk and adds the partial sums atomically into a GM "
+                    "workspace; after sync_all() every core reads the totals and writes its chunk of the outputs.")
         return (f"Drafted from {self.source}: row-wise (rows template) over the last "
                 f"{'axis' if len(self.lay.axes) == 1 else f'{len(self.lay.axes)} axes'}. "
                 f"{n} reduction sweep{'s' if n != 1 else ''} per row with scalar accumulators"
@@ -958,3 +1033,7 @@ class ColsWriter(LoopWriter):
 
 
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter}
+
+
+from .planes import PlanesWriter  # noqa: E402 - its own module; registered with the others here
+WRITERS["planes"] = PlanesWriter

@@ -195,8 +195,23 @@ def stmt_temps(st: Assign) -> int:
     """Scratch tiles a compute assignment needs beyond its destination buffer."""
     peak, _ = expr_need(st.value)
     if isinstance(st.value.type, TileType):
+        if isinstance(st.value, Call) and st.target in {n.id for n in walk_exprs(st.value) if isinstance(n, Name)}:
+            # `acc = acc + xu * xu`: the destination is an operand, so it cannot hold an
+            # intermediate result (xu * xu); only the last operation writes into it.
+            return _operands_peak(st.value)
         return max(0, peak - 1)   # the destination holds the last result
     return peak
+
+
+def _operands_peak(e: Call) -> int:
+    """Tile registers needed for e's operands and e's own work tiles, its result going elsewhere."""
+    kids = sorted((expr_need(a) for a in e.args), key=lambda ph: ph[0] - ph[1], reverse=True)
+    held = peak = 0
+    for p, h in kids:
+        peak = max(peak, held + p)
+        held += h
+    spec = OPS.get(e.op)
+    return max(peak, held + (spec.scratch if spec else 0))
 
 
 def stmt_tile_sizes(st: Assign, cap) -> tuple[tuple[Expr | None, DType], ...]:

@@ -115,6 +115,11 @@ def render_reference() -> str:
       "(bound from the reference), ints, or int expressions of dims and int scalar parameters (for outputs, "
       "e.g. `(L - k) // s + 1`). A nested tuple views contiguous dims as one axis: `GM[f32, ((B, M), N)]` is "
       "a `(B*M, N)` view of a `(B, M, N)` tensor, `GM[f32, ((B, N),)]` a flat one.")
+    w("- **Workspaces** `Workspace[dtype, shape]` are GM scratch the cores share, not bound to the reference "
+      "(dims as for outputs): they start at zero, take stores (plain or `accumulate=True`) and loads, and "
+      "are how cores exchange values, e.g. each core adds a partial sum, `sync_all()`, every core reads the "
+      "total. The lowering places them in the launch's one `workspace` argument, 32-byte aligned; the host "
+      "zeroes it.")
     w("- **Tiles** are 1-D values in UB (or L1 via `load(..., L1)` for the cube, later): `TileType(dtype, shape)`. "
       "A load keeps the axes indexed by a range variable, a slice or `windows(...)`, and drops the axes "
       "indexed by a scalar; exactly one axis may be kept (a load of zero axes gives a scalar).")
@@ -145,7 +150,19 @@ def render_reference() -> str:
       "of a scalar. `store(..., accumulate=True)` adds atomically (AscendC `SetAtomicAdd`); such an output "
       "starts at zero and gets no plain stores.")
     w("- A tile crosses stages only copyin -> compute -> copyout; stages hold no loops or `if`s and do not nest.")
-    w("- Loads read `GM`/`Param` tensors; stores write `Out` tensors; every output must be stored.")
+    w("- Loads read `GM`/`Param`/`Workspace` tensors; stores write `Out`/`Workspace` tensors; every output "
+      "must be stored.")
+    w("")
+    w("## Synchronisation")
+    w("")
+    w("- `barrier()` orders the pipes of one core (AscendC `PipeBarrier`); the lowering inserts the usual "
+      "copy/compute synchronisation itself.")
+    w("- `sync_all()` waits until every core of the launch has reached it (AscendC `SyncAll`); GM written "
+      "before it (stores, atomic adds) is visible to every core after it. Only at the top level of the "
+      "kernel (not in a loop, an `if` or a stage), so every core reaches it equally often; a load from a "
+      "`Workspace` must come after one. The interpreter runs the kernel in phases between `sync_all()`s, "
+      "every core finishing a phase before any core starts the next. On the NPU the launch must not "
+      "exceed the SoC's vector cores (`cores <= VECTOR_CORES`).")
     w("")
     w("## Host function")
     w("")

@@ -220,6 +220,22 @@ def output_shape(program: Program, t: TensorParam, env: Mapping[str, int | float
     return tuple(out)
 
 
+WORKSPACE_ALIGN = 32   # bytes: each workspace tensor starts on a 32-byte block (a DataCopy unit)
+
+
+def workspace_layout(program: Program, env: Mapping[str, int | float], soc: Soc) -> tuple[dict[str, int], int]:
+    """Where each Workspace tensor lives in the launch's one `workspace` GM argument: its byte
+    offset by name, and the total bytes (each tensor 32-byte aligned; 0 without workspaces)."""
+    offsets, total = {}, 0
+    for t in program.workspaces:
+        n = 1
+        for d in output_shape(program, t, env, soc):
+            n *= d
+        offsets[t.name] = total
+        total += -(-n * t.dtype.nbytes // WORKSPACE_ALIGN) * WORKSPACE_ALIGN
+    return offsets, total
+
+
 def evaluate_host(program: Program, shapes: Mapping[str, tuple[int, ...]], scalars: Mapping[str, int | float] | None = None,
                   soc: Soc | str | None = None) -> dict[str, int | float]:
     """Run the `@host` tiling function: `{"cores": n, <every Launch field>: value}`.
@@ -273,4 +289,4 @@ def _letters(n: int) -> list[str]:
 
 
 __all__ = ["SOC_CONSTANTS", "HOST_BUILTINS", "HOST_OPS", "ub_elems", "evaluate_host", "bind_dims", "HostEvaluator",
-           "output_shape", "check_dims", "host_names"]
+           "output_shape", "check_dims", "host_names", "workspace_layout", "WORKSPACE_ALIGN"]

@@ -23,7 +23,7 @@ from .errors import DslError
 from .host import bind_dims, output_shape
 from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef, Expr, For, If,
                  IndexExpr, IndexSlice, IndexWindows, Level, Load, Name, Program, Range, RangeType, ScalarType, Stage,
-                 Store, Str, TensorRole, TileType, Tiles, walk_exprs)
+                 Store, Str, SyncAll, TensorRole, TileType, Tiles, walk_exprs)
 from .ops import OPS, cast_numpy, to_bf16
 from .verifier import _unify, check_launch, verify
 
@@ -98,8 +98,8 @@ class _Run:
         tp = p.tiling_param
         if tp is not None:
             self.consts.update({f"{tp.name}.{k}": v for k, v in self.launch.items()})
-        for t in p.tensors():
-            if t.role is TensorRole.output:
+        for t in p.tensors() + p.workspaces:
+            if t.role in (TensorRole.output, TensorRole.workspace):
                 shape = output_shape(p, t, env, self.soc)
                 size = int(np.prod(shape, dtype=np.int64))
                 if size > MAX_OUTPUT_ELEMS:
@@ -109,7 +109,8 @@ class _Run:
                 self.full_outputs[t.name] = full
                 view_shape = tuple(int(np.prod(shape[i:i + len(g)], dtype=np.int64)) for i, g in _group_starts(t.groups))
                 self.arrays[t.name] = full.reshape(view_shape)
-                self.written[t.name] = np.zeros(view_shape, dtype=bool)
+                if t.role is TensorRole.output:
+                    self.written[t.name] = np.zeros(view_shape, dtype=bool)
             else:
                 a = np.asarray(inputs[t.name])
                 if t.dtype is DType.bf16:
@@ -122,12 +123,24 @@ class _Run:
 
     # -- run -------------------------------------------------------------------------------
     def go(self) -> RunOutputs:
-        body = self._block(self.p.kernel.body)
+        # sync_all() (top level only) cuts the body into phases: every core runs a phase before
+        # any core starts the next, which is what the barrier guarantees. Each core keeps its
+        # scalars from phase to phase.
+        phases: list[list] = [[]]
+        for st in self.p.kernel.body:
+            if isinstance(st, SyncAll):
+                phases.append([])
+            else:
+                phases[-1].append(st)
+        bodies = [self._block(tuple(ph)) if ph else None for ph in phases]
         cores = int(self.launch["cores"])
+        envs = [{"__block__": b} for b in range(cores)]
         with np.errstate(all="ignore"):
-            for b in range(cores):
-                env = {"__block__": b}
-                body(env)
+            for body in bodies:
+                if body is None:
+                    continue
+                for env in envs:
+                    body(env)
         out = RunOutputs()
         out.update(self.full_outputs)
         out.launch = self.launch
@@ -179,7 +192,7 @@ class _Run:
                 elif orelse is not None:
                     orelse(env)
             return self._guard(st, if_)
-        if isinstance(st, Barrier):
+        if isinstance(st, (Barrier, SyncAll)):
             return lambda env: None
         raise self.err(st, f"cannot run {type(st).__name__}")
 
@@ -302,7 +315,7 @@ class _Run:
     def _store(self, st: Store):
         index = self._index(st.dst, write=True)
         arr = self.arrays[st.dst.tensor]
-        written = self.written[st.dst.tensor]
+        written = self.written.get(st.dst.tensor, np.zeros(arr.shape, dtype=bool))
         name = st.value.id
         acc = st.accumulate
 

@@ -7,7 +7,7 @@ of differently formatted text compare equal.
     Program(host: HostFunc, kernel: Kernel, source, path)
     HostFunc(name, params, body: (Assign, ...), launch: Launch(cores, fields))
     Kernel(name, params: (TensorParam | ScalarParam | TilingParam, ...), body: (Stmt, ...))
-    Stmt  = Assign | Load | Store | For(var, iter, body) | Stage(kind, body) | If | Barrier
+    Stmt  = Assign | Load | Store | For(var, iter, body) | Stage(kind, body) | If | Barrier | SyncAll
     Iter  = CoreRows(rows, total) | CoreChunk(size, total) | Tiles(extent, step) | Range(start, stop, step)
     Expr  = Const | Name | Attr | Call(op, args) | DTypeRef | Str      (Call.op names an entry of ops.OPS)
     GmRef(tensor, index: (IndexExpr | IndexSlice | IndexWindows, ...) | None)
@@ -120,6 +120,7 @@ class TensorRole(enum.Enum):
     input = "GM"          # a reference input (read only)
     param = "Param"       # a Model parameter or buffer, bound by name (read only)
     output = "Out"        # a reference output (written by stores)
+    workspace = "Workspace"   # GM scratch shared by the cores (starts at zero; not bound to the reference)
 
 
 # ----------------------------------------------------------------------------- nodes
@@ -316,6 +317,12 @@ class Barrier(Stmt):
     pass
 
 
+@dataclass(frozen=True)
+class SyncAll(Stmt):
+    """`sync_all()`: every core waits until all cores of the launch reach it (AscendC SyncAll);
+    GM written before it (stores, atomic adds) is visible to every core after it."""
+
+
 # parameters and functions
 
 
@@ -415,7 +422,11 @@ class Program(Node):
 
     # -- parameter queries (kernel order is the binding order) --
     def tensors(self, role: TensorRole | None = None) -> list[TensorParam]:
-        return [p for p in self.kernel.params if isinstance(p, TensorParam) and (role is None or p.role is role)]
+        """GM tensors in kernel order; without `role`, those bound to the reference (inputs,
+        parameters, outputs), which are the kernel's GM arguments. Workspaces live inside the
+        launch's one `workspace` argument: ask for them by role (or `workspaces`)."""
+        return [p for p in self.kernel.params if isinstance(p, TensorParam)
+                and (p.role is role if role is not None else p.role is not TensorRole.workspace)]
 
     @property
     def inputs(self) -> list[TensorParam]:
@@ -428,6 +439,10 @@ class Program(Node):
     @property
     def outputs(self) -> list[TensorParam]:
         return self.tensors(TensorRole.output)
+
+    @property
+    def workspaces(self) -> list[TensorParam]:
+        return self.tensors(TensorRole.workspace)
 
     @property
     def scalars(self) -> list[ScalarParam]:

@@ -16,7 +16,7 @@ from .host import HOST_BUILTINS, HOST_OPS, SOC_CONSTANTS
 from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef, Expr, For, GmRef,
                  HostFunc, If, IndexExpr, IndexSlice, IndexWindows, Kernel, Launch, LaunchField, Level, Load,
                  Name, Program, Range, ScalarParam, Stage, StageKind, Store, Str, TensorParam, TensorRole,
-                 Tiles, TilingParam)
+                 SyncAll, Tiles, TilingParam)
 from .ops import BINARY_SYMBOLS, OPS, ROUND_MODES, OpParam
 
 GRAMMAR = r"""
@@ -29,6 +29,7 @@ kernel_fn   := "@kernel" "def" NAME "(" kparam {"," kparam} ")" ":" block
 kparam      := NAME ":" "GM"  "[" DTYPE "," shape "]"           # an input tensor (reference input)
              | NAME ":" "Param" "[" DTYPE "," shape ["," STRING] "]"  # a Model parameter/buffer by name
              | NAME ":" "Out" "[" DTYPE "," shape "]"           # an output tensor (reference output)
+             | NAME ":" "Workspace" "[" DTYPE "," shape "]"     # GM scratch shared by the cores, starts at zero
              | NAME ":" DTYPE                                   # a scalar (reference scalar input)
              | NAME ":" "Tiling"                                # the fields of the host's Launch
 shape       := "(" [dim {"," dim} [","]] ")"
@@ -40,7 +41,8 @@ stmt        := NAME "=" expr                                    # scalar or tile
              | "for" NAME "in" iterator ":" block
              | "with" ("copyin" | "compute" | "copyout") ":" block
              | "if" expr ":" block {"elif" expr ":" block} ["else" ":" block]
-             | "barrier" "(" ")"
+             | "barrier" "(" ")"                                # order the pipes of this core
+             | "sync_all" "(" ")"                               # top level only: wait for every core
 iterator    := "core_rows" "(" expr "," expr ")"                # rows of this core: core_rows(rows_per_core, total)
              | "core_chunk" "(" expr "," expr ")"               # this core's range: core_chunk(per_core, total)
              | "tiles" "(" expr "," expr ")"                    # tiles(extent_or_range, step): .start .len .index
@@ -66,7 +68,8 @@ ITERATORS = {
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**"}
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
-RESERVED = {"inf", "True", "False", "load", "store", "barrier", "windows", "Launch", "Tiling", "GM", "Out", "Param",
+RESERVED = {"inf", "True", "False", "load", "store", "barrier", "sync_all", "windows", "Launch", "Tiling", "GM", "Out",
+            "Param", "Workspace",
             "Tensor", "host", "kernel", "copyin", "compute", "copyout"} | set(ITERATORS) | {d.value for d in DType} \
     | {lv.name for lv in Level if lv is not Level.SCALAR}
 _LOAD_LEVELS = {"UB": Level.UB, "L1": Level.L1}
@@ -208,7 +211,7 @@ class _Parser:
                 return TilingParam(a.arg, span=span)
         if isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Name):
             head = ann.value.id
-            allowed = ("Tensor",) if host else ("GM", "Out", "Param")
+            allowed = ("Tensor",) if host else ("GM", "Out", "Param", "Workspace")
             if head in allowed:
                 items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
                 nmax = 3 if head == "Param" else 2
@@ -225,14 +228,14 @@ class _Parser:
                                        'write e.g. Param[f32, (N,), "ln.weight"]')
                     source = s.value
                 role = {"GM": TensorRole.input, "Tensor": TensorRole.input, "Out": TensorRole.output,
-                        "Param": TensorRole.param}[head]
+                        "Param": TensorRole.param, "Workspace": TensorRole.workspace}[head]
                 return TensorParam(a.arg, dt, groups, role, source, span=span)
         if host:
             raise self.err(ann, f"`{ast.unparse(ann)}` is not a host parameter type",
                            "host parameters are `Tensor[dtype, shape]` or a scalar dtype such as i32")
         raise self.err(ann, f"`{ast.unparse(ann)}` is not a kernel parameter type",
                        "use GM[dtype, shape] (input), Out[dtype, shape] (output), Param[dtype, shape] "
-                       "(Model parameter), a scalar dtype such as f32, or Tiling")
+                       "(Model parameter), Workspace[dtype, shape] (GM scratch), a scalar dtype such as f32, or Tiling")
 
     def _dtype(self, node) -> DType:
         if isinstance(node, ast.Name) and DType.from_name(node.id):
@@ -370,6 +373,10 @@ class _Parser:
                 if v.args or v.keywords:
                     raise self.err(v, "barrier() takes no arguments", "write `barrier()`")
                 return Barrier(span=span)
+            if _is_call(v, "sync_all"):
+                if v.args or v.keywords:
+                    raise self.err(v, "sync_all() takes no arguments", "write `sync_all()`")
+                return SyncAll(span=span)
             if _is_call(v, "load"):
                 raise self.err(v, "the result of load() must be named", "write `xu = load(x[...])` inside `with copyin:`")
             raise self.err(st, "an expression on its own does nothing",
@@ -391,7 +398,8 @@ class _Parser:
         if isinstance(st, ast.Pass):
             raise self.err(st, "`pass` is not part of the DSL", "remove it")
         raise self.err(st, f"{_what(st)} is not part of the DSL",
-                       "kernel statements are assignments, load/store, for, with copyin/compute/copyout, if and barrier()")
+                       "kernel statements are assignments, load/store, for, with copyin/compute/copyout, if, barrier() "
+                       "and sync_all()")
 
     def _head_span(self, st) -> Span:
         s = self.span(st)
@@ -586,9 +594,10 @@ class _Parser:
         if name in OPS:
             # `add(a, b)` is accepted and prints as `a + b`: one IR, one canonical text.
             return Call(name, self._bind_args(node, name, OPS[name].params), span=span)
-        if name in ("load", "store", "barrier"):
+        if name in ("load", "store", "barrier", "sync_all"):
             raise self.err(node, f"{name}() is a statement, not a value",
-                           "write `xu = load(x[...])` in copyin, `store(y[...], yu)` in copyout, `barrier()` alone")
+                           "write `xu = load(x[...])` in copyin, `store(y[...], yu)` in copyout, `barrier()` or "
+                           "`sync_all()` alone")
         if name == "windows":
             raise self.err(node, "windows() is a GM index", "use it inside a view: `load(x[r, windows(c, K, S)])`")
         if name in ITERATORS:

@@ -12,7 +12,7 @@ import math
 from .host import HOST_BUILTINS
 from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DTypeRef, Expr, For, GmRef, If,
                  IndexExpr, IndexSlice, IndexWindows, Level, Load, Name, Program, Range, ScalarParam, Stage, Store,
-                 Str, TensorParam, TensorRole, Tiles, TilingParam)
+                 Str, SyncAll, TensorParam, TensorRole, Tiles, TilingParam)
 from .ops import OPS, PRECEDENCE, UNARY_PRECEDENCE
 
 INDENT = "    "
@@ -93,6 +93,8 @@ def _block(stmts, depth: int, out: list[str]) -> None:
             _if(st, depth, out, "if")
         elif isinstance(st, Barrier):
             out.append(f"{pad}barrier()")
+        elif isinstance(st, SyncAll):
+            out.append(f"{pad}sync_all()")
         else:  # pragma: no cover - the IR has no other statements
             raise TypeError(f"cannot print {type(st).__name__}")
 

@@ -21,7 +21,7 @@ from .errors import DslError, Span
 from .host import HOST_BUILTINS, SOC_CONSTANTS, bind_dims, check_dims, evaluate_host
 from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef,
                  Expr, For, GmRef, If, IndexExpr, IndexSlice, Level, Load, MetaType, Name, Program,
-                 RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, TensorParam, TensorRole,
+                 RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, SyncAll, TensorParam, TensorRole,
                  TensorType, TileType, Tiles, TilingParam, TilingType, walk_exprs)
 from .ops import OPS
 from .printer import expr_text, gmref_text
@@ -90,6 +90,7 @@ class _Verifier:
         self.core_loop = False
         self.stores: dict[str, tuple[bool, Span]] = {}
         self.launch_fields: dict[str, ScalarType] = {}
+        self.synced = False       # a sync_all() came before: workspace stores of every core have landed
 
     # -- helpers ---------------------------------------------------------------------------
     def err(self, where, message: str, help: str | None = None) -> DslError:
@@ -139,7 +140,7 @@ class _Verifier:
                 top[p.name] = _Sym("tensor", TensorType(p.dtype, p.shape, p.role), p.span)
         bound: set[str] = set()
         for p in params:
-            if isinstance(p, TensorParam) and p.role is not TensorRole.output:
+            if isinstance(p, TensorParam) and p.role not in (TensorRole.output, TensorRole.workspace):
                 bound |= {d.id for d in p.dims if isinstance(d, Name) and d.id not in scalar_names}
         for p in params:
             if not isinstance(p, TensorParam):
@@ -155,8 +156,8 @@ class _Verifier:
                         raise self.err(n, f"dim `{n.id}` is the {sym.type.dtype.value} scalar parameter `{n.id}`",
                                        "dims are integers: declare the scalar as i32")
                     if n.id not in bound and n.id not in scalar_names:
-                        if p.role is TensorRole.output:
-                            raise self.err(n, f"output dim `{n.id}` is not bound by any input",
+                        if p.role in (TensorRole.output, TensorRole.workspace):
+                            raise self.err(n, f"{'output' if p.role is TensorRole.output else 'workspace'} dim `{n.id}` is not bound by any input",
                                            "write it with input dims and int scalars, e.g. (N - K) // S + 1")
                         raise self.err(n, f"dim `{n.id}` is only used inside an expression, so nothing binds it",
                                        f"declare `{n.id}` on its own as a dim of some input")
@@ -299,6 +300,13 @@ class _Verifier:
             if self.stage in (StageKind.copyin, StageKind.copyout):
                 raise self.err(st, f"barrier() inside `with {self.stage.value}:`", "put it between stages")
             return st
+        if isinstance(st, SyncAll):
+            if self.stage is not None or len(self.scopes) > 1:
+                where = f"`with {self.stage.value}:`" if self.stage is not None else "a loop or an if"
+                raise self.err(st, f"sync_all() inside {where}: every core must reach it the same number of times",
+                               "put sync_all() at the top level of the kernel, between the loops")
+            self.synced = True
+            return st
         raise self.err(st, f"unexpected statement {type(st).__name__}")
 
     def _define(self, name: str, type_, span: Span, origin: str | None = None):
@@ -427,11 +435,15 @@ class _Verifier:
             raise self.err(g, f"`{g.tensor}` is not a GM tensor", "load from and store to GM tensor parameters")
         tensor: TensorType = sym.type
         param = self.p.param(g.tensor)
-        if write and tensor.role is not TensorRole.output:
-            raise self.err(g, f"`{g.tensor}` is an input; only Out[...] tensors are stored to",
+        if write and tensor.role not in (TensorRole.output, TensorRole.workspace):
+            raise self.err(g, f"`{g.tensor}` is an input; only Out[...] tensors are stored to (and Workspace[...] scratch)",
                            f"declare the result as `y: Out[{tensor.dtype.value}, ...]` and store there")
         if not write and tensor.role is TensorRole.output:
-            raise self.err(g, f"`{g.tensor}` is an output; loads read inputs", "load from a GM[...] or Param[...] tensor")
+            raise self.err(g, f"`{g.tensor}` is an output; loads read inputs",
+                           "load from a GM[...], Param[...] or Workspace[...] tensor")
+        if not write and tensor.role is TensorRole.workspace and not self.synced:
+            raise self.err(g, f"`{g.tensor}` is a workspace the cores write; loading it before sync_all() reads "
+                           "whatever the other cores have stored so far", "put `sync_all()` between the stores and this load")
         rank = len(tensor.shape)
         if g.index is None:
             if rank != 0:

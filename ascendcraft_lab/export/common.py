@@ -149,6 +149,9 @@ def accumulated_outputs(program: ir.Program) -> set[str]:
 
 def check_names(src: ExportSource) -> None:
     """Kernel arguments of the exports are GM params plus tiling fields: they must not collide."""
+    if src.program.workspaces:
+        raise ExportError(f"the kernel shares GM Workspace tensors between its cores ({', '.join(t.name for t in src.program.workspaces)}); "
+                          "these exports do not pass a zeroed workspace yet: use the session's torch binding, which allocates it")
     gm = {cpp_name(t.name) for t in src.program.tensors()}
     clash = sorted(gm & {f.name for f in src.plan.tiling_fields})
     if clash:

@@ -118,6 +118,8 @@ class Plan:
 def default_shapes(program: ir.Program, soc: Soc, size: int = 1 << 16) -> dict[str, tuple[int, ...]]:
     """Large shapes (every named dim = `size`) for evaluating buffer sizes when no reference is given:
     tiles then reach their UB-bound maximum, which is what the budget check needs."""
+    rank = max((len(t.dims) for t in program.tensors()), default=1)
+    size = min(size, 2 ** (62 // max(rank, 1)))     # a 4-D tensor of 65536^4 elements would overflow int64
     env: dict = {d: size for d in program.dim_names()}
     env.update({p.name: (1 if p.dtype.is_int else 0.5) for p in program.scalars})
     ev = HostEvaluator(soc, env, program.path, program.source)
@@ -224,13 +226,14 @@ def _gm(program: ir.Program) -> dict[str, GmPlan]:
     core_rows variable (or the same core_chunk range)."""
     core_vars = {s.var for s, _ in ir.walk_stmts(program.kernel.body)
                  if isinstance(s, ir.For) and isinstance(s.iter, (ir.CoreRows, ir.CoreChunk))}
-    refs: dict[str, list[ir.GmRef]] = {t.name: [] for t in program.tensors()}
+    tensors = program.tensors() + program.workspaces
+    refs: dict[str, list[ir.GmRef]] = {t.name: [] for t in tensors}
     for s, _ in ir.walk_stmts(program.kernel.body):
         ref = s.src if isinstance(s, ir.Load) else s.dst if isinstance(s, ir.Store) else None
         if ref is not None and ref.tensor in refs:
             refs[ref.tensor].append(ref)
     plans = {}
-    for t in program.tensors():
+    for t in tensors:
         first = set()
         for ref in refs[t.name]:
             idx0 = ref.index[0] if ref.index else None

@@ -19,7 +19,7 @@ import numpy as np
 from ..backends.emulator.runner import Arg, pack_tiling, run_kernel
 from ..config import cache_dir
 from ..dsl import ir
-from ..dsl.host import bind_dims, evaluate_host, output_shape
+from ..dsl.host import bind_dims, evaluate_host, output_shape, workspace_layout
 from ..soc import get_soc
 from .bundle import Bundle
 from .plan import Plan, plan_for
@@ -145,7 +145,7 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
         else:
             args.append(Arg.input(np.ascontiguousarray(inputs[t.name], dtype=t.dtype.np)))
         names.append(t.name)
-    args.append(Arg.workspace(32))
+    args.append(Arg.workspace(max(32, workspace_layout(program, env, options_soc)[1])))   # zeroed GM
     args.append(Arg.tiling(pack_tiling(tiling_fields(plan, values))))
     with tempfile.TemporaryDirectory(prefix="ascendcraft-emu-") as tmp:
         root = Path(tmp)

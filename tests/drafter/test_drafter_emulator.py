@@ -11,13 +11,14 @@ import pytest
 
 from ascendcraft_lab.drafter import draft_from_trace
 from ascendcraft_lab.drafter.trace import run_jobs
-from ascendcraft_lab.dsl.check import bind
 from ascendcraft_lab.dsl.parser import parse
 from ascendcraft_lab.dsl.verifier import verify
 from ascendcraft_lab.engines.rule import render
 from ascendcraft_lab.passes.manager import LowerOptions
 from ascendcraft_lab.passes.verify import check_emulator, render_run
 from ascendcraft_lab.suite import ROOT as SUITE
+
+from drafter_helpers import check_draft_on_emulator
 
 CASES = [  # (suite op, overrides, expected template, cast inputs)
     ("activation/gelu", {"batch_size": 3, "dim": 1003}, "map", None),
@@ -50,12 +51,7 @@ def test_draft_of_suite_op_matches_pytorch_on_the_emulator(traced_and_runs, op, 
     assert isinstance(run, dict), run
     draft = draft_from_trace(traced["graph"], name=op.split("/")[1], source=f"{op}.py")
     assert draft.template == template
-    program = verify(parse(draft.text, "draft.dsl.py"))
-    ref = run["run"]
-    inputs, _ = bind(program, ref)
-    options = LowerOptions(shapes={n: v.shape for n, v in inputs.items() if hasattr(v, "shape")},
-                           scalars={p.name: inputs[p.name] for p in program.scalars})
-    verdict, emu = check_emulator(program, render(program, options, 4), ref)
+    verdict, emu, program = check_draft_on_emulator(draft.text, run["run"])
     assert emu.findings == [], render_run(emu, program)
     assert verdict.correct, verdict.summary() + "\n" + draft.text
     assert verdict.rtol == (1e-2 if cast else 1e-4)

@@ -15,7 +15,11 @@ examples = pytest.importorskip("ascendcraft_lab.examples", reason="the example l
 torch = pytest.importorskip("torch")
 
 
-@pytest.fixture(params=[e.name for e in examples.EXAMPLES], scope="module")
+# A kernel whose cores share a GM Workspace (sync_all) needs a zeroed workspace the exports do not pass yet.
+SHARED_WORKSPACE = [e for e in examples.EXAMPLES if "Workspace[" in e.dsl.read_text()]
+
+
+@pytest.fixture(params=[e.name for e in examples.EXAMPLES if e not in SHARED_WORKSPACE], scope="module")
 def example(request):
     e = examples.get_example(request.param)
     return e, load_dsl_file(e.dsl, reference=e.reference)
@@ -62,3 +66,13 @@ def test_model_new_binds_the_reference_call_to_the_op(example, fmt, monkeypatch)
         assert torch.equal(a, named[p.param_name])                   # the Model's weights, same seed
     scalars = args[len(sig.inputs):]
     assert all(isinstance(s, (int, float)) and not isinstance(s, torch.Tensor) for s in scalars)
+
+
+@pytest.mark.parametrize("ex", SHARED_WORKSPACE, ids=[e.name for e in SHARED_WORKSPACE])
+def test_a_kernel_with_a_shared_workspace_is_refused_in_one_line(ex):
+    from ascendcraft_lab.export.common import ExportError
+    src = load_dsl_file(ex.dsl, reference=ex.reference)
+    for export in (export_mkb, export_direct):
+        with pytest.raises(ExportError) as info:
+            export(src)
+        assert "Workspace" in str(info.value) and "\n" not in str(info.value)

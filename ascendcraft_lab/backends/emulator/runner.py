@@ -70,7 +70,7 @@ WARN_FLAGS = ("-Wall", "-Wextra")
 
 STATUSES = ("ok", "findings", "compile-error", "crash", "timeout")
 FINDING_KINDS = ("ub-overflow", "unaligned-datacopy", "unaligned-ub-address", "queue-misuse", "gm-out-of-bounds",
-                 "uninitialised-ub-read", "gm-race", "repeat-overflow")
+                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch")
 
 
 # --------------------------------------------------------------------------------------------
@@ -457,7 +457,7 @@ def run_kernel(
 
     work = _scratch_dir(sum(a.nbytes for a in args if a.kind != "workspace"))
     try:
-        spec = [f"soc {chip.name} {chip.ub_bytes} {chip.ub_usable}", f"blocks {int(block_dim)}",
+        spec = [f"soc {chip.name} {chip.ub_bytes} {chip.ub_usable} {chip.vector_cores}", f"blocks {int(block_dim)}",
                 f"threads {os.cpu_count() or 1}", f"report {work / 'report.json'}"]
         out_files: dict[int, tuple[Path, Arg]] = {}
         for i, a in enumerate(args):

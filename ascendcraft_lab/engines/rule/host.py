@@ -7,7 +7,7 @@ baked in for the SoC the project is lowered for.
 from __future__ import annotations
 
 from ...dsl import ir
-from ...dsl.host import SOC_CONSTANTS
+from ...dsl.host import SOC_CONSTANTS, WORKSPACE_ALIGN
 from ...dsl.printer import expr_text
 from ...passes.emit import Emitter
 from ...passes.plan import Plan, cpp_name
@@ -200,7 +200,15 @@ def torch_source(plan: Plan, src: str) -> Emitter:
         em.line("at::Tensor tilingHost = at::from_blob(&tiling, {static_cast<int64_t>(sizeof(tiling))}, at::kByte);")
         em.line(f"at::Tensor tilingDevice = tilingHost.to({cpp_name(ins[0].name)}.device());")
         em.line("auto stream = c10_npu::getCurrentNPUStream().stream(false);")
-        ptr_args = [f"{cpp_name(t.name)}.data_ptr()" for t in p.tensors()] + ["nullptr", "tilingDevice.data_ptr()"]
+        if p.workspaces:
+            sizes = [f"({' * '.join(f'({d})' for d in _shape_cpp(t, dim_source)) or '1'} * sizeof({t.dtype.cpp}) + "
+                     f"{WORKSPACE_ALIGN - 1}) / {WORKSPACE_ALIGN} * {WORKSPACE_ALIGN}" for t in p.workspaces]
+            em.line(f"// GM scratch the cores share (the DSL's Workspace tensors, {WORKSPACE_ALIGN}-byte aligned); "
+                    "it must start at zero")
+            em.line(f"const int64_t workspaceBytes = {' + '.join(sizes)};")
+            em.line(f"at::Tensor workspace = at::zeros({{workspaceBytes}}, {cpp_name(ins[0].name)}.options().dtype(at::kByte));")
+        ptr_args = [f"{cpp_name(t.name)}.data_ptr()" for t in p.tensors()]
+        ptr_args += ["workspace.data_ptr()" if p.workspaces else "nullptr", "tilingDevice.data_ptr()"]
         em.line(f"Launch{camel}(blockDim, stream, {', '.join(ptr_args)});")
         em.line(f"return {cpp_name(outs[0].name) if len(outs) == 1 else '{' + ', '.join(cpp_name(o.name) for o in outs) + '}'};")
     em.blank()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ...dsl import ir
 from ...dsl.buffers import ub_buffers
+from ...dsl.host import WORKSPACE_ALIGN
 from ...dsl.printer import expr_text
 from ...passes.emit import Emitter
 from ...passes.plan import Plan, cpp_name
@@ -60,7 +61,7 @@ class KernelGen:
         self.scalar_out: dict[str, ir.DType] = {}       # scalars stored to GM -> their UB queue
         # every C++ name the DSL gives rise to; generated temporaries must not shadow one
         self.reserved = frozenset(cpp_name(n) for n, _ in self.p.kernel.locals) | frozenset(
-            cpp_name(t.name) for t in self.p.tensors()) | frozenset(cpp_name(s.name) for s in self.p.scalars) | frozenset(
+            cpp_name(t.name) for t in self.p.tensors() + self.p.workspaces) | frozenset(cpp_name(s.name) for s in self.p.scalars) | frozenset(
             cpp_name(v) for v in self.loops)
         self._declared: set[str] = set()                # scalar locals declared in the current method
         self.methods = self._stage_methods()
@@ -181,7 +182,7 @@ class KernelGen:
             for st in group:
                 if st.kind is ir.StageKind.copyin:
                     for s in st.body:
-                        if isinstance(s, ir.Load):
+                        if isinstance(s, ir.Load) and isinstance(self.p.local_type(s.target), ir.TileType):
                             loaded.setdefault(s.target, set()).add(group_of[id(st)])
         keep = set()
         for group in groups:
@@ -295,6 +296,10 @@ class KernelGen:
         ty = self.p.local_type(st.target)
         name = cpp_name(st.target)
         if isinstance(ty, ir.ScalarType):
+            if t.role is ir.TensorRole.workspace:
+                em.line("// other cores wrote this GM value: drop any stale copy in this core's scalar data cache")
+                em.line(f"DataCacheCleanAndInvalid<{t.dtype.cpp}, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>"
+                        f"({t.name}Gm{f'[{off}]' if off != '0' else ''});")
             em.line(f"{name} = {t.name}Gm.GetValue({off});")
             return
         q = f"{name}Queue"
@@ -410,6 +415,10 @@ class KernelGen:
                             self._process_body(em, s.orelse, lower)
                 elif isinstance(s, ir.Barrier):
                     em.line("PipeBarrier<PIPE_ALL>();")
+                elif isinstance(s, ir.SyncAll):
+                    em.line(f"// DSL {line}: sync_all() - wait until every core has got here (its GM writes, atomic")
+                    em.line("// adds included, are then visible to all cores)")
+                    em.line("SyncAll();")
                 else:
                     raise LoweringError(f"{type(s).__name__} outside a stage", s)
 
@@ -518,7 +527,7 @@ class KernelGen:
 
     def _init(self, em: Emitter) -> None:
         p, plan = self.p, self.plan
-        gm_args = ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in p.tensors())
+        gm_args = ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in p.tensors()) + (", GM_ADDR workspace" if p.workspaces else "")
         with em.block(f"__aicore__ inline void Init({gm_args}, const {plan.tiling_struct} &tilingData)", dsl=p.kernel.span.line):
             em.line("tiling = tilingData;")
             for s, _ in ir.walk_stmts(p.kernel.body):
@@ -546,6 +555,15 @@ class KernelGen:
                         em.line(f"{t.name}Gm.SetGlobalBuffer({ptr} + {v}Begin * {_paren(row)}, ({v}End - {v}Begin) * {_paren(row)});")
                     else:
                         em.line(f"{t.name}Gm.SetGlobalBuffer({ptr}, {total});")
+            offset = "0"
+            for t in p.workspaces:
+                total = " * ".join(_paren(self.scalar_text(d)) for d in t.shape) or "1"
+                with em.dsl(t.span.line):
+                    at = "workspace" if offset == "0" else f"workspace + {offset}"
+                    em.line(f"// `{t.name}`: GM scratch shared by the cores, {offset} B into the launch's workspace (zeroed by the host)")
+                    em.line(f"{t.name}Gm.SetGlobalBuffer((__gm__ {t.dtype.cpp} *)({at}), {total});")
+                step = f"({_paren(total)} * sizeof({t.dtype.cpp}) + {WORKSPACE_ALIGN - 1}) / {WORKSPACE_ALIGN} * {WORKSPACE_ALIGN}"
+                offset = step if offset == "0" else f"{offset} + {step}"
             for b in self.ub.buffers:
                 if b.level is not ir.Level.UB:
                     raise LoweringError(f"tile `{b.name}` is in {b.level.value}: the rule engine lowers vector kernels only")
@@ -627,7 +645,7 @@ class KernelGen:
             if self.scalar_buf:
                 em.line("TBuf<TPosition::VECCALC> scalarBuf;")
                 em.line("LocalTensor<float> scalarTmp;")
-        for t in p.tensors():
+        for t in p.tensors() + p.workspaces:
             em.line(f"GlobalTensor<{t.dtype.cpp}> {t.name}Gm;", dsl=t.span.line)
         em.line(f"{plan.tiling_struct} tiling;")
         for s, _ in ir.walk_stmts(p.kernel.body):
@@ -650,7 +668,8 @@ class KernelGen:
         gm = [cpp_name(t.name) for t in p.tensors()]
         params = ", ".join(f"GM_ADDR {n}" for n in gm + ["workspace", "tiling"])
         with em.block(f'extern "C" __global__ __aicore__ void {plan.entry}({params})', dsl=p.kernel.span.line):
-            em.line("(void)workspace;  // this kernel needs no GM workspace")
+            if not p.workspaces:
+                em.line("(void)workspace;  // this kernel needs no GM workspace")
             em.line(f"// A kernel-launch project reads its tiling struct straight from GM (GET_TILING_DATA")
             em.line(f"// is for registered op projects): copy it word by word into a local struct.")
             em.line(f"{plan.tiling_struct} tilingData;")
@@ -659,7 +678,7 @@ class KernelGen:
             with em.block(f"for (uint32_t i = 0; i < sizeof({plan.tiling_struct}) / sizeof(uint32_t); ++i)"):
                 em.line("words[i] = tilingWords[i];")
             em.line(f"{plan.cls} op;")
-            em.line(f"op.Init({', '.join(gm)}, tilingData);")
+            em.line(f"op.Init({', '.join(gm + (['workspace'] if p.workspaces else []))}, tilingData);")
             em.line("op.Process();")
 
 

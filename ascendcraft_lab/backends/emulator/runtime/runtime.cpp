@@ -1,9 +1,11 @@
-// AscendCraft emulator runtime: runs the logical blocks of a launch on a thread pool, owns each
-// block's Unified Buffer and sanitizer state, collects findings, checks GM races, applies atomic
-// writes in block order, and (harness_main) maps the kernel arguments the Python runner passes.
+// AscendCraft emulator runtime: runs the logical blocks of a launch on a thread pool (one thread
+// per block when the kernel calls SyncAll), owns each block's Unified Buffer and sanitizer state,
+// collects findings, checks GM races, applies atomic writes in block order (at each SyncAll and
+// at the end), and (harness_main) maps the kernel arguments the Python runner passes.
 // Compiled once per header version and linked into every kernel binary.
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdarg>
 #include <cstdio>
@@ -61,11 +63,27 @@ struct Alloc {
 
 std::string g_soc = "Ascend910B2";
 uint64_t g_ub_bytes = 192 * 1024, g_ub_usable = 192 * 1024 - 8448;
+unsigned g_cores = 0;      // vector cores of the SoC (0: unknown)
 unsigned g_threads = 0;
+bool g_sync_all = false;   // the kernel calls SyncAll (set before main, see base.h)
 std::vector<Alloc> g_allocs;
 std::mutex g_mu;
 std::vector<Finding> g_findings;  // merged, in block order
 double g_kernel_s = 0.0;
+
+// The all-core barrier of one launch. Every block runs on its own thread, so the blocks that
+// reach SyncAll wait here until the others arrive too; a block that ends while others wait
+// would hang the NPU, which is reported (and the waiters released) instead.
+struct Barrier {
+    std::mutex mu;
+    std::condition_variable cv;
+    int total = 0, arrived = 0, exited = 0;
+    uint64_t generation = 0;
+    std::vector<BlockData>* blocks = nullptr;
+    std::vector<Finding> findings;  // races found between barriers, merged after the launch
+    std::map<std::tuple<std::string, std::string, int>, size_t> index;
+    bool mismatch_reported = false;
+} g_barrier;
 bool g_harness = false;  // the runner reads the JSON report; a host program gets stderr
 constexpr uint64_t kReserve = 64ull << 20;  // UB reserve per worker: the SoC's UB plus room for an overflowing kernel
 
@@ -235,6 +253,25 @@ void apply_atomic(const AtomicWrite& w) {
     }
 }
 
+void report_sync_mismatch(const char* file, int line);
+
+// Everything before the barrier is done: atomics land in block order and the writes of this
+// phase are checked for races, then the next phase starts (called with g_barrier.mu held).
+void detect_races(std::vector<BlockData>& blocks, std::vector<Finding>& out, std::map<std::tuple<std::string, std::string, int>, size_t>& idx);
+void release_barrier(const char* file, int line) {
+    Barrier& b = g_barrier;
+    if (b.exited > 0) report_sync_mismatch(file, line);
+    detect_races(*b.blocks, b.findings, b.index);
+    for (auto& bd : *b.blocks) {
+        for (auto& a : bd.atomics) apply_atomic(a);
+        bd.atomics.clear();
+        bd.writes.clear();
+    }
+    b.arrived = 0;
+    ++b.generation;
+    b.cv.notify_all();
+}
+
 // Two blocks writing the same GM bytes without atomics: the result depends on which core is last.
 void detect_races(std::vector<BlockData>& blocks, std::vector<Finding>& out, std::map<std::tuple<std::string, std::string, int>, size_t>& idx) {
     std::vector<WriteRange> all;
@@ -315,6 +352,26 @@ bool write_report(const char* path) {
     return rename(tmp.c_str(), path) == 0;
 }
 
+void report_sync_mismatch(const char* file, int line) {
+    Barrier& b = g_barrier;
+    if (b.mismatch_reported) return;
+    b.mismatch_reported = true;
+    Finding f;
+    f.kind = SYNC_MISMATCH;
+    f.api = "SyncAll";
+    f.file = file ? file : "?";
+    f.line = line;
+    f.block = -1;
+    f.count = 1;
+    char msg[512];
+    snprintf(msg, sizeof(msg),
+             "%d of %d blocks wait in SyncAll but %d block(s) ended without reaching it: on the NPU the waiting cores hang. "
+             "Every block must call SyncAll the same number of times (keep it out of loops and branches that depend on the block)",
+             b.arrived, b.total, b.exited);
+    f.message = msg;
+    append_finding(b.findings, b.index, f);
+}
+
 void print_findings_to_stderr() {
     for (const Finding& x : g_findings)
         fprintf(stderr, "%s:%d: %s [%s] (block %d, %llux): %s\n", x.file.c_str(), x.line, x.kind.c_str(), x.api.c_str(), x.block,
@@ -386,6 +443,27 @@ void gm_written(const void* p, uint64_t nbytes, const char* api, const char* fil
     bd->writes.push_back({lo, hi, c->block_idx, api, file, line});
 }
 
+bool note_sync_all() {
+    g_sync_all = true;
+    return true;
+}
+
+void sync_all(const char* file, int line) {
+    Barrier& b = g_barrier;
+    std::unique_lock<std::mutex> lk(b.mu);
+    if (b.total == 0) {  // not inside run_blocks' barrier set-up: cannot happen through the headers
+        fprintf(stderr, "acemu: SyncAll outside a launch that was set up for it\n");
+        abort();
+    }
+    ++b.arrived;
+    uint64_t gen = b.generation;
+    if (b.arrived + b.exited == b.total) {
+        release_barrier(file, line);
+        return;
+    }
+    b.cv.wait(lk, [&] { return b.generation != gen; });
+}
+
 void gm_atomic(void* dst, const void* src, uint64_t nbytes, int op, int dtype, const char* file, int line) {
     (void)file;
     (void)line;
@@ -406,8 +484,32 @@ int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) {
     unsigned hw = g_threads ? g_threads : std::thread::hardware_concurrency();
     if (hw == 0) hw = 1;
     unsigned nthreads = std::min<unsigned>(hw, block_dim);
-    g_threads = nthreads;
     std::vector<BlockData> blocks(block_dim);
+    if (g_sync_all) {
+        // SyncAll needs every block alive at once: one thread per block, as every core of the
+        // NPU runs its block at the same time (the launch must not exceed the SoC's cores).
+        nthreads = block_dim;
+        std::lock_guard<std::mutex> lk(g_barrier.mu);
+        g_barrier.total = int(block_dim);
+        g_barrier.arrived = g_barrier.exited = 0;
+        g_barrier.blocks = &blocks;
+        if (g_cores && block_dim > g_cores) {
+            char msg[384];
+            snprintf(msg, sizeof(msg),
+                     "the kernel calls SyncAll with %u blocks but %s has %u vector cores: blocks beyond the first %u wait for a "
+                     "free core that never comes, so the NPU hangs. Launch at most as many blocks as cores",
+                     block_dim, g_soc.c_str(), g_cores, g_cores);
+            Finding f;
+            f.kind = SYNC_MISMATCH;
+            f.api = "SyncAll";
+            f.file = "?";
+            f.count = 1;
+            f.block = -1;
+            f.message = msg;
+            append_finding(g_barrier.findings, g_barrier.index, f);
+        }
+    }
+    g_threads = nthreads;
     std::atomic<uint32_t> next{0};
     auto t0 = std::chrono::steady_clock::now();
     auto work = [&]() {
@@ -423,6 +525,12 @@ int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) {
             tls_ctx = &w.ctx;
             fn(closure);
             tls_ctx = nullptr;
+            if (g_sync_all) {
+                std::lock_guard<std::mutex> lk(g_barrier.mu);
+                ++g_barrier.exited;
+                if (g_barrier.arrived > 0 && g_barrier.arrived + g_barrier.exited == g_barrier.total)
+                    release_barrier(nullptr, 0);
+            }
         }
         munmap(w.ctx.ub, kReserve);
         munmap(w.ctx.shadow, w.shadow_bytes);
@@ -439,6 +547,12 @@ int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) {
     for (size_t i = 0; i < g_findings.size(); ++i) idx[std::make_tuple(g_findings[i].kind, g_findings[i].file, g_findings[i].line)] = i;
     for (auto& b : blocks)
         for (auto& f : b.findings) append_finding(g_findings, idx, f);
+    for (auto& f : g_barrier.findings) append_finding(g_findings, idx, f);
+    g_barrier.findings.clear();
+    g_barrier.index.clear();
+    g_barrier.total = g_barrier.arrived = g_barrier.exited = 0;
+    g_barrier.blocks = nullptr;
+    g_barrier.mismatch_reported = false;
     detect_races(blocks, g_findings, idx);
     for (auto& b : blocks)
         for (auto& a : b.atomics) apply_atomic(a);
@@ -470,7 +584,13 @@ int harness_main(int argc, char** argv, int nargs, void (*launch)(uint8_t** args
         if (!strcmp(key, "soc")) {
             char name[64];
             unsigned long long ub, usable;
-            if (sscanf(line, "soc %63s %llu %llu", name, &ub, &usable) == 3) { g_soc = name; g_ub_bytes = ub; g_ub_usable = usable; }
+            unsigned cores = 0;
+            if (sscanf(line, "soc %63s %llu %llu %u", name, &ub, &usable, &cores) >= 3) {
+                g_soc = name;
+                g_ub_bytes = ub;
+                g_ub_usable = usable;
+                g_cores = cores;
+            }
         } else if (!strcmp(key, "blocks")) {
             sscanf(line, "blocks %u", &block_dim);
         } else if (!strcmp(key, "threads")) {

@@ -319,4 +319,23 @@ template <typename T> inline void SetAtomicMax() { auto* c = acemu::ctx(); c->at
 template <typename T> inline void SetAtomicMin() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_MIN; c->atomic_dtype = acemu::dtype_of<T>(); }
 inline void SetAtomicNone() { acemu::ctx()->atomic_op = acemu::ATOMIC_NONE; }
 
+// All-core barrier (the hardware form, no workspace): a block waits until every block of the
+// launch has reached it; GM written before it, atomic adds included, is visible after it.
+// Using it makes the runtime run every block of the launch on its own thread (a barrier needs
+// them all alive at once), which is what `uses_sync_all` registers before main.
+template <bool isAIVOnly = true> inline void SyncAll(ACEMU_SITE_PARAMS) {
+    (void)&acemu::rt::uses_sync_all<isAIVOnly>;
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, "SyncAll", ACEMU_SITE);
+    acemu::rt::sync_all(acemu_file, acemu_line);
+}
+
+enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+// The scalar unit's data cache: the emulator's scalar reads go straight to GM, so flushing and
+// invalidating it has nothing to do (kernels still need it on the NPU before reading GM that
+// other cores wrote).
+template <typename T, CacheLine entireType, DcciDst dcciDst> inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+template <typename T, CacheLine entireType> inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+
 }  // namespace AscendC

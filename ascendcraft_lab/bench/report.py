@@ -17,7 +17,10 @@ INTEGRITY = [
     "Correct = every output within rtol = tol and atol = tol x rms(reference) of PyTorch (tol 1e-4 for fp32, "
     "1e-2 for fp16) on all input sets (seeds 0-4, MultiKernelBench's protocol), no emulator sanitizer finding, "
     "and inputs bit-identical after the kernel ran. An all-zero or constant output fails whenever the "
-    "reference is not. MultiKernelBench's plain allclose is recorded per output as well (mkb_allclose).",
+    "reference is not. MultiKernelBench's plain allclose is recorded per output as well (mkb_allclose). A float32 output that "
+    "misses PyTorch's float32 answer is compared once more with the reference run in float64 (PyTorch's float32 "
+    "torch.norm of 67 M floats is 0.5 % off the exact value); a pass that way is marked reference = float64 in "
+    "results.json and said in the op's log.",
     "The reference's forward gets clones of the inputs; the inputs the kernel gets are the copies saved "
     "before forward ran (a reference that modifies its inputs cannot change what the kernel is given).",
     "A kernel cannot call back into PyTorch: the generated kernel is C++ compiled with g++ against the "

@@ -60,6 +60,9 @@ EXAMPLES: list[Example] = [
         "per-core partial sums accumulated atomically into a scalar output"),
     _ex("loss", "smooth_l1", {"batch_size": 37, "input_shape": (1003,), "beta": 0.5},
         "both branches of where() computed, then a reduction and an accumulating store"),
+    _ex("loss", "cross_entropy", {"batch_size": 60007, "num_classes": 7},
+        "short rows batched into tiles: window_max, repeat (a per-row broadcast) and pick (the "
+        "target logit) by vector Gathers, int64 targets cast to i32; several tiles per core"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

@@ -35,7 +35,7 @@ class DraftError(Exception):
 @dataclass
 class Draft:
     text: str
-    template: str                    # map | rows | cols | windows
+    template: str                    # map | rows | cols | windows | total | rows_total | windows_total
     op: str                          # the kernel's name
     live: int                        # K of ub_elems(f32, live=K)
     method: str                      # how the forward was traced
@@ -99,14 +99,18 @@ def _bindings(w, traced) -> tuple[dict, dict]:
 
 
 def _scaled(w, shapes: dict) -> dict:
-    """Every dim x64 (windows: the row length stays, a tile must hold whole rows)."""
+    """Every dim x64 (windows: the row length stays, a tile must hold whole rows); a tensor of one
+    value per row (class indices) scales with the rows."""
     base = tuple(w.lay.base)
-    keep = set(w.lay.axes) if w.template == "windows" else set()
+    keep = set(w.lay.axes) if w.whole_rows else set()
     factor = [1 if i in keep else 64 for i in range(len(base))]
+    lead = tuple(base[i] for i in w.lay.lead)
     out = {}
     for name, shp in shapes.items():
         if tuple(shp) == base:
             out[name] = tuple(d * f for d, f in zip(shp, factor))
+        elif w.lay.axes and lead and tuple(shp) == lead:
+            out[name] = tuple(d * 64 for d in shp)
         else:
             out[name] = shp
     return out

@@ -451,17 +451,20 @@ class ComputeLowering:
     def _window(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
         k, s = self._scalar(e.args[1]), self._scalar(e.args[2])
         kind = e.op.split("_")[1]
+        # the loop's locals must not hide a tile of the kernel with the same name
+        o, j, acc, v = (x if x not in self.ctx.reserved else self.ctx.scalar_name(x) for x in ("o", "j", "acc", "v"))
         self.em.line(f"// {e.op}: one {kind} per window of {k} elements every {s}, on the scalar unit")
         self.ctx.sync("V_S")
-        with self.em.block(f"for (uint32_t o = 0; o < static_cast<uint32_t>({n}); ++o)"):
-            self.em.line(f"{out.dtype.cpp} acc = {src.name}.GetValue(o * {s});")
-            with self.em.block(f"for (uint32_t j = 1; j < static_cast<uint32_t>({k}); ++j)"):
-                self.em.line(f"{out.dtype.cpp} v = {src.name}.GetValue(o * {s} + j);")
-                step = {"max": "acc = v > acc ? v : acc;", "min": "acc = v < acc ? v : acc;"}.get(kind, "acc = acc + v;")
+        with self.em.block(f"for (uint32_t {o} = 0; {o} < static_cast<uint32_t>({n}); ++{o})"):
+            self.em.line(f"{out.dtype.cpp} {acc} = {src.name}.GetValue({o} * {s});")
+            with self.em.block(f"for (uint32_t {j} = 1; {j} < static_cast<uint32_t>({k}); ++{j})"):
+                self.em.line(f"{out.dtype.cpp} {v} = {src.name}.GetValue({o} * {s} + {j});")
+                step = {"max": f"{acc} = {v} > {acc} ? {v} : {acc};",
+                        "min": f"{acc} = {v} < {acc} ? {v} : {acc};"}.get(kind, f"{acc} = {acc} + {v};")
                 self.em.line(step)
             if kind == "avg":
-                self.em.line(f"acc = acc / static_cast<{out.dtype.cpp}>({k});")
-            self.em.line(f"{out.name}.SetValue(o, acc);")
+                self.em.line(f"{acc} = {acc} / static_cast<{out.dtype.cpp}>({k});")
+            self.em.line(f"{out.name}.SetValue({o}, {acc});")
         self.ctx.sync("S_V")
 
     # Rows of k elements packed back to back in a tile start at any element, so no vector
@@ -509,7 +512,9 @@ class ComputeLowering:
     def _reduce(self, e: ir.Call) -> str:
         src_expr = e.args[0]
         src = self.tile(src_expr, None)
-        n = self.count(src_expr)
+        # exactly the tile's elements: lanes a Compare padding added hold values of no element
+        # (0 * log(0) is NaN, and a padded 0 would be the max of negative data)
+        n = self.ctx.count(src_expr.type, exact=True)
         name = self.ctx.scalar_name("r")
         dt = e.type.dtype
         if e.op in ("reduce_sum", "reduce_max", "reduce_min"):

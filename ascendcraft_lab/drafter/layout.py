@@ -137,6 +137,9 @@ def plan_layout(g: Graph) -> Layout:
         shapes = {tuple(o.shape) for o in outputs}
         base = max(shapes, key=lambda s: (math.prod(s), len(s)))
         axes = ()
+    if picks and not totals:
+        raise Unsupported("a class-index pick whose per-row results are not summed over the rows (the drafter "
+                          "drafts the mean or the sum of cross_entropy/nll_loss)")
     lay = Layout("map", base, axes, nodes=nodes, outputs=outputs, reductions=reds, scans=scans, totals=totals)
     _spaces(lay)
     if totals:

@@ -755,6 +755,11 @@ def _class_targets(name, x: Node, target: Node, ignore_index) -> None:
         raise Unsupported(f"`{name}` with ignore_index={val(ignore_index)!r}")
 
 
+def _per_batch(name, reduction):
+    if reduction == "none":
+        raise Unsupported(f"`{name}` with reduction='none' (per-row losses: the drafter drafts the mean or the sum)")
+
+
 def _class_note(b, name):
     b.notes.append(f"{name}: targets are assumed to be class indices in [0, classes) (an index out of range, "
                    "including ignore_index -100, is clamped into the row instead of being ignored)")
@@ -769,6 +774,7 @@ def _cross_entropy(b, input, target, weight, size_average, ignore_index, reduce,
         raise Unsupported(f"`cross_entropy` with label_smoothing={val(label_smoothing)!r}")
     x = T(input)
     _class_targets("cross_entropy", x, target, ignore_index)
+    _per_batch("cross_entropy", reduction)
     # log-sum-exp with the row max (exp never overflows), minus the target's score
     m = b.reduce("max", x, [1], True)
     s = b.reduce("sum", b.ew("exp", b.sub(x, m)), [1], True)
@@ -782,6 +788,7 @@ def _nll_loss(b, input, target, weight, size_average, ignore_index, reduce, redu
     _legacy("nll_loss", size_average, reduce)
     _no_weight("nll_loss", weight)
     _class_targets("nll_loss", T(input), target, ignore_index)
+    _per_batch("nll_loss", reduction)
     _class_note(b, "nll_loss")
     return _reduce_loss(b, "nll_loss", b.ew("neg", b.pick(input, target, 1)), reduction)
 

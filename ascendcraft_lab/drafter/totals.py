@@ -118,7 +118,9 @@ class RowsTotalWriter(_Shares, RowsWriter):
                                       f"{SHORT_ROW} elements or more")
                 t = self.loaded[id(x)]
                 name = self.namer.fresh(t.name + "_at")
-                loads.append(f"{name} = load({t.name}[r, {env[id(index)]}])")
+                # the index is clamped into the row, as the windows template's pick() clamps it
+                at = f"min(max({env[id(index)]}, 0), {self.row_expr()} - 1)"
+                loads.append(f"{name} = load({t.name}[r, {at}])")
                 env[id(n)] = name
         return self.stages(loads, [], [])
 

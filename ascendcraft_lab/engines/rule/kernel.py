@@ -181,7 +181,7 @@ class KernelGen:
             for st in group:
                 if st.kind is ir.StageKind.copyin:
                     for s in st.body:
-                        if isinstance(s, ir.Load):
+                        if isinstance(s, ir.Load) and isinstance(self.p.local_type(s.target), ir.TileType):
                             loaded.setdefault(s.target, set()).add(group_of[id(st)])
         keep = set()
         for group in groups:
@@ -295,7 +295,9 @@ class KernelGen:
         ty = self.p.local_type(st.target)
         name = cpp_name(st.target)
         if isinstance(ty, ir.ScalarType):
-            em.line(f"{name} = {t.name}Gm.GetValue({off});")
+            decl = "" if st.target in self.members_scalar or st.target in self._declared else f"{ty.dtype.cpp} "
+            self._declared.add(st.target)
+            em.line(f"{decl}{name} = {t.name}Gm.GetValue({off});")
             return
         q = f"{name}Queue"
         keep = st.target in self.persistent

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .graph import Node, Unsupported
 from .layout import SHORT_ROW, linear_scale
-from .templates import ACC_INIT, WIN_FN, Root, RowsWriter, Stage, WindowsWriter
+from .templates import ACC_INIT, WIN_FN, MapWriter, Root, RowsWriter, Stage, WindowsWriter
 
 
 class _Shares:
@@ -61,15 +61,9 @@ class TotalWriter(_Shares, RowsWriter):
         body += self.share_lines({id(r.node): r.name for r in roots})
         return [f"for part in core_chunk(t.chunk, {R}):"] + ["    " + l for l in body]
 
-    def host_body(self) -> list[str]:
-        R = self.row_expr()
-        return [f"total = {R}",
-                f"chunk = align_up(cdiv(total, VECTOR_CORES), {self.align_elems()})   # 32-byte aligned per-core offsets",
-                "cores = cdiv(total, chunk)",
-                f"tile = ub_elems(f32, live={self.live})"]
-
-    def launch_fields(self) -> str:
-        return ", chunk=chunk, tile=min(tile, chunk)"
+    # the same flat, 32-byte aligned per-core chunks as the map template
+    host_body = MapWriter.host_body
+    launch_fields = MapWriter.launch_fields
 
     def docstring(self) -> str:
         return (f"Drafted from {self.source}: a loss over every element (total template). The tensors are viewed "
@@ -175,7 +169,7 @@ class RowStage(Stage):
         if index.dtype == "int32":
             return text
         if id(index) not in self._i32:
-            name = self.w.namer.fresh(text.rstrip("u") + "i" if text.endswith("u") else "idx")
+            name = self.w.namer.fresh(text[:-1] + "i" if text.endswith("u") else "idx")
             self.lines.append(f"{name} = cast({text}, i32)")
             self._i32[id(index)] = name
         return self._i32[id(index)]
@@ -217,6 +211,17 @@ class WindowsTotalWriter(_Shares, WindowsWriter):
         body += ["    " + l for l in self.stages(copyin, compute, copyout)]
         body += self.share_lines(sums)
         return [f"for part in core_chunk(t.per_core, {self.prod(lay.lead)}):"] + ["    " + l for l in body]
+
+    def host_body(self) -> list[str]:
+        A, R = self.prod(self.lay.lead), self.row_expr()
+        Rp = R if " " not in R else f"({R})"
+        return [f"rows = {A}",
+                "cores = min(VECTOR_CORES, rows)",
+                "per_core = cdiv(rows, cores)",
+                "cores = cdiv(rows, per_core)",
+                f"# a tile holds whole rows: per row {R} elements per buffer and a one-per-row slot",
+                "# (its max, sum, class index ...)",
+                f"tile_rows = max(ub_elems(f32, live={self.live}) // ({Rp} + 1), 1)"]
 
     def docstring(self) -> str:
         kinds = ", ".join(sorted({r.attrs["kind"] for r in self.lay.reductions})) or "no"

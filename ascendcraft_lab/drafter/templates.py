@@ -14,7 +14,8 @@ carry). The four templates differ only in their loops:
            step and `for m in range(1, R)` with a running accumulator tile, then the outputs
   windows  for part in core_chunk(...): for c in tiles(part, rows): one window op per row
 
-The UB budget decides `live` in ub_elems(f32, live=K): the caller renders with growing K
+The loss templates (a sum over everything, added atomically by every core) build on these
+in totals.py. The UB budget decides `live` in ub_elems(f32, live=K): the caller renders with growing K
 until the verifier accepts the draft on the reference shapes.
 """
 from __future__ import annotations

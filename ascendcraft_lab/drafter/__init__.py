@@ -2,8 +2,10 @@
 
     trace.py      the reference runs in a child process; torch.fx traces forward -> JSON graph
     rules.py      every known torch function / method / nn module -> canonical nodes (graph.py)
-    layout.py     which template fits (map, rows, cols, windows) and each value's space
+    layout.py     which template fits (map, rows, cols, windows; total, rows_total, windows_total
+                  for losses) and each value's space
     templates.py  the templates: loops, sweeps and compute stages as DSL text
+    totals.py     the loss templates: every core adds its share of a sum into the output
     draft.py      draft_reference / draft_from_trace: the above, plus the UB-driven tile size
     cli.py        `ascendcraft draft REF.py [-o K.dsl.py] [--soc S] [--engine drafter|llm]`
 

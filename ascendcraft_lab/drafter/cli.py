@@ -44,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ascendcraft draft: {e}", file=sys.stderr)
             return 1
         text, template = d.text, d.template
+        for note in d.notes:
+            print(f"note: {note}", file=sys.stderr)
     if args.out:
         from ..atomic import write_text
         try:

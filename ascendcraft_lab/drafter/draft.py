@@ -35,7 +35,7 @@ class DraftError(Exception):
 @dataclass
 class Draft:
     text: str
-    template: str                    # map | rows | cols | windows
+    template: str                    # map | rows | cols | windows | total | rows_total | windows_total
     op: str                          # the kernel's name
     live: int                        # K of ub_elems(f32, live=K)
     method: str                      # how the forward was traced
@@ -100,11 +100,13 @@ def _bindings(w, traced) -> tuple[dict, dict]:
 
 def _scaled(w, shapes: dict) -> dict:
     """Every dim x64 (windows: the row length stays, a tile must hold whole rows). A parameter
-    declared with the input's dims (a normalization's weight) scales with them."""
+    declared with the input's dims (a normalization's weight) scales with them, and a tensor of one
+    value per row (class indices) with the rows."""
     base = tuple(w.lay.base)
-    keep = set(w.lay.axes) if w.template == "windows" else set()
+    keep = set(w.lay.axes) if w.whole_rows else set()
     factor = [1 if i in keep else 64 for i in range(len(base))]
     nodes = {t.name: t.node for t in w.tensors}
+    lead = tuple(base[i] for i in w.lay.lead)
     out = {}
     for name, shp in shapes.items():
         node = nodes.get(name)
@@ -114,6 +116,8 @@ def _scaled(w, shapes: dict) -> dict:
         elif dims and all(d.op == "dim" for d in dims) and not keep:
             out[name] = tuple(d.value * 64 for d in dims)
         elif node is not None and node.op == "input" and "actual" in node.attrs and not keep:
+            out[name] = tuple(d * 64 for d in shp)
+        elif w.lay.axes and lead and tuple(shp) == lead:
             out[name] = tuple(d * 64 for d in shp)
         else:
             out[name] = shp

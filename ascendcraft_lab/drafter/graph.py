@@ -13,6 +13,7 @@ operations the templates understand:
   reduce       sum / max / min / prod over a set of axes (mean is sum * 1/n)
   scan         cumsum / cumprod along one axis, forward or reverse
   reshape      the same elements in another shape
+  pick         x[r, index[r]]: one element per row named by an int index tensor (cross entropy)
 
 Every torch function, Tensor method and nn module maps through one rule in `RULES` to these
 (an activation becomes its formula: F.elu is relu(x) + alpha * (exp(min(x, 0)) - 1)), so the
@@ -162,6 +163,7 @@ class Builder:
         self.init_inputs: list = []        # get_init_inputs() descriptions (rules that name a number)
         self.init_names: list = []
         self.tensors: dict = {}            # the Model's parameters and buffers by name
+        self.notes: list[str] = []         # assumptions a rule made (shown with the draft)
 
     def _order(self, args: tuple) -> tuple:
         def rank(a: Node):
@@ -302,6 +304,17 @@ class Builder:
             if tuple(x.shape) == shape:
                 return x
         return Node("reshape", (x,), {}, shape, x.dtype)
+
+    def pick(self, x: Node, index: Node, axis: int) -> Node:
+        """x[r, index[r]]: along `axis`, the element each index names (the target logit of a row)."""
+        if not (x.is_tensor and index.is_tensor):
+            raise Unsupported("a class-index pick of a scalar")
+        axis = norm_axis(axis, len(x.shape))
+        shape = tuple(d for i, d in enumerate(x.shape) if i != axis)
+        if tuple(index.shape) != shape:
+            raise Unsupported(f"class indices of shape {tuple(index.shape)} for values of shape {tuple(x.shape)} "
+                              f"(one index per row: {shape})")
+        return Node("pick", (x, index), {"axis": axis}, shape, x.dtype)
 
     def full(self, value, shape, dtype="float32") -> Node:
         return Node("full", (self.const(value),), {}, tuple(shape), dtype)

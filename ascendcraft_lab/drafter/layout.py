@@ -26,6 +26,21 @@ Model parameters may also be broadcast (a leaf viewed with 1s, from the normaliz
   row      varies along exactly the reduced axes X (a layer norm's weight): a rows tile of it
            sits beside the row's tile
   plane    constant along Q but not a per-group value (group norm's weight): one number per plane
+
+A loss reduces to one number, which no single core may compute alone. The templates of
+`totals.py` split the work and let every core add its share into the output (an atomic add):
+
+  total          every axis reduced at once (mean((p - t) ** 2)): the tensors are viewed flat and
+                 split into per-core chunks, like map
+  rows_total     per-row reductions, then a sum over the rows (mean(1 - cos(p_r, t_r))): cores
+                 split the rows, a row's result joins the core's running sum
+  windows_total  the same for short rows (cross entropy over 10 classes): many whole rows per tile
+
+The per-row values of rows_total / windows_total live in a fourth space, `total` is the fifth:
+
+  total    a sum over all rows of a reduced value, and scalar math on it (the loss itself)
+
+Index tensors (int class targets) are reduced-space inputs read by `pick` (x[r, target[r]]).
 """
 from __future__ import annotations
 
@@ -39,6 +54,8 @@ ELEMENTWISE = {"add", "sub", "mul", "div", "max", "min", "pow", "neg", "abs", "r
                "floordiv"}
 LEAVES = {"input", "param", "scalar", "const", "dim"}
 WINDOW_MAX_ROW = 4096          # longest row the windows template takes (a tile holds whole rows)
+SHORT_ROW = 256                # rows_total below this: rows are batched into tiles (windows_total)
+INDEX_DTYPES = ("int64", "int32")
 
 
 @dataclass
@@ -53,6 +70,7 @@ class Layout:
     scans: list = field(default_factory=list)
     actual: dict = field(default_factory=dict)    # id(output node) -> its own shape when it is a view of S
     sym: tuple = ()                     # symbolic size of each axis of S when S splits an input axis
+    totals: list = field(default_factory=list)    # sums over all rows of reduced values (rows_total)
 
     @property
     def lead(self) -> tuple:
@@ -77,12 +95,20 @@ class Layout:
     def is_plane(self, n: Node) -> bool:
         return self.space.get(id(n)) == "plane"
 
+    def is_total(self, n: Node) -> bool:
+        return self.space.get(id(n)) == "total"
+
 
 def plan_layout(g: Graph) -> Layout:
     b = Builder()
     outputs = _prepare(b, g.outputs)
     nodes = Graph(outputs, [], [], [], [], {}, {}, "", False).nodes()
     priority = {"flip": 0, "slice": 1, "cat": 2, "shift": 3, "select": 4, "expand": 5, "full": 6}
+    indices = {id(n.args[1]) for n in nodes if n.op == "pick"}
+    for n in nodes:
+        if n.op == "pick" and (n.args[1].op != "input" or n.args[1].dtype not in INDEX_DTYPES):
+            raise Unsupported("class indices that are computed in forward (the drafter reads int64/int32 "
+                              "index tensors straight from the inputs)")
     for n in sorted(nodes, key=lambda n: priority.get(n.op, 9)):
         if n.op == "slice":
             raise Unsupported(f"a slice [{n.attrs['start']}:{n.attrs['stop']}] along axis {n.attrs['axis']} (slices are "
@@ -95,18 +121,31 @@ def plan_layout(g: Graph) -> Layout:
             raise Unsupported("a constant tensor used as a whole (zeros_like/ones_like as an output)")
         if n.op == "expand":
             raise Unsupported("an explicit expand/broadcast_to that reaches an output")
-        if n.is_tensor and n.dtype not in ("float32", "float16", "bool"):
-            raise Unsupported(f"{n.dtype} tensors (the drafter handles float32, float16 and bool)")
+        if n.is_tensor and n.dtype not in ("float32", "float16", "bool") and id(n) not in indices:
+            raise Unsupported(f"{n.dtype} tensors (the drafter handles float32, float16 and bool, and int "
+                              "class indices read by cross_entropy/nll_loss)")
         if n.op == "floordiv" and n.is_tensor:
             raise Unsupported("floor division of tensors")
     reds = [n for n in nodes if n.op == "reduce"]
     scans = [n for n in nodes if n.op == "scan"]
-    if reds or scans:
-        bases = {tuple(n.attrs["in_shape"]) if n.op == "reduce" else tuple(n.shape) for n in reds + scans}
+    picks = [n for n in nodes if n.op == "pick"]
+    # A sum over the rows of per-row results (mean(1 - cos(p_r, t_r))) is a total: its input is
+    # smaller than the row reductions' (or the picks') input, and it reads their results.
+    row_ops = [(tuple(n.attrs["in_shape"]), tuple(n.attrs["axes"])) for n in reds] + \
+        [(tuple(n.args[0].shape), (n.attrs["axis"],)) for n in picks]
+    totals = []
+    if len({shape for shape, _ in row_ops}) > 1:
+        big = max((shape for shape, _ in row_ops), key=lambda sh: (math.prod(sh), len(sh)))
+        totals = [r for r in reds if tuple(r.attrs["in_shape"]) != big and _reads_reduced(r.args[0])]
+        reds = [r for r in reds if not any(r is t for t in totals)]
+        row_ops = [(sh, ax) for sh, ax in row_ops if sh == big] + \
+            [(tuple(r.attrs["in_shape"]), tuple(r.attrs["axes"])) for r in reds if tuple(r.attrs["in_shape"]) != big]
+    if row_ops or scans:
+        bases = {sh for sh, _ in row_ops} | {tuple(n.shape) for n in scans}
         if len(bases) > 1:
             raise Unsupported(f"reductions or scans over tensors of different shapes {sorted(bases)}")
         base = bases.pop()
-        axes_sets = {tuple(n.attrs["axes"]) if n.op == "reduce" else (n.attrs["axis"],) for n in reds + scans}
+        axes_sets = {ax for _, ax in row_ops} | {(n.attrs["axis"],) for n in scans}
         if len(axes_sets) > 1:
             raise Unsupported(f"reductions or scans along different axes {sorted(axes_sets)} in one kernel")
         axes = axes_sets.pop()
@@ -114,6 +153,9 @@ def plan_layout(g: Graph) -> Layout:
         shapes = {tuple(o.shape) for o in outputs}
         base = max(shapes, key=lambda s: (math.prod(s), len(s)))
         axes = ()
+    if picks and not totals:
+        raise Unsupported("a class-index pick whose per-row results are not summed over the rows (the drafter "
+                          "drafts the mean or the sum of cross_entropy/nll_loss)")
     actual = {}
     for i, o in enumerate(outputs):    # a view of S back to an output's own shape (group norm)
         if o.op == "reshape" and o.args[0].is_tensor and tuple(o.args[0].shape) == tuple(base) and axes:
@@ -121,11 +163,16 @@ def plan_layout(g: Graph) -> Layout:
             actual[id(o.args[0])] = tuple(o.shape)
     if actual:
         nodes = Graph(outputs, [], [], [], [], {}, {}, "", False).nodes()
-    lay = Layout("map", base, axes, nodes=nodes, outputs=outputs, reductions=reds, scans=scans, actual=actual)
+    lay = Layout("map", base, axes, nodes=nodes, outputs=outputs, reductions=reds, scans=scans, actual=actual,
+                 totals=totals)
     lay.sym = next((tuple(n.attrs["sym"]) for n in nodes if n.op in ("input", "param") and "sym" in n.attrs), ())
     _spaces(lay)
     adjacent = not axes or list(axes) == list(range(axes[0], axes[-1] + 1))
-    if any(lay.is_plane(n) for n in nodes) or not adjacent or lay.sym:
+    if totals:
+        _check_totals(lay)
+        row = math.prod(base[i] for i in axes)
+        lay.template = "windows_total" if row < SHORT_ROW else "rows_total"
+    elif any(lay.is_plane(n) for n in nodes) or not adjacent or lay.sym:
         from .planes import planes_fit
         why = planes_fit(lay)
         if why:
@@ -141,6 +188,8 @@ def plan_layout(g: Graph) -> Layout:
         lay.template = "rows"
         if _windows_fit(lay):
             lay.template = "windows"
+        elif _total_fit(lay):
+            lay.template = "total"
     if len({s.attrs["reverse"] for s in scans}) > 1:
         raise Unsupported("forward and reverse scans in one kernel")
     return lay
@@ -205,6 +254,8 @@ def _spaces(lay: Layout) -> None:
             elif tuple(n.shape) == tuple(S) or (not lay.axes and math.prod(n.shape) == math.prod(S)
                                                 and math.prod(S) > 1 and _same_nontrivial(n.shape, S)):
                 lay.space[id(n)] = "full"
+            elif lay.axes and lay.lead and not lay.trail and tuple(n.shape) in (kd, _lead_shape(lay)):
+                lay.space[id(n)] = "reduced"          # one value per row (class indices, per-row weights)
             elif math.prod(n.shape) == 1:
                 raise Unsupported(f"a one-element tensor input `{n.name}` (pass it as a number)")
             else:
@@ -212,8 +263,16 @@ def _spaces(lay: Layout) -> None:
                                   "(the drafter's layouts need inputs of one shape)")
             continue
         if n.op == "reduce":
+            if any(n is t for t in lay.totals):
+                lay.space[id(n)] = "total"
+                continue
             if lay.space.get(id(n.args[0])) != "full":
                 raise Unsupported("a reduction of a value that is already reduced")
+            lay.space[id(n)] = "reduced"
+            continue
+        if n.op == "pick":
+            if lay.space.get(id(n.args[0])) != "full" or lay.space.get(id(n.args[1])) != "reduced":
+                raise Unsupported("a class-index pick of a value that is not a full row")
             lay.space[id(n)] = "reduced"
             continue
         if n.op == "scan":
@@ -233,6 +292,11 @@ def _spaces(lay: Layout) -> None:
                 raise Unsupported(f"a reshape to {tuple(n.shape)} between reductions")
             continue
         spaces = {lay.space[id(a)] for a in n.args if isinstance(a, Node)}
+        if "total" in spaces:
+            if spaces - {"total", "scalar"}:
+                raise Unsupported("a sum over all rows combined again with per-row or per-element values")
+            lay.space[id(n)] = "total"
+            continue
         if spaces & {"row", "plane"}:
             # a broadcast parameter: with only per-group values and numbers it stays what it is (a
             # tile of the row, a number per plane); with anything that varies along the rest, full
@@ -278,6 +342,70 @@ def _leaf_space(lay: Layout, n: Node) -> str | None:
     if varies == X and not (set(range(len(S))) - X) & varies:
         return "row"
     return "plane"
+
+
+def _lead_shape(lay: Layout) -> tuple:
+    return tuple(lay.base[i] for i in lay.lead)
+
+
+def _reads_reduced(n: Node) -> bool:
+    """n depends on a reduction or a pick: a reduction of it reduces per-row values again."""
+    return any(x.op in ("reduce", "pick") for x in _subgraph(n))
+
+
+def _check_totals(lay: Layout) -> None:
+    """A total sums a per-row value over every row; the outputs are linear in the totals."""
+    if lay.trail or not lay.lead:
+        raise Unsupported("a reduction of a value that is already reduced (other than a sum over all rows of "
+                          "per-row results of the last axes)")
+    lead = _lead_shape(lay)
+    for t in lay.totals:
+        inner = t.args[0]
+        if lay.space.get(id(inner)) != "reduced" or tuple(t.attrs["axes"]) != tuple(range(len(t.attrs["in_shape"]))):
+            raise Unsupported("a partial reduction of per-row results (only a sum or mean over all rows is supported)")
+        if tuple(d for d in t.attrs["in_shape"] if d != 1) != tuple(d for d in lead if d != 1):
+            raise Unsupported(f"a reduction over {tuple(t.attrs['in_shape'])} beside rows {lead}")
+        if t.attrs["kind"] != "sum":
+            raise Unsupported(f"a {t.attrs['kind']} over all rows of per-row results (each core adds its part "
+                              "to the output: only sums and means combine)")
+    if lay.scans:
+        raise Unsupported("a scan in a loss over rows")
+    for o in lay.outputs:
+        if not lay.is_total(o):
+            raise Unsupported("per-row outputs beside a sum over all rows")
+        if linear_scale(lay, o) is None:
+            raise Unsupported("a loss that is not a sum or mean of per-row values times a constant "
+                              "(each core adds its part into the output)")
+
+
+def linear_scale(lay: Layout, o: Node):
+    """(r, c) such that o == r * c, with r a sum (a total, or a sum of the whole tensor) and c a
+    scalar-space node (a constant when 1); None when o is not linear in one sum."""
+    b = Builder()
+    if o.op == "reduce" and o.attrs["kind"] == "sum":
+        return o, b.const(1.0)
+    if o.op == "reshape":
+        return linear_scale(lay, o.args[0])
+    if o.op == "neg":
+        inner = linear_scale(lay, o.args[0])
+        return None if inner is None else (inner[0], b.ew("neg", inner[1]))
+    if o.op in ("mul", "div") and len(o.args) == 2:
+        a, k = o.args
+        if o.op == "mul" and lay.is_scalar(a):
+            a, k = k, a
+        if lay.is_scalar(k):
+            inner = linear_scale(lay, a)
+            return None if inner is None else (inner[0], b.ew(o.op, inner[1], k))
+    return None
+
+
+def _total_fit(lay: Layout) -> bool:
+    """Every axis reduced at once by sums, the outputs linear in them: cores can split the tensor."""
+    if lay.lead or lay.scans or any(lay.is_full(o) for o in lay.outputs):
+        return False
+    if any(r.attrs["kind"] != "sum" or _reads_reduced(r.args[0]) for r in lay.reductions):
+        return False
+    return all(linear_scale(lay, o) is not None for o in lay.outputs)
 
 
 def _same_nontrivial(a, b) -> bool:

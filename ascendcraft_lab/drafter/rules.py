@@ -632,6 +632,203 @@ def _zeros(b, size):
     raise Unsupported("torch.zeros/ones with an explicit size (use zeros_like)")
 
 
+# -- losses: the pointwise loss, then the reduction ---------------------------------------------------
+def _legacy(name, size_average, reduce):
+    if size_average is not None or reduce is not None:
+        raise Unsupported(f"`{name}` with the deprecated size_average/reduce arguments (use reduction=...)")
+
+
+def _no_weight(name, weight, what="weight"):
+    if weight is not None:
+        raise Unsupported(f"`{name}` with a `{what}` tensor")
+
+
+def _reduce_loss(b, name, pointwise: Node, reduction, batch: Node | None = None) -> Node:
+    """reduction='none' | 'sum' | 'mean' (over every element) | 'batchmean' (sum / batch size)."""
+    if reduction == "none":
+        return pointwise
+    if reduction == "sum":
+        return b.reduce("sum", pointwise, None, False)
+    if reduction == "mean":
+        return b.mean(pointwise, None, False)
+    if reduction == "batchmean" and batch is not None:
+        return b.div(b.reduce("sum", pointwise, None, False), b.dim_of(batch, 0))
+    raise Unsupported(f"`{name}` with reduction={reduction!r}")
+
+
+def _same_shape(name, a, c):
+    if tuple(T(a).shape) != tuple(T(c).shape):
+        raise Unsupported(f"`{name}` of shapes {tuple(a.shape)} and {tuple(c.shape)} (the drafter takes one shape)")
+
+
+@rule("mse_loss", "input, target, size_average=None, reduce=None, reduction='mean', weight=None")
+def _mse_loss(b, input, target, size_average, reduce, reduction, weight):
+    _legacy("mse_loss", size_average, reduce)
+    _no_weight("mse_loss", weight)
+    _same_shape("mse_loss", input, target)
+    d = b.sub(input, target)
+    return _reduce_loss(b, "mse_loss", b.mul(d, d), reduction)
+
+
+@rule("l1_loss", "input, target, size_average=None, reduce=None, reduction='mean', weight=None")
+def _l1_loss(b, input, target, size_average, reduce, reduction, weight):
+    _legacy("l1_loss", size_average, reduce)
+    _no_weight("l1_loss", weight)
+    _same_shape("l1_loss", input, target)
+    return _reduce_loss(b, "l1_loss", b.ew("abs", b.sub(input, target)), reduction)
+
+
+@rule("smooth_l1_loss", "input, target, size_average=None, reduce=None, reduction='mean', beta=1.0")
+def _smooth_l1_loss(b, input, target, size_average, reduce, reduction, beta):
+    _legacy("smooth_l1_loss", size_average, reduce)
+    _same_shape("smooth_l1_loss", input, target)
+    d = b.sub(input, target)
+    ad = b.ew("abs", d)
+    if val(beta) == 0:
+        return _reduce_loss(b, "smooth_l1_loss", ad, reduction)
+    # 0.5 d^2 / beta inside the band, |d| - beta / 2 outside (both computed, then selected)
+    quad = b.div(b.mul(b.mul(d, d), 0.5), beta)
+    lin = b.sub(ad, b.mul(beta, 0.5))
+    return _reduce_loss(b, "smooth_l1_loss", b.ew("where", b.ew("lt", ad, beta), quad, lin), reduction)
+
+
+@rule("huber_loss", "input, target, reduction='mean', delta=1.0, weight=None")
+def _huber_loss(b, input, target, reduction, delta, weight):
+    _no_weight("huber_loss", weight)
+    _same_shape("huber_loss", input, target)
+    d = b.sub(input, target)
+    ad = b.ew("abs", d)
+    quad = b.mul(b.mul(d, d), 0.5)
+    lin = b.mul(b.sub(ad, b.mul(delta, 0.5)), delta)
+    return _reduce_loss(b, "huber_loss", b.ew("where", b.ew("lt", ad, delta), quad, lin), reduction)
+
+
+@rule("kl_div", "input, target, size_average=None, reduce=None, reduction='mean', log_target=False")
+def _kl_div(b, input, target, size_average, reduce, reduction, log_target):
+    _legacy("kl_div", size_average, reduce)
+    _same_shape("kl_div", input, target)
+    if val(log_target):
+        pointwise = b.mul(b.ew("exp", target), b.sub(target, input))
+    else:
+        # target * (log(target) - input), with 0 where target is 0 (PyTorch's xlogy): no NaN from 0 * log(0)
+        tlogt = b.ew("where", b.ew("gt", target, 0.0), b.mul(target, b.ew("log", target)), 0.0)
+        pointwise = b.sub(tlogt, b.mul(target, input))
+    return _reduce_loss(b, "kl_div", pointwise, reduction, batch=T(input))
+
+
+@rule("soft_margin_loss", "input, target, size_average=None, reduce=None, reduction='mean'")
+def _soft_margin_loss(b, input, target, size_average, reduce, reduction):
+    _legacy("soft_margin_loss", size_average, reduce)
+    _same_shape("soft_margin_loss", input, target)
+    return _reduce_loss(b, "soft_margin_loss", G.softplus(b, b.ew("neg", b.mul(input, target)), 1.0, None), reduction)
+
+
+@rule("binary_cross_entropy", "input, target, weight=None, size_average=None, reduce=None, reduction='mean'")
+def _binary_cross_entropy(b, input, target, weight, size_average, reduce, reduction):
+    _legacy("binary_cross_entropy", size_average, reduce)
+    _no_weight("binary_cross_entropy", weight)
+    _same_shape("binary_cross_entropy", input, target)
+    # PyTorch clamps each log at -100, so p = 0 or 1 gives a finite loss
+    lp = b.maximum(b.ew("log", input), -100.0)
+    lq = b.maximum(b.ew("log", b.sub(1.0, input)), -100.0)
+    pointwise = b.ew("neg", b.add(b.mul(target, lp), b.mul(b.sub(1.0, target), lq)))
+    return _reduce_loss(b, "binary_cross_entropy", pointwise, reduction)
+
+
+@rule("binary_cross_entropy_with_logits",
+      "input, target, weight=None, size_average=None, reduce=None, reduction='mean', pos_weight=None")
+def _bce_with_logits(b, input, target, weight, size_average, reduce, reduction, pos_weight):
+    _legacy("binary_cross_entropy_with_logits", size_average, reduce)
+    _no_weight("binary_cross_entropy_with_logits", weight)
+    _no_weight("binary_cross_entropy_with_logits", pos_weight, "pos_weight")
+    _same_shape("binary_cross_entropy_with_logits", input, target)
+    # softplus(x) - x t, in the overflow-free form relu(x) - x t + log(1 + exp(-|x|))
+    pointwise = b.sub(G.softplus(b, input, 1.0, None), b.mul(input, target))
+    return _reduce_loss(b, "binary_cross_entropy_with_logits", pointwise, reduction)
+
+
+def _class_targets(name, x: Node, target: Node, ignore_index) -> None:
+    if len(T(x).shape) != 2:
+        raise Unsupported(f"`{name}` of a rank-{len(x.shape)} input (the drafter takes (batch, classes) scores)")
+    if T(target).dtype not in ("int64", "int32"):
+        raise Unsupported(f"`{name}` with class-probability targets (the drafter takes int class indices)")
+    if val(ignore_index) != -100:
+        raise Unsupported(f"`{name}` with ignore_index={val(ignore_index)!r}")
+
+
+def _per_batch(name, reduction):
+    if reduction == "none":
+        raise Unsupported(f"`{name}` with reduction='none' (per-row losses: the drafter drafts the mean or the sum)")
+
+
+def _class_note(b, name):
+    b.notes.append(f"{name}: targets are assumed to be class indices in [0, classes) (an index out of range, "
+                   "including ignore_index -100, is clamped into the row instead of being ignored)")
+
+
+@rule("cross_entropy", "input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, "
+                       "reduction='mean', label_smoothing=0.0")
+def _cross_entropy(b, input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing):
+    _legacy("cross_entropy", size_average, reduce)
+    _no_weight("cross_entropy", weight)
+    if val(label_smoothing):
+        raise Unsupported(f"`cross_entropy` with label_smoothing={val(label_smoothing)!r}")
+    x = T(input)
+    _class_targets("cross_entropy", x, target, ignore_index)
+    _per_batch("cross_entropy", reduction)
+    # log-sum-exp with the row max (exp never overflows), minus the target's score
+    m = b.reduce("max", x, [1], True)
+    s = b.reduce("sum", b.ew("exp", b.sub(x, m)), [1], True)
+    lse = b.reshape(b.add(b.ew("log", s), m), [x.shape[0]])
+    _class_note(b, "cross_entropy")
+    return _reduce_loss(b, "cross_entropy", b.sub(lse, b.pick(x, target, 1)), reduction)
+
+
+@rule("nll_loss", "input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'")
+def _nll_loss(b, input, target, weight, size_average, ignore_index, reduce, reduction):
+    _legacy("nll_loss", size_average, reduce)
+    _no_weight("nll_loss", weight)
+    _class_targets("nll_loss", T(input), target, ignore_index)
+    _per_batch("nll_loss", reduction)
+    _class_note(b, "nll_loss")
+    return _reduce_loss(b, "nll_loss", b.ew("neg", b.pick(input, target, 1)), reduction)
+
+
+@rule("cosine_similarity", "x1, x2, dim=1, eps=1e-8")
+def _cosine_similarity(b, x1, x2, dim, eps):
+    _same_shape("cosine_similarity", x1, x2)
+    d = [val(dim)]
+    # x1 . x2 / (max(|x1|, eps) * max(|x2|, eps)), as PyTorch clamps each norm
+    dot = b.reduce("sum", b.mul(x1, x2), d, False)
+    n1 = b.maximum(b.ew("sqrt", b.reduce("sum", b.mul(x1, x1), d, False)), eps)
+    n2 = b.maximum(b.ew("sqrt", b.reduce("sum", b.mul(x2, x2), d, False)), eps)
+    return b.div(dot, b.mul(n1, n2))
+
+
+def _pairwise_distance(b, x1, x2, p, eps, keepdim):
+    _same_shape("pairwise_distance", x1, x2)
+    return G.norm(b, b.add(b.sub(x1, x2), eps), val(p), [-1], bool(val(keepdim)))
+
+
+@rule("pairwise_distance", "x1, x2, p=2.0, eps=1e-6, keepdim=False")
+def _pairwise(b, x1, x2, p, eps, keepdim):
+    return _pairwise_distance(b, x1, x2, p, eps, keepdim)
+
+
+@rule("triplet_margin_loss", "anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, "
+                             "size_average=None, reduce=None, reduction='mean'")
+def _triplet_margin_loss(b, anchor, positive, negative, margin, p, eps, swap, size_average, reduce, reduction):
+    _legacy("triplet_margin_loss", size_average, reduce)
+    _same_shape("triplet_margin_loss", anchor, positive)
+    _same_shape("triplet_margin_loss", anchor, negative)
+    d_ap = _pairwise_distance(b, anchor, positive, p, eps, False)
+    d_an = _pairwise_distance(b, anchor, negative, p, eps, False)
+    if val(swap):
+        d_an = b.minimum(d_an, _pairwise_distance(b, positive, negative, p, eps, False))
+    loss = b.clamp(b.add(b.sub(d_ap, d_an), margin), 0.0, None)
+    return _reduce_loss(b, "triplet_margin_loss", loss, reduction)
+
+
 # -- module calls: the functional rule with the module's attributes ----------------------------------
 MODULES = {
     "GELU": ("gelu", {"approximate": "approximate"}),
@@ -647,6 +844,20 @@ MODULES = {
     "Threshold": ("threshold", {"threshold": "threshold", "value": "value"}),
     "Softmax": ("softmax", {"dim": "dim"}), "LogSoftmax": ("log_softmax", {"dim": "dim"}),
     "Dropout": ("dropout", {"p": "p", "training": "training"}),
+    "MSELoss": ("mse_loss", {"reduction": "reduction"}), "L1Loss": ("l1_loss", {"reduction": "reduction"}),
+    "SmoothL1Loss": ("smooth_l1_loss", {"reduction": "reduction", "beta": "beta"}),
+    "HuberLoss": ("huber_loss", {"reduction": "reduction", "delta": "delta"}),
+    "KLDivLoss": ("kl_div", {"reduction": "reduction", "log_target": "log_target"}),
+    "SoftMarginLoss": ("soft_margin_loss", {"reduction": "reduction"}),
+    "BCELoss": ("binary_cross_entropy", {"reduction": "reduction"}),
+    "BCEWithLogitsLoss": ("binary_cross_entropy_with_logits", {"reduction": "reduction"}),
+    "CrossEntropyLoss": ("cross_entropy", {"reduction": "reduction", "ignore_index": "ignore_index",
+                                           "label_smoothing": "label_smoothing"}),
+    "NLLLoss": ("nll_loss", {"reduction": "reduction", "ignore_index": "ignore_index"}),
+    "CosineSimilarity": ("cosine_similarity", {"dim": "dim", "eps": "eps"}),
+    "PairwiseDistance": ("pairwise_distance", {"p": "norm", "eps": "eps", "keepdim": "keepdim"}),
+    "TripletMarginLoss": ("triplet_margin_loss", {"margin": "margin", "p": "p", "eps": "eps", "swap": "swap",
+                                                  "reduction": "reduction"}),
 }
 
 
@@ -721,6 +932,7 @@ def build_graph(traced: dict) -> Graph:
               traced.get("parameters", {}), traced.get("buffers", {}), traced.get("method", "fx"),
               bool(traced.get("training")))
     g.outputs = rewrite(b, g.outputs)
+    g.notes.extend(b.notes)
     _check_meta(traced, g)
     return g
 
@@ -924,7 +1136,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return b.cast(args[0], attrs["dtype"])
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
-    if op in ("expand", "select"):
+    if op in ("expand", "select", "pick"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

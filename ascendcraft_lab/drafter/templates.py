@@ -14,7 +14,8 @@ carry). The four templates differ only in their loops:
            step and `for m in range(1, R)` with a running accumulator tile, then the outputs
   windows  for part in core_chunk(...): for c in tiles(part, rows): one window op per row
 
-The UB budget decides `live` in ub_elems(f32, live=K): the caller renders with growing K
+The loss templates (a sum over everything, added atomically by every core) build on these
+in totals.py. The UB budget decides `live` in ub_elems(f32, live=K): the caller renders with growing K
 until the verifier accepts the draft on the reference shapes.
 """
 from __future__ import annotations
@@ -28,8 +29,8 @@ from ..dsl.ops import OPS
 from .graph import FLOAT_DTYPES, Graph, Node, Unsupported
 from .layout import Layout
 
-DTYPE = {"float32": "f32", "float16": "f16", "bool": "bool", "bfloat16": "bf16"}
-NBYTES = {"float32": 4, "float16": 2, "bool": 1, "bfloat16": 2}
+DTYPE = {"float32": "f32", "float16": "f16", "bool": "bool", "bfloat16": "bf16", "int64": "i64", "int32": "i32"}
+NBYTES = {"float32": 4, "float16": 2, "bool": 1, "bfloat16": 2, "int64": 8, "int32": 4}
 DIM_NAMES = {1: ("N",), 2: ("B", "N"), 3: ("B", "M", "N"), 4: ("B", "C", "H", "W"), 5: ("B", "C", "D", "H", "W")}
 RESERVED = set(OPS) | set(keyword.kwlist) | {
     "load", "store", "tiles", "core_rows", "core_chunk", "range", "windows", "copyin", "compute", "copyout",
@@ -102,6 +103,7 @@ class Writer:
     """What all templates share; subclasses write the loops."""
 
     template = ""
+    whole_rows = False
 
     def __init__(self, g: Graph, lay: Layout, op_name: str, live: int):
         self.g, self.lay, self.live = g, lay, live
@@ -140,7 +142,7 @@ class Writer:
             name = self.namer.fresh(pyname)
             if node is None and tuple(desc["shape"]) != tuple(lay.base):
                 raise Unsupported(f"unused input `{pyname}` of shape {tuple(desc['shape'])} beside {tuple(lay.base)}")
-            view = self.full_view()
+            view = self.reduced_view(desc["shape"]) if node is not None and lay.is_reduced(node) else self.full_view()
             t = Tensor(name, node, "GM", desc["dtype"], view, shape=tuple(desc["shape"]))
             self.tensors.append(t)
             if node is not None:
@@ -154,7 +156,10 @@ class Writer:
         outs = lay.outputs
         for i, o in enumerate(outs):
             name = self.namer.fresh("y" if len(outs) == 1 else f"y{i}")
-            view = self.full_view(o.shape) if lay.is_full(o) else self.reduced_view(o.shape)
+            if lay.is_total(o):                    # a loss: one number, or ones of any rank
+                view = self.shape_text(["1"] * len(o.shape))
+            else:
+                view = self.full_view(o.shape) if lay.is_full(o) else self.reduced_view(o.shape)
             self.out_tensors.append(Tensor(name, o, "Out", o.dtype, view, shape=tuple(o.shape)))
         # scalar parameters: the DSL binds get_inputs() scalars, then get_init_inputs() ones, in order
         order = []
@@ -238,6 +243,9 @@ class Writer:
                 return self.dims[axis]
             if of.shape[axis] == 1:
                 return "1"
+            kept = [a for a in range(len(self.lay.base)) if a not in self.lay.axes]
+            if self.lay.axes and of.is_tensor and tuple(of.shape) == tuple(self.lay.base[a] for a in kept):
+                return self.dims[kept[axis]]         # a per-row value: the size of a kept axis
             raise Unsupported("a size of a tensor that is not the base shape")
         a = [self.host_expr(x) for x in n.args]
         if n.op in ("add", "sub", "mul", "div", "floordiv"):
@@ -281,7 +289,7 @@ class Writer:
         return f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
 
     def host_tensor(self) -> str:
-        t = next((t for t in self.tensors if t.node is not None), None) or self.tensors[0]
+        t = next((t for t in self.tensors if t.node is not None and not self.lay.is_reduced(t.node)), None) or self.tensors[0]
         dims = ", ".join(self.dims)
         return f"{t.name}: Tensor[{DTYPE[t.dtype]}, ({dims}{',' if len(self.dims) == 1 else ''})]"
 
@@ -472,6 +480,7 @@ def _is_clamp(n: Node, w: Writer) -> bool:
 @dataclass
 class Root:
     kind: str                 # acc (a reduction into an accumulator) | out (a full output) | name (a tile)
+                              # | total (a sum over rows of per-row values)
     node: Node
     name: str = ""            # accumulator / output tile / named tile
     tensor: Tensor | None = None
@@ -504,6 +513,8 @@ def _dependency_order(roots: list[Root]) -> list[Root]:
 class LoopWriter(Writer):
     """Sweeps and the helpers the loop-shaped templates share."""
 
+    stage_cls = Stage
+
     def __init__(self, *a, **kw):
         self.scan_tiles: dict[int, str] = {}
         self.tile_names: dict[str, str] = {}
@@ -535,18 +546,22 @@ class LoopWriter(Writer):
               scan_mode: str = "carry", scan_first: bool = False, window: str = "") -> tuple[list, list, list, list]:
         """(copyin, compute, copyout, carries) lines for one tile step computing `roots`."""
         env = dict(env)
-        st = Stage(self, env, scan_mode=scan_mode, scan_first=scan_first)
+        st = self.stage_cls(self, env, scan_mode=scan_mode, scan_first=scan_first)
         copyin, copyout = [], []
         for t in self.loads_for([r.node for r in roots], env):
             tile = self.tile_name(t, "h" if t.dtype == "float16" else "u")
-            copyin.append(f"{tile} = load({t.name}[{self.leaf_load_index(t, load_index)}])")
+            if t.node is not None and self.lay.is_reduced(t.node):
+                index = store_index          # one value per row (class indices): indexed like the row's results
+            else:
+                index = self.leaf_load_index(t, load_index)
+            copyin.append(f"{tile} = load({t.name}[{index}])")
             if t.dtype == "float16":
                 wide = self.tile_name(t, "u")
                 st.lines.append(f"{wide} = cast({tile}, f32)")
                 env[id(t.node)] = wide
             else:
                 env[id(t.node)] = tile
-        st.plan([r.node.args[0] if r.kind == "acc" else r.node for r in roots])
+        st.plan([r.node.args[0] if r.kind in ("acc", "total") else r.node for r in roots])
         for r in _dependency_order(roots):
             if r.kind == "acc":
                 value = st.value(r.node.args[0])
@@ -575,6 +590,9 @@ class LoopWriter(Writer):
                 copyout.append(f"store({r.tensor.name}[{store_index}], {r.name})")
             elif r.kind == "name":
                 st.assign(r.name, r.node)
+            elif r.kind == "total":                    # a running sum over the rows of per-row values
+                value = st.value(r.node.args[0])
+                st.lines.append(f"{r.name} = {r.name} + {f'reduce_sum({value})' if window else value}")
         return copyin, st.lines, copyout, st.carries
 
     def leaf_load_index(self, t: Tensor, index: str) -> str:
@@ -742,23 +760,7 @@ class RowsWriter(LoopWriter):
         idx = span if self.global_row else f"r, {span}"
         full_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if lay.is_full(o)]
         red_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if not lay.is_full(o)]
-        for level in self.levels():
-            pre = self.boundary_reduced([r.args[0] for r in level], env)
-            body += self._scalars(pre, env)
-            roots = []
-            for r in level:
-                acc = self.namer.fresh({"sum": "s", "max": "mx", "min": "mn", "prod": "p"}[r.attrs["kind"]])
-                roots.append(Root("acc", r, acc, reduce=r.attrs["kind"]))
-            copyin, compute, copyout, carries = self.sweep(roots, idx, idx, env)
-            body += [f"{r.name} = {ACC_INIT[r.reduce]}" for r in roots]
-            body += [f"{c} = {v}" for c, v in carries]
-            if self.shared_sums:
-                body += self._shared_sweep(roots, (copyin, compute, copyout), env)
-                continue
-            body.append(f"for c in tiles({R}, t.tile):")
-            body += ["    " + l for l in self.stages(copyin, compute, copyout)]
-            for r in roots:
-                env[id(r.node)] = r.name
+        body += self.level_sweeps(env, idx)
         if full_outs:
             roots = [Root("out", o, self.tile_name(t), t) for o, t in full_outs]
             body += self._scalars(self.boundary_reduced([o for o, _ in full_outs], env), env)
@@ -786,6 +788,28 @@ class RowsWriter(LoopWriter):
         if self.global_row:
             return body
         return [f"for r in core_rows(t.rows, {self.prod(self.lay.lead)}):"] + ["    " + l for l in body]
+
+    def level_sweeps(self, env: dict, idx: str) -> list[str]:
+        """One sweep along the row per reduction level, each into scalar accumulators."""
+        body: list[str] = []
+        for level in self.levels():
+            pre = self.boundary_reduced([r.args[0] for r in level], env)
+            body += self._scalars(pre, env)
+            roots = []
+            for r in level:
+                acc = self.namer.fresh({"sum": "s", "max": "mx", "min": "mn", "prod": "p"}[r.attrs["kind"]])
+                roots.append(Root("acc", r, acc, reduce=r.attrs["kind"]))
+            copyin, compute, copyout, carries = self.sweep(roots, idx, idx, env)
+            body += [f"{r.name} = {ACC_INIT[r.reduce]}" for r in roots]
+            body += [f"{c} = {v}" for c, v in carries]
+            if self.shared_sums:
+                body += self._shared_sweep(roots, (copyin, compute, copyout), env)
+                continue
+            body.append(f"for c in tiles({self.row_expr()}, t.tile):")
+            body += ["    " + l for l in self.stages(copyin, compute, copyout)]
+            for r in roots:
+                env[id(r.node)] = r.name
+        return body
 
     @property
     def split_global(self) -> bool:
@@ -879,6 +903,7 @@ class RowsWriter(LoopWriter):
 
 class WindowsWriter(RowsWriter):
     template = "windows"
+    whole_rows = True            # a tile holds whole rows: the row length is not a tile size
 
     def full_view(self, shape=None) -> str:
         return f"(({', '.join(self.dims)}),)" if len(self.dims) > 1 else f"({self.dims[0]},)"
@@ -1035,5 +1060,9 @@ class ColsWriter(LoopWriter):
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter}
 
 
-from .planes import PlanesWriter  # noqa: E402 - its own module; registered with the others here
+# templates in their own modules build on the classes above
+from .planes import PlanesWriter  # noqa: E402
+from .totals import TOTAL_WRITERS  # noqa: E402
+
 WRITERS["planes"] = PlanesWriter
+WRITERS.update(TOTAL_WRITERS)

@@ -22,6 +22,8 @@ _CATEGORY_TITLES = [
     ("reduce", "Reductions (tile -> scalar)"),
     ("scan", "Scans (tile -> tile, continued across tiles by a scalar carry)"),
     ("window", "Windows (pooling, segmented reductions)"),
+    ("repeat", "Per-row broadcast (tiles of whole rows)"),
+    ("gather", "Per-row gather (tiles of whole rows)"),
     ("cast", "Conversion"),
     ("element", "Element access (tile -> scalar)"),
 ]

@@ -505,6 +505,19 @@ class _Run:
                     raise self.err(node, f"`{e.op}` needs k >= 1 and stride >= 1, got {k} and {s}", None)
                 return fn(f(env), k, s)
             return window
+        if cat in ("repeat", "gather"):
+            fk = args[-1]
+            node = e
+
+            def rows(env):
+                k = int(fk(env))
+                if k < 1:
+                    raise self.err(node, f"`{e.op}` needs a row length k >= 1, got {k}", None)
+                try:
+                    return fn(*(f(env) for f in args[:-1]), k)
+                except ValueError as err:
+                    raise self.err(node, str(err), None) from None
+            return rows
         if cat == "cast":
             f = args[0]
             dtype = e.args[1].dtype

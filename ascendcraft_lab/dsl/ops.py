@@ -18,6 +18,8 @@ Categories (each has one typing rule in the verifier):
   window    tile -> shorter tile: one value per window of k elements every `stride`
   cast      convert dtype, with a rounding mode
   element   tile -> scalar: one element
+  repeat    tile of row values -> tile of whole rows: each value repeated k times
+  gather    tile of whole rows + an index per row -> one element per row
 """
 from __future__ import annotations
 
@@ -158,6 +160,21 @@ def _scan_rev(ufunc):
     return fn
 
 
+def _repeat(x, k):
+    return np.repeat(x, int(k))
+
+
+def _pick(x, index, k):
+    """x[i * k + index[i]]; an index outside [0, k) is clamped, as the kernel clamps it."""
+    k = int(k)
+    rows = np.arange(index.shape[0])
+    idx = np.clip(np.asarray(index).astype(np.int64), 0, k - 1)
+    pos = rows * k + idx
+    if pos.size and pos.max() >= x.shape[0]:
+        raise ValueError(f"pick: row {int(rows[-1])} of {k} elements is beyond the tile of {x.shape[0]}")
+    return x[pos]
+
+
 def _reduce(fn):
     def go(x):
         if x.size == 0:
@@ -288,6 +305,17 @@ OPS_LIST: list[OpSpec] = [
     OpSpec("window_avg", "window", (V, _p("k", "int"), _p("stride", "int")), _window(_wavg),
            "mean of each window of k elements", "expand: window_sum then Muls(1/k)", inplace=False,
            example="window_avg(xu, K, S)"),
+    # -- tiles of whole rows (many short rows per tile): per-row broadcast and per-row gather --
+    OpSpec("repeat", "repeat", (V, _p("k", "int")), _repeat,
+           "each element repeated k times: per-row values (window_max of rows of k) broadcast back over "
+           "their rows, e.g. `xu - repeat(window_max(xu, C, C), C)`",
+           "expand: Gather at byte offsets floor((i + 0.5) / k) * 4 (CreateVecIndex, Adds, Muls, Mins, Cast, Muls)",
+           dtypes=frozenset({DType.f32}), scratch=1, inplace=False, example="repeat(mu, C)"),
+    OpSpec("pick", "gather", (V, _p("index"), _p("k", "int")), _pick,
+           "one element per row of k elements: x[i * k + index[i]] (index: an i32 tile, clamped to [0, k)), "
+           "e.g. the target logit of every row",
+           "expand: Gather at byte offsets (i * k + index[i]) * 4 (CreateVecIndex, Muls, Maxs, Mins, Add, Muls)",
+           dtypes=frozenset({DType.f32}), scratch=1, inplace=False, example="pick(xu, cast(tu, i32), C)"),
     # -- conversion and element access --
     OpSpec("cast", "cast", (V, _p("dtype", "dtype"), _p("round", "round", "none")), cast_numpy,
            "convert to dtype; round: none (nearest for floats, truncate float->int) rint floor ceil round trunc odd",
@@ -310,5 +338,5 @@ UNARY_PRECEDENCE = 6
 # Functions with the same name as a table op but spelled with the Python builtin (`abs(x)`,
 # `max(a, b)`) need no alias; `**` and `pow` are the same op.
 assert all(op.category in {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce",
-                           "scan", "window", "cast", "element"} for op in OPS_LIST)
+                           "scan", "window", "cast", "element", "repeat", "gather"} for op in OPS_LIST)
 assert FLOATS >= {DType.f16, DType.f32}

@@ -765,6 +765,23 @@ class _Verifier:
                 self._value(a, op)
                 self._index_scalar(a, what)
             return TileType(t.dtype, (_window_out(t.shape[0], k, s),))
+        if cat in ("repeat", "gather"):
+            t = self._value(args[0], op)
+            if not isinstance(t, TileType):
+                raise self.err(args[0], f"`{op}` takes a tile of rows, not a scalar",
+                               "a scalar broadcasts over a tile by itself: `xu - m`" if cat == "repeat" else "pass a UB tile")
+            self._need_dtype(e, spec, t.dtype)
+            k = args[-1]
+            self._value(k, op)
+            self._index_scalar(k, "a row length")
+            if cat == "repeat":
+                # the same length expression as a `windows(c, k, k)` load of those rows
+                return TileType(t.dtype, (_rows_len(t.shape[0], k),))
+            idx = self._value(args[1], op)
+            if not (isinstance(idx, TileType) and idx.dtype is DType.i32):
+                raise self.err(args[1], f"pick() takes one i32 index per row, not a {_kind_text(idx)}",
+                               "load the indices as a tile and convert them: `cast(tu, i32)`")
+            return TileType(t.dtype, idx.shape)
         if cat == "cast":
             t = self._value(args[0], op)
             dtype = args[1].dtype
@@ -881,6 +898,13 @@ def _windows_len(var: Expr, k: Expr, s: Expr) -> Expr:
     """Elements covering the windows of range `var`: (var.len - 1) * s + k."""
     length = Attr(Name(var.id), "len") if isinstance(var, Name) else var
     return Call("add", (Call("mul", (Call("sub", (length, ONE)), _strip(s))), _strip(k)))
+
+
+def _rows_len(rows: Expr, k: Expr) -> Expr:
+    """Elements of `rows` whole rows of k: spelled like a `windows(c, k, k)` load when rows is c.len."""
+    if isinstance(rows, Attr):
+        return _windows_len(_strip(rows), k, k)
+    return Call("mul", (_strip(rows), _strip(k)))
 
 
 def _window_out(length: Expr, k: Expr, s: Expr) -> Expr:

@@ -66,6 +66,15 @@ EXAMPLES: list[Example] = [
         "per-core partial sums accumulated atomically into a scalar output"),
     _ex("loss", "smooth_l1", {"batch_size": 37, "input_shape": (1003,), "beta": 0.5},
         "both branches of where() computed, then a reduction and an accumulating store"),
+    _ex("loss", "cross_entropy", {"batch_size": 60007, "num_classes": 7},
+        "short rows batched into tiles: window_max, repeat (a per-row broadcast) and pick (the "
+        "target logit) by vector Gathers, int64 targets cast to i32; several tiles per core"),
+    _ex("loss", "cosine_similarity_loss", {"batch_size": 37, "input_dim": 20011},
+        "three sums per row in one sweep, the row's cosine on the scalar unit, then a mean over rows "
+        "accumulated atomically"),
+    _ex("loss", "triplet_margin_loss", {"batch_size": 37, "input_dim": 20011, "margin": 0.5},
+        "two distances per row in one sweep (eps added to the difference, as PyTorch does), a hinge "
+        "with a get_init_inputs margin, a mean over rows"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

@@ -8,7 +8,8 @@ from ascendcraft_lab.dsl import OPS, parse, verify
 from ascendcraft_lab.dsl.interp import run
 from ascendcraft_lab.dsl.ops import OPS_LIST
 
-CATEGORIES = {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce", "scan", "window", "cast", "element"}
+CATEGORIES = {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce", "scan", "window", "cast", "element",
+              "repeat", "gather"}
 
 
 @pytest.mark.parametrize("op", OPS_LIST, ids=lambda o: o.name)

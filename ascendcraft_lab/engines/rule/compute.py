@@ -367,6 +367,12 @@ class ComputeLowering:
         if cat == "window":
             self._window(e, out, v[0], n)
             return
+        if cat == "repeat":
+            self._repeat(e, out, v[0], n)
+            return
+        if cat == "gather":
+            self._pick(e, out, v[0], v[1], n)
+            return
         raise LoweringError(f"`{e.op}` has no tile rule in the rule engine", e)
 
     def _is_byte_mask(self, e: ir.Expr) -> bool:
@@ -445,23 +451,70 @@ class ComputeLowering:
     def _window(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
         k, s = self._scalar(e.args[1]), self._scalar(e.args[2])
         kind = e.op.split("_")[1]
+        # the loop's locals must not hide a tile of the kernel with the same name
+        o, j, acc, v = (x if x not in self.ctx.reserved else self.ctx.scalar_name(x) for x in ("o", "j", "acc", "v"))
         self.em.line(f"// {e.op}: one {kind} per window of {k} elements every {s}, on the scalar unit")
         self.ctx.sync("V_S")
-        with self.em.block(f"for (uint32_t o = 0; o < static_cast<uint32_t>({n}); ++o)"):
-            self.em.line(f"{out.dtype.cpp} acc = {src.name}.GetValue(o * {s});")
-            with self.em.block(f"for (uint32_t j = 1; j < static_cast<uint32_t>({k}); ++j)"):
-                self.em.line(f"{out.dtype.cpp} v = {src.name}.GetValue(o * {s} + j);")
-                step = {"max": "acc = v > acc ? v : acc;", "min": "acc = v < acc ? v : acc;"}.get(kind, "acc = acc + v;")
+        with self.em.block(f"for (uint32_t {o} = 0; {o} < static_cast<uint32_t>({n}); ++{o})"):
+            self.em.line(f"{out.dtype.cpp} {acc} = {src.name}.GetValue({o} * {s});")
+            with self.em.block(f"for (uint32_t {j} = 1; {j} < static_cast<uint32_t>({k}); ++{j})"):
+                self.em.line(f"{out.dtype.cpp} {v} = {src.name}.GetValue({o} * {s} + {j});")
+                step = {"max": f"{acc} = {v} > {acc} ? {v} : {acc};",
+                        "min": f"{acc} = {v} < {acc} ? {v} : {acc};"}.get(kind, f"{acc} = {acc} + {v};")
                 self.em.line(step)
             if kind == "avg":
-                self.em.line(f"acc = acc / static_cast<{out.dtype.cpp}>({k});")
-            self.em.line(f"{out.name}.SetValue(o, acc);")
+                self.em.line(f"{acc} = {acc} / static_cast<{out.dtype.cpp}>({k});")
+            self.em.line(f"{out.name}.SetValue({o}, {acc});")
         self.ctx.sync("S_V")
+
+    # Rows of k elements packed back to back in a tile start at any element, so no vector
+    # instruction can address a row on its own (UB operands start 32-byte aligned). The per-row
+    # broadcast and the per-row pick are vector Gathers instead: each lane reads the element at
+    # its own byte offset, and the offsets are built by vector arithmetic on CreateVecIndex.
+    def _repeat(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
+        if out.name == src.name:
+            raise LoweringError("repeat() cannot write over its own operand; assign it to a new name", e)
+        k = self._scalar(e.args[1])
+        rows = self.ctx.count(e.args[0].type, exact=True)
+        offs = self.ctx.take_slot(ir.DType.i32)
+        em = self.em
+        em.line(f"// {expr_text(e)}: row r's value to elements [r * k, (r + 1) * k) by a vector Gather; element i reads")
+        em.line("// row floor((i + 0.5) / k), exact in f32 for tile lengths below 2^22 elements")
+        em.line(f"CreateVecIndex({out.name}, 0.0f, {n});")
+        em.line(f"Adds({out.name}, {out.name}, 0.5f, {n});")
+        em.line(f"Muls({out.name}, {out.name}, 1.0f / static_cast<float>({k}), {n});")
+        em.line(f"Mins({out.name}, {out.name}, static_cast<float>({_paren(rows)} - 1), {n});  // lanes past the last row stay in the source")
+        em.line(f"Cast({offs.name}, {out.name}, RoundMode::CAST_FLOOR, {n});")
+        em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>(sizeof(float)), {n});  // row index -> byte offset")
+        em.line(f"Gather({out.name}, {src.name}, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
+        self.ctx.release(offs)
+
+    def _pick(self, e: ir.Call, out: Tile, src: Tile, index: Tile, n: str) -> None:
+        if out.name in (src.name, index.name):
+            raise LoweringError("pick() cannot write over its own operand; assign it to a new name", e)
+        k = self._scalar(e.args[2])
+        rows = self.ctx.count(e.type, exact=True)
+        offs = self.ctx.take_slot(ir.DType.i32)
+        col = f"{out.name}.ReinterpretCast<int32_t>()"
+        em = self.em
+        em.line(f"// {expr_text(e)}: element index[r] of row r by a vector Gather at byte offset (r * k + index[r]) * 4;")
+        em.line("// the index is clamped into its row, so a bad index never reads outside the tile")
+        em.line(f"CreateVecIndex({offs.name}, static_cast<int32_t>(0), {n});")
+        em.line(f"Mins({offs.name}, {offs.name}, static_cast<int32_t>({_paren(rows)} - 1), {n});  // lanes past the last row repeat it")
+        em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>({k}), {n});")
+        em.line(f"Maxs({col}, {index.name}, static_cast<int32_t>(0), {n});  // the destination holds the clamped index meanwhile")
+        em.line(f"Mins({col}, {col}, static_cast<int32_t>({k} - 1), {n});")
+        em.line(f"Add({offs.name}, {offs.name}, {col}, {n});")
+        em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>(sizeof(float)), {n});  // element -> byte offset")
+        em.line(f"Gather({out.name}, {src.name}, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
+        self.ctx.release(offs)
 
     def _reduce(self, e: ir.Call) -> str:
         src_expr = e.args[0]
         src = self.tile(src_expr, None)
-        n = self.count(src_expr)
+        # exactly the tile's elements: lanes a Compare padding added hold values of no element
+        # (0 * log(0) is NaN, and a padded 0 would be the max of negative data)
+        n = self.ctx.count(src_expr.type, exact=True)
         name = self.ctx.scalar_name("r")
         dt = e.type.dtype
         if e.op in ("reduce_sum", "reduce_max", "reduce_min"):
@@ -491,6 +544,10 @@ class ComputeLowering:
                     self.em.line(f"if ({src.name}.GetValue(i) {better} {src.name}.GetValue({name})) {{ {name} = i; }}")
         self.ctx.release(src)
         return name
+
+
+def _paren(text: str) -> str:
+    return text if text.replace("_", "").replace(".", "").isalnum() else f"({text})"
 
 
 def _negate(s: str) -> str:

@@ -300,7 +300,9 @@ class KernelGen:
                 em.line("// other cores wrote this GM value: drop any stale copy in this core's scalar data cache")
                 em.line(f"DataCacheCleanAndInvalid<{t.dtype.cpp}, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>"
                         f"({t.name}Gm{f'[{off}]' if off != '0' else ''});")
-            em.line(f"{name} = {t.name}Gm.GetValue({off});")
+            decl = "" if st.target in self.members_scalar or st.target in self._declared else f"{ty.dtype.cpp} "
+            self._declared.add(st.target)
+            em.line(f"{decl}{name} = {t.name}Gm.GetValue({off});")
             return
         q = f"{name}Queue"
         keep = st.target in self.persistent
@@ -583,7 +585,11 @@ class KernelGen:
                 if self.slots:
                     caps = [c for need in self.ub.scratch for c, _ in need.sizes if c is not None]
                     caps = caps or [c for b in self.ub.buffers for c in b.capacities if c is not None]
-                    widest = max((b.dtype.nbytes for b in self.ub.buffers), default=4)
+                    # A slot holds a temporary of any dtype the statements compute. 8-byte tiles (int64
+                    # indices) widen the slots only when a statement with temporaries touches one.
+                    in_scratch = {dt.nbytes for need in self.ub.scratch for _, dt in need.sizes}
+                    widest = max((b.dtype.nbytes for b in self.ub.buffers
+                                  if b.dtype.nbytes <= 4 or b.dtype.nbytes in in_scratch), default=4)
                     em.line(f"scratchSlotBytes = {self._buffer_bytes(self._max_text(caps), None, widest)};")
                     em.line(f"pipe.InitBuffer(scratchBuf, {self.slots} * scratchSlotBytes);  // {self.slots} temporaries")
                 if self.scalar_buf:

@@ -12,5 +12,6 @@
 #include "acemu/vec_core.h"
 #include "acemu/vec.h"
 #include "acemu/reduce.h"
+#include "acemu/gather.h"
 #include "acemu/tiling.h"
 #include "acemu/launch.h"

@@ -88,7 +88,7 @@ private:
         Select(l, mask0, l, tmp1, SELMODE::VSEL_TENSOR_TENSOR_MODE, AlignUp(cLen, CMP_ALIGN));
         // DSL 29: acc = acc + reduce_sum(l)
         LocalTensor<float> tmp0 = Scratch<float>(0);
-        ReduceSum(scalarTmp, l, tmp0, AlignUp(cLen, CMP_ALIGN));
+        ReduceSum(scalarTmp, l, tmp0, cLen);
         TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);

@@ -101,12 +101,12 @@ class EvalError(ValueError):
     pass
 
 
-_FUNCS = {"min": min, "max": max, "AlignUp": lambda x, a: -(-x // a) * a, "CeilDiv": lambda x, a: -(-x // a),
+_FUNCS = {"min": min, "max": max, "MinOf": min, "MaxOf": max, "AlignUp": lambda x, a: -(-x // a) * a, "CeilDiv": lambda x, a: -(-x // a),
           "Ceil": lambda x, a: -(-x // a)}
 
 
 def evaluate(expr: str, names: dict[str, float]) -> int:
-    """Evaluate a small C++ integer expression: literals, names, + - * / %, min/max/AlignUp/CeilDiv, sizeof(T)."""
+    """Evaluate a small C++ integer expression: literals, names, + - * / %, min/max/MinOf/MaxOf/AlignUp/CeilDiv, sizeof(T)."""
     src = re.sub(r"sizeof\(\s*(\w+)\s*\)", lambda m: str(CPP_SIZES.get(m.group(1), f"sizeof_{m.group(1)}")), expr)
     src = re.sub(r"\b(?:this->|tiling\.|tilingData\.)(\w+)", r"\1", src)
     src = re.sub(r"\b(\d+)[uUlL]+\b", r"\1", src)

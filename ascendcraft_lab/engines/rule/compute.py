@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...dsl import ir
-from ...dsl.ops import OPS
+from ...dsl.ops import OPS, window_form, window_lead, window_padded_len
 from ...dsl.printer import expr_text
 from ...passes.emit import Emitter
 from ...passes.manager import PassFailure
-from .cexpr import float_literal, literal, render
+from .cexpr import float_literal, literal, paren as _paren, render
 
 VEC_NAME = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
 UNARY_NAME = {"abs": "Abs", "relu": "Relu", "exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
@@ -136,8 +136,7 @@ class ComputeLowering:
         rounded down), so vector dtypes copy through Muls by 1, which takes any count."""
         n = self.count(value)
         if src.dtype in (ir.DType.f16, ir.DType.f32, ir.DType.i16, ir.DType.i32):
-            one = "1.0f" if src.dtype is ir.DType.f32 else f"static_cast<{src.dtype.cpp}>(1)"
-            self.em.line(f"Muls({target.name}, {src.name}, {one}, {n});  // UB -> UB copy (any element count)")
+            self.em.line(f"Muls({target.name}, {src.name}, {_one(src.dtype)}, {n});  // UB -> UB copy (any element count)")
         else:
             self.em.line(f"DataCopy({target.name}, {src.name}, {n});")
 
@@ -443,6 +442,9 @@ class ComputeLowering:
         self.ctx.sync("S_V")
 
     def _window(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
+        if window_form(e) != "blocks":
+            self._window_gather(e, out, src)
+            return
         k, s = self._scalar(e.args[1]), self._scalar(e.args[2])
         kind = e.op.split("_")[1]
         self.em.line(f"// {e.op}: one {kind} per window of {k} elements every {s}, on the scalar unit")
@@ -457,6 +459,77 @@ class ComputeLowering:
                 self.em.line(f"acc = acc / static_cast<{out.dtype.cpp}>({k});")
             self.em.line(f"{out.name}.SetValue(o, acc);")
         self.ctx.sync("S_V")
+
+    def _window_gather(self, e: ir.Call, out: Tile, src: Tile) -> None:
+        """Overlapping, strided, dilated or padded windows on the vector unit. Vector operands
+        start on 32-byte boundaries and a window may start anywhere, so the windows are never
+        addressed directly: Gather (uint32 byte offsets, any element) collects element j of
+        every window into a dense tile, and Max/Min/Add folds it into the result. With padding,
+        the row is first copied behind `align_up(pad, block)` slots of the padding value, so the
+        copy starts on a block boundary and no window reads outside the copy."""
+        em, ctx = self.em, self.ctx
+        kind = e.op.split("_")[1]
+        t = out.dtype.cpp
+        k, stride, pad, dil = (self._scalar(a) for a in e.args[1:5])
+        length = self._scalar(e.args[0].type.shape[0])
+        n = self._scalar(e.type.shape[0])
+        fold = {"max": "Max", "min": "Min"}.get(kind, "Add")
+        padded = e.args[3] != ir.Const(0, "int") or e.args[5] != ir.Const(0, "int")
+        block = out.dtype.elems_per_block
+        if padded:
+            lead = self._scalar(window_lead(e, block))
+            total = self._scalar(window_padded_len(e, e.args[0].type.shape[0], e.type.shape[0], block))
+            fill = {"max": float_literal(-math.inf), "min": float_literal(math.inf)}.get(kind, "0.0f")
+            if out.dtype is not ir.DType.f32:
+                fill = f"static_cast<{t}>({fill})"
+            row = ctx.take_slot(out.dtype)
+            em.line(f"// {e.op}: windows of {k} every {stride} (dilation {dil}) over the row padded by {pad}. The row")
+            em.line(f"// goes behind {lead} padding slots so it starts on a 32-byte boundary; positions outside")
+            em.line(f"// the row hold {'0' if fold == 'Add' else fill}, which {'adds nothing' if fold == 'Add' else 'never wins'}.")
+            em.line(f"Duplicate({row.name}, {fill}, {total});")
+            em.line(f"Muls({row.name}[{lead}], {src.name}, {_one(out.dtype)}, {length});")
+            base = f"{lead} - {_paren(pad)}"
+        else:
+            row = src
+            em.line(f"// {e.op}: windows of {k} every {stride} (dilation {dil}), all inside the row.")
+            base = "0"
+        em.line(f"// Element j of window o sits at byte (o * {stride} + j * {dil} + {base}) * sizeof({t}): a Gather")
+        em.line("// per window offset j collects it from every window (no unaligned vector address), then folds it in.")
+        idx = ctx.take_slot(ir.DType.i32)
+        offsets = ctx.scalar_name("offsets")
+        em.line(f"CreateVecIndex({idx.name}, static_cast<int32_t>(0), {n});")
+        em.line(f"Muls({idx.name}, {idx.name}, static_cast<int32_t>({_paren(stride)} * sizeof({t})), {n});")
+        em.line(f"const LocalTensor<uint32_t> {offsets} = {idx.name}.ReinterpretCast<uint32_t>();")
+        start = "" if base == "0" else f"{_paren(base)} * "
+        em.line(f"Gather({out.name}, {row.name}, {offsets}, static_cast<uint32_t>({start}sizeof({t})), {n});")
+        part = ctx.take_slot(out.dtype)
+        j = ctx.scalar_name("j")
+        with em.block(f"for (int32_t {j} = 1; {j} < {k}; ++{j})"):
+            em.line(f"Gather({part.name}, {row.name}, {offsets}, static_cast<uint32_t>(({j} * {_paren(dil)}"
+                    f"{'' if base == '0' else ' + ' + base}) * sizeof({t})), {n});")
+            em.line(f"{fold}({out.name}, {out.name}, {part.name}, {n});")
+        for slot in (part, idx) + ((row,) if padded else ()):
+            ctx.release(slot)
+        if kind == "avg":
+            em.line(f"Muls({out.name}, {out.name}, {_paren(f'1.0f / static_cast<float>({k})')}, {n});  // no Divs: multiply by 1/k")
+            if padded:
+                self._window_avg_overhang(out, k, stride, pad, dil, length, n)
+
+    def _window_avg_overhang(self, out: Tile, k: str, stride: str, pad: str, dil: str, length: str, n: str) -> None:
+        """A last window that hangs past the padded row (PyTorch's ceil mode) averages over the
+        positions it covers inside [-pad, len + pad), not over k: fix those few on the scalar unit."""
+        em, t = self.em, out.dtype.cpp
+        edge = f"{_paren(length)} + 2 * {_paren(pad)}"
+        o = self.ctx.scalar_name("o")
+        with em.block(f"if (({_paren(n)} - 1) * {_paren(stride)} + ({_paren(k)} - 1) * {_paren(dil)} + 1 > {edge})"):
+            em.line("// the last windows hang past the padded row: they average over the positions they cover")
+            self.ctx.sync("V_S")
+            with em.block(f"for (int64_t {o} = {_paren(n)} - 1; {o} >= 0 && {o} * {_paren(stride)} + ({_paren(k)} - 1) * "
+                          f"{_paren(dil)} + 1 > {edge}; --{o})"):
+                em.line(f"const int64_t covered = ({edge} - {o} * {_paren(stride)} + {_paren(dil)} - 1) / {_paren(dil)};")
+                em.line(f"{out.name}.SetValue({o}, static_cast<{t}>(static_cast<float>({out.name}.GetValue({o})) * "
+                        f"static_cast<float>({k}) / static_cast<float>(covered)));")
+            self.ctx.sync("S_V")
 
     def _reduce(self, e: ir.Call) -> str:
         src_expr = e.args[0]
@@ -491,6 +564,10 @@ class ComputeLowering:
                     self.em.line(f"if ({src.name}.GetValue(i) {better} {src.name}.GetValue({name})) {{ {name} = i; }}")
         self.ctx.release(src)
         return name
+
+
+def _one(dtype: ir.DType) -> str:
+    return "1.0f" if dtype is ir.DType.f32 else f"static_cast<{dtype.cpp}>(1)"
 
 
 def _negate(s: str) -> str:

@@ -18,7 +18,7 @@ from ...dsl.buffers import ub_buffers
 from ...dsl.printer import expr_text
 from ...passes.emit import Emitter
 from ...passes.plan import Plan, cpp_name
-from .cexpr import render
+from .cexpr import paren as _paren, render
 from .compute import ComputeContext, ComputeLowering, LoweringError, Tile
 
 STAGE_METHOD = {ir.StageKind.copyin: "CopyIn", ir.StageKind.compute: "Compute", ir.StageKind.copyout: "CopyOut"}
@@ -573,7 +573,9 @@ class KernelGen:
                     em.line("scalarTmp = scalarBuf.Get<float>();")
 
     def _max_text(self, caps) -> str:
-        texts = list(dict.fromkeys(self.scalar_text(c) for c in caps))
+        def flat(c):     # max(a, b) as two sizes: MaxOf in C++, which the checkers read
+            return [x for a in c.args for x in flat(a)] if isinstance(c, ir.Call) and c.op == "max" else [c]
+        texts = list(dict.fromkeys(self.scalar_text(x) for c in caps for x in flat(c)))
         out = texts[0]
         for t in texts[1:]:
             out = f"MaxOf({out}, {t})"
@@ -661,22 +663,6 @@ class KernelGen:
             em.line(f"{plan.cls} op;")
             em.line(f"op.Init({', '.join(gm)}, tilingData);")
             em.line("op.Process();")
-
-
-def _paren(text: str) -> str:
-    simple = text.replace("_", "").replace(".", "").replace("->", "")
-    if simple.isalnum() or (text.startswith("(") and text.endswith(")") and _balanced(text[1:-1])):
-        return text
-    return f"({text})"
-
-
-def _balanced(text: str) -> bool:
-    depth = 0
-    for ch in text:
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth < 0:
-            return False
-    return depth == 0
 
 
 def _var_order(v: str) -> int:

@@ -35,7 +35,7 @@ class DraftError(Exception):
 @dataclass
 class Draft:
     text: str
-    template: str                    # map | rows | cols | windows
+    template: str                    # map | rows | cols | windows | pool
     op: str                          # the kernel's name
     live: int                        # K of ub_elems(f32, live=K)
     method: str                      # how the forward was traced
@@ -99,9 +99,9 @@ def _bindings(w, traced) -> tuple[dict, dict]:
 
 
 def _scaled(w, shapes: dict) -> dict:
-    """Every dim x64 (windows: the row length stays, a tile must hold whole rows)."""
+    """Every dim x64 (windows, pool: the row length stays, a tile holds whole rows)."""
     base = tuple(w.lay.base)
-    keep = set(w.lay.axes) if w.template == "windows" else set()
+    keep = set(w.lay.axes) if w.template == "windows" else {len(base) - 1} if w.template == "pool" else set()
     factor = [1 if i in keep else 64 for i in range(len(base))]
     out = {}
     for name, shp in shapes.items():

@@ -16,6 +16,9 @@ The axes X must be adjacent, which splits S into lead (before X), X and trail (a
            accumulator *tile* while the X index steps through contiguous [trail] slices
   windows  a rows graph whose only outputs are sum/max/min reductions of short rows: many whole
            rows per tile, one window reduction per row (what the expert reduce examples do)
+  pool     one max/avg pooling of an input over its last 1-3 axes X: an output row (the lead
+           index and the outer output coordinates) combines the input rows of its window, then
+           pools along the last axis
 """
 from __future__ import annotations
 
@@ -64,6 +67,9 @@ def plan_layout(g: Graph) -> Layout:
     b = Builder()
     outputs = _prepare(b, g.outputs)
     nodes = Graph(outputs, [], [], [], [], {}, {}, "", False).nodes()
+    pools = [n for n in nodes if n.op == "pool"]
+    if pools:
+        return _pool_layout(nodes, outputs, pools)
     priority = {"flip": 0, "slice": 1, "cat": 2, "shift": 3, "select": 4, "expand": 5, "full": 6}
     for n in sorted(nodes, key=lambda n: priority.get(n.op, 9)):
         if n.op == "slice":
@@ -241,3 +247,19 @@ def _subgraph(n: Node):
         seen.add(id(x))
         yield x
         stack.extend(a for a in x.args if isinstance(a, Node))
+
+
+def _pool_layout(nodes: list, outputs: list, pools: list) -> Layout:
+    """The pool template drafts exactly one pooling of an input tensor."""
+    pool = pools[0]
+    x = pool.args[0]
+    if len(pools) > 1 or len(outputs) != 1 or outputs[0] is not pool or x.op != "input":
+        raise Unsupported("pooling combined with other operations (the pool template drafts one max/avg pooling "
+                          "of an input tensor as the whole forward)")
+    if x.dtype not in ("float32", "float16"):
+        raise Unsupported(f"pooling of a {x.dtype} tensor (the pool template handles float32 and float16)")
+    dims = len(pool.attrs["kernel"])
+    rank = len(x.shape)
+    lay = Layout("pool", tuple(x.shape), tuple(range(rank - dims, rank)), nodes=nodes, outputs=outputs)
+    lay.space = {id(x): "full", id(pool): "full"}
+    return lay

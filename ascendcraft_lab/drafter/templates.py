@@ -108,9 +108,7 @@ class Writer:
         self.namer = Namer()
         op_name = op_name if op_name.isidentifier() else "kernel"
         self.op_name = self.namer.fresh(op_name if op_name not in self.namer.used else op_name + "_kernel")
-        rank = len(lay.base)
-        dims = DIM_NAMES.get(rank) or tuple(f"D{i}" for i in range(rank))
-        self.dims = [self.namer.fresh(d) for d in dims]
+        self.dims = [self.namer.fresh(d) for d in self.dim_names(len(lay.base))]
         self.host_fields: list[HostField] = []
         self._host_memo: dict[int, str] = {}
         self.scalar_names: dict[int, str] = {}       # id(scalar leaf) -> DSL name
@@ -176,6 +174,10 @@ class Writer:
             node = used.get((src, i))
             if node is not None:
                 self.scalar_names[(src, i)] = name
+
+    def dim_names(self, rank: int) -> tuple[str, ...]:
+        """Names of the base shape's dims (a template may name them after what they are)."""
+        return DIM_NAMES.get(rank) or tuple(f"D{i}" for i in range(rank))
 
     def scalar_param(self, n: Node) -> str:
         return self.scalar_names[(n.attrs["source"], n.attrs["index"])]
@@ -957,4 +959,6 @@ class ColsWriter(LoopWriter):
                 "slice at a time, so every copy stays contiguous.")
 
 
-WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter}
+from .pool import PoolWriter  # noqa: E402  (a template in its own module, built on Writer above)
+
+WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter, "pool": PoolWriter}

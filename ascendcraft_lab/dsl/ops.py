@@ -353,8 +353,13 @@ def window_lead(call, block: int):
     """Padding slots in front of the row in the padded copy: `pad` rounded up to a whole 32-byte
     block of `block` elements, so the row itself starts on a block boundary."""
     pad = call.args[3]
-    return _fold("mul", _fold("floordiv", _fold("add", pad, Const(block - 1, "int")), Const(block, "int")),
+    return fold("mul", fold("floordiv", fold("add", pad, Const(block - 1, "int")), Const(block, "int")),
                  Const(block, "int"))
+
+
+def window_base(call, block: int):
+    """Where element 0 of window 0 sits in the padded copy: lead - pad."""
+    return fold("sub", window_lead(call, block), call.args[3])
 
 
 def window_padded_len(call, length, count, block: int):
@@ -362,12 +367,14 @@ def window_padded_len(call, length, count, block: int):
     the last element a window reads."""
     k, stride, pad, dilation = call.args[1:5]
     lead = window_lead(call, block)
-    reach = _fold("sub", _fold("add", _fold("add", _fold("mul", _fold("sub", count, _ONE), stride),
-                                             _fold("mul", _fold("sub", k, _ONE), dilation)), _ONE), pad)
-    return _fold("max", _fold("add", lead, length), _fold("add", lead, reach))
+    # the last window's last element is at (count - 1) * stride + (k - 1) * dilation - pad of the
+    # row, i.e. at count * stride + (lead + (k - 1) * dilation - pad - stride) of the copy
+    tail = fold("sub", fold("sub", fold("add", lead, fold("mul", fold("sub", k, _ONE), dilation)), pad), stride)
+    reach = fold("add", fold("mul", count, stride), fold("add", tail, _ONE))
+    return fold("max", fold("add", lead, length), reach)
 
 
-def _fold(op: str, a, b):
+def fold(op: str, a, b):
     """`a op b` as an expression, folded when both sides are integer literals."""
     if isinstance(a, Const) and isinstance(b, Const) and a.kind == b.kind == "int":
         v = {"add": a.value + b.value, "sub": a.value - b.value, "mul": a.value * b.value,
@@ -377,6 +384,12 @@ def _fold(op: str, a, b):
         return b if a == _ONE else a
     if op in ("add", "sub") and b == _ZERO:
         return a
+    if op in ("add", "sub") and isinstance(b, Const) and b.kind == "int" and isinstance(a, Call) \
+            and a.op in ("add", "sub") and isinstance(a.args[1], Const) and a.args[1].kind == "int":
+        # (x + c) - d = x + (c - d): the constants of index arithmetic meet
+        c = a.args[1].value if a.op == "add" else -a.args[1].value
+        c += b.value if op == "add" else -b.value
+        return a.args[0] if c == 0 else Call("add" if c > 0 else "sub", (a.args[0], Const(abs(c), "int")))
     return Call(op, (a, b))
 
 # Infix spellings, read by the parser and the printer.

@@ -262,10 +262,10 @@ class _Parser:
         for n in _walk(e):
             if isinstance(n, Const) and n.kind != "int":
                 raise self.err(node, f"dim `{_src(node)}` is not an integer", "dims are names, ints or int expressions")
-            if isinstance(n, Call) and n.op not in ("add", "sub", "mul", "floordiv", "mod"):
-                raise self.err(node, f"dim `{_src(node)}` uses `{n.op}`", "dims use names, ints and + - * // %")
+            if isinstance(n, Call) and n.op not in ("add", "sub", "mul", "floordiv", "mod", "min", "max"):
+                raise self.err(node, f"dim `{_src(node)}` uses `{n.op}`", "dims use names, ints, + - * // % and min/max")
             if isinstance(n, Attr):
-                raise self.err(node, f"dim `{_src(node)}` reads an attribute", "dims use names, ints and + - * // %")
+                raise self.err(node, f"dim `{_src(node)}` reads an attribute", "dims use names, ints, + - * // % and min/max")
         return e
 
     def _check_name(self, node, name: str):

@@ -12,10 +12,10 @@ from ascendcraft_lab.soc import get_soc
 SEVEN = ("activation", "normalization", "optimizer", "reduce", "pooling", "math", "loss")
 
 
-def test_catalog_has_two_examples_in_each_of_the_seven_categories():
+def test_catalog_has_at_least_two_examples_in_each_of_the_seven_categories():
     assert CATEGORIES == SEVEN
     for cat in SEVEN:
-        assert len([e for e in EXAMPLES if e.category == cat]) == 2
+        assert len([e for e in EXAMPLES if e.category == cat]) >= 2
 
 
 @pytest.mark.parametrize("ex", EXAMPLES, ids=lambda e: e.name)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...dsl import ir
-from ...dsl.ops import OPS, window_form, window_lead, window_padded_len
+from ...dsl.ops import OPS, fold, window_base, window_form, window_lead, window_padded_len
 from ...dsl.printer import expr_text
 from ...passes.emit import Emitter
 from ...passes.manager import PassFailure
@@ -44,6 +44,7 @@ class Tile:
 class ComputeContext:
     """What a compute statement's lowering needs from the kernel generator."""
     names: Callable[[ir.Expr], str]          # scalar Name/Attr -> C++
+    text: Callable[[ir.Expr], str]           # an index expression -> C++ (named tensor sizes included)
     count: Callable[[ir.TileType], str]      # current element count of a tile
     tile_of: Callable[[str], Tile]           # a named UB tile
     align: bool                              # pass 4 has run: Compare counts padded to 256 B
@@ -57,6 +58,7 @@ class ComputeContext:
     declared_slots: set = field(default_factory=set)
     events: int = 0
     reserved: frozenset = frozenset()        # C++ names the DSL uses: generated names avoid them
+    sizes: dict = field(default_factory=dict)   # tensor sizes given by an expression -> their C++ member
     byte_masks: frozenset = frozenset()      # bool tiles holding one byte per element (loaded, or cast)
 
     # -- scratch slots -------------------------------------------------------------------
@@ -155,6 +157,8 @@ class ComputeLowering:
             return self.ctx.names(e)
         if not isinstance(e, ir.Call):
             raise LoweringError(f"`{expr_text(e)}` is not a scalar the rule engine can lower", e)
+        if e in self.ctx.sizes:
+            return self.ctx.sizes[e]
         spec = OPS[e.op]
         cat = spec.category
         if cat in ("reduce", "element"):
@@ -470,65 +474,84 @@ class ComputeLowering:
         em, ctx = self.em, self.ctx
         kind = e.op.split("_")[1]
         t = out.dtype.cpp
-        k, stride, pad, dil = (self._scalar(a) for a in e.args[1:5])
-        length = self._scalar(e.args[0].type.shape[0])
-        n = self._scalar(e.type.shape[0])
+
+        def c(x: ir.Expr) -> str:          # index arithmetic: plain C++ on the scalar unit
+            if isinstance(x, ir.Call) and x.op == "max":
+                return f"MaxOf({', '.join(c(a) for a in x.args)})"
+            return ctx.text(x)
+        k, stride, pad, dil = (c(a) for a in e.args[1:5])
+        length, n = c(e.args[0].type.shape[0]), c(e.type.shape[0])
         fold = {"max": "Max", "min": "Min"}.get(kind, "Add")
-        padded = e.args[3] != ir.Const(0, "int") or e.args[5] != ir.Const(0, "int")
+        padded = window_form(e) == "padded"
         block = out.dtype.elems_per_block
         if padded:
-            lead = self._scalar(window_lead(e, block))
-            total = self._scalar(window_padded_len(e, e.args[0].type.shape[0], e.type.shape[0], block))
+            lead = c(window_lead(e, block))
+            total = c(window_padded_len(e, e.args[0].type.shape[0], e.type.shape[0], block))
             fill = {"max": float_literal(-math.inf), "min": float_literal(math.inf)}.get(kind, "0.0f")
             if out.dtype is not ir.DType.f32:
                 fill = f"static_cast<{t}>({fill})"
             row = ctx.take_slot(out.dtype)
-            em.line(f"// {e.op}: windows of {k} every {stride} (dilation {dil}) over the row padded by {pad}. The row")
-            em.line(f"// goes behind {lead} padding slots so it starts on a 32-byte boundary; positions outside")
-            em.line(f"// the row hold {'0' if fold == 'Add' else fill}, which {'adds nothing' if fold == 'Add' else 'never wins'}.")
+            dilated = "" if dil == "1" else f" (dilation {dil})"
+            em.line(f"// {e.op}: windows of {k} every {stride}{dilated} over the row padded by {pad}. The row is")
+            em.line(f"// copied behind {lead} padding slots so that it starts on a 32-byte boundary; the padding holds")
+            em.line(f"// {'0, which adds nothing' if fold == 'Add' else fill + ', which never wins'}.")
             em.line(f"Duplicate({row.name}, {fill}, {total});")
             em.line(f"Muls({row.name}[{lead}], {src.name}, {_one(out.dtype)}, {length});")
-            base = f"{lead} - {_paren(pad)}"
+            base = c(window_base(e, block))
+            where = "the padded copy"
         else:
             row = src
-            em.line(f"// {e.op}: windows of {k} every {stride} (dilation {dil}), all inside the row.")
+            em.line(f"// {e.op}: windows of {k} every {stride}{'' if dil == '1' else f' (dilation {dil})'}, all inside the row.")
             base = "0"
-        em.line(f"// Element j of window o sits at byte (o * {stride} + j * {dil} + {base}) * sizeof({t}): a Gather")
-        em.line("// per window offset j collects it from every window (no unaligned vector address), then folds it in.")
+            where = "the row"
+
+        def at(j: str) -> str:
+            """Byte offset of element j of window 0: (j * dilation + base) * sizeof(T)."""
+            terms = [x for x in (j if dil == "1" or j == "0" else f"{j} * {_paren(dil)}", base) if x != "0"]
+            return f"static_cast<uint32_t>({_paren(' + '.join(terms))} * sizeof({t}))" if terms else "0"
+
+        first = " + ".join(x for x in (f"j * {_paren(dil)}" if dil != "1" else "j", base) if x != "0")
+        em.line(f"// Element j of window o is element o * {_paren(stride)} + {first} of {where}: one Gather per window")
+        em.line("// offset j collects it from every window (no unaligned vector address), then it is folded in.")
         idx = ctx.take_slot(ir.DType.i32)
         offsets = ctx.scalar_name("offsets")
         em.line(f"CreateVecIndex({idx.name}, static_cast<int32_t>(0), {n});")
         em.line(f"Muls({idx.name}, {idx.name}, static_cast<int32_t>({_paren(stride)} * sizeof({t})), {n});")
         em.line(f"const LocalTensor<uint32_t> {offsets} = {idx.name}.ReinterpretCast<uint32_t>();")
-        start = "" if base == "0" else f"{_paren(base)} * "
-        em.line(f"Gather({out.name}, {row.name}, {offsets}, static_cast<uint32_t>({start}sizeof({t})), {n});")
+        em.line(f"Gather({out.name}, {row.name}, {offsets}, {at('0')}, {n});")
         part = ctx.take_slot(out.dtype)
         j = ctx.scalar_name("j")
         with em.block(f"for (int32_t {j} = 1; {j} < {k}; ++{j})"):
-            em.line(f"Gather({part.name}, {row.name}, {offsets}, static_cast<uint32_t>(({j} * {_paren(dil)}"
-                    f"{'' if base == '0' else ' + ' + base}) * sizeof({t})), {n});")
+            em.line(f"Gather({part.name}, {row.name}, {offsets}, {at(j)}, {n});")
             em.line(f"{fold}({out.name}, {out.name}, {part.name}, {n});")
         for slot in (part, idx) + ((row,) if padded else ()):
             ctx.release(slot)
         if kind == "avg":
-            em.line(f"Muls({out.name}, {out.name}, {_paren(f'1.0f / static_cast<float>({k})')}, {n});  // no Divs: multiply by 1/k")
+            inv = float_literal(1.0 / int(k)) if k.isdigit() else f"1.0f / static_cast<float>({k})"
+            em.line(f"Muls({out.name}, {out.name}, {inv}, {n});  // no Divs: multiply by 1/k")
             if padded:
-                self._window_avg_overhang(out, k, stride, pad, dil, length, n)
+                self._window_avg_overhang(e, out, c)
 
-    def _window_avg_overhang(self, out: Tile, k: str, stride: str, pad: str, dil: str, length: str, n: str) -> None:
+    def _window_avg_overhang(self, e: ir.Call, out: Tile, c) -> None:
         """A last window that hangs past the padded row (PyTorch's ceil mode) averages over the
         positions it covers inside [-pad, len + pad), not over k: fix those few on the scalar unit."""
         em, t = self.em, out.dtype.cpp
-        edge = f"{_paren(length)} + 2 * {_paren(pad)}"
+        k, stride, pad, dil = e.args[1:5]
         o = self.ctx.scalar_name("o")
-        with em.block(f"if (({_paren(n)} - 1) * {_paren(stride)} + ({_paren(k)} - 1) * {_paren(dil)} + 1 > {edge})"):
-            em.line("// the last windows hang past the padded row: they average over the positions they cover")
+        # window o covers [o * stride, o * stride + span) of the padded row [0, edge)
+        span = fold("add", fold("mul", fold("sub", k, ir.Const(1, "int")), dil), ir.Const(1, "int"))
+        edge = fold("add", e.args[0].type.shape[0], fold("mul", ir.Const(2, "int"), pad))
+        last = fold("sub", e.type.shape[0], ir.Const(1, "int"))
+        hangs = lambda w: f"{c(fold('add', fold('mul', w, stride), span))} > {c(edge)}"  # noqa: E731
+        covered = fold("sub", edge, fold("mul", ir.Name(o), stride))
+        if dil != ir.Const(1, "int"):
+            covered = fold("floordiv", fold("add", covered, fold("sub", dil, ir.Const(1, "int"))), dil)
+        with em.block(f"if ({hangs(last)})"):
+            em.line("// the last windows hang past the padded row (ceil mode): they average over the positions they cover")
             self.ctx.sync("V_S")
-            with em.block(f"for (int64_t {o} = {_paren(n)} - 1; {o} >= 0 && {o} * {_paren(stride)} + ({_paren(k)} - 1) * "
-                          f"{_paren(dil)} + 1 > {edge}; --{o})"):
-                em.line(f"const int64_t covered = ({edge} - {o} * {_paren(stride)} + {_paren(dil)} - 1) / {_paren(dil)};")
-                em.line(f"{out.name}.SetValue({o}, static_cast<{t}>(static_cast<float>({out.name}.GetValue({o})) * "
-                        f"static_cast<float>({k}) / static_cast<float>(covered)));")
+            with em.block(f"for (int64_t {o} = {c(last)}; {o} >= 0 && {hangs(ir.Name(o))}; --{o})"):
+                em.line(f"const int64_t covered = {c(covered)};")
+                em.line(f"{out.name}.SetValue({o}, {out.name}.GetValue({o}) * static_cast<{t}>({c(k)}) / static_cast<{t}>(covered));")
             self.ctx.sync("S_V")
 
     def _reduce(self, e: ir.Call) -> str:

@@ -21,6 +21,7 @@ from ...passes.plan import Plan, cpp_name
 from .cexpr import paren as _paren, render
 from .compute import ComputeContext, ComputeLowering, LoweringError, Tile
 
+_HELPER = {"min": "MinOf", "max": "MaxOf"}   # the kernel class's int64 helpers
 STAGE_METHOD = {ir.StageKind.copyin: "CopyIn", ir.StageKind.compute: "Compute", ir.StageKind.copyout: "CopyOut"}
 SCALAR_LANES = 8            # one 32-byte block of f32: the scalar buffer's lanes
 CMP_ALIGN_BYTES = 256       # Compare writes whole 256-byte repeats
@@ -63,6 +64,7 @@ class KernelGen:
             cpp_name(t.name) for t in self.p.tensors()) | frozenset(cpp_name(s.name) for s in self.p.scalars) | frozenset(
             cpp_name(v) for v in self.loops)
         self._declared: set[str] = set()                # scalar locals declared in the current method
+        self.size_members = self._size_members()
         self.methods = self._stage_methods()
 
     # -- naming -----------------------------------------------------------------------------
@@ -89,7 +91,29 @@ class KernelGen:
             self.used_vars.add(f"{var}.{attr}" if attr else var)
 
     def scalar_text(self, e: ir.Expr, floats: bool = False) -> str:
-        return render(e, self.names, floats=floats)
+        return render(e, self.names, floats=floats, call=self._size_call)
+
+    def _size_call(self, e: ir.Call, args: list[str]) -> str | None:
+        """A tensor size given by an expression (a pooled output's length) has its own member."""
+        return self.size_members.get(e)
+
+    def _size_members(self) -> dict[ir.Expr, str]:
+        """C++ members for the dims of tensors written as expressions, e.g. `outW` for an output
+        dim `(W - 5) // 2 + 1`: computed once in Init, so the kernel reads a name, not the formula."""
+        dims = set(self.p.dim_names())
+        out: dict[ir.Expr, str] = {}
+        taken = set(self.reserved)
+        for t in self.p.tensors():
+            for i, d in enumerate(t.dims):
+                if not isinstance(d, ir.Call) or d in out:
+                    continue
+                inner = sorted({n.id for n in ir.walk_exprs(d) if isinstance(n, ir.Name) and n.id in dims})
+                name = f"out{inner[0]}" if len(inner) == 1 else f"{cpp_name(t.name)}Dim{i}"
+                while name in taken:
+                    name += "_"
+                taken.add(name)
+                out[d] = name
+        return out
 
     def count(self, t: ir.TileType, exact: bool = False) -> str:
         text = "1"
@@ -196,7 +220,7 @@ class KernelGen:
         em = Emitter()
         self.used_vars = set()
         self._declared = set()
-        ctx = ComputeContext(names=self.names, count=self.count, tile_of=self._tile_of, align=self.align, em=em,
+        ctx = ComputeContext(names=self.names, text=self.scalar_text, sizes=self.size_members, count=self.count, tile_of=self._tile_of, align=self.align, em=em,
                              reserved=self.reserved, byte_masks=self.byte_masks)
         lower = ComputeLowering(ctx)
         kind = m.stage.kind
@@ -467,7 +491,7 @@ class KernelGen:
         if self.level >= 3:
             # Scalar math in Process itself (outside any stage) may need the scalar buffer too;
             # find out before Init is written, which initialises it.
-            probe = ComputeContext(names=self.names, count=self.count, tile_of=self._tile_of, align=self.align,
+            probe = ComputeContext(names=self.names, text=self.scalar_text, sizes=self.size_members, count=self.count, tile_of=self._tile_of, align=self.align,
                                    em=Emitter(), reserved=self.reserved, byte_masks=self.byte_masks)
             self._process_body(probe.em, p.kernel.body, ComputeLowering(probe))
             self.scalar_buf = self.scalar_buf or probe.uses_scalar_buf
@@ -488,7 +512,7 @@ class KernelGen:
                     if self.level < 3:
                         self._placeholder(em, 3, "compute", "the tile loop and the stage calls for", _body_lines(p.kernel.body))
                     else:
-                        ctx = ComputeContext(names=self.names, count=self.count, tile_of=self._tile_of, align=self.align,
+                        ctx = ComputeContext(names=self.names, text=self.scalar_text, sizes=self.size_members, count=self.count, tile_of=self._tile_of, align=self.align,
                                              em=em, reserved=self.reserved, byte_masks=self.byte_masks)
                         lower = ComputeLowering(ctx)
                         self._process_body(em, p.kernel.body, lower)
@@ -521,6 +545,8 @@ class KernelGen:
         gm_args = ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in p.tensors())
         with em.block(f"__aicore__ inline void Init({gm_args}, const {plan.tiling_struct} &tilingData)", dsl=p.kernel.span.line):
             em.line("tiling = tilingData;")
+            for d, name in self.size_members.items():
+                em.line(f"{name} = {render(d, self.names)};  // {expr_text(d)}")
             for s, _ in ir.walk_stmts(p.kernel.body):
                 if isinstance(s, ir.For) and isinstance(s.iter, (ir.CoreRows, ir.CoreChunk)):
                     v = cpp_name(s.var)
@@ -573,9 +599,13 @@ class KernelGen:
                     em.line("scalarTmp = scalarBuf.Get<float>();")
 
     def _max_text(self, caps) -> str:
-        def flat(c):     # max(a, b) as two sizes: MaxOf in C++, which the checkers read
+        def flat(c):     # max(a, b) as two sizes
             return [x for a in c.args for x in flat(a)] if isinstance(c, ir.Call) and c.op == "max" else [c]
-        texts = list(dict.fromkeys(self.scalar_text(x) for c in caps for x in flat(c)))
+
+        def size_text(c):  # min/max as the MinOf/MaxOf helpers, which the checkers read
+            return render(c, self.names, call=lambda e, args: self.size_members.get(e) or (
+                f"{_HELPER[e.op]}({', '.join(args)})" if e.op in _HELPER else None))
+        texts = list(dict.fromkeys(size_text(x) for c in caps for x in flat(c)))
         out = texts[0]
         for t in texts[1:]:
             out = f"MaxOf({out}, {t})"
@@ -590,7 +620,8 @@ class KernelGen:
 
     def _helpers(self, em: Emitter) -> None:
         em.line("__aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }")
-        if any("MaxOf(" in m.body.text() for m in self.methods) or len({c for b in self.ub.buffers for c in b.capacities}) > 1:
+        if "MaxOf(" in em.text() or any("MaxOf(" in m.body.text() for m in self.methods) \
+                or len({c for b in self.ub.buffers for c in b.capacities}) > 1:
             em.line("__aicore__ inline static int64_t MaxOf(int64_t a, int64_t b) { return a > b ? a : b; }")
         if self.align:
             em.line("__aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }")
@@ -646,6 +677,8 @@ class KernelGen:
                 em.line("int64_t scratchSlotBytes = 0;")
             for name in sorted(self.members_scalar):
                 em.line(f"{self.scalars[name].dtype.cpp} {cpp_name(name)} = 0;")
+        for d, name in self.size_members.items():
+            em.line(f"int64_t {name} = 0;  // {expr_text(d)}")
 
     def _entry(self, em: Emitter) -> None:
         p, plan = self.p, self.plan

@@ -653,7 +653,7 @@ def _max_pool(dims: int, with_indices: bool = False):
         out = b.pool("max", T(input), dims, k, s, _per_axis(padding, dims, "padding"),
                      _per_axis(dilation, dims, "dilation"), bool(val(ceil_mode)))
         if with_indices:
-            return ReturnTuple(out, Unsupported(f"the indices of max_pool{dims}d_with_indices"))
+            return ReturnTuple(out, Unsupported(f"the indices of max_pool{dims}d (return_indices=True)"))
         return out
     return fn
 

@@ -377,9 +377,11 @@ def window_padded_len(call, length, count, block: int):
 def fold(op: str, a, b):
     """`a op b` as an expression, folded when both sides are integer literals."""
     if isinstance(a, Const) and isinstance(b, Const) and a.kind == b.kind == "int":
-        v = {"add": a.value + b.value, "sub": a.value - b.value, "mul": a.value * b.value,
-             "floordiv": a.value // b.value, "max": max(a.value, b.value)}[op]
-        return Const(v, "int")
+        x, y = a.value, b.value
+        if op != "floordiv" or y:
+            v = {"add": lambda: x + y, "sub": lambda: x - y, "mul": lambda: x * y,
+                 "floordiv": lambda: x // y, "max": lambda: max(x, y)}[op]()
+            return Const(v, "int")
     if op == "mul" and _ONE in (a, b):
         return b if a == _ONE else a
     if op in ("add", "sub") and b == _ZERO:

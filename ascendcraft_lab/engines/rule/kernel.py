@@ -22,6 +22,13 @@ from .cexpr import paren as _paren, render
 from .compute import ComputeContext, ComputeLowering, LoweringError, Tile
 
 _HELPER = {"min": "MinOf", "max": "MaxOf"}   # the kernel class's int64 helpers
+
+
+def _min_max_of(e: ir.Call, args: list[str]) -> str | None:
+    """min/max of sizes as the MinOf/MaxOf helpers (the checkers evaluate those, not `?:`)."""
+    return f"{_HELPER[e.op]}({', '.join(args)})" if e.op in _HELPER else None
+
+
 STAGE_METHOD = {ir.StageKind.copyin: "CopyIn", ir.StageKind.compute: "Compute", ir.StageKind.copyout: "CopyOut"}
 SCALAR_LANES = 8            # one 32-byte block of f32: the scalar buffer's lanes
 CMP_ALIGN_BYTES = 256       # Compare writes whole 256-byte repeats
@@ -545,8 +552,8 @@ class KernelGen:
         gm_args = ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in p.tensors())
         with em.block(f"__aicore__ inline void Init({gm_args}, const {plan.tiling_struct} &tilingData)", dsl=p.kernel.span.line):
             em.line("tiling = tilingData;")
-            for d, name in self.size_members.items():
-                em.line(f"{name} = {render(d, self.names)};  // {expr_text(d)}")
+            for d, name in self.size_members.items():   # MinOf/MaxOf, which the checkers read
+                em.line(f"{name} = {render(d, self.names, call=_min_max_of)};  // {expr_text(d)}")
             for s, _ in ir.walk_stmts(p.kernel.body):
                 if isinstance(s, ir.For) and isinstance(s.iter, (ir.CoreRows, ir.CoreChunk)):
                     v = cpp_name(s.var)
@@ -603,8 +610,7 @@ class KernelGen:
             return [x for a in c.args for x in flat(a)] if isinstance(c, ir.Call) and c.op == "max" else [c]
 
         def size_text(c):  # min/max as the MinOf/MaxOf helpers, which the checkers read
-            return render(c, self.names, call=lambda e, args: self.size_members.get(e) or (
-                f"{_HELPER[e.op]}({', '.join(args)})" if e.op in _HELPER else None))
+            return render(c, self.names, call=lambda e, args: self.size_members.get(e) or _min_max_of(e, args))
         texts = list(dict.fromkeys(size_text(x) for c in caps for x in flat(c)))
         out = texts[0]
         for t in texts[1:]:

@@ -13,8 +13,8 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const MaxPool2dTiling &tilingData) {
         tiling = tilingData;
-        outH = ((tiling.H + 2 * tiling.p - tiling.d * (tiling.k - 1) + tiling.s - 2) / tiling.s + 1 < (tiling.H + tiling.p - 1) / tiling.s + 1 ? (tiling.H + 2 * tiling.p - tiling.d * (tiling.k - 1) + tiling.s - 2) / tiling.s + 1 : (tiling.H + tiling.p - 1) / tiling.s + 1);  // min((H + 2 * p - d * (k - 1) + s - 2) // s + 1, (H + p - 1) // s + 1)
-        outW = ((tiling.W + 2 * tiling.p - tiling.d * (tiling.k - 1) + tiling.s - 2) / tiling.s + 1 < (tiling.W + tiling.p - 1) / tiling.s + 1 ? (tiling.W + 2 * tiling.p - tiling.d * (tiling.k - 1) + tiling.s - 2) / tiling.s + 1 : (tiling.W + tiling.p - 1) / tiling.s + 1);  // min((W + 2 * p - d * (k - 1) + s - 2) // s + 1, (W + p - 1) // s + 1)
+        outH = MinOf((tiling.H + 2 * tiling.p - tiling.d * (tiling.k - 1) + tiling.s - 2) / tiling.s + 1, (tiling.H + tiling.p - 1) / tiling.s + 1);  // min((H + 2 * p - d * (k - 1) + s - 2) // s + 1, (H + p - 1) // s + 1)
+        outW = MinOf((tiling.W + 2 * tiling.p - tiling.d * (tiling.k - 1) + tiling.s - 2) / tiling.s + 1, (tiling.W + tiling.p - 1) / tiling.s + 1);  // min((W + 2 * p - d * (k - 1) + s - 2) // s + 1, (W + p - 1) // s + 1)
         // DSL 47: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B * C * min((H + 2 * p - d * (k - 1) + s - 2) // s + 1, (H + p - 1) // s + 1)):
         rBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.B * tiling.C * outH);
         rEnd = MinOf(rBegin + tiling.rows, tiling.B * tiling.C * outH);

@@ -5,7 +5,7 @@ arguments, dims after the base shape), scalar parameters (get_inputs scalars, an
 get_init_inputs floats the graph uses, declared as the prefix the DSL binds in order),
 host fields for scalar math (bias corrections, 1/N), and `Stage`, which turns the nodes a
 compute stage needs into DSL assignments (a value used twice gets a name; a scan gets its
-carry). The four templates differ only in their loops:
+carry). The templates differ only in their loops:
 
   map      for part in core_chunk(...): for c in tiles(part, ...): load / compute / store
   rows     for r in core_rows(...): one sweep over the row per reduction level (scalar
@@ -13,6 +13,7 @@ carry). The four templates differ only in their loops:
   cols     for r in core_rows(...): for c in tiles(C, ...): per reduction level a peeled first
            step and `for m in range(1, R)` with a running accumulator tile, then the outputs
   windows  for part in core_chunk(...): for c in tiles(part, rows): one window op per row
+  pool     (pool.py) for r in core_rows(...): the window's input rows combined, one window op
 
 The UB budget decides `live` in ub_elems(f32, live=K): the caller renders with growing K
 until the verifier accepts the draft on the reference shapes.

@@ -33,6 +33,7 @@ kparam      := NAME ":" "GM"  "[" DTYPE "," shape "]"           # an input tenso
              | NAME ":" "Tiling"                                # the fields of the host's Launch
 shape       := "(" [dim {"," dim} [","]] ")"
 dim         := NAME | INT | dim_expr | "(" dim "," dim {"," dim} ")"   # a nested tuple views dims as one axis
+dim_expr    := an int expression of dims and int scalars: + - * // % min max   # e.g. (W - 5) // 2 + 1
 block       := stmt {stmt}
 stmt        := NAME "=" expr                                    # scalar or tile value (`x += e` is `x = x + e`)
              | NAME "=" "load" "(" gm_ref ["," LEVEL] ")"       # in copyin: GM -> UB (LEVEL: UB, L1)

@@ -24,3 +24,19 @@ def write_ref(folder: Path, name: str, forward: str, inputs: str, init: str = ""
     path = folder / f"{name}.py"
     path.write_text("\n".join(lines))
     return path
+
+
+def check_draft_on_emulator(text: str, ref):
+    """Lower a draft with the reference's shapes and run it on the emulator: (verdict, run, program)."""
+    from ascendcraft_lab.dsl.check import bind
+    from ascendcraft_lab.dsl.parser import parse
+    from ascendcraft_lab.dsl.verifier import verify
+    from ascendcraft_lab.engines.rule import render
+    from ascendcraft_lab.passes.manager import LowerOptions
+    from ascendcraft_lab.passes.verify import check_emulator
+    program = verify(parse(text, "draft.dsl.py"))
+    inputs, _ = bind(program, ref)
+    options = LowerOptions(shapes={n: v.shape for n, v in inputs.items() if hasattr(v, "shape")},
+                           scalars={p.name: inputs[p.name] for p in program.scalars})
+    verdict, run = check_emulator(program, render(program, options, 4), ref)
+    return verdict, run, program

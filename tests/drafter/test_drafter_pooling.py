@@ -15,14 +15,12 @@ import torch.nn.functional as F
 from ascendcraft_lab.drafter import DraftError, draft_from_trace
 from ascendcraft_lab.drafter.trace import run_jobs
 from ascendcraft_lab.dsl import DslError, parse, verify
-from ascendcraft_lab.dsl.check import bind, check_interpreter
+from ascendcraft_lab.dsl.check import check_interpreter
 from ascendcraft_lab.dsl.ops import OPS
-from ascendcraft_lab.engines.rule import render
-from ascendcraft_lab.passes.manager import LowerOptions
-from ascendcraft_lab.passes.verify import check_emulator, render_run
+from ascendcraft_lab.passes.verify import render_run
 from ascendcraft_lab.suite import ROOT as SUITE
 
-from drafter_helpers import write_ref
+from drafter_helpers import check_draft_on_emulator, write_ref
 
 SUITE_CASES = [  # (suite op, small overrides)
     ("max_pool_1d", {"batch_size": 2, "features": 3, "sequence_length": 101}),
@@ -85,15 +83,10 @@ def _draft_and_check(runs, name):
     assert isinstance(run, dict), run
     draft = draft_from_trace(traced["graph"], name=name, source=f"{name}.py")
     assert draft.template == "pool"
-    program = verify(parse(draft.text, "draft.dsl.py"))
-    ref = run["run"]
-    inputs, _ = bind(program, ref)
-    options = LowerOptions(shapes={n: v.shape for n, v in inputs.items() if hasattr(v, "shape")},
-                           scalars={p.name: inputs[p.name] for p in program.scalars})
-    verdict, emu = check_emulator(program, render(program, options, 4), ref)
+    verdict, emu, program = check_draft_on_emulator(draft.text, run["run"])
     assert emu.findings == [], render_run(emu, program)
     assert verdict.correct, verdict.summary() + "\n" + draft.text
-    return draft, program, ref
+    return draft, run["run"]
 
 
 @pytest.mark.parametrize("op", [c[0] for c in SUITE_CASES])
@@ -103,14 +96,14 @@ def test_suite_pooling_draft_matches_pytorch_on_the_emulator(runs, op):
 
 @pytest.mark.parametrize("name", list(CUSTOM))
 def test_pooling_corner_matches_pytorch_on_the_emulator_and_interpreter(runs, name):
-    draft, _, ref = _draft_and_check(runs, name)
+    draft, ref = _draft_and_check(runs, name)
     verdict = check_interpreter(draft.text, None, reference=ref)
     assert verdict.correct, verdict.summary()
 
 
 def test_ceil_mode_output_size_drops_a_window_that_would_start_in_the_padding(runs):
     # k=2, s=2, p=1 with ceil mode: PyTorch keeps at most (X + p - 1) // s + 1 windows
-    draft, _, _ = _draft_and_check(runs, "max_pool_2d")
+    draft, _ = _draft_and_check(runs, "max_pool_2d")
     assert "window_max(acc, 2, 2, pad=1, dilation=3, count=(W - 1) // 2 + 1)" in draft.text
     traced, _ = runs["fmax_tuple"]
     text = draft_from_trace(traced["graph"], name="f").text

@@ -558,6 +558,13 @@ class KernelGen:
                 if isinstance(s, ir.For) and isinstance(s.iter, (ir.CoreRows, ir.CoreChunk)):
                     v = cpp_name(s.var)
                     per, total = ((s.iter.rows, s.iter.total) if isinstance(s.iter, ir.CoreRows) else (s.iter.size, s.iter.total))
+                    fields = {id(n.obj) for n in ir.walk_exprs(ir.Call("add", (per, total))) if isinstance(n, ir.Attr)}
+                    late = sorted({n.id for n in ir.walk_exprs(ir.Call("add", (per, total))) if isinstance(n, ir.Name)
+                                   and id(n) not in fields and n.id not in self.tiling_names})
+                    if late:
+                        raise LoweringError(f"`{_dsl_text(p, s)}` reads the kernel scalar `{late[0]}`, but the rule engine "
+                                            "splits the work over the cores in Init, before the kernel's scalars exist; "
+                                            "write it with dims, scalar parameters and tiling fields", s)
                     per, total = self.scalar_text(per), self.scalar_text(total)
                     with em.dsl(s.span.line):
                         if isinstance(s.iter, ir.CoreRows):

@@ -149,9 +149,14 @@ class PoolWriter(LoopWriter):
         widen = (lambda t: f"cast({t}, f32)") if fp16 else (lambda t: t)
         xu = self.tile_name(x, "h" if fp16 else "u")
         stages: list[str] = []
+        first_in: list[str] = []               # 1-D: the row's load joins the stages of the window op
+        pre: list[str] = []
         if not outer:
-            stages += self.stages([load(xu, [])], [], [])
-            value = widen(xu)
+            first_in = [load(xu, [])]
+            value = xu
+            if fp16:                           # f16 rows are pooled in f32
+                value = fresh(x.name + "u")
+                pre = [f"{value} = cast({xu}, f32)"]
         else:
             acc, xv = fresh("acc"), fresh(x.name + ("h2" if fp16 else "v"))
             stages += self.stages([load(xu, [row(i, taps[i][0]) for i in outer])], [f"{acc} = {widen(xu)}"], [])
@@ -172,8 +177,13 @@ class PoolWriter(LoopWriter):
         win, scalars = self._window(value, starts)
         body += scalars
         out_tile = self.tile_name(y, "u")
-        stages += self.stages([], [f"{out_tile} = {win if not fp16 else f'cast({win}, f16)'}"], [])
-        stages += self.stages([], [], [f"store({y.name}[{', '.join([lead] + [coords[i] for i in outer] + [':'])}], {out_tile})"])
+        if fp16:
+            wide = fresh(y.name + "w")
+            compute = pre + [f"{wide} = {win}", f"{out_tile} = cast({wide}, f16)"]
+        else:
+            compute = pre + [f"{out_tile} = {win}"]
+        store = f"store({y.name}[{', '.join([lead] + [coords[i] for i in outer] + [':'])}], {out_tile})"
+        stages += self.stages(first_in, compute, [store])
         return [f"for r in core_rows(t.rows, {self.rows_expr()}):"] + ["    " + l for l in body + stages]
 
     def _window(self, value: str, starts: dict[int, str]) -> tuple[str, list[str]]:

@@ -605,7 +605,9 @@ class KernelGen:
                 if self.slots:
                     caps = [c for need in self.ub.scratch for c, _ in need.sizes if c is not None]
                     caps = caps or [c for b in self.ub.buffers for c in b.capacities if c is not None]
-                    widest = max((b.dtype.nbytes for b in self.ub.buffers), default=4)
+                    # a slot holds any temporary: as wide as the widest buffer or temporary (f32 math on f16 tiles)
+                    widest = max([b.dtype.nbytes for b in self.ub.buffers]
+                                 + [dt.nbytes for need in self.ub.scratch for _, dt in need.sizes], default=4)
                     em.line(f"scratchSlotBytes = {self._buffer_bytes(self._max_text(caps), None, widest)};")
                     em.line(f"pipe.InitBuffer(scratchBuf, {self.slots} * scratchSlotBytes);  // {self.slots} temporaries")
                 if self.scalar_buf:

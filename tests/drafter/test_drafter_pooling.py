@@ -166,3 +166,57 @@ def pool(x: GM[f32, (B, N)], y: Out[f32, (B, N - 2)], t: Tiling):
 def test_a_window_entirely_in_the_padding_is_a_run_time_error():
     with pytest.raises(ValueError, match="lies entirely in the padding"):
         OPS["window_max"].numpy(np.zeros(4, np.float32), 2, 1, 3, 1, 0)
+
+
+# -- the emulator's Gather, which the window ops lower to -------------------------------------------
+GATHER_KERNEL = """
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void gather_odd(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    const uint32_t base = *reinterpret_cast<const __gm__ uint32_t *>(tiling);
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> inQueue;
+    TQue<TPosition::VECOUT, 1> outQueue;
+    TBuf<TPosition::VECCALC> offBuf;
+    GlobalTensor<float> xGm, yGm;
+    xGm.SetGlobalBuffer((__gm__ float *)x, 64);
+    yGm.SetGlobalBuffer((__gm__ float *)y, 32);
+    pipe.InitBuffer(inQueue, 1, 64 * sizeof(float));
+    pipe.InitBuffer(outQueue, 1, 32 * sizeof(float));
+    pipe.InitBuffer(offBuf, 32 * sizeof(int32_t));
+    LocalTensor<float> a = inQueue.AllocTensor<float>();
+    DataCopy(a, xGm, 64);
+    inQueue.EnQue(a);
+    a = inQueue.DeQue<float>();
+    LocalTensor<int32_t> idx = offBuf.Get<int32_t>();
+    CreateVecIndex(idx, static_cast<int32_t>(0), 32);
+    Muls(idx, idx, static_cast<int32_t>(2 * sizeof(float)), 32);
+    LocalTensor<float> b = outQueue.AllocTensor<float>();
+    Gather(b, a, idx.ReinterpretCast<uint32_t>(), base, 32);  // GATHER
+    outQueue.EnQue(b);
+    inQueue.FreeTensor(a);
+    b = outQueue.DeQue<float>();
+    DataCopy(yGm, b, 32);
+    outQueue.FreeTensor(b);
+}
+"""
+
+
+@pytest.mark.parametrize("base, finding", [(4, None), (16, "ub-overflow"), (2, "unaligned-ub-address")])
+def test_emulator_gather_reads_by_byte_offset_and_reports_a_bad_one(tmp_path, base, finding):
+    from ascendcraft_lab.backends.emulator.runner import Arg, pack_tiling, run_kernel
+    src = tmp_path / "gather_odd.cpp"
+    src.write_text(GATHER_KERNEL)
+    x = np.arange(64, dtype=np.float32)
+    report = run_kernel([src], "gather_odd", 1, [Arg.input(x), Arg.output("float32", 32), Arg.workspace(0),
+                                                  Arg.tiling(pack_tiling([("uint32", base)]))])
+    if finding is None:
+        assert report.findings == [], report.summary()
+        np.testing.assert_array_equal(report.outputs[1], x[1::2])       # base 4 B: the odd elements
+    else:
+        line = next(i for i, l in enumerate(GATHER_KERNEL.splitlines(), 1) if "// GATHER" in l)
+        hits = [f for f in report.findings if f["kind"] == finding]
+        assert hits and all(f["line"] == line and f["api"] == "Gather" for f in hits), report.summary()

@@ -290,8 +290,9 @@ class Builder:
         """Max or avg pooling of the last `dims` axes, one (k, s, p, d) per axis; the output size
         follows PyTorch (a ceil-mode window must start inside the input or its left padding)."""
         if not x.is_tensor or len(x.shape) not in (dims + 1, dims + 2):
-            raise Unsupported(f"{kind} pooling over {dims} axes of a {'scalar' if not x.is_tensor else f'rank-{len(x.shape)} tensor'} "
-                              f"(it takes a rank-{dims + 1} or rank-{dims + 2} tensor)")
+            what = f"rank-{len(x.shape)} tensor" if x.is_tensor else "scalar"
+            raise Unsupported(f"{kind} pooling over {dims} axes of a {what} (it takes a rank-{dims + 1} or "
+                              f"rank-{dims + 2} tensor)")
         if x.dtype not in FLOAT_DTYPES:
             raise Unsupported(f"{kind} pooling of a {x.dtype} tensor")
         out = []

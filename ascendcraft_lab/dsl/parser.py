@@ -266,7 +266,8 @@ class _Parser:
             if isinstance(n, Call) and n.op not in ("add", "sub", "mul", "floordiv", "mod", "min", "max"):
                 raise self.err(node, f"dim `{_src(node)}` uses `{n.op}`", "dims use names, ints, + - * // % and min/max")
             if isinstance(n, Attr):
-                raise self.err(node, f"dim `{_src(node)}` reads an attribute", "dims use names, ints, + - * // % and min/max")
+                raise self.err(node, f"dim `{_src(node)}` reads an attribute",
+                               "dims use names, ints, + - * // % and min/max")
         return e
 
     def _check_name(self, node, name: str):

@@ -19,7 +19,7 @@ from ...dsl.ops import OPS, fold, window_base, window_form, window_lead, window_
 from ...dsl.printer import expr_text
 from ...passes.emit import Emitter
 from ...passes.manager import PassFailure
-from .cexpr import float_literal, literal, paren as _paren, render
+from .cexpr import float_literal, literal, paren as _paren
 
 VEC_NAME = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
 UNARY_NAME = {"abs": "Abs", "relu": "Relu", "exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
@@ -484,6 +484,7 @@ class ComputeLowering:
         fold = {"max": "Max", "min": "Min"}.get(kind, "Add")
         padded = window_form(e) == "padded"
         block = out.dtype.elems_per_block
+        dilated = "" if dil == "1" else f" (dilation {dil})"
         if padded:
             lead = c(window_lead(e, block))
             total = c(window_padded_len(e, e.args[0].type.shape[0], e.type.shape[0], block))
@@ -491,7 +492,6 @@ class ComputeLowering:
             if out.dtype is not ir.DType.f32:
                 fill = f"static_cast<{t}>({fill})"
             row = ctx.take_slot(out.dtype)
-            dilated = "" if dil == "1" else f" (dilation {dil})"
             em.line(f"// {e.op}: windows of {k} every {stride}{dilated} over the row padded by {pad}. The row is")
             em.line(f"// copied behind {lead} padding slots so that it starts on a 32-byte boundary; the padding holds")
             em.line(f"// {'0, which adds nothing' if fold == 'Add' else fill + ', which never wins'}.")
@@ -501,7 +501,7 @@ class ComputeLowering:
             where = "the padded copy"
         else:
             row = src
-            em.line(f"// {e.op}: windows of {k} every {stride}{'' if dil == '1' else f' (dilation {dil})'}, all inside the row.")
+            em.line(f"// {e.op}: windows of {k} every {stride}{dilated}, all inside the row.")
             base = "0"
             where = "the row"
 
@@ -551,7 +551,8 @@ class ComputeLowering:
             self.ctx.sync("V_S")
             with em.block(f"for (int64_t {o} = {c(last)}; {o} >= 0 && {hangs(ir.Name(o))}; --{o})"):
                 em.line(f"const int64_t covered = {c(covered)};")
-                em.line(f"{out.name}.SetValue({o}, {out.name}.GetValue({o}) * static_cast<{t}>({c(k)}) / static_cast<{t}>(covered));")
+                em.line(f"{out.name}.SetValue({o}, {out.name}.GetValue({o}) * static_cast<{t}>({c(k)}) / "
+                        f"static_cast<{t}>(covered));")
             self.ctx.sync("S_V")
 
     def _reduce(self, e: ir.Call) -> str:

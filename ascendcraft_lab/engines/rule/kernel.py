@@ -227,8 +227,7 @@ class KernelGen:
         em = Emitter()
         self.used_vars = set()
         self._declared = set()
-        ctx = ComputeContext(names=self.names, text=self.scalar_text, sizes=self.size_members, count=self.count, tile_of=self._tile_of, align=self.align, em=em,
-                             reserved=self.reserved, byte_masks=self.byte_masks)
+        ctx = self._context(em)
         lower = ComputeLowering(ctx)
         kind = m.stage.kind
         if kind is ir.StageKind.copyin:
@@ -254,6 +253,12 @@ class KernelGen:
             params.append((ctype, f"{cpp_name(var)}{attr.capitalize()}" if attr else cpp_name(var)))
         m.params = params
         self.used_vars = None
+
+    def _context(self, em: Emitter) -> ComputeContext:
+        """What the compute lowering of one method (or of Process) needs from this kernel."""
+        return ComputeContext(names=self.names, text=self.scalar_text, count=self.count, tile_of=self._tile_of,
+                              align=self.align, em=em, reserved=self.reserved, byte_masks=self.byte_masks,
+                              sizes=self.size_members)
 
     def _tile_of(self, name: str) -> Tile:
         t = self.p.local_type(name)
@@ -498,8 +503,7 @@ class KernelGen:
         if self.level >= 3:
             # Scalar math in Process itself (outside any stage) may need the scalar buffer too;
             # find out before Init is written, which initialises it.
-            probe = ComputeContext(names=self.names, text=self.scalar_text, sizes=self.size_members, count=self.count, tile_of=self._tile_of, align=self.align,
-                                   em=Emitter(), reserved=self.reserved, byte_masks=self.byte_masks)
+            probe = self._context(Emitter())
             self._process_body(probe.em, p.kernel.body, ComputeLowering(probe))
             self.scalar_buf = self.scalar_buf or probe.uses_scalar_buf
         em.line("constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i")
@@ -519,8 +523,7 @@ class KernelGen:
                     if self.level < 3:
                         self._placeholder(em, 3, "compute", "the tile loop and the stage calls for", _body_lines(p.kernel.body))
                     else:
-                        ctx = ComputeContext(names=self.names, text=self.scalar_text, sizes=self.size_members, count=self.count, tile_of=self._tile_of, align=self.align,
-                                             em=em, reserved=self.reserved, byte_masks=self.byte_masks)
+                        ctx = self._context(em)
                         lower = ComputeLowering(ctx)
                         self._process_body(em, p.kernel.body, lower)
                         self.scalar_buf = self.scalar_buf or ctx.uses_scalar_buf

@@ -33,6 +33,7 @@ LEAD = ("B", "C")
 
 class PoolWriter(LoopWriter):
     template = "pool"
+    whole_rows = True            # a row of the last axis is one tile: its length is not a tile size
 
     def __init__(self, g, lay, op_name, live):
         pool: Node = lay.outputs[0]

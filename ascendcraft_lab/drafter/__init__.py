@@ -2,10 +2,11 @@
 
     trace.py      the reference runs in a child process; torch.fx traces forward -> JSON graph
     rules.py      every known torch function / method / nn module -> canonical nodes (graph.py)
-    layout.py     which template fits (map, rows, cols, windows; total, rows_total, windows_total
-                  for losses) and each value's space
+    layout.py     which template fits (map, rows, cols, windows, pool; total, rows_total,
+                  windows_total for losses; planes for normalizations) and each value's space
     templates.py  the templates: loops, sweeps and compute stages as DSL text
     totals.py     the loss templates: every core adds its share of a sum into the output
+    pool.py       the pool template (max/avg pooling over the last 1-3 axes)
     draft.py      draft_reference / draft_from_trace: the above, plus the UB-driven tile size
     cli.py        `ascendcraft draft REF.py [-o K.dsl.py] [--soc S] [--engine drafter|llm]`
 

@@ -12,6 +12,8 @@ operations the templates understand:
                or scalars, with numpy broadcasting
   reduce       sum / max / min / prod over a set of axes (mean is sum * 1/n)
   scan         cumsum / cumprod along one axis, forward or reverse
+  pool         max / avg pooling over the last 1-3 axes (per-axis kernel, stride, padding,
+               dilation; ceil mode; avg counts the padding, PyTorch's count_include_pad)
   reshape      the same elements in another shape
   pick         x[r, index[r]]: one element per row named by an int index tensor (cross entropy)
 
@@ -288,6 +290,26 @@ class Builder:
         axis = norm_axis(axis, len(x.shape))
         dtype = x.dtype if x.dtype in FLOAT_DTYPES else "float32"
         return Node("scan", (x,), {"kind": kind, "axis": axis, "reverse": reverse}, x.shape, dtype)
+
+    def pool(self, kind: str, x: Node, dims: int, kernel, stride, padding, dilation, ceil_mode: bool) -> Node:
+        """Max or avg pooling of the last `dims` axes, one (k, s, p, d) per axis; the output size
+        follows PyTorch (a ceil-mode window must start inside the input or its left padding)."""
+        if not x.is_tensor or len(x.shape) not in (dims + 1, dims + 2):
+            what = f"rank-{len(x.shape)} tensor" if x.is_tensor else "scalar"
+            raise Unsupported(f"{kind} pooling over {dims} axes of a {what} (it takes a rank-{dims + 1} or "
+                              f"rank-{dims + 2} tensor)")
+        if x.dtype not in FLOAT_DTYPES:
+            raise Unsupported(f"{kind} pooling of a {x.dtype} tensor")
+        out = []
+        for size, k, s, p, d in zip(x.shape[-dims:], kernel, stride, padding, dilation):
+            span = d * (k - 1) + 1
+            n = (size + 2 * p - span + ((s - 1) if ceil_mode else 0)) // s + 1
+            if ceil_mode and (n - 1) * s >= size + p:
+                n -= 1
+            out.append(n)
+        attrs = {"kind": kind, "kernel": tuple(kernel), "stride": tuple(stride), "padding": tuple(padding),
+                 "dilation": tuple(dilation), "ceil_mode": bool(ceil_mode)}
+        return Node("pool", (x,), attrs, tuple(x.shape[:-dims]) + tuple(out), x.dtype)
 
     def reshape(self, x: Node, shape) -> Node:
         shape = tuple(int(d) for d in shape)

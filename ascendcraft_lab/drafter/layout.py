@@ -20,6 +20,9 @@ The axes X must be adjacent, which splits S into lead (before X), X and trail (a
            norm: N and H, W per channel), or a tensor varies along a reduced axis outside Q
            (group norm's per-channel weight within a group): each statistic group is a set of
            planes; see planes.py
+  pool     one max/avg pooling of an input over its last 1-3 axes X: an output row (the lead
+           index and the outer output coordinates) combines the input rows of its window, then
+           pools along the last axis
 
 Model parameters may also be broadcast (a leaf viewed with 1s, from the normalization rules):
 
@@ -103,6 +106,9 @@ def plan_layout(g: Graph) -> Layout:
     b = Builder()
     outputs = _prepare(b, g.outputs)
     nodes = Graph(outputs, [], [], [], [], {}, {}, "", False).nodes()
+    pools = [n for n in nodes if n.op == "pool"]
+    if pools:
+        return _pool_layout(nodes, outputs, pools)
     priority = {"flip": 0, "slice": 1, "cat": 2, "shift": 3, "select": 4, "expand": 5, "full": 6}
     indices = {id(n.args[1]) for n in nodes if n.op == "pick"}
     for n in nodes:
@@ -442,3 +448,19 @@ def _subgraph(n: Node):
         seen.add(id(x))
         yield x
         stack.extend(a for a in x.args if isinstance(a, Node))
+
+
+def _pool_layout(nodes: list, outputs: list, pools: list) -> Layout:
+    """The pool template drafts exactly one pooling of an input tensor."""
+    pool = pools[0]
+    x = pool.args[0]
+    if len(pools) > 1 or len(outputs) != 1 or outputs[0] is not pool or x.op != "input":
+        raise Unsupported("pooling combined with other operations (the pool template drafts one max/avg pooling "
+                          "of an input tensor as the whole forward)")
+    if x.dtype not in ("float32", "float16"):
+        raise Unsupported(f"pooling of a {x.dtype} tensor (the pool template handles float32 and float16)")
+    dims = len(pool.attrs["kernel"])
+    rank = len(x.shape)
+    lay = Layout("pool", tuple(x.shape), tuple(range(rank - dims, rank)), nodes=nodes, outputs=outputs)
+    lay.space = {id(x): "full", id(pool): "full"}
+    return lay

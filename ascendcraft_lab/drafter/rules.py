@@ -829,6 +829,61 @@ def _triplet_margin_loss(b, anchor, positive, negative, margin, p, eps, swap, si
     return _reduce_loss(b, "triplet_margin_loss", loss, reduction)
 
 
+# -- pooling ------------------------------------------------------------------------------------------
+def _per_axis(value, dims: int, what: str) -> tuple[int, ...]:
+    """An int or a tuple of `dims` ints (PyTorch's _single/_pair/_triple) as a tuple."""
+    v = val(value) if isinstance(value, Node) else value
+    items = list(v) if isinstance(v, (list, tuple)) else [v] * dims
+    items = [val(i) if isinstance(i, Node) else i for i in items]
+    if len(items) == 1:
+        items = items * dims
+    if len(items) != dims or not all(isinstance(i, int) and not isinstance(i, bool) for i in items):
+        raise Unsupported(f"a pooling {what} of {value!r} (integers known when drafting)")
+    return tuple(items)
+
+
+def _max_pool(dims: int, with_indices: bool = False):
+    def fn(b, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+        if val(return_indices) and not with_indices:
+            raise Unsupported(f"max_pool{dims}d with return_indices=True (the indices output)")
+        k = _per_axis(kernel_size, dims, "kernel size")
+        s = _per_axis(stride if stride not in (None, [], ()) else kernel_size, dims, "stride")
+        out = b.pool("max", T(input), dims, k, s, _per_axis(padding, dims, "padding"),
+                     _per_axis(dilation, dims, "dilation"), bool(val(ceil_mode)))
+        if with_indices:
+            return ReturnTuple(out, Unsupported(f"the indices of max_pool{dims}d (return_indices=True)"))
+        return out
+    return fn
+
+
+def _avg_pool(dims: int):
+    def fn(b, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None):
+        if not val(count_include_pad):
+            raise Unsupported(f"avg_pool{dims}d with count_include_pad=False (the pool template divides by the "
+                              "window size, padding included)")
+        if divisor_override is not None:
+            raise Unsupported(f"avg_pool{dims}d with divisor_override={val(divisor_override)!r}")
+        k = _per_axis(kernel_size, dims, "kernel size")
+        s = _per_axis(stride if stride not in (None, [], ()) else kernel_size, dims, "stride")
+        return b.pool("avg", T(input), dims, k, s, _per_axis(padding, dims, "padding"), (1,) * dims,
+                      bool(val(ceil_mode)))
+    return fn
+
+
+for _d in (1, 2, 3):
+    _max_sig = "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False"
+    rule(f"max_pool{_d}d", _max_sig)(_max_pool(_d))
+    rule(f"max_pool{_d}d_with_indices", _max_sig)(_max_pool(_d, with_indices=True))
+    rule(f"avg_pool{_d}d", "input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True"
+         + (", divisor_override=None" if _d > 1 else ""))(_avg_pool(_d))
+
+_OTHER_POOLS = ("adaptive_max_pool", "adaptive_avg_pool", "lp_pool", "fractional_max_pool", "max_unpool")
+for _name in (f"{p}{d}d" for p in _OTHER_POOLS for d in (1, 2, 3)):
+    def _unsupported_pool(b, input, rest, _n=_name):
+        raise Unsupported(f"`{_n}` (the pool template drafts max and avg pooling with fixed windows)")
+    rule(_name, "input, *rest")(_unsupported_pool)
+
+
 # -- module calls: the functional rule with the module's attributes ----------------------------------
 MODULES = {
     "GELU": ("gelu", {"approximate": "approximate"}),
@@ -859,6 +914,14 @@ MODULES = {
     "TripletMarginLoss": ("triplet_margin_loss", {"margin": "margin", "p": "p", "eps": "eps", "swap": "swap",
                                                   "reduction": "reduction"}),
 }
+_POOL_ATTRS = {"max": ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices"),
+               "avg": ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")}
+for _d in (1, 2, 3):
+    MODULES[f"MaxPool{_d}d"] = (f"max_pool{_d}d", {a: a for a in _POOL_ATTRS["max"]})
+    MODULES[f"AvgPool{_d}d"] = (f"avg_pool{_d}d", {a: a for a in _POOL_ATTRS["avg"] if _d > 1 or a != "divisor_override"})
+for _d in (1, 2, 3):     # pooling modules the pool template does not draft: their rules say why
+    for _cls, _fn in zip(("AdaptiveMaxPool", "AdaptiveAvgPool", "LPPool", "FractionalMaxPool", "MaxUnpool"), _OTHER_POOLS):
+        MODULES[f"{_cls}{_d}d"] = (f"{_fn}{_d}d", {})
 
 
 @dataclass
@@ -1126,8 +1189,8 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return n
     if op == "reduce":
         return Node("reduce", args, attrs, n.shape, n.dtype)
-    if op == "scan":
-        return Node("scan", args, attrs, n.shape, n.dtype)
+    if op in ("scan", "pool"):
+        return Node(op, args, attrs, n.shape, n.dtype)
     if op == "reshape":
         if "sym" in attrs:     # a reshape that splits an axis keeps the symbolic sizes of its axes
             return Node("reshape", args, attrs, n.shape, n.dtype)

@@ -5,7 +5,7 @@ arguments, dims after the base shape), scalar parameters (get_inputs scalars, an
 get_init_inputs floats the graph uses, declared as the prefix the DSL binds in order),
 host fields for scalar math (bias corrections, 1/N), and `Stage`, which turns the nodes a
 compute stage needs into DSL assignments (a value used twice gets a name; a scan gets its
-carry). The four templates differ only in their loops:
+carry). The templates differ only in their loops:
 
   map      for part in core_chunk(...): for c in tiles(part, ...): load / compute / store
   rows     for r in core_rows(...): one sweep over the row per reduction level (scalar
@@ -13,6 +13,7 @@ carry). The four templates differ only in their loops:
   cols     for r in core_rows(...): for c in tiles(C, ...): per reduction level a peeled first
            step and `for m in range(1, R)` with a running accumulator tile, then the outputs
   windows  for part in core_chunk(...): for c in tiles(part, rows): one window op per row
+  pool     (pool.py) for r in core_rows(...): the window's input rows combined, one window op
 
 The loss templates (a sum over everything, added atomically by every core) build on these
 in totals.py. The UB budget decides `live` in ub_elems(f32, live=K): the caller renders with growing K
@@ -110,9 +111,7 @@ class Writer:
         self.namer = Namer()
         op_name = op_name if op_name.isidentifier() else "kernel"
         self.op_name = self.namer.fresh(op_name if op_name not in self.namer.used else op_name + "_kernel")
-        rank = len(lay.base)
-        dims = DIM_NAMES.get(rank) or tuple(f"D{i}" for i in range(rank))
-        self.dims = [self.namer.fresh(d) for d in dims]
+        self.dims = [self.namer.fresh(d) for d in self.dim_names(len(lay.base))]
         self.host_fields: list[HostField] = []
         self._host_memo: dict[int, str] = {}
         self.scalar_names: dict[int, str] = {}       # id(scalar leaf) -> DSL name
@@ -182,6 +181,10 @@ class Writer:
             node = used.get((src, i))
             if node is not None:
                 self.scalar_names[(src, i)] = name
+
+    def dim_names(self, rank: int) -> tuple[str, ...]:
+        """Names of the base shape's dims (a template may name them after what they are)."""
+        return DIM_NAMES.get(rank) or tuple(f"D{i}" for i in range(rank))
 
     def scalar_param(self, n: Node) -> str:
         return self.scalar_names[(n.attrs["source"], n.attrs["index"])]
@@ -1062,7 +1065,9 @@ WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols
 
 # templates in their own modules build on the classes above
 from .planes import PlanesWriter  # noqa: E402
+from .pool import PoolWriter  # noqa: E402
 from .totals import TOTAL_WRITERS  # noqa: E402
 
 WRITERS["planes"] = PlanesWriter
+WRITERS["pool"] = PoolWriter
 WRITERS.update(TOTAL_WRITERS)

@@ -20,8 +20,8 @@ from typing import Mapping
 
 from ..soc import Soc
 from .errors import DslError, Span, human_bytes
-from .ir import Assign, Attr, Call, DType, Expr, Level, Name, Program, StageKind, TileType, walk_exprs
-from .ops import OPS
+from .ir import Assign, Attr, Call, Const, DType, Expr, Level, Name, Program, StageKind, TileType, walk_exprs
+from .ops import OPS, window_form, window_padded_len, window_scratch
 
 
 @dataclass(frozen=True)
@@ -184,7 +184,7 @@ def expr_need(e: Expr) -> tuple[int, int]:
         held += h
     spec = OPS.get(e.op)
     result_tile = isinstance(e.type, TileType)
-    scratch = spec.scratch if spec else 0
+    scratch = (window_scratch(e) if spec.category == "window" else spec.scratch) if spec else 0
     inplace = spec.inplace if spec else True
     reuse = inplace and held >= 1
     peak = max(peak, held + scratch + (0 if (reuse or not result_tile) else 1))
@@ -220,6 +220,13 @@ def stmt_tile_sizes(st: Assign, cap) -> tuple[tuple[Expr | None, DType], ...]:
     for n in walk_exprs(st.value):
         if isinstance(n.type, TileType):
             out.append((cap(n.type), n.type.dtype))
+            form = window_form(n) if isinstance(n, Call) and n.op in OPS and OPS[n.op].category == "window" else "blocks"
+            dt = n.type.dtype
+            if form == "padded":      # the padded copy is longer than the row
+                padded = window_padded_len(n, n.args[0].type.shape[0], n.type.shape[0], dt.elems_per_block)
+                out.append((cap(TileType(dt, (padded,))), dt))
+            if form != "blocks" and dt.nbytes < 4:    # one uint32 gather offset per window
+                out.append((cap(TileType(dt, (Call("mul", (Const(4 // dt.nbytes, "int"), n.type.shape[0])),))), dt))
     return tuple(dict.fromkeys(out))
 
 

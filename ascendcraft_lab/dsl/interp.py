@@ -496,14 +496,15 @@ class _Run:
             c = _scalar_conv(rt.dtype)
             return lambda env: fn(f(env), c(finit(env)))
         if cat == "window":
-            f, fk, fs = args
+            f, fk, fs, fpad, fdil, fcount = args
             node = e
 
             def window(env):
-                k, s = int(fk(env)), int(fs(env))
-                if k < 1 or s < 1:
-                    raise self.err(node, f"`{e.op}` needs k >= 1 and stride >= 1, got {k} and {s}", None)
-                return fn(f(env), k, s)
+                k, s, pad, dil, count = (int(g(env)) for g in (fk, fs, fpad, fdil, fcount))
+                if k < 1 or s < 1 or dil < 1 or pad < 0 or count < 0:
+                    raise self.err(node, f"`{e.op}` needs k, stride, dilation >= 1 and pad, count >= 0, got k={k}, "
+                                   f"stride={s}, dilation={dil}, pad={pad}, count={count}", None)
+                return fn(f(env), k, s, pad, dil, count)
             return window
         if cat in ("repeat", "gather"):
             fk = args[-1]

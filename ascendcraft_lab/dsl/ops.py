@@ -15,7 +15,8 @@ Categories (each has one typing rule in the verifier):
   clamp     clamp(x, lo, hi) with scalar bounds
   reduce    tile -> scalar (or index) of the whole tile
   scan      tile -> tile, running sum/product continuing from the scalar `init`
-  window    tile -> shorter tile: one value per window of k elements every `stride`
+  window    tile -> shorter tile: one value per window of k elements every `stride` (pooling:
+            with padding, dilation and an explicit window count)
   cast      convert dtype, with a rounding mode
   element   tile -> scalar: one element
   repeat    tile of row values -> tile of whole rows: each value repeated k times
@@ -28,7 +29,7 @@ from typing import Callable
 
 import numpy as np
 
-from .ir import Const, DType, FLOATS
+from .ir import Call, Const, DType, FLOATS
 
 F = frozenset({DType.f16, DType.f32})
 FI = frozenset({DType.f16, DType.f32, DType.i16, DType.i32})
@@ -90,6 +91,10 @@ def _p(name, kind="value", default=None):
     return OpParam(name, kind, default)
 
 
+WINDOW_PARAMS = (V, OpParam("k", "int"), OpParam("stride", "int"), OpParam("pad", "int", Const(0, "int")),
+                 OpParam("dilation", "int", Const(1, "int")), OpParam("count", "int", Const(0, "int")))
+
+
 def _binary(name, symbol, fn, doc, ascendc, ascendc_scalar, dtypes=FI, **kw):
     return OpSpec(name, "binary", (_p("a"), _p("b")), fn, doc, ascendc, ascendc_scalar, dtypes, symbol, **kw)
 
@@ -115,26 +120,45 @@ def _pow(a, b):
     return np.power(a, b)
 
 
-def _window(reduce):
-    def fn(x, k, stride):
-        k, stride = int(k), int(stride)
-        n = (x.shape[0] - k) // stride + 1 if x.shape[0] >= k else 0
+def _window(kind):
+    """numpy meaning of window_<kind>(x, k, stride, pad, dilation, count).
+
+    Window o reads x[o * stride - pad + j * dilation] for j < k. Positions outside the tile are
+    padding: they never win a max/min and add nothing to a sum; an average divides by the
+    window positions inside [-pad, len + pad) (PyTorch's count_include_pad). count 0 means
+    every window that fits the padded tile: (len + 2 pad - dilation (k - 1) - 1) // stride + 1.
+    """
+    def fn(x, k, stride, pad=0, dilation=1, count=0):
+        k, stride, pad, dilation, count = int(k), int(stride), int(pad), int(dilation), int(count)
+        n0 = x.shape[0]
+        span = dilation * (k - 1) + 1
+        n = count if count > 0 else max((n0 + 2 * pad - span) // stride + 1, 0)
         if n <= 0:
             return x[:0].copy()
-        if k == stride:
-            win = x[: n * k].reshape(n, k)
-        else:
-            win = np.lib.stride_tricks.sliding_window_view(x, k)[::stride][:n]
-        return reduce(win)
+        if pad == 0 and dilation == 1 and count == 0:
+            # every window lies inside the tile: a strided view, no index arithmetic
+            win = x[: n * k].reshape(n, k) if k == stride else \
+                np.lib.stride_tricks.sliding_window_view(x, k)[::stride][:n]
+            return _WINDOW_REDUCE[kind](win)
+        pos = (np.arange(n) * stride - pad)[:, None] + np.arange(k)[None, :] * dilation
+        inside = (pos >= 0) & (pos < n0)
+        if kind in ("max", "min") and not inside.any(axis=1).all():
+            o = int(np.argmin(inside.any(axis=1)))
+            raise ValueError(f"window {o} of window_{kind} lies entirely in the padding")
+        fill = {"max": -np.inf, "min": np.inf}.get(kind, 0)
+        padded = np.concatenate([x, np.full(1, fill, dtype=x.dtype)])       # slot n0 holds the padding value
+        win = padded[np.where(inside, pos, n0)]
+        if kind != "avg":
+            return _WINDOW_REDUCE[kind](win)
+        total = win.sum(axis=1, dtype=x.dtype)
+        counted = (pos < n0 + pad).sum(axis=1)                              # positions inside the padded row
+        return (total / counted.astype(x.dtype)).astype(x.dtype)
     return fn
 
 
-def _wsum(w):
-    return w.sum(axis=1, dtype=w.dtype)
-
-
-def _wavg(w):
-    return (w.sum(axis=1, dtype=w.dtype) / w.dtype.type(w.shape[1])).astype(w.dtype)
+_WINDOW_REDUCE = {"max": lambda w: w.max(axis=1), "min": lambda w: w.min(axis=1),
+                  "sum": lambda w: w.sum(axis=1, dtype=w.dtype),
+                  "avg": lambda w: (w.sum(axis=1, dtype=w.dtype) / w.dtype.type(w.shape[1])).astype(w.dtype)}
 
 
 def _scan(ufunc):
@@ -292,19 +316,23 @@ OPS_LIST: list[OpSpec] = [
            "running product from the last element back", "expand: the scan of cumprod, from the end", scratch=1,
            example="cumprod_rev(xu, init=carry)"),
     # -- windows (pooling): one value per window of k elements every `stride` --
-    OpSpec("window_max", "window", (V, _p("k", "int"), _p("stride", "int")), _window(lambda w: w.max(axis=1)),
-           "max of each window of k elements, one window every `stride` elements; (len - k) // stride + 1 results",
-           "expand: WholeReduceMax/BlockReduceMax per window, or Max over strided views", inplace=False,
-           example="window_max(xu, K, S)"),
-    OpSpec("window_min", "window", (V, _p("k", "int"), _p("stride", "int")), _window(lambda w: w.min(axis=1)),
-           "min of each window of k elements", "expand: WholeReduceMin/BlockReduceMin per window", inplace=False,
+    OpSpec("window_max", "window", WINDOW_PARAMS, _window("max"),
+           "max of each window: window o reads x[o * stride - pad + j * dilation], j < k; positions outside the "
+           "tile are padding and never win. count windows (0: (len + 2 pad - dilation (k - 1) - 1) // stride + 1)",
+           "expand: k = stride, no padding: a scalar loop per window; pooling windows: the row copied behind "
+           "aligned padding, then one Gather per window offset j and Max", inplace=False,
+           example="window_max(acc, 3, 2, pad=1, dilation=2, count=OW)"),
+    OpSpec("window_min", "window", WINDOW_PARAMS, _window("min"),
+           "min of each window (windows as window_max)", "expand: as window_max, with Min", inplace=False,
            example="window_min(xu, K, S)"),
-    OpSpec("window_sum", "window", (V, _p("k", "int"), _p("stride", "int")), _window(_wsum),
-           "sum of each window of k elements (k = stride = row length: one sum per row)",
-           "expand: WholeReduceSum/BlockReduceSum per window", inplace=False, example="window_sum(xu, N, N)"),
-    OpSpec("window_avg", "window", (V, _p("k", "int"), _p("stride", "int")), _window(_wavg),
-           "mean of each window of k elements", "expand: window_sum then Muls(1/k)", inplace=False,
-           example="window_avg(xu, K, S)"),
+    OpSpec("window_sum", "window", WINDOW_PARAMS, _window("sum"),
+           "sum of each window; padding adds 0 (k = stride = row length: one sum per row)",
+           "expand: as window_max, with Add", inplace=False, example="window_sum(xu, N, N)"),
+    OpSpec("window_avg", "window", WINDOW_PARAMS, _window("avg"),
+           "mean of each window: its sum over the window positions inside [-pad, len + pad) (PyTorch's "
+           "count_include_pad; k unless a last window hangs past the padding)",
+           "expand: window_sum then Muls(1/k), and a scalar fix-up of windows past the padding", inplace=False,
+           example="window_avg(xu, K, S, pad=P)"),
     # -- tiles of whole rows (many short rows per tile): per-row broadcast and per-row gather --
     OpSpec("repeat", "repeat", (V, _p("k", "int")), _repeat,
            "each element repeated k times: per-row values (window_max of rows of k) broadcast back over "
@@ -328,6 +356,71 @@ OPS_LIST: list[OpSpec] = [
 ]
 
 OPS: dict[str, OpSpec] = {op.name: op for op in OPS_LIST}
+
+
+# -- how a window op is computed (read by the UB plan and by the lowering) --------------------------
+_ZERO, _ONE = Const(0, "int"), Const(1, "int")
+
+
+def window_form(call) -> str:
+    """`blocks`: k = stride, no padding, dilation or count (the windows partition the tile: a
+    segmented reduction); `gather`: windows inside the tile, gathered element j of every window
+    at a time; `padded`: as gather, from a copy of the tile behind aligned padding."""
+    k, stride, pad, dilation, count = call.args[1:6]
+    if pad == _ZERO and count == _ZERO:
+        return "blocks" if dilation == _ONE and k == stride else "gather"
+    return "padded"
+
+
+def window_scratch(call) -> int:
+    """Scratch tiles of a window op: the gather offsets and one gathered tile, plus the padded copy."""
+    return {"blocks": 0, "gather": 2, "padded": 3}[window_form(call)]
+
+
+def window_lead(call, block: int):
+    """Padding slots in front of the row in the padded copy: `pad` rounded up to a whole 32-byte
+    block of `block` elements, so the row itself starts on a block boundary."""
+    pad = call.args[3]
+    return fold("mul", fold("floordiv", fold("add", pad, Const(block - 1, "int")), Const(block, "int")),
+                 Const(block, "int"))
+
+
+def window_base(call, block: int):
+    """Where element 0 of window 0 sits in the padded copy: lead - pad."""
+    return fold("sub", window_lead(call, block), call.args[3])
+
+
+def window_padded_len(call, length, count, block: int):
+    """Elements of the padded copy: the lead padding (`window_lead`), the row, then padding up to
+    the last element a window reads."""
+    k, stride, pad, dilation = call.args[1:5]
+    lead = window_lead(call, block)
+    # the last window's last element is at (count - 1) * stride + (k - 1) * dilation - pad of the
+    # row, i.e. at count * stride + (lead + (k - 1) * dilation - pad - stride) of the copy
+    tail = fold("sub", fold("sub", fold("add", lead, fold("mul", fold("sub", k, _ONE), dilation)), pad), stride)
+    reach = fold("add", fold("mul", count, stride), fold("add", tail, _ONE))
+    return fold("max", fold("add", lead, length), reach)
+
+
+def fold(op: str, a, b):
+    """`a op b` as an expression, folded when both sides are integer literals."""
+    if isinstance(a, Const) and isinstance(b, Const) and a.kind == b.kind == "int":
+        x, y = a.value, b.value
+        if op != "floordiv" or y:
+            v = {"add": lambda: x + y, "sub": lambda: x - y, "mul": lambda: x * y,
+                 "floordiv": lambda: x // y, "max": lambda: max(x, y)}[op]()
+            return Const(v, "int")
+    if op == "mul" and _ONE in (a, b):
+        return b if a == _ONE else a
+    if op in ("add", "sub") and b == _ZERO:
+        return a
+    if op in ("add", "sub") and isinstance(b, Const) and b.kind == "int" and isinstance(a, Call) \
+            and a.op in ("add", "sub") and isinstance(a.args[1], Const) and a.args[1].kind == "int":
+        # (x + c) - d = x + (c - d): the constants of index arithmetic meet
+        c = a.args[1].value if a.op == "add" else -a.args[1].value
+        c += b.value if op == "add" else -b.value
+        return a.args[0] if c == 0 else Call("add" if c > 0 else "sub", (a.args[0], Const(abs(c), "int")))
+    return Call(op, (a, b))
 
 # Infix spellings, read by the parser and the printer.
 BINARY_SYMBOLS = {op.symbol: op.name for op in OPS_LIST if op.symbol and op.category != "unary"}

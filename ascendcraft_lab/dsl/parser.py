@@ -34,6 +34,7 @@ kparam      := NAME ":" "GM"  "[" DTYPE "," shape "]"           # an input tenso
              | NAME ":" "Tiling"                                # the fields of the host's Launch
 shape       := "(" [dim {"," dim} [","]] ")"
 dim         := NAME | INT | dim_expr | "(" dim "," dim {"," dim} ")"   # a nested tuple views dims as one axis
+dim_expr    := an int expression of dims and int scalars: + - * // % min max   # e.g. (W - 5) // 2 + 1
 block       := stmt {stmt}
 stmt        := NAME "=" expr                                    # scalar or tile value (`x += e` is `x = x + e`)
              | NAME "=" "load" "(" gm_ref ["," LEVEL] ")"       # in copyin: GM -> UB (LEVEL: UB, L1)
@@ -265,10 +266,11 @@ class _Parser:
         for n in _walk(e):
             if isinstance(n, Const) and n.kind != "int":
                 raise self.err(node, f"dim `{_src(node)}` is not an integer", "dims are names, ints or int expressions")
-            if isinstance(n, Call) and n.op not in ("add", "sub", "mul", "floordiv", "mod"):
-                raise self.err(node, f"dim `{_src(node)}` uses `{n.op}`", "dims use names, ints and + - * // %")
+            if isinstance(n, Call) and n.op not in ("add", "sub", "mul", "floordiv", "mod", "min", "max"):
+                raise self.err(node, f"dim `{_src(node)}` uses `{n.op}`", "dims use names, ints, + - * // % and min/max")
             if isinstance(n, Attr):
-                raise self.err(node, f"dim `{_src(node)}` reads an attribute", "dims use names, ints and + - * // %")
+                raise self.err(node, f"dim `{_src(node)}` reads an attribute",
+                               "dims use names, ints, + - * // % and min/max")
         return e
 
     def _check_name(self, node, name: str):

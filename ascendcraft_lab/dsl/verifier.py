@@ -29,6 +29,7 @@ from .printer import expr_text, gmref_text
 _INT_RANK = {DType.bool: 0, DType.u8: 1, DType.i8: 1, DType.i16: 2, DType.i32: 3, DType.i64: 4}
 _FLOAT_RANK = {DType.f16: 1, DType.bf16: 1, DType.f32: 2}
 ONE = Const(1, "int")
+ZERO = Const(0, "int")
 
 
 @dataclass
@@ -760,11 +761,23 @@ class _Verifier:
                     raise self.err(args[1], "a scan's init is a scalar", "pass the carry: `init=carry`")
                 self._tile_scalar(t, init, args[1], op)
                 return t
-            k, s = args[1], args[2]
-            for a, what in ((k, "a window size"), (s, "a window stride")):
+            k, s, pad, dil, count = args[1:6]
+            for a, what in ((k, "a window size"), (s, "a window stride"), (pad, "a window padding"),
+                            (dil, "a window dilation"), (count, "a window count")):
                 self._value(a, op)
                 self._index_scalar(a, what)
-            return TileType(t.dtype, (_window_out(t.shape[0], k, s),))
+            for a, lo, what in ((k, 1, "window size"), (s, 1, "window stride"), (dil, 1, "window dilation"),
+                                (pad, 0, "window padding"), (count, 0, "window count")):
+                if isinstance(a, Const) and a.value < lo:
+                    raise self.err(a, f"a {what} of {a.value}", f"the {what} is at least {lo}")
+            if count != ZERO:
+                return TileType(t.dtype, (_strip(count),))
+            if pad == ZERO and dil == ONE:
+                return TileType(t.dtype, (_window_out(t.shape[0], k, s),))
+            # (len + 2 pad - dilation (k - 1) - 1) // stride + 1 windows fit the padded tile
+            span = Call("add", (Call("mul", (_strip(dil), Call("sub", (_strip(k), ONE)))), ONE))
+            padded = Call("add", (_strip(t.shape[0]), Call("mul", (Const(2, "int"), _strip(pad)))))
+            return TileType(t.dtype, (Call("add", (Call("floordiv", (Call("sub", (padded, span)), _strip(s))), ONE)),))
         if cat in ("repeat", "gather"):
             t = self._value(args[0], op)
             if not isinstance(t, TileType):

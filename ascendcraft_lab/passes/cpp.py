@@ -101,8 +101,8 @@ class EvalError(ValueError):
     pass
 
 
-_FUNCS = {"min": min, "max": max, "AlignUp": lambda x, a: -(-x // a) * a, "CeilDiv": lambda x, a: -(-x // a),
-          "Ceil": lambda x, a: -(-x // a), "MinOf": min, "MaxOf": max}   # MinOf/MaxOf: the generated kernels' helpers
+_FUNCS = {"min": min, "max": max, "MinOf": min, "MaxOf": max, "AlignUp": lambda x, a: -(-x // a) * a,
+          "CeilDiv": lambda x, a: -(-x // a), "Ceil": lambda x, a: -(-x // a)}
 
 
 def evaluate(expr: str, names: dict[str, float]) -> int:

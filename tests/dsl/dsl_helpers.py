@@ -65,8 +65,11 @@ def reformat(text: str, rnd: random.Random) -> str:
 
 
 def synthetic_inputs(program: Program, dim: int = 37, seed: int = 0):
-    """Inputs for any program: every dim `dim`, int scalars 2, float scalars 0.5, random data."""
+    """Inputs for any program: every dim `dim`, int scalars 2, float scalars 0.5, random data.
+    A rank-5 tensor (3-D pooling) gets a smaller `dim`, so that it stays about 2 M elements."""
     rng = np.random.default_rng(seed)
+    rank = max((len(t.dims) for t in program.tensors()), default=1)
+    dim = min(dim, round((1 << 21) ** (1 / rank)))
     inputs = {}
     scalars = {}
     for p in program.scalars:

@@ -77,3 +77,20 @@ def _render(e, names, floats, call) -> tuple[str, int]:
             return out, 9
         raise ValueError(f"no C++ rendering for `{e.op}` here")
     raise ValueError(f"no C++ rendering for {type(e).__name__}")
+
+
+def paren(text: str) -> str:
+    """C++ `text` in parentheses unless it is one name, number or already parenthesised whole."""
+    simple = text.replace("_", "").replace(".", "").replace("->", "")
+    if simple.isalnum() or (text.startswith("(") and text.endswith(")") and _balanced(text[1:-1])):
+        return text
+    return f"({text})"
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0

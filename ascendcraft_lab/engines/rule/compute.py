@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...dsl import ir
-from ...dsl.ops import OPS
+from ...dsl.ops import OPS, fold, window_base, window_form, window_lead, window_padded_len
 from ...dsl.printer import expr_text
 from ...passes.emit import Emitter
 from ...passes.manager import PassFailure
-from .cexpr import float_literal, literal, render
+from .cexpr import float_literal, literal, paren as _paren
 
 VEC_NAME = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
 UNARY_NAME = {"abs": "Abs", "relu": "Relu", "exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
@@ -44,6 +44,7 @@ class Tile:
 class ComputeContext:
     """What a compute statement's lowering needs from the kernel generator."""
     names: Callable[[ir.Expr], str]          # scalar Name/Attr -> C++
+    text: Callable[[ir.Expr], str]           # an index expression -> C++ (named tensor sizes included)
     count: Callable[[ir.TileType], str]      # current element count of a tile
     tile_of: Callable[[str], Tile]           # a named UB tile
     align: bool                              # pass 4 has run: Compare counts padded to 256 B
@@ -57,6 +58,7 @@ class ComputeContext:
     declared_slots: set = field(default_factory=set)
     events: int = 0
     reserved: frozenset = frozenset()        # C++ names the DSL uses: generated names avoid them
+    sizes: dict = field(default_factory=dict)   # tensor sizes given by an expression -> their C++ member
     byte_masks: frozenset = frozenset()      # bool tiles holding one byte per element (loaded, or cast)
 
     # -- scratch slots -------------------------------------------------------------------
@@ -136,8 +138,7 @@ class ComputeLowering:
         rounded down), so vector dtypes copy through Muls by 1, which takes any count."""
         n = self.count(value)
         if src.dtype in (ir.DType.f16, ir.DType.f32, ir.DType.i16, ir.DType.i32):
-            one = "1.0f" if src.dtype is ir.DType.f32 else f"static_cast<{src.dtype.cpp}>(1)"
-            self.em.line(f"Muls({target.name}, {src.name}, {one}, {n});  // UB -> UB copy (any element count)")
+            self.em.line(f"Muls({target.name}, {src.name}, {_one(src.dtype)}, {n});  // UB -> UB copy (any element count)")
         else:
             self.em.line(f"DataCopy({target.name}, {src.name}, {n});")
 
@@ -156,6 +157,8 @@ class ComputeLowering:
             return self.ctx.names(e)
         if not isinstance(e, ir.Call):
             raise LoweringError(f"`{expr_text(e)}` is not a scalar the rule engine can lower", e)
+        if e in self.ctx.sizes:
+            return self.ctx.sizes[e]
         spec = OPS[e.op]
         cat = spec.category
         if cat in ("reduce", "element"):
@@ -449,6 +452,9 @@ class ComputeLowering:
         self.ctx.sync("S_V")
 
     def _window(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
+        if window_form(e) != "blocks":
+            self._window_gather(e, out, src)
+            return
         k, s = self._scalar(e.args[1]), self._scalar(e.args[2])
         kind = e.op.split("_")[1]
         # the loop's locals must not hide a tile of the kernel with the same name
@@ -509,6 +515,97 @@ class ComputeLowering:
         em.line(f"Gather({out.name}, {src.name}, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
         self.ctx.release(offs)
 
+    def _window_gather(self, e: ir.Call, out: Tile, src: Tile) -> None:
+        """Overlapping, strided, dilated or padded windows on the vector unit. Vector operands
+        start on 32-byte boundaries and a window may start anywhere, so the windows are never
+        addressed directly: Gather (uint32 byte offsets, any element) collects element j of
+        every window into a dense tile, and Max/Min/Add folds it into the result. With padding,
+        the row is first copied behind `align_up(pad, block)` slots of the padding value, so the
+        copy starts on a block boundary and no window reads outside the copy."""
+        em, ctx = self.em, self.ctx
+        kind = e.op.split("_")[1]
+        t = out.dtype.cpp
+
+        def c(x: ir.Expr) -> str:          # index arithmetic: plain C++ on the scalar unit
+            if isinstance(x, ir.Call) and x.op == "max":
+                return f"MaxOf({', '.join(c(a) for a in x.args)})"
+            return ctx.text(x)
+        k, stride, pad, dil = (c(a) for a in e.args[1:5])
+        length, n = c(e.args[0].type.shape[0]), c(e.type.shape[0])
+        fold = {"max": "Max", "min": "Min"}.get(kind, "Add")
+        padded = window_form(e) == "padded"
+        block = out.dtype.elems_per_block
+        dilated = "" if dil == "1" else f" (dilation {dil})"
+        if padded:
+            lead = c(window_lead(e, block))
+            total = c(window_padded_len(e, e.args[0].type.shape[0], e.type.shape[0], block))
+            fill = {"max": float_literal(-math.inf), "min": float_literal(math.inf)}.get(kind, "0.0f")
+            if out.dtype is not ir.DType.f32:
+                fill = f"static_cast<{t}>({fill})"
+            row = ctx.take_slot(out.dtype)
+            em.line(f"// {e.op}: windows of {k} every {stride}{dilated} over the row padded by {pad}. The row is")
+            em.line(f"// copied behind {lead} padding slots so that it starts on a 32-byte boundary; the padding holds")
+            em.line(f"// {'0, which adds nothing' if fold == 'Add' else fill + ', which never wins'}.")
+            em.line(f"Duplicate({row.name}, {fill}, {total});")
+            em.line(f"Muls({row.name}[{lead}], {src.name}, {_one(out.dtype)}, {length});")
+            base = c(window_base(e, block))
+            where = "the padded copy"
+        else:
+            row = src
+            em.line(f"// {e.op}: windows of {k} every {stride}{dilated}, all inside the row.")
+            base = "0"
+            where = "the row"
+
+        def at(j: str) -> str:
+            """Byte offset of element j of window 0: (j * dilation + base) * sizeof(T)."""
+            terms = [x for x in (j if dil == "1" or j == "0" else f"{j} * {_paren(dil)}", base) if x != "0"]
+            return f"static_cast<uint32_t>({_paren(' + '.join(terms))} * sizeof({t}))" if terms else "0"
+
+        first = " + ".join(x for x in (f"j * {_paren(dil)}" if dil != "1" else "j", base) if x != "0")
+        em.line(f"// Element j of window o is element o * {_paren(stride)} + {first} of {where}: one Gather per window")
+        em.line("// offset j collects it from every window (no unaligned vector address), then it is folded in.")
+        idx = ctx.take_slot(ir.DType.i32)
+        offsets = ctx.scalar_name("offsets")
+        em.line(f"CreateVecIndex({idx.name}, static_cast<int32_t>(0), {n});")
+        em.line(f"Muls({idx.name}, {idx.name}, static_cast<int32_t>({_paren(stride)} * sizeof({t})), {n});")
+        em.line(f"const LocalTensor<uint32_t> {offsets} = {idx.name}.ReinterpretCast<uint32_t>();")
+        em.line(f"Gather({out.name}, {row.name}, {offsets}, {at('0')}, {n});")
+        part = ctx.take_slot(out.dtype)
+        j = ctx.scalar_name("j")
+        with em.block(f"for (int32_t {j} = 1; {j} < {k}; ++{j})"):
+            em.line(f"Gather({part.name}, {row.name}, {offsets}, {at(j)}, {n});")
+            em.line(f"{fold}({out.name}, {out.name}, {part.name}, {n});")
+        for slot in (part, idx) + ((row,) if padded else ()):
+            ctx.release(slot)
+        if kind == "avg":
+            inv = float_literal(1.0 / int(k)) if k.isdigit() else f"1.0f / static_cast<float>({k})"
+            em.line(f"Muls({out.name}, {out.name}, {inv}, {n});  // no Divs: multiply by 1/k")
+            if padded:
+                self._window_avg_overhang(e, out, c)
+
+    def _window_avg_overhang(self, e: ir.Call, out: Tile, c) -> None:
+        """A last window that hangs past the padded row (PyTorch's ceil mode) averages over the
+        positions it covers inside [-pad, len + pad), not over k: fix those few on the scalar unit."""
+        em, t = self.em, out.dtype.cpp
+        k, stride, pad, dil = e.args[1:5]
+        o = self.ctx.scalar_name("o")
+        # window o covers [o * stride, o * stride + span) of the padded row [0, edge)
+        span = fold("add", fold("mul", fold("sub", k, ir.Const(1, "int")), dil), ir.Const(1, "int"))
+        edge = fold("add", e.args[0].type.shape[0], fold("mul", ir.Const(2, "int"), pad))
+        last = fold("sub", e.type.shape[0], ir.Const(1, "int"))
+        hangs = lambda w: f"{c(fold('add', fold('mul', w, stride), span))} > {c(edge)}"  # noqa: E731
+        covered = fold("sub", edge, fold("mul", ir.Name(o), stride))
+        if dil != ir.Const(1, "int"):
+            covered = fold("floordiv", fold("add", covered, fold("sub", dil, ir.Const(1, "int"))), dil)
+        with em.block(f"if ({hangs(last)})"):
+            em.line("// the last windows hang past the padded row (ceil mode): they average over the positions they cover")
+            self.ctx.sync("V_S")
+            with em.block(f"for (int64_t {o} = {c(last)}; {o} >= 0 && {hangs(ir.Name(o))}; --{o})"):
+                em.line(f"const int64_t covered = {c(covered)};")
+                em.line(f"{out.name}.SetValue({o}, {out.name}.GetValue({o}) * static_cast<{t}>({c(k)}) / "
+                        f"static_cast<{t}>(covered));")
+            self.ctx.sync("S_V")
+
     def _reduce(self, e: ir.Call) -> str:
         src_expr = e.args[0]
         src = self.tile(src_expr, None)
@@ -546,8 +643,8 @@ class ComputeLowering:
         return name
 
 
-def _paren(text: str) -> str:
-    return text if text.replace("_", "").replace(".", "").isalnum() else f"({text})"
+def _one(dtype: ir.DType) -> str:
+    return "1.0f" if dtype is ir.DType.f32 else f"static_cast<{dtype.cpp}>(1)"
 
 
 def _negate(s: str) -> str:

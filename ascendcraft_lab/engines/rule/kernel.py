@@ -19,8 +19,16 @@ from ...dsl.host import WORKSPACE_ALIGN
 from ...dsl.printer import expr_text
 from ...passes.emit import Emitter
 from ...passes.plan import Plan, cpp_name
-from .cexpr import render
+from .cexpr import paren as _paren, render
 from .compute import ComputeContext, ComputeLowering, LoweringError, Tile
+
+_HELPER = {"min": "MinOf", "max": "MaxOf"}   # the kernel class's int64 helpers
+
+
+def _min_max_of(e: ir.Call, args: list[str]) -> str | None:
+    """min/max of sizes as the MinOf/MaxOf helpers (the checkers evaluate those, not `?:`)."""
+    return f"{_HELPER[e.op]}({', '.join(args)})" if e.op in _HELPER else None
+
 
 STAGE_METHOD = {ir.StageKind.copyin: "CopyIn", ir.StageKind.compute: "Compute", ir.StageKind.copyout: "CopyOut"}
 SCALAR_LANES = 8            # one 32-byte block of f32: the scalar buffer's lanes
@@ -64,6 +72,7 @@ class KernelGen:
             cpp_name(t.name) for t in self.p.tensors() + self.p.workspaces) | frozenset(cpp_name(s.name) for s in self.p.scalars) | frozenset(
             cpp_name(v) for v in self.loops)
         self._declared: set[str] = set()                # scalar locals declared in the current method
+        self.size_members = self._size_members()
         self.methods = self._stage_methods()
 
     # -- naming -----------------------------------------------------------------------------
@@ -90,7 +99,29 @@ class KernelGen:
             self.used_vars.add(f"{var}.{attr}" if attr else var)
 
     def scalar_text(self, e: ir.Expr, floats: bool = False) -> str:
-        return render(e, self.names, floats=floats)
+        return render(e, self.names, floats=floats, call=self._size_call)
+
+    def _size_call(self, e: ir.Call, args: list[str]) -> str | None:
+        """A tensor size given by an expression (a pooled output's length) has its own member."""
+        return self.size_members.get(e)
+
+    def _size_members(self) -> dict[ir.Expr, str]:
+        """C++ members for the dims of tensors written as expressions, e.g. `outW` for an output
+        dim `(W - 5) // 2 + 1`: computed once in Init, so the kernel reads a name, not the formula."""
+        dims = set(self.p.dim_names())
+        out: dict[ir.Expr, str] = {}
+        taken = set(self.reserved)
+        for t in self.p.tensors():
+            for i, d in enumerate(t.dims):
+                if not isinstance(d, ir.Call) or d in out:
+                    continue
+                inner = sorted({n.id for n in ir.walk_exprs(d) if isinstance(n, ir.Name) and n.id in dims})
+                name = f"out{inner[0]}" if len(inner) == 1 else f"{cpp_name(t.name)}Dim{i}"
+                while name in taken:
+                    name += "_"
+                taken.add(name)
+                out[d] = name
+        return out
 
     def count(self, t: ir.TileType, exact: bool = False) -> str:
         text = "1"
@@ -197,8 +228,7 @@ class KernelGen:
         em = Emitter()
         self.used_vars = set()
         self._declared = set()
-        ctx = ComputeContext(names=self.names, count=self.count, tile_of=self._tile_of, align=self.align, em=em,
-                             reserved=self.reserved, byte_masks=self.byte_masks)
+        ctx = self._context(em)
         lower = ComputeLowering(ctx)
         kind = m.stage.kind
         if kind is ir.StageKind.copyin:
@@ -224,6 +254,12 @@ class KernelGen:
             params.append((ctype, f"{cpp_name(var)}{attr.capitalize()}" if attr else cpp_name(var)))
         m.params = params
         self.used_vars = None
+
+    def _context(self, em: Emitter) -> ComputeContext:
+        """What the compute lowering of one method (or of Process) needs from this kernel."""
+        return ComputeContext(names=self.names, text=self.scalar_text, count=self.count, tile_of=self._tile_of,
+                              align=self.align, em=em, reserved=self.reserved, byte_masks=self.byte_masks,
+                              sizes=self.size_members)
 
     def _tile_of(self, name: str) -> Tile:
         t = self.p.local_type(name)
@@ -478,8 +514,7 @@ class KernelGen:
         if self.level >= 3:
             # Scalar math in Process itself (outside any stage) may need the scalar buffer too;
             # find out before Init is written, which initialises it.
-            probe = ComputeContext(names=self.names, count=self.count, tile_of=self._tile_of, align=self.align,
-                                   em=Emitter(), reserved=self.reserved, byte_masks=self.byte_masks)
+            probe = self._context(Emitter())
             self._process_body(probe.em, p.kernel.body, ComputeLowering(probe))
             self.scalar_buf = self.scalar_buf or probe.uses_scalar_buf
         em.line("constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i")
@@ -499,8 +534,7 @@ class KernelGen:
                     if self.level < 3:
                         self._placeholder(em, 3, "compute", "the tile loop and the stage calls for", _body_lines(p.kernel.body))
                     else:
-                        ctx = ComputeContext(names=self.names, count=self.count, tile_of=self._tile_of, align=self.align,
-                                             em=em, reserved=self.reserved, byte_masks=self.byte_masks)
+                        ctx = self._context(em)
                         lower = ComputeLowering(ctx)
                         self._process_body(em, p.kernel.body, lower)
                         self.scalar_buf = self.scalar_buf or ctx.uses_scalar_buf
@@ -532,10 +566,19 @@ class KernelGen:
         gm_args = ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in p.tensors()) + (", GM_ADDR workspace" if p.workspaces else "")
         with em.block(f"__aicore__ inline void Init({gm_args}, const {plan.tiling_struct} &tilingData)", dsl=p.kernel.span.line):
             em.line("tiling = tilingData;")
+            for d, name in self.size_members.items():   # MinOf/MaxOf, which the checkers read
+                em.line(f"{name} = {render(d, self.names, call=_min_max_of)};  // {expr_text(d)}")
             for s, _ in ir.walk_stmts(p.kernel.body):
                 if isinstance(s, ir.For) and isinstance(s.iter, (ir.CoreRows, ir.CoreChunk)):
                     v = cpp_name(s.var)
                     per, total = ((s.iter.rows, s.iter.total) if isinstance(s.iter, ir.CoreRows) else (s.iter.size, s.iter.total))
+                    fields = {id(n.obj) for n in ir.walk_exprs(ir.Call("add", (per, total))) if isinstance(n, ir.Attr)}
+                    late = sorted({n.id for n in ir.walk_exprs(ir.Call("add", (per, total))) if isinstance(n, ir.Name)
+                                   and id(n) not in fields and n.id not in self.tiling_names})
+                    if late:
+                        raise LoweringError(f"`{_dsl_text(p, s)}` reads the kernel scalar `{late[0]}`, but the rule engine "
+                                            "splits the work over the cores in Init, before the kernel's scalars exist; "
+                                            "write it with dims, scalar parameters and tiling fields", s)
                     per, total = self.scalar_text(per), self.scalar_text(total)
                     with em.dsl(s.span.line):
                         if isinstance(s.iter, ir.CoreRows):
@@ -585,11 +628,12 @@ class KernelGen:
                 if self.slots:
                     caps = [c for need in self.ub.scratch for c, _ in need.sizes if c is not None]
                     caps = caps or [c for b in self.ub.buffers for c in b.capacities if c is not None]
-                    # A slot holds a temporary of any dtype the statements compute. 8-byte tiles (int64
-                    # indices) widen the slots only when a statement with temporaries touches one.
+                    # A slot holds a temporary of any dtype the statements compute (f32 math on f16 tiles).
+                    # 8-byte tiles (int64 indices) widen the slots only when a statement with temporaries
+                    # touches one.
                     in_scratch = {dt.nbytes for need in self.ub.scratch for _, dt in need.sizes}
-                    widest = max((b.dtype.nbytes for b in self.ub.buffers
-                                  if b.dtype.nbytes <= 4 or b.dtype.nbytes in in_scratch), default=4)
+                    widest = max([b.dtype.nbytes for b in self.ub.buffers if b.dtype.nbytes <= 4 or b.dtype.nbytes in in_scratch]
+                                 + sorted(in_scratch), default=4)
                     em.line(f"scratchSlotBytes = {self._buffer_bytes(self._max_text(caps), None, widest)};")
                     em.line(f"pipe.InitBuffer(scratchBuf, {self.slots} * scratchSlotBytes);  // {self.slots} temporaries")
                 if self.scalar_buf:
@@ -597,7 +641,12 @@ class KernelGen:
                     em.line("scalarTmp = scalarBuf.Get<float>();")
 
     def _max_text(self, caps) -> str:
-        texts = list(dict.fromkeys(self.scalar_text(c) for c in caps))
+        def flat(c):     # max(a, b) as two sizes
+            return [x for a in c.args for x in flat(a)] if isinstance(c, ir.Call) and c.op == "max" else [c]
+
+        def size_text(c):  # min/max as the MinOf/MaxOf helpers, which the checkers read
+            return render(c, self.names, call=lambda e, args: self.size_members.get(e) or _min_max_of(e, args))
+        texts = list(dict.fromkeys(size_text(x) for c in caps for x in flat(c)))
         out = texts[0]
         for t in texts[1:]:
             out = f"MaxOf({out}, {t})"
@@ -612,7 +661,8 @@ class KernelGen:
 
     def _helpers(self, em: Emitter) -> None:
         em.line("__aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }")
-        if any("MaxOf(" in m.body.text() for m in self.methods) or len({c for b in self.ub.buffers for c in b.capacities}) > 1:
+        if "MaxOf(" in em.text() or any("MaxOf(" in m.body.text() for m in self.methods) \
+                or len({c for b in self.ub.buffers for c in b.capacities}) > 1:
             em.line("__aicore__ inline static int64_t MaxOf(int64_t a, int64_t b) { return a > b ? a : b; }")
         if self.align:
             em.line("__aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }")
@@ -668,6 +718,8 @@ class KernelGen:
                 em.line("int64_t scratchSlotBytes = 0;")
             for name in sorted(self.members_scalar):
                 em.line(f"{self.scalars[name].dtype.cpp} {cpp_name(name)} = 0;")
+        for d, name in self.size_members.items():
+            em.line(f"int64_t {name} = 0;  // {expr_text(d)}")
 
     def _entry(self, em: Emitter) -> None:
         p, plan = self.p, self.plan
@@ -686,22 +738,6 @@ class KernelGen:
             em.line(f"{plan.cls} op;")
             em.line(f"op.Init({', '.join(gm + (['workspace'] if p.workspaces else []))}, tilingData);")
             em.line("op.Process();")
-
-
-def _paren(text: str) -> str:
-    simple = text.replace("_", "").replace(".", "").replace("->", "")
-    if simple.isalnum() or (text.startswith("(") and text.endswith(")") and _balanced(text[1:-1])):
-        return text
-    return f"({text})"
-
-
-def _balanced(text: str) -> bool:
-    depth = 0
-    for ch in text:
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth < 0:
-            return False
-    return depth == 0
 
 
 def _var_order(v: str) -> int:

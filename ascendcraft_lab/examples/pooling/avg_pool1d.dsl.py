@@ -2,7 +2,10 @@
 
 Tiling the output and loading `windows(c, k, s)` of the input makes every tile hold exactly
 the windows it needs, so no window straddles two tiles (overlapping windows, k > s, included)
-and the last, short tile needs no special case. Padding is not supported by this kernel.
+and the last, short tile needs no special case; a row of any length streams through UB.
+window_avg lowers to Gathers: element j of every window (byte offset (o * s + j) * 4) into an
+aligned tile, added in, so no vector instruction starts at a window's unaligned address.
+This kernel has no padding; pooling with padding is in max_pool2d and avg_pool3d.
 """
 
 
@@ -12,9 +15,10 @@ def tiling(x: Tensor[f32, (B, C, L)], k: i32, s: i32):
     cores = min(VECTOR_CORES, rows)
     per_core = cdiv(rows, cores)
     cores = cdiv(rows, per_core)
-    # An output tile of T values reads (T - 1) * s + k inputs; both double-buffered. T * (s + k)
-    # floats bound the pair for any k and s.
-    tile = max(ub_elems(f32, live=1) // (s + k), 1)
+    # An output tile of T values reads (T - 1) * s + k inputs; both double-buffered. The window
+    # op gathers element j of every window into a scratch tile, with a scratch tile of offsets
+    # (as long as the input). T * (s + k) floats, four times, bound them all for any k and s.
+    tile = max(ub_elems(f32, live=2) // (s + k), 1)
     return Launch(cores, rows=per_core, tile=min(tile, (L - k) // s + 1))
 
 

@@ -11,7 +11,7 @@
 #include "acemu/copy.h"
 #include "acemu/vec_core.h"
 #include "acemu/vec.h"
-#include "acemu/reduce.h"
 #include "acemu/gather.h"
+#include "acemu/reduce.h"
 #include "acemu/tiling.h"
 #include "acemu/launch.h"

@@ -31,11 +31,11 @@ namespace {
 }  // namespace
 
 uint32_t AvgPool1dTilingFunc(int64_t B, int64_t C, int64_t L, int64_t k, int64_t s, AvgPool1dTiling &tiling) {
-    auto rows = B * C;  // DSL 11
-    auto cores = std::min<int64_t>(VECTOR_CORES, rows);  // DSL 12
-    auto per_core = CeilDiv(rows, cores);  // DSL 13
-    cores = CeilDiv(rows, per_core);  // DSL 14
-    auto tile = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 1, 2) / (s + k), 1);  // DSL 17
+    auto rows = B * C;  // DSL 14
+    auto cores = std::min<int64_t>(VECTOR_CORES, rows);  // DSL 15
+    auto per_core = CeilDiv(rows, cores);  // DSL 16
+    cores = CeilDiv(rows, per_core);  // DSL 17
+    auto tile = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 2, 2) / (s + k), 1);  // DSL 21
     tiling.B = B;
     tiling.C = C;
     tiling.L = L;

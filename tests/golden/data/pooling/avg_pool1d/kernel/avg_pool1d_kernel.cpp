@@ -13,21 +13,24 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const AvgPool1dTiling &tilingData) {
         tiling = tilingData;
-        // DSL 23: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B * C):
+        outL = (tiling.L - tiling.k) / tiling.s + 1;  // (L - k) // s + 1
+        // DSL 27: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B * C):
         rBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.B * tiling.C);
         rEnd = MinOf(rBegin + tiling.rows, tiling.B * tiling.C);
         xGm.SetGlobalBuffer((__gm__ float *)x + rBegin * tiling.L, (rEnd - rBegin) * tiling.L);
-        yGm.SetGlobalBuffer((__gm__ float *)y + rBegin * ((tiling.L - tiling.k) / tiling.s + 1), (rEnd - rBegin) * ((tiling.L - tiling.k) / tiling.s + 1));
+        yGm.SetGlobalBuffer((__gm__ float *)y + rBegin * outL, (rEnd - rBegin) * outL);
         pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(((tiling.tile - 1) * tiling.s + tiling.k) * sizeof(float), 32));
         pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
+        scratchSlotBytes = AlignUp((MaxOf(tiling.tile, (tiling.tile - 1) * tiling.s + tiling.k)) * 4, 32);
+        pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
     }
 
     __aicore__ inline void Process() {
-        // DSL 23: for r in core_rows(t.rows, B * C):
+        // DSL 27: for r in core_rows(t.rows, B * C):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            // DSL 24: for c in tiles((L - k) // s + 1, t.tile):
-            for (int64_t cStart = 0; cStart < (tiling.L - tiling.k) / tiling.s + 1; cStart += tiling.tile) {
-                const int64_t cLen = MinOf(tiling.tile, ((tiling.L - tiling.k) / tiling.s + 1) - cStart);
+            // DSL 28: for c in tiles((L - k) // s + 1, t.tile):
+            for (int64_t cStart = 0; cStart < outL; cStart += tiling.tile) {
+                const int64_t cLen = MinOf(tiling.tile, outL - cStart);
                 CopyIn(r, cStart, cLen);
                 Compute(cLen);
                 CopyOut(r, cStart, cLen);
@@ -37,7 +40,7 @@ public:
 
 private:
     __aicore__ inline void CopyIn(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 26: xu = load(x[r, windows(c, k, s)])
+        // DSL 30: xu = load(x[r, windows(c, k, s)])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // (cLen - 1) * tiling.s + tiling.k elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(((cLen - 1) * tiling.s + tiling.k) * sizeof(float)), 0, 0, 0};
@@ -49,33 +52,31 @@ private:
     __aicore__ inline void Compute(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
-        // DSL 28: yu = window_avg(xu, k, s)
-        // window_avg: one avg per window of tiling.k elements every tiling.s, on the scalar unit
-        TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
-        SetFlag<HardEvent::V_S>(eventVS1);
-        WaitFlag<HardEvent::V_S>(eventVS1);
-        for (uint32_t o = 0; o < static_cast<uint32_t>(cLen); ++o) {
-            float acc = xu.GetValue(o * tiling.s);
-            for (uint32_t j = 1; j < static_cast<uint32_t>(tiling.k); ++j) {
-                float v = xu.GetValue(o * tiling.s + j);
-                acc = acc + v;
-            }
-            acc = acc / static_cast<float>(tiling.k);
-            yu.SetValue(o, acc);
+        // DSL 32: yu = window_avg(xu, k, s)
+        // window_avg: windows of tiling.k every tiling.s, all inside the row.
+        // Element j of window o is element o * tiling.s + j of the row: one Gather per window
+        // offset j collects it from every window (no unaligned vector address), then it is folded in.
+        LocalTensor<int32_t> tmp0I32 = Scratch<int32_t>(0);
+        CreateVecIndex(tmp0I32, static_cast<int32_t>(0), cLen);
+        Muls(tmp0I32, tmp0I32, static_cast<int32_t>(tiling.s * sizeof(float)), cLen);
+        const LocalTensor<uint32_t> offsets1 = tmp0I32.ReinterpretCast<uint32_t>();
+        Gather(yu, xu, offsets1, 0, cLen);
+        LocalTensor<float> tmp1 = Scratch<float>(1);
+        for (int32_t j2 = 1; j2 < tiling.k; ++j2) {
+            Gather(tmp1, xu, offsets1, static_cast<uint32_t>(j2 * sizeof(float)), cLen);
+            Add(yu, yu, tmp1, cLen);
         }
-        TEventID eventSV2 = GetTPipePtr()->FetchEventID(HardEvent::S_V);
-        SetFlag<HardEvent::S_V>(eventSV2);
-        WaitFlag<HardEvent::S_V>(eventSV2);
+        Muls(yu, yu, 1.0f / static_cast<float>(tiling.k), cLen);  // no Divs: multiply by 1/k
         yuQueue.EnQue(yu);
         xuQueue.FreeTensor(xu);
     }
 
     __aicore__ inline void CopyOut(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 30: store(y[r, c], yu)
+        // DSL 34: store(y[r, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams yuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPad(yGm[(r - rBegin) * ((tiling.L - tiling.k) / tiling.s + 1) + cStart], yu, yuCopy);
+        DataCopyPad(yGm[(r - rBegin) * outL + cStart], yu, yuCopy);
         yuQueue.FreeTensor(yu);
     }
 
@@ -83,14 +84,22 @@ private:
     __aicore__ inline static int64_t MaxOf(int64_t a, int64_t b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 
+    // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.
+    template <typename T> __aicore__ inline LocalTensor<T> Scratch(int32_t i) {
+        return scratchBuf.Get<uint8_t>()[i * scratchSlotBytes].ReinterpretCast<T>();
+    }
+
     TPipe pipe;
     TQue<TPosition::VECIN, 1> xuQueue;
     TQue<TPosition::VECOUT, 1> yuQueue;
+    TBuf<TPosition::VECCALC> scratchBuf;
     GlobalTensor<float> xGm;
     GlobalTensor<float> yGm;
     AvgPool1dTiling tiling;
     int64_t rBegin = 0;
     int64_t rEnd = 0;
+    int64_t scratchSlotBytes = 0;
+    int64_t outL = 0;  // (L - k) // s + 1
 };
 
 extern "C" __global__ __aicore__ void avg_pool1d(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {

@@ -35,7 +35,7 @@ uint32_t MaxPool1dTilingFunc(int64_t B, int64_t C, int64_t L, int64_t k, int64_t
     auto cores = std::min<int64_t>(VECTOR_CORES, rows);  // DSL 7
     auto per_core = CeilDiv(rows, cores);  // DSL 8
     cores = CeilDiv(rows, per_core);  // DSL 9
-    auto tile = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 1, 2) / (s + k), 1);  // DSL 10
+    auto tile = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 2, 2) / (s + k), 1);  // DSL 10
     tiling.B = B;
     tiling.C = C;
     tiling.L = L;

@@ -45,12 +45,17 @@ def traced_and_runs():
 
 @pytest.mark.parametrize("op,overrides,template,phrase", CASES, ids=[c[0] for c in CASES])
 def test_normalization_draft_matches_pytorch_on_the_emulator(traced_and_runs, op, overrides, template, phrase):
-    traced, run = traced_and_runs[op]
+    _draft_matches_pytorch(*traced_and_runs[op], op, template, (phrase,))
+
+
+def _draft_matches_pytorch(traced, run, name: str, template: str, phrases) -> None:
+    """Draft the traced reference, check its template and phrases, run it on the emulator vs PyTorch."""
     assert isinstance(traced, dict), traced
     assert isinstance(run, dict), run
-    draft = draft_from_trace(traced["graph"], name=op, source=f"{op}.py")
+    draft = draft_from_trace(traced["graph"], name=name, source=f"{name}.py")
     assert draft.template == template
-    assert phrase in draft.text, draft.text
+    for phrase in phrases:
+        assert phrase in draft.text, draft.text
     verdict, emu, program = check_draft_on_emulator(draft.text, run["run"])
     assert emu.findings == [], render_run(emu, program)
     assert verdict.correct, verdict.summary() + "\n" + draft.text
@@ -99,16 +104,7 @@ def bn_traced_and_runs(ref_dir):
 
 @pytest.mark.parametrize("name,template,phrases", [(c[0], c[5], c[6]) for c in BN_CASES], ids=[c[0] for c in BN_CASES])
 def test_batch_norm_variants_match_pytorch_on_the_emulator(bn_traced_and_runs, name, template, phrases):
-    traced, run = bn_traced_and_runs[name]
-    assert isinstance(traced, dict), traced
-    assert isinstance(run, dict), run
-    draft = draft_from_trace(traced["graph"], name=name, source=f"{name}.py")
-    assert draft.template == template
-    for phrase in phrases:
-        assert phrase in draft.text, draft.text
-    verdict, emu, program = check_draft_on_emulator(draft.text, run["run"])
-    assert emu.findings == [], render_run(emu, program)
-    assert verdict.correct, verdict.summary() + "\n" + draft.text
+    _draft_matches_pytorch(*bn_traced_and_runs[name], name, template, phrases)
 
 
 def test_an_eval_mode_batch_norm_reads_its_running_statistics_once_per_plane(bn_traced_and_runs):

@@ -30,6 +30,12 @@ Model parameters may also be broadcast (a leaf viewed with 1s, from the normaliz
            sits beside the row's tile
   plane    constant along Q but not a per-group value (group norm's weight): one number per plane
 
+Without a reduction (a BatchNorm in eval mode: x * scale[c] + shift[c]) broadcast parameters
+still decide the loops: constant along trailing axes Q, every plane of Q is its own group of
+the planes template (one scalar scale and shift per plane); varying along a trailing run that
+includes the last axis (BatchNorm1d on (N, C)), the cols template walks each column tile down
+the axes before the run.
+
 A loss reduces to one number, which no single core may compute alone. The templates of
 `totals.py` split the work and let every core add its share into the output (an atomic add):
 
@@ -178,6 +184,8 @@ def plan_layout(g: Graph) -> Layout:
         _check_totals(lay)
         row = math.prod(base[i] for i in axes)
         lay.template = "windows_total" if row < SHORT_ROW else "rows_total"
+    elif not axes and not scans and _column_parameters(lay):
+        lay.template = "cols"
     elif any(lay.is_plane(n) for n in nodes) or not adjacent or lay.sym:
         from .planes import planes_fit
         why = planes_fit(lay)
@@ -412,6 +420,27 @@ def _total_fit(lay: Layout) -> bool:
     if any(r.attrs["kind"] != "sum" or _reads_reduced(r.args[0]) for r in lay.reductions):
         return False
     return all(linear_scale(lay, o) is not None for o in lay.outputs)
+
+
+def _column_parameters(lay: Layout) -> bool:
+    """An elementwise graph whose broadcast parameters all vary along one trailing run of axes,
+    the last one included (a BatchNorm1d in eval mode on (N, C)): no contiguous plane holds a
+    parameter constant, so the axes before the run act as the cols template's reduced axis with
+    nothing to reduce. A column tile of each parameter (and the scale and shift made of them) is
+    loaded once and reused all the way down the column; every copy stays contiguous. On success
+    the layout takes those axes as X and the parameters become reduced-space values."""
+    rank = len(lay.base)
+    leaves = [n for n in lay.nodes if n.op in ("input", "param") and lay.is_plane(n)]
+    varied = {tuple(a for a, d in enumerate(n.shape) if d != 1) for n in leaves}
+    if len(varied) != 1:
+        return False
+    run = varied.pop()
+    if not run or run[0] == 0 or run != tuple(range(run[0], rank)):
+        return False
+    lay.axes = tuple(range(run[0]))
+    lay.space = {}
+    _spaces(lay)
+    return True
 
 
 def _same_nontrivial(a, b) -> bool:

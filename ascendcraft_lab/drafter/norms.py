@@ -5,13 +5,15 @@ drafter's canonical nodes, with the Model's own tensors as `param` leaves:
 
   nn.BatchNorm1d/2d/3d   in training mode (a freshly built module is): the batch's statistics per
                          channel, over every axis but 1; in eval mode the running statistics
+                         (running_mean, running_var as `param` leaves); either folded per channel
+                         into one scale and shift
   nn.InstanceNorm1d/2d/3d  per (sample, channel) over the spatial axes
   nn.LayerNorm           per sample over the trailing `normalized_shape` axes
   nn.GroupNorm           per (sample, group of channels): x viewed as (N, G, C/G, *spatial)
 
 Every one normalises as (x - mean) * rsqrt(var + eps) with the biased variance computed in two
 passes, mean(d * d) with d = x - mean (no cancellation, unlike E[x^2] - E[x]^2), then applies
-its per-channel or elementwise weight and bias. A `param` leaf carries `dims`: symbolic sizes
+its per-channel or elementwise weight and bias (batch norm folds both into x * scale + shift). A `param` leaf carries `dims`: symbolic sizes
 of its own shape (input dims), so a draft declares it with the input's dim names; a reshape
 that splits the channel axis carries `sym`, the symbolic size of each new axis.
 """
@@ -23,13 +25,18 @@ from typing import Callable
 from .graph import Builder, Node, Unsupported
 
 
-def normalize(b: Builder, x: Node, axes, eps, count: Node | None = None) -> Node:
-    """(x - mean) * rsqrt(var + eps) over `axes` (keepdim), two-pass biased variance."""
+def moments(b: Builder, x: Node, axes, count: Node | None = None) -> tuple[Node, Node]:
+    """(mean, biased variance) over `axes` (keepdim), the variance in two passes."""
     n = count if count is not None else b.count(x, axes)
     mean = b.div(b.reduce("sum", x, axes, True), n)
     d = b.sub(x, mean)
-    var = b.div(b.reduce("sum", b.mul(d, d), axes, True), n)
-    return b.mul(d, b.ew("rsqrt", b.add(var, eps)))
+    return mean, b.div(b.reduce("sum", b.mul(d, d), axes, True), n)
+
+
+def normalize(b: Builder, x: Node, axes, eps, count: Node | None = None) -> Node:
+    """(x - mean) * rsqrt(var + eps) over `axes` (keepdim), two-pass biased variance."""
+    mean, var = moments(b, x, axes, count)
+    return b.mul(b.sub(x, mean), b.ew("rsqrt", b.add(var, eps)))
 
 
 def leaf(info: dict, module: str, name: str, tensors: dict, dims: tuple) -> Node | None:
@@ -66,6 +73,10 @@ def _channels(x: Node, what: str) -> int:
 
 
 def batch_norm(b: Builder, x: Node, info: dict, module: str, tensors: dict) -> Node:
+    """Per channel c: y = x * scale[c] + shift[c] with scale = weight * rsqrt(var + eps) and
+    shift = bias - mean * scale, so the output pass costs one multiply and one add per element
+    (what PyTorch's own CPU kernel does). The statistics are the batch's (training mode, or no
+    running statistics) or the running buffers (eval mode), which are then `param` leaves."""
     attrs = info["attrs"]
     C = _channels(x, info["class"])
     rank = len(x.shape)
@@ -74,13 +85,18 @@ def batch_norm(b: Builder, x: Node, info: dict, module: str, tensors: dict) -> N
     bshape = tuple(C if i == 1 else 1 for i in range(rank))
     eps = float(attrs.get("eps", 1e-5))
     if info.get("training", True) or not attrs.get("track_running_stats", True):
-        y = normalize(b, x, tuple(i for i in range(rank) if i != 1), eps)
-    else:   # eval mode: the running statistics, a per-channel scale and shift
+        mean, var = moments(b, x, tuple(i for i in range(rank) if i != 1))
+    else:   # eval mode: the running statistics
         mean, var = leaf(info, module, "running_mean", tensors, ch), leaf(info, module, "running_var", tensors, ch)
         if mean is None or var is None:
             raise Unsupported(f"nn.{info['class']} in eval mode without running statistics")
-        y = b.mul(b.sub(x, view(mean, bshape)), b.ew("rsqrt", b.add(view(var, bshape), eps)))
-    return affine(b, y, w, bias, bshape)
+        mean, var = view(mean, bshape), view(var, bshape)
+    scale = b.ew("rsqrt", b.add(var, eps))
+    if w is not None:
+        scale = b.mul(scale, view(w, bshape))
+    if bias is None:
+        return b.mul(b.sub(x, mean), scale)
+    return b.add(b.mul(x, scale), b.sub(view(bias, bshape), b.mul(mean, scale)))
 
 
 def instance_norm(b: Builder, x: Node, info: dict, module: str, tensors: dict) -> Node:

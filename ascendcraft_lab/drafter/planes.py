@@ -29,6 +29,14 @@ def split_axes(lay: Layout) -> tuple[tuple, tuple, tuple, tuple] | str:
     # the plane: trailing reduced axes along which no per-plane parameter varies
     varied = {a for n in lay.nodes if n.op in ("input", "param") and lay.is_plane(n)
               for a, d in enumerate(n.shape) if d != 1}
+    if not lay.reductions:
+        # nothing to reduce (a BatchNorm in eval mode): every plane is a group of its own
+        q0 = rank
+        while q0 - 1 >= 0 and q0 - 1 not in varied:
+            q0 -= 1
+        if q0 == rank:
+            return "a parameter that varies along the last axis of a tensor it is broadcast against"
+        return tuple(range(q0)), (), (), tuple(range(q0, rank))
     if rank - 1 not in X or rank - 1 in varied:
         return "the reduced axes do not include the last axis (a contiguous plane)"
     q0 = rank - 1
@@ -54,9 +62,6 @@ def planes_fit(lay: Layout) -> str:
     """'' when the planes template can write the layout, else a one-line reason."""
     if lay.scans:
         return "scans in the planes template"
-    if not lay.reductions:
-        return ("a per-channel parameter broadcast over the input without a reduction (e.g. a BatchNorm in "
-                "eval mode): the map template's flat tiles cross channels")
     split = split_axes(lay)
     if isinstance(split, str):
         return split
@@ -228,6 +233,9 @@ class PlanesWriter(LoopWriter):
                     plane_leaves.append(n)
         inner_env = dict(env)
         head = self._scalar_loads(plane_leaves, inner_env) if plane_leaves else []
+        # numbers made of per-plane parameters (an eval-mode batch norm's scale and shift): once per plane
+        head += self._scalars(self.boundary_reduced([r.node.args[0] if r.kind == "acc" else r.node for r in roots],
+                                                    inner_env, "plane"), inner_env)
         copyin, compute, copyout, _ = self.sweep(roots, idx, idx, inner_env)
         for r in roots:                     # the accumulators are read after the sweep
             if r.kind == "acc":
@@ -248,8 +256,11 @@ class PlanesWriter(LoopWriter):
 
     def host_body(self) -> list[str]:
         groups = self.size(self.L + self.K)
-        return [f"groups = {groups}      # statistics groups; each is {self.size(self.R)} plane(s) of "
-                f"{self.size(self.Q)} elements",
+        if not self.lay.reductions:
+            what = f"# planes of {self.size(self.Q)} contiguous elements, each with its own parameters"
+        else:
+            what = f"# statistics groups; each is {self.size(self.R)} plane(s) of {self.size(self.Q)} elements"
+        return [f"groups = {groups}      {what}",
                 "cores = min(VECTOR_CORES, groups)",
                 "rows = cdiv(groups, cores)",
                 "cores = cdiv(groups, rows)",
@@ -259,6 +270,11 @@ class PlanesWriter(LoopWriter):
         return f", rows=rows, tile=min(tile, {self.size(self.Q)})"
 
     def docstring(self) -> str:
+        if not self.lay.reductions:
+            return (f"Drafted from {self.source}: per-plane parameters without a reduction (planes template). The "
+                    f"cores split the {self.size(self.L)} planes; per plane, its parameters are loaded and combined "
+                    f"once as scalars, then one sweep over its {self.size(self.Q)} contiguous elements writes the "
+                    "outputs.")
         n = len(self.levels())
         return (f"Drafted from {self.source}: statistics over groups of planes (planes template). The cores split "
                 f"the {self.size(self.L + self.K)} groups; per group, {n} reduction sweep{'s' if n != 1 else ''} "

@@ -648,8 +648,8 @@ class LoopWriter(Writer):
             groups.setdefault(lvl(r), []).append(r)
         return [groups[k] for k in sorted(groups)]
 
-    def boundary_reduced(self, roots: list[Node], env: dict) -> list[Node]:
-        """Derived reduced values (not reductions themselves) that full-space nodes of `roots` read."""
+    def boundary_reduced(self, roots: list[Node], env: dict, space: str = "reduced") -> list[Node]:
+        """Derived values of `space` (not reductions or leaves) that full-space nodes of `roots` read."""
         found, seen = [], set()
 
         def visit(n, parent_full):
@@ -659,7 +659,7 @@ class LoopWriter(Writer):
             if key in seen:
                 return
             seen.add(key)
-            if self.lay.is_reduced(n) and n.op != "reduce" and parent_full:
+            if self.lay.space.get(id(n)) == space and n.op not in ("reduce", "input", "param") and parent_full:
                 if n not in found:
                     found.append(n)
                 return
@@ -977,7 +977,7 @@ class ColsWriter(LoopWriter):
         Rp = R if " " not in R else f"({R})"
         lead = bool(lay.lead)
         pre = "r, " if lead else ""
-        inner: list[str] = []
+        inner: list[str] = self._column_params(env)
         full_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if lay.is_full(o)]
         red_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if not lay.is_full(o)]
         reverse = {s.attrs["reverse"] for s in lay.scans}
@@ -1027,6 +1027,27 @@ class ColsWriter(LoopWriter):
         return [f"for part in core_chunk(t.chunk, {C}):", "    for c in tiles(part, t.tile):"] + \
             ["        " + l for l in inner]
 
+    def leaf_view(self, n: Node) -> str:
+        if "actual" in n.attrs and self.lay.is_reduced(n) and not self.lay.lead:
+            return self.shape_text([self.group(self.lay.trail)])   # one value per column (BatchNorm1d's weight)
+        return super().leaf_view(n)
+
+    def _column_params(self, env: dict) -> list[str]:
+        """Parameters with one value per column: a tile of each, loaded once per column tile (the
+        sweeps below find them in `env`)."""
+        params = [n for n in self.lay.nodes if n.op == "param" and self.lay.is_reduced(n)]
+        if not params:
+            return []
+        copyin, compute = [], []
+        for n in params:
+            t = self.loaded[id(n)]
+            tile = self.tile_name(t, "h" if t.dtype == "float16" else "u")
+            copyin.append(f"{tile} = load({t.name}[c])")
+            if t.dtype == "float16":
+                compute.append(f"{self.tile_name(t, 'u')} = cast({tile}, f32)")
+            env[id(n)] = self.tile_name(t, "u")
+        return self.stages(copyin, compute, [])
+
     def _tiles(self, nodes: list[Node], env: dict) -> list[str]:
         if not nodes:
             return []
@@ -1053,6 +1074,11 @@ class ColsWriter(LoopWriter):
         return ", chunk=chunk, tile=min(tile, chunk)"
 
     def docstring(self) -> str:
+        if not self.lay.reductions and not self.lay.scans:
+            return (f"Drafted from {self.source}: parameters with one value per column, broadcast down the "
+                    "leading axis (cols template). For each column tile, a tile of each parameter (and of the "
+                    "values made of them) is loaded once; then every row's contiguous slice of that tile is "
+                    "streamed through.")
         what = "scan" if self.lay.scans else "reduction"
         where = "a middle axis" if self.lay.lead else "the leading axis"
         return (f"Drafted from {self.source}: {what} over {where} (cols template). For each tile of the "

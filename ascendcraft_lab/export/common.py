@@ -132,8 +132,9 @@ def tiling_function_only(src: ExportSource) -> str:
 
 
 def init_call(src: ExportSource, tiling_var: str) -> str:
-    """`op.Init(x, y, <tiling_var>);` as the session's entry calls it (GM params in kernel order)."""
-    gm = [cpp_name(t.name) for t in src.program.tensors()]
+    """`op.Init(x, y, [workspace,] <tiling_var>);` as the session's entry calls it (GM params in
+    kernel order, then the launch's workspace when the kernel has Workspace tensors)."""
+    gm = [cpp_name(t.name) for t in src.program.tensors()] + (["workspace"] if src.program.workspaces else [])
     return f"op.Init({', '.join(gm + [tiling_var])});"
 
 
@@ -148,11 +149,8 @@ def accumulated_outputs(program: ir.Program) -> set[str]:
 
 
 def check_names(src: ExportSource) -> None:
-    """Kernel arguments of the exports are GM params plus tiling fields: they must not collide."""
-    if src.program.workspaces:
-        raise ExportError(f"the kernel shares GM Workspace tensors between its cores ({', '.join(t.name for t in src.program.workspaces)}); "
-                          "these exports do not pass a zeroed workspace yet: use the session's torch binding, which allocates it")
-    gm = {cpp_name(t.name) for t in src.program.tensors()}
+    """Kernel arguments of the exports are GM params (and `workspace`) plus tiling fields: they must not collide."""
+    gm = {cpp_name(t.name) for t in src.program.tensors()} | ({"workspace"} if src.program.workspaces else set())
     clash = sorted(gm & {f.name for f in src.plan.tiling_fields})
     if clash:
         raise ExportError(f"tiling field(s) {', '.join(clash)} share a name with a tensor parameter; rename one in the DSL")

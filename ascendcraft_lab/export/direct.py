@@ -21,7 +21,10 @@ What this export writes (`<op>` is the problem name, `<k>` the DSL kernel's name
   `launch_<k>(...)` launching it with `<<<blockDim, nullptr, stream>>>`;
 - `kernel/<k>_launch.h`: the launch function's declaration for the binding;
 - `kernel/pybind11.cpp`: the pybind module: outputs allocated, tiling computed by the
-  session's tiling function, kernel launched on the current NPU stream.
+  session's tiling function, kernel launched on the current NPU stream. A kernel with
+  Workspace tensors (cores exchanging partial results through GM around sync_all()) gets the
+  launch's `workspace` argument as the session's torch binding allocates it: at::zeros of the
+  tensors' 32-byte aligned sizes.
 """
 from __future__ import annotations
 
@@ -38,11 +41,17 @@ ENTRY = "ModelNew.py::ModelNew"
 TOP_LEVEL = ("name", "author", "problem", "format_version", "description", "entry", "build", "sources")
 
 
+def _gm_args(src: ExportSource) -> list[str]:
+    """The entry's GM arguments: the tensors in kernel order, then the launch's workspace when the
+    kernel has Workspace tensors (all of them live in it, as in the session's own launch)."""
+    return [cpp_name(t.name) for t in src.program.tensors()] + (["workspace"] if src.program.workspaces else [])
+
+
 def _kernel_file(src: ExportSource) -> str:
     plan = src.plan
     check_names(src)
     before, _ = split_kernel(src)
-    gm = [cpp_name(t.name) for t in src.program.tensors()]
+    gm = _gm_args(src)
     fields = plan.tiling_fields
     params = [f"GM_ADDR {n}" for n in gm] + [f"{f.ctype} {f.name}" for f in fields]
     lines = [before.rstrip(), "",
@@ -62,7 +71,7 @@ def _kernel_file(src: ExportSource) -> str:
 def _launch_header(src: ExportSource) -> str:
     plan = src.plan
     guard = f"ASCENDCRAFT_{plan.op.upper()}_LAUNCH_H"
-    gm = [f"GM_ADDR {cpp_name(t.name)}" for t in src.program.tensors()]
+    gm = [f"GM_ADDR {n}" for n in _gm_args(src)]
     params = ["uint32_t blockDim", "void *stream"] + gm + [f"const {plan.tiling_struct} *tiling"]
     return "\n".join([
         f"// Host-side declaration of the {plan.entry} launch (defined in {plan.op}_kernel.cpp, compiled by bisheng).",
@@ -73,7 +82,8 @@ def _launch_header(src: ExportSource) -> str:
 
 
 def _pybind(src: ExportSource) -> str:
-    from ..engines.rule.host import dim_args
+    from ..dsl.host import WORKSPACE_ALIGN
+    from ..engines.rule.host import dim_args, workspace_bytes_cpp
     plan, p = src.plan, src.program
     ins = p.inputs + p.model_params
     anchor = cpp_name(ins[0].name)
@@ -95,7 +105,12 @@ def _pybind(src: ExportSource) -> str:
     lines += [f"    const int64_t {cpp_name(d)} = {read};" for d, read in dims]
     lines += ["    " + a for a in output_allocations(src, anchor)]
     call = [cpp_name(d) for d, _, _ in dim_args(plan)] + [cpp_name(s.name) for s in p.scalars] + ["tiling"]
-    ptrs = [f"reinterpret_cast<GM_ADDR>({cpp_name(t.name)}.data_ptr())" for t in p.tensors()]
+    ptrs = [f"reinterpret_cast<GM_ADDR>({n}.data_ptr())" for n in _gm_args(src)]
+    if p.workspaces:
+        lines += [f"    // GM scratch the cores share (the DSL's Workspace tensors, {WORKSPACE_ALIGN}-byte aligned); "
+                  "it must start at zero",
+                  f"    const int64_t workspaceBytes = {workspace_bytes_cpp(p, {})};",
+                  f"    at::Tensor workspace = at::zeros({{workspaceBytes}}, {anchor}.options().dtype(at::kByte));"]
     lines += [f"    {plan.tiling_struct} tiling{{}};",
               f"    const uint32_t blockDim = {plan.tiling_struct}Func({', '.join(call)});",
               "    auto stream = c10_npu::getCurrentNPUStream().stream(false);",

@@ -158,8 +158,20 @@ def host_operator(src: ExportSource) -> str:
     return "\n".join(out)
 
 
+def refuse_workspaces(src: ExportSource) -> None:
+    """A kernel whose cores share a GM Workspace needs it zeroed before the launch. In an msopgen op
+    project the framework allocates the launch's workspace itself (sized by TilingFunc's
+    GetWorkspaceSizes, system workspace first, not zeroed) inside aclnn, out of the binding's
+    reach; the direct-launch export's binding allocates it zeroed instead."""
+    if src.program.workspaces:
+        raise ExportError(f"the kernel shares GM Workspace tensors between its cores ({', '.join(t.name for t in src.program.workspaces)}), "
+                          "which must start at zero, but an msopgen op project's workspace is allocated by the framework "
+                          "and not zeroed: export it with --format mkb-direct, whose binding passes a zeroed workspace")
+
+
 def kernel(src: ExportSource) -> str:
     n, plan = names(src), src.plan
+    refuse_workspaces(src)
     check_names(src)
     before, _ = split_kernel(src)
     include = f'#include "{plan.tiling_path.split("/")[-1]}"'
@@ -206,6 +218,7 @@ def python_bind(src: ExportSource) -> str:
 
 def export_mkb(src: ExportSource) -> dict[str, str]:
     """The six strings of a MultiKernelBench AscendC submission."""
+    refuse_workspaces(src)
     n = names(src)
     return {
         "project_json_src": project_json(src),

@@ -3,7 +3,9 @@
 Batch norm's statistics over the non-adjacent axes (N, H, W) and group norm's over a split channel
 axis take the planes template; instance and layer norm the rows template (layer norm with its
 weight tiled beside the row); the Frobenius norm one global sum shared through a GM workspace and
-sync_all(). Plus the one-line refusals the normalization rules add.
+sync_all(). Batch norm also in eval mode (running statistics), without affine parameters, and as
+BatchNorm1d on (N, C) (cols template) and (N, C, L). Plus the one-line refusals the normalization
+rules add.
 """
 from __future__ import annotations
 
@@ -43,12 +45,17 @@ def traced_and_runs():
 
 @pytest.mark.parametrize("op,overrides,template,phrase", CASES, ids=[c[0] for c in CASES])
 def test_normalization_draft_matches_pytorch_on_the_emulator(traced_and_runs, op, overrides, template, phrase):
-    traced, run = traced_and_runs[op]
+    _draft_matches_pytorch(*traced_and_runs[op], op, template, (phrase,))
+
+
+def _draft_matches_pytorch(traced, run, name: str, template: str, phrases) -> None:
+    """Draft the traced reference, check its template and phrases, run it on the emulator vs PyTorch."""
     assert isinstance(traced, dict), traced
     assert isinstance(run, dict), run
-    draft = draft_from_trace(traced["graph"], name=op, source=f"{op}.py")
+    draft = draft_from_trace(traced["graph"], name=name, source=f"{name}.py")
     assert draft.template == template
-    assert phrase in draft.text, draft.text
+    for phrase in phrases:
+        assert phrase in draft.text, draft.text
     verdict, emu, program = check_draft_on_emulator(draft.text, run["run"])
     assert emu.findings == [], render_run(emu, program)
     assert verdict.correct, verdict.summary() + "\n" + draft.text
@@ -62,13 +69,61 @@ def test_the_frobenius_sum_is_split_over_the_cores_not_swept_by_each(traced_and_
     assert "for c in tiles(B * C * H * W" not in text
 
 
-def test_a_batch_norm_in_eval_mode_is_refused_in_one_line(ref_dir):
-    path = write_ref(ref_dir, "bn_eval", "def forward(self, x):\n    return self.bn(x)", "[torch.randn(2, 3, 4, 5)]",
-                     init="|self.bn = nn.BatchNorm2d(3)\nself.bn.eval()")
+# BatchNorm beyond the suite's fresh BatchNorm2d: eval mode (the running statistics, set to random
+# values so that using the batch's statistics instead would fail), affine=False, BatchNorm1d on
+# (N, C) and (N, C, L). Either mode folds per channel into y = x * scale + shift.
+BN_STATS = """with torch.no_grad():
+    self.bn.running_mean.copy_(0.5 * torch.randn(C))
+    self.bn.running_var.copy_(0.5 + torch.rand(C))
+    if self.bn.affine:
+        self.bn.weight.copy_(1.0 + 0.1 * torch.randn(C))
+        self.bn.bias.copy_(0.1 * torch.randn(C))"""
+BN_CASES = [  # (name, module, input shape, eval mode, affine, template, phrases the draft must contain)
+    ("bn2d_eval", "BatchNorm2d", (3, 5, 9, 13), True, True, "planes",
+     ("for g in core_rows(t.rows, B * C)", "load(bn_running_mean[g % C])", "yu = xu * k + k1")),
+    ("bn2d_eval_plain", "BatchNorm2d", (2, 3, 7, 11), True, False, "planes", ("(xu - bn_running_mean_v) * k",)),
+    ("bn2d_train_plain", "BatchNorm2d", (2, 3, 7, 11), False, False, "planes", ("for p in range(B)",)),
+    ("bn1d_nc_eval", "BatchNorm1d", (6, 37), True, True, "cols", ("load(bn_running_var[c])", "yu = xu * d + d1")),
+    ("bn1d_nc_train", "BatchNorm1d", (6, 37), False, True, "cols", ("load(bn_weight[c])", "acc = acc + xu")),
+    ("bn1d_ncl_eval", "BatchNorm1d", (4, 5, 23), True, True, "planes", ("load(bn_bias[g % M])",)),
+    ("bn1d_ncl_train", "BatchNorm1d", (4, 5, 23), False, True, "planes", ("load(x[p * M + g, c])",)),
+]
+
+
+@pytest.fixture(scope="module")
+def bn_traced_and_runs(ref_dir):
+    jobs = []
+    for name, module, shape, eval_mode, affine, _, _ in BN_CASES:
+        init = f"|C = {shape[1]}\nself.bn = nn.{module}(C{'' if affine else ', affine=False'})\n{BN_STATS}"
+        path = write_ref(ref_dir, name, "def forward(self, x):\n    return self.bn(x)", f"[torch.randn{shape}]",
+                         init=init + ("\nself.bn.eval()" if eval_mode else ""))
+        jobs += [{"mode": "trace", "path": str(path)}, {"mode": "run", "path": str(path), "seed": 3}]
+    answers = run_jobs(jobs)
+    return {case[0]: (answers[2 * i], answers[2 * i + 1]) for i, case in enumerate(BN_CASES)}
+
+
+@pytest.mark.parametrize("name,template,phrases", [(c[0], c[5], c[6]) for c in BN_CASES], ids=[c[0] for c in BN_CASES])
+def test_batch_norm_variants_match_pytorch_on_the_emulator(bn_traced_and_runs, name, template, phrases):
+    _draft_matches_pytorch(*bn_traced_and_runs[name], name, template, phrases)
+
+
+def test_an_eval_mode_batch_norm_reads_its_running_statistics_once_per_plane(bn_traced_and_runs):
+    traced, _ = bn_traced_and_runs["bn2d_eval"]
+    text = draft_from_trace(traced["graph"], name="bn2d_eval").text
+    assert "reduce_sum" not in text and text.count("for c in tiles(H * W, t.tile)") == 1
+    assert 'Param[f32, (C,), "bn.running_var"]' in text and 'Param[f32, (C,), "bn.running_mean"]' in text
+    # scale and shift are numbers computed before the plane's tiles, not per tile
+    assert text.index("k1 = bn_bias_v - bn_running_mean_v * k") < text.index("for c in tiles")
+
+
+def test_an_instance_norm_in_eval_mode_with_running_statistics_is_refused_in_one_line(ref_dir):
+    path = write_ref(ref_dir, "in_eval", "def forward(self, x):\n    return self.inorm(x)",
+                     "[torch.randn(2, 3, 4, 5)]",
+                     init="|self.inorm = nn.InstanceNorm2d(3, track_running_stats=True)\nself.inorm.eval()")
     with pytest.raises(DraftError) as exc:
         draft_reference(path)
     msg = str(exc.value)
-    assert "\n" not in msg and "unsupported" in msg and "without a reduction" in msg
+    assert "\n" not in msg and "unsupported" in msg and "eval mode with running statistics" in msg
 
 
 def test_a_mean_over_non_adjacent_axes_with_a_reduced_output_is_refused_in_one_line(ref_dir):

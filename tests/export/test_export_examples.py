@@ -15,7 +15,8 @@ examples = pytest.importorskip("ascendcraft_lab.examples", reason="the example l
 torch = pytest.importorskip("torch")
 
 
-# A kernel whose cores share a GM Workspace (sync_all) needs a zeroed workspace the exports do not pass yet.
+# A kernel whose cores share a GM Workspace (sync_all) needs it zeroed before the launch: the direct-launch
+# export's binding allocates it so; the msopgen (six-string) export cannot and refuses it.
 SHARED_WORKSPACE = [e for e in examples.EXAMPLES if "Workspace[" in e.dsl.read_text()]
 
 
@@ -69,10 +70,43 @@ def test_model_new_binds_the_reference_call_to_the_op(example, fmt, monkeypatch)
 
 
 @pytest.mark.parametrize("ex", SHARED_WORKSPACE, ids=[e.name for e in SHARED_WORKSPACE])
-def test_a_kernel_with_a_shared_workspace_is_refused_in_one_line(ex):
+def test_a_kernel_with_a_shared_workspace_is_refused_by_the_msopgen_export_in_one_line(ex):
     from ascendcraft_lab.export.common import ExportError
     src = load_dsl_file(ex.dsl, reference=ex.reference)
-    for export in (export_mkb, export_direct):
-        with pytest.raises(ExportError) as info:
-            export(src)
-        assert "Workspace" in str(info.value) and "\n" not in str(info.value)
+    with pytest.raises(ExportError) as info:
+        export_mkb(src)
+    msg = str(info.value)
+    assert "Workspace" in msg and "not zeroed" in msg and "--format mkb-direct" in msg and "\n" not in msg
+
+
+@pytest.mark.parametrize("ex", SHARED_WORKSPACE, ids=[e.name for e in SHARED_WORKSPACE])
+def test_a_kernel_with_a_shared_workspace_launches_directly_with_a_zeroed_workspace(ex, monkeypatch):
+    import re
+    src = load_dsl_file(ex.dsl, reference=ex.reference)
+    spec = export_direct(src)
+    assert validate_direct(spec) == []
+    files = {s["path"]: s["content"] for s in spec["sources"]}
+    plan = src.plan
+    kernel = files[f"kernel/{plan.op}_kernel.cpp"]
+    assert kernel_class_text(src) in kernel
+    # the class gets the launch's workspace exactly as the session's own entry hands it over
+    session_init = re.search(r"op\.Init\(.*workspace.*\);", src.bundle[plan.kernel_path]).group(0)
+    assert session_init in kernel
+    entry = re.search(rf"__global__ __aicore__ void {plan.entry}\((.*)\)", kernel).group(1)
+    gm = [f"GM_ADDR {t.name}" for t in src.program.tensors()]
+    assert entry.startswith(", ".join(gm + ["GM_ADDR workspace"]) + ", ")
+    assert "GM_ADDR workspace, const" in files[f"kernel/{plan.op}_launch.h"]
+    # the binding sizes and zeroes it as the session's torch binding does, and passes it to the launch
+    torch_binding = next(text for path, text in src.bundle.files.items() if path.startswith("torch/"))
+    size_line = next(l.strip() for l in torch_binding.splitlines() if "workspaceBytes =" in l)
+    bind = files["kernel/pybind11.cpp"]
+    assert size_line in bind
+    assert "at::Tensor workspace = at::zeros({workspaceBytes}" in bind
+    assert re.search(rf"launch_{plan.entry}\(blockDim, stream, .*reinterpret_cast<GM_ADDR>\(workspace\.data_ptr\(\)\), &tiling\);", bind)
+    # ModelNew calls the op with forward's tensors only (the workspace stays inside the binding)
+    namespace, stub = import_model(files["ModelNew.py"], "benchmark_ops", monkeypatch)
+    ref = runpy.run_path(str(ex.reference))
+    inputs = ref["get_inputs"]()
+    namespace["ModelNew"](*ref["get_init_inputs"]())(*inputs)
+    [(called, args)] = stub.calls
+    assert called == src.op and len(args) == len([v for v in inputs if isinstance(v, torch.Tensor)])

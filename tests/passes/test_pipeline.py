@@ -103,3 +103,52 @@ def test_a_pass_the_engine_cannot_lower_fails_with_one_finding(tmp_path, gelu_te
     assert "Ascend310P has no DataCopyPad" in align.findings[0].message
     assert result.manifest["steps"]["align"]["status"] == "failed"
     assert result.final is None and not (tmp_path / "g310" / "ascendc").exists()
+
+
+CENTER_COLUMNS = '''"""x minus its column means: a compute of the means, then the next sweep's peeled first copy-in."""
+
+@host
+def tiling(x: Tensor[f32, (B, N)]):
+    return Launch(1, tile=min(ub_elems(f32, live=4), N))
+
+@kernel
+def center(x: GM[f32, (B, N)], y: Out[f32, (B, N)], t: Tiling):
+    for c in tiles(N, t.tile):
+        with copyin:
+            xu = load(x[0, c])
+        with compute:
+            acc = xu
+        for m in range(1, B):
+            with copyin:
+                xu = load(x[m, c])
+            with compute:
+                acc = acc + xu
+        with compute:
+            mean = acc / B
+        with copyin:
+            xu = load(x[0, c])
+        with compute:
+            yu = xu - mean
+        with copyout:
+            store(y[0, c], yu)
+        for m in range(1, B):
+            with copyin:
+                xu = load(x[m, c])
+            with compute:
+                yu = xu - mean
+            with copyout:
+                store(y[m, c], yu)
+'''
+
+
+def test_a_stage_out_of_copyin_compute_copyout_order_starts_a_new_stage_group():
+    import re
+
+    from ascendcraft_lab.dsl.parser import parse
+    from ascendcraft_lab.dsl.verifier import verify
+    program = verify(parse(CENTER_COLUMNS, "center.dsl.py"))
+    kernel = run_pipeline(program, RuleEngine(), LowerOptions())[-1].bundle["kernel/center_kernel.cpp"]
+    methods = re.findall(r"__aicore__ inline void (\w+)\(", kernel)
+    assert len(methods) == len(set(methods)), methods
+    # `mean = acc / B` is a group of its own; the copy-in right after it opens the next one
+    assert "Compute3" in methods and "CopyIn4" in methods and "Compute4" in methods

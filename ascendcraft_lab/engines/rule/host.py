@@ -156,6 +156,14 @@ def _shape_cpp(t: ir.TensorParam, dim_source: dict[str, str]) -> list[str]:
     return [render(d, names) for d in t.dims]
 
 
+def workspace_bytes_cpp(p: ir.Program, dim_source: dict[str, str]) -> str:
+    """C++ for the bytes of the launch's one `workspace` argument: every Workspace tensor, each
+    rounded up to WORKSPACE_ALIGN bytes (the layout dsl/host.py's workspace_layout computes)."""
+    sizes = [f"({' * '.join(f'({d})' for d in _shape_cpp(t, dim_source)) or '1'} * sizeof({t.dtype.cpp}) + "
+             f"{WORKSPACE_ALIGN - 1}) / {WORKSPACE_ALIGN} * {WORKSPACE_ALIGN}" for t in p.workspaces]
+    return " + ".join(sizes)
+
+
 def torch_source(plan: Plan, src: str) -> Emitter:
     p = plan.program
     camel = plan.tiling_struct[:-len("Tiling")]
@@ -201,11 +209,9 @@ def torch_source(plan: Plan, src: str) -> Emitter:
         em.line(f"at::Tensor tilingDevice = tilingHost.to({cpp_name(ins[0].name)}.device());")
         em.line("auto stream = c10_npu::getCurrentNPUStream().stream(false);")
         if p.workspaces:
-            sizes = [f"({' * '.join(f'({d})' for d in _shape_cpp(t, dim_source)) or '1'} * sizeof({t.dtype.cpp}) + "
-                     f"{WORKSPACE_ALIGN - 1}) / {WORKSPACE_ALIGN} * {WORKSPACE_ALIGN}" for t in p.workspaces]
             em.line(f"// GM scratch the cores share (the DSL's Workspace tensors, {WORKSPACE_ALIGN}-byte aligned); "
                     "it must start at zero")
-            em.line(f"const int64_t workspaceBytes = {' + '.join(sizes)};")
+            em.line(f"const int64_t workspaceBytes = {workspace_bytes_cpp(p, dim_source)};")
             em.line(f"at::Tensor workspace = at::zeros({{workspaceBytes}}, {cpp_name(ins[0].name)}.options().dtype(at::kByte));")
         ptr_args = [f"{cpp_name(t.name)}.data_ptr()" for t in p.tensors()]
         ptr_args += ["workspace.data_ptr()" if p.workspaces else "nullptr", "tilingDevice.data_ptr()"]

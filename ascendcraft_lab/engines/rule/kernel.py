@@ -31,6 +31,7 @@ def _min_max_of(e: ir.Call, args: list[str]) -> str | None:
 
 
 STAGE_METHOD = {ir.StageKind.copyin: "CopyIn", ir.StageKind.compute: "Compute", ir.StageKind.copyout: "CopyOut"}
+STAGE_ORDER = {ir.StageKind.copyin: 0, ir.StageKind.compute: 1, ir.StageKind.copyout: 2}
 SCALAR_LANES = 8            # one 32-byte block of f32: the scalar buffer's lanes
 CMP_ALIGN_BYTES = 256       # Compare writes whole 256-byte repeats
 
@@ -177,6 +178,12 @@ class KernelGen:
             run: list[ir.Stage] = []
             for s in stmts:
                 if isinstance(s, ir.Stage):
+                    # a group is one copyin -> compute -> copyout pass: a stage that does not come
+                    # after the previous one in that order starts the next group (a compute of
+                    # per-column values, then the copyin of the next sweep's first step)
+                    if run and STAGE_ORDER[s.kind] <= STAGE_ORDER[run[-1].kind]:
+                        groups.append(run)
+                        run = []
                     run.append(s)
                     continue
                 if run:

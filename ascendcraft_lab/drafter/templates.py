@@ -945,8 +945,12 @@ class WindowsWriter(RowsWriter):
                 "cores = min(VECTOR_CORES, rows)",
                 "per_core = cdiv(rows, cores)",
                 "cores = cdiv(rows, per_core)",
-                f"# a tile holds whole rows: {R} inputs and one result per row",
+                *(f"# {line}" for line in self.tile_rows_comment(R)),
                 f"tile_rows = max(ub_elems(f32, live={self.live}) // ({Rp} + 1), 1)"]
+
+    @staticmethod
+    def tile_rows_comment(R: str) -> list[str]:
+        return [f"a tile holds whole rows: {R} inputs and one result per row"]
 
     def launch_fields(self) -> str:
         return ", per_core=per_core, tile_rows=min(tile_rows, per_core)"

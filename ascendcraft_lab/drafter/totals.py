@@ -212,16 +212,10 @@ class WindowsTotalWriter(_Shares, WindowsWriter):
         body += self.share_lines(sums)
         return [f"for part in core_chunk(t.per_core, {self.prod(lay.lead)}):"] + ["    " + l for l in body]
 
-    def host_body(self) -> list[str]:
-        A, R = self.prod(self.lay.lead), self.row_expr()
-        Rp = R if " " not in R else f"({R})"
-        return [f"rows = {A}",
-                "cores = min(VECTOR_CORES, rows)",
-                "per_core = cdiv(rows, cores)",
-                "cores = cdiv(rows, per_core)",
-                f"# a tile holds whole rows: per row {R} elements per buffer and a one-per-row slot",
-                "# (its max, sum, class index ...)",
-                f"tile_rows = max(ub_elems(f32, live={self.live}) // ({Rp} + 1), 1)"]
+    @staticmethod
+    def tile_rows_comment(R: str) -> list[str]:
+        return [f"a tile holds whole rows: per row {R} elements per buffer and a one-per-row slot",
+                "(its max, sum, class index ...)"]
 
     def docstring(self) -> str:
         kinds = ", ".join(sorted({r.attrs["kind"] for r in self.lay.reductions})) or "no"

@@ -29,6 +29,8 @@ CASES = [  # (suite op, overrides, expected template, cast inputs)
     ("math/cumsum_exclusive", {"batch_size": 3, "input_shape": (1003,)}, "rows", None),
     ("math/masked_cumsum", {"batch_size": 3, "input_shape": (1003,)}, "rows", None),
     ("optimizer/adam", {"n_params": 10007}, "map", None),
+    # two global sums shared through the workspace: two scalar stores in one copy-out stage
+    ("optimizer/lamb", {"n_rows": 5, "n_cols": 1003}, "rows", None),
     ("activation/softplus", {"batch_size": 3, "dim": 1003}, "map", "float16"),
 ]
 

@@ -369,9 +369,10 @@ class KernelGen:
             em.line(f"LocalTensor<{vt.dtype.cpp}> {name}Out = {q}.AllocTensor<{vt.dtype.cpp}>();")
             em.line(f"{name}Out.SetValue(0, {name});")
             em.line("// the scalar unit wrote the UB value the copy engine reads next")
-            em.line(f"TEventID eventSMTE3 = GetTPipePtr()->FetchEventID(HardEvent::S_MTE3);")
-            em.line("SetFlag<HardEvent::S_MTE3>(eventSMTE3);")
-            em.line("WaitFlag<HardEvent::S_MTE3>(eventSMTE3);")
+            ready = f"{name}OutReady"   # one event per stored scalar: a stage may store several
+            em.line(f"TEventID {ready} = GetTPipePtr()->FetchEventID(HardEvent::S_MTE3);")
+            em.line(f"SetFlag<HardEvent::S_MTE3>({ready});")
+            em.line(f"WaitFlag<HardEvent::S_MTE3>({ready});")
             self._copy(em, "out", f"{t.name}Gm[{off}]", f"{name}Out", vt.dtype, "1")
             em.line(f"{q}.FreeTensor({name}Out);")
         else:

@@ -104,9 +104,9 @@ private:
         LocalTensor<float> shareOut = shareOutQueue.AllocTensor<float>();
         shareOut.SetValue(0, share);
         // the scalar unit wrote the UB value the copy engine reads next
-        TEventID eventSMTE3 = GetTPipePtr()->FetchEventID(HardEvent::S_MTE3);
-        SetFlag<HardEvent::S_MTE3>(eventSMTE3);
-        WaitFlag<HardEvent::S_MTE3>(eventSMTE3);
+        TEventID shareOutReady = GetTPipePtr()->FetchEventID(HardEvent::S_MTE3);
+        SetFlag<HardEvent::S_MTE3>(shareOutReady);
+        WaitFlag<HardEvent::S_MTE3>(shareOutReady);
         // DataCopyPad writes exactly 1 elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams shareOutCopy{1, static_cast<uint32_t>(1 * sizeof(float)), 0, 0, 0};
         DataCopyPad(lossGm[0], shareOut, shareOutCopy);

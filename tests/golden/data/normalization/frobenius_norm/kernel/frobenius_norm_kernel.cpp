@@ -101,9 +101,9 @@ private:
         LocalTensor<float> ssOut = ssOutQueue.AllocTensor<float>();
         ssOut.SetValue(0, ss);
         // the scalar unit wrote the UB value the copy engine reads next
-        TEventID eventSMTE3 = GetTPipePtr()->FetchEventID(HardEvent::S_MTE3);
-        SetFlag<HardEvent::S_MTE3>(eventSMTE3);
-        WaitFlag<HardEvent::S_MTE3>(eventSMTE3);
+        TEventID ssOutReady = GetTPipePtr()->FetchEventID(HardEvent::S_MTE3);
+        SetFlag<HardEvent::S_MTE3>(ssOutReady);
+        WaitFlag<HardEvent::S_MTE3>(ssOutReady);
         // DataCopyPad writes exactly 1 elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams ssOutCopy{1, static_cast<uint32_t>(1 * sizeof(float)), 0, 0, 0};
         DataCopyPad(sqGm[0], ssOut, ssOutCopy);

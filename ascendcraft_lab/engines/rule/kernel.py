@@ -538,6 +538,8 @@ class KernelGen:
         if self.sync_line:
             em.line(f"constexpr int32_t SYNC_ALL_INTS = {SYNC_ALL_BYTES_PER_CORE // 4};  "
                     f"// SyncAll (soft form): {SYNC_ALL_BYTES_PER_CORE} B of GM flags and of UB work area per core")
+            em.line(f"constexpr int32_t SYNC_ALL_MAX_CORES = {plan.soc.vector_cores};  "
+                    f"// {plan.soc.name}'s vector cores: the most blocks a launch that syncs may have")
         em.blank()
         with em.block(f"class {plan.cls}", "};"):
             em.label("public:")
@@ -664,7 +666,8 @@ class KernelGen:
                     em.line("scalarTmp = scalarBuf.Get<float>();")
             if self.sync_line:
                 with em.dsl(self.sync_line):
-                    em.line("pipe.InitBuffer(syncWorkBuf, GetBlockNum() * SYNC_ALL_INTS * sizeof(int32_t));  // SyncAll's UB work area")
+                    em.line("// SyncAll's UB work area, sized for the widest launch as the UB plan counts it")
+                    em.line("pipe.InitBuffer(syncWorkBuf, SYNC_ALL_MAX_CORES * SYNC_ALL_INTS * sizeof(int32_t));")
                     em.line("syncWork = syncWorkBuf.Get<int32_t>();")
 
     def _max_text(self, caps) -> str:

@@ -8,6 +8,7 @@ using namespace AscendC;
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
 constexpr int32_t SCALAR_LANES = 8;  // one 32-byte block of f32
 constexpr int32_t SYNC_ALL_INTS = 8;  // SyncAll (soft form): 32 B of GM flags and of UB work area per core
+constexpr int32_t SYNC_ALL_MAX_CORES = 48;  // Ascend910B2's vector cores: the most blocks a launch that syncs may have
 
 class KernelFrobeniusNorm {
 public:
@@ -35,7 +36,8 @@ public:
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
-        pipe.InitBuffer(syncWorkBuf, GetBlockNum() * SYNC_ALL_INTS * sizeof(int32_t));  // SyncAll's UB work area
+        // SyncAll's UB work area, sized for the widest launch as the UB plan counts it
+        pipe.InitBuffer(syncWorkBuf, SYNC_ALL_MAX_CORES * SYNC_ALL_INTS * sizeof(int32_t));
         syncWork = syncWorkBuf.Get<int32_t>();
     }
 

@@ -432,20 +432,10 @@ void report_sync_mismatch(const char* file, int line) {
     Barrier& b = g_barrier;
     if (b.mismatch_reported) return;
     b.mismatch_reported = true;
-    Finding f;
-    f.kind = SYNC_MISMATCH;
-    f.api = "SyncAll";
-    f.file = file ? file : "?";
-    f.line = line;
-    f.block = -1;
-    f.count = 1;
-    char msg[512];
-    snprintf(msg, sizeof(msg),
-             "%d of %d blocks wait in SyncAll but %d block(s) ended without reaching it: on the NPU the waiting cores hang. "
-             "Every block must call SyncAll the same number of times (keep it out of loops and branches that depend on the block)",
-             b.arrived, b.total, b.exited);
-    f.message = msg;
-    append_finding(b.findings, b.index, f);
+    barrier_finding(SYNC_MISMATCH, file, line,
+                    "%d of %d blocks wait in SyncAll but %d block(s) ended without reaching it: on the NPU the waiting cores hang. "
+                    "Every block must call SyncAll the same number of times (keep it out of loops and branches that depend on the block)",
+                    b.arrived, b.total, b.exited);
 }
 
 // A finding about the barrier as a whole (not one block's), kept with the launch's race findings.
@@ -621,19 +611,10 @@ int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) {
         g_barrier.arrived = g_barrier.exited = 0;
         g_barrier.blocks = &blocks;
         if (g_cores && block_dim > g_cores) {
-            char msg[384];
-            snprintf(msg, sizeof(msg),
-                     "the kernel calls SyncAll with %u blocks but %s has %u vector cores: blocks beyond the first %u wait for a "
-                     "free core that never comes, so the NPU hangs. Launch at most as many blocks as cores",
-                     block_dim, g_soc.c_str(), g_cores, g_cores);
-            Finding f;
-            f.kind = SYNC_MISMATCH;
-            f.api = "SyncAll";
-            f.file = "?";
-            f.count = 1;
-            f.block = -1;
-            f.message = msg;
-            append_finding(g_barrier.findings, g_barrier.index, f);
+            barrier_finding(SYNC_MISMATCH, nullptr, 0,
+                            "the kernel calls SyncAll with %u blocks but %s has %u vector cores: blocks beyond the first %u wait for a "
+                            "free core that never comes, so the NPU hangs. Launch at most as many blocks as cores",
+                            block_dim, g_soc.c_str(), g_cores, g_cores);
         }
     }
     g_threads = nthreads;

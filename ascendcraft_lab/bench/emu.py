@@ -61,7 +61,7 @@ def run_bundle(program: ir.Program, bundle: Bundle, root: Path, inputs: Mapping[
             args.append(Arg.inout(np.ascontiguousarray(inputs[t.name], dtype=t.dtype.np)))
             kinds.append("in")
         names.append(t.name)
-    args.append(Arg.workspace(max(32, workspace_layout(program, env, s)[1])))   # zeroed GM
+    args.append(Arg.workspace(max(32, workspace_layout(program, env, s, int(launch["cores"]))[1])))   # zeroed GM
     args.append(Arg.tiling(pack_tiling(tiling_fields(plan, values))))
     write_bundle(bundle, root)
     report = run_kernel([root / plan.kernel_path], plan.entry, int(launch["cores"]), args, soc=s.name,

@@ -10,6 +10,8 @@ lowering (queue / TBuf declarations and InitBuffer sizes):
 - one shared VECCALC scratch TBuf holds the temporaries of the most demanding compute
   statement: nested tile sub-expressions that cannot be written into the destination
   (a Sethi–Ullman count) plus the work tiles of ops such as reductions (`OpSpec.scratch`);
+- a kernel that calls sync_all() has one more VECCALC TBuf: SyncAll's UB work area, 32 bytes per
+  core of the widest launch that may sync (`host.sync_all_ub_bytes`);
 - each buffer is rounded up to 32 bytes. The total must fit `Soc.ub_for_tiles` (the usable UB
   less the small reserve the lowering keeps for its own staging buffers).
 """
@@ -54,9 +56,15 @@ class ScratchNeed:
 class UbPlan:
     buffers: tuple[UbBuffer, ...]
     scratch: tuple[ScratchNeed, ...]
+    sync_all: bool = False          # the kernel calls sync_all(): SyncAll's UB work area too
 
     def buffer(self, name: str) -> UbBuffer | None:
         return next((b for b in self.buffers if b.name == name), None)
+
+    def sync_bytes(self, soc: Soc) -> int:
+        """UB of SyncAll's work area (0 in a kernel that does not sync)."""
+        from .host import sync_all_ub_bytes
+        return sync_all_ub_bytes(soc) if self.sync_all else 0
 
     @property
     def scratch_tiles(self) -> int:
@@ -80,7 +88,7 @@ class UbPlan:
             tile_bytes = max((align(n * dt.nbytes, soc.block_bytes) for n, dt in sizes if n is not None), default=0)
             if s.tiles * tile_bytes > scratch_bytes:
                 scratch_bytes, scratch_span = s.tiles * tile_bytes, s.span
-        return UbUsage(tuple(items), scratch_bytes, scratch_span)
+        return UbUsage(tuple(items), scratch_bytes, scratch_span, self.sync_bytes(soc))
 
 
 @dataclass(frozen=True)
@@ -88,15 +96,18 @@ class UbUsage:
     items: tuple[tuple[UbBuffer, int, int], ...]    # (buffer, elements, bytes of one copy)
     scratch_bytes: int
     scratch_span: Span | None
+    sync_bytes: int = 0                              # SyncAll's UB work area
 
     def total(self, level: Level = Level.UB) -> int:
         t = sum(b.nbuf * nbytes for b, _, nbytes in self.items if b.level is level)
-        return t + (self.scratch_bytes if level is Level.UB else 0)
+        return t + (self.scratch_bytes + self.sync_bytes if level is Level.UB else 0)
 
     def breakdown(self, level: Level = Level.UB) -> str:
         parts = [f"{b.name} {b.nbuf} x {human_bytes(n)}" for b, _, n in self.items if b.level is level]
         if level is Level.UB and self.scratch_bytes:
             parts.append(f"scratch {human_bytes(self.scratch_bytes)}")
+        if level is Level.UB and self.sync_bytes:
+            parts.append(f"SyncAll work area {human_bytes(self.sync_bytes)}")
         return ", ".join(parts)
 
 

@@ -164,7 +164,11 @@ def render_reference() -> str:
       "kernel (not in a loop, an `if` or a stage), so every core reaches it equally often; a load from a "
       "`Workspace` must come after one. The interpreter runs the kernel in phases between `sync_all()`s, "
       "every core finishing a phase before any core starts the next. On the NPU the launch must not "
-      "exceed the SoC's vector cores (`cores <= VECTOR_CORES`).")
+      "exceed the SoC's vector cores (`cores <= VECTOR_CORES`). The generated project launches with `<<<>>>`, "
+      "where CANN does not support SyncAll's hardware form, so the lowering uses the soft form "
+      "`SyncAll(gmWorkspace, ubWorkspace)`: 32 bytes of GM flags per block after the Workspace tensors in the "
+      "host-zeroed `workspace` argument, and a UB work area of 32 bytes per core, which the UB plan counts "
+      "for `VECTOR_CORES` cores and `ub_elems` leaves out of the tiles.")
     w("")
     w("## Host function")
     w("")

@@ -12,8 +12,8 @@ from typing import Callable, Mapping
 
 from ..soc import Soc, get_soc
 from .errors import DslError
-from .ir import (Attr, Call, Const, DType, DTypeRef, Expr, Name, Program, ScalarParam, TensorParam,
-                 walk_exprs)
+from .ir import (Attr, Call, Const, DType, DTypeRef, Expr, Name, Program, ScalarParam, SyncAll, TensorParam,
+                 walk_exprs, walk_stmts)
 from .ops import OpParam
 
 # SoC constants a host function may read, each with its doc (rendered into the reference).
@@ -59,7 +59,8 @@ HOST_BUILTINS: dict[str, HostBuiltin] = {b.name: b for b in (
     HostBuiltin("pow", (OpParam("a", "scalar"), OpParam("b", "scalar")), "a ** b as a float (bias corrections and the like)"),
     HostBuiltin("ub_elems", (OpParam("dtype", "dtype"), _i("live", 1), _i("buffers", 2)),
                 "largest tile (elements) such that `live` tiles, each `buffers` times (2 = double buffering), "
-                "fit the UB for tiles; rounded down to whole 256-byte vector repeats (so also whole 32-byte blocks)"),
+                "fit the UB for tiles (in a kernel that calls sync_all(), less SyncAll's UB work area); rounded "
+                "down to whole 256-byte vector repeats (so also whole 32-byte blocks)"),
 )}
 
 # Arithmetic a host expression may use (ops-table names).
@@ -68,11 +69,33 @@ HOST_OPS = ("add", "sub", "mul", "div", "floordiv", "mod", "neg")
 _LIMIT = 1 << 62
 
 
-def ub_elems(soc: Soc, dtype: DType, live: int = 1, buffers: int = 2) -> int:
-    """Largest tile so that `live * buffers` tiles fit the usable UB, in whole 32-byte blocks."""
+# AscendC SyncAll, soft form (the one a kernel-launch project may use): per core of the launch it
+# needs 32 bytes of GM flags, zero before the launch, and 32 bytes of UB work area.
+SYNC_ALL_BYTES_PER_CORE = 32
+
+
+def syncs_all(program: Program) -> bool:
+    """The kernel calls sync_all(), which the lowering turns into SyncAll's soft form."""
+    return any(isinstance(s, SyncAll) for s, _ in walk_stmts(program.kernel.body))
+
+
+def sync_all_ub_bytes(soc: Soc) -> int:
+    """UB that SyncAll's work area takes in a kernel that syncs: 32 bytes for each core of the
+    widest launch that may sync (one block per vector core; a wider launch hangs on SyncAll)."""
+    return soc.vector_cores * SYNC_ALL_BYTES_PER_CORE
+
+
+def needs_workspace(program: Program) -> bool:
+    """The launch's `workspace` argument carries something: Workspace tensors, or SyncAll's flags."""
+    return bool(program.workspaces) or syncs_all(program)
+
+
+def ub_elems(soc: Soc, dtype: DType, live: int = 1, buffers: int = 2, reserve: int = 0) -> int:
+    """Largest tile so that `live * buffers` tiles fit the usable UB less `reserve` bytes (SyncAll's
+    work area in a kernel that syncs), in whole 256-byte repeats."""
     if live < 1 or buffers < 1:
         raise ValueError("ub_elems needs live >= 1 and buffers >= 1")
-    elems = soc.ub_for_tiles // (live * buffers * dtype.nbytes)
+    elems = (soc.ub_for_tiles - reserve) // (live * buffers * dtype.nbytes)
     # Whole 256-byte vector repeats (so also whole 32-byte blocks): a full tile needs no
     # padding for copies, and none for Compare, which works on whole repeats.
     per_repeat = max(soc.repeat_bytes // dtype.nbytes, 1)
@@ -82,10 +105,12 @@ def ub_elems(soc: Soc, dtype: DType, live: int = 1, buffers: int = 2) -> int:
 class HostEvaluator:
     """Evaluates host (and other static) expressions over a name -> number environment."""
 
-    def __init__(self, soc: Soc, env: Mapping[str, int | float], path: str = "<dsl>", source: str = ""):
+    def __init__(self, soc: Soc, env: Mapping[str, int | float], path: str = "<dsl>", source: str = "",
+                 ub_reserve: int = 0):
         self.soc = soc
         self.env = dict(env)
         self.path, self.source = path, source
+        self.ub_reserve = ub_reserve      # UB bytes ub_elems leaves out (SyncAll's work area)
 
     def fail(self, node, msg, help=None) -> DslError:
         return DslError(msg, node.span, help, self.path, self.source)
@@ -150,7 +175,7 @@ class HostEvaluator:
             if op == "pow":
                 return float(a[0]) ** float(a[1])
             if op == "ub_elems":
-                return ub_elems(self.soc, a[0], int(a[1]), int(a[2]))
+                return ub_elems(self.soc, a[0], int(a[1]), int(a[2]), self.ub_reserve)
         except ZeroDivisionError:
             raise self.fail(e, f"division by zero in `{op}`", "guard the divisor, e.g. max(x, 1)") from None
         except OverflowError:
@@ -223,9 +248,10 @@ def output_shape(program: Program, t: TensorParam, env: Mapping[str, int | float
 WORKSPACE_ALIGN = 32   # bytes: each workspace tensor starts on a 32-byte block (a DataCopy unit)
 
 
-def workspace_layout(program: Program, env: Mapping[str, int | float], soc: Soc) -> tuple[dict[str, int], int]:
+def workspace_layout(program: Program, env: Mapping[str, int | float], soc: Soc, cores: int) -> tuple[dict[str, int], int]:
     """Where each Workspace tensor lives in the launch's one `workspace` GM argument: its byte
-    offset by name, and the total bytes (each tensor 32-byte aligned; 0 without workspaces)."""
+    offset by name, and the total bytes (each tensor 32-byte aligned; 0 without workspaces).
+    A kernel that syncs has SyncAll's flags last: 32 bytes for each of the launch's `cores`."""
     offsets, total = {}, 0
     for t in program.workspaces:
         n = 1
@@ -233,6 +259,8 @@ def workspace_layout(program: Program, env: Mapping[str, int | float], soc: Soc)
             n *= d
         offsets[t.name] = total
         total += -(-n * t.dtype.nbytes // WORKSPACE_ALIGN) * WORKSPACE_ALIGN
+    if syncs_all(program):
+        total += cores * SYNC_ALL_BYTES_PER_CORE
     return offsets, total
 
 
@@ -248,7 +276,7 @@ def evaluate_host(program: Program, shapes: Mapping[str, tuple[int, ...]], scala
     for p in program.scalars:
         if scalars and p.name in scalars:
             env[p.name] = scalars[p.name]
-    ev = HostEvaluator(soc, env, program.path, program.source)
+    ev = HostEvaluator(soc, env, program.path, program.source, sync_all_ub_bytes(soc) if syncs_all(program) else 0)
     host = program.host
     for p in host.params:
         if isinstance(p, ScalarParam) and p.name not in env:
@@ -289,4 +317,5 @@ def _letters(n: int) -> list[str]:
 
 
 __all__ = ["SOC_CONSTANTS", "HOST_BUILTINS", "HOST_OPS", "ub_elems", "evaluate_host", "bind_dims", "HostEvaluator",
-           "output_shape", "check_dims", "host_names", "workspace_layout", "WORKSPACE_ALIGN"]
+           "output_shape", "check_dims", "host_names", "workspace_layout", "WORKSPACE_ALIGN", "SYNC_ALL_BYTES_PER_CORE",
+           "syncs_all", "sync_all_ub_bytes", "needs_workspace"]

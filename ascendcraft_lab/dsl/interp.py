@@ -622,7 +622,7 @@ class _UbTracker:
         for name, n in self.elems.items():
             b = self.buffers[name]
             items.append((b, n, align(n * b.dtype.nbytes, self.block)))
-        usage = UbUsage(tuple(items), self.scratch, self.scratch_span)
+        usage = UbUsage(tuple(items), self.scratch, self.scratch_span, self.plan.sync_bytes(self.soc))
         for level in (Level.UB, Level.L1):
             total = usage.total(level)
             if level is Level.UB:

@@ -18,7 +18,7 @@ from typing import Mapping
 from ..soc import Soc, get_soc
 from .buffers import ScratchNeed, UbBuffer, UbPlan, check_budget, stmt_temps, stmt_tile_sizes
 from .errors import DslError, Span
-from .host import HOST_BUILTINS, SOC_CONSTANTS, bind_dims, check_dims, evaluate_host
+from .host import HOST_BUILTINS, SOC_CONSTANTS, bind_dims, check_dims, evaluate_host, syncs_all
 from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef,
                  Expr, For, GmRef, If, IndexExpr, IndexSlice, Level, Load, MetaType, Name, Program,
                  RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, SyncAll, TensorParam, TensorRole,
@@ -851,7 +851,7 @@ class _Verifier:
                 role = "VECCALC"
             buffers.append(UbBuffer(name, info.dtype, info.level, role, tuple(c for _, c in info.sites),
                                     info.defined_in, frozenset(info.used_in), tuple(s for s, _ in info.sites)))
-        return UbPlan(tuple(buffers), tuple(self.scratch))
+        return UbPlan(tuple(buffers), tuple(self.scratch), sync_all=syncs_all(self.p))
 
 
 # ----------------------------------------------------------------------------- type helpers

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..dsl import ir
+from ..dsl.host import needs_workspace
 from ..engines.rule.cexpr import render
 from ..engines.rule.host import dim_args
 from ..passes.bundle import Bundle
@@ -133,8 +134,8 @@ def tiling_function_only(src: ExportSource) -> str:
 
 def init_call(src: ExportSource, tiling_var: str) -> str:
     """`op.Init(x, y, [workspace,] <tiling_var>);` as the session's entry calls it (GM params in
-    kernel order, then the launch's workspace when the kernel has Workspace tensors)."""
-    gm = [cpp_name(t.name) for t in src.program.tensors()] + (["workspace"] if src.program.workspaces else [])
+    kernel order, then the launch's workspace when the kernel has Workspace tensors or syncs)."""
+    gm = [cpp_name(t.name) for t in src.program.tensors()] + (["workspace"] if needs_workspace(src.program) else [])
     return f"op.Init({', '.join(gm + [tiling_var])});"
 
 
@@ -150,7 +151,7 @@ def accumulated_outputs(program: ir.Program) -> set[str]:
 
 def check_names(src: ExportSource) -> None:
     """Kernel arguments of the exports are GM params (and `workspace`) plus tiling fields: they must not collide."""
-    gm = {cpp_name(t.name) for t in src.program.tensors()} | ({"workspace"} if src.program.workspaces else set())
+    gm = {cpp_name(t.name) for t in src.program.tensors()} | ({"workspace"} if needs_workspace(src.program) else set())
     clash = sorted(gm & {f.name for f in src.plan.tiling_fields})
     if clash:
         raise ExportError(f"tiling field(s) {', '.join(clash)} share a name with a tensor parameter; rename one in the DSL")

@@ -22,14 +22,17 @@ What this export writes (`<op>` is the problem name, `<k>` the DSL kernel's name
 - `kernel/<k>_launch.h`: the launch function's declaration for the binding;
 - `kernel/pybind11.cpp`: the pybind module: outputs allocated, tiling computed by the
   session's tiling function, kernel launched on the current NPU stream. A kernel with
-  Workspace tensors (cores exchanging partial results through GM around sync_all()) gets the
-  launch's `workspace` argument as the session's torch binding allocates it: at::zeros of the
-  tensors' 32-byte aligned sizes.
+  Workspace tensors (cores exchanging partial results through GM around sync_all()) or with
+  sync_all() gets the launch's `workspace` argument as the session's torch binding allocates it:
+  at::zeros of the tensors' 32-byte aligned sizes plus SyncAll's flags, 32 bytes per block. A
+  direct launch cannot use SyncAll's hardware form (CANN supports it in op projects only), so
+  the kernel uses the soft form, whose GM flags must be zero before the launch.
 """
 from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from ..dsl.host import needs_workspace
 from ..passes.plan import cpp_name
 from .common import (AT_DTYPE, ExportSource, check_names, dim_sources, init_call, model_new_source,
                      output_allocations, split_kernel)
@@ -43,8 +46,8 @@ TOP_LEVEL = ("name", "author", "problem", "format_version", "description", "entr
 
 def _gm_args(src: ExportSource) -> list[str]:
     """The entry's GM arguments: the tensors in kernel order, then the launch's workspace when the
-    kernel has Workspace tensors (all of them live in it, as in the session's own launch)."""
-    return [cpp_name(t.name) for t in src.program.tensors()] + (["workspace"] if src.program.workspaces else [])
+    kernel has Workspace tensors or syncs (they live in it, as in the session's own launch)."""
+    return [cpp_name(t.name) for t in src.program.tensors()] + (["workspace"] if needs_workspace(src.program) else [])
 
 
 def _kernel_file(src: ExportSource) -> str:
@@ -82,8 +85,7 @@ def _launch_header(src: ExportSource) -> str:
 
 
 def _pybind(src: ExportSource) -> str:
-    from ..dsl.host import WORKSPACE_ALIGN
-    from ..engines.rule.host import dim_args, workspace_bytes_cpp
+    from ..engines.rule.host import dim_args, workspace_bytes_cpp, workspace_note
     plan, p = src.plan, src.program
     ins = p.inputs + p.model_params
     anchor = cpp_name(ins[0].name)
@@ -106,14 +108,13 @@ def _pybind(src: ExportSource) -> str:
     lines += ["    " + a for a in output_allocations(src, anchor)]
     call = [cpp_name(d) for d, _, _ in dim_args(plan)] + [cpp_name(s.name) for s in p.scalars] + ["tiling"]
     ptrs = [f"reinterpret_cast<GM_ADDR>({n}.data_ptr())" for n in _gm_args(src)]
-    if p.workspaces:
-        lines += [f"    // GM scratch the cores share (the DSL's Workspace tensors, {WORKSPACE_ALIGN}-byte aligned); "
-                  "it must start at zero",
+    lines += [f"    {plan.tiling_struct} tiling{{}};",
+              f"    const uint32_t blockDim = {plan.tiling_struct}Func({', '.join(call)});"]
+    if needs_workspace(p):
+        lines += [f"    // {workspace_note(p)}",
                   f"    const int64_t workspaceBytes = {workspace_bytes_cpp(p, {})};",
                   f"    at::Tensor workspace = at::zeros({{workspaceBytes}}, {anchor}.options().dtype(at::kByte));"]
-    lines += [f"    {plan.tiling_struct} tiling{{}};",
-              f"    const uint32_t blockDim = {plan.tiling_struct}Func({', '.join(call)});",
-              "    auto stream = c10_npu::getCurrentNPUStream().stream(false);",
+    lines += ["    auto stream = c10_npu::getCurrentNPUStream().stream(false);",
               f"    launch_{plan.entry}(blockDim, stream, {', '.join(ptrs)}, &tiling);",
               f"    return {cpp_name(outs[0].name) if len(outs) == 1 else '{' + ', '.join(cpp_name(o.name) for o in outs) + '}'};",
               "}", "", f"}}  // namespace ascendcraft_{plan.op}", "",

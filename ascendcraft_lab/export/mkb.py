@@ -37,6 +37,7 @@ import sys
 from pathlib import Path
 
 from ..dsl import ir
+from ..dsl.host import syncs_all
 from ..passes.plan import cpp_name
 from .common import (ExportError, ExportSource, check_names, dim_sources, init_call, load_dsl_file, load_session,
                      model_new_source, op_order, output_allocations, pascal, py_string, shape_exprs, split_kernel,
@@ -159,14 +160,20 @@ def host_operator(src: ExportSource) -> str:
 
 
 def refuse_workspaces(src: ExportSource) -> None:
-    """A kernel whose cores share a GM Workspace needs it zeroed before the launch. In an msopgen op
+    """A kernel whose cores share a GM Workspace, or that calls sync_all() (SyncAll's soft form
+    keeps its flags in the workspace), needs it zeroed before the launch. In an msopgen op
     project the framework allocates the launch's workspace itself (sized by TilingFunc's
     GetWorkspaceSizes, system workspace first, not zeroed) inside aclnn, out of the binding's
     reach; the direct-launch export's binding allocates it zeroed instead."""
-    if src.program.workspaces:
-        raise ExportError(f"the kernel shares GM Workspace tensors between its cores ({', '.join(t.name for t in src.program.workspaces)}), "
+    p = src.program
+    if p.workspaces:
+        raise ExportError(f"the kernel shares GM Workspace tensors between its cores ({', '.join(t.name for t in p.workspaces)}), "
                           "which must start at zero, but an msopgen op project's workspace is allocated by the framework "
                           "and not zeroed: export it with --format mkb-direct, whose binding passes a zeroed workspace")
+    if syncs_all(p):
+        raise ExportError("the kernel calls sync_all(), lowered to SyncAll's soft form whose GM flags must start at zero, "
+                          "but an msopgen op project's workspace is allocated by the framework and not zeroed: export it "
+                          "with --format mkb-direct, whose binding passes a zeroed workspace")
 
 
 def kernel(src: ExportSource) -> str:

@@ -52,6 +52,8 @@ def tiling_report(program: ir.Program, shapes: dict, scalars: dict, soc: Soc) ->
         tiles = max(plan.scratch_tiles, 1)   # temporaries of the most demanding statement
         buffers.append({"name": "scratch", "role": "VECCALC", "copies": tiles,
                         "elements": None, "bytes": usage.scratch_bytes // tiles})
+    if usage.sync_bytes:        # SyncAll's UB work area, for the widest launch that may sync
+        buffers.append({"name": "syncWork", "role": "VECCALC", "copies": 1, "elements": None, "bytes": usage.sync_bytes})
     total = usage.total()
     report = TilingReport(soc.name, dict(launch), soc.ub_usable, total, buffers)
     # Candidate: every tile-sized buffer twice as long.

@@ -145,7 +145,7 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
         else:
             args.append(Arg.input(np.ascontiguousarray(inputs[t.name], dtype=t.dtype.np)))
         names.append(t.name)
-    args.append(Arg.workspace(max(32, workspace_layout(program, env, options_soc)[1])))   # zeroed GM
+    args.append(Arg.workspace(max(32, workspace_layout(program, env, options_soc, int(launch["cores"]))[1])))   # zeroed GM
     args.append(Arg.tiling(pack_tiling(tiling_fields(plan, values))))
     with tempfile.TemporaryDirectory(prefix="ascendcraft-emu-") as tmp:
         root = Path(tmp)

@@ -1,6 +1,8 @@
 """SyncAll on the emulator: every block of the launch meets at the barrier, atomic adds made before
 it are visible after it, and a block that never arrives (or a launch wider than the SoC) is a
-finding instead of a hang."""
+finding instead of a hang. Both forms: the hardware SyncAll() (op projects) and the soft
+SyncAll(gmWorkspace, ubWorkspace) a kernel-launch project uses, whose documented preconditions
+(GM flags of 32 B per core, zero at the first barrier; a UB work area of 32 B per core) are checked."""
 from __future__ import annotations
 
 import numpy as np
@@ -64,3 +66,101 @@ def test_sync_all_over_more_blocks_than_vector_cores_is_a_finding(tmp_path):
         report.summary()
     # the emulator still runs every block at once, so the values are right
     np.testing.assert_array_equal(report.outputs[0], np.full(blocks, blocks * (blocks + 1) / 2, np.float32))
+
+
+
+# The soft form: the same sum, with SyncAll's GM flags after the float in the workspace and a UB
+# work area from a TBuf. tiling: (GM flag bytes, UB work bytes, 1 = SyncAll twice, 1 = block 1
+# writes into the flags between the barriers (a bug)).
+SOFT_KERNEL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void soft_sum(GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling) {
+    const __gm__ uint32_t *t = reinterpret_cast<const __gm__ uint32_t *>(tiling);
+    const uint32_t flagBytes = t[0], workBytes = t[1], twice = t[2], clobber = t[3];
+    GlobalTensor<float> total;
+    total.SetGlobalBuffer((__gm__ float *)workspace, 1);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t *)(workspace + 32), flagBytes / sizeof(int32_t));
+    GlobalTensor<float> outGm;
+    outGm.SetGlobalBuffer((__gm__ float *)out, GetBlockNum());
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> workBuf;
+    pipe.InitBuffer(workBuf, workBytes);
+    LocalTensor<int32_t> work = workBuf.Get<int32_t>();
+    SetAtomicAdd<float>();
+    total.SetValue(0, static_cast<float>(GetBlockIdx() + 1));
+    SetAtomicNone();
+    SyncAll(syncGm, work);
+    if (twice) {
+        if (clobber && GetBlockIdx() == 1) {
+            syncGm.SetValue(0, 7);
+        }
+        SyncAll(syncGm, work);
+    }
+    DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(total);
+    outGm.SetValue(GetBlockIdx(), total.GetValue(0));
+}
+"""
+
+
+def _run_soft(tmp_path, blocks: int, flag_bytes: int | None = None, work_bytes: int | None = None,
+              workspace: int | None = None, twice: bool = False, clobber: bool = False, dirty: bool = False):
+    """Run soft_sum; `dirty` hands the kernel a workspace whose flag area is not zero."""
+    src = tmp_path / "soft_sum.cpp"
+    src.write_text(SOFT_KERNEL)
+    flag_bytes = 32 * blocks if flag_bytes is None else flag_bytes
+    work_bytes = 32 * blocks if work_bytes is None else work_bytes
+    nbytes = 32 + flag_bytes if workspace is None else workspace
+    tiling = runner.pack_tiling([("uint32", flag_bytes), ("uint32", work_bytes), ("uint32", int(twice)),
+                                 ("uint32", int(clobber))])
+    if dirty:   # an input-like workspace: the first float zero, the flags not
+        ws = np.zeros(nbytes, np.uint8)
+        ws[32 + 5] = 3
+        ws_arg = Arg.inout(ws)
+    else:
+        ws_arg = Arg.workspace(nbytes)
+    return runner.run_kernel([src], "soft_sum", blocks, [Arg.output("float32", blocks), ws_arg, Arg.tiling(tiling)],
+                             timeout=60)
+
+
+def test_the_soft_form_with_zeroed_flags_syncs_every_block(tmp_path):
+    blocks = 8
+    report = _run_soft(tmp_path, blocks, twice=True)
+    assert report.status == "ok", report.summary()
+    np.testing.assert_array_equal(report.outputs[0], np.full(blocks, blocks * (blocks + 1) / 2, np.float32))
+
+
+def test_soft_flags_that_are_not_zero_at_the_first_barrier_are_a_finding(tmp_path):
+    report = _run_soft(tmp_path, 4, dirty=True)
+    found = [f for f in report.findings if f["kind"] == "sync-all-workspace"]
+    assert found and "not zero at the first SyncAll" in found[0]["message"], report.summary()
+    assert "byte 5 is 0x03" in found[0]["message"]
+
+
+def test_a_gm_flag_area_smaller_than_32_bytes_per_core_is_a_finding(tmp_path):
+    report = _run_soft(tmp_path, 6, flag_bytes=32 * 5)
+    messages = [f["message"] for f in report.findings if f["kind"] == "sync-all-workspace"]
+    assert any("gmWorkspace has 160 B but the soft sync needs 32 B per core, 192 B for 6 blocks" in m for m in messages), \
+        report.summary()
+
+
+def test_a_flag_area_past_the_end_of_the_workspace_is_a_finding(tmp_path):
+    # The tensor claims 32 B per core, but the host allocated only half of that.
+    report = _run_soft(tmp_path, 4, workspace=32 + 64)
+    kinds = {f["kind"] for f in report.findings}
+    assert {"gm-out-of-bounds", "sync-all-workspace"} <= kinds, report.summary()
+
+
+def test_a_ub_work_area_smaller_than_32_bytes_per_core_is_a_finding(tmp_path):
+    report = _run_soft(tmp_path, 4, work_bytes=64)
+    messages = [f["message"] for f in report.findings if f["kind"] == "sync-all-workspace"]
+    assert any("ubWorkspace has 64 B but the soft sync needs 32 B per core, 128 B for 4 blocks" in m for m in messages), \
+        report.summary()
+
+
+def test_kernel_data_written_into_the_flags_between_barriers_is_a_finding(tmp_path):
+    report = _run_soft(tmp_path, 4, twice=True, clobber=True)
+    messages = [f["message"] for f in report.findings if f["kind"] == "sync-all-workspace"]
+    assert any("changed between barriers" in m for m in messages), report.summary()

@@ -70,7 +70,7 @@ WARN_FLAGS = ("-Wall", "-Wextra")
 
 STATUSES = ("ok", "findings", "compile-error", "crash", "timeout")
 FINDING_KINDS = ("ub-overflow", "unaligned-datacopy", "unaligned-ub-address", "queue-misuse", "gm-out-of-bounds",
-                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch")
+                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace")
 
 
 # --------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ baked in for the SoC the project is lowered for.
 from __future__ import annotations
 
 from ...dsl import ir
-from ...dsl.host import SOC_CONSTANTS, WORKSPACE_ALIGN
+from ...dsl.host import SOC_CONSTANTS, SYNC_ALL_BYTES_PER_CORE, WORKSPACE_ALIGN, needs_workspace, syncs_all
 from ...dsl.printer import expr_text
 from ...passes.emit import Emitter
 from ...passes.plan import Plan, cpp_name
@@ -105,11 +105,18 @@ def tiling_source(plan: Plan, src: str) -> Emitter:
         em.line("int64_t AlignUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }")
         em.line("int64_t AlignDown(int64_t a, int64_t m) { return a / m * m; }")
         em.blank()
-        em.line("// Largest tile (elements) such that `live` tiles, `buffers` copies each, fit UB_BYTES;")
+        ub = "UB_BYTES"
+        if syncs_all(plan.program):
+            em.line(f"// The kernel calls SyncAll (soft form): its UB work area, {SYNC_ALL_BYTES_PER_CORE} B for each core of the")
+            em.line("// widest launch that may sync, comes out of the UB for tiles.")
+            em.line(f"constexpr int64_t SYNC_ALL_UB_BYTES = VECTOR_CORES * {SYNC_ALL_BYTES_PER_CORE};")
+            em.blank()
+            ub = "(UB_BYTES - SYNC_ALL_UB_BYTES)"
+        em.line(f"// Largest tile (elements) such that `live` tiles, `buffers` copies each, fit {ub};")
         em.line("// whole 256-byte vector repeats, so a full tile needs no padding for copies or Compare.")
         with em.block("int64_t UbElems(int64_t elemBytes, int64_t live, int64_t buffers)"):
             em.line("const int64_t perRepeat = REPEAT_BYTES / elemBytes;")
-            em.line("return UB_BYTES / (live * buffers * elemBytes) / perRepeat * perRepeat;")
+            em.line(f"return {ub} / (live * buffers * elemBytes) / perRepeat * perRepeat;")
     em.blank()
     with em.block(tiling_signature(plan), dsl=host.span.line):
         locals_ = set()
@@ -156,12 +163,23 @@ def _shape_cpp(t: ir.TensorParam, dim_source: dict[str, str]) -> list[str]:
     return [render(d, names) for d in t.dims]
 
 
-def workspace_bytes_cpp(p: ir.Program, dim_source: dict[str, str]) -> str:
+def workspace_bytes_cpp(p: ir.Program, dim_source: dict[str, str], block_dim: str = "blockDim") -> str:
     """C++ for the bytes of the launch's one `workspace` argument: every Workspace tensor, each
-    rounded up to WORKSPACE_ALIGN bytes (the layout dsl/host.py's workspace_layout computes)."""
+    rounded up to WORKSPACE_ALIGN bytes, then in a kernel that syncs SyncAll's flags, 32 bytes
+    per block of the launch (`block_dim`); the layout dsl/host.py's workspace_layout computes."""
     sizes = [f"({' * '.join(f'({d})' for d in _shape_cpp(t, dim_source)) or '1'} * sizeof({t.dtype.cpp}) + "
              f"{WORKSPACE_ALIGN - 1}) / {WORKSPACE_ALIGN} * {WORKSPACE_ALIGN}" for t in p.workspaces]
+    if syncs_all(p):
+        sizes.append(f"static_cast<int64_t>({block_dim}) * {SYNC_ALL_BYTES_PER_CORE}")
     return " + ".join(sizes)
+
+
+def workspace_note(p: ir.Program) -> str:
+    """The comment above the workspace allocation: what the launch's `workspace` holds."""
+    parts = [f"the DSL's Workspace tensors ({WORKSPACE_ALIGN}-byte aligned)"] if p.workspaces else []
+    if syncs_all(p):
+        parts.append(f"SyncAll's flags ({SYNC_ALL_BYTES_PER_CORE} B per block)")
+    return f"GM scratch the cores share: {' then '.join(parts)}; it must start at zero"
 
 
 def torch_source(plan: Plan, src: str) -> Emitter:
@@ -208,13 +226,12 @@ def torch_source(plan: Plan, src: str) -> Emitter:
         em.line("at::Tensor tilingHost = at::from_blob(&tiling, {static_cast<int64_t>(sizeof(tiling))}, at::kByte);")
         em.line(f"at::Tensor tilingDevice = tilingHost.to({cpp_name(ins[0].name)}.device());")
         em.line("auto stream = c10_npu::getCurrentNPUStream().stream(false);")
-        if p.workspaces:
-            em.line(f"// GM scratch the cores share (the DSL's Workspace tensors, {WORKSPACE_ALIGN}-byte aligned); "
-                    "it must start at zero")
+        if needs_workspace(p):
+            em.line(f"// {workspace_note(p)}")
             em.line(f"const int64_t workspaceBytes = {workspace_bytes_cpp(p, dim_source)};")
             em.line(f"at::Tensor workspace = at::zeros({{workspaceBytes}}, {cpp_name(ins[0].name)}.options().dtype(at::kByte));")
         ptr_args = [f"{cpp_name(t.name)}.data_ptr()" for t in p.tensors()]
-        ptr_args += ["workspace.data_ptr()" if p.workspaces else "nullptr", "tilingDevice.data_ptr()"]
+        ptr_args += ["workspace.data_ptr()" if needs_workspace(p) else "nullptr", "tilingDevice.data_ptr()"]
         em.line(f"Launch{camel}(blockDim, stream, {', '.join(ptr_args)});")
         em.line(f"return {cpp_name(outs[0].name) if len(outs) == 1 else '{' + ', '.join(cpp_name(o.name) for o in outs) + '}'};")
     em.blank()

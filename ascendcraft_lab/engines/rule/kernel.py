@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ...dsl import ir
 from ...dsl.buffers import ub_buffers
-from ...dsl.host import WORKSPACE_ALIGN
+from ...dsl.host import SYNC_ALL_BYTES_PER_CORE, WORKSPACE_ALIGN, needs_workspace
 from ...dsl.printer import expr_text
 from ...passes.emit import Emitter
 from ...passes.plan import Plan, cpp_name
@@ -75,6 +75,12 @@ class KernelGen:
         self._declared: set[str] = set()                # scalar locals declared in the current method
         self.size_members = self._size_members()
         self.methods = self._stage_methods()
+        # sync_all() lowers to SyncAll's soft form: a kernel-launch project (<<<>>>) cannot use the
+        # hardware form, which CANN supports in op projects only.
+        self.sync_line = next((s.span.line for s in self.p.kernel.body if isinstance(s, ir.SyncAll)), 0)
+        clash = {"syncWork", "syncFlags"} & self.reserved
+        if self.sync_line and clash:
+            raise LoweringError(f"`{min(clash)}` names SyncAll's work areas in the generated kernel; rename it in the DSL")
 
     # -- naming -----------------------------------------------------------------------------
     def names(self, e: ir.Expr) -> str:
@@ -464,7 +470,7 @@ class KernelGen:
                 elif isinstance(s, ir.SyncAll):
                     em.line(f"// DSL {line}: sync_all() - wait until every core has got here (its GM writes, atomic")
                     em.line("// adds included, are then visible to all cores)")
-                    em.line("SyncAll();")
+                    em.line("SyncAll(syncFlagsGm, syncWork);")
                 else:
                     raise LoweringError(f"{type(s).__name__} outside a stage", s)
 
@@ -530,6 +536,11 @@ class KernelGen:
             em.line(f"constexpr int32_t SCALAR_LANES = {SCALAR_LANES};  // one 32-byte block of f32")
         if self.align and self.compare:
             em.line(f"constexpr int64_t CMP_ALIGN = {CMP_ALIGN_BYTES // 4};  // Compare works on whole 256-byte repeats")
+        if self.sync_line:
+            em.line(f"constexpr int32_t SYNC_ALL_INTS = {SYNC_ALL_BYTES_PER_CORE // 4};  "
+                    f"// SyncAll (soft form): {SYNC_ALL_BYTES_PER_CORE} B of GM flags and of UB work area per core")
+            em.line(f"constexpr int32_t SYNC_ALL_MAX_CORES = {plan.soc.vector_cores};  "
+                    f"// {plan.soc.name}'s vector cores: the most blocks a launch that syncs may have")
         em.blank()
         with em.block(f"class {plan.cls}", "};"):
             em.label("public:")
@@ -571,7 +582,7 @@ class KernelGen:
 
     def _init(self, em: Emitter) -> None:
         p, plan = self.p, self.plan
-        gm_args = ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in p.tensors()) + (", GM_ADDR workspace" if p.workspaces else "")
+        gm_args = ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in p.tensors()) + (", GM_ADDR workspace" if needs_workspace(p) else "")
         with em.block(f"__aicore__ inline void Init({gm_args}, const {plan.tiling_struct} &tilingData)", dsl=p.kernel.span.line):
             em.line("tiling = tilingData;")
             for d, name in self.size_members.items():   # MinOf/MaxOf, which the checkers read
@@ -617,6 +628,13 @@ class KernelGen:
                     em.line(f"{t.name}Gm.SetGlobalBuffer((__gm__ {t.dtype.cpp} *)({at}), {total});")
                 step = f"({_paren(total)} * sizeof({t.dtype.cpp}) + {WORKSPACE_ALIGN - 1}) / {WORKSPACE_ALIGN} * {WORKSPACE_ALIGN}"
                 offset = step if offset == "0" else f"{offset} + {step}"
+            if self.sync_line:
+                with em.dsl(self.sync_line):
+                    at = "workspace" if offset == "0" else f"workspace + {offset}"
+                    where = "at the start of" if offset == "0" else "after the Workspace tensors in"
+                    em.line(f"// SyncAll's flags, {where} the launch's workspace (zeroed by the host): the soft")
+                    em.line("// form, as a kernel-launch project cannot use the hardware SyncAll()")
+                    em.line(f"syncFlagsGm.SetGlobalBuffer((__gm__ int32_t *)({at}), GetBlockNum() * SYNC_ALL_INTS);")
             for b in self.ub.buffers:
                 if b.level is not ir.Level.UB:
                     raise LoweringError(f"tile `{b.name}` is in {b.level.value}: the rule engine lowers vector kernels only")
@@ -647,6 +665,11 @@ class KernelGen:
                 if self.scalar_buf:
                     em.line("pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));")
                     em.line("scalarTmp = scalarBuf.Get<float>();")
+            if self.sync_line:
+                with em.dsl(self.sync_line):
+                    em.line("// SyncAll's UB work area, sized for the widest launch as the UB plan counts it")
+                    em.line("pipe.InitBuffer(syncWorkBuf, SYNC_ALL_MAX_CORES * SYNC_ALL_INTS * sizeof(int32_t));")
+                    em.line("syncWork = syncWorkBuf.Get<int32_t>();")
 
     def _max_text(self, caps) -> str:
         def flat(c):     # max(a, b) as two sizes
@@ -709,8 +732,13 @@ class KernelGen:
             if self.scalar_buf:
                 em.line("TBuf<TPosition::VECCALC> scalarBuf;")
                 em.line("LocalTensor<float> scalarTmp;")
+        if self.sync_line:
+            em.line("TBuf<TPosition::VECCALC> syncWorkBuf;", dsl=self.sync_line)
+            em.line("LocalTensor<int32_t> syncWork;", dsl=self.sync_line)
         for t in p.tensors() + p.workspaces:
             em.line(f"GlobalTensor<{t.dtype.cpp}> {t.name}Gm;", dsl=t.span.line)
+        if self.sync_line:
+            em.line("GlobalTensor<int32_t> syncFlagsGm;", dsl=self.sync_line)
         em.line(f"{plan.tiling_struct} tiling;")
         for s, _ in ir.walk_stmts(p.kernel.body):
             if isinstance(s, ir.For) and isinstance(s.iter, ir.CoreRows):
@@ -734,7 +762,7 @@ class KernelGen:
         gm = [cpp_name(t.name) for t in p.tensors()]
         params = ", ".join(f"GM_ADDR {n}" for n in gm + ["workspace", "tiling"])
         with em.block(f'extern "C" __global__ __aicore__ void {plan.entry}({params})', dsl=p.kernel.span.line):
-            if not p.workspaces:
+            if not needs_workspace(p):
                 em.line("(void)workspace;  // this kernel needs no GM workspace")
             em.line(f"// A kernel-launch project reads its tiling struct straight from GM (GET_TILING_DATA")
             em.line(f"// is for registered op projects): copy it word by word into a local struct.")
@@ -744,7 +772,7 @@ class KernelGen:
             with em.block(f"for (uint32_t i = 0; i < sizeof({plan.tiling_struct}) / sizeof(uint32_t); ++i)"):
                 em.line("words[i] = tilingWords[i];")
             em.line(f"{plan.cls} op;")
-            em.line(f"op.Init({', '.join(gm + (['workspace'] if p.workspaces else []))}, tilingData);")
+            em.line(f"op.Init({', '.join(gm + (['workspace'] if needs_workspace(p) else []))}, tilingData);")
             em.line("op.Process();")
 
 

@@ -8,6 +8,12 @@ zero). `sync_all()` (AscendC SyncAll) then waits until every core has added its 
 which each core reads the total, takes one rsqrt on the scalar unit and scales its own chunk.
 GM traffic is 2 reads + 1 write per element, with every core busy in both sweeps.
 
+The barrier: the generated project launches with <<<>>> (a kernel-launch project), where CANN
+does not support SyncAll's hardware form, so sync_all() lowers to the soft form
+SyncAll(gmWorkspace, ubWorkspace): 32 bytes of GM flags per core, placed after `sq` in the
+launch's host-zeroed workspace, and a 32-byte-per-core UB work area. ub_elems below leaves that
+UB area out of the tiles (VECTOR_CORES x 32 bytes, the widest launch that may sync).
+
 Accuracy: a core's sum is a sum of per-tile ReduceSum results (one addition per tile of
 thousands of elements), not a running sum of single elements, so its rounding error stays
 close to f32 epsilon even for a 67 M-element tensor.

@@ -83,6 +83,14 @@ struct Barrier {
     std::vector<Finding> findings;  // races found between barriers, merged after the launch
     std::map<std::tuple<std::string, std::string, int>, size_t> index;
     bool mismatch_reported = false;
+    // SyncAll's soft form: the blocks of this barrier that called it, the GM flag area they pass
+    // (bytes of it inside its tensor), the call site, and how many soft barriers have passed.
+    int soft_arrived = 0;
+    uint8_t* soft_gm = nullptr;
+    uint64_t soft_bytes = 0;
+    const char* soft_file = nullptr;
+    int soft_line = 0;
+    int32_t soft_passed = 0;
 } g_barrier;
 bool g_harness = false;  // the runner reads the JSON report; a host program gets stderr
 constexpr uint64_t kReserve = 64ull << 20;  // UB reserve per worker: the SoC's UB plus room for an overflowing kernel
@@ -254,6 +262,69 @@ void apply_atomic(const AtomicWrite& w) {
 }
 
 void report_sync_mismatch(const char* file, int line);
+void barrier_finding(const char* kind, const char* file, int line, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
+
+// SyncAll's soft form keeps one 32-B flag slot per block in the GM area. The emulator's barrier
+// does not need them, but it checks what the documentation asks of the area and writes flags of
+// its own, so a kernel that shares the area with its data sees the clash (called at the release,
+// with g_barrier.mu held, after the phase's writes and atomics have landed).
+void check_soft_flags() {
+    Barrier& b = g_barrier;
+    if (b.soft_arrived < b.arrived) {
+        barrier_finding(SYNC_MISMATCH, b.soft_file, b.soft_line,
+                        "%d block(s) wait in SyncAll(gmWorkspace, ubWorkspace) and %d in SyncAll() at the same barrier: the soft "
+                        "and the hardware form are different mechanisms, so on the NPU neither completes. Use one form everywhere",
+                        b.soft_arrived, b.arrived - b.soft_arrived);
+    }
+    char name[64];
+    long long off = 0;
+    arg_name_for(b.soft_gm, name, sizeof(name), &off);
+    uint64_t slots = b.soft_bytes / kBlock;
+    if (b.soft_passed == 0) {
+        // Documented: the area is zero when the first SyncAll starts (host-zeroed, or zeroed whole by every core).
+        for (uint64_t i = 0; i < b.soft_bytes; ++i) {
+            if (b.soft_gm[i] != 0) {
+                barrier_finding(SYNC_WORKSPACE, b.soft_file, b.soft_line,
+                                "SyncAll's gmWorkspace (%s, from byte %lld) is not zero at the first SyncAll: byte %llu is 0x%02x. The "
+                                "soft sync keeps each core's flags there, so stale values release the cores early or never; zero it on "
+                                "the host before the launch (or have every core zero all of it before its first SyncAll)",
+                                name, off, (unsigned long long)i, unsigned(b.soft_gm[i]));
+                break;
+            }
+        }
+    } else {
+        for (uint64_t s = 0; s < slots; ++s) {
+            int32_t flag;
+            memcpy(&flag, b.soft_gm + s * kBlock, sizeof(flag));
+            bool rest_zero = std::all_of(b.soft_gm + s * kBlock + sizeof(flag), b.soft_gm + (s + 1) * kBlock,
+                                         [](uint8_t v) { return v == 0; });
+            if (flag != b.soft_passed || !rest_zero) {
+                barrier_finding(SYNC_WORKSPACE, b.soft_file, b.soft_line,
+                                "SyncAll's gmWorkspace (%s, from byte %lld) changed between barriers: block %llu's 32-B flag slot is "
+                                "not what the previous SyncAll left there. The area belongs to SyncAll for the whole kernel; keep "
+                                "the kernel's own data out of it",
+                                name, off, (unsigned long long)s);
+                break;
+            }
+        }
+    }
+    ++b.soft_passed;
+    for (uint64_t s = 0; s < slots; ++s) {
+        memset(b.soft_gm + s * kBlock, 0, kBlock);
+        memcpy(b.soft_gm + s * kBlock, &b.soft_passed, sizeof(b.soft_passed));
+    }
+}
+
+// The documented initialisation in the kernel (every core zeroes the whole flag area before its
+// first SyncAll) writes the same bytes from every block: not a race.
+void drop_flag_area_writes(std::vector<BlockData>& blocks) {
+    Barrier& b = g_barrier;
+    uintptr_t lo = reinterpret_cast<uintptr_t>(b.soft_gm), hi = lo + b.soft_bytes;
+    for (auto& bd : blocks)
+        bd.writes.erase(std::remove_if(bd.writes.begin(), bd.writes.end(),
+                                       [&](const WriteRange& w) { return w.lo >= lo && w.hi <= hi; }),
+                        bd.writes.end());
+}
 
 // Everything before the barrier is done: atomics land in block order and the writes of this
 // phase are checked for races, then the next phase starts (called with g_barrier.mu held).
@@ -261,12 +332,17 @@ void detect_races(std::vector<BlockData>& blocks, std::vector<Finding>& out, std
 void release_barrier(const char* file, int line) {
     Barrier& b = g_barrier;
     if (b.exited > 0) report_sync_mismatch(file, line);
+    if (b.soft_arrived > 0) drop_flag_area_writes(*b.blocks);
     detect_races(*b.blocks, b.findings, b.index);
     for (auto& bd : *b.blocks) {
         for (auto& a : bd.atomics) apply_atomic(a);
         bd.atomics.clear();
         bd.writes.clear();
     }
+    if (b.soft_arrived > 0) check_soft_flags();
+    b.soft_arrived = 0;
+    b.soft_gm = nullptr;
+    b.soft_bytes = 0;
     b.arrived = 0;
     ++b.generation;
     b.cv.notify_all();
@@ -356,18 +432,27 @@ void report_sync_mismatch(const char* file, int line) {
     Barrier& b = g_barrier;
     if (b.mismatch_reported) return;
     b.mismatch_reported = true;
+    barrier_finding(SYNC_MISMATCH, file, line,
+                    "%d of %d blocks wait in SyncAll but %d block(s) ended without reaching it: on the NPU the waiting cores hang. "
+                    "Every block must call SyncAll the same number of times (keep it out of loops and branches that depend on the block)",
+                    b.arrived, b.total, b.exited);
+}
+
+// A finding about the barrier as a whole (not one block's), kept with the launch's race findings.
+void barrier_finding(const char* kind, const char* file, int line, const char* fmt, ...) {
+    Barrier& b = g_barrier;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
     Finding f;
-    f.kind = SYNC_MISMATCH;
+    f.kind = kind;
     f.api = "SyncAll";
     f.file = file ? file : "?";
     f.line = line;
     f.block = -1;
     f.count = 1;
-    char msg[512];
-    snprintf(msg, sizeof(msg),
-             "%d of %d blocks wait in SyncAll but %d block(s) ended without reaching it: on the NPU the waiting cores hang. "
-             "Every block must call SyncAll the same number of times (keep it out of loops and branches that depend on the block)",
-             b.arrived, b.total, b.exited);
     f.message = msg;
     append_finding(b.findings, b.index, f);
 }
@@ -448,13 +533,10 @@ bool note_sync_all() {
     return true;
 }
 
-void sync_all(const char* file, int line) {
+namespace {
+// A block arrives at the barrier and waits for the others (the last one in releases it).
+void arrive(std::unique_lock<std::mutex>& lk, const char* file, int line) {
     Barrier& b = g_barrier;
-    std::unique_lock<std::mutex> lk(b.mu);
-    if (b.total == 0) {  // not inside run_blocks' barrier set-up: cannot happen through the headers
-        fprintf(stderr, "acemu: SyncAll outside a launch that was set up for it\n");
-        abort();
-    }
     ++b.arrived;
     uint64_t gen = b.generation;
     if (b.arrived + b.exited == b.total) {
@@ -462,6 +544,41 @@ void sync_all(const char* file, int line) {
         return;
     }
     b.cv.wait(lk, [&] { return b.generation != gen; });
+}
+
+std::unique_lock<std::mutex> barrier_lock() {
+    std::unique_lock<std::mutex> lk(g_barrier.mu);
+    if (g_barrier.total == 0) {  // not inside run_blocks' barrier set-up: cannot happen through the headers
+        fprintf(stderr, "acemu: SyncAll outside a launch that was set up for it\n");
+        abort();
+    }
+    return lk;
+}
+}  // namespace
+
+void sync_all(const char* file, int line) {
+    std::unique_lock<std::mutex> lk = barrier_lock();
+    arrive(lk, file, line);
+}
+
+void sync_all_soft(void* gm, uint64_t gm_bytes, const char* file, int line) {
+    std::unique_lock<std::mutex> lk = barrier_lock();
+    Barrier& b = g_barrier;
+    uint8_t* area = static_cast<uint8_t*>(gm);
+    if (b.soft_arrived == 0) {
+        b.soft_gm = area;
+        b.soft_bytes = gm_bytes;
+        b.soft_file = file;
+        b.soft_line = line;
+    } else if (area != b.soft_gm) {
+        report(SYNC_WORKSPACE, "SyncAll", file, line,
+               "this block passes SyncAll a different gmWorkspace than the other blocks at the same barrier: the soft sync "
+               "only works when every core reads and writes the same flags");
+    } else if (gm_bytes < b.soft_bytes) {
+        b.soft_bytes = gm_bytes;  // check and write only what every block's tensor covers
+    }
+    ++b.soft_arrived;
+    arrive(lk, file, line);
 }
 
 void gm_atomic(void* dst, const void* src, uint64_t nbytes, int op, int dtype, const char* file, int line) {
@@ -494,19 +611,10 @@ int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) {
         g_barrier.arrived = g_barrier.exited = 0;
         g_barrier.blocks = &blocks;
         if (g_cores && block_dim > g_cores) {
-            char msg[384];
-            snprintf(msg, sizeof(msg),
-                     "the kernel calls SyncAll with %u blocks but %s has %u vector cores: blocks beyond the first %u wait for a "
-                     "free core that never comes, so the NPU hangs. Launch at most as many blocks as cores",
-                     block_dim, g_soc.c_str(), g_cores, g_cores);
-            Finding f;
-            f.kind = SYNC_MISMATCH;
-            f.api = "SyncAll";
-            f.file = "?";
-            f.count = 1;
-            f.block = -1;
-            f.message = msg;
-            append_finding(g_barrier.findings, g_barrier.index, f);
+            barrier_finding(SYNC_MISMATCH, nullptr, 0,
+                            "the kernel calls SyncAll with %u blocks but %s has %u vector cores: blocks beyond the first %u wait for a "
+                            "free core that never comes, so the NPU hangs. Launch at most as many blocks as cores",
+                            block_dim, g_soc.c_str(), g_cores, g_cores);
         }
     }
     g_threads = nthreads;
@@ -553,6 +661,10 @@ int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) {
     g_barrier.total = g_barrier.arrived = g_barrier.exited = 0;
     g_barrier.blocks = nullptr;
     g_barrier.mismatch_reported = false;
+    g_barrier.soft_arrived = 0;
+    g_barrier.soft_gm = nullptr;
+    g_barrier.soft_bytes = 0;
+    g_barrier.soft_passed = 0;
     detect_races(blocks, g_findings, idx);
     for (auto& b : blocks)
         for (auto& a : b.atomics) apply_atomic(a);

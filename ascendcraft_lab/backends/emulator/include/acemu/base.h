@@ -90,6 +90,7 @@ constexpr const char* UNINIT_READ = "uninitialised-ub-read";
 constexpr const char* GM_RACE = "gm-race";
 constexpr const char* REPEAT_OVERFLOW = "repeat-overflow";
 constexpr const char* SYNC_MISMATCH = "sync-all-mismatch";
+constexpr const char* SYNC_WORKSPACE = "sync-all-workspace";
 
 enum AtomicOp : int { ATOMIC_NONE = 0, ATOMIC_ADD, ATOMIC_MAX, ATOMIC_MIN };
 enum DType : int { DT_OTHER = 0, DT_F32, DT_F16, DT_BF16, DT_I32, DT_I16, DT_I8, DT_U8, DT_U16, DT_U32, DT_I64, DT_U64 };
@@ -144,6 +145,10 @@ void gm_atomic(void* dst, const void* src, uint64_t nbytes, int op, int dtype, c
 void* ub_reserve_grow(uint64_t need);  // makes sure the UB reserve covers `need` bytes
 // SyncAll: wait for every block of the launch; applies the atomic writes made so far.
 void sync_all(const char* file, int line);
+// SyncAll's soft form: the same barrier, with the block's GM flag area (`gm`, `gm_bytes` of it
+// inside its tensor's range; the launch needs 32 B per block). At the barrier the runtime checks
+// the area: zero at the first one, as SyncAll left it at the later ones; then it writes the flags.
+void sync_all_soft(void* gm, uint64_t gm_bytes, const char* file, int line);
 // Set before main by any kernel that calls SyncAll: run_blocks then gives each block a thread.
 bool note_sync_all();
 template <bool B> inline const bool uses_sync_all = note_sync_all();

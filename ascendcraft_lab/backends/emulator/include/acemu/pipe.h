@@ -322,12 +322,74 @@ inline void SetAtomicNone() { acemu::ctx()->atomic_op = acemu::ATOMIC_NONE; }
 // All-core barrier (the hardware form, no workspace): a block waits until every block of the
 // launch has reached it; GM written before it, atomic adds included, is visible after it.
 // Using it makes the runtime run every block of the launch on its own thread (a barrier needs
-// them all alive at once), which is what `uses_sync_all` registers before main.
+// them all alive at once), which is what `uses_sync_all` registers before main. CANN supports
+// this form in op projects only (with a non-zero workspace); a kernel-launch (<<<>>>) project uses
+// the soft form below.
 template <bool isAIVOnly = true> inline void SyncAll(ACEMU_SITE_PARAMS) {
     (void)&acemu::rt::uses_sync_all<isAIVOnly>;
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "SyncAll", ACEMU_SITE);
     acemu::rt::sync_all(acemu_file, acemu_line);
+}
+
+// The same barrier, soft form: the cores keep their state in `gmWorkspace`, shared, at least 32 B
+// per core and zero before the launch (host-zeroed, or zeroed whole by every core before its first
+// SyncAll), and in `ubWorkspace`, each core's own, at least 32 B per core (VECIN/VECCALC/VECOUT).
+// `usedCores` 0 means every block of the launch. Sizes, position and the zeroed GM are checked
+// (findings `sync-all-workspace`); SyncAll writes its flags into both areas, so a kernel that
+// reuses them for data sees its data change. The emulator models the all-block barrier only.
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace, const int32_t usedCores = 0,
+                    ACEMU_SITE_PARAMS) {
+    static_assert(isAIVOnly, "SyncAll's soft form (gmWorkspace, ubWorkspace) syncs vector cores only: isAIVOnly must be true");
+    (void)&acemu::rt::uses_sync_all<isAIVOnly>;
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, "SyncAll", ACEMU_SITE);
+    if (usedCores < 0 || usedCores > c->block_num) {
+        acemu::rt::report(acemu::SYNC_MISMATCH, "SyncAll", ACEMU_SITE,
+                          "SyncAll(gmWorkspace, ubWorkspace, usedCores = %d): usedCores must be 0 (every block) or at most the "
+                          "launch's %d blocks", int(usedCores), int(c->block_num));
+    } else if (usedCores != 0 && usedCores != c->block_num) {
+        acemu::rt::report(acemu::SYNC_MISMATCH, "SyncAll", ACEMU_SITE,
+                          "SyncAll(gmWorkspace, ubWorkspace, usedCores = %d) syncs a subset of the launch's %d blocks, which the "
+                          "emulator does not model: it waits for every block", int(usedCores), int(c->block_num));
+    }
+    const uint64_t need = uint64_t(c->block_num) * acemu::kBlock;  // 32 B per core of the launch
+    void* gm = gmWorkspace.GetPhyAddr();
+    const uint64_t gm_have = gm ? gmWorkspace.acemu_range_bytes() : 0;
+    if (gm == nullptr) {
+        acemu::rt::report(acemu::SYNC_WORKSPACE, "SyncAll", ACEMU_SITE,
+                          "SyncAll's gmWorkspace has no GM behind it (SetGlobalBuffer was not called)");
+    } else if (gm_have < need) {
+        acemu::rt::report(acemu::SYNC_WORKSPACE, "SyncAll", ACEMU_SITE,
+                          "SyncAll's gmWorkspace has %llu B but the soft sync needs 32 B per core, %llu B for %d blocks: "
+                          "on the NPU the flags of the last cores land in whatever GM follows it",
+                          (unsigned long long)gm_have, (unsigned long long)need, int(c->block_num));
+    }
+    int32_t* ub = ubWorkspace.acemu_ptr();
+    const TPosition pos = ubWorkspace.GetPosition();
+    if (!acemu::in_ub(c, ub)) {
+        acemu::rt::report(acemu::SYNC_WORKSPACE, "SyncAll", ACEMU_SITE,
+                          "SyncAll's ubWorkspace is not a UB tensor: give it a LocalTensor<int32_t> from a TBuf or queue");
+    } else {
+        if (pos != TPosition::VECIN && pos != TPosition::VECCALC && pos != TPosition::VECOUT) {
+            acemu::rt::report(acemu::SYNC_WORKSPACE, "SyncAll", ACEMU_SITE,
+                              "SyncAll's ubWorkspace must be a VECIN, VECCALC or VECOUT tensor");
+        }
+        acemu::check_align(c, "SyncAll", "ubWorkspace", ub, ACEMU_SITE);
+        uint64_t have = ubWorkspace.acemu_bytes();
+        if (have < need) {
+            acemu::rt::report(acemu::SYNC_WORKSPACE, "SyncAll", ACEMU_SITE,
+                              "SyncAll's ubWorkspace has %llu B but the soft sync needs 32 B per core, %llu B for %d blocks: "
+                              "on the NPU it runs into the neighbouring UB buffer",
+                              (unsigned long long)have, (unsigned long long)need, int(c->block_num));
+        }
+        // This core's state: SyncAll owns the whole area while it runs.
+        const uint64_t n = (have < need ? have : need) / sizeof(int32_t);
+        for (uint64_t i = 0; i < n; ++i) ub[i] = c->block_idx + 1;
+        acemu::mark_written(c, ub, n * sizeof(int32_t));
+    }
+    acemu::rt::sync_all_soft(gm, gm_have < need ? gm_have : need, acemu_file, acemu_line);
 }
 
 enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };

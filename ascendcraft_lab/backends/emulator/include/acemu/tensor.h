@@ -176,6 +176,14 @@ public:
     __gm__ T* GetPhyAddr(uint64_t offset) const { return base_ + offset; }
     uint64_t GetSize() const { return size_; }
 
+    // Bytes from the tensor's start to the end of its range (SetGlobalBuffer's length, within the
+    // host allocation); all of memory when neither is known.
+    uint64_t acemu_range_bytes() const {
+        const uint8_t* p = reinterpret_cast<const uint8_t*>(base_);
+        if (lo_ == nullptr) return ~uint64_t(0);
+        return p >= lo_ && p < hi_ ? uint64_t(hi_ - p) : 0;
+    }
+
     // Bytes of [index, index + nbytes) that are inside the tensor's range (a prefix); reports the rest.
     uint64_t acemu_in_bounds(const char* api, const char* verb, int64_t elem_index, uint64_t nbytes, const char* file, int line) const {
         return acemu_in_bounds_b(api, verb, elem_index * int64_t(sizeof(T)), nbytes, file, line);

@@ -22,19 +22,23 @@ namespace {
     int64_t AlignUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }
     int64_t AlignDown(int64_t a, int64_t m) { return a / m * m; }
 
-    // Largest tile (elements) such that `live` tiles, `buffers` copies each, fit UB_BYTES;
+    // The kernel calls SyncAll (soft form): its UB work area, 32 B for each core of the
+    // widest launch that may sync, comes out of the UB for tiles.
+    constexpr int64_t SYNC_ALL_UB_BYTES = VECTOR_CORES * 32;
+
+    // Largest tile (elements) such that `live` tiles, `buffers` copies each, fit (UB_BYTES - SYNC_ALL_UB_BYTES);
     // whole 256-byte vector repeats, so a full tile needs no padding for copies or Compare.
     int64_t UbElems(int64_t elemBytes, int64_t live, int64_t buffers) {
         const int64_t perRepeat = REPEAT_BYTES / elemBytes;
-        return UB_BYTES / (live * buffers * elemBytes) / perRepeat * perRepeat;
+        return (UB_BYTES - SYNC_ALL_UB_BYTES) / (live * buffers * elemBytes) / perRepeat * perRepeat;
     }
 }  // namespace
 
 uint32_t FrobeniusNormTilingFunc(int64_t B, int64_t C, int64_t H, int64_t W, FrobeniusNormTiling &tiling) {
-    auto total = B * C * H * W;  // DSL 23
-    auto chunk = AlignUp(CeilDiv(total, VECTOR_CORES), 8);  // DSL 24
-    auto cores = CeilDiv(total, chunk);  // DSL 25
-    auto tile = UbElems(/*f32 bytes*/ 4, 3, 2);  // DSL 27
+    auto total = B * C * H * W;  // DSL 29
+    auto chunk = AlignUp(CeilDiv(total, VECTOR_CORES), 8);  // DSL 30
+    auto cores = CeilDiv(total, chunk);  // DSL 31
+    auto tile = UbElems(/*f32 bytes*/ 4, 3, 2);  // DSL 33
     tiling.B = B;
     tiling.C = C;
     tiling.H = H;

@@ -7,6 +7,8 @@ using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
 constexpr int32_t SCALAR_LANES = 8;  // one 32-byte block of f32
+constexpr int32_t SYNC_ALL_INTS = 8;  // SyncAll (soft form): 32 B of GM flags and of UB work area per core
+constexpr int32_t SYNC_ALL_MAX_CORES = 48;  // Ascend910B2's vector cores: the most blocks a launch that syncs may have
 
 class KernelFrobeniusNorm {
 public:
@@ -14,16 +16,19 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, const FrobeniusNormTiling &tilingData) {
         tiling = tilingData;
-        // DSL 39: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.chunk, B * C * H * W):
+        // DSL 45: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.chunk, B * C * H * W):
         partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, tiling.B * tiling.C * tiling.H * tiling.W);
         partLen = MinOf(partStart + tiling.chunk, tiling.B * tiling.C * tiling.H * tiling.W) - partStart;
-        // DSL 51: this core owns [chunkStart, chunkStart + chunkLen) of for chunk in core_chunk(t.chunk, B * C * H * W):
+        // DSL 57: this core owns [chunkStart, chunkStart + chunkLen) of for chunk in core_chunk(t.chunk, B * C * H * W):
         chunkStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, tiling.B * tiling.C * tiling.H * tiling.W);
         chunkLen = MinOf(chunkStart + tiling.chunk, tiling.B * tiling.C * tiling.H * tiling.W) - chunkStart;
         xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.C * tiling.H * tiling.W));
         yGm.SetGlobalBuffer((__gm__ float *)y, (tiling.B * tiling.C * tiling.H * tiling.W));
         // `sq`: GM scratch shared by the cores, 0 B into the launch's workspace (zeroed by the host)
         sqGm.SetGlobalBuffer((__gm__ float *)(workspace), 1);
+        // SyncAll's flags, after the Workspace tensors in the launch's workspace (zeroed by the host): the soft
+        // form, as a kernel-launch project cannot use the hardware SyncAll()
+        syncFlagsGm.SetGlobalBuffer((__gm__ int32_t *)(workspace + (1 * sizeof(float) + 31) / 32 * 32), GetBlockNum() * SYNC_ALL_INTS);
         pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
         pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
         pipe.InitBuffer(ssOutQueue, 1, 32);  // one block for the scalar `ss`
@@ -31,13 +36,16 @@ public:
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
+        // SyncAll's UB work area, sized for the widest launch as the UB plan counts it
+        pipe.InitBuffer(syncWorkBuf, SYNC_ALL_MAX_CORES * SYNC_ALL_INTS * sizeof(int32_t));
+        syncWork = syncWorkBuf.Get<int32_t>();
     }
 
     __aicore__ inline void Process() {
-        ss = 0.0f;  // DSL 38
-        // DSL 39: for part in core_chunk(t.chunk, B * C * H * W):
+        ss = 0.0f;  // DSL 44
+        // DSL 45: for part in core_chunk(t.chunk, B * C * H * W):
         if (partLen > 0) {
-            // DSL 40: for c in tiles(part, t.tile):
+            // DSL 46: for c in tiles(part, t.tile):
             for (int64_t cStart = partStart; cStart < partStart + partLen; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, (partStart + partLen) - cStart);
                 CopyIn1(cStart, cLen);
@@ -45,9 +53,9 @@ public:
             }
         }
         CopyOut2();
-        // DSL 47: sync_all() - wait until every core has got here (its GM writes, atomic
+        // DSL 53: sync_all() - wait until every core has got here (its GM writes, atomic
         // adds included, are then visible to all cores)
-        SyncAll();
+        SyncAll(syncFlagsGm, syncWork);
         CopyIn3();
         // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
         Duplicate(scalarTmp, static_cast<float>(total), SCALAR_LANES);
@@ -56,10 +64,10 @@ public:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float s1 = scalarTmp.GetValue(0);
-        scale = s1;  // DSL 50
-        // DSL 51: for chunk in core_chunk(t.chunk, B * C * H * W):
+        scale = s1;  // DSL 56
+        // DSL 57: for chunk in core_chunk(t.chunk, B * C * H * W):
         if (chunkLen > 0) {
-            // DSL 52: for c in tiles(chunk, t.tile):
+            // DSL 58: for c in tiles(chunk, t.tile):
             for (int64_t cStart = chunkStart; cStart < chunkStart + chunkLen; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, (chunkStart + chunkLen) - cStart);
                 CopyIn4(cStart, cLen);
@@ -71,7 +79,7 @@ public:
 
 private:
     __aicore__ inline void CopyIn1(int64_t cStart, int64_t cLen) {
-        // DSL 42: xu = load(x[c])
+        // DSL 48: xu = load(x[c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -82,7 +90,7 @@ private:
 
     __aicore__ inline void Compute1(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
-        // DSL 44: ss = ss + reduce_sum(xu * xu)
+        // DSL 50: ss = ss + reduce_sum(xu * xu)
         LocalTensor<float> tmp0 = Scratch<float>(0);
         Mul(tmp0, xu, xu, cLen);
         LocalTensor<float> tmp1 = Scratch<float>(1);
@@ -96,7 +104,7 @@ private:
     }
 
     __aicore__ inline void CopyOut2() {
-        // DSL 46: store(sq, ss, accumulate=True)          # every core adds its partial sum
+        // DSL 52: store(sq, ss, accumulate=True)          # every core adds its partial sum
         SetAtomicAdd<float>();  // every core adds its part (the output starts at zero)
         LocalTensor<float> ssOut = ssOutQueue.AllocTensor<float>();
         ssOut.SetValue(0, ss);
@@ -112,14 +120,14 @@ private:
     }
 
     __aicore__ inline void CopyIn3() {
-        // DSL 49: total = load(sq)                        # the sum over the whole tensor
+        // DSL 55: total = load(sq)                        # the sum over the whole tensor
         // other cores wrote this GM value: drop any stale copy in this core's scalar data cache
         DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(sqGm);
         total = sqGm.GetValue(0);
     }
 
     __aicore__ inline void CopyIn4(int64_t cStart, int64_t cLen) {
-        // DSL 54: xu = load(x[c])
+        // DSL 60: xu = load(x[c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -131,14 +139,14 @@ private:
     __aicore__ inline void Compute4(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
-        // DSL 56: yu = xu * scale
+        // DSL 62: yu = xu * scale
         Muls(yu, xu, scale, cLen);
         yuQueue.EnQue(yu);
         xuQueue.FreeTensor(xu);
     }
 
     __aicore__ inline void CopyOut4(int64_t cStart, int64_t cLen) {
-        // DSL 58: store(y[c], yu)
+        // DSL 64: store(y[c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams yuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -161,9 +169,12 @@ private:
     TBuf<TPosition::VECCALC> scratchBuf;
     TBuf<TPosition::VECCALC> scalarBuf;
     LocalTensor<float> scalarTmp;
+    TBuf<TPosition::VECCALC> syncWorkBuf;
+    LocalTensor<int32_t> syncWork;
     GlobalTensor<float> xGm;
     GlobalTensor<float> yGm;
     GlobalTensor<float> sqGm;
+    GlobalTensor<int32_t> syncFlagsGm;
     FrobeniusNormTiling tiling;
     int64_t partStart = 0;
     int64_t partLen = 0;

@@ -18,8 +18,8 @@ at::Tensor frobenius_norm_npu(const at::Tensor &x) {
     at::Tensor tilingHost = at::from_blob(&tiling, {static_cast<int64_t>(sizeof(tiling))}, at::kByte);
     at::Tensor tilingDevice = tilingHost.to(x.device());
     auto stream = c10_npu::getCurrentNPUStream().stream(false);
-    // GM scratch the cores share (the DSL's Workspace tensors, 32-byte aligned); it must start at zero
-    const int64_t workspaceBytes = (1 * sizeof(float) + 31) / 32 * 32;
+    // GM scratch the cores share: the DSL's Workspace tensors (32-byte aligned) then SyncAll's flags (32 B per block); it must start at zero
+    const int64_t workspaceBytes = (1 * sizeof(float) + 31) / 32 * 32 + static_cast<int64_t>(blockDim) * 32;
     at::Tensor workspace = at::zeros({workspaceBytes}, x.options().dtype(at::kByte));
     LaunchFrobeniusNorm(blockDim, stream, x.data_ptr(), y.data_ptr(), workspace.data_ptr(), tilingDevice.data_ptr());
     return y;

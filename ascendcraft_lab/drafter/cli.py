@@ -28,7 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.engine == "llm":
         from .llm import LlmUnavailable, draft_llm
         try:
-            text = draft_llm(args.reference, soc=args.soc)
+            notes: list[str] = []
+            text = draft_llm(args.reference, soc=args.soc, notes=notes)
         except LlmUnavailable as e:
             print(f"ascendcraft draft: {e}", file=sys.stderr)
             return 2
@@ -36,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ascendcraft draft: {str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
             return 1
         template = "llm"
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
     else:
         from .draft import DraftError, draft_reference
         try:

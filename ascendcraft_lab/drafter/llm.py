@@ -21,8 +21,12 @@ def available() -> bool:
         return False
 
 
-def draft_llm(path, *, soc: str | None = None, reference=None, start_draft: str | None = None, rounds: int = 3) -> str:
-    """A verified DSL draft from the model; raises LlmUnavailable or RuntimeError (one line)."""
+def draft_llm(path, *, soc: str | None = None, reference=None, start_draft: str | None = None, rounds: int = 3,
+              notes: list | None = None) -> str:
+    """A verified DSL draft from the model; raises LlmUnavailable or RuntimeError (one line).
+
+    `notes` (if given) receives how the loop ended in one line, e.g. that the offline draft
+    already verified and no model call was made."""
     if not available():
         raise LlmUnavailable("the LLM drafter is not available (ascendcraft_lab.engines.llm.draft is not installed)")
     from ..engines.llm.draft import draft_with_llm
@@ -39,6 +43,8 @@ def draft_llm(path, *, soc: str | None = None, reference=None, start_draft: str 
             start_draft = None
     result = draft_with_llm(Path(path), client=client, soc=soc, rounds=rounds, start_draft=start_draft,
                             reference=reference)
+    if notes is not None:
+        notes.append(result.message.splitlines()[0])
     if result.dsl is None:
         raise RuntimeError(f"the LLM drafter found no verified draft ({result.stopped}): {result.message.splitlines()[0]}")
     return result.dsl

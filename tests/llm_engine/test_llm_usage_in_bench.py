@@ -24,3 +24,14 @@ def test_the_client_logs_into_the_folder_the_bench_names_and_usage_adds_it_up(fa
 
 def test_no_log_means_no_usage(tmp_path):
     assert llm_usage(tmp_path / "missing.jsonl") == {"calls": 0, "cached": 0, "requests": 0, "tokens_in": 0, "tokens_out": 0}
+
+
+def test_draft_cli_says_when_the_offline_draft_made_the_model_call_unneeded(fake_openai, tmp_path, monkeypatch, capsys):
+    from ascendcraft_lab.drafter.cli import main as draft_main
+    from ascendcraft_lab.suite import ROOT
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
+    out = tmp_path / "relu.dsl.py"
+    assert draft_main([str(ROOT / "activation" / "relu.py"), "--engine", "llm", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "note: the offline drafter's draft already verifies; no model call was made" in err
+    assert not fake_openai.chat_requests and "@kernel" in out.read_text()

@@ -55,7 +55,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ascendcraft_lab.soc import get_soc
+from ascendcraft_lab.soc import DEFAULT_SOC, get_soc
 
 HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE / "include"
@@ -65,12 +65,23 @@ CXX = os.environ.get("CXX", "g++")
 # -march=native: the binary only ever runs on the machine that built it (the CPU is in the cache key).
 # -fvect-cost-model=dynamic: lets -O2 vectorise loops that need an alias check (dst may equal src).
 # -fno-strict-aliasing: kernels reinterpret GM and UB bytes freely, as the device compiler allows.
-BASE_FLAGS = ("-std=c++17", "-O2", "-fvect-cost-model=dynamic", "-fno-math-errno", "-fno-strict-aliasing", "-march=native", "-pthread")
+BASE_FLAGS = ("-std=c++17", "-O2", "-fvect-cost-model=dynamic", "-fno-math-errno", "-fno-strict-aliasing", "-march=native", "-pthread",
+              "-fPIC")
 WARN_FLAGS = ("-Wall", "-Wextra")
+# The emulator is a CPU twin: kernels see the documented CPU-debug switches (ASCENDC_CPU_DEBUG, and
+# __CCE_KT_TEST__ of older samples) that hide their NPU-only launch code.
+CPU_DEBUG_FLAGS = ("-DASCENDC_CPU_DEBUG=1", "-D__CCE_KT_TEST__=1")
+
+
+def soc_flags(soc: str | None = None) -> list[str]:
+    """__NPU_ARCH__ of the SoC (dav-2201 -> 2201), as the device compiler defines it."""
+    return [f"-D__NPU_ARCH__={get_soc(soc).arch.split('-')[-1]}"]
 
 STATUSES = ("ok", "findings", "compile-error", "crash", "timeout")
 FINDING_KINDS = ("ub-overflow", "unaligned-datacopy", "unaligned-ub-address", "queue-misuse", "gm-out-of-bounds",
-                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace")
+                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace", "api-misuse")
+# Reported, but not bugs: the run stays "ok" and they come back in Report.notes.
+NOTE_KINDS = ("gm-beyond-buffer",)
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,6 +211,7 @@ class Report:
     outputs: dict[int, np.ndarray] = field(default_factory=dict)
     timings: dict[str, Any] = field(default_factory=dict)
     stderr: str = ""
+    notes: list[dict] = field(default_factory=list)  # NOTE_KINDS: what the NPU does silently, not a bug
 
     @property
     def ok(self) -> bool:
@@ -214,6 +226,7 @@ class Report:
             "outputs": {str(k): {"dtype": v.dtype.name, "shape": list(v.shape)} for k, v in self.outputs.items()},
             "timings": self.timings,
             "stderr": self.stderr,
+            "notes": self.notes,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -229,6 +242,8 @@ class Report:
         for f in self.findings:
             times = f" (x{f['count']})" if f.get("count", 1) > 1 else ""
             lines.append(f"  {f['file']}:{f['line']}: {f['kind']} in {f['api']}, block {f['block']}{times}: {f['message']}")
+        for f in self.notes:
+            lines.append(f"  {f['file']}:{f['line']}: note: {f['kind']} in {f['api']}: {f['message']}")
         t = self.timings
         if t:
             parts = []
@@ -274,7 +289,8 @@ def _toolchain_fingerprint() -> str:
     for p in sorted(INCLUDE_DIR.rglob("*.h")) + [RUNTIME_SRC]:
         h.update(str(p.relative_to(HERE)).encode())
         h.update(p.read_bytes())
-    h.update(" ".join(BASE_FLAGS).encode())
+    h.update(" ".join(BASE_FLAGS + CPU_DEBUG_FLAGS).encode())
+    h.update(get_soc(DEFAULT_SOC).emulator_line().encode())
     _toolchain_memo["fp"] = h.hexdigest()
     return _toolchain_memo["fp"]
 
@@ -310,7 +326,8 @@ def _runtime_object() -> Path:
     if obj.exists():
         return obj
     tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
-    cmd = [CXX, *BASE_FLAGS, "-isystem", str(INCLUDE_DIR), "-c", str(RUNTIME_SRC), "-o", str(tmp)]
+    cmd = [CXX, *BASE_FLAGS, f'-DACEMU_DEFAULT_SOC="{get_soc(DEFAULT_SOC).emulator_line()}"', "-isystem", str(INCLUDE_DIR),
+           "-c", str(RUNTIME_SRC), "-o", str(tmp)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"building the emulator runtime failed:\n{r.stderr}")
@@ -338,6 +355,7 @@ def compile_sources(
     n_args: int | None = None,
     extra_flags: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
+    soc: str | None = None,
 ) -> CompileResult:
     """Compile kernel sources; link a runnable binary when ``entry`` and ``n_args`` are given."""
     t0 = time.perf_counter()
@@ -348,7 +366,7 @@ def compile_sources(
             return CompileResult(False, None, [{"file": str(s), "line": 0, "col": 0, "severity": "error", "message": "no such source file"}],
                                  f"{s}: no such file", 0.0, False)
     inc_flags = ["-isystem", str(INCLUDE_DIR)] + [f"-I{d}" for d in incs]
-    flags = [*BASE_FLAGS, *WARN_FLAGS, *extra_flags]
+    flags = [*BASE_FLAGS, *WARN_FLAGS, *CPU_DEBUG_FLAGS, *soc_flags(soc), *extra_flags]
     if entry is None or n_args is None:
         cmd = [CXX, *flags, "-fsyntax-only", *inc_flags, *map(str, srcs)]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -359,7 +377,7 @@ def compile_sources(
         raise ValueError(f"entry must be a C identifier, got {entry!r}")
     h = hashlib.sha256()
     h.update(_toolchain_fingerprint().encode())
-    h.update(json.dumps([entry, n_args, list(extra_flags), [str(d) for d in incs]]).encode())
+    h.update(json.dumps([entry, n_args, flags, [str(d) for d in incs]]).encode())
     for p in srcs + _local_includes(srcs, incs):
         h.update(str(p).encode())
         h.update(p.read_bytes())
@@ -437,15 +455,17 @@ def run_kernel(
     timeout: float = 60,
     extra_flags: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
+    tiling_key: int = 0,
 ) -> Report:
-    """Compile (cached) and run ``entry`` on blocks 0..block_dim-1; see the module docstring."""
+    """Compile (cached) and run ``entry`` on blocks 0..block_dim-1; see the module docstring.
+    ``tiling_key`` is what TILING_KEY_IS compares with (the host's SetTilingKey)."""
     chip = get_soc(soc)
     if not 1 <= int(block_dim) <= 65535:
         raise ValueError(f"block_dim must be in 1..65535, got {block_dim}")
     for a in args:
         if not isinstance(a, Arg):
             raise TypeError(f"kernel arguments must be Arg values (Arg.input, Arg.output, ...), got {type(a).__name__}")
-    comp = compile_sources(sources, entry=entry, n_args=len(args), extra_flags=extra_flags, include_dirs=include_dirs)
+    comp = compile_sources(sources, entry=entry, n_args=len(args), extra_flags=extra_flags, include_dirs=include_dirs, soc=chip.name)
     timings: dict[str, Any] = {"compile_s": round(comp.compile_s, 4), "cached": comp.cached}
     if not comp.ok:
         first = next((d for d in comp.diagnostics if d["severity"] == "error"), None)
@@ -457,7 +477,7 @@ def run_kernel(
 
     work = _scratch_dir(sum(a.nbytes for a in args if a.kind != "workspace"))
     try:
-        spec = [f"soc {chip.name} {chip.ub_bytes} {chip.ub_usable} {chip.vector_cores}", f"blocks {int(block_dim)}",
+        spec = [f"soc {chip.emulator_line()}", f"entry {entry}", f"tiling_key {int(tiling_key)}", f"blocks {int(block_dim)}",
                 f"threads {os.cpu_count() or 1}", f"report {work / 'report.json'}"]
         out_files: dict[int, tuple[Path, Arg]] = {}
         for i, a in enumerate(args):
@@ -504,7 +524,9 @@ def run_kernel(
         report_path = work / "report.json"
         data = json.loads(report_path.read_text())
         timings["kernel_s"] = round(float(data.get("kernel_s", 0.0)), 6)
-        findings = data.get("findings", [])
+        everything = data.get("findings", [])
+        findings = [f for f in everything if f["kind"] not in NOTE_KINDS]
+        notes = [f for f in everything if f["kind"] in NOTE_KINDS]
         outputs: dict[int, np.ndarray] = {}
         for i, (path, a) in out_files.items():
             if a.nbytes == 0:
@@ -515,10 +537,10 @@ def run_kernel(
             outputs[i] = np.memmap(path, dtype=a.dtype, mode="c", shape=a.shape).view(np.ndarray)
         status = "findings" if findings else "ok"
         msg = f"{len(findings)} sanitizer finding(s)" if findings else ""
-        return Report(status, msg, comp.diagnostics, findings, outputs, timings, proc.stderr)
+        return Report(status, msg, comp.diagnostics, findings, outputs, timings, proc.stderr, notes)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-__all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "STATUSES", "bf16_to_float32", "cache_dir", "compile_sources",
+__all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "NOTE_KINDS", "STATUSES", "bf16_to_float32", "cache_dir", "compile_sources",
            "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel"]

@@ -6,8 +6,10 @@
 // hardware would silently get wrong (see backends/emulator/README.md).
 #pragma once
 #include "acemu/base.h"
+#include "acemu/soc.h"
 #include "acemu/tensor.h"
 #include "acemu/pipe.h"
+#include "acemu/sys.h"
 #include "acemu/copy.h"
 #include "acemu/vec_core.h"
 #include "acemu/vec.h"

@@ -23,12 +23,19 @@
 #define __inline__ inline
 #endif
 #define GM_ADDR uint8_t*
-// Scheduling hint for mixed cube/vector kernels; every emulated block is a vector core.
-#define KERNEL_TASK_TYPE_DEFAULT(x)
-#define KERNEL_TASK_TYPE(key, x)
 
-#define ACEMU_SITE_PARAMS const char *acemu_file = __builtin_FILE(), int acemu_line = __builtin_LINE()
-#define ACEMU_SITE acemu_file, acemu_line
+// Every API takes the caller's file and line as one trailing defaulted parameter of its own type,
+// so an argument the real API does not take is reported as a mismatch with `acemu::CallSite`
+// (the runner turns that into "no overload takes these arguments") rather than converted.
+namespace acemu {
+struct CallSite {
+    const char* file;
+    int line;
+    constexpr CallSite(const char* f = __builtin_FILE(), int l = __builtin_LINE()) : file(f), line(l) {}
+};
+}  // namespace acemu
+#define ACEMU_SITE_PARAMS acemu::CallSite acemu_site = acemu::CallSite()
+#define ACEMU_SITE acemu_site.file, acemu_site.line
 
 using half = _Float16;
 
@@ -91,6 +98,9 @@ constexpr const char* GM_RACE = "gm-race";
 constexpr const char* REPEAT_OVERFLOW = "repeat-overflow";
 constexpr const char* SYNC_MISMATCH = "sync-all-mismatch";
 constexpr const char* SYNC_WORKSPACE = "sync-all-workspace";
+constexpr const char* API_MISUSE = "api-misuse";
+// Notes: reported, but not a bug (the run stays "ok").
+constexpr const char* GM_BEYOND_BUFFER = "gm-beyond-buffer";
 
 enum AtomicOp : int { ATOMIC_NONE = 0, ATOMIC_ADD, ATOMIC_MAX, ATOMIC_MIN };
 enum DType : int { DT_OTHER = 0, DT_F32, DT_F16, DT_BF16, DT_I32, DT_I16, DT_I8, DT_U8, DT_U16, DT_U32, DT_I64, DT_U64 };
@@ -120,6 +130,12 @@ struct BlockCtx {
     uint64_t ub_high;       // highest UB byte handed out or written (for the per-block reset)
     int32_t block_idx;
     int32_t block_num;
+    // Which core of the AI core runs this task (sys.h: kernel types): a cube core (AIC) or one of
+    // the vector cores (AIV) of a mixed kernel, its index among them and their number.
+    bool is_aic;
+    int32_t sub_block_idx;
+    int32_t sub_block_num;
+    int32_t task_ration;    // AIV per AIC in this launch (GetTaskRation)
     bool mask_counter;      // SetMaskCount: the vector mask is an element count
     uint64_t mask[2];       // SetVectorMask state (bit mode) or mask[0] = count (counter mode)
     int atomic_op;
@@ -150,8 +166,8 @@ void sync_all(const char* file, int line);
 // the area: zero at the first one, as SyncAll left it at the later ones; then it writes the flags.
 void sync_all_soft(void* gm, uint64_t gm_bytes, const char* file, int line);
 // Set before main by any kernel that calls SyncAll: run_blocks then gives each block a thread.
-bool note_sync_all();
-template <bool B> inline const bool uses_sync_all = note_sync_all();
+bool note_sync_all(bool aiv_only);
+template <bool B> inline const bool uses_sync_all = note_sync_all(B);
 }  // namespace rt
 
 inline BlockCtx* ctx() {

@@ -33,7 +33,8 @@ public:
     TQueBase& operator=(const TQueBase&) = delete;
     ~TQueBase() { acemu_check_leaks(); }
 
-    template <typename T> LocalTensor<T> AllocTensor(ACEMU_SITE_PARAMS) {
+    // The buffer behind AllocTensor (both forms; TQueBind checks the form against the depth).
+    template <typename T> LocalTensor<T> acemu_alloc(ACEMU_SITE_PARAMS) {
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "AllocTensor", ACEMU_SITE);
         if (num_ == 0) {
@@ -45,8 +46,8 @@ public:
             int i = (next_ + k) % num_;
             if (state_[i] == detail::SLOT_FREE) {
                 state_[i] = detail::SLOT_ALLOCATED;
-                alloc_file_[i] = acemu_file;
-                alloc_line_[i] = acemu_line;
+                alloc_file_[i] = acemu_site.file;
+                alloc_line_[i] = acemu_site.line;
                 next_ = (i + 1) % num_;
                 return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
             }
@@ -88,7 +89,7 @@ public:
         return true;
     }
 
-    template <typename T> LocalTensor<T> DeQue(ACEMU_SITE_PARAMS) {
+    template <typename T> LocalTensor<T> acemu_deque(ACEMU_SITE_PARAMS) {
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "DeQue", ACEMU_SITE);
         if (count_ == 0) {
@@ -112,7 +113,6 @@ public:
         state_[i] = detail::SLOT_DEQUEUED;
         return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
     }
-    template <typename T> LocalTensor<T> DeQue(const LocalTensor<T>&, ACEMU_SITE_PARAMS) { return DeQue<T>(ACEMU_SITE); }
 
     template <typename T> void FreeTensor(const LocalTensor<T>& t, ACEMU_SITE_PARAMS) {
         acemu::BlockCtx* c = acemu::ctx();
@@ -204,10 +204,29 @@ protected:
     int init_line_ = 0;
 };
 
+// The queue's depth chooses the API form (AllocTensor / DeQue reference pages): a non-zero depth
+// takes the non-inplace forms that return a tensor, depth 0 the inplace forms that fill the
+// caller's tensor (and does not bound the EnQue count).
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind : public TQueBase {
 public:
-    // depth 0 means "as many as there are buffers".
     TQueBind() { depth_ = depth > 0 ? depth : detail::kMaxSlots; pos_ = src; }
+
+    template <typename T> LocalTensor<T> AllocTensor(ACEMU_SITE_PARAMS) {
+        static_assert(depth != 0, "AllocTensor<T>() (non-inplace) needs a queue whose depth template argument is not 0; "
+                                  "a depth-0 queue takes the inplace form AllocTensor(tensor) (API reference: AllocTensor)");
+        return this->template acemu_alloc<T>(acemu_site);
+    }
+    template <typename T> void AllocTensor(LocalTensor<T>& tensor, ACEMU_SITE_PARAMS) {
+        tensor = this->template acemu_alloc<T>(acemu_site);
+    }
+    template <typename T> LocalTensor<T> DeQue(ACEMU_SITE_PARAMS) {
+        static_assert(depth != 0, "DeQue<T>() (non-inplace) needs a queue whose depth template argument is not 0; "
+                                  "a depth-0 queue takes the inplace form DeQue(tensor) (API reference: DeQue)");
+        return this->template acemu_deque<T>(acemu_site);
+    }
+    template <typename T> void DeQue(LocalTensor<T>& tensor, ACEMU_SITE_PARAMS) {
+        tensor = this->template acemu_deque<T>(acemu_site);
+    }
 };
 
 template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public TQueBind<pos, pos, depth, mask> {};
@@ -304,15 +323,24 @@ inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(acemu::ctx()->pipe); }
 
 inline int64_t GetBlockIdx() { return acemu::ctx()->block_idx; }
 inline int64_t GetBlockNum() { return acemu::ctx()->block_num; }
-inline int64_t GetSubBlockIdx() { return 0; }
-inline int64_t GetTaskRation() { return 1; }
 
 // The emulator runs every instruction of a block to completion before the next one starts, so the
 // pipes are always in order: barriers and flags have nothing left to wait for.
 template <pipe_t pipe> inline void PipeBarrier() {}
 inline void pipe_barrier(pipe_t) {}
-template <HardEvent evt> inline void SetFlag(int32_t) {}
-template <HardEvent evt> inline void WaitFlag(int32_t) {}
+// Each pipe pair has eight event IDs (EVENT_ID0..EVENT_ID7); another value is not a valid flag.
+namespace detail {
+inline void check_event_id(const char* api, int32_t id, const char* file, int line) {
+    if (__builtin_expect(id < 0 || id > 7, 0)) {
+        acemu::rt::report(acemu::API_MISUSE, api, file, line,
+                          "%s with event ID %d: event IDs are 0..7 (EVENT_ID0..EVENT_ID7, or one from TPipe::FetchEventID / "
+                          "AllocEventID); on the NPU another value waits on or sets a flag that does not exist",
+                          api, int(id));
+    }
+}
+}  // namespace detail
+template <HardEvent evt> inline void SetFlag(int32_t eventID, ACEMU_SITE_PARAMS) { detail::check_event_id("SetFlag", eventID, ACEMU_SITE); }
+template <HardEvent evt> inline void WaitFlag(int32_t eventID, ACEMU_SITE_PARAMS) { detail::check_event_id("WaitFlag", eventID, ACEMU_SITE); }
 // Atomic GM accumulation for the following copies to GM (DataCopy / DataCopyPad / SetValue).
 template <typename T> inline void SetAtomicAdd() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_ADD; c->atomic_dtype = acemu::dtype_of<T>(); }
 template <typename T> inline void SetAtomicMax() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_MAX; c->atomic_dtype = acemu::dtype_of<T>(); }
@@ -329,7 +357,7 @@ template <bool isAIVOnly = true> inline void SyncAll(ACEMU_SITE_PARAMS) {
     (void)&acemu::rt::uses_sync_all<isAIVOnly>;
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "SyncAll", ACEMU_SITE);
-    acemu::rt::sync_all(acemu_file, acemu_line);
+    acemu::rt::sync_all(ACEMU_SITE);
 }
 
 // The same barrier, soft form: the cores keep their state in `gmWorkspace`, shared, at least 32 B
@@ -389,7 +417,7 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
         for (uint64_t i = 0; i < n; ++i) ub[i] = c->block_idx + 1;
         acemu::mark_written(c, ub, n * sizeof(int32_t));
     }
-    acemu::rt::sync_all_soft(gm, gm_have < need ? gm_have : need, acemu_file, acemu_line);
+    acemu::rt::sync_all_soft(gm, gm_have < need ? gm_have : need, ACEMU_SITE);
 }
 
 enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };

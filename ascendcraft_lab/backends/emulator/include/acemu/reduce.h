@@ -8,13 +8,25 @@ namespace red {
 
 enum Kind { SUM, MAX, MIN };
 
+// One addition of a reduction, rounded to T. For half the reference pages of ReduceSum and
+// BlockReduceSum document saturation: a sum beyond 65504 is kept as 65504 (and below -65504 as
+// -65504), so [60000, 60000, -30000, 100] sums to 35604, not inf.
+template <typename T> inline float add_round(float a, float b) {
+    float s = a + b;
+    if constexpr (std::is_same<T, half>::value) {
+        if (s > 65504.0f) return 65504.0f;
+        if (s < -65504.0f) return -65504.0f;
+    }
+    return float(T(s));
+}
+
 // Adjacent pairs first, as the hardware adds (a0+a1, a2+a3, ...), rounding to T at every level.
 template <typename T> inline float tree_sum(float* v, uint32_t n) {
     uint32_t p = 1;
     while (p < n) p <<= 1;
     for (uint32_t i = n; i < p; ++i) v[i] = 0.0f;
     while (p > 1) {
-        for (uint32_t i = 0; i < p / 2; ++i) v[i] = float(T(v[2 * i] + v[2 * i + 1]));
+        for (uint32_t i = 0; i < p / 2; ++i) v[i] = add_round<T>(v[2 * i], v[2 * i + 1]);
         p /= 2;
     }
     return v[0];
@@ -90,7 +102,7 @@ inline void reduce_count(const char* api, Kind kind, const AscendC::LocalTensor<
         for (int64_t base = 0; base < count; base += per) {
             uint32_t n = uint32_t(count - base < per ? count - base : per);
             for (uint32_t k = 0; k < n; ++k) v[k] = float(s[base + k]);
-            total = float(T(total + tree_sum<T>(v, n)));
+            total = add_round<T>(total, tree_sum<T>(v, n));
         }
         put(c, d, T(total));
         return;
@@ -118,7 +130,7 @@ inline void reduce_repeat_all(const char* api, Kind kind, const AscendC::LocalTe
                   [&](uint32_t r, float* v, uint32_t* k, uint32_t n) {
                       if (kind == SUM) {
                           float t = tree_sum<T>(v, n);
-                          if (nrep < 1024) partial[nrep] = t; else total += t;
+                          if (nrep < 1024) partial[nrep] = t; else total = add_round<T>(total, t);
                       } else {
                           for (uint32_t i = 0; i < n; ++i) acc.add(v[i], r * per + k[i]);
                       }
@@ -127,7 +139,7 @@ inline void reduce_repeat_all(const char* api, Kind kind, const AscendC::LocalTe
     T* d = dst.acemu_ptr();
     if (kind == SUM) {
         uint32_t n = uint32_t(nrep < 1024 ? nrep : 1024);
-        put(c, d, T(total + (n ? tree_sum<T>(partial, n) : 0.0f)));
+        put(c, d, T(add_round<T>(total, n ? tree_sum<T>(partial, n) : 0.0f)));
         return;
     }
     put(c, d, T(acc.best));

@@ -212,6 +212,7 @@ class Report:
     timings: dict[str, Any] = field(default_factory=dict)
     stderr: str = ""
     notes: list[dict] = field(default_factory=list)  # NOTE_KINDS: what the NPU does silently, not a bug
+    stdout: str = ""  # what the kernel printed (AscendC::printf)
 
     @property
     def ok(self) -> bool:
@@ -227,6 +228,7 @@ class Report:
             "timings": self.timings,
             "stderr": self.stderr,
             "notes": self.notes,
+            "stdout": self.stdout,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -537,7 +539,7 @@ def run_kernel(
             outputs[i] = np.memmap(path, dtype=a.dtype, mode="c", shape=a.shape).view(np.ndarray)
         status = "findings" if findings else "ok"
         msg = f"{len(findings)} sanitizer finding(s)" if findings else ""
-        return Report(status, msg, comp.diagnostics, findings, outputs, timings, proc.stderr, notes)
+        return Report(status, msg, comp.diagnostics, findings, outputs, timings, proc.stderr, notes, proc.stdout)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -15,5 +15,8 @@
 #include "acemu/vec.h"
 #include "acemu/gather.h"
 #include "acemu/reduce.h"
+#include "acemu/gather_mask.h"
+#include "acemu/adv.h"
+#include "acemu/gm_util.h"
 #include "acemu/tiling.h"
 #include "acemu/launch.h"

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
+#include <algorithm>
 #include <type_traits>
 
 // Device qualifiers mean nothing on the CPU.

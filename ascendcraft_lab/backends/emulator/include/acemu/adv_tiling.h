@@ -1,0 +1,31 @@
+// Tiling structures of the high-level Pad / UnPad APIs, shared by the host (PadTilingFunc,
+// UnPadTilingFunc fill them) and the kernel (Pad, UnPad read them). A kernel's TilingData holds one
+// as a TILING_DATA_FIELD_DEF_STRUCT field; the layout is the emulator's own (the reference leaves
+// the fields unspecified), which is all both sides need.
+#pragma once
+#include <cstdint>
+
+struct PadTiling {
+    uint32_t srcHeight = 0;
+    uint32_t srcWidth = 0;     // elements per source row, valid and redundant
+    uint32_t srcOriWidth = 0;  // valid elements per source row
+    uint32_t typeSize = 0;
+    uint32_t tmpBufferBytes = 0;
+};
+struct UnPadTiling {
+    uint32_t srcHeight = 0;
+    uint32_t srcWidth = 0;
+    uint32_t typeSize = 0;
+    uint32_t tmpBufferBytes = 0;
+};
+
+namespace optiling {
+using ::PadTiling;
+using ::UnPadTiling;
+}  // namespace optiling
+namespace AscendC {
+namespace tiling {
+using ::PadTiling;
+using ::UnPadTiling;
+}  // namespace tiling
+}  // namespace AscendC

@@ -170,14 +170,45 @@ _DIAG_RE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>f
 _LINK_RE = re.compile(r"undefined reference to `(?P<sym>[^']+)'")
 
 
+_REQUIRED_RE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+):\s+required from here")
+
+
+def _in_emulator(path: str) -> bool:
+    try:
+        return Path(path).resolve().is_relative_to(INCLUDE_DIR)
+    except (OSError, ValueError):
+        return False
+
+
 def parse_diagnostics(stderr: str) -> list[dict]:
-    """g++ messages as {file, line, col, severity, message}; linker errors have line 0."""
-    diags = []
+    """g++ messages as {file, line, col, severity, message}; linker errors have line 0.
+
+    An error inside the emulator's headers (a dtype table's static_assert, say) is reported at the
+    kernel's line that instantiated it (g++'s "required from here"), with the header position kept
+    as `origin`. An argument that reached the emulator's hidden call-site parameter means no
+    overload of that API takes those arguments; the message says so."""
+    diags: list[dict] = []
+    user_site: tuple[str, int, int] | None = None
     for raw in stderr.splitlines():
+        r = _REQUIRED_RE.match(raw)
+        if r and not _in_emulator(r["file"]):
+            user_site = (r["file"], int(r["line"]), int(r["col"]))
+            continue
         m = _DIAG_RE.match(raw)
         if m:
             sev = "error" if m["sev"] == "fatal error" else m["sev"]
-            diags.append({"file": m["file"], "line": int(m["line"]), "col": int(m["col"]), "severity": sev, "message": m["msg"]})
+            d = {"file": m["file"], "line": int(m["line"]), "col": int(m["col"]), "severity": sev, "message": m["msg"]}
+            if sev == "note" and "to type ‘acemu::CallSite’" in m["msg"] or "to type 'acemu::CallSite'" in m["msg"]:
+                err = next((x for x in reversed(diags) if x["severity"] == "error"), None)
+                if err is not None and "no overload" not in err["message"]:
+                    err["message"] += (" (no overload of this API takes an argument in that position: check the API "
+                                       "reference for its parameters)")
+            if sev == "error" and _in_emulator(m["file"]) and user_site is not None:
+                d["origin"] = f"{m['file']}:{m['line']}"
+                d["file"], d["line"], d["col"] = user_site
+            if sev != "note":
+                user_site = None if sev == "error" else user_site
+            diags.append(d)
             continue
         m = _LINK_RE.search(raw)
         if m:

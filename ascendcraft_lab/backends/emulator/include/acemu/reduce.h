@@ -156,18 +156,21 @@ template <typename T>
 inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, const int32_t count,
                       ACEMU_SITE_PARAMS) {
     (void)sharedTmpBuffer;
+    ACEMU_REQUIRE_DTYPE(ReduceSum, T);
     acemu::red::reduce_count("ReduceSum", acemu::red::SUM, dst, src, count, false, ACEMU_SITE);
 }
 template <typename T>
 inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, const int32_t count,
                       bool calIndex = false, ACEMU_SITE_PARAMS) {
     (void)sharedTmpBuffer;
+    ACEMU_REQUIRE_DTYPE(ReduceMax, T);
     acemu::red::reduce_count("ReduceMax", acemu::red::MAX, dst, src, count, calIndex, ACEMU_SITE);
 }
 template <typename T>
 inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, const int32_t count,
                       bool calIndex = false, ACEMU_SITE_PARAMS) {
     (void)sharedTmpBuffer;
+    ACEMU_REQUIRE_DTYPE(ReduceMin, T);
     acemu::red::reduce_count("ReduceMin", acemu::red::MIN, dst, src, count, calIndex, ACEMU_SITE);
 }
 
@@ -175,6 +178,7 @@ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     template <typename T, bool isSetMask = true>                                                                                          \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, const int32_t mask,    \
                      const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = false, ACEMU_SITE_PARAMS) {                    \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                     \
         (void)sharedTmpBuffer;                                                                                                            \
         acemu::BlockCtx* c = acemu::ctx();                                                                                                \
         acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(c, #NAME, isSetMask, uint64_t(mask), ACEMU_SITE);                               \
@@ -183,6 +187,7 @@ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     template <typename T, bool isSetMask = true>                                                                                          \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, const uint64_t mask[], \
                      const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = false, ACEMU_SITE_PARAMS) {                    \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                     \
         (void)sharedTmpBuffer;                                                                                                            \
         acemu::BlockCtx* c = acemu::ctx();                                                                                                \
         acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                         \
@@ -230,12 +235,14 @@ inline void whole_reduce(const char* api, acemu::red::Kind kind, const LocalTens
 template <typename T, bool isSetMask = true>
 inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask, const int32_t repeatTime, const int32_t dstRepStride,
                            const int32_t srcBlkStride, const int32_t srcRepStride, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(WholeReduceSum, T);
     acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(acemu::ctx(), "WholeReduceSum", isSetMask, uint64_t(mask), ACEMU_SITE);
     detail::whole_reduce("WholeReduceSum", acemu::red::SUM, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, ACEMU_SITE);
 }
 template <typename T, bool isSetMask = true>
 inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const int32_t repeatTime, const int32_t dstRepStride,
                            const int32_t srcBlkStride, const int32_t srcRepStride, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(WholeReduceSum, T);
     acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(acemu::ctx(), "WholeReduceSum", isSetMask, mask, ACEMU_SITE);
     detail::whole_reduce("WholeReduceSum", acemu::red::SUM, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, ACEMU_SITE);
 }
@@ -244,6 +251,7 @@ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask, const int32_t repeatTime,                 \
                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,                                 \
                      ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, ACEMU_SITE_PARAMS) {                                             \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                     \
         acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(acemu::ctx(), #NAME, isSetMask, uint64_t(mask), ACEMU_SITE);                    \
         detail::whole_reduce(#NAME, KIND, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, ACEMU_SITE);          \
     }                                                                                                                                     \
@@ -251,6 +259,7 @@ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const int32_t repeatTime,              \
                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,                                 \
                      ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, ACEMU_SITE_PARAMS) {                                             \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                     \
         acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(acemu::ctx(), #NAME, isSetMask, mask, ACEMU_SITE);                              \
         detail::whole_reduce(#NAME, KIND, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, ACEMU_SITE);          \
     }
@@ -262,6 +271,7 @@ template <typename T, bool isSetMask = true>
 inline void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, const int32_t mask, const int32_t dstBlkStride,
                             const int32_t srcBlkStride, const int32_t dstRepStride, const int32_t srcRepStride, ACEMU_SITE_PARAMS) {
     (void)dstBlkStride;  // documented as unused
+    ACEMU_REQUIRE_DTYPE(RepeatReduceSum, T);
     acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(acemu::ctx(), "RepeatReduceSum", isSetMask, uint64_t(mask), ACEMU_SITE);
     detail::whole_reduce("RepeatReduceSum", acemu::red::SUM, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, ACEMU_SITE);
 }
@@ -304,12 +314,14 @@ inline void group_reduce(const char* api, acemu::red::Kind kind, uint32_t group,
     template <typename T, bool isSetMask = true>                                                                                          \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, const int32_t mask,                 \
                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, ACEMU_SITE_PARAMS) {             \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                     \
         acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(acemu::ctx(), #NAME, isSetMask, uint64_t(mask), ACEMU_SITE);                    \
         detail::group_reduce(#NAME, KIND, GROUP, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, ACEMU_SITE);          \
     }                                                                                                                                     \
     template <typename T, bool isSetMask = true>                                                                                          \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, const uint64_t mask[],              \
                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, ACEMU_SITE_PARAMS) {             \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                     \
         acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(acemu::ctx(), #NAME, isSetMask, mask, ACEMU_SITE);                              \
         detail::group_reduce(#NAME, KIND, GROUP, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, ACEMU_SITE);          \
     }

@@ -198,7 +198,7 @@ def parse_diagnostics(stderr: str) -> list[dict]:
         if m:
             sev = "error" if m["sev"] == "fatal error" else m["sev"]
             d = {"file": m["file"], "line": int(m["line"]), "col": int(m["col"]), "severity": sev, "message": m["msg"]}
-            if sev == "note" and "to type ‘acemu::CallSite’" in m["msg"] or "to type 'acemu::CallSite'" in m["msg"]:
+            if sev == "note" and ("to type \u2018acemu::CallSite\u2019" in m["msg"] or "to type 'acemu::CallSite'" in m["msg"]):
                 err = next((x for x in reversed(diags) if x["severity"] == "error"), None)
                 if err is not None and "no overload" not in err["message"]:
                     err["message"] += (" (no overload of this API takes an argument in that position: check the API "

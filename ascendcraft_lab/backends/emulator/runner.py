@@ -56,10 +56,13 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ascendcraft_lab.soc import DEFAULT_SOC, get_soc
+from .sources import prepare as prepare_source
 
 HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE / "include"
 RUNTIME_SRC = HERE / "runtime" / "runtime.cpp"
+# The runtime: launches, findings and the harness (runtime.cpp); the op harness of registered ops (op_host.cpp).
+RUNTIME_SOURCES = (RUNTIME_SRC, HERE / "runtime" / "op_host.cpp")
 CXX = os.environ.get("CXX", "g++")
 
 # -march=native: the binary only ever runs on the machine that built it (the CPU is in the cache key).
@@ -77,7 +80,7 @@ def soc_flags(soc: str | None = None) -> list[str]:
     """__NPU_ARCH__ of the SoC (dav-2201 -> 2201), as the device compiler defines it."""
     return [f"-D__NPU_ARCH__={get_soc(soc).arch.split('-')[-1]}"]
 
-STATUSES = ("ok", "findings", "compile-error", "crash", "timeout")
+STATUSES = ("ok", "findings", "compile-error", "crash", "timeout", "error")  # error: the host side failed (run_op)
 FINDING_KINDS = ("ub-overflow", "unaligned-datacopy", "unaligned-ub-address", "queue-misuse", "gm-out-of-bounds",
                  "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace", "api-misuse")
 # Reported, but not bugs: the run stays "ok" and they come back in Report.notes.
@@ -319,7 +322,7 @@ def _toolchain_fingerprint() -> str:
             h.update((m.group(1) if m else "").encode())
     except OSError:
         pass
-    for p in sorted(INCLUDE_DIR.rglob("*.h")) + [RUNTIME_SRC]:
+    for p in sorted(INCLUDE_DIR.rglob("*.h")) + list(RUNTIME_SOURCES):
         h.update(str(p.relative_to(HERE)).encode())
         h.update(p.read_bytes())
     h.update(" ".join(BASE_FLAGS + CPU_DEBUG_FLAGS).encode())
@@ -354,18 +357,30 @@ def _local_includes(sources: Sequence[Path], include_dirs: Sequence[Path]) -> li
 
 
 def _runtime_object() -> Path:
-    """runtime.cpp compiled once per emulator version (it is the slow part to compile)."""
+    """The runtime sources compiled once per emulator version (the slow part to compile), linked
+    into one relocatable object; position-independent, so extensions can link it too."""
     obj = cache_dir() / f"runtime-{_toolchain_fingerprint()[:24]}.o"
     if obj.exists():
         return obj
-    tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
-    cmd = [CXX, *BASE_FLAGS, f'-DACEMU_DEFAULT_SOC="{get_soc(DEFAULT_SOC).emulator_line()}"', "-isystem", str(INCLUDE_DIR),
-           "-c", str(RUNTIME_SRC), "-o", str(tmp)]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"building the emulator runtime failed:\n{r.stderr}")
-    os.replace(tmp, obj)
-    return obj
+    work = Path(tempfile.mkdtemp(prefix="acemu-runtime-"))
+    try:
+        objs = []
+        for src in RUNTIME_SOURCES:
+            o = work / (src.stem + ".o")
+            cmd = [CXX, *BASE_FLAGS, f'-DACEMU_DEFAULT_SOC="{get_soc(DEFAULT_SOC).emulator_line()}"', "-isystem", str(INCLUDE_DIR),
+                   "-c", str(src), "-o", str(o)]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError(f"building the emulator runtime failed:\n{r.stderr}")
+            objs.append(str(o))
+        tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
+        r = subprocess.run(["ld", "-r", *objs, "-o", str(tmp)], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"linking the emulator runtime failed:\n{r.stderr}")
+        os.replace(tmp, obj)
+        return obj
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _harness_source(entry: str, n_args: int) -> str:
@@ -391,66 +406,169 @@ def compile_sources(
     soc: str | None = None,
 ) -> CompileResult:
     """Compile kernel sources; link a runnable binary when ``entry`` and ``n_args`` are given."""
-    t0 = time.perf_counter()
-    srcs = [Path(s).resolve() for s in sources]
-    incs = [Path(d).resolve() for d in include_dirs]
+    if entry is None or n_args is None:
+        return _syntax_check(sources, extra_flags, include_dirs, soc)
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
+        raise ValueError(f"entry must be a C identifier, got {entry!r}")
+    missing = (f"kernel entry '{entry}' not found: define it as extern \"C\" __global__ __aicore__ void {entry}(GM_ADDR ...) "
+               f"with {n_args} parameters")
+    return build_binary(sources, _harness_source(entry, n_args), extra_flags=extra_flags, include_dirs=include_dirs, soc=soc,
+                        undefined_hint=(entry, missing))
+
+
+def _flags(extra_flags: Sequence[str], soc: str | None) -> list[str]:
+    return [*BASE_FLAGS, *WARN_FLAGS, *CPU_DEBUG_FLAGS, *soc_flags(soc), *extra_flags]
+
+
+def _missing(srcs: Sequence[Path]) -> CompileResult | None:
     for s in srcs:
         if not s.is_file():
             return CompileResult(False, None, [{"file": str(s), "line": 0, "col": 0, "severity": "error", "message": "no such source file"}],
                                  f"{s}: no such file", 0.0, False)
-    inc_flags = ["-isystem", str(INCLUDE_DIR)] + [f"-I{d}" for d in incs]
-    flags = [*BASE_FLAGS, *WARN_FLAGS, *CPU_DEBUG_FLAGS, *soc_flags(soc), *extra_flags]
-    if entry is None or n_args is None:
-        cmd = [CXX, *flags, "-fsyntax-only", *inc_flags, *map(str, srcs)]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        diags = parse_diagnostics(r.stderr)
-        return CompileResult(r.returncode == 0, None, diags, r.stderr, time.perf_counter() - t0, False)
+    return None
 
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
-        raise ValueError(f"entry must be a C identifier, got {entry!r}")
+
+def _syntax_check(sources, extra_flags, include_dirs, soc) -> CompileResult:
+    t0 = time.perf_counter()
+    srcs = [Path(s).resolve() for s in sources]
+    if (bad := _missing(srcs)) is not None:
+        return bad
+    inc_flags = ["-isystem", str(INCLUDE_DIR)] + [f"-I{Path(d).resolve()}" for d in include_dirs]
+    work = Path(tempfile.mkdtemp(prefix="acemu-check-"))
+    try:
+        prepared, more = [], []
+        for s in srcs:
+            path, fl = prepare_source(s, work)
+            prepared.append(str(path))
+            more += fl
+        cmd = [CXX, *_flags(extra_flags, soc), "-fsyntax-only", *inc_flags, *more, *prepared]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        return CompileResult(r.returncode == 0, None, parse_diagnostics(r.stderr), r.stderr, time.perf_counter() - t0, False)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+Source = "str | Path | tuple[str | Path, Sequence[str]]"  # a source, or (source, flags for it alone)
+
+
+def _split_sources(sources) -> list[tuple[Path, list[str]]]:
+    out = []
+    for s in sources:
+        if isinstance(s, tuple):
+            out.append((Path(s[0]).resolve(), list(s[1])))
+        else:
+            out.append((Path(s).resolve(), []))
+    return out
+
+
+def _object(src: Path, flags: list[str], inc_flags: list[str], incs: list[Path], work: Path) -> tuple[Path | None, list[dict], str]:
+    """One translation unit compiled to an object file, cached by its content (the source, the local
+    headers it includes, the flags): a submission whose binding source did not change reuses it."""
     h = hashlib.sha256()
     h.update(_toolchain_fingerprint().encode())
-    h.update(json.dumps([entry, n_args, flags, [str(d) for d in incs]]).encode())
-    for p in srcs + _local_includes(srcs, incs):
+    h.update(json.dumps([str(src), flags, inc_flags]).encode())
+    for p in [src] + _local_includes([src], incs + [Path(f[2:]) for f in flags if f.startswith("-I")]):
         h.update(str(p).encode())
         h.update(p.read_bytes())
-    key = h.hexdigest()
-    out_dir = cache_dir() / key
-    binary = out_dir / "kernel"
-    diag_file = out_dir / "compile.json"
-    if binary.exists() and diag_file.exists():
-        try:
-            meta = json.loads(diag_file.read_text())
-            return CompileResult(True, binary, meta["diagnostics"], meta["stderr"], time.perf_counter() - t0, True, key)
-        except (OSError, ValueError, KeyError):
-            pass
+    for f in flags:  # a forced include (-include FILE) is part of the unit
+        if f.endswith(".h") and Path(f).is_file():
+            h.update(Path(f).read_bytes())
+    obj = cache_dir() / "objects" / f"{h.hexdigest()}.o"
+    meta = obj.with_suffix(".json")
+    if obj.exists() and meta.exists():
+        m = json.loads(meta.read_text())
+        return obj, m["diagnostics"], m["stderr"]
+    prepared, more = prepare_source(src, work / "src")
+    tmp = work / f"{h.hexdigest()[:16]}.o"
+    cmd = [CXX, *flags, *inc_flags, *more, "-c", str(prepared), "-o", str(tmp)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    diags = parse_diagnostics(r.stderr)
+    if r.returncode != 0:
+        if not any(d["severity"] == "error" for d in diags):
+            diags.append({"file": str(src), "line": 0, "col": 0, "severity": "error", "message": r.stderr.strip()[-2000:] or "compiler failed"})
+        return None, diags, r.stderr
+    obj.parent.mkdir(parents=True, exist_ok=True)
+    tmp_meta = meta.with_suffix(f".{os.getpid()}.tmp")
+    tmp_meta.write_text(json.dumps({"diagnostics": diags, "stderr": r.stderr}))
+    shutil.move(str(tmp), obj.with_suffix(f".{os.getpid()}.tmpo"))
+    os.replace(obj.with_suffix(f".{os.getpid()}.tmpo"), obj)
+    os.replace(tmp_meta, meta)
+    return obj, diags, r.stderr
 
-    runtime_obj = _runtime_object()
+
+def build_binary(
+    sources,
+    harness: str | None,
+    *,
+    extra_flags: Sequence[str] = (),
+    include_dirs: Sequence[str | Path] = (),
+    soc: str | None = None,
+    undefined_hint: tuple[str, str] | None = None,
+    link_flags: Sequence[str] = (),
+    shared: bool = False,
+) -> CompileResult:
+    """Compile each source (plus a generated `harness` source, if any) to a cached object and link
+    them with the emulator's runtime into an executable (or, `shared`, a shared object). A source
+    may come with flags of its own: (path, [flags]). A source that launches with <<<>>> is compiled
+    from a rewritten copy that keeps its file and line numbers (sources.py)."""
+    t0 = time.perf_counter()
+    items = _split_sources(sources)
+    incs = [Path(d).resolve() for d in include_dirs]
+    if (bad := _missing([s for s, _ in items])) is not None:
+        return bad
+    inc_flags = ["-isystem", str(INCLUDE_DIR)] + [f"-I{d}" for d in incs]
+    flags = _flags(extra_flags, soc)
     work = Path(tempfile.mkdtemp(prefix="acemu-build-"))
     try:
-        harness = work / "acemu_harness.cpp"
-        harness.write_text(_harness_source(entry, n_args))
-        tmp_bin = work / "kernel"
-        cmd = [CXX, *flags, *inc_flags, *map(str, srcs), str(harness), str(runtime_obj), "-o", str(tmp_bin)]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        stderr = r.stderr
-        diags = parse_diagnostics(stderr)
-        if r.returncode != 0:
-            if any(f"undefined reference to `{entry}'" in d["message"] for d in diags):
-                diags.insert(0, {"file": "", "line": 0, "col": 0, "severity": "error",
-                                 "message": f"kernel entry '{entry}' not found: define it as "
-                                            f"extern \"C\" __global__ __aicore__ void {entry}(GM_ADDR ...) with {n_args} parameters"})
-            elif not any(d["severity"] == "error" for d in diags):
-                diags.append({"file": "", "line": 0, "col": 0, "severity": "error", "message": stderr.strip()[-2000:] or "compiler failed"})
-            return CompileResult(False, None, diags, stderr, time.perf_counter() - t0, False, key)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        tmp_meta = out_dir / f"compile.{os.getpid()}.json"
-        tmp_meta.write_text(json.dumps({"diagnostics": diags, "stderr": stderr}))
-        final_tmp = out_dir / f"kernel.{os.getpid()}.tmp"
-        shutil.move(str(tmp_bin), final_tmp)
-        os.replace(final_tmp, binary)
-        os.replace(tmp_meta, diag_file)
-        return CompileResult(True, binary, diags, stderr, time.perf_counter() - t0, False, key)
+        if harness is not None:
+            harness_path = cache_dir() / "harness" / f"{hashlib.sha256(harness.encode()).hexdigest()[:24]}.cpp"
+            if not harness_path.exists():
+                harness_path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = harness_path.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_text(harness)
+                os.replace(tmp, harness_path)
+            items.append((harness_path, []))
+        objects, diags, stderr = [], [], ""
+        for src, own in items:
+            obj, d, err = _object(src, [*flags, *own], inc_flags, incs, work)
+            diags += d
+            stderr += err
+            if obj is None:
+                return CompileResult(False, None, diags, stderr, time.perf_counter() - t0, False)
+            objects.append(obj)
+        h = hashlib.sha256()
+        h.update(_toolchain_fingerprint().encode())
+        h.update(json.dumps([[str(o) for o in objects], list(link_flags), shared]).encode())
+        key = h.hexdigest()
+        out_dir = cache_dir() / key
+        binary = out_dir / ("module.so" if shared else "kernel")
+        diag_file = out_dir / "compile.json"
+        cached = binary.exists() and diag_file.exists()
+        if not cached:
+            runtime_obj = _runtime_object()
+            tmp_bin = work / binary.name
+            cmd = [CXX, *BASE_FLAGS, *(["-shared"] if shared else []), *map(str, objects), str(runtime_obj), *link_flags, "-o", str(tmp_bin)]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            stderr += r.stderr
+            ldiags = parse_diagnostics(r.stderr)
+            diags += ldiags
+            if r.returncode != 0:
+                if undefined_hint and any(f"undefined reference to `{undefined_hint[0]}'" in d["message"] for d in ldiags):
+                    diags.insert(0, {"file": "", "line": 0, "col": 0, "severity": "error", "message": undefined_hint[1]})
+                elif not any(d["severity"] == "error" for d in ldiags):
+                    diags.append({"file": "", "line": 0, "col": 0, "severity": "error", "message": r.stderr.strip()[-2000:] or "link failed"})
+                return CompileResult(False, None, diags, stderr, time.perf_counter() - t0, False, key)
+            out_dir.mkdir(parents=True, exist_ok=True)
+            tmp_meta = out_dir / f"compile.{os.getpid()}.json"
+            tmp_meta.write_text(json.dumps({"diagnostics": diags, "stderr": stderr}))
+            final_tmp = out_dir / f"{binary.name}.{os.getpid()}.tmp"
+            shutil.move(str(tmp_bin), final_tmp)
+            os.replace(final_tmp, binary)
+            os.replace(tmp_meta, diag_file)
+        else:
+            meta = json.loads(diag_file.read_text())
+            diags, stderr = meta["diagnostics"], meta["stderr"]
+        return CompileResult(True, binary, diags, stderr, time.perf_counter() - t0, cached, key)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -575,5 +693,153 @@ def run_kernel(
         shutil.rmtree(work, ignore_errors=True)
 
 
-__all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "NOTE_KINDS", "STATUSES", "bf16_to_float32", "cache_dir", "compile_sources",
+__all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "NOTE_KINDS", "STATUSES", "bf16_to_float32", "build_binary", "build_program",
+           "cache_dir", "compile_sources", "program_env", "run_op",
            "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel"]
+
+
+# --------------------------------------------------------------------------------------------
+# Registered ops (msopgen projects): OpDef + TilingFunc + kernel, run as an aclnn call would
+# --------------------------------------------------------------------------------------------
+def _op_harness_source(op_type: str, kernel: str, n_args: int) -> str:
+    params = ", ".join(["uint8_t*"] * n_args)
+    call = ", ".join(f"a[{i}]" for i in range(n_args))
+    return (
+        "// Generated by ascendcraft_lab.backends.emulator.runner.run_op: registers the kernel of the op and runs it.\n"
+        "#include <cstdint>\n"
+        '#include "acemu/host/op_call.h"\n'
+        f'extern "C" void {kernel}({params});\n'
+        f"static void acemu_entry(uint8_t** a) {{ {kernel}({call}); }}\n"
+        f'static const bool acemu_registered = acemu::op::register_kernel("{op_type}", "{kernel}", {n_args}, acemu_entry);\n'
+        "int main(int argc, char** argv) { return acemu::op::harness_main(argc, argv); }\n"
+    )
+
+
+def _tensor_line(kind: str, a: np.ndarray, path: Path, logical: str | None = None) -> str:
+    dims = " ".join(str(int(d)) for d in a.shape)
+    return f"{kind} {logical or a.dtype.name} {a.nbytes} {path} {a.ndim} {dims}".rstrip()
+
+
+def run_op(
+    sources: Sequence[str | Path],
+    op_type: str,
+    inputs: Sequence[Any],
+    outputs: Sequence[tuple[Any, Sequence[int]]],
+    attrs: Sequence[Any] = (),
+    *,
+    kernel: str | None = None,
+    soc: str = "Ascend910B2",
+    timeout: float = 60,
+    extra_flags: Sequence[str] = (),
+    include_dirs: Sequence[str | Path] = (),
+    tiling_header: str | Path | None = None,
+) -> Report:
+    """Run a registered op: the sources hold its OpDef (OP_ADD), TilingFunc and kernel. ``inputs``
+    are arrays in OpDef order (None for a left-out optional input, a list of arrays for a dynamic
+    one), ``outputs`` (dtype, shape) pairs, ``attrs`` Python values in OpDef order. The harness
+    runs the TilingFunc and launches the kernel with its block dim, tiling data, workspace and
+    tiling key; ``Report.outputs`` are keyed by output position. ``tiling_header`` is the host's
+    TilingData header: as in an msopgen build, the kernel source sees its classes without including it."""
+    from .sources import kernel_entries, tiling_prelude
+    chip = get_soc(soc)
+    if kernel is None:
+        kernel = re.sub(r"(?<!^)(?=[A-Z])", "_", op_type).lower()
+    items, entry = [], None
+    prelude_flags: list[str] = []
+    if tiling_header is not None:
+        text = tiling_prelude(Path(tiling_header).resolve())
+        prelude = cache_dir() / "preludes" / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.h"
+        if not prelude.exists():
+            prelude.parent.mkdir(parents=True, exist_ok=True)
+            prelude.write_text(text)
+        prelude_flags = ["-include", str(prelude)]
+    for s in sources:
+        found = next((e for e in kernel_entries(Path(s).read_text(errors="replace")) if e.name == kernel), None)
+        entry = entry or found
+        items.append((s, prelude_flags) if found is not None else s)
+    if entry is None:
+        return Report("compile-error", f'no kernel entry `extern "C" __global__ __aicore__ void {kernel}(...)` in the sources')
+    comp = build_binary(items, _op_harness_source(op_type, kernel, len(entry.params)), extra_flags=extra_flags,
+                        include_dirs=include_dirs, soc=chip.name)
+    timings: dict[str, Any] = {"compile_s": round(comp.compile_s, 4), "cached": comp.cached}
+    if not comp.ok:
+        first = next((d for d in comp.diagnostics if d["severity"] == "error"), None)
+        where = f"{first['file']}:{first['line']}: " if first and first["file"] else ""
+        return Report("compile-error", "compilation failed" + (f": {where}{first['message']}" if first else ""), comp.diagnostics,
+                      timings=timings, stderr=comp.stderr)
+    work = _scratch_dir(sum(np.asarray(a).nbytes for a in inputs if isinstance(a, np.ndarray)))
+    try:
+        spec = [f"soc {chip.emulator_line()}", f"op {op_type}", f"report {work / 'report.json'}"]
+        k = 0
+        for item in inputs:
+            if item is None:
+                spec.append("absent")
+                continue
+            group = item if isinstance(item, (list, tuple)) else [item]
+            if isinstance(item, (list, tuple)):
+                spec.append(f"list {len(group)}")
+            for a in group:
+                a = np.ascontiguousarray(a)
+                path = work / f"in{k}.bin"
+                k += 1
+                a.tofile(path)
+                spec.append(_tensor_line("input", a, path))
+        for v in attrs:
+            if isinstance(v, bool):
+                spec.append(f"attr bool {int(v)}")
+            elif isinstance(v, (int, np.integer)):
+                spec.append(f"attr int {int(v)}")
+            elif isinstance(v, (float, np.floating)):
+                spec.append(f"attr float {float(v)!r}")
+            elif isinstance(v, str):
+                spec.append(f"attr str {v}")
+            elif all(isinstance(x, (int, np.integer)) for x in v):
+                spec.append(f"attr ints {len(v)} " + " ".join(str(int(x)) for x in v))
+            else:
+                spec.append(f"attr floats {len(v)} " + " ".join(repr(float(x)) for x in v))
+        out_files = []
+        for i, (dtype, shape) in enumerate(outputs):
+            dt, name = _np_dtype(dtype)
+            path = work / f"out{i}.bin"
+            blank = np.zeros(tuple(shape), dt)
+            blank.tofile(path)
+            spec.append(_tensor_line("output", blank, path, name))
+            out_files.append((path, dt, tuple(shape)))
+        (work / "spec.txt").write_text("\n".join(spec) + "\n")
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run([str(comp.binary), str(work / "spec.txt")], capture_output=True, text=True, timeout=timeout,
+                                  errors="replace")
+        except subprocess.TimeoutExpired:
+            return Report("timeout", f"the op did not finish within {timeout:g} s and was stopped", comp.diagnostics, timings=timings)
+        timings["run_s"] = round(time.perf_counter() - t0, 4)
+        if proc.returncode != 0:
+            detail = next((ln for ln in proc.stderr.splitlines() if ln.startswith("acemu:")), "")
+            msg = detail[len("acemu: "):] if detail else f"the op's process ended with {_signal_name(-proc.returncode) if proc.returncode < 0 else proc.returncode}"
+            return Report("crash" if proc.returncode < 0 else "error", msg, comp.diagnostics, timings=timings, stderr=proc.stderr,
+                          stdout=proc.stdout)
+        data = json.loads((work / "report.json").read_text())
+        everything = data.get("findings", [])
+        findings = [f for f in everything if f["kind"] not in NOTE_KINDS]
+        notes = [f for f in everything if f["kind"] in NOTE_KINDS]
+        outs = {i: np.fromfile(path, dtype=dt).reshape(shape) for i, (path, dt, shape) in enumerate(out_files)}
+        timings["kernel_s"] = round(float(data.get("kernel_s", 0.0)), 6)
+        return Report("findings" if findings else "ok", f"{len(findings)} sanitizer finding(s)" if findings else "", comp.diagnostics,
+                      findings, outs, timings, proc.stderr, notes, proc.stdout)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Host programs (the samples' CPU-debug main.cpp): built against the emulator, run in a folder
+# --------------------------------------------------------------------------------------------
+def build_program(sources: Sequence[str | Path], *, include_dirs: Sequence[str | Path] = (), extra_flags: Sequence[str] = (),
+                  soc: str | None = None) -> CompileResult:
+    """A host program that launches kernels itself (ICPU_RUN_KF, ACLRT_LAUNCH_KERNEL, <<<>>>),
+    linked with the emulator's runtime; findings go to its stderr when it ends."""
+    return build_binary(sources, None, include_dirs=include_dirs, extra_flags=extra_flags, soc=soc)
+
+
+def program_env(soc: str | None = None) -> dict[str, str]:
+    """The environment a built host program runs with: the SoC it emulates."""
+    return {**os.environ, "ACEMU_SOC": get_soc(soc).emulator_line()}

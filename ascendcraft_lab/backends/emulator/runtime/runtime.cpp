@@ -102,6 +102,7 @@ std::string bare_name(const char* s) {
 }
 
 std::vector<Alloc> g_allocs;
+std::mutex g_alloc_mu;
 std::mutex g_mu;
 std::vector<Finding> g_findings;  // merged, in block order
 double g_kernel_s = 0.0;
@@ -149,7 +150,8 @@ const char* arg_name_for(const void* p, char* buf, size_t n, long long* off) {
         const uint8_t* q = static_cast<const uint8_t*>(p);
         if (q >= a.lo && q < a.hi) {
             *off = (long long)(q - a.lo);
-            snprintf(buf, n, "kernel argument %d", a.index);
+            if (a.index >= 0) snprintf(buf, n, "kernel argument %d", a.index);
+            else snprintf(buf, n, "a host tensor of %lld B", (long long)(a.hi - a.lo));
             return buf;
         }
     }
@@ -459,20 +461,31 @@ std::string json_escape(const std::string& s) {
     return o;
 }
 
+std::string findings_json() {
+    std::string o;
+    char buf[256];
+    snprintf(buf, sizeof(buf), "{\"kernel_s\": %.6f, \"threads\": %u, \"findings\": [", g_kernel_s, g_threads);
+    o += buf;
+    for (size_t i = 0; i < g_findings.size(); ++i) {
+        const Finding& x = g_findings[i];
+        o += i ? ",\n  {" : "\n  {";
+        o += "\"kind\": \"" + json_escape(x.kind) + "\", \"api\": \"" + json_escape(x.api) + "\", \"file\": \"" + json_escape(x.file) + "\", ";
+        snprintf(buf, sizeof(buf), "\"line\": %d, \"block\": %d, \"core\": \"%s\", \"count\": %llu, \"blocks\": [", x.line, x.block,
+                 x.aic ? "aic" : "aiv", (unsigned long long)x.count);
+        o += buf;
+        for (size_t j = 0; j < x.blocks.size(); ++j) o += (j ? ", " : "") + std::to_string(x.blocks[j]);
+        o += "], \"message\": \"" + json_escape(x.message) + "\"}";
+    }
+    o += "\n]}\n";
+    return o;
+}
+
 bool write_report(const char* path) {
     std::string tmp = std::string(path) + ".tmp";
     FILE* f = fopen(tmp.c_str(), "w");
     if (!f) return false;
-    fprintf(f, "{\"kernel_s\": %.6f, \"threads\": %u, \"findings\": [", g_kernel_s, g_threads);
-    for (size_t i = 0; i < g_findings.size(); ++i) {
-        const Finding& x = g_findings[i];
-        fprintf(f, "%s\n  {\"kind\": \"%s\", \"api\": \"%s\", \"file\": \"%s\", \"line\": %d, \"block\": %d, \"core\": \"%s\", \"count\": %llu, \"blocks\": [",
-                i ? "," : "", json_escape(x.kind).c_str(), json_escape(x.api).c_str(), json_escape(x.file).c_str(), x.line, x.block,
-                x.aic ? "aic" : "aiv", (unsigned long long)x.count);
-        for (size_t j = 0; j < x.blocks.size(); ++j) fprintf(f, "%s%d", j ? ", " : "", x.blocks[j]);
-        fprintf(f, "], \"message\": \"%s\"}", json_escape(x.message).c_str());
-    }
-    fprintf(f, "\n]}\n");
+    std::string json = findings_json();
+    fwrite(json.data(), 1, json.size(), f);
     fclose(f);
     return rename(tmp.c_str(), path) == 0;
 }
@@ -549,6 +562,7 @@ BlockCtx* no_context() {
 }
 
 bool find_alloc(const void* p, const uint8_t** lo, const uint8_t** hi, int* arg_index) {
+    std::lock_guard<std::mutex> lk(g_alloc_mu);
     const uint8_t* q = static_cast<const uint8_t*>(p);
     for (const Alloc& a : g_allocs) {
         if (q >= a.lo && q <= a.hi) {  // one-past-the-end of an empty range still belongs to it
@@ -564,10 +578,12 @@ bool find_alloc(const void* p, const uint8_t** lo, const uint8_t** hi, int* arg_
 void register_gm(const void* p, uint64_t nbytes, int arg_index) {
     const uint8_t* b = static_cast<const uint8_t*>(p);
     unregister_gm(p);  // a buffer the host reuses is registered again with its new size
+    std::lock_guard<std::mutex> lk(g_alloc_mu);
     g_allocs.push_back({b, b + nbytes, arg_index});
 }
 
 void unregister_gm(const void* p) {
+    std::lock_guard<std::mutex> lk(g_alloc_mu);
     g_allocs.erase(std::remove_if(g_allocs.begin(), g_allocs.end(), [p](const Alloc& a) { return a.lo == p; }), g_allocs.end());
 }
 
@@ -667,6 +683,18 @@ void kernel_print(const char* text) {
     std::lock_guard<std::mutex> lk(g_print_mu);
     fputs(text, stdout);
     fflush(stdout);
+}
+
+bool write_report_file(const char* path) { return write_report(path); }
+
+std::string report_json(bool clear) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    std::string json = findings_json();
+    if (clear) {
+        g_findings.clear();
+        g_kernel_s = 0.0;
+    }
+    return json;
 }
 
 bool note_sync_all(bool aiv_only) {

@@ -193,10 +193,10 @@ public:
                 const uint64_t past = p + nbytes > hi_ ? uint64_t(p + nbytes - (p > hi_ ? p : hi_)) : 0;
                 acemu::rt::report(acemu::GM_BEYOND_BUFFER, api, file, line,
                                   "%s %s %llu B at byte %lld of a GlobalTensor<%s> whose SetGlobalBuffer length (at %s:%d) is %lld B: "
-                                  "%llu B lie past that length but inside kernel argument %d. The NPU does not check the length, "
+                                  "%llu B lie past that length but inside %s. The NPU does not check the length, "
                                   "so the bytes were %s as on the device; check the length if this was not meant",
                                   api, verb, (unsigned long long)nbytes, (long long)(p - lo_), acemu::type_name<T>(), set_file_, set_line_,
-                                  (long long)(hi_ - lo_), (unsigned long long)past, arg_, verb[0] == 'r' ? "read" : "written");
+                                  (long long)(hi_ - lo_), (unsigned long long)past, alloc_name().c_str(), verb[0] == 'r' ? "read" : "written");
             }
             return nbytes;
         }
@@ -205,9 +205,9 @@ public:
         const char* why = (p < lo) ? "before the start" : "past the end";
         if (known) {
             acemu::rt::report(acemu::GM_OOB, api, file, line,
-                              "%s %s %llu B at byte %lld of kernel argument %d, which has %lld B: %llu B lie %s of the host allocation "
+                              "%s %s %llu B at byte %lld of %s, which has %lld B: %llu B lie %s of the host allocation "
                               "(the GlobalTensor was set at %s:%d). The emulator skipped them; on the NPU they hit whatever lies there",
-                              api, verb, (unsigned long long)nbytes, (long long)(p - lo), arg_, (long long)(hi - lo),
+                              api, verb, (unsigned long long)nbytes, (long long)(p - lo), alloc_name().c_str(), (long long)(hi - lo),
                               (unsigned long long)(nbytes - ok), why, set_file_, set_line_);
         } else {
             acemu::rt::report(acemu::GM_OOB, api, file, line,
@@ -220,6 +220,7 @@ public:
     }
 
 private:
+    std::string alloc_name() const { return arg_ >= 0 ? "kernel argument " + std::to_string(arg_) : std::string("a host tensor"); }
     __gm__ T* base_ = nullptr;
     uint64_t size_ = 0;
     const uint8_t* lo_ = nullptr;        // SetGlobalBuffer's range [lo_, hi_); hi_ null without a length

@@ -1,0 +1,60 @@
+// Host tiling functions of the high-level APIs: Pad / UnPad (PadTilingFunc, UnPadTilingFunc and
+// their temporary-space queries) and BroadCast's temporary-space query.
+// Clean-room implementation from Huawei's public reference pages (Pad Tiling, UnPad Tiling,
+// GetBroadCastMaxMinTmpSize). The emulated kernels need no temporary space; the sizes reported are
+// the emulator's (one padded row at least, the whole padded tensor at most), never zero, so a
+// kernel that reserves them keeps room for the device's own use.
+#pragma once
+#include "../adv_tiling.h"
+#include "graph.h"
+#include "platform.h"
+
+namespace AscendC {
+namespace detail {
+inline uint32_t aligned_row_bytes(const ge::Shape& s, uint32_t typeSize) {
+    const uint64_t w = s.GetDimNum() ? uint64_t(s.GetDim(s.GetDimNum() - 1)) : 0;
+    return uint32_t((w * typeSize + 31) / 32 * 32);
+}
+inline uint32_t rows(const ge::Shape& s) { return s.GetDimNum() >= 2 ? uint32_t(s.GetDim(0)) : 1u; }
+}  // namespace detail
+
+inline void GetPadMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue, uint32_t& minValue) {
+    minValue = detail::aligned_row_bytes(srcShape, typeSize);
+    maxValue = minValue * detail::rows(srcShape);
+}
+inline void PadTilingFunc(const ge::Shape srcShape, const ge::Shape oriSrcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                          PadTiling& tiling) {
+    tiling.srcHeight = detail::rows(srcShape);
+    tiling.srcWidth = uint32_t(srcShape.GetDim(srcShape.GetDimNum() - 1));
+    tiling.srcOriWidth = uint32_t(oriSrcShape.GetDim(oriSrcShape.GetDimNum() - 1));
+    tiling.typeSize = typeSize;
+    tiling.tmpBufferBytes = stackBufferSize;
+}
+inline void GetUnPadMaxMinTmpSize(const platform_ascendc::PlatformAscendC& ascendcPlatform, const ge::Shape& srcShape, const uint32_t typeSize,
+                                  uint32_t& maxValue, uint32_t& minValue) {
+    (void)ascendcPlatform;
+    minValue = detail::aligned_row_bytes(srcShape, typeSize);
+    maxValue = minValue * detail::rows(srcShape);
+}
+inline void UnPadTilingFunc(const ge::Shape srcShape, const uint32_t stackBufferSize, const uint32_t typeSize, UnPadTiling& tiling) {
+    tiling.srcHeight = detail::rows(srcShape);
+    tiling.srcWidth = uint32_t(srcShape.GetDim(srcShape.GetDimNum() - 1));
+    tiling.typeSize = typeSize;
+    tiling.tmpBufferBytes = stackBufferSize;
+}
+inline void GetBroadCastMaxMinTmpSize(const platform_ascendc::PlatformAscendC& ascendcPlatform, const ge::Shape& srcShape, const ge::Shape& dstShape,
+                                      uint32_t typeSize, const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
+    (void)ascendcPlatform;
+    (void)srcShape;
+    (void)isReuseSource;
+    minValue = 32;
+    maxValue = uint32_t((uint64_t(dstShape.GetShapeSize()) * typeSize + 31) / 32 * 32);
+}
+}  // namespace AscendC
+
+// The reference lists these host functions both unqualified and under AscendC.
+using AscendC::GetBroadCastMaxMinTmpSize;
+using AscendC::GetPadMaxMinTmpSize;
+using AscendC::GetUnPadMaxMinTmpSize;
+using AscendC::PadTilingFunc;
+using AscendC::UnPadTilingFunc;

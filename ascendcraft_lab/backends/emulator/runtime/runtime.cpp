@@ -146,7 +146,9 @@ void append_finding(std::vector<Finding>& out, std::map<std::tuple<std::string, 
 }
 
 const char* arg_name_for(const void* p, char* buf, size_t n, long long* off) {
-    for (const Alloc& a : g_allocs) {
+    std::lock_guard<std::mutex> lk(g_alloc_mu);
+    for (auto it = g_allocs.rbegin(); it != g_allocs.rend(); ++it) {
+        const Alloc& a = *it;
         const uint8_t* q = static_cast<const uint8_t*>(p);
         if (q >= a.lo && q < a.hi) {
             *off = (long long)(q - a.lo);
@@ -564,7 +566,8 @@ BlockCtx* no_context() {
 bool find_alloc(const void* p, const uint8_t** lo, const uint8_t** hi, int* arg_index) {
     std::lock_guard<std::mutex> lk(g_alloc_mu);
     const uint8_t* q = static_cast<const uint8_t*>(p);
-    for (const Alloc& a : g_allocs) {
+    for (auto it = g_allocs.rbegin(); it != g_allocs.rend(); ++it) {  // the latest registration first
+        const Alloc& a = *it;
         if (q >= a.lo && q <= a.hi) {  // one-past-the-end of an empty range still belongs to it
             *lo = a.lo;
             *hi = a.hi;
@@ -575,16 +578,22 @@ bool find_alloc(const void* p, const uint8_t** lo, const uint8_t** hi, int* arg_
     return false;
 }
 
+// A buffer registered again (the op harness naming a torch tensor as kernel argument k) shadows
+// its earlier registration until it is unregistered.
 void register_gm(const void* p, uint64_t nbytes, int arg_index) {
     const uint8_t* b = static_cast<const uint8_t*>(p);
-    unregister_gm(p);  // a buffer the host reuses is registered again with its new size
     std::lock_guard<std::mutex> lk(g_alloc_mu);
     g_allocs.push_back({b, b + nbytes, arg_index});
 }
 
 void unregister_gm(const void* p) {
     std::lock_guard<std::mutex> lk(g_alloc_mu);
-    g_allocs.erase(std::remove_if(g_allocs.begin(), g_allocs.end(), [p](const Alloc& a) { return a.lo == p; }), g_allocs.end());
+    for (size_t i = g_allocs.size(); i-- > 0;) {
+        if (g_allocs[i].lo == p) {
+            g_allocs.erase(g_allocs.begin() + long(i));
+            return;
+        }
+    }
 }
 
 void gm_written(const void* p, uint64_t nbytes, const char* api, const char* file, int line) {

@@ -15,13 +15,15 @@ from pathlib import Path
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _split_top_level(text: str) -> list[str]:
-    """`a, f(b, c), d<e, f>` -> three parts (commas inside brackets do not split)."""
+def _split_top_level(text: str, angles: bool = False) -> list[str]:
+    """`a, f(b, c), d` -> three parts (commas inside brackets do not split; with `angles`, inside
+    <...> neither, for parameter lists with template types; a launch configuration keeps `->`)."""
+    opening, closing = ("([{<", ")]}>") if angles else ("([{", ")]}")
     parts, depth, cur = [], 0, []
     for ch in text:
-        if ch in "([{<":
+        if ch in opening:
             depth += 1
-        elif ch in ")]}>":
+        elif ch in closing:
             depth -= 1
         if ch == "," and depth == 0:
             parts.append("".join(cur).strip())
@@ -114,7 +116,7 @@ def _without_comments(text: str) -> str:
 
 def kernel_entries(text: str) -> list[Entry]:
     """The `extern "C" __global__ __aicore__ void name(...)` entries, with their parameters."""
-    return [Entry(m.group(1), _split_top_level(m.group(2))) for m in _ENTRY.finditer(_without_comments(text))]
+    return [Entry(m.group(1), _split_top_level(m.group(2), angles=True)) for m in _ENTRY.finditer(_without_comments(text))]
 
 
 _TILING_DEF = re.compile(r"BEGIN_TILING_DATA_DEF\(\s*(\w+)\s*\)")

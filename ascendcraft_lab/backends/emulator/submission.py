@@ -17,6 +17,7 @@ found bugs) | ``rejected`` (anti-hack rule) | ``compile-error`` | ``runtime-erro
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import shutil
@@ -90,11 +91,23 @@ def _crash_message(stderr: str) -> str:
 def check_submission(path: str | Path, reference: str | Path, *, trials: int = mkb.TRIALS, soc: str | None = None,
                      timeout: float = 900.0) -> Verdict:
     """Check one submission against its PyTorch reference in a child process."""
+    from .runner import cache_dir
+    from .submission_build import SubmissionError, read_submission
     path, reference = Path(path).resolve(), Path(reference).resolve()
     if not reference.is_file():
         return Verdict(str(path), str(reference), "invalid", f"the reference {reference} does not exist")
+    try:
+        sub = read_submission(path)
+    except SubmissionError as exc:
+        return Verdict(str(path), str(reference), "invalid", str(exc))
+    # One build folder per problem and format, reused: the submissions of a problem differ in few
+    # files, and the objects of the others (the torch binding is the slow one) stay cached.
+    build_dir = cache_dir() / "submissions" / f"{sub.format}-{sub.problem}"
+    build_dir.mkdir(parents=True, exist_ok=True)
+    lock = open(build_dir / ".lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
     work = Path(tempfile.mkdtemp(prefix="acemu-submission-"))
-    spec = {"submission": str(path), "reference": str(reference), "work": str(work / "src"), "result": str(work / "result.json"),
+    spec = {"submission": str(path), "reference": str(reference), "work": str(build_dir / "src"), "result": str(work / "result.json"),
             "trials": int(trials), "soc": soc}
     (work / "spec.json").write_text(json.dumps(spec))
     t0 = time.perf_counter()
@@ -107,6 +120,7 @@ def check_submission(path: str | Path, reference: str | Path, *, trials: int = m
                               capture_output=True, text=True, timeout=timeout, env=env, errors="replace")
     except subprocess.TimeoutExpired:
         shutil.rmtree(work, ignore_errors=True)
+        lock.close()
         return Verdict(str(path), str(reference), "timeout", f"the check did not finish within {timeout:g} s (an endless loop in the kernel?)",
                        timings={"total_s": round(time.perf_counter() - t0, 1)})
     try:
@@ -122,6 +136,7 @@ def check_submission(path: str | Path, reference: str | Path, *, trials: int = m
                        diagnostics=data["diagnostics"], anti_hack=data["anti_hack"], timings=data["timings"], stderr=proc.stderr[-4000:])
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        lock.close()
 
 
 # ----------------------------------------------------------------------------- finding submissions

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import shutil
 import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -270,12 +271,13 @@ class Build:
 
 def build(sub: Submission, work: Path, *, input_dtypes: list[str] | None = None, soc: str | None = None) -> Build:
     """Lay the submission out in `work` and build its extension module there."""
-    work.mkdir(parents=True, exist_ok=True)
+    # The folder holds this submission's files only (objects are cached by content elsewhere).
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
     for rel, text in sub.files.items():
         p = work / rel
         p.parent.mkdir(parents=True, exist_ok=True)
-        if not p.exists() or p.read_text(errors="replace") != text:
-            p.write_text(text)
+        p.write_text(text)
     includes = [str(work / d) for d in sub.include_dirs]
     inc_flags = [f"-I{d}" for d in includes]
     tflags, link = torch_flags(sub.module)
@@ -288,9 +290,7 @@ def build(sub: Submission, work: Path, *, input_dtypes: list[str] | None = None,
         items.append((work / sub.kernel_sources[0], [*dtype_macros(sub, column), "-include", str(prelude), *inc_flags]))
         items += [(work / h, inc_flags) for h in sub.host_sources]
         glue = work / "acemu_op_glue.cpp"
-        text = _glue(sub, work)
-        if not glue.exists() or glue.read_text() != text:
-            glue.write_text(text)
+        glue.write_text(_glue(sub, work))
         items.append((glue, []))
     else:
         items += [(work / k, inc_flags) for k in sub.kernel_sources]

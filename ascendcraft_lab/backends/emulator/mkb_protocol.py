@@ -250,7 +250,7 @@ def anti_hack(model_source: str) -> AntiHack:
                 continue
             elif qual == "self" and attr in methods:
                 continue
-            elif attr in COMPUTE_METHODS and qual not in ("torch",) | FUNCTIONAL:
+            elif attr in COMPUTE_METHODS and qual not in {"torch"} | FUNCTIONAL:
                 out.append(Violation(c.lineno, f"{qual}.{attr}()" if qual else f"{attr}()", "a tensor compute method in the model", fname))
             elif qual == "self" and attr != "forward":
                 out.append(Violation(c.lineno, f"self.{attr}(...)", "an nn.Module call in the model may hide PyTorch compute", fname))

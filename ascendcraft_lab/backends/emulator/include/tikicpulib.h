@@ -6,6 +6,7 @@
 #include <cstring>
 #include "kernel_operator.h"
 
+// @api ICPU_RUN_KF, ICPU_SET_TILING_KEY, GmAlloc, GmFree, SetKernelMode | yes | ICPU_RUN_KF
 enum class KernelMode { MIX_MODE = 0, AIC_MODE, AIV_MODE };
 
 namespace AscendC {

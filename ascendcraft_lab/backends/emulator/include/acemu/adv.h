@@ -11,13 +11,12 @@ namespace AscendC {
 // ---- BroadCast ----------------------------------------------------------------------------------
 // numpy-style broadcasting of a 1-D [1] to [n], or a 2-D [m, 1] (axis 1) / [1, k] (axis 0) to [m, k]
 // (reference: BroadCast; dim 1 or 2). Renamed Broadcast in CANN 8.1; both spellings work.
+// @api BroadCast, Broadcast | yes: dim 1 and 2 | BroadCast
 namespace detail {
 template <typename T, int32_t dim, int32_t axis>
 inline void broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t* dstShape, const uint32_t* srcShape,
                       const char* file, int line) {
-    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value || std::is_same<T, int8_t>::value ||
-                      std::is_same<T, uint8_t>::value,
-                  "BroadCast supports uint8_t, int8_t, half and float on Atlas A2 (API reference: BroadCast)");
+    ACEMU_REQUIRE_DTYPE(BroadCast, T);
     static_assert(dim == 1 || dim == 2, "BroadCast supports dim 1 and 2 (API reference: BroadCast)");
     static_assert(axis >= 0 && axis < dim, "BroadCast's axis is the dimension that grows: 0, or 1 for dim 2 (API reference: BroadCast)");
     acemu::BlockCtx* c = acemu::ctx();
@@ -76,6 +75,7 @@ inline void Broadcast(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcL
 // becomes leftPad values, the valid elements (PadTiling's oriSrcShape width), then values up to the
 // aligned width; an unaligned source is packed (row stride = its width). UnPad (reference: UnPad)
 // drops leftPad / rightPad elements of every row of a 32-B aligned tensor, packing the rest.
+// @api Pad, UnPad, PadParams, UnPadParams | yes | Pad
 struct PadParams {
     PadParams() = default;
     PadParams(uint16_t left, uint16_t right, int32_t value) : leftPad(left), rightPad(right), padValue(value) {}
@@ -91,14 +91,9 @@ struct UnPadParams {
 };
 
 namespace detail {
-template <typename T> constexpr bool pad_type() {
-    return std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value || std::is_same<T, half>::value ||
-           std::is_same<T, int32_t>::value || std::is_same<T, uint32_t>::value || std::is_same<T, float>::value;
-}
-
 template <typename T>
 inline void pad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const PadParams& p, const PadTiling& t, const char* file, int line) {
-    static_assert(pad_type<T>(), "Pad supports int16_t, uint16_t, half, int32_t, uint32_t and float on Atlas A2 (API reference: Pad)");
+    ACEMU_REQUIRE_DTYPE(Pad, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Pad", file, line);
     constexpr uint32_t E = 32 / sizeof(T);
@@ -143,7 +138,7 @@ inline void pad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const PadP
 
 template <typename T>
 inline void unpad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const UnPadParams& p, const UnPadTiling& t, const char* file, int line) {
-    static_assert(pad_type<T>(), "UnPad supports int16_t, uint16_t, half, int32_t, uint32_t and float on Atlas A2 (API reference: UnPad)");
+    ACEMU_REQUIRE_DTYPE(UnPad, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "UnPad", file, line);
     const uint64_t h = t.srcHeight, w = t.srcWidth;

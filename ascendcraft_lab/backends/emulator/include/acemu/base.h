@@ -25,6 +25,8 @@
 #ifndef __inline__
 #define __inline__ inline
 #endif
+// @api GM_ADDR, __global__, __aicore__, __gm__ | yes | Kernel function
+// @api half, bfloat16_t | yes | Data types
 #define GM_ADDR uint8_t*
 
 // Every API takes the caller's file and line as one trailing defaulted parameter of its own type,
@@ -67,6 +69,7 @@ using QuePosition = TPosition;
 enum class HardEvent : uint8_t { MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3, MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S, MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX, MAX };
 using TEventID = int8_t;
 
+// @api TPosition, HardEvent, RoundMode, CMPMODE, SELMODE, ReduceOrder | yes | Enumerations
 enum class RoundMode : uint8_t { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
 enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE };
 enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR = 0, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };

@@ -4,6 +4,8 @@
 
 namespace AscendC {
 
+// @api DataCopy | partial: count and DataCopyParams forms; the enhanced parameters are missing | DataCopy
+// @api DataCopyPad | yes | DataCopyPad
 struct DataCopyParams {
     DataCopyParams() = default;
     DataCopyParams(uint16_t count, uint16_t len, uint16_t srcStrideIn, uint16_t dstStrideIn)

@@ -9,6 +9,7 @@
 #include "vec_core.h"
 #include "dtypes.h"
 
+// @api Gather, CreateVecIndex | partial: count forms only | Gather
 namespace AscendC {
 
 template <typename T>

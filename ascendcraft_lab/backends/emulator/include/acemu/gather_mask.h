@@ -10,9 +10,11 @@
 // normal when it returns.
 #pragma once
 #include "vec_core.h"
+#include "dtypes.h"
 
 namespace AscendC {
 
+// @api GatherMask | yes: built-in patterns 1..7 and user patterns; counter mode takes mask as the total count | GatherMask
 enum class GatherMaskMode : uint8_t { DEFAULT = 0 };
 constexpr GatherMaskMode defaultGatherMaskMode = GatherMaskMode::DEFAULT;
 constexpr GatherMaskMode defaultGahterMaskMode = GatherMaskMode::DEFAULT;  // the spelling of older releases
@@ -29,12 +31,6 @@ struct GatherMaskParams {
 };
 
 namespace detail {
-template <typename T> constexpr bool gather_mask_type() {
-    return std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value || std::is_same<T, uint16_t>::value ||
-           std::is_same<T, int16_t>::value || std::is_same<T, float>::value || std::is_same<T, uint32_t>::value ||
-           std::is_same<T, int32_t>::value;
-}
-
 // bit(r, k): is element k of repeat r kept.
 template <typename T, class Bit>
 inline void gather_mask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, bool reduceMode, uint32_t mask, const GatherMaskParams& p,
@@ -73,8 +69,7 @@ inline void gather_mask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, b
 template <typename T, typename U, GatherMaskMode mode = defaultGatherMaskMode>
 inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<U>& src1Pattern, const bool reduceMode,
                        const uint32_t mask, const GatherMaskParams& gatherMaskParams, uint64_t& rsvdCnt, ACEMU_SITE_PARAMS) {
-    static_assert(detail::gather_mask_type<T>(),
-                  "GatherMask supports half, bfloat16_t, uint16_t, int16_t, float, uint32_t and int32_t on Atlas A2 (API reference: GatherMask)");
+    ACEMU_REQUIRE_DTYPE(GatherMask, T);
     static_assert((sizeof(T) == 2 && std::is_same<U, uint16_t>::value) || (sizeof(T) == 4 && std::is_same<U, uint32_t>::value),
                   "GatherMask's src1Pattern is uint16_t for 16-bit data and uint32_t for 32-bit data (API reference: GatherMask)");
     acemu::BlockCtx* c = acemu::ctx();
@@ -92,8 +87,7 @@ inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
 template <typename T, GatherMaskMode mode = defaultGatherMaskMode>
 inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t src1Pattern, const bool reduceMode,
                        const uint32_t mask, const GatherMaskParams& gatherMaskParams, uint64_t& rsvdCnt, ACEMU_SITE_PARAMS) {
-    static_assert(detail::gather_mask_type<T>(),
-                  "GatherMask supports half, bfloat16_t, uint16_t, int16_t, float, uint32_t and int32_t on Atlas A2 (API reference: GatherMask)");
+    ACEMU_REQUIRE_DTYPE(GatherMask, T);
     if (src1Pattern < 1 || src1Pattern > 7) {
         acemu::rt::report(acemu::API_MISUSE, "GatherMask", ACEMU_SITE,
                           "GatherMask: built-in pattern %u is not one of 1..7 (even, odd, 1st..4th of every four, all elements)",

@@ -10,11 +10,9 @@ namespace AscendC {
 // (uint16_t, int16_t, half, uint32_t, int32_t, float on Atlas A2/A3). The reference allows it only
 // before the first InitBuffer, since it works through UB; other cores see the values after a
 // SyncAll.
+// @api Fill, InitGlobalMemory | yes: a call after InitBuffer is api-misuse | Fill
 template <typename T> inline void Fill(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, const T value, ACEMU_SITE_PARAMS) {
-    static_assert(std::is_same<T, uint16_t>::value || std::is_same<T, int16_t>::value || std::is_same<T, half>::value ||
-                      std::is_same<T, uint32_t>::value || std::is_same<T, int32_t>::value || std::is_same<T, float>::value,
-                  "Fill / InitGlobalMemory supports uint16_t, int16_t, half, uint32_t, int32_t and float on Atlas A2 "
-                  "(API reference: Fill)");
+    ACEMU_REQUIRE_DTYPE(Fill, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Fill", ACEMU_SITE);
     const TPipe* pipe = static_cast<const TPipe*>(c->pipe);
@@ -38,6 +36,7 @@ template <typename T> inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceA
 // shows, all 64-bit words: word 0 is the byte offset from the start to the pointer table; then per
 // tensor a header word (dimension count in the low 32 bits) followed by its dims; then one data
 // pointer per tensor. The emulator's op harness writes it the same way.
+// @api ListTensorDesc, TensorDesc | yes | ListTensorDesc
 template <typename T> class TensorDesc {
 public:
     void SetShapeAddr(uint64_t* shapePtr) { shape_ = shapePtr; }

@@ -48,4 +48,5 @@ inline Chevron<F> chevron(const char* name, F* fn, B blockDim, L l2ctrl, S strea
 }
 }  // namespace acemu
 
+// @api ACLRT_LAUNCH_KERNEL, <<<>>> | yes: <<<>>> launches are rewritten before g++ sees them | Kernel launch
 #define ACLRT_LAUNCH_KERNEL(kernel) (acemu::Launcher<decltype(kernel)>{&kernel, #kernel})

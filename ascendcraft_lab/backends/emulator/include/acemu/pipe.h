@@ -207,6 +207,7 @@ protected:
 // The queue's depth chooses the API form (AllocTensor / DeQue reference pages): a non-zero depth
 // takes the non-inplace forms that return a tensor, depth 0 the inplace forms that fill the
 // caller's tensor (and does not bound the EnQue count).
+// @api TQue, TQueBind, AllocTensor, EnQue, DeQue, FreeTensor | yes: the non-inplace AllocTensor<T>() / DeQue<T>() on a depth-0 queue do not compile; the inplace forms fill their argument | TQue
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind : public TQueBase {
 public:
     TQueBind() { depth_ = depth > 0 ? depth : detail::kMaxSlots; pos_ = src; }
@@ -231,6 +232,7 @@ public:
 
 template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public TQueBind<pos, pos, depth, mask> {};
 
+// @api TBuf, Get, GetWithOffset | yes | TBuf
 template <TPosition pos = TPosition::VECCALC> class TBuf {
 public:
     template <typename T> LocalTensor<T> Get(ACEMU_SITE_PARAMS) const {
@@ -264,6 +266,7 @@ private:
     bool init_ = false;
 };
 
+// @api TPipe, InitBuffer, FetchEventID, AllocEventID, ReleaseEventID | yes: the UB limit is GetCoreMemSize(UB) of the SoC table | TPipe
 class TPipe {
 public:
     TPipe() { acemu::ctx()->pipe = this; }
@@ -319,6 +322,7 @@ private:
     uint32_t next_event_ = 0;
 };
 
+// @api GetTPipePtr, GetBlockIdx, GetBlockNum | yes | GetBlockIdx
 inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(acemu::ctx()->pipe); }
 
 inline int64_t GetBlockIdx() { return acemu::ctx()->block_idx; }
@@ -326,6 +330,7 @@ inline int64_t GetBlockNum() { return acemu::ctx()->block_num; }
 
 // The emulator runs every instruction of a block to completion before the next one starts, so the
 // pipes are always in order: barriers and flags have nothing left to wait for.
+// @api PipeBarrier, SetFlag, WaitFlag | yes: event IDs outside 0..7 are api-misuse | SetFlag
 template <pipe_t pipe> inline void PipeBarrier() {}
 inline void pipe_barrier(pipe_t) {}
 // Each pipe pair has eight event IDs (EVENT_ID0..EVENT_ID7); another value is not a valid flag.
@@ -342,6 +347,7 @@ inline void check_event_id(const char* api, int32_t id, const char* file, int li
 template <HardEvent evt> inline void SetFlag(int32_t eventID, ACEMU_SITE_PARAMS) { detail::check_event_id("SetFlag", eventID, ACEMU_SITE); }
 template <HardEvent evt> inline void WaitFlag(int32_t eventID, ACEMU_SITE_PARAMS) { detail::check_event_id("WaitFlag", eventID, ACEMU_SITE); }
 // Atomic GM accumulation for the following copies to GM (DataCopy / DataCopyPad / SetValue).
+// @api SetAtomicAdd, SetAtomicMax, SetAtomicMin, SetAtomicNone | yes | SetAtomicAdd
 template <typename T> inline void SetAtomicAdd() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_ADD; c->atomic_dtype = acemu::dtype_of<T>(); }
 template <typename T> inline void SetAtomicMax() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_MAX; c->atomic_dtype = acemu::dtype_of<T>(); }
 template <typename T> inline void SetAtomicMin() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_MIN; c->atomic_dtype = acemu::dtype_of<T>(); }
@@ -353,6 +359,7 @@ inline void SetAtomicNone() { acemu::ctx()->atomic_op = acemu::ATOMIC_NONE; }
 // them all alive at once), which is what `uses_sync_all` registers before main. CANN supports
 // this form in op projects only (with a non-zero workspace); a kernel-launch (<<<>>>) project uses
 // the soft form below.
+// @api SyncAll | yes: the all-block barrier of both forms; subsets of usedCores are not modelled | SyncAll
 template <bool isAIVOnly = true> inline void SyncAll(ACEMU_SITE_PARAMS) {
     (void)&acemu::rt::uses_sync_all<isAIVOnly>;
     acemu::BlockCtx* c = acemu::ctx();
@@ -420,6 +427,7 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
     acemu::rt::sync_all_soft(gm, gm_have < need ? gm_have : need, ACEMU_SITE);
 }
 
+// @api DataCacheCleanAndInvalid | yes: nothing to flush (scalar reads go to GM) | DataCacheCleanAndInvalid
 enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
 // The scalar unit's data cache: the emulator's scalar reads go straight to GM, so flushing and

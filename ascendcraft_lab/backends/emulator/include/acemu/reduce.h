@@ -151,6 +151,7 @@ inline void reduce_repeat_all(const char* api, Kind kind, const AscendC::LocalTe
 
 namespace AscendC {
 
+// @api ReduceSum, ReduceMax, ReduceMin | yes: half sums saturate at +-65504 as the page documents | ReduceSum
 // ---- whole-tensor reductions (sharedTmpBuffer is scratch the hardware needs; the emulator does not) ----
 template <typename T>
 inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, const int32_t count,
@@ -198,6 +199,7 @@ ACEMU_REDUCE_REPEAT(ReduceMax, acemu::red::MAX)
 ACEMU_REDUCE_REPEAT(ReduceMin, acemu::red::MIN)
 #undef ACEMU_REDUCE_REPEAT
 
+// @api WholeReduceSum, WholeReduceMax, WholeReduceMin, RepeatReduceSum | yes | WholeReduceSum
 // ---- per-repeat reductions ---------------------------------------------------------------------
 namespace detail {
 template <typename T>
@@ -276,6 +278,7 @@ inline void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src
     detail::whole_reduce("RepeatReduceSum", acemu::red::SUM, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, ACEMU_SITE);
 }
 
+// @api BlockReduceSum, BlockReduceMax, BlockReduceMin, PairReduceSum | yes | BlockReduceSum
 // ---- per-block and pairwise reductions ---------------------------------------------------------
 namespace detail {
 // group = elements reduced into one result (32 B worth for BlockReduce*, 2 for PairReduceSum).

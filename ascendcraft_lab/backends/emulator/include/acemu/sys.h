@@ -13,6 +13,7 @@
 // A mixed type runs every block as one cube core (AIC) plus one or two vector cores (AIV), each on
 // its own thread; GetBlockIdx, GetSubBlockIdx / GetSubBlockNum and ASCEND_IS_AIV / ASCEND_IS_AIC
 // answer as the reference tables say for that type. Without a declaration a kernel is AIV-only.
+// @api KERNEL_TASK_TYPE_DEFAULT, KERNEL_TASK_TYPE | yes: mixed types run AIC and AIV cores per block | Kernel types
 enum KernelMetaType : uint8_t {
     KERNEL_TYPE_AIV_ONLY = 0,
     KERNEL_TYPE_AIC_ONLY,
@@ -50,27 +51,33 @@ inline const bool kernel_type_reg = rt::note_kernel_type(Type, Key, PerKey, Site
 #define KERNEL_TASK_TYPE(key, type) ACEMU_KERNEL_TYPE_REG(type, true, key)
 
 // Conditions, used as `if ASCEND_IS_AIV { ... }` (hence the parentheses in the expansion).
+// @api ASCEND_IS_AIV, ASCEND_IS_AIC | yes | ASCEND_IS_AIV
 #define ASCEND_IS_AIV (!acemu::ctx()->is_aic)
 #define ASCEND_IS_AIC (acemu::ctx()->is_aic)
 #define ASCEND_IS_NOT_AIV (acemu::ctx()->is_aic)
 #define ASCEND_IS_NOT_AIC (!acemu::ctx()->is_aic)
 
 // The tiling key the host set (TilingContext::SetTilingKey, ICPU_SET_TILING_KEY; 0 when unset).
+// @api TILING_KEY_IS | yes | TILING_KEY_IS
 #define TILING_KEY_IS(key) (acemu::rt::tiling_key() == uint64_t(key))
 
 // ASSERT(expr) / ASSERT(expr, fmt, args...): a failed assertion stops the kernel, as on the NPU.
+// @api ASSERT | yes: stops the kernel (status crash) with the expression and message | ASSERT
 #define ASSERT(expr, ...) ((expr) ? (void)0 : acemu::rt::assert_failed(#expr, __FILE__, __LINE__, ##__VA_ARGS__))
 
 // Event IDs of SetFlag / WaitFlag: not on an API page, but every toolchain supplies them.
+// @api EVENT_ID0..EVENT_ID7 | yes: supplied by the toolchain, not on an API page | -
 enum event_t : int8_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
 
 namespace AscendC {
 
+// @api GetSubBlockIdx, GetSubBlockNum, GetTaskRation | yes | GetSubBlockNum
 inline int64_t GetSubBlockIdx() { return acemu::ctx()->sub_block_idx; }
 inline int64_t GetSubBlockNum() { return acemu::ctx()->sub_block_num; }
 inline int64_t GetTaskRation() { return acemu::ctx()->task_ration; }
 inline int64_t GetTaskRatio() { return acemu::ctx()->task_ration; }
 
+// @api GetSystemCycle | yes: 50 MHz from the host clock | GetSystemCycle
 // The system cycle counter, at the documented 50 MHz (cycles / 50 = microseconds).
 inline int64_t GetSystemCycle() {
     using namespace std::chrono;
@@ -78,6 +85,7 @@ inline int64_t GetSystemCycle() {
     return int64_t(duration_cast<nanoseconds>(steady_clock::now() - start).count() / 20);
 }
 
+// @api DivCeil | yes | DivCeil
 template <typename T, typename U> __aicore__ inline constexpr auto DivCeil(T a, U b) -> decltype((a + b - 1) / b) {
     return (a + b - 1) / b;
 }
@@ -96,6 +104,7 @@ constexpr int32_t MAX_REPEAT_TIMES = 255;
 namespace detail {
 inline thread_local GM_ADDR sys_workspace = nullptr;
 }
+// @api SetSysWorkspace, GetSysWorkSpacePtr, GetUserWorkspace | yes | GetUserWorkspace
 inline void SetSysWorkspace(GM_ADDR workspace) { detail::sys_workspace = workspace; }
 inline GM_ADDR GetSysWorkSpacePtr() { return detail::sys_workspace; }
 inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
@@ -108,6 +117,7 @@ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 #pragma GCC diagnostic ignored "-Wformat-security"
+// @api printf, PRINTF | yes: to Report.stdout | printf
 template <typename... Args> inline void printf(const char* fmt, Args... args) {
     char buf[2048];
     std::snprintf(buf, sizeof(buf), fmt, args...);
@@ -117,6 +127,7 @@ template <typename... Args> inline void printf(const char* fmt, Args... args) {
 #define PRINTF AscendC::printf
 
 // ---- Std: the type utilities the reference lists under AscendC::Std ---------------------------
+// @api AscendC::Std | yes: the std type traits, tuple, min/max | Std
 namespace Std {
 using std::conditional;
 using std::conditional_t;

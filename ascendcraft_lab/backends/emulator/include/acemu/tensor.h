@@ -60,6 +60,7 @@ inline void check_extent(BlockCtx* c, const char* api, const char* what, uint64_
 
 namespace AscendC {
 
+// @api LocalTensor | yes | LocalTensor
 template <typename T> class LocalTensor {
 public:
     using PrimType = T;
@@ -109,6 +110,7 @@ private:
     TPosition pos_ = TPosition::VECCALC;
 };
 
+// @api GlobalTensor, SetGlobalBuffer | yes: a length past the allocation is checked at the accesses; accesses past the length but inside the allocation are a note (gm-beyond-buffer) and copied | GlobalTensor
 template <typename T> class GlobalTensor {
 public:
     using PrimType = T;

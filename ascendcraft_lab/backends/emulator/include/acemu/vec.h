@@ -133,6 +133,7 @@ template <typename T> inline T bnot(T a) { static_assert(std::is_integral<T>::va
 namespace AscendC {
 
 // Count form, bit-mode mask and continuous mask forms of one binary instruction.
+// @api Add, Sub, Mul, Div, Max, Min, And, Or | yes: count, bit-mask and continuous-mask forms; not the operator overloads | Binary operations
 #define ACEMU_BINARY_OP(NAME, EXPR)                                                                                                    \
     template <typename T>                                                                                                              \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count,          \
@@ -170,6 +171,7 @@ ACEMU_BINARY_OP(Or, acemu::m::bor(a, b))
 #undef ACEMU_BINARY_OP
 
 // Tensor-scalar instructions: count form and repeat forms.
+// @api Adds, Muls, Maxs, Mins, LeakyRelu | yes | Scalar binary operations
 #define ACEMU_SCALAR_OP(NAME, EXPR)                                                                                                    \
     template <typename T>                                                                                                              \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, const int32_t& count,     \
@@ -206,6 +208,7 @@ ACEMU_SCALAR_OP(Mins, a < s ? a : s)
 ACEMU_SCALAR_OP(LeakyRelu, a >= T(0) ? a : T(a * s))
 #undef ACEMU_SCALAR_OP
 
+// @api Exp, Ln, Abs, Sqrt, Rsqrt, Reciprocal, Relu, Not | yes | Unary operations
 #define ACEMU_UNARY_OP(NAME, EXPR)                                                                                                     \
     template <typename T>                                                                                                              \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, ACEMU_SITE_PARAMS) {                 \
@@ -241,6 +244,7 @@ ACEMU_UNARY_OP(Relu, a > T(0) ? a : T(0))
 ACEMU_UNARY_OP(Not, acemu::m::bnot(a))
 #undef ACEMU_UNARY_OP
 
+// @api Axpy | yes | Axpy
 // dst = src * scalar + dst (dst may be wider than src, e.g. float += half * scalar).
 template <typename T, typename U>
 inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const acemu::nd<U> scalarValue, const int32_t& count, ACEMU_SITE_PARAMS) {
@@ -281,6 +285,7 @@ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const ace
     });
 }
 
+// @api Duplicate | yes | Duplicate
 // ---- Duplicate ---------------------------------------------------------------------------
 template <typename T> inline void Duplicate(const LocalTensor<T>& dst, const acemu::nd<T>& scalarValue, const int32_t& count, ACEMU_SITE_PARAMS) {
     ACEMU_REQUIRE_DTYPE(Duplicate, T);
@@ -324,6 +329,7 @@ inline void Duplicate(const LocalTensor<T>& dst, const acemu::nd<T>& scalarValue
     detail::duplicate_repeat(dst, T(scalarValue), m, acemu::repeat_times("Duplicate", repeatTimes, ACEMU_SITE), dstBlockStride, dstRepeatStride, ACEMU_SITE);
 }
 
+// @api Cast | yes: every RoundMode; the pairs of element types are not checked against the page | Cast
 // ---- Cast --------------------------------------------------------------------------------
 template <typename T1, typename T2>
 inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& roundMode, const uint32_t count, ACEMU_SITE_PARAMS) {
@@ -351,6 +357,7 @@ inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const R
                         [mode](T2 a) -> T1 { return acemu::m::cast_one<T1, T2>(a, mode); }, ACEMU_SITE);
 }
 
+// @api Compare, CompareScalar, Select | partial: count forms only | Compare
 // ---- Compare / Select: one mask bit per element (bit i of byte i/8) ------------------------
 namespace detail {
 template <typename T, typename U, class Pred>

@@ -8,6 +8,7 @@
 #include <cstring>
 #include "acemu/launch.h"
 
+// @api aclInit, aclrtMalloc, aclrtMemcpy, aclrtSynchronizeStream (a subset) | partial: memory, copies and no-op streams | AscendCL
 using aclError = int;
 using aclrtStream = void*;
 using aclrtContext = void*;

@@ -15,6 +15,7 @@
 
 namespace gert {
 
+// @api gert::TilingContext, InferShapeContext, InferDataTypeContext | partial: the getters and setters TilingFuncs use | TilingContext
 class TilingContext {
 public:
     const StorageShape* GetInputShape(size_t i) const { return i < inputs_.size() && inputs_[i].present ? &inputs_[i].shape : nullptr; }
@@ -194,6 +195,7 @@ public:
     std::vector<std::string> socs_;
 };
 
+// @api OpDef, OP_ADD, Input, Output, Attr, SetInferShape, SetInferDataType, AICore().SetTiling | yes: InitValue fills outputs; formats are ND | OpDef
 class OpDef {
 public:
     explicit OpDef(const char* name) : name_(name) {}

@@ -17,6 +17,7 @@ enum class CoreMemType { L0_A = 0, L0_B = 1, L0_C = 2, L1 = 3, L2 = 4, UB = 5, H
 enum class SocVersion { ASCEND910 = 0, ASCEND910B, ASCEND910_93, ASCEND310P, ASCEND310B, ASCEND610, ASCEND910_95, RESERVED_VERSION = 99999 };
 enum class ReservedSize { RESERVED_SIZE_8K, RESERVED_SIZE_16K, RESERVED_SIZE_32K };
 
+// @api PlatformAscendC, PlatformAscendCManager, GetCoreNum, GetCoreNumAic, GetCoreNumAiv, GetCoreMemSize, GetSocVersion, GetLibApiWorkSpaceSize, CalcTschBlockDim, ReserveLocalMemory | yes: the SoC table's numbers | PlatformAscendC
 class PlatformAscendC {
 public:
     PlatformAscendC() = default;

@@ -18,6 +18,7 @@ inline uint32_t aligned_row_bytes(const ge::Shape& s, uint32_t typeSize) {
 inline uint32_t rows(const ge::Shape& s) { return s.GetDimNum() >= 2 ? uint32_t(s.GetDim(0)) : 1u; }
 }  // namespace detail
 
+// @api PadTilingFunc, GetPadMaxMinTmpSize, UnPadTilingFunc, GetUnPadMaxMinTmpSize, GetBroadCastMaxMinTmpSize | yes | Pad Tiling
 inline void GetPadMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue, uint32_t& minValue) {
     minValue = detail::aligned_row_bytes(srcShape, typeSize);
     maxValue = minValue * detail::rows(srcShape);

@@ -2,6 +2,7 @@
 #pragma once
 #include <c10/core/Device.h>
 
+// @api c10_npu::getCurrentNPUStream | yes: a token, launches are synchronous | torch_npu
 namespace c10_npu {
 class NPUStream {
 public:

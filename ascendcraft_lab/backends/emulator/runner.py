@@ -306,10 +306,10 @@ def cache_dir() -> Path:
 _toolchain_memo: dict[str, str] = {}
 
 
-def _toolchain_fingerprint() -> str:
-    """Compiler version, CPU and the emulator's own sources: anything that changes the binary."""
-    if "fp" in _toolchain_memo:
-        return _toolchain_memo["fp"]
+def _compiler_fingerprint() -> str:
+    """Compiler version, CPU and the base flags: what changes every object file."""
+    if "cc" in _toolchain_memo:
+        return _toolchain_memo["cc"]
     h = hashlib.sha256()
     try:
         h.update(subprocess.run([CXX, "--version"], capture_output=True, text=True, timeout=30).stdout.encode())
@@ -322,10 +322,19 @@ def _toolchain_fingerprint() -> str:
             h.update((m.group(1) if m else "").encode())
     except OSError:
         pass
+    h.update(" ".join(BASE_FLAGS + CPU_DEBUG_FLAGS).encode())
+    _toolchain_memo["cc"] = h.hexdigest()
+    return _toolchain_memo["cc"]
+
+
+def _toolchain_fingerprint() -> str:
+    """The compiler's fingerprint and the emulator's own sources: what changes the runtime object."""
+    if "fp" in _toolchain_memo:
+        return _toolchain_memo["fp"]
+    h = hashlib.sha256(_compiler_fingerprint().encode())
     for p in sorted(INCLUDE_DIR.rglob("*.h")) + list(RUNTIME_SOURCES):
         h.update(str(p.relative_to(HERE)).encode())
         h.update(p.read_bytes())
-    h.update(" ".join(BASE_FLAGS + CPU_DEBUG_FLAGS).encode())
     h.update(get_soc(DEFAULT_SOC).emulator_line().encode())
     _toolchain_memo["fp"] = h.hexdigest()
     return _toolchain_memo["fp"]
@@ -462,12 +471,14 @@ def _split_sources(sources) -> list[tuple[Path, list[str]]]:
 
 
 def _object(src: Path, flags: list[str], inc_flags: list[str], incs: list[Path], work: Path) -> tuple[Path | None, list[dict], str]:
-    """One translation unit compiled to an object file, cached by its content (the source, the local
-    headers it includes, the flags): a submission whose binding source did not change reuses it."""
+    """One translation unit compiled to an object file, cached by its content: the source, every
+    quoted header it includes (the emulator's headers among them, transitively), the flags and the
+    compiler. A torch binding that did not change is reused across submissions and emulator edits."""
     h = hashlib.sha256()
-    h.update(_toolchain_fingerprint().encode())
+    h.update(_compiler_fingerprint().encode())
     h.update(json.dumps([str(src), flags, inc_flags]).encode())
-    for p in [src] + _local_includes([src], incs + [Path(f[2:]) for f in flags if f.startswith("-I")]):
+    search = incs + [Path(f[2:]) for f in flags if f.startswith("-I")] + [INCLUDE_DIR]
+    for p in [src] + _local_includes([src], search):
         h.update(str(p).encode())
         h.update(p.read_bytes())
     for f in flags:  # a forced include (-include FILE) is part of the unit

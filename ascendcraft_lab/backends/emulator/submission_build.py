@@ -233,7 +233,9 @@ def torch_flags(module: str) -> tuple[list[str], list[str]]:
     from torch.utils import cpp_extension
     inc = [f"-isystem{p}" for p in cpp_extension.include_paths()] + [f"-isystem{sysconfig.get_paths()['include']}"]
     abi = int(bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)))
+    # The torch version is in the flags so that cached objects follow it (its headers are not hashed).
     compile_flags = [*inc, f"-I{TORCH_INCLUDE}", f"-DTORCH_EXTENSION_NAME={module}", "-DTORCH_API_INCLUDE_EXTENSION_H",
+                     f"-DACEMU_TORCH_VERSION={torch.__version__.split('+')[0]}",
                      f"-D_GLIBCXX_USE_CXX11_ABI={abi}", "-Wno-unused-parameter", "-Wno-missing-field-initializers"]
     libdir = cpp_extension.library_paths()[0]
     link = [f"-L{libdir}", "-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python", f"-Wl,-rpath,{libdir}"]

@@ -566,13 +566,17 @@ BlockCtx* no_context() {
 bool find_alloc(const void* p, const uint8_t** lo, const uint8_t** hi, int* arg_index) {
     std::lock_guard<std::mutex> lk(g_alloc_mu);
     const uint8_t* q = static_cast<const uint8_t*>(p);
-    for (auto it = g_allocs.rbegin(); it != g_allocs.rend(); ++it) {  // the latest registration first
-        const Alloc& a = *it;
-        if (q >= a.lo && q <= a.hi) {  // one-past-the-end of an empty range still belongs to it
-            *lo = a.lo;
-            *hi = a.hi;
-            *arg_index = a.index;
-            return true;
+    // The allocation holding p (the latest registration first); only then one whose end p is
+    // (an empty tensor, or one that ends where the next allocation starts).
+    for (int pass = 0; pass < 2; ++pass) {
+        for (auto it = g_allocs.rbegin(); it != g_allocs.rend(); ++it) {
+            const Alloc& a = *it;
+            if (pass == 0 ? (q >= a.lo && q < a.hi) : q == a.hi) {
+                *lo = a.lo;
+                *hi = a.hi;
+                *arg_index = a.index;
+                return true;
+            }
         }
     }
     return false;

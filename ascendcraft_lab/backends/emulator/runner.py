@@ -749,7 +749,8 @@ def run_op(
     are arrays in OpDef order (None for a left-out optional input, a list of arrays for a dynamic
     one), ``outputs`` (dtype, shape) pairs, ``attrs`` Python values in OpDef order. The harness
     runs the TilingFunc and launches the kernel with its block dim, tiling data, workspace and
-    tiling key; ``Report.outputs`` are keyed by output position. ``tiling_header`` is the host's
+    tiling key; ``Report.outputs`` are keyed by output position (they start filled with 0xFF bytes,
+    as device memory is not cleared, unless the OpDef sets InitValue). ``tiling_header`` is the host's
     TilingData header: as in an msopgen build, the kernel source sees its classes without including it."""
     from .sources import kernel_entries, tiling_prelude
     chip = get_soc(soc)
@@ -812,7 +813,10 @@ def run_op(
         for i, (dtype, shape) in enumerate(outputs):
             dt, name = _np_dtype(dtype)
             path = work / f"out{i}.bin"
-            blank = np.zeros(tuple(shape), dt)
+            # Outputs start as device memory would: not cleared (0xFF bytes), unless the OpDef
+            # sets an InitValue, which the harness writes before the launch.
+            blank = np.full(tuple(shape), 0xFF, np.uint8).view(dt) if dt.itemsize == 1 else \
+                np.frombuffer(b"\xff" * (int(np.prod(shape, dtype=np.int64)) * dt.itemsize), dt).reshape(tuple(shape))
             blank.tofile(path)
             spec.append(_tensor_line("output", blank, path, name))
             out_files.append((path, dt, tuple(shape)))

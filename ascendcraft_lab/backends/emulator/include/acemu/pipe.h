@@ -347,11 +347,14 @@ inline void check_event_id(const char* api, int32_t id, const char* file, int li
 template <HardEvent evt> inline void SetFlag(int32_t eventID, ACEMU_SITE_PARAMS) { detail::check_event_id("SetFlag", eventID, ACEMU_SITE); }
 template <HardEvent evt> inline void WaitFlag(int32_t eventID, ACEMU_SITE_PARAMS) { detail::check_event_id("WaitFlag", eventID, ACEMU_SITE); }
 // Atomic GM accumulation for the following copies to GM (DataCopy / DataCopyPad / SetValue).
-// @api SetAtomicAdd, SetAtomicMax, SetAtomicMin, SetAtomicNone | yes | SetAtomicAdd
+// @api SetAtomicAdd, SetAtomicMax, SetAtomicMin, SetAtomicNone, SetAtomicType, DisableDmaAtomic | yes | SetAtomicAdd
 template <typename T> inline void SetAtomicAdd() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_ADD; c->atomic_dtype = acemu::dtype_of<T>(); }
 template <typename T> inline void SetAtomicMax() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_MAX; c->atomic_dtype = acemu::dtype_of<T>(); }
 template <typename T> inline void SetAtomicMin() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_MIN; c->atomic_dtype = acemu::dtype_of<T>(); }
 inline void SetAtomicNone() { acemu::ctx()->atomic_op = acemu::ATOMIC_NONE; }
+inline void DisableDmaAtomic() { SetAtomicNone(); }  // the CANN 9 name of SetAtomicNone
+// The element type of the atomic operation already set (SetAtomicAdd / Max / Min).
+template <typename T> inline void SetAtomicType() { acemu::ctx()->atomic_dtype = acemu::dtype_of<T>(); }
 
 // All-core barrier (the hardware form, no workspace): a block waits until every block of the
 // launch has reached it; GM written before it, atomic adds included, is visible after it.

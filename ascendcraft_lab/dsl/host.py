@@ -21,7 +21,7 @@ SOC_CONSTANTS: dict[str, tuple[Callable[[Soc], int], str]] = {
     "VECTOR_CORES": (lambda s: s.vector_cores, "vector (AIV) cores of the SoC"),
     "CUBE_CORES": (lambda s: s.cube_cores, "cube (AIC) cores of the SoC"),
     "UB_BYTES": (lambda s: s.ub_for_tiles, "Unified Buffer bytes per vector core for the kernel's tiles (physical "
-                 "minus the runtime's reserve, the lowering's headroom and 1 KiB for its staging buffers)"),
+                 "minus the runtime's reserve and 1 KiB the lowering keeps for its staging buffers)"),
     "L1_BYTES": (lambda s: s.l1_bytes, "L1 buffer bytes"),
     "L0A_BYTES": (lambda s: s.l0a_bytes, "L0A bytes"),
     "L0B_BYTES": (lambda s: s.l0b_bytes, "L0B bytes"),

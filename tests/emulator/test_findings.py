@@ -12,7 +12,7 @@ from emulator_helpers import KERNELS, marked_line, run
 
 BUGGY = {
     # kernel: (block_dim, input elements, output elements)
-    "bug_ub_overflow": (1, 12288, 12288),
+    "bug_ub_overflow": (1, 12800, 12800),
     "bug_unaligned_datacopy": (1, 25, 25),
     "bug_unaligned_ub": (1, 64, 64),
     "bug_queue_misuse": (1, 64, 64),

@@ -84,7 +84,7 @@ STATUSES = ("ok", "findings", "compile-error", "crash", "timeout", "error")  # e
 FINDING_KINDS = ("ub-overflow", "unaligned-datacopy", "unaligned-ub-address", "queue-misuse", "gm-out-of-bounds",
                  "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace", "api-misuse")
 # Reported, but not bugs: the run stays "ok" and they come back in Report.notes.
-NOTE_KINDS = ("gm-beyond-buffer",)
+NOTE_KINDS = ("gm-beyond-buffer", "ub-reserved")
 
 
 # --------------------------------------------------------------------------------------------

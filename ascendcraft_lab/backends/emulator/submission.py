@@ -48,6 +48,7 @@ class Verdict:
     notes: list[dict] = field(default_factory=list)
     diagnostics: list[dict] = field(default_factory=list)
     anti_hack: dict | None = None
+    launches: int = -1  # kernel launches during the trials (-1: none were run)
     timings: dict = field(default_factory=dict)
     stderr: str = ""
 
@@ -73,6 +74,9 @@ class Verdict:
         if self.timings.get("total_s") is not None:
             head += f" [{self.timings['total_s']:.1f} s]"
         lines = [head]
+        if self.launches == 0 and self.trials:
+            lines.append("  warning: no kernel of the submission ran during the trials: the outputs come from its host or "
+                         "binding code, which MultiKernelBench's anti-hack rule does not read")
         for d in self.diagnostics:
             lines.append(f"  {d.get('source') or d.get('file')}: error: {d['message']}")
         for f in self.findings:
@@ -133,7 +137,8 @@ def check_submission(path: str | Path, reference: str | Path, *, trials: int = m
         data["timings"]["total_s"] = round(time.perf_counter() - t0, 1)
         return Verdict(str(path), str(reference), data.pop("status"), data.pop("message"), format=data.get("format", ""),
                        problem=data.get("problem", ""), trials=data["trials"], findings=data["findings"], notes=data["notes"],
-                       diagnostics=data["diagnostics"], anti_hack=data["anti_hack"], timings=data["timings"], stderr=proc.stderr[-4000:])
+                       diagnostics=data["diagnostics"], anti_hack=data["anti_hack"], launches=data.get("launches", -1),
+                       timings=data["timings"], stderr=proc.stderr[-4000:])
     finally:
         shutil.rmtree(work, ignore_errors=True)
         lock.close()

@@ -53,10 +53,12 @@ class Findings:
         self._take.restype = ctypes.c_char_p
         self.findings: dict[tuple, dict] = {}
         self.kernel_s = 0.0
+        self.launches = 0
 
     def collect(self) -> None:
         data = json.loads(self._take().decode())
         self.kernel_s += float(data.get("kernel_s", 0.0))
+        self.launches += int(data.get("launches", 0))
         for f in data.get("findings", []):
             key = (f["kind"], f["file"], f["line"])
             if key in self.findings:
@@ -165,6 +167,7 @@ def check(spec: dict) -> dict:
             f"line {v['line']}: {v['call']} ({v['reason']})" for v in result["anti_hack"]["violations"][:3]) + (
             result["anti_hack"]["error"] or "")
     result["status"], result["message"] = status, message
+    result["launches"] = findings.launches
     result["timings"]["kernel_s"] = round(findings.kernel_s, 4)
     result["timings"]["total_s"] = round(time.perf_counter() - t0, 2)
     return result

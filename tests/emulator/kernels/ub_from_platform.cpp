@@ -12,6 +12,6 @@ extern "C" __global__ __aicore__ void ub_from_platform(GM_ADDR x, GM_ADDR tiling
     const uint32_t bytes = *reinterpret_cast<__gm__ uint32_t*>(tiling);
     pipe.InitBuffer(a, 2, bytes);
     pipe.InitBuffer(b, 2, bytes);
-    pipe.InitBuffer(c, 2, bytes);  // FINDING: ub-overflow
+    pipe.InitBuffer(c, 2, bytes);  // FINDING: ub-overflow (past the physical UB; past GetCoreMemSize(UB) a note)
     (void)x;
 }

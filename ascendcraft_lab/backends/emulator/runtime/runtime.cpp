@@ -106,6 +106,7 @@ std::mutex g_alloc_mu;
 std::mutex g_mu;
 std::vector<Finding> g_findings;  // merged, in block order
 double g_kernel_s = 0.0;
+unsigned long long g_launches = 0;  // kernel launches since the report was last cleared
 
 // The all-core barrier of one launch. Every block runs on its own thread, so the blocks that
 // reach SyncAll wait here until the others arrive too; a block that ends while others wait
@@ -466,7 +467,8 @@ std::string json_escape(const std::string& s) {
 std::string findings_json() {
     std::string o;
     char buf[256];
-    snprintf(buf, sizeof(buf), "{\"kernel_s\": %.6f, \"threads\": %u, \"findings\": [", g_kernel_s, g_threads);
+    snprintf(buf, sizeof(buf), "{\"kernel_s\": %.6f, \"threads\": %u, \"launches\": %llu, \"findings\": [", g_kernel_s,
+             g_threads, g_launches);
     o += buf;
     for (size_t i = 0; i < g_findings.size(); ++i) {
         const Finding& x = g_findings[i];
@@ -706,6 +708,7 @@ std::string report_json(bool clear) {
     if (clear) {
         g_findings.clear();
         g_kernel_s = 0.0;
+        g_launches = 0;
     }
     return json;
 }
@@ -906,6 +909,7 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
     for (auto& b : blocks)
         for (auto& a : b.atomics) apply_atomic(a);
     g_kernel_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++g_launches;
     return 0;
 }
 

@@ -107,6 +107,7 @@ constexpr const char* SYNC_WORKSPACE = "sync-all-workspace";
 constexpr const char* API_MISUSE = "api-misuse";
 // Notes: reported, but not a bug (the run stays "ok").
 constexpr const char* GM_BEYOND_BUFFER = "gm-beyond-buffer";
+constexpr const char* UB_RESERVED = "ub-reserved";
 
 enum AtomicOp : int { ATOMIC_NONE = 0, ATOMIC_ADD, ATOMIC_MAX, ATOMIC_MIN };
 enum DType : int { DT_OTHER = 0, DT_F32, DT_F16, DT_BF16, DT_I32, DT_I16, DT_I8, DT_U8, DT_U16, DT_U32, DT_I64, DT_U64 };

@@ -56,3 +56,23 @@ def test_a_tiling_function_that_sets_no_block_dim_is_an_error(tmp_path):
     r = run_op([host, d / "axpby_custom_kernel.cpp"], "AxpbyCustom", [np.ones(64, np.float32)] * 2, [("float32", (64,))], [1.0],
                tiling_header=tmp_path / "axpby_custom_tiling.h")
     assert r.status == "error" and r.message == "AxpbyCustom's TilingFunc set no block dim (context->SetBlockDim)"
+
+
+def _softmax_rows(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_softmax_with_its_host_tiling_writes_the_rows_and_their_max_and_sum_blocks():
+    d = OPS / "softmax_rows"
+    for dtype, ctype, tol in ((np.float32, "float", 1e-6), (np.float16, "half", 1e-3)):
+        x = (RNG.standard_normal((32, 256)) * 3).astype(dtype)
+        r = run_op([d / "softmax_rows_custom.cpp", d / "softmax_rows_custom_kernel.cpp"], "SoftmaxRowsCustom", [x],
+                   [(x.dtype.name, x.shape), ("float32", (32, 8)), ("float32", (32, 8))],
+                   tiling_header=d / "softmax_rows_custom_tiling.h", extra_flags=[f"-DDTYPE_X={ctype}"])
+        assert r.status == "ok" and not r.notes, r.summary()
+        xf = x.astype(np.float64)
+        np.testing.assert_allclose(r.outputs[0].astype(np.float64), _softmax_rows(xf), atol=tol, rtol=tol)
+        np.testing.assert_array_equal(r.outputs[1], np.repeat(x.astype(np.float32).max(axis=1, keepdims=True), 8, axis=1))
+        sums = np.exp(xf - xf.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(r.outputs[2], np.repeat(sums, 8, axis=1), rtol=1e-5)

@@ -17,6 +17,7 @@
 #include "acemu/reduce.h"
 #include "acemu/gather_mask.h"
 #include "acemu/adv.h"
+#include "acemu/softmax.h"
 #include "acemu/gm_util.h"
 #include "acemu/tiling.h"
 #include "acemu/launch.h"

@@ -1,5 +1,5 @@
-// Tiling structures of the high-level Pad / UnPad APIs, shared by the host (PadTilingFunc,
-// UnPadTilingFunc fill them) and the kernel (Pad, UnPad read them). A kernel's TilingData holds one
+// Tiling structures of the high-level Pad / UnPad / SoftMax APIs, shared by the host (PadTilingFunc,
+// UnPadTilingFunc, SoftMaxTilingFunc fill them) and the kernel (Pad, UnPad, SoftMax read them). A kernel's TilingData holds one
 // as a TILING_DATA_FIELD_DEF_STRUCT field; the layout is the emulator's own (the reference leaves
 // the fields unspecified), which is all both sides need.
 #pragma once
@@ -18,14 +18,23 @@ struct UnPadTiling {
     uint32_t typeSize = 0;
     uint32_t tmpBufferBytes = 0;
 };
+struct SoftMaxTiling {
+    uint32_t srcM = 0;      // rows: the product of all but the last dimension
+    uint32_t srcK = 0;      // elements per row
+    uint32_t srcSize = 0;   // srcM * srcK
+    uint32_t typeSize = 0;
+    uint32_t tmpBufferBytes = 0;
+};
 
 namespace optiling {
 using ::PadTiling;
+using ::SoftMaxTiling;
 using ::UnPadTiling;
 }  // namespace optiling
 namespace AscendC {
 namespace tiling {
 using ::PadTiling;
+using ::SoftMaxTiling;
 using ::UnPadTiling;
 }  // namespace tiling
 }  // namespace AscendC

@@ -1,5 +1,6 @@
 // Host tiling functions of the high-level APIs: Pad / UnPad (PadTilingFunc, UnPadTilingFunc and
-// their temporary-space queries) and BroadCast's temporary-space query.
+// their temporary-space queries), SoftMax (SoftMaxTilingFunc, GetSoftMaxMax/MinTmpSize) and
+// BroadCast's temporary-space query.
 // Clean-room implementation from Huawei's public reference pages (Pad Tiling, UnPad Tiling,
 // GetBroadCastMaxMinTmpSize). The emulated kernels need no temporary space; the sizes reported are
 // the emulator's (one padded row at least, the whole padded tensor at most), never zero, so a
@@ -51,6 +52,41 @@ inline void GetBroadCastMaxMinTmpSize(const platform_ascendc::PlatformAscendC& a
     minValue = 32;
     maxValue = uint32_t((uint64_t(dstShape.GetShapeSize()) * typeSize + 31) / 32 * 32);
 }
+
+// SoftMax works on [m, k]: m the product of all but the last dimension. The emulated SoftMax needs
+// no temporary space; the sizes reported are small (a block per row at least, the whole tensor at
+// most) so that a kernel giving the minimum to InitBuffer beside its own tiles still fits.
+// @api SoftMaxTilingFunc, GetSoftMaxMaxTmpSize, GetSoftMaxMinTmpSize | yes | SoftMax Tiling
+namespace detail {
+inline uint64_t softmax_rows(const ge::Shape& s) {
+    uint64_t m = 1;
+    for (size_t i = 0; i + 1 < s.GetDimNum(); ++i) m *= uint64_t(s.GetDim(i));
+    return m;
+}
+inline uint64_t softmax_cols(const ge::Shape& s) { return s.GetDimNum() ? uint64_t(s.GetDim(s.GetDimNum() - 1)) : 1; }
+}  // namespace detail
+inline uint32_t GetSoftMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
+    (void)dataTypeSize;
+    (void)isReuseSource;
+    return uint32_t(32 * detail::softmax_rows(srcShape));
+}
+inline uint32_t GetSoftMaxMaxTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
+    (void)dataTypeSize;
+    (void)isReuseSource;
+    return uint32_t(detail::softmax_rows(srcShape) * ((detail::softmax_cols(srcShape) * sizeof(float) + 31) / 32 * 32 + 32));
+}
+inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
+                              SoftMaxTiling& softmaxTiling) {
+    softmaxTiling.srcM = uint32_t(detail::softmax_rows(srcShape));
+    softmaxTiling.srcK = uint32_t(detail::softmax_cols(srcShape));
+    softmaxTiling.srcSize = softmaxTiling.srcM * softmaxTiling.srcK;
+    softmaxTiling.typeSize = dataTypeSize;
+    softmaxTiling.tmpBufferBytes = localWorkSpaceSize;
+}
+inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& tiling, const uint32_t dataTypeSize = 2) {
+    (void)dataTypeSize;
+    return tiling.srcM % 8 == 0 && tiling.srcK % 64 == 0;
+}
 }  // namespace AscendC
 
 // The reference lists these host functions both unqualified and under AscendC.
@@ -58,4 +94,7 @@ using AscendC::GetBroadCastMaxMinTmpSize;
 using AscendC::GetPadMaxMinTmpSize;
 using AscendC::GetUnPadMaxMinTmpSize;
 using AscendC::PadTilingFunc;
+using AscendC::GetSoftMaxMaxTmpSize;
+using AscendC::GetSoftMaxMinTmpSize;
+using AscendC::SoftMaxTilingFunc;
 using AscendC::UnPadTilingFunc;

@@ -76,3 +76,13 @@ def test_softmax_with_its_host_tiling_writes_the_rows_and_their_max_and_sum_bloc
         np.testing.assert_array_equal(r.outputs[1], np.repeat(x.astype(np.float32).max(axis=1, keepdims=True), 8, axis=1))
         sums = np.exp(xf - xf.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
         np.testing.assert_allclose(r.outputs[2], np.repeat(sums, 8, axis=1), rtol=1e-5)
+
+
+def test_rms_norm_with_its_host_tiling():
+    x = RNG.standard_normal((16, 64)).astype(np.float32)
+    gamma = RNG.standard_normal(64).astype(np.float32)
+    r = op("rms_rows", "RmsRowsCustom", [x, gamma], [("float32", x.shape)], [1e-5])
+    assert r.status == "ok", r.summary()
+    xd = x.astype(np.float64)
+    want = xd / np.sqrt((xd ** 2).mean(axis=1, keepdims=True) + 1e-5) * gamma
+    np.testing.assert_allclose(r.outputs[0], want, rtol=1e-5, atol=1e-6)

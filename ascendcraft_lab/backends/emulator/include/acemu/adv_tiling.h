@@ -1,4 +1,4 @@
-// Tiling structures of the high-level Pad / UnPad / SoftMax APIs, shared by the host (PadTilingFunc,
+// Tiling structures of the high-level Pad / UnPad / SoftMax / RmsNorm APIs, shared by the host (PadTilingFunc,
 // UnPadTilingFunc, SoftMaxTilingFunc fill them) and the kernel (Pad, UnPad, SoftMax read them). A kernel's TilingData holds one
 // as a TILING_DATA_FIELD_DEF_STRUCT field; the layout is the emulator's own (the reference leaves
 // the fields unspecified), which is all both sides need.
@@ -25,15 +25,25 @@ struct SoftMaxTiling {
     uint32_t typeSize = 0;
     uint32_t tmpBufferBytes = 0;
 };
+struct RmsNormTiling {
+    uint32_t bLength = 0;          // [B, S, H]: normalised over H
+    uint32_t sLength = 0;
+    uint32_t hLength = 0;          // elements per row in the tensor (32-B aligned)
+    uint32_t originalHLength = 0;  // valid elements per row
+    uint32_t typeSize = 0;
+    uint32_t tmpBufferBytes = 0;
+};
 
 namespace optiling {
 using ::PadTiling;
+using ::RmsNormTiling;
 using ::SoftMaxTiling;
 using ::UnPadTiling;
 }  // namespace optiling
 namespace AscendC {
 namespace tiling {
 using ::PadTiling;
+using ::RmsNormTiling;
 using ::SoftMaxTiling;
 using ::UnPadTiling;
 }  // namespace tiling

@@ -50,6 +50,7 @@
 #define ACEMU_DT_Pad int16_t, uint16_t, half, int32_t, uint32_t, float
 #define ACEMU_DT_UnPad int16_t, uint16_t, half, int32_t, uint32_t, float
 #define ACEMU_DT_SoftMax half, float
+#define ACEMU_DT_RmsNorm half, float
 #define ACEMU_DT_Fill uint16_t, int16_t, half, uint32_t, int32_t, float
 #define ACEMU_DT_InitGlobalMemory uint16_t, int16_t, half, uint32_t, int32_t, float
 

@@ -1,5 +1,5 @@
 // The high-level SoftMax API: row-wise softmax of an [m, k] tensor, with each row's max and sum
-// written out as a 32-B block (8 floats or 16 halves per row).
+// written out as a 32-B block (8 floats or 16 halves per row); and RmsNorm over the last axis.
 // Clean-room implementation from Huawei's public AscendC API documentation (SoftMax, SoftMax
 // Tiling): per row, max = rowmax(x), e = exp(x - max), sum = rowsum(e), y = e / sum. The device's
 // steps (reducemax, brcb, sub, exp, reducesum, div) are not modelled one by one: the row is computed
@@ -115,6 +115,60 @@ inline void SoftMax(const LocalTensor<half>& dstTensor, const LocalTensor<float>
     (void)sharedTmpBuffer;
     detail::softmax_nd<isDataFormatNZ>();
     detail::softmax(dstTensor, sumTensor, maxTensor, srcTensor, tiling, softmaxShapeInfo, ACEMU_SITE);
+}
+
+// ---- RmsNorm --------------------------------------------------------------------------------------
+// y = x / sqrt(mean(x^2 over H) + epsilon) * gamma for every row of an [B, S, H] tensor (reference:
+// RmsNorm). The row is computed in float and rounded to T once; the temporary buffer is left alone.
+// @api RmsNorm | yes | RmsNorm
+namespace detail {
+template <typename T>
+inline void rms_norm(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& gamma, const T epsilon,
+                     const RmsNormTiling& t, const char* file, int line) {
+    ACEMU_REQUIRE_DTYPE(RmsNorm, T);
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, "RmsNorm", file, line);
+    const uint64_t rows = uint64_t(t.bLength) * t.sLength, h = t.hLength;
+    const uint64_t valid = t.originalHLength && t.originalHLength <= h ? t.originalHLength : h;
+    if (rows == 0 || h == 0 || (h * sizeof(T)) % 32 != 0 || t.typeSize != sizeof(T)) {
+        acemu::rt::report(acemu::API_MISUSE, "RmsNorm", file, line,
+                          "RmsNorm: the RmsNormTiling does not describe this tensor (B %u, S %u, H %u, typeSize %u for a %zu-byte "
+                          "type; H must be 32-B aligned); fill it with GetRmsNormTilingInfo",
+                          t.bLength, t.sLength, t.hLength, t.typeSize, sizeof(T));
+        return;
+    }
+    acemu::check_align(c, "RmsNorm", "dst", dst.acemu_ptr(), file, line);
+    acemu::check_extent(c, "RmsNorm", "src", rows * h * sizeof(T), src.acemu_bytes(), file, line);
+    acemu::check_extent(c, "RmsNorm", "dst", rows * h * sizeof(T), dst.acemu_bytes(), file, line);
+    acemu::check_extent(c, "RmsNorm", "gamma", valid * sizeof(T), gamma.acemu_bytes(), file, line);
+    acemu::check_read(c, "RmsNorm", "gamma", gamma.acemu_ptr(), valid * sizeof(T), file, line);
+    const T* s = src.acemu_ptr();
+    const T* g = gamma.acemu_ptr();
+    T* d = dst.acemu_ptr();
+    std::vector<float> sq(2 * valid + 2);
+    for (uint64_t r = 0; r < rows; ++r) {
+        const T* x = s + r * h;
+        if (!acemu::in_ub(c, x + h - 1) || !acemu::in_ub(c, d + r * h + h - 1)) break;
+        acemu::check_read(c, "RmsNorm", "src", x, valid * sizeof(T), file, line);
+        for (uint64_t j = 0; j < valid; ++j) sq[j] = float(x[j]) * float(x[j]);
+        const float mean = acemu::red::tree_sum<float>(sq.data(), uint32_t(valid)) / float(valid);
+        const float inv = 1.0f / std::sqrt(mean + float(epsilon));
+        for (uint64_t j = 0; j < valid; ++j) d[r * h + j] = T(float(x[j]) * inv * float(g[j]));
+    }
+    acemu::mark_written(c, d, rows * h * sizeof(T));
+}
+}  // namespace detail
+
+template <typename T, bool isBasicBlock = false>
+inline void RmsNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const LocalTensor<T>& gammaLocal,
+                    const LocalTensor<uint8_t>& sharedTmpBuffer, const T epsilon, const RmsNormTiling& tiling, ACEMU_SITE_PARAMS) {
+    (void)sharedTmpBuffer;
+    detail::rms_norm(dstLocal, srcLocal, gammaLocal, epsilon, tiling, ACEMU_SITE);
+}
+template <typename T, bool isBasicBlock = false>
+inline void RmsNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const LocalTensor<T>& gammaLocal, const T epsilon,
+                    const RmsNormTiling& tiling, ACEMU_SITE_PARAMS) {
+    detail::rms_norm(dstLocal, srcLocal, gammaLocal, epsilon, tiling, ACEMU_SITE);
 }
 
 }  // namespace AscendC

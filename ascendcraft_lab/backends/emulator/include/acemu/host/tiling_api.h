@@ -87,6 +87,30 @@ inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& tiling, const uint32_
     (void)dataTypeSize;
     return tiling.srcM % 8 == 0 && tiling.srcK % 64 == 0;
 }
+
+// RmsNorm works on [B, S, H], normalising over H. The sizes reported are small, as for SoftMax.
+// @api GetRmsNormMaxMinTmpSize, GetRmsNormTilingInfo | yes | RmsNorm Tiling
+inline bool GetRmsNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue, uint32_t& minValue,
+                                    const bool isBasicBlock = false) {
+    (void)isBasicBlock;
+    if (srcShape.GetDimNum() != 3 || typeSize == 0) return false;
+    const uint64_t rows = uint64_t(srcShape.GetDim(0)) * uint64_t(srcShape.GetDim(1));
+    minValue = uint32_t(32 * rows);
+    maxValue = uint32_t(rows * ((uint64_t(srcShape.GetDim(2)) * sizeof(float) + 31) / 32 * 32 + 32));
+    return true;
+}
+inline bool GetRmsNormTilingInfo(const ge::Shape& srcShape, const ge::Shape& originSrcShape, const uint32_t stackBufferByteSize,
+                                 const uint32_t typeSize, RmsNormTiling& tiling, const bool isBasicBlock = false) {
+    (void)isBasicBlock;
+    if (srcShape.GetDimNum() != 3 || originSrcShape.GetDimNum() != 3 || typeSize == 0) return false;
+    tiling.bLength = uint32_t(srcShape.GetDim(0));
+    tiling.sLength = uint32_t(srcShape.GetDim(1));
+    tiling.hLength = uint32_t(srcShape.GetDim(2));
+    tiling.originalHLength = uint32_t(originSrcShape.GetDim(2));
+    tiling.typeSize = typeSize;
+    tiling.tmpBufferBytes = stackBufferByteSize;
+    return (uint64_t(tiling.hLength) * typeSize) % 32 == 0 && tiling.originalHLength <= tiling.hLength;
+}
 }  // namespace AscendC
 
 // The reference lists these host functions both unqualified and under AscendC.
@@ -97,4 +121,6 @@ using AscendC::PadTilingFunc;
 using AscendC::GetSoftMaxMaxTmpSize;
 using AscendC::GetSoftMaxMinTmpSize;
 using AscendC::SoftMaxTilingFunc;
+using AscendC::GetRmsNormMaxMinTmpSize;
+using AscendC::GetRmsNormTilingInfo;
 using AscendC::UnPadTilingFunc;

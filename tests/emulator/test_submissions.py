@@ -160,3 +160,19 @@ def test_the_anti_hack_rule_finds_compute_in_helpers_forward_calls():
     found = mkb.anti_hack(src)
     assert not found.passed
     assert sorted((v.line, v.call) for v in found.violations) == [(4, "F.relu"), (8, "y.sum()")]
+
+
+def test_direct_launch_build_lists_are_inferred_as_multikernelbench_infers_them(tmp_path):
+    """Without build lists: the .cpp holding PYBIND11_MODULE is the binding, its module name the
+    extension's, every other .cpp a kernel source."""
+    from ascendcraft_lab.backends.emulator.submission_build import read_submission
+    path = direct_submission(tmp_path / "s.json")
+    spec = json.loads(path.read_text())
+    for s in spec["sources"]:
+        if s["path"] == "kernel/pybind11.cpp":
+            s["path"] = "kernel/bind_ops.cpp"
+            s["content"] = s["content"].replace("PYBIND11_MODULE(benchmark_ops", "PYBIND11_MODULE(leaky_ops")
+    path.write_text(json.dumps(spec))
+    sub = read_submission(path)
+    assert sub.binding_sources == ["kernel/bind_ops.cpp"] and sub.module == "leaky_ops"
+    assert "kernel/bind_ops.cpp" not in sub.kernel_sources and sub.kernel_sources

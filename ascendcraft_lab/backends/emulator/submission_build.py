@@ -168,9 +168,17 @@ def read_direct(path: Path) -> Submission:
         if rel in files:
             raise SubmissionError(f"duplicate source path {rel!r}")
         files[rel] = s.get("content", "")
-    kernels = build.get("kernel_sources") or sorted(p for p in files if p.startswith("kernel/") and p.endswith(".cpp")
-                                                    and p != "kernel/pybind11.cpp")
-    bindings = build.get("binding_sources") or ["kernel/pybind11.cpp"]
+    # Left out, MultiKernelBench infers them: binding sources are the .cpp files holding
+    # PYBIND11_MODULE (or named pybind11.cpp), kernel sources every other .cpp.
+    cpp = sorted(p for p in files if p.endswith(".cpp"))
+    bindings = build.get("binding_sources") or [p for p in cpp if Path(p).name == "pybind11.cpp" or "PYBIND11_MODULE" in files[p]]
+    kernels = build.get("kernel_sources") or [p for p in cpp if p not in bindings]
+    if not bindings:
+        raise SubmissionError("no binding source: no .cpp holds PYBIND11_MODULE and build.binding_sources lists none")
+    module = build.get("module_name")
+    if not module:
+        m = re.search(r"PYBIND11_MODULE\s*\(\s*(\w+)", "\n".join(files[b] for b in bindings if b in files))
+        module = m.group(1) if m and m.group(1) != "TORCH_EXTENSION_NAME" else DIRECT_MODULE
     for rel in list(kernels) + list(bindings):
         if rel not in files:
             raise SubmissionError(f"build lists {rel}, which is not among the sources")
@@ -182,7 +190,7 @@ def read_direct(path: Path) -> Submission:
         raise SubmissionError(f"the entry file {model_file} is not among the sources")
     origins = {rel: Origin(rel) for rel in files}
     return Submission(path, "direct-launch", str(spec.get("problem") or path.stem), files, origins, model_file, model_class,
-                      build.get("module_name", DIRECT_MODULE), kernel_sources=list(kernels), binding_sources=list(bindings),
+                      module, kernel_sources=list(kernels), binding_sources=list(bindings),
                       include_dirs=list(build.get("include_dirs", ["kernel"])))
 
 

@@ -92,7 +92,7 @@ struct UnPadParams {
 
 namespace detail {
 template <typename T>
-inline void pad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const PadParams& p, const PadTiling& t, const char* file, int line) {
+inline void pad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const PadParams& p, const acemu::api_tiling::PadTiling& t, const char* file, int line) {
     ACEMU_REQUIRE_DTYPE(Pad, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Pad", file, line);
@@ -137,7 +137,7 @@ inline void pad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const PadP
 }
 
 template <typename T>
-inline void unpad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const UnPadParams& p, const UnPadTiling& t, const char* file, int line) {
+inline void unpad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const UnPadParams& p, const acemu::api_tiling::UnPadTiling& t, const char* file, int line) {
     ACEMU_REQUIRE_DTYPE(UnPad, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "UnPad", file, line);
@@ -168,22 +168,22 @@ inline void unpad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Un
 
 template <typename T>
 inline void Pad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, PadParams& padParams, const LocalTensor<uint8_t>& sharedTmpBuffer,
-                PadTiling& tiling, ACEMU_SITE_PARAMS) {
+                acemu::api_tiling::PadTiling& tiling, ACEMU_SITE_PARAMS) {
     (void)sharedTmpBuffer;
     detail::pad(dstTensor, srcTensor, padParams, tiling, ACEMU_SITE);
 }
 template <typename T>
-inline void Pad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, PadParams& padParams, PadTiling& tiling, ACEMU_SITE_PARAMS) {
+inline void Pad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, PadParams& padParams, acemu::api_tiling::PadTiling& tiling, ACEMU_SITE_PARAMS) {
     detail::pad(dstTensor, srcTensor, padParams, tiling, ACEMU_SITE);
 }
 template <typename T>
 inline void UnPad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, UnPadParams& unPadParams, LocalTensor<uint8_t>& sharedTmpBuffer,
-                  UnPadTiling& tiling, ACEMU_SITE_PARAMS) {
+                  acemu::api_tiling::UnPadTiling& tiling, ACEMU_SITE_PARAMS) {
     (void)sharedTmpBuffer;
     detail::unpad(dstTensor, srcTensor, unPadParams, tiling, ACEMU_SITE);
 }
 template <typename T>
-inline void UnPad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, UnPadParams& unPadParams, UnPadTiling& tiling,
+inline void UnPad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, UnPadParams& unPadParams, acemu::api_tiling::UnPadTiling& tiling,
                   ACEMU_SITE_PARAMS) {
     detail::unpad(dstTensor, srcTensor, unPadParams, tiling, ACEMU_SITE);
 }

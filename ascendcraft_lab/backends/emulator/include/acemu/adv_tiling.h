@@ -2,8 +2,17 @@
 // UnPadTilingFunc, SoftMaxTilingFunc fill them) and the kernel (Pad, UnPad, SoftMax read them). A kernel's TilingData holds one
 // as a TILING_DATA_FIELD_DEF_STRUCT field; the layout is the emulator's own (the reference leaves
 // the fields unspecified), which is all both sides need.
+//
+// The structs live in acemu::api_tiling and get their reference names (global, optiling::,
+// AscendC::tiling::) only from the headers a kernel or host file includes to use them:
+// tiling/tiling_api.h and kernel_tiling/kernel_tiling.h (adv_tiling_names.h). kernel_operator.h
+// alone does not declare them, so a kernel's own struct of the same name (RmsNormTiling for an op
+// rms_norm) does not collide.
 #pragma once
 #include <cstdint>
+
+namespace acemu {
+namespace api_tiling {
 
 struct PadTiling {
     uint32_t srcHeight = 0;
@@ -34,17 +43,5 @@ struct RmsNormTiling {
     uint32_t tmpBufferBytes = 0;
 };
 
-namespace optiling {
-using ::PadTiling;
-using ::RmsNormTiling;
-using ::SoftMaxTiling;
-using ::UnPadTiling;
-}  // namespace optiling
-namespace AscendC {
-namespace tiling {
-using ::PadTiling;
-using ::RmsNormTiling;
-using ::SoftMaxTiling;
-using ::UnPadTiling;
-}  // namespace tiling
-}  // namespace AscendC
+}  // namespace api_tiling
+}  // namespace acemu

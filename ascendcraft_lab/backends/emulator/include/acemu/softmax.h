@@ -30,7 +30,7 @@ constexpr SoftmaxConfig SOFTMAX_DEFAULT_CFG = {true, 0, 0};
 namespace detail {
 template <typename T, typename U>
 inline void softmax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max, const LocalTensor<T>& src,
-                    const SoftMaxTiling& tiling, const SoftMaxShapeInfo& shape, const char* file, int line) {
+                    const acemu::api_tiling::SoftMaxTiling& tiling, const SoftMaxShapeInfo& shape, const char* file, int line) {
     ACEMU_REQUIRE_DTYPE(SoftMax, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "SoftMax", file, line);
@@ -84,7 +84,7 @@ template <bool isDataFormatNZ> constexpr void softmax_nd() {
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
           const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
 inline void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor,
-                    const LocalTensor<T>& srcTensor, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {},
+                    const LocalTensor<T>& srcTensor, const acemu::api_tiling::SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {},
                     ACEMU_SITE_PARAMS) {
     detail::softmax_nd<isDataFormatNZ>();
     detail::softmax(dstTensor, sumTensor, maxTensor, srcTensor, tiling, softmaxShapeInfo, ACEMU_SITE);
@@ -92,7 +92,7 @@ inline void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTe
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
           const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
 inline void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor,
-                    const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
+                    const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer, const acemu::api_tiling::SoftMaxTiling& tiling,
                     const SoftMaxShapeInfo& softmaxShapeInfo = {}, ACEMU_SITE_PARAMS) {
     (void)sharedTmpBuffer;
     detail::softmax_nd<isDataFormatNZ>();
@@ -102,7 +102,7 @@ inline void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTe
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
           const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
 inline void SoftMax(const LocalTensor<half>& dstTensor, const LocalTensor<float>& sumTensor, const LocalTensor<float>& maxTensor,
-                    const LocalTensor<half>& srcTensor, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {},
+                    const LocalTensor<half>& srcTensor, const acemu::api_tiling::SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {},
                     ACEMU_SITE_PARAMS) {
     detail::softmax_nd<isDataFormatNZ>();
     detail::softmax(dstTensor, sumTensor, maxTensor, srcTensor, tiling, softmaxShapeInfo, ACEMU_SITE);
@@ -110,7 +110,7 @@ inline void SoftMax(const LocalTensor<half>& dstTensor, const LocalTensor<float>
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
           const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
 inline void SoftMax(const LocalTensor<half>& dstTensor, const LocalTensor<float>& sumTensor, const LocalTensor<float>& maxTensor,
-                    const LocalTensor<half>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
+                    const LocalTensor<half>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer, const acemu::api_tiling::SoftMaxTiling& tiling,
                     const SoftMaxShapeInfo& softmaxShapeInfo = {}, ACEMU_SITE_PARAMS) {
     (void)sharedTmpBuffer;
     detail::softmax_nd<isDataFormatNZ>();
@@ -124,7 +124,7 @@ inline void SoftMax(const LocalTensor<half>& dstTensor, const LocalTensor<float>
 namespace detail {
 template <typename T>
 inline void rms_norm(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& gamma, const T epsilon,
-                     const RmsNormTiling& t, const char* file, int line) {
+                     const acemu::api_tiling::RmsNormTiling& t, const char* file, int line) {
     ACEMU_REQUIRE_DTYPE(RmsNorm, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "RmsNorm", file, line);
@@ -161,13 +161,13 @@ inline void rms_norm(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
 
 template <typename T, bool isBasicBlock = false>
 inline void RmsNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const LocalTensor<T>& gammaLocal,
-                    const LocalTensor<uint8_t>& sharedTmpBuffer, const T epsilon, const RmsNormTiling& tiling, ACEMU_SITE_PARAMS) {
+                    const LocalTensor<uint8_t>& sharedTmpBuffer, const T epsilon, const acemu::api_tiling::RmsNormTiling& tiling, ACEMU_SITE_PARAMS) {
     (void)sharedTmpBuffer;
     detail::rms_norm(dstLocal, srcLocal, gammaLocal, epsilon, tiling, ACEMU_SITE);
 }
 template <typename T, bool isBasicBlock = false>
 inline void RmsNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const LocalTensor<T>& gammaLocal, const T epsilon,
-                    const RmsNormTiling& tiling, ACEMU_SITE_PARAMS) {
+                    const acemu::api_tiling::RmsNormTiling& tiling, ACEMU_SITE_PARAMS) {
     detail::rms_norm(dstLocal, srcLocal, gammaLocal, epsilon, tiling, ACEMU_SITE);
 }
 

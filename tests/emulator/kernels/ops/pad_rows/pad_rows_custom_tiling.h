@@ -1,5 +1,6 @@
 // Tiling data of PadRowsCustom: the Pad and UnPad tilings of the high-level APIs as struct fields.
 #include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"
 
 namespace optiling {
 BEGIN_TILING_DATA_DEF(PadRowsCustomTilingData)

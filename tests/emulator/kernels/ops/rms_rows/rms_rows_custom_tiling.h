@@ -1,5 +1,6 @@
 // Tiling data of RmsRowsCustom: the RmsNorm high-level API's tiling as a struct field.
 #include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"
 
 namespace optiling {
 BEGIN_TILING_DATA_DEF(RmsRowsCustomTilingData)

@@ -6,7 +6,7 @@
 // the emulator's (one padded row at least, the whole padded tensor at most), never zero, so a
 // kernel that reserves them keeps room for the device's own use.
 #pragma once
-#include "../adv_tiling.h"
+#include "../adv_tiling_names.h"
 #include "graph.h"
 #include "platform.h"
 

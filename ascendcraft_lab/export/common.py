@@ -14,8 +14,8 @@ from pathlib import Path
 
 from ..dsl import ir
 from ..dsl.host import needs_workspace
-from ..engines.rule.cexpr import render
-from ..engines.rule.host import dim_args
+from ..passes.cexpr import render
+from ..passes.host import dim_args
 from ..passes.bundle import Bundle
 from ..passes.plan import Plan, camel, cpp_name, plan_for
 

@@ -85,7 +85,7 @@ def _launch_header(src: ExportSource) -> str:
 
 
 def _pybind(src: ExportSource) -> str:
-    from ..engines.rule.host import dim_args, workspace_bytes_cpp, workspace_note
+    from ..passes.host import dim_args, workspace_bytes_cpp, workspace_note
     plan, p = src.plan, src.program
     ins = p.inputs + p.model_params
     anchor = cpp_name(ins[0].name)

@@ -98,7 +98,7 @@ def _attr_reads(src: ExportSource, indent: str = "    ") -> list[str]:
 
 
 def host_operator(src: ExportSource) -> str:
-    from ..engines.rule.host import dim_args
+    from ..passes.host import dim_args
     n, plan, p = names(src), src.plan, src.program
     tiling_dims = dim_sources(src, lambda i, t, axis: f"context->GetInputShape({i})->GetOriginShape().GetDim({axis})")
     shape_dims = dim_sources(src, lambda i, t, axis: f"context->GetInputShape({i})->GetDim({axis})")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..passes.bundle import Bundle, FileDiff
-from ..passes.checkers import Finding
+from ..passes.findings import Finding
 from ..passes.manager import Step
 from ..passes.merge import Conflict
 from ..passes.pipeline import PIPELINE, get_pass

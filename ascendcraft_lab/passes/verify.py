@@ -58,7 +58,7 @@ def _write_bundle(bundle: Bundle, root: Path) -> None:
 
 def _run_tiling_probe(plan: Plan, bundle: Bundle, dims: Mapping[str, int], scalars: Mapping[str, float]) -> tuple[dict | None, str]:
     """Compile the generated tiling function with a tiny main that prints every field."""
-    from ..engines.rule.host import dim_args
+    from .host import dim_args
     args = [str(int(dims[d])) for d, _, _ in dim_args(plan)]
     args += [repr(float(scalars[s.name])) if s.dtype.is_float else str(int(scalars[s.name])) for s in plan.program.scalars]
     prints = " ".join(f'std::printf("{f.name} %.17g\\n", static_cast<double>(t.{f.name}));' for f in plan.tiling_fields)

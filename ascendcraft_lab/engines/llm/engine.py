@@ -11,7 +11,7 @@ example from the rule engine, the DSL and the previous bundle. The reply is a se
 
 1. the reply format (only project paths; every file of the project present after pass 1),
 2. the placeholders (no `TODO(pass k ...)` left for k <= this pass),
-3. the constraint checkers of this pass and every earlier one (`passes.checkers.check_step`),
+3. the constraint checkers of this pass and every earlier one (`passes.pipeline.check_step`),
 4. g++ against the emulator's AscendC headers: syntax only for passes 1-3 (placeholders
    remain) and for the host tiling code, a full compile and link of the kernel for pass 4.
    Generated code is compiled, never run, here: running it is `ascendcraft check`'s job.
@@ -37,8 +37,8 @@ from pathlib import Path, PurePath
 from typing import Callable
 
 from ...passes.bundle import Bundle, FileDiff, diff, diff_stat
-from ...passes.checkers import check_step
-from ...passes.manager import PassFailure
+from ...passes.pipeline import check_step
+from ...passes.spec import PassFailure
 from ...passes.pipeline import PIPELINE, PassSpec
 from ...passes.plan import plan_for
 from .client import LlmClient

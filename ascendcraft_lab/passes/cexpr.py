@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from ...dsl import ir
+from ..dsl import ir
 
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "/", "mod": "%",
           "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}

@@ -1,4 +1,4 @@
-"""Pass 3 (compute) of the rule engine: DSL expressions -> AscendC vector and scalar code.
+"""Pass 3's expression lowering: DSL expressions -> AscendC vector and scalar code.
 
 A compute statement is lowered like a register allocator would: tile sub-expressions are
 evaluated in Sethi-Ullman order (the same order `dsl/buffers.py` used to size the scratch),
@@ -6,7 +6,8 @@ an in-place AscendC call writes its result over an operand's buffer, and other
 temporaries take slots of the shared scratch TBuf. Each DSL operation maps through a small
 rule keyed by its name; functions AscendC lacks (tanh, sigmoid, pow) expand into ones it
 has, with a comment saying so. Scalars live on the scalar unit; reading a value the vector
-unit wrote needs a V->S sync, which the rules insert.
+unit wrote needs a V->S sync, which the rules insert. Element counts of vector instructions,
+Compare counts and mask conversions are holes of the kernel source (`kernel.py`): align pads them.
 """
 from __future__ import annotations
 
@@ -14,12 +15,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ...dsl import ir
-from ...dsl.ops import OPS, fold, window_base, window_form, window_lead, window_padded_len
-from ...dsl.printer import expr_text
-from ...passes.emit import Emitter
-from ...passes.manager import PassFailure
+from ..dsl import ir
+from ..dsl.buffers import expr_need
+from ..dsl.ops import OPS, fold, window_base, window_form, window_lead, window_padded_len
+from ..dsl.printer import expr_text
 from .cexpr import float_literal, literal, paren as _paren
+from .emit import Emitter
+from .kernel import CompareCount, Hole, MaskWiden
+from .spec import LoweringError
 
 VEC_NAME = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
 UNARY_NAME = {"abs": "Abs", "relu": "Relu", "exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
@@ -27,10 +30,6 @@ UNARY_NAME = {"abs": "Abs", "relu": "Relu", "exp": "Exp", "log": "Ln", "sqrt": "
 CMP_MODE = {"lt": "LT", "le": "LE", "gt": "GT", "ge": "GE", "eq": "EQ", "ne": "NE"}
 ROUND = {"none": "CAST_NONE", "rint": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL",
          "round": "CAST_ROUND", "trunc": "CAST_TRUNC", "odd": "CAST_ODD"}
-
-
-class LoweringError(PassFailure):
-    """The rule engine cannot lower a construct; says which and what would work."""
 
 
 @dataclass
@@ -45,9 +44,9 @@ class ComputeContext:
     """What a compute statement's lowering needs from the kernel generator."""
     names: Callable[[ir.Expr], str]          # scalar Name/Attr -> C++
     text: Callable[[ir.Expr], str]           # an index expression -> C++ (named tensor sizes included)
-    count: Callable[[ir.TileType], str]      # current element count of a tile
+    count: Callable[..., str]                # element count of a tile (exact=True: never padded)
     tile_of: Callable[[str], Tile]           # a named UB tile
-    align: bool                              # pass 4 has run: Compare counts padded to 256 B
+    hole: Callable[[Hole], str]              # a piece of text align rewrites (see kernel.py)
     em: Emitter
     slots_in_use: set[int] = field(default_factory=set)
     max_slots: int = 0
@@ -106,7 +105,6 @@ def _leaf_names(e: ir.Expr) -> set[str]:
 
 
 def _need(e: ir.Expr) -> tuple[int, int]:
-    from ...dsl.buffers import expr_need
     return expr_need(e)
 
 
@@ -392,20 +390,14 @@ class ComputeLowering:
         bits = self.ctx.take_slot(ir.DType.bool)
         cn = self._compare_count(n)
         em.line("// a byte-per-element bool mask -> the bit mask Select reads: (float)mask != 0")
-        if self.ctx.align:
-            # the mask's copy-in padded its last 32-byte block with zeros; zero the rest of the repeat
-            em.line(f"Cast({wide.name}, {mask.name}, RoundMode::CAST_NONE, AlignUp({n}, 32));")
-            with em.block(f"if ({cn} > AlignUp({n}, 32))"):
-                em.line(f"Duplicate({wide.name}[AlignUp({n}, 32)], 0.0f, static_cast<int32_t>({cn} - AlignUp({n}, 32)));")
-        else:
-            em.line(f"Cast({wide.name}, {mask.name}, RoundMode::CAST_NONE, {n});")
+        em.line(self.ctx.hole(MaskWiden(wide.name, mask.name, n, cn)))
         em.line(f"CompareScalar({bits.name}, {wide.name}, 0.0f, CMPMODE::NE, {cn});")
         self.ctx.release(wide)
         return bits
 
     def _compare_count(self, n: str) -> str:
         """Compare writes whole 256-byte repeats; pass 4 rounds the count up (buffers are padded)."""
-        return f"AlignUp({n}, CMP_ALIGN)" if self.ctx.align else n
+        return self.ctx.hole(CompareCount(n))
 
     def _pow(self, out: Tile, base: Tile, exp: ir.Expr, n: str) -> None:
         if isinstance(exp, ir.Const) and float(exp.value).is_integer() and 1 <= int(exp.value) <= 4:

@@ -422,6 +422,40 @@ def fold(op: str, a, b):
         return a.args[0] if c == 0 else Call("add" if c > 0 else "sub", (a.args[0], Const(abs(c), "int")))
     return Call(op, (a, b))
 
+# -- the host language's builtins (the @host tiling function) --------------------------------------
+
+@dataclass(frozen=True)
+class HostBuiltin:
+    name: str
+    params: tuple[OpParam, ...]
+    doc: str
+    variadic: bool = False   # min/max take two or more arguments
+
+    @property
+    def spelling(self) -> str:
+        if self.variadic:
+            return f"{self.name}(a, b, ...)"
+        parts = [p.name if p.default is None else f"{p.name}={p.default.value}" for p in self.params]
+        return f"{self.name}({', '.join(parts)})"
+
+
+def _i(name, default=None):
+    return OpParam(name, "int", None if default is None else Const(default, "int"))
+
+
+HOST_BUILTINS: dict[str, HostBuiltin] = {b.name: b for b in (
+    HostBuiltin("cdiv", (_i("a"), _i("b")), "ceil(a / b) for positive ints: blocks needed to cover a"),
+    HostBuiltin("align_up", (_i("a"), _i("m")), "a rounded up to a multiple of m"),
+    HostBuiltin("align_down", (_i("a"), _i("m")), "a rounded down to a multiple of m"),
+    HostBuiltin("min", (_i("a"), _i("b")), "smallest argument", variadic=True),
+    HostBuiltin("max", (_i("a"), _i("b")), "largest argument", variadic=True),
+    HostBuiltin("pow", (OpParam("a", "scalar"), OpParam("b", "scalar")), "a ** b as a float (bias corrections and the like)"),
+    HostBuiltin("ub_elems", (OpParam("dtype", "dtype"), _i("live", 1), _i("buffers", 2)),
+                "largest tile (elements) such that `live` tiles, each `buffers` times (2 = double buffering), "
+                "fit the UB for tiles (in a kernel that calls sync_all(), less SyncAll's UB work area); rounded "
+                "down to whole 256-byte vector repeats (so also whole 32-byte blocks)"),
+)}
+
 # Infix spellings, read by the parser and the printer.
 BINARY_SYMBOLS = {op.symbol: op.name for op in OPS_LIST if op.symbol and op.category != "unary"}
 PRECEDENCE = {"**": 7, "*": 5, "/": 5, "//": 5, "%": 5, "+": 4, "-": 4,

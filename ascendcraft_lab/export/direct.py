@@ -33,6 +33,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from ..dsl.host import needs_workspace
+from ..passes.host import dim_args, workspace_bytes_cpp, workspace_note
 from ..passes.plan import cpp_name
 from .common import (AT_DTYPE, ExportSource, check_names, dim_sources, init_call, model_new_source,
                      output_allocations, split_kernel)
@@ -85,7 +86,6 @@ def _launch_header(src: ExportSource) -> str:
 
 
 def _pybind(src: ExportSource) -> str:
-    from ..passes.host import dim_args, workspace_bytes_cpp, workspace_note
     plan, p = src.plan, src.program
     ins = p.inputs + p.model_params
     anchor = cpp_name(ins[0].name)

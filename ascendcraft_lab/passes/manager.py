@@ -9,7 +9,7 @@ edited step k-1, theirs = generated step k). Constraint checkers run on every st
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Mapping, Protocol
 
 from .bundle import Bundle, FileDiff, diff, diff_stat

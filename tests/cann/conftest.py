@@ -116,8 +116,8 @@ def fake_toolchain(tmp_path, monkeypatch) -> FakeToolchain:
 @pytest.fixture(scope="session")
 def gelu_session(tmp_path_factory) -> Path:
     """The gelu example lowered through all four passes into a session folder."""
-    from ascendcraft_lab.passes.lower import lower_session
+    from ascendcraft_lab.session import Session
     folder = tmp_path_factory.mktemp("cann-session") / "gelu"
-    lower_session((FIXTURES / "gelu.dsl.py").read_text(), folder, reference=FIXTURES / "gelu.py",
-                  accept_all=True, dsl_name="gelu.dsl.py")
+    Session.open(folder, (FIXTURES / "gelu.dsl.py").read_text(), reference=FIXTURES / "gelu.py",
+                 accept_all=True, dsl_name="gelu.dsl.py")
     return folder

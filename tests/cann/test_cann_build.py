@@ -7,10 +7,11 @@ import shutil
 
 import pytest
 
-from ascendcraft_lab.backends.cann.build import (build_project, build_session, cmake_sources, lint_cmake, preflight,
-                                                 render_build)
+from ascendcraft_lab.backends.cann.build import build_project, cmake_sources, lint_cmake, preflight, render_build
 from ascendcraft_lab.backends.cann.detect import detect
-from ascendcraft_lab.passes.session import SessionFolder, read_bundle
+from ascendcraft_lab.passes.bundle import read_bundle
+from ascendcraft_lab.session import SessionFolder
+from ascendcraft_lab.session.npu import build_session
 
 
 @pytest.fixture
@@ -82,7 +83,7 @@ def test_a_compiler_error_points_at_the_generated_line_and_its_dsl_line(session,
     assert (err["file"], err["line"], err["dsl_line"]) == ("kernel/gelu_kernel.cpp", line, 18)
     assert err["message"] == "use of undeclared identifier 'bogus'"
     assert f"at kernel/gelu_kernel.cpp:{line} (DSL line 18)" in result.message
-    from ascendcraft_lab.passes.lower import load_dsl
+    from ascendcraft_lab.session import load_dsl
     s = SessionFolder(session)
     program = load_dsl(s.dsl_path().read_text(), "gelu.dsl.py", "Ascend910B2")
     shown = render_build(result, program)

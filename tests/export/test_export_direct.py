@@ -9,7 +9,7 @@ import pytest
 from export_helpers import import_model
 from ascendcraft_lab.export.common import kernel_class_text, load_session
 from ascendcraft_lab.export.direct import TOP_LEVEL, export_direct, validate_direct
-from ascendcraft_lab.export.mkb import main
+from ascendcraft_lab.cli.export import main
 
 
 @pytest.fixture(scope="module")

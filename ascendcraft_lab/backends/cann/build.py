@@ -266,7 +266,7 @@ def build_project(project: str | Path, build: str | Path | None = None, *, soc: 
     if reason:
         return BuildResult("refused", reason)
     if bundle is None:
-        from ...passes.session import read_bundle
+        from ...passes.bundle import read_bundle
         bundle = read_bundle(project)
     problems = preflight(bundle)
     errors = [p for p in problems if p["severity"] == "error"]
@@ -299,21 +299,6 @@ def build_project(project: str | Path, build: str | Path | None = None, *, soc: 
         return BuildResult("no-library", f"the build succeeded but produced no {' or '.join(names)} under {build}",
                            commands, None, problems, versions, "", time.perf_counter() - t0)
     return BuildResult("ok", f"built {libs[0]}", commands, str(libs[0]), problems, versions, "", time.perf_counter() - t0)
-
-
-def build_session(folder: str | Path, *, jobs: int | None = None, toolchain: Toolchain | None = None,
-                  env: Mapping[str, str] | None = None, record: bool = True) -> BuildResult:
-    """Build `<folder>/ascendc` into `<folder>/build` for the session's SoC; record the result in runs/."""
-    from ...passes.session import SessionFolder, read_bundle
-    session = SessionFolder(folder)
-    project = session.path / "ascendc"
-    if not project.is_dir():
-        return BuildResult("preflight-error", f"{folder} has no ascendc/ project; run `ascendcraft lower` first")
-    result = build_project(project, session.path / "build", soc=session.manifest().get("soc"),
-                           bundle=read_bundle(project), jobs=jobs, toolchain=toolchain, env=env)
-    if record and session.exists():
-        session.record_run({"backend": "cann", "action": "build", **result.to_json()})
-    return result
 
 
 def render_build(result: BuildResult, program=None, limit: int = 10) -> str:

@@ -201,7 +201,7 @@ def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | No
     Returns (Verdict, NpuRun) like passes/verify.py:check_emulator. Without CANN, torch_npu or
     an NPU the verdict is incorrect and its message is the one-line refusal.
     """
-    from ...dsl.check import Verdict, compare
+    from ...reference.bind import Verdict, compare
     from ...soc import get_soc
     from .build import build_project
     s = get_soc(soc)
@@ -214,7 +214,7 @@ def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | No
     key = hashlib.sha256("".join(f"{p}\0{t}" for p, t in bundle.files.items()).encode()).hexdigest()[:16]
     root = Path(workdir) if workdir else cache_dir() / "cann" / key
     project = root / "ascendc"
-    from ...passes.session import write_bundle
+    from ...passes.bundle import write_bundle
     write_bundle(project, bundle)
     built = build_project(project, root / "build", soc=s.name, bundle=bundle, toolchain=tc)
     if not built.ok:

@@ -1,4 +1,4 @@
-"""Checking a DSL kernel against its PyTorch reference on the numpy interpreter.
+"""Binding a DSL kernel to a run of its PyTorch reference, comparing outputs, and the interpreter check.
 
 Owns the binding of kernel parameters to a reference run and the verdict:
 
@@ -11,25 +11,22 @@ Owns the binding of kernel parameters to a reference run and the verdict:
 - outputs (`y: Out[...]`), in order, are compared with the values `forward` returns.
 
 Tolerances default by output dtype: f32 1e-4, f16/bf16 1e-2 (rtol and atol), exact for ints.
-`main(argv)` is the `ascendcraft check K.dsl.py --ref REF.py --backend interpreter` command.
 """
 from __future__ import annotations
 
-import argparse
-import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..reference import ReferenceError, ReferenceRun, load_reference
+from ..dsl.errors import DslError
+from ..dsl.host import bind_dims, output_shape
+from ..dsl.interp import run
+from ..dsl.ir import DType, Program
+from ..dsl.parser import parse, parse_file
+from ..dsl.verifier import verify
 from ..soc import get_soc
-from .errors import DslError
-from .host import bind_dims, output_shape
-from .interp import run
-from .ir import DType, Program
-from .parser import parse, parse_file
-from .verifier import verify
+from .load import ReferenceRun, load_reference
 
 TOLERANCES = {DType.f32: 1e-4, DType.f16: 1e-2, DType.bf16: 1e-2}
 
@@ -208,66 +205,3 @@ def check_interpreter(dsl_path_or_text, ref_path, *, soc: str | None = None, ove
                f"(rtol {used_rtol:g}, atol {used_atol:g})")
     return Verdict(correct, max_abs, max_rel, used_rtol, used_atol, checks, msg, "interpreter", s.name,
                    dict(outs.launch), outs.ub_peak)
-
-
-def _parse_override(text: str):
-    if "=" not in text:
-        raise ValueError(f"override {text!r} is not NAME=VALUE")
-    k, v = text.split("=", 1)
-    try:
-        value = ast.literal_eval(v)
-    except (ValueError, SyntaxError):
-        value = v
-    return k.strip(), value
-
-
-def main(argv=None) -> int:
-    """`ascendcraft check K.dsl.py --ref REF.py --backend interpreter [--soc S]`: 0 correct, 1 incorrect, 2 error."""
-    ap = argparse.ArgumentParser(prog="ascendcraft check", description="Check a DSL kernel against its PyTorch reference.")
-    ap.add_argument("dsl", help="the kernel (.dsl.py), or a session folder holding kernel.dsl.py")
-    ap.add_argument("--ref", default=None, help="the PyTorch reference (KernelBench format); "
-                    "default: reference.py of the session folder")
-    ap.add_argument("--backend", default="interpreter", help="interpreter (this command); emulator/cann run the lowered C++")
-    ap.add_argument("--soc", default=None, help="SoC from the SoC table (default Ascend910B2)")
-    ap.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
-                    help="set a module-level constant of the reference, e.g. dim=1003")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--rtol", type=float, default=None)
-    ap.add_argument("--atol", type=float, default=None)
-    try:
-        args = ap.parse_args(argv)
-    except SystemExit as e:
-        return int(e.code or 0) if e.code not in (None, 0) else 0
-    if args.backend != "interpreter":
-        print(f"error: backend `{args.backend}` is not handled by the DSL checker\n"
-              "  = help: use --backend interpreter here; the emulator and CANN backends check the lowered C++")
-        return 2
-    dsl, ref = Path(args.dsl), args.ref
-    if dsl.is_dir():                     # a session folder: <dir>/kernel.dsl.py beside <dir>/reference.py
-        ref = ref or (str(dsl / "reference.py") if (dsl / "reference.py").is_file() else None)
-        dsl = dsl / "kernel.dsl.py"
-    if ref is None:
-        print("error: no reference given\n  = help: pass --ref REF.py (the PyTorch reference in KernelBench format)")
-        return 2
-    try:
-        overrides = dict(_parse_override(o) for o in args.override)
-        get_soc(args.soc)
-    except ValueError as e:
-        print(f"error: {e}")
-        return 2
-    try:
-        verdict = check_interpreter(dsl, ref, soc=args.soc, overrides=overrides or None, seed=args.seed,
-                                    rtol=args.rtol, atol=args.atol)
-    except DslError as e:
-        print(e.render())
-        return 2
-    except ReferenceError as e:
-        print(e.render())
-        return 2
-    print(verdict.summary())
-    return 0 if verdict.correct else 1
-
-
-if __name__ == "__main__":  # pragma: no cover
-    import sys
-    raise SystemExit(main(sys.argv[1:]))

@@ -18,11 +18,11 @@ import json
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ..atomic import write_json, write_text
-from .bundle import Bundle
-from .pipeline import PIPELINE
+from ..passes.bundle import Bundle, read_bundle, write_bundle
+from ..passes.pipeline import PIPELINE
 
 MANIFEST = "ascendcraft.json"
 SCHEMA_VERSION = 1
@@ -30,25 +30,6 @@ SCHEMA_VERSION = 1
 
 def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def write_bundle(root: Path, bundle: Bundle) -> None:
-    """Write a bundle's files under `root`, removing files the bundle no longer has."""
-    root.mkdir(parents=True, exist_ok=True)
-    wanted = {root / p for p in bundle.files}
-    for old in [p for p in root.rglob("*") if p.is_file() and p not in wanted and p.name != ".sourcemap.json"]:
-        old.unlink()
-    for path, text in bundle.files.items():
-        write_text(root / path, text)
-    write_json(root / ".sourcemap.json", {p: list(m) for p, m in bundle.source_map.items()})
-
-
-def read_bundle(root: Path) -> Bundle:
-    files = {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*"))
-             if p.is_file() and p.name != ".sourcemap.json"}
-    map_file = root / ".sourcemap.json"
-    maps = json.loads(map_file.read_text()) if map_file.exists() else {}
-    return Bundle(files, {p: tuple(m) for p, m in maps.items()})
 
 
 class SessionFolder:
@@ -76,6 +57,9 @@ class SessionFolder:
     def dsl_path(self) -> Path:
         return self.path / "kernel.dsl.py"
 
+    def write_dsl(self, text: str) -> None:
+        write_text(self.dsl_path(), text)
+
     def stage_dir(self, pass_name: str) -> Path:
         spec = next(p for p in PIPELINE if p.name == pass_name)
         return self.path / "stages" / spec.dirname
@@ -96,6 +80,9 @@ class SessionFolder:
     def write_stage(self, pass_name: str, bundle: Bundle) -> None:
         write_bundle(self.stage_dir(pass_name), bundle)
 
+    def drop_stage(self, pass_name: str) -> None:
+        shutil.rmtree(self.stage_dir(pass_name), ignore_errors=True)
+
     def read_stage(self, pass_name: str) -> Bundle | None:
         d = self.stage_dir(pass_name)
         return read_bundle(d) if d.is_dir() else None
@@ -103,8 +90,20 @@ class SessionFolder:
     def write_project(self, bundle: Bundle) -> None:
         write_bundle(self.path / "ascendc", bundle)
 
+    def drop_project(self) -> None:
+        shutil.rmtree(self.path / "ascendc", ignore_errors=True)
+
     def record_run(self, result: dict[str, Any]) -> Path:
         stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{int(time.time() * 1000) % 1000:03d}"
         out = self.path / "runs" / f"{stamp}.json"
         write_json(out, result)
         return out
+
+    def runs(self) -> Iterator[tuple[dict[str, Any], Path]]:
+        """The run records, newest first (unreadable ones skipped)."""
+        folder = self.path / "runs"
+        for path in sorted(folder.glob("*.json"), reverse=True) if folder.is_dir() else ():
+            try:
+                yield json.loads(path.read_text()), path
+            except (OSError, json.JSONDecodeError):
+                continue

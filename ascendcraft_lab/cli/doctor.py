@@ -18,9 +18,10 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import LlmSettings
+from ..backends.cann.detect import toolkit_summary
+from ..backends.emulator.runner import INCLUDE_DIR
+from ..config import LlmSettings
 
-EMULATOR_INCLUDE = Path(__file__).parent / "backends" / "emulator" / "include"
 
 
 @dataclass(frozen=True)
@@ -60,13 +61,12 @@ def _gxx() -> Check:
 
 
 def _emulator() -> Check:
-    header = EMULATOR_INCLUDE / "kernel_operator.h"
-    return Check("emulator headers", header.is_file(), str(EMULATOR_INCLUDE) if header.is_file() else f"missing {header}", True)
+    header = INCLUDE_DIR / "kernel_operator.h"
+    return Check("emulator headers", header.is_file(), str(INCLUDE_DIR) if header.is_file() else f"missing {header}", True)
 
 
 def _cann() -> Check:
     """The toolkit, its bisheng and its AscendC CMake package (backends/cann/detect.py)."""
-    from .backends.cann.detect import toolkit_summary
     ok, detail = toolkit_summary()
     return Check("CANN toolkit", ok, detail)
 

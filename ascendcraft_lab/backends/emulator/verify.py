@@ -16,13 +16,20 @@ from typing import Mapping
 
 import numpy as np
 
-from ..backends.emulator.runner import Arg, pack_tiling, run_kernel
-from ..config import cache_dir
-from ..dsl import ir
-from ..dsl.host import bind_dims, evaluate_host, output_shape, workspace_layout
-from ..soc import get_soc
-from .bundle import Bundle
-from .plan import Plan, plan_for
+from ...config import cache_dir
+from ...dsl import ir
+from ...dsl.errors import Span, format_diagnostic
+from ...dsl.host import bind_dims, evaluate_host, output_shape, workspace_layout
+from ...dsl.verifier import verify
+from ...passes.bundle import Bundle
+from ...passes.host import dim_args
+from ...passes.plan import Plan, plan_for
+from ...passes.spec import LowerOptions
+from ...reference.bind import Verdict, bind, compare
+from ...soc import DEFAULT_SOC, get_soc
+from .runner import INCLUDE_DIR, Arg, compile_sources, pack_tiling, run_kernel
+
+MAX_DIAGNOSTICS = 12  # compiler errors shown back per round: the first ones are the causes
 
 
 @dataclass
@@ -30,6 +37,7 @@ class EmulatorRun:
     status: str                       # ok | findings | compile-error | crash | timeout | tiling-mismatch
     message: str
     outputs: dict[str, np.ndarray] = field(default_factory=dict)
+    inputs_after: dict[str, np.ndarray] = field(default_factory=dict)   # input GM buffers after the kernel
     findings: list[dict] = field(default_factory=list)
     diagnostics: list[dict] = field(default_factory=list)
     tiling: dict[str, int | float] = field(default_factory=dict)
@@ -37,7 +45,7 @@ class EmulatorRun:
     timings: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "outputs"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("outputs", "inputs_after")}
 
 
 def tiling_fields(plan: Plan, values: Mapping[str, int | float]) -> list[tuple[str, int | float]]:
@@ -49,16 +57,8 @@ def tiling_fields(plan: Plan, values: Mapping[str, int | float]) -> list[tuple[s
     return out
 
 
-def _write_bundle(bundle: Bundle, root: Path) -> None:
-    for path, text in bundle.files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
-
-
 def _run_tiling_probe(plan: Plan, bundle: Bundle, dims: Mapping[str, int], scalars: Mapping[str, float]) -> tuple[dict | None, str]:
     """Compile the generated tiling function with a tiny main that prints every field."""
-    from .host import dim_args
     args = [str(int(dims[d])) for d, _, _ in dim_args(plan)]
     args += [repr(float(scalars[s.name])) if s.dtype.is_float else str(int(scalars[s.name])) for s in plan.program.scalars]
     prints = " ".join(f'std::printf("{f.name} %.17g\\n", static_cast<double>(t.{f.name}));' for f in plan.tiling_fields)
@@ -107,11 +107,7 @@ def checked_launch(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.
     """(launch, status, message): status is "" when the C++ tiling agrees with the DSL, else
     "compile-error" or "tiling-mismatch" with one sentence."""
 
-    class _Opts:
-        pass
-    opts = _Opts()
-    opts.soc = soc.name
-    plan = plan_for(program, opts)
+    plan = plan_for(program, LowerOptions(soc=soc.name))
     shapes = {n: tuple(a.shape) for n, a in inputs.items()}
     dims = bind_dims(program, shapes)
     launch = evaluate_host(program, shapes, scalars, soc)
@@ -128,31 +124,52 @@ def checked_launch(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.
     return result, "", ""
 
 
+def write_bundle_files(bundle: Bundle, root: Path) -> None:
+    """The bundle's files under `root`, leaving files whose text is unchanged untouched."""
+    for path, text in bundle.files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.is_file() or target.read_text() != text:
+            target.write_text(text)
+
+
 def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, int | float],
-            *, soc: str = "Ascend910B2", timeout: float = 120) -> EmulatorRun:
-    """Run the bundle's kernel on the emulator for concrete `inputs` (by GM param name)."""
+            *, soc: str = DEFAULT_SOC, timeout: float = 120, root: Path | None = None) -> EmulatorRun:
+    """Run the bundle's kernel on the emulator for concrete `inputs` (by GM param name).
+
+    The bundle is written under `root` (a temporary folder when None) and compiled there; the
+    inputs travel as in/out GM buffers, so what the kernel leaves in them comes back too
+    (`inputs_after`), for a check that it did not write into its inputs."""
     options_soc = get_soc(soc)
     checked, status, message = checked_launch(program, bundle, inputs, scalars, options_soc)
     if status:
         return EmulatorRun(status, message, tiling=checked.values)
     plan, dims, launch, values = checked.plan, checked.dims, checked.launch, checked.values
     env = {**dims, **scalars}
-    args, names = [], []
+    args, names, kinds = [], [], []
     for t in program.tensors():
         if t.role is ir.TensorRole.output:
             shape = output_shape(program, t, env, options_soc)
             args.append(Arg.output(t.dtype.np if t.dtype is not ir.DType.bf16 else "bfloat16", shape))
+            kinds.append("out")
         else:
-            args.append(Arg.input(np.ascontiguousarray(inputs[t.name], dtype=t.dtype.np)))
+            args.append(Arg.inout(np.ascontiguousarray(inputs[t.name], dtype=t.dtype.np)))
+            kinds.append("in")
         names.append(t.name)
     args.append(Arg.workspace(max(32, workspace_layout(program, env, options_soc, int(launch["cores"]))[1])))   # zeroed GM
     args.append(Arg.tiling(pack_tiling(tiling_fields(plan, values))))
-    with tempfile.TemporaryDirectory(prefix="ascendcraft-emu-") as tmp:
-        root = Path(tmp)
-        _write_bundle(bundle, root)
-        report = run_kernel([root / plan.kernel_path], plan.entry, int(launch["cores"]), args, soc=options_soc.name,
-                            timeout=timeout, include_dirs=[root / "host"])
-    outputs = {names[i]: arr for i, arr in report.outputs.items() if i < len(names)}
+
+    def run(folder: Path):
+        write_bundle_files(bundle, folder)
+        return run_kernel([folder / plan.kernel_path], plan.entry, int(launch["cores"]), args, soc=options_soc.name,
+                          timeout=timeout, include_dirs=[folder / "host"])
+    if root is None:
+        with tempfile.TemporaryDirectory(prefix="ascendcraft-emu-") as tmp:
+            report = run(Path(tmp))
+    else:
+        report = run(Path(root))
+    outputs = {names[i]: a for i, a in report.outputs.items() if i < len(names) and kinds[i] == "out"}
+    after = {names[i]: a for i, a in report.outputs.items() if i < len(names) and kinds[i] == "in"}
     findings = [dict(f, dsl_line=bundle.dsl_line(plan.kernel_path, int(f.get("line") or 0))) for f in report.findings]
     for f in findings:
         f["file"] = plan.kernel_path if f.get("file") and Path(f["file"]).name == Path(plan.kernel_path).name else f.get("file")
@@ -163,15 +180,50 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
             d["file"] = plan.kernel_path
             d["dsl_line"] = bundle.dsl_line(plan.kernel_path, int(d.get("line") or 0))
         diags.append(d)
-    return EmulatorRun(report.status, report.message, outputs, findings, diags, values, int(launch["cores"]),
+    return EmulatorRun(report.status, report.message, outputs, after, findings, diags, values, int(launch["cores"]),
                        dict(report.timings))
+
+
+def compile_errors(bundle: Bundle, plan: Plan, *, link: bool, host: bool) -> list[str]:
+    """Compiler errors of the bundle, as `path:line:col: message` lines (paths project-relative).
+
+    The kernel is compiled against the emulator (syntax only, or compiled and linked when
+    `link`); the host tiling code too when `host` (it changed). Nothing is run. This is the
+    compiler feedback the LLM engine gives a model (the session layer hands it to the engine).
+    """
+    out: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="ascendcraft-llm-") as tmp:
+        root = Path(tmp).resolve()
+
+        def local(text: str) -> str:  # no machine paths in feedback: prompts hash the same everywhere
+            return text.replace(str(root) + "/", "").replace(str(INCLUDE_DIR) + "/", "<emulator>/")
+
+        for path, text in bundle.files.items():
+            target = root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        jobs = []
+        if plan.kernel_path in bundle.files:
+            jobs.append((plan.kernel_path, link))
+        if host and plan.tiling_impl_path in bundle.files:
+            jobs.append((plan.tiling_impl_path, False))
+        for path, full in jobs:
+            kw = dict(entry=plan.entry, n_args=len(plan.program.tensors()) + 2) if full else {}
+            result = compile_sources([root / path], include_dirs=[root / "host"], **kw)
+            for d in result.errors:
+                where = local(str(d.get("file") or ""))
+                loc = f"{where}:{d['line']}:{d['col']}: " if where and d.get("line") else ""
+                dsl = bundle.dsl_line(where, int(d.get("line") or 0)) if where in bundle.files else 0
+                message = local(str(d["message"]))
+                out.append(f"{loc}error: {message}" + (f" (DSL line {dsl})" if dsl else ""))
+                if len(out) >= MAX_DIAGNOSTICS:
+                    return out
+    return out
 
 
 def check_emulator(program: ir.Program, bundle: Bundle, ref, *, soc: str | None = None,
                    rtol: float | None = None, atol: float | None = None):
     """Run the bundle on the reference's inputs; a Verdict (as the interpreter's) plus the run."""
-    from ..dsl.check import Verdict, bind, compare
-    from ..dsl.verifier import verify
     s = get_soc(soc)
     inputs, expected = bind(program, ref)
     scalars = {p.name: inputs[p.name] for p in program.scalars}
@@ -204,7 +256,6 @@ def check_emulator(program: ir.Program, bundle: Bundle, ref, *, soc: str | None 
 
 def render_run(run: EmulatorRun, program: ir.Program, limit: int = 10) -> str:
     """Findings and compiler errors in the shared diagnostic format, pointing at DSL lines."""
-    from ..dsl.errors import Span, format_diagnostic
     out = []
     for f in run.findings[:limit]:
         where = f"{f.get('file')}:{f.get('line')}"

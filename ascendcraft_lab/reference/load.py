@@ -6,7 +6,7 @@ in a child Python (the venv's interpreter), with constant overrides applied to t
 source before it executes, `torch.manual_seed(seed)` before the inputs and before the model is
 built, and the forward pass under `torch.no_grad()`. Arrays come back through `.npy` files in a
 temporary directory. Every failure is a `ReferenceError` with one sentence naming the file and
-the cause — never a raw traceback. The child (`reference_child.py`) also traces the forward for
+the cause — never a raw traceback. The child (`child.py`) also traces the forward for
 the drafter and times PyTorch eager for the bench (`run_jobs`).
 """
 from __future__ import annotations
@@ -21,7 +21,9 @@ from typing import Iterable
 
 import numpy as np
 
-CHILD = Path(__file__).with_name("reference_child.py")
+from ..dsl.errors import Span, format_diagnostic
+
+CHILD = Path(__file__).with_name("child.py")
 
 
 class ReferenceError(Exception):   # noqa: A001 - the project's name for it; shadows the weakref builtin here only
@@ -36,7 +38,6 @@ class ReferenceError(Exception):   # noqa: A001 - the project's name for it; sha
 
     def render(self) -> str:
         """The shared diagnostic format (see dsl.errors.format_diagnostic)."""
-        from .dsl.errors import Span, format_diagnostic
         source = None
         if self.path and self.line:
             try:
@@ -123,7 +124,7 @@ def _jsonable(o: dict) -> dict:
 
 def run_jobs(jobs: list[dict], *, timeout: float = 300) -> list[dict | ReferenceError]:
     """Run `jobs` ({mode: trace|run|time, path, overrides, seed, cast_inputs, ...}) in one child
-    (`python -I reference_child.py`: isolated, it imports nothing from this package).
+    (`python -I child.py`: isolated, it imports nothing from this package).
 
     Returns per job a dict (`graph` for trace, a ReferenceRun as `run`, `timing` for time) or
     the ReferenceError it raised.

@@ -1,6 +1,6 @@
 """The child process that runs a reference file (user code) for the drafter and the bench.
 
-Run as `python -I reference_child.py jobs.json`: it imports nothing from ascendcraft_lab (isolated mode,
+Run as `python -I child.py jobs.json`: it imports nothing from ascendcraft_lab (isolated mode,
 no user site, no cwd on sys.path), so a reference cannot reach the parent's state. For each
 job it loads the reference (module-level constant overrides applied to its source, seeds
 fixed as MultiKernelBench does) and does one thing:

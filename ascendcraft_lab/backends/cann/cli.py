@@ -89,7 +89,10 @@ def profile_main(argv: list[str] | None = None) -> int:
         reason = refuse_reason("profile")
         if reason:
             return _fail("profile", reason)
-        report = _profile_session(args.session, args.kernel)
+        try:
+            report = _profile_session(args.session, args.kernel)
+        except RuntimeError as exc:          # the device refused (core count) or the profiler failed
+            return _fail("profile", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     print(report.text())
     if args.html:
         Path(args.html).write_text(report.html())
@@ -110,7 +113,8 @@ def _profile_session(folder: str, kernel: str | None):
     program = load_dsl(session.dsl_path().read_text(), str(session.dsl_path()), session.manifest().get("soc"))
     sig = OpSignature.of(program)
     report = profile_on_npu(built.library, str(session.path / "reference.py"), sig.entry, session.path / "profile",
-                            n_scalars=len(sig.scalars), param_names=tuple(p.param_name for p in sig.params))
+                            n_scalars=len(sig.scalars), param_names=tuple(p.param_name for p in sig.params),
+                            soc=session.manifest().get("soc"))
     if kernel:
         from .profile import parse_kernel_details
         report = parse_kernel_details(session.path / "profile", kernel)

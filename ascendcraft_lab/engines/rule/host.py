@@ -112,15 +112,16 @@ def tiling_source(plan: Plan, src: str) -> Emitter:
         em.line(f"// {soc.name} (the SoC this project was lowered for)")
         for name, (get, doc) in SOC_CONSTANTS.items():
             em.line(f"constexpr int64_t {name} = {get(soc)};  // {doc}")
-        em.blank()
         helpers = {"CeilDiv": "int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }",
                    "AlignUp": "int64_t AlignUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }",
                    "AlignDown": "int64_t AlignDown(int64_t a, int64_t m) { return a / m * m; }"}
+        if used & set(helpers):
+            em.blank()
         for name, definition in helpers.items():
             if name in used:
                 em.line(definition)
-        em.blank()
         if "UbElems" in used:
+            em.blank()
             ub = "UB_BYTES"
             if syncs_all(plan.program):
                 em.line(f"// The kernel calls SyncAll (soft form): its UB work area, {SYNC_ALL_BYTES_PER_CORE} B for each core of the")

@@ -2,7 +2,8 @@
 
 TARGET is a DSL file or a session folder. `interpreter` runs the DSL in numpy; `emulator`
 (the default) lowers it, compiles the AscendC with g++ against the emulator and runs it;
-`cann` builds and runs it on an NPU. Exit 0 only when the result matches PyTorch.
+`cann` builds and runs it on an NPU (for a session folder, recorded in its runs/). Exit 0 only
+when the result matches PyTorch.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         from .passes.lower import check_main
         return check_main(argv)
     if backend == "cann":
-        from .passes.lower import check_main
-        return check_main(argv)
+        from .backends.cann.cli import check_main as cann_check
+        return cann_check(argv)
     print(f"ascendcraft check: unknown backend {backend!r}; use interpreter, emulator or cann", file=sys.stderr)
     return 2

@@ -28,6 +28,8 @@ COMMANDS = [
     Command("bench", "Comp@1 / Pass@1 / Fast_p over a folder of reference files", "ascendcraft_lab.bench.cli:main"),
     Command("lab", "start JupyterLab on notebooks/", "ascendcraft_lab.notebook.lab_cli:main"),
     Command("export", "export a session to MultiKernelBench's submission format (--format mkb|mkb-direct)", "ascendcraft_lab.export.mkb:main"),
+    Command("build", "build a session's AscendC project with CANN (NPU hosts)", "ascendcraft_lab.backends.cann.cli:build_main"),
+    Command("profile", "pipe utilisation: profile a session on the NPU, or read a kernel_details.csv", "ascendcraft_lab.backends.cann.cli:profile_main"),
     Command("doctor", "what is available: compiler, CANN, torch_npu, NPU, LLM endpoint", "ascendcraft_lab.doctor:main"),
 ]
 

@@ -1,9 +1,11 @@
-"""Command functions of the NPU path (the lead wires them into `ascendcraft`).
+"""Command functions of the NPU path: `ascendcraft build`, `ascendcraft profile`, and the cann backend
+of `ascendcraft check`.
 
 - `build_main(["SESSION"])`: build `<session>/ascendc` with CANN's CMake; refuses in one line
   without a toolkit;
-- `run_main(["SESSION", "--ref", "REF.py"])`: build, run on the NPU, compare and time
-  (the same as `ascendcraft check SESSION --backend cann`); refuses without an NPU;
+- `run_main(["SESSION", "--ref", "REF.py"])`: build, run on the NPU, compare and time;
+  refuses without an NPU; `check_main` is the same behind `ascendcraft check SESSION --backend
+  cann` (a DSL-file target is lowered on the fly by the emulator's check command instead);
 - `profile_main(["--csv", "kernel_details.csv", "--kernel", "gelu"])` reads a recorded profile
   (works anywhere); `profile_main(["SESSION"])` profiles on the NPU (refuses without one).
 Every run is recorded in the session's runs/ folder.
@@ -53,6 +55,36 @@ def check_session(folder: str | Path, ref_path: str | Path | None = None, *, soc
     session.record_run({"backend": "cann", "action": "check", "soc": verdict.soc, "correct": verdict.correct,
                         "message": verdict.message, "run": run.to_json(), "overrides": overrides or {}})
     return verdict, run
+
+
+def check_main(argv: list[str] | None = None) -> int:
+    """`ascendcraft check SESSION --backend cann [--ref REF.py] [--soc S] [--override N=V] [--seed K]`."""
+    ap = argparse.ArgumentParser(prog="ascendcraft check", description="Build, run and time a session on the NPU.")
+    ap.add_argument("target", help="a session folder (a kernel.dsl.py file is lowered on the fly, not recorded)")
+    ap.add_argument("--ref", default=None)
+    ap.add_argument("--backend", default="cann")
+    ap.add_argument("--soc", default=None)
+    ap.add_argument("--override", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    if not Path(args.target).is_dir():
+        from ...passes.lower import check_main as lowered_check
+        return lowered_check(argv)
+    reason = refuse_reason("run")
+    if reason:
+        return _fail("check", reason)
+    from ...dsl.check import _parse_override
+    from ...reference import ReferenceError
+    try:
+        overrides = dict(_parse_override(o) for o in args.override)
+        verdict, _ = check_session(args.target, args.ref, soc=args.soc, overrides=overrides, seed=args.seed)
+    except ReferenceError as exc:
+        print(exc.render(), file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as exc:
+        return _fail("check", str(exc))
+    print(verdict.summary())
+    return 0 if verdict.correct else 1
 
 
 def run_main(argv: list[str] | None = None) -> int:

@@ -213,8 +213,8 @@ def lint_cmake(text: str) -> list[dict]:
     - a target mixing ASC and C++ sources needs `LINKER_LANGUAGE ASC`: CANN's package gives ASC
       no linker preference, so the C++ linker would link it (CANN's "Compilation Using CMake"
       guide, asc-devkit 04_compile samples);
-    - linking `ascendcl` needs the toolkit's `lib64` as a link folder (the asc-devkit torch_library
-      guide, MultiKernelBench's direct-launch build).
+    - linking `ascendcl` needs the toolkit's `lib64` as a link folder (MultiKernelBench's
+      direct-launch build links it from there).
     """
     calls = cmake_calls(text)
     out = []

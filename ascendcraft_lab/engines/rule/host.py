@@ -341,8 +341,8 @@ target_include_directories({op}_ops PRIVATE host
     $<$<COMPILE_LANGUAGE:ASC>:${{ASCEND_HOME_PATH}}/include>
     $<$<COMPILE_LANGUAGE:CXX>:${{TORCH_NPU_PATH}}/include>
     $<$<COMPILE_LANGUAGE:CXX>:${{TORCH_NPU_PATH}}/include/third_party/acl/inc>)
-# libascendcl.so lives in the toolkit's lib64 (the asc-devkit torch_library guide and MultiKernelBench's
-# direct-launch build add it), libtorch_npu.so in torch_npu's lib.
+# libascendcl.so lives in the toolkit's lib64 (MultiKernelBench's direct-launch build links it from
+# there, as do torch.library ports of asc-devkit's torch_library sample), libtorch_npu.so in torch_npu's lib.
 target_link_directories({op}_ops PRIVATE ${{TORCH_NPU_PATH}}/lib ${{ASCEND_HOME_PATH}}/lib64)
 target_compile_options({op}_ops PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${{TORCH_CXX_FLAGS}}>)
 target_link_libraries({op}_ops PRIVATE ascendcl ${{TORCH_LIBRARIES}} torch_npu)

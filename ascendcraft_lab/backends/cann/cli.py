@@ -121,10 +121,11 @@ def profile_main(argv: list[str] | None = None) -> int:
         reason = refuse_reason("profile")
         if reason:
             return _fail("profile", reason)
+        from .device import DeviceRefusal
         try:
             report = _profile_session(args.session, args.kernel)
-        except RuntimeError as exc:          # the device refused (core count) or the profiler failed
-            return _fail("profile", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        except DeviceRefusal as exc:         # the device is not the session SoC (core count)
+            return _fail("profile", str(exc))
     print(report.text())
     if args.html:
         Path(args.html).write_text(report.html())

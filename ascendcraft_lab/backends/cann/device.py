@@ -40,6 +40,10 @@ class DeviceQueryError(RuntimeError):
     """An ACL query failed; the message names the call and its error code."""
 
 
+class DeviceRefusal(RuntimeError):
+    """The device is not the one the session was lowered for; the message is the one-line refusal."""
+
+
 def acl_library(home: Path | None = None) -> ctypes.CDLL:
     """CANN's runtime library: the toolkit's lib64 copy, else whatever the loader finds (set_env.sh
     puts lib64 on LD_LIBRARY_PATH). In a process where torch_npu loaded it, this is the same library."""

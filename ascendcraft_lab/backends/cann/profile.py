@@ -210,7 +210,7 @@ def profile_on_npu(library: str, reference: str, entry: str, out_dir: str | Path
     profiler_level=Level1, aic_metrics=AiCMetrics.PipeUtilization), on_trace_ready=
     tensorboard_trace_handler(out_dir))`, then reads the kernel_details.csv it writes. Like a
     check, it first compares the device's core count with `soc`'s (run.device_preflight) and
-    raises RuntimeError with the one-line refusal when they differ.
+    raises device.DeviceRefusal with the one-line refusal when they differ.
     """
     from .detect import refuse_reason
     reason = refuse_reason("profile")
@@ -223,7 +223,8 @@ def profile_on_npu(library: str, reference: str, entry: str, out_dir: str | Path
     torch.npu.set_device(0)
     _, refusal = device_preflight(soc)
     if refusal:
-        raise RuntimeError(refusal)
+        from .device import DeviceRefusal
+        raise DeviceRefusal(refusal)
     torch.ops.load_library(library)
     op = getattr(torch.ops.ascendcraft, entry)
     ref = _load_module(reference, dict(overrides or {}))

@@ -89,7 +89,7 @@ def test_check_cann_refuses_with_the_one_line_reason(gelu_session):
 
 
 @needs_no_npu_here
-@pytest.mark.parametrize("command", ["build_main", "run_main", "profile_main"])
+@pytest.mark.parametrize("command", ["build_main", "run_main", "profile_main", "check_main"])
 def test_the_npu_commands_refuse_in_one_line(command, gelu_session, capsys):
     from ascendcraft_lab.backends.cann import cli
     code = getattr(cli, command)([str(gelu_session)])

@@ -57,7 +57,7 @@ def profile_main(argv: list[str] | None = None) -> int:
         try:
             report = profile_session(args.session, args.kernel)
         except ProfileFailed as exc:
-            return _fail("profile", str(exc), 1)
+            return _fail("profile", str(exc))
     print(report.text())
     if args.html:
         Path(args.html).write_text(report.html())

@@ -10,6 +10,7 @@ from typing import Mapping
 
 from ..backends.cann.build import BuildResult, build_project
 from ..backends.cann.detect import Toolchain, refuse_reason
+from ..backends.cann.device import DeviceRefusal
 from ..backends.cann.profile import parse_kernel_details, profile_on_npu
 from ..backends.cann.signature import OpSignature
 from ..passes.bundle import read_bundle
@@ -51,8 +52,12 @@ def profile_session(folder: str | Path, kernel: str | None = None):
         raise ProfileFailed(built.message)
     program = load_dsl(session.dsl_path().read_text(), str(session.dsl_path()), session.manifest().get("soc"))
     sig = OpSignature.of(program)
-    report = profile_on_npu(built.library, str(session.path / "reference.py"), sig.entry, session.path / "profile",
-                            n_scalars=len(sig.scalars), param_names=tuple(p.param_name for p in sig.params))
+    try:
+        report = profile_on_npu(built.library, str(session.path / "reference.py"), sig.entry, session.path / "profile",
+                                n_scalars=len(sig.scalars), param_names=tuple(p.param_name for p in sig.params),
+                                soc=session.manifest().get("soc"))
+    except DeviceRefusal as exc:         # the device is not the session SoC (core count)
+        raise ProfileFailed(str(exc)) from None
     if kernel:
         report = parse_kernel_details(session.path / "profile", kernel)
     session.record_run({"backend": "cann", "action": "profile", **report.to_json()})

@@ -103,3 +103,41 @@ def test_check_on_the_npu_backend_refuses_before_any_work(gelu_session, capsys):
     assert main([str(gelu_session), "--backend", "cann"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: cannot ") and refuse_reason("run") in err
+
+
+def _set_version(ft, text: str | None) -> None:
+    import platform
+    info = ft.home / f"{platform.machine()}-linux" / "ascend_toolkit_install.info"
+    if text is None:
+        info.unlink()
+    else:
+        info.write_text(f"package_name=Ascend-cann-toolkit\nversion={text}\n")
+
+
+def test_doctor_names_the_toolkits_cann_version(fake_toolchain):
+    ok, detail = toolkit_summary(detect(fake_toolchain.env))
+    assert ok and "CANN 8.5.0" in detail
+
+
+def test_a_toolkit_older_than_find_package_asc_refuses_the_build_and_points_at_the_exports(fake_toolchain):
+    _set_version(fake_toolchain, "8.2.RC1")
+    tc = detect(fake_toolchain.env, dev_dir=fake_toolchain.dev_dir)
+    reason = _one_line(refuse_reason("build", tc))
+    assert "CANN 8.2.RC1 is older than 8.3.RC1, the first with find_package(ASC)" in reason
+    assert "ascendcraft export --format mkb|mkb-direct" in reason and "MultiKernelBench" in reason
+    ok, detail = toolkit_summary(tc)
+    assert not ok and "8.2.RC1" in detail
+
+
+def test_an_unknown_toolkit_version_is_said_and_does_not_refuse(fake_toolchain):
+    _set_version(fake_toolchain, None)
+    tc = detect(fake_toolchain.env)
+    assert tc.version is None and refuse_reason("build", tc) is None
+    assert "CANN version unknown" in toolkit_summary(tc)[1] and "8.3.RC1 or newer" in toolkit_summary(tc)[1]
+
+
+@pytest.mark.parametrize("version, older", [("8.0.RC2", True), ("8.3.RC1.alpha002", True), ("8.3.RC1", False),
+                                            ("8.5.0", False), ("9.0.0-beta.1", False), ("not a version", False)])
+def test_cann_versions_compare_release_candidates_before_releases(version, older):
+    from ascendcraft_lab.backends.cann.detect import cann_older_than_required
+    assert cann_older_than_required(version) is older

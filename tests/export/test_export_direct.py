@@ -49,7 +49,7 @@ def test_the_binding_computes_the_tiling_and_launches_on_the_current_stream(expo
     _, _, files = exported
     bind = files["kernel/pybind11.cpp"]
     assert "const uint32_t blockDim = GeluTilingFunc(B, N, tiling);" in bind
-    assert "c10_npu::getCurrentNPUStream().stream(false)" in bind
+    assert "c10_npu::getCurrentNPUStream().stream(true)" in bind         # flushes the task queue first
     assert re.search(r"launch_gelu\(blockDim, stream, .*x\.data_ptr\(\).*y\.data_ptr\(\).*&tiling\);", bind)
     assert "PYBIND11_MODULE(benchmark_ops, m)" in bind
     assert 'extern "C" void launch_gelu(uint32_t blockDim, void *stream, GM_ADDR x, GM_ADDR y, const GeluTiling *tiling);' \

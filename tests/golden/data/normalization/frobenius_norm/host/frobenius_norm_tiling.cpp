@@ -20,7 +20,6 @@ namespace {
 
     int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
     int64_t AlignUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }
-    int64_t AlignDown(int64_t a, int64_t m) { return a / m * m; }
 
     // The kernel calls SyncAll (soft form): its UB work area, 32 B for each core of the
     // widest launch that may sync, comes out of the UB for tiles.

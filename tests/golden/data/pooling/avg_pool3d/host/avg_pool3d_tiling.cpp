@@ -19,15 +19,6 @@ namespace {
     constexpr int64_t REPEAT_BYTES = 256;  // bytes one vector repeat processes (256)
 
     int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-    int64_t AlignUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }
-    int64_t AlignDown(int64_t a, int64_t m) { return a / m * m; }
-
-    // Largest tile (elements) such that `live` tiles, `buffers` copies each, fit UB_BYTES;
-    // whole 256-byte vector repeats, so a full tile needs no padding for copies or Compare.
-    int64_t UbElems(int64_t elemBytes, int64_t live, int64_t buffers) {
-        const int64_t perRepeat = REPEAT_BYTES / elemBytes;
-        return UB_BYTES / (live * buffers * elemBytes) / perRepeat * perRepeat;
-    }
 }  // namespace
 
 uint32_t AvgPool3dTilingFunc(int64_t B, int64_t C, int64_t D, int64_t H, int64_t W, int64_t k, int64_t s, int64_t p, AvgPool3dTiling &tiling) {

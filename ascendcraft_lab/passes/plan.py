@@ -16,7 +16,7 @@ from typing import Mapping
 
 from ..dsl import ir
 from ..dsl.host import HostEvaluator, bind_dims, evaluate_host
-from ..soc import Soc, get_soc
+from ..soc import DEFAULT_SOC, Soc, get_soc
 
 CPP_KEYWORDS = frozenset("""alignas alignof and asm auto bool break case catch char class const constexpr
 continue default delete do double else enum explicit export extern false float for friend goto if inline int
@@ -134,7 +134,7 @@ def _plan_cached(program: ir.Program, source: str, path: str, soc_name: str) -> 
 def plan_for(program: ir.Program, options) -> Plan:
     # Program equality ignores spans: two drafts that differ only in layout are equal, but
     # their C++ quotes different DSL lines, so the source text is part of the key.
-    return _plan_cached(program, program.source, program.path, getattr(options, "soc", None) or "Ascend910B2")
+    return _plan_cached(program, program.source, program.path, getattr(options, "soc", None) or DEFAULT_SOC)
 
 
 def build_plan(program: ir.Program, soc: Soc) -> Plan:

@@ -17,19 +17,15 @@ from typing import Callable
 
 from ..dsl import ir
 from ..dsl.buffers import expr_need
-from ..dsl.ops import OPS, fold, window_base, window_form, window_lead, window_padded_len
+from ..dsl.ops import OPS, ROUND_MODES, Step, fold, window_base, window_form, window_lead, window_padded_len
 from ..dsl.printer import expr_text
 from .cexpr import float_literal, literal, paren as _paren
 from .emit import Emitter
 from .kernel import CompareCount, Hole, MaskWiden
 from .spec import LoweringError
 
-VEC_NAME = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
-UNARY_NAME = {"abs": "Abs", "relu": "Relu", "exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
-              "reciprocal": "Reciprocal"}
-CMP_MODE = {"lt": "LT", "le": "LE", "gt": "GT", "ge": "GE", "eq": "EQ", "ne": "NE"}
-ROUND = {"none": "CAST_NONE", "rint": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL",
-         "round": "CAST_ROUND", "trunc": "CAST_TRUNC", "odd": "CAST_ODD"}
+# a < s is s > a: the comparison with its operands swapped
+SWAPPED_MODE = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}
 
 
 @dataclass
@@ -207,32 +203,25 @@ class ComputeLowering:
         return name
 
     def _unary_into(self, dst: str, src: str, op: str, n: str, exponent: str | None = None) -> None:
-        em = self.em
-        if op in UNARY_NAME:
-            em.line(f"{UNARY_NAME[op]}({dst}, {src}, {n});")
-        elif op == "neg":
-            em.line(f"Muls({dst}, {src}, -1.0f, {n});")
-        elif op == "sigmoid":
-            em.line("// sigmoid(x) = 1 / (1 + exp(-x)): no Sigmoid in the basic vector API")
-            em.line(f"Muls({dst}, {src}, -1.0f, {n});")
-            em.line(f"Exp({dst}, {dst}, {n});")
-            em.line(f"Adds({dst}, {dst}, 1.0f, {n});")
-            em.line(f"Reciprocal({dst}, {dst}, {n});")
-        elif op == "tanh":
-            em.line("// tanh(x) = 1 - 2 / (exp(2x) + 1): no Tanh in the basic vector API")
-            em.line(f"Muls({dst}, {src}, 2.0f, {n});")
-            em.line(f"Exp({dst}, {dst}, {n});")
-            em.line(f"Adds({dst}, {dst}, 1.0f, {n});")
-            em.line(f"Reciprocal({dst}, {dst}, {n});")
-            em.line(f"Muls({dst}, {dst}, -2.0f, {n});")
-            em.line(f"Adds({dst}, {dst}, 1.0f, {n});")
-        elif op == "pow":
-            em.line("// a ** b = exp(b * ln(a)) for a > 0")
-            em.line(f"Ln({dst}, {src}, {n});")
-            em.line(f"Muls({dst}, {dst}, {exponent}, {n});")
-            em.line(f"Exp({dst}, {dst}, {n});")
+        """`dst = op(src)` by the op table's API, or by its expansion (the table's `why` above it)."""
+        spec = OPS[op]
+        if spec.api:
+            self.em.line(f"{spec.api}({dst}, {src}, {n});")
+        elif spec.expand:
+            if spec.why:
+                self.em.line(f"// {spec.why}")
+            self._steps(dst, src, spec.expand, n, {"s": exponent})
         else:
             raise LoweringError(f"`{op}` has no vector rule")
+
+    def _steps(self, dst: str, src: str, steps: tuple[Step, ...], n: str, scalars: dict[str, str | None],
+               why: str = "") -> None:
+        """An op table expansion: the first step reads `src`, the rest work in place on `dst`;
+        `{name}` in a step's scalar is the op's scalar operand of that name; `why` trails the first."""
+        for i, st in enumerate(steps):
+            arg = st.scalar.format(**scalars) if st.scalar else ""
+            args = ", ".join(x for x in (dst, src if i == 0 else dst, arg, n) if x)
+            self.em.line(f"{st.api}({args});" + (f"  // {why}" if why and i == 0 else ""))
 
     # -- tile expressions ------------------------------------------------------------------------
     def tile(self, e: ir.Expr, into: Tile | None, final: Tile | None = None) -> Tile:
@@ -283,54 +272,43 @@ class ComputeLowering:
         a = e.args
         sc = lambda i: self._scalar(a[i])  # noqa: E731
         if cat == "binary":
-            op = e.op
             if 0 in v and 1 in v:
-                if op == "pow":
-                    raise LoweringError("tile ** tile is not lowered by the rule engine; use exp(b * log(a))", e)
-                em.line(f"{VEC_NAME[op]}({out.name}, {v[0].name}, {v[1].name}, {n});")
+                if not spec.api:
+                    raise LoweringError(f"tile {spec.symbol or e.op} tile is not lowered by the rule engine; "
+                                        "use exp(b * log(a))", e)
+                em.line(f"{spec.api}({out.name}, {v[0].name}, {v[1].name}, {n});")
                 return
             if 0 in v:                      # tile (op) scalar
-                t, s = v[0].name, sc(1)
-                if op == "add":
-                    em.line(f"Adds({out.name}, {t}, {s}, {n});")
-                elif op == "sub":
-                    em.line(f"Adds({out.name}, {t}, {_negate(s)}, {n});")
-                elif op == "mul":
-                    em.line(f"Muls({out.name}, {t}, {s}, {n});")
-                elif op == "div":
-                    em.line(f"Muls({out.name}, {t}, {_reciprocal(s)}, {n});  // no Divs: multiply by 1/s")
-                elif op in ("max", "min"):
-                    em.line(f"{op.capitalize()}s({out.name}, {t}, {s}, {n});")
-                elif op == "pow":
+                if e.op == "pow":
                     self._pow(out, v[0], a[1], n)
+                    return
+                s = sc(1)
+                arg = {"{s}": s, "-{s}": _negate(s), "1/{s}": _reciprocal(s)}[spec.scalar_arg]
+                why = f"  // {spec.scalar_why}" if spec.scalar_why else ""
+                em.line(f"{spec.scalar_api}({out.name}, {v[0].name}, {arg}, {n});{why}")
                 return
-            t, s = v[1].name, sc(0)         # scalar (op) tile
-            if op in ("add", "mul", "max", "min"):
-                api = {"add": "Adds", "mul": "Muls", "max": "Maxs", "min": "Mins"}[op]
-                em.line(f"{api}({out.name}, {t}, {s}, {n});")
-            elif op == "sub":
-                em.line(f"Muls({out.name}, {t}, -1.0f, {n});  // s - x = -x + s")
-                em.line(f"Adds({out.name}, {out.name}, {s}, {n});")
-            elif op == "div":
-                em.line(f"Reciprocal({out.name}, {t}, {n});  // s / x = (1 / x) * s")
-                em.line(f"Muls({out.name}, {out.name}, {s}, {n});")
+            if spec.rscalar:                # scalar (op) tile, an op that does not commute
+                self._steps(out.name, v[1].name, spec.rscalar, n, {"s": sc(0)}, why=spec.rscalar_why)
+            elif spec.scalar_api and spec.scalar_arg == "{s}":
+                em.line(f"{spec.scalar_api}({out.name}, {v[1].name}, {sc(0)}, {n});")
             else:
-                raise LoweringError(f"scalar {expr_text(a[0])} ** tile is not lowered by the rule engine", e)
+                raise LoweringError(f"scalar {expr_text(a[0])} {spec.symbol or e.op} tile is not lowered by the "
+                                    "rule engine", e)
             return
         if cat == "unary":
             self._unary_into(out.name, v[0].name, e.op, n)
             return
         if cat == "compare":
             self.ctx.uses_compare = True
-            mode = CMP_MODE[e.op]
+            mode = spec.cmp_mode
             cn = self._compare_count(n)
             if 0 in v and 1 in v:
-                em.line(f"Compare({out.name}, {v[0].name}, {v[1].name}, CMPMODE::{mode}, {cn});")
+                em.line(f"{spec.api}({out.name}, {v[0].name}, {v[1].name}, CMPMODE::{mode}, {cn});")
             elif 0 in v:
-                em.line(f"CompareScalar({out.name}, {v[0].name}, static_cast<{a[0].type.dtype.cpp}>({sc(1)}), CMPMODE::{mode}, {cn});")
+                em.line(f"{spec.scalar_api}({out.name}, {v[0].name}, static_cast<{a[0].type.dtype.cpp}>({sc(1)}), CMPMODE::{mode}, {cn});")
             else:
-                flipped = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}[mode]
-                em.line(f"CompareScalar({out.name}, {v[1].name}, static_cast<{a[1].type.dtype.cpp}>({sc(0)}), CMPMODE::{flipped}, {cn});")
+                em.line(f"{spec.scalar_api}({out.name}, {v[1].name}, static_cast<{a[1].type.dtype.cpp}>({sc(0)}), "
+                        f"CMPMODE::{SWAPPED_MODE[mode]}, {cn});")
             return
         if cat == "select":
             mask = v[0].name
@@ -355,12 +333,11 @@ class ComputeLowering:
                 self.ctx.release(bits)
             return
         if cat == "clamp":
-            em.line(f"Maxs({out.name}, {v[0].name}, {sc(1)}, {n});")
-            em.line(f"Mins({out.name}, {out.name}, {sc(2)}, {n});")
+            self._steps(out.name, v[0].name, spec.expand, n, {"lo": sc(1), "hi": sc(2)})
             return
         if cat == "cast":
-            mode = ROUND[a[2].value if isinstance(a[2], ir.Str) else "none"]
-            em.line(f"Cast({out.name}, {v[0].name}, RoundMode::{mode}, {n});")
+            mode = ROUND_MODES[a[2].value if isinstance(a[2], ir.Str) else "none"]
+            em.line(f"{spec.api}({out.name}, {v[0].name}, RoundMode::{mode}, {n});")
             return
         if cat == "scan":
             self._scan(e, out, v[0], n)
@@ -609,7 +586,7 @@ class ComputeLowering:
         if e.op in ("reduce_sum", "reduce_max", "reduce_min"):
             self.ctx.uses_scalar_buf = True
             work = self.ctx.take_slot(src.dtype)
-            api = {"reduce_sum": "ReduceSum", "reduce_max": "ReduceMax", "reduce_min": "ReduceMin"}[e.op]
+            api = OPS[e.op].api
             extra = "" if e.op == "reduce_sum" else ", false"
             dst = "scalarTmp" if src.dtype is ir.DType.f32 else f"scalarTmp.ReinterpretCast<{src.dtype.cpp}>()"
             self.em.line(f"{api}({dst}, {src.name}, {work.name}, {n}{extra});")

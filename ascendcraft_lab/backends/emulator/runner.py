@@ -8,7 +8,7 @@ process through files (raw bytes, memory-mapped by the child), and turns what co
 
 Python API
 ----------
-``run_kernel(sources, entry, block_dim, args, *, soc="Ascend910B2", timeout=60, extra_flags=(), include_dirs=()) -> Report``
+``run_kernel(sources, entry, block_dim, args, *, soc=DEFAULT_SOC, timeout=60, extra_flags=(), include_dirs=()) -> Report``
     Compile (or reuse the cached binary), run blocks ``0..block_dim-1`` and collect outputs and
     sanitizer findings. ``args`` are in the kernel's parameter order.
 
@@ -55,7 +55,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ascendcraft_lab.soc import get_soc
+from ...soc import DEFAULT_SOC, get_soc
 
 HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE / "include"
@@ -433,7 +433,7 @@ def run_kernel(
     block_dim: int,
     args: Sequence[Arg],
     *,
-    soc: str = "Ascend910B2",
+    soc: str = DEFAULT_SOC,
     timeout: float = 60,
     extra_flags: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),

@@ -149,7 +149,7 @@ class ComputeWriter:
         facts = self.facts
         return ComputeContext(names=facts.names, text=facts.scalar_text, count=self.count, tile_of=self._tile_of,
                               hole=self.source.hole, em=em, reserved=facts.reserved, byte_masks=facts.byte_masks,
-                              sizes=facts.size_members)
+                              sizes=facts.size_members, use_min_max=facts.use_min_max)
 
     def count(self, t: ir.TileType, exact: bool = False) -> str:
         text = self.facts.element_count(t)
@@ -351,6 +351,7 @@ class ComputeWriter:
             else:
                 base, end = "0", facts.scalar_text(it.extent)
             with em.block(f"for (int64_t {v}Start = {base}; {v}Start < {end}; {v}Start += {step})"):
+                facts.use_min_max("min")
                 em.line(f"const int64_t {v}Len = MinOf({step}, {paren(end)} - {v}Start);")
                 uses_index = any(isinstance(n, ir.Attr) and n.obj.id == s.var and n.attr == "index"
                                  for n in ir.walk(ir.Stage(ir.StageKind.compute, s.body)))

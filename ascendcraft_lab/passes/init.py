@@ -14,10 +14,10 @@ from ..dsl.host import SYNC_ALL_BYTES_PER_CORE, WORKSPACE_ALIGN, needs_workspace
 from ..dsl.printer import expr_text
 from . import cpp
 from .bundle import Bundle
-from .cexpr import paren, render
+from .cexpr import KERNEL, paren, render
 from .emit import Emitter
 from .findings import Finding, finding, kernel_text
-from .kernel import BufferBytes, KernelFacts, KernelSource, dsl_text, min_max_of, plain_buffer_bytes
+from .kernel import BufferBytes, KernelFacts, KernelSource, dsl_text, plain_buffer_bytes
 from .plan import Plan, cpp_name
 from .project import Project
 from .spec import LoweringError, PassSpec
@@ -44,11 +44,6 @@ def write(project: Project) -> None:
                   f"// {project.plan.soc.name}'s vector cores: the most blocks a launch that syncs may have")
     _globals(source.part("init", "globals"), facts)
     _buffers(source, facts)
-    source.part("helpers", "min").line(
-        "__aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }")
-    source.part("helpers", "max").line(
-        "__aicore__ inline static int64_t MaxOf(int64_t a, int64_t b) { return a > b ? a : b; }")
-    source.needs_max = len({c for b in facts.ub.buffers for c in b.capacities}) > 1
     _members(source, facts)
     source.entry = _entry(project.plan)
 
@@ -58,7 +53,7 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
     p = facts.p
     em.line("tiling = tilingData;")
     for d, name in facts.size_members.items():   # MinOf/MaxOf, which the checkers read
-        em.line(f"{name} = {render(d, facts.names, call=min_max_of)};  // {expr_text(d)}")
+        em.line(f"{name} = {render(d, facts.names, KERNEL)};  // {expr_text(d)}")
     for s, _ in ir.walk_stmts(p.kernel.body):
         if isinstance(s, ir.For) and isinstance(s.iter, (ir.CoreRows, ir.CoreChunk)):
             v = cpp_name(s.var)
@@ -71,6 +66,7 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
                                     "splits the work over the cores in Init, before the kernel's scalars exist; "
                                     "write it with dims, scalar parameters and tiling fields", s)
             per, total = facts.scalar_text(per), facts.scalar_text(total)
+            facts.use_min_max("min")
             with em.dsl(s.span.line):
                 if isinstance(s.iter, ir.CoreRows):
                     em.line(f"// DSL {s.span.line}: this core owns rows [{v}Begin, {v}End) of {dsl_text(p, s)}")

@@ -22,7 +22,7 @@ from ..dsl import ir
 from ..dsl.buffers import ub_buffers
 from ..dsl.host import needs_workspace
 from ..dsl.printer import expr_text
-from .cexpr import paren, render
+from .cexpr import KERNEL, paren, render
 from .emit import Emitter
 from .plan import Plan, cpp_name
 from .spec import LoweringError
@@ -94,7 +94,7 @@ Rule = Callable[[Hole, "KernelSource"], str]
 LAYOUT: dict[str, tuple[str, ...]] = {
     "constants": ("buffers", "scalar", "compare", "sync"),
     "init": ("globals", "buffers", "compute", "sync"),
-    "helpers": ("min", "max", "align", "scratch", "tail"),
+    "helpers": ("align", "scratch", "tail"),
     "members": ("pipe", "buffers", "compute", "sync", "gm", "tiling", "state", "sizes"),
 }
 
@@ -121,7 +121,7 @@ class KernelSource:
     entry: Emitter | None = None
     holes: list[Hole] = field(default_factory=list)
     rules: dict[type, Rule] = field(default_factory=dict)
-    needs_max: bool = False                         # the MaxOf helper even when no text calls it
+    uses: set[str] = field(default_factory=set)     # min/max helpers the code calls: MinOf, MaxOf, MinOf:float, ...
 
     def hole(self, h: Hole) -> str:
         self.holes.append(h)
@@ -186,12 +186,10 @@ class KernelSource:
                 with em.block(f"__aicore__ inline void {m.name}({params})", dsl=m.dsl_line):
                     self._copy_into(em, m.body)
                 em.blank()
-            before_helpers = self.fill(em.text())
-            helpers = self.section("helpers")
-            uses_max = self.needs_max or "MaxOf(" in before_helpers
-            for part in helpers:
-                if part is self.parts.get(("helpers", "max")) and not uses_max:
-                    continue
+            for helper in MIN_MAX_HELPERS:
+                if helper.key in self.uses:
+                    em.line(helper.text)
+            for part in self.section("helpers"):
                 self._copy_into(em, part)
             em.blank()
             for part in self.section("members"):
@@ -204,6 +202,18 @@ class KernelSource:
     def init_params(self) -> str:
         p = self.plan.program
         return ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in p.tensors()) + (", GM_ADDR workspace" if needs_workspace(p) else "")
+
+
+@dataclass(frozen=True)
+class MinMaxHelper:
+    key: str                # what `KernelSource.uses` holds when the code calls it
+    text: str
+
+
+# The kernel class's min/max: int64 for sizes and indices, float for float scalars (overloads).
+MIN_MAX_HELPERS = tuple(MinMaxHelper(f"{fn}{':float' if t == 'float' else ''}",
+                                     f"__aicore__ inline static {t} {fn}({t} a, {t} b) {{ return a {cmp} b ? a : b; }}")
+                        for t in ("int64_t", "float") for fn, cmp in (("MinOf", "<"), ("MaxOf", ">")))
 
 
 def _filled(em: Emitter, source: KernelSource) -> Emitter:
@@ -254,10 +264,12 @@ class StageGroup:
 
 
 class KernelFacts:
-    """Facts about one kernel that the init and compute passes share, derived from the IR."""
+    """Facts about one kernel that the init and compute passes share, derived from the IR.
+    `uses` is the kernel source's record of the min/max helpers the code calls."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan, uses: set[str] | None = None):
         self.plan, self.p = plan, plan.program
+        self.uses = uses if uses is not None else set()
         p = self.p
         self.loops: dict[str, ir.For] = plan.loop_vars
         self.ub = ub_buffers(p)
@@ -313,11 +325,19 @@ class KernelFacts:
             self.used_vars.add(f"{var}.{attr}" if attr else var)
 
     def scalar_text(self, e: ir.Expr, floats: bool = False) -> str:
-        return render(e, self.names, floats=floats, call=lambda c, args: self.size_members.get(c))
+        """A size or index expression as kernel C++ (a tensor size given by an expression reads
+        its member; min/max call the int64 helpers)."""
+        return render(e, self.names, KERNEL, floats=floats, hook=self._size_call)
 
-    def size_text(self, e: ir.Expr) -> str:
-        """A size as C++: min/max as the MinOf/MaxOf helpers, which the checkers read."""
-        return render(e, self.names, call=lambda c, args: self.size_members.get(c) or min_max_of(c, args))
+    def _size_call(self, e: ir.Call) -> str | None:
+        if e.op in ("min", "max", "clamp"):
+            self.use_min_max(e.op)
+        return self.size_members.get(e)
+
+    def use_min_max(self, op: str, float_: bool = False) -> None:
+        """Note that the code calls MinOf / MaxOf (for `op` min, max or clamp), on floats or int64."""
+        for fn in {"min": ("MinOf",), "max": ("MaxOf",), "clamp": ("MinOf", "MaxOf")}[op]:
+            self.uses.add(fn + (":float" if float_ else ""))
 
     def element_count(self, t: ir.TileType) -> str:
         """Elements of a tile, exactly: the product of its shape."""
@@ -442,22 +462,15 @@ class KernelFacts:
         """The largest of several sizes as C++ (MaxOf of the distinct ones)."""
         def flat(c):     # max(a, b) as two sizes
             return [x for a in c.args for x in flat(a)] if isinstance(c, ir.Call) and c.op == "max" else [c]
-        texts = list(dict.fromkeys(self.size_text(x) for c in caps for x in flat(c)))
+        texts = list(dict.fromkeys(self.scalar_text(x) for c in caps for x in flat(c)))
         out = texts[0]
         for t in texts[1:]:
+            self.use_min_max("max")
             out = f"MaxOf({out}, {t})"
         return out
 
     def buffer_bytes(self, source: KernelSource, cap: str, dtype: ir.DType | None, nbytes: int | None = None) -> str:
         return source.hole(BufferBytes(cap, f"sizeof({dtype.cpp})" if dtype else str(nbytes)))
-
-
-_HELPER = {"min": "MinOf", "max": "MaxOf"}   # the kernel class's int64 helpers
-
-
-def min_max_of(e: ir.Call, args: list[str]) -> str | None:
-    """min/max of sizes as the MinOf/MaxOf helpers (the checkers evaluate those, not `?:`)."""
-    return f"{_HELPER[e.op]}({', '.join(args)})" if e.op in _HELPER else None
 
 
 def plain_buffer_bytes(h: BufferBytes, source: KernelSource) -> str:

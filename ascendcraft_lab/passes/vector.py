@@ -19,7 +19,7 @@ from ..dsl import ir
 from ..dsl.buffers import expr_need
 from ..dsl.ops import OPS, ROUND_MODES, Step, fold, window_base, window_form, window_lead, window_padded_len
 from ..dsl.printer import expr_text
-from .cexpr import float_literal, literal, paren as _paren
+from .cexpr import KERNEL, float_literal, paren as _paren, render
 from .emit import Emitter
 from .kernel import CompareCount, Hole, MaskWiden
 from .spec import LoweringError
@@ -55,6 +55,7 @@ class ComputeContext:
     reserved: frozenset = frozenset()        # C++ names the DSL uses: generated names avoid them
     sizes: dict = field(default_factory=dict)   # tensor sizes given by an expression -> their C++ member
     byte_masks: frozenset = frozenset()      # bool tiles holding one byte per element (loaded, or cast)
+    use_min_max: Callable[..., None] = lambda op, float_=False: None   # note a MinOf / MaxOf call (kernel.py)
 
     # -- scratch slots -------------------------------------------------------------------
     def take_slot(self, dtype: ir.DType) -> Tile:
@@ -145,49 +146,30 @@ class ComputeLowering:
         return self.ctx.count(e.type)
 
     def _scalar(self, e: ir.Expr) -> str:
-        if isinstance(e, ir.Const):
-            return literal(e, as_float=isinstance(e.type, ir.ScalarType) and e.type.dtype.is_float)
-        if isinstance(e, (ir.Name, ir.Attr)):
-            return self.ctx.names(e)
-        if not isinstance(e, ir.Call):
-            raise LoweringError(f"`{expr_text(e)}` is not a scalar the rule engine can lower", e)
+        """C++ of a scalar expression (the one printer, kernel dialect); what the scalar unit
+        cannot compute by itself goes through the vector unit first (see `_vector_for_scalar`)."""
+        return render(e, self.ctx.names, KERNEL, hook=self._vector_for_scalar)
+
+    def _vector_for_scalar(self, e: ir.Call) -> str | None:
+        """The C++ of a call a scalar expression needs the vector unit for (a reduction of a
+        tile, exp / log / sqrt / pow of a scalar), after emitting its statements; None for
+        the calls the printer writes itself. Float min/max note the helpers they need."""
         if e in self.ctx.sizes:
             return self.ctx.sizes[e]
-        spec = OPS[e.op]
-        cat = spec.category
-        if cat in ("reduce", "element"):
+        spec = OPS.get(e.op)
+        if spec is None:
+            return None
+        if spec.category in ("reduce", "element"):
             return self._reduce(e)
-        if cat in ("binary", "compare", "intbinary"):
-            a, b = (self._scalar_operand(x) for x in e.args)
-            if e.op == "pow":
-                return self._scalar_vector_math("pow", f"{a}", e, exponent=b)
-            if e.op in ("max", "min"):
-                cmp = ">" if e.op == "max" else "<"
-                return f"({a} {cmp} {b} ? {a} : {b})"
-            sym = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "/", "mod": "%",
-                   "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}[e.op]
-            return f"({a} {sym} {b})"
-        if cat == "unary":
-            a = self._scalar_operand(e.args[0])
-            if e.op == "neg":
-                return f"(-{a})"
-            if e.op == "abs":
-                return f"({a} < 0 ? -{a} : {a})"
-            if e.op == "relu":
-                return f"({a} > 0 ? {a} : 0)"
-            if e.op == "reciprocal":
-                return f"(1.0f / {a})"
-            return self._scalar_vector_math(e.op, a, e)
-        if cat == "clamp":
-            x, lo, hi = (self._scalar_operand(a) for a in e.args)
-            return f"({x} < {lo} ? {lo} : ({x} > {hi} ? {hi} : {x}))"
-        if cat == "cast":
-            return f"static_cast<{e.args[1].dtype.cpp}>({self._scalar_operand(e.args[0])})"
-        raise LoweringError(f"`{e.op}` on scalars is not lowered by the rule engine", e)
-
-    def _scalar_operand(self, e: ir.Expr) -> str:
-        text = self._scalar(e)
-        return text
+        if e.op == "pow":
+            return self._scalar_vector_math("pow", self._scalar(e.args[0]), e, exponent=self._scalar(e.args[1]))
+        if spec.category == "unary" and e.op not in KERNEL.calls and e.op != "neg":
+            return self._scalar_vector_math(e.op, self._scalar(e.args[0]), e)
+        if e.op in ("min", "max", "clamp"):
+            self.ctx.use_min_max(e.op, isinstance(e.type, ir.ScalarType) and e.type.dtype.is_float)
+        if spec.category not in ("binary", "compare", "intbinary", "unary", "clamp", "cast"):
+            raise LoweringError(f"`{e.op}` on scalars is not lowered by the rule engine", e)
+        return None
 
     def _scalar_vector_math(self, op: str, value: str, e: ir.Expr, exponent: str | None = None) -> str:
         """exp/log/sqrt/... of a scalar: the scalar unit has no such instructions, so the value
@@ -497,6 +479,7 @@ class ComputeLowering:
 
         def c(x: ir.Expr) -> str:          # index arithmetic: plain C++ on the scalar unit
             if isinstance(x, ir.Call) and x.op == "max":
+                ctx.use_min_max("max")
                 return f"MaxOf({', '.join(c(a) for a in x.args)})"
             return ctx.text(x)
         k, stride, pad, dil = (c(a) for a in e.args[1:5])

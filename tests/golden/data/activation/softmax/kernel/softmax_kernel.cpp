@@ -74,7 +74,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        m = (m > r1 ? m : r1);
+        m = MaxOf(m, r1);
         xuQueue.FreeTensor(xu);
     }
 
@@ -100,7 +100,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        s = (s + r1);
+        s = s + r1;
         xuQueue.FreeTensor(xu);
     }
 
@@ -135,6 +135,7 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
+    __aicore__ inline static float MaxOf(float a, float b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 
     // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.

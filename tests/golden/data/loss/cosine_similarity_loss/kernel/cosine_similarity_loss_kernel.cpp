@@ -44,7 +44,7 @@ public:
             }
             Compute2();
         }
-        share = (acc * tiling.inv_rows);  // DSL 45
+        share = acc * tiling.inv_rows;  // DSL 45
         CopyOut3();
     }
 
@@ -78,7 +78,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        pq = (pq + r1);
+        pq = pq + r1;
         // DSL 41: pp = pp + reduce_sum(pu * pu)
         Mul(tmp0, pu, pu, cLen);
         ReduceSum(scalarTmp, tmp0, tmp1, cLen);
@@ -86,7 +86,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS2);
         WaitFlag<HardEvent::V_S>(eventVS2);
         float r2 = scalarTmp.GetValue(0);
-        pp = (pp + r2);
+        pp = pp + r2;
         // DSL 42: qq = qq + reduce_sum(qu * qu)
         Mul(tmp0, qu, qu, cLen);
         ReduceSum(scalarTmp, tmp0, tmp1, cLen);
@@ -94,7 +94,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS3);
         WaitFlag<HardEvent::V_S>(eventVS3);
         float r3 = scalarTmp.GetValue(0);
-        qq = (qq + r3);
+        qq = qq + r3;
         puQueue.FreeTensor(pu);
         quQueue.FreeTensor(qu);
     }
@@ -102,13 +102,13 @@ private:
     __aicore__ inline void Compute2() {
         // DSL 44: acc = acc + 1.0 - pq / sqrt(max(pp, 1e-16) * max(qq, 1e-16))
         // sqrt of a scalar runs on the vector unit (the scalar unit has no sqrt)
-        Duplicate(scalarTmp, static_cast<float>(((pp > 1.0e-16f ? pp : 1.0e-16f) * (qq > 1.0e-16f ? qq : 1.0e-16f))), SCALAR_LANES);
+        Duplicate(scalarTmp, static_cast<float>(MaxOf(pp, 1.0e-16f) * MaxOf(qq, 1.0e-16f)), SCALAR_LANES);
         Sqrt(scalarTmp, scalarTmp, SCALAR_LANES);
         TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float s1 = scalarTmp.GetValue(0);
-        acc = ((acc + 1.0f) - (pq / s1));
+        acc = acc + 1.0f - pq / s1;
     }
 
     __aicore__ inline void CopyOut3() {
@@ -128,6 +128,7 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
+    __aicore__ inline static float MaxOf(float a, float b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 
     // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.

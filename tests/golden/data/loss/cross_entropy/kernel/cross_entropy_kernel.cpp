@@ -44,7 +44,7 @@ public:
                 CopyIn1(cStart, cLen);
                 Compute1(cLen);
             }
-            share = (acc * tiling.inv_rows);  // DSL 48
+            share = acc * tiling.inv_rows;  // DSL 48
             CopyOut2();
         }
     }
@@ -143,7 +143,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS5);
         WaitFlag<HardEvent::V_S>(eventVS5);
         float r3 = scalarTmp.GetValue(0);
-        acc = (acc + r3);
+        acc = acc + r3;
         xuQueue.FreeTensor(xu);
         tuQueue.FreeTensor(tu);
     }

@@ -40,7 +40,7 @@ public:
                 CopyIn1(cStart, cLen);
                 Compute1(cLen);
             }
-            share = (acc * tiling.inv_total);  // DSL 30
+            share = acc * tiling.inv_total;  // DSL 30
             CopyOut2();
         }
     }
@@ -78,7 +78,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        acc = (acc + r1);
+        acc = acc + r1;
         puQueue.FreeTensor(pu);
         quQueue.FreeTensor(qu);
     }

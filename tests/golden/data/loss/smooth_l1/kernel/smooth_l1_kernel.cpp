@@ -33,8 +33,8 @@ public:
     }
 
     __aicore__ inline void Process() {
-        half_beta = (0.5f * tiling.beta);  // DSL 18
-        inv_beta = (1.0f / tiling.beta);  // DSL 19
+        half_beta = 0.5f * tiling.beta;  // DSL 18
+        inv_beta = 1.0f / tiling.beta;  // DSL 19
         // DSL 20: for part in core_chunk(t.chunk, B * N):
         if (partLen > 0) {
             acc = 0.0f;  // DSL 21
@@ -44,7 +44,7 @@ public:
                 CopyIn1(cStart, cLen);
                 Compute1(cLen);
             }
-            share = (acc * tiling.inv_total);  // DSL 30
+            share = acc * tiling.inv_total;  // DSL 30
             CopyOut2();
         }
     }
@@ -93,7 +93,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        acc = (acc + r1);
+        acc = acc + r1;
         puQueue.FreeTensor(pu);
         quQueue.FreeTensor(qu);
     }

@@ -46,7 +46,7 @@ public:
             }
             Compute2();
         }
-        share = (acc * tiling.inv_rows);  // DSL 43
+        share = acc * tiling.inv_rows;  // DSL 43
         CopyOut3();
     }
 
@@ -92,7 +92,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        sp = (sp + r1);
+        sp = sp + r1;
         // DSL 39: d = au - nu + 1e-06
         Sub(d, au, nu, cLen);
         Adds(d, d, 1.0e-06f, cLen);
@@ -103,7 +103,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS2);
         WaitFlag<HardEvent::V_S>(eventVS2);
         float r2 = scalarTmp.GetValue(0);
-        sn = (sn + r2);
+        sn = sn + r2;
         auQueue.FreeTensor(au);
         puQueue.FreeTensor(pu);
         nuQueue.FreeTensor(nu);
@@ -125,7 +125,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS2);
         WaitFlag<HardEvent::V_S>(eventVS2);
         float s2 = scalarTmp.GetValue(0);
-        acc = (acc + (((s1 - s2) + tiling.margin) > 0.0f ? ((s1 - s2) + tiling.margin) : 0.0f));
+        acc = acc + MaxOf(s1 - s2 + tiling.margin, 0.0f);
     }
 
     __aicore__ inline void CopyOut3() {
@@ -145,6 +145,7 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
+    __aicore__ inline static float MaxOf(float a, float b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 
     // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.

@@ -44,7 +44,7 @@ public:
                     Compute2(cLen);
                 }
             }
-            mean = (s * tiling.inv_n);  // DSL 49
+            mean = s * tiling.inv_n;  // DSL 49
             ss = 0.0f;  // DSL 50
             // DSL 51: for n in range(B):
             for (int64_t n = 0; n < tiling.B; ++n) {
@@ -56,14 +56,14 @@ public:
                 }
             }
             // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
-            Duplicate(scalarTmp, static_cast<float>(((ss * tiling.inv_n) + 1.0e-05f)), SCALAR_LANES);
+            Duplicate(scalarTmp, static_cast<float>(ss * tiling.inv_n + 1.0e-05f), SCALAR_LANES);
             Rsqrt(scalarTmp, scalarTmp, SCALAR_LANES);
             TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
             SetFlag<HardEvent::V_S>(eventVS1);
             WaitFlag<HardEvent::V_S>(eventVS1);
             float s1 = scalarTmp.GetValue(0);
-            scale = (wc * s1);  // DSL 58
-            shift = (bc - (mean * scale));  // DSL 59
+            scale = wc * s1;  // DSL 58
+            shift = bc - mean * scale;  // DSL 59
             // DSL 60: for n in range(B):
             for (int64_t n = 0; n < tiling.B; ++n) {
                 // DSL 61: for c in tiles(H * W, t.tile):
@@ -104,7 +104,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        s = (s + r1);
+        s = s + r1;
         xuQueue.FreeTensor(xu);
     }
 
@@ -132,7 +132,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        ss = (ss + r1);
+        ss = ss + r1;
         xuQueue.FreeTensor(xu);
     }
 

@@ -99,7 +99,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        ss = (ss + r1);
+        ss = ss + r1;
         xuQueue.FreeTensor(xu);
     }
 

@@ -33,7 +33,7 @@ public:
     __aicore__ inline void Process() {
         // DSL 40: for g in core_rows(t.rows, B * num_groups):
         for (int64_t g = gBegin; g < gEnd; ++g) {
-            plane0 = (g * tiling.per_group);  // DSL 41
+            plane0 = g * tiling.per_group;  // DSL 41
             s = 0.0f;  // DSL 42
             // DSL 43: for k in range(t.per_group):
             for (int64_t k = 0; k < tiling.per_group; ++k) {
@@ -44,7 +44,7 @@ public:
                     Compute1(cLen);
                 }
             }
-            mean = (s * tiling.inv_n);  // DSL 49
+            mean = s * tiling.inv_n;  // DSL 49
             ss = 0.0f;  // DSL 50
             // DSL 51: for k in range(t.per_group):
             for (int64_t k = 0; k < tiling.per_group; ++k) {
@@ -56,19 +56,19 @@ public:
                 }
             }
             // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
-            Duplicate(scalarTmp, static_cast<float>(((ss * tiling.inv_n) + 1.0e-05f)), SCALAR_LANES);
+            Duplicate(scalarTmp, static_cast<float>(ss * tiling.inv_n + 1.0e-05f), SCALAR_LANES);
             Rsqrt(scalarTmp, scalarTmp, SCALAR_LANES);
             TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
             SetFlag<HardEvent::V_S>(eventVS1);
             WaitFlag<HardEvent::V_S>(eventVS1);
             float s1 = scalarTmp.GetValue(0);
             rstd = s1;  // DSL 58
-            channel = ((g % tiling.num_groups) * tiling.per_group);  // DSL 59
+            channel = g % tiling.num_groups * tiling.per_group;  // DSL 59
             // DSL 60: for k in range(t.per_group):
             for (int64_t k = 0; k < tiling.per_group; ++k) {
                 CopyIn3(k);
-                scale = (wk * rstd);  // DSL 64
-                shift = (bk - (mean * scale));  // DSL 65
+                scale = wk * rstd;  // DSL 64
+                shift = bk - mean * scale;  // DSL 65
                 // DSL 66: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
@@ -100,7 +100,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        s = (s + r1);
+        s = s + r1;
         xuQueue.FreeTensor(xu);
     }
 
@@ -128,7 +128,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        ss = (ss + r1);
+        ss = ss + r1;
         xuQueue.FreeTensor(xu);
     }
 

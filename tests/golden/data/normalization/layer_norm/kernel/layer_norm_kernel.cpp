@@ -85,7 +85,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        float mean = (r1 * tiling.inv_n);
+        float mean = r1 * tiling.inv_n;
         // DSL 35: d = xu - mean
         Adds(d, xu, -(mean), tiling.N);
         // DSL 36: var = reduce_sum(d * d) * t.inv_n      # two-pass variance: no cancellation
@@ -96,10 +96,10 @@ private:
         SetFlag<HardEvent::V_S>(eventVS2);
         WaitFlag<HardEvent::V_S>(eventVS2);
         float r2 = scalarTmp.GetValue(0);
-        float var = (r2 * tiling.inv_n);
+        float var = r2 * tiling.inv_n;
         // DSL 37: yu = d * rsqrt(var + 1e-05) * wu + bu  # rsqrt of a scalar runs on the scalar unit
         // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
-        Duplicate(scalarTmp, static_cast<float>((var + 1.0e-05f)), SCALAR_LANES);
+        Duplicate(scalarTmp, static_cast<float>(var + 1.0e-05f), SCALAR_LANES);
         Rsqrt(scalarTmp, scalarTmp, SCALAR_LANES);
         TEventID eventVS3 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
         SetFlag<HardEvent::V_S>(eventVS3);

@@ -38,7 +38,7 @@ public:
                 Compute1(cLen);
             }
             // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
-            Duplicate(scalarTmp, static_cast<float>(((ss * tiling.inv_n) + tiling.eps)), SCALAR_LANES);
+            Duplicate(scalarTmp, static_cast<float>(ss * tiling.inv_n + tiling.eps), SCALAR_LANES);
             Rsqrt(scalarTmp, scalarTmp, SCALAR_LANES);
             TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
             SetFlag<HardEvent::V_S>(eventVS1);
@@ -77,7 +77,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        ss = (ss + r1);
+        ss = ss + r1;
         xuQueue.FreeTensor(xu);
     }
 

@@ -92,12 +92,12 @@ private:
         // DSL 41: mn = mu * beta1 + gu * (1.0 - beta1)
         Muls(mn, mu, tiling.beta1, cLen);
         LocalTensor<float> tmp0 = Scratch<float>(0);
-        Muls(tmp0, gu, (1.0f - tiling.beta1), cLen);
+        Muls(tmp0, gu, 1.0f - tiling.beta1, cLen);
         Add(mn, mn, tmp0, cLen);
         // DSL 42: vn = vu * beta2 + gu * gu * (1.0 - beta2)
         Muls(vn, vu, tiling.beta2, cLen);
         Mul(tmp0, gu, gu, cLen);
-        Muls(tmp0, tmp0, (1.0f - tiling.beta2), cLen);
+        Muls(tmp0, tmp0, 1.0f - tiling.beta2, cLen);
         Add(vn, vn, tmp0, cLen);
         // DSL 43: denom = sqrt(vn) / t.bc2_sqrt + eps    # a tile / scalar is Muls by the reciprocal
         Sqrt(denom, vn, cLen);

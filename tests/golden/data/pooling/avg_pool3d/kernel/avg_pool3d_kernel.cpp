@@ -32,19 +32,19 @@ public:
     __aicore__ inline void Process() {
         OD = outD;  // DSL 40
         OH = outH;  // DSL 41
-        inv = (1.0f / ((tiling.k * tiling.k) * tiling.k));  // DSL 42
+        inv = 1.0f / (tiling.k * tiling.k * tiling.k);  // DSL 42
         // DSL 43: for r in core_rows(t.rows, B * C * ((D + 2 * p - k) // s + 1) * ((H + 2 * p - k) // s + 1)):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            oh = (r % OH);  // DSL 44
-            od = ((r / OH) % OD);  // DSL 45
-            bc = (r / (OD * OH));  // DSL 46
-            d0 = ((od * tiling.s) - tiling.p);  // DSL 47
-            h0 = ((oh * tiling.s) - tiling.p);  // DSL 48
-            jd0 = (0 > (-d0) ? 0 : (-d0));  // DSL 49
-            jd1 = (tiling.k < (tiling.D - d0) ? tiling.k : (tiling.D - d0));  // DSL 50
-            jh0 = (0 > (-h0) ? 0 : (-h0));  // DSL 51
-            jh1 = (tiling.k < (tiling.H - h0) ? tiling.k : (tiling.H - h0));  // DSL 52
-            nh = (jh1 - jh0);  // DSL 53
+            oh = r % OH;  // DSL 44
+            od = r / OH % OD;  // DSL 45
+            bc = r / (OD * OH);  // DSL 46
+            d0 = od * tiling.s - tiling.p;  // DSL 47
+            h0 = oh * tiling.s - tiling.p;  // DSL 48
+            jd0 = MaxOf(0, -d0);  // DSL 49
+            jd1 = MinOf(tiling.k, tiling.D - d0);  // DSL 50
+            jh0 = MaxOf(0, -h0);  // DSL 51
+            jh1 = MinOf(tiling.k, tiling.H - h0);  // DSL 52
+            nh = jh1 - jh0;  // DSL 53
             CopyIn1();
             Compute1();
             // DSL 58: for q in range(1, (jd1 - jd0) * nh):

@@ -32,11 +32,11 @@ public:
         OH = outH;  // DSL 46
         // DSL 47: for r in core_rows(t.rows, B * C * min((H + 2 * p - d * (k - 1) + s - 2) // s + 1, (H + p - 1) // s + 1)):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            bc = (r / OH);  // DSL 48
-            oh = (r % OH);  // DSL 49
-            h0 = ((oh * tiling.s) - tiling.p);  // DSL 50
-            j0 = ((((0 > (-h0) ? 0 : (-h0)) + tiling.d) - 1) / tiling.d);  // DSL 51
-            j1 = (tiling.k < ((((tiling.H - 1) - h0) / tiling.d) + 1) ? tiling.k : ((((tiling.H - 1) - h0) / tiling.d) + 1));  // DSL 52
+            bc = r / OH;  // DSL 48
+            oh = r % OH;  // DSL 49
+            h0 = oh * tiling.s - tiling.p;  // DSL 50
+            j0 = (MaxOf(0, -h0) + tiling.d - 1) / tiling.d;  // DSL 51
+            j1 = MinOf(tiling.k, (tiling.H - 1 - h0) / tiling.d + 1);  // DSL 52
             CopyIn1();
             Compute1();
             // DSL 57: for j in range(j0 + 1, j1):

@@ -8,6 +8,7 @@ tiling struct the plan derives (every field) and to a launch of the kernel.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..dsl import ir
 from ..dsl.host import SOC_CONSTANTS, SYNC_ALL_BYTES_PER_CORE, WORKSPACE_ALIGN, needs_workspace, syncs_all
@@ -128,44 +129,32 @@ def tiling_source(plan: Plan, src: str) -> Emitter:
     values = {f.name: render(lf.value, _host_names, HOST) if lf else cpp_name(f.name) for f, lf in fields}
     cores = render(launch.cores, _host_names, HOST)
     code = " ".join([t for _, t in body] + list(values.values()) + [cores])
-    used = {h for h in ("CeilDiv", "AlignUp", "AlignDown", "UbElems") if f"{h}(" in code}
-    if "AlignUp" in used:
-        used.add("CeilDiv")
+    helpers = _tiling_helpers(plan)
+    used = _closure(code, helpers)            # what the host function calls, and what that calls
     em = Emitter()
     em.line(f"// Host tiling of {plan.op} for {soc.name}: how rows split over cores and how long a tile is.")
     em.line("// " + HEADER_NOTE.format(src=src))
-    em.line("#include <algorithm>")
-    em.line("#include <cmath>")
-    em.line("#include <cstdint>")
+    includes = ["<algorithm>"] * ("std::m" in code) + ["<cmath>"] * ("std::pow" in code) + ["<cstdint>"]
+    for inc in includes:
+        em.line(f"#include {inc}")
     em.blank()
     em.line(f'#include "{plan.op}_tiling.h"')
-    em.blank()
-    with em.block("namespace", "}  // namespace"):
-        em.line(f"// {soc.name} (the SoC this project was lowered for)")
-        for name, (get, doc) in SOC_CONSTANTS.items():
-            em.line(f"constexpr int64_t {name} = {get(soc)};  // {doc}")
-        helpers = {"CeilDiv": "int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }",
-                   "AlignUp": "int64_t AlignUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }",
-                   "AlignDown": "int64_t AlignDown(int64_t a, int64_t m) { return a / m * m; }"}
-        if used & set(helpers):
-            em.blank()
-        for name, definition in helpers.items():
-            if name in used:
-                em.line(definition)
-        if "UbElems" in used:
-            em.blank()
-            ub = "UB_BYTES"
-            if syncs_all(plan.program):
-                em.line(f"// The kernel calls SyncAll (soft form): its UB work area, {SYNC_ALL_BYTES_PER_CORE} B for each core of the")
-                em.line("// widest launch that may sync, comes out of the UB for tiles.")
-                em.line(f"constexpr int64_t SYNC_ALL_UB_BYTES = VECTOR_CORES * {SYNC_ALL_BYTES_PER_CORE};")
+    constants = [n for n in SOC_CONSTANTS if n in used]
+    functions = [h for h in helpers if h.name in used and not h.constant]
+    if constants or functions:
+        em.blank()
+        with em.block("namespace", "}  // namespace"):
+            if constants:
+                em.line(f"// {soc.name} (the SoC this project was lowered for)")
+            for name in constants:
+                get, doc = SOC_CONSTANTS[name]
+                em.line(f"constexpr int64_t {name} = {get(soc)};  // {doc}")
+            if constants:
                 em.blank()
-                ub = "(UB_BYTES - SYNC_ALL_UB_BYTES)"
-            em.line(f"// Largest tile (elements) such that `live` tiles, `buffers` copies each, fit {ub};")
-            em.line("// whole 256-byte vector repeats, so a full tile needs no padding for copies or Compare.")
-            with em.block("int64_t UbElems(int64_t elemBytes, int64_t live, int64_t buffers)"):
-                em.line("const int64_t perRepeat = REPEAT_BYTES / elemBytes;")
-                em.line(f"return {ub} / (live * buffers * elemBytes) / perRepeat * perRepeat;")
+            for h in functions:
+                if h.lines[0].startswith("//") or len(h.lines) > 1:
+                    em.blank()
+                em.lines("\n".join(h.lines))
     em.blank()
     with em.block(tiling_signature(plan), dsl=host.span.line):
         locals_ = set()
@@ -179,6 +168,50 @@ def tiling_source(plan: Plan, src: str) -> Emitter:
                 em.line(f"tiling.{f.name} = {cast};", dsl=lf.span.line if lf else launch.span.line)
             em.line(f"return static_cast<uint32_t>({cores});")
     return em
+
+
+@dataclass(frozen=True)
+class HostHelper:
+    """A definition the tiling source may need: written only when the host function (or a
+    helper it calls) uses its name."""
+    name: str
+    lines: tuple[str, ...]
+    constant: bool = False       # one of the SoC constants (SOC_CONSTANTS writes it)
+
+
+def _tiling_helpers(plan: Plan) -> list[HostHelper]:
+    ub = "UB_BYTES"
+    sync: tuple[str, ...] = ()
+    if syncs_all(plan.program):
+        sync = (f"// The kernel calls SyncAll (soft form): its UB work area, {SYNC_ALL_BYTES_PER_CORE} B for each core of the",
+                "// widest launch that may sync, comes out of the UB for tiles.",
+                f"constexpr int64_t SYNC_ALL_UB_BYTES = VECTOR_CORES * {SYNC_ALL_BYTES_PER_CORE};")
+        ub = "(UB_BYTES - SYNC_ALL_UB_BYTES)"
+    return [HostHelper(n, (), True) for n in SOC_CONSTANTS] + [
+        HostHelper("CeilDiv", ("int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }",)),
+        HostHelper("AlignUp", ("int64_t AlignUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }",)),
+        HostHelper("AlignDown", ("int64_t AlignDown(int64_t a, int64_t m) { return a / m * m; }",)),
+        HostHelper("SYNC_ALL_UB_BYTES", sync),
+        HostHelper("UbElems", (
+            f"// Largest tile (elements) such that `live` tiles, `buffers` copies each, fit {ub};",
+            "// whole 256-byte vector repeats, so a full tile needs no padding for copies or Compare.",
+            "int64_t UbElems(int64_t elemBytes, int64_t live, int64_t buffers) {",
+            "    const int64_t perRepeat = REPEAT_BYTES / elemBytes;",
+            f"    return {ub} / (live * buffers * elemBytes) / perRepeat * perRepeat;",
+            "}")),
+    ]
+
+
+def _closure(code: str, helpers: list[HostHelper]) -> set[str]:
+    """Names of the helpers `code` uses, directly or through the helpers it uses."""
+    used: set[str] = set()
+    text = code
+    while True:
+        more = {h.name for h in helpers if h.name not in used and re.search(rf"\b{h.name}\b", text)}
+        if not more:
+            return used
+        used |= more
+        text += " " + " ".join(line for h in helpers if h.name in more for line in h.lines)
 
 
 def launch_source(plan: Plan, src: str) -> Emitter:

@@ -19,7 +19,7 @@ _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "/", "mod"
           "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _PREC = {"+": 4, "-": 4, "*": 5, "/": 5, "%": 5, "<": 2, "<=": 2, ">": 2, ">=": 2, "==": 2, "!=": 2}
 
-FLT_MAX = "3.40282347e+38f"
+F32_MAX = "F32_MAX"        # the kernel's named constant for the largest finite float (kernel.py)
 
 CallText = Callable[[ir.Call, list[str]], str]
 
@@ -77,9 +77,9 @@ KERNEL = Dialect("kernel", {
 
 
 def float_literal(v: float) -> str:
-    """A float constant as C++ (`0.5f`); infinities become +-FLT_MAX, which max/min treat alike."""
+    """A float constant as C++ (`0.5f`); infinities become +-F32_MAX, which max/min treat alike."""
     if math.isinf(v):
-        return ("-" if v < 0 else "") + FLT_MAX
+        return ("-" if v < 0 else "") + F32_MAX
     text = repr(float(v))
     if "e" in text or "E" in text:
         mant, exp = text.lower().split("e")

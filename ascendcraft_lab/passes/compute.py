@@ -9,6 +9,7 @@ align rewrites. The checker holds any engine's output to balanced queues.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from ..dsl import ir
@@ -47,6 +48,7 @@ class ComputeWriter:
         self.scalar_buf = False
         self.scalar_out: dict[str, ir.DType] = {}       # scalars stored to GM -> their UB queue
         self._declared: set[str] = set()                # scalar locals declared in the current method
+        self._counts: dict[str, str] | None = None      # element counts the current method names once
 
     def write(self) -> None:
         source, facts = self.source, self.facts
@@ -88,11 +90,13 @@ class ComputeWriter:
             # A slot holds a temporary of any dtype the statements compute (f32 math on f16 tiles).
             # 8-byte tiles (int64 indices) widen the slots only when a statement with temporaries
             # touches one.
-            in_scratch = {dt.nbytes for need in ub.scratch for _, dt in need.sizes}
-            widest = max([b.dtype.nbytes for b in ub.buffers if b.dtype.nbytes <= 4 or b.dtype.nbytes in in_scratch]
-                         + sorted(in_scratch), default=4)
-            em.line(f"scratchSlotBytes = {facts.buffer_bytes(self.source, facts.max_text(caps), None, widest)};")
-            em.line(f"pipe.InitBuffer(scratchBuf, {self.slots} * scratchSlotBytes);  // {self.slots} temporaries")
+            in_scratch = {dt for need in ub.scratch for _, dt in need.sizes}
+            widest = max([b.dtype for b in ub.buffers if b.dtype.nbytes <= 4 or b.dtype in in_scratch] + sorted(in_scratch, key=str),
+                         key=lambda d: d.nbytes, default=ir.DType.f32)
+            em.line(f"scratchSlotBytes = {facts.buffer_bytes(self.source, facts.max_text(caps), widest)};  "
+                    f"// one slot holds a temporary of any dtype the statements compute")
+            slots = "scratchSlotBytes" if self.slots == 1 else f"{self.slots} * scratchSlotBytes"
+            em.line(f"pipe.InitBuffer(scratchBuf, {slots});  // {self.slots} temporar{'y' if self.slots == 1 else 'ies'}")
         if self.scalar_buf:
             em.line("pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));")
             em.line("scalarTmp = scalarBuf.Get<float>();")
@@ -120,6 +124,7 @@ class ComputeWriter:
         em = Emitter()
         facts.used_vars = set()
         self._declared = set()
+        self._counts = {}
         ctx = self._context(em)
         lower = ComputeLowering(ctx)
         if stage.kind is ir.StageKind.copyin:
@@ -136,6 +141,15 @@ class ComputeWriter:
             self._compute(em, stage, lower)
         self.slots = max(self.slots, ctx.max_slots)
         self.scalar_buf = self.scalar_buf or ctx.uses_scalar_buf
+        if self._counts:          # a tile's element count computed once, at the top of the method
+            body = Emitter()
+            with body.dsl(stage.span.line):
+                for text, name in self._counts.items():
+                    body.line(f"const int64_t {name} = {text};  // elements of the tile")
+            for line, dsl in zip(em.text().splitlines(), em.source_map()):
+                body.line(line, dsl=dsl)
+            em = body
+        self._counts = None
         order = list(facts.loops)
         params = []
         for v in sorted(facts.used_vars, key=lambda v: (order.index(v.partition(".")[0]) if v.partition(".")[0] in order else 99, _var_order(v))):
@@ -153,6 +167,15 @@ class ComputeWriter:
 
     def count(self, t: ir.TileType, exact: bool = False) -> str:
         text = self.facts.element_count(t)
+        if self._counts is not None and paren(text) != text:      # not one name: name it once per method
+            if text not in self._counts:
+                loops = re.findall(r"\b(\w+)(?:Len|Start)\b", text)
+                stem = f"{loops[0]}Elems" if len(set(loops)) == 1 else "tileElems"
+                name = stem
+                while name in self.facts.reserved or name in self._counts.values():
+                    name = f"{stem}{len(self._counts) + 1}"
+                self._counts[text] = name
+            text = self._counts[text]
         return text if exact else self.source.hole(VectorCount(text))
 
     def _tile_of(self, name: str) -> Tile:

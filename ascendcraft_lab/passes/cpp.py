@@ -147,11 +147,12 @@ def constants(text: str) -> dict[str, int]:
 
 
 def member_values(text: str, names: dict[str, float], wanted: set[str] | None = None) -> dict[str, int]:
-    """Values of simple assignments `name = expr;` (e.g. `scratchSlotBytes = ...` in Init) that
+    """Values of simple assignments `name = expr;` or `const T name = expr;` (e.g. `scratchSlotBytes = ...`
+    in Init) that
     evaluate with `names`; lets the checkers follow a buffer size through a member. With
     `wanted`, only those names are evaluated (a long edited kernel stays cheap to check)."""
     found: dict[str, int] = {}
-    for m in re.finditer(r"^\s*(\w+)\s*=\s*([^;=]+);", strip_comments(text), re.M):
+    for m in re.finditer(r"^\s*(?:const\s+\w+\s+)?(\w+)\s*=\s*([^;=]+);", strip_comments(text), re.M):
         if wanted is not None and m.group(1) not in wanted:
             continue
         try:

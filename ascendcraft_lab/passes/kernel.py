@@ -127,6 +127,10 @@ class KernelSource:
         self.holes.append(h)
         return f"{_OPEN}{len(self.holes) - 1}{_CLOSE}"
 
+    def holes_in(self, text: str) -> list[Hole]:
+        """The holes whose markers `text` holds, in order (not those nested inside them)."""
+        return [self.holes[int(m.group(1))] for m in _MARK.finditer(text)]
+
     def part(self, section: str, name: str) -> Emitter:
         """The emitter of one part of a section (created on first use)."""
         assert name in LAYOUT[section], f"{section} has no part {name!r}"
@@ -156,15 +160,32 @@ class KernelSource:
         em.line('#include "kernel_operator.h"')
         em.line(f'#include "{plan.op}_tiling.h"')
         em.blank()
-        em.line("using namespace AscendC;")
-        em.blank()
         if not self.class_written:
+            em.line("using namespace AscendC;")
+            em.blank()
             for number, name, what, lines in self.placeholders:
                 placeholder(em, p, number, name, what, lines)
             return _filled(em, self)
+        body = Emitter()
+        self._class(body)
+        filled = _filled(body, self)
+        # the sizes the code names, away from the passes' constants (an edit of one merges with the other)
+        for name, line in named_constants(plan.soc):
+            if re.search(rf"\b{name}\b", filled.text()):
+                em.line(line)
+        em.blank()
+        em.line("using namespace AscendC;")
+        em.blank()
         for part in self.section("constants"):
             self._copy_into(em, part)
         em.blank()
+        for text, line in zip(filled.text().splitlines(), filled.source_map()):
+            em.line(text, dsl=line)
+        return _filled(em, self)
+
+    def _class(self, em: Emitter) -> None:
+        """The kernel class and the entry function."""
+        p, plan = self.plan.program, self.plan
         with em.block(f"class {plan.cls}", "};"):
             em.label("public:")
             em.line(f"__aicore__ inline {plan.cls}() {{}}")
@@ -184,7 +205,7 @@ class KernelSource:
             for m in self.methods:
                 params = ", ".join(f"{t} {n}" for t, n in m.params)
                 with em.block(f"__aicore__ inline void {m.name}({params})", dsl=m.dsl_line):
-                    self._copy_into(em, m.body)
+                    self._copy_into(em, _without_unused_locals(_filled(m.body, self)))
                 em.blank()
             for helper in MIN_MAX_HELPERS:
                 if helper.key in self.uses:
@@ -197,11 +218,20 @@ class KernelSource:
         em.blank()
         if self.entry is not None:
             self._copy_into(em, self.entry)
-        return _filled(em, self)
 
     def init_params(self) -> str:
         p = self.plan.program
         return ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in p.tensors()) + (", GM_ADDR workspace" if needs_workspace(p) else "")
+
+
+def named_constants(soc) -> tuple[tuple[str, str], ...]:
+    """Constants a kernel defines when its code names them (instead of literal 32, 256, 3.4e38)."""
+    return (
+        ("BLOCK_BYTES", f"constexpr int64_t BLOCK_BYTES = {soc.block_bytes};  "
+                        "// UB addresses and DataCopy lengths are whole 32-byte blocks"),
+        ("REPEAT_BYTES", f"constexpr int64_t REPEAT_BYTES = {soc.repeat_bytes};  // one vector repeat"),
+        ("F32_MAX", "constexpr float F32_MAX = 3.40282347e+38f;  // the largest finite float: -inf / +inf in max and min"),
+    )
 
 
 @dataclass(frozen=True)
@@ -227,6 +257,22 @@ def _filled(em: Emitter, source: KernelSource) -> Emitter:
         indent = text[:len(text) - len(text.lstrip())]
         for part in source.fill(text[len(indent):]).split("\n"):
             out.line(indent + part if part else "", dsl=line)
+    return out
+
+
+_LOCAL = re.compile(r"\s*const int64_t (\w+) = [^;]*;")
+
+
+def _without_unused_locals(em: Emitter) -> Emitter:
+    """A method body without the `const int64_t` locals none of its lines reads (a count the
+    compute pass named that only a later pass's rewrite would have used)."""
+    lines = em.text().splitlines()
+    out = Emitter()
+    for i, (text, dsl) in enumerate(zip(lines, em.source_map())):
+        m = _LOCAL.match(text)
+        if m and not any(re.search(rf"\b{m.group(1)}\b", other) for j, other in enumerate(lines) if j != i):
+            continue
+        out.line(text, dsl=dsl)
     return out
 
 
@@ -469,8 +515,8 @@ class KernelFacts:
             out = f"MaxOf({out}, {t})"
         return out
 
-    def buffer_bytes(self, source: KernelSource, cap: str, dtype: ir.DType | None, nbytes: int | None = None) -> str:
-        return source.hole(BufferBytes(cap, f"sizeof({dtype.cpp})" if dtype else str(nbytes)))
+    def buffer_bytes(self, source: KernelSource, cap: str, dtype: ir.DType) -> str:
+        return source.hole(BufferBytes(cap, f"sizeof({dtype.cpp})"))
 
 
 def plain_buffer_bytes(h: BufferBytes, source: KernelSource) -> str:

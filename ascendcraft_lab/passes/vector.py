@@ -466,6 +466,12 @@ class ComputeLowering:
         em.line(f"Gather({out.name}, {src.name}, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
         self.ctx.release(offs)
 
+    def _index_call(self, e: ir.Call) -> str | None:
+        """Index arithmetic calls min/max through the kernel's int64 helpers."""
+        if e.op in ("min", "max"):
+            self.ctx.use_min_max(e.op)
+        return None
+
     def _window_gather(self, e: ir.Call, out: Tile, src: Tile) -> None:
         """Overlapping, strided, dilated or padded windows on the vector unit. Vector operands
         start on 32-byte boundaries and a window may start anywhere, so the windows are never
@@ -476,20 +482,24 @@ class ComputeLowering:
         em, ctx = self.em, self.ctx
         kind = e.op.split("_")[1]
         t = out.dtype.cpp
+        block = out.dtype.elems_per_block
+        padded = window_form(e) == "padded"
+        named: dict[ir.Expr, str] = {}     # values computed once for the statement (the lead of a padded copy)
 
         def c(x: ir.Expr) -> str:          # index arithmetic: plain C++ on the scalar unit
-            if isinstance(x, ir.Call) and x.op == "max":
-                ctx.use_min_max("max")
-                return f"MaxOf({', '.join(c(a) for a in x.args)})"
-            return ctx.text(x)
+            return render(x, ctx.names, KERNEL, hook=lambda n: named.get(n) or ctx.sizes.get(n) or self._index_call(n))
         k, stride, pad, dil = (c(a) for a in e.args[1:5])
         length, n = c(e.args[0].type.shape[0]), c(e.type.shape[0])
-        fold = {"max": "Max", "min": "Min"}.get(kind, "Add")
-        padded = window_form(e) == "padded"
-        block = out.dtype.elems_per_block
+        fold_api = {"max": "Max", "min": "Min"}.get(kind, "Add")
         dilated = "" if dil == "1" else f" (dilation {dil})"
         if padded:
-            lead = c(window_lead(e, block))
+            lead_expr = window_lead(e, block)
+            if not isinstance(lead_expr, ir.Const):
+                lead = ctx.scalar_name("lead")
+                em.line(f"const int64_t {lead} = {c(lead_expr)};  // the padding {pad} rounded up to a whole 32-byte block")
+                named[lead_expr] = lead
+            else:
+                lead = c(lead_expr)
             total = c(window_padded_len(e, e.args[0].type.shape[0], e.type.shape[0], block))
             fill = {"max": float_literal(-math.inf), "min": float_literal(math.inf)}.get(kind, "0.0f")
             if out.dtype is not ir.DType.f32:
@@ -497,7 +507,7 @@ class ComputeLowering:
             row = ctx.take_slot(out.dtype)
             em.line(f"// {e.op}: windows of {k} every {stride}{dilated} over the row padded by {pad}. The row is")
             em.line(f"// copied behind {lead} padding slots so that it starts on a 32-byte boundary; the padding holds")
-            em.line(f"// {'0, which adds nothing' if fold == 'Add' else fill + ', which never wins'}.")
+            em.line(f"// {'0, which adds nothing' if fold_api == 'Add' else fill + ', which never wins'}.")
             em.line(f"Duplicate({row.name}, {fill}, {total});")
             em.line(f"Muls({row.name}[{lead}], {src.name}, {_one(out.dtype)}, {length});")
             base = c(window_base(e, block))
@@ -526,7 +536,7 @@ class ComputeLowering:
         j = ctx.scalar_name("j")
         with em.block(f"for (int32_t {j} = 1; {j} < {k}; ++{j})"):
             em.line(f"Gather({part.name}, {row.name}, {offsets}, {at(j)}, {n});")
-            em.line(f"{fold}({out.name}, {out.name}, {part.name}, {n});")
+            em.line(f"{fold_api}({out.name}, {out.name}, {part.name}, {n});")
         for slot in (part, idx) + ((row,) if padded else ()):
             ctx.release(slot)
         if kind == "avg":

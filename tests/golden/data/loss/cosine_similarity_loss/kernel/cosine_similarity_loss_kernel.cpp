@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "cosine_similarity_loss_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -20,10 +22,11 @@ public:
         pGm.SetGlobalBuffer((__gm__ float *)p + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
         qGm.SetGlobalBuffer((__gm__ float *)q + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
         lossGm.SetGlobalBuffer((__gm__ float *)loss, 1);
-        pipe.InitBuffer(puQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(quQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one pu or qu tile
+        pipe.InitBuffer(puQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(quQueue, BUFFER_NUM, tileBytes);
         pipe.InitBuffer(shareOutQueue, 1, 32);  // one block for the scalar `share`
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 32);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -53,16 +56,13 @@ private:
         // DSL 37: pu = load(p[r, c])
         LocalTensor<float> pu = puQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams puCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> puPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(pu, pGm[(r - rBegin) * tiling.N + cStart], puCopy, puPad);
+        DataCopyExtParams cCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> cPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
+        DataCopyPad(pu, pGm[(r - rBegin) * tiling.N + cStart], cCopy, cPad);
         puQueue.EnQue(pu);
         // DSL 38: qu = load(q[r, c])
         LocalTensor<float> qu = quQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams quCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> quPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(qu, qGm[(r - rBegin) * tiling.N + cStart], quCopy, quPad);
+        DataCopyPad(qu, qGm[(r - rBegin) * tiling.N + cStart], cCopy, cPad);
         quQueue.EnQue(qu);
     }
 

@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "triplet_margin_loss_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -21,12 +23,13 @@ public:
         pGm.SetGlobalBuffer((__gm__ float *)p + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
         nGm.SetGlobalBuffer((__gm__ float *)n + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
         lossGm.SetGlobalBuffer((__gm__ float *)loss, 1);
-        pipe.InitBuffer(auQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(puQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(nuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(dBuf, AlignUp(tiling.tile * sizeof(float), 32));
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one au, pu, nu or d tile
+        pipe.InitBuffer(auQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(puQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(nuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(dBuf, tileBytes);
         pipe.InitBuffer(shareOutQueue, 1, 32);  // one block for the scalar `share`
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 32);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -55,23 +58,17 @@ private:
         // DSL 33: au = load(a[r, c])
         LocalTensor<float> au = auQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams auCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> auPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(au, aGm[(r - rBegin) * tiling.N + cStart], auCopy, auPad);
+        DataCopyExtParams cCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> cPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
+        DataCopyPad(au, aGm[(r - rBegin) * tiling.N + cStart], cCopy, cPad);
         auQueue.EnQue(au);
         // DSL 34: pu = load(p[r, c])
         LocalTensor<float> pu = puQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams puCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> puPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(pu, pGm[(r - rBegin) * tiling.N + cStart], puCopy, puPad);
+        DataCopyPad(pu, pGm[(r - rBegin) * tiling.N + cStart], cCopy, cPad);
         puQueue.EnQue(pu);
         // DSL 35: nu = load(n[r, c])
         LocalTensor<float> nu = nuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams nuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> nuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(nu, nGm[(r - rBegin) * tiling.N + cStart], nuCopy, nuPad);
+        DataCopyPad(nu, nGm[(r - rBegin) * tiling.N + cStart], cCopy, cPad);
         nuQueue.EnQue(nu);
     }
 

@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "batch_norm_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -14,17 +16,19 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR w, GM_ADDR b, GM_ADDR y, const BatchNormTiling &tilingData) {
         tiling = tilingData;
+        const int64_t elems = tiling.B * tiling.C * (tiling.H * tiling.W);  // elements of x and y
         // DSL 38: this core owns rows [chBegin, chEnd) of for ch in core_rows(t.rows, C):
         chBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.C);
         chEnd = MinOf(chBegin + tiling.rows, tiling.C);
-        xGm.SetGlobalBuffer((__gm__ float *)x, tiling.B * tiling.C * (tiling.H * tiling.W));
+        xGm.SetGlobalBuffer((__gm__ float *)x, elems);
         wGm.SetGlobalBuffer((__gm__ float *)w + chBegin * 1, (chEnd - chBegin) * 1);
         bGm.SetGlobalBuffer((__gm__ float *)b + chBegin * 1, (chEnd - chBegin) * 1);
-        yGm.SetGlobalBuffer((__gm__ float *)y, tiling.B * tiling.C * (tiling.H * tiling.W));
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(dBuf, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 32);
+        yGm.SetGlobalBuffer((__gm__ float *)y, elems);
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one xu, d or yu tile
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(dBuf, tileBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, tileBytes);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -90,7 +94,7 @@ private:
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(xu, xGm[n * tiling.C * (tiling.H * tiling.W) + ch * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
@@ -113,7 +117,7 @@ private:
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(xu, xGm[n * tiling.C * (tiling.H * tiling.W) + ch * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
@@ -141,7 +145,7 @@ private:
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(xu, xGm[n * tiling.C * (tiling.H * tiling.W) + ch * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }

@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "frobenius_norm_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -16,23 +18,25 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, const FrobeniusNormTiling &tilingData) {
         tiling = tilingData;
+        const int64_t elems = tiling.B * tiling.C * tiling.H * tiling.W;  // elements of x and y
         // DSL 45: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.chunk, B * C * H * W):
-        partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, tiling.B * tiling.C * tiling.H * tiling.W);
-        partLen = MinOf(partStart + tiling.chunk, tiling.B * tiling.C * tiling.H * tiling.W) - partStart;
+        partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, elems);
+        partLen = MinOf(partStart + tiling.chunk, elems) - partStart;
         // DSL 57: this core owns [chunkStart, chunkStart + chunkLen) of for chunk in core_chunk(t.chunk, B * C * H * W):
-        chunkStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, tiling.B * tiling.C * tiling.H * tiling.W);
-        chunkLen = MinOf(chunkStart + tiling.chunk, tiling.B * tiling.C * tiling.H * tiling.W) - chunkStart;
-        xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.C * tiling.H * tiling.W));
-        yGm.SetGlobalBuffer((__gm__ float *)y, (tiling.B * tiling.C * tiling.H * tiling.W));
+        chunkStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, elems);
+        chunkLen = MinOf(chunkStart + tiling.chunk, elems) - chunkStart;
+        xGm.SetGlobalBuffer((__gm__ float *)x, elems);
+        yGm.SetGlobalBuffer((__gm__ float *)y, elems);
         // `sq`: GM scratch shared by the cores, 0 B into the launch's workspace (zeroed by the host)
         sqGm.SetGlobalBuffer((__gm__ float *)(workspace), 1);
         // SyncAll's flags, after the Workspace tensors in the launch's workspace (zeroed by the host): the soft
         // form, as a kernel-launch project cannot use the hardware SyncAll()
         syncFlagsGm.SetGlobalBuffer((__gm__ int32_t *)(workspace + (1 * sizeof(float) + 31) / 32 * 32), GetBlockNum() * SYNC_ALL_INTS);
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one xu or yu tile
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, tileBytes);
         pipe.InitBuffer(ssOutQueue, 1, 32);  // one block for the scalar `ss`
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 32);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -83,7 +87,7 @@ private:
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(xu, xGm[cStart], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
@@ -131,7 +135,7 @@ private:
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(xu, xGm[cStart], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }

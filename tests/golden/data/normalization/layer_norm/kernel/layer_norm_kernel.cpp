@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "layer_norm_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -21,12 +23,13 @@ public:
         wGm.SetGlobalBuffer((__gm__ float *)w, tiling.N);
         bGm.SetGlobalBuffer((__gm__ float *)b, tiling.N);
         yGm.SetGlobalBuffer((__gm__ float *)y + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
-        pipe.InitBuffer(wuQueue, BUFFER_NUM, AlignUp(tiling.N * sizeof(float), 32));
-        pipe.InitBuffer(buQueue, BUFFER_NUM, AlignUp(tiling.N * sizeof(float), 32));
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.N * sizeof(float), 32));
-        pipe.InitBuffer(dBuf, AlignUp(tiling.N * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.N * sizeof(float), 32));
-        scratchSlotBytes = AlignUp(tiling.N * 4, 32);
+        const int64_t NBytes = AlignUp(tiling.N * sizeof(float), BLOCK_BYTES);  // bytes of one wu, bu, xu, d or yu tile
+        pipe.InitBuffer(wuQueue, BUFFER_NUM, NBytes);
+        pipe.InitBuffer(buQueue, BUFFER_NUM, NBytes);
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, NBytes);
+        pipe.InitBuffer(dBuf, NBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, NBytes);
+        scratchSlotBytes = AlignUp(tiling.N * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -49,17 +52,14 @@ private:
         // DSL 28: wu = load(w[:])
         wu = wuQueue.AllocTensor<float>();
         // tiling.N elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams wuCopy{1, static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> wuPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.N, 8) - tiling.N), 0};
-        DataCopyPad(wu, wGm[0], wuCopy, wuPad);
+        DataCopyExtParams tileCopy{1, static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> tilePad{true, 0, static_cast<uint8_t>(AlignUp(tiling.N, BLOCK_BYTES / sizeof(float)) - tiling.N), 0};
+        DataCopyPad(wu, wGm[0], tileCopy, tilePad);
         wuQueue.EnQue(wu);
         wu = wuQueue.DeQue<float>();  // wait for the copy once; `wu` stays in UB for the later stages
         // DSL 29: bu = load(b[:])
         bu = buQueue.AllocTensor<float>();
-        // tiling.N elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams buCopy{1, static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> buPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.N, 8) - tiling.N), 0};
-        DataCopyPad(bu, bGm[0], buCopy, buPad);
+        DataCopyPad(bu, bGm[0], tileCopy, tilePad);
         buQueue.EnQue(bu);
         bu = buQueue.DeQue<float>();  // wait for the copy once; `bu` stays in UB for the later stages
     }
@@ -69,7 +69,7 @@ private:
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // tiling.N elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.N, 8) - tiling.N), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.N, BLOCK_BYTES / sizeof(float)) - tiling.N), 0};
         DataCopyPad(xu, xGm[(r - rBegin) * tiling.N], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }

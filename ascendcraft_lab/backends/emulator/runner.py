@@ -70,7 +70,10 @@ WARN_FLAGS = ("-Wall", "-Wextra")
 
 STATUSES = ("ok", "findings", "compile-error", "crash", "timeout")
 FINDING_KINDS = ("ub-overflow", "unaligned-datacopy", "unaligned-ub-address", "queue-misuse", "gm-out-of-bounds",
-                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace")
+                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace",
+                 # the cube (acemu/cube.h, acemu/matmul.h)
+                 "l1-overflow", "l0-overflow", "unaligned-fractal", "uninitialised-cube-read", "pipe-hazard", "wrong-position",
+                 "cube-param")
 
 
 # --------------------------------------------------------------------------------------------
@@ -407,6 +410,19 @@ def compile_sources(
 # --------------------------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------------------------
+def cube_spec(soc: str) -> str:
+    """The SoC's cube memories as the runtime reads them (spec line `cube`, env ACEMU_CUBE):
+    L1, L0A, L0B, L0C and bias-table bytes, then the cube cores."""
+    chip = get_soc(soc)
+    return f"{chip.l1_bytes} {chip.l0a_bytes} {chip.l0b_bytes} {chip.l0c_bytes} {chip.bt_bytes} {chip.cube_cores}"
+
+
+def soc_env(soc: str = "Ascend910B2") -> dict[str, str]:
+    """Environment for a host program linked with the emulator runtime (it has no runner spec):
+    the cube memory sizes from soc.py, so kernels and the host tiling API see the same SoC."""
+    return {"ACEMU_CUBE": cube_spec(soc)}
+
+
 def _scratch_dir(need_bytes: int) -> Path:
     """RAM-backed when it has room (containers often give /dev/shm only 64 MiB): arguments are
     written and memory-mapped, never parsed."""
@@ -457,7 +473,8 @@ def run_kernel(
 
     work = _scratch_dir(sum(a.nbytes for a in args if a.kind != "workspace"))
     try:
-        spec = [f"soc {chip.name} {chip.ub_bytes} {chip.ub_usable} {chip.vector_cores}", f"blocks {int(block_dim)}",
+        spec = [f"soc {chip.name} {chip.ub_bytes} {chip.ub_usable} {chip.vector_cores}", f"cube {cube_spec(chip.name)}",
+                f"blocks {int(block_dim)}",
                 f"threads {os.cpu_count() or 1}", f"report {work / 'report.json'}"]
         out_files: dict[int, tuple[Path, Arg]] = {}
         for i, a in enumerate(args):
@@ -520,5 +537,5 @@ def run_kernel(
         shutil.rmtree(work, ignore_errors=True)
 
 
-__all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "STATUSES", "bf16_to_float32", "cache_dir", "compile_sources",
-           "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel"]
+__all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "STATUSES", "bf16_to_float32", "cache_dir", "compile_sources", "cube_spec",
+           "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel", "soc_env"]

@@ -528,6 +528,31 @@ inline void gm_read(const AscendC::GlobalTensor<T>& src, int64_t goff, uint8_t* 
     if (ok < n) std::memset(dst + ok, 0, n - ok);
 }
 
+// Copies carry the "written" marks with the data: a copy of never-written bytes is not a finding
+// (fractal padding is copied too); reading them where they count (Mmad, Fixpipe) is.
+inline void copy_marks(int sm, uint64_t soff, int dm, uint64_t doff, uint64_t n) {
+    if (first_unset(sm, soff, n) < 0) { mark(dm, doff, n); return; }
+    for (uint64_t i = 0; i < n; ++i)
+        if (first_unset(sm, soff + i, 1) < 0) mark(dm, doff + i, 1);
+}
+// Copy one 512-B fractal between memories (sm == MEM_NONE: from GM, all written).
+inline void copy_fractal(int sm, uint64_t soff, const uint8_t* s, int dm, uint64_t doff, uint8_t* d, bool transpose16) {
+    if (!transpose16) {
+        std::memcpy(d, s, 512);
+        if (sm == MEM_NONE) mark(dm, doff, 512);
+        else copy_marks(sm, soff, dm, doff, 512);
+        return;
+    }
+    const uint16_t* s16 = reinterpret_cast<const uint16_t*>(s);
+    uint16_t* d16 = reinterpret_cast<uint16_t*>(d);
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c) d16[c * 16 + r] = s16[r * 16 + c];
+    if (sm == MEM_NONE || first_unset(sm, soff, 512) < 0) { mark(dm, doff, 512); return; }
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c)
+            if (first_unset(sm, soff + uint64_t(r * 16 + c) * 2, 2) < 0) mark(dm, doff + uint64_t(c * 16 + r) * 2, 2);
+}
+
 // DataCopy GM -> L1 (A1 / B1 / C1), from copy.h: `blocks` blocks of `block_bytes`, gaps between them.
 template <typename T>
 inline void copy_gm_in(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTensor<T>& src, uint64_t blocks, uint64_t block_bytes,
@@ -569,36 +594,14 @@ inline void copy_local(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
     expect_extent(s, (blocks - 1) * (block_bytes + src_gap) + block_bytes, api, "the L1 source", false, file, line);
     expect_extent(d, (blocks - 1) * (block_bytes + dst_gap) + block_bytes, api, "the bias-table destination", true, file, line);
     const uint32_t id = issue(P_MTE1, api, file, line);
-    bool rep = false;
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint64_t so = b * (block_bytes + src_gap), dof = b * (block_bytes + dst_gap);
         if (s.off + so + block_bytes > state().mem[MEM_L1].cap || d.off + dof + block_bytes > state().mem[MEM_BT].cap) break;
-        expect_defined(s, so, block_bytes, api, "its L1 source", rep, file, line);
         track(MEM_L1, s.off + so, block_bytes, id, false);
         std::memcpy(d.p + dof, s.p + so, block_bytes);
-        mark(MEM_BT, d.off + dof, block_bytes);
+        copy_marks(MEM_L1, s.off + so, MEM_BT, d.off + dof, block_bytes);
         track(MEM_BT, d.off + dof, block_bytes, id, true);
     }
-}
-
-// Copy one 512-B fractal between memories, carrying the "written" marks with the data.
-inline void copy_fractal(int sm, uint64_t soff, const uint8_t* s, int dm, uint64_t doff, uint8_t* d, bool transpose16) {
-    if (!transpose16) {
-        std::memcpy(d, s, 512);
-        if (sm == MEM_NONE) { mark(dm, doff, 512); return; }
-        for (uint64_t b = 0; b < 512; b += 32)
-            if (first_unset(sm, soff + b, 32) < 0) mark(dm, doff + b, 32);
-            else for (uint64_t i = 0; i < 32; ++i) if (first_unset(sm, soff + b + i, 1) < 0) mark(dm, doff + b + i, 1);
-        return;
-    }
-    const uint16_t* s16 = reinterpret_cast<const uint16_t*>(s);
-    uint16_t* d16 = reinterpret_cast<uint16_t*>(d);
-    for (int r = 0; r < 16; ++r)
-        for (int c = 0; c < 16; ++c) d16[c * 16 + r] = s16[r * 16 + c];
-    if (sm == MEM_NONE || first_unset(sm, soff, 512) < 0) { mark(dm, doff, 512); return; }
-    for (int r = 0; r < 16; ++r)
-        for (int c = 0; c < 16; ++c)
-            if (first_unset(sm, soff + uint64_t(r * 16 + c) * 2, 2) < 0) mark(dm, doff + uint64_t(c * 16 + r) * 2, 2);
 }
 
 template <typename T> constexpr bool is_16bit() { return sizeof(T) == 2; }
@@ -723,8 +726,6 @@ inline void load2d(const char* api, const LocalTensor<T>& dst, int src_mem, cons
     expect_extent(d, dst_need, api, "the destination", true, file, line);
     const uint32_t id = issue(gsrc ? P_MTE2 : P_MTE1, api, file, line);
     const uint64_t dcap = state().mem[d.mem].cap;
-    bool rep = false;
-    Operand s{src_mem, const_cast<uint8_t*>(src_p), src_off, src_bytes};
     for (uint64_t i = 0; i < reps; ++i) {
         const uint64_t so = (uint64_t(p.startIndex) + i * p.srcStride) * 512;
         const uint64_t dof = i * (1 + uint64_t(p.dstGap)) * 512;
@@ -735,7 +736,6 @@ inline void load2d(const char* api, const LocalTensor<T>& dst, int src_mem, cons
             copy_fractal(MEM_NONE, 0, tmp, d.mem, d.off + dof, d.p + dof, false);
         } else {
             if (src_off + so + 512 > state().mem[src_mem].cap) break;
-            expect_defined(s, so, 512, api, "its L1 source", rep, file, line);
             track(src_mem, src_off + so, 512, id, false);
             copy_fractal(src_mem, src_off + so, src_p + so, d.mem, d.off + dof, d.p + dof, transpose);
         }
@@ -796,7 +796,6 @@ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T
     expect_extent(d, last, api, "the destination", true, ACEMU_SITE);
     const uint32_t id = issue(P_MTE1, api, ACEMU_SITE);
     const uint64_t scap = state().mem[MEM_L1].cap, dcap = state().mem[d.mem].cap;
-    bool rep = false;
     // Element (r, c) of a square, as an offset into its two (or one) fractals.
     auto at = [](int r, int c) -> uint64_t {
         if (sizeof(T) == 1) return uint64_t(r / 16) * 512 + uint64_t(r % 16) * 32 + uint64_t(c);          // 16 x 32 above each other
@@ -807,7 +806,6 @@ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T
         const uint64_t so = (uint64_t(p.startIndex) + i * p.srcStride) * sq;
         const uint64_t d0 = i * (1 + uint64_t(p.dstGap)) * 512, d1 = fr == 2 ? d0 + (1 + uint64_t(p.dstFracGap)) * 512 : d0;
         if (s.off + so + sq > scap || d.off + d1 + 512 > dcap) break;
-        expect_defined(s, so, sq, api, "its L1 source", rep, ACEMU_SITE);
         track(MEM_L1, s.off + so, sq, id, false);
         for (int r = 0; r < n; ++r) {
             for (int c = 0; c < n; ++c) {

@@ -1,0 +1,95 @@
+"""The cube unit: hand-written matmul kernels in the canonical basic-API styles, each checked
+against numpy, and run without a single sanitizer finding."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ascendcraft_lab.backends.emulator.runner import Arg, bf16_to_float32, float32_to_bf16, pack_tiling
+
+from emulator_helpers import run
+
+RNG = np.random.default_rng(19)
+
+
+def expect_ok(report):
+    assert report.status == "ok", report.summary()
+    return report.outputs
+
+
+def tiling(*fields):
+    return Arg.tiling(pack_tiling([("float" if isinstance(f, float) else "uint32", f) for f in fields]))
+
+
+def halves(*shape):
+    return RNG.standard_normal(shape).astype(np.float16)
+
+
+def f32(x):
+    return np.asarray(x, dtype=np.float32)
+
+
+@pytest.mark.parametrize("dtype", ["half", "bfloat16"])
+def test_queued_matmul_with_everything_in_l1(dtype):
+    m, n, k = 64, 96, 128
+    if dtype == "half":
+        a, b = halves(m, k), halves(k, n)
+        fa, fb = f32(a), f32(b)
+    else:
+        a, b = float32_to_bf16(RNG.standard_normal((m, k))), float32_to_bf16(RNG.standard_normal((k, n)))
+        fa, fb = bf16_to_float32(a), bf16_to_float32(b)
+    out = expect_ok(run("mm_basic", 1, [Arg.input(a), Arg.input(b), Arg.output("float32", (m, n)), tiling(m, n, k, int(dtype != "half"))]))
+    np.testing.assert_allclose(out[2], fa.astype(np.float64) @ fb, rtol=1e-5, atol=1e-4)
+
+
+def test_double_buffered_k_slices_accumulate_in_l0c_and_leave_as_half():
+    m, n, k, base_k = 32, 64, 256, 64
+    a, b = halves(m, k), halves(k, n)
+    out = expect_ok(run("mm_double_buffer", 1, [Arg.input(a), Arg.input(b), Arg.output("float16", (m, n)), tiling(m, n, k, base_k)]))
+    ref = (f32(a).astype(np.float64) @ f32(b)).astype(np.float32).astype(np.float16)
+    np.testing.assert_allclose(out[2].astype(np.float32), ref.astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+def test_bias_from_the_bias_table_is_added_to_every_row():
+    m, n, k = 32, 256, 64
+    a, b, bias = halves(m, k), halves(k, n), RNG.standard_normal(n).astype(np.float32)
+    out = expect_ok(run("mm_bias", 1, [Arg.input(a), Arg.input(b), Arg.input(bias), Arg.output("float32", (m, n)), tiling(m, n, k)]))
+    np.testing.assert_allclose(out[3], f32(a).astype(np.float64) @ f32(b) + bias, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_transposed_b_loads_without_a_transpose(dtype):
+    m, n, k = 48, 32, 64
+    a = RNG.standard_normal((m, k)).astype(dtype)
+    bt = RNG.standard_normal((n, k)).astype(dtype)
+    out = expect_ok(run("mm_transb", 1, [Arg.input(a), Arg.input(bt), Arg.output("float32", (m, n)),
+                                         tiling(m, n, k, 2 if dtype == "float32" else 0)]))
+    # float inputs: products and sums in float (HF32 mode off), as the cube does by default
+    np.testing.assert_allclose(out[2], f32(a).astype(np.float64) @ f32(bt).T, rtol=1e-5, atol=1e-4)
+
+
+def test_tiles_over_cores_with_hand_written_flags_and_short_edge_tiles():
+    m, n, k = 80, 112, 96  # baseM = baseN = 32: the last tile row and column are 16 wide
+    a, b = halves(m, k), halves(k, n)
+    out = expect_ok(run("mm_multicore", 4, [Arg.input(a), Arg.input(b), Arg.output("float32", (m, n)), tiling(m, n, k, 32, 32, 32)]))
+    np.testing.assert_allclose(out[2], f32(a).astype(np.float64) @ f32(b), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(30, 50, 70), (1, 17, 5), (33, 16, 16)])
+def test_shapes_that_are_not_whole_fractals(shape):
+    m, n, k = shape
+    a, b = halves(m, k), halves(k, n)
+    out = expect_ok(run("mm_tail", 1, [Arg.input(a), Arg.input(b), Arg.output("float32", (m, n)), tiling(m, n, k)]))
+    np.testing.assert_allclose(out[2], f32(a).astype(np.float64) @ f32(b), rtol=1e-5, atol=1e-4)
+
+
+def test_int8_sums_leave_as_int32_and_dequantised_half():
+    m, n, k = 32, 64, 96
+    a = RNG.integers(-128, 128, (m, k), dtype=np.int8)
+    b = RNG.integers(-128, 128, (k, n), dtype=np.int8)
+    scale = 0.0625  # exact in the 10-bit mantissa the cube keeps of a quantisation scale
+    out = expect_ok(run("mm_int8", 1, [Arg.input(a), Arg.input(b), Arg.output("int32", (m, n)), Arg.output("float16", (m, n)),
+                                       tiling(m, n, k, scale)]))
+    ref = a.astype(np.int32) @ b.astype(np.int32)
+    np.testing.assert_array_equal(out[2], ref)
+    np.testing.assert_array_equal(out[3], (ref.astype(np.float32) * np.float32(scale)).astype(np.float16))

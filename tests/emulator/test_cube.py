@@ -7,7 +7,7 @@ import pytest
 
 from ascendcraft_lab.backends.emulator.runner import Arg, bf16_to_float32, float32_to_bf16, pack_tiling
 
-from emulator_helpers import run
+from emulator_helpers import KERNELS, marked_line, run
 
 RNG = np.random.default_rng(19)
 
@@ -93,3 +93,26 @@ def test_int8_sums_leave_as_int32_and_dequantised_half():
     ref = a.astype(np.int32) @ b.astype(np.int32)
     np.testing.assert_array_equal(out[2], ref)
     np.testing.assert_array_equal(out[3], (ref.astype(np.float32) * np.float32(scale)).astype(np.float16))
+
+
+def tiny_args():
+    return [Arg.input(halves(32, 32)), Arg.input(halves(32, 32)), Arg.output("float32", (32, 32))]
+
+
+def test_the_bug_kernels_shared_matmul_is_clean_when_done_right():
+    args = tiny_args()
+    out = expect_ok(run("mm_flags_ok", 1, args))
+    np.testing.assert_allclose(out[2], f32(args[0].data).astype(np.float64) @ f32(args[1].data), rtol=1e-5, atol=1e-4)
+
+
+CUBE_BUGS = ["bug_l1_overflow", "bug_l0_overflow", "bug_unaligned_fractal", "bug_uninit_l0c", "bug_pipe_hazard",
+             "bug_wrong_position", "bug_cube_param"]
+
+
+@pytest.mark.parametrize("name", CUBE_BUGS)
+def test_cube_bug_reports_its_finding_at_the_call_site(name):
+    line, kind = marked_line(name)
+    report = run(name, 1, tiny_args())
+    assert report.status == "findings", report.summary()
+    assert {(f["kind"], f["file"], f["line"]) for f in report.findings} == {(kind, str(KERNELS / f"{name}.cpp"), line)}, report.summary()
+    assert 2 in report.outputs  # the kernel ran to the end despite the finding

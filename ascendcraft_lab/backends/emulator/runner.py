@@ -341,8 +341,12 @@ def compile_sources(
     n_args: int | None = None,
     extra_flags: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
+    host: bool = False,
 ) -> CompileResult:
-    """Compile kernel sources; link a runnable binary when ``entry`` and ``n_args`` are given."""
+    """Compile kernel sources; link a runnable binary when ``entry`` and ``n_args`` are given.
+    ``host=True``: the sources are a host program with its own ``main`` (launching with
+    ACLRT_LAUNCH_KERNEL); it is linked with the runtime, cached the same way, and run with
+    :func:`soc_env` in its environment."""
     t0 = time.perf_counter()
     srcs = [Path(s).resolve() for s in sources]
     incs = [Path(d).resolve() for d in include_dirs]
@@ -352,13 +356,15 @@ def compile_sources(
                                  f"{s}: no such file", 0.0, False)
     inc_flags = ["-isystem", str(INCLUDE_DIR)] + [f"-I{d}" for d in incs]
     flags = [*BASE_FLAGS, *WARN_FLAGS, *extra_flags]
-    if entry is None or n_args is None:
+    if host:
+        entry, n_args = "", -1
+    elif entry is None or n_args is None:
         cmd = [CXX, *flags, "-fsyntax-only", *inc_flags, *map(str, srcs)]
         r = subprocess.run(cmd, capture_output=True, text=True)
         diags = parse_diagnostics(r.stderr)
         return CompileResult(r.returncode == 0, None, diags, r.stderr, time.perf_counter() - t0, False)
 
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
+    if not host and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
         raise ValueError(f"entry must be a C identifier, got {entry!r}")
     h = hashlib.sha256()
     h.update(_toolchain_fingerprint().encode())
@@ -381,14 +387,15 @@ def compile_sources(
     work = Path(tempfile.mkdtemp(prefix="acemu-build-"))
     try:
         harness = work / "acemu_harness.cpp"
-        harness.write_text(_harness_source(entry, n_args))
+        if not host:
+            harness.write_text(_harness_source(entry, n_args))
         tmp_bin = work / "kernel"
-        cmd = [CXX, *flags, *inc_flags, *map(str, srcs), str(harness), str(runtime_obj), "-o", str(tmp_bin)]
+        cmd = [CXX, *flags, *inc_flags, *map(str, srcs), *([] if host else [str(harness)]), str(runtime_obj), "-o", str(tmp_bin)]
         r = subprocess.run(cmd, capture_output=True, text=True)
         stderr = r.stderr
         diags = parse_diagnostics(stderr)
         if r.returncode != 0:
-            if any(f"undefined reference to `{entry}'" in d["message"] for d in diags):
+            if not host and any(f"undefined reference to `{entry}'" in d["message"] for d in diags):
                 diags.insert(0, {"file": "", "line": 0, "col": 0, "severity": "error",
                                  "message": f"kernel entry '{entry}' not found: define it as "
                                             f"extern \"C\" __global__ __aicore__ void {entry}(GM_ADDR ...) with {n_args} parameters"})

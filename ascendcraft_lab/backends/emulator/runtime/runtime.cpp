@@ -546,6 +546,8 @@ bool note_kernel_type(int type) {
     return true;
 }
 
+int kernel_type() { return g_kernel_type; }
+
 const CubeSizes& cube_sizes() {
     if (!g_cube_known) {
         // Host programs (no harness spec): the runner's soc_env() puts the SoC's numbers here.

@@ -47,6 +47,7 @@
 // direction) or PipeBarrier<PIPE_ALL> between them in program order. The emulator keeps a
 // vector clock per pipe and, per 32-B granule, the last writer and each pipe's last reader.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -78,6 +79,8 @@ struct CubeSizes {
 // The SoC's cube memories (from the runner's spec, or ACEMU_CUBE in host programs); aborts with a
 // clear message when neither told the process.
 const CubeSizes& cube_sizes();
+// The kernel type the launch runs (KernelMetaType; -1 when nothing registered one).
+int kernel_type();
 }  // namespace rt
 
 namespace cube {

@@ -92,6 +92,8 @@ constexpr const char* kMemName[NMEM + 1] = {"L1", "L0A", "L0B", "L0C", "the bias
 constexpr uint32_t kMemAlign[NMEM + 1] = {32, 512, 512, 64, 64, 128, 32};
 constexpr const char* kPipeName[NPIPE] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"};
 constexpr uint64_t kFbReserve = 64 * 1024;  // no reference page gives the Fixpipe buffer's size: not checked
+// The pipe-order records' granule (log2 bytes): the memory's alignment, so two buffers never share one.
+constexpr int kGranShift[NMEM] = {5, 9, 9, 6, 6, 7};
 
 // HardEvent (base.h order) -> the pipe that sets the flag and the pipe that waits for it.
 struct EventPipes {
@@ -163,7 +165,7 @@ struct State {
             const int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
             void* b = mmap(nullptr, cap, PROT_READ | PROT_WRITE, fl, -1, 0);
             void* s = mmap(nullptr, cap / 32 * sizeof(uint32_t), PROT_READ | PROT_WRITE, fl, -1, 0);
-            void* g = mmap(nullptr, cap / 32 * sizeof(Granule), PROT_READ | PROT_WRITE, fl, -1, 0);
+            void* g = mmap(nullptr, (cap >> kGranShift[m]) * sizeof(Granule), PROT_READ | PROT_WRITE, fl, -1, 0);
             if (b == MAP_FAILED || s == MAP_FAILED || g == MAP_FAILED) {
                 fprintf(stderr, "acemu: cannot reserve the emulated cube memories\n");
                 abort();
@@ -177,20 +179,23 @@ struct State {
         instrs.push_back({-1, 0, "?", "?", 0});
     }
     ~State() {
-        for (Region& r : mem) {
+        for (int m = 0; m < NMEM; ++m) {
+            Region& r = mem[m];
             munmap(r.base, r.cap);
             munmap(r.shadow, r.cap / 32 * sizeof(uint32_t));
-            munmap(r.gran, r.cap / 32 * sizeof(Granule));
+            munmap(r.gran, (r.cap >> kGranShift[m]) * sizeof(Granule));
         }
     }
     // A fresh core for the next block: what the last one touched goes back to "never written".
     void reset() {
-        for (Region& r : mem) {
-            uint64_t h = (r.high + 31) & ~uint64_t(31);
+        for (int m = 0; m < NMEM; ++m) {
+            Region& r = mem[m];
+            const uint64_t g = uint64_t(1) << kGranShift[m];
+            uint64_t h = (r.high + g - 1) & ~(g - 1);
             if (h > r.cap) h = r.cap;
             std::memset(r.base, 0xff, h);
             std::memset(r.shadow, 0, h / 32 * sizeof(uint32_t));
-            std::memset(r.gran, 0, h / 32 * sizeof(Granule));
+            std::memset(r.gran, 0, (h >> kGranShift[m]) * sizeof(Granule));
             r.used = r.high = 0;
         }
         std::memset(now, 0, sizeof(now));
@@ -318,10 +323,14 @@ inline void track(int m, uint64_t off, uint64_t n, uint32_t id, bool write) {
     if (off + n > r.high) r.high = off + n;
     const Instr me = st.instrs[id];
     const int p = me.pipe;
+    const int shift = kGranShift[m];
     bool reported = false;
-    for (uint64_t g = off >> 5, g1 = (off + n - 1) >> 5; g <= g1; ++g) {
+    Granule prev{~0u, {}};  // the last granule checked: an equal one needs no second check
+    for (uint64_t g = off >> shift, g1 = (off + n - 1) >> shift; g <= g1; ++g) {
         Granule& gr = r.gran[g];
-        if (!reported) {
+        const bool same = std::memcmp(&gr, &prev, sizeof(Granule)) == 0;
+        if (!same) prev = gr;
+        if (!reported && !same) {
             const Instr* other = nullptr;
             bool war = false;
             if (gr.w) {
@@ -344,13 +353,13 @@ inline void track(int m, uint64_t off, uint64_t n, uint32_t id, bool write) {
                                "%s (pipe %s) overwrites %s bytes from offset %llu that %s (pipe %s) at %s:%d reads, with no "
                                "SetFlag/WaitFlag<HardEvent::%s_%s> (or FreeTensor/AllocTensor of a queue) between them: the pipes run in "
                                "parallel, so on the NPU the read may see the new data",
-                               me.api, dst, kMemName[m], (unsigned long long)(g * 32), other->api, src, other->file, other->line, src, dst);
+                               me.api, dst, kMemName[m], (unsigned long long)(g << shift), other->api, src, other->file, other->line, src, dst);
                 } else {
                     rt::report(PIPE_HAZARD, me.api, me.file, me.line,
                                "%s (pipe %s) %s %s bytes from offset %llu that %s (pipe %s) at %s:%d writes, with no "
                                "SetFlag/WaitFlag<HardEvent::%s_%s> (or EnQue/DeQue of a queue) between them: the pipes run in parallel, "
                                "so on the NPU it may %s before the write lands",
-                               me.api, dst, write ? "overwrites" : "reads", kMemName[m], (unsigned long long)(g * 32), other->api, src,
+                               me.api, dst, write ? "overwrites" : "reads", kMemName[m], (unsigned long long)(g << shift), other->api, src,
                                other->file, other->line, src, dst, write ? "be overwritten" : "read stale data");
                 }
                 // Report each missing sync once: from here on the pipes count as ordered.
@@ -663,18 +672,32 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Glob
     const bool ub = d.mem == MEM_UB;
     const uint32_t id = ub ? 0 : issue(P_MTE2, api, ACEMU_SITE);
     const uint64_t cap = ub ? acemu::ctx()->ub_capacity : state().mem[d.mem].cap;
+    const uint64_t range = src.acemu_range_bytes();
+    const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
     for (uint64_t i = 0; i < p.ndNum; ++i) {
         for (uint64_t r = 0; r < p.nValue; ++r) {
             const int64_t srow = int64_t((i * p.srcNdMatrixStride + r * p.srcDValue) * es);
+            const bool row_in = uint64_t(srow) + uint64_t(p.dValue) * es <= range;  // else gm_read reports and zero-fills
             for (uint64_t cb = 0; cb < cblocks; ++cb) {
                 const uint64_t doff = i * p.dstNzMatrixStride * es + (r * p.dstNzNStride + cb * p.dstNzC0Stride) * 32;
                 if (d.off + doff + 32 > cap) continue;
                 const uint64_t n = std::min<uint64_t>(c0, p.dValue - cb * c0) * es;
                 uint8_t* out = d.p + doff;
-                acemu::cube::gm_read(src, srow + int64_t(cb * 32), out, n, api, ACEMU_SITE);
+                if (row_in && n == 32) std::memcpy(out, gm + srow + int64_t(cb * 32), 32);  // the common case, inlined
+                else if (row_in) std::memcpy(out, gm + srow + int64_t(cb * 32), n);
+                else acemu::cube::gm_read(src, srow + int64_t(cb * 32), out, n, api, ACEMU_SITE);
                 if (n < 32) std::memset(out + n, 0, 32 - n);  // the hardware pads the last block with zeros
-                mark(d.mem, d.off + doff, 32);
-                if (!ub) track(d.mem, d.off + doff, 32, id, true);
+            }
+        }
+        // Marks and pipe records per C0 column: its rows are one run when dstNzNStride is 1.
+        for (uint64_t cb = 0; cb < cblocks; ++cb) {
+            const uint64_t col = i * p.dstNzMatrixStride * es + cb * p.dstNzC0Stride * 32;
+            const uint64_t run = p.dstNzNStride == 1 ? uint64_t(p.nValue) : 1;
+            for (uint64_t r = 0; r < p.nValue; r += run) {
+                const uint64_t doff = col + r * p.dstNzNStride * 32;
+                if (d.off + doff + run * 32 > cap) break;
+                mark(d.mem, d.off + doff, run * 32);
+                if (!ub) track(d.mem, d.off + doff, run * 32, id, true);
             }
         }
     }
@@ -910,16 +933,19 @@ inline void mmad(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<
     if (!ok) return;  // the reads would leave the emulated memory's bounds of the tensor: nothing to compute
     const uint32_t id = issue(P_M, api, file, line);
 
-    // Only the m x k, k x n and m x n parts count (the padding of the fractals is ignored).
+    // Only the m x k, k x n and m x n parts count (the padding of the fractals is ignored); the
+    // row-by-row check runs only when the whole fractal area is not all written.
     bool rep_a = false, rep_b = false, rep_c = false;
-    for (int i = 0; i < m && !rep_a; ++i)
-        for (int kb = 0; kb * k0 < k; ++kb)
-            expect_defined(a, uint64_t((i / 16) * kfa + kb) * 512 + uint64_t(i % 16) * 32, uint64_t(std::min(k0, k - kb * k0)) * es, api,
-                           "fm (L0A)", rep_a, file, line);
-    for (int j = 0; j < n && !rep_b; ++j)
-        for (int kb = 0; kb * k0 < k; ++kb)
-            expect_defined(b, uint64_t(kb * nf + j / 16) * 512 + uint64_t(j % 16) * 32, uint64_t(std::min(k0, k - kb * k0)) * es, api,
-                           "filter (L0B)", rep_b, file, line);
+    if (first_unset(MEM_L0A, a.off, uint64_t(mf) * kfa * 512) >= 0)
+        for (int i = 0; i < m && !rep_a; ++i)
+            for (int kb = 0; kb * k0 < k; ++kb)
+                expect_defined(a, uint64_t((i / 16) * kfa + kb) * 512 + uint64_t(i % 16) * 32, uint64_t(std::min(k0, k - kb * k0)) * es, api,
+                               "fm (L0A)", rep_a, file, line);
+    if (first_unset(MEM_L0B, b.off, uint64_t(kfb) * nf * 512) >= 0)
+        for (int j = 0; j < n && !rep_b; ++j)
+            for (int kb = 0; kb * k0 < k; ++kb)
+                expect_defined(b, uint64_t(kb * nf + j / 16) * 512 + uint64_t(j % 16) * 32, uint64_t(std::min(k0, k - kb * k0)) * es, api,
+                               "filter (L0B)", rep_b, file, line);
     track(MEM_L0A, a.off, uint64_t(mf) * kfa * 512, id, false);
     track(MEM_L0B, b.off, uint64_t(kfb) * nf * 512, id, false);
 
@@ -938,13 +964,18 @@ inline void mmad(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<
         const Operand& src = from_dst ? c : bo;
         const D* sp = reinterpret_cast<const D*>(src.p);
         if (!from_dst) expect_extent(bo, uint64_t(nf) * mf * 1024, api, "bias", false, file, line);
-        for (int i = 0; i < m; ++i)
-            for (int nb = 0; nb < nf; ++nb)
-                expect_defined(src, c_at(i, nb * 16) * 4, uint64_t(std::min(16, n - nb * 16)) * 4, api,
-                               from_dst ? "the C it accumulates onto (L0C)" : "bias (L0C)", rep_c, file, line);
+        if (first_unset(MEM_L0C, src.off, uint64_t(nf) * mf * 1024) >= 0)
+            for (int i = 0; i < m; ++i)
+                for (int nb = 0; nb < nf; ++nb)
+                    expect_defined(src, c_at(i, nb * 16) * 4, uint64_t(std::min(16, n - nb * 16)) * 4, api,
+                                   from_dst ? "the C it accumulates onto (L0C)" : "bias (L0C)", rep_c, file, line);
         track(MEM_L0C, src.off, uint64_t(nf) * mf * 1024, id, false);
-        for (int i = 0; i < m; ++i)
-            for (int j = 0; j < n; ++j) ct[size_t(i) * n + j] = Acc(sp[c_at(i, j)]);
+        for (int i = 0; i < m; ++i)  // NZ rows of 16 to the dense tile
+            for (int nb = 0; nb < nf; ++nb) {
+                const D* row = sp + c_at(i, nb * 16);
+                Acc* to = ct.data() + size_t(i) * n + nb * 16;
+                for (int j = 0, w = std::min(16, n - nb * 16); j < w; ++j) to[j] = Acc(row[j]);
+            }
     } else if (bias) {
         expect_extent(bo, uint64_t(n) * sizeof(V), api, "bias", false, file, line);
         bool rep = false;
@@ -958,13 +989,16 @@ inline void mmad(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<
 
     const A* ap = reinterpret_cast<const A*>(a.p);
     const B* bp = reinterpret_cast<const B*>(b.p);
+    // A row of A (a column of B) is a run of k0 elements per fractal: copy run by run.
     auto pack_a = [&](int m0, int rows, int kk0, int kc, Acc* out) {
         for (int i = 0; i < rows; ++i) {
             const int mi = m0 + i;
             const A* row = ap + size_t(mi / 16) * kfa * frac + size_t(mi % 16) * k0;
-            for (int kk = 0; kk < kc; ++kk) {
-                const int kg = kk0 + kk;
-                out[kk * gemm::MR + i] = Acc(row[size_t(kg / k0) * frac + kg % k0]);
+            for (int kk = 0; kk < kc;) {
+                const int kg = kk0 + kk, off = kg % k0, len = std::min(k0 - off, kc - kk);
+                const A* src = row + size_t(kg / k0) * frac + off;
+                for (int t = 0; t < len; ++t) out[(kk + t) * gemm::MR + i] = Acc(src[t]);
+                kk += len;
             }
         }
     };
@@ -972,9 +1006,11 @@ inline void mmad(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<
         for (int j = 0; j < cols; ++j) {
             const int nj = n0 + j;
             const B* col = bp + size_t(nj / 16) * frac + size_t(nj % 16) * k0;
-            for (int kk = 0; kk < kc; ++kk) {
-                const int kg = kk0 + kk;
-                out[kk * gemm::NR + j] = Acc(col[size_t(kg / k0) * nf * frac + kg % k0]);
+            for (int kk = 0; kk < kc;) {
+                const int kg = kk0 + kk, off = kg % k0, len = std::min(k0 - off, kc - kk);
+                const B* src = col + size_t(kg / k0) * nf * frac + off;
+                for (int t = 0; t < len; ++t) out[(kk + t) * gemm::NR + j] = Acc(src[t]);
+                kk += len;
             }
         }
     };
@@ -987,9 +1023,13 @@ inline void mmad(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<
             D* row = out + c_at(i, nb * 16);
             const Acc* src = ct.data() + size_t(i) * n + nb * 16;
             for (int j = 0; j < w; ++j) row[j] = D(src[j]);
-            mark(MEM_L0C, c.off + c_at(i, nb * 16) * 4, uint64_t(w) * 4);
+            if (w < 16) mark(MEM_L0C, c.off + c_at(i, nb * 16) * 4, uint64_t(w) * 4);
         }
     }
+    if (n % 16 == 0 && m % 16 == 0) mark(MEM_L0C, c.off, uint64_t(nf) * mf * 1024);  // whole fractals: one mark
+    else
+        for (int i = 0; i < m; ++i)
+            for (int nb = 0; nb < nf && (n - nb * 16) >= 16; ++nb) mark(MEM_L0C, c.off + c_at(i, nb * 16) * 4, 64);
     track(MEM_L0C, c.off, uint64_t(nf) * mf * 1024, id, true);
 }
 

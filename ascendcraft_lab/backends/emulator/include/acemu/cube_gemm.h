@@ -37,13 +37,15 @@ inline void micro_kernel(int kc, const Acc* __restrict a, const Acc* __restrict 
                          bool add) {
     typedef typename Vec<Acc>::type V;
     static_assert(NR == 2 * Vec<Acc>::lanes, "a micro-tile row is two vectors");
-    V acc[MR][2];
+    V acc[MR][2];  // fully unrolled below, so the accumulators live in registers
+#pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = V{};
     for (int kk = 0; kk < kc; ++kk) {
         V b0, b1;
         std::memcpy(&b0, b + kk * NR, sizeof(V));
         std::memcpy(&b1, b + kk * NR + Vec<Acc>::lanes, sizeof(V));
         const Acc* ak = a + kk * MR;
+#pragma GCC unroll 16
         for (int i = 0; i < MR; ++i) {
             const V ai = V{} + ak[i];  // broadcast
             acc[i][0] += ai * b0;
@@ -51,6 +53,7 @@ inline void micro_kernel(int kc, const Acc* __restrict a, const Acc* __restrict 
         }
     }
     if (rows == MR && cols == NR) {
+#pragma GCC unroll 16
         for (int i = 0; i < MR; ++i) {
             Acc* ci = c + i * ldc;
             V c0, c1;

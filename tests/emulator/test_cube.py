@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ascendcraft_lab.backends.emulator import runner
 from ascendcraft_lab.backends.emulator.runner import Arg, bf16_to_float32, float32_to_bf16, pack_tiling
 
 from emulator_helpers import KERNELS, marked_line, run
@@ -105,8 +106,8 @@ def test_the_bug_kernels_shared_matmul_is_clean_when_done_right():
     np.testing.assert_allclose(out[2], f32(args[0].data).astype(np.float64) @ f32(args[1].data), rtol=1e-5, atol=1e-4)
 
 
-CUBE_BUGS = ["bug_l1_overflow", "bug_l0_overflow", "bug_unaligned_fractal", "bug_uninit_l0c", "bug_pipe_hazard",
-             "bug_wrong_position", "bug_cube_param"]
+CUBE_BUGS = ["bug_l1_overflow", "bug_l0_overflow", "bug_unaligned_fractal", "bug_uninit_l0c", "bug_pipe_hazard", "bug_pipe_war",
+             "bug_wait_unset", "bug_wrong_position", "bug_cube_param"]
 
 
 @pytest.mark.parametrize("name", CUBE_BUGS)
@@ -116,3 +117,14 @@ def test_cube_bug_reports_its_finding_at_the_call_site(name):
     assert report.status == "findings", report.summary()
     assert {(f["kind"], f["file"], f["line"]) for f in report.findings} == {(kind, str(KERNELS / f"{name}.cpp"), line)}, report.summary()
     assert 2 in report.outputs  # the kernel ran to the end despite the finding
+
+
+def test_mmad_rejects_a_type_pair_the_cube_does_not_have(tmp_path):
+    src = tmp_path / "bad_mmad.cpp"
+    src.write_text(
+        '#include "kernel_operator.h"\n'
+        "using namespace AscendC;\n"
+        "void f(LocalTensor<float> c, LocalTensor<half> a, LocalTensor<float> b) { Mmad(c, a, b, MmadParams(16, 16, 16)); }\n")
+    result = runner.compile_sources([src])
+    assert not result.ok
+    assert any("Mmad" in d["message"] and "table 4" in d["message"] for d in result.errors), result.stderr

@@ -20,7 +20,7 @@ HOST = Path(__file__).parent / "host"
 RNG = np.random.default_rng(20)
 DTYPES = {"half": 0, "bfloat16": 1, "float": 2, "int8": 3}
 # TCubeTiling's fields are int32 in the order of acemu/cube_tiling.h; the tests read a few.
-USED_CORE_NUM, BASE_M, BASE_N = 0, 8, 9
+USED_CORE_NUM, SINGLE_CORE_N, BASE_M, BASE_N = 0, 6, 8, 9
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +106,18 @@ def test_matmul_blocks_in_ub_feed_a_vector_epilogue(tiling_gen):
     assert report.status == "ok", report.summary()
     y = fa @ fb + bias
     np.testing.assert_allclose(report.outputs[3], np.where(y > 0, y, np.float32(alpha) * y), rtol=1e-5, atol=1e-4)
+
+
+def test_no_set_tail_makes_the_edge_cores_read_and_write_past_their_parts(tiling_gen):
+    m, n, k = 100, 100, 48
+    cube = host_tiling(tiling_gen, m, n, k, "half", dim=4)
+    assert n % field(cube, SINGLE_CORE_N) != 0  # the last column of parts is a tail
+    line, kind = marked_line("bug_matmul_no_tail")
+    a, b, _, _ = operands("half", m, n, k, False)
+    head = pack_tiling([("uint32", 0), ("uint32", 0)])
+    report = run("bug_matmul_no_tail", (field(cube, USED_CORE_NUM) + 1) // 2,
+                 [Arg.input(a), Arg.input(b), Arg.input(np.zeros(n, np.float32)), Arg.output("float32", (m, n)), Arg.workspace(1024),
+                  Arg.tiling(head + cube)])
+    where = {(f["file"], f["line"]) for f in report.findings}
+    assert where == {(str(KERNELS / "bug_matmul_no_tail.cpp"), line)}, report.summary()
+    assert {kind, "gm-out-of-bounds"} <= {f["kind"] for f in report.findings}, report.summary()

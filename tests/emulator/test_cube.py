@@ -128,3 +128,15 @@ def test_mmad_rejects_a_type_pair_the_cube_does_not_have(tmp_path):
     result = runner.compile_sources([src])
     assert not result.ok
     assert any("Mmad" in d["message"] and "table 4" in d["message"] for d in result.errors), result.stderr
+
+
+def test_a_wrong_layout_computes_with_the_blocks_where_the_hardware_finds_them():
+    args = tiny_args()
+    a, b = f32(args[0].data), f32(args[1].data)
+    out = expect_ok(run("mm_nz_as_zz", 1, args))
+    # L1 holds A's 16 x 16 blocks column by column (Nz); Mmad takes them row by row (ZZ): block (i, j)
+    # of what it multiplies is the block stored at position 2 * i + j of the Nz order, A's (j, i).
+    blocks = {(i, j): a[16 * i:16 * i + 16, 16 * j:16 * j + 16] for i in range(2) for j in range(2)}
+    seen = np.block([[blocks[(j, i)] for j in range(2)] for i in range(2)])
+    np.testing.assert_allclose(out[2], seen.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
+    assert not np.allclose(out[2], a @ b, atol=1e-2)

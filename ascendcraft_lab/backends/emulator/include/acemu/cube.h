@@ -495,7 +495,7 @@ inline bool expect_defined(const Operand& o, uint64_t delta, uint64_t n, const c
     if (bad < 0) return true;
     reported = true;
     rt::report(UNINIT_CUBE_READ, api, file, line,
-               "%s reads %s at offset %lld of %s, which nothing wrote since the kernel started%s; the hardware computes with "
+               "%s reads %s at offset %lld of %s, which nothing wrote since the block started%s; the hardware computes with "
                "whatever an earlier tile left there",
                api, what, (long long)bad, kMemName[o.mem],
                o.mem == MEM_L0C ? " (an Mmad that accumulates, or a Fixpipe, before any Mmad wrote this part of L0C?)" : "");

@@ -121,3 +121,36 @@ def test_no_set_tail_makes_the_edge_cores_read_and_write_past_their_parts(tiling
     where = {(f["file"], f["line"]) for f in report.findings}
     assert where == {(str(KERNELS / "bug_matmul_no_tail.cpp"), line)}, report.summary()
     assert {kind, "gm-out-of-bounds"} <= {f["kind"] for f in report.findings}, report.summary()
+
+
+def test_an_op_projects_tiling_struct_holds_the_host_tiling(tmp_path):
+    # The msopgen / MultiKernelBench host form: TCubeTiling as a field of the operator's tiling data.
+    src = tmp_path / "matmul_tiling.cpp"
+    src.write_text(
+        '#include "kernel_operator.h"\n'
+        '#include "tiling/tiling_api.h"\n'
+        "namespace optiling {\n"
+        "BEGIN_TILING_DATA_DEF(MatmulCustomTilingData)\n"
+        "TILING_DATA_FIELD_DEF(int32_t, localMemSize);\n"
+        "TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, cubeTilingData);\n"
+        "END_TILING_DATA_DEF;\n"
+        "}\n"
+        "int make(uint8_t* buf, size_t cap) {\n"
+        "    matmul_tiling::MultiCoreMatmulTiling tiling;\n"
+        "    tiling.SetDim(2);\n"
+        "    tiling.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);\n"
+        "    tiling.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);\n"
+        "    tiling.SetCType(matmul_tiling::TPosition::LCM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);\n"
+        "    tiling.SetShape(1024, 640, 256);\n"
+        "    tiling.SetOrgShape(1024, 640, 256);\n"
+        "    tiling.SetFixSplit(128, 128, -1);\n"
+        "    tiling.SetBias(true);\n"
+        "    tiling.SetBufferSpace(-1, -1, -1);\n"
+        "    optiling::MatmulCustomTilingData data;\n"
+        "    if (tiling.GetTiling(data.cubeTilingData) == -1) return -1;\n"
+        "    data.set_localMemSize(0);\n"
+        "    data.SaveToBuffer(buf, cap);\n"
+        "    return data.cubeTilingData.get_usedCoreNum();\n"
+        "}\n")
+    result = runner.compile_sources([src])
+    assert result.ok, result.stderr

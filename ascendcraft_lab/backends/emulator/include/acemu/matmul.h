@@ -558,6 +558,7 @@ using ::SetSysWorkspace;
 namespace acemu {
 namespace matmul {
 inline void regist(AscendC::TPipe*, const char*, int) {}
+template <class MM> inline void regist(AscendC::TPipe*, const char*, int, MM&) {}  // an object alone: Init(&tiling) comes later
 template <class MM, class T, class... Rest>
 inline void regist(AscendC::TPipe* pipe, const char* file, int line, MM& mm, const T* tiling, Rest&&... rest) {
     mm.Init(reinterpret_cast<const TCubeTiling*>(tiling), pipe, file, line);

@@ -140,3 +140,18 @@ def test_a_wrong_layout_computes_with_the_blocks_where_the_hardware_finds_them()
     seen = np.block([[blocks[(j, i)] for j in range(2)] for i in range(2)])
     np.testing.assert_allclose(out[2], seen.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
     assert not np.allclose(out[2], a @ b, atol=1e-2)
+
+
+def test_fixpipe_keeps_nz_converts_to_bf16_with_relu_quantises_int8_and_splits_nd_matrices():
+    a, b = halves(32, 32), halves(32, 32)
+    out = expect_ok(run("mm_fixpipe_modes", 1, [Arg.input(a), Arg.input(b), Arg.output("float32", 32 * 32),
+                                                Arg.output("bfloat16", (32, 32)), Arg.output("int8", (32, 32)),
+                                                Arg.output("float32", (32, 32))]))
+    c = (f32(a).astype(np.float64) @ f32(b)).astype(np.float32)
+    nz = np.concatenate([c[:, 0:16].ravel(), c[:, 16:32].ravel()])  # column groups of 16, each row-major
+    np.testing.assert_allclose(out[2], nz, rtol=1e-5, atol=1e-4)
+    # (the sums may differ from numpy's in the last float bit, so a rounding step may differ by one)
+    np.testing.assert_allclose(bf16_to_float32(out[3]), np.maximum(c, 0), rtol=2 ** -8, atol=1e-6)
+    assert np.all(np.abs(out[4].astype(np.int32) - np.clip(np.rint(c * 4), -128, 127)) <= 1)
+    assert np.abs(c * 4).max() > 127  # the saturation was exercised
+    np.testing.assert_allclose(out[5], c, rtol=1e-5, atol=1e-4)

@@ -958,7 +958,6 @@ inline void mmad(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<
                    "overload that takes one; the emulator accumulates onto L0C");
     thread_local std::vector<Acc> ct;
     ct.assign(size_t(m) * n, Acc());
-    const D* cp = reinterpret_cast<const D*>(c.p);
     auto c_at = [&](int i, int j) { return uint64_t((j / 16) * mf + i / 16) * 256 + uint64_t(i % 16) * 16 + uint64_t(j % 16); };
     if (from_dst || (bias && bo.mem == MEM_L0C)) {
         const Operand& src = from_dst ? c : bo;

@@ -152,6 +152,6 @@ def test_fixpipe_keeps_nz_converts_to_bf16_with_relu_quantises_int8_and_splits_n
     np.testing.assert_allclose(out[2], nz, rtol=1e-5, atol=1e-4)
     # (the sums may differ from numpy's in the last float bit, so a rounding step may differ by one)
     np.testing.assert_allclose(bf16_to_float32(out[3]), np.maximum(c, 0), rtol=2 ** -8, atol=1e-6)
-    assert np.all(np.abs(out[4].astype(np.int32) - np.clip(np.rint(c * 4), -128, 127)) <= 1)
-    assert np.abs(c * 4).max() > 127  # the saturation was exercised
+    assert np.all(np.abs(out[4].astype(np.int32) - np.clip(np.rint(c * 16), -128, 127)) <= 1)
+    assert np.abs(c * 16).max() > 127  # the saturation was exercised
     np.testing.assert_allclose(out[5], c, rtol=1e-5, atol=1e-4)

@@ -33,7 +33,7 @@ extern "C" __global__ __aicore__ void mm_fixpipe_modes(GM_ADDR a, GM_ADDR b, GM_
     i8Gm.SetGlobalBuffer((__gm__ int8_t *)int8Out, M * N);
     FixpipeParamsV220 q(N, M, M, N);
     q.quantPre = QuantMode_t::QF322B8_PRE;
-    const float scale = 4.0f;
+    const float scale = 16.0f;
     uint32_t bits;
     memcpy(&bits, &scale, sizeof(bits));
     q.deqScalar = bits;

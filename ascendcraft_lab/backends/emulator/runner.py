@@ -12,10 +12,15 @@ Python API
     Compile (or reuse the cached binary), run blocks ``0..block_dim-1`` and collect outputs and
     sanitizer findings. ``args`` are in the kernel's parameter order.
 
-``compile_sources(sources, *, entry=None, n_args=None, extra_flags=(), include_dirs=()) -> CompileResult``
+``compile_sources(sources, *, entry=None, n_args=None, extra_flags=(), include_dirs=(), host=False) -> CompileResult``
     Compile without running. With ``entry`` and ``n_args`` it links the runnable binary (and
     fills the cache that ``run_kernel`` uses); without them it is a syntax-and-types check of
-    the sources (``g++ -fsyntax-only``), for compile-only checks in the lowering pipeline.
+    the sources (``g++ -fsyntax-only``), for compile-only checks in the lowering pipeline. With
+    ``host=True`` the sources are a host program with its own ``main`` (host tiling such as
+    ``matmul_tiling::MultiCoreMatmulTiling``, ``ACLRT_LAUNCH_KERNEL``), linked with the runtime.
+
+``soc_env(soc) -> dict``: the environment such a host program runs with (the SoC's cube memory
+sizes from ``soc.py``; kernels under ``run_kernel`` get them in the spec file).
 
 ``Arg``: ``Arg.input(ndarray)``, ``Arg.output(dtype, shape)`` (zero-filled GM, returned),
 ``Arg.inout(ndarray)`` (initial data, returned), ``Arg.workspace(nbytes)``, ``Arg.tiling(bytes)``.

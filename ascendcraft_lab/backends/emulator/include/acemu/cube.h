@@ -440,28 +440,6 @@ template <typename T> inline Operand operand(const AscendC::LocalTensor<T>& t) {
     return o;
 }
 
-inline const char* position_name(AscendC::TPosition pos) {
-    using AscendC::TPosition;
-    switch (pos) {
-        case TPosition::GM: return "GM";
-        case TPosition::A1: return "A1";
-        case TPosition::A2: return "A2";
-        case TPosition::B1: return "B1";
-        case TPosition::B2: return "B2";
-        case TPosition::C1: return "C1";
-        case TPosition::C2: return "C2";
-        case TPosition::CO1: return "CO1";
-        case TPosition::CO2: return "CO2";
-        case TPosition::VECIN: return "VECIN";
-        case TPosition::VECOUT: return "VECOUT";
-        case TPosition::VECCALC: return "VECCALC";
-        case TPosition::SPM: return "SPM";
-        case TPosition::TSCM: return "TSCM";
-        case TPosition::C2PIPE2GM: return "C2PIPE2GM";
-        default: return "?";
-    }
-}
-
 // The operand must be in one of `mems` (a bit mask of Mem); otherwise a wrong-position finding.
 inline bool expect_mem(const Operand& o, unsigned mems, const char* api, const char* what, const char* wanted, const char* file, int line) {
     if (o.mem != MEM_NONE && (mems >> o.mem) & 1u) return true;
@@ -616,8 +594,6 @@ inline void copy_local(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
     }
 }
 
-template <typename T> constexpr bool is_16bit() { return sizeof(T) == 2; }
-
 }  // namespace cube
 }  // namespace acemu
 
@@ -734,7 +710,7 @@ inline void load2d(const char* api, const LocalTensor<T>& dst, int src_mem, cons
         return;
     }
     bool transpose = p.ifTranspose;
-    if (transpose && (!is_16bit<T>() || std::is_same<T, bfloat16_t>::value)) {
+    if (transpose && (sizeof(T) != 2 || std::is_same<T, bfloat16_t>::value)) {
         acemu::rt::report(acemu::CUBE_PARAM, api, file, line,
                           "LoadData2DParams.ifTranspose with %s: Load2D transposes only uint16_t / int16_t / half; use LoadDataWithTranspose "
                           "for the other types. The emulator copies without transposing",

@@ -19,7 +19,7 @@ test('auto stacks the panes below the width threshold and lays them in columns f
   assert.equal(arrange(auto, 843), 'stacked'); // a notebook's output at 1280 px
   assert.equal(arrange(auto, 1599), 'stacked');
   assert.equal(arrange(auto, 1600), 'columns');
-  assert.equal(arrange(auto, 0), 'columns', 'not measured yet: as before');
+  assert.equal(arrange(auto, 0), 'stacked', 'not measured yet: stacked, which cuts nothing off');
 });
 
 test('columns and stacked hold whatever the width', () => {

@@ -42,7 +42,8 @@ export class PaneGrid implements IDisposable {
       const width = entries[entries.length - 1].contentRect.width;
       if (width !== this._width) {
         this._width = width;
-        this.apply();
+        // Next frame: re-arranging inside the observer's callback would resize what it observes.
+        requestAnimationFrame(() => this.apply());
       }
     });
     this._observer.observe(node);

@@ -72,8 +72,9 @@ export class PipelineTabs {
     tab.title.closable = true;
     this._tabs.set(key, tab);
     tab.disposed.connect(() => this._tabs.delete(key));
-    // Without its notebook the tab has no kernel and no output to keep: it goes too.
-    panel?.disposed.connect(() => tab.dispose());
+    // Without its notebook the tab has no kernel and no output to keep: it goes too (closed
+    // as a person would close it, once the shell has finished with the notebook).
+    panel?.disposed.connect(() => requestAnimationFrame(() => tab.close()));
     this._app.shell.add(tab, 'main', panel ? { mode: 'tab-after', ref: panel.id } : undefined);
     this._app.shell.activateById(tab.id);
     return tab;

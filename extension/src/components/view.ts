@@ -112,7 +112,7 @@ function paneText(body: IBody, payload: IPipelinePayload, dsl = false): IPaneTex
 }
 
 /** A tab at least this wide (px) puts the passes and the explanation beside the panes. */
-const WIDE_TAB_PX = 1000;
+const WIDE_TAB_PX = 900;
 
 const EMPTY: IBody = { text: '', lines: 0, shown_lines: 0, truncated: false, omitted: false, dsl_lines: [] };
 
@@ -366,7 +366,7 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
       // beside the panes, each scrolling on its own: the controls stay in sight.
       this._wide = new ResizeObserver(entries => {
         const width = entries[entries.length - 1].contentRect.width;
-        this.toggleClass('acl-wide', width >= WIDE_TAB_PX);
+        requestAnimationFrame(() => !this.isDisposed && this.toggleClass('acl-wide', width >= WIDE_TAB_PX));
       });
       this._wide.observe(n);
     }

@@ -38,12 +38,15 @@ export const DEFAULT_PREFS: ILayoutPrefs = {
   stackBelow: 1600
 };
 
-/** The arrangement for a view `width` px wide (0: not measured yet, columns as laid out before). */
+/**
+ * The arrangement for a view `width` px wide. Not measured yet (0), `auto` stacks: most views
+ * are narrower than the threshold, and stacked panes cut nothing off.
+ */
 export function arrange(prefs: Pick<ILayoutPrefs, 'paneLayout' | 'stackBelow'>, width: number): Arrangement {
   if (prefs.paneLayout !== 'auto') {
     return prefs.paneLayout;
   }
-  return width > 0 && width < prefs.stackBelow ? 'stacked' : 'columns';
+  return width < prefs.stackBelow ? 'stacked' : 'columns';
 }
 
 /**

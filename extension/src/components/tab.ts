@@ -11,6 +11,7 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { MimeModel } from '@jupyterlab/rendermime';
 import { LabIcon } from '@jupyterlab/ui-components';
 
+import { linkExplanation } from '../logic/state';
 import { MIME_TYPE } from '../tokens';
 import { IViewServices, PipelineView } from './view';
 
@@ -53,6 +54,7 @@ export class PipelineTabs {
     const session = source.session;
     const view = new PipelineView({ mimeType: MIME_TYPE }, this._services, {
       link: model.link,
+      readOnly: linkExplanation(model.state) || 'read-only: the notebook of this pipeline has no kernel',
       persist: bundle => this._cellView(panel, session)?.persistBundle(bundle)
     });
     await view.renderModel(new MimeModel({ data: { [MIME_TYPE]: model.payload as any }, trusted: source.trusted }));

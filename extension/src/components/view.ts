@@ -60,8 +60,9 @@ export interface IViewServices {
 
 /** Where a view outside a notebook cell (a main-area tab) gets its kernel and keeps its output. */
 export interface IViewHost {
-  /** The link of the notebook the session belongs to; null: read-only. */
+  /** The link of the notebook the session belongs to; null: read-only, saying `readOnly`. */
   link: IPipelineLink | null;
+  readOnly: string;
   /** Store the session's new MIME bundle where the notebook keeps it (the cell's output). */
   persist(bundle: { [mime: string]: unknown }): void;
 }
@@ -304,9 +305,7 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
     if (link) {
       m.attachLink(link);
     } else {
-      m.readOnly(
-        this._host ? 'read-only: the notebook of this pipeline has no kernel link' : 'read-only: not in a notebook with a kernel'
-      );
+      m.readOnly(this._host ? this._host.readOnly : 'read-only: not in a notebook with a kernel');
     }
   }
 

@@ -9,6 +9,7 @@ align rewrites. The checker holds any engine's output to balanced queues.
 """
 from __future__ import annotations
 
+import collections
 import re
 from collections import Counter
 
@@ -18,8 +19,9 @@ from .bundle import Bundle
 from .cexpr import paren
 from .emit import Emitter
 from .findings import Finding, finding, kernel_text
-from .kernel import CompareCount, GmCopy, InputDequeue, KernelFacts, KernelSource, MaskWiden, Method, VectorCount, dsl_text
-from .plan import Plan, cpp_name
+from .kernel import (STAGE_METHOD, CompareCount, GmCopy, InputDequeue, KernelFacts, KernelSource, MaskWiden, Method,
+                     VectorCount, dsl_text)
+from .plan import Plan, camel, cpp_name
 from .project import Project
 from .spec import LoweringError, PassSpec
 from .vector import ComputeContext, ComputeLowering, Tile
@@ -58,8 +60,7 @@ class ComputeWriter:
         source.rules.setdefault(CompareCount, lambda h, s: h.count)
         source.rules.setdefault(MaskWiden, lambda h, s: f"Cast({h.wide}, {h.mask}, RoundMode::CAST_NONE, {h.count});")
         stages = [st for g in facts.groups for st in g.stages]
-        source.methods = [self._method(st) for st in stages]
-        self.method_of = {id(st): m for st, m in zip(stages, source.methods)}
+        source.methods, self.method_of = name_methods(stages, [self._method(st) for st in stages], source, facts.reserved)
         # Scalar math in Process itself (outside any stage) may need the scalar buffer too.
         process = Emitter()
         ctx = self._context(process)
@@ -156,7 +157,7 @@ class ComputeWriter:
             var, _, attr = v.partition(".")
             params.append(("int64_t", f"{cpp_name(var)}{attr.capitalize()}" if attr else cpp_name(var)))
         facts.used_vars = None
-        return Method(facts.method_name(stage), params, em, stage.span.line)
+        return Method(STAGE_METHOD[stage.kind], params, em, stage.span.line)   # named by name_methods
 
     def _context(self, em: Emitter) -> ComputeContext:
         """What the compute lowering of one method (or of Process) needs from this kernel."""
@@ -392,6 +393,66 @@ class ComputeWriter:
                 self._process_body(em, s.body, lower)
 
 
+_DSL_COMMENT = re.compile(r"// DSL (\d+(?:, \d+)*):")
+
+
+def name_methods(stages: list[ir.Stage], methods: list[Method], source: KernelSource,
+                 reserved: frozenset) -> tuple[list[Method], dict]:
+    """The stage methods a careful author writes: stages that do the same (a row loaded the
+    same way in every sweep) share one method, whose comments name every DSL line it serves;
+    a kind with one method keeps its canonical name (CopyIn, Compute, CopyOut), otherwise each
+    is named for what it defines (`ComputeM` computes m, `CopyOutY` stores y)."""
+    def same(m: Method):
+        return tuple(m.params), _DSL_COMMENT.sub("// DSL n:", source.spelled(m.body.text()))
+    unique: dict[tuple, list[tuple[ir.Stage, Method]]] = {}
+    for st, m in zip(stages, methods):
+        unique.setdefault(same(m), []).append((st, m))
+    merged: list[tuple[ir.Stage, Method]] = []
+    method_of: dict[int, Method] = {}
+    for group in unique.values():
+        st, m = group[0]
+        if len(group) > 1:
+            m = Method(m.name, m.params, _merge_comments([g[1].body for g in group]), m.dsl_line)
+        merged.append((st, m))
+        for other, _ in group:
+            method_of[id(other)] = m
+    kinds = collections.Counter(st.kind for st, _ in merged)
+    taken = set(reserved)
+    for st, m in merged:
+        name = STAGE_METHOD[st.kind]
+        if kinds[st.kind] > 1:
+            name += camel(_defines(st))
+        base, i = name, 2
+        while name in taken:
+            name, i = f"{base}{i}", i + 1
+        taken.add(name)
+        m.name = name
+    return [m for _, m in merged], method_of
+
+
+def _defines(stage: ir.Stage) -> str:
+    """The DSL name a stage is about: what it loads, computes or stores first."""
+    for s in stage.body:
+        if isinstance(s, (ir.Load, ir.Assign)):
+            return s.target
+        if isinstance(s, ir.Store):
+            return s.dst.tensor
+    return stage.kind.value
+
+
+def _merge_comments(bodies: list[Emitter]) -> Emitter:
+    """The first body, its `// DSL n:` comments naming the DSL lines of every body."""
+    texts = [b.text().splitlines() for b in bodies]
+    em = Emitter()
+    for i, (text, dsl) in enumerate(zip(texts[0], bodies[0].source_map())):
+        m = _DSL_COMMENT.search(text)
+        if m:
+            lines = sorted({int(n) for t in texts for n in _DSL_COMMENT.search(t[i]).group(1).split(", ")})
+            text = text[:m.start()] + f"// DSL {', '.join(map(str, lines))}:" + text[m.end():]
+        em.line(text, dsl=dsl)
+    return em
+
+
 def _var_order(v: str) -> int:
     return {"": 0, "start": 1, "len": 2, "index": 3}.get(v.partition(".")[2], 4)
 
@@ -413,7 +474,16 @@ def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
     decls = cpp.declarations(text)
     queues = {name for name, t in decls.items() if t.startswith(("TQue<", "TQueBind<"))}
     ops = cpp.calls(text, {"AllocTensor", "FreeTensor", "EnQue", "DeQue"})
-    count = Counter((c.receiver, c.name) for c in ops)
+    # a stage method called from several places (one copy-in for every sweep) counts that often
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    bodies = cpp.call_weights(text)
+
+    def weight(line: int) -> int:
+        at = starts[line - 1]
+        return next((w for a, b, w in bodies if a <= at < b), 1)
+    count = Counter()
+    for c in ops:
+        count[(c.receiver, c.name)] += weight(c.line)
     first = {}
     for c in ops:
         first.setdefault((c.receiver, c.name), c.line)

@@ -19,7 +19,7 @@ from .cexpr import KERNEL, paren, render
 from .emit import Emitter
 from .findings import Finding, finding, kernel_text
 from .kernel import BufferBytes, KernelFacts, KernelSource, dsl_text, plain_buffer_bytes
-from .plan import Plan, cpp_name
+from .plan import Plan, cpp_name, sample_dim
 from .project import Project
 from .spec import LoweringError, PassSpec
 
@@ -273,7 +273,9 @@ def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
             # fit, the budget depends on the shape, which the verifier checks per shape.
             small, _ = total_for(plan.tiling_values(options, dim_size=256))
             if small <= budget:
-                severity, note = "warning", " at sample dims of 65536 (it fits smaller shapes; the verifier checks real ones)"
+                severity = "warning"
+                note = (f" at sample dims of {sample_dim(plan.program)} (it fits smaller shapes; the verifier checks "
+                        "real ones)")
         worst = max(parts, key=lambda p: p[1] * p[2])
         detail = ", ".join(f"{c.args[0]} {n} x {s} B" for c, n, s in parts)
         found.append(finding(SPEC, "ub-overflow",

@@ -18,11 +18,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, ClassVar
 
+import numpy as np
+
 from ..dsl import ir
 from ..dsl.buffers import ub_buffers
 from ..dsl.host import needs_workspace
 from ..dsl.printer import expr_text
-from .cexpr import KERNEL, paren, render
+from .cexpr import KERNEL, float_literal, paren, render
 from .emit import Emitter
 from .plan import Plan, cpp_name
 from .spec import LoweringError
@@ -127,6 +129,10 @@ class KernelSource:
         self.holes.append(h)
         return f"{_OPEN}{len(self.holes) - 1}{_CLOSE}"
 
+    def spelled(self, text: str) -> str:
+        """`text` with each hole written as what it is (two texts with equal holes compare equal)."""
+        return _MARK.sub(lambda m: repr(self.holes[int(m.group(1))]), text)
+
     def holes_in(self, text: str) -> list[Hole]:
         """The holes whose markers `text` holds, in order (not those nested inside them)."""
         return [self.holes[int(m.group(1))] for m in _MARK.finditer(text)]
@@ -205,7 +211,7 @@ class KernelSource:
             for m in self.methods:
                 params = ", ".join(f"{t} {n}" for t, n in m.params)
                 with em.block(f"__aicore__ inline void {m.name}({params})", dsl=m.dsl_line):
-                    self._copy_into(em, _without_unused_locals(_filled(m.body, self)))
+                    self._copy_into(em, _forwarded(_folded(_without_unused_locals(_filled(m.body, self)))))
                 em.blank()
             for helper in MIN_MAX_HELPERS:
                 if helper.key in self.uses:
@@ -273,6 +279,53 @@ def _without_unused_locals(em: Emitter) -> Emitter:
         if m and not any(re.search(rf"\b{m.group(1)}\b", other) for j, other in enumerate(lines) if j != i):
             continue
         out.line(text, dsl=dsl)
+    return out
+
+
+_SCALAR_OP = re.compile(r"(\s*)(Adds|Muls)\(([\w.\[\]]+), ([\w.\[\]]+), (-?\d[\d.]*(?:e[-+]?\d+)?f), (.+)\);$")
+
+
+def _folded(em: Emitter) -> Emitter:
+    """Two scalar additions (or multiplications) by constants in a row on one tile, as one:
+    `Adds(t, t, 1.0f, n); Adds(t, t, 1.0f, n);` (tanh then `1 + tanh`) is `Adds(t, t, 2.0f, n);`."""
+    out: list[tuple[str, int]] = []
+    for text, dsl in zip(em.text().splitlines(), em.source_map()):
+        m = _SCALAR_OP.fullmatch(text)
+        prev = _SCALAR_OP.fullmatch(out[-1][0]) if out else None
+        if m and prev and m.group(2) == prev.group(2) and m.group(4) == m.group(3) == prev.group(3) \
+                and m.group(6) == prev.group(6):
+            a, b = np.float32(prev.group(5)[:-1]), np.float32(m.group(5)[:-1])
+            value = a + b if m.group(2) == "Adds" else a * b
+            out[-1] = (f"{prev.group(1)}{prev.group(2)}({prev.group(3)}, {prev.group(4)}, "
+                       f"{float_literal(float(value))}, {prev.group(6)});", out[-1][1])
+            continue
+        out.append((text, dsl))
+    folded = Emitter()
+    for text, dsl in out:
+        folded.line(text, dsl=dsl)
+    return folded
+
+
+_DECL = re.compile(r"(\s*)(float|int32_t|int64_t|half) (\w+) = (.+);$")
+
+
+def _forwarded(em: Emitter) -> Emitter:
+    """`float s2 = scalarTmp.GetValue(0); float rstd = s2;` as `float rstd = scalarTmp.GetValue(0);`:
+    a generated temporary read only by the copy into the DSL's name on the next line."""
+    lines, dsls = em.text().splitlines(), list(em.source_map())
+    out = Emitter()
+    skip = -1
+    for i, text in enumerate(lines):
+        if i == skip:
+            continue
+        first = _DECL.fullmatch(text)
+        second = _DECL.fullmatch(lines[i + 1]) if i + 1 < len(lines) else None
+        if first and second and second.group(4) == first.group(3) and second.group(2) == first.group(2) \
+                and not any(re.search(rf"\b{first.group(3)}\b", t) for t in lines[i + 2:]):
+            out.line(f"{second.group(1)}{second.group(2)} {second.group(3)} = {first.group(4)};", dsl=dsls[i + 1])
+            skip = i + 1
+            continue
+        out.line(text, dsl=dsls[i])
     return out
 
 
@@ -476,11 +529,6 @@ class KernelFacts:
 
         collect(self.p.kernel.body)
         return [StageGroup(i, tuple(g)) for i, g in enumerate(groups, 1)]
-
-    def method_name(self, stage: ir.Stage) -> str:
-        numbered = len(self.groups) > 1
-        group = self.group_of(stage)
-        return STAGE_METHOD[stage.kind] + (str(group.number) if numbered else "")
 
     def group_of(self, stage: ir.Stage) -> StageGroup:
         return next(g for g in self.groups if any(s is stage for s in g.stages))

@@ -115,11 +115,17 @@ class Plan:
         return values
 
 
-def default_shapes(program: ir.Program, soc: Soc, size: int = 1 << 16) -> dict[str, tuple[int, ...]]:
-    """Large shapes (every named dim = `size`) for evaluating buffer sizes when no reference is given:
-    tiles then reach their UB-bound maximum, which is what the budget check needs."""
+def sample_dim(program: ir.Program, size: int = 1 << 16) -> int:
+    """The value every named dim takes when no reference gives shapes: `size`, less for tensors of
+    a rank whose element count would overflow int64 (a 4-D tensor of 65536^4 elements)."""
     rank = max((len(t.dims) for t in program.tensors()), default=1)
-    size = min(size, 2 ** (62 // max(rank, 1)))     # a 4-D tensor of 65536^4 elements would overflow int64
+    return min(size, 2 ** (62 // max(rank, 1)))
+
+
+def default_shapes(program: ir.Program, soc: Soc, size: int = 1 << 16) -> dict[str, tuple[int, ...]]:
+    """Large shapes (every named dim = `sample_dim`) for evaluating buffer sizes when no reference is
+    given: tiles then reach their UB-bound maximum, which is what the budget check needs."""
+    size = sample_dim(program, size)
     env: dict = {d: size for d in program.dim_names()}
     env.update({p.name: (1 if p.dtype.is_int else 0.5) for p in program.scalars})
     ev = HostEvaluator(soc, env, program.path, program.source)

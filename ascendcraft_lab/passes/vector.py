@@ -164,6 +164,8 @@ class ComputeLowering:
         if e.op == "pow":
             return self._scalar_vector_math("pow", self._scalar(e.args[0]), e, exponent=self._scalar(e.args[1]))
         if spec.category == "unary" and e.op not in KERNEL.calls and e.op != "neg":
+            if self._lane_chain(e.args[0]) is not None:
+                return self._on_the_reduction_lanes(e)
             return self._scalar_vector_math(e.op, self._scalar(e.args[0]), e)
         if e.op in ("min", "max", "clamp"):
             self.ctx.use_min_max(e.op, isinstance(e.type, ir.ScalarType) and e.type.dtype.is_float)
@@ -182,6 +184,52 @@ class ComputeLowering:
         self._unary_into("scalarTmp", "scalarTmp", op, "SCALAR_LANES", exponent)
         self.ctx.sync("V_S")
         self.em.line(f"{dt.cpp} {name} = scalarTmp.GetValue(0);")
+        return name
+
+    def _lane_chain(self, e: ir.Expr) -> tuple[ir.Call, list[tuple[str, ir.Expr]]] | None:
+        """(reduction, [(Adds|Muls|Div, scalar), ...]) when f32 scalar `e` is a reduction of a tile
+        then additions and multiplications by scalars (`reduce_sum(d * d) * t.inv_n + eps`): the
+        vector unit can finish it in the reduction's own lane, saving a trip through the scalar unit."""
+        steps: list[tuple[str, ir.Expr]] = []
+        while isinstance(e, ir.Call) and e.op in ("add", "sub", "mul", "div") and isinstance(e.type, ir.ScalarType):
+            a, b = e.args
+            reduced_a, reduced_b = _has_reduction(a), _has_reduction(b)
+            if reduced_a == reduced_b:
+                return None
+            x, c = (a, b) if reduced_a else (b, a)
+            if e.op in ("sub", "div") and x is not a:
+                return None                                   # c - x, c / x: not in one lane op
+            steps.append(({"add": "Adds", "sub": "Subs", "mul": "Muls", "div": "Divs"}[e.op], c))
+            e = x
+        if isinstance(e, ir.Call) and e.op in ("reduce_sum", "reduce_max", "reduce_min") \
+                and e.args[0].type.dtype is ir.DType.f32:
+            return e, steps[::-1]
+        return None
+
+    def _on_the_reduction_lanes(self, e: ir.Call) -> str:
+        """op(f(reduce(tile))) with f additions and multiplications by scalars, all on the vector
+        unit: the reduction's result stays in its lane of scalarTmp, one vector->scalar sync at the end."""
+        red, steps = self._lane_chain(e.args[0])
+        src = self.tile(red.args[0], None)
+        n = self.ctx.count(red.args[0].type, exact=True)
+        self.ctx.uses_scalar_buf = True
+        work = self.ctx.take_slot(src.dtype)
+        extra = "" if red.op == "reduce_sum" else ", false"
+        self.em.line(f"// {e.op} of a reduction finished on the vector unit, in the reduction's lane")
+        self.em.line(f"{OPS[red.op].api}(scalarTmp, {src.name}, {work.name}, {n}{extra});")
+        self.ctx.release(work)
+        self.ctx.release(src)
+        for api, c in steps:
+            value = self._scalar(c)
+            if api == "Subs":
+                api, value = "Adds", _negate(value)
+            elif api == "Divs":
+                api, value = "Muls", _reciprocal(value)
+            self.em.line(f"{api}(scalarTmp, scalarTmp, {value}, 1);")
+        self._unary_into("scalarTmp", "scalarTmp", e.op, "1")
+        self.ctx.sync("V_S")
+        name = self.ctx.scalar_name("s")
+        self.em.line(f"float {name} = scalarTmp.GetValue(0);")
         return name
 
     def _unary_into(self, dst: str, src: str, op: str, n: str, exponent: str | None = None) -> None:
@@ -603,6 +651,11 @@ class ComputeLowering:
                     self.em.line(f"if ({src.name}.GetValue(i) {better} {src.name}.GetValue({name})) {{ {name} = i; }}")
         self.ctx.release(src)
         return name
+
+
+def _has_reduction(e: ir.Expr) -> bool:
+    return any(isinstance(n, ir.Call) and n.op in OPS and OPS[n.op].category in ("reduce", "element")
+               for n in ir.walk_exprs(e))
 
 
 def _one(dtype: ir.DType) -> str:

@@ -71,8 +71,7 @@ private:
         Adds(tmp0, tmp0, 1.0f, cLen);
         Reciprocal(tmp0, tmp0, cLen);
         Muls(tmp0, tmp0, -2.0f, cLen);
-        Adds(tmp0, tmp0, 1.0f, cLen);
-        Adds(tmp0, tmp0, 1.0f, cLen);
+        Adds(tmp0, tmp0, 2.0f, cLen);
         Mul(yu, yu, tmp0, cLen);
         yuQueue.EnQue(yu);
         xuQueue.FreeTensor(xu);

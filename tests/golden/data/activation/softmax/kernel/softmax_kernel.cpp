@@ -38,29 +38,29 @@ public:
             // DSL 25: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn1(r, cStart, cLen);
-                Compute1(cLen);
+                CopyIn(r, cStart, cLen);
+                ComputeM(cLen);
             }
             s = 0.0f;  // DSL 30
             // DSL 31: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn2(r, cStart, cLen);
-                Compute2(cLen);
+                CopyIn(r, cStart, cLen);
+                ComputeS(cLen);
             }
             // DSL 36: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn3(r, cStart, cLen);
-                Compute3(cLen);
-                CopyOut3(r, cStart, cLen);
+                CopyIn(r, cStart, cLen);
+                ComputeYu(cLen);
+                CopyOut(r, cStart, cLen);
             }
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 27: xu = load(x[r, c])
+    __aicore__ inline void CopyIn(int64_t r, int64_t cStart, int64_t cLen) {
+        // DSL 27, 33, 38: xu = load(x[r, c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -69,7 +69,7 @@ private:
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void ComputeM(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         // DSL 29: m = max(m, reduce_max(xu))
         LocalTensor<float> tmp0 = Scratch<float>(0);
@@ -82,17 +82,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn2(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 33: xu = load(x[r, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
-        DataCopyPad(xu, xGm[(r - rBegin) * tiling.N + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute2(int64_t cLen) {
+    __aicore__ inline void ComputeS(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         // DSL 35: s = s + reduce_sum(exp(xu - m))   # exp(xu - m) broadcasts the scalar m
         LocalTensor<float> tmp0 = Scratch<float>(0);
@@ -108,17 +98,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn3(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 38: xu = load(x[r, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
-        DataCopyPad(xu, xGm[(r - rBegin) * tiling.N + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute3(int64_t cLen) {
+    __aicore__ inline void ComputeYu(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         // DSL 40: yu = exp(xu - m) / s
@@ -129,7 +109,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyOut3(int64_t r, int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyOut(int64_t r, int64_t cStart, int64_t cLen) {
         // DSL 42: store(y[r, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)

@@ -42,17 +42,17 @@ public:
             // DSL 35: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn1(r, cStart, cLen);
-                Compute1(cLen);
+                CopyIn(r, cStart, cLen);
+                ComputePq(cLen);
             }
-            Compute2();
+            ComputeAcc();
         }
         share = acc * tiling.inv_rows;  // DSL 45
-        CopyOut3();
+        CopyOut();
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t r, int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyIn(int64_t r, int64_t cStart, int64_t cLen) {
         // DSL 37: pu = load(p[r, c])
         LocalTensor<float> pu = puQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
@@ -66,7 +66,7 @@ private:
         quQueue.EnQue(qu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void ComputePq(int64_t cLen) {
         LocalTensor<float> pu = puQueue.DeQue<float>();
         LocalTensor<float> qu = quQueue.DeQue<float>();
         // DSL 40: pq = pq + reduce_sum(pu * qu)
@@ -99,7 +99,7 @@ private:
         quQueue.FreeTensor(qu);
     }
 
-    __aicore__ inline void Compute2() {
+    __aicore__ inline void ComputeAcc() {
         // DSL 44: acc = acc + 1.0 - pq / sqrt(max(pp, 1e-16) * max(qq, 1e-16))
         // sqrt of a scalar runs on the vector unit (the scalar unit has no sqrt)
         Duplicate(scalarTmp, static_cast<float>(MaxOf(pp, 1.0e-16f) * MaxOf(qq, 1.0e-16f)), SCALAR_LANES);
@@ -111,7 +111,7 @@ private:
         acc = acc + 1.0f - pq / s1;
     }
 
-    __aicore__ inline void CopyOut3() {
+    __aicore__ inline void CopyOut() {
         // DSL 47: store(loss, share, accumulate=True)
         SetAtomicAdd<float>();  // every core adds its part (the output starts at zero)
         LocalTensor<float> shareOut = shareOutQueue.AllocTensor<float>();

@@ -45,16 +45,16 @@ public:
             // DSL 37: for c in tiles(part, t.tile_rows):              # c: a block of whole rows
             for (int64_t cStart = partStart; cStart < partStart + partLen; cStart += tiling.tile_rows) {
                 const int64_t cLen = MinOf(tiling.tile_rows, (partStart + partLen) - cStart);
-                CopyIn1(cStart, cLen);
-                Compute1(cLen);
+                CopyIn(cStart, cLen);
+                Compute(cLen);
             }
             share = acc * tiling.inv_rows;  // DSL 48
-            CopyOut2();
+            CopyOut();
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyIn(int64_t cStart, int64_t cLen) {
         const int64_t cElems = cLen * tiling.C;  // elements of the tile
         // DSL 39: xu = load(x[windows(c, C, C)])          # c.len rows of C logits, one contiguous copy
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
@@ -72,7 +72,7 @@ private:
         tuQueue.EnQue(tu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void Compute(int64_t cLen) {
         const int64_t cElems = cLen * tiling.C;  // elements of the tile
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<int64_t> tu = tuQueue.DeQue<int64_t>();
@@ -154,7 +154,7 @@ private:
         tuQueue.FreeTensor(tu);
     }
 
-    __aicore__ inline void CopyOut2() {
+    __aicore__ inline void CopyOut() {
         // DSL 50: store(loss, share, accumulate=True)
         SetAtomicAdd<float>();  // every core adds its part (the output starts at zero)
         LocalTensor<float> shareOut = shareOutQueue.AllocTensor<float>();

@@ -41,16 +41,16 @@ public:
             // DSL 23: for c in tiles(part, t.tile):
             for (int64_t cStart = partStart; cStart < partStart + partLen; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, (partStart + partLen) - cStart);
-                CopyIn1(cStart, cLen);
-                Compute1(cLen);
+                CopyIn(cStart, cLen);
+                Compute(cLen);
             }
             share = acc * tiling.inv_total;  // DSL 30
-            CopyOut2();
+            CopyOut();
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyIn(int64_t cStart, int64_t cLen) {
         // DSL 25: pu = load(p[c])
         LocalTensor<float> pu = puQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
@@ -64,7 +64,7 @@ private:
         quQueue.EnQue(qu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void Compute(int64_t cLen) {
         LocalTensor<float> pu = puQueue.DeQue<float>();
         LocalTensor<float> qu = quQueue.DeQue<float>();
         LocalTensor<float> d = dBuf.Get<float>();
@@ -84,7 +84,7 @@ private:
         quQueue.FreeTensor(qu);
     }
 
-    __aicore__ inline void CopyOut2() {
+    __aicore__ inline void CopyOut() {
         // DSL 32: store(loss, share, accumulate=True)
         SetAtomicAdd<float>();  // every core adds its part (the output starts at zero)
         LocalTensor<float> shareOut = shareOutQueue.AllocTensor<float>();

@@ -44,17 +44,17 @@ public:
             // DSL 31: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn1(r, cStart, cLen);
-                Compute1(cLen);
+                CopyIn(r, cStart, cLen);
+                ComputeD(cLen);
             }
-            Compute2();
+            ComputeAcc();
         }
         share = acc * tiling.inv_rows;  // DSL 43
-        CopyOut3();
+        CopyOut();
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t r, int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyIn(int64_t r, int64_t cStart, int64_t cLen) {
         // DSL 33: au = load(a[r, c])
         LocalTensor<float> au = auQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
@@ -72,7 +72,7 @@ private:
         nuQueue.EnQue(nu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void ComputeD(int64_t cLen) {
         LocalTensor<float> au = auQueue.DeQue<float>();
         LocalTensor<float> pu = puQueue.DeQue<float>();
         LocalTensor<float> nu = nuQueue.DeQue<float>();
@@ -106,7 +106,7 @@ private:
         nuQueue.FreeTensor(nu);
     }
 
-    __aicore__ inline void Compute2() {
+    __aicore__ inline void ComputeAcc() {
         // DSL 42: acc = acc + max(sqrt(sp) - sqrt(sn) + margin, 0.0)
         // sqrt of a scalar runs on the vector unit (the scalar unit has no sqrt)
         Duplicate(scalarTmp, static_cast<float>(sp), SCALAR_LANES);
@@ -125,7 +125,7 @@ private:
         acc = acc + MaxOf(s1 - s2 + tiling.margin, 0.0f);
     }
 
-    __aicore__ inline void CopyOut3() {
+    __aicore__ inline void CopyOut() {
         // DSL 45: store(loss, share, accumulate=True)
         SetAtomicAdd<float>();  // every core adds its part (the output starts at zero)
         LocalTensor<float> shareOut = shareOutQueue.AllocTensor<float>();

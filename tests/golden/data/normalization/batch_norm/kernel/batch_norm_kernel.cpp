@@ -37,15 +37,15 @@ public:
     __aicore__ inline void Process() {
         // DSL 38: for ch in core_rows(t.rows, C):
         for (int64_t ch = chBegin; ch < chEnd; ++ch) {
-            CopyIn1(ch);
+            CopyInWc(ch);
             s = 0.0f;  // DSL 42
             // DSL 43: for n in range(B):
             for (int64_t n = 0; n < tiling.B; ++n) {
                 // DSL 44: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyIn2(ch, n, cStart, cLen);
-                    Compute2(cLen);
+                    CopyInXu(ch, n, cStart, cLen);
+                    ComputeS(cLen);
                 }
             }
             mean = s * tiling.inv_n;  // DSL 49
@@ -55,8 +55,8 @@ public:
                 // DSL 52: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyIn3(ch, n, cStart, cLen);
-                    Compute3(cLen);
+                    CopyInXu(ch, n, cStart, cLen);
+                    ComputeD(cLen);
                 }
             }
             // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
@@ -73,24 +73,24 @@ public:
                 // DSL 61: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyIn4(ch, n, cStart, cLen);
-                    Compute4(cLen);
-                    CopyOut4(ch, n, cStart, cLen);
+                    CopyInXu(ch, n, cStart, cLen);
+                    ComputeYu(cLen);
+                    CopyOut(ch, n, cStart, cLen);
                 }
             }
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t ch) {
+    __aicore__ inline void CopyInWc(int64_t ch) {
         // DSL 40: wc = load(w[ch])                    # one number each: scalar loads
         wc = wGm.GetValue((ch - chBegin));
         // DSL 41: bc = load(b[ch])
         bc = bGm.GetValue((ch - chBegin));
     }
 
-    __aicore__ inline void CopyIn2(int64_t ch, int64_t n, int64_t cStart, int64_t cLen) {
-        // DSL 46: xu = load(x[n, ch, c])
+    __aicore__ inline void CopyInXu(int64_t ch, int64_t n, int64_t cStart, int64_t cLen) {
+        // DSL 46, 54, 63: xu = load(x[n, ch, c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -99,7 +99,7 @@ private:
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute2(int64_t cLen) {
+    __aicore__ inline void ComputeS(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         // DSL 48: s = s + reduce_sum(xu)
         LocalTensor<float> tmp0 = Scratch<float>(0);
@@ -112,17 +112,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn3(int64_t ch, int64_t n, int64_t cStart, int64_t cLen) {
-        // DSL 54: xu = load(x[n, ch, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
-        DataCopyPad(xu, xGm[n * tiling.C * (tiling.H * tiling.W) + ch * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute3(int64_t cLen) {
+    __aicore__ inline void ComputeD(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> d = dBuf.Get<float>();
         // DSL 56: d = xu - mean
@@ -140,17 +130,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn4(int64_t ch, int64_t n, int64_t cStart, int64_t cLen) {
-        // DSL 63: xu = load(x[n, ch, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
-        DataCopyPad(xu, xGm[n * tiling.C * (tiling.H * tiling.W) + ch * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute4(int64_t cLen) {
+    __aicore__ inline void ComputeYu(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         // DSL 65: yu = xu * scale + shift
@@ -160,7 +140,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyOut4(int64_t ch, int64_t n, int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyOut(int64_t ch, int64_t n, int64_t cStart, int64_t cLen) {
         // DSL 67: store(y[n, ch, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)

@@ -27,10 +27,10 @@ namespace {
 }  // namespace
 
 uint32_t FrobeniusNormTilingFunc(int64_t B, int64_t C, int64_t H, int64_t W, FrobeniusNormTiling &tiling) {
-    auto total = B * C * H * W;  // DSL 29
-    auto chunk = AlignUp(CeilDiv(total, VECTOR_CORES), 8);  // DSL 30
-    auto cores = CeilDiv(total, chunk);  // DSL 31
-    auto tile = UbElems(/*f32 bytes*/ 4, 3, 2);  // DSL 33
+    auto total = B * C * H * W;  // DSL 30
+    auto chunk = AlignUp(CeilDiv(total, VECTOR_CORES), 8);  // DSL 31
+    auto cores = CeilDiv(total, chunk);  // DSL 32
+    auto tile = UbElems(/*f32 bytes*/ 4, 3, 2);  // DSL 34
     tiling.B = B;
     tiling.C = C;
     tiling.H = H;

@@ -44,8 +44,8 @@ public:
                 // DSL 44: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyIn1(k, cStart, cLen);
-                    Compute1(cLen);
+                    CopyInXu(k, cStart, cLen);
+                    ComputeS(cLen);
                 }
             }
             mean = s * tiling.inv_n;  // DSL 49
@@ -55,8 +55,8 @@ public:
                 // DSL 52: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyIn2(k, cStart, cLen);
-                    Compute2(cLen);
+                    CopyInXu(k, cStart, cLen);
+                    ComputeD(cLen);
                 }
             }
             // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
@@ -70,23 +70,23 @@ public:
             channel = g % tiling.num_groups * tiling.per_group;  // DSL 59
             // DSL 60: for k in range(t.per_group):
             for (int64_t k = 0; k < tiling.per_group; ++k) {
-                CopyIn3(k);
+                CopyInWk(k);
                 scale = wk * rstd;  // DSL 64
                 shift = bk - mean * scale;  // DSL 65
                 // DSL 66: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyIn4(k, cStart, cLen);
-                    Compute4(cLen);
-                    CopyOut4(k, cStart, cLen);
+                    CopyInXu(k, cStart, cLen);
+                    ComputeYu(cLen);
+                    CopyOut(k, cStart, cLen);
                 }
             }
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t k, int64_t cStart, int64_t cLen) {
-        // DSL 46: xu = load(x[plane0 + k, c])
+    __aicore__ inline void CopyInXu(int64_t k, int64_t cStart, int64_t cLen) {
+        // DSL 46, 54, 68: xu = load(x[plane0 + k, c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -95,7 +95,7 @@ private:
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void ComputeS(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         // DSL 48: s = s + reduce_sum(xu)
         LocalTensor<float> tmp0 = Scratch<float>(0);
@@ -108,17 +108,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn2(int64_t k, int64_t cStart, int64_t cLen) {
-        // DSL 54: xu = load(x[plane0 + k, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
-        DataCopyPad(xu, xGm[(plane0 + k) * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute2(int64_t cLen) {
+    __aicore__ inline void ComputeD(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> d = dBuf.Get<float>();
         // DSL 56: d = xu - mean
@@ -136,24 +126,14 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn3(int64_t k) {
+    __aicore__ inline void CopyInWk(int64_t k) {
         // DSL 62: wk = load(w[channel + k])
         wk = wGm.GetValue(channel + k);
         // DSL 63: bk = load(b[channel + k])
         bk = bGm.GetValue(channel + k);
     }
 
-    __aicore__ inline void CopyIn4(int64_t k, int64_t cStart, int64_t cLen) {
-        // DSL 68: xu = load(x[plane0 + k, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
-        DataCopyPad(xu, xGm[(plane0 + k) * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute4(int64_t cLen) {
+    __aicore__ inline void ComputeYu(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         // DSL 70: yu = xu * scale + shift
@@ -163,7 +143,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyOut4(int64_t k, int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyOut(int64_t k, int64_t cStart, int64_t cLen) {
         // DSL 72: store(y[plane0 + k, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)

@@ -36,19 +36,19 @@ public:
     }
 
     __aicore__ inline void Process() {
-        CopyIn1();
+        CopyInWu();
         // DSL 30: for r in core_rows(t.rows, B):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            CopyIn2(r);
-            Compute2();
-            CopyOut2(r);
+            CopyInXu(r);
+            Compute();
+            CopyOut(r);
         }
         wuQueue.FreeTensor(wu);
         buQueue.FreeTensor(bu);
     }
 
 private:
-    __aicore__ inline void CopyIn1() {
+    __aicore__ inline void CopyInWu() {
         // DSL 28: wu = load(w[:])
         wu = wuQueue.AllocTensor<float>();
         // tiling.N elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
@@ -64,7 +64,7 @@ private:
         bu = buQueue.DeQue<float>();  // wait for the copy once; `bu` stays in UB for the later stages
     }
 
-    __aicore__ inline void CopyIn2(int64_t r) {
+    __aicore__ inline void CopyInXu(int64_t r) {
         // DSL 32: xu = load(x[r, :])                     # the whole row
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // tiling.N elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
@@ -74,7 +74,7 @@ private:
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute2() {
+    __aicore__ inline void Compute() {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         LocalTensor<float> d = dBuf.Get<float>();
@@ -88,32 +88,28 @@ private:
         float mean = r1 * tiling.inv_n;
         // DSL 35: d = xu - mean
         Adds(d, xu, -(mean), tiling.N);
-        // DSL 36: var = reduce_sum(d * d) * t.inv_n      # two-pass variance: no cancellation
+        // DSL 37: rstd = rsqrt(reduce_sum(d * d) * t.inv_n + 1e-05)
         Mul(tmp0, d, d, tiling.N);
         LocalTensor<float> tmp1 = Scratch<float>(1);
+        // rsqrt of a reduction finished on the vector unit, in the reduction's lane
         ReduceSum(scalarTmp, tmp0, tmp1, tiling.N);
+        Muls(scalarTmp, scalarTmp, tiling.inv_n, 1);
+        Adds(scalarTmp, scalarTmp, 1.0e-05f, 1);
+        Rsqrt(scalarTmp, scalarTmp, 1);
         TEventID eventVS2 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
         SetFlag<HardEvent::V_S>(eventVS2);
         WaitFlag<HardEvent::V_S>(eventVS2);
-        float r2 = scalarTmp.GetValue(0);
-        float var = r2 * tiling.inv_n;
-        // DSL 37: yu = d * rsqrt(var + 1e-05) * wu + bu  # rsqrt of a scalar runs on the scalar unit
-        // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
-        Duplicate(scalarTmp, static_cast<float>(var + 1.0e-05f), SCALAR_LANES);
-        Rsqrt(scalarTmp, scalarTmp, SCALAR_LANES);
-        TEventID eventVS3 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
-        SetFlag<HardEvent::V_S>(eventVS3);
-        WaitFlag<HardEvent::V_S>(eventVS3);
-        float s3 = scalarTmp.GetValue(0);
-        Muls(yu, d, s3, tiling.N);
+        float rstd = scalarTmp.GetValue(0);
+        // DSL 38: yu = d * rstd * wu + bu
+        Muls(yu, d, rstd, tiling.N);
         Mul(yu, yu, wu, tiling.N);
         Add(yu, yu, bu, tiling.N);
         yuQueue.EnQue(yu);
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyOut2(int64_t r) {
-        // DSL 39: store(y[r, :], yu)
+    __aicore__ inline void CopyOut(int64_t r) {
+        // DSL 40: store(y[r, :], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly tiling.N elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams yuCopy{1, static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};

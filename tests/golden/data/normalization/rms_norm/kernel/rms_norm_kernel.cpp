@@ -37,8 +37,8 @@ public:
             // DSL 19: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn1(r, cStart, cLen);
-                Compute1(cLen);
+                CopyIn(r, cStart, cLen);
+                ComputeSs(cLen);
             }
             // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
             Duplicate(scalarTmp, static_cast<float>(ss * tiling.inv_n + tiling.eps), SCALAR_LANES);
@@ -51,16 +51,16 @@ public:
             // DSL 25: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn2(r, cStart, cLen);
-                Compute2(cLen);
-                CopyOut2(r, cStart, cLen);
+                CopyIn(r, cStart, cLen);
+                ComputeYu(cLen);
+                CopyOut(r, cStart, cLen);
             }
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 21: xu = load(x[r, c])
+    __aicore__ inline void CopyIn(int64_t r, int64_t cStart, int64_t cLen) {
+        // DSL 21, 27: xu = load(x[r, c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -69,7 +69,7 @@ private:
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void ComputeSs(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         // DSL 23: ss = ss + reduce_sum(xu * xu)
         LocalTensor<float> tmp0 = Scratch<float>(0);
@@ -84,17 +84,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn2(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 27: xu = load(x[r, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
-        DataCopyPad(xu, xGm[(r - rBegin) * tiling.N + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute2(int64_t cLen) {
+    __aicore__ inline void ComputeYu(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         // DSL 29: yu = xu * scale                 # Muls
@@ -103,7 +93,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyOut2(int64_t r, int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyOut(int64_t r, int64_t cStart, int64_t cLen) {
         // DSL 31: store(y[r, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)

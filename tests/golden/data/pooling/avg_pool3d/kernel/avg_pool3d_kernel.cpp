@@ -48,20 +48,20 @@ public:
             jh0 = MaxOf(0, -h0);  // DSL 51
             jh1 = MinOf(tiling.k, tiling.H - h0);  // DSL 52
             nh = jh1 - jh0;  // DSL 53
-            CopyIn1();
-            Compute1();
+            CopyInXu();
+            ComputeAcc();
             // DSL 58: for q in range(1, (jd1 - jd0) * nh):
             for (int64_t q = 1; q < (jd1 - jd0) * nh; ++q) {
-                CopyIn2(q);
-                Compute2();
+                CopyInXv(q);
+                ComputeAcc2();
             }
-            Compute3();
-            CopyOut3();
+            ComputeYu();
+            CopyOut();
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1() {
+    __aicore__ inline void CopyInXu() {
         // DSL 55: xu = load(x[bc, d0 + jd0, h0 + jh0, :])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
@@ -71,7 +71,7 @@ private:
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute1() {
+    __aicore__ inline void ComputeAcc() {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> acc = accBuf.Get<float>();
         // DSL 57: acc = xu
@@ -79,7 +79,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn2(int64_t q) {
+    __aicore__ inline void CopyInXv(int64_t q) {
         // DSL 60: xv = load(x[bc, d0 + jd0 + q // nh, h0 + jh0 + q % nh, :])
         LocalTensor<float> xv = xvQueue.AllocTensor<float>();
         // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
@@ -89,7 +89,7 @@ private:
         xvQueue.EnQue(xv);
     }
 
-    __aicore__ inline void Compute2() {
+    __aicore__ inline void ComputeAcc2() {
         LocalTensor<float> xv = xvQueue.DeQue<float>();
         LocalTensor<float> acc = accBuf.Get<float>();
         // DSL 62: acc = acc + xv
@@ -97,7 +97,7 @@ private:
         xvQueue.FreeTensor(xv);
     }
 
-    __aicore__ inline void Compute3() {
+    __aicore__ inline void ComputeYu() {
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         LocalTensor<float> acc = accBuf.Get<float>();
         // DSL 64: yu = window_sum(acc, k, s, pad=p, count=(W + 2 * p - k) // s + 1) * inv
@@ -124,7 +124,7 @@ private:
         yuQueue.EnQue(yu);
     }
 
-    __aicore__ inline void CopyOut3() {
+    __aicore__ inline void CopyOut() {
         // DSL 66: store(y[bc, od, oh, :], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly outW elements (DataCopy would round down to 32 bytes)

@@ -41,20 +41,20 @@ public:
             h0 = oh * tiling.s - tiling.p;  // DSL 50
             j0 = (MaxOf(0, -h0) + tiling.d - 1) / tiling.d;  // DSL 51
             j1 = MinOf(tiling.k, (tiling.H - 1 - h0) / tiling.d + 1);  // DSL 52
-            CopyIn1();
-            Compute1();
+            CopyInXu();
+            ComputeAcc();
             // DSL 57: for j in range(j0 + 1, j1):
             for (int64_t j = j0 + 1; j < j1; ++j) {
-                CopyIn2(j);
-                Compute2();
+                CopyInXv(j);
+                ComputeAcc2();
             }
-            Compute3();
-            CopyOut3();
+            ComputeYu();
+            CopyOut();
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1() {
+    __aicore__ inline void CopyInXu() {
         // DSL 54: xu = load(x[bc, h0 + j0 * d, :])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
@@ -64,7 +64,7 @@ private:
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute1() {
+    __aicore__ inline void ComputeAcc() {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> acc = accBuf.Get<float>();
         // DSL 56: acc = xu
@@ -72,7 +72,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn2(int64_t j) {
+    __aicore__ inline void CopyInXv(int64_t j) {
         // DSL 59: xv = load(x[bc, h0 + j * d, :])
         LocalTensor<float> xv = xvQueue.AllocTensor<float>();
         // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
@@ -82,7 +82,7 @@ private:
         xvQueue.EnQue(xv);
     }
 
-    __aicore__ inline void Compute2() {
+    __aicore__ inline void ComputeAcc2() {
         LocalTensor<float> xv = xvQueue.DeQue<float>();
         LocalTensor<float> acc = accBuf.Get<float>();
         // DSL 61: acc = max(acc, xv)
@@ -90,7 +90,7 @@ private:
         xvQueue.FreeTensor(xv);
     }
 
-    __aicore__ inline void Compute3() {
+    __aicore__ inline void ComputeYu() {
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         LocalTensor<float> acc = accBuf.Get<float>();
         // DSL 63: yu = window_max(acc, k, s, pad=p, dilation=d,
@@ -116,7 +116,7 @@ private:
         yuQueue.EnQue(yu);
     }
 
-    __aicore__ inline void CopyOut3() {
+    __aicore__ inline void CopyOut() {
         // DSL 66: store(y[bc, oh, :], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly outW elements (DataCopy would round down to 32 bytes)

@@ -11,6 +11,7 @@ demo: $(STAMP)
 	$(BIN)/ascendcraft demo
 
 test: $(STAMP) extension
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q
 	PYTHON=$(CURDIR)/$(BIN)/python bash tests/ui/run_ui_tests.sh
 

@@ -26,6 +26,8 @@ class Soc:
     l0b_bytes: int
     l0c_bytes: int
     has_datacopypad: bool      # DataCopyPad exists on A2/A3 only
+    family: str                # the SoC family an op registers for: OpDef AICore().AddConfig(family)
+    bt_bytes: int = 0          # bias table (TPosition::C2) on A2/A3; 0: no bias table
     l2_bytes: int = 0          # GetCoreMemSize(L2) / (HBM) report these
     hbm_bytes: int = 0
     ub_headroom: int = 0       # UB the lowering leaves free on top of ub_reserved (see ub_for_tiles)
@@ -63,13 +65,14 @@ SOCS: dict[str, Soc] = {
         # 192 KiB UB of which the runtime keeps 256 B: GetCoreMemSize(UB) reports 196352 B. Kernels may
         # reserve more themselves (PlatformAscendC::ReserveLocalMemory, 8/16/32 KiB). The lowering
         # leaves 8 KiB of headroom, the reserve older CANN releases kept by default, so its tilings
-        # hold there too. L2 192 MiB, 64 GiB HBM.
+        # hold there too. L2 192 MiB, 64 GiB HBM. The bias table is 1 KiB (CCE intrinsic reference,
+        # copy_cbuf_to_bt: "偏置表缓冲区的大小为1KB").
         Soc("Ascend910B2", "dav-2201", 48, 24, 192 * KIB, 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True,
-            l2_bytes=192 * MIB, hbm_bytes=64 * GIB, ub_headroom=8 * KIB),
+            "ascend910b", bt_bytes=1 * KIB, l2_bytes=192 * MIB, hbm_bytes=64 * GIB, ub_headroom=8 * KIB),
         Soc("Ascend910B3", "dav-2201", 40, 20, 192 * KIB, 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True,
-            l2_bytes=192 * MIB, hbm_bytes=64 * GIB, ub_headroom=8 * KIB),
+            "ascend910b", bt_bytes=1 * KIB, l2_bytes=192 * MIB, hbm_bytes=64 * GIB, ub_headroom=8 * KIB),
         # 256 KiB UB of which 248 KiB usable for vector locals; cube and vector share one AI core.
-        Soc("Ascend310P", "dav-2002", 8, 8, 256 * KIB, 8 * KIB, 1024 * KIB, 64 * KIB, 64 * KIB, 256 * KIB, False),
+        Soc("Ascend310P", "dav-2002", 8, 8, 256 * KIB, 8 * KIB, 1024 * KIB, 64 * KIB, 64 * KIB, 256 * KIB, False, "ascend310p"),
     )
 }
 

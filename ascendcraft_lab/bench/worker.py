@@ -18,7 +18,19 @@ from pathlib import Path
 
 import numpy as np
 
-from ..reference import ReferenceError
+from ..backends.cann.run import check_cann
+from ..backends.emulator.verify import emulate
+from ..drafter.draft import DraftError, draft_from_trace, kernel_name
+from ..dsl.errors import DslError
+from ..dsl.parser import parse
+from ..dsl.verifier import verify
+from ..engines.rule import render
+from ..passes.manager import run_pipeline
+from ..passes.spec import LowerOptions
+from ..reference import ReferenceError, bind, run_jobs
+from ..session import draft, engine_for
+from ..soc import get_soc
+from .metrics import check_output, inputs_unchanged
 
 
 class Log:
@@ -66,7 +78,6 @@ def run_op(job: dict) -> dict:
 
 
 def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
-    from ..drafter.trace import run_jobs
     path, seeds = job["path"], list(job.get("seeds", [0, 1, 2, 3, 4]))
     cast = "float16" if job.get("dtype") == "float16" else None
     shapes = job["shapes"]
@@ -127,7 +138,6 @@ def llm_usage(path: Path) -> dict:
 
 def _draft(job, traced, ref0, log):
     if job["draft"] == "drafter":
-        from ..drafter.draft import DraftError, draft_from_trace, kernel_name
         if isinstance(traced, ReferenceError):
             return traced, ""
         try:
@@ -139,22 +149,16 @@ def _draft(job, traced, ref0, log):
             log(f"note: {n}")
         return d.text, d.template
     try:
-        from ..drafter.llm import draft_llm
-    except ImportError as e:
-        return e, ""
-    try:
-        return draft_llm(job["path"], soc=job.get("soc"), reference=None if isinstance(ref0, Exception) else ref0), "llm"
+        outcome = draft(job["path"], how="llm", soc=job.get("soc"),
+                        reference_run=None if isinstance(ref0, Exception) else ref0)
     except Exception as e:  # noqa: BLE001 - the model's failure is this op's result
         return e, ""
+    for n in outcome.notes:
+        log(f"note: {n}")
+    return outcome.text, "llm"
 
 
 def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log) -> dict:
-    from ..dsl.check import bind
-    from ..dsl.errors import DslError
-    from ..dsl.parser import parse
-    from ..dsl.verifier import verify
-    from .metrics import check_output, inputs_unchanged
-
     label = s["label"]
     out = {"overrides": s["overrides"], "compiled": False, "correct": False, "stage": "", "error": "", "seeds": []}
     log(f"-- shape {label} {json.dumps(s['overrides'])}")
@@ -187,8 +191,7 @@ def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log) -> dict:
     # 3 + 4. compile once, run every input set, compare
     kernel_times, all_ok = [], True
     for ref in refs:
-        seed_res = _run_seed(job, program, bundle, project, ref, log, check_output, inputs_unchanged, bind,
-                             exact=lambda seed: _exact_reference(job, s, seed))
+        seed_res = _run_seed(job, program, bundle, project, ref, log, exact=lambda seed: _exact_reference(job, s, seed))
         out["seeds"].append(seed_res)
         if seed_res["status"] == "compile-error":
             out.update(stage="compile", error=seed_res["error"])
@@ -214,13 +217,9 @@ def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log) -> dict:
 
 
 def _lower(job, program, shapes, scalars):
-    from ..passes.manager import LowerOptions, run_pipeline
-    from ..soc import get_soc
     options = LowerOptions(soc=get_soc(job.get("soc")).name, shapes=shapes, scalars=scalars)
     if job["engine"] == "rule":
-        from ..engines.rule import render
         return render(program, options, 4)
-    from ..passes.lower import engine_for
     steps = run_pipeline(program, engine_for(job["engine"]), options)
     failed = [f.render() for st in steps for f in st.findings]
     if failed or len(steps) < 4 or any(st.failed for st in steps):
@@ -230,24 +229,21 @@ def _lower(job, program, shapes, scalars):
 
 def _exact_reference(job, s, seed):
     """The reference run again in float64 (outputs rounded to float32), or a ReferenceError."""
-    from ..drafter.trace import run_jobs
     return run_jobs([{"mode": "run", "path": job["path"], "overrides": s["overrides"], "seed": seed, "exact": True}],
                     timeout=float(job.get("reference_timeout", 600)))[0]
 
 
-def _run_seed(job, program, bundle, project, ref, log, check_output, inputs_unchanged, bind, exact=None) -> dict:
+def _run_seed(job, program, bundle, project, ref, log, exact=None) -> dict:
     inputs, expected = bind(program, ref)
     scalars = {p.name: inputs[p.name] for p in program.scalars}
     tensors = {n: v for n, v in inputs.items() if isinstance(v, np.ndarray)}
     before = {n: v.copy() for n, v in tensors.items()}
     if job["backend"] == "cann":
-        from ..backends.cann import check_cann
         verdict, run = check_cann(program, bundle, ref, job.get("soc"))
         return {"seed": ref.seed, "status": "ok" if verdict.correct else "incorrect", "correct": bool(verdict.correct),
                 "error": "" if verdict.correct else verdict.message, "outputs": []}
-    from .emu import run_bundle
-    kr = run_bundle(program, bundle, project, tensors, scalars, soc=job.get("soc"),
-                    timeout=float(job.get("kernel_timeout", 120)))
+    kr = emulate(program, bundle, tensors, scalars, soc=get_soc(job.get("soc")).name,
+                 timeout=float(job.get("kernel_timeout", 120)), root=project)
     res = {"seed": ref.seed, "status": kr.status, "correct": False, "error": "", "outputs": [],
            "kernel_s": kr.timings.get("kernel_s"), "compile_s": kr.timings.get("compile_s"),
            "cached": kr.timings.get("cached")}

@@ -22,7 +22,7 @@ from ..soc import get_soc
 from .graph import Unsupported
 from .layout import plan_layout
 from .rules import build_graph
-from .templates import WRITERS
+from .writers import WRITERS
 from .trace import trace_reference
 
 MAX_LIVE = 48

@@ -187,7 +187,6 @@ def plan_layout(g: Graph) -> Layout:
     elif not axes and not scans and _column_parameters(lay):
         lay.template = "cols"
     elif any(lay.is_plane(n) for n in nodes) or not adjacent or lay.sym:
-        from .planes import planes_fit
         why = planes_fit(lay)
         if why:
             raise Unsupported(why if adjacent else f"a reduction over the non-adjacent axes {axes} ({why})")
@@ -493,3 +492,69 @@ def _pool_layout(nodes: list, outputs: list, pools: list) -> Layout:
     lay = Layout("pool", tuple(x.shape), tuple(range(rank - dims, rank)), nodes=nodes, outputs=outputs)
     lay.space = {id(x): "full", id(pool): "full"}
     return lay
+
+
+def split_axes(lay: Layout) -> tuple[tuple, tuple, tuple, tuple] | str:
+    """(L, R, K, Q) axis tuples of the base, or why the base does not split so: the planes
+    template's view of a grouped reduction (kept, reduced, kept axes before a contiguous plane
+    of trailing reduced axes; see planes.py)."""
+    S, X = tuple(lay.base), set(lay.axes)
+    rank = len(S)
+    # the plane: trailing reduced axes along which no per-plane parameter varies
+    varied = {a for n in lay.nodes if n.op in ("input", "param") and lay.is_plane(n)
+              for a, d in enumerate(n.shape) if d != 1}
+    if not lay.reductions:
+        # nothing to reduce (a BatchNorm in eval mode): every plane is a group of its own
+        q0 = rank
+        while q0 - 1 >= 0 and q0 - 1 not in varied:
+            q0 -= 1
+        if q0 == rank:
+            return "a parameter that varies along the last axis of a tensor it is broadcast against"
+        return tuple(range(q0)), (), (), tuple(range(q0, rank))
+    if rank - 1 not in X or rank - 1 in varied:
+        return "the reduced axes do not include the last axis (a contiguous plane)"
+    q0 = rank - 1
+    while q0 - 1 >= 0 and q0 - 1 in X and q0 - 1 not in varied:
+        q0 -= 1
+    runs: list[tuple[bool, list[int]]] = []
+    for a in range(q0):
+        red = a in X
+        if runs and runs[-1][0] == red:
+            runs[-1][1].append(a)
+        else:
+            runs.append((red, [a]))
+    kinds = [red for red, _ in runs]
+    if kinds not in ([], [False], [True], [False, True], [True, False], [False, True, False]):
+        return "the kept and reduced axes before the plane alternate more than kept, reduced, kept"
+    L = tuple(runs[0][1]) if runs and not runs[0][0] else ()
+    R = next((tuple(ax) for red, ax in runs if red), ())
+    K = tuple(runs[-1][1]) if len(runs) > 1 and not runs[-1][0] else ()
+    return L, R, K, tuple(range(q0, rank))
+
+
+def planes_fit(lay: Layout) -> str:
+    """'' when the planes template can write the layout, else a one-line reason."""
+    if lay.scans:
+        return "scans in the planes template"
+    split = split_axes(lay)
+    if isinstance(split, str):
+        return split
+    if any(lay.is_row(n) for n in lay.nodes):
+        return "a parameter that varies within the plane of a grouped reduction"
+    if any(not lay.is_full(o) for o in lay.outputs):
+        return "a reduced output of a grouped reduction"
+    actual = actual_input_shape(lay)
+    if actual is None:
+        return "full tensors of different shapes"
+    Q = split[3]
+    qn = len(Q)
+    if tuple(actual[len(actual) - qn:]) != tuple(lay.base[Q[0]:]):
+        return "the plane axes are not trailing axes of the input"
+    if any(tuple(s) != tuple(actual) for s in lay.actual.values()):
+        return "an output of another shape than the input"
+    return ""
+
+
+def actual_input_shape(lay: Layout) -> tuple | None:
+    shapes = {tuple(n.attrs.get("actual", n.shape)) for n in lay.nodes if n.op in ("input", "param") and lay.is_full(n)}
+    return shapes.pop() if len(shapes) == 1 else (tuple(lay.base) if not shapes else None)

@@ -18,72 +18,8 @@ per-channel weight) is loaded once per group as a scalar; one that is one number
 from __future__ import annotations
 
 from .graph import Node, Unsupported
-from .layout import Layout
+from .layout import Layout, actual_input_shape, split_axes
 from .templates import DIM_NAMES, HostField, LoopWriter, Root, _subgraph_nodes
-
-
-def split_axes(lay: Layout) -> tuple[tuple, tuple, tuple, tuple] | str:
-    """(L, R, K, Q) axis tuples of the base, or why the base does not split so."""
-    S, X = tuple(lay.base), set(lay.axes)
-    rank = len(S)
-    # the plane: trailing reduced axes along which no per-plane parameter varies
-    varied = {a for n in lay.nodes if n.op in ("input", "param") and lay.is_plane(n)
-              for a, d in enumerate(n.shape) if d != 1}
-    if not lay.reductions:
-        # nothing to reduce (a BatchNorm in eval mode): every plane is a group of its own
-        q0 = rank
-        while q0 - 1 >= 0 and q0 - 1 not in varied:
-            q0 -= 1
-        if q0 == rank:
-            return "a parameter that varies along the last axis of a tensor it is broadcast against"
-        return tuple(range(q0)), (), (), tuple(range(q0, rank))
-    if rank - 1 not in X or rank - 1 in varied:
-        return "the reduced axes do not include the last axis (a contiguous plane)"
-    q0 = rank - 1
-    while q0 - 1 >= 0 and q0 - 1 in X and q0 - 1 not in varied:
-        q0 -= 1
-    runs: list[tuple[bool, list[int]]] = []
-    for a in range(q0):
-        red = a in X
-        if runs and runs[-1][0] == red:
-            runs[-1][1].append(a)
-        else:
-            runs.append((red, [a]))
-    kinds = [red for red, _ in runs]
-    if kinds not in ([], [False], [True], [False, True], [True, False], [False, True, False]):
-        return "the kept and reduced axes before the plane alternate more than kept, reduced, kept"
-    L = tuple(runs[0][1]) if runs and not runs[0][0] else ()
-    R = next((tuple(ax) for red, ax in runs if red), ())
-    K = tuple(runs[-1][1]) if len(runs) > 1 and not runs[-1][0] else ()
-    return L, R, K, tuple(range(q0, rank))
-
-
-def planes_fit(lay: Layout) -> str:
-    """'' when the planes template can write the layout, else a one-line reason."""
-    if lay.scans:
-        return "scans in the planes template"
-    split = split_axes(lay)
-    if isinstance(split, str):
-        return split
-    if any(lay.is_row(n) for n in lay.nodes):
-        return "a parameter that varies within the plane of a grouped reduction"
-    if any(not lay.is_full(o) for o in lay.outputs):
-        return "a reduced output of a grouped reduction"
-    actual = _actual_input_shape(lay)
-    if actual is None:
-        return "full tensors of different shapes"
-    Q = split[3]
-    qn = len(Q)
-    if tuple(actual[len(actual) - qn:]) != tuple(lay.base[Q[0]:]):
-        return "the plane axes are not trailing axes of the input"
-    if any(tuple(s) != tuple(actual) for s in lay.actual.values()):
-        return "an output of another shape than the input"
-    return ""
-
-
-def _actual_input_shape(lay: Layout) -> tuple | None:
-    shapes = {tuple(n.attrs.get("actual", n.shape)) for n in lay.nodes if n.op in ("input", "param") and lay.is_full(n)}
-    return shapes.pop() if len(shapes) == 1 else (tuple(lay.base) if not shapes else None)
 
 
 def _atom(text: str) -> bool:
@@ -112,7 +48,7 @@ class PlanesWriter(LoopWriter):
     def _collect(self):
         lay = self.lay
         self.L, self.R, self.K, self.Q = split_axes(lay)
-        actual = _actual_input_shape(lay)
+        actual = actual_input_shape(lay)
         if len(actual) != len(lay.base) or lay.sym:
             self.namer.used -= set(self.dims)
             names = DIM_NAMES.get(len(actual)) or tuple(f"D{i}" for i in range(len(actual)))
@@ -286,4 +222,4 @@ def _init(kind: str) -> str:
     return {"sum": "0.0", "max": "-inf", "min": "inf", "prod": "1.0"}[kind]
 
 
-__all__ = ["PlanesWriter", "planes_fit", "split_axes"]
+__all__ = ["PlanesWriter"]

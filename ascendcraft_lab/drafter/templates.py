@@ -1088,16 +1088,3 @@ class ColsWriter(LoopWriter):
         return (f"Drafted from {self.source}: {what} over {where} (cols template). For each tile of the "
                 "trailing axes, a running accumulator tile steps through the reduced axis one contiguous "
                 "slice at a time, so every copy stays contiguous.")
-
-
-WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter}
-
-
-# templates in their own modules build on the classes above
-from .planes import PlanesWriter  # noqa: E402
-from .pool import PoolWriter  # noqa: E402
-from .totals import TOTAL_WRITERS  # noqa: E402
-
-WRITERS["planes"] = PlanesWriter
-WRITERS["pool"] = PoolWriter
-WRITERS.update(TOTAL_WRITERS)

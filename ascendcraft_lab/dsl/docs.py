@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from ..soc import DEFAULT_SOC, get_soc
 from .errors import DslError, human_bytes
-from .host import HOST_BUILTINS, SOC_CONSTANTS
+from .host import SOC_CONSTANTS
 from .ir import DType
-from .ops import OPS_LIST, ROUND_MODES
+from .ops import HOST_BUILTINS, OPS_LIST, ROUND_MODES
 from .parser import GRAMMAR, ITERATORS
 
 _CATEGORY_TITLES = [

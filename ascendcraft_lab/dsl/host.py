@@ -7,14 +7,14 @@ ints and floats, with a size guard so a hostile draft cannot build huge numbers.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from ..soc import Soc, get_soc
 from .errors import DslError
 from .ir import (Attr, Call, Const, DType, DTypeRef, Expr, Name, Program, ScalarParam, SyncAll, TensorParam,
                  walk_exprs, walk_stmts)
-from .ops import OpParam
+from .ops import HOST_BUILTINS
+from .printer import expr_text
 
 # SoC constants a host function may read, each with its doc (rendered into the reference).
 SOC_CONSTANTS: dict[str, tuple[Callable[[Soc], int], str]] = {
@@ -31,37 +31,6 @@ SOC_CONSTANTS: dict[str, tuple[Callable[[Soc], int], str]] = {
 }
 
 
-@dataclass(frozen=True)
-class HostBuiltin:
-    name: str
-    params: tuple[OpParam, ...]
-    doc: str
-    variadic: bool = False   # min/max take two or more arguments
-
-    @property
-    def spelling(self) -> str:
-        if self.variadic:
-            return f"{self.name}(a, b, ...)"
-        parts = [p.name if p.default is None else f"{p.name}={p.default.value}" for p in self.params]
-        return f"{self.name}({', '.join(parts)})"
-
-
-def _i(name, default=None):
-    return OpParam(name, "int", None if default is None else Const(default, "int"))
-
-
-HOST_BUILTINS: dict[str, HostBuiltin] = {b.name: b for b in (
-    HostBuiltin("cdiv", (_i("a"), _i("b")), "ceil(a / b) for positive ints: blocks needed to cover a"),
-    HostBuiltin("align_up", (_i("a"), _i("m")), "a rounded up to a multiple of m"),
-    HostBuiltin("align_down", (_i("a"), _i("m")), "a rounded down to a multiple of m"),
-    HostBuiltin("min", (_i("a"), _i("b")), "smallest argument", variadic=True),
-    HostBuiltin("max", (_i("a"), _i("b")), "largest argument", variadic=True),
-    HostBuiltin("pow", (OpParam("a", "scalar"), OpParam("b", "scalar")), "a ** b as a float (bias corrections and the like)"),
-    HostBuiltin("ub_elems", (OpParam("dtype", "dtype"), _i("live", 1), _i("buffers", 2)),
-                "largest tile (elements) such that `live` tiles, each `buffers` times (2 = double buffering), "
-                "fit the UB for tiles (in a kernel that calls sync_all(), less SyncAll's UB work area); rounded "
-                "down to whole 256-byte vector repeats (so also whole 32-byte blocks)"),
-)}
 
 # Arithmetic a host expression may use (ops-table names).
 HOST_OPS = ("add", "sub", "mul", "div", "floordiv", "mod", "neg")
@@ -308,7 +277,6 @@ def host_names(program: Program) -> set[str]:
 
 
 def _dims_text(dims) -> str:
-    from .printer import expr_text
     return "(" + ", ".join(expr_text(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
 
 

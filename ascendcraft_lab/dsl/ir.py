@@ -492,10 +492,8 @@ class TileType:
     shape: tuple[Expr, ...]
     level: Level = Level.UB
 
-    def __str__(self) -> str:
-        from .printer import expr_text
-        dims = " x ".join(expr_text(d) for d in self.shape) or "1"
-        return f"{self.dtype.value} tile [{dims}] in {self.level.value}"
+    def __str__(self) -> str:     # the dims in full: printer.type_text(t)
+        return f"{self.dtype.value} tile of rank {len(self.shape)} in {self.level.value}"
 
 
 @dataclass(frozen=True)

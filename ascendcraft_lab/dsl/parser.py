@@ -12,12 +12,12 @@ import math
 import warnings
 
 from .errors import DslError, Span
-from .host import HOST_BUILTINS, HOST_OPS, SOC_CONSTANTS
+from .host import HOST_OPS, SOC_CONSTANTS
 from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef, Expr, For, GmRef,
                  HostFunc, If, IndexExpr, IndexSlice, IndexWindows, Kernel, Launch, LaunchField, Level, Load,
                  Name, Program, Range, ScalarParam, Stage, StageKind, Store, Str, TensorParam, TensorRole,
                  SyncAll, Tiles, TilingParam)
-from .ops import BINARY_SYMBOLS, OPS, ROUND_MODES, OpParam
+from .ops import BINARY_SYMBOLS, HOST_BUILTINS, OPS, ROUND_MODES, OpParam
 
 GRAMMAR = r"""
 file        := [docstring] host_fn kernel_fn                 # one of each, in either order

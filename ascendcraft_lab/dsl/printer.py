@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import math
 
-from .host import HOST_BUILTINS
 from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DTypeRef, Expr, For, GmRef, If,
                  IndexExpr, IndexSlice, IndexWindows, Level, Load, Name, Program, Range, ScalarParam, Stage, Store,
                  Str, SyncAll, TensorParam, TensorRole, Tiles, TilingParam)
-from .ops import OPS, PRECEDENCE, UNARY_PRECEDENCE
+from .ops import HOST_BUILTINS, OPS, PRECEDENCE, UNARY_PRECEDENCE
 
 INDENT = "    "
 MAX_SIGNATURE = 100   # longer signatures print one parameter per line

@@ -8,16 +8,24 @@ model) is written here. So an exported kernel is the kernel the emulator verifie
 """
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..backends.cann.signature import bind_op_args
 from ..dsl import ir
 from ..dsl.host import needs_workspace
-from ..engines.rule.cexpr import render
-from ..engines.rule.host import dim_args
-from ..passes.bundle import Bundle
+from ..engines.rule import render as render_bundle
+from ..passes.bundle import Bundle, read_bundle
+from ..passes.cexpr import HOST, render
+from ..passes.host import dim_args
+from ..passes.pipeline import PIPELINE
 from ..passes.plan import Plan, camel, cpp_name, plan_for
+from ..passes.spec import LowerOptions
+from ..session.folder import SessionFolder
+from ..session.session import load_dsl
+from ..soc import get_soc
 
 
 class ExportError(Exception):
@@ -37,15 +45,8 @@ class ExportSource:
         return self.plan.soc
 
 
-@dataclass(frozen=True)
-class _Opts:
-    soc: str
-
-
 def load_session(folder: str | Path, *, op: str | None = None, soc: str | None = None) -> ExportSource:
     """The final project of a lowered session folder (`ascendcraft lower` output)."""
-    from ..passes.lower import load_dsl
-    from ..passes.session import SessionFolder, read_bundle
     session = SessionFolder(folder)
     if not session.exists():
         raise ExportError(f"{folder} is not a session folder (no ascendcraft.json)")
@@ -63,19 +64,15 @@ def load_session(folder: str | Path, *, op: str | None = None, soc: str | None =
 def load_dsl_file(path: str | Path, *, reference: str | Path | None = None, op: str | None = None,
                   soc: str | None = None) -> ExportSource:
     """A DSL file lowered on the fly by the rule engine (no session needed)."""
-    from ..engines.rule import render as render_bundle
-    from ..passes.lower import load_dsl
-    from ..passes.pipeline import PIPELINE
-    from ..soc import get_soc
     text = Path(path).read_text()
     soc_name = get_soc(soc).name
     program = load_dsl(text, str(path), soc_name)
-    bundle = render_bundle(program, _Opts(soc_name), len(PIPELINE))
+    bundle = render_bundle(program, LowerOptions(soc=soc_name), len(PIPELINE))
     return _source(program, bundle, soc_name, op, Path(reference).read_text() if reference else None)
 
 
 def _source(program: ir.Program, bundle: Bundle, soc: str | None, op: str | None, reference: str | None) -> ExportSource:
-    plan = plan_for(program, _Opts(soc or "Ascend910B2"))
+    plan = plan_for(program, LowerOptions(soc=get_soc(soc).name))
     for p in (plan.kernel_path, plan.tiling_path, plan.tiling_impl_path):
         if p not in bundle.files:
             raise ExportError(f"the project has no {p}")
@@ -160,22 +157,6 @@ def check_names(src: ExportSource) -> None:
 # ----------------------------------------------------------------------------- shapes in C++
 
 
-def _dim_call(e: ir.Call, args: list[str]) -> str | None:
-    """Host helpers spelt out, so shape code needs no helper functions."""
-    if e.op == "cdiv":
-        return f"(({args[0]}) + ({args[1]}) - 1) / ({args[1]})"
-    if e.op == "align_up":
-        return f"((({args[0]}) + ({args[1]}) - 1) / ({args[1]}) * ({args[1]}))"
-    if e.op == "align_down":
-        return f"(({args[0]}) / ({args[1]}) * ({args[1]}))"
-    if e.op in ("min", "max"):
-        out = args[0]
-        for a in args[1:]:
-            out = f"std::{e.op}<int64_t>({out}, {a})"
-        return out
-    return None
-
-
 def dim_sources(src: ExportSource, size_of) -> list[tuple[str, str]]:
     """(dim name, C++ reading it) for every named dim; `size_of(tensor_index, tensor, axis)` spells the read.
     The index is the tensor's position in `op_order` (inputs and parameters only)."""
@@ -197,7 +178,7 @@ def shape_exprs(t: ir.TensorParam, scalar_names: dict[str, str] | None = None) -
         if isinstance(e, ir.Name):
             return scalar_names.get(e.id, cpp_name(e.id))
         raise ExportError(f"dim `{e}` of `{t.name}` cannot be written in C++")
-    return [render(d, names, call=_dim_call) for d in t.dims]
+    return [render(d, names, HOST) for d in t.dims]
 
 
 AT_DTYPE = {"f16": "Half", "bf16": "BFloat16", "f32": "Float", "i8": "Char", "i16": "Short", "i32": "Int",
@@ -248,8 +229,6 @@ def model_new_source(src: ExportSource, *, module_import: str, call: str, header
     the reference, so the weights are equal. forward does no tensor arithmetic of its own
     (MultiKernelBench's cheating check rejects that).
     """
-    import inspect
-    from ..backends.cann.signature import bind_op_args
     p = src.program
     lines = [header.rstrip()] if header else []
     lines += ["import torch", "import torch.nn as nn"] + module_import.strip().splitlines()

@@ -21,7 +21,9 @@ What this export writes (`<op>` is the problem name, `<k>` the DSL kernel's name
   `launch_<k>(...)` launching it with `<<<blockDim, nullptr, stream>>>`;
 - `kernel/<k>_launch.h`: the launch function's declaration for the binding;
 - `kernel/pybind11.cpp`: the pybind module: outputs allocated, tiling computed by the
-  session's tiling function, kernel launched on the current NPU stream. A kernel with
+  session's tiling function, kernel launched on the current NPU stream, taken with
+  `stream(true)` after the last allocation (it flushes torch_npu's task queue first, so a zeroed
+  output or workspace is zero when the kernel starts; `stream(false)` would not). A kernel with
   Workspace tensors (cores exchanging partial results through GM around sync_all()) or with
   sync_all() gets the launch's `workspace` argument as the session's torch binding allocates it:
   at::zeros of the tensors' 32-byte aligned sizes plus SyncAll's flags, 32 bytes per block. A
@@ -33,6 +35,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from ..dsl.host import needs_workspace
+from ..passes.host import STREAM_NOTE, dim_args, workspace_bytes_cpp, workspace_note
 from ..passes.plan import cpp_name
 from .common import (AT_DTYPE, ExportSource, check_names, dim_sources, init_call, model_new_source,
                      output_allocations, split_kernel)
@@ -85,7 +88,6 @@ def _launch_header(src: ExportSource) -> str:
 
 
 def _pybind(src: ExportSource) -> str:
-    from ..engines.rule.host import dim_args, workspace_bytes_cpp, workspace_note
     plan, p = src.plan, src.program
     ins = p.inputs + p.model_params
     anchor = cpp_name(ins[0].name)
@@ -114,7 +116,8 @@ def _pybind(src: ExportSource) -> str:
         lines += [f"    // {workspace_note(p)}",
                   f"    const int64_t workspaceBytes = {workspace_bytes_cpp(p, {})};",
                   f"    at::Tensor workspace = at::zeros({{workspaceBytes}}, {anchor}.options().dtype(at::kByte));"]
-    lines += ["    auto stream = c10_npu::getCurrentNPUStream().stream(false);",
+    lines += [f"    // {STREAM_NOTE}",
+              "    auto stream = c10_npu::getCurrentNPUStream().stream(true);",
               f"    launch_{plan.entry}(blockDim, stream, {', '.join(ptrs)}, &tiling);",
               f"    return {cpp_name(outs[0].name) if len(outs) == 1 else '{' + ', '.join(cpp_name(o.name) for o in outs) + '}'};",
               "}", "", f"}}  // namespace ascendcraft_{plan.op}", "",

@@ -29,17 +29,15 @@ must define `ModelNew`, importing the extension as `custom_ops_lib`):
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import re
-import sys
-from pathlib import Path
 
 from ..dsl import ir
 from ..dsl.host import syncs_all
+from ..passes.host import dim_args
 from ..passes.plan import cpp_name
-from .common import (ExportError, ExportSource, check_names, dim_sources, init_call, load_dsl_file, load_session,
+from .common import (ExportError, ExportSource, check_names, dim_sources, init_call,
                      model_new_source, op_order, output_allocations, pascal, py_string, shape_exprs, split_kernel,
                      tiling_function_text, tiling_struct_text)
 
@@ -50,8 +48,6 @@ MSOPGEN_TYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float", "i8": "int
                 "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
 GE_TYPE = {"f16": "DT_FLOAT16", "bf16": "DT_BF16", "f32": "DT_FLOAT", "i8": "DT_INT8", "i16": "DT_INT16",
            "i32": "DT_INT32", "i64": "DT_INT64", "u8": "DT_UINT8", "bool": "DT_BOOL"}
-# OpDef AICore().AddConfig(...) names per SoC family.
-SOC_CONFIG = {"Ascend910B2": "ascend910b", "Ascend910B3": "ascend910b", "Ascend310P": "ascend310p"}
 
 
 def names(src: ExportSource) -> dict[str, str]:
@@ -98,7 +94,6 @@ def _attr_reads(src: ExportSource, indent: str = "    ") -> list[str]:
 
 
 def host_operator(src: ExportSource) -> str:
-    from ..engines.rule.host import dim_args
     n, plan, p = names(src), src.plan, src.program
     tiling_dims = dim_sources(src, lambda i, t, axis: f"context->GetInputShape({i})->GetOriginShape().GetDim({axis})")
     shape_dims = dim_sources(src, lambda i, t, axis: f"context->GetInputShape({i})->GetDim({axis})")
@@ -154,7 +149,7 @@ def host_operator(src: ExportSource) -> str:
         out.append(f'        this->Attr("{cpp_name(s.name)}").AttrType(REQUIRED).{"Float" if s.dtype.is_float else "Int"}();')
     out += ["        this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);",
             "        this->AICore().SetTiling(optiling::TilingFunc);",
-            f'        this->AICore().AddConfig("{SOC_CONFIG.get(plan.soc.name, "ascend910b")}");',
+            f'        this->AICore().AddConfig("{plan.soc.family}");',
             "    }", "};", "", f"OP_ADD({n['op']});", "}  // namespace ops", ""]
     return "\n".join(out)
 
@@ -328,56 +323,3 @@ def read_submission(text: str) -> dict[str, str]:
                 if isinstance(t, ast.Name):
                     fields[t.id] = node.value.value
     return fields
-
-
-# ----------------------------------------------------------------------------- command
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="ascendcraft export",
-                                 description="Export a lowered session as a MultiKernelBench AscendC submission.")
-    ap.add_argument("target", help="a session folder (or a kernel.dsl.py, lowered on the fly)")
-    ap.add_argument("--format", choices=("mkb", "mkb-direct"), default="mkb",
-                    help="mkb: the six-string msopgen submission (.py); mkb-direct: the direct-launch JSON")
-    ap.add_argument("-o", "--out", help="output file (default: <session>/export/<op>.mkb.py or .mkb-direct.json)")
-    ap.add_argument("--op", help="the MultiKernelBench problem name (default: the DSL kernel's name)")
-    ap.add_argument("--ref", help="the PyTorch reference, for a DSL file whose kernel reads Model parameters")
-    ap.add_argument("--soc", default=None)
-    args = ap.parse_args(argv)
-    target = Path(args.target)
-    try:
-        if target.is_dir():
-            src = load_session(target, op=args.op, soc=args.soc)
-        elif target.is_file():
-            src = load_dsl_file(target, reference=args.ref, op=args.op, soc=args.soc)
-        else:
-            raise ExportError(f"{target} does not exist")
-        if args.format == "mkb":
-            fields = export_mkb(src)
-            problems = validate_fields(fields)
-            text = render_submission(fields, src)
-            suffix = ".mkb.py"
-        else:
-            from .direct import export_direct, validate_direct
-            spec = export_direct(src)
-            problems = validate_direct(spec)
-            text = json.dumps(spec, indent=2) + "\n"
-            suffix = ".mkb-direct.json"
-    except ExportError as exc:
-        print(f"ascendcraft export: {exc}", file=sys.stderr)
-        return 2
-    except Exception as exc:   # a DSL or session error: one line, no traceback
-        from ..dsl.errors import DslError
-        if isinstance(exc, DslError):
-            print(exc.render(), file=sys.stderr)
-            return 2
-        raise
-    if problems:
-        print("ascendcraft export: the export is malformed: " + "; ".join(problems), file=sys.stderr)
-        return 1
-    out = Path(args.out) if args.out else (target if target.is_dir() else target.parent) / "export" / f"{src.op}{suffix}"
-    from ..atomic import write_text
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_text(out, text)
-    print(f"wrote {out} ({args.format}: `{src.op}` for {src.soc.name})")
-    return 0

@@ -1,7 +1,7 @@
 """The notebook workbench: `%%ascendcraft`, step-through review, edit/accept, the pipeline display.
 
-    lab_session  LabSession: the controller (no UI) over a session folder — accept, edit, undo,
-                 regenerate, compile_and_verify; LabError for anything the user can fix
+    lab          LabSession: the session layer's Session (accept, edit, undo, regenerate,
+                 compile_and_verify) displayed as the pipeline view; the live session per folder
     magic        %%ascendcraft and %ascendcraft_config (traitlets settings), load_ipython_extension
     display      the one MIME bundle per cell: pipeline JSON, ipywidgets view, HTML, plain text
     payload      application/vnd.ascendcraft.pipeline+json (schema.json, docs/pipeline-mime.md)
@@ -9,7 +9,8 @@
     render       highlighted panes coloured by DSL line, diffs, the static HTML page
     lexer        AscendCLexer (pygments)
 """
-from .lab_session import CheckResult, LabError, LabSession, StepState
+from ..session import CheckResult, StepState
+from .lab import LabError, LabSession
 
 
 def load_ipython_extension(ip):

@@ -40,10 +40,14 @@ from __future__ import annotations
 
 import traceback
 import weakref
-from pathlib import Path
 from typing import Any
 
-from .lab_session import LabError, LabSession
+from IPython import get_ipython
+
+from ..session.npu import ProfileFailed, npu_refusal, profile_session
+from .display import mimebundle
+from .lab import LabError, LabSession, find_session, remember
+from .payload import MAX_BODY_CHARS, body, pipeline_payload
 
 TARGET = "ascendcraft.pipeline"
 PROTOCOL_VERSION = 1
@@ -51,53 +55,14 @@ HARD_BODY_CHARS = 2_000_000
 ACTIONS = ("state", "accept", "edit", "undo", "regenerate", "compile", "profile", "fetch_body", "bundle")
 SIDES = ("before", "after", "final", "dsl")
 
-# Sessions displayed in this kernel (weak: the notebook's Out keeps them alive) and sessions the
-# comm resumed from their folder itself (strong: nothing else holds them).
-_DISPLAYED: "weakref.WeakValueDictionary[str, LabSession]" = weakref.WeakValueDictionary()
-_RESUMED: dict[str, LabSession] = {}
 
-
-def _key(folder: str | Path) -> str:
-    return str(Path(folder).expanduser().resolve())
-
-
-def remember(lab: LabSession) -> None:
-    """Note `lab` as the live session for its folder (call it where a session is displayed)."""
-    _DISPLAYED[_key(lab.folder.path)] = lab
-    _RESUMED.pop(_key(lab.folder.path), None)
-
-
-def _ipython():
-    try:
-        from IPython import get_ipython
-    except ImportError:          # pragma: no cover - IPython is a dependency
-        return None
-    return get_ipython()
-
-
-def find_session(folder: str | Path, user_ns: dict | None = None) -> LabSession:
-    """The live `LabSession` for `folder`, or the session resumed from the folder."""
-    key = _key(folder)
-    lab = _DISPLAYED.get(key)
-    if lab is not None:
-        return lab
-    if user_ns is None:
-        ip = _ipython()
-        user_ns = ip.user_ns if ip is not None else {}
-    out = user_ns.get("Out")
-    candidates = [out[k] for k in sorted(out, reverse=True)] if isinstance(out, dict) else []
-    candidates += list(user_ns.values())
-    for value in candidates:
-        if isinstance(value, LabSession) and _key(value.folder.path) == key:
-            return value
-    if key not in _RESUMED:
-        _RESUMED[key] = LabSession.resume(folder)
-    return _RESUMED[key]
+def _user_ns() -> dict:
+    ip = get_ipython()
+    return ip.user_ns if ip is not None else {}
 
 
 def lazy_payload(lab: LabSession) -> dict:
     """The pipeline payload with every pass body left out (`omitted`), for `fetch_body` later."""
-    from .payload import pipeline_payload
     doc = pipeline_payload(lab)
     for p in doc["passes"]:
         for f in p["files"]:
@@ -111,7 +76,6 @@ def lazy_payload(lab: LabSession) -> dict:
 def fetch_body(lab: LabSession, side: str, path: str | None = None, step: str | None = None,
                full: bool = False) -> dict:
     """One body of the session: a pass's `before`/`after` file, a `final` file or the `dsl`."""
-    from .payload import MAX_BODY_CHARS, body
     cap = HARD_BODY_CHARS if full else MAX_BODY_CHARS
     if side == "dsl":
         return {"path": "kernel.dsl.py", **body(lab.dsl, range(1, len(lab.dsl.splitlines()) + 1), cap)}
@@ -132,15 +96,16 @@ def fetch_body(lab: LabSession, side: str, path: str | None = None, step: str | 
 
 def profile(lab: LabSession) -> str:
     """Profile the session's kernel on an NPU; a `LabError` saying what is missing elsewhere."""
-    from ..backends.cann.detect import refuse_reason
-    reason = refuse_reason("profile")
+    reason = npu_refusal("profile")
     if reason:
         raise LabError(f"error: {reason}\n  = help: profiling times the kernel on an Ascend NPU (CANN, torch_npu); "
                        "Compile & verify checks it on the CPU emulator, which needs neither")
     if not lab.ready:
         raise LabError("error: profile needs every step accepted or edited, as compile does")
-    from ..backends.cann.cli import _profile_session
-    return _profile_session(str(lab.folder.path), None).text()
+    try:
+        return profile_session(lab.folder.path).text()
+    except ProfileFailed as exc:
+        raise LabError(f"error: {exc}") from None
 
 
 class PipelineChannel:
@@ -187,14 +152,13 @@ class PipelineChannel:
         folder = data.get("session")
         if not isinstance(folder, str) or not folder:
             raise LabError("error: the request names no session folder")
-        lab = find_session(folder, self.user_ns)
+        lab = find_session(folder, self.user_ns if self.user_ns is not None else _user_ns())
         self._watch(lab)
         step = data.get("step")
         if action == "fetch_body":
             return {"body": fetch_body(lab, str(data.get("side", "after")), data.get("path"), step,
                                        bool(data.get("full")))}
         if action == "bundle":
-            from .display import mimebundle
             return {"bundle": mimebundle(lab, widget=False)}
         extra: dict[str, Any] = {}
         self._busy += 1
@@ -236,14 +200,14 @@ class PipelineChannel:
 
 
 def _open(comm, msg) -> None:
-    ip = _ipython()
+    ip = get_ipython()
     PipelineChannel(comm, ip.user_ns if ip is not None else None)
     comm.send({"event": "hello", "version": PROTOCOL_VERSION})
 
 
 def register_comm_target(ip=None) -> bool:
     """Register `ascendcraft.pipeline` with the running kernel; False outside a kernel."""
-    ip = ip if ip is not None else _ipython()
+    ip = ip if ip is not None else get_ipython()
     kernel = getattr(ip, "kernel", None)
     manager = getattr(kernel, "comm_manager", None)
     if manager is None:

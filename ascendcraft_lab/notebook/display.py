@@ -1,4 +1,4 @@
-"""The one display per cell: a MIME bundle with four representations of a `LabSession`.
+"""The one display per cell: a MIME bundle with four representations of a session.
 
 - `application/vnd.ascendcraft.pipeline+json` — the data (payload.py), for the JupyterLab extension;
 - `application/vnd.jupyter.widget-view+json` — the ipywidgets view (widget.py), live;
@@ -18,8 +18,6 @@ MAX_OUTPUT_CHARS = 4_000_000
 
 
 def mimebundle(lab, *, widget: bool = True) -> dict:
-    from .comm import remember
-    remember(lab)          # the extension's requests for this folder act on this very session
     bundle = {MIME_TYPE: pipeline_payload(lab), "text/plain": lab.summary()}
     page = render.static_html(lab)
     if len(page) + len(json.dumps(bundle[MIME_TYPE])) > MAX_OUTPUT_CHARS:

@@ -15,14 +15,21 @@ from __future__ import annotations
 import ast
 import os
 import re
+import shlex
+import time
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
 from traitlets import Bool, Enum, TraitError, Unicode, default, validate
 
+from ..config import default_workdir
 from ..passes.pipeline import PASS_NAMES
-from .lab_session import LabError, LabSession
+from ..session import DraftFailed, draft, parse_override
+from ..soc import DEFAULT_SOC, SOCS
+from .comm import register_comm_target
+from .lab import LabError, LabSession
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
@@ -33,7 +40,7 @@ class AscendCraftMagics(Magics):
 
     workdir = Unicode(help="folder holding one session folder per kernel (default $ASCENDCRAFT_WORKDIR "
                            "or ./ascendcraft-sessions)").tag(config=True)
-    soc = Unicode("Ascend910B2", help="default SoC when a cell gives no --soc").tag(config=True)
+    soc = Unicode(DEFAULT_SOC, help="default SoC when a cell gives no --soc").tag(config=True)
     engine = Enum(["rule", "llm"], default_value="rule", help="default lowering engine").tag(config=True)
     draft_engine = Enum(["drafter", "llm"], default_value="drafter",
                         help="default engine that drafts the DSL from --ref when the cell body is empty").tag(config=True)
@@ -44,12 +51,10 @@ class AscendCraftMagics(Magics):
 
     @default("workdir")
     def _default_workdir(self):
-        from ..config import default_workdir
         return str(default_workdir())
 
     @validate("soc")
     def _valid_soc(self, proposal):
-        from ..soc import SOCS
         if proposal["value"] not in SOCS:
             raise TraitError(f"unknown SoC {proposal['value']!r}; known: {', '.join(SOCS)}")
         return proposal["value"]
@@ -94,15 +99,10 @@ class AscendCraftMagics(Magics):
             raise LabError(f"error: unknown drafting engine `{args.draft}`\n  = help: use --draft drafter or --draft llm")
         if args.until is not None and args.until not in PASS_NAMES:
             raise LabError(f"error: unknown pass `{args.until}` for --until\n  = help: passes are {', '.join(PASS_NAMES)}")
-        overrides = {}
-        for item in args.override:
-            if "=" not in item:
-                raise LabError(f"error: --override {item!r} is not NAME=VALUE")
-            key, value = item.split("=", 1)
-            try:
-                overrides[key.strip()] = ast.literal_eval(value)
-            except (ValueError, SyntaxError):
-                overrides[key.strip()] = value
+        try:
+            overrides = dict(parse_override(item) for item in args.override)
+        except ValueError as exc:
+            raise LabError(f"error: --override {exc}") from None
         folder = os.path.join(args.workdir or self.workdir, name)
         body = (cell or "").strip("\n")
         if not body.strip():
@@ -124,20 +124,12 @@ class AscendCraftMagics(Magics):
         if args.check:
             if lab.final is None:
                 raise LabError("error: --check needs every pass: leave out --until")
-            failed = [s for s in lab.steps if s.status == "failed"]
-            if failed:
-                s = failed[0]
-                detail = "\n".join(f.render("kernel.dsl.py", lab.dsl) for f in s.findings) or \
-                    "\n".join(f"conflict in {c.path}:{c.line}" for c in s.conflicts)
-                raise LabError(f"error: pass {s.number} ({s.name}) failed, so there is nothing to compile\n{detail}")
             lab.accept_all()
             self._compile(lab)
         return lab
 
     def _compile(self, lab: LabSession) -> None:
         """Compile & verify with a progress line that ends as the run's timing."""
-        import time
-        from IPython.display import display
         handle = display({"text/plain": "compiling on the emulator…"}, raw=True, display_id=True)
 
         def say(text: str) -> None:
@@ -154,25 +146,13 @@ class AscendCraftMagics(Magics):
         """A DSL draft from the reference: the offline drafter, or the LLM seeded with it."""
         if not os.path.isfile(ref):
             raise LabError(f"error: the reference {ref} does not exist")
-        from ..drafter.draft import DraftError, draft_reference
+        settings = {k: v for k, v in (("model", self.llm_model), ("base_url", self.llm_base_url)) if v}
         try:
-            offline = draft_reference(ref, soc=soc, overrides=overrides or None).text
-        except DraftError as exc:
-            if how != "llm":
-                raise LabError(f"error: {exc}\n  = help: write the DSL draft in the cell body yourself") from None
-            offline = None
-        if how != "llm":
-            return offline
-        from ..engines.llm.draft import draft_with_llm
-        from ..engines.llm.engine import client_from_environment
-        try:
-            client = client_from_environment(model=self.llm_model or None, base_url=self.llm_base_url or None)
-            result = draft_with_llm(ref, client=client, soc=soc, start_draft=offline)
-        except ValueError as exc:
-            raise LabError(f"error: {exc}\n  = help: LLM settings: {self._llm_settings()}") from None
-        if result.dsl is None:
-            raise LabError(f"error: the LLM found no verified draft: {result.message}")
-        return result.dsl
+            return draft(ref, how=how, soc=soc, overrides=overrides or None, client_settings=settings).text
+        except DraftFailed as exc:
+            if exc.unavailable:
+                raise LabError(f"error: {exc}\n  = help: LLM settings: {self._llm_settings()}") from None
+            raise LabError(f"error: {exc}\n  = help: write the DSL draft in the cell body yourself") from None
 
     def _llm_settings(self) -> str:
         model = self.llm_model or os.environ.get("ASCENDCRAFT_MODEL") or "the default model"
@@ -224,7 +204,6 @@ class ConfigListing:
 
 def _split_assignments(line: str) -> list[str]:
     """`a=1 b='x y'` -> ["a=1", "b='x y'"] (shell-like, quotes kept for literal_eval)."""
-    import shlex
     lexer = shlex.shlex(line, posix=False)
     lexer.whitespace_split = True
     return list(lexer)
@@ -235,7 +214,6 @@ def load_ipython_extension(ip) -> None:
     ip.register_magics(magics)
     if magics not in ip.configurables:
         ip.configurables.append(magics)
-    from .comm import register_comm_target
     register_comm_target(ip)          # the pipeline view's comm (the extension also registers it itself)
 
     def show_lab_error(shell, etype, value, tb, tb_offset=None):

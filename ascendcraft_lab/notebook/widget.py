@@ -15,7 +15,7 @@ import html
 import ipywidgets as w
 
 from . import render
-from .lab_session import LabError, LabSession
+from ..session import Session as LabSession, SessionError as LabError
 
 PANE_HEIGHT = "460px"
 HARD_LINES = 5000

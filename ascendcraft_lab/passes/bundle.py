@@ -7,9 +7,13 @@ gets its map carried over by `remap` (unchanged lines keep theirs, new lines hav
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Iterator, Mapping
+
+from ..atomic import write_json, write_text
 
 SourceMap = Mapping[str, tuple[int, ...]]
 
@@ -89,3 +93,22 @@ def diff(before: Bundle | None, after: Bundle, context: int = 3) -> list[FileDif
 
 def diff_stat(diffs: list[FileDiff]) -> str:
     return f"+{sum(d.added for d in diffs)} -{sum(d.removed for d in diffs)}"
+
+
+def write_bundle(root: Path, bundle: Bundle) -> None:
+    """Write a bundle's files under `root`, removing files the bundle no longer has."""
+    root.mkdir(parents=True, exist_ok=True)
+    wanted = {root / p for p in bundle.files}
+    for old in [p for p in root.rglob("*") if p.is_file() and p not in wanted and p.name != ".sourcemap.json"]:
+        old.unlink()
+    for path, text in bundle.files.items():
+        write_text(root / path, text)
+    write_json(root / ".sourcemap.json", {p: list(m) for p, m in bundle.source_map.items()})
+
+
+def read_bundle(root: Path) -> Bundle:
+    files = {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*"))
+             if p.is_file() and p.name != ".sourcemap.json"}
+    map_file = root / ".sourcemap.json"
+    maps = json.loads(map_file.read_text()) if map_file.exists() else {}
+    return Bundle(files, {p: tuple(m) for p, m in maps.items()})

@@ -35,8 +35,12 @@ class Emitter:
             self._depth += 1
 
     def blank(self) -> None:
-        if self._lines and self._lines[-1] != "":
+        if not self.ends_blank():
             self.line("", 0)
+
+    def ends_blank(self) -> bool:
+        """True when nothing or a blank line was written last (a blank would double it)."""
+        return not self._lines or self._lines[-1] == ""
 
     @contextmanager
     def dsl(self, line: int) -> Iterator[None]:

@@ -9,31 +9,16 @@ edited step k-1, theirs = generated step k). Constraint checkers run on every st
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Mapping, Protocol
 
 from .bundle import Bundle, FileDiff, diff, diff_stat
-from .checkers import Finding, check_step
+from .findings import Finding
 from .merge import Conflict, merge_bundles
-from .pipeline import PIPELINE, PassSpec, get_pass
+from .pipeline import PIPELINE, check_step, get_pass
+from .spec import LowerOptions, PassFailure, PassSpec
 
-
-class PassFailure(ValueError):
-    """An engine cannot produce a pass's output (a construct it does not lower, a SoC that
-    lacks an instruction). The step fails with this message as its finding; later passes
-    do not run."""
-
-    def __init__(self, message: str, node=None):
-        super().__init__(message)
-        self.span = getattr(node, "span", None)
-
-
-@dataclass(frozen=True)
-class LowerOptions:
-    soc: str = "Ascend910B2"
-    # Symbol values (e.g. {"B": 16, "N": 16384}) the checkers use to evaluate buffer sizes.
-    shapes: Mapping[str, int] = field(default_factory=dict)
-    scalars: Mapping[str, float] = field(default_factory=dict)
+__all__ = ["Engine", "LowerOptions", "PassFailure", "Step", "run_pipeline"]
 
 
 class Engine(Protocol):

@@ -1,49 +1,59 @@
-"""The pipeline: four named passes in order, each with a one-line reason.
+"""The pipeline: the four passes in order, each a module that owns its part of the lowering.
 
-This list is the single description of the passes that the pass manager, the CLI, the
-notebook view and the LLM prompts read.
+| pass    | module      | writes (rule engine)                                 | checks                         |
+|---------|-------------|------------------------------------------------------|--------------------------------|
+| host    | `host.py`   | tiling struct and function, launch, torch, CMake     | tiling fields, a launch        |
+| init    | `init.py`   | entry, kernel class, Init, members                   | a buffer per tile, UB total    |
+| compute | `compute.py`| Process, CopyIn / Compute / CopyOut (`vector.py`)    | balanced queues                |
+| align   | `align.py`  | rewrites copies, sizes and counts: DataCopyPad, pads | DataCopy lengths 32-B aligned  |
+
+`PIPELINE` is the one list the pass manager, the rule engine, the CLI, the notebook view and
+the LLM prompts read.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
+
+from . import align, compute, host, init
+from .bundle import Bundle
+from .findings import Finding
+from .plan import Plan, plan_for
+from .project import Project
+from .spec import PassSpec
 
 
 @dataclass(frozen=True)
-class PassSpec:
-    number: int
-    name: str
-    reason: str        # one line: what the pass adds and why
-    explain: str       # a few sentences for newcomers
+class Pass:
+    """One pass: its spec, its rule-engine writer and its constraint checker."""
+    spec: PassSpec
+    write: Callable[[Project], None]
+    check: Callable[[Plan, Bundle, object], list[Finding]]
 
-    @property
-    def dirname(self) -> str:
-        return f"{self.number:02d}-{self.name}"
+    name = property(lambda self: self.spec.name)
+    number = property(lambda self: self.spec.number)
+    reason = property(lambda self: self.spec.reason)
+    explain = property(lambda self: self.spec.explain)
+    rules = property(lambda self: self.spec.rules)
+    dirname = property(lambda self: self.spec.dirname)
 
 
-PIPELINE: tuple[PassSpec, ...] = (
-    PassSpec(1, "host", "tiling struct, tiling function and launch code: how the work splits over cores and UB-sized tiles",
-             "The host side runs on the CPU before the kernel starts. It reads the input shapes, decides how many "
-             "AI cores to use and how long a tile is (so that every live tile, double-buffered, fits the Unified "
-             "Buffer), packs those numbers into the tiling struct and launches the kernel with that many blocks."),
-    PassSpec(2, "init", "kernel entry, kernel class, GlobalTensors with per-core offsets, TPipe and its queues and buffers",
-             "Every core runs the same kernel function; GetBlockIdx() tells it which rows are its own. Init points "
-             "GlobalTensors at that core's slice of global memory and carves the Unified Buffer into queues "
-             "(VECIN for data coming in, VECOUT for results going out) and TBuf scratch space with InitBuffer."),
-    PassSpec(3, "compute", "the Process loop and CopyIn / Compute / CopyOut, DSL ops mapped to AscendC vector APIs",
-             "Process walks the tiles. CopyIn moves a tile from GM to UB (the MTE2 pipe), Compute runs vector "
-             "instructions on it (the V pipe), CopyOut moves results back (MTE3). AllocTensor/EnQue/DeQue/FreeTensor "
-             "hand tiles between the pipes so they overlap safely; functions AscendC lacks are expanded here."),
-    PassSpec(4, "align", "32-byte alignment and tails: DataCopyPad where a length is not provably aligned, aligned buffer sizes",
-             "DataCopy moves whole 32-byte blocks: a length that is not a multiple of 32 bytes is silently rounded "
-             "down by the hardware. This pass proves each copy aligned or replaces it with DataCopyPad (or a padded "
-             "copy on chips without it), and rounds every buffer size up to 32 bytes."),
-)
+PIPELINE: tuple[Pass, ...] = tuple(Pass(m.SPEC, m.write, m.check) for m in (host, init, compute, align))
 
 PASS_NAMES = tuple(p.name for p in PIPELINE)
 
 
-def get_pass(name_or_number: str | int) -> PassSpec:
+def get_pass(name_or_number: str | int) -> Pass:
     for p in PIPELINE:
         if name_or_number in (p.name, p.number, str(p.number)):
             return p
     raise ValueError(f"unknown pass {name_or_number!r}; passes are {', '.join(PASS_NAMES)}")
+
+
+def check_step(spec, program, bundle: Bundle, options) -> list[Finding]:
+    """Run on `bundle` the checkers of pass `spec` and of every pass before it: a later pass
+    (an LLM rewriting the whole text) must not break what an earlier one established. An
+    earlier pass's warnings were said at its own step: only its errors count again."""
+    plan = plan_for(program, options)
+    return [f for p in PIPELINE[:spec.number] for f in p.check(plan, bundle, options)
+            if p.number == spec.number or f.severity == "error"]

@@ -52,7 +52,7 @@ def test_a_toolkit_without_the_cmake_package_says_so(fake_toolchain):
 
 
 def test_doctor_says_why_cann_is_missing(monkeypatch):
-    from ascendcraft_lab import doctor
+    from ascendcraft_lab.cli import doctor
     for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASC_DIR"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
@@ -62,7 +62,7 @@ def test_doctor_says_why_cann_is_missing(monkeypatch):
 
 
 def test_doctor_reports_the_fake_toolkit_with_its_cmake_package(fake_toolchain, monkeypatch):
-    from ascendcraft_lab import doctor
+    from ascendcraft_lab.cli import doctor
     for k, v in fake_toolchain.env.items():
         monkeypatch.setenv(k, v)
     check = doctor._cann()
@@ -78,8 +78,7 @@ needs_no_npu_here = pytest.mark.skipif(refuse_reason("run") is None, reason="thi
 @needs_no_npu_here
 def test_check_cann_refuses_with_the_one_line_reason(gelu_session):
     from ascendcraft_lab.backends.cann import check_cann
-    from ascendcraft_lab.passes.lower import load_dsl
-    from ascendcraft_lab.passes.session import SessionFolder
+    from ascendcraft_lab.session import SessionFolder, load_dsl
     s = SessionFolder(gelu_session)
     program = load_dsl(s.dsl_path().read_text(), str(s.dsl_path()), "Ascend910B2")
     verdict, run = check_cann(program, s.read_stage("align"), ref=None, soc="Ascend910B2")
@@ -89,10 +88,56 @@ def test_check_cann_refuses_with_the_one_line_reason(gelu_session):
 
 
 @needs_no_npu_here
-@pytest.mark.parametrize("command", ["build_main", "run_main", "profile_main"])
+@pytest.mark.parametrize("command", ["build_main", "profile_main"])
 def test_the_npu_commands_refuse_in_one_line(command, gelu_session, capsys):
-    from ascendcraft_lab.backends.cann import cli
+    from ascendcraft_lab.cli import npu as cli
     code = getattr(cli, command)([str(gelu_session)])
     err = capsys.readouterr().err
     assert code == 2
     assert _one_line(err).startswith(f"ascendcraft {command.removesuffix('_main')}: cannot ")
+
+
+@needs_no_npu_here
+def test_check_on_the_npu_backend_refuses_before_any_work(gelu_session, capsys):
+    from ascendcraft_lab.cli.check import main
+    assert main([str(gelu_session), "--backend", "cann"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot ") and refuse_reason("run") in err
+
+
+def _set_version(ft, text: str | None) -> None:
+    import platform
+    info = ft.home / f"{platform.machine()}-linux" / "ascend_toolkit_install.info"
+    if text is None:
+        info.unlink()
+    else:
+        info.write_text(f"package_name=Ascend-cann-toolkit\nversion={text}\n")
+
+
+def test_doctor_names_the_toolkits_cann_version(fake_toolchain):
+    ok, detail = toolkit_summary(detect(fake_toolchain.env))
+    assert ok and "CANN 8.5.0" in detail
+
+
+def test_a_toolkit_older_than_find_package_asc_refuses_the_build_and_points_at_the_exports(fake_toolchain):
+    _set_version(fake_toolchain, "8.2.RC1")
+    tc = detect(fake_toolchain.env, dev_dir=fake_toolchain.dev_dir)
+    reason = _one_line(refuse_reason("build", tc))
+    assert "CANN 8.2.RC1 is older than 8.3.RC1, the first with find_package(ASC)" in reason
+    assert "ascendcraft export --format mkb|mkb-direct" in reason and "MultiKernelBench" in reason
+    ok, detail = toolkit_summary(tc)
+    assert not ok and "8.2.RC1" in detail
+
+
+def test_an_unknown_toolkit_version_is_said_and_does_not_refuse(fake_toolchain):
+    _set_version(fake_toolchain, None)
+    tc = detect(fake_toolchain.env)
+    assert tc.version is None and refuse_reason("build", tc) is None
+    assert "CANN version unknown" in toolkit_summary(tc)[1] and "8.3.RC1 or newer" in toolkit_summary(tc)[1]
+
+
+@pytest.mark.parametrize("version, older", [("8.0.RC2", True), ("8.3.RC1.alpha002", True), ("8.3.RC1", False),
+                                            ("8.5.0", False), ("9.0.0-beta.1", False), ("not a version", False)])
+def test_cann_versions_compare_release_candidates_before_releases(version, older):
+    from ascendcraft_lab.backends.cann.detect import cann_older_than_required
+    assert cann_older_than_required(version) is older

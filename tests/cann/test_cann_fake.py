@@ -8,8 +8,8 @@ torch = pytest.importorskip("torch")
 
 from ascendcraft_lab.backends.cann.fake import check_binding_schema, check_fake, register_fake_op  # noqa: E402
 from ascendcraft_lab.backends.cann.signature import OpSignature, bind_op_args  # noqa: E402
-from ascendcraft_lab.passes.lower import load_dsl  # noqa: E402
-from ascendcraft_lab.passes.session import SessionFolder  # noqa: E402
+from ascendcraft_lab.session import load_dsl  # noqa: E402
+from ascendcraft_lab.session import SessionFolder  # noqa: E402
 
 
 @pytest.fixture(scope="module")

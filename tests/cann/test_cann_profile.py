@@ -60,7 +60,7 @@ def test_a_csv_that_is_not_kernel_details_is_rejected():
 
 
 def test_profile_command_shows_a_recorded_csv(tmp_path, capsys):
-    from ascendcraft_lab.backends.cann.cli import profile_main
+    from ascendcraft_lab.cli.npu import profile_main
     src = tmp_path / "kernel_details.csv"
     src.write_text(KERNEL_DETAILS)
     assert profile_main(["--csv", str(src), "--kernel", "gelu", "--html", str(tmp_path / "p.html")]) == 0

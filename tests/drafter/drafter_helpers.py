@@ -28,12 +28,12 @@ def write_ref(folder: Path, name: str, forward: str, inputs: str, init: str = ""
 
 def check_draft_on_emulator(text: str, ref):
     """Lower a draft with the reference's shapes and run it on the emulator: (verdict, run, program)."""
-    from ascendcraft_lab.dsl.check import bind
+    from ascendcraft_lab.reference.bind import bind
     from ascendcraft_lab.dsl.parser import parse
     from ascendcraft_lab.dsl.verifier import verify
     from ascendcraft_lab.engines.rule import render
     from ascendcraft_lab.passes.manager import LowerOptions
-    from ascendcraft_lab.passes.verify import check_emulator
+    from ascendcraft_lab.backends.emulator.verify import check_emulator
     program = verify(parse(text, "draft.dsl.py"))
     inputs, _ = bind(program, ref)
     options = LowerOptions(shapes={n: v.shape for n, v in inputs.items() if hasattr(v, "shape")},

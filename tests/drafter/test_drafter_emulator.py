@@ -15,7 +15,7 @@ from ascendcraft_lab.dsl.parser import parse
 from ascendcraft_lab.dsl.verifier import verify
 from ascendcraft_lab.engines.rule import render
 from ascendcraft_lab.passes.manager import LowerOptions
-from ascendcraft_lab.passes.verify import check_emulator, render_run
+from ascendcraft_lab.backends.emulator.verify import check_emulator, render_run
 from ascendcraft_lab.suite import ROOT as SUITE
 
 from drafter_helpers import check_draft_on_emulator

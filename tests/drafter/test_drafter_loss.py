@@ -12,12 +12,12 @@ import pytest
 from ascendcraft_lab.backends.emulator.runner import Arg, pack_tiling, run_kernel
 from ascendcraft_lab.drafter import DraftError, draft_from_trace
 from ascendcraft_lab.drafter.trace import run_jobs
-from ascendcraft_lab.dsl.check import bind
+from ascendcraft_lab.reference.bind import bind
 from ascendcraft_lab.dsl.parser import parse
 from ascendcraft_lab.dsl.verifier import verify
 from ascendcraft_lab.engines.rule import render
 from ascendcraft_lab.passes.manager import LowerOptions
-from ascendcraft_lab.passes.verify import check_emulator, render_run
+from ascendcraft_lab.backends.emulator.verify import check_emulator, render_run
 from ascendcraft_lab.suite import ROOT as SUITE
 
 from drafter_helpers import write_ref

@@ -13,7 +13,7 @@ import pytest
 
 from ascendcraft_lab.drafter import DraftError, draft_from_trace, draft_reference
 from ascendcraft_lab.drafter.trace import run_jobs
-from ascendcraft_lab.passes.verify import render_run
+from ascendcraft_lab.backends.emulator.verify import render_run
 from ascendcraft_lab.suite import ROOT as SUITE
 
 from drafter_helpers import check_draft_on_emulator, write_ref

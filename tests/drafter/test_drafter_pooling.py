@@ -15,9 +15,9 @@ import torch.nn.functional as F
 from ascendcraft_lab.drafter import DraftError, draft_from_trace
 from ascendcraft_lab.drafter.trace import run_jobs
 from ascendcraft_lab.dsl import DslError, parse, verify
-from ascendcraft_lab.dsl.check import check_interpreter
+from ascendcraft_lab.reference.bind import check_interpreter
 from ascendcraft_lab.dsl.ops import OPS
-from ascendcraft_lab.passes.verify import render_run
+from ascendcraft_lab.backends.emulator.verify import render_run
 from ascendcraft_lab.suite import ROOT as SUITE
 
 from drafter_helpers import check_draft_on_emulator, write_ref

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from ascendcraft_lab.drafter import DraftError, draft_reference
-from ascendcraft_lab.drafter.cli import main as draft_main
+from ascendcraft_lab.cli.draft import main as draft_main
 
 from drafter_helpers import write_ref
 

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from ascendcraft_lab.dsl import DslError, parse
-from ascendcraft_lab.dsl.check import bind, check_interpreter, compare, main
+from ascendcraft_lab.cli.check import main as check_main
+from ascendcraft_lab.reference.bind import bind, check_interpreter, compare
 from ascendcraft_lab.dsl.ir import DType
 from ascendcraft_lab.examples import get_example
 from ascendcraft_lab.reference import ReferenceRun
@@ -84,26 +85,26 @@ def test_unstored_elements_make_the_verdict_incorrect(tmp_path):
 
 def test_check_command_exit_codes(tmp_path, capsys):
     # 0: correct, printing the errors and the tolerance used (on a small tail-like shape)
-    assert main([str(GELU.dsl), "--ref", str(GELU.reference), "--override", "dim=1003", "--override", "batch_size=3"]) == 0
+    assert check_main([str(GELU.dsl), "--ref", str(GELU.reference), "--override", "dim=1003", "--override", "batch_size=3", "--backend", "interpreter"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("correct: `gelu` matches gelu.py") and "max abs err" in out and "rtol 0.0001" in out
     # 1: incorrect
     wrong = tmp_path / "wrong.dsl.py"
     wrong.write_text(GELU.dsl.read_text().replace("yu = 0.5 * xu", "yu = 0.6 * xu"))
-    assert main([str(wrong), "--ref", str(GELU.reference), "--override", "dim=100", "--override", "batch_size=2"]) == 1
+    assert check_main([str(wrong), "--ref", str(GELU.reference), "--override", "dim=100", "--override", "batch_size=2", "--backend", "interpreter"]) == 1
     assert capsys.readouterr().out.startswith("incorrect: `y` differs at")
     # 2: a DslError, printed in the diagnostic format, no traceback
     bad = tmp_path / "bad.dsl.py"
     bad.write_text(GELU.dsl.read_text().replace("tanh(inner)", "tanhh(inner)"))
-    assert main([str(bad), "--ref", str(GELU.reference)]) == 2
-    out = capsys.readouterr().out
+    assert check_main([str(bad), "--ref", str(GELU.reference), "--backend", "interpreter"]) == 2
+    out = capsys.readouterr().err      # errors go to stderr
     assert out.startswith("error: `tanhh` is not a DSL operation\n --> ") and "= help: did you mean `tanh`?" in out
     # 2: a ReferenceError
-    assert main([str(GELU.dsl), "--ref", str(tmp_path / "nowhere.py")]) == 2
-    assert capsys.readouterr().out.startswith("error: reference nowhere.py does not exist")
+    assert check_main([str(GELU.dsl), "--ref", str(tmp_path / "nowhere.py"), "--backend", "interpreter"]) == 2
+    assert capsys.readouterr().err.startswith("error: reference nowhere.py does not exist")
     # 2: usage errors
-    assert main([str(GELU.dsl), "--ref", str(GELU.reference), "--soc", "Ascend999"]) == 2
-    assert "unknown SoC" in capsys.readouterr().out
+    assert check_main([str(GELU.dsl), "--ref", str(GELU.reference), "--soc", "Ascend999", "--backend", "interpreter"]) == 2
+    assert "unknown SoC" in capsys.readouterr().err
 
 
 def test_check_command_accepts_a_session_folder(tmp_path, capsys):
@@ -111,5 +112,5 @@ def test_check_command_accepts_a_session_folder(tmp_path, capsys):
     session.mkdir()
     (session / "kernel.dsl.py").write_text(GELU.dsl.read_text())
     (session / "reference.py").write_text(GELU.reference.read_text().replace("dim = 16384", "dim = 300"))
-    assert main([str(session), "--backend", "interpreter"]) == 0
+    assert check_main([str(session), "--backend", "interpreter"]) == 0
     assert capsys.readouterr().out.startswith("correct: `gelu` matches reference.py")

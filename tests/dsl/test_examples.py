@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ascendcraft_lab.dsl.check import check_interpreter
+from ascendcraft_lab.reference.bind import check_interpreter
 from ascendcraft_lab.examples import CATEGORIES, EXAMPLES, get_example
 from ascendcraft_lab.reference import ReferenceRun
 from ascendcraft_lab.soc import get_soc

@@ -10,8 +10,8 @@ FIXTURES = Path(__file__).parents[1] / "cann" / "fixtures"
 
 @pytest.fixture(scope="session")
 def gelu_session(tmp_path_factory) -> Path:
-    from ascendcraft_lab.passes.lower import lower_session
+    from ascendcraft_lab.session import Session
     folder = tmp_path_factory.mktemp("export-session") / "gelu"
-    lower_session((FIXTURES / "gelu.dsl.py").read_text(), folder, reference=FIXTURES / "gelu.py",
-                  accept_all=True, dsl_name="gelu.dsl.py")
+    Session.open(folder, (FIXTURES / "gelu.dsl.py").read_text(), reference=FIXTURES / "gelu.py",
+                 accept_all=True, dsl_name="gelu.dsl.py")
     return folder

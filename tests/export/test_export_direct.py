@@ -9,7 +9,7 @@ import pytest
 from export_helpers import import_model
 from ascendcraft_lab.export.common import kernel_class_text, load_session
 from ascendcraft_lab.export.direct import TOP_LEVEL, export_direct, validate_direct
-from ascendcraft_lab.export.mkb import main
+from ascendcraft_lab.cli.export import main
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def test_the_binding_computes_the_tiling_and_launches_on_the_current_stream(expo
     _, _, files = exported
     bind = files["kernel/pybind11.cpp"]
     assert "const uint32_t blockDim = GeluTilingFunc(B, N, tiling);" in bind
-    assert "c10_npu::getCurrentNPUStream().stream(false)" in bind
+    assert "c10_npu::getCurrentNPUStream().stream(true)" in bind         # flushes the task queue first
     assert re.search(r"launch_gelu\(blockDim, stream, .*x\.data_ptr\(\).*y\.data_ptr\(\).*&tiling\);", bind)
     assert "PYBIND11_MODULE(benchmark_ops, m)" in bind
     assert 'extern "C" void launch_gelu(uint32_t blockDim, void *stream, GM_ADDR x, GM_ADDR y, const GeluTiling *tiling);' \

@@ -10,7 +10,8 @@ import pytest
 
 from export_helpers import import_model
 from ascendcraft_lab.export.common import kernel_class_text, load_session, tiling_function_only, tiling_struct_text
-from ascendcraft_lab.export.mkb import FIELDS, export_mkb, main, read_submission, validate_fields
+from ascendcraft_lab.cli.export import main
+from ascendcraft_lab.export.mkb import FIELDS, export_mkb, read_submission, validate_fields
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import pytest
 from ascendcraft_lab.examples import get_example
 from ascendcraft_lab.notebook import LabSession
 from ascendcraft_lab.notebook import comm as pipeline_comm
+from ascendcraft_lab.notebook import lab as pipeline_lab
 from ascendcraft_lab.notebook.comm import PipelineChannel, find_session, lazy_payload, register_comm_target
 from ascendcraft_lab.notebook.payload import load_schema, pipeline_payload
 
@@ -46,7 +47,7 @@ def lab(tmp_path):
 
 @pytest.fixture
 def channel(lab):
-    pipeline_comm._RESUMED.clear()
+    pipeline_lab._RESUMED.clear()
     comm = FakeComm()
     PipelineChannel(comm, user_ns={"Out": {1: lab}})
     return comm
@@ -119,7 +120,7 @@ def test_a_change_made_in_a_cell_is_pushed_to_the_view(channel, lab):
 
 def test_after_a_restart_the_session_is_resumed_from_its_folder(lab):
     lab.accept("host")
-    pipeline_comm._RESUMED.clear()
+    pipeline_lab._RESUMED.clear()
     comm = FakeComm()
     PipelineChannel(comm, user_ns={})                       # a fresh kernel: nothing in the namespace
     reply = comm.receive({"id": 5, "action": "state", "session": str(lab.folder.path)})
@@ -131,11 +132,11 @@ def test_after_a_restart_the_session_is_resumed_from_its_folder(lab):
 def test_the_newest_displayed_session_wins(lab, tmp_path):
     older = LabSession.resume(lab.folder.path)
     assert find_session(lab.folder.path, {"Out": {1: older, 2: lab}}) is lab
-    pipeline_comm.remember(older)
+    pipeline_lab.remember(older)
     try:
         assert find_session(lab.folder.path, {"Out": {2: lab}}) is older
     finally:
-        pipeline_comm._DISPLAYED.clear()
+        pipeline_lab._DISPLAYED.clear()
 
 
 def test_lazy_payload_is_the_payload_with_pass_bodies_left_out(lab):

@@ -7,7 +7,7 @@ from fake_openai import reply
 from llm_engine_support import GELU_DSL, GELU_REFERENCE, fenced, gelu_program, pass_asked, rule_reply
 
 from ascendcraft_lab.engines.llm import LlmClient, LlmConfig, draft_with_llm
-from ascendcraft_lab.passes.lower import lower_main
+from ascendcraft_lab.cli.lower import main as lower_main
 from ascendcraft_lab.passes.manager import LowerOptions
 
 KEY = "sk-test-DO-NOT-LEAK-0123456789"
@@ -27,7 +27,7 @@ def test_lower_with_the_llm_engine_and_no_endpoint_is_one_clear_message(tmp_path
 
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
-    assert err.startswith("ascendcraft lower: the LLM engine has no endpoint: set OPENAI_BASE_URL")
+    assert err.startswith("error: the LLM engine has no endpoint: set OPENAI_BASE_URL")
 
 
 def test_lower_with_the_llm_engine_writes_the_session_and_reruns_from_the_cache(fake_openai, tmp_path, monkeypatch, capsys):

@@ -6,6 +6,7 @@ import pytest
 from fake_openai import reply
 from llm_engine_support import gelu_program, pass_asked, rule_reply
 
+from ascendcraft_lab.backends.emulator.verify import compile_errors
 from ascendcraft_lab.engines.llm import LlmEngine, LlmEngineError
 from ascendcraft_lab.engines.rule import RuleEngine, render
 from ascendcraft_lab.passes.manager import LowerOptions, run_pipeline
@@ -28,7 +29,7 @@ def drop_free(path: str, text: str) -> str:
 def test_a_broken_constraint_goes_back_and_the_second_reply_passes(fake_openai, make_client, gelu):
     fake_openai.push(reply(rule_reply(gelu, OPTIONS, 3, edit=drop_free), tokens_in=5000, tokens_out=1200),
                      reply(rule_reply(gelu, OPTIONS, 3), tokens_in=6500, tokens_out=1300))
-    engine = LlmEngine(make_client())
+    engine = LlmEngine(make_client(), compiler=compile_errors)
     previous = render(gelu, OPTIONS, 2)
     bundle = engine.run_pass(get_pass("compute"), gelu, previous, OPTIONS)
 
@@ -48,7 +49,7 @@ def test_a_broken_constraint_goes_back_and_the_second_reply_passes(fake_openai, 
 def test_a_compiler_error_goes_back_with_its_line(fake_openai, make_client, gelu):
     typo = lambda path, text: text.replace("Muls(yu, xu, 0.5f, cLen);", "Mulz(yu, xu, 0.5f, cLen);", 1)  # noqa: E731
     fake_openai.push(reply(rule_reply(gelu, OPTIONS, 3, edit=typo)), reply(rule_reply(gelu, OPTIONS, 3)))
-    engine = LlmEngine(make_client())
+    engine = LlmEngine(make_client(), compiler=compile_errors)
     engine.run_pass(get_pass("compute"), gelu, render(gelu, OPTIONS, 2), OPTIONS)
 
     bad_line = next(i for i, line in enumerate(render(gelu, OPTIONS, 3)[KERNEL].splitlines(), 1) if "Muls(yu, xu" in line)
@@ -60,7 +61,7 @@ def test_a_compiler_error_goes_back_with_its_line(fake_openai, make_client, gelu
 def test_a_reply_outside_the_project_or_with_a_placeholder_left_is_refused(fake_openai, make_client, gelu):
     fake_openai.push(reply("// file: ../../etc/passwd\n```\nroot::0:0\n```"),
                      reply(rule_reply(gelu, OPTIONS, 3, edit=lambda p, t: t + "// TODO(pass 3 compute): later\n")))
-    engine = LlmEngine(make_client(), rounds=2)
+    engine = LlmEngine(make_client(), compiler=compile_errors, rounds=2)
     with pytest.raises(LlmEngineError) as err:
         engine.run_pass(get_pass("compute"), gelu, render(gelu, OPTIONS, 2), OPTIONS)
 
@@ -72,7 +73,7 @@ def test_a_reply_outside_the_project_or_with_a_placeholder_left_is_refused(fake_
 
 def test_one_pass_by_the_model_inside_a_rule_pipeline(fake_openai, make_client, gelu):
     fake_openai.push(reply(rule_reply(gelu, OPTIONS, 2)))
-    llm = LlmEngine(make_client())
+    llm = LlmEngine(make_client(), compiler=compile_errors)
     steps = run_pipeline(gelu, RuleEngine(), OPTIONS, engines={"init": llm})
 
     assert [s.engine for s in steps] == ["rule", "llm", "rule", "rule"]
@@ -89,12 +90,12 @@ def test_one_pass_by_the_model_inside_a_rule_pipeline(fake_openai, make_client, 
 
 def test_the_whole_pipeline_by_the_model_and_again_from_the_cache(fake_openai, make_client, gelu):
     fake_openai.default = lambda request: reply(rule_reply(gelu, OPTIONS, pass_asked(request)))
-    steps = run_pipeline(gelu, LlmEngine(make_client()), OPTIONS)
+    steps = run_pipeline(gelu, LlmEngine(make_client(), compiler=compile_errors), OPTIONS)
     assert [s.engine for s in steps] == ["llm"] * 4 and not any(s.failed for s in steps)
     assert steps[-1].bundle.files == render(gelu, OPTIONS, 4).files
     assert len(fake_openai.chat_requests) == 4
 
-    engine = LlmEngine(make_client())  # a new client on the same cache
+    engine = LlmEngine(make_client(), compiler=compile_errors)  # a new client on the same cache
     again = run_pipeline(gelu, engine, OPTIONS)
     assert len(fake_openai.chat_requests) == 4, "the repeated run reached the server"
     assert [s.bundle.files for s in again] == [s.bundle.files for s in steps]
@@ -103,7 +104,7 @@ def test_the_whole_pipeline_by_the_model_and_again_from_the_cache(fake_openai, m
 
 def test_a_pass_the_model_cannot_do_fails_as_a_step_and_the_pipeline_stops_there(fake_openai, make_client, gelu):
     fake_openai.default = reply(rule_reply(gelu, OPTIONS, 3, edit=drop_free))
-    llm = LlmEngine(make_client(), rounds=2)
+    llm = LlmEngine(make_client(), compiler=compile_errors, rounds=2)
     steps = run_pipeline(gelu, RuleEngine(), OPTIONS, engines={"compute": llm})
 
     assert [s.spec.name for s in steps] == ["host", "init", "compute"] and steps[-1].failed
@@ -113,7 +114,7 @@ def test_a_pass_the_model_cannot_do_fails_as_a_step_and_the_pipeline_stops_there
 
 def test_an_unverified_pass_can_be_kept_for_the_user_to_fix(fake_openai, make_client, gelu):
     fake_openai.default = reply(rule_reply(gelu, OPTIONS, 3, edit=drop_free))
-    llm = LlmEngine(make_client(), rounds=1, on_failure="keep")
+    llm = LlmEngine(make_client(), compiler=compile_errors, rounds=1, on_failure="keep")
     bundle = llm.run_pass(get_pass("compute"), gelu, render(gelu, OPTIONS, 2), OPTIONS)
 
     assert llm.last_report.engine == "llm-unverified" and not llm.last_report.verified
@@ -123,7 +124,7 @@ def test_an_unverified_pass_can_be_kept_for_the_user_to_fix(fake_openai, make_cl
 def test_cancelling_a_pass_ends_it_with_a_clear_message(fake_openai, make_client, gelu):
     fake_openai.default = reply(rule_reply(gelu, OPTIONS, 3, edit=drop_free))
     client = make_client()
-    llm = LlmEngine(client, rounds=3, on_attempt=lambda pass_name, attempt: llm.cancel())  # the stop button
+    llm = LlmEngine(client, compiler=compile_errors, rounds=3, on_attempt=lambda pass_name, attempt: llm.cancel())  # the stop button
     steps = run_pipeline(gelu, RuleEngine(), OPTIONS, engines={"compute": llm})
 
     assert steps[-1].failed and len(fake_openai.chat_requests) == 1

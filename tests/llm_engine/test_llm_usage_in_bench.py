@@ -27,7 +27,7 @@ def test_no_log_means_no_usage(tmp_path):
 
 
 def test_draft_cli_says_when_the_offline_draft_made_the_model_call_unneeded(fake_openai, tmp_path, monkeypatch, capsys):
-    from ascendcraft_lab.drafter.cli import main as draft_main
+    from ascendcraft_lab.cli.draft import main as draft_main
     from ascendcraft_lab.suite import ROOT
     monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
     out = tmp_path / "relu.dsl.py"

@@ -10,13 +10,13 @@ import textwrap
 
 import pytest
 
-from ascendcraft_lab.dsl.check import bind
+from ascendcraft_lab.reference.bind import bind
 from ascendcraft_lab.dsl.parser import parse
 from ascendcraft_lab.dsl.verifier import verify
 from ascendcraft_lab.engines.rule import render
 from ascendcraft_lab.examples import EXAMPLES
 from ascendcraft_lab.passes.manager import LowerOptions, run_pipeline
-from ascendcraft_lab.passes.verify import check_emulator, render_run
+from ascendcraft_lab.backends.emulator.verify import check_emulator, render_run
 from ascendcraft_lab.reference import load_reference
 
 CASES = [(ex, shape) for ex in EXAMPLES for shape in ("reference", "tail")]

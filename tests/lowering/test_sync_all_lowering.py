@@ -13,7 +13,7 @@ import re
 import textwrap
 
 from ascendcraft_lab.dsl.buffers import ub_buffers
-from ascendcraft_lab.dsl.check import bind
+from ascendcraft_lab.reference.bind import bind
 from ascendcraft_lab.dsl.host import evaluate_host, ub_elems, workspace_layout
 from ascendcraft_lab.dsl.ir import DType
 from ascendcraft_lab.dsl.parser import parse
@@ -21,7 +21,7 @@ from ascendcraft_lab.dsl.verifier import verify
 from ascendcraft_lab.engines.rule import RuleEngine, render
 from ascendcraft_lab.examples import get_example
 from ascendcraft_lab.passes.manager import LowerOptions, run_pipeline
-from ascendcraft_lab.passes.verify import check_emulator, render_run
+from ascendcraft_lab.backends.emulator.verify import check_emulator, render_run
 from ascendcraft_lab.reference import load_reference
 from ascendcraft_lab.soc import get_soc
 

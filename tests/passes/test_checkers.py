@@ -1,7 +1,7 @@
 """Each seeded mutation of a correct bundle is caught by the checker of the pass that owns it."""
 import re
 
-from ascendcraft_lab.passes.checkers import check_step
+from ascendcraft_lab.passes.pipeline import check_step
 from ascendcraft_lab.passes.manager import LowerOptions
 from ascendcraft_lab.passes.pipeline import get_pass
 from ascendcraft_lab.passes.plan import plan_for

@@ -5,11 +5,13 @@ NOT YET RUN ON HARDWARE by the project. Everything is written against CANN's and
 documentation; what does not need the chip (detection and refusal, the build commands, error
 mapping, the profile parser, the fake op) is tested on CPU with test doubles.
 
-Modules: `detect` (what is installed; `refuse_reason(action)` gives the one-line refusal),
-`build` (CMake configure + build, preflight of the CMakeLists, compiler errors -> DSL lines),
-`run` (MultiKernelBench's correctness/timing protocol; `check_cann`), `fake` (torch.library
-mirror with a fake kernel, checked by `torch.library.opcheck`), `profile` (torch_npu.profiler
-and `kernel_details.csv`), `signature` (the op's schema and argument binding), `cli`.
+Modules: `detect` (what is installed, the toolkit's version; `refuse_reason(action)` gives the
+one-line refusal), `build` (CMake configure + build, preflight of the CMakeLists and the
+translation units, lint of patterns working projects avoid, compiler errors -> DSL lines), `run`
+(MultiKernelBench's correctness/timing protocol; `check_cann`), `device` (the core count and SoC
+name through ACL), `fake` (torch.library mirror with a fake kernel, checked by
+`torch.library.opcheck`), `profile` (torch_npu.profiler and `kernel_details.csv`), `signature`
+(the op's schema and argument binding), `cli`.
 
 Sources (documentation and samples' documented behaviour only; no Huawei impl/include code):
 - CANN "Compilation Using CMake" (hiascend.com, CANN 8.5/9.0 programug atlas_ascendc_10_00039):
@@ -34,8 +36,18 @@ Sources (documentation and samples' documented behaviour only; no Huawei impl/in
   Accelerator Core, Start Time(us), Duration(us), Wait Time(us), Block Dim, ...); CANN
   op_summary page for the aic_/aiv_ prefixed ratio columns on Atlas A2;
 - MultiKernelBench (wzzll123/MultiKernelBench): utils/correctness.py (seeded Model/ModelNew
-  construction, several input sets, allclose), utils/performance.py (NPU events, warm-ups,
-  timed trials), backends/ascendc_direct_launch_backend.py and prompts/*.json/.py (export formats).
+  construction, several input sets, allclose at 1e-4), utils/performance.py (NPU events,
+  warm-ups, timed trials), backends/ascendc_direct_launch_backend.py (ascendc.cmake build,
+  `${ASCEND_CANN_PACKAGE_PATH}/lib64` and `/include`) and prompts/*.json/.py (export formats),
+  backends/ascendc_backend.py ("torch_npu.npu.get_device_name(device) causes crash");
+- CANN 8.3.RC1 guide "通过CMake编译" (atlas_ascendc_10_00039): the first with find_package(ASC);
+  CANN's CMake guide and asc-devkit examples/01_simd_cpp_api/02_features/04_compile
+  (00_basic_compile: kernel and <<<>>> in one .asc, LINKER_LANGUAGE ASC,
+  -I${ASCEND_HOME_PATH}/include; 01_separate_compile: whole-program mode by default, `-dc`);
+- torch_npu csrc/core/npu/NPUStream.cpp: `stream(true)` calls `stream()`, which empties the task
+  queue (MakeSureQueueEmpty); `stream(false)` returns the raw stream;
+- ACL API reference aclGetDeviceCapability / aclDeviceInfo (ACL_DEVICE_INFO_VECTOR_CORE_NUM),
+  aclrtGetSocName; vllm-ascend / sgl-kernel-npu read the AIV count with the former.
 """
 from __future__ import annotations
 

@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import posixpath
 import re
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Mapping
 
+from ...passes import cpp
 from ...passes.bundle import Bundle
 from ...soc import get_soc
 from .detect import Toolchain, detect, refuse_reason
@@ -97,6 +99,106 @@ def shared_libraries(text: str) -> list[str]:
             if c.name in ("add_library", "ascendc_library") and len(c.args) > 1 and c.args[1] == "SHARED"]
 
 
+def asc_sources(text: str) -> set[str]:
+    """The sources bisheng compiles: `.asc` files and those marked `LANGUAGE ASC`."""
+    calls = cmake_calls(text)
+    marked = {a.removeprefix("./") for c in calls if c.name == "set_source_files_properties" and "ASC" in c.args
+              for a in c.args if a.endswith(SOURCE_EXTS)}
+    return marked | {s for s in cmake_sources(text) if s.endswith(".asc")}
+
+
+def _include_dirs(text: str) -> list[str]:
+    """The project-relative include folders of the CMakeLists' targets (not ${...} or generator expressions)."""
+    return [a for c in cmake_calls(text) if c.name == "target_include_directories" for a in c.args[1:]
+            if a not in ("PRIVATE", "PUBLIC", "INTERFACE", "SYSTEM", "BEFORE", "AFTER") and not a.startswith(("$", "/"))]
+
+
+def translation_units(bundle: Bundle, text: str | None = None) -> dict[str, list[str]]:
+    """For every source the CMakeLists compiles, the bundle files its translation unit is made of:
+    the source itself and, transitively, every project file it pulls in with `#include "..."`
+    (looked up beside the including file, then in the targets' include folders)."""
+    text = bundle.files.get("CMakeLists.txt", "") if text is None else text
+    dirs = _include_dirs(text)
+
+    def resolve(including: str, name: str) -> str | None:
+        for base in [str(PurePosixPath(including).parent)] + dirs:
+            candidate = posixpath.normpath(posixpath.join(base, name))
+            if candidate in bundle.files:
+                return candidate
+        return None
+
+    units = {}
+    for source in cmake_sources(text):
+        seen, todo = [], [source]
+        while todo:
+            path = todo.pop()
+            if path in seen or path not in bundle.files:
+                continue
+            seen.append(path)
+            for name in re.findall(r'(?m)^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', bundle.files[path]):
+                found = resolve(path, name)
+                if found is not None:
+                    todo.append(found)
+        units[source] = seen
+    return units
+
+
+GLOBAL_DECLARATION = re.compile(r"__global__[^;{}]*?\b(\w+)\s*\([^;{}]*\)\s*;")
+GLOBAL_DEFINITION = re.compile(r"__global__[^;{}]*?\b(\w+)\s*\([^;{}]*\)\s*\{")
+
+
+def lint_sources(bundle: Bundle) -> list[dict]:
+    """What the sources do that working Ascend projects do not (warnings; each names its reference).
+
+    - an ASC translation unit that declares a `__global__` kernel defined in another one: bisheng's
+      default whole-program mode rejects unresolved device references unless every ASC source is
+      compiled with `-dc` (asc-devkit 04_compile/01_separate_compile README);
+    - `#include "acl/acl.h"` with no CANN or torch_npu ACL include folder on the include path;
+    - `stream(false)`: torch_npu returns the raw stream without flushing its task queue, so work
+      queued just before (a zeroed workspace, the tiling upload) may run after the kernel.
+    """
+    text = bundle.files.get("CMakeLists.txt", "")
+    out = []
+
+    def warn(path: str, line: int, msg: str) -> None:
+        out.append({"file": path, "line": line, "col": 0, "severity": "warning", "message": msg})
+
+    units = translation_units(bundle, text)
+    code = {path: cpp.strip_comments(t) for path, t in bundle.files.items() if path != "CMakeLists.txt"}
+
+    def defined(unit: list[str]) -> set[str]:
+        return {name for path in unit for name in GLOBAL_DEFINITION.findall(code.get(path, ""))}
+
+    asc = sorted(asc_sources(text))
+    separate = re.search(r"(?<![\w-])-dc\b", re.sub(r"#[^\n]*", "", text)) is not None
+    home = {name: source for source in asc for name in defined(units.get(source, []))}
+    for source in [] if separate else asc:
+        unit = units.get(source, [])
+        own = defined(unit)
+        for path in unit:
+            for m in GLOBAL_DECLARATION.finditer(code.get(path, "")):
+                name = m.group(1)
+                if name not in own:
+                    where = f" (defined in {home[name]})" if name in home else ""
+                    warn(path, code[path].count("\n", 0, m.start()) + 1,
+                         f"kernel {name} is declared here but defined in another translation unit{where}: bisheng's "
+                         "whole-program mode rejects that; define and launch it in one ASC source, or compile every "
+                         "ASC source with -dc")
+    cmake_code = re.sub(r"#[^\n]*", "", text)
+    if "ASCEND_HOME_PATH}/include" not in cmake_code and "third_party/acl/inc" not in cmake_code:
+        for path in sorted({path for unit in units.values() for path in unit}):
+            if re.search(r'(?m)^[ \t]*#[ \t]*include[ \t]*"acl/acl\.h"', bundle.files[path]):
+                warn(path, 0, 'includes "acl/acl.h" but the CMakeLists puts neither ${ASCEND_HOME_PATH}/include nor '
+                              "torch_npu's include/third_party/acl/inc on the include path")
+    for path, body in code.items():
+        for i, line in enumerate(body.splitlines(), 1):
+            if re.search(r"\.stream\(\s*false\s*\)", line):
+                warn(path, i, "stream(false) returns the raw stream without flushing torch_npu's task queue: work queued "
+                              "just before (zeroing, uploads) may reach the stream after the kernel; call stream(true) "
+                              "last before the launch")
+    return out
+
+
 def lint_cmake(text: str) -> list[dict]:
     """Patterns in a CMakeLists that CANN's documentation says will not work (warnings).
 
@@ -107,7 +209,12 @@ def lint_cmake(text: str) -> list[dict]:
     - with `find_package(ASC)`, a kernel `.cpp` in `add_library` is compiled by bisheng only
       when marked `LANGUAGE ASC` (`.asc` files are by default);
     - linking `torch_npu` needs torch_npu's `include/` and `lib/` folders, which no CMake
-      package provides (the torch_library sample adds `${TORCH_NPU_PATH}/include` and `/lib`).
+      package provides (the torch_library sample adds `${TORCH_NPU_PATH}/include` and `/lib`);
+    - a target mixing ASC and C++ sources needs `LINKER_LANGUAGE ASC`: CANN's package gives ASC
+      no linker preference, so the C++ linker would link it (CANN's "Compilation Using CMake"
+      guide, asc-devkit 04_compile samples);
+    - linking `ascendcl` needs the toolkit's `lib64` as a link folder (MultiKernelBench's
+      direct-launch build links it from there).
     """
     calls = cmake_calls(text)
     out = []
@@ -133,21 +240,36 @@ def lint_cmake(text: str) -> list[dict]:
         if c.name == "ascendc_library":
             warn(c.line, "ascendc_library() comes from CANN's ascendc.cmake (include(${ASCENDC_CMAKE_DIR}/ascendc.cmake)), "
                          "not from find_package(ASC); with find_package(ASC) use add_library on ASC-language sources")
-    marked = {a for c in calls if c.name == "set_source_files_properties" and "ASC" in c.args for a in c.args}
+    marked = asc_sources(text)
     for c in calls:
         if c.name in ("add_library", "add_executable", "target_sources"):
             for a in c.args:
                 if a.startswith("kernel/") and a.endswith(".cpp") and a not in marked:
                     warn(c.line, f"{a} is not marked LANGUAGE ASC (set_source_files_properties(... PROPERTIES "
                                  "LANGUAGE ASC)), so the host C++ compiler, not bisheng, would compile it")
+    asc_linked = {c.args[0] for c in calls if c.name == "set_target_properties" and c.args
+                  and "LINKER_LANGUAGE" in c.args and c.args[c.args.index("LINKER_LANGUAGE") + 1:][:1] == ("ASC",)}
+    for c in calls:
+        if c.name in ("add_library", "add_executable") and c.args:
+            srcs = [a.removeprefix("./") for a in c.args[1:] if a.endswith(SOURCE_EXTS)]
+            if any(a in marked for a in srcs) and any(a not in marked for a in srcs) and c.args[0] not in asc_linked:
+                warn(c.line, f"{c.args[0]} mixes ASC and C++ sources but does not set LINKER_LANGUAGE ASC: CANN's package "
+                             "gives ASC no linker preference, so the C++ linker would link it without the AscendC "
+                             f"runtime (set_target_properties({c.args[0]} PROPERTIES LINKER_LANGUAGE ASC))")
+    for c in calls:
+        if c.name == "target_link_libraries" and "ascendcl" in c.args:
+            dirs = [a for d in calls if d.name == "target_link_directories" and d.args[:1] == c.args[:1] for a in d.args]
+            if not any(a.rstrip("/").endswith("lib64") for a in dirs):
+                warn(c.line, f"{c.args[0]} links ascendcl but has no link folder for the toolkit's lib64 "
+                             "(target_link_directories(... ${ASCEND_HOME_PATH}/lib64)): -lascendcl would not be found")
     return out
 
 
 def lint_kernel(path: str, text: str) -> list[dict]:
-    """GET_TILING_DATA / REGISTER_TILING_DEFAULT: their API pages say "the kernel launch project
-    is not supported", and this project launches the kernel directly (ACLRT_LAUNCH_KERNEL)."""
+    """GET_TILING_DATA / REGISTER_TILING_DEFAULT in code (not comments): their API pages say "the
+    kernel launch project is not supported", and this project launches the kernel with <<<>>>."""
     out = []
-    for i, line in enumerate(text.splitlines(), 1):
+    for i, line in enumerate(cpp.strip_comments(text).splitlines(), 1):
         m = re.search(r"\b(GET_TILING_DATA|REGISTER_TILING_DEFAULT)\b", line)
         if m:
             out.append({"file": path, "line": i, "col": m.start() + 1, "severity": "warning",
@@ -162,13 +284,19 @@ def preflight(bundle: Bundle) -> list[dict]:
     if text is None:
         return [{"file": "CMakeLists.txt", "line": 0, "col": 0, "severity": "error", "message": "the project has no CMakeLists.txt"}]
     listed = cmake_sources(text)
+    units = translation_units(bundle, text)
+    included = {path: unit[0] for unit in units.values() for path in unit[1:]}
     out = []
     for src, line in listed.items():
         if src not in bundle.files:
             out.append({"file": "CMakeLists.txt", "line": line, "col": 0, "severity": "error",
                         "message": f"lists {src}, which the project does not have"})
+        elif src in included:
+            out.append({"file": "CMakeLists.txt", "line": line, "col": 0, "severity": "error",
+                        "message": f"compiles {src} on its own although {included[src]} includes it: its definitions "
+                                   "would be linked twice"})
     for path in bundle.files:
-        if path.endswith(SOURCE_EXTS) and path not in listed:
+        if path.endswith(SOURCE_EXTS) and path not in listed and path not in included:
             out.append({"file": "CMakeLists.txt", "line": 0, "col": 0, "severity": "error",
                         "message": f"{path} is in the project but no target compiles it"})
     if not shared_libraries(text):
@@ -177,7 +305,7 @@ def preflight(bundle: Bundle) -> list[dict]:
     for path, t in bundle.files.items():
         if path.startswith("kernel/"):
             out += lint_kernel(path, t)
-    return out + lint_cmake(text)
+    return out + lint_cmake(text) + lint_sources(bundle)
 
 
 # ----------------------------------------------------------------------------- commands
@@ -195,6 +323,7 @@ def configure_command(tc: Toolchain, project: Path, build: Path, arch: str) -> l
            f"-DCMAKE_ASC_ARCHITECTURES={arch}",
            "-DCMAKE_BUILD_TYPE=Release",
            f"-DASC_DIR={tc.asc_cmake_dir}",
+           f"-DASCEND_HOME_PATH={tc.home}",
            f"-DCMAKE_PREFIX_PATH={';'.join(prefixes)}",
            f"-DPython3_EXECUTABLE={sys.executable}"]
     if tc.torch_npu is not None:
@@ -266,7 +395,7 @@ def build_project(project: str | Path, build: str | Path | None = None, *, soc: 
     if reason:
         return BuildResult("refused", reason)
     if bundle is None:
-        from ...passes.session import read_bundle
+        from ...passes.bundle import read_bundle
         bundle = read_bundle(project)
     problems = preflight(bundle)
     errors = [p for p in problems if p["severity"] == "error"]
@@ -299,21 +428,6 @@ def build_project(project: str | Path, build: str | Path | None = None, *, soc: 
         return BuildResult("no-library", f"the build succeeded but produced no {' or '.join(names)} under {build}",
                            commands, None, problems, versions, "", time.perf_counter() - t0)
     return BuildResult("ok", f"built {libs[0]}", commands, str(libs[0]), problems, versions, "", time.perf_counter() - t0)
-
-
-def build_session(folder: str | Path, *, jobs: int | None = None, toolchain: Toolchain | None = None,
-                  env: Mapping[str, str] | None = None, record: bool = True) -> BuildResult:
-    """Build `<folder>/ascendc` into `<folder>/build` for the session's SoC; record the result in runs/."""
-    from ...passes.session import SessionFolder, read_bundle
-    session = SessionFolder(folder)
-    project = session.path / "ascendc"
-    if not project.is_dir():
-        return BuildResult("preflight-error", f"{folder} has no ascendc/ project; run `ascendcraft lower` first")
-    result = build_project(project, session.path / "build", soc=session.manifest().get("soc"),
-                           bundle=read_bundle(project), jobs=jobs, toolchain=toolchain, env=env)
-    if record and session.exists():
-        session.record_run({"backend": "cann", "action": "build", **result.to_json()})
-    return result
 
 
 def render_build(result: BuildResult, program=None, limit: int = 10) -> str:

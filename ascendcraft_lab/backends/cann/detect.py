@@ -12,6 +12,10 @@ What is looked for (CANN's documented layout, see `backends/cann/__init__.py` fo
 - the AscendC CMake package (`ASCConfig.cmake`, what `find_package(ASC)` loads): `ASC_DIR`,
   then the toolkit's `lib64/cmake/ASC`, `<arch>-linux/lib64/cmake[/ASC]`, the
   `ascendc_kernel_cmake` folders, then a bounded search of the toolkit;
+- the toolkit's version, from the `version=` line of its `ascend_toolkit_install.info` (under
+  `<arch>-linux/`, where torch_npu and triton-ascend read it): the generated CMake project needs
+  find_package(ASC), documented from CANN 8.3.RC1 on; an older toolkit refuses the build and
+  points at the exports, which MultiKernelBench builds with its own CMake (ascendc.cmake);
 - `cmake` on PATH;
 - torch_npu importable (found, not imported);
 - an NPU: the Ascend driver's device files `/dev/davinci<N>`.
@@ -27,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from ...passes.host import MIN_CANN_FOR_FIND_PACKAGE_ASC
+
 HOME_VARS = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")
 # Where CANN installs by default; only used to tell the user which set_env.sh to source.
 DEFAULT_INSTALLS = ("/usr/local/Ascend/cann", "/usr/local/Ascend/ascend-toolkit/latest",
@@ -35,10 +41,11 @@ ASC_CONFIG_NAMES = ("ASCConfig.cmake", "asc-config.cmake")
 
 # What each action needs. `npu` only for actions that touch the chip.
 NEEDS: dict[str, tuple[str, ...]] = {
-    "build": ("toolkit", "bisheng", "cmake", "asc_cmake", "torch_npu"),
-    "run": ("toolkit", "bisheng", "cmake", "asc_cmake", "torch_npu", "npu"),
-    "profile": ("toolkit", "bisheng", "cmake", "asc_cmake", "torch_npu", "npu"),
+    "build": ("toolkit", "bisheng", "cmake", "asc_cmake", "cann_version", "torch_npu"),
+    "run": ("toolkit", "bisheng", "cmake", "asc_cmake", "cann_version", "torch_npu", "npu"),
+    "profile": ("toolkit", "bisheng", "cmake", "asc_cmake", "cann_version", "torch_npu", "npu"),
 }
+VERSION_FILES = ("{arch}-linux/ascend_toolkit_install.info", "ascend_toolkit_install.info")
 ACTION_WORDS = {"build": "build for the NPU", "run": "run on the NPU", "profile": "profile on the NPU"}
 
 
@@ -53,6 +60,7 @@ class Toolchain:
     torch_npu: Path | None
     devices: tuple[str, ...] = ()
     reasons: Mapping[str, str] = field(default_factory=dict)
+    version: str | None = None          # the toolkit's CANN version, when its install info says
 
     @property
     def arch_prefix(self) -> str:
@@ -61,6 +69,7 @@ class Toolchain:
     def has(self, part: str) -> bool:
         return {"toolkit": self.home is not None, "bisheng": self.bisheng is not None,
                 "cmake": self.cmake is not None, "asc_cmake": self.asc_cmake_dir is not None,
+                "cann_version": not cann_older_than_required(self.version),
                 "torch_npu": self.torch_npu is not None, "npu": bool(self.devices)}[part]
 
     def missing_parts(self, action: str = "run") -> list[str]:
@@ -68,7 +77,7 @@ class Toolchain:
         its compiler and CMake package are not listed separately."""
         parts = [p for p in NEEDS[action] if not self.has(p)]
         if "toolkit" in parts:
-            parts = [p for p in parts if p not in ("bisheng", "asc_cmake")]
+            parts = [p for p in parts if p not in ("bisheng", "asc_cmake", "cann_version")]
         return parts
 
     def missing(self, action: str = "run") -> list[str]:
@@ -127,6 +136,38 @@ def _asc_cmake(home: Path | None, env: Mapping[str, str], max_depth: int = 6) ->
     return None
 
 
+def cann_version(home: Path | None) -> str | None:
+    """The `version=` of the toolkit's install info (e.g. 8.3.RC1, 8.5.0), or None when it has none."""
+    if home is None:
+        return None
+    for rel in VERSION_FILES:
+        try:
+            text = (home / rel.format(arch=platform.machine())).read_text(errors="replace")
+        except OSError:
+            continue
+        m = re.search(r"(?m)^\s*version\s*=\s*(\S+)", text)
+        if m:
+            return m.group(1)
+    return None
+
+
+def version_key(version: str) -> tuple[int, ...] | None:
+    """Orders CANN versions: 8.2.RC1 < 8.3.RC1.alpha002 < 8.3.RC1 < 8.5.0 < 9.0.0-beta.1 < 9.0.0;
+    None when the text is not a CANN version."""
+    m = re.fullmatch(r"(\d+)\.(\d+)\.(?:RC(\d+)|(\d+))(?:[.-]?(?:alpha|beta)\.?(\d+))?", version.strip(), re.I)
+    if m is None:
+        return None
+    major, minor, rc, patch, pre = m.groups()
+    final = 1 if rc is None else 0                       # an RC comes before the release of its minor version
+    return (int(major), int(minor), final, int(rc if rc is not None else patch), int(pre) if pre else 1 << 30)
+
+
+def cann_older_than_required(version: str | None) -> bool:
+    """True only for a known version older than the one find_package(ASC) needs; an unknown one may pass."""
+    key = version_key(version) if version else None
+    return key is not None and key < version_key(MIN_CANN_FOR_FIND_PACKAGE_ASC)
+
+
 def _devices(dev_dir: Path) -> tuple[str, ...]:
     try:
         return tuple(sorted(p.name for p in dev_dir.iterdir() if re.fullmatch(r"davinci\d+", p.name)))
@@ -144,15 +185,19 @@ def detect(env: Mapping[str, str] | None = None, *, dev_dir: str | Path = "/dev"
     spec = importlib.util.find_spec("torch_npu")
     torch_npu = Path(spec.origin).parent if spec is not None and spec.origin else None
     devices = _devices(Path(dev_dir))
+    version = cann_version(home)
     reasons = {
         "toolkit": home_reason,
         "bisheng": f"bisheng not found (not on PATH nor under {home}/compiler/ccec_compiler/bin)",
         "cmake": "cmake not found on PATH (CMake 3.16 or newer)",
         "asc_cmake": f"the AscendC CMake package (ASCConfig.cmake) is not under {home}; set ASC_DIR to its folder",
+        "cann_version": (f"CANN {version} is older than {MIN_CANN_FOR_FIND_PACKAGE_ASC}, the first with find_package(ASC), "
+                         "which the generated CMake project needs; `ascendcraft export --format mkb|mkb-direct` still "
+                         "works there (MultiKernelBench builds the exports with its own CMake)"),
         "torch_npu": "torch_npu is not installed (pip install torch_npu matching your torch and CANN)",
         "npu": f"no Ascend NPU visible (no {Path(dev_dir) / 'davinci<N>'} device)",
     }
-    return Toolchain(home, home_var, bisheng, Path(cmake) if cmake else None, asc, torch_npu, devices, reasons)
+    return Toolchain(home, home_var, bisheng, Path(cmake) if cmake else None, asc, torch_npu, devices, reasons, version)
 
 
 def refuse_reason(action: str = "run", toolchain: Toolchain | None = None) -> str | None:
@@ -169,7 +214,9 @@ def refuse_reason(action: str = "run", toolchain: Toolchain | None = None) -> st
 def toolkit_summary(tc: Toolchain | None = None) -> tuple[bool, str]:
     """(ok, detail) for `ascendcraft doctor`'s CANN row: toolkit, bisheng and the CMake package."""
     tc = tc if tc is not None else detect()
-    missing = [tc.reasons[p] for p in tc.missing_parts("build") if p in ("toolkit", "bisheng", "asc_cmake")]
+    missing = [tc.reasons[p] for p in tc.missing_parts("build") if p in ("toolkit", "bisheng", "asc_cmake", "cann_version")]
     if missing:
         return False, "not available: " + "; ".join(missing)
-    return True, f"{tc.home} (bisheng: {tc.bisheng}; CMake package: {tc.asc_cmake_dir})"
+    version = (f"CANN {tc.version}" if tc.version else
+               f"CANN version unknown (no ascend_toolkit_install.info); the build needs {MIN_CANN_FOR_FIND_PACKAGE_ASC} or newer")
+    return True, f"{tc.home}, {version} (bisheng: {tc.bisheng}; CMake package: {tc.asc_cmake_dir})"

@@ -112,7 +112,7 @@ def check_binding_schema(program: ir.Program, torch_cpp: str) -> str | None:
 def sample_args(program: ir.Program, ref, *, device: str = "cpu") -> list:
     """The op's arguments for a reference run (dsl/check.py binding) as torch tensors/numbers."""
     import torch
-    from ...dsl.check import bind
+    from ...reference.bind import bind
     inputs, _ = bind(program, ref)
     sig = OpSignature.of(program)
     args: list = []

@@ -202,13 +202,15 @@ def _read(source: str | Path) -> str:
 
 def profile_on_npu(library: str, reference: str, entry: str, out_dir: str | Path, *, n_scalars: int = 0,
                    param_names: tuple[str, ...] = (), overrides: dict | None = None, seed: int = 0,
-                   steps: int = 5) -> ProfileReport:
+                   steps: int = 5, soc: str | None = None) -> ProfileReport:
     """Profile `steps` calls of the op with AI-core pipe utilisation on (needs torch_npu and an NPU).
 
     Not yet run on hardware by the project. Follows the Ascend PyTorch Profiler guide:
     `torch_npu.profiler.profile(activities=[NPU], experimental_config=_ExperimentalConfig(
     profiler_level=Level1, aic_metrics=AiCMetrics.PipeUtilization), on_trace_ready=
-    tensorboard_trace_handler(out_dir))`, then reads the kernel_details.csv it writes.
+    tensorboard_trace_handler(out_dir))`, then reads the kernel_details.csv it writes. Like a
+    check, it first compares the device's core count with `soc`'s (run.device_preflight) and
+    raises device.DeviceRefusal with the one-line refusal when they differ.
     """
     from .detect import refuse_reason
     reason = refuse_reason("profile")
@@ -216,8 +218,13 @@ def profile_on_npu(library: str, reference: str, entry: str, out_dir: str | Path
         raise RuntimeError(reason)
     import torch
     import torch_npu
-    from .run import _load_module
+    from .run import _load_module, device_preflight
     from .signature import bind_op_args
+    torch.npu.set_device(0)
+    _, refusal = device_preflight(soc)
+    if refusal:
+        from .device import DeviceRefusal
+        raise DeviceRefusal(refusal)
     torch.ops.load_library(library)
     op = getattr(torch.ops.ascendcraft, entry)
     ref = _load_module(reference, dict(overrides or {}))

@@ -13,7 +13,15 @@ The protocol (in a child process, so a crashing kernel never takes the caller do
   1e-2; MultiKernelBench uses 1e-4 for f32 too);
 - timing: `torch.npu.Event(enable_timing=True)` around each call, synchronised, 3 warm-ups and
   100 timed calls, for the custom op and for PyTorch eager (`Model.forward`) on the NPU;
-  speedup = eager mean / custom mean, and Fast_p = correct and speedup > p.
+  speedup = eager mean / custom mean, and Fast_p = correct and speedup > p;
+- before the first launch, the device's core count is compared with the session SoC's
+  (device.py: read through ACL, never `get_device_name`) and a mismatch is refused in one line;
+- the child prints its results (one JSON line, flushed) before it asks the device anything
+  optional (the SoC name): a query that crashes the child loses nothing already measured.
+
+Both verdicts are reported: the project's tolerances and MultiKernelBench's, which accepts an
+output when `torch.allclose(ref, new, atol=1e-4, rtol=1e-4)` for every float type
+(utils/correctness.py at e6c7543; a later revision uses 1e-3 for f16/bf16).
 """
 from __future__ import annotations
 
@@ -36,6 +44,7 @@ CORRECT_TRIALS = 5
 WARMUP = 3
 TIMED = 100
 FAST_P = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)
+MKB_TOLERANCE = 1e-4        # MultiKernelBench utils/correctness.py: allclose(atol=1e-04, rtol=1e-04)
 
 
 @dataclass
@@ -48,6 +57,8 @@ class NpuRun:
     fast_p: dict = field(default_factory=dict)
     build: dict = field(default_factory=dict)
     device: str = ""
+    cores: dict = field(default_factory=dict)      # what the device reported, and whether it was checked
+    mkb: dict = field(default_factory=dict)        # the verdict at MultiKernelBench's tolerance
     # per input set: [(output param, got, expected)], compared by check_cann
     arrays: list = field(default_factory=list, repr=False)
 
@@ -58,6 +69,27 @@ class NpuRun:
 def fast_p(correct: bool, speedup: float | None, ps=FAST_P) -> dict[str, bool]:
     """MultiKernelBench's Fast_p for one kernel: correct and faster than p x eager."""
     return {f"fast_{p:g}": bool(correct and speedup is not None and speedup > p) for p in ps}
+
+
+def mkb_allclose(got: np.ndarray, want: np.ndarray, tol: float = MKB_TOLERANCE) -> bool:
+    """MultiKernelBench's acceptance of one output: torch.allclose(ref, new, atol=tol, rtol=tol),
+    i.e. |ref - new| <= tol + tol * |new| everywhere, NaN never equal, shapes equal."""
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    return got.shape == want.shape and bool(np.allclose(want, got, rtol=tol, atol=tol, equal_nan=False))
+
+
+def device_preflight(soc_name: str, *, library=None, env=None) -> tuple[dict, str | None]:
+    """(what the device reported, the one-line refusal or None), before any kernel runs."""
+    from ...soc import get_soc
+    from .device import DeviceQueryError, core_check_enabled, core_refusal, kernel_cores
+    soc = get_soc(soc_name)
+    checked = core_check_enabled(env)
+    try:
+        found = kernel_cores(soc, library=library)
+    except DeviceQueryError as exc:
+        return {"expected": soc.vector_cores, "found": None, "checked": checked, "error": str(exc)}, None
+    info = {"expected": soc.vector_cores, "found": found, "checked": checked}
+    return info, core_refusal(soc, found) if checked else None
 
 
 # ----------------------------------------------------------------------------- the child process
@@ -82,14 +114,19 @@ def _load_module(path: str, overrides: dict):
 
 
 def measure(library: str, reference: str, entry: str, n_scalars: int, param_names: list[str], *,
-            overrides: dict | None = None, seed: int = 0, trials: int = CORRECT_TRIALS, warmup: int = WARMUP,
-            timed: int = TIMED, out_dir: str | None = None) -> dict:
-    """The protocol above, in this process (needs torch_npu and an NPU). Returns plain data;
-    outputs of every trial go to `out_dir` as .npy files with the expected ones."""
+            soc: str | None = None, overrides: dict | None = None, seed: int = 0, trials: int = CORRECT_TRIALS,
+            warmup: int = WARMUP, timed: int = TIMED, out_dir: str | None = None) -> dict:
+    """The protocol above, in this process (needs torch_npu and an NPU). Returns plain data with a
+    `status` (ok, or refused when the device's core count is not the session SoC's); outputs of
+    every trial go to `out_dir` as .npy files with the expected ones."""
     import torch
     import torch_npu  # noqa: F401  (registers the NPU device)
     from .signature import bind_op_args
 
+    torch.npu.set_device(0)              # initialises ACL, which the core-count query needs
+    cores, refusal = device_preflight(soc)
+    if refusal:
+        return {"status": "refused", "message": refusal, "cores": cores}
     torch.ops.load_library(library)
     op = getattr(torch.ops.ascendcraft, entry)
     ref = _load_module(reference, dict(overrides or {}))
@@ -135,9 +172,14 @@ def measure(library: str, reference: str, entry: str, n_scalars: int, param_name
         inputs = [v.to(device) if isinstance(v, torch.Tensor) else v for v in ref.get_inputs()]
         custom = timeit(op, bind_op_args(inputs, init_scalars, params, n_scalars))
         eager = timeit(model, inputs)
-    return {"trials": results, "custom_ms": float(np.mean(custom)), "eager_ms": float(np.mean(eager)),
-            "custom_std_ms": float(np.std(custom)), "eager_std_ms": float(np.std(eager)),
-            "device": torch.npu.get_device_name(0)}
+    return {"status": "ok", "trials": results, "custom_ms": float(np.mean(custom)), "eager_ms": float(np.mean(eager)),
+            "custom_std_ms": float(np.std(custom)), "eager_std_ms": float(np.std(eager)), "cores": cores}
+
+
+def device_name() -> dict:
+    """The optional device query a run makes after printing its results: {"device": SoC name}."""
+    from .device import soc_name
+    return {"device": soc_name() or ""}
 
 
 def child_main(argv: list[str] | None = None) -> int:
@@ -149,22 +191,52 @@ def child_main(argv: list[str] | None = None) -> int:
     ap.add_argument("--param", action="append", default=[])
     ap.add_argument("--overrides", default="{}")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--soc", default=None)
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     reason = refuse_reason("run")
     if reason:
-        print(json.dumps({"status": "refused", "message": reason}))
+        print(json.dumps({"status": "refused", "message": reason}), flush=True)
         return 2
-    result = measure(args.library, args.reference, args.entry, args.scalars, args.param,
+    result = measure(args.library, args.reference, args.entry, args.scalars, args.param, soc=args.soc,
                      overrides=json.loads(args.overrides), seed=args.seed, out_dir=args.out)
-    print(json.dumps({"status": "ok", **result}))
+    print(json.dumps(result), flush=True)        # the results first: nothing below can lose them
+    if result["status"] != "ok":
+        return 2
+    print(json.dumps(device_name()), flush=True)
     return 0
+
+
+def parse_child_output(stdout: str, stderr: str, returncode: int) -> dict:
+    """The child's result line (the first JSON object with a `status`), with the optional lines
+    after it merged in. A child that died after printing its results keeps them, with a note."""
+    objects = []
+    for line in stdout.splitlines():
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            continue                     # torch_npu and CANN may print their own lines
+        if isinstance(value, dict):
+            objects.append(value)
+    result = next((o for o in objects if "status" in o), None)
+    if result is None:
+        tail = (stderr or stdout).strip().splitlines()[-1:] or ["no output"]
+        return {"status": "crash", "message": f"the NPU run failed (exit {returncode}): {tail[0]}"}
+    after = objects[objects.index(result) + 1:]
+    merged = dict(result)
+    for extra in after:
+        merged.update(extra)
+    if result["status"] == "ok" and returncode:
+        tail = (stderr or "").strip().splitlines()[-1:] or [f"exit {returncode}"]
+        merged["device_note"] = (f"the optional device query after the results failed (exit {returncode}: {tail[0]}); "
+                                 "the results above are complete")
+    return merged
 
 
 # ----------------------------------------------------------------------------- the check
 
 
-def run_on_npu(program, library: str, ref, *, seed: int = 0, timeout: float = 600) -> NpuRun:
+def run_on_npu(program, library: str, ref, *, soc: str | None = None, seed: int = 0, timeout: float = 600) -> NpuRun:
     """Run the protocol in a child Python; the outputs of trial 0 come back for the verdict."""
     from .signature import OpSignature
     sig = OpSignature.of(program)
@@ -172,18 +244,15 @@ def run_on_npu(program, library: str, ref, *, seed: int = 0, timeout: float = 60
         cmd = [sys.executable, "-m", "ascendcraft_lab.backends.cann.run", "--library", library,
                "--reference", str(ref.path), "--entry", sig.entry, "--scalars", str(len(sig.scalars)),
                "--overrides", json.dumps(getattr(ref, "overrides", {}) or {}), "--seed", str(seed), "--out", tmp]
+        cmd += ["--soc", soc] if soc else []
         cmd += [a for p in sig.params for a in ("--param", p.param_name)]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return NpuRun("timeout", f"the NPU run did not finish in {timeout:g} s")
-        try:
-            data = json.loads(proc.stdout.strip().splitlines()[-1])
-        except (json.JSONDecodeError, IndexError):
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-            return NpuRun("crash", f"the NPU run failed (exit {proc.returncode}): {tail[0]}")
+        data = parse_child_output(proc.stdout, proc.stderr, proc.returncode)
         if data["status"] != "ok":
-            return NpuRun(data["status"], data["message"])
+            return NpuRun(data["status"], data["message"], cores=data.get("cores", {}))
         outputs = {o.name: np.load(Path(tmp) / f"t0_got{k}.npy") for k, o in enumerate(sig.outputs)}
         arrays = [[(o, np.load(Path(tmp) / f"t{t['trial']}_got{k}.npy"), np.load(Path(tmp) / f"t{t['trial']}_want{k}.npy"))
                    for k, o in enumerate(sig.outputs)] for t in data["trials"]]
@@ -191,7 +260,8 @@ def run_on_npu(program, library: str, ref, *, seed: int = 0, timeout: float = 60
     timings = {"custom_ms": data["custom_ms"], "eager_ms": data["eager_ms"], "speedup": speedup,
                "custom_std_ms": data["custom_std_ms"], "eager_std_ms": data["eager_std_ms"],
                "warmup": WARMUP, "timed": TIMED}
-    return NpuRun("ok", "ran on the NPU", outputs, [], timings, {}, {}, data.get("device", ""), arrays)
+    message = "ran on the NPU" + (f"; {data['device_note']}" if data.get("device_note") else "")
+    return NpuRun("ok", message, outputs, [], timings, {}, {}, data.get("device", ""), data.get("cores", {}), {}, arrays)
 
 
 def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | None = None, atol: float | None = None,
@@ -201,7 +271,7 @@ def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | No
     Returns (Verdict, NpuRun) like passes/verify.py:check_emulator. Without CANN, torch_npu or
     an NPU the verdict is incorrect and its message is the one-line refusal.
     """
-    from ...dsl.check import Verdict, compare
+    from ...reference.bind import Verdict, compare
     from ...soc import get_soc
     from .build import build_project
     s = get_soc(soc)
@@ -214,14 +284,14 @@ def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | No
     key = hashlib.sha256("".join(f"{p}\0{t}" for p, t in bundle.files.items()).encode()).hexdigest()[:16]
     root = Path(workdir) if workdir else cache_dir() / "cann" / key
     project = root / "ascendc"
-    from ...passes.session import write_bundle
+    from ...passes.bundle import write_bundle
     write_bundle(project, bundle)
     built = build_project(project, root / "build", soc=s.name, bundle=bundle, toolchain=tc)
     if not built.ok:
         msg = built.message.splitlines()[0]
         return (Verdict(False, math.inf, math.inf, 0.0, 0.0, [], f"build failed: {msg}", "cann", s.name, {}),
                 NpuRun("build-error", msg, build=built.to_json()))
-    run = run_on_npu(program, built.library, ref, seed=seed)
+    run = run_on_npu(program, built.library, ref, soc=s.name, seed=seed)
     run.build = built.to_json()
     if run.status != "ok":
         return Verdict(False, math.inf, math.inf, 0.0, 0.0, [], f"{run.status}: {run.message}", "cann", s.name, {}), run
@@ -232,18 +302,23 @@ def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | No
     checks = checks_by_trial[0]
     correct = all(t["correct"] for t in run.trials)
     run.fast_p = fast_p(correct, run.timings.get("speedup"))
+    mkb_trials = [all(mkb_allclose(got, want) for _, got, want in trial) for trial in run.arrays]
+    run.mkb = {"correct": all(mkb_trials), "atol": MKB_TOLERANCE, "rtol": MKB_TOLERANCE,
+               "failed_input_sets": [i for i, ok in enumerate(mkb_trials) if not ok]}
     max_abs = max((c.max_abs_err for cs in checks_by_trial for c in cs), default=0.0)
     max_rel = max((c.max_rel_err for cs in checks_by_trial for c in cs), default=0.0)
     used_rtol = max((c.rtol for c in checks), default=0.0)
     used_atol = max((c.atol for c in checks), default=0.0)
     sp = run.timings.get("speedup")
+    mkb = f"MultiKernelBench's {MKB_TOLERANCE:g} tolerance: {'passes' if run.mkb['correct'] else 'fails'}"
     if correct:
         msg = (f"correct: `{program.kernel.name}` matches the reference on the NPU ({run.device or s.name}) over "
-               f"{len(run.trials)} input sets: max abs err {max_abs:.3g}; {run.timings['custom_ms']:.4g} ms vs eager "
-               f"{run.timings['eager_ms']:.4g} ms (speedup {sp:.3g}x)")
+               f"{len(run.trials)} input sets: max abs err {max_abs:.3g} (rtol {used_rtol:g}, atol {used_atol:g}; {mkb}); "
+               f"{run.timings['custom_ms']:.4g} ms vs eager {run.timings['eager_ms']:.4g} ms (speedup {sp:.3g}x)")
     else:
         bad = next(t for t in run.trials if not t["correct"])
-        msg = f"incorrect: input set {bad['trial']} differs from the reference (max abs err {bad['max_abs_err']:.3g})"
+        msg = (f"incorrect: input set {bad['trial']} differs from the reference (max abs err {bad['max_abs_err']:.3g}; "
+               f"{mkb})")
     return Verdict(correct, max_abs, max_rel, used_rtol, used_atol, checks, msg, "cann", s.name, {}), run
 
 

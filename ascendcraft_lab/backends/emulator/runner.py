@@ -8,14 +8,19 @@ process through files (raw bytes, memory-mapped by the child), and turns what co
 
 Python API
 ----------
-``run_kernel(sources, entry, block_dim, args, *, soc="Ascend910B2", timeout=60, extra_flags=(), include_dirs=()) -> Report``
+``run_kernel(sources, entry, block_dim, args, *, soc=DEFAULT_SOC, timeout=60, extra_flags=(), include_dirs=()) -> Report``
     Compile (or reuse the cached binary), run blocks ``0..block_dim-1`` and collect outputs and
     sanitizer findings. ``args`` are in the kernel's parameter order.
 
-``compile_sources(sources, *, entry=None, n_args=None, extra_flags=(), include_dirs=()) -> CompileResult``
+``compile_sources(sources, *, entry=None, n_args=None, extra_flags=(), include_dirs=(), host=False) -> CompileResult``
     Compile without running. With ``entry`` and ``n_args`` it links the runnable binary (and
     fills the cache that ``run_kernel`` uses); without them it is a syntax-and-types check of
-    the sources (``g++ -fsyntax-only``), for compile-only checks in the lowering pipeline.
+    the sources (``g++ -fsyntax-only``), for compile-only checks in the lowering pipeline. With
+    ``host=True`` the sources are a host program with its own ``main`` (host tiling such as
+    ``matmul_tiling::MultiCoreMatmulTiling``, ``ACLRT_LAUNCH_KERNEL``), linked with the runtime.
+
+``soc_env(soc) -> dict``: the environment such a host program runs with (the SoC's cube memory
+sizes from ``soc.py``; kernels under ``run_kernel`` get them in the spec file).
 
 ``Arg``: ``Arg.input(ndarray)``, ``Arg.output(dtype, shape)`` (zero-filled GM, returned),
 ``Arg.inout(ndarray)`` (initial data, returned), ``Arg.workspace(nbytes)``, ``Arg.tiling(bytes)``.
@@ -55,7 +60,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ascendcraft_lab.soc import DEFAULT_SOC, get_soc
+from ...soc import DEFAULT_SOC, get_soc
 from .sources import prepare as prepare_source
 
 HERE = Path(__file__).resolve().parent
@@ -82,7 +87,10 @@ def soc_flags(soc: str | None = None) -> list[str]:
 
 STATUSES = ("ok", "findings", "compile-error", "crash", "timeout", "error")  # error: the host side failed (run_op)
 FINDING_KINDS = ("ub-overflow", "unaligned-datacopy", "unaligned-ub-address", "queue-misuse", "gm-out-of-bounds",
-                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace", "api-misuse")
+                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace", "api-misuse",
+                 # the cube (acemu/cube.h, acemu/matmul.h)
+                 "l1-overflow", "l0-overflow", "unaligned-fractal", "uninitialised-cube-read", "pipe-hazard", "wrong-position",
+                 "cube-param")
 # Reported, but not bugs: the run stays "ok" and they come back in Report.notes.
 NOTE_KINDS = ("gm-beyond-buffer", "ub-reserved")
 
@@ -413,8 +421,14 @@ def compile_sources(
     extra_flags: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
     soc: str | None = None,
+    host: bool = False,
 ) -> CompileResult:
-    """Compile kernel sources; link a runnable binary when ``entry`` and ``n_args`` are given."""
+    """Compile kernel sources; link a runnable binary when ``entry`` and ``n_args`` are given.
+    ``host=True``: the sources are a host program with its own ``main`` (launching with
+    ACLRT_LAUNCH_KERNEL, <<<>>> or ICPU_RUN_KF); it is linked with the runtime, cached the same
+    way, and run with :func:`soc_env` in its environment (:func:`build_program`)."""
+    if host:
+        return build_program(sources, include_dirs=include_dirs, extra_flags=extra_flags, soc=soc)
     if entry is None or n_args is None:
         return _syntax_check(sources, extra_flags, include_dirs, soc)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
@@ -587,6 +601,20 @@ def build_binary(
 # --------------------------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------------------------
+def cube_spec(soc: str) -> str:
+    """The SoC's cube memories as the runtime reads them (spec line `cube`, env ACEMU_CUBE):
+    L1, L0A, L0B, L0C and bias-table bytes, then the cube cores."""
+    chip = get_soc(soc)
+    return f"{chip.l1_bytes} {chip.l0a_bytes} {chip.l0b_bytes} {chip.l0c_bytes} {chip.bt_bytes} {chip.cube_cores}"
+
+
+def soc_env(soc: str = DEFAULT_SOC) -> dict[str, str]:
+    """Environment for a host program linked with the emulator runtime (it has no runner spec):
+    the SoC's numbers from soc.py (UB, cores, memory sizes; the cube memories), so kernels and the
+    host tiling API see the same SoC."""
+    return {"ACEMU_SOC": get_soc(soc).emulator_line(), "ACEMU_CUBE": cube_spec(soc)}
+
+
 def _scratch_dir(need_bytes: int) -> Path:
     """RAM-backed when it has room (containers often give /dev/shm only 64 MiB): arguments are
     written and memory-mapped, never parsed."""
@@ -613,7 +641,7 @@ def run_kernel(
     block_dim: int,
     args: Sequence[Arg],
     *,
-    soc: str = "Ascend910B2",
+    soc: str = DEFAULT_SOC,
     timeout: float = 60,
     extra_flags: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
@@ -639,7 +667,7 @@ def run_kernel(
 
     work = _scratch_dir(sum(a.nbytes for a in args if a.kind != "workspace"))
     try:
-        spec = [f"soc {chip.emulator_line()}", f"entry {entry}", f"tiling_key {int(tiling_key)}", f"blocks {int(block_dim)}",
+        spec = [f"soc {chip.emulator_line()}", f"cube {cube_spec(chip.name)}", f"entry {entry}", f"tiling_key {int(tiling_key)}", f"blocks {int(block_dim)}",
                 f"threads {os.cpu_count() or 1}", f"report {work / 'report.json'}"]
         out_files: dict[int, tuple[Path, Arg]] = {}
         for i, a in enumerate(args):
@@ -705,7 +733,7 @@ def run_kernel(
 
 
 __all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "NOTE_KINDS", "STATUSES", "bf16_to_float32", "build_binary", "build_program",
-           "cache_dir", "compile_sources", "program_env", "run_op",
+           "cache_dir", "compile_sources", "cube_spec", "program_env", "run_op", "soc_env",
            "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel"]
 
 
@@ -781,7 +809,7 @@ def run_op(
                       timings=timings, stderr=comp.stderr)
     work = _scratch_dir(sum(np.asarray(a).nbytes for a in inputs if isinstance(a, np.ndarray)))
     try:
-        spec = [f"soc {chip.emulator_line()}", f"op {op_type}", f"report {work / 'report.json'}"]
+        spec = [f"soc {chip.emulator_line()}", f"cube {cube_spec(chip.name)}", f"op {op_type}", f"report {work / 'report.json'}"]
         k = 0
         for item in inputs:
             if item is None:
@@ -856,5 +884,5 @@ def build_program(sources: Sequence[str | Path], *, include_dirs: Sequence[str |
 
 
 def program_env(soc: str | None = None) -> dict[str, str]:
-    """The environment a built host program runs with: the SoC it emulates."""
-    return {**os.environ, "ACEMU_SOC": get_soc(soc).emulator_line()}
+    """The environment a built host program runs with: this process's, and the SoC it emulates."""
+    return {**os.environ, **soc_env(soc or DEFAULT_SOC)}

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ...dsl.check import Verdict, check_interpreter
+from ...reference.bind import Verdict, check_interpreter
 from ...dsl.errors import DslError
 from ...dsl.parser import parse
 from ...examples import CATEGORIES

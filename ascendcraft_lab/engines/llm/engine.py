@@ -11,8 +11,8 @@ example from the rule engine, the DSL and the previous bundle. The reply is a se
 
 1. the reply format (only project paths; every file of the project present after pass 1),
 2. the placeholders (no `TODO(pass k ...)` left for k <= this pass),
-3. the constraint checkers of this pass and every earlier one (`passes.checkers.check_step`),
-4. g++ against the emulator's AscendC headers: syntax only for passes 1-3 (placeholders
+3. the constraint checkers of this pass and every earlier one (`passes.pipeline.check_step`),
+4. g++ against the emulator's AscendC headers (the `compiler` the session layer gives): syntax only for passes 1-3 (placeholders
    remain) and for the host tiling code, a full compile and link of the kernel for pass 4.
    Generated code is compiled, never run, here: running it is `ascendcraft check`'s job.
 
@@ -28,19 +28,17 @@ the fewest problems, for a UI that shows it (from `last_report`) as a diff to fi
 from __future__ import annotations
 
 import os
-
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
+from pathlib import PurePath
 from typing import Callable
 
 from ...passes.bundle import Bundle, FileDiff, diff, diff_stat
-from ...passes.checkers import check_step
-from ...passes.manager import PassFailure
-from ...passes.pipeline import PIPELINE, PassSpec
+from ...passes.pipeline import PIPELINE, check_step
 from ...passes.plan import plan_for
+from ...passes.spec import PassFailure, PassSpec
+from ..rule import render
 from .client import LlmClient
 from .errors import LlmError
 from .feedback import Checked, FeedbackLoop, Turn, stop_message
@@ -50,7 +48,6 @@ from .settings import DEFAULT_BASE_URL, LlmConfig
 
 _TODO = re.compile(r"TODO\(pass (\d+)")
 _DSL_COMMENT = re.compile(r"//\s*DSL\s+(\d+)\b")
-MAX_DIAGNOSTICS = 12  # compiler errors shown back per round: the first ones are the causes
 
 
 class LlmEngineError(PassFailure):
@@ -138,6 +135,10 @@ class StepReport:
                 "attempts": [a.to_json() for a in self.attempts]}
 
 
+# compile feedback for a candidate bundle: (bundle, plan, link=, host=) -> error lines
+Compiler = Callable[..., list[str]]
+
+
 class LlmEngine:
     """The `Engine` protocol over an `LlmClient`; see the module docstring."""
 
@@ -145,7 +146,7 @@ class LlmEngine:
     derives_from_ir = False
 
     def __init__(self, client: LlmClient, *, rounds: int = 3, worked_example: str = "category",
-                 compile: bool = True, on_failure: str = "raise",
+                 compiler: Compiler | None = None, on_failure: str = "raise",
                  on_attempt: Callable[[str, LowerAttempt], None] | None = None):
         if not isinstance(rounds, int) or rounds < 1:
             raise ValueError(f"rounds must be a positive integer (got {rounds!r})")
@@ -156,7 +157,7 @@ class LlmEngine:
         self.client = client
         self.rounds = rounds
         self.worked_example = worked_example
-        self.compile = compile
+        self.compiler = compiler      # g++ feedback (the session layer gives the emulator's); None: none
         self.on_failure = on_failure
         self.on_attempt = on_attempt  # (pass name, attempt), as each round is checked
         self.reports: dict[str, StepReport] = {}
@@ -240,10 +241,9 @@ class LlmEngine:
         findings = [f for f in check_step(spec, program, bundle, options) if f.severity == "error"]
         rendered = tuple(f.render(dsl_name, program.source) for f in findings)
         compiler: tuple[str, ...] = ()
-        if self.compile:
+        if self.compiler is not None:
             link = spec.number == len(PIPELINE) and not findings and not problems
-            compiler = tuple(compile_bundle(bundle, plan, link=link,
-                                            host=any(p.startswith("host/") for p in files)))
+            compiler = tuple(self.compiler(bundle, plan, link=link, host=any(p.startswith("host/") for p in files)))
         if not problems and not rendered and not compiler:
             return Checked(True, "the checker and the compiler accept it", bundle, stage="ok")
         sections = []
@@ -267,7 +267,6 @@ def _project_paths(plan) -> list[str]:
 
 
 def _rule_output(program, options, spec: PassSpec) -> Bundle | None:
-    from ..rule import render
     try:
         return render(program, options, spec.number)
     except Exception:  # a kernel the rule engine cannot lower still gets its LLM step
@@ -292,43 +291,6 @@ def _apply(previous: Bundle | None, files: dict[str, str], program) -> Bundle:
                 lines[i] = current
         maps[path] = tuple(lines)
     return Bundle(bundle.files, maps)
-
-
-def compile_bundle(bundle: Bundle, plan, *, link: bool, host: bool) -> list[str]:
-    """Compiler errors of the bundle, as `path:line:col: message` lines (paths project-relative).
-
-    The kernel is compiled against the emulator (syntax only, or compiled and linked when
-    `link`); the host tiling code too when `host` (it changed). Nothing is run.
-    """
-    from ...backends.emulator.runner import INCLUDE_DIR, compile_sources
-    out: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="ascendcraft-llm-") as tmp:
-        root = Path(tmp).resolve()
-
-        def local(text: str) -> str:  # no machine paths in feedback: prompts hash the same everywhere
-            return text.replace(str(root) + "/", "").replace(str(INCLUDE_DIR) + "/", "<emulator>/")
-
-        for path, text in bundle.files.items():
-            target = root / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        jobs = []
-        if plan.kernel_path in bundle.files:
-            jobs.append((plan.kernel_path, link))
-        if host and plan.tiling_impl_path in bundle.files:
-            jobs.append((plan.tiling_impl_path, False))
-        for path, full in jobs:
-            kw = dict(entry=plan.entry, n_args=len(plan.program.tensors()) + 2) if full else {}
-            result = compile_sources([root / path], include_dirs=[root / "host"], **kw)
-            for d in result.errors:
-                where = local(str(d.get("file") or ""))
-                loc = f"{where}:{d['line']}:{d['col']}: " if where and d.get("line") else ""
-                dsl = bundle.dsl_line(where, int(d.get("line") or 0)) if where in bundle.files else 0
-                message = local(str(d["message"]))
-                out.append(f"{loc}error: {message}" + (f" (DSL line {dsl})" if dsl else ""))
-                if len(out) >= MAX_DIAGNOSTICS:
-                    return out
-    return out
 
 
 def _attempt(turn: Turn[Bundle], previous: Bundle | None) -> LowerAttempt:
@@ -370,9 +332,9 @@ def client_from_environment(**settings) -> LlmClient:
 
 
 def engine_from_environment(**options) -> LlmEngine:
-    """The engine `ascendcraft lower --engine llm` uses (`engine_for("llm")`)."""
+    """An engine on the configured endpoint (the session layer's `engine_for("llm")` adds the compiler)."""
     return LlmEngine(client_from_environment(), **options)
 
 
-__all__ = ["LlmEngine", "LlmEngineError", "LowerAttempt", "StepReport", "client_from_environment", "compile_bundle",
+__all__ = ["Compiler", "LlmEngine", "LlmEngineError", "LowerAttempt", "StepReport", "client_from_environment",
            "engine_from_environment"]

@@ -8,7 +8,7 @@ queue or a stricter checker reaches the model without anyone editing a prompt:
 | DSL specification           | `dsl.docs.render_reference()` (grammar, ops table, SoC table, stages)  |
 | expert examples             | `examples.EXAMPLES`: same category, closest input shapes               |
 | reference and its shapes    | the reference file and a run of it (`reference.load_reference`)        |
-| pass rules                  | `passes.pipeline.PIPELINE` and the `passes.checkers` docstring          |
+| pass rules                  | `passes.pipeline.PIPELINE`: each pass's reason and `rules`             |
 | names the checker holds     | `passes.plan.plan_for` (files, tiling struct, queues, TBufs, entry)    |
 | API notes                   | the `ascendc` fields of `dsl.ops.OPS` for the operations the kernel uses |
 | worked example              | the rule engine's diff for the same pass (category example or this kernel) |
@@ -27,7 +27,6 @@ from typing import Iterable, Sequence
 from ...dsl import ir
 from ...dsl.ops import OPS
 from ...examples import CATEGORIES, EXAMPLES, Example
-from ...passes import checkers
 from ...passes.bundle import Bundle, diff
 from ...passes.pipeline import PIPELINE, PassSpec
 from .files import REPLY_FORMAT as FILES_REPLY_FORMAT
@@ -213,13 +212,8 @@ LOWER_SYSTEM = ("You are an expert AscendC engineer. You carry out one pass of a
 
 
 def checker_rules() -> dict[str, str]:
-    """What each pass's checker verifies, one line per pass, read from the checkers' docstring."""
-    rules = {}
-    for line in (checkers.__doc__ or "").splitlines():
-        m = re.match(r"^- (\w+):\s+(.*)$", line.strip())
-        if m:
-            rules[m.group(1)] = m.group(2)
-    return rules
+    """What each pass's checker verifies, one line per pass, from the passes' own rules."""
+    return {p.name: "; ".join(p.rules) + "." for p in PIPELINE if p.rules}
 
 
 def plan_facts(plan, spec: PassSpec) -> str:
@@ -235,7 +229,7 @@ def plan_facts(plan, spec: PassSpec) -> str:
     ]
     for f in plan.tiling_fields:
         lines.append(f"  - `{f.ctype} {f.name};` — {f.doc}" + (f" (a multiple of {f.aligned} elements)" if f.aligned else ""))
-    from ..rule.host import tiling_signature
+    from ...passes.host import tiling_signature
     lines.append(f"Tiling function in `{plan.tiling_impl_path}`: `{tiling_signature(plan)}` fills the struct and "
                  "returns the block dim, with the same numbers as the DSL `@host` function.")
     if plan.buffers:

@@ -1,42 +1,33 @@
 """The rule engine: deterministic, offline lowering of KernelIR into an AscendC project.
 
-Pass k renders the whole project as it stands after pass k (regions of later passes are
-`TODO(pass N)` placeholders quoting their DSL), so each pass's diff shows exactly what it
-added. Everything is computed from the IR and the plan; the pass manager merges the result
-with any edit of the previous step.
+The writers live with their passes (`passes/host.py` ... `passes/align.py`); this engine only
+drives them: pass k's output is the project after the writers of passes 1..k ran on a fresh
+project (regions of later passes are `TODO(pass N)` placeholders quoting their DSL), so each
+pass's diff shows exactly what it added. Everything is computed from the IR and the plan; the
+pass manager merges the result with any edit of the previous step.
 """
 from __future__ import annotations
 
-from pathlib import PurePath
-
 from ...passes.bundle import Bundle
-from ...passes.emit import Emitter
-from ...passes.pipeline import PassSpec
+from ...passes.pipeline import PIPELINE
 from ...passes.plan import plan_for
-from .compute import LoweringError
-from .host import cmake_source, launch_source, tiling_header, tiling_source, torch_source
-from .kernel import render_kernel
+from ...passes.project import Project
+from ...passes.spec import LoweringError
 
 __all__ = ["RuleEngine", "render", "LoweringError"]
 
 
 def render(program, options, level: int) -> Bundle:
-    plan = plan_for(program, options)
-    src = PurePath(program.path).name if program.path and program.path != "<dsl>" else f"{plan.op}.dsl.py"
-    parts: dict[str, Emitter] = {
-        plan.tiling_path: tiling_header(plan, src),
-        plan.tiling_impl_path: tiling_source(plan, src),
-        plan.host_path: launch_source(plan, src),
-        plan.torch_path: torch_source(plan, src),
-        plan.cmake_path: cmake_source(plan, src),
-        plan.kernel_path: render_kernel(plan, level, src),
-    }
-    return Bundle({p: e.text() for p, e in parts.items()}, {p: e.source_map() for p, e in parts.items()})
+    """The project after pass `level` (1-4), as the rule engine writes it."""
+    project = Project.start(plan_for(program, options))
+    for p in PIPELINE[:level]:
+        p.write(project)
+    return project.bundle()
 
 
 class RuleEngine:
     name = "rule"
     derives_from_ir = True
 
-    def run_pass(self, spec: PassSpec, program, previous, options) -> Bundle:
+    def run_pass(self, spec, program, previous, options) -> Bundle:
         return render(program, options, spec.number)

@@ -19,12 +19,11 @@
 #include "acemu/adv.h"
 #include "acemu/softmax.h"
 #include "acemu/gm_util.h"
+#include "acemu/cube.h"
 #include "acemu/tiling.h"
 #include "acemu/launch.h"
 
 // Not in the emulator (a kernel using them does not compile):
-// @api Matmul, matmul_tiling::MultiCoreMatmulTiling | no: the high-level Matmul needs the cube unit, built separately | Matmul
-// @api Mmad, LoadData, Fixpipe (cube unit) | no: built separately (acemu/cube.h) | Mmad
 // @api ReduceRepeat, ReduceDataBlock | no: their only pages describe the Atlas 350 register API | ReduceRepeat
 // @api operator forms (dst = a + b) | no | Binary operations
 // @api Scatter | no | Scatter

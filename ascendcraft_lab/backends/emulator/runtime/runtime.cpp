@@ -101,6 +101,10 @@ std::string bare_name(const char* s) {
     return n;
 }
 
+int g_implied_type = -1;   // implied by the cube APIs (set before main, base.h); -1: none
+int g_launch_type = KERNEL_TYPE_AIV_ONLY;  // the type of the launch running now (rt::kernel_type)
+CubeSizes g_cube;          // L1 / L0 / bias-table bytes of the SoC (spec line `cube`, or ACEMU_CUBE for host programs)
+bool g_cube_known = false;
 std::vector<Alloc> g_allocs;
 std::mutex g_alloc_mu;
 std::mutex g_mu;
@@ -239,7 +243,7 @@ struct Worker {
         sigaltstack(&st, nullptr);
         return true;
     }
-    void begin_block(int num, int ration, BlockData* bd) {
+    void begin_block(int num, int ration, int core_id, BlockData* bd) {
         // Fresh UB per block: the shadow says "never written" and the data is a NaN/-1 pattern, so a
         // kernel that reads what it did not write gets a finding and a visibly wrong value.
         // Only what the previous block on this thread touched needs resetting.
@@ -252,7 +256,8 @@ struct Worker {
         ctx.ub_usable = soc_info().ub_usable;
         ctx.block_idx = bd->task.block_idx;
         ctx.block_num = num;
-        ctx.is_aic = bd->task.aic;
+        ctx.core_id = core_id;
+        ctx.core_type = bd->task.aic ? CORE_AIC : CORE_AIV;
         ctx.sub_block_idx = bd->task.sub_block_idx;
         ctx.sub_block_num = bd->task.sub_block_num;
         ctx.task_ration = ration;
@@ -265,6 +270,7 @@ struct Worker {
         ctx.file = nullptr;
         ctx.line = 0;
         ctx.rt = bd;
+        cube::begin_block();  // fresh L1 / L0 for the block that starts on this thread
     }
 };
 
@@ -545,7 +551,7 @@ void report(const char* kind, const char* api, const char* file, int line, const
     f.file = file ? file : "?";
     f.line = line;
     f.block = c ? c->block_idx : -1;
-    f.aic = c && c->is_aic;
+    f.aic = c && c->core_type == CORE_AIC;
     f.count = 1;
     f.blocks = {f.block};
     f.message = buf;
@@ -611,7 +617,7 @@ void gm_written(const void* p, uint64_t nbytes, const char* api, const char* fil
         WriteRange& w = bd->writes.back();
         if (w.hi == lo && w.file == file && w.line == line) { w.hi = hi; return; }  // a row-by-row copy is one range
     }
-    bd->writes.push_back({lo, hi, bd->task_no, api, file, line});
+    bd->writes.push_back({lo, hi, c->core_id, api, file, line});
 }
 
 bool parse_soc_line(const char* line, SocInfo* out) {
@@ -677,7 +683,7 @@ namespace {
 [[noreturn]] void assert_stop(const char* expr, const char* file, int line, const char* msg) {
     BlockCtx* c = tls_ctx;
     char where[64] = "";
-    if (c) snprintf(where, sizeof(where), " in %s block %d", c->is_aic ? "AIC" : "AIV", c->block_idx);
+    if (c) snprintf(where, sizeof(where), " in %s block %d", c->core_type == CORE_AIC ? "AIC" : "AIV", c->block_idx);
     fprintf(stderr, "acemu: ASSERT(%s) failed%s at %s:%d%s%s\n", expr, where, file, line, msg && *msg ? ": " : "", msg ? msg : "");
     fflush(stderr);
     abort();
@@ -717,6 +723,33 @@ bool note_sync_all(bool aiv_only) {
     g_sync_all = true;
     if (!aiv_only) g_sync_all_mixed = true;
     return true;
+}
+
+bool note_kernel_type(int type) {
+    // A kernel that uses cube APIs runs on cube cores; the mixed types win over the single-core ones
+    // (the Matmul object registers MIX_AIC_1_2, its kernel may declare nothing). A type the kernel
+    // declares (KERNEL_TASK_TYPE_DEFAULT) takes precedence (kernel_type_of).
+    if (type > g_implied_type) g_implied_type = type;
+    return true;
+}
+
+int kernel_type() { return g_launch_type; }
+
+const CubeSizes& cube_sizes() {
+    if (!g_cube_known) {
+        // Host programs (no harness spec): the runner's soc_env() puts the SoC's numbers here.
+        const char* env = getenv("ACEMU_CUBE");
+        unsigned long long l1 = 0, l0a = 0, l0b = 0, l0c = 0, bt = 0;
+        unsigned cores = 0;
+        if (env == nullptr || sscanf(env, "%llu %llu %llu %llu %llu %u", &l1, &l0a, &l0b, &l0c, &bt, &cores) < 4) {
+            fprintf(stderr, "acemu: the kernel uses the cube (L1 / L0) but this process was not told the SoC's cube memory sizes: "
+                            "run it through ascendcraft_lab.backends.emulator.runner, or set the environment from runner.soc_env(soc)\n");
+            abort();
+        }
+        g_cube = {l1, l0a, l0b, l0c, bt, cores};
+        g_cube_known = true;
+    }
+    return g_cube;
 }
 
 namespace {
@@ -790,13 +823,16 @@ int kernel_type_of(const char* kernel) {
     if (name.empty()) {  // launched without a name: the binary's only declaring kernel, if any
         std::map<std::string, int> names(k.by_name);
         for (auto& kv : k.by_key) names.emplace(kv.first.first, kv.second);
-        if (names.size() != 1) return KERNEL_TYPE_AIV_ONLY;
+        if (names.size() != 1) return g_implied_type >= 0 ? g_implied_type : KERNEL_TYPE_AIV_ONLY;
         name = names.begin()->first;
     }
     auto key = k.by_key.find({name, g_tiling_key});
     if (key != k.by_key.end()) return key->second;
     auto def = k.by_name.find(name);
-    return def != k.by_name.end() ? def->second : KERNEL_TYPE_AIV_ONLY;
+    if (def != k.by_name.end()) return def->second;
+    // No declaration: a kernel using the cube APIs runs on cube cores (mixed when the Matmul object
+    // asked for it), any other on vector cores.
+    return g_implied_type >= 0 ? g_implied_type : KERNEL_TYPE_AIV_ONLY;
 }
 
 // The tasks of a launch of `block_dim` blocks, cube cores first (reference: GetBlockIdx,
@@ -826,7 +862,8 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
     unsigned hw = g_threads ? g_threads : std::thread::hardware_concurrency();
     if (hw == 0) hw = 1;
     int ration = 1;
-    const std::vector<Task> tasks = tasks_for(kernel_type_of(kernel), block_dim, &ration);
+    g_launch_type = kernel_type_of(kernel);
+    const std::vector<Task> tasks = tasks_for(g_launch_type, block_dim, &ration);
     const uint32_t ntasks = uint32_t(tasks.size());
     const bool has_aic = tasks.front().aic;
     const bool mixed = has_aic && !tasks.back().aic;
@@ -869,7 +906,7 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
         for (;;) {
             uint32_t b = next.fetch_add(1);
             if (b >= ntasks) break;
-            w.begin_block(int(block_dim), ration, &blocks[b]);
+            w.begin_block(int(block_dim), ration, int(b), &blocks[b]);
             tls_ctx = &w.ctx;
             fn(closure);
             tls_ctx = nullptr;
@@ -882,6 +919,7 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
         }
         munmap(w.ctx.ub, kReserve);
         munmap(w.ctx.shadow, w.shadow_bytes);
+        cube::end_thread();
     };
     {
         std::vector<std::thread> pool;  // the calling thread is one of the workers
@@ -944,6 +982,13 @@ int harness_main(int argc, char** argv, int nargs, void (*launch)(uint8_t** args
             g_tiling_key = k;
         } else if (!strcmp(key, "entry")) {
             entry_name = line + 6;
+        } else if (!strcmp(key, "cube")) {
+            unsigned long long l1, l0a, l0b, l0c, bt;
+            unsigned cores = 0;
+            if (sscanf(line, "cube %llu %llu %llu %llu %llu %u", &l1, &l0a, &l0b, &l0c, &bt, &cores) >= 5) {
+                g_cube = {l1, l0a, l0b, l0c, bt, cores};
+                g_cube_known = true;
+            }
         } else if (!strcmp(key, "blocks")) {
             sscanf(line, "blocks %u", &block_dim);
         } else if (!strcmp(key, "threads")) {

@@ -29,6 +29,14 @@
 // @api half, bfloat16_t | yes | Data types
 #define GM_ADDR uint8_t*
 
+// The kernel types of KERNEL_TASK_TYPE_DEFAULT (global enumerators in the device headers; the
+// statement itself is in sys.h): MIX_AIC_1_2 runs numBlocks cube cores (AIC) and 2 * numBlocks
+// vector cores (AIV).
+enum KernelMetaType : int {
+    KERNEL_TYPE_AIV_ONLY = 0, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
+    KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_MAX
+};
+
 // Every API takes the caller's file and line as one trailing defaulted parameter of its own type,
 // so an argument the real API does not take is reported as a mismatch with `acemu::CallSite`
 // (the runner turns that into "no overload takes these arguments") rather than converted.
@@ -135,14 +143,15 @@ struct BlockCtx {
     uint64_t ub_usable;     // what InitBuffer may hand out in total
     uint64_t ub_capacity;   // size of the reserve behind `ub`
     uint64_t ub_high;       // highest UB byte handed out or written (for the per-block reset)
-    int32_t block_idx;
+    int32_t block_idx;      // GetBlockIdx: on a mixed launch's AIV cores in [0, 2 * numBlocks)
     int32_t block_num;
-    // Which core of the AI core runs this task (sys.h: kernel types): a cube core (AIC) or one of
-    // the vector cores (AIV) of a mixed kernel, its index among them and their number.
-    bool is_aic;
+    int32_t core_id;        // unique per logical core of the launch (block_idx is not, on a mixed launch)
+    int8_t core_type;       // CORE_AIV or CORE_AIC (sys.h: kernel types)
+    // A vector core's index among the AIVs of its AI core and their number (GetSubBlockIdx /
+    // GetSubBlockNum; 0 and 1 on a cube core), and AIV per AIC in this launch (GetTaskRation).
     int32_t sub_block_idx;
     int32_t sub_block_num;
-    int32_t task_ration;    // AIV per AIC in this launch (GetTaskRation)
+    int32_t task_ration;
     bool mask_counter;      // SetMaskCount: the vector mask is an element count
     uint64_t mask[2];       // SetVectorMask state (bit mode) or mask[0] = count (counter mode)
     int atomic_op;
@@ -175,7 +184,13 @@ void sync_all_soft(void* gm, uint64_t gm_bytes, const char* file, int line);
 // Set before main by any kernel that calls SyncAll: run_blocks then gives each block a thread.
 bool note_sync_all(bool aiv_only);
 template <bool B> inline const bool uses_sync_all = note_sync_all(B);
+// Set before main by the cube APIs (acemu/cube.h): a kernel that uses them and declares no type with
+// KERNEL_TASK_TYPE_DEFAULT (sys.h) runs on cube cores.
+bool note_kernel_type(int type);
+template <int T> inline const bool uses_kernel_type = note_kernel_type(T);
 }  // namespace rt
+
+enum CoreType : int8_t { CORE_AIV = 0, CORE_AIC = 1 };
 
 inline BlockCtx* ctx() {
     BlockCtx* c = tls_ctx;
@@ -184,15 +199,14 @@ inline BlockCtx* ctx() {
 }
 inline void enter(BlockCtx* c, const char* api, const char* file, int line) { c->api = api; c->file = file; c->line = line; }
 
-// ---- UB shadow: which bytes were written since InitBuffer -------------------------------
-inline void shadow_mark(BlockCtx* c, uint64_t off, uint64_t n) {
+// ---- byte masks: which bytes were written (one 32-bit mask per 32-B granule) ----------------
+// Shared by the UB shadow below and the cube memories (cube.h).
+inline void mask_mark(uint32_t* s, uint64_t capacity, uint64_t off, uint64_t n) {
     if (n == 0) return;
     uint64_t end = off + n;
-    if (end > c->ub_capacity) end = c->ub_capacity;
+    if (end > capacity) end = capacity;
     if (off >= end) return;
-    if (end > c->ub_high) c->ub_high = end;  // the next block on this thread resets up to here
     uint64_t g0 = off >> 5, g1 = (end - 1) >> 5;
-    uint32_t* s = c->shadow;
     if (g0 == g1) {
         uint32_t lo = uint32_t(off & 31), hi = uint32_t((end - 1) & 31);
         s[g0] |= (hi == 31 ? ~0u : ((1u << (hi + 1)) - 1)) & (~0u << lo);
@@ -205,12 +219,11 @@ inline void shadow_mark(BlockCtx* c, uint64_t off, uint64_t n) {
 }
 
 // Returns the offset of the first byte in [off, off+n) never written, or -1.
-inline int64_t shadow_first_unset(const BlockCtx* c, uint64_t off, uint64_t n) {
+inline int64_t mask_first_unset(const uint32_t* s, uint64_t capacity, uint64_t off, uint64_t n) {
     if (n == 0) return -1;
     uint64_t end = off + n;
-    if (end > c->ub_capacity) end = c->ub_capacity;
+    if (end > capacity) end = capacity;
     if (off >= end) return -1;
-    const uint32_t* s = c->shadow;
     uint64_t g0 = off >> 5, g1 = (end - 1) >> 5;
     for (uint64_t g = g0; g <= g1; ++g) {
         uint32_t want = ~0u;
@@ -221,6 +234,16 @@ inline int64_t shadow_first_unset(const BlockCtx* c, uint64_t off, uint64_t n) {
     }
     return -1;
 }
+
+// ---- UB shadow: which bytes were written since InitBuffer -------------------------------
+inline void shadow_mark(BlockCtx* c, uint64_t off, uint64_t n) {
+    if (n == 0) return;
+    uint64_t end = off + n < c->ub_capacity ? off + n : c->ub_capacity;
+    if (off >= end) return;
+    if (end > c->ub_high) c->ub_high = end;  // the next block on this thread resets up to here
+    mask_mark(c->shadow, c->ub_capacity, off, n);
+}
+inline int64_t shadow_first_unset(const BlockCtx* c, uint64_t off, uint64_t n) { return mask_first_unset(c->shadow, c->ub_capacity, off, n); }
 
 inline uint64_t ub_offset(const BlockCtx* c, const void* p) { return uint64_t(static_cast<const uint8_t*>(p) - c->ub); }
 inline bool in_ub(const BlockCtx* c, const void* p) {

@@ -13,16 +13,8 @@
 // A mixed type runs every block as one cube core (AIC) plus one or two vector cores (AIV), each on
 // its own thread; GetBlockIdx, GetSubBlockIdx / GetSubBlockNum and ASCEND_IS_AIV / ASCEND_IS_AIC
 // answer as the reference tables say for that type. Without a declaration a kernel is AIV-only.
+// A kernel that declares no type but uses the cube APIs runs on cube cores (base.h: note_kernel_type).
 // @api KERNEL_TASK_TYPE_DEFAULT, KERNEL_TASK_TYPE | yes: mixed types run AIC and AIV cores per block | Kernel types
-enum KernelMetaType : uint8_t {
-    KERNEL_TYPE_AIV_ONLY = 0,
-    KERNEL_TYPE_AIC_ONLY,
-    KERNEL_TYPE_MIX_AIV_1_0,
-    KERNEL_TYPE_MIX_AIC_1_0,
-    KERNEL_TYPE_MIX_AIC_1_1,
-    KERNEL_TYPE_MIX_AIC_1_2,
-    KERNEL_TYPE_MAX
-};
 
 namespace acemu {
 namespace rt {
@@ -52,10 +44,10 @@ inline const bool kernel_type_reg = rt::note_kernel_type(Type, Key, PerKey, Site
 
 // Conditions, used as `if ASCEND_IS_AIV { ... }` (hence the parentheses in the expansion).
 // @api ASCEND_IS_AIV, ASCEND_IS_AIC | yes | ASCEND_IS_AIV
-#define ASCEND_IS_AIV (!acemu::ctx()->is_aic)
-#define ASCEND_IS_AIC (acemu::ctx()->is_aic)
-#define ASCEND_IS_NOT_AIV (acemu::ctx()->is_aic)
-#define ASCEND_IS_NOT_AIC (!acemu::ctx()->is_aic)
+#define ASCEND_IS_AIV (acemu::ctx()->core_type == acemu::CORE_AIV)
+#define ASCEND_IS_AIC (acemu::ctx()->core_type == acemu::CORE_AIC)
+#define ASCEND_IS_NOT_AIV (acemu::ctx()->core_type != acemu::CORE_AIV)
+#define ASCEND_IS_NOT_AIC (acemu::ctx()->core_type != acemu::CORE_AIC)
 
 // The tiling key the host set (TilingContext::SetTilingKey, ICPU_SET_TILING_KEY; 0 when unset).
 // @api TILING_KEY_IS | yes | TILING_KEY_IS
@@ -67,7 +59,10 @@ inline const bool kernel_type_reg = rt::note_kernel_type(Type, Key, PerKey, Site
 
 // Event IDs of SetFlag / WaitFlag: not on an API page, but every toolchain supplies them.
 // @api EVENT_ID0..EVENT_ID7 | yes: supplied by the toolchain, not on an API page | -
+#ifndef ACEMU_EVENT_IDS  // cube.h defines them too, for a translation unit without this header
+#define ACEMU_EVENT_IDS
 enum event_t : int8_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+#endif
 
 namespace AscendC {
 
@@ -91,7 +86,10 @@ template <typename T, typename U> __aicore__ inline constexpr auto DivCeil(T a, 
 }
 
 // Hardware units the kernels name (32-B data block, 256-B repeat, 8-bit repeat field).
+#ifndef ACEMU_ONE_BLK_SIZE  // cube.h defines it too, for a translation unit without this header
+#define ACEMU_ONE_BLK_SIZE
 constexpr int32_t ONE_BLK_SIZE = 32;
+#endif
 constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;
 constexpr int32_t DEFAULT_BLK_NUM = 8;
 constexpr int32_t DEFAULT_BLK_STRIDE = 1;
@@ -101,12 +99,27 @@ constexpr int32_t MAX_REPEAT_TIMES = 255;
 // ---- workspaces -------------------------------------------------------------------------------
 // The launch's workspace starts with the system workspace of the library APIs
 // (GetLibApiWorkSpaceSize on the host); the kernel's own part follows it.
-namespace detail {
+}  // namespace AscendC
+// The system workspace the library APIs (Matmul's messages) use on the NPU: the kernel's workspace
+// argument after SetSysWorkspace, or the framework's. The emulator needs none, but samples test it
+// for null. Global functions in the device headers (kernels call them unqualified).
+#ifndef ACEMU_SYS_WORKSPACE
+#define ACEMU_SYS_WORKSPACE
+namespace acemu {
+namespace matmul {
 inline thread_local GM_ADDR sys_workspace = nullptr;
-}
+inline uint8_t sys_workspace_stub[64];
+}  // namespace matmul
+}  // namespace acemu
+inline void SetSysWorkspace(GM_ADDR workspace) { acemu::matmul::sys_workspace = workspace; }
+inline GM_ADDR GetSysWorkSpacePtr() { return acemu::matmul::sys_workspace ? acemu::matmul::sys_workspace : acemu::matmul::sys_workspace_stub; }
+namespace AscendC {
+using ::GetSysWorkSpacePtr;
+using ::SetSysWorkspace;
+}  // namespace AscendC
+#endif
+namespace AscendC {
 // @api SetSysWorkspace, GetSysWorkSpacePtr, GetUserWorkspace | yes | GetUserWorkspace
-inline void SetSysWorkspace(GM_ADDR workspace) { detail::sys_workspace = workspace; }
-inline GM_ADDR GetSysWorkSpacePtr() { return detail::sys_workspace; }
 inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
     return workspace == nullptr ? nullptr : workspace + acemu::rt::lib_api_workspace_bytes();
 }

@@ -1,4 +1,5 @@
-// The kernel-side tiling structures of the high-level APIs (PadTiling, UnPadTiling, SoftMaxTiling,
-// RmsNormTiling) under their reference names.
+// Kernel-side tiling structs of the high-level APIs under their reference names: TCubeTiling for
+// Matmul, PadTiling, UnPadTiling, SoftMaxTiling and RmsNormTiling.
 #pragma once
-#include "acemu/adv_tiling_names.h"
+#include "../acemu/cube_tiling.h"
+#include "../acemu/adv_tiling_names.h"

@@ -1,0 +1,75 @@
+"""The `ascendcraft` command: a thin dispatcher over the library.
+
+Each command lives in the module that owns its stage of the pipeline and exposes
+`main(argv) -> int`; this file only names them. A command that is not built yet says so in
+one line and exits 2.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    summary: str
+    target: str | None  # "module:function", or None while not built
+
+
+COMMANDS = [
+    Command("demo", "the main job, offline: a bundled example from reference to verified AscendC", "ascendcraft_lab.cli.demo:main"),
+    Command("draft", "PyTorch reference -> DSL draft (--engine drafter|llm)", "ascendcraft_lab.cli.draft:main"),
+    Command("lower", "DSL -> session folder with every stage and the AscendC project", "ascendcraft_lab.cli.lower:main"),
+    Command("check", "compile and verify against PyTorch (--backend interpreter|emulator|cann)", "ascendcraft_lab.cli.check:main"),
+    Command("emulate", "run hand-written AscendC on the CPU emulator", "ascendcraft_lab.backends.emulator.cli:main"),
+    Command("bench", "Comp@1 / Pass@1 / Fast_p over a folder of reference files", "ascendcraft_lab.bench.cli:main"),
+    Command("lab", "start JupyterLab on notebooks/", "ascendcraft_lab.notebook.lab_cli:main"),
+    Command("export", "export a session to MultiKernelBench's submission format (--format mkb|mkb-direct)", "ascendcraft_lab.cli.export:main"),
+    Command("build", "build a session's AscendC project with CANN (NPU host)", "ascendcraft_lab.cli.npu:build_main"),
+    Command("profile", "pipe utilisation of a session on the NPU, or of a recorded kernel_details.csv", "ascendcraft_lab.cli.npu:profile_main"),
+    Command("doctor", "what is available: compiler, CANN, torch_npu, NPU, LLM endpoint", "ascendcraft_lab.cli.doctor:main"),
+]
+
+
+def _parser() -> argparse.ArgumentParser:
+    width = max(len(c.name) for c in COMMANDS)
+    listing = "\n".join(
+        f"  {c.name:<{width}}  {c.summary}{'' if c.target else '  [not built yet]'}" for c in COMMANDS
+    )
+    parser = argparse.ArgumentParser(
+        prog="ascendcraft",
+        description="AscendCraft Lab: PyTorch operators -> kernel DSL -> AscendC, verified on a CPU emulator.",
+        epilog="commands:\n" + listing + "\n\nRun `ascendcraft COMMAND --help` for a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("command", metavar="COMMAND", choices=[c.name for c in COMMANDS], help=argparse.SUPPRESS)
+    parser.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    ns = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    command = next(c for c in COMMANDS if c.name == ns.command)
+    if command.target is None:
+        print(f"ascendcraft {command.name}: not built yet", file=sys.stderr)
+        return 2
+    module_name, func_name = command.target.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            print(f"ascendcraft {command.name}: not built yet", file=sys.stderr)
+            return 2
+        raise
+    try:
+        return int(getattr(module, func_name)(ns.args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

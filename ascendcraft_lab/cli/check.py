@@ -1,0 +1,113 @@
+"""`ascendcraft check TARGET --ref REF.py [--backend interpreter|emulator|cann]`.
+
+TARGET is a DSL file or a session folder. `interpreter` runs the DSL in numpy; `emulator`
+(the default) compiles the AscendC with g++ against the emulator and runs it; `cann` builds
+and runs it on an NPU. A session folder is verified as the session holds it (every step, as
+`ascendcraft lower` accepted it); a DSL file is lowered in memory by the rule engine.
+Exit 0 only when the result matches PyTorch, 1 when it does not, 2 for bad input.
+
+A MultiKernelBench submission (a six-string .py or a direct-launch .json), or a folder of them,
+goes to the emulator's submission checker (backends/emulator/submission.py).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..backends.emulator.verify import render_run
+from ..dsl.errors import DslError
+from ..reference import ReferenceError, check_interpreter
+from ..session import Session, SessionError, SessionFolder, check_file, parse_override
+from ..soc import get_soc
+
+BACKENDS = ("interpreter", "emulator", "cann")
+
+
+def _target(argv: list[str]) -> str | None:
+    """The first positional argument (flags that take a value skip it)."""
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a.startswith("-"):
+            skip = "=" not in a and a not in ("-h", "--help")
+        else:
+            return a
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    target = _target(argv)
+    if target is not None:
+        # A MultiKernelBench submission (six-string .py, direct-launch .json) or a folder of them.
+        from ..backends.emulator.submission import is_submission_target, main as submission_main
+        if is_submission_target(target):
+            return submission_main(argv)
+    ap = argparse.ArgumentParser(prog="ascendcraft check", description="Compile the AscendC (or interpret the DSL) and verify it against PyTorch.")
+    ap.add_argument("target", help="a kernel.dsl.py file or a session folder")
+    ap.add_argument("--ref", help="the PyTorch reference (default: the session's reference.py)")
+    ap.add_argument("--backend", default="emulator", choices=BACKENDS)
+    ap.add_argument("--soc", default=None, help="SoC from the SoC table (default: the session's, else Ascend910B2)")
+    ap.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
+                    help="set a module-level constant of the reference, e.g. dim=1003")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rtol", type=float, default=None, help="interpreter backend: relative tolerance")
+    ap.add_argument("--atol", type=float, default=None, help="interpreter backend: absolute tolerance")
+    args = ap.parse_args(argv)
+    target = Path(args.target)
+    try:
+        overrides = dict(parse_override(o) for o in args.override)
+        get_soc(args.soc)
+    except ValueError as exc:
+        print(f"ascendcraft check: {exc}", file=sys.stderr)
+        return 2
+    if target.is_dir() and not SessionFolder(target).exists() and args.backend != "interpreter":
+        print(f"ascendcraft check: {target} is not a session folder (no ascendcraft.json)", file=sys.stderr)
+        return 2
+    try:
+        if args.backend == "interpreter":
+            return _interpreter(target, args, overrides)
+        if target.is_dir():
+            session = Session.open(target, soc=args.soc)
+            result = session.verify(args.backend, reviewed=False, seed=args.seed, overrides=overrides or None,
+                                    reference=args.ref)
+            print(result.summary)
+            if result.detail:
+                print(result.detail)
+            return 0 if result.correct else 1
+        if not args.ref:
+            print("ascendcraft check: --ref REF.py is needed for a DSL file", file=sys.stderr)
+            return 2
+        verdict, run, program = check_file(target, args.ref, soc=args.soc, backend=args.backend,
+                                           overrides=overrides, seed=args.seed)
+    except SessionError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except (DslError, ReferenceError) as exc:
+        print(exc.render(), file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as exc:
+        print(f"ascendcraft check: {exc}", file=sys.stderr)
+        return 2
+    print(verdict.summary())
+    detail = render_run(run, program) if args.backend == "emulator" else ""
+    if detail:
+        print(detail)
+    return 0 if verdict.correct else 1
+
+
+def _interpreter(target: Path, args, overrides: dict) -> int:
+    """The DSL draft on the numpy interpreter: every core and tile, no C++."""
+    dsl, ref = target, args.ref
+    if dsl.is_dir():                     # a session folder: <dir>/kernel.dsl.py beside <dir>/reference.py
+        ref = ref or (str(dsl / "reference.py") if (dsl / "reference.py").is_file() else None)
+        dsl = dsl / "kernel.dsl.py"
+    if ref is None:
+        print("error: no reference given\n  = help: pass --ref REF.py (the PyTorch reference in KernelBench format)")
+        return 2
+    verdict = check_interpreter(dsl, ref, soc=args.soc, overrides=overrides or None, seed=args.seed,
+                                rtol=args.rtol, atol=args.atol)
+    print(verdict.summary())
+    return 0 if verdict.correct else 1

@@ -1,0 +1,129 @@
+"""`ascendcraft doctor`: one table of what this machine can do.
+
+Required for the offline pipeline: Python 3.11+, numpy, torch, a g++ that compiles C++17,
+and the emulator's headers. Everything else (CANN, torch_npu, an NPU, an LLM endpoint) is
+reported as available or not and never fails the command.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..backends.cann.detect import toolkit_summary
+from ..backends.emulator.runner import INCLUDE_DIR
+from ..config import LlmSettings
+
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    required: bool = False
+
+
+def _python() -> Check:
+    ok = sys.version_info >= (3, 11)
+    return Check("Python", ok, f"{platform.python_version()} ({sys.executable})", required=True)
+
+
+def _module(name: str, required: bool) -> Check:
+    try:
+        mod = importlib.import_module(name)
+    except Exception as exc:  # an import can fail in many ways; all mean "not available"
+        return Check(name, False, f"not importable: {type(exc).__name__}: {exc}".splitlines()[0], required)
+    return Check(name, True, getattr(mod, "__version__", "installed"), required)
+
+
+def _gxx() -> Check:
+    cxx = os.environ.get("CXX", "g++")
+    path = shutil.which(cxx)
+    if not path:
+        return Check("g++ (C++17)", False, f"{cxx} not found on PATH; install g++ 9 or newer", True)
+    version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp, "probe.cpp")
+        src.write_text("#include <optional>\nint main(){ std::optional<int> v{1}; if constexpr (true) return *v - 1; }\n")
+        probe = subprocess.run([path, "-std=c++17", "-fsyntax-only", str(src)], capture_output=True, text=True)
+    if probe.returncode:
+        return Check("g++ (C++17)", False, f"{version}: cannot compile C++17", True)
+    return Check("g++ (C++17)", True, version, True)
+
+
+def _emulator() -> Check:
+    header = INCLUDE_DIR / "kernel_operator.h"
+    return Check("emulator headers", header.is_file(), str(INCLUDE_DIR) if header.is_file() else f"missing {header}", True)
+
+
+def _cann() -> Check:
+    """The toolkit, its bisheng and its AscendC CMake package (backends/cann/detect.py)."""
+    ok, detail = toolkit_summary()
+    return Check("CANN toolkit", ok, detail)
+
+
+def _npu() -> Check:
+    try:
+        import torch_npu  # noqa: F401
+        import torch
+        count = torch.npu.device_count()
+    except Exception:
+        return Check("NPU", False, "not available (needs torch_npu and a visible Ascend device)")
+    return Check("NPU", count > 0, f"{count} device(s)" if count else "torch_npu sees no device")
+
+
+def _llm(timeout: float = 3.0) -> Check:
+    settings = LlmSettings.from_env()
+    key = "key set" if settings.has_key else "no OPENAI_API_KEY"
+    if not settings.base_url:
+        return Check("LLM endpoint", False, f"not configured (OPENAI_BASE_URL unset; model {settings.model}; {key})")
+    url = settings.base_url.rstrip("/") + "/models"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url), timeout=timeout) as reply:
+            status = f"reachable (HTTP {reply.status})"
+    except urllib.error.HTTPError as exc:  # 401 still proves the server is there
+        status = f"reachable (HTTP {exc.code})"
+    except Exception as exc:
+        return Check("LLM endpoint", False, f"{settings.base_url} unreachable: {type(exc).__name__}; model {settings.model}; {key}")
+    return Check("LLM endpoint", True, f"{settings.base_url} {status}; model {settings.model}; {key}")
+
+
+def run_checks() -> list[Check]:
+    return [
+        _python(),
+        _module("numpy", True),
+        _module("torch", True),
+        _gxx(),
+        _emulator(),
+        _cann(),
+        _module("torch_npu", False),
+        _npu(),
+        _llm(),
+    ]
+
+
+def render(checks: list[Check]) -> str:
+    width = max(len(c.name) for c in checks)
+    lines = [f"{'component':<{width}}  status   detail", f"{'-' * width}  -------  ------"]
+    for c in checks:
+        mark = "ok" if c.ok else ("MISSING" if c.required else "absent")
+        lines.append(f"{c.name:<{width}}  {mark:<7}  {c.detail}")
+    offline = all(c.ok for c in checks if c.required)
+    lines.append("")
+    lines.append("offline pipeline (DSL, passes, emulator): " + ("ready" if offline else "NOT ready: fix the MISSING rows"))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    checks = run_checks()
+    print(render(checks))
+    return 0 if all(c.ok for c in checks if c.required) else 1

@@ -1,0 +1,60 @@
+"""`ascendcraft draft REF.py [-o K.dsl.py] [--soc S] [--engine drafter|llm] [--check]`."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..atomic import write_text
+from ..dsl.errors import DslError
+from ..reference import ReferenceError, check_interpreter
+from ..session import DraftFailed, draft, parse_override
+from ..soc import get_soc
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="ascendcraft draft",
+                                 description="PyTorch reference (KernelBench format) -> DSL draft.")
+    ap.add_argument("reference", help="the reference file: Model, get_inputs(), get_init_inputs()")
+    ap.add_argument("-o", "--out", help="write the draft here (default: print it)")
+    ap.add_argument("--soc", default=None, help="SoC from the SoC table (default Ascend910B2)")
+    ap.add_argument("--engine", choices=("drafter", "llm"), default="drafter",
+                    help="drafter: the offline rule-based drafter (default); llm: the LLM drafter")
+    ap.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
+                    help="set a module-level constant of the reference before tracing, e.g. dim=1003")
+    ap.add_argument("--check", action="store_true", help="also run the draft on the numpy interpreter against PyTorch")
+    args = ap.parse_args(argv)
+    try:
+        get_soc(args.soc)
+        overrides = dict(parse_override(o) for o in args.override)
+    except ValueError as e:
+        print(f"ascendcraft draft: {e}", file=sys.stderr)
+        return 2
+    try:
+        outcome = draft(args.reference, how=args.engine, soc=args.soc, overrides=overrides or None)
+    except DraftFailed as e:
+        print(f"ascendcraft draft: {e}", file=sys.stderr)
+        return 2 if e.unavailable else 1
+    except Exception as e:  # noqa: BLE001 - the model's failure: one line, not a traceback
+        print(f"ascendcraft draft: {str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
+        return 1
+    for note in outcome.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if args.out:
+        try:
+            write_text(Path(args.out), outcome.text)
+        except OSError as e:
+            print(f"ascendcraft draft: cannot write {args.out}: {e.strerror}", file=sys.stderr)
+            return 1
+        print(f"wrote {args.out} ({outcome.template} template)", file=sys.stderr)
+    else:
+        sys.stdout.write(outcome.text)
+    if args.check:
+        try:
+            verdict = check_interpreter(outcome.text, args.reference, soc=args.soc, overrides=overrides or None)
+        except (DslError, ReferenceError) as e:
+            print(e.render(), file=sys.stderr)
+            return 1
+        print(verdict.message, file=sys.stderr)
+        return 0 if verdict.correct else 1
+    return 0

@@ -1,0 +1,44 @@
+"""`ascendcraft lower K.dsl.py [--ref REF.py] [-o DIR] [--until PASS] [--soc S] [--engine rule|llm]`."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..config import default_workdir
+from ..dsl.errors import DslError
+from ..dsl.parser import parse
+from ..passes.pipeline import PIPELINE
+from ..session import Session, SessionError
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="ascendcraft lower", description="Lower a DSL kernel into a session folder with every stage and the AscendC project.")
+    ap.add_argument("dsl", help="the kernel (.dsl.py)")
+    ap.add_argument("-o", "--out", help="session folder (default: ascendcraft-sessions/<kernel name>)")
+    ap.add_argument("--until", choices=[p.name for p in PIPELINE], help="stop after this pass")
+    ap.add_argument("--soc", default=None, help="SoC (default Ascend910B2)")
+    ap.add_argument("--engine", default="rule", choices=["rule", "llm"])
+    ap.add_argument("--ref", help="the PyTorch reference: copied into the session; its shapes explain the tiling")
+    args = ap.parse_args(argv)
+    path = Path(args.dsl)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        print(f"ascendcraft lower: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        name = parse(text, str(path)).kernel.name
+    except DslError as exc:
+        print(exc.render(), file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else default_workdir() / name
+    try:
+        # the command line says everything: every pass unless --until, no reference overrides
+        session = Session.open(out, text, reference=args.ref, soc=args.soc, engine=args.engine,
+                               until=args.until or PIPELINE[-1].name, overrides={}, dsl_name=str(path), accept_all=True)
+    except SessionError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    print(session.summary())
+    return 1 if any(s.status == "failed" for s in session.steps) else 0

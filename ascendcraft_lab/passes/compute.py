@@ -1,0 +1,499 @@
+"""Pass 3, compute: Process and the CopyIn / Compute / CopyOut methods, with plain DataCopy.
+
+Process walks the DSL's loops and calls one method per stage; a stage method moves tiles
+between the pipes with AllocTensor / EnQue / DeQue / FreeTensor and lowers each statement
+(`vector.py`). What the statements need beside the DSL's tiles (the scratch TBuf, a scalar
+staging block, one queue per stored scalar, members for values kept across methods) is added
+to Init and the members here. GM copies, element counts and mask conversions are holes that
+align rewrites. The checker holds any engine's output to balanced queues.
+"""
+from __future__ import annotations
+
+import collections
+import re
+from collections import Counter
+
+from ..dsl import ir
+from . import cpp
+from .bundle import Bundle
+from .cexpr import paren
+from .emit import Emitter
+from .findings import Finding, finding, kernel_text
+from .kernel import (STAGE_METHOD, CompareCount, GmCopy, InputDequeue, KernelFacts, KernelSource, MaskWiden, Method,
+                     VectorCount, dsl_text)
+from .plan import Plan, camel, cpp_name
+from .project import Project
+from .spec import LoweringError, PassSpec
+from .vector import ComputeContext, ComputeLowering, Tile
+
+SPEC = PassSpec(
+    3, "compute", "the Process loop and CopyIn / Compute / CopyOut, DSL ops mapped to AscendC vector APIs",
+    "Process walks the tiles. CopyIn moves a tile from GM to UB (the MTE2 pipe), Compute runs vector "
+    "instructions on it (the V pipe), CopyOut moves results back (MTE3). AllocTensor/EnQue/DeQue/FreeTensor "
+    "hand tiles between the pipes so they overlap safely; functions AscendC lacks are expanded here.",
+    rules=("per queue, every AllocTensor is freed", "every EnQue is matched by a DeQue"))
+
+SCALAR_LANES = 8            # one 32-byte block of f32: the scalar buffer's lanes
+
+
+def write(project: Project) -> None:
+    ComputeWriter(project).write()
+
+
+class ComputeWriter:
+    def __init__(self, project: Project):
+        self.project = project
+        self.source: KernelSource = project.kernel
+        self.facts: KernelFacts = project.facts
+        self.p = project.plan.program
+        self.slots = 0
+        self.scalar_buf = False
+        self.scalar_out: dict[str, ir.DType] = {}       # scalars stored to GM -> their UB queue
+        self._declared: set[str] = set()                # scalar locals declared in the current method
+        self._counts: dict[str, str] | None = None      # element counts the current method names once
+
+    def write(self) -> None:
+        source, facts = self.source, self.facts
+        source.rules.setdefault(VectorCount, lambda h, s: h.count)
+        source.rules.setdefault(GmCopy, plain_copy)
+        source.rules.setdefault(InputDequeue, plain_dequeue)
+        source.rules.setdefault(CompareCount, lambda h, s: h.count)
+        source.rules.setdefault(MaskWiden, lambda h, s: f"Cast({h.wide}, {h.mask}, RoundMode::CAST_NONE, {h.count});")
+        stages = [st for g in facts.groups for st in g.stages]
+        source.methods, self.method_of = name_methods(stages, [self._method(st) for st in stages], source, facts.reserved)
+        # Scalar math in Process itself (outside any stage) may need the scalar buffer too.
+        process = Emitter()
+        ctx = self._context(process)
+        self._process_body(process, self.p.kernel.body, ComputeLowering(ctx))
+        self.scalar_buf = self.scalar_buf or ctx.uses_scalar_buf
+        source.process = process
+        if self.scalar_buf:
+            source.part("constants", "scalar").line(
+                f"constexpr int32_t SCALAR_LANES = {SCALAR_LANES};  // one 32-byte block of f32")
+        self._init()
+        self._members()
+        if self.slots:
+            em = source.part("helpers", "scratch")
+            em.line("", dsl=0)
+            em.line("// Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.")
+            with em.block("template <typename T> __aicore__ inline LocalTensor<T> Scratch(int32_t i)"):
+                em.line("return scratchBuf.Get<uint8_t>()[i * scratchSlotBytes].ReinterpretCast<T>();")
+
+    # -- Init and members --------------------------------------------------------------------
+    def _init(self) -> None:
+        em, facts = self.source.part("init", "compute"), self.facts
+        for name in self.scalar_out:
+            em.line(f"pipe.InitBuffer({name}OutQueue, 1, 32);  // one block for the scalar `{name}`")
+        if self.slots:
+            ub = facts.ub
+            caps = [c for need in ub.scratch for c, _ in need.sizes if c is not None]
+            caps = caps or [c for b in ub.buffers for c in b.capacities if c is not None]
+            # A slot holds a temporary of any dtype the statements compute (f32 math on f16 tiles).
+            # 8-byte tiles (int64 indices) widen the slots only when a statement with temporaries
+            # touches one.
+            in_scratch = {dt for need in ub.scratch for _, dt in need.sizes}
+            widest = max([b.dtype for b in ub.buffers if b.dtype.nbytes <= 4 or b.dtype in in_scratch] + sorted(in_scratch, key=str),
+                         key=lambda d: d.nbytes, default=ir.DType.f32)
+            em.line(f"scratchSlotBytes = {facts.buffer_bytes(self.source, facts.max_text(caps), widest)};  "
+                    f"// one slot holds a temporary of any dtype the statements compute")
+            slots = "scratchSlotBytes" if self.slots == 1 else f"{self.slots} * scratchSlotBytes"
+            em.line(f"pipe.InitBuffer(scratchBuf, {slots});  // {self.slots} temporar{'y' if self.slots == 1 else 'ies'}")
+        if self.scalar_buf:
+            em.line("pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));")
+            em.line("scalarTmp = scalarBuf.Get<float>();")
+
+    def _members(self) -> None:
+        em = self.source.part("members", "compute")
+        for name in self.scalar_out:
+            em.line(f"TQue<TPosition::VECOUT, 1> {name}OutQueue;")
+        if self.slots:
+            em.line("TBuf<TPosition::VECCALC> scratchBuf;")
+        if self.scalar_buf:
+            em.line("TBuf<TPosition::VECCALC> scalarBuf;")
+            em.line("LocalTensor<float> scalarTmp;")
+        state = self.source.part("members", "state")
+        for name in sorted(self.facts.persistent):
+            state.line(f"LocalTensor<{self.p.local_type(name).dtype.cpp}> {cpp_name(name)};  // loaded once per core")
+        if self.slots:
+            state.line("int64_t scratchSlotBytes = 0;")
+        for name in sorted(self.facts.members_scalar):
+            state.line(f"{self.facts.scalars[name].dtype.cpp} {cpp_name(name)} = 0;")
+
+    # -- stage methods -------------------------------------------------------------------------
+    def _method(self, stage: ir.Stage) -> Method:
+        facts = self.facts
+        em = Emitter()
+        facts.used_vars = set()
+        self._declared = set()
+        self._counts = {}
+        ctx = self._context(em)
+        lower = ComputeLowering(ctx)
+        if stage.kind is ir.StageKind.copyin:
+            for st in stage.body:
+                with em.dsl(st.span.line):
+                    em.line(f"// DSL {st.span.line}: {dsl_text(self.p, st)}")
+                    self._copy_in(em, st)
+        elif stage.kind is ir.StageKind.copyout:
+            for st in stage.body:
+                with em.dsl(st.span.line):
+                    em.line(f"// DSL {st.span.line}: {dsl_text(self.p, st)}")
+                    self._copy_out(em, st)
+        else:
+            self._compute(em, stage, lower)
+        self.slots = max(self.slots, ctx.max_slots)
+        self.scalar_buf = self.scalar_buf or ctx.uses_scalar_buf
+        if self._counts:          # a tile's element count computed once, at the top of the method
+            body = Emitter()
+            with body.dsl(stage.span.line):
+                for text, name in self._counts.items():
+                    body.line(f"const int64_t {name} = {text};  // elements of the tile")
+            for line, dsl in zip(em.text().splitlines(), em.source_map()):
+                body.line(line, dsl=dsl)
+            em = body
+        self._counts = None
+        order = list(facts.loops)
+        params = []
+        for v in sorted(facts.used_vars, key=lambda v: (order.index(v.partition(".")[0]) if v.partition(".")[0] in order else 99, _var_order(v))):
+            var, _, attr = v.partition(".")
+            params.append(("int64_t", f"{cpp_name(var)}{attr.capitalize()}" if attr else cpp_name(var)))
+        facts.used_vars = None
+        return Method(STAGE_METHOD[stage.kind], params, em, stage.span.line)   # named by name_methods
+
+    def _context(self, em: Emitter) -> ComputeContext:
+        """What the compute lowering of one method (or of Process) needs from this kernel."""
+        facts = self.facts
+        return ComputeContext(names=facts.names, text=facts.scalar_text, count=self.count, tile_of=self._tile_of,
+                              hole=self.source.hole, em=em, reserved=facts.reserved, byte_masks=facts.byte_masks,
+                              sizes=facts.size_members, use_min_max=facts.use_min_max)
+
+    def count(self, t: ir.TileType, exact: bool = False) -> str:
+        text = self.facts.element_count(t)
+        if self._counts is not None and paren(text) != text:      # not one name: name it once per method
+            if text not in self._counts:
+                loops = re.findall(r"\b(\w+)(?:Len|Start)\b", text)
+                stem = f"{loops[0]}Elems" if len(set(loops)) == 1 else "tileElems"
+                name = stem
+                while name in self.facts.reserved or name in self._counts.values():
+                    name = f"{stem}{len(self._counts) + 1}"
+                self._counts[text] = name
+            text = self._counts[text]
+        return text if exact else self.source.hole(VectorCount(text))
+
+    def _tile_of(self, name: str) -> Tile:
+        t = self.p.local_type(name)
+        return Tile(cpp_name(name), t.dtype)
+
+    # -- copies ---------------------------------------------------------------------------------
+    def gm_offset(self, ref: ir.GmRef) -> tuple[str, ir.TensorParam]:
+        """Element offset of a GM view, relative to this core's slice when the tensor is sliced."""
+        facts = self.facts
+        t = self.p.param(ref.tensor)
+        shape = t.shape
+        gm = facts.plan.gm[ref.tensor]
+        terms = []
+        for axis, ix in enumerate(ref.index or ()):
+            stride = None
+            for d in shape[axis + 1:]:
+                part = paren(facts.scalar_text(d))
+                stride = part if stride is None else f"{stride} * {part}"
+            if isinstance(ix, ir.IndexExpr):
+                e = ix.expr
+                if isinstance(e.type, ir.RangeType):
+                    base = f"{facts.names(ir.Attr(e, 'start'))}"
+                else:
+                    base = facts.scalar_text(e)
+                    if axis == 0 and gm.core_var and isinstance(e, ir.Name) and e.id == gm.core_var:
+                        base = f"({base} - {cpp_name(gm.core_var)}Begin)"
+            elif isinstance(ix, ir.IndexSlice):
+                if ix.lo is None:
+                    continue
+                base = facts.scalar_text(ix.lo)
+            else:
+                start = facts.names(ir.Attr(ix.var, "start"))
+                base = f"{start} * {facts.scalar_text(ix.stride)}"
+            if base in ("0",):
+                continue
+            terms.append(base if stride is None else f"{paren(base)} * {stride}")
+        kept = [i for i, ix in enumerate(ref.index or ()) if not (isinstance(ix, ir.IndexExpr) and not isinstance(ix.expr.type, ir.RangeType))]
+        if kept and kept[-1] != len(shape) - 1 and any(facts.scalar_text(d) != "1" for d in shape[kept[-1] + 1:]):
+            raise LoweringError(f"`{ref.tensor}` is tiled along axis {kept[-1]}, "
+                                "which is not the last: the copy would be strided; view the axes so the tiled one is last", ref)
+        return (" + ".join(terms) or "0"), t
+
+    def _copy_in(self, em: Emitter, st) -> None:
+        if not isinstance(st, ir.Load):
+            raise LoweringError("a copyin stage holds loads only", st)
+        off, t = self.gm_offset(st.src)
+        ty = self.p.local_type(st.target)
+        name = cpp_name(st.target)
+        if isinstance(ty, ir.ScalarType):
+            if t.role is ir.TensorRole.workspace:
+                em.line("// other cores wrote this GM value: drop any stale copy in this core's scalar data cache")
+                em.line(f"DataCacheCleanAndInvalid<{t.dtype.cpp}, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>"
+                        f"({t.name}Gm{f'[{off}]' if off != '0' else ''});")
+            decl = "" if st.target in self.facts.members_scalar or st.target in self._declared else f"{ty.dtype.cpp} "
+            self._declared.add(st.target)
+            em.line(f"{decl}{name} = {t.name}Gm.GetValue({off});")
+            return
+        q = f"{name}Queue"
+        keep = st.target in self.facts.persistent
+        em.line(f"{'' if keep else f'LocalTensor<{ty.dtype.cpp}> '}{name} = {q}.AllocTensor<{ty.dtype.cpp}>();")
+        em.line(self.source.hole(GmCopy("in", f"{t.name}Gm[{off}]", name, ty.dtype, self.count(ty, exact=True))))
+        em.line(f"{q}.EnQue({name});")
+        if keep:
+            em.line(f"{name} = {q}.DeQue<{ty.dtype.cpp}>();  // wait for the copy once; `{name}` stays in UB for the later stages")
+
+    def _copy_out(self, em: Emitter, st) -> None:
+        if not isinstance(st, ir.Store):
+            raise LoweringError("a copyout stage holds stores only", st)
+        off, t = self.gm_offset(st.dst)
+        vt = st.value.type
+        name = cpp_name(st.value.id)
+        if st.accumulate:
+            em.line(f"SetAtomicAdd<{t.dtype.cpp}>();  // every core adds its part (the output starts at zero)")
+        if isinstance(vt, ir.ScalarType):
+            q = f"{name}OutQueue"
+            self.scalar_out[st.value.id] = vt.dtype
+            em.line(f"LocalTensor<{vt.dtype.cpp}> {name}Out = {q}.AllocTensor<{vt.dtype.cpp}>();")
+            em.line(f"{name}Out.SetValue(0, {name});")
+            em.line("// the scalar unit wrote the UB value the copy engine reads next")
+            ready = f"{name}OutReady"   # one event per stored scalar: a stage may store several
+            em.line(f"TEventID {ready} = GetTPipePtr()->FetchEventID(HardEvent::S_MTE3);")
+            em.line(f"SetFlag<HardEvent::S_MTE3>({ready});")
+            em.line(f"WaitFlag<HardEvent::S_MTE3>({ready});")
+            em.line(self.source.hole(GmCopy("out", f"{t.name}Gm[{off}]", f"{name}Out", vt.dtype, "1")))
+            em.line(f"{q}.FreeTensor({name}Out);")
+        else:
+            q = f"{name}Queue"
+            em.line(f"LocalTensor<{vt.dtype.cpp}> {name} = {q}.DeQue<{vt.dtype.cpp}>();")
+            em.line(self.source.hole(GmCopy("out", f"{t.name}Gm[{off}]", name, vt.dtype, self.count(vt, exact=True))))
+            em.line(f"{q}.FreeTensor({name});")
+        if st.accumulate:
+            em.line("SetAtomicNone();")
+
+    # -- compute --------------------------------------------------------------------------------
+    def _compute(self, em: Emitter, stage: ir.Stage, lower: ComputeLowering) -> None:
+        facts = self.facts
+        reads = {n.id for s in stage.body for n in ir.walk(s) if isinstance(n, ir.Name)}
+        defined = [s.target for s in stage.body if isinstance(s, ir.Assign)]
+        ins = [b for b in facts.ub.buffers if b.role == "VECIN" and b.name in reads and b.name not in facts.persistent]
+        outs = [b for b in facts.ub.buffers if b.role == "VECOUT" and b.name in defined]
+        calcs = [b for b in facts.ub.buffers if b.role == "VECCALC" and (b.name in defined or b.name in reads)]
+        with em.dsl(stage.span.line):
+            for b in ins:
+                em.line(self.source.hole(InputDequeue(cpp_name(b.name), f"{b.name}Queue", b.dtype,
+                                                      self.count(self.p.local_type(b.name), exact=True))))
+            for b in outs:
+                em.line(f"LocalTensor<{b.dtype.cpp}> {cpp_name(b.name)} = {b.name}Queue.AllocTensor<{b.dtype.cpp}>();")
+            for b in calcs:
+                em.line(f"LocalTensor<{b.dtype.cpp}> {cpp_name(b.name)} = {b.name}Buf.Get<{b.dtype.cpp}>();")
+        for st in stage.body:
+            with em.dsl(st.span.line):
+                em.line(f"// DSL {st.span.line}: {dsl_text(self.p, st)}")
+                self._compute_stmt(em, st, lower)
+        with em.dsl(stage.span.line):
+            for b in outs:
+                em.line(f"{b.name}Queue.EnQue({cpp_name(b.name)});")
+            for b in ins:
+                em.line(f"{b.name}Queue.FreeTensor({cpp_name(b.name)});")
+
+    def _compute_stmt(self, em: Emitter, st, lower: ComputeLowering) -> None:
+        if isinstance(st, ir.Assign):
+            ty = self.p.local_type(st.target)
+            if isinstance(ty, ir.TileType):
+                lower.assign_tile(Tile(cpp_name(st.target), ty.dtype), st.value)
+            else:
+                value = lower.scalar(st.value)
+                decl = "" if st.target in self.facts.members_scalar or st.target in self._declared else f"{ty.dtype.cpp} "
+                self._declared.add(st.target)
+                em.line(f"{decl}{cpp_name(st.target)} = {value};")
+        elif isinstance(st, ir.If):
+            cond = lower.scalar(st.cond)
+            with em.block(f"if ({cond})"):
+                for s in st.body:
+                    self._compute_stmt(em, s, lower)
+            if st.orelse:
+                with em.block("else"):
+                    for s in st.orelse:
+                        self._compute_stmt(em, s, lower)
+        elif isinstance(st, ir.Barrier):
+            em.line("PipeBarrier<PIPE_V>();")
+        else:
+            raise LoweringError(f"{type(st).__name__} inside a compute stage", st)
+
+    # -- Process ----------------------------------------------------------------------------------
+    def _process_body(self, em: Emitter, stmts, lower: ComputeLowering) -> None:
+        kept = [x.target for s in stmts if isinstance(s, ir.Stage) and s.kind is ir.StageKind.copyin
+                for x in s.body if isinstance(x, ir.Load) and x.target in self.facts.persistent]
+        self._process_stmts(em, stmts, lower)
+        for name in kept:
+            em.line(f"{name}Queue.FreeTensor({cpp_name(name)});")
+
+    def _process_stmts(self, em: Emitter, stmts, lower: ComputeLowering) -> None:
+        for s in stmts:
+            line = s.span.line
+            with em.dsl(line):
+                if isinstance(s, ir.Stage):
+                    m = self.method_of[id(s)]
+                    args = ", ".join(name for _, name in m.params)
+                    em.line(f"{m.name}({args});")
+                elif isinstance(s, ir.For):
+                    self._loop(em, s, lower)
+                elif isinstance(s, ir.Assign):
+                    em.line(f"{cpp_name(s.target)} = {lower.scalar(s.value)};  // DSL {line}")
+                elif isinstance(s, ir.If):
+                    with em.block(f"if ({lower.scalar(s.cond)})"):
+                        self._process_body(em, s.body, lower)
+                    if s.orelse:
+                        with em.block("else"):
+                            self._process_body(em, s.orelse, lower)
+                elif isinstance(s, ir.Barrier):
+                    em.line("PipeBarrier<PIPE_ALL>();")
+                elif isinstance(s, ir.SyncAll):
+                    em.line(f"// DSL {line}: sync_all() - wait until every core has got here (its GM writes, atomic")
+                    em.line("// adds included, are then visible to all cores)")
+                    em.line("SyncAll(syncFlagsGm, syncWork);")
+                else:
+                    raise LoweringError(f"{type(s).__name__} outside a stage", s)
+
+    def _loop(self, em: Emitter, s: ir.For, lower: ComputeLowering) -> None:
+        facts = self.facts
+        v = cpp_name(s.var)
+        it = s.iter
+        em.line(f"// DSL {s.span.line}: {dsl_text(self.p, s)}")
+        if isinstance(it, ir.CoreRows):
+            with em.block(f"for (int64_t {v} = {v}Begin; {v} < {v}End; ++{v})"):
+                self._process_body(em, s.body, lower)
+        elif isinstance(it, ir.CoreChunk):
+            with em.block(f"if ({v}Len > 0)"):
+                self._process_body(em, s.body, lower)
+        elif isinstance(it, ir.Tiles):
+            step = facts.scalar_text(it.step)
+            if isinstance(it.extent.type, ir.RangeType):
+                r = cpp_name(it.extent.id)
+                base, end = f"{r}Start", f"{r}Start + {r}Len"
+            else:
+                base, end = "0", facts.scalar_text(it.extent)
+            with em.block(f"for (int64_t {v}Start = {base}; {v}Start < {end}; {v}Start += {step})"):
+                facts.use_min_max("min")
+                em.line(f"const int64_t {v}Len = MinOf({step}, {paren(end)} - {v}Start);")
+                uses_index = any(isinstance(n, ir.Attr) and n.obj.id == s.var and n.attr == "index"
+                                 for n in ir.walk(ir.Stage(ir.StageKind.compute, s.body)))
+                if uses_index:
+                    em.line(f"const int64_t {v}Index = ({v}Start - {base}) / {paren(step)};")
+                self._process_body(em, s.body, lower)
+        else:
+            start, stop, step = (facts.scalar_text(x) for x in (it.start, it.stop, it.step))
+            inc = f"++{v}" if step == "1" else f"--{v}" if step == "-1" else f"{v} += {step}"
+            if isinstance(it.step, ir.Const):
+                cond = f"{v} > {stop}" if float(it.step.value) < 0 else f"{v} < {stop}"
+            else:   # the sign of the step is known only at run time, as in Python's range
+                cond = f"({step} > 0 ? {v} < {stop} : {v} > {stop})"
+            with em.block(f"for (int64_t {v} = {start}; {cond}; {inc})"):
+                self._process_body(em, s.body, lower)
+
+
+_DSL_COMMENT = re.compile(r"// DSL (\d+(?:, \d+)*):")
+
+
+def name_methods(stages: list[ir.Stage], methods: list[Method], source: KernelSource,
+                 reserved: frozenset) -> tuple[list[Method], dict]:
+    """The stage methods a careful author writes: stages that do the same (a row loaded the
+    same way in every sweep) share one method, whose comments name every DSL line it serves;
+    a kind with one method keeps its canonical name (CopyIn, Compute, CopyOut), otherwise each
+    is named for what it defines (`ComputeM` computes m, `CopyOutY` stores y)."""
+    def same(m: Method):
+        return tuple(m.params), _DSL_COMMENT.sub("// DSL n:", source.spelled(m.body.text()))
+    unique: dict[tuple, list[tuple[ir.Stage, Method]]] = {}
+    for st, m in zip(stages, methods):
+        unique.setdefault(same(m), []).append((st, m))
+    merged: list[tuple[ir.Stage, Method]] = []
+    method_of: dict[int, Method] = {}
+    for group in unique.values():
+        st, m = group[0]
+        if len(group) > 1:
+            m = Method(m.name, m.params, _merge_comments([g[1].body for g in group]), m.dsl_line)
+        merged.append((st, m))
+        for other, _ in group:
+            method_of[id(other)] = m
+    kinds = collections.Counter(st.kind for st, _ in merged)
+    taken = set(reserved)
+    for st, m in merged:
+        name = STAGE_METHOD[st.kind]
+        if kinds[st.kind] > 1:
+            name += camel(_defines(st))
+        base, i = name, 2
+        while name in taken:
+            name, i = f"{base}{i}", i + 1
+        taken.add(name)
+        m.name = name
+    return [m for _, m in merged], method_of
+
+
+def _defines(stage: ir.Stage) -> str:
+    """The DSL name a stage is about: what it loads, computes or stores first."""
+    for s in stage.body:
+        if isinstance(s, (ir.Load, ir.Assign)):
+            return s.target
+        if isinstance(s, ir.Store):
+            return s.dst.tensor
+    return stage.kind.value
+
+
+def _merge_comments(bodies: list[Emitter]) -> Emitter:
+    """The first body, its `// DSL n:` comments naming the DSL lines of every body."""
+    texts = [b.text().splitlines() for b in bodies]
+    em = Emitter()
+    for i, (text, dsl) in enumerate(zip(texts[0], bodies[0].source_map())):
+        m = _DSL_COMMENT.search(text)
+        if m:
+            lines = sorted({int(n) for t in texts for n in _DSL_COMMENT.search(t[i]).group(1).split(", ")})
+            text = text[:m.start()] + f"// DSL {', '.join(map(str, lines))}:" + text[m.end():]
+        em.line(text, dsl=dsl)
+    return em
+
+
+def _var_order(v: str) -> int:
+    return {"": 0, "start": 1, "len": 2, "index": 3}.get(v.partition(".")[2], 4)
+
+
+def plain_copy(h: GmCopy, source: KernelSource) -> str:
+    if h.direction == "in":
+        return f"DataCopy({h.local}, {h.gm}, {h.count});"
+    return f"DataCopy({h.gm}, {h.local}, {h.count});"
+
+
+def plain_dequeue(h: InputDequeue, source: KernelSource) -> str:
+    return f"LocalTensor<{h.dtype.cpp}> {h.name} = {h.queue}.DeQue<{h.dtype.cpp}>();"
+
+
+def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
+    text, found = kernel_text(SPEC, plan, bundle)
+    if text is None:
+        return found
+    decls = cpp.declarations(text)
+    queues = {name for name, t in decls.items() if t.startswith(("TQue<", "TQueBind<"))}
+    ops = cpp.calls(text, {"AllocTensor", "FreeTensor", "EnQue", "DeQue"})
+    # a stage method called from several places (one copy-in for every sweep) counts that often
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    bodies = cpp.call_weights(text)
+
+    def weight(line: int) -> int:
+        at = starts[line - 1]
+        return next((w for a, b, w in bodies if a <= at < b), 1)
+    count = Counter()
+    for c in ops:
+        count[(c.receiver, c.name)] += weight(c.line)
+    first = {}
+    for c in ops:
+        first.setdefault((c.receiver, c.name), c.line)
+    for q in sorted(queues):
+        pairs = (("AllocTensor", "FreeTensor", "tensor allocated from `{q}` is never freed", "free it with {q}.FreeTensor(t) once its last reader is done"),
+                 ("EnQue", "DeQue", "`{q}` is enqueued {a} time(s) but dequeued {b} time(s)", "every EnQue needs the DeQue of the stage that consumes it"))
+        for a_name, b_name, msg, help in pairs:
+            a, b = count[(q, a_name)], count[(q, b_name)]
+            if a != b:
+                line = first.get((q, a_name)) or first.get((q, b_name)) or 0
+                found.append(finding(SPEC, "queue-balance", msg.format(q=q, a=a, b=b) + f" ({a_name} x{a}, {b_name} x{b})",
+                                     bundle, plan.kernel_path, line, help=help.format(q=q)))
+    return found

@@ -1,0 +1,680 @@
+"""Pass 3's expression lowering: DSL expressions -> AscendC vector and scalar code.
+
+A compute statement is lowered like a register allocator would: tile sub-expressions are
+evaluated in Sethi-Ullman order (the same order `dsl/buffers.py` used to size the scratch),
+an in-place AscendC call writes its result over an operand's buffer, and other
+temporaries take slots of the shared scratch TBuf. Each DSL operation maps through a small
+rule keyed by its name; functions AscendC lacks (tanh, sigmoid, pow) expand into ones it
+has, with a comment saying so. Scalars live on the scalar unit; reading a value the vector
+unit wrote needs a V->S sync, which the rules insert. Element counts of vector instructions,
+Compare counts and mask conversions are holes of the kernel source (`kernel.py`): align pads them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..dsl import ir
+from ..dsl.buffers import expr_need
+from ..dsl.ops import OPS, ROUND_MODES, Step, fold, window_base, window_form, window_lead, window_padded_len
+from ..dsl.printer import expr_text
+from .cexpr import KERNEL, float_literal, paren as _paren, render
+from .emit import Emitter
+from .kernel import CompareCount, Hole, MaskWiden
+from .spec import LoweringError
+
+# a < s is s > a: the comparison with its operands swapped
+SWAPPED_MODE = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}
+
+
+@dataclass
+class Tile:
+    name: str              # C++ LocalTensor expression
+    dtype: ir.DType
+    slot: int | None = None  # scratch slot it occupies, if any
+
+
+@dataclass
+class ComputeContext:
+    """What a compute statement's lowering needs from the kernel generator."""
+    names: Callable[[ir.Expr], str]          # scalar Name/Attr -> C++
+    text: Callable[[ir.Expr], str]           # an index expression -> C++ (named tensor sizes included)
+    count: Callable[..., str]                # element count of a tile (exact=True: never padded)
+    tile_of: Callable[[str], Tile]           # a named UB tile
+    hole: Callable[[Hole], str]              # a piece of text align rewrites (see kernel.py)
+    em: Emitter
+    slots_in_use: set[int] = field(default_factory=set)
+    max_slots: int = 0
+    slot_dtypes: dict[int, ir.DType] = field(default_factory=dict)
+    uses_scalar_buf: bool = False
+    uses_compare: bool = False
+    scalar_tmp: int = 0
+    declared_slots: set = field(default_factory=set)
+    events: int = 0
+    reserved: frozenset = frozenset()        # C++ names the DSL uses: generated names avoid them
+    sizes: dict = field(default_factory=dict)   # tensor sizes given by an expression -> their C++ member
+    byte_masks: frozenset = frozenset()      # bool tiles holding one byte per element (loaded, or cast)
+    use_min_max: Callable[..., None] = lambda op, float_=False: None   # note a MinOf / MaxOf call (kernel.py)
+
+    # -- scratch slots -------------------------------------------------------------------
+    def take_slot(self, dtype: ir.DType) -> Tile:
+        i = 0
+        while i in self.slots_in_use:
+            i += 1
+        self.slots_in_use.add(i)
+        self.max_slots = max(self.max_slots, i + 1)
+        cpp = "uint8_t" if dtype is ir.DType.bool else dtype.cpp
+        # One C++ name per (slot, type): a slot may hold a float temporary in one statement
+        # and a mask or a half temporary in another.
+        name = f"mask{i}" if dtype is ir.DType.bool else f"tmp{i}" if cpp == "float" else f"tmp{i}{dtype.value.upper()}"
+        while name in self.reserved:
+            name += "_"
+        key = (i, cpp)
+        if key not in self.declared_slots:
+            self.em.line(f"LocalTensor<{cpp}> {name} = Scratch<{cpp}>({i});")
+            self.declared_slots.add(key)
+        return Tile(name, dtype, i)
+
+    def release(self, t: Tile) -> None:
+        if t.slot is not None:
+            self.slots_in_use.discard(t.slot)
+
+    def scalar_name(self, hint: str = "v") -> str:
+        """A fresh C++ local for a generated scalar, never one of the DSL's own names (a DSL
+        scalar `s1` must not be shadowed by the temporary of `sqrt(s)`)."""
+        self.scalar_tmp += 1
+        while f"{hint}{self.scalar_tmp}" in self.reserved:
+            self.scalar_tmp += 1
+        return f"{hint}{self.scalar_tmp}"
+
+    def sync(self, event: str) -> None:
+        """A pipe hand-over inside one stage (V->S before GetValue, S->V after SetValue)."""
+        self.events += 1
+        name = f"event{event.replace('_', '')}{self.events}"
+        self.em.line(f"TEventID {name} = GetTPipePtr()->FetchEventID(HardEvent::{event});")
+        self.em.line(f"SetFlag<HardEvent::{event}>({name});")
+        self.em.line(f"WaitFlag<HardEvent::{event}>({name});")
+
+
+def _leaf_names(e: ir.Expr) -> set[str]:
+    return {n.id for n in ir.walk_exprs(e) if isinstance(n, ir.Name)}
+
+
+def _need(e: ir.Expr) -> tuple[int, int]:
+    return expr_need(e)
+
+
+def is_tile(e: ir.Expr) -> bool:
+    return isinstance(e.type, ir.TileType)
+
+
+class ComputeLowering:
+    def __init__(self, ctx: ComputeContext):
+        self.ctx = ctx
+        self.em = ctx.em
+
+    # -- statements ------------------------------------------------------------------------
+    def assign_tile(self, target: Tile, value: ir.Expr) -> None:
+        """`target = value` for a tile value: computed straight into `target` where safe."""
+        reads_target = target.name in _leaf_names(value)
+        if isinstance(value, ir.Name):
+            src = self.ctx.tile_of(value.id)
+            if src.name != target.name:
+                self._copy_tile(target, src, value)
+            return
+        result = self.tile(value, None if reads_target else target, final=target)
+        if result.name != target.name:
+            self._copy_tile(target, result, value)
+        self.ctx.release(result)
+
+    def _copy_tile(self, target: Tile, src: Tile, value: ir.Expr) -> None:
+        """UB -> UB copy of a tile. DataCopy moves whole 32-byte blocks (a ragged count would be
+        rounded down), so vector dtypes copy through Muls by 1, which takes any count."""
+        n = self.count(value)
+        if src.dtype in (ir.DType.f16, ir.DType.f32, ir.DType.i16, ir.DType.i32):
+            self.em.line(f"Muls({target.name}, {src.name}, {_one(src.dtype)}, {n});  // UB -> UB copy (any element count)")
+        else:
+            self.em.line(f"DataCopy({target.name}, {src.name}, {n});")
+
+    def scalar(self, e: ir.Expr) -> str:
+        """C++ text of a scalar value; tile reductions and scalar math emit statements first."""
+        return self._scalar(e)
+
+    # -- helpers ---------------------------------------------------------------------------
+    def count(self, e: ir.Expr) -> str:
+        return self.ctx.count(e.type)
+
+    def _scalar(self, e: ir.Expr) -> str:
+        """C++ of a scalar expression (the one printer, kernel dialect); what the scalar unit
+        cannot compute by itself goes through the vector unit first (see `_vector_for_scalar`)."""
+        return render(e, self.ctx.names, KERNEL, hook=self._vector_for_scalar)
+
+    def _vector_for_scalar(self, e: ir.Call) -> str | None:
+        """The C++ of a call a scalar expression needs the vector unit for (a reduction of a
+        tile, exp / log / sqrt / pow of a scalar), after emitting its statements; None for
+        the calls the printer writes itself. Float min/max note the helpers they need."""
+        if e in self.ctx.sizes:
+            return self.ctx.sizes[e]
+        spec = OPS.get(e.op)
+        if spec is None:
+            return None
+        if spec.category in ("reduce", "element"):
+            return self._reduce(e)
+        if e.op == "pow":
+            return self._scalar_vector_math("pow", self._scalar(e.args[0]), e, exponent=self._scalar(e.args[1]))
+        if spec.category == "unary" and e.op not in KERNEL.calls and e.op != "neg":
+            if self._lane_chain(e.args[0]) is not None:
+                return self._on_the_reduction_lanes(e)
+            return self._scalar_vector_math(e.op, self._scalar(e.args[0]), e)
+        if e.op in ("min", "max", "clamp"):
+            self.ctx.use_min_max(e.op, isinstance(e.type, ir.ScalarType) and e.type.dtype.is_float)
+        if spec.category not in ("binary", "compare", "intbinary", "unary", "clamp", "cast"):
+            raise LoweringError(f"`{e.op}` on scalars is not lowered by the rule engine", e)
+        return None
+
+    def _scalar_vector_math(self, op: str, value: str, e: ir.Expr, exponent: str | None = None) -> str:
+        """exp/log/sqrt/... of a scalar: the scalar unit has no such instructions, so the value
+        goes through one vector block and comes back after a V->S sync."""
+        self.ctx.uses_scalar_buf = True
+        name = self.ctx.scalar_name("s")
+        dt = e.type.dtype if isinstance(e.type, ir.ScalarType) and e.type.dtype.is_float else ir.DType.f32
+        self.em.line(f"// {op} of a scalar runs on the vector unit (the scalar unit has no {op})")
+        self.em.line(f"Duplicate(scalarTmp, static_cast<float>({value}), SCALAR_LANES);")
+        self._unary_into("scalarTmp", "scalarTmp", op, "SCALAR_LANES", exponent)
+        self.ctx.sync("V_S")
+        self.em.line(f"{dt.cpp} {name} = scalarTmp.GetValue(0);")
+        return name
+
+    def _lane_chain(self, e: ir.Expr) -> tuple[ir.Call, list[tuple[str, ir.Expr]]] | None:
+        """(reduction, [(Adds|Muls|Div, scalar), ...]) when f32 scalar `e` is a reduction of a tile
+        then additions and multiplications by scalars (`reduce_sum(d * d) * t.inv_n + eps`): the
+        vector unit can finish it in the reduction's own lane, saving a trip through the scalar unit."""
+        steps: list[tuple[str, ir.Expr]] = []
+        while isinstance(e, ir.Call) and e.op in ("add", "sub", "mul", "div") and isinstance(e.type, ir.ScalarType):
+            a, b = e.args
+            reduced_a, reduced_b = _has_reduction(a), _has_reduction(b)
+            if reduced_a == reduced_b:
+                return None
+            x, c = (a, b) if reduced_a else (b, a)
+            if e.op in ("sub", "div") and x is not a:
+                return None                                   # c - x, c / x: not in one lane op
+            steps.append(({"add": "Adds", "sub": "Subs", "mul": "Muls", "div": "Divs"}[e.op], c))
+            e = x
+        if isinstance(e, ir.Call) and e.op in ("reduce_sum", "reduce_max", "reduce_min") \
+                and e.args[0].type.dtype is ir.DType.f32:
+            return e, steps[::-1]
+        return None
+
+    def _on_the_reduction_lanes(self, e: ir.Call) -> str:
+        """op(f(reduce(tile))) with f additions and multiplications by scalars, all on the vector
+        unit: the reduction's result stays in its lane of scalarTmp, one vector->scalar sync at the end."""
+        red, steps = self._lane_chain(e.args[0])
+        src = self.tile(red.args[0], None)
+        n = self.ctx.count(red.args[0].type, exact=True)
+        self.ctx.uses_scalar_buf = True
+        work = self.ctx.take_slot(src.dtype)
+        extra = "" if red.op == "reduce_sum" else ", false"
+        self.em.line(f"// {e.op} of a reduction finished on the vector unit, in the reduction's lane")
+        self.em.line(f"{OPS[red.op].api}(scalarTmp, {src.name}, {work.name}, {n}{extra});")
+        self.ctx.release(work)
+        self.ctx.release(src)
+        for api, c in steps:
+            value = self._scalar(c)
+            if api == "Subs":
+                api, value = "Adds", _negate(value)
+            elif api == "Divs":
+                api, value = "Muls", _reciprocal(value)
+            self.em.line(f"{api}(scalarTmp, scalarTmp, {value}, 1);")
+        self._unary_into("scalarTmp", "scalarTmp", e.op, "1")
+        self.ctx.sync("V_S")
+        name = self.ctx.scalar_name("s")
+        self.em.line(f"float {name} = scalarTmp.GetValue(0);")
+        return name
+
+    def _unary_into(self, dst: str, src: str, op: str, n: str, exponent: str | None = None) -> None:
+        """`dst = op(src)` by the op table's API, or by its expansion (the table's `why` above it)."""
+        spec = OPS[op]
+        if spec.api:
+            self.em.line(f"{spec.api}({dst}, {src}, {n});")
+        elif spec.expand:
+            if spec.why:
+                self.em.line(f"// {spec.why}")
+            self._steps(dst, src, spec.expand, n, {"s": exponent})
+        else:
+            raise LoweringError(f"`{op}` has no vector rule")
+
+    def _steps(self, dst: str, src: str, steps: tuple[Step, ...], n: str, scalars: dict[str, str | None],
+               why: str = "") -> None:
+        """An op table expansion: the first step reads `src`, the rest work in place on `dst`;
+        `{name}` in a step's scalar is the op's scalar operand of that name; `why` trails the first."""
+        for i, st in enumerate(steps):
+            arg = st.scalar.format(**scalars) if st.scalar else ""
+            args = ", ".join(x for x in (dst, src if i == 0 else dst, arg, n) if x)
+            self.em.line(f"{st.api}({args});" + (f"  // {why}" if why and i == 0 else ""))
+
+    # -- tile expressions ------------------------------------------------------------------------
+    def tile(self, e: ir.Expr, into: Tile | None, final: Tile | None = None) -> Tile:
+        """Evaluate tile expression `e`; the result lands in `into` when given (a fresh buffer
+        the expression does not read), else in a scratch slot or over a dying operand."""
+        if isinstance(e, ir.Name):
+            return self.ctx.tile_of(e.id)
+        if not isinstance(e, ir.Call):
+            raise LoweringError(f"`{expr_text(e)}` is not a tile expression", e)
+        spec = OPS[e.op]
+        n = self.count(e)
+        # Children in Sethi-Ullman order; scalars are rendered in place when needed.
+        tile_args = [(i, a) for i, a in enumerate(e.args) if is_tile(a)]
+        order = sorted(tile_args, key=lambda ia: _need(ia[1])[0] - _need(ia[1])[1], reverse=True)
+        values: dict[int, Tile] = {}
+        offered = into
+        for i, a in order:
+            if isinstance(a, ir.Name):
+                values[i] = self.ctx.tile_of(a.id)
+                continue
+            dst = offered if (offered is not None and spec.inplace and a.type.dtype == offered.dtype) else None
+            values[i] = self.tile(a, dst)
+            if dst is not None:
+                offered = None          # `into` now holds this operand; the op below writes over it
+        out = self._destination(e, values, into, final)
+        self._emit(e, spec, out, values, n)
+        for v in values.values():
+            if v is not out and v.name != (into.name if into else None):
+                self.ctx.release(v)
+        return out
+
+    def _destination(self, e: ir.Expr, values: dict[int, Tile], into: Tile | None, final: Tile | None) -> Tile:
+        spec = OPS[e.op]
+        dtype = e.type.dtype
+        if into is not None and into.dtype == dtype:
+            return into
+        if final is not None and final.dtype == dtype:
+            return final
+        if spec.inplace:
+            for v in values.values():
+                if v.slot is not None and v.dtype == dtype:
+                    return v
+        return self.ctx.take_slot(dtype)
+
+    def _emit(self, e: ir.Call, spec, out: Tile, v: dict[int, Tile], n: str) -> None:
+        em = self.em
+        cat = spec.category
+        a = e.args
+        sc = lambda i: self._scalar(a[i])  # noqa: E731
+        if cat == "binary":
+            if 0 in v and 1 in v:
+                if not spec.api:
+                    raise LoweringError(f"tile {spec.symbol or e.op} tile is not lowered by the rule engine; "
+                                        "use exp(b * log(a))", e)
+                em.line(f"{spec.api}({out.name}, {v[0].name}, {v[1].name}, {n});")
+                return
+            if 0 in v:                      # tile (op) scalar
+                if e.op == "pow":
+                    self._pow(out, v[0], a[1], n)
+                    return
+                s = sc(1)
+                arg = {"{s}": s, "-{s}": _negate(s), "1/{s}": _reciprocal(s)}[spec.scalar_arg]
+                why = f"  // {spec.scalar_why}" if spec.scalar_why else ""
+                em.line(f"{spec.scalar_api}({out.name}, {v[0].name}, {arg}, {n});{why}")
+                return
+            if spec.rscalar:                # scalar (op) tile, an op that does not commute
+                self._steps(out.name, v[1].name, spec.rscalar, n, {"s": sc(0)}, why=spec.rscalar_why)
+            elif spec.scalar_api and spec.scalar_arg == "{s}":
+                em.line(f"{spec.scalar_api}({out.name}, {v[1].name}, {sc(0)}, {n});")
+            else:
+                raise LoweringError(f"scalar {expr_text(a[0])} {spec.symbol or e.op} tile is not lowered by the "
+                                    "rule engine", e)
+            return
+        if cat == "unary":
+            self._unary_into(out.name, v[0].name, e.op, n)
+            return
+        if cat == "compare":
+            self.ctx.uses_compare = True
+            mode = spec.cmp_mode
+            cn = self._compare_count(n)
+            if 0 in v and 1 in v:
+                em.line(f"{spec.api}({out.name}, {v[0].name}, {v[1].name}, CMPMODE::{mode}, {cn});")
+            elif 0 in v:
+                em.line(f"{spec.scalar_api}({out.name}, {v[0].name}, static_cast<{a[0].type.dtype.cpp}>({sc(1)}), CMPMODE::{mode}, {cn});")
+            else:
+                em.line(f"{spec.scalar_api}({out.name}, {v[1].name}, static_cast<{a[1].type.dtype.cpp}>({sc(0)}), "
+                        f"CMPMODE::{SWAPPED_MODE[mode]}, {cn});")
+            return
+        if cat == "select":
+            mask = v[0].name
+            bits = None
+            if self._is_byte_mask(a[0]):
+                bits = self._mask_bits(v[0], n)
+                mask = bits.name
+            if 1 in v and 2 in v:
+                em.line(f"Select({out.name}, {mask}, {v[1].name}, {v[2].name}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});")
+            elif 1 in v:
+                em.line(f"Select({out.name}, {mask}, {v[1].name}, static_cast<{out.dtype.cpp}>({sc(2)}), SELMODE::VSEL_TENSOR_SCALAR_MODE, {n});")
+            else:
+                b = v[2] if 2 in v else None
+                fill = self.ctx.take_slot(out.dtype)
+                em.line(f"Duplicate({fill.name}, static_cast<{out.dtype.cpp}>({sc(1)}), {n});")
+                if b is not None:
+                    em.line(f"Select({out.name}, {mask}, {fill.name}, {b.name}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});")
+                else:
+                    em.line(f"Select({out.name}, {mask}, {fill.name}, static_cast<{out.dtype.cpp}>({sc(2)}), SELMODE::VSEL_TENSOR_SCALAR_MODE, {n});")
+                self.ctx.release(fill)
+            if bits is not None:
+                self.ctx.release(bits)
+            return
+        if cat == "clamp":
+            self._steps(out.name, v[0].name, spec.expand, n, {"lo": sc(1), "hi": sc(2)})
+            return
+        if cat == "cast":
+            mode = ROUND_MODES[a[2].value if isinstance(a[2], ir.Str) else "none"]
+            em.line(f"{spec.api}({out.name}, {v[0].name}, RoundMode::{mode}, {n});")
+            return
+        if cat == "scan":
+            self._scan(e, out, v[0], n)
+            return
+        if cat == "window":
+            self._window(e, out, v[0], n)
+            return
+        if cat == "repeat":
+            self._repeat(e, out, v[0], n)
+            return
+        if cat == "gather":
+            self._pick(e, out, v[0], v[1], n)
+            return
+        raise LoweringError(f"`{e.op}` has no tile rule in the rule engine", e)
+
+    def _is_byte_mask(self, e: ir.Expr) -> bool:
+        """A bool tile from GM or from cast() holds one byte per element; Select wants the bit
+        mask Compare writes, so such a mask is compared with 0 first."""
+        if isinstance(e, ir.Name):
+            return e.id in self.ctx.byte_masks
+        return isinstance(e, ir.Call) and e.op == "cast"
+
+    def _mask_bits(self, mask: Tile, n: str) -> Tile:
+        em = self.em
+        self.ctx.uses_compare = True
+        wide = self.ctx.take_slot(ir.DType.f32)
+        bits = self.ctx.take_slot(ir.DType.bool)
+        cn = self._compare_count(n)
+        em.line("// a byte-per-element bool mask -> the bit mask Select reads: (float)mask != 0")
+        em.line(self.ctx.hole(MaskWiden(wide.name, mask.name, n, cn)))
+        em.line(f"CompareScalar({bits.name}, {wide.name}, 0.0f, CMPMODE::NE, {cn});")
+        self.ctx.release(wide)
+        return bits
+
+    def _compare_count(self, n: str) -> str:
+        """Compare writes whole 256-byte repeats; pass 4 rounds the count up (buffers are padded)."""
+        return self.ctx.hole(CompareCount(n))
+
+    def _pow(self, out: Tile, base: Tile, exp: ir.Expr, n: str) -> None:
+        if isinstance(exp, ir.Const) and float(exp.value).is_integer() and 1 <= int(exp.value) <= 4:
+            k = int(exp.value)
+            self.em.line(f"// x ** {k} as {k - 1} multiplication(s)")
+            if k == 1:
+                self.em.line(f"Muls({out.name}, {base.name}, 1.0f, {n});")
+                return
+            if out.name == base.name:
+                raise LoweringError("x ** k in place needs a copy of x; assign the power to a new name")
+            self.em.line(f"Mul({out.name}, {base.name}, {base.name}, {n});")
+            for _ in range(k - 2):
+                self.em.line(f"Mul({out.name}, {out.name}, {base.name}, {n});")
+            return
+        self._unary_into(out.name, base.name, "pow", n, exponent=self._scalar(exp))
+
+    def _scan(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
+        acc = self.ctx.scalar_name("carry")
+        init = self._scalar(e.args[1])
+        self.ctx.sync("V_S")
+        t = out.dtype.cpp
+        reverse = e.op.endswith("_rev")
+        loop = (f"for (int64_t i = static_cast<int64_t>({n}) - 1; i >= 0; --i)" if reverse
+                else f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)")
+        order = " from the last element back" if reverse else ""
+        if e.op.startswith("cumsum"):
+            # Compensated (Kahan) summation: over a long row the rounding error stays near one
+            # ulp instead of growing with the row length, as a plain running sum's would.
+            self.em.line(f"// {e.op}: a compensated (Kahan) running sum on the scalar unit, element by element{order}")
+            self.em.line(f"{t} {acc} = {init};")
+            self.em.line(f"{t} {acc}Lost = 0;  // the low-order part the running sum could not hold")
+            with self.em.block(loop):
+                self.em.line(f"const {t} term = {src.name}.GetValue(i) - {acc}Lost;")
+                self.em.line(f"const {t} next = {acc} + term;")
+                self.em.line(f"{acc}Lost = (next - {acc}) - term;")
+                self.em.line(f"{acc} = next;")
+                self.em.line(f"{out.name}.SetValue(i, {acc});")
+        else:
+            self.em.line(f"// {e.op}: a running product on the scalar unit, element by element{order}")
+            self.em.line(f"{t} {acc} = {init};")
+            with self.em.block(loop):
+                self.em.line(f"{acc} = {acc} * {src.name}.GetValue(i);")
+                self.em.line(f"{out.name}.SetValue(i, {acc});")
+        self.ctx.sync("S_V")
+
+    def _window(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
+        if window_form(e) != "blocks":
+            self._window_gather(e, out, src)
+            return
+        k, s = self._scalar(e.args[1]), self._scalar(e.args[2])
+        kind = e.op.split("_")[1]
+        # the loop's locals must not hide a tile of the kernel with the same name
+        o, j, acc, v = (x if x not in self.ctx.reserved else self.ctx.scalar_name(x) for x in ("o", "j", "acc", "v"))
+        self.em.line(f"// {e.op}: one {kind} per window of {k} elements every {s}, on the scalar unit")
+        self.ctx.sync("V_S")
+        with self.em.block(f"for (uint32_t {o} = 0; {o} < static_cast<uint32_t>({n}); ++{o})"):
+            self.em.line(f"{out.dtype.cpp} {acc} = {src.name}.GetValue({o} * {s});")
+            with self.em.block(f"for (uint32_t {j} = 1; {j} < static_cast<uint32_t>({k}); ++{j})"):
+                self.em.line(f"{out.dtype.cpp} {v} = {src.name}.GetValue({o} * {s} + {j});")
+                step = {"max": f"{acc} = {v} > {acc} ? {v} : {acc};",
+                        "min": f"{acc} = {v} < {acc} ? {v} : {acc};"}.get(kind, f"{acc} = {acc} + {v};")
+                self.em.line(step)
+            if kind == "avg":
+                self.em.line(f"{acc} = {acc} / static_cast<{out.dtype.cpp}>({k});")
+            self.em.line(f"{out.name}.SetValue({o}, {acc});")
+        self.ctx.sync("S_V")
+
+    # Rows of k elements packed back to back in a tile start at any element, so no vector
+    # instruction can address a row on its own (UB operands start 32-byte aligned). The per-row
+    # broadcast and the per-row pick are vector Gathers instead: each lane reads the element at
+    # its own byte offset, and the offsets are built by vector arithmetic on CreateVecIndex.
+    def _repeat(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
+        if out.name == src.name:
+            raise LoweringError("repeat() cannot write over its own operand; assign it to a new name", e)
+        k = self._scalar(e.args[1])
+        rows = self.ctx.count(e.args[0].type, exact=True)
+        offs = self.ctx.take_slot(ir.DType.i32)
+        em = self.em
+        em.line(f"// {expr_text(e)}: row r's value to elements [r * k, (r + 1) * k) by a vector Gather; element i reads")
+        em.line("// row floor((i + 0.5) / k), exact in f32 for tile lengths below 2^22 elements")
+        em.line(f"CreateVecIndex({out.name}, 0.0f, {n});")
+        em.line(f"Adds({out.name}, {out.name}, 0.5f, {n});")
+        em.line(f"Muls({out.name}, {out.name}, 1.0f / static_cast<float>({k}), {n});")
+        em.line(f"Mins({out.name}, {out.name}, static_cast<float>({_paren(rows)} - 1), {n});  // lanes past the last row stay in the source")
+        em.line(f"Cast({offs.name}, {out.name}, RoundMode::CAST_FLOOR, {n});")
+        em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>(sizeof(float)), {n});  // row index -> byte offset")
+        em.line(f"Gather({out.name}, {src.name}, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
+        self.ctx.release(offs)
+
+    def _pick(self, e: ir.Call, out: Tile, src: Tile, index: Tile, n: str) -> None:
+        if out.name in (src.name, index.name):
+            raise LoweringError("pick() cannot write over its own operand; assign it to a new name", e)
+        k = self._scalar(e.args[2])
+        rows = self.ctx.count(e.type, exact=True)
+        offs = self.ctx.take_slot(ir.DType.i32)
+        col = f"{out.name}.ReinterpretCast<int32_t>()"
+        em = self.em
+        em.line(f"// {expr_text(e)}: element index[r] of row r by a vector Gather at byte offset (r * k + index[r]) * 4;")
+        em.line("// the index is clamped into its row, so a bad index never reads outside the tile")
+        em.line(f"CreateVecIndex({offs.name}, static_cast<int32_t>(0), {n});")
+        em.line(f"Mins({offs.name}, {offs.name}, static_cast<int32_t>({_paren(rows)} - 1), {n});  // lanes past the last row repeat it")
+        em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>({k}), {n});")
+        em.line(f"Maxs({col}, {index.name}, static_cast<int32_t>(0), {n});  // the destination holds the clamped index meanwhile")
+        em.line(f"Mins({col}, {col}, static_cast<int32_t>({k} - 1), {n});")
+        em.line(f"Add({offs.name}, {offs.name}, {col}, {n});")
+        em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>(sizeof(float)), {n});  // element -> byte offset")
+        em.line(f"Gather({out.name}, {src.name}, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
+        self.ctx.release(offs)
+
+    def _index_call(self, e: ir.Call) -> str | None:
+        """Index arithmetic calls min/max through the kernel's int64 helpers."""
+        if e.op in ("min", "max"):
+            self.ctx.use_min_max(e.op)
+        return None
+
+    def _window_gather(self, e: ir.Call, out: Tile, src: Tile) -> None:
+        """Overlapping, strided, dilated or padded windows on the vector unit. Vector operands
+        start on 32-byte boundaries and a window may start anywhere, so the windows are never
+        addressed directly: Gather (uint32 byte offsets, any element) collects element j of
+        every window into a dense tile, and Max/Min/Add folds it into the result. With padding,
+        the row is first copied behind `align_up(pad, block)` slots of the padding value, so the
+        copy starts on a block boundary and no window reads outside the copy."""
+        em, ctx = self.em, self.ctx
+        kind = e.op.split("_")[1]
+        t = out.dtype.cpp
+        block = out.dtype.elems_per_block
+        padded = window_form(e) == "padded"
+        named: dict[ir.Expr, str] = {}     # values computed once for the statement (the lead of a padded copy)
+
+        def c(x: ir.Expr) -> str:          # index arithmetic: plain C++ on the scalar unit
+            return render(x, ctx.names, KERNEL, hook=lambda n: named.get(n) or ctx.sizes.get(n) or self._index_call(n))
+        k, stride, pad, dil = (c(a) for a in e.args[1:5])
+        length, n = c(e.args[0].type.shape[0]), c(e.type.shape[0])
+        fold_api = {"max": "Max", "min": "Min"}.get(kind, "Add")
+        dilated = "" if dil == "1" else f" (dilation {dil})"
+        if padded:
+            lead_expr = window_lead(e, block)
+            if not isinstance(lead_expr, ir.Const):
+                lead = ctx.scalar_name("lead")
+                em.line(f"const int64_t {lead} = {c(lead_expr)};  // the padding {pad} rounded up to a whole 32-byte block")
+                named[lead_expr] = lead
+            else:
+                lead = c(lead_expr)
+            total = c(window_padded_len(e, e.args[0].type.shape[0], e.type.shape[0], block))
+            fill = {"max": float_literal(-math.inf), "min": float_literal(math.inf)}.get(kind, "0.0f")
+            if out.dtype is not ir.DType.f32:
+                fill = f"static_cast<{t}>({fill})"
+            row = ctx.take_slot(out.dtype)
+            em.line(f"// {e.op}: windows of {k} every {stride}{dilated} over the row padded by {pad}. The row is")
+            em.line(f"// copied behind {lead} padding slots so that it starts on a 32-byte boundary; the padding holds")
+            em.line(f"// {'0, which adds nothing' if fold_api == 'Add' else fill + ', which never wins'}.")
+            em.line(f"Duplicate({row.name}, {fill}, {total});")
+            em.line(f"Muls({row.name}[{lead}], {src.name}, {_one(out.dtype)}, {length});")
+            base = c(window_base(e, block))
+            where = "the padded copy"
+        else:
+            row = src
+            em.line(f"// {e.op}: windows of {k} every {stride}{dilated}, all inside the row.")
+            base = "0"
+            where = "the row"
+
+        def at(j: str) -> str:
+            """Byte offset of element j of window 0: (j * dilation + base) * sizeof(T)."""
+            terms = [x for x in (j if dil == "1" or j == "0" else f"{j} * {_paren(dil)}", base) if x != "0"]
+            return f"static_cast<uint32_t>({_paren(' + '.join(terms))} * sizeof({t}))" if terms else "0"
+
+        first = " + ".join(x for x in (f"j * {_paren(dil)}" if dil != "1" else "j", base) if x != "0")
+        em.line(f"// Element j of window o is element o * {_paren(stride)} + {first} of {where}: one Gather per window")
+        em.line("// offset j collects it from every window (no unaligned vector address), then it is folded in.")
+        idx = ctx.take_slot(ir.DType.i32)
+        offsets = ctx.scalar_name("offsets")
+        em.line(f"CreateVecIndex({idx.name}, static_cast<int32_t>(0), {n});")
+        em.line(f"Muls({idx.name}, {idx.name}, static_cast<int32_t>({_paren(stride)} * sizeof({t})), {n});")
+        em.line(f"const LocalTensor<uint32_t> {offsets} = {idx.name}.ReinterpretCast<uint32_t>();")
+        em.line(f"Gather({out.name}, {row.name}, {offsets}, {at('0')}, {n});")
+        part = ctx.take_slot(out.dtype)
+        j = ctx.scalar_name("j")
+        with em.block(f"for (int32_t {j} = 1; {j} < {k}; ++{j})"):
+            em.line(f"Gather({part.name}, {row.name}, {offsets}, {at(j)}, {n});")
+            em.line(f"{fold_api}({out.name}, {out.name}, {part.name}, {n});")
+        for slot in (part, idx) + ((row,) if padded else ()):
+            ctx.release(slot)
+        if kind == "avg":
+            inv = float_literal(1.0 / int(k)) if k.isdigit() else f"1.0f / static_cast<float>({k})"
+            em.line(f"Muls({out.name}, {out.name}, {inv}, {n});  // no Divs: multiply by 1/k")
+            if padded:
+                self._window_avg_overhang(e, out, c)
+
+    def _window_avg_overhang(self, e: ir.Call, out: Tile, c) -> None:
+        """A last window that hangs past the padded row (PyTorch's ceil mode) averages over the
+        positions it covers inside [-pad, len + pad), not over k: fix those few on the scalar unit."""
+        em, t = self.em, out.dtype.cpp
+        k, stride, pad, dil = e.args[1:5]
+        o = self.ctx.scalar_name("o")
+        # window o covers [o * stride, o * stride + span) of the padded row [0, edge)
+        span = fold("add", fold("mul", fold("sub", k, ir.Const(1, "int")), dil), ir.Const(1, "int"))
+        edge = fold("add", e.args[0].type.shape[0], fold("mul", ir.Const(2, "int"), pad))
+        last = fold("sub", e.type.shape[0], ir.Const(1, "int"))
+        hangs = lambda w: f"{c(fold('add', fold('mul', w, stride), span))} > {c(edge)}"  # noqa: E731
+        covered = fold("sub", edge, fold("mul", ir.Name(o), stride))
+        if dil != ir.Const(1, "int"):
+            covered = fold("floordiv", fold("add", covered, fold("sub", dil, ir.Const(1, "int"))), dil)
+        with em.block(f"if ({hangs(last)})"):
+            em.line("// the last windows hang past the padded row (ceil mode): they average over the positions they cover")
+            self.ctx.sync("V_S")
+            with em.block(f"for (int64_t {o} = {c(last)}; {o} >= 0 && {hangs(ir.Name(o))}; --{o})"):
+                em.line(f"const int64_t covered = {c(covered)};")
+                em.line(f"{out.name}.SetValue({o}, {out.name}.GetValue({o}) * static_cast<{t}>({c(k)}) / "
+                        f"static_cast<{t}>(covered));")
+            self.ctx.sync("S_V")
+
+    def _reduce(self, e: ir.Call) -> str:
+        src_expr = e.args[0]
+        src = self.tile(src_expr, None)
+        # exactly the tile's elements: lanes a Compare padding added hold values of no element
+        # (0 * log(0) is NaN, and a padded 0 would be the max of negative data)
+        n = self.ctx.count(src_expr.type, exact=True)
+        name = self.ctx.scalar_name("r")
+        dt = e.type.dtype
+        if e.op in ("reduce_sum", "reduce_max", "reduce_min"):
+            self.ctx.uses_scalar_buf = True
+            work = self.ctx.take_slot(src.dtype)
+            api = OPS[e.op].api
+            extra = "" if e.op == "reduce_sum" else ", false"
+            dst = "scalarTmp" if src.dtype is ir.DType.f32 else f"scalarTmp.ReinterpretCast<{src.dtype.cpp}>()"
+            self.em.line(f"{api}({dst}, {src.name}, {work.name}, {n}{extra});")
+            self.ctx.sync("V_S")
+            self.em.line(f"{dt.cpp} {name} = {dst}.GetValue(0);")
+            self.ctx.release(work)
+        elif e.op in ("first", "last"):
+            self.ctx.sync("V_S")
+            idx = "0" if e.op == "first" else f"{n} - 1"
+            self.em.line(f"{dt.cpp} {name} = {src.name}.GetValue({idx});")
+        else:  # reduce_prod, argmax, argmin: exact on the scalar unit
+            self.ctx.sync("V_S")
+            if e.op == "reduce_prod":
+                self.em.line(f"{dt.cpp} {name} = 1;")
+                with self.em.block(f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)"):
+                    self.em.line(f"{name} = {name} * {src.name}.GetValue(i);")
+            else:
+                better = ">" if e.op == "argmax" else "<"
+                self.em.line(f"{dt.cpp} {name} = 0;")
+                with self.em.block(f"for (uint32_t i = 1; i < static_cast<uint32_t>({n}); ++i)"):
+                    self.em.line(f"if ({src.name}.GetValue(i) {better} {src.name}.GetValue({name})) {{ {name} = i; }}")
+        self.ctx.release(src)
+        return name
+
+
+def _has_reduction(e: ir.Expr) -> bool:
+    return any(isinstance(n, ir.Call) and n.op in OPS and OPS[n.op].category in ("reduce", "element")
+               for n in ir.walk_exprs(e))
+
+
+def _one(dtype: ir.DType) -> str:
+    return "1.0f" if dtype is ir.DType.f32 else f"static_cast<{dtype.cpp}>(1)"
+
+
+def _negate(s: str) -> str:
+    if s.startswith("-") and s[1:].replace(".", "").replace("f", "").replace("e", "").replace("+", "").isdigit():
+        return s[1:]
+    if s[:1].isdigit():
+        return "-" + s
+    return f"-({s})"
+
+
+def _reciprocal(s: str) -> str:
+    try:
+        v = float(s.rstrip("f"))
+        if v != 0 and math.isfinite(v):
+            return float_literal(1.0 / v)
+    except ValueError:
+        pass
+    return f"1.0f / ({s})"

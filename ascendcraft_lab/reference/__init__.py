@@ -1,0 +1,12 @@
+"""PyTorch references: loading one safely (a child process), and binding a DSL kernel to its run.
+
+`load.py` runs a KernelBench-format file in an isolated child (`child.py`) and brings back its
+inputs, parameters and outputs; `bind.py` maps them onto a kernel's parameters, compares a
+kernel's outputs with the reference's (the verdict every backend reports) and checks a DSL
+draft on the numpy interpreter.
+"""
+from .bind import TOLERANCES, OutputCheck, Verdict, bind, check_interpreter, compare, load_program
+from .load import ReferenceError, ReferenceRun, load_reference, load_references, run_jobs
+
+__all__ = ["ReferenceError", "ReferenceRun", "load_reference", "load_references", "run_jobs", "bind", "compare",
+           "check_interpreter", "load_program", "Verdict", "OutputCheck", "TOLERANCES"]

@@ -1,0 +1,207 @@
+"""Binding a DSL kernel to a run of its PyTorch reference, comparing outputs, and the interpreter check.
+
+Owns the binding of kernel parameters to a reference run and the verdict:
+
+- GM tensors (`x: GM[...]`), in declaration order, take the tensors of `get_inputs()` in order;
+- `w: Param[f32, (N,), "ln.weight"]` takes the Model's parameter or buffer of that name (the
+  kernel parameter's own name when the string is left out);
+- scalars (`lr: f32`), in order, take the scalars of `get_inputs()` then of `get_init_inputs()`
+  (ints, floats and bools; tensors, tuples and lists are skipped); a kernel may declare a
+  prefix of them;
+- outputs (`y: Out[...]`), in order, are compared with the values `forward` returns.
+
+Tolerances default by output dtype: f32 1e-4, f16/bf16 1e-2 (rtol and atol), exact for ints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..dsl.errors import DslError
+from ..dsl.host import bind_dims, output_shape
+from ..dsl.interp import run
+from ..dsl.ir import DType, Program
+from ..dsl.parser import parse, parse_file
+from ..dsl.verifier import verify
+from ..soc import get_soc
+from .load import ReferenceRun, load_reference
+
+TOLERANCES = {DType.f32: 1e-4, DType.f16: 1e-2, DType.bf16: 1e-2}
+
+
+@dataclass
+class OutputCheck:
+    name: str
+    shape: tuple
+    dtype: str
+    rtol: float
+    atol: float
+    max_abs_err: float
+    max_rel_err: float
+    mismatches: int
+    unwritten: int
+    correct: bool
+    worst: str = ""      # where the largest error is: index, got, expected
+
+
+@dataclass
+class Verdict:
+    correct: bool
+    max_abs_err: float
+    max_rel_err: float
+    rtol: float
+    atol: float
+    outputs: list = field(default_factory=list)     # OutputCheck per kernel output
+    message: str = ""
+    backend: str = "interpreter"
+    soc: str = ""
+    launch: dict = field(default_factory=dict)
+    ub_peak: int = 0
+
+    def summary(self) -> str:
+        lines = [self.message]
+        for o in self.outputs:
+            lines.append(f"  {o.name}: {o.dtype} {tuple(o.shape)}  max abs err {o.max_abs_err:.3g}, "
+                         f"max rel err {o.max_rel_err:.3g}  (rtol {o.rtol:g}, atol {o.atol:g})"
+                         + ("" if o.correct else f"  — {o.mismatches} mismatches" + (f", {o.unwritten} never stored" if o.unwritten else "")))
+        return "\n".join(lines)
+
+
+def load_program(dsl_path_or_text) -> Program:
+    """Parse a DSL file (a path) or DSL text (anything with a newline)."""
+    if isinstance(dsl_path_or_text, Path) or "\n" not in str(dsl_path_or_text):
+        return parse_file(dsl_path_or_text)
+    return parse(str(dsl_path_or_text))
+
+
+def bind(program: Program, ref: ReferenceRun) -> tuple[dict, dict]:
+    """Kernel inputs (param name -> array/scalar) and expected outputs (name -> array) from a reference run."""
+    def fail(node, msg, help):
+        return DslError(msg, node.span, help, program.path, program.source)
+
+    k = program.kernel
+    inputs: dict = {}
+    tensors = [(i, v) for i, v in enumerate(ref.inputs) if isinstance(v, np.ndarray)]
+    declared = program.inputs
+    if len(declared) != len(tensors):
+        got = ", ".join(f"{' x '.join(map(str, v.shape)) or 'scalar'} {ref.input_dtypes[i] or v.dtype}" for i, v in tensors)
+        raise fail(k, f"kernel `{k.name}` declares {len(declared)} input tensors but get_inputs() gives {len(tensors)}"
+                   + (f" ({got})" if got else ""),
+                   "declare one GM[dtype, shape] parameter per tensor of get_inputs(), in the same order")
+    for p, (i, v) in zip(declared, tensors):
+        _check_dtype(p, ref.input_dtypes[i] or str(v.dtype), f"reference input {i}", fail)
+        inputs[p.name] = v
+    named = ref.named_tensors
+    for p in program.model_params:
+        if p.param_name not in named:
+            have = ", ".join(named) or "none"
+            raise fail(p, f"the Model has no parameter or buffer `{p.param_name}` (it has: {have})",
+                       'name one of them: Param[dtype, shape, "name"]')
+        _check_dtype(p, str(named[p.param_name].dtype), f"Model parameter `{p.param_name}`", fail)
+        inputs[p.name] = named[p.param_name]
+    scalars = ref.scalars
+    if len(program.scalars) > len(scalars):
+        raise fail(program.scalars[len(scalars)], f"kernel declares {len(program.scalars)} scalars but the reference "
+                   f"gives {len(scalars)} ({', '.join(map(repr, scalars)) or 'none'})",
+                   "scalars bind in order to the numbers of get_inputs() then get_init_inputs()")
+    for p, v in zip(program.scalars, scalars):
+        if p.dtype.is_int and isinstance(v, float):
+            raise fail(p, f"scalar `{p.name}` is declared {p.dtype.value} but the reference gives {v!r}",
+                       f"declare it `{p.name}: f32`")
+        inputs[p.name] = v
+    outs = program.outputs
+    if len(outs) != len(ref.outputs):
+        raise fail(k, f"kernel `{k.name}` declares {len(outs)} outputs but forward returns {len(ref.outputs)}",
+                   "declare one Out[dtype, shape] parameter per returned tensor, in order")
+    shapes = {n: np.shape(v) for n, v in inputs.items() if isinstance(v, np.ndarray)}
+    env = dict(bind_dims(program, shapes))
+    env.update({p.name: inputs[p.name] for p in program.scalars})
+    soc = get_soc(None)
+    expected = {}
+    for p, (i, v) in zip(outs, enumerate(ref.outputs)):
+        _check_dtype(p, ref.output_dtypes[i] or str(v.dtype), f"reference output {i}", fail)
+        shape = output_shape(program, p, env, soc)
+        if tuple(shape) != tuple(v.shape):
+            raise fail(p, f"output `{p.name}` has shape {tuple(shape)} here but forward returns {tuple(v.shape)}",
+                       "declare the output's dims so they evaluate to the reference shape")
+        expected[p.name] = v
+    return inputs, expected
+
+
+def _check_dtype(p, torch_dtype: str, what: str, fail):
+    if torch_dtype != p.dtype.torch_name:
+        want = {d.torch_name: d.value for d in DType}.get(torch_dtype)
+        raise fail(p, f"`{p.name}` is declared {p.dtype.value} but {what} is {torch_dtype}",
+                   f"declare it {want}" if want else f"{torch_dtype} tensors are not supported by the DSL")
+
+
+def compare(name: str, got: np.ndarray, want: np.ndarray, dtype: DType, rtol: float | None, atol: float | None,
+            unwritten: int = 0) -> OutputCheck:
+    tol = TOLERANCES.get(dtype, 0.0)
+    rtol = tol if rtol is None else rtol
+    atol = tol if atol is None else atol
+    g = np.asarray(got, dtype=np.float64)
+    w = np.asarray(want, dtype=np.float64)
+    if g.shape != w.shape:
+        return OutputCheck(name, w.shape, dtype.value, rtol, atol, float("inf"), float("inf"), int(w.size), unwritten,
+                           False, f"shape {g.shape} instead of {w.shape}")
+    diff = np.abs(g - w)
+    both_nan = np.isnan(g) & np.isnan(w)
+    diff = np.where(both_nan, 0.0, diff)
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    bad = ~(diff <= atol + rtol * np.abs(np.nan_to_num(w, nan=0.0, posinf=0.0, neginf=0.0))) & ~both_nan
+    bad &= ~((g == w) & np.isinf(w))
+    max_abs = float(diff.max()) if diff.size else 0.0
+    rel = diff / np.maximum(np.abs(w), 1e-12)
+    rel = np.where(diff == 0, 0.0, rel)
+    max_rel = float(np.nanmax(rel)) if rel.size else 0.0
+    worst = ""
+    if diff.size and max_abs > 0:
+        idx = np.unravel_index(int(np.argmax(diff)), diff.shape)
+        worst = f"at {tuple(int(i) for i in idx)}: got {g[idx]:.6g}, expected {w[idx]:.6g}"
+    n_bad = int(bad.sum())
+    return OutputCheck(name, w.shape, dtype.value, rtol, atol, max_abs, max_rel, n_bad, unwritten,
+                       n_bad == 0 and unwritten == 0, worst)
+
+
+def check_interpreter(dsl_path_or_text, ref_path, *, soc: str | None = None, overrides: dict | None = None,
+                      rtol: float | None = None, atol: float | None = None, seed: int = 0,
+                      reference: ReferenceRun | None = None) -> Verdict:
+    """Parse, verify and interpret a DSL kernel; compare its outputs with the reference's.
+
+    Raises DslError (the draft is wrong) or ReferenceError (the reference cannot run);
+    returns a Verdict otherwise. `reference` reuses an already loaded run of `ref_path`.
+    """
+    s = get_soc(soc)
+    program = load_program(dsl_path_or_text)
+    ref = reference if reference is not None else load_reference(ref_path, overrides=overrides, seed=seed)
+    inputs, expected = bind(program, ref)
+    shapes = {n: np.shape(v) for n, v in inputs.items() if isinstance(v, np.ndarray)}
+    scalars = {p.name: inputs[p.name] for p in program.scalars}
+    typed = verify(program, s, shapes=shapes, scalars=scalars)
+    outs = run(typed, inputs, s)
+    checks = [compare(p.name, outs[p.name], expected[p.name], p.dtype, rtol, atol, outs.unwritten.get(p.name, 0))
+              for p in typed.outputs]
+    correct = all(c.correct for c in checks)
+    max_abs = max((c.max_abs_err for c in checks), default=0.0)
+    max_rel = max((c.max_rel_err for c in checks), default=0.0)
+    used_rtol = max((c.rtol for c in checks), default=0.0)
+    used_atol = max((c.atol for c in checks), default=0.0)
+    name = typed.kernel.name
+    if correct:
+        msg = (f"correct: `{name}` matches {Path(ref.path).name} on the interpreter ({s.name}, "
+               f"{outs.launch['cores']} cores): max abs err {max_abs:.3g}, max rel err {max_rel:.3g} "
+               f"(rtol {used_rtol:g}, atol {used_atol:g})")
+    else:
+        bad = next(c for c in checks if not c.correct)
+        if bad.unwritten:
+            why = (f"{bad.unwritten} elements of `{bad.name}` are never stored — the core and tile loops "
+                   "do not cover the whole output")
+        else:
+            why = f"`{bad.name}` differs at {bad.mismatches} elements (worst {bad.worst})"
+        msg = (f"incorrect: {why}; max abs err {max_abs:.3g}, max rel err {max_rel:.3g} "
+               f"(rtol {used_rtol:g}, atol {used_atol:g})")
+    return Verdict(correct, max_abs, max_rel, used_rtol, used_atol, checks, msg, "interpreter", s.name,
+                   dict(outs.launch), outs.ub_peak)

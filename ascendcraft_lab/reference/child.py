@@ -1,0 +1,419 @@
+"""The child process that runs a reference file (user code) for the drafter and the bench.
+
+Run as `python -I child.py jobs.json`: it imports nothing from ascendcraft_lab (isolated mode,
+no user site, no cwd on sys.path), so a reference cannot reach the parent's state. For each
+job it loads the reference (module-level constant overrides applied to its source, seeds
+fixed as MultiKernelBench does) and does one thing:
+
+  trace   torch.fx symbolic trace of Model.forward + a run that records every node's shape,
+          dtype or scalar value -> graph.json (a JSON-able graph description, never objects)
+  run     inputs (saved BEFORE forward, which gets untouched clones), outputs, parameters and
+          buffers as .npy files -> meta.json; also whether forward changed its inputs in place
+  time    PyTorch eager forward: 3 warm-up calls, then `repeats` timed calls (perf_counter),
+          one thread -> timing.json
+
+Errors go to error.json as one line: where (import, get_inputs, trace...) and the exception.
+"""
+import ast
+import inspect
+import json
+import math
+import os
+import random
+import sys
+import time
+import traceback
+import types
+from pathlib import Path
+
+
+def _first_line(exc):
+    raw = exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)
+    msg = raw.strip().splitlines()[0] if raw.strip() else ""
+    text = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _line_in(exc, path):
+    line = None
+    for fr in traceback.extract_tb(exc.__traceback__):
+        if os.path.abspath(fr.filename) == path:
+            line = fr.lineno
+    if isinstance(exc, SyntaxError) and exc.filename and os.path.abspath(exc.filename) == path:
+        line = exc.lineno
+    return line
+
+
+class JobError(Exception):
+    def __init__(self, where, message, line=None):
+        super().__init__(message)
+        self.where, self.message, self.line = where, message, line
+
+
+# -- loading a reference -------------------------------------------------------------------------
+def load_module(path, overrides):
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+        tree = ast.parse(source, filename=path)
+    except SyntaxError as e:
+        raise JobError("to parse", _first_line(e), _line_in(e, path))
+    except OSError as e:
+        raise JobError("to open", _first_line(e))
+    seen = set()
+    for node in tree.body:
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = [t for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            targets = [node.target]
+        for t in targets:
+            if t.id in overrides:
+                value = overrides[t.id]
+                text = repr(tuple(value)) if isinstance(value, list) else repr(value)
+                node.value = ast.copy_location(ast.parse(text, mode="eval").body, node.value)
+                seen.add(t.id)
+    missing = sorted(set(overrides) - seen)
+    if missing:
+        raise JobError("to take overrides", f"it has no module-level constant {', '.join(missing)}")
+    ast.fix_missing_locations(tree)
+    name = "ascendcraft_reference_" + str(abs(hash(path)))
+    module = types.ModuleType(name)
+    module.__file__ = path
+    sys.modules[name] = module
+    sys.path.insert(0, str(Path(path).parent))
+    try:
+        exec(compile(tree, path, "exec"), module.__dict__)
+    except BaseException as e:  # noqa: BLE001 - user code may raise anything, even SystemExit
+        raise JobError("on import", _first_line(e), _line_in(e, path))
+    finally:
+        sys.path.pop(0)
+    for what in ("Model", "get_inputs", "get_init_inputs"):
+        if not hasattr(module, what):
+            kind = "class" if what == "Model" else "function"
+            raise JobError("the format check", f"it defines no `{what}` {kind} (KernelBench format)")
+    return module
+
+
+def build(module, path, seed, cast_inputs, torch, np):
+    stage = "in get_inputs()"
+    try:
+        torch.manual_seed(seed); np.random.seed(seed); random.seed(seed)
+        inputs = list(module.get_inputs())
+        if cast_inputs:
+            dt = getattr(torch, cast_inputs)
+            inputs = [v.to(dt) if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in inputs]
+        stage = "in get_init_inputs()"
+        init_inputs = list(module.get_init_inputs())
+        stage = "building Model(*get_init_inputs())"
+        torch.manual_seed(seed)
+        model = module.Model(*init_inputs)
+    except BaseException as e:  # noqa: BLE001
+        raise JobError(stage, _first_line(e), _line_in(e, path))
+    return inputs, init_inputs, model
+
+
+def describe_value(v, torch):
+    if isinstance(v, torch.Tensor):
+        return {"kind": "tensor", "shape": list(v.shape), "dtype": str(v.dtype).replace("torch.", "")}
+    if isinstance(v, bool):
+        return {"kind": "scalar", "type": "bool", "value": v}
+    if isinstance(v, int):
+        return {"kind": "scalar", "type": "int", "value": v}
+    if isinstance(v, float):
+        return {"kind": "scalar", "type": "float", "value": v}
+    if isinstance(v, (list, tuple)):
+        return {"kind": "sequence", "items": [describe_value(x, torch) for x in v]}
+    return {"kind": "other", "repr": repr(v)[:80]}
+
+
+def init_names(model_cls, init_inputs):
+    try:
+        params = [p for p in inspect.signature(model_cls.__init__).parameters.values() if p.name != "self"]
+    except (TypeError, ValueError):
+        return [None] * len(init_inputs)
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return (names + [None] * len(init_inputs))[: len(init_inputs)]
+
+
+# -- tracing -------------------------------------------------------------------------------------
+class _MathShim(types.ModuleType):
+    """`math` for the reference during a symbolic trace: math.sqrt(proxy) becomes proxy ** 0.5
+    (and exp/log/pow likewise) so a scalar computed from a forward argument stays symbolic."""
+
+    def __init__(self, fx):
+        super().__init__("math")
+        self.__dict__.update({k: getattr(math, k) for k in dir(math) if not k.startswith("__")})
+        proxy = fx.Proxy
+
+        def wrap(name, sym):
+            real = getattr(math, name)
+
+            def f(*args):
+                if any(isinstance(a, proxy) for a in args):
+                    return sym(*args)
+                return real(*args)
+            f.__name__ = name
+            return f
+        self.sqrt = wrap("sqrt", lambda a: a ** 0.5)
+        self.pow = wrap("pow", lambda a, b: a ** b)
+        self.exp = wrap("exp", lambda a: math.e ** a)
+
+
+def encode_arg(a, fx, torch, names):
+    if isinstance(a, fx.Node):
+        return {"node": a.name}
+    if a is None or isinstance(a, (bool, int, str)):
+        return {"const": a}
+    if isinstance(a, float):
+        return {"const": a} if math.isfinite(a) else {"float": repr(a)}
+    if isinstance(a, (list, tuple)):
+        return {"list" if isinstance(a, list) else "tuple": [encode_arg(x, fx, torch, names) for x in a]}
+    if isinstance(a, slice):
+        return {"slice": [encode_arg(x, fx, torch, names) for x in (a.start, a.stop, a.step)]}
+    if a is Ellipsis:
+        return {"ellipsis": True}
+    if isinstance(a, torch.dtype):
+        return {"dtype": str(a).replace("torch.", "")}
+    if isinstance(a, torch.memory_format):
+        return {"const": None}
+    if isinstance(a, torch.device):
+        return {"device": str(a)}
+    if isinstance(a, torch.Tensor):
+        return {"tensor_const": list(a.shape)}
+    return {"repr": repr(a)[:80]}
+
+
+def target_name(t):
+    if isinstance(t, str):
+        return t
+    if type(t).__name__ in ("OpOverload", "OpOverloadPacket"):
+        return "aten:" + str(t)
+    mod = getattr(t, "__module__", None) or ""
+    name = getattr(t, "__name__", None) or repr(t)
+    if mod in ("_operator", "operator"):
+        mod = "operator"
+    if mod == "builtins" or (not mod and name in ("getattr", "len")):
+        mod = "builtins"
+    return f"{mod}.{name}" if mod else name
+
+
+def module_info(m, torch):
+    attrs = {}
+    for k, v in vars(m).items():
+        if k.startswith("_") or k == "training":
+            continue
+        if v is None or isinstance(v, (bool, int, float, str)):
+            attrs[k] = v if not isinstance(v, float) or math.isfinite(v) else repr(v)
+        elif isinstance(v, (tuple, list)) and all(isinstance(x, (bool, int, float)) for x in v):
+            attrs[k] = list(v)
+    own = [n for n, _ in m.named_parameters(recurse=False)] + [n for n, _ in m.named_buffers(recurse=False)]
+    return {"type": f"{type(m).__module__}.{type(m).__name__}", "class": type(m).__name__, "attrs": attrs,
+            "training": bool(m.training), "tensors": own}
+
+
+def trace(module, model, inputs, torch, np):
+    import torch.fx as fx
+    if not isinstance(model, torch.nn.Module):
+        raise JobError("to trace", "Model(...) is not a torch.nn.Module")
+    forward_params = list(inspect.signature(model.forward).parameters.values())
+    arg_names = [p.name for p in forward_params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    had_math = module.__dict__.get("math")
+    if isinstance(had_math, types.ModuleType) and had_math.__name__ == "math":
+        module.__dict__["math"] = _MathShim(fx)
+    method, gm, errors = None, None, []
+    try:
+        try:
+            gm = fx.symbolic_trace(model)
+            method = "fx"
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"symbolic trace: {_first_line(e)}")
+        if gm is None:
+            concrete = {n: v for n, v in zip(arg_names, inputs) if not isinstance(v, torch.Tensor)}
+            if concrete:
+                try:
+                    gm = fx.symbolic_trace(model, concrete_args=concrete)
+                    method = "fx-concrete-scalars"
+                except Exception as e:  # noqa: BLE001
+                    errors.append(f"symbolic trace with concrete scalars: {_first_line(e)}")
+    finally:
+        if had_math is not None:
+            module.__dict__["math"] = had_math
+    if gm is None:
+        try:
+            tensors = tuple(v for v in inputs)
+            ep = torch.export.export(model, tensors)
+            gm = ep.module()
+            method = "export"
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"torch.export: {_first_line(e)}")
+            raise JobError("to trace", "; ".join(errors))
+
+    meta = {}
+
+    class Recorder(fx.Interpreter):
+        def run_node(self, n):
+            result = super().run_node(n)
+            meta[n.name] = describe_value(result, torch)
+            return result
+
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    run_args = []
+    for i, n in enumerate(placeholders):
+        run_args.append(inputs[i] if i < len(inputs) else None)
+    with torch.no_grad():
+        try:
+            Recorder(gm).run(*[a.clone() if isinstance(a, torch.Tensor) else a for a in run_args])
+        except Exception as e:  # noqa: BLE001
+            raise JobError("running the traced graph", _first_line(e))
+    modules = dict(gm.named_modules())
+    nodes = []
+    names = {}
+    for n in gm.graph.nodes:
+        d = {"name": n.name, "op": n.op, "meta": meta.get(n.name)}
+        if n.op == "placeholder":
+            d["index"] = placeholders.index(n)
+            d["target"] = str(n.target)
+        elif n.op in ("call_function", "call_method"):
+            d["target"] = target_name(n.target)
+            d["args"] = [encode_arg(a, fx, torch, names) for a in n.args]
+            d["kwargs"] = {k: encode_arg(v, fx, torch, names) for k, v in n.kwargs.items()}
+        elif n.op == "call_module":
+            d["target"] = str(n.target)
+            d["module"] = module_info(modules[n.target], torch)
+            d["args"] = [encode_arg(a, fx, torch, names) for a in n.args]
+            d["kwargs"] = {k: encode_arg(v, fx, torch, names) for k, v in n.kwargs.items()}
+        elif n.op == "get_attr":
+            d["target"] = str(n.target)
+        elif n.op == "output":
+            d["args"] = [encode_arg(a, fx, torch, names) for a in n.args]
+        nodes.append(d)
+    return {"method": method, "nodes": nodes, "fallback_errors": errors}
+
+
+# -- jobs ----------------------------------------------------------------------------------------
+def save_array(v, out, stem, np, torch):
+    t = v.detach().cpu()
+    dtype = str(t.dtype).replace("torch.", "")
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    np.save(out / f"{stem}.npy", t.numpy(), allow_pickle=False)
+    return {"kind": "array", "file": f"{stem}.npy", "torch_dtype": dtype}
+
+
+def save_value(v, out, stem, np, torch):
+    if isinstance(v, torch.Tensor):
+        return save_array(v, out, stem, np, torch)
+    if isinstance(v, (bool, int, float, str)) or v is None:
+        return {"kind": "scalar", "value": v}
+    if isinstance(v, (list, tuple)) and all(isinstance(x, (bool, int, float, str)) for x in v):
+        return {"kind": "scalar", "value": list(v)}
+    return {"kind": "scalar", "value": repr(v)}
+
+
+def job_run(job, module, out, torch, np):
+    path = job["path"]
+    inputs, init_inputs, model = build(module, path, int(job.get("seed", 0)), job.get("cast_inputs"), torch, np)
+    pristine = [v.detach().clone() if isinstance(v, torch.Tensor) else v for v in inputs]
+    exact = bool(job.get("exact"))
+    args = [v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]
+    if exact:
+        # The same forward in float64, rounded back to float32 at the end: the answer a float32
+        # kernel should approach (PyTorch's own float32 result can be further off, e.g. a norm
+        # over tens of millions of elements).
+        args = [v.double() if isinstance(v, torch.Tensor) and v.dtype == torch.float32 else v for v in args]
+        if isinstance(model, torch.nn.Module):
+            model = model.double()
+    try:
+        with torch.no_grad():
+            result = model(*args)
+    except BaseException as e:  # noqa: BLE001
+        raise JobError("in forward", _first_line(e), _line_in(e, path))
+    outs = list(result) if isinstance(result, (tuple, list)) else [result]
+    if exact:
+        outs = [v.float() if isinstance(v, torch.Tensor) and v.dtype == torch.float64 else v for v in outs]
+    meta = {
+        "inputs": [save_value(v, out, f"in{i}", np, torch) for i, v in enumerate(pristine)],
+        "init_inputs": [save_value(v, out, f"init{i}", np, torch) for i, v in enumerate(init_inputs)],
+        "outputs": [save_value(v if isinstance(v, torch.Tensor) else torch.tensor(v), out, f"out{i}", np, torch)
+                    for i, v in enumerate(outs)],
+        "parameters": {}, "buffers": {},
+        "training": bool(getattr(model, "training", False)),
+    }
+    if isinstance(model, torch.nn.Module):
+        for i, (k, v) in enumerate(model.named_parameters()):
+            meta["parameters"][k] = save_array(v, out, f"param{i}", np, torch)
+        for i, (k, v) in enumerate(model.named_buffers()):
+            meta["buffers"][k] = save_array(v, out, f"buffer{i}", np, torch)
+    (out / "meta.json").write_text(json.dumps(meta))
+
+
+def job_trace(job, module, out, torch, np):
+    path = job["path"]
+    inputs, init_inputs, model = build(module, path, int(job.get("seed", 0)), job.get("cast_inputs"), torch, np)
+    if isinstance(model, torch.nn.Module):
+        training = bool(model.training)
+        params = {k: describe_value(v, torch) for k, v in model.named_parameters()}
+        buffers = {k: describe_value(v, torch) for k, v in model.named_buffers()}
+    else:
+        training, params, buffers = False, {}, {}
+    try:
+        graph = trace(module, model, inputs, torch, np)
+    except JobError:
+        raise
+    except BaseException as e:  # noqa: BLE001
+        raise JobError("to trace", _first_line(e), _line_in(e, path))
+    graph.update({
+        "inputs": [describe_value(v, torch) for v in inputs],
+        "init_inputs": [describe_value(v, torch) for v in init_inputs],
+        "init_names": init_names(module.Model, init_inputs),
+        "training": training, "parameters": params, "buffers": buffers,
+    })
+    (out / "graph.json").write_text(json.dumps(graph))
+
+
+def job_time(job, module, out, torch, np):
+    path = job["path"]
+    inputs, _, model = build(module, path, int(job.get("seed", 0)), job.get("cast_inputs"), torch, np)
+    torch.set_num_threads(int(job.get("threads", 1)))
+    repeats = int(job.get("repeats", 20))
+    times = []
+    try:
+        with torch.no_grad():
+            for _ in range(3):
+                model(*inputs)
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                model(*inputs)
+                times.append(time.perf_counter() - t0)
+    except BaseException as e:  # noqa: BLE001
+        raise JobError("in forward", _first_line(e), _line_in(e, path))
+    times.sort()
+    (out / "timing.json").write_text(json.dumps({"median_s": times[len(times) // 2], "min_s": times[0],
+                                                  "repeats": repeats, "warmup": 3,
+                                                  "threads": torch.get_num_threads()}))
+
+
+def main():
+    jobs = json.loads(Path(sys.argv[1]).read_text())
+    import numpy as np
+    import torch
+    modules = {}
+    for job in jobs:
+        out = Path(job["out"])
+        out.mkdir(parents=True, exist_ok=True)
+        path = job["path"]
+        try:
+            key = (path, json.dumps(job.get("overrides", {}), sort_keys=True))
+            if key not in modules:
+                modules[key] = load_module(path, dict(job.get("overrides", {})))
+            module = modules[key]
+            {"trace": job_trace, "run": job_run, "time": job_time}[job["mode"]](job, module, out, torch, np)
+        except JobError as e:
+            (out / "error.json").write_text(json.dumps({"where": e.where, "message": e.message, "line": e.line}))
+        except BaseException as e:  # noqa: BLE001
+            (out / "error.json").write_text(json.dumps({"where": "in the child", "message": _first_line(e),
+                                                        "line": _line_in(e, path)}))
+
+
+if __name__ == "__main__":
+    main()

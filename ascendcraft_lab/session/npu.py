@@ -1,0 +1,64 @@
+"""A session on an NPU host: build its project with CANN, and profile it (the check is `Session.verify`).
+
+Every action records its result in the session's runs/ folder. Without a CANN toolkit,
+torch_npu or an NPU each refuses in one line (`backends.cann.detect.refuse_reason`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+from ..backends.cann.build import BuildResult, build_project
+from ..backends.cann.detect import Toolchain, refuse_reason
+from ..backends.cann.device import DeviceRefusal
+from ..backends.cann.profile import parse_kernel_details, profile_on_npu
+from ..backends.cann.signature import OpSignature
+from ..passes.bundle import read_bundle
+from .folder import SessionFolder
+from .session import load_dsl
+
+
+def build_session(folder: str | Path, *, jobs: int | None = None, toolchain: Toolchain | None = None,
+                  env: Mapping[str, str] | None = None, record: bool = True) -> BuildResult:
+    """Build `<folder>/ascendc` into `<folder>/build` for the session's SoC; record the result in runs/."""
+    session = SessionFolder(folder)
+    project = session.path / "ascendc"
+    if not project.is_dir():
+        return BuildResult("preflight-error", f"{folder} has no ascendc/ project; run `ascendcraft lower` first")
+    result = build_project(project, session.path / "build", soc=session.manifest().get("soc"),
+                           bundle=read_bundle(project), jobs=jobs, toolchain=toolchain, env=env)
+    if record and session.exists():
+        session.record_run({"backend": "cann", "action": "build", **result.to_json()})
+    return result
+
+
+def npu_refusal(action: str) -> str:
+    """Why `action` (build, run, profile) cannot happen on this machine, in one line; "" when it can."""
+    return refuse_reason(action) or ""
+
+
+class ProfileFailed(Exception):
+    """The session could not be profiled: `str()` is one line."""
+
+
+def profile_session(folder: str | Path, kernel: str | None = None):
+    """Build the session and profile its op on the NPU (not yet run on hardware by the project)."""
+    reason = npu_refusal("profile")
+    if reason:
+        raise ProfileFailed(reason)
+    session = SessionFolder(folder)
+    built = build_session(folder)
+    if not built.ok:
+        raise ProfileFailed(built.message)
+    program = load_dsl(session.dsl_path().read_text(), str(session.dsl_path()), session.manifest().get("soc"))
+    sig = OpSignature.of(program)
+    try:
+        report = profile_on_npu(built.library, str(session.path / "reference.py"), sig.entry, session.path / "profile",
+                                n_scalars=len(sig.scalars), param_names=tuple(p.param_name for p in sig.params),
+                                soc=session.manifest().get("soc"))
+    except DeviceRefusal as exc:         # the device is not the session SoC (core count)
+        raise ProfileFailed(str(exc)) from None
+    if kernel:
+        report = parse_kernel_details(session.path / "profile", kernel)
+    session.record_run({"backend": "cann", "action": "profile", **report.to_json()})
+    return report

@@ -53,7 +53,7 @@ class Soc:
         """The SoC as the emulator runtime reads it (acemu/soc.h: parse_soc_line)."""
         return " ".join(str(v) for v in (self.name, self.ub_bytes, self.ub_usable, self.vector_cores, self.cube_cores,
                                          self.l1_bytes, self.l0a_bytes, self.l0b_bytes, self.l0c_bytes, self.l2_bytes,
-                                         self.hbm_bytes, self.lib_api_workspace))
+                                         self.hbm_bytes, self.lib_api_workspace, self.bt_bytes))
 
 
 LOWERING_RESERVE = 1024

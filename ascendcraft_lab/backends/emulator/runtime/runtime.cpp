@@ -624,9 +624,9 @@ bool parse_soc_line(const char* line, SocInfo* out) {
     SocInfo s{};
     unsigned long long v[10] = {};
     char name[32] = {0};
-    int n = sscanf(line, " %31s %llu %llu %u %u %llu %llu %llu %llu %llu %llu %llu", name, &v[0], &v[1], &s.vector_cores, &s.cube_cores,
-                   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]);
-    if (n != 12) return false;
+    int n = sscanf(line, " %31s %llu %llu %u %u %llu %llu %llu %llu %llu %llu %llu %llu", name, &v[0], &v[1], &s.vector_cores,
+                   &s.cube_cores, &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+    if (n != 13) return false;
     memcpy(s.name, name, sizeof(s.name));
     s.ub_bytes = v[0];
     s.ub_usable = v[1];
@@ -637,6 +637,7 @@ bool parse_soc_line(const char* line, SocInfo* out) {
     s.l2_bytes = v[6];
     s.hbm_bytes = v[7];
     s.lib_api_workspace = v[8];
+    s.bt_bytes = v[9];
     *out = s;
     return true;
 }
@@ -737,16 +738,17 @@ int kernel_type() { return g_launch_type; }
 
 const CubeSizes& cube_sizes() {
     if (!g_cube_known) {
-        // Host programs (no harness spec): the runner's soc_env() puts the SoC's numbers here.
+        // Host programs and extensions (no harness spec): ACEMU_CUBE from the runner's soc_env(), else
+        // the SoC the process emulates (ACEMU_SOC, or the default line baked into the runtime).
         const char* env = getenv("ACEMU_CUBE");
         unsigned long long l1 = 0, l0a = 0, l0b = 0, l0c = 0, bt = 0;
         unsigned cores = 0;
-        if (env == nullptr || sscanf(env, "%llu %llu %llu %llu %llu %u", &l1, &l0a, &l0b, &l0c, &bt, &cores) < 4) {
-            fprintf(stderr, "acemu: the kernel uses the cube (L1 / L0) but this process was not told the SoC's cube memory sizes: "
-                            "run it through ascendcraft_lab.backends.emulator.runner, or set the environment from runner.soc_env(soc)\n");
-            abort();
+        if (env != nullptr && sscanf(env, "%llu %llu %llu %llu %llu %u", &l1, &l0a, &l0b, &l0c, &bt, &cores) >= 5) {
+            g_cube = {l1, l0a, l0b, l0c, bt, cores};
+        } else {
+            const SocInfo& s = soc_info();
+            g_cube = {s.l1_bytes, s.l0a_bytes, s.l0b_bytes, s.l0c_bytes, s.bt_bytes, s.cube_cores};
         }
-        g_cube = {l1, l0a, l0b, l0c, bt, cores};
         g_cube_known = true;
     }
     return g_cube;

@@ -15,10 +15,11 @@ struct SocInfo {
     uint64_t l1_bytes, l0a_bytes, l0b_bytes, l0c_bytes;
     uint64_t l2_bytes, hbm_bytes;
     uint64_t lib_api_workspace;  // GetLibApiWorkSpaceSize: the system workspace at the start of a launch's
+    uint64_t bt_bytes;           // bias table (0: none)
 };
 
 namespace rt {
-// "NAME UB USABLE VECTOR_CORES CUBE_CORES L1 L0A L0B L0C L2 HBM SYS_WORKSPACE", as soc.py writes it.
+// "NAME UB USABLE VECTOR_CORES CUBE_CORES L1 L0A L0B L0C L2 HBM SYS_WORKSPACE BT", as soc.py writes it.
 bool parse_soc_line(const char* line, SocInfo* out);
 const SocInfo& soc_info();
 void set_soc(const SocInfo& soc);

@@ -75,6 +75,16 @@ def test_a_direct_launch_submission_verifies_end_to_end(tmp_path):
     assert v.format == "direct-launch" and v.problem == "leaky_relu"
 
 
+def test_a_kernel_that_sets_and_waits_flags_itself_runs_in_the_extension_process(tmp_path):
+    """SetFlag / WaitFlag feed the pipe-order model, which needs the SoC's memory sizes: inside a
+    torch extension they come from the SoC the process emulates, not a runner spec."""
+    edit = ("kernel/leaky_relu_kernel.cpp", "        AscendC::LeakyRelu(yl, xl, T(slope), n);\n",
+            "        AscendC::LeakyRelu(yl, xl, T(slope), n);\n        AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);\n"
+            "        AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);\n")
+    v = check_submission(direct_submission(tmp_path / "leaky.json", edit), LEAKY_REF)
+    assert v.status == "correct", v.summary()
+
+
 def test_a_ragged_tail_copied_with_datacopy_is_rejected_and_located(tmp_path):
     # The last tile of each row (4093 floats) is not whole 32-B blocks; DataCopy drops its tail.
     edit = ("kernel/leaky_relu_kernel.cpp", "        if (whole) {\n            AscendC::DataCopy(yGm[off], yl, n);",

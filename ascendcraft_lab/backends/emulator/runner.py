@@ -533,6 +533,7 @@ def run_kernel(
         report_path = work / "report.json"
         data = json.loads(report_path.read_text())
         timings["kernel_s"] = round(float(data.get("kernel_s", 0.0)), 6)
+        timings["ub_bytes"] = int(data.get("ub_bytes", 0))   # the most InitBuffer bytes a block held
         findings = data.get("findings", [])
         outputs: dict[int, np.ndarray] = {}
         for i, (path, a) in out_files.items():

@@ -73,6 +73,7 @@ std::vector<Alloc> g_allocs;
 std::mutex g_mu;
 std::vector<Finding> g_findings;  // merged, in block order
 double g_kernel_s = 0.0;
+std::atomic<uint64_t> g_initbuffer_high{0};   // the most InitBuffer bytes any block's pipe held
 
 // The all-core barrier of one launch. Every block runs on its own thread, so the blocks that
 // reach SyncAll wait here until the others arrive too; a block that ends while others wait
@@ -420,7 +421,8 @@ bool write_report(const char* path) {
     std::string tmp = std::string(path) + ".tmp";
     FILE* f = fopen(tmp.c_str(), "w");
     if (!f) return false;
-    fprintf(f, "{\"kernel_s\": %.6f, \"threads\": %u, \"findings\": [", g_kernel_s, g_threads);
+    fprintf(f, "{\"kernel_s\": %.6f, \"threads\": %u, \"ub_bytes\": %llu, \"findings\": [", g_kernel_s, g_threads,
+            (unsigned long long)g_initbuffer_high.load());
     for (size_t i = 0; i < g_findings.size(); ++i) {
         const Finding& x = g_findings[i];
         fprintf(f, "%s\n  {\"kind\": \"%s\", \"api\": \"%s\", \"file\": \"%s\", \"line\": %d, \"block\": %d, \"count\": %llu, \"blocks\": [",
@@ -470,6 +472,12 @@ void print_findings_to_stderr() {
 }
 
 }  // namespace
+
+void note_initbuffer_total(uint64_t bytes) {
+    uint64_t seen = g_initbuffer_high.load();
+    while (bytes > seen && !g_initbuffer_high.compare_exchange_weak(seen, bytes)) {
+    }
+}
 
 // ---- entry points used by the headers ------------------------------------------------------
 void report(const char* kind, const char* api, const char* file, int line, const char* fmt, ...) {

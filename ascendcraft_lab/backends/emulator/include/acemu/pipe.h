@@ -324,6 +324,7 @@ private:
     uint64_t take(acemu::BlockCtx* c, uint64_t bytes, const char* api, const char* file, int line) {
         uint64_t off = used_;
         used_ += bytes;
+        acemu::rt::note_initbuffer_total(used_);
         if (used_ > c->ub_usable && off <= c->ub_usable) {
             acemu::rt::report(acemu::UB_OVERFLOW, api, file, line,
                               "InitBuffer brings this pipe's UB total to %llu B, but the SoC leaves only %llu B of its %llu B UB for "

@@ -4,8 +4,9 @@
 
 `draft_reference(path)` runs the reference in a child process, where torch.fx traces Model's
 forward and records every node's shape; `draft_from_trace(traced)` does the rest in this
-process, on plain JSON. The UB budget picks `live` in ub_elems(f32, live=K): the smallest K
-whose draft the DSL verifier accepts on the traced shapes. Anything the drafter cannot express
+process, on plain JSON. The UB plan picks `live` in ub_elems(f32, live=K): the smallest K
+whose plan (dsl/buffers.py, what the init pass allocates) fits on the traced shapes and on
+shapes 64 times larger. Anything the drafter cannot express
 raises `DraftError` with one line naming the operation or pattern.
 """
 from __future__ import annotations
@@ -64,32 +65,55 @@ def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = No
         g = build_graph(traced)
         lay = plan_layout(g)
         writer_cls = WRITERS[lay.template]
-        last_error = None
-        for live in range(1, MAX_LIVE + 1):
-            w = writer_cls(g, lay, name, live)
-            w.source = source
-            text = w.render()
-            shapes, scalars = _bindings(w, traced)
-            try:
-                program = parse(text, f"{name}.dsl.py")
-                verify(program, s, shapes=shapes, scalars=scalars)
-                # and on shapes 64 times larger: the tile must be bounded by UB, not by this shape
-                verify(program, s, shapes=_scaled(w, shapes), scalars=scalars)
-            except DslError as e:
-                if "UB" in e.message and ("over the" in e.message or "exceeds" in e.message):
-                    last_error = e
-                    continue
-                raise Unsupported(f"internal: the {lay.template} draft does not verify: {e.message}") from None
-            notes = list(g.notes)
-            if g.method != "fx":
-                notes.append(f"traced with {g.method}")
-            return Draft(text, lay.template, w.op_name, live, g.method, notes)
-        raise Unsupported(f"no tile size fits UB on {s.name} ({last_error.message if last_error else ''})")
+        attempts: dict[int, tuple[str, object, DslError | None]] = {}
+
+        def attempt(live: int) -> tuple[str, object, DslError | None]:
+            """The draft with ub_elems(f32, live=`live`) and the UB-budget error the verifier's
+            UB plan gives it (None: it fits); any other verifier error is the drafter's bug."""
+            if live not in attempts:
+                w = writer_cls(g, lay, name, live)
+                w.source = source
+                text = w.render()
+                shapes, scalars = _bindings(w, traced)
+                over = None
+                try:
+                    program = parse(text, f"{name}.dsl.py")
+                    verify(program, s, shapes=shapes, scalars=scalars)
+                    # and on shapes 64 times larger: the tile must be bounded by UB, not by this shape
+                    verify(program, s, shapes=_scaled(w, shapes), scalars=scalars)
+                except DslError as e:
+                    if not _over_budget(e):
+                        raise Unsupported(f"internal: the {lay.template} draft does not verify: {e.message}") from None
+                    over = e
+                attempts[live] = (text, w, over)
+            return attempts[live]
+
+        # The plan's total shrinks as `live` grows (every tile is ub_elems(f32, live) or less):
+        # bisect for the smallest `live` whose plan fits.
+        if attempt(MAX_LIVE)[2] is not None:
+            raise Unsupported(f"no tile size fits UB on {s.name} ({attempt(MAX_LIVE)[2].message})")
+        lo, hi = 1, MAX_LIVE
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if attempt(mid)[2] is None:
+                hi = mid
+            else:
+                lo = mid + 1
+        text, w, _ = attempt(lo)
+        notes = list(g.notes)
+        if g.method != "fx":
+            notes.append(f"traced with {g.method}")
+        return Draft(text, lay.template, w.op_name, lo, g.method, notes)
     except Unsupported as e:
         text = str(e)
         if text.startswith("internal:"):
             raise DraftError(f"cannot draft {source}: drafter error ({text[len('internal:'):].strip()})") from None
         raise DraftError(f"cannot draft {source}: unsupported: {text}") from None
+
+
+def _over_budget(e: DslError) -> bool:
+    """The verifier's UB-plan budget error (the plan's total over the SoC's usable UB or L1)."""
+    return "UB" in e.message and ("over the" in e.message or "exceeds" in e.message)
 
 
 def _bindings(w, traced) -> tuple[dict, dict]:

@@ -1,19 +1,24 @@
-"""The UB plan: which on-chip buffers a kernel needs, in which role, and how many bytes.
+"""The UB plan: every on-chip buffer a kernel needs, in which role, and how many bytes.
 
-One model, used by the verifier (static budget), the interpreter (run-time budget) and the
-lowering (queue / TBuf declarations and InitBuffer sizes):
+One model, computed once from the verified KernelIR, used by the verifier (static budget), the
+interpreter (run-time budget), `ub_elems` and the tiling explanation, and printed by the init
+pass as the C++ InitBuffer sizes (so a draft the verifier accepts is one the lowering fits):
 
 - every tile *name* is one buffer (the same name in several loops reuses it; its size is the
   largest of its definitions);
 - a tile defined by `load` is a VECIN queue, a tile computed and then stored is a VECOUT
-  queue — both double-buffered (x2); any other computed tile is a VECCALC TBuf (x1);
-- one shared VECCALC scratch TBuf holds the temporaries of the most demanding compute
-  statement: nested tile sub-expressions that cannot be written into the destination
-  (a Sethi–Ullman count) plus the work tiles of ops such as reductions (`OpSpec.scratch`);
-- a kernel that calls sync_all() has one more VECCALC TBuf: SyncAll's UB work area, 32 bytes per
-  core of the widest launch that may sync (`host.sync_all_ub_bytes`);
-- each buffer is rounded up to 32 bytes. The total must fit `Soc.ub_for_tiles` (the usable UB
-  less the small reserve the lowering keeps for its own staging buffers).
+  queue — both double-buffered (x2) — except a tile loaded once per core and kept for every
+  later row (a weight): one buffer; any other computed tile is a VECCALC TBuf (x1);
+- one shared VECCALC scratch TBuf of `scratch_slots` equal slots holds the temporaries of the
+  most demanding compute statement (the registers of its Sethi–Ullman walk, `registers.py`,
+  which the compute pass makes too); a slot is as large as the largest tile any such statement
+  touches, in the widest dtype they compute;
+- a 32-byte staging block when scalars go through the vector unit (a reduction's result, exp
+  of a scalar), and one 32-byte queue per scalar stored to GM;
+- a kernel that calls sync_all() has SyncAll's UB work area, 32 bytes per core of the widest
+  launch that may sync (`host.sync_all_ub_bytes`);
+- each buffer is rounded up to 32 bytes, or to whole 256-byte repeats in a kernel that
+  compares (Compare writes whole repeats). The total must fit `Soc.ub_usable`.
 """
 from __future__ import annotations
 
@@ -22,8 +27,11 @@ from typing import Mapping
 
 from ..soc import Soc
 from .errors import DslError, Span, human_bytes
-from .ir import Assign, Attr, Call, Const, DType, Expr, Level, Name, Program, StageKind, TileType, walk_exprs
-from .ops import OPS, window_form, window_padded_len, window_scratch
+from .host import HostEvaluator, sync_all_ub_bytes
+from .ir import (Assign, Attr, Call, Const, DType, Expr, For, If, Level, Load, Name, Program, ScalarType, Stage,
+                 StageKind, Store, TileType, walk, walk_exprs, walk_stmts)
+from .ops import OPS, window_form, window_padded_len
+
 
 
 @dataclass(frozen=True)
@@ -36,11 +44,13 @@ class UbBuffer:
     defined_in: StageKind
     used_in: frozenset[StageKind]
     sites: tuple[Span, ...] = field(compare=False, default=())
+    once: bool = False                      # loaded once per core and kept: not double-buffered
 
     @property
     def nbuf(self) -> int:
-        """Copies in UB: queues are double-buffered so copy-in, compute and copy-out overlap."""
-        return 2 if self.role in ("VECIN", "VECOUT") else 1
+        """Copies in UB: queues are double-buffered so copy-in, compute and copy-out overlap
+        (a tile loaded once per core needs one)."""
+        return 2 if self.role in ("VECIN", "VECOUT") and not self.once else 1
 
 
 @dataclass(frozen=True)
@@ -52,43 +62,70 @@ class ScratchNeed:
     sizes: tuple[tuple[Expr | None, DType], ...]
 
 
+STAGING_BYTES = 32          # the scalar staging block: one 32-byte block of f32 lanes
+SCALAR_OUT_BYTES = 32       # the UB queue of a scalar stored to GM: one block
+
+
 @dataclass(frozen=True)
 class UbPlan:
     buffers: tuple[UbBuffer, ...]
     scratch: tuple[ScratchNeed, ...]
-    sync_all: bool = False          # the kernel calls sync_all(): SyncAll's UB work area too
+    sync_all: bool = False                      # the kernel calls sync_all(): SyncAll's UB work area too
+    staging: bool = False                       # scalars pass through the vector unit: the staging block
+    scalar_outs: tuple[str, ...] = ()           # scalars stored to GM: one queue each
+    compare: bool = False                       # Compare in the kernel: buffers padded to whole repeats
 
     def buffer(self, name: str) -> UbBuffer | None:
         return next((b for b in self.buffers if b.name == name), None)
 
     def sync_bytes(self, soc: Soc) -> int:
         """UB of SyncAll's work area (0 in a kernel that does not sync)."""
-        from .host import sync_all_ub_bytes
         return sync_all_ub_bytes(soc) if self.sync_all else 0
 
+    def unit(self, soc: Soc) -> int:
+        """What every buffer size is rounded up to: 32 bytes, or a whole repeat in a kernel that compares."""
+        return soc.repeat_bytes if self.compare else soc.block_bytes
+
     @property
-    def scratch_tiles(self) -> int:
+    def scratch_slots(self) -> int:
+        """Slots of the scratch TBuf: the temporaries of the most demanding statement."""
         return max((s.tiles for s in self.scratch), default=0)
 
+    scratch_tiles = scratch_slots
+
+    @property
+    def slot_capacities(self) -> tuple[Expr | None, ...]:
+        """Elements of a scratch slot: as many as the largest tile a statement with temporaries
+        touches (the buffers' sizes when no statement gives one)."""
+        caps = tuple(c for need in self.scratch for c, _ in need.sizes if c is not None)
+        return caps or tuple(c for b in self.buffers for c in b.capacities if c is not None)
+
+    @property
+    def slot_dtype(self) -> DType:
+        """A slot holds a temporary of any dtype the statements compute (f32 math on f16 tiles);
+        8-byte tiles (int64 indices) widen the slots only when a statement with temporaries touches one."""
+        in_scratch = {dt for need in self.scratch for _, dt in need.sizes}
+        widths = [b.dtype for b in self.buffers if b.dtype.nbytes <= 4 or b.dtype in in_scratch] + sorted(in_scratch, key=str)
+        return max(widths, key=lambda d: d.nbytes, default=DType.f32)
+
     def usage(self, env: Mapping[str, int | float], soc: Soc) -> "UbUsage":
-        """Bytes per buffer with `env` (dims, scalar params, `t.field`s); unknown sizes are skipped."""
-        from .host import HostEvaluator
+        """Bytes of every buffer with `env` (dims, scalar params, `t.field`s), as the init pass
+        allocates them; buffers whose size is unknown are skipped."""
         ev = HostEvaluator(soc, env)
+        unit = self.unit(soc)
         items = []
         for b in self.buffers:
-            caps = [_try_eval(ev, c, env) for c in b.capacities]
-            known = [c for c in caps if c is not None]
-            if not known:
-                continue
-            elems = max(known)
-            items.append((b, elems, align(elems * b.dtype.nbytes, soc.block_bytes)))
-        scratch_bytes, scratch_span = 0, None
-        for s in self.scratch:
-            sizes = [(_try_eval(ev, c, env), dt) for c, dt in s.sizes]
-            tile_bytes = max((align(n * dt.nbytes, soc.block_bytes) for n, dt in sizes if n is not None), default=0)
-            if s.tiles * tile_bytes > scratch_bytes:
-                scratch_bytes, scratch_span = s.tiles * tile_bytes, s.span
-        return UbUsage(tuple(items), scratch_bytes, scratch_span, self.sync_bytes(soc))
+            known = [c for c in (_try_eval(ev, c, env) for c in b.capacities) if c is not None]
+            if known:
+                elems = max(known)
+                items.append((b, elems, align(elems * b.dtype.nbytes, unit)))
+        slot = 0
+        if self.scratch_slots:
+            known = [c for c in (_try_eval(ev, c, env) for c in self.slot_capacities) if c is not None]
+            slot = align(max(known, default=0) * self.slot_dtype.nbytes, unit)
+        span = max(self.scratch, key=lambda s: s.tiles).span if self.scratch else None
+        return UbUsage(tuple(items), self.scratch_slots * slot, span, self.sync_bytes(soc),
+                       STAGING_BYTES if self.staging else 0, SCALAR_OUT_BYTES * len(self.scalar_outs))
 
 
 @dataclass(frozen=True)
@@ -97,17 +134,22 @@ class UbUsage:
     scratch_bytes: int
     scratch_span: Span | None
     sync_bytes: int = 0                              # SyncAll's UB work area
+    staging_bytes: int = 0                           # the scalar staging block
+    scalar_out_bytes: int = 0                        # the queues of scalars stored to GM
 
     def total(self, level: Level = Level.UB) -> int:
         t = sum(b.nbuf * nbytes for b, _, nbytes in self.items if b.level is level)
-        return t + (self.scratch_bytes + self.sync_bytes if level is Level.UB else 0)
+        if level is Level.UB:
+            t += self.scratch_bytes + self.sync_bytes + self.staging_bytes + self.scalar_out_bytes
+        return t
 
     def breakdown(self, level: Level = Level.UB) -> str:
         parts = [f"{b.name} {b.nbuf} x {human_bytes(n)}" for b, _, n in self.items if b.level is level]
-        if level is Level.UB and self.scratch_bytes:
-            parts.append(f"scratch {human_bytes(self.scratch_bytes)}")
-        if level is Level.UB and self.sync_bytes:
-            parts.append(f"SyncAll work area {human_bytes(self.sync_bytes)}")
+        if level is Level.UB:
+            for what, n in (("scratch", self.scratch_bytes), ("SyncAll work area", self.sync_bytes),
+                            ("scalar staging", self.staging_bytes), ("scalar outputs", self.scalar_out_bytes)):
+                if n:
+                    parts.append(f"{what} {human_bytes(n)}")
         return ", ".join(parts)
 
 
@@ -139,9 +181,9 @@ def _known(e: Expr, env) -> bool:
 
 
 def capacity_limit(level: Level, soc: Soc) -> int:
-    """Bytes the DSL's buffers may take at `level`. In UB that is `Soc.ub_for_tiles`: the usable
-    UB less the small reserve the lowering keeps for the buffers it adds beside the tiles."""
-    return {Level.UB: soc.ub_for_tiles, Level.L1: soc.l1_bytes, Level.L0A: soc.l0a_bytes,
+    """Bytes the kernel's buffers may take at `level`: in UB the usable UB (the plan counts every
+    buffer the lowering allocates)."""
+    return {Level.UB: soc.ub_usable, Level.L1: soc.l1_bytes, Level.L0A: soc.l0a_bytes,
             Level.L0B: soc.l0b_bytes, Level.L0C: soc.l0c_bytes}[level]
 
 
@@ -168,7 +210,7 @@ def budget_error(program: Program, usage: UbUsage, level: Level, soc: Soc, total
     else:
         what, count = "scratch", 1
         span = span or usage.scratch_span
-    room = f"UB for tiles on {soc.name}" if level is Level.UB else f"{level.value} of {soc.name}"
+    room = f"UB usable on {soc.name}" if level is Level.UB else f"{level.value} of {soc.name}"
     msg = (f"{when}{what} with the other {level.value} buffers needs {human_bytes(total)} "
            f"({usage.breakdown(level)}), over the {human_bytes(limit)} of {room}")
     help = (f"lower `tile` in the host function — ub_elems(dtype, live=K) with K covering all {count} "
@@ -176,53 +218,107 @@ def budget_error(program: Program, usage: UbUsage, level: Level, soc: Soc, total
     return DslError(msg, span, help, program.path, program.source)
 
 
+# ----------------------------------------------------------------------------- what the plan derives from the IR
+
+STAGE_ORDER = {StageKind.copyin: 0, StageKind.compute: 1, StageKind.copyout: 2}
+
+
+@dataclass(frozen=True)
+class StageGroup:
+    """One copyin -> compute -> copyout pass over the data: its stages, in order."""
+    number: int
+    stages: tuple[Stage, ...]
+
+
+def stage_groups(body) -> list[StageGroup]:
+    """The kernel's stages in groups: a stage that does not come after the previous one in
+    copyin -> compute -> copyout order starts the next group (a compute of per-column values,
+    then the copyin of the next sweep's first step)."""
+    groups: list[list[Stage]] = []
+
+    def collect(stmts):
+        run: list[Stage] = []
+        for s in stmts:
+            if isinstance(s, Stage):
+                if run and STAGE_ORDER[s.kind] <= STAGE_ORDER[run[-1].kind]:
+                    groups.append(run)
+                    run = []
+                run.append(s)
+                continue
+            if run:
+                groups.append(run)
+                run = []
+            if isinstance(s, For):
+                collect(s.body)
+            elif isinstance(s, If):
+                collect(s.body)
+                collect(s.orelse)
+        if run:
+            groups.append(run)
+
+    collect(body)
+    return [StageGroup(i, tuple(g)) for i, g in enumerate(groups, 1)]
+
+
+def loaded_once(groups: list[StageGroup], tiles: set[str]) -> frozenset[str]:
+    """Loaded tiles (of `tiles`, the tile names) read by compute stages of another stage group
+    (a weight loaded once per core, used for every row): dequeued once and kept until the end."""
+    loaded: dict[str, set[int]] = {}
+    for group in groups:
+        for st in group.stages:
+            if st.kind is StageKind.copyin:
+                for s in st.body:
+                    if isinstance(s, Load) and s.target in tiles:
+                        loaded.setdefault(s.target, set()).add(group.number)
+    keep = set()
+    for group in groups:
+        for st in group.stages:
+            if st.kind is StageKind.compute:
+                reads = {n.id for x in st.body for n in walk(x) if isinstance(n, Name)}
+                # A name loaded again in this compute's own group is a per-tile queue here.
+                keep |= {t for t in reads if t in loaded and group.number not in loaded[t]}
+    return frozenset(keep)
+
+
+def needs_staging(body) -> bool:
+    """Whether scalars pass through the vector unit: a reduction's result, or a function the
+    scalar unit has no instruction for (exp, log, sqrt, ... of a scalar)."""
+    for n in walk(Stage(StageKind.compute, tuple(body))):
+        if isinstance(n, Call) and n.op in OPS:
+            spec = OPS[n.op]
+            if n.op in ("reduce_sum", "reduce_max", "reduce_min"):
+                return True
+            if isinstance(n.type, ScalarType) and spec.category in ("unary", "binary") and spec.vector_for_scalar:
+                return True
+    return False
+
+
+def byte_masks(body, loaded_bool: set[str]) -> frozenset[str]:
+    """bool tiles holding one byte per element: loaded from GM, or made by cast()."""
+    cast = {s.target for s, _ in walk_stmts(body) if isinstance(s, Assign) and isinstance(s.value, Call)
+            and s.value.op == "cast" and isinstance(s.value.type, TileType) and s.value.type.dtype is DType.bool}
+    return frozenset(loaded_bool | cast)
+
+
+def compares(body, masks: frozenset[str]) -> bool:
+    """Whether a Compare runs (a tile comparison, or a byte mask turned into Select's bit mask)."""
+    return any(isinstance(n, Call) and isinstance(n.type, TileType) and (
+        n.op in ("lt", "le", "gt", "ge", "eq", "ne")
+        or (n.op == "where" and ((isinstance(n.args[0], Name) and n.args[0].id in masks)
+                                 or (isinstance(n.args[0], Call) and n.args[0].op == "cast"))))
+        for n in walk(Stage(StageKind.compute, tuple(body))))
+
+
+def scalar_outputs(body) -> tuple[str, ...]:
+    """Scalars stored to GM, in order (each gets a one-block UB queue)."""
+    out = []
+    for s, _ in walk_stmts(body):
+        if isinstance(s, Store) and isinstance(s.value.type, ScalarType) and s.value.id not in out:
+            out.append(s.value.id)
+    return tuple(out)
+
+
 # ----------------------------------------------------------------------------- statement temporaries
-
-
-def expr_need(e: Expr) -> tuple[int, int]:
-    """(peak tile registers while evaluating e, 1 if its result occupies a tile register).
-
-    Tile names are leaves: they already have buffers. Children are evaluated in the order that
-    keeps the peak lowest; an in-place op writes its result over an operand's register.
-    """
-    if not isinstance(e, Call):
-        return 0, 0
-    kids = [expr_need(a) for a in e.args]
-    kids.sort(key=lambda ph: ph[0] - ph[1], reverse=True)
-    held = peak = 0
-    for p, h in kids:
-        peak = max(peak, held + p)
-        held += h
-    spec = OPS.get(e.op)
-    result_tile = isinstance(e.type, TileType)
-    scratch = (window_scratch(e) if spec.category == "window" else spec.scratch) if spec else 0
-    inplace = spec.inplace if spec else True
-    reuse = inplace and held >= 1
-    peak = max(peak, held + scratch + (0 if (reuse or not result_tile) else 1))
-    return peak, (1 if result_tile else 0)
-
-
-def stmt_temps(st: Assign) -> int:
-    """Scratch tiles a compute assignment needs beyond its destination buffer."""
-    peak, _ = expr_need(st.value)
-    if isinstance(st.value.type, TileType):
-        if isinstance(st.value, Call) and st.target in {n.id for n in walk_exprs(st.value) if isinstance(n, Name)}:
-            # `acc = acc + xu * xu`: the destination is an operand, so it cannot hold an
-            # intermediate result (xu * xu); only the last operation writes into it.
-            return _operands_peak(st.value)
-        return max(0, peak - 1)   # the destination holds the last result
-    return peak
-
-
-def _operands_peak(e: Call) -> int:
-    """Tile registers needed for e's operands and e's own work tiles, its result going elsewhere."""
-    kids = sorted((expr_need(a) for a in e.args), key=lambda ph: ph[0] - ph[1], reverse=True)
-    held = peak = 0
-    for p, h in kids:
-        peak = max(peak, held + p)
-        held += h
-    spec = OPS.get(e.op)
-    return max(peak, held + (spec.scratch if spec else 0))
 
 
 def stmt_tile_sizes(st: Assign, cap) -> tuple[tuple[Expr | None, DType], ...]:

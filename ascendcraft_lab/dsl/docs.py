@@ -210,15 +210,20 @@ def render_reference() -> str:
     w("")
     w("## The UB budget")
     w("")
-    w("Every tile *name* is one buffer (reused by every loop that assigns it; sized by its largest use). "
-      "A loaded tile is a VECIN queue and a computed-then-stored tile a VECOUT queue, both double-buffered "
-      "(x2); other computed tiles are VECCALC buffers (x1). One shared scratch buffer holds the temporaries of "
-      "the most demanding compute line: nested tile sub-expressions that cannot be written into the "
-      "destination (a Sethi–Ullman count) plus the ops' `scratch`. Sizes round up to 32 bytes. The total must "
-      f"fit the SoC's UB for tiles ({human_bytes(soc.ub_for_tiles)} on {soc.name}: the usable "
-      f"{human_bytes(soc.ub_usable)} less what the lowering keeps for its own small buffers); the verifier checks it with the "
-      "host's tiling, the interpreter again with the sizes a run actually uses. `ub_elems(dtype, live=k, "
-      "buffers=2)` sizes a tile so that k x 2 such tiles fit.")
+    w("One UB plan, computed from the draft, is what the verifier checks, the interpreter re-checks with the "
+      "sizes a run actually uses, and the init pass prints as the InitBuffer sizes. Every tile *name* is one "
+      "buffer (reused by every loop that assigns it; sized by its largest use). A loaded tile is a VECIN queue "
+      "and a computed-then-stored tile a VECOUT queue, both double-buffered (x2), except a tile loaded once per "
+      "core and read by every later row (one buffer); other computed tiles are VECCALC buffers (x1). One shared "
+      "scratch buffer of equal slots holds the temporaries of the most demanding compute line: nested tile "
+      "sub-expressions that cannot be written into the destination (a Sethi–Ullman count) plus the ops' "
+      "`scratch` (and two for a `where` on a loaded or cast bool mask); a slot is as large as the largest tile "
+      "such a line touches. Scalars that pass through the vector unit add a 32-byte staging block, and each "
+      "scalar stored to GM a 32-byte queue. Sizes round up to 32 bytes, or to whole 256-byte repeats in a "
+      f"kernel that compares. The total must fit the SoC's usable UB ({human_bytes(soc.ub_usable)} on {soc.name}). "
+      "`ub_elems(dtype, live=k, buffers=2)` sizes a tile so that k x 2 such tiles fit the UB for tiles "
+      f"({human_bytes(soc.ub_for_tiles)}: the usable UB less the lowering's {human_bytes(soc.ub_headroom)} of headroom "
+      f"and 1 KiB for those small buffers).")
     w("")
     w("## Binding to the reference")
     w("")

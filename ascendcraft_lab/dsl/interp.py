@@ -18,7 +18,7 @@ from typing import Mapping
 import numpy as np
 
 from ..soc import Soc, get_soc
-from .buffers import UbUsage, align, budget_error, capacity_limit, stmt_temps
+from .buffers import SCALAR_OUT_BYTES, STAGING_BYTES, UbUsage, align, budget_error, capacity_limit
 from .errors import DslError
 from .host import bind_dims, output_shape
 from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef, Expr, For, If,
@@ -200,9 +200,10 @@ class _Run:
         value = self._expr(st.value)
         name = st.target
         t = st.value.type
+        # a statement with temporaries sizes the scratch slots by the largest tile it touches
+        temps = any(s.span == st.span for s in self.p.plan.scratch)
+        leaves = sorted({n.id for n in walk_exprs(st.value) if isinstance(n, Name) and isinstance(n.type, TileType)})
         if isinstance(t, TileType):
-            temps = stmt_temps(st)
-            leaves = sorted({n.id for n in walk_exprs(st.value) if isinstance(n, Name) and isinstance(n.type, TileType)})
             ub = self.ub
 
             def assign_tile(env):
@@ -212,19 +213,15 @@ class _Run:
                 env[name] = v
                 ub.note(name, v.size, st)
                 if temps:
-                    big = max([v.nbytes] + [env[n].nbytes for n in leaves if n in env])
-                    ub.note_scratch(temps * align(big, ub.block), st)
+                    ub.note_slot(max([v.size] + [env[n].size for n in leaves if n in env]), st)
             return assign_tile
-        temps = stmt_temps(st)
         dtype = self.p.local_type(name).dtype
         if temps:
-            leaves = sorted({n.id for n in walk_exprs(st.value) if isinstance(n, Name) and isinstance(n.type, TileType)})
             ub = self.ub
 
             def assign_scalar_from_tiles(env):
                 env[name] = _rep(value(env), dtype)
-                big = max([env[n].nbytes for n in leaves if n in env], default=0)
-                ub.note_scratch(temps * align(big, ub.block), st)
+                ub.note_slot(max([env[n].size for n in leaves if n in env], default=0), st)
             return assign_scalar_from_tiles
 
         def assign_scalar(env):
@@ -597,11 +594,11 @@ class _UbTracker:
     def __init__(self, program: Program, soc: Soc):
         self.p = program
         self.soc = soc
-        self.block = soc.block_bytes
         self.plan = program.plan
+        self.unit = self.plan.unit(soc)
         self.buffers = {b.name: b for b in self.plan.buffers}
         self.elems: dict[str, int] = {}
-        self.scratch = 0
+        self.slot_elems = 0
         self.scratch_span = None
         self.peak = 0
 
@@ -611,18 +608,21 @@ class _UbTracker:
         self.elems[name] = elems
         self._check(st)
 
-    def note_scratch(self, nbytes: int, st):
-        if nbytes <= self.scratch:
+    def note_slot(self, elems: int, st):
+        """A statement with temporaries touched a tile of `elems` elements (the slots are that large)."""
+        if elems <= self.slot_elems:
             return
-        self.scratch, self.scratch_span = nbytes, st.span
+        self.slot_elems, self.scratch_span = elems, st.span
         self._check(st)
 
     def _check(self, st):
         items = []
         for name, n in self.elems.items():
             b = self.buffers[name]
-            items.append((b, n, align(n * b.dtype.nbytes, self.block)))
-        usage = UbUsage(tuple(items), self.scratch, self.scratch_span, self.plan.sync_bytes(self.soc))
+            items.append((b, n, align(n * b.dtype.nbytes, self.unit)))
+        scratch = self.plan.scratch_slots * align(self.slot_elems * self.plan.slot_dtype.nbytes, self.unit)
+        usage = UbUsage(tuple(items), scratch, self.scratch_span, self.plan.sync_bytes(self.soc),
+                        STAGING_BYTES if self.plan.staging else 0, SCALAR_OUT_BYTES * len(self.plan.scalar_outs))
         for level in (Level.UB, Level.L1):
             total = usage.total(level)
             if level is Level.UB:

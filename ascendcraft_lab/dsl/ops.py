@@ -82,8 +82,13 @@ class OpSpec:
     scratch: int = 0               # extra UB tiles the AscendC mapping needs (work buffers)
     inplace: bool = True           # the result may overwrite an operand's buffer
     float_only: bool = False       # needs a float input even on the scalar unit
+    scalar_unit: bool = True       # on scalars, the scalar unit computes it (False: through the vector unit)
     example: str = ""
 
+    @property
+    def vector_for_scalar(self) -> bool:
+        """Whether a scalar of this op goes through a vector block (the scalar unit has no exp)."""
+        return not self.scalar_unit
     @property
     def ascendc(self) -> str:
         """The AscendC of the tile form, in words (docs and prompts)."""
@@ -144,8 +149,9 @@ def _binary(name, symbol, fn, doc, api, scalar_api, dtypes=FI, **kw):
                   symbol=symbol, **kw)
 
 
-def _unary(name, fn, doc, api="", dtypes=F, symbol="", float_only=True, **kw):
-    return OpSpec(name, "unary", (V,), fn, doc, api=api, dtypes=dtypes, symbol=symbol, float_only=float_only, **kw)
+def _unary(name, fn, doc, api="", dtypes=F, symbol="", float_only=True, scalar_unit=False, **kw):
+    return OpSpec(name, "unary", (V,), fn, doc, api=api, dtypes=dtypes, symbol=symbol, float_only=float_only,
+                  scalar_unit=scalar_unit, **kw)
 
 
 def _compare(name, symbol, fn, mode):
@@ -297,7 +303,8 @@ OPS_LIST: list[OpSpec] = [
             example="min(xu, 6.0)"),
     _binary("pow", "**", _pow, "a raised to b; `a ** b` is the same", "", "", F,
             expand=(Step("Ln"), Step("Muls", "{s}"), Step("Exp")), why="a ** b = exp(b * ln(a)) for a > 0",
-            note="x ** k for k = 1..4 as k - 1 multiplications", float_only=True, example="pow(xu, 1.5)"),
+            note="x ** k for k = 1..4 as k - 1 multiplications", float_only=True, scalar_unit=False,
+            example="pow(xu, 1.5)"),
     OpSpec("floordiv", "intbinary", (_p("a"), _p("b")), np.floor_divide,
            "integer floor division of scalars (index arithmetic)", note="C++ `/` on non-negative ints",
            dtypes=frozenset(), symbol="//", example="r // M"),
@@ -311,16 +318,16 @@ OPS_LIST: list[OpSpec] = [
     _compare("eq", "==", np.equal, "EQ"),
     _compare("ne", "!=", np.not_equal, "NE"),
     # -- unary --
-    _unary("neg", np.negative, "elementwise negation", dtypes=FI, symbol="-", float_only=False,
+    _unary("neg", np.negative, "elementwise negation", dtypes=FI, symbol="-", float_only=False, scalar_unit=True,
            expand=(Step("Muls", "-1.0f"),), example="-xu"),
-    _unary("abs", np.abs, "elementwise absolute value", "Abs", float_only=False, example="abs(d)"),
+    _unary("abs", np.abs, "elementwise absolute value", "Abs", float_only=False, scalar_unit=True, example="abs(d)"),
     _unary("relu", lambda x: np.maximum(x, x.dtype.type(0)), "max(x, 0)", "Relu",
-           frozenset({DType.f16, DType.f32, DType.i32}), float_only=False, example="relu(xu)"),
+           frozenset({DType.f16, DType.f32, DType.i32}), float_only=False, scalar_unit=True, example="relu(xu)"),
     _unary("exp", np.exp, "e ** x", "Exp", example="exp(xu - m)"),
     _unary("log", np.log, "natural logarithm", "Ln", example="log(xu)"),
     _unary("sqrt", np.sqrt, "square root", "Sqrt", example="sqrt(v)"),
     _unary("rsqrt", lambda x: x.dtype.type(1) / np.sqrt(x), "1 / sqrt(x)", "Rsqrt", example="rsqrt(var + eps)"),
-    _unary("reciprocal", lambda x: x.dtype.type(1) / x, "1 / x", "Reciprocal", example="reciprocal(s)"),
+    _unary("reciprocal", lambda x: x.dtype.type(1) / x, "1 / x", "Reciprocal", scalar_unit=True, example="reciprocal(s)"),
     _unary("sigmoid", _sigmoid, "1 / (1 + exp(-x))",
            expand=(Step("Muls", "-1.0f"), Step("Exp"), Step("Adds", "1.0f"), Step("Reciprocal")),
            why="sigmoid(x) = 1 / (1 + exp(-x)): no Sigmoid in the basic vector API", example="sigmoid(xu)"),
@@ -345,24 +352,24 @@ OPS_LIST: list[OpSpec] = [
     OpSpec("reduce_min", "reduce", (V,), _reduce(np.min), "smallest element of the tile",
            api="ReduceMin", note="work tensor in scratch", scratch=1, example="reduce_min(xu)"),
     OpSpec("reduce_prod", "reduce", (V,), _reduce(lambda x: x.prod(dtype=x.dtype)), "product of the tile's elements",
-           note="a running product on the scalar unit (exact)", scratch=1, example="reduce_prod(xu)"),
+           note="a running product on the scalar unit (exact)", example="reduce_prod(xu)"),
     OpSpec("argmax", "reduce", (V,), _reduce(np.argmax), "index (i32) of the first largest element",
-           note="the first largest on the scalar unit (exact, first index on ties)", scratch=1, example="argmax(xu)"),
+           note="the first largest on the scalar unit (exact, first index on ties)", example="argmax(xu)"),
     OpSpec("argmin", "reduce", (V,), _reduce(np.argmin), "index (i32) of the first smallest element",
-           note="the first smallest on the scalar unit (exact, first index on ties)", scratch=1, example="argmin(xu)"),
+           note="the first smallest on the scalar unit (exact, first index on ties)", example="argmin(xu)"),
     # -- scans: continue across tiles through a scalar carry --
     OpSpec("cumsum", "scan", (V, _p("init", "scalar", Const(0.0))), _scan(np.add),
            "running sum starting from `init` (pass the previous tile's last value to continue a row)",
-           note="a compensated (Kahan) running sum on the scalar unit", scratch=1, example="cumsum(xu, init=carry)"),
+           note="a compensated (Kahan) running sum on the scalar unit", example="cumsum(xu, init=carry)"),
     OpSpec("cumprod", "scan", (V, _p("init", "scalar", Const(1.0))), _scan(np.multiply),
-           "running product starting from `init`", note="a running product on the scalar unit", scratch=1,
+           "running product starting from `init`", note="a running product on the scalar unit",
            example="cumprod(xu, init=carry)"),
     OpSpec("cumsum_rev", "scan", (V, _p("init", "scalar", Const(0.0))), _scan_rev(np.add),
            "running sum from the last element back: y[i] = init + x[i] + ... + x[n-1] (a suffix sum; "
            "continue a row from its end with the previous tile's first value)",
-           note="the scan of cumsum, from the end", scratch=1, example="cumsum_rev(xu, init=carry)"),
+           note="the scan of cumsum, from the end", example="cumsum_rev(xu, init=carry)"),
     OpSpec("cumprod_rev", "scan", (V, _p("init", "scalar", Const(1.0))), _scan_rev(np.multiply),
-           "running product from the last element back", note="the scan of cumprod, from the end", scratch=1,
+           "running product from the last element back", note="the scan of cumprod, from the end",
            example="cumprod_rev(xu, init=carry)"),
     # -- windows (pooling): one value per window of k elements every `stride` --
     OpSpec("window_max", "window", WINDOW_PARAMS, _window("max"),

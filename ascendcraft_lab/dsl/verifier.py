@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from ..soc import Soc, get_soc
-from .buffers import ScratchNeed, UbBuffer, UbPlan, check_budget, stmt_temps, stmt_tile_sizes
+from .buffers import (ScratchNeed, UbBuffer, UbPlan, byte_masks, check_budget, compares, loaded_once, needs_staging,
+                      scalar_outputs, stage_groups, stmt_tile_sizes)
 from .errors import DslError, Span
 from .host import HOST_BUILTINS, SOC_CONSTANTS, bind_dims, check_dims, evaluate_host, syncs_all
 from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef,
@@ -25,6 +26,7 @@ from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreCh
                  TensorType, TileType, Tiles, TilingParam, TilingType, walk_exprs)
 from .ops import OPS
 from .printer import expr_text, gmref_text
+from .registers import statement_slots
 
 _INT_RANK = {DType.bool: 0, DType.u8: 1, DType.i8: 1, DType.i16: 2, DType.i32: 3, DType.i64: 4}
 _FLOAT_RANK = {DType.f16: 1, DType.bf16: 1, DType.f32: 2}
@@ -92,6 +94,7 @@ class _Verifier:
         self.stores: dict[str, tuple[bool, Span]] = {}
         self.launch_fields: dict[str, ScalarType] = {}
         self.synced = False       # a sync_all() came before: workspace stores of every core have landed
+        self.cast_masks: frozenset[str] = frozenset()   # bool tiles assigned from cast(): one byte per element
 
     # -- helpers ---------------------------------------------------------------------------
     def err(self, where, message: str, help: str | None = None) -> DslError:
@@ -117,8 +120,12 @@ class _Verifier:
             if t.name not in self.stores:
                 raise self.err(t, f"output `{t.name}` is never stored",
                                f"write it in a copyout stage: `store({t.name}[...], tile)`")
+        for name, info in self.tiles.items():
+            if info.origin == "load" and StageKind.compute not in info.used_in:
+                raise self.err(info.span, f"tile `{name}` is loaded but never read",
+                               "use it in a compute stage, or drop the load (it would only cost a copy)")
         locals_ = tuple((n, t) for n, (t, _) in self.kinds.items())
-        plan = self._plan()
+        plan = self._plan(body)
         kernel = replace(kernel, body=body, locals=locals_)
         return replace(self.p, host=host, kernel=kernel, verified=True, plan=plan)
 
@@ -343,6 +350,10 @@ class _Verifier:
         else:
             sym.type = type_
 
+    def _byte_masks(self) -> frozenset[str]:
+        """bool tiles so far that hold one byte per element: loaded ones (cast ones are seen in place)."""
+        return frozenset(n for n, i in self.tiles.items() if i.dtype is DType.bool and i.origin == "load") | self.cast_masks
+
     def _assign(self, st: Assign):
         if self.stage in (StageKind.copyin, StageKind.copyout):
             what = "loads (`xu = load(x[...])`)" if self.stage is StageKind.copyin else "stores (`store(y[...], yu)`)"
@@ -360,9 +371,11 @@ class _Verifier:
         if isinstance(t, ScalarType):
             t = ScalarType(t.dtype)   # a variable has a definite dtype even when set from a literal
         self._define(st.target, t, st.span, "compute")
+        if isinstance(t, TileType) and t.dtype is DType.bool and isinstance(value, Call) and value.op == "cast":
+            self.cast_masks |= {st.target}
         new = replace(st, value=value)
         if isinstance(t, TileType) or any(isinstance(n.type, TileType) for n in walk_exprs(value)):
-            temps = stmt_temps(new)
+            temps = statement_slots(new, t.dtype, self._byte_masks())
             if temps:
                 self.scratch.append(ScratchNeed(st.span, temps, stmt_tile_sizes(new, self._cap_shape)))
         return new
@@ -838,7 +851,8 @@ class _Verifier:
             out = c if out is None else Call("mul", (out, c))
         return out if out is not None else ONE
 
-    def _plan(self) -> UbPlan:
+    def _plan(self, body) -> UbPlan:
+        once = loaded_once(stage_groups(body), set(self.tiles))
         buffers = []
         for name, info in self.tiles.items():
             if info.level is Level.L1:
@@ -850,8 +864,11 @@ class _Verifier:
             else:
                 role = "VECCALC"
             buffers.append(UbBuffer(name, info.dtype, info.level, role, tuple(c for _, c in info.sites),
-                                    info.defined_in, frozenset(info.used_in), tuple(s for s, _ in info.sites)))
-        return UbPlan(tuple(buffers), tuple(self.scratch), sync_all=syncs_all(self.p))
+                                    info.defined_in, frozenset(info.used_in), tuple(s for s, _ in info.sites),
+                                    once=role == "VECIN" and name in once))
+        masks = byte_masks(body, {b.name for b in buffers if b.role == "VECIN" and b.dtype is DType.bool})
+        return UbPlan(tuple(buffers), tuple(self.scratch), sync_all=syncs_all(self.p), staging=needs_staging(body),
+                      scalar_outs=scalar_outputs(body), compare=compares(body, masks))
 
 
 # ----------------------------------------------------------------------------- type helpers

@@ -19,7 +19,7 @@ _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "/", "mod"
           "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _PREC = {"+": 4, "-": 4, "*": 5, "/": 5, "%": 5, "<": 2, "<=": 2, ">": 2, ">=": 2, "==": 2, "!=": 2}
 
-F32_MAX = "F32_MAX"        # the kernel's named constant for the largest finite float (kernel.py)
+F32_INF = "F32_INF"        # the kernel's named constant for IEEE infinity (kernel.py)
 
 CallText = Callable[[ir.Call, list[str]], str]
 
@@ -77,9 +77,9 @@ KERNEL = Dialect("kernel", {
 
 
 def float_literal(v: float) -> str:
-    """A float constant as C++ (`0.5f`); infinities become +-F32_MAX, which max/min treat alike."""
+    """A float constant as C++ (`0.5f`); an infinity is the kernel's named F32_INF."""
     if math.isinf(v):
-        return ("-" if v < 0 else "") + F32_MAX
+        return ("-" if v < 0 else "") + F32_INF
     text = repr(float(v))
     if "e" in text or "E" in text:
         mant, exp = text.lower().split("e")

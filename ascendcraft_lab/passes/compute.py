@@ -14,6 +14,7 @@ import re
 from collections import Counter
 
 from ..dsl import ir
+from ..dsl.buffers import SCALAR_OUT_BYTES
 from . import cpp
 from .bundle import Bundle
 from .cexpr import paren
@@ -46,9 +47,10 @@ class ComputeWriter:
         self.source: KernelSource = project.kernel
         self.facts: KernelFacts = project.facts
         self.p = project.plan.program
-        self.slots = 0
-        self.scalar_buf = False
-        self.scalar_out: dict[str, ir.DType] = {}       # scalars stored to GM -> their UB queue
+        plan = project.facts.ub                         # the UB plan: what Init allocates (dsl/buffers.py)
+        self.slots = plan.scratch_slots
+        self.scalar_buf = plan.staging
+        self.scalar_out = plan.scalar_outs              # scalars stored to GM: one UB queue each
         self._declared: set[str] = set()                # scalar locals declared in the current method
         self._counts: dict[str, str] | None = None      # element counts the current method names once
 
@@ -65,7 +67,7 @@ class ComputeWriter:
         process = Emitter()
         ctx = self._context(process)
         self._process_body(process, self.p.kernel.body, ComputeLowering(ctx))
-        self.scalar_buf = self.scalar_buf or ctx.uses_scalar_buf
+        self._within_plan(ctx, self.p.kernel)
         source.process = process
         if self.scalar_buf:
             source.part("constants", "scalar").line(
@@ -83,18 +85,10 @@ class ComputeWriter:
     def _init(self) -> None:
         em, facts = self.source.part("init", "compute"), self.facts
         for name in self.scalar_out:
-            em.line(f"pipe.InitBuffer({name}OutQueue, 1, 32);  // one block for the scalar `{name}`")
+            em.line(f"pipe.InitBuffer({name}OutQueue, 1, {SCALAR_OUT_BYTES});  // one block for the scalar `{name}`")
         if self.slots:
             ub = facts.ub
-            caps = [c for need in ub.scratch for c, _ in need.sizes if c is not None]
-            caps = caps or [c for b in ub.buffers for c in b.capacities if c is not None]
-            # A slot holds a temporary of any dtype the statements compute (f32 math on f16 tiles).
-            # 8-byte tiles (int64 indices) widen the slots only when a statement with temporaries
-            # touches one.
-            in_scratch = {dt for need in ub.scratch for _, dt in need.sizes}
-            widest = max([b.dtype for b in ub.buffers if b.dtype.nbytes <= 4 or b.dtype in in_scratch] + sorted(in_scratch, key=str),
-                         key=lambda d: d.nbytes, default=ir.DType.f32)
-            em.line(f"scratchSlotBytes = {facts.buffer_bytes(self.source, facts.max_text(caps), widest)};  "
+            em.line(f"scratchSlotBytes = {facts.buffer_bytes(self.source, facts.max_text(ub.slot_capacities), ub.slot_dtype)};  "
                     f"// one slot holds a temporary of any dtype the statements compute")
             slots = "scratchSlotBytes" if self.slots == 1 else f"{self.slots} * scratchSlotBytes"
             em.line(f"pipe.InitBuffer(scratchBuf, {slots});  // {self.slots} temporar{'y' if self.slots == 1 else 'ies'}")
@@ -140,8 +134,7 @@ class ComputeWriter:
                     self._copy_out(em, st)
         else:
             self._compute(em, stage, lower)
-        self.slots = max(self.slots, ctx.max_slots)
-        self.scalar_buf = self.scalar_buf or ctx.uses_scalar_buf
+        self._within_plan(ctx, stage)
         if self._counts:          # a tile's element count computed once, at the top of the method
             body = Emitter()
             with body.dsl(stage.span.line):
@@ -158,6 +151,14 @@ class ComputeWriter:
             params.append(("int64_t", f"{cpp_name(var)}{attr.capitalize()}" if attr else cpp_name(var)))
         facts.used_vars = None
         return Method(STAGE_METHOD[stage.kind], params, em, stage.span.line)   # named by name_methods
+
+    def _within_plan(self, ctx: ComputeContext, where) -> None:
+        """The lowering allocates what the UB plan counted, never more (the verifier's budget is Init's)."""
+        if ctx.max_slots > self.slots or (ctx.uses_scalar_buf and not self.scalar_buf):
+            need = (f"{ctx.max_slots} scratch slot(s), the plan has {self.slots}" if ctx.max_slots > self.slots
+                    else "the scalar staging block, which the plan does not have")
+            raise LoweringError(f"internal: this lowering needs {need} (dsl/buffers.py must count what "
+                                "passes/vector.py allocates); please report the draft", where)
 
     def _context(self, em: Emitter) -> ComputeContext:
         """What the compute lowering of one method (or of Process) needs from this kernel."""
@@ -253,7 +254,6 @@ class ComputeWriter:
             em.line(f"SetAtomicAdd<{t.dtype.cpp}>();  // every core adds its part (the output starts at zero)")
         if isinstance(vt, ir.ScalarType):
             q = f"{name}OutQueue"
-            self.scalar_out[st.value.id] = vt.dtype
             em.line(f"LocalTensor<{vt.dtype.cpp}> {name}Out = {q}.AllocTensor<{vt.dtype.cpp}>();")
             em.line(f"{name}Out.SetValue(0, {name});")
             em.line("// the scalar unit wrote the UB value the copy engine reads next")

@@ -164,6 +164,8 @@ def _buffers(source: KernelSource, facts: KernelFacts) -> None:
             nbytes = names.get((cap, dtype)) or facts.buffer_bytes(source, cap, dtype)
             if b.role == "VECCALC":
                 em.line(f"pipe.InitBuffer({b.name}Buf, {nbytes});")
+            elif b.once:
+                em.line(f"pipe.InitBuffer({b.name}Queue, 1, {nbytes});  // loaded once per core: one buffer")
             else:
                 em.line(f"pipe.InitBuffer({b.name}Queue, BUFFER_NUM, {nbytes});")
     if facts.sync_line:
@@ -228,6 +230,23 @@ def _entry(plan: Plan) -> Emitter:
     return em
 
 
+def initbuffer_total(text: str, values: dict, calls=None) -> tuple[int, list]:
+    """(bytes, [(call, buffers, bytes each)]) of a kernel's InitBuffer calls, evaluated with the
+    tiling `values` (each rounded up to 32 bytes, as the pipe allocates): what the UB holds."""
+    calls = calls if calls is not None else [c for c in cpp.calls(text, {"InitBuffer"}) if len(c.args) in (2, 3)]
+    referenced = {w for c in calls for a in c.args[1:] for w in re.findall(r"[A-Za-z_]\w*", a)}
+    names = {**cpp.constants(text), **values}
+    names.update(cpp.member_values(text, names, referenced - set(names)))
+    total, parts = 0, []
+    for call in calls:
+        num_expr, bytes_expr = ("1", call.args[1]) if len(call.args) == 2 else call.args[1:]
+        num = cpp.evaluate(num_expr, names)
+        size = -(-cpp.evaluate(bytes_expr, names) // 32) * 32
+        total += num * size
+        parts.append((call, num, size))
+    return total, parts
+
+
 def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
     text, found = kernel_text(SPEC, plan, bundle)
     if text is None:
@@ -240,21 +259,9 @@ def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
                                  bundle, plan.kernel_path, dsl_line=buf.dsl_line,
                                  help=f"declare `{buf.declaration}` and give it UB with pipe.InitBuffer"))
     calls = [c for c in cpp.calls(text, {"InitBuffer"}) if len(c.args) in (2, 3)]
-    consts = cpp.constants(text)
-
-    referenced = {w for c in calls for a in c.args[1:] for w in re.findall(r"[A-Za-z_]\w*", a)}
 
     def total_for(values):
-        names = {**consts, **values}
-        names.update(cpp.member_values(text, names, referenced - set(names)))
-        total, parts = 0, []
-        for call in calls:
-            num_expr, bytes_expr = ("1", call.args[1]) if len(call.args) == 2 else call.args[1:]
-            num = cpp.evaluate(num_expr, names)
-            size = -(-cpp.evaluate(bytes_expr, names) // 32) * 32
-            total += num * size
-            parts.append((call, num, size))
-        return total, parts
+        return initbuffer_total(text, values, calls)
 
     try:
         total, parts = total_for(plan.tiling_values(options))

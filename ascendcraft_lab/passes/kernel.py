@@ -21,7 +21,7 @@ from typing import Callable, ClassVar
 import numpy as np
 
 from ..dsl import ir
-from ..dsl.buffers import ub_buffers
+from ..dsl.buffers import byte_masks, stage_groups, ub_buffers
 from ..dsl.host import needs_workspace
 from ..dsl.printer import expr_text
 from .cexpr import KERNEL, float_literal, paren, render
@@ -231,12 +231,12 @@ class KernelSource:
 
 
 def named_constants(soc) -> tuple[tuple[str, str], ...]:
-    """Constants a kernel defines when its code names them (instead of literal 32, 256, 3.4e38)."""
+    """Constants a kernel defines when its code names them (instead of literal 32, 256, infinity)."""
     return (
         ("BLOCK_BYTES", f"constexpr int64_t BLOCK_BYTES = {soc.block_bytes};  "
                         "// UB addresses and DataCopy lengths are whole 32-byte blocks"),
         ("REPEAT_BYTES", f"constexpr int64_t REPEAT_BYTES = {soc.repeat_bytes};  // one vector repeat"),
-        ("F32_MAX", "constexpr float F32_MAX = 3.40282347e+38f;  // the largest finite float: -inf / +inf in max and min"),
+        ("F32_INF", "constexpr float F32_INF = __builtin_inff();  // IEEE +infinity: what a min starts from (-F32_INF for a max)"),
     )
 
 
@@ -352,14 +352,6 @@ def dsl_text(p: ir.Program, node) -> str:
 # -- what init and compute share ------------------------------------------------------------------
 
 STAGE_METHOD = {ir.StageKind.copyin: "CopyIn", ir.StageKind.compute: "Compute", ir.StageKind.copyout: "CopyOut"}
-STAGE_ORDER = {ir.StageKind.copyin: 0, ir.StageKind.compute: 1, ir.StageKind.copyout: 2}
-
-
-@dataclass(frozen=True)
-class StageGroup:
-    """One copyin -> compute -> copyout pass over the data: its stages, in order."""
-    number: int
-    stages: tuple[ir.Stage, ...]
 
 
 class KernelFacts:
@@ -375,23 +367,17 @@ class KernelFacts:
         self.tiling_names = set(p.dim_names()) | {s.name for s in p.scalars}
         self.scalars = {n: t for n, t in p.kernel.locals if isinstance(t, ir.ScalarType) and n not in self.loops}
         self.members_scalar = self._scalar_members()
-        self.byte_masks = frozenset(
-            [b.name for b in plan.tiles.values() if b.kind == "VECIN" and b.dtype is ir.DType.bool]
-            + [s.target for s, _ in ir.walk_stmts(p.kernel.body) if isinstance(s, ir.Assign)
-               and isinstance(s.value, ir.Call) and s.value.op == "cast" and isinstance(s.value.type, ir.TileType)
-               and s.value.type.dtype is ir.DType.bool])
-        self.compare = any(isinstance(n, ir.Call) and isinstance(n.type, ir.TileType) and (
-            n.op in ("lt", "le", "gt", "ge", "eq", "ne")
-            or (n.op == "where" and ((isinstance(n.args[0], ir.Name) and n.args[0].id in self.byte_masks)
-                                     or (isinstance(n.args[0], ir.Call) and n.args[0].op == "cast"))))
-            for n in ir.walk(p.kernel))
+        # what the UB plan derived from the IR (dsl/buffers.py): one source for the verifier and the passes
+        self.byte_masks = byte_masks(p.kernel.body, {b.name for b in self.ub.buffers
+                                                     if b.role == "VECIN" and b.dtype is ir.DType.bool})
+        self.compare = self.ub.compare
         # every C++ name the DSL gives rise to; generated temporaries must not shadow one
         self.reserved = frozenset(cpp_name(n) for n, _ in p.kernel.locals) | frozenset(
             cpp_name(t.name) for t in p.tensors() + p.workspaces) | frozenset(cpp_name(s.name) for s in p.scalars) | frozenset(
             cpp_name(v) for v in self.loops)
         self.size_members = self._size_members()
-        self.groups = self._stage_groups()
-        self.persistent = self._persistent_tiles()
+        self.groups = stage_groups(p.kernel.body)
+        self.persistent = {b.name for b in self.ub.buffers if b.once}
         # sync_all() lowers to SyncAll's soft form: a kernel-launch project (<<<>>>) cannot use the
         # hardware form, which CANN supports in op projects only.
         self.sync_line = next((s.span.line for s in p.kernel.body if isinstance(s, ir.SyncAll)), 0)
@@ -500,57 +486,6 @@ class KernelFacts:
 
         walk(self.p.kernel.body, None)
         return {n for n in self.scalars if n in outside or len(where.get(n, ())) > 1 or 0 in where.get(n, ())}
-
-    def _stage_groups(self) -> list[StageGroup]:
-        groups: list[list[ir.Stage]] = []
-
-        def collect(stmts):
-            run: list[ir.Stage] = []
-            for s in stmts:
-                if isinstance(s, ir.Stage):
-                    # a group is one copyin -> compute -> copyout pass: a stage that does not come
-                    # after the previous one in that order starts the next group (a compute of
-                    # per-column values, then the copyin of the next sweep's first step)
-                    if run and STAGE_ORDER[s.kind] <= STAGE_ORDER[run[-1].kind]:
-                        groups.append(run)
-                        run = []
-                    run.append(s)
-                    continue
-                if run:
-                    groups.append(run)
-                    run = []
-                if isinstance(s, ir.For):
-                    collect(s.body)
-                elif isinstance(s, ir.If):
-                    collect(s.body)
-                    collect(s.orelse)
-            if run:
-                groups.append(run)
-
-        collect(self.p.kernel.body)
-        return [StageGroup(i, tuple(g)) for i, g in enumerate(groups, 1)]
-
-    def group_of(self, stage: ir.Stage) -> StageGroup:
-        return next(g for g in self.groups if any(s is stage for s in g.stages))
-
-    def _persistent_tiles(self) -> set[str]:
-        """Loaded tiles read by compute stages of another stage group (a weight loaded once per
-        core, used for every row): dequeued once after their copy and kept until the end."""
-        loaded: dict[str, set[int]] = {}
-        for group in self.groups:
-            for st in group.stages:
-                if st.kind is ir.StageKind.copyin:
-                    for s in st.body:
-                        if isinstance(s, ir.Load) and isinstance(self.p.local_type(s.target), ir.TileType):
-                            loaded.setdefault(s.target, set()).add(group.number)
-        keep = set()
-        for group in self.groups:
-            for st in group.stages:
-                if st.kind is ir.StageKind.compute:
-                    reads = {n.id for x in st.body for n in ir.walk(x) if isinstance(n, ir.Name)}
-                    # A name loaded again in this compute's own group is a per-tile queue here.
-                    keep |= {t for t in reads if t in loaded and group.number not in loaded[t]}
-        return keep
 
     def max_text(self, caps) -> str:
         """The largest of several sizes as C++ (MaxOf of the distinct ones)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..dsl import ir
-from ..dsl.buffers import expr_need
+from ..dsl.registers import RegisterWalk, has_reduction as _has_reduction, is_byte_mask, is_tile
 from ..dsl.ops import OPS, ROUND_MODES, Step, fold, window_base, window_form, window_lead, window_padded_len
 from ..dsl.printer import expr_text
 from .cexpr import KERNEL, float_literal, paren as _paren, render
@@ -101,18 +101,36 @@ def _leaf_names(e: ir.Expr) -> set[str]:
     return {n.id for n in ir.walk_exprs(e) if isinstance(n, ir.Name)}
 
 
-def _need(e: ir.Expr) -> tuple[int, int]:
-    return expr_need(e)
 
 
-def is_tile(e: ir.Expr) -> bool:
-    return isinstance(e.type, ir.TileType)
+class ComputeLowering(RegisterWalk):
+    """The shared register walk (dsl/registers.py), emitting code: slots are named scratch
+    tiles, leaves the kernel's UB tiles, and `emit` writes the AscendC for each op."""
 
-
-class ComputeLowering:
     def __init__(self, ctx: ComputeContext):
+        super().__init__(ctx.byte_masks)
         self.ctx = ctx
         self.em = ctx.em
+        self._rendered: dict[int, str] = {}   # the current op's scalar operands, already emitted
+
+    def take(self, dtype: ir.DType) -> Tile:
+        return self.ctx.take_slot(dtype)
+
+    def release(self, value: Tile) -> None:
+        self.ctx.release(value)
+
+    def leaf(self, name: ir.Name) -> Tile:
+        return self.ctx.tile_of(name.id)
+
+    def emit(self, e: ir.Call, out: Tile, values: dict) -> None:
+        # scalar operands that reduce a tile are computed first, before the op takes its work
+        # tiles: the order the UB plan counts in (RegisterWalk.emit)
+        rendered = {id(a): self._scalar(a) for a in e.args if not is_tile(a) and _has_reduction(a)}
+        outer, self._rendered = self._rendered, rendered
+        try:
+            self._emit(e, OPS[e.op], out, values, self.count(e))
+        finally:
+            self._rendered = outer
 
     # -- statements ------------------------------------------------------------------------
     def assign_tile(self, target: Tile, value: ir.Expr) -> None:
@@ -148,6 +166,8 @@ class ComputeLowering:
     def _scalar(self, e: ir.Expr) -> str:
         """C++ of a scalar expression (the one printer, kernel dialect); what the scalar unit
         cannot compute by itself goes through the vector unit first (see `_vector_for_scalar`)."""
+        if id(e) in self._rendered:
+            return self._rendered[id(e)]
         return render(e, self.ctx.names, KERNEL, hook=self._vector_for_scalar)
 
     def _vector_for_scalar(self, e: ir.Call) -> str | None:
@@ -255,46 +275,9 @@ class ComputeLowering:
 
     # -- tile expressions ------------------------------------------------------------------------
     def tile(self, e: ir.Expr, into: Tile | None, final: Tile | None = None) -> Tile:
-        """Evaluate tile expression `e`; the result lands in `into` when given (a fresh buffer
-        the expression does not read), else in a scratch slot or over a dying operand."""
-        if isinstance(e, ir.Name):
-            return self.ctx.tile_of(e.id)
-        if not isinstance(e, ir.Call):
+        if not isinstance(e, (ir.Name, ir.Call)):
             raise LoweringError(f"`{expr_text(e)}` is not a tile expression", e)
-        spec = OPS[e.op]
-        n = self.count(e)
-        # Children in Sethi-Ullman order; scalars are rendered in place when needed.
-        tile_args = [(i, a) for i, a in enumerate(e.args) if is_tile(a)]
-        order = sorted(tile_args, key=lambda ia: _need(ia[1])[0] - _need(ia[1])[1], reverse=True)
-        values: dict[int, Tile] = {}
-        offered = into
-        for i, a in order:
-            if isinstance(a, ir.Name):
-                values[i] = self.ctx.tile_of(a.id)
-                continue
-            dst = offered if (offered is not None and spec.inplace and a.type.dtype == offered.dtype) else None
-            values[i] = self.tile(a, dst)
-            if dst is not None:
-                offered = None          # `into` now holds this operand; the op below writes over it
-        out = self._destination(e, values, into, final)
-        self._emit(e, spec, out, values, n)
-        for v in values.values():
-            if v is not out and v.name != (into.name if into else None):
-                self.ctx.release(v)
-        return out
-
-    def _destination(self, e: ir.Expr, values: dict[int, Tile], into: Tile | None, final: Tile | None) -> Tile:
-        spec = OPS[e.op]
-        dtype = e.type.dtype
-        if into is not None and into.dtype == dtype:
-            return into
-        if final is not None and final.dtype == dtype:
-            return final
-        if spec.inplace:
-            for v in values.values():
-                if v.slot is not None and v.dtype == dtype:
-                    return v
-        return self.ctx.take_slot(dtype)
+        return super().tile(e, into, final)
 
     def _emit(self, e: ir.Call, spec, out: Tile, v: dict[int, Tile], n: str) -> None:
         em = self.em
@@ -386,9 +369,7 @@ class ComputeLowering:
     def _is_byte_mask(self, e: ir.Expr) -> bool:
         """A bool tile from GM or from cast() holds one byte per element; Select wants the bit
         mask Compare writes, so such a mask is compared with 0 first."""
-        if isinstance(e, ir.Name):
-            return e.id in self.ctx.byte_masks
-        return isinstance(e, ir.Call) and e.op == "cast"
+        return is_byte_mask(e, self.ctx.byte_masks)
 
     def _mask_bits(self, mask: Tile, n: str) -> Tile:
         em = self.em
@@ -651,11 +632,6 @@ class ComputeLowering:
                     self.em.line(f"if ({src.name}.GetValue(i) {better} {src.name}.GetValue({name})) {{ {name} = i; }}")
         self.ctx.release(src)
         return name
-
-
-def _has_reduction(e: ir.Expr) -> bool:
-    return any(isinstance(n, ir.Call) and n.op in OPS and OPS[n.op].category in ("reduce", "element")
-               for n in ir.walk_exprs(e))
 
 
 def _one(dtype: ir.DType) -> str:

@@ -147,14 +147,16 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, dtype: DType, rtol: fl
     if g.shape != w.shape:
         return OutputCheck(name, w.shape, dtype.value, rtol, atol, float("inf"), float("inf"), int(w.size), unwritten,
                            False, f"shape {g.shape} instead of {w.shape}")
-    diff = np.abs(g - w)
+    with np.errstate(invalid="ignore"):          # inf - inf: equal infinities are no error
+        diff = np.abs(g - w)
     both_nan = np.isnan(g) & np.isnan(w)
-    diff = np.where(both_nan, 0.0, diff)
+    diff = np.where(both_nan | (g == w), 0.0, diff)
     diff = np.where(np.isnan(diff), np.inf, diff)
     bad = ~(diff <= atol + rtol * np.abs(np.nan_to_num(w, nan=0.0, posinf=0.0, neginf=0.0))) & ~both_nan
     bad &= ~((g == w) & np.isinf(w))
     max_abs = float(diff.max()) if diff.size else 0.0
-    rel = diff / np.maximum(np.abs(w), 1e-12)
+    with np.errstate(invalid="ignore"):
+        rel = diff / np.maximum(np.abs(w), 1e-12)
     rel = np.where(diff == 0, 0.0, rel)
     max_rel = float(np.nanmax(rel)) if rel.size else 0.0
     worst = ""

@@ -72,3 +72,20 @@ def test_where_on_a_bool_input_mask_lowers_to_a_bit_mask(ref_dir):
     verdict, emu = check_emulator(program, render(program, LowerOptions(), 4), run["run"])
     assert emu.findings == [], render_run(emu, program)
     assert verdict.correct, verdict.summary()
+
+
+def test_masked_fill_with_minus_inf_drafts_lowers_and_verifies(ref_dir):
+    """x.masked_fill(mask, -inf) over a bool mask of x's shape (issue 22): the draft the verifier
+    accepts is one every pass lowers (one UB plan: the byte mask's widening slots included),
+    and the -inf lands as IEEE -inf (equal infinities compare equal)."""
+    from drafter_helpers import write_ref
+    path = write_ref(ref_dir, "masked_fill", "def forward(self, x, mask):\n    return x.masked_fill(mask, float('-inf'))",
+                     "[torch.randn(128, 4096), torch.rand(128, 4096) > 0.5]")
+    traced, run = run_jobs([{"mode": "trace", "path": str(path)}, {"mode": "run", "path": str(path), "seed": 0}])
+    draft = draft_from_trace(traced["graph"], name="masked_fill")
+    assert "where(masku, -inf, xu)" in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, run["run"])
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+    from ascendcraft_lab.soc import get_soc
+    assert emu.timings["ub_bytes"] <= get_soc().ub_usable      # what the plan promised

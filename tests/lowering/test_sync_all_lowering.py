@@ -55,7 +55,7 @@ def test_the_ub_plan_counts_the_work_area_and_ub_elems_leaves_it_out():
     usage = ub_buffers(program).usage({**{f"t.{k}": v for k, v in launch.items()}}, soc)
     assert usage.sync_bytes == soc.vector_cores * 32
     assert "SyncAll work area" in usage.breakdown()
-    assert usage.total() <= soc.ub_for_tiles
+    assert usage.total() <= soc.ub_usable
     # the emulator's workspace: the one float, 32-byte aligned, then 32 B of flags per block
     assert workspace_layout(program, {}, soc, launch["cores"])[1] == 32 + 32 * launch["cores"]
 

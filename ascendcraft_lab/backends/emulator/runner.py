@@ -714,6 +714,7 @@ def run_kernel(
         report_path = work / "report.json"
         data = json.loads(report_path.read_text())
         timings["kernel_s"] = round(float(data.get("kernel_s", 0.0)), 6)
+        timings["ub_bytes"] = int(data.get("ub_bytes", 0))   # the most InitBuffer bytes a block held
         everything = data.get("findings", [])
         findings = [f for f in everything if f["kind"] not in NOTE_KINDS]
         notes = [f for f in everything if f["kind"] in NOTE_KINDS]

@@ -111,6 +111,7 @@ std::mutex g_mu;
 std::vector<Finding> g_findings;  // merged, in block order
 double g_kernel_s = 0.0;
 unsigned long long g_launches = 0;  // kernel launches since the report was last cleared
+std::atomic<uint64_t> g_initbuffer_high{0};   // the most InitBuffer bytes any block's pipe held
 
 // The all-core barrier of one launch. Every block runs on its own thread, so the blocks that
 // reach SyncAll wait here until the others arrive too; a block that ends while others wait
@@ -473,8 +474,8 @@ std::string json_escape(const std::string& s) {
 std::string findings_json() {
     std::string o;
     char buf[256];
-    snprintf(buf, sizeof(buf), "{\"kernel_s\": %.6f, \"threads\": %u, \"launches\": %llu, \"findings\": [", g_kernel_s,
-             g_threads, g_launches);
+    snprintf(buf, sizeof(buf), "{\"kernel_s\": %.6f, \"threads\": %u, \"launches\": %llu, \"ub_bytes\": %llu, \"findings\": [",
+             g_kernel_s, g_threads, g_launches, (unsigned long long)g_initbuffer_high.load());
     o += buf;
     for (size_t i = 0; i < g_findings.size(); ++i) {
         const Finding& x = g_findings[i];
@@ -536,6 +537,12 @@ void print_findings_to_stderr() {
 }
 
 }  // namespace
+
+void note_initbuffer_total(uint64_t bytes) {
+    uint64_t seen = g_initbuffer_high.load();
+    while (bytes > seen && !g_initbuffer_high.compare_exchange_weak(seen, bytes)) {
+    }
+}
 
 // ---- entry points used by the headers ------------------------------------------------------
 void report(const char* kind, const char* api, const char* file, int line, const char* fmt, ...) {
@@ -716,6 +723,7 @@ std::string report_json(bool clear) {
         g_findings.clear();
         g_kernel_s = 0.0;
         g_launches = 0;
+        g_initbuffer_high = 0;
     }
     return json;
 }

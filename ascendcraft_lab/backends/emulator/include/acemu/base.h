@@ -175,6 +175,7 @@ bool find_alloc(const void* p, const uint8_t** lo, const uint8_t** hi, int* arg_
 void gm_written(const void* p, uint64_t nbytes, const char* api, const char* file, int line);
 void gm_atomic(void* dst, const void* src, uint64_t nbytes, int op, int dtype, const char* file, int line);
 void* ub_reserve_grow(uint64_t need);  // makes sure the UB reserve covers `need` bytes
+void note_initbuffer_total(uint64_t bytes);  // a block's pipe now holds this many InitBuffer bytes (the report's ub_bytes)
 // SyncAll: wait for every block of the launch; applies the atomic writes made so far.
 void sync_all(const char* file, int line);
 // SyncAll's soft form: the same barrier, with the block's GM flag area (`gm`, `gm_bytes` of it

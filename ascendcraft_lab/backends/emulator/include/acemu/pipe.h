@@ -346,6 +346,7 @@ private:
     uint64_t take(acemu::BlockCtx* c, uint64_t bytes, const char* api, const char* file, int line) {
         uint64_t off = used_;
         used_ += bytes;
+        acemu::rt::note_initbuffer_total(used_);
         if (used_ > c->ub_bytes && off <= c->ub_bytes) {
             acemu::rt::report(acemu::UB_OVERFLOW, api, file, line,
                               "InitBuffer brings this pipe's UB total to %llu B, but the SoC has only %llu B of UB: %llu B too many. "

@@ -4,7 +4,7 @@
 #include "softmax_tiling.h"
 
 constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
-constexpr float F32_MAX = 3.40282347e+38f;  // the largest finite float: -inf / +inf in max and min
+constexpr float F32_INF = __builtin_inff();  // IEEE +infinity: what a min starts from (-F32_INF for a max)
 
 using namespace AscendC;
 
@@ -34,7 +34,7 @@ public:
     __aicore__ inline void Process() {
         // DSL 23: for r in core_rows(t.rows, B):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            m = -F32_MAX;  // DSL 24
+            m = -F32_INF;  // DSL 24
             // DSL 25: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);

@@ -24,8 +24,8 @@ public:
         bGm.SetGlobalBuffer((__gm__ float *)b, tiling.N);
         yGm.SetGlobalBuffer((__gm__ float *)y + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
         const int64_t NBytes = AlignUp(tiling.N * sizeof(float), BLOCK_BYTES);  // bytes of one wu, bu, xu, d or yu tile
-        pipe.InitBuffer(wuQueue, BUFFER_NUM, NBytes);
-        pipe.InitBuffer(buQueue, BUFFER_NUM, NBytes);
+        pipe.InitBuffer(wuQueue, 1, NBytes);  // loaded once per core: one buffer
+        pipe.InitBuffer(buQueue, 1, NBytes);  // loaded once per core: one buffer
         pipe.InitBuffer(xuQueue, BUFFER_NUM, NBytes);
         pipe.InitBuffer(dBuf, NBytes);
         pipe.InitBuffer(yuQueue, BUFFER_NUM, NBytes);

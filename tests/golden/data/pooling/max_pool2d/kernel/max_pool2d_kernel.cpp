@@ -4,7 +4,7 @@
 #include "max_pool2d_tiling.h"
 
 constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
-constexpr float F32_MAX = 3.40282347e+38f;  // the largest finite float: -inf / +inf in max and min
+constexpr float F32_INF = __builtin_inff();  // IEEE +infinity: what a min starts from (-F32_INF for a max)
 
 using namespace AscendC;
 
@@ -98,8 +98,8 @@ private:
         LocalTensor<float> tmp0 = Scratch<float>(0);
         // window_max: windows of tiling.k every tiling.s (dilation tiling.d) over the row padded by tiling.p. The row is
         // copied behind lead1 padding slots so that it starts on a 32-byte boundary; the padding holds
-        // -F32_MAX, which never wins.
-        Duplicate(tmp0, -F32_MAX, MaxOf(lead1 + tiling.W, outW * tiling.s + (lead1 + (tiling.k - 1) * tiling.d - tiling.p - tiling.s + 1)));
+        // -F32_INF, which never wins.
+        Duplicate(tmp0, -F32_INF, MaxOf(lead1 + tiling.W, outW * tiling.s + (lead1 + (tiling.k - 1) * tiling.d - tiling.p - tiling.s + 1)));
         Muls(tmp0[lead1], acc, 1.0f, tiling.W);
         // Element j of window o is element o * tiling.s + j * tiling.d + lead1 - tiling.p of the padded copy: one Gather per window
         // offset j collects it from every window (no unaligned vector address), then it is folded in.

@@ -17,7 +17,7 @@ from typing import Mapping
 
 from ..soc import Soc, get_soc
 from .buffers import (ScratchNeed, UbBuffer, UbPlan, byte_masks, check_budget, compares, loaded_once, needs_staging,
-                      scalar_outputs, stage_groups, stmt_tile_sizes)
+                      padded_len, padded_rows, scalar_outputs, stage_groups, stmt_tile_sizes)
 from .errors import DslError, Span
 from .host import HOST_BUILTINS, SOC_CONSTANTS, bind_dims, check_dims, evaluate_host, syncs_all
 from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef,
@@ -377,7 +377,7 @@ class _Verifier:
         if isinstance(t, TileType) or any(isinstance(n.type, TileType) for n in walk_exprs(value)):
             temps = statement_slots(new, t.dtype, self._byte_masks())
             if temps:
-                self.scratch.append(ScratchNeed(st.span, temps, stmt_tile_sizes(new, self._cap_shape)))
+                self.scratch.append(ScratchNeed(st.span, temps, stmt_tile_sizes(new, self._cap_shape), new, t.dtype))
         return new
 
     def _load(self, st: Load):
@@ -853,6 +853,17 @@ class _Verifier:
 
     def _plan(self, body) -> UbPlan:
         once = loaded_once(stage_groups(body), set(self.tiles))
+        masks = byte_masks(body, {n for n, i in self.tiles.items() if i.origin == "load" and i.dtype is DType.bool})
+        compare = compares(body, masks)
+        calc = {name: tuple(c for _, c in info.sites) for name, info in self.tiles.items()
+                if info.origin == "compute" and info.level is Level.UB and StageKind.copyout not in info.used_in}
+        padded = padded_rows(body, calc, compare, {n for n, _ in self.kinds.items()} - set(self.tiles))
+        in_place = frozenset(n for n, _ in padded)
+        scratch = self.scratch
+        if in_place:       # the window ops reading a padded tile in place need no copy of it
+            scratch = [replace(need, tiles=statement_slots(need.stmt, need.dtype, masks, in_place),
+                               sizes=stmt_tile_sizes(need.stmt, self._cap_shape, in_place)) for need in scratch]
+            scratch = [need for need in scratch if need.tiles]
         buffers = []
         for name, info in self.tiles.items():
             if info.level is Level.L1:
@@ -863,12 +874,15 @@ class _Verifier:
                 role = "VECOUT"
             else:
                 role = "VECCALC"
-            buffers.append(UbBuffer(name, info.dtype, info.level, role, tuple(c for _, c in info.sites),
+            caps = tuple(c for _, c in info.sites)
+            window = next((call for n, call in padded if n == name), None)
+            if window is not None:         # the padding around the row lives in the tile's buffer
+                caps = (self._cap_shape(TileType(info.dtype, (padded_len(window),))),)
+            buffers.append(UbBuffer(name, info.dtype, info.level, role, caps,
                                     info.defined_in, frozenset(info.used_in), tuple(s for s, _ in info.sites),
                                     once=role == "VECIN" and name in once))
-        masks = byte_masks(body, {b.name for b in buffers if b.role == "VECIN" and b.dtype is DType.bool})
-        return UbPlan(tuple(buffers), tuple(self.scratch), sync_all=syncs_all(self.p), staging=needs_staging(body),
-                      scalar_outs=scalar_outputs(body), compare=compares(body, masks))
+        return UbPlan(tuple(buffers), tuple(scratch), sync_all=syncs_all(self.p), staging=needs_staging(body),
+                      scalar_outs=scalar_outputs(body), compare=compare, padded=padded)
 
 
 # ----------------------------------------------------------------------------- type helpers

@@ -10,13 +10,14 @@ import ast
 import difflib
 import math
 import warnings
+from pathlib import Path
 
 from .errors import DslError, Span
 from .host import HOST_OPS, SOC_CONSTANTS
 from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef, Expr, For, GmRef,
                  HostFunc, If, IndexExpr, IndexSlice, IndexWindows, Kernel, Launch, LaunchField, Level, Load,
                  Name, Program, Range, ScalarParam, Stage, StageKind, Store, Str, TensorParam, TensorRole,
-                 SyncAll, Tiles, TilingParam)
+                 SyncAll, Tiles, TilingParam, walk_exprs)
 from .ops import BINARY_SYMBOLS, HOST_BUILTINS, OPS, ROUND_MODES, OpParam
 
 GRAMMAR = r"""
@@ -83,7 +84,6 @@ def parse(text: str, path: str = "<dsl>") -> Program:
 
 
 def parse_file(path) -> Program:
-    from pathlib import Path
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -694,7 +694,6 @@ def _what(node) -> str:
 
 
 def _walk(e: Expr):
-    from .ir import walk_exprs
     return walk_exprs(e)
 
 

@@ -25,7 +25,7 @@ from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreCh
                  RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, SyncAll, TensorParam, TensorRole,
                  TensorType, TileType, Tiles, TilingParam, TilingType, walk_exprs)
 from .ops import OPS
-from .printer import expr_text, gmref_text
+from .printer import expr_text, gmref_text, shape_text
 from .registers import statement_slots
 
 _INT_RANK = {DType.bool: 0, DType.u8: 1, DType.i8: 1, DType.i16: 2, DType.i32: 3, DType.i64: 4}
@@ -185,7 +185,6 @@ class _Verifier:
             if isinstance(p, TensorParam):
                 # Same dtype and dims; the grouping may differ (the kernel's view is its own business).
                 if not isinstance(k, TensorParam) or k.dtype != p.dtype or k.dims != p.dims:
-                    from .printer import shape_text
                     want = (f"Tensor[{k.dtype.value}, {shape_text(tuple((d,) for d in k.dims))}]"
                             if isinstance(k, TensorParam) else k.dtype.value)
                     raise self.err(p, f"host parameter `{p.name}` differs from the kernel's declaration",
@@ -465,7 +464,6 @@ class _Verifier:
                                f"write e.g. {g.tensor}[{', '.join(['r', 'c'][-rank:] if rank <= 2 else ['i'] * rank)}]")
             return g, tensor, []
         if len(g.index) != rank:
-            from .printer import shape_text
             raise self.err(g, f"`{g.tensor}` has {rank} axes {shape_text(param.groups)} but {len(g.index)} indices",
                            "give one index per axis (group dims in the declaration, e.g. ((B, M), N), to view them as one)")
         kept, index = [], []

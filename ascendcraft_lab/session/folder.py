@@ -285,11 +285,13 @@ class SessionFolder:
                 return d
         return None
 
-    def foreign_files(self) -> list[str]:
-        """Files of a folder that is not a session yet (a new session may only go into an empty one)."""
+    def foreign_files(self, ours: tuple[str, ...] = ()) -> list[str]:
+        """Entries of a folder that is not a session yet, other than `ours` (names ascendcraft
+        itself writes there, such as the LLM call log): a new session only goes where there are none."""
         if not self.path.is_dir():
             return []
-        return sorted(p.name for p in self.path.iterdir() if p.name not in (LOCK_FILE, JOURNAL) and not _is_temp(p.name))
+        skip = {LOCK_FILE, JOURNAL, *ours}
+        return sorted(p.name for p in self.path.iterdir() if p.name not in skip and not _is_temp(p.name))
 
     # ------------------------------------------------------------------------- the lock
     @contextlib.contextmanager

@@ -278,7 +278,7 @@ class Session:
         if not path.is_dir():
             return
         if not self.folder.exists():
-            foreign = self.folder.foreign_files()
+            foreign = self.folder.foreign_files(ours=(LOG_FILE_NAME, "runs"))
             if foreign:
                 shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
                 raise SessionError(f"error: {path} is not a session folder and is not empty ({shown})\n"

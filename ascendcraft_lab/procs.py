@@ -59,17 +59,26 @@ def handle_termination() -> None:
 
 @contextlib.contextmanager
 def shielded() -> Iterator[None]:
-    """SIGINT and SIGTERM are held back (delivered on exit) while the block runs.
+    """SIGINT and SIGTERM are held back while the block runs, and acted on when it ends.
 
-    Only the main thread receives Python signals, so elsewhere this does nothing."""
+    Python runs signal handlers in the main thread only (and a process-wide signal may land on
+    any thread), so the handlers themselves are swapped: elsewhere this does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    pending: list[int] = []
+    old = {sig: signal.signal(sig, lambda signum, frame: pending.append(signum)) for sig in _STOP_SIGNALS}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        if pending:
+            handler = old[pending[0]]
+            if callable(handler):
+                handler(pending[0], None)        # raises KeyboardInterrupt / Terminated here, after the block
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), pending[0])
 
 
 def die_with_parent() -> None:
@@ -92,17 +101,37 @@ def child_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     return out
 
 
-def kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the child's whole process group and reap the child."""
+def kill_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
+    """Stop the child's whole process group and reap the child: SIGTERM first (g++ removes its
+    temporary files, a Python child runs its clean-up), SIGKILL for whatever is left after `grace` s."""
+    stop_groups([proc], grace)
+
+
+def stop_groups(children: list[subprocess.Popen], grace: float = 2.0) -> None:
+    """`kill_group` for several children at once (they get their SIGTERM together)."""
     with shielded():
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:   # unkillable (uninterruptible sleep): leave it to init
-            pass
+        for proc in children:
+            _signal_group(proc, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        for proc in children:
+            if proc.poll() is None:
+                try:
+                    proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    pass
+        for proc in children:
+            _signal_group(proc, signal.SIGKILL)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:   # unkillable (uninterruptible sleep): leave it to init
+                pass
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def spawn(cmd: Sequence[str], *, cwd=None, env: Mapping[str, str] | None = None, stdout=None, stderr=None,

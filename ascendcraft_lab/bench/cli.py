@@ -33,6 +33,7 @@ from .report import render_html, render_markdown, write_json
 from .suite import SuiteOp, discover
 
 TORCH_SYMBOLS = ("torch::", "at::", "ATen/", "Python.h", "pybind11", "c10::", "PyObject")
+WORKER_GRACE_S = 5.0     # a stopped worker's time to stop its own children and remove its temporary files
 CONFIG_KEYS = ("suite", "draft", "engine", "backend", "dtype", "seeds", "shapes", "soc", "timing")
 
 
@@ -90,8 +91,7 @@ class _Stop:
         self.event.set()
         with self.lock:
             live = list(self.live)
-        for proc in live:
-            procs.kill_group(proc)
+        procs.stop_groups(live, grace=WORKER_GRACE_S)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -303,11 +303,11 @@ def run_one(op: SuiteOp, args, shapes: list[str], out: Path, stop: _Stop | None 
             if proc.returncode != 0:
                 why = f"the worker process exited with code {proc.returncode}" + _last_line(output)
         except subprocess.TimeoutExpired:
-            procs.kill_group(proc)
+            procs.kill_group(proc, grace=WORKER_GRACE_S)
             proc.communicate()
             why = f"the op did not finish within {args.timeout:g} s and was stopped"
         finally:
-            procs.kill_group(proc)      # and whatever it left running
+            procs.kill_group(proc, grace=WORKER_GRACE_S)      # and whatever it left running
             with stop.lock:
                 stop.live.discard(proc)
     except OSError as e:

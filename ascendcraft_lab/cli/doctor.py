@@ -10,7 +10,6 @@ import importlib
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 import urllib.error
@@ -18,6 +17,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import procs
 from ..backends.cann.detect import toolkit_summary
 from ..backends.emulator.runner import INCLUDE_DIR
 from ..engines.llm.errors import LlmError
@@ -51,11 +51,11 @@ def _gxx() -> Check:
     path = shutil.which(cxx)
     if not path:
         return Check("g++ (C++17)", False, f"{cxx} not found on PATH; install g++ 9 or newer", True)
-    version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    version = (procs.run([path, "--version"], timeout=30).stdout.splitlines() or ["unknown version"])[0]
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp, "probe.cpp")
         src.write_text("#include <optional>\nint main(){ std::optional<int> v{1}; if constexpr (true) return *v - 1; }\n")
-        probe = subprocess.run([path, "-std=c++17", "-fsyntax-only", str(src)], capture_output=True, text=True)
+        probe = procs.run([path, "-std=c++17", "-fsyntax-only", str(src)], timeout=60)
     if probe.returncode:
         return Check("g++ (C++17)", False, f"{version}: cannot compile C++17", True)
     return Check("g++ (C++17)", True, version, True)

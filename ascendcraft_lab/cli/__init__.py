@@ -72,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     except Terminated as exc:
         print(f"stopped ({exc})", file=sys.stderr)
         return 128 + exc.signum
+    except OSError as exc:     # the machine said no (permissions, a full disk): one line, not a traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"ascendcraft {command.name}: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -420,6 +420,7 @@ class SessionFolder:
         with procs.shielded():                # the switch runs to its end, whatever Ctrl-C says
             write_json(self.path / JOURNAL, journal)
             _roll_forward(self.path, journal)
+        result.foreign.sort()
         result.written, result.deleted = len(writes), len(deletes)
         return result
 

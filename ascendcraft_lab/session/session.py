@@ -269,6 +269,19 @@ class Session:
         lab._lower(reference=source, accept_all=accept_all, adopt=adopt_edits)
         return lab
 
+    def _check_empty(self) -> None:
+        """A new session goes only into an empty folder (asked again under the lock: another
+        process may be making a session there right now)."""
+        path = self.folder.path
+        if self.folder.exists():
+            return
+        foreign = self.folder.foreign_files(ours=(LOG_FILE_NAME, "runs"))
+        if foreign:
+            shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+            raise SessionError(f"error: {path} is not a session folder and is not empty ({shown})\n"
+                               "  = help: a session writes stages/, ascendc/ and its manifest: give an empty or new "
+                               f"folder, e.g. -o {path / 'SESSION'}")
+
     def _check_folder(self) -> None:
         """Refuse, before any work, a folder this session cannot safely live in."""
         path = self.folder.path
@@ -277,13 +290,8 @@ class Session:
                                "  = help: give -o a folder (it is created when missing)")
         if not path.is_dir():
             return
-        if not self.folder.exists():
-            foreign = self.folder.foreign_files(ours=(LOG_FILE_NAME, "runs"))
-            if foreign:
-                shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
-                raise SessionError(f"error: {path} is not a session folder and is not empty ({shown})\n"
-                                   "  = help: a session writes stages/, ascendc/ and its manifest: give an empty or new "
-                                   f"folder, e.g. -o {path / 'SESSION'}")
+        if not (path / LOCK_FILE).exists():     # else another process may be writing it: asked under the lock
+            self._check_empty()
         blocked = self.folder.unwritable()
         if blocked is not None:
             raise SessionError(f"error: the session folder {path} is read-only ({blocked} cannot be written)\n"
@@ -634,6 +642,7 @@ class Session:
     def _lower_locked(self, engine, reference: Path | None, accept_all: bool, adopt: bool) -> None:
         folder = self.folder
         self.notes = []
+        self._check_empty()
         ref_file = folder.path / "reference.py"
         ref_source = reference if reference is not None else (ref_file if ref_file.is_file() else None)
         t0 = time.perf_counter()

@@ -634,6 +634,12 @@ def tries() -> list[Try]:
             run=doctor_with_home, rc=(0, 1), says=("invalid configuration",)))
     add(Try("doctor", ["doctor"], rc=(0, 1)))
     add(Try("unknown-command", ["nosuch"], rc=(2,)))
+    # -------------------------------------------------------------- the notebook's way in
+    add(Try("notebook-hand-edit-after-open", run=python(NOTEBOOK_HAND_EDIT), session=True, rc=(0,), says=("held up",)))
+    add(Try("notebook-other-kernel", run=python(NOTEBOOK_OTHER_KERNEL), session=True, setup=write("softmax.dsl.py", SOFTMAX_DSL),
+            rc=(0,), says=("held up",)))
+    add(Try("notebook-damaged-manifest", run=python(NOTEBOOK_DAMAGED), session=True, rc=(0,), says=("held up",)))
+    add(Try("lab-help", ["lab", "--help"], rc=(0,)))
     # -------------------------------------------------------------- file modes
     add(Try("umask-modes", ["lower", "gelu.dsl.py", "-o", "m"], rc=(0,),
             verify=all_of(mode_of("m/ascendcraft.json", 0o644), mode_of(f"m/{KERNEL}", 0o644),
@@ -643,6 +649,57 @@ def tries() -> list[Try]:
                         lambda h: os.chmod(h / "s/ascendcraft.json", 0o664), lambda h: os.chmod(h / f"s/{KERNEL}", 0o664)),
             rc=(0,), verify=all_of(mode_of("s/ascendcraft.json", 0o664), mode_of(f"s/{KERNEL}", 0o664))))
     return T
+
+
+def python(code: str) -> Callable:
+    """A try that is a notebook cell: `code` runs in a fresh Python (exit 0: it held up)."""
+    def run(sweep: Sweep, t: Try, here: Path) -> Result:
+        t0 = time.monotonic()
+        try:
+            p = subprocess.run([sys.executable, "-c", code], cwd=here, stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True, env=sweep.env, timeout=t.limit)
+        except subprocess.TimeoutExpired:
+            return Result(None, "", time.monotonic() - t0, True)
+        return Result(p.returncode, p.stdout + p.stderr, time.monotonic() - t0)
+    return run
+
+
+NOTEBOOK_HAND_EDIT = f"""
+from pathlib import Path
+from ascendcraft_lab.notebook import LabSession, LabError
+lab = LabSession.resume("s")
+k = Path("s/{KERNEL}")
+k.write_text(k.read_text().replace("0.5f", "0.6f", 1))
+try:
+    lab.compile_and_verify()
+    raise SystemExit("verified a project that is not the one on disk")
+except LabError as e:
+    assert "changed by hand" in str(e) and "lab.adopt_edits()" in str(e), str(e)
+lab.adopt_edits()
+assert lab.step("align").status == "edited"
+print("held up")
+"""
+NOTEBOOK_OTHER_KERNEL = """
+from pathlib import Path
+from ascendcraft_lab.notebook import LabSession, LabError
+try:
+    LabSession.open("s", Path("softmax.dsl.py").read_text())
+    raise SystemExit("opened gelu's folder with softmax")
+except LabError as e:
+    assert "session of kernel `gelu`" in str(e), str(e)
+print("held up")
+"""
+NOTEBOOK_DAMAGED = """
+from pathlib import Path
+from ascendcraft_lab.notebook import LabSession, LabError
+Path("s/ascendcraft.json").write_text('{"steps": {"host": []}}')
+try:
+    LabSession.resume("s")
+    raise SystemExit("opened a damaged manifest")
+except LabError as e:
+    assert "steps.host" in str(e), str(e)
+print("held up")
+"""
 
 
 def read_only(rel: str) -> Callable[[Path], None]:

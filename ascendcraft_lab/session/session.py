@@ -864,7 +864,8 @@ def _hand_edit_message(folder: SessionFolder, paths: list[str]) -> str:
     return (f"error: {_listing(paths)} {verb} changed by hand since ascendcraft wrote {'it' if len(paths) == 1 else 'them'}\n"
             f"  = note: {PROJECT}/ and stages/ are regenerated from the session's steps: this change would be "
             "overwritten, and it is not what the steps verify\n"
-            f"  = help: edits belong to a step: --adopt-edits (in a notebook: lab.adopt_edits()) makes this an edit of "
+            f"  = help: edits belong to a step: --adopt-edits (in a notebook: lab.adopt_edits(), or %%ascendcraft "
+            "... --adopt-edits) makes this an edit of "
             f"{where}, merged into every later lowering; or delete the changed file to have it regenerated")
 
 

@@ -24,6 +24,8 @@ class Soc:
     l0b_bytes: int
     l0c_bytes: int
     has_datacopypad: bool      # DataCopyPad exists on A2/A3 only
+    family: str                # the SoC family an op registers for: OpDef AICore().AddConfig(family)
+    bt_bytes: int = 0          # bias table (TPosition::C2) on A2/A3; 0: no bias table
     block_bytes: int = 32      # UB/L1 address and DataCopy length granularity
     repeat_bytes: int = 256    # one vector repeat
     max_repeat: int = 255
@@ -47,11 +49,14 @@ LOWERING_RESERVE = 1024
 SOCS: dict[str, Soc] = {
     s.name: s
     for s in (
-        # 192 KiB UB; the runtime reserves 256 B plus 8 KiB by default.
-        Soc("Ascend910B2", "dav-2201", 48, 24, 192 * KIB, 8 * KIB + 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True),
-        Soc("Ascend910B3", "dav-2201", 40, 20, 192 * KIB, 8 * KIB + 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True),
+        # 192 KiB UB; the runtime reserves 256 B plus 8 KiB by default. The bias table is 1 KiB
+        # (CCE intrinsic reference, copy_cbuf_to_bt: "偏置表缓冲区的大小为1KB").
+        Soc("Ascend910B2", "dav-2201", 48, 24, 192 * KIB, 8 * KIB + 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True,
+            "ascend910b", bt_bytes=1 * KIB),
+        Soc("Ascend910B3", "dav-2201", 40, 20, 192 * KIB, 8 * KIB + 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True,
+            "ascend910b", bt_bytes=1 * KIB),
         # 256 KiB UB of which 248 KiB usable for vector locals; cube and vector share one AI core.
-        Soc("Ascend310P", "dav-2002", 8, 8, 256 * KIB, 8 * KIB, 1024 * KIB, 64 * KIB, 64 * KIB, 256 * KIB, False),
+        Soc("Ascend310P", "dav-2002", 8, 8, 256 * KIB, 8 * KIB, 1024 * KIB, 64 * KIB, 64 * KIB, 256 * KIB, False, "ascend310p"),
     )
 }
 

@@ -48,7 +48,7 @@ link_into_environment() {
   [ "$(readlink "$dest" 2>/dev/null || true)" = "$OUT" ] || ln -sfn "$OUT" "$dest"
 }
 
-sources=("$HERE/src" "$HERE/style" "$HERE/package.json" "$HERE/yarn.lock" "$HERE/tsconfig.json" "$HERE/.yarnrc.yml" "$HERE/install.json")
+sources=("$HERE/src" "$HERE/style" "$HERE/schema" "$HERE/package.json" "$HERE/yarn.lock" "$HERE/tsconfig.json" "$HERE/.yarnrc.yml" "$HERE/install.json")
 if [ "${FORCE:-0}" != 1 ] && [ -f "$OUT/package.json" ] && [ -f "$OUT/install.json" ] \
    && [ -z "$(find "${sources[@]}" -newer "$OUT/package.json" -print -quit)" ]; then
   link_into_environment

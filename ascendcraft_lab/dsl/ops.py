@@ -1,10 +1,11 @@
 """The one table of DSL operations: spelling, operands, dtypes, numpy meaning, doc, AscendC mapping.
 
 The parser reads the spellings (function names and infix symbols), the verifier the operand
-kinds, dtypes and typing category, the interpreter the numpy meaning, `docs.render_reference`
-the docs, the lowering the `ascendc` fields, and the LLM prompts all of it. Adding an
-operation means adding one row here (and, if its category is new, one typing rule in the
-verifier).
+kinds, dtypes and typing category, the interpreter the numpy meaning, the compute pass the
+AscendC mapping (`api`, `scalar_api`, `expand`, `cmp_mode`, ...), and `docs.render_reference`
+and the LLM prompts all of it (`ascendc` and `ascendc_scalar` are written from the mapping).
+Adding an operation means adding one row here (and, if its category is new, one typing rule
+in the verifier and one lowering rule in `passes/vector.py`).
 
 Categories (each has one typing rule in the verifier):
   binary    a (op) b over tiles and/or scalars; a tile result if either side is a tile
@@ -35,7 +36,9 @@ F = frozenset({DType.f16, DType.f32})
 FI = frozenset({DType.f16, DType.f32, DType.i16, DType.i32})
 ALL = frozenset(DType)
 
-ROUND_MODES = ("none", "rint", "floor", "ceil", "round", "trunc", "odd")
+# cast's rounding modes and their AscendC RoundMode names
+ROUND_MODES = {"none": "CAST_NONE", "rint": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL",
+               "round": "CAST_ROUND", "trunc": "CAST_TRUNC", "odd": "CAST_ODD"}
 
 
 @dataclass(frozen=True)
@@ -46,20 +49,61 @@ class OpParam:
 
 
 @dataclass(frozen=True)
+class Step:
+    """One vector instruction of an expansion: `api(dst, src[, scalar], count)`; the first step
+    reads the operand, the others work in place on the destination. `scalar` is a C++ literal,
+    or `{s}` for the op's scalar operand."""
+    api: str
+    scalar: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.api}({self.scalar.replace('{', '').replace('}', '')})" if self.scalar else self.api
+
+
+@dataclass(frozen=True)
 class OpSpec:
     name: str                      # DSL spelling of the function (also the IR Call.op)
     category: str
     params: tuple[OpParam, ...]
     numpy: Callable                # numpy meaning on already dtype-converted operands
     doc: str
-    ascendc: str                   # AscendC API for the tile form ("expand": the lowering expands it)
-    ascendc_scalar: str = ""       # the tile-with-scalar form, when it is a different API
+    api: str = ""                  # the AscendC API of the tile form ("": `expand` or a lowering rule of its own)
+    scalar_api: str = ""           # tile (op) scalar: the API taking the scalar ("Adds")
+    scalar_arg: str = "{s}"        # how that API gets the scalar: `{s}`, `-{s}` (negated), `1/{s}` (reciprocal)
+    rscalar: tuple[Step, ...] = ()  # scalar (op) tile, for an op that does not commute
+    expand: tuple[Step, ...] = ()  # the instructions of an op AscendC has no API for
+    why: str = ""                  # the comment the lowering writes above an expansion
+    scalar_why: str = ""           # ... after the instruction of a rewritten scalar form
+    rscalar_why: str = ""          # ... after the first instruction of the scalar-first form
+    cmp_mode: str = ""             # CMPMODE of a comparison
+    note: str = ""                 # what else the mapping does (work tensors, index arithmetic, ...)
     dtypes: frozenset = F          # tile dtypes the vector unit supports
     symbol: str = ""               # infix spelling, if any
     scratch: int = 0               # extra UB tiles the AscendC mapping needs (work buffers)
     inplace: bool = True           # the result may overwrite an operand's buffer
     float_only: bool = False       # needs a float input even on the scalar unit
     example: str = ""
+
+    @property
+    def ascendc(self) -> str:
+        """The AscendC of the tile form, in words (docs and prompts)."""
+        head = self.api or ("expand: " + ", ".join(map(str, self.expand)) if self.expand else "")
+        if self.cmp_mode:
+            head += f" (CMPMODE::{self.cmp_mode})"
+        return "; ".join(x for x in (head, self.note) if x) or "a lowering rule of its own"
+
+    @property
+    def ascendc_scalar(self) -> str:
+        """The AscendC of the form with a scalar operand, in words ("" when it is the tile form's)."""
+        if not self.scalar_api:
+            return ""
+        arg = {"{s}": "", "-{s}": " (with the negated scalar)", "1/{s}": " by the reciprocal (there is no such API)"}
+        text = self.scalar_api + arg.get(self.scalar_arg, "")
+        if self.cmp_mode:
+            text += f" (CMPMODE::{self.cmp_mode})"
+        if self.rscalar:
+            text += "; scalar first: " + ", ".join(map(str, self.rscalar))
+        return text
 
     @property
     def arity(self) -> int:
@@ -95,18 +139,19 @@ WINDOW_PARAMS = (V, OpParam("k", "int"), OpParam("stride", "int"), OpParam("pad"
                  OpParam("dilation", "int", Const(1, "int")), OpParam("count", "int", Const(0, "int")))
 
 
-def _binary(name, symbol, fn, doc, ascendc, ascendc_scalar, dtypes=FI, **kw):
-    return OpSpec(name, "binary", (_p("a"), _p("b")), fn, doc, ascendc, ascendc_scalar, dtypes, symbol, **kw)
+def _binary(name, symbol, fn, doc, api, scalar_api, dtypes=FI, **kw):
+    return OpSpec(name, "binary", (_p("a"), _p("b")), fn, doc, api=api, scalar_api=scalar_api, dtypes=dtypes,
+                  symbol=symbol, **kw)
 
 
-def _unary(name, fn, doc, ascendc, dtypes=F, symbol="", float_only=True, **kw):
-    return OpSpec(name, "unary", (V,), fn, doc, ascendc, "", dtypes, symbol, float_only=float_only, **kw)
+def _unary(name, fn, doc, api="", dtypes=F, symbol="", float_only=True, **kw):
+    return OpSpec(name, "unary", (V,), fn, doc, api=api, dtypes=dtypes, symbol=symbol, float_only=float_only, **kw)
 
 
 def _compare(name, symbol, fn, mode):
     return OpSpec(name, "compare", (_p("a"), _p("b")), fn, f"elementwise `a {symbol} b`, a bool mask",
-                  f"Compare (CMPMODE::{mode})", f"CompareScalar (CMPMODE::{mode})",
-                  frozenset({DType.f16, DType.f32, DType.i32}), symbol, example=f"xu {symbol} 0.0")
+                  api="Compare", scalar_api="CompareScalar", cmp_mode=mode,
+                  dtypes=frozenset({DType.f16, DType.f32, DType.i32}), symbol=symbol, example=f"xu {symbol} 0.0")
 
 
 # -- numpy meanings (operands arrive converted to the result dtype by the interpreter) --
@@ -240,23 +285,24 @@ def to_bf16(a):
 OPS_LIST: list[OpSpec] = [
     # -- elementwise binary: tile op tile, tile op scalar, scalar op scalar --
     _binary("add", "+", np.add, "elementwise sum", "Add", "Adds", example="xu + 1.0"),
-    _binary("sub", "-", np.subtract, "elementwise difference", "Sub",
-            "Adds (with the negated scalar); scalar - tile: Muls(-1) then Adds", example="xu - m"),
+    _binary("sub", "-", np.subtract, "elementwise difference", "Sub", "Adds", scalar_arg="-{s}",
+            rscalar=(Step("Muls", "-1.0f"), Step("Adds", "{s}")), rscalar_why="s - x = -x + s", example="xu - m"),
     _binary("mul", "*", np.multiply, "elementwise product", "Mul", "Muls", example="0.5 * xu"),
-    _binary("div", "/", np.divide, "elementwise quotient (true division; ints give f32)", "Div",
-            "Muls by the reciprocal (there is no Divs); scalar / tile: Reciprocal then Muls", F,
-            example="ex / s"),
+    _binary("div", "/", np.divide, "elementwise quotient (true division; ints give f32)", "Div", "Muls", F,
+            scalar_arg="1/{s}", rscalar=(Step("Reciprocal"), Step("Muls", "{s}")),
+            scalar_why="no Divs: multiply by 1/s", rscalar_why="s / x = (1 / x) * s", example="ex / s"),
     _binary("max", "", np.maximum, "elementwise maximum (also scalar max)", "Max", "Maxs",
             example="max(m, reduce_max(xu))"),
     _binary("min", "", np.minimum, "elementwise minimum (also scalar min)", "Min", "Mins",
             example="min(xu, 6.0)"),
-    _binary("pow", "**", _pow, "a raised to b; `a ** b` is the same", "expand: Exp(b * Ln(a))",
-            "expand: Ln, Muls, Exp", F, float_only=True, example="pow(xu, 1.5)"),
+    _binary("pow", "**", _pow, "a raised to b; `a ** b` is the same", "", "", F,
+            expand=(Step("Ln"), Step("Muls", "{s}"), Step("Exp")), why="a ** b = exp(b * ln(a)) for a > 0",
+            note="x ** k for k = 1..4 as k - 1 multiplications", float_only=True, example="pow(xu, 1.5)"),
     OpSpec("floordiv", "intbinary", (_p("a"), _p("b")), np.floor_divide,
-           "integer floor division of scalars (index arithmetic)", "C++ `/` on non-negative ints",
+           "integer floor division of scalars (index arithmetic)", note="C++ `/` on non-negative ints",
            dtypes=frozenset(), symbol="//", example="r // M"),
     OpSpec("mod", "intbinary", (_p("a"), _p("b")), np.mod, "integer remainder of scalars (index arithmetic)",
-           "C++ `%` on non-negative ints", dtypes=frozenset(), symbol="%", example="r % M"),
+           note="C++ `%` on non-negative ints", dtypes=frozenset(), symbol="%", example="r % M"),
     # -- comparisons --
     _compare("lt", "<", np.less, "LT"),
     _compare("le", "<=", np.less_equal, "LE"),
@@ -265,7 +311,8 @@ OPS_LIST: list[OpSpec] = [
     _compare("eq", "==", np.equal, "EQ"),
     _compare("ne", "!=", np.not_equal, "NE"),
     # -- unary --
-    _unary("neg", np.negative, "elementwise negation", "Muls(-1)", FI, "-", float_only=False, example="-xu"),
+    _unary("neg", np.negative, "elementwise negation", dtypes=FI, symbol="-", float_only=False,
+           expand=(Step("Muls", "-1.0f"),), example="-xu"),
     _unary("abs", np.abs, "elementwise absolute value", "Abs", float_only=False, example="abs(d)"),
     _unary("relu", lambda x: np.maximum(x, x.dtype.type(0)), "max(x, 0)", "Relu",
            frozenset({DType.f16, DType.f32, DType.i32}), float_only=False, example="relu(xu)"),
@@ -274,85 +321,87 @@ OPS_LIST: list[OpSpec] = [
     _unary("sqrt", np.sqrt, "square root", "Sqrt", example="sqrt(v)"),
     _unary("rsqrt", lambda x: x.dtype.type(1) / np.sqrt(x), "1 / sqrt(x)", "Rsqrt", example="rsqrt(var + eps)"),
     _unary("reciprocal", lambda x: x.dtype.type(1) / x, "1 / x", "Reciprocal", example="reciprocal(s)"),
-    _unary("sigmoid", _sigmoid, "1 / (1 + exp(-x))", "expand: Muls(-1), Exp, Adds(1), Reciprocal",
-           example="sigmoid(xu)"),
+    _unary("sigmoid", _sigmoid, "1 / (1 + exp(-x))",
+           expand=(Step("Muls", "-1.0f"), Step("Exp"), Step("Adds", "1.0f"), Step("Reciprocal")),
+           why="sigmoid(x) = 1 / (1 + exp(-x)): no Sigmoid in the basic vector API", example="sigmoid(xu)"),
     _unary("tanh", np.tanh, "hyperbolic tangent",
-           "expand: Muls(2), Exp, Adds(1), Reciprocal, Muls(-2), Adds(1) (1 - 2/(exp(2x)+1))",
-           example="tanh(inner)"),
+           expand=(Step("Muls", "2.0f"), Step("Exp"), Step("Adds", "1.0f"), Step("Reciprocal"), Step("Muls", "-2.0f"),
+                   Step("Adds", "1.0f")),
+           why="tanh(x) = 1 - 2 / (exp(2x) + 1): no Tanh in the basic vector API", example="tanh(inner)"),
     # -- selection --
     OpSpec("where", "select", (_p("mask"), _p("a"), _p("b")), np.where,
            "elementwise `a if mask else b`; mask is a bool tile, a and b tiles or scalars",
-           "Select (SELMODE::VSEL_TENSOR_TENSOR_MODE)", "Select (SELMODE::VSEL_TENSOR_SCALAR_MODE)",
-           example="where(xu > 0.0, xu * yu, zu)"),
+           api="Select", note="SELMODE::VSEL_TENSOR_TENSOR_MODE, or VSEL_TENSOR_SCALAR_MODE with a scalar; "
+           "a byte-per-element mask is compared with 0 first", example="where(xu > 0.0, xu * yu, zu)"),
     OpSpec("clamp", "clamp", (V, _p("lo", "scalar"), _p("hi", "scalar")),
            lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
-           "min(max(x, lo), hi) with scalar bounds", "Maxs then Mins", "", FI, example="clamp(xu, -1.0, 1.0)"),
+           "min(max(x, lo), hi) with scalar bounds", expand=(Step("Maxs", "{lo}"), Step("Mins", "{hi}")), dtypes=FI,
+           example="clamp(xu, -1.0, 1.0)"),
     # -- reductions: a whole tile to one scalar (the scalar unit gets it after a vector->scalar sync) --
     OpSpec("reduce_sum", "reduce", (V,), _reduce(lambda x: x.sum(dtype=x.dtype)), "sum of the tile's elements",
-           "ReduceSum (work tensor in scratch)", scratch=1, example="reduce_sum(xu)"),
+           api="ReduceSum", note="work tensor in scratch", scratch=1, example="reduce_sum(xu)"),
     OpSpec("reduce_max", "reduce", (V,), _reduce(np.max), "largest element of the tile",
-           "ReduceMax (work tensor in scratch)", scratch=1, example="reduce_max(xu)"),
+           api="ReduceMax", note="work tensor in scratch", scratch=1, example="reduce_max(xu)"),
     OpSpec("reduce_min", "reduce", (V,), _reduce(np.min), "smallest element of the tile",
-           "ReduceMin (work tensor in scratch)", scratch=1, example="reduce_min(xu)"),
+           api="ReduceMin", note="work tensor in scratch", scratch=1, example="reduce_min(xu)"),
     OpSpec("reduce_prod", "reduce", (V,), _reduce(lambda x: x.prod(dtype=x.dtype)), "product of the tile's elements",
-           "expand: Ln, ReduceSum, Exp for positive data, else a Mul tree", scratch=1, example="reduce_prod(xu)"),
+           note="a running product on the scalar unit (exact)", scratch=1, example="reduce_prod(xu)"),
     OpSpec("argmax", "reduce", (V,), _reduce(np.argmax), "index (i32) of the first largest element",
-           "ReduceMax with calIndex=true", scratch=1, example="argmax(xu)"),
+           note="the first largest on the scalar unit (exact, first index on ties)", scratch=1, example="argmax(xu)"),
     OpSpec("argmin", "reduce", (V,), _reduce(np.argmin), "index (i32) of the first smallest element",
-           "ReduceMin with calIndex=true", scratch=1, example="argmin(xu)"),
+           note="the first smallest on the scalar unit (exact, first index on ties)", scratch=1, example="argmin(xu)"),
     # -- scans: continue across tiles through a scalar carry --
     OpSpec("cumsum", "scan", (V, _p("init", "scalar", Const(0.0))), _scan(np.add),
            "running sum starting from `init` (pass the previous tile's last value to continue a row)",
-           "expand: log-step scan, Add of the tile shifted by 1, 2, 4, ... (ping-pong buffers), then Adds(init)", scratch=1,
-           example="cumsum(xu, init=carry)"),
+           note="a compensated (Kahan) running sum on the scalar unit", scratch=1, example="cumsum(xu, init=carry)"),
     OpSpec("cumprod", "scan", (V, _p("init", "scalar", Const(1.0))), _scan(np.multiply),
-           "running product starting from `init`", "expand: log-step scan with Mul, then Muls(init)", scratch=1,
+           "running product starting from `init`", note="a running product on the scalar unit", scratch=1,
            example="cumprod(xu, init=carry)"),
     OpSpec("cumsum_rev", "scan", (V, _p("init", "scalar", Const(0.0))), _scan_rev(np.add),
            "running sum from the last element back: y[i] = init + x[i] + ... + x[n-1] (a suffix sum; "
            "continue a row from its end with the previous tile's first value)",
-           "expand: the scan of cumsum, from the end", scratch=1, example="cumsum_rev(xu, init=carry)"),
+           note="the scan of cumsum, from the end", scratch=1, example="cumsum_rev(xu, init=carry)"),
     OpSpec("cumprod_rev", "scan", (V, _p("init", "scalar", Const(1.0))), _scan_rev(np.multiply),
-           "running product from the last element back", "expand: the scan of cumprod, from the end", scratch=1,
+           "running product from the last element back", note="the scan of cumprod, from the end", scratch=1,
            example="cumprod_rev(xu, init=carry)"),
     # -- windows (pooling): one value per window of k elements every `stride` --
     OpSpec("window_max", "window", WINDOW_PARAMS, _window("max"),
            "max of each window: window o reads x[o * stride - pad + j * dilation], j < k; positions outside the "
            "tile are padding and never win. count windows (0: (len + 2 pad - dilation (k - 1) - 1) // stride + 1)",
-           "expand: k = stride, no padding: a scalar loop per window; pooling windows: the row copied behind "
+           note="k = stride, no padding: a scalar loop per window; pooling windows: the row copied behind "
            "aligned padding, then one Gather per window offset j and Max", inplace=False,
            example="window_max(acc, 3, 2, pad=1, dilation=2, count=OW)"),
     OpSpec("window_min", "window", WINDOW_PARAMS, _window("min"),
-           "min of each window (windows as window_max)", "expand: as window_max, with Min", inplace=False,
+           "min of each window (windows as window_max)", note="as window_max, with Min", inplace=False,
            example="window_min(xu, K, S)"),
     OpSpec("window_sum", "window", WINDOW_PARAMS, _window("sum"),
            "sum of each window; padding adds 0 (k = stride = row length: one sum per row)",
-           "expand: as window_max, with Add", inplace=False, example="window_sum(xu, N, N)"),
+           note="as window_max, with Add", inplace=False, example="window_sum(xu, N, N)"),
     OpSpec("window_avg", "window", WINDOW_PARAMS, _window("avg"),
            "mean of each window: its sum over the window positions inside [-pad, len + pad) (PyTorch's "
            "count_include_pad; k unless a last window hangs past the padding)",
-           "expand: window_sum then Muls(1/k), and a scalar fix-up of windows past the padding", inplace=False,
+           note="window_sum then Muls(1/k), and a scalar fix-up of windows past the padding", inplace=False,
            example="window_avg(xu, K, S, pad=P)"),
     # -- tiles of whole rows (many short rows per tile): per-row broadcast and per-row gather --
     OpSpec("repeat", "repeat", (V, _p("k", "int")), _repeat,
            "each element repeated k times: per-row values (window_max of rows of k) broadcast back over "
            "their rows, e.g. `xu - repeat(window_max(xu, C, C), C)`",
-           "expand: Gather at byte offsets floor((i + 0.5) / k) * 4 (CreateVecIndex, Adds, Muls, Mins, Cast, Muls)",
+           api="Gather", note="at byte offsets floor((i + 0.5) / k) * 4 (CreateVecIndex, Adds, Muls, Mins, Cast, Muls)",
            dtypes=frozenset({DType.f32}), scratch=1, inplace=False, example="repeat(mu, C)"),
     OpSpec("pick", "gather", (V, _p("index"), _p("k", "int")), _pick,
            "one element per row of k elements: x[i * k + index[i]] (index: an i32 tile, clamped to [0, k)), "
            "e.g. the target logit of every row",
-           "expand: Gather at byte offsets (i * k + index[i]) * 4 (CreateVecIndex, Muls, Maxs, Mins, Add, Muls)",
+           api="Gather", note="at byte offsets (i * k + index[i]) * 4 (CreateVecIndex, Muls, Maxs, Mins, Add, Muls)",
            dtypes=frozenset({DType.f32}), scratch=1, inplace=False, example="pick(xu, cast(tu, i32), C)"),
     # -- conversion and element access --
     OpSpec("cast", "cast", (V, _p("dtype", "dtype"), _p("round", "round", "none")), cast_numpy,
            "convert to dtype; round: none (nearest for floats, truncate float->int) rint floor ceil round trunc odd",
-           "Cast (RoundMode::CAST_NONE/RINT/FLOOR/CEIL/ROUND/TRUNC/ODD)", dtypes=ALL, inplace=False,
+           api="Cast", note="RoundMode::CAST_NONE/RINT/FLOOR/CEIL/ROUND/TRUNC/ODD", dtypes=ALL, inplace=False,
            example="cast(xh, f32)"),
     OpSpec("last", "element", (V,), lambda x: x[-1], "the tile's last element, as a scalar (a scan's carry)",
-           "GetValue(len - 1) after a vector->scalar sync", dtypes=ALL, example="carry = last(yu)"),
+           note="GetValue(len - 1) after a vector->scalar sync", dtypes=ALL, example="carry = last(yu)"),
     OpSpec("first", "element", (V,), lambda x: x[0], "the tile's first element, as a scalar",
-           "GetValue(0) after a vector->scalar sync", dtypes=ALL, example="first(xu)"),
+           note="GetValue(0) after a vector->scalar sync", dtypes=ALL, example="first(xu)"),
 ]
 
 OPS: dict[str, OpSpec] = {op.name: op for op in OPS_LIST}

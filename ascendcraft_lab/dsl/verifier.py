@@ -941,8 +941,11 @@ def _difference(hi: Expr, lo: Expr) -> Expr:
 
 
 def _windows_len(var: Expr, k: Expr, s: Expr) -> Expr:
-    """Elements covering the windows of range `var`: (var.len - 1) * s + k."""
+    """Elements covering the windows of range `var`: (var.len - 1) * s + k, or var.len * k when
+    the windows tile the row (s = k: whole rows of k)."""
     length = Attr(Name(var.id), "len") if isinstance(var, Name) else var
+    if _strip(s) == _strip(k):
+        return Call("mul", (length, _strip(k)))
     return Call("add", (Call("mul", (Call("sub", (length, ONE)), _strip(s))), _strip(k)))
 
 
@@ -956,6 +959,8 @@ def _rows_len(rows: Expr, k: Expr) -> Expr:
 def _window_out(length: Expr, k: Expr, s: Expr) -> Expr:
     """Windows in `length` elements: (length - k) // s + 1, simplified for a `windows(c, k, s)` load."""
     k, s = _strip(k), _strip(s)
+    if k == s and isinstance(length, Call) and length.op == "mul" and length.args[1] == k and isinstance(length.args[0], Attr):
+        return length.args[0]                # c.len whole rows of k: c.len windows
     if isinstance(length, Call) and length.op == "add" and length.args[1] == k:
         mul = length.args[0]
         if isinstance(mul, Call) and mul.op == "mul" and mul.args[1] == s:

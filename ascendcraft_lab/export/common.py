@@ -18,7 +18,7 @@ from ..dsl import ir
 from ..dsl.host import needs_workspace
 from ..engines.rule import render as render_bundle
 from ..passes.bundle import Bundle, read_bundle
-from ..passes.cexpr import render
+from ..passes.cexpr import HOST, render
 from ..passes.host import dim_args
 from ..passes.pipeline import PIPELINE
 from ..passes.plan import Plan, camel, cpp_name, plan_for
@@ -157,22 +157,6 @@ def check_names(src: ExportSource) -> None:
 # ----------------------------------------------------------------------------- shapes in C++
 
 
-def _dim_call(e: ir.Call, args: list[str]) -> str | None:
-    """Host helpers spelt out, so shape code needs no helper functions."""
-    if e.op == "cdiv":
-        return f"(({args[0]}) + ({args[1]}) - 1) / ({args[1]})"
-    if e.op == "align_up":
-        return f"((({args[0]}) + ({args[1]}) - 1) / ({args[1]}) * ({args[1]}))"
-    if e.op == "align_down":
-        return f"(({args[0]}) / ({args[1]}) * ({args[1]}))"
-    if e.op in ("min", "max"):
-        out = args[0]
-        for a in args[1:]:
-            out = f"std::{e.op}<int64_t>({out}, {a})"
-        return out
-    return None
-
-
 def dim_sources(src: ExportSource, size_of) -> list[tuple[str, str]]:
     """(dim name, C++ reading it) for every named dim; `size_of(tensor_index, tensor, axis)` spells the read.
     The index is the tensor's position in `op_order` (inputs and parameters only)."""
@@ -194,7 +178,7 @@ def shape_exprs(t: ir.TensorParam, scalar_names: dict[str, str] | None = None) -
         if isinstance(e, ir.Name):
             return scalar_names.get(e.id, cpp_name(e.id))
         raise ExportError(f"dim `{e}` of `{t.name}` cannot be written in C++")
-    return [render(d, names, call=_dim_call) for d in t.dims]
+    return [render(d, names, HOST) for d in t.dims]
 
 
 AT_DTYPE = {"f16": "Half", "bf16": "BFloat16", "f32": "Float", "i8": "Char", "i16": "Short", "i32": "Int",

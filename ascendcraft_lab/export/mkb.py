@@ -48,8 +48,6 @@ MSOPGEN_TYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float", "i8": "int
                 "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
 GE_TYPE = {"f16": "DT_FLOAT16", "bf16": "DT_BF16", "f32": "DT_FLOAT", "i8": "DT_INT8", "i16": "DT_INT16",
            "i32": "DT_INT32", "i64": "DT_INT64", "u8": "DT_UINT8", "bool": "DT_BOOL"}
-# OpDef AICore().AddConfig(...) names per SoC family.
-SOC_CONFIG = {"Ascend910B2": "ascend910b", "Ascend910B3": "ascend910b", "Ascend310P": "ascend310p"}
 
 
 def names(src: ExportSource) -> dict[str, str]:
@@ -151,7 +149,7 @@ def host_operator(src: ExportSource) -> str:
         out.append(f'        this->Attr("{cpp_name(s.name)}").AttrType(REQUIRED).{"Float" if s.dtype.is_float else "Int"}();')
     out += ["        this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);",
             "        this->AICore().SetTiling(optiling::TilingFunc);",
-            f'        this->AICore().AddConfig("{SOC_CONFIG.get(plan.soc.name, "ascend910b")}");',
+            f'        this->AICore().AddConfig("{plan.soc.family}");',
             "    }", "};", "", f"OP_ADD({n['op']});", "}  // namespace ops", ""]
     return "\n".join(out)
 

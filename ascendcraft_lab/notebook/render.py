@@ -3,8 +3,10 @@
 Shared by the ipywidgets view and the static `text/html` fallback. Styles are inline (no
 `<style>`, no classes, no script) so the page survives nbconvert and GitHub's sanitiser. Every
 line carries the colour of the DSL line it came from — the same colour for a DSL line and all
-its C++ lines — and a tooltip quoting that DSL line. Panes are capped: `limit_lines` lines are
-shown, the rest (up to `hard_chars` characters of source) sits behind a "show all" control.
+its C++ lines — and a tooltip quoting that DSL line. Long lines wrap, indented past the line
+number (there is no script to offer a toggle, and sideways scrolling hides code in a notebook
+column of a laptop). Panes are capped: `limit_lines` lines are shown, the rest (up to
+`hard_chars` characters of source) sits behind a "show all" control.
 """
 from __future__ import annotations
 
@@ -116,7 +118,7 @@ def pane(rows: list[Row], *, dsl_source: Sequence[str] = (), limit_lines: int = 
         body += (f'<div style="color:#8d6e63;padding:2px 4px">… {dropped} more lines not shown here '
                  "(large output is capped; open the file in the session folder)</div>")
     style = (f"{MONO};white-space:pre;overflow:auto;border:1px solid #e0e0e0;border-radius:3px;"
-             "width:100%;max-width:100%;box-sizing:border-box")
+             "width:100%;max-width:100%;min-width:0;box-sizing:border-box")
     if max_height:
         style += f";max-height:{max_height}"
     return f'<div style="{style}">{body or _empty()}</div>'
@@ -130,11 +132,15 @@ MARK_STYLE = {"+": "color:#2e7d32;font-weight:bold", "-": "color:#c62828;font-we
               "@": "color:#6a1b9a"}
 
 
+# A line's text: wrapped at spaces, a token longer than the pane broken anywhere.
+WRAP = "white-space:pre-wrap;overflow-wrap:anywhere;min-width:0;flex:1 1 auto"
+
+
 def _row(r: Row, dsl_source: Sequence[str], focus: int) -> str:
     if r.kind == "@":
-        return f'<div style="color:#6a1b9a;background:#f3e5f5;padding:0 4px">{r.html}</div>'
+        return f'<div style="color:#6a1b9a;background:#f3e5f5;padding:0 4px;{WRAP}">{r.html}</div>'
     color = dsl_color(r.dsl_line)
-    style = [f"background:{color}" if color else ""]
+    style = ["display:flex", f"background:{color}" if color else ""]
     if focus:
         style.append("outline:1px solid #37474f" if r.dsl_line == focus else "opacity:0.35")
     if r.kind == "-":
@@ -144,10 +150,11 @@ def _row(r: Row, dsl_source: Sequence[str], focus: int) -> str:
         quoted = dsl_source[r.dsl_line - 1].strip() if 0 < r.dsl_line <= len(dsl_source) else ""
         title = f' title="{html.escape(f"DSL line {r.dsl_line}: {quoted}", quote=True)}"'
     number = r.new or r.old
-    gutter = (f'<span style="color:#9e9e9e;display:inline-block;width:3.2em;text-align:right;'
+    gutter = (f'<span style="color:#9e9e9e;flex:none;width:3.2em;text-align:right;'
               f'padding-right:6px;user-select:none">{number or ""}</span>')
-    mark = f'<span style="{MARK_STYLE[r.kind]};user-select:none">{r.kind if r.kind != " " else " "}</span> '
-    return f'<div style="{";".join(s for s in style if s)}"{title}>{gutter}{mark}{r.html or " "}</div>'
+    mark = (f'<span style="{MARK_STYLE[r.kind]};flex:none;width:2ch;user-select:none">'
+            f'{r.kind if r.kind != " " else " "}</span>')
+    return f'<div style="{";".join(s for s in style if s)}"{title}>{gutter}{mark}<span style="{WRAP}">{r.html or " "}</span></div>'
 
 
 def dsl_rows(dsl: str) -> list[Row]:
@@ -243,19 +250,20 @@ def verdict_html(lab) -> str:
 
 
 def pass_table(lab) -> str:
-    rows = []
-    for s in lab.steps:
-        rows.append(f"<tr><td>{s.number}</td><td><b>{s.name}</b></td><td>{status_badge(s.status)}</td>"
-                    f'<td style="{MONO}"><span style="color:#2e7d32">+{sum(d.added for d in s.diffs)}</span> '
-                    f'<span style="color:#c62828">-{sum(d.removed for d in s.diffs)}</span></td>'
-                    f"<td>{s.seconds * 1000:.1f} ms</td><td>{html.escape(s.spec.reason)}</td></tr>")
+    def row(cells: list, last: str, attrs: str = "") -> str:
+        # Short cells ("1.4 ms", "✓ accepted") stay on one line; only the description wraps.
+        return (f"<tr{attrs}>" + "".join(f'<td style="padding:1px 8px;white-space:nowrap">{c}</td>' for c in cells)
+                + f'<td style="padding:1px 8px">{last}</td></tr>')
+
+    rows = [row([s.number, f"<b>{s.name}</b>", status_badge(s.status),
+                 f'<span style="{MONO}"><span style="color:#2e7d32">+{sum(d.added for d in s.diffs)}</span> '
+                 f'<span style="color:#c62828">-{sum(d.removed for d in s.diffs)}</span></span>',
+                 f"{s.seconds * 1000:.1f} ms"], html.escape(s.spec.reason)) for s in lab.steps]
     from ..passes.pipeline import PIPELINE
-    for spec in PIPELINE[len(lab.steps):]:
-        rows.append(f'<tr style="color:#9e9e9e"><td>{spec.number}</td><td>{spec.name}</td><td>not run</td>'
-                    f"<td></td><td></td><td>--until {html.escape(str(lab.until))}</td></tr>")
-    table = ('<table style="border-collapse:collapse;text-align:left"><tr><th>#</th><th>pass</th><th>status</th>'
-             '<th>lines</th><th>time</th><th>what it adds</th></tr>' + "".join(rows) + "</table>")
-    return table.replace("<td>", '<td style="padding:1px 8px">').replace("<th>", '<th style="padding:1px 8px">')
+    rows += [row([spec.number, spec.name, "not run", "", ""], f"--until {html.escape(str(lab.until))}",
+                 ' style="color:#9e9e9e"') for spec in PIPELINE[len(lab.steps):]]
+    head = "".join(f'<th style="padding:1px 8px">{h}</th>' for h in ("#", "pass", "status", "lines", "time", "what it adds"))
+    return f'<table style="border-collapse:collapse;text-align:left"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
 def header_html(lab) -> str:

@@ -27,32 +27,36 @@ SPEC = PassSpec(
     "copy on chips without it), and rounds every buffer size up to 32 bytes.",
     rules=("no DataCopy whose byte count is not provably a multiple of 32",))
 
-CMP_ALIGN_BYTES = 256       # Compare writes whole 256-byte repeats
-
-
 def write(project: Project) -> None:
     source, facts, soc = project.kernel, project.facts, project.plan.soc
     compare = facts.compare
+
+    shared = _shared_copy_params(source, facts.reserved)
 
     def copy(h: GmCopy, _source) -> str:
         if not soc.has_datacopypad:
             raise LoweringError(f"{soc.name} has no DataCopyPad and `{h.count}` elements is not provably a "
                                 "multiple of 32 bytes; make the tile and the row lengths multiples of "
                                 f"{32 // h.dtype.nbytes} elements")
-        bytes_ = f"static_cast<uint32_t>({paren(h.count)} * sizeof({h.dtype.cpp}))"
+        params, pad, declare = shared.get(id(h), (f"{h.local}Copy", f"{h.local}Pad", True))
+        lines = []
+        if declare:
+            bytes_ = f"static_cast<uint32_t>({paren(h.count)} * sizeof({h.dtype.cpp}))"
+            if h.direction == "in":
+                lines += [f"// {h.count} elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0",
+                          f"DataCopyExtParams {params}{{1, {bytes_}, 0, 0, 0}};",
+                          f"DataCopyPadExtParams<{h.dtype.cpp}> {pad}{{true, 0, "
+                          f"static_cast<uint8_t>(AlignUp({h.count}, {_per_block(h.dtype)}) - {paren(h.count)}), 0}};"]
+            else:
+                lines += [f"// DataCopyPad writes exactly {h.count} elements (DataCopy would round down to 32 bytes)",
+                          f"DataCopyExtParams {params}{{1, {bytes_}, 0, 0, 0}};"]
         if h.direction == "in":
-            return "\n".join([
-                f"// {h.count} elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0",
-                f"DataCopyExtParams {h.local}Copy{{1, {bytes_}, 0, 0, 0}};",
-                f"DataCopyPadExtParams<{h.dtype.cpp}> {h.local}Pad{{true, 0, "
-                f"static_cast<uint8_t>(AlignUp({h.count}, {32 // h.dtype.nbytes}) - {paren(h.count)}), 0}};",
-                f"DataCopyPad({h.local}, {h.gm}, {h.local}Copy, {h.local}Pad);"])
-        return "\n".join([
-            f"// DataCopyPad writes exactly {h.count} elements (DataCopy would round down to 32 bytes)",
-            f"DataCopyExtParams {h.local}Copy{{1, {bytes_}, 0, 0, 0}};",
-            f"DataCopyPad({h.gm}, {h.local}, {h.local}Copy);"])
+            lines.append(f"DataCopyPad({h.local}, {h.gm}, {params}, {pad});")
+        else:
+            lines.append(f"DataCopyPad({h.gm}, {h.local}, {params});")
+        return "\n".join(lines)
 
-    unit = CMP_ALIGN_BYTES if compare else 32
+    unit = "REPEAT_BYTES" if compare else "BLOCK_BYTES"
     source.rules[GmCopy] = copy
     source.rules[BufferBytes] = lambda h, s: f"AlignUp({paren(h.capacity)} * {h.elem_size}, {unit})"
     source.rules[CompareCount] = lambda h, s: f"AlignUp({h.count}, CMP_ALIGN)"
@@ -65,16 +69,45 @@ def write(project: Project) -> None:
         "__aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }")
     if compare:
         source.part("constants", "compare").line(
-            f"constexpr int64_t CMP_ALIGN = {CMP_ALIGN_BYTES // 4};  // Compare works on whole 256-byte repeats")
+            "constexpr int64_t CMP_ALIGN = REPEAT_BYTES / sizeof(float);  // Compare works on whole 256-byte repeats")
         _zero_tail(source, facts)
 
 
+def _per_block(dtype) -> str:
+    """Elements of one 32-byte block, as C++."""
+    return "BLOCK_BYTES" if dtype.nbytes == 1 else f"BLOCK_BYTES / sizeof({dtype.cpp})"
+
+
+def _shared_copy_params(source: KernelSource, reserved: frozenset) -> dict[int, tuple[str, str, bool]]:
+    """Copies of one method that move the same count of the same dtype share their DataCopyPad
+    parameters: (params name, pad name, declare here) for each such hole, the first declaring."""
+    shared: dict[int, tuple[str, str, bool]] = {}
+    for method in source.methods:
+        groups: dict[tuple, list[GmCopy]] = {}
+        for h in source.holes_in(method.body.text()):
+            if isinstance(h, GmCopy):
+                groups.setdefault((h.direction, h.dtype, h.count), []).append(h)
+        many = {key: hs for key, hs in groups.items() if len(hs) > 1}
+        for (direction, dtype, count), holes in many.items():
+            m = re.fullmatch(r"([A-Za-z_]\w*?)(?:Len|Elems)", count)
+            stem = m.group(1) if m else "tile"
+            if sum(1 for d, t, c in many if c == count) > 1:          # several dtypes or directions of one count
+                stem += direction.capitalize() + dtype.value.upper()
+            params, pad = f"{stem}Copy", f"{stem}Pad"
+            while params in reserved or pad in reserved:
+                params, pad = params + "_", pad + "_"
+            for i, h in enumerate(holes):
+                shared[id(h)] = (params, pad, i == 0)
+    return shared
+
+
 def widen_padded(h: MaskWiden, source: KernelSource) -> str:
-    # the mask's copy-in padded its last 32-byte block with zeros; zero the rest of the repeat
+    # the mask's copy-in padded its last 32-byte block (32 bytes of mask) with zeros; zero the rest of the repeat
+    filled = f"AlignUp({h.count}, BLOCK_BYTES)"
     return "\n".join([
-        f"Cast({h.wide}, {h.mask}, RoundMode::CAST_NONE, AlignUp({h.count}, 32));",
-        f"if ({h.compare_count} > AlignUp({h.count}, 32)) {{",
-        f"    Duplicate({h.wide}[AlignUp({h.count}, 32)], 0.0f, static_cast<int32_t>({h.compare_count} - AlignUp({h.count}, 32)));",
+        f"Cast({h.wide}, {h.mask}, RoundMode::CAST_NONE, {filled});",
+        f"if ({h.compare_count} > {filled}) {{",
+        f"    Duplicate({h.wide}[{filled}], 0.0f, static_cast<int32_t>({h.compare_count} - {filled}));",
         "}"])
 
 
@@ -85,7 +118,7 @@ def _zero_tail(source: KernelSource, facts) -> None:
     dtypes = sorted({b.dtype for b in facts.ub.buffers if b.role == "VECIN"}, key=lambda d: d.value)
     for dt in dtypes:
         with em.block(f"__aicore__ inline void ZeroTail(const LocalTensor<{dt.cpp}> &t, int64_t n)"):
-            em.line(f"const int64_t filled = AlignUp(n, {32 // dt.nbytes});")
+            em.line(f"const int64_t filled = AlignUp(n, {_per_block(dt)});")
             em.line("const int64_t wanted = AlignUp(n, CMP_ALIGN);")
             with em.block("if (wanted > filled)"):
                 em.line(f"Duplicate(t[filled], static_cast<{dt.cpp}>(0), static_cast<int32_t>(wanted - filled));")

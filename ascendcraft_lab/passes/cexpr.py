@@ -1,13 +1,17 @@
-"""DSL scalar expressions as C++ text, for host code and for the kernel's scalar unit.
+"""The one C++ expression printer: DSL scalar expressions as C++ text, for host code and kernels.
 
-`render(expr, names)` walks an expression; `names(node)` decides what a Name or Attr is
-called in the C++ at hand (a host local, `tiling.N`, a loop variable `cStart`, ...), so the
-same walker serves the tiling function and the kernel.
+`render(expr, names, dialect)` walks an expression. `names(node)` decides what a Name or Attr
+is called in the C++ at hand (a host local, `tiling.N`, a loop variable `cStart`, ...); the
+`Dialect` says how the calls print there: the host tiling code has `CeilDiv`, `AlignUp`,
+`UbElems` and `std::min`, a kernel has its class's `MinOf` / `MaxOf`. A `hook(call)` may take
+a call over first (a size the kernel keeps in a member, a reduction the vector unit computes).
+Infix operators print with C++ precedence and only the parentheses it needs.
 """
 from __future__ import annotations
 
 import math
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Mapping
 
 from ..dsl import ir
 
@@ -15,13 +19,67 @@ _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "/", "mod"
           "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _PREC = {"+": 4, "-": 4, "*": 5, "/": 5, "%": 5, "<": 2, "<=": 2, ">": 2, ">=": 2, "==": 2, "!=": 2}
 
-FLT_MAX = "3.40282347e+38f"
+F32_MAX = "F32_MAX"        # the kernel's named constant for the largest finite float (kernel.py)
+
+CallText = Callable[[ir.Call, list[str]], str]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How the calls of a DSL expression print in one kind of C++ (op -> C++ of the call)."""
+    name: str
+    calls: Mapping[str, CallText]
+
+
+def _chain(fn: str) -> CallText:
+    """min/max of two or more arguments as nested two-argument calls."""
+    def text(e: ir.Call, args: list[str]) -> str:
+        out = args[0]
+        for a in args[1:]:
+            out = f"{fn}({out}, {a})"
+        return out
+    return text
+
+
+def _call(fn: str) -> CallText:
+    return lambda e, args: f"{fn}({', '.join(args)})"
+
+
+def _is_float(e: ir.Expr) -> bool:
+    return isinstance(e.type, ir.ScalarType) and e.type.dtype.is_float
+
+
+def _kernel_div(e: ir.Call, args: list[str]) -> str:
+    """True division: two integers divide as floats (a DSL `/` is never integer division)."""
+    a, b = args
+    if not (_is_float(e.args[0]) or _is_float(e.args[1])):
+        a = f"static_cast<float>({a})"
+    return f"{a} / {paren(b)}"
+
+
+HOST = Dialect("host", {
+    "cdiv": _call("CeilDiv"), "align_up": _call("AlignUp"), "align_down": _call("AlignDown"),
+    "min": _chain("std::min<int64_t>"), "max": _chain("std::max<int64_t>"),
+    "pow": lambda e, args: f"std::pow(static_cast<double>({args[0]}), static_cast<double>({args[1]}))",
+    "ub_elems": lambda e, args: f"UbElems(/*{e.args[0].dtype.value} bytes*/ {e.args[0].dtype.nbytes}, {args[0]}, {args[1]})",
+    "div": lambda e, args: f"(static_cast<double>({args[0]}) / ({args[1]}))",
+})
+
+KERNEL = Dialect("kernel", {
+    "min": _chain("MinOf"), "max": _chain("MaxOf"),
+    "div": _kernel_div,
+    "abs": lambda e, args: f"({args[0]} < 0 ? -{paren(args[0])} : {args[0]})",
+    "relu": lambda e, args: f"({args[0]} > 0 ? {args[0]} : 0)",
+    "reciprocal": lambda e, args: f"1.0f / {paren(args[0])}",
+    "clamp": lambda e, args: f"MinOf(MaxOf({args[0]}, {args[1]}), {args[2]})",
+    "cast": lambda e, args: f"static_cast<{e.args[1].dtype.cpp}>({args[0]})",
+})
 
 
 def float_literal(v: float) -> str:
-    """A float constant as C++ (`0.5f`); infinities become +-FLT_MAX, which max/min treat alike."""
+    """A float constant as C++ (`0.5f`); infinities become +-F32_MAX, which max/min treat alike."""
     if math.isinf(v):
-        return ("-" if v < 0 else "") + FLT_MAX
+        return ("-" if v < 0 else "") + F32_MAX
     text = repr(float(v))
     if "e" in text or "E" in text:
         mant, exp = text.lower().split("e")
@@ -41,24 +99,29 @@ def literal(c: ir.Const, as_float: bool = False) -> str:
     return float_literal(float(c.value))
 
 
-def render(e: ir.Expr, names: Callable[[ir.Expr], str], *, floats: bool = False,
-           call: Callable[[ir.Call, list[str]], str | None] | None = None) -> str:
-    """C++ text of a scalar expression. `floats`: write integer literals as floats."""
-    return _render(e, names, floats, call)[0]
+def render(e: ir.Expr, names: Callable[[ir.Expr], str], dialect: Dialect = HOST, *, floats: bool = False,
+           hook: Callable[[ir.Call], str | None] | None = None) -> str:
+    """C++ text of a scalar expression. `floats`: write integer literals as floats (a float
+    context), as are the literals the verifier typed float."""
+    return _render(e, names, dialect, floats, hook)[0]
 
 
-def _render(e, names, floats, call) -> tuple[str, int]:
+def _render(e, names, dialect, floats, hook) -> tuple[str, int]:
     if isinstance(e, ir.Const):
-        text = literal(e, floats)
+        text = literal(e, floats or _is_float(e))
         return text, (9 if not text.startswith("-") else 6)
     if isinstance(e, (ir.Name, ir.Attr, ir.DTypeRef)):
         return names(e), 9
     if isinstance(e, ir.Call):
-        args = [_render(a, names, floats, call) for a in e.args]
-        if call is not None:
-            custom = call(e, [a[0] for a in args])
+        if hook is not None:
+            custom = hook(e)
             if custom is not None:
                 return custom, 9
+        if e.op in dialect.calls:
+            # a dtype or a rounding mode is no C++ value: the call's own text reads it from `e`
+            args = [_render(a, names, dialect, floats, hook)[0] for a in e.args if not isinstance(a, (ir.DTypeRef, ir.Str))]
+            return dialect.calls[e.op](e, args), 9
+        args = [_render(a, names, dialect, floats, hook) for a in e.args]
         if e.op in _INFIX:
             sym = _INFIX[e.op]
             p = _PREC[sym]
@@ -69,13 +132,7 @@ def _render(e, names, floats, call) -> tuple[str, int]:
         if e.op == "neg":
             a, pa = args[0]
             return f"-{a if pa >= 6 else f'({a})'}", 6
-        if e.op in ("min", "max"):
-            out = args[0][0]
-            for a, _ in args[1:]:
-                cmp = "<" if e.op == "min" else ">"
-                out = f"({out} {cmp} {a} ? {out} : {a})"
-            return out, 9
-        raise ValueError(f"no C++ rendering for `{e.op}` here")
+        raise ValueError(f"no C++ rendering for `{e.op}` in {dialect.name} code")
     raise ValueError(f"no C++ rendering for {type(e).__name__}")
 
 

@@ -9,6 +9,8 @@ align rewrites. The checker holds any engine's output to balanced queues.
 """
 from __future__ import annotations
 
+import collections
+import re
 from collections import Counter
 
 from ..dsl import ir
@@ -17,8 +19,9 @@ from .bundle import Bundle
 from .cexpr import paren
 from .emit import Emitter
 from .findings import Finding, finding, kernel_text
-from .kernel import CompareCount, GmCopy, InputDequeue, KernelFacts, KernelSource, MaskWiden, Method, VectorCount, dsl_text
-from .plan import Plan, cpp_name
+from .kernel import (STAGE_METHOD, CompareCount, GmCopy, InputDequeue, KernelFacts, KernelSource, MaskWiden, Method,
+                     VectorCount, dsl_text)
+from .plan import Plan, camel, cpp_name
 from .project import Project
 from .spec import LoweringError, PassSpec
 from .vector import ComputeContext, ComputeLowering, Tile
@@ -47,6 +50,7 @@ class ComputeWriter:
         self.scalar_buf = False
         self.scalar_out: dict[str, ir.DType] = {}       # scalars stored to GM -> their UB queue
         self._declared: set[str] = set()                # scalar locals declared in the current method
+        self._counts: dict[str, str] | None = None      # element counts the current method names once
 
     def write(self) -> None:
         source, facts = self.source, self.facts
@@ -56,8 +60,7 @@ class ComputeWriter:
         source.rules.setdefault(CompareCount, lambda h, s: h.count)
         source.rules.setdefault(MaskWiden, lambda h, s: f"Cast({h.wide}, {h.mask}, RoundMode::CAST_NONE, {h.count});")
         stages = [st for g in facts.groups for st in g.stages]
-        source.methods = [self._method(st) for st in stages]
-        self.method_of = {id(st): m for st, m in zip(stages, source.methods)}
+        source.methods, self.method_of = name_methods(stages, [self._method(st) for st in stages], source, facts.reserved)
         # Scalar math in Process itself (outside any stage) may need the scalar buffer too.
         process = Emitter()
         ctx = self._context(process)
@@ -88,11 +91,13 @@ class ComputeWriter:
             # A slot holds a temporary of any dtype the statements compute (f32 math on f16 tiles).
             # 8-byte tiles (int64 indices) widen the slots only when a statement with temporaries
             # touches one.
-            in_scratch = {dt.nbytes for need in ub.scratch for _, dt in need.sizes}
-            widest = max([b.dtype.nbytes for b in ub.buffers if b.dtype.nbytes <= 4 or b.dtype.nbytes in in_scratch]
-                         + sorted(in_scratch), default=4)
-            em.line(f"scratchSlotBytes = {facts.buffer_bytes(self.source, facts.max_text(caps), None, widest)};")
-            em.line(f"pipe.InitBuffer(scratchBuf, {self.slots} * scratchSlotBytes);  // {self.slots} temporaries")
+            in_scratch = {dt for need in ub.scratch for _, dt in need.sizes}
+            widest = max([b.dtype for b in ub.buffers if b.dtype.nbytes <= 4 or b.dtype in in_scratch] + sorted(in_scratch, key=str),
+                         key=lambda d: d.nbytes, default=ir.DType.f32)
+            em.line(f"scratchSlotBytes = {facts.buffer_bytes(self.source, facts.max_text(caps), widest)};  "
+                    f"// one slot holds a temporary of any dtype the statements compute")
+            slots = "scratchSlotBytes" if self.slots == 1 else f"{self.slots} * scratchSlotBytes"
+            em.line(f"pipe.InitBuffer(scratchBuf, {slots});  // {self.slots} temporar{'y' if self.slots == 1 else 'ies'}")
         if self.scalar_buf:
             em.line("pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));")
             em.line("scalarTmp = scalarBuf.Get<float>();")
@@ -120,6 +125,7 @@ class ComputeWriter:
         em = Emitter()
         facts.used_vars = set()
         self._declared = set()
+        self._counts = {}
         ctx = self._context(em)
         lower = ComputeLowering(ctx)
         if stage.kind is ir.StageKind.copyin:
@@ -136,23 +142,41 @@ class ComputeWriter:
             self._compute(em, stage, lower)
         self.slots = max(self.slots, ctx.max_slots)
         self.scalar_buf = self.scalar_buf or ctx.uses_scalar_buf
+        if self._counts:          # a tile's element count computed once, at the top of the method
+            body = Emitter()
+            with body.dsl(stage.span.line):
+                for text, name in self._counts.items():
+                    body.line(f"const int64_t {name} = {text};  // elements of the tile")
+            for line, dsl in zip(em.text().splitlines(), em.source_map()):
+                body.line(line, dsl=dsl)
+            em = body
+        self._counts = None
         order = list(facts.loops)
         params = []
         for v in sorted(facts.used_vars, key=lambda v: (order.index(v.partition(".")[0]) if v.partition(".")[0] in order else 99, _var_order(v))):
             var, _, attr = v.partition(".")
             params.append(("int64_t", f"{cpp_name(var)}{attr.capitalize()}" if attr else cpp_name(var)))
         facts.used_vars = None
-        return Method(facts.method_name(stage), params, em, stage.span.line)
+        return Method(STAGE_METHOD[stage.kind], params, em, stage.span.line)   # named by name_methods
 
     def _context(self, em: Emitter) -> ComputeContext:
         """What the compute lowering of one method (or of Process) needs from this kernel."""
         facts = self.facts
         return ComputeContext(names=facts.names, text=facts.scalar_text, count=self.count, tile_of=self._tile_of,
                               hole=self.source.hole, em=em, reserved=facts.reserved, byte_masks=facts.byte_masks,
-                              sizes=facts.size_members)
+                              sizes=facts.size_members, use_min_max=facts.use_min_max)
 
     def count(self, t: ir.TileType, exact: bool = False) -> str:
         text = self.facts.element_count(t)
+        if self._counts is not None and paren(text) != text:      # not one name: name it once per method
+            if text not in self._counts:
+                loops = re.findall(r"\b(\w+)(?:Len|Start)\b", text)
+                stem = f"{loops[0]}Elems" if len(set(loops)) == 1 else "tileElems"
+                name = stem
+                while name in self.facts.reserved or name in self._counts.values():
+                    name = f"{stem}{len(self._counts) + 1}"
+                self._counts[text] = name
+            text = self._counts[text]
         return text if exact else self.source.hole(VectorCount(text))
 
     def _tile_of(self, name: str) -> Tile:
@@ -351,6 +375,7 @@ class ComputeWriter:
             else:
                 base, end = "0", facts.scalar_text(it.extent)
             with em.block(f"for (int64_t {v}Start = {base}; {v}Start < {end}; {v}Start += {step})"):
+                facts.use_min_max("min")
                 em.line(f"const int64_t {v}Len = MinOf({step}, {paren(end)} - {v}Start);")
                 uses_index = any(isinstance(n, ir.Attr) and n.obj.id == s.var and n.attr == "index"
                                  for n in ir.walk(ir.Stage(ir.StageKind.compute, s.body)))
@@ -366,6 +391,66 @@ class ComputeWriter:
                 cond = f"({step} > 0 ? {v} < {stop} : {v} > {stop})"
             with em.block(f"for (int64_t {v} = {start}; {cond}; {inc})"):
                 self._process_body(em, s.body, lower)
+
+
+_DSL_COMMENT = re.compile(r"// DSL (\d+(?:, \d+)*):")
+
+
+def name_methods(stages: list[ir.Stage], methods: list[Method], source: KernelSource,
+                 reserved: frozenset) -> tuple[list[Method], dict]:
+    """The stage methods a careful author writes: stages that do the same (a row loaded the
+    same way in every sweep) share one method, whose comments name every DSL line it serves;
+    a kind with one method keeps its canonical name (CopyIn, Compute, CopyOut), otherwise each
+    is named for what it defines (`ComputeM` computes m, `CopyOutY` stores y)."""
+    def same(m: Method):
+        return tuple(m.params), _DSL_COMMENT.sub("// DSL n:", source.spelled(m.body.text()))
+    unique: dict[tuple, list[tuple[ir.Stage, Method]]] = {}
+    for st, m in zip(stages, methods):
+        unique.setdefault(same(m), []).append((st, m))
+    merged: list[tuple[ir.Stage, Method]] = []
+    method_of: dict[int, Method] = {}
+    for group in unique.values():
+        st, m = group[0]
+        if len(group) > 1:
+            m = Method(m.name, m.params, _merge_comments([g[1].body for g in group]), m.dsl_line)
+        merged.append((st, m))
+        for other, _ in group:
+            method_of[id(other)] = m
+    kinds = collections.Counter(st.kind for st, _ in merged)
+    taken = set(reserved)
+    for st, m in merged:
+        name = STAGE_METHOD[st.kind]
+        if kinds[st.kind] > 1:
+            name += camel(_defines(st))
+        base, i = name, 2
+        while name in taken:
+            name, i = f"{base}{i}", i + 1
+        taken.add(name)
+        m.name = name
+    return [m for _, m in merged], method_of
+
+
+def _defines(stage: ir.Stage) -> str:
+    """The DSL name a stage is about: what it loads, computes or stores first."""
+    for s in stage.body:
+        if isinstance(s, (ir.Load, ir.Assign)):
+            return s.target
+        if isinstance(s, ir.Store):
+            return s.dst.tensor
+    return stage.kind.value
+
+
+def _merge_comments(bodies: list[Emitter]) -> Emitter:
+    """The first body, its `// DSL n:` comments naming the DSL lines of every body."""
+    texts = [b.text().splitlines() for b in bodies]
+    em = Emitter()
+    for i, (text, dsl) in enumerate(zip(texts[0], bodies[0].source_map())):
+        m = _DSL_COMMENT.search(text)
+        if m:
+            lines = sorted({int(n) for t in texts for n in _DSL_COMMENT.search(t[i]).group(1).split(", ")})
+            text = text[:m.start()] + f"// DSL {', '.join(map(str, lines))}:" + text[m.end():]
+        em.line(text, dsl=dsl)
+    return em
 
 
 def _var_order(v: str) -> int:
@@ -389,7 +474,16 @@ def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
     decls = cpp.declarations(text)
     queues = {name for name, t in decls.items() if t.startswith(("TQue<", "TQueBind<"))}
     ops = cpp.calls(text, {"AllocTensor", "FreeTensor", "EnQue", "DeQue"})
-    count = Counter((c.receiver, c.name) for c in ops)
+    # a stage method called from several places (one copy-in for every sweep) counts that often
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    bodies = cpp.call_weights(text)
+
+    def weight(line: int) -> int:
+        at = starts[line - 1]
+        return next((w for a, b, w in bodies if a <= at < b), 1)
+    count = Counter()
+    for c in ops:
+        count[(c.receiver, c.name)] += weight(c.line)
     first = {}
     for c in ops:
         first.setdefault((c.receiver, c.name), c.line)

@@ -147,11 +147,12 @@ def constants(text: str) -> dict[str, int]:
 
 
 def member_values(text: str, names: dict[str, float], wanted: set[str] | None = None) -> dict[str, int]:
-    """Values of simple assignments `name = expr;` (e.g. `scratchSlotBytes = ...` in Init) that
+    """Values of simple assignments `name = expr;` or `const T name = expr;` (e.g. `scratchSlotBytes = ...`
+    in Init) that
     evaluate with `names`; lets the checkers follow a buffer size through a member. With
     `wanted`, only those names are evaluated (a long edited kernel stays cheap to check)."""
     found: dict[str, int] = {}
-    for m in re.finditer(r"^\s*(\w+)\s*=\s*([^;=]+);", strip_comments(text), re.M):
+    for m in re.finditer(r"^\s*(?:const\s+\w+\s+)?(\w+)\s*=\s*([^;=]+);", strip_comments(text), re.M):
         if wanted is not None and m.group(1) not in wanted:
             continue
         try:
@@ -159,3 +160,25 @@ def member_values(text: str, names: dict[str, float], wanted: set[str] | None = 
         except EvalError:
             continue
     return found
+
+
+_FUNCTION = re.compile(r"^[ \t]*(?:[\w:<>*&]+[ \t]+)+(\w+)\s*\([^;{)]*(?:\)[^;{]*)?\)\s*(?:const\s*)?\{", re.M)
+
+
+def call_weights(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, weight) of each function body in `text`: how many call sites the function
+    has (1 for one that is never called by name in the file, such as an entry point). A method
+    the code calls from three places counts three times when the checkers weigh what it does."""
+    code = strip_comments(text)
+    spans = []
+    for m in _FUNCTION.finditer(code):
+        name = m.group(1)
+        if name in ("if", "for", "while", "switch"):
+            continue
+        depth, j = 1, m.end()
+        while j < len(code) and depth:
+            depth += {"{": 1, "}": -1}.get(code[j], 0)
+            j += 1
+        sites = len(re.findall(rf"\b{re.escape(name)}\s*\(", code)) - 1
+        spans.append((m.end(), j, max(sites, 1)))
+    return spans

@@ -7,6 +7,7 @@ tiles (each has its queue or TBuf) and evaluates the InitBuffer total against th
 """
 from __future__ import annotations
 
+import collections
 import re
 
 from ..dsl import ir
@@ -14,11 +15,11 @@ from ..dsl.host import SYNC_ALL_BYTES_PER_CORE, WORKSPACE_ALIGN, needs_workspace
 from ..dsl.printer import expr_text
 from . import cpp
 from .bundle import Bundle
-from .cexpr import paren, render
+from .cexpr import KERNEL, paren, render
 from .emit import Emitter
 from .findings import Finding, finding, kernel_text
-from .kernel import BufferBytes, KernelFacts, KernelSource, dsl_text, min_max_of, plain_buffer_bytes
-from .plan import Plan, cpp_name
+from .kernel import BufferBytes, KernelFacts, KernelSource, dsl_text, plain_buffer_bytes
+from .plan import Plan, cpp_name, sample_dim
 from .project import Project
 from .spec import LoweringError, PassSpec
 
@@ -44,11 +45,6 @@ def write(project: Project) -> None:
                   f"// {project.plan.soc.name}'s vector cores: the most blocks a launch that syncs may have")
     _globals(source.part("init", "globals"), facts)
     _buffers(source, facts)
-    source.part("helpers", "min").line(
-        "__aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }")
-    source.part("helpers", "max").line(
-        "__aicore__ inline static int64_t MaxOf(int64_t a, int64_t b) { return a > b ? a : b; }")
-    source.needs_max = len({c for b in facts.ub.buffers for c in b.capacities}) > 1
     _members(source, facts)
     source.entry = _entry(project.plan)
 
@@ -58,7 +54,29 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
     p = facts.p
     em.line("tiling = tilingData;")
     for d, name in facts.size_members.items():   # MinOf/MaxOf, which the checkers read
-        em.line(f"{name} = {render(d, facts.names, call=min_max_of)};  // {expr_text(d)}")
+        em.line(f"{name} = {render(d, facts.names, KERNEL)};  // {expr_text(d)}")
+    plan = facts.plan
+    # A size several tensors share is computed once, as a careful author would.
+    sliced = {t.name for t in p.tensors() if plan.gm[t.name].core_var}
+
+    def product(dims) -> str:
+        return _unparen(" * ".join(paren(facts.scalar_text(d)) for d in dims) or "1")
+    # each whole tensor's elements, each sliced tensor's row (the unit its core's slice counts in)
+    sizes = {t.name: product(t.shape[1:] if t.name in sliced else t.shape) for t in p.tensors()}
+    uses = collections.Counter(sizes[t.name] for t in p.tensors() for _ in range(2 if t.name in sliced else 1))
+    shared = {}
+    for text, count in uses.items():
+        if count > 1 and paren(text) != text:
+            users = [t.name for t in p.tensors() if sizes[t.name] == text]
+            rows = all(u in sliced for u in users)
+            name = "rowElems" if rows else "elems"
+            while name in facts.reserved or name in shared.values():
+                name = f"{users[0]}{'Row' if rows else ''}Elems"
+                if name in facts.reserved or name in shared.values():
+                    name += "_"
+            shared[text] = name
+            what = f"a row of {_and(users)}" if rows else _and(users)
+            em.line(f"const int64_t {name} = {text};  // elements of {what}")
     for s, _ in ir.walk_stmts(p.kernel.body):
         if isinstance(s, ir.For) and isinstance(s.iter, (ir.CoreRows, ir.CoreChunk)):
             v = cpp_name(s.var)
@@ -71,6 +89,8 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
                                     "splits the work over the cores in Init, before the kernel's scalars exist; "
                                     "write it with dims, scalar parameters and tiling fields", s)
             per, total = facts.scalar_text(per), facts.scalar_text(total)
+            total = shared.get(_unparen(total), total)
+            facts.use_min_max("min")
             with em.dsl(s.span.line):
                 if isinstance(s.iter, ir.CoreRows):
                     em.line(f"// DSL {s.span.line}: this core owns rows [{v}Begin, {v}End) of {dsl_text(p, s)}")
@@ -80,18 +100,16 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
                     em.line(f"// DSL {s.span.line}: this core owns [{v}Start, {v}Start + {v}Len) of {dsl_text(p, s)}")
                     em.line(f"{v}Start = MinOf(static_cast<int64_t>(GetBlockIdx()) * {paren(per)}, {total});")
                     em.line(f"{v}Len = MinOf({v}Start + {paren(per)}, {total}) - {v}Start;")
-    plan = facts.plan
     for t in p.tensors():
         gm = plan.gm[t.name]
-        total = " * ".join(paren(facts.scalar_text(d)) for d in t.shape) or "1"
+        size = shared.get(sizes[t.name], sizes[t.name])
         ptr = f"(__gm__ {t.dtype.cpp} *){cpp_name(t.name)}"
         with em.dsl(t.span.line):
             if gm.core_var:
                 v = cpp_name(gm.core_var)
-                row = " * ".join(paren(facts.scalar_text(d)) for d in t.shape[1:]) or "1"
-                em.line(f"{t.name}Gm.SetGlobalBuffer({ptr} + {v}Begin * {paren(row)}, ({v}End - {v}Begin) * {paren(row)});")
+                em.line(f"{t.name}Gm.SetGlobalBuffer({ptr} + {v}Begin * {paren(size)}, ({v}End - {v}Begin) * {paren(size)});")
             else:
-                em.line(f"{t.name}Gm.SetGlobalBuffer({ptr}, {total});")
+                em.line(f"{t.name}Gm.SetGlobalBuffer({ptr}, {size});")
     offset = "0"
     for t in p.workspaces:
         total = " * ".join(paren(facts.scalar_text(d)) for d in t.shape) or "1"
@@ -110,17 +128,40 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
             em.line(f"syncFlagsGm.SetGlobalBuffer((__gm__ int32_t *)({at}), GetBlockNum() * SYNC_ALL_INTS);")
 
 
+def _unparen(text: str) -> str:
+    return text[1:-1] if text.startswith("(") and paren(text[1:-1]) != text[1:-1] and paren(text) == text else text
+
+
+def _and(names: list[str], word: str = "and") -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" {word} " + names[-1]
+
+
 def _buffers(source: KernelSource, facts: KernelFacts) -> None:
     """InitBuffer for every DSL tile, and for SyncAll's UB work area."""
     em = source.part("init", "buffers")
+    sizes = {}
     for b in facts.ub.buffers:
         if b.level is not ir.Level.UB:
             raise LoweringError(f"tile `{b.name}` is in {b.level.value}: the rule engine lowers vector kernels only")
         caps = [c for c in b.capacities if c is not None]
         if not caps:
             raise LoweringError(f"tile `{b.name}` has no size known before the loop; size tiles by tiling fields")
+        sizes[b.name] = (facts.max_text(caps), b.dtype)
+    # a buffer size several buffers share is computed once
+    names = {}
+    for (cap, dtype), count in collections.Counter(sizes.values()).items():
+        if count > 1:
+            stem = re.findall(r"\w+", cap)[-1] if re.fullmatch(r"[\w.]+", cap) else "tile"
+            name = f"{stem}Bytes" if sum(1 for c, _ in names if c == cap) == 0 else f"{stem}Bytes{dtype.value.upper()}"
+            while name in facts.reserved or name in names.values():
+                name += "_"
+            names[(cap, dtype)] = name
+            users = _and([b for b, s in sizes.items() if s == (cap, dtype)], "or")
+            em.line(f"const int64_t {name} = {facts.buffer_bytes(source, cap, dtype)};  // bytes of one {users} tile")
+    for b in facts.ub.buffers:
+        cap, dtype = sizes[b.name]
         with em.dsl(b.sites[0].line if b.sites else 0):
-            nbytes = facts.buffer_bytes(source, facts.max_text(caps), b.dtype)
+            nbytes = names.get((cap, dtype)) or facts.buffer_bytes(source, cap, dtype)
             if b.role == "VECCALC":
                 em.line(f"pipe.InitBuffer({b.name}Buf, {nbytes});")
             else:
@@ -232,7 +273,9 @@ def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
             # fit, the budget depends on the shape, which the verifier checks per shape.
             small, _ = total_for(plan.tiling_values(options, dim_size=256))
             if small <= budget:
-                severity, note = "warning", " at sample dims of 65536 (it fits smaller shapes; the verifier checks real ones)"
+                severity = "warning"
+                note = (f" at sample dims of {sample_dim(plan.program)} (it fits smaller shapes; the verifier checks "
+                        "real ones)")
         worst = max(parts, key=lambda p: p[1] * p[2])
         detail = ", ".join(f"{c.args[0]} {n} x {s} B" for c, n, s in parts)
         found.append(finding(SPEC, "ub-overflow",

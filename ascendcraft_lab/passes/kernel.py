@@ -18,11 +18,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, ClassVar
 
+import numpy as np
+
 from ..dsl import ir
 from ..dsl.buffers import ub_buffers
 from ..dsl.host import needs_workspace
 from ..dsl.printer import expr_text
-from .cexpr import paren, render
+from .cexpr import KERNEL, float_literal, paren, render
 from .emit import Emitter
 from .plan import Plan, cpp_name
 from .spec import LoweringError
@@ -94,7 +96,7 @@ Rule = Callable[[Hole, "KernelSource"], str]
 LAYOUT: dict[str, tuple[str, ...]] = {
     "constants": ("buffers", "scalar", "compare", "sync"),
     "init": ("globals", "buffers", "compute", "sync"),
-    "helpers": ("min", "max", "align", "scratch", "tail"),
+    "helpers": ("align", "scratch", "tail"),
     "members": ("pipe", "buffers", "compute", "sync", "gm", "tiling", "state", "sizes"),
 }
 
@@ -121,11 +123,19 @@ class KernelSource:
     entry: Emitter | None = None
     holes: list[Hole] = field(default_factory=list)
     rules: dict[type, Rule] = field(default_factory=dict)
-    needs_max: bool = False                         # the MaxOf helper even when no text calls it
+    uses: set[str] = field(default_factory=set)     # min/max helpers the code calls: MinOf, MaxOf, MinOf:float, ...
 
     def hole(self, h: Hole) -> str:
         self.holes.append(h)
         return f"{_OPEN}{len(self.holes) - 1}{_CLOSE}"
+
+    def spelled(self, text: str) -> str:
+        """`text` with each hole written as what it is (two texts with equal holes compare equal)."""
+        return _MARK.sub(lambda m: repr(self.holes[int(m.group(1))]), text)
+
+    def holes_in(self, text: str) -> list[Hole]:
+        """The holes whose markers `text` holds, in order (not those nested inside them)."""
+        return [self.holes[int(m.group(1))] for m in _MARK.finditer(text)]
 
     def part(self, section: str, name: str) -> Emitter:
         """The emitter of one part of a section (created on first use)."""
@@ -156,15 +166,32 @@ class KernelSource:
         em.line('#include "kernel_operator.h"')
         em.line(f'#include "{plan.op}_tiling.h"')
         em.blank()
-        em.line("using namespace AscendC;")
-        em.blank()
         if not self.class_written:
+            em.line("using namespace AscendC;")
+            em.blank()
             for number, name, what, lines in self.placeholders:
                 placeholder(em, p, number, name, what, lines)
             return _filled(em, self)
+        body = Emitter()
+        self._class(body)
+        filled = _filled(body, self)
+        # the sizes the code names, away from the passes' constants (an edit of one merges with the other)
+        for name, line in named_constants(plan.soc):
+            if re.search(rf"\b{name}\b", filled.text()):
+                em.line(line)
+        em.blank()
+        em.line("using namespace AscendC;")
+        em.blank()
         for part in self.section("constants"):
             self._copy_into(em, part)
         em.blank()
+        for text, line in zip(filled.text().splitlines(), filled.source_map()):
+            em.line(text, dsl=line)
+        return _filled(em, self)
+
+    def _class(self, em: Emitter) -> None:
+        """The kernel class and the entry function."""
+        p, plan = self.plan.program, self.plan
         with em.block(f"class {plan.cls}", "};"):
             em.label("public:")
             em.line(f"__aicore__ inline {plan.cls}() {{}}")
@@ -184,14 +211,12 @@ class KernelSource:
             for m in self.methods:
                 params = ", ".join(f"{t} {n}" for t, n in m.params)
                 with em.block(f"__aicore__ inline void {m.name}({params})", dsl=m.dsl_line):
-                    self._copy_into(em, m.body)
+                    self._copy_into(em, _forwarded(_folded(_without_unused_locals(_filled(m.body, self)))))
                 em.blank()
-            before_helpers = self.fill(em.text())
-            helpers = self.section("helpers")
-            uses_max = self.needs_max or "MaxOf(" in before_helpers
-            for part in helpers:
-                if part is self.parts.get(("helpers", "max")) and not uses_max:
-                    continue
+            for helper in MIN_MAX_HELPERS:
+                if helper.key in self.uses:
+                    em.line(helper.text)
+            for part in self.section("helpers"):
                 self._copy_into(em, part)
             em.blank()
             for part in self.section("members"):
@@ -199,11 +224,32 @@ class KernelSource:
         em.blank()
         if self.entry is not None:
             self._copy_into(em, self.entry)
-        return _filled(em, self)
 
     def init_params(self) -> str:
         p = self.plan.program
         return ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in p.tensors()) + (", GM_ADDR workspace" if needs_workspace(p) else "")
+
+
+def named_constants(soc) -> tuple[tuple[str, str], ...]:
+    """Constants a kernel defines when its code names them (instead of literal 32, 256, 3.4e38)."""
+    return (
+        ("BLOCK_BYTES", f"constexpr int64_t BLOCK_BYTES = {soc.block_bytes};  "
+                        "// UB addresses and DataCopy lengths are whole 32-byte blocks"),
+        ("REPEAT_BYTES", f"constexpr int64_t REPEAT_BYTES = {soc.repeat_bytes};  // one vector repeat"),
+        ("F32_MAX", "constexpr float F32_MAX = 3.40282347e+38f;  // the largest finite float: -inf / +inf in max and min"),
+    )
+
+
+@dataclass(frozen=True)
+class MinMaxHelper:
+    key: str                # what `KernelSource.uses` holds when the code calls it
+    text: str
+
+
+# The kernel class's min/max: int64 for sizes and indices, float for float scalars (overloads).
+MIN_MAX_HELPERS = tuple(MinMaxHelper(f"{fn}{':float' if t == 'float' else ''}",
+                                     f"__aicore__ inline static {t} {fn}({t} a, {t} b) {{ return a {cmp} b ? a : b; }}")
+                        for t in ("int64_t", "float") for fn, cmp in (("MinOf", "<"), ("MaxOf", ">")))
 
 
 def _filled(em: Emitter, source: KernelSource) -> Emitter:
@@ -217,6 +263,69 @@ def _filled(em: Emitter, source: KernelSource) -> Emitter:
         indent = text[:len(text) - len(text.lstrip())]
         for part in source.fill(text[len(indent):]).split("\n"):
             out.line(indent + part if part else "", dsl=line)
+    return out
+
+
+_LOCAL = re.compile(r"\s*const int64_t (\w+) = [^;]*;")
+
+
+def _without_unused_locals(em: Emitter) -> Emitter:
+    """A method body without the `const int64_t` locals none of its lines reads (a count the
+    compute pass named that only a later pass's rewrite would have used)."""
+    lines = em.text().splitlines()
+    out = Emitter()
+    for i, (text, dsl) in enumerate(zip(lines, em.source_map())):
+        m = _LOCAL.match(text)
+        if m and not any(re.search(rf"\b{m.group(1)}\b", other) for j, other in enumerate(lines) if j != i):
+            continue
+        out.line(text, dsl=dsl)
+    return out
+
+
+_SCALAR_OP = re.compile(r"(\s*)(Adds|Muls)\(([\w.\[\]]+), ([\w.\[\]]+), (-?\d[\d.]*(?:e[-+]?\d+)?f), (.+)\);$")
+
+
+def _folded(em: Emitter) -> Emitter:
+    """Two scalar additions (or multiplications) by constants in a row on one tile, as one:
+    `Adds(t, t, 1.0f, n); Adds(t, t, 1.0f, n);` (tanh then `1 + tanh`) is `Adds(t, t, 2.0f, n);`."""
+    out: list[tuple[str, int]] = []
+    for text, dsl in zip(em.text().splitlines(), em.source_map()):
+        m = _SCALAR_OP.fullmatch(text)
+        prev = _SCALAR_OP.fullmatch(out[-1][0]) if out else None
+        if m and prev and m.group(2) == prev.group(2) and m.group(4) == m.group(3) == prev.group(3) \
+                and m.group(6) == prev.group(6):
+            a, b = np.float32(prev.group(5)[:-1]), np.float32(m.group(5)[:-1])
+            value = a + b if m.group(2) == "Adds" else a * b
+            out[-1] = (f"{prev.group(1)}{prev.group(2)}({prev.group(3)}, {prev.group(4)}, "
+                       f"{float_literal(float(value))}, {prev.group(6)});", out[-1][1])
+            continue
+        out.append((text, dsl))
+    folded = Emitter()
+    for text, dsl in out:
+        folded.line(text, dsl=dsl)
+    return folded
+
+
+_DECL = re.compile(r"(\s*)(float|int32_t|int64_t|half) (\w+) = (.+);$")
+
+
+def _forwarded(em: Emitter) -> Emitter:
+    """`float s2 = scalarTmp.GetValue(0); float rstd = s2;` as `float rstd = scalarTmp.GetValue(0);`:
+    a generated temporary read only by the copy into the DSL's name on the next line."""
+    lines, dsls = em.text().splitlines(), list(em.source_map())
+    out = Emitter()
+    skip = -1
+    for i, text in enumerate(lines):
+        if i == skip:
+            continue
+        first = _DECL.fullmatch(text)
+        second = _DECL.fullmatch(lines[i + 1]) if i + 1 < len(lines) else None
+        if first and second and second.group(4) == first.group(3) and second.group(2) == first.group(2) \
+                and not any(re.search(rf"\b{first.group(3)}\b", t) for t in lines[i + 2:]):
+            out.line(f"{second.group(1)}{second.group(2)} {second.group(3)} = {first.group(4)};", dsl=dsls[i + 1])
+            skip = i + 1
+            continue
+        out.line(text, dsl=dsls[i])
     return out
 
 
@@ -254,10 +363,12 @@ class StageGroup:
 
 
 class KernelFacts:
-    """Facts about one kernel that the init and compute passes share, derived from the IR."""
+    """Facts about one kernel that the init and compute passes share, derived from the IR.
+    `uses` is the kernel source's record of the min/max helpers the code calls."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan, uses: set[str] | None = None):
         self.plan, self.p = plan, plan.program
+        self.uses = uses if uses is not None else set()
         p = self.p
         self.loops: dict[str, ir.For] = plan.loop_vars
         self.ub = ub_buffers(p)
@@ -313,11 +424,19 @@ class KernelFacts:
             self.used_vars.add(f"{var}.{attr}" if attr else var)
 
     def scalar_text(self, e: ir.Expr, floats: bool = False) -> str:
-        return render(e, self.names, floats=floats, call=lambda c, args: self.size_members.get(c))
+        """A size or index expression as kernel C++ (a tensor size given by an expression reads
+        its member; min/max call the int64 helpers)."""
+        return render(e, self.names, KERNEL, floats=floats, hook=self._size_call)
 
-    def size_text(self, e: ir.Expr) -> str:
-        """A size as C++: min/max as the MinOf/MaxOf helpers, which the checkers read."""
-        return render(e, self.names, call=lambda c, args: self.size_members.get(c) or min_max_of(c, args))
+    def _size_call(self, e: ir.Call) -> str | None:
+        if e.op in ("min", "max", "clamp"):
+            self.use_min_max(e.op)
+        return self.size_members.get(e)
+
+    def use_min_max(self, op: str, float_: bool = False) -> None:
+        """Note that the code calls MinOf / MaxOf (for `op` min, max or clamp), on floats or int64."""
+        for fn in {"min": ("MinOf",), "max": ("MaxOf",), "clamp": ("MinOf", "MaxOf")}[op]:
+            self.uses.add(fn + (":float" if float_ else ""))
 
     def element_count(self, t: ir.TileType) -> str:
         """Elements of a tile, exactly: the product of its shape."""
@@ -411,11 +530,6 @@ class KernelFacts:
         collect(self.p.kernel.body)
         return [StageGroup(i, tuple(g)) for i, g in enumerate(groups, 1)]
 
-    def method_name(self, stage: ir.Stage) -> str:
-        numbered = len(self.groups) > 1
-        group = self.group_of(stage)
-        return STAGE_METHOD[stage.kind] + (str(group.number) if numbered else "")
-
     def group_of(self, stage: ir.Stage) -> StageGroup:
         return next(g for g in self.groups if any(s is stage for s in g.stages))
 
@@ -442,22 +556,15 @@ class KernelFacts:
         """The largest of several sizes as C++ (MaxOf of the distinct ones)."""
         def flat(c):     # max(a, b) as two sizes
             return [x for a in c.args for x in flat(a)] if isinstance(c, ir.Call) and c.op == "max" else [c]
-        texts = list(dict.fromkeys(self.size_text(x) for c in caps for x in flat(c)))
+        texts = list(dict.fromkeys(self.scalar_text(x) for c in caps for x in flat(c)))
         out = texts[0]
         for t in texts[1:]:
+            self.use_min_max("max")
             out = f"MaxOf({out}, {t})"
         return out
 
-    def buffer_bytes(self, source: KernelSource, cap: str, dtype: ir.DType | None, nbytes: int | None = None) -> str:
-        return source.hole(BufferBytes(cap, f"sizeof({dtype.cpp})" if dtype else str(nbytes)))
-
-
-_HELPER = {"min": "MinOf", "max": "MaxOf"}   # the kernel class's int64 helpers
-
-
-def min_max_of(e: ir.Call, args: list[str]) -> str | None:
-    """min/max of sizes as the MinOf/MaxOf helpers (the checkers evaluate those, not `?:`)."""
-    return f"{_HELPER[e.op]}({', '.join(args)})" if e.op in _HELPER else None
+    def buffer_bytes(self, source: KernelSource, cap: str, dtype: ir.DType) -> str:
+        return source.hole(BufferBytes(cap, f"sizeof({dtype.cpp})"))
 
 
 def plain_buffer_bytes(h: BufferBytes, source: KernelSource) -> str:

@@ -52,6 +52,8 @@ def get_pass(name_or_number: str | int) -> Pass:
 
 def check_step(spec, program, bundle: Bundle, options) -> list[Finding]:
     """Run on `bundle` the checkers of pass `spec` and of every pass before it: a later pass
-    (an LLM rewriting the whole text) must not break what an earlier one established."""
+    (an LLM rewriting the whole text) must not break what an earlier one established. An
+    earlier pass's warnings were said at its own step: only its errors count again."""
     plan = plan_for(program, options)
-    return [f for p in PIPELINE[:spec.number] for f in p.check(plan, bundle, options)]
+    return [f for p in PIPELINE[:spec.number] for f in p.check(plan, bundle, options)
+            if p.number == spec.number or f.severity == "error"]

@@ -16,7 +16,7 @@ from typing import Mapping
 
 from ..dsl import ir
 from ..dsl.host import HostEvaluator, bind_dims, evaluate_host
-from ..soc import Soc, get_soc
+from ..soc import DEFAULT_SOC, Soc, get_soc
 
 CPP_KEYWORDS = frozenset("""alignas alignof and asm auto bool break case catch char class const constexpr
 continue default delete do double else enum explicit export extern false float for friend goto if inline int
@@ -115,11 +115,17 @@ class Plan:
         return values
 
 
-def default_shapes(program: ir.Program, soc: Soc, size: int = 1 << 16) -> dict[str, tuple[int, ...]]:
-    """Large shapes (every named dim = `size`) for evaluating buffer sizes when no reference is given:
-    tiles then reach their UB-bound maximum, which is what the budget check needs."""
+def sample_dim(program: ir.Program, size: int = 1 << 16) -> int:
+    """The value every named dim takes when no reference gives shapes: `size`, less for tensors of
+    a rank whose element count would overflow int64 (a 4-D tensor of 65536^4 elements)."""
     rank = max((len(t.dims) for t in program.tensors()), default=1)
-    size = min(size, 2 ** (62 // max(rank, 1)))     # a 4-D tensor of 65536^4 elements would overflow int64
+    return min(size, 2 ** (62 // max(rank, 1)))
+
+
+def default_shapes(program: ir.Program, soc: Soc, size: int = 1 << 16) -> dict[str, tuple[int, ...]]:
+    """Large shapes (every named dim = `sample_dim`) for evaluating buffer sizes when no reference is
+    given: tiles then reach their UB-bound maximum, which is what the budget check needs."""
+    size = sample_dim(program, size)
     env: dict = {d: size for d in program.dim_names()}
     env.update({p.name: (1 if p.dtype.is_int else 0.5) for p in program.scalars})
     ev = HostEvaluator(soc, env, program.path, program.source)
@@ -134,7 +140,7 @@ def _plan_cached(program: ir.Program, source: str, path: str, soc_name: str) -> 
 def plan_for(program: ir.Program, options) -> Plan:
     # Program equality ignores spans: two drafts that differ only in layout are equal, but
     # their C++ quotes different DSL lines, so the source text is part of the key.
-    return _plan_cached(program, program.source, program.path, getattr(options, "soc", None) or "Ascend910B2")
+    return _plan_cached(program, program.source, program.path, getattr(options, "soc", None) or DEFAULT_SOC)
 
 
 def build_plan(program: ir.Program, soc: Soc) -> Plan:

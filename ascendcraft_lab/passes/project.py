@@ -34,7 +34,7 @@ class Project:
 
     @functools.cached_property
     def facts(self) -> KernelFacts:
-        return KernelFacts(self.plan)
+        return KernelFacts(self.plan, self.kernel.uses)
 
     def bundle(self) -> Bundle:
         parts = {**self.files, self.plan.kernel_path: self.kernel.render()}

@@ -17,19 +17,15 @@ from typing import Callable
 
 from ..dsl import ir
 from ..dsl.buffers import expr_need
-from ..dsl.ops import OPS, fold, window_base, window_form, window_lead, window_padded_len
+from ..dsl.ops import OPS, ROUND_MODES, Step, fold, window_base, window_form, window_lead, window_padded_len
 from ..dsl.printer import expr_text
-from .cexpr import float_literal, literal, paren as _paren
+from .cexpr import KERNEL, float_literal, paren as _paren, render
 from .emit import Emitter
 from .kernel import CompareCount, Hole, MaskWiden
 from .spec import LoweringError
 
-VEC_NAME = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
-UNARY_NAME = {"abs": "Abs", "relu": "Relu", "exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
-              "reciprocal": "Reciprocal"}
-CMP_MODE = {"lt": "LT", "le": "LE", "gt": "GT", "ge": "GE", "eq": "EQ", "ne": "NE"}
-ROUND = {"none": "CAST_NONE", "rint": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL",
-         "round": "CAST_ROUND", "trunc": "CAST_TRUNC", "odd": "CAST_ODD"}
+# a < s is s > a: the comparison with its operands swapped
+SWAPPED_MODE = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}
 
 
 @dataclass
@@ -59,6 +55,7 @@ class ComputeContext:
     reserved: frozenset = frozenset()        # C++ names the DSL uses: generated names avoid them
     sizes: dict = field(default_factory=dict)   # tensor sizes given by an expression -> their C++ member
     byte_masks: frozenset = frozenset()      # bool tiles holding one byte per element (loaded, or cast)
+    use_min_max: Callable[..., None] = lambda op, float_=False: None   # note a MinOf / MaxOf call (kernel.py)
 
     # -- scratch slots -------------------------------------------------------------------
     def take_slot(self, dtype: ir.DType) -> Tile:
@@ -149,49 +146,32 @@ class ComputeLowering:
         return self.ctx.count(e.type)
 
     def _scalar(self, e: ir.Expr) -> str:
-        if isinstance(e, ir.Const):
-            return literal(e, as_float=isinstance(e.type, ir.ScalarType) and e.type.dtype.is_float)
-        if isinstance(e, (ir.Name, ir.Attr)):
-            return self.ctx.names(e)
-        if not isinstance(e, ir.Call):
-            raise LoweringError(f"`{expr_text(e)}` is not a scalar the rule engine can lower", e)
+        """C++ of a scalar expression (the one printer, kernel dialect); what the scalar unit
+        cannot compute by itself goes through the vector unit first (see `_vector_for_scalar`)."""
+        return render(e, self.ctx.names, KERNEL, hook=self._vector_for_scalar)
+
+    def _vector_for_scalar(self, e: ir.Call) -> str | None:
+        """The C++ of a call a scalar expression needs the vector unit for (a reduction of a
+        tile, exp / log / sqrt / pow of a scalar), after emitting its statements; None for
+        the calls the printer writes itself. Float min/max note the helpers they need."""
         if e in self.ctx.sizes:
             return self.ctx.sizes[e]
-        spec = OPS[e.op]
-        cat = spec.category
-        if cat in ("reduce", "element"):
+        spec = OPS.get(e.op)
+        if spec is None:
+            return None
+        if spec.category in ("reduce", "element"):
             return self._reduce(e)
-        if cat in ("binary", "compare", "intbinary"):
-            a, b = (self._scalar_operand(x) for x in e.args)
-            if e.op == "pow":
-                return self._scalar_vector_math("pow", f"{a}", e, exponent=b)
-            if e.op in ("max", "min"):
-                cmp = ">" if e.op == "max" else "<"
-                return f"({a} {cmp} {b} ? {a} : {b})"
-            sym = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "/", "mod": "%",
-                   "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}[e.op]
-            return f"({a} {sym} {b})"
-        if cat == "unary":
-            a = self._scalar_operand(e.args[0])
-            if e.op == "neg":
-                return f"(-{a})"
-            if e.op == "abs":
-                return f"({a} < 0 ? -{a} : {a})"
-            if e.op == "relu":
-                return f"({a} > 0 ? {a} : 0)"
-            if e.op == "reciprocal":
-                return f"(1.0f / {a})"
-            return self._scalar_vector_math(e.op, a, e)
-        if cat == "clamp":
-            x, lo, hi = (self._scalar_operand(a) for a in e.args)
-            return f"({x} < {lo} ? {lo} : ({x} > {hi} ? {hi} : {x}))"
-        if cat == "cast":
-            return f"static_cast<{e.args[1].dtype.cpp}>({self._scalar_operand(e.args[0])})"
-        raise LoweringError(f"`{e.op}` on scalars is not lowered by the rule engine", e)
-
-    def _scalar_operand(self, e: ir.Expr) -> str:
-        text = self._scalar(e)
-        return text
+        if e.op == "pow":
+            return self._scalar_vector_math("pow", self._scalar(e.args[0]), e, exponent=self._scalar(e.args[1]))
+        if spec.category == "unary" and e.op not in KERNEL.calls and e.op != "neg":
+            if self._lane_chain(e.args[0]) is not None:
+                return self._on_the_reduction_lanes(e)
+            return self._scalar_vector_math(e.op, self._scalar(e.args[0]), e)
+        if e.op in ("min", "max", "clamp"):
+            self.ctx.use_min_max(e.op, isinstance(e.type, ir.ScalarType) and e.type.dtype.is_float)
+        if spec.category not in ("binary", "compare", "intbinary", "unary", "clamp", "cast"):
+            raise LoweringError(f"`{e.op}` on scalars is not lowered by the rule engine", e)
+        return None
 
     def _scalar_vector_math(self, op: str, value: str, e: ir.Expr, exponent: str | None = None) -> str:
         """exp/log/sqrt/... of a scalar: the scalar unit has no such instructions, so the value
@@ -206,33 +186,72 @@ class ComputeLowering:
         self.em.line(f"{dt.cpp} {name} = scalarTmp.GetValue(0);")
         return name
 
+    def _lane_chain(self, e: ir.Expr) -> tuple[ir.Call, list[tuple[str, ir.Expr]]] | None:
+        """(reduction, [(Adds|Muls|Div, scalar), ...]) when f32 scalar `e` is a reduction of a tile
+        then additions and multiplications by scalars (`reduce_sum(d * d) * t.inv_n + eps`): the
+        vector unit can finish it in the reduction's own lane, saving a trip through the scalar unit."""
+        steps: list[tuple[str, ir.Expr]] = []
+        while isinstance(e, ir.Call) and e.op in ("add", "sub", "mul", "div") and isinstance(e.type, ir.ScalarType):
+            a, b = e.args
+            reduced_a, reduced_b = _has_reduction(a), _has_reduction(b)
+            if reduced_a == reduced_b:
+                return None
+            x, c = (a, b) if reduced_a else (b, a)
+            if e.op in ("sub", "div") and x is not a:
+                return None                                   # c - x, c / x: not in one lane op
+            steps.append(({"add": "Adds", "sub": "Subs", "mul": "Muls", "div": "Divs"}[e.op], c))
+            e = x
+        if isinstance(e, ir.Call) and e.op in ("reduce_sum", "reduce_max", "reduce_min") \
+                and e.args[0].type.dtype is ir.DType.f32:
+            return e, steps[::-1]
+        return None
+
+    def _on_the_reduction_lanes(self, e: ir.Call) -> str:
+        """op(f(reduce(tile))) with f additions and multiplications by scalars, all on the vector
+        unit: the reduction's result stays in its lane of scalarTmp, one vector->scalar sync at the end."""
+        red, steps = self._lane_chain(e.args[0])
+        src = self.tile(red.args[0], None)
+        n = self.ctx.count(red.args[0].type, exact=True)
+        self.ctx.uses_scalar_buf = True
+        work = self.ctx.take_slot(src.dtype)
+        extra = "" if red.op == "reduce_sum" else ", false"
+        self.em.line(f"// {e.op} of a reduction finished on the vector unit, in the reduction's lane")
+        self.em.line(f"{OPS[red.op].api}(scalarTmp, {src.name}, {work.name}, {n}{extra});")
+        self.ctx.release(work)
+        self.ctx.release(src)
+        for api, c in steps:
+            value = self._scalar(c)
+            if api == "Subs":
+                api, value = "Adds", _negate(value)
+            elif api == "Divs":
+                api, value = "Muls", _reciprocal(value)
+            self.em.line(f"{api}(scalarTmp, scalarTmp, {value}, 1);")
+        self._unary_into("scalarTmp", "scalarTmp", e.op, "1")
+        self.ctx.sync("V_S")
+        name = self.ctx.scalar_name("s")
+        self.em.line(f"float {name} = scalarTmp.GetValue(0);")
+        return name
+
     def _unary_into(self, dst: str, src: str, op: str, n: str, exponent: str | None = None) -> None:
-        em = self.em
-        if op in UNARY_NAME:
-            em.line(f"{UNARY_NAME[op]}({dst}, {src}, {n});")
-        elif op == "neg":
-            em.line(f"Muls({dst}, {src}, -1.0f, {n});")
-        elif op == "sigmoid":
-            em.line("// sigmoid(x) = 1 / (1 + exp(-x)): no Sigmoid in the basic vector API")
-            em.line(f"Muls({dst}, {src}, -1.0f, {n});")
-            em.line(f"Exp({dst}, {dst}, {n});")
-            em.line(f"Adds({dst}, {dst}, 1.0f, {n});")
-            em.line(f"Reciprocal({dst}, {dst}, {n});")
-        elif op == "tanh":
-            em.line("// tanh(x) = 1 - 2 / (exp(2x) + 1): no Tanh in the basic vector API")
-            em.line(f"Muls({dst}, {src}, 2.0f, {n});")
-            em.line(f"Exp({dst}, {dst}, {n});")
-            em.line(f"Adds({dst}, {dst}, 1.0f, {n});")
-            em.line(f"Reciprocal({dst}, {dst}, {n});")
-            em.line(f"Muls({dst}, {dst}, -2.0f, {n});")
-            em.line(f"Adds({dst}, {dst}, 1.0f, {n});")
-        elif op == "pow":
-            em.line("// a ** b = exp(b * ln(a)) for a > 0")
-            em.line(f"Ln({dst}, {src}, {n});")
-            em.line(f"Muls({dst}, {dst}, {exponent}, {n});")
-            em.line(f"Exp({dst}, {dst}, {n});")
+        """`dst = op(src)` by the op table's API, or by its expansion (the table's `why` above it)."""
+        spec = OPS[op]
+        if spec.api:
+            self.em.line(f"{spec.api}({dst}, {src}, {n});")
+        elif spec.expand:
+            if spec.why:
+                self.em.line(f"// {spec.why}")
+            self._steps(dst, src, spec.expand, n, {"s": exponent})
         else:
             raise LoweringError(f"`{op}` has no vector rule")
+
+    def _steps(self, dst: str, src: str, steps: tuple[Step, ...], n: str, scalars: dict[str, str | None],
+               why: str = "") -> None:
+        """An op table expansion: the first step reads `src`, the rest work in place on `dst`;
+        `{name}` in a step's scalar is the op's scalar operand of that name; `why` trails the first."""
+        for i, st in enumerate(steps):
+            arg = st.scalar.format(**scalars) if st.scalar else ""
+            args = ", ".join(x for x in (dst, src if i == 0 else dst, arg, n) if x)
+            self.em.line(f"{st.api}({args});" + (f"  // {why}" if why and i == 0 else ""))
 
     # -- tile expressions ------------------------------------------------------------------------
     def tile(self, e: ir.Expr, into: Tile | None, final: Tile | None = None) -> Tile:
@@ -283,54 +302,43 @@ class ComputeLowering:
         a = e.args
         sc = lambda i: self._scalar(a[i])  # noqa: E731
         if cat == "binary":
-            op = e.op
             if 0 in v and 1 in v:
-                if op == "pow":
-                    raise LoweringError("tile ** tile is not lowered by the rule engine; use exp(b * log(a))", e)
-                em.line(f"{VEC_NAME[op]}({out.name}, {v[0].name}, {v[1].name}, {n});")
+                if not spec.api:
+                    raise LoweringError(f"tile {spec.symbol or e.op} tile is not lowered by the rule engine; "
+                                        "use exp(b * log(a))", e)
+                em.line(f"{spec.api}({out.name}, {v[0].name}, {v[1].name}, {n});")
                 return
             if 0 in v:                      # tile (op) scalar
-                t, s = v[0].name, sc(1)
-                if op == "add":
-                    em.line(f"Adds({out.name}, {t}, {s}, {n});")
-                elif op == "sub":
-                    em.line(f"Adds({out.name}, {t}, {_negate(s)}, {n});")
-                elif op == "mul":
-                    em.line(f"Muls({out.name}, {t}, {s}, {n});")
-                elif op == "div":
-                    em.line(f"Muls({out.name}, {t}, {_reciprocal(s)}, {n});  // no Divs: multiply by 1/s")
-                elif op in ("max", "min"):
-                    em.line(f"{op.capitalize()}s({out.name}, {t}, {s}, {n});")
-                elif op == "pow":
+                if e.op == "pow":
                     self._pow(out, v[0], a[1], n)
+                    return
+                s = sc(1)
+                arg = {"{s}": s, "-{s}": _negate(s), "1/{s}": _reciprocal(s)}[spec.scalar_arg]
+                why = f"  // {spec.scalar_why}" if spec.scalar_why else ""
+                em.line(f"{spec.scalar_api}({out.name}, {v[0].name}, {arg}, {n});{why}")
                 return
-            t, s = v[1].name, sc(0)         # scalar (op) tile
-            if op in ("add", "mul", "max", "min"):
-                api = {"add": "Adds", "mul": "Muls", "max": "Maxs", "min": "Mins"}[op]
-                em.line(f"{api}({out.name}, {t}, {s}, {n});")
-            elif op == "sub":
-                em.line(f"Muls({out.name}, {t}, -1.0f, {n});  // s - x = -x + s")
-                em.line(f"Adds({out.name}, {out.name}, {s}, {n});")
-            elif op == "div":
-                em.line(f"Reciprocal({out.name}, {t}, {n});  // s / x = (1 / x) * s")
-                em.line(f"Muls({out.name}, {out.name}, {s}, {n});")
+            if spec.rscalar:                # scalar (op) tile, an op that does not commute
+                self._steps(out.name, v[1].name, spec.rscalar, n, {"s": sc(0)}, why=spec.rscalar_why)
+            elif spec.scalar_api and spec.scalar_arg == "{s}":
+                em.line(f"{spec.scalar_api}({out.name}, {v[1].name}, {sc(0)}, {n});")
             else:
-                raise LoweringError(f"scalar {expr_text(a[0])} ** tile is not lowered by the rule engine", e)
+                raise LoweringError(f"scalar {expr_text(a[0])} {spec.symbol or e.op} tile is not lowered by the "
+                                    "rule engine", e)
             return
         if cat == "unary":
             self._unary_into(out.name, v[0].name, e.op, n)
             return
         if cat == "compare":
             self.ctx.uses_compare = True
-            mode = CMP_MODE[e.op]
+            mode = spec.cmp_mode
             cn = self._compare_count(n)
             if 0 in v and 1 in v:
-                em.line(f"Compare({out.name}, {v[0].name}, {v[1].name}, CMPMODE::{mode}, {cn});")
+                em.line(f"{spec.api}({out.name}, {v[0].name}, {v[1].name}, CMPMODE::{mode}, {cn});")
             elif 0 in v:
-                em.line(f"CompareScalar({out.name}, {v[0].name}, static_cast<{a[0].type.dtype.cpp}>({sc(1)}), CMPMODE::{mode}, {cn});")
+                em.line(f"{spec.scalar_api}({out.name}, {v[0].name}, static_cast<{a[0].type.dtype.cpp}>({sc(1)}), CMPMODE::{mode}, {cn});")
             else:
-                flipped = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}[mode]
-                em.line(f"CompareScalar({out.name}, {v[1].name}, static_cast<{a[1].type.dtype.cpp}>({sc(0)}), CMPMODE::{flipped}, {cn});")
+                em.line(f"{spec.scalar_api}({out.name}, {v[1].name}, static_cast<{a[1].type.dtype.cpp}>({sc(0)}), "
+                        f"CMPMODE::{SWAPPED_MODE[mode]}, {cn});")
             return
         if cat == "select":
             mask = v[0].name
@@ -355,12 +363,11 @@ class ComputeLowering:
                 self.ctx.release(bits)
             return
         if cat == "clamp":
-            em.line(f"Maxs({out.name}, {v[0].name}, {sc(1)}, {n});")
-            em.line(f"Mins({out.name}, {out.name}, {sc(2)}, {n});")
+            self._steps(out.name, v[0].name, spec.expand, n, {"lo": sc(1), "hi": sc(2)})
             return
         if cat == "cast":
-            mode = ROUND[a[2].value if isinstance(a[2], ir.Str) else "none"]
-            em.line(f"Cast({out.name}, {v[0].name}, RoundMode::{mode}, {n});")
+            mode = ROUND_MODES[a[2].value if isinstance(a[2], ir.Str) else "none"]
+            em.line(f"{spec.api}({out.name}, {v[0].name}, RoundMode::{mode}, {n});")
             return
         if cat == "scan":
             self._scan(e, out, v[0], n)
@@ -507,6 +514,12 @@ class ComputeLowering:
         em.line(f"Gather({out.name}, {src.name}, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
         self.ctx.release(offs)
 
+    def _index_call(self, e: ir.Call) -> str | None:
+        """Index arithmetic calls min/max through the kernel's int64 helpers."""
+        if e.op in ("min", "max"):
+            self.ctx.use_min_max(e.op)
+        return None
+
     def _window_gather(self, e: ir.Call, out: Tile, src: Tile) -> None:
         """Overlapping, strided, dilated or padded windows on the vector unit. Vector operands
         start on 32-byte boundaries and a window may start anywhere, so the windows are never
@@ -517,19 +530,24 @@ class ComputeLowering:
         em, ctx = self.em, self.ctx
         kind = e.op.split("_")[1]
         t = out.dtype.cpp
+        block = out.dtype.elems_per_block
+        padded = window_form(e) == "padded"
+        named: dict[ir.Expr, str] = {}     # values computed once for the statement (the lead of a padded copy)
 
         def c(x: ir.Expr) -> str:          # index arithmetic: plain C++ on the scalar unit
-            if isinstance(x, ir.Call) and x.op == "max":
-                return f"MaxOf({', '.join(c(a) for a in x.args)})"
-            return ctx.text(x)
+            return render(x, ctx.names, KERNEL, hook=lambda n: named.get(n) or ctx.sizes.get(n) or self._index_call(n))
         k, stride, pad, dil = (c(a) for a in e.args[1:5])
         length, n = c(e.args[0].type.shape[0]), c(e.type.shape[0])
-        fold = {"max": "Max", "min": "Min"}.get(kind, "Add")
-        padded = window_form(e) == "padded"
-        block = out.dtype.elems_per_block
+        fold_api = {"max": "Max", "min": "Min"}.get(kind, "Add")
         dilated = "" if dil == "1" else f" (dilation {dil})"
         if padded:
-            lead = c(window_lead(e, block))
+            lead_expr = window_lead(e, block)
+            if not isinstance(lead_expr, ir.Const):
+                lead = ctx.scalar_name("lead")
+                em.line(f"const int64_t {lead} = {c(lead_expr)};  // the padding {pad} rounded up to a whole 32-byte block")
+                named[lead_expr] = lead
+            else:
+                lead = c(lead_expr)
             total = c(window_padded_len(e, e.args[0].type.shape[0], e.type.shape[0], block))
             fill = {"max": float_literal(-math.inf), "min": float_literal(math.inf)}.get(kind, "0.0f")
             if out.dtype is not ir.DType.f32:
@@ -537,7 +555,7 @@ class ComputeLowering:
             row = ctx.take_slot(out.dtype)
             em.line(f"// {e.op}: windows of {k} every {stride}{dilated} over the row padded by {pad}. The row is")
             em.line(f"// copied behind {lead} padding slots so that it starts on a 32-byte boundary; the padding holds")
-            em.line(f"// {'0, which adds nothing' if fold == 'Add' else fill + ', which never wins'}.")
+            em.line(f"// {'0, which adds nothing' if fold_api == 'Add' else fill + ', which never wins'}.")
             em.line(f"Duplicate({row.name}, {fill}, {total});")
             em.line(f"Muls({row.name}[{lead}], {src.name}, {_one(out.dtype)}, {length});")
             base = c(window_base(e, block))
@@ -566,7 +584,7 @@ class ComputeLowering:
         j = ctx.scalar_name("j")
         with em.block(f"for (int32_t {j} = 1; {j} < {k}; ++{j})"):
             em.line(f"Gather({part.name}, {row.name}, {offsets}, {at(j)}, {n});")
-            em.line(f"{fold}({out.name}, {out.name}, {part.name}, {n});")
+            em.line(f"{fold_api}({out.name}, {out.name}, {part.name}, {n});")
         for slot in (part, idx) + ((row,) if padded else ()):
             ctx.release(slot)
         if kind == "avg":
@@ -609,7 +627,7 @@ class ComputeLowering:
         if e.op in ("reduce_sum", "reduce_max", "reduce_min"):
             self.ctx.uses_scalar_buf = True
             work = self.ctx.take_slot(src.dtype)
-            api = {"reduce_sum": "ReduceSum", "reduce_max": "ReduceMax", "reduce_min": "ReduceMin"}[e.op]
+            api = OPS[e.op].api
             extra = "" if e.op == "reduce_sum" else ", false"
             dst = "scalarTmp" if src.dtype is ir.DType.f32 else f"scalarTmp.ReinterpretCast<{src.dtype.cpp}>()"
             self.em.line(f"{api}({dst}, {src.name}, {work.name}, {n}{extra});")
@@ -633,6 +651,11 @@ class ComputeLowering:
                     self.em.line(f"if ({src.name}.GetValue(i) {better} {src.name}.GetValue({name})) {{ {name} = i; }}")
         self.ctx.release(src)
         return name
+
+
+def _has_reduction(e: ir.Expr) -> bool:
+    return any(isinstance(n, ir.Call) and n.op in OPS and OPS[n.op].category in ("reduce", "element")
+               for n in ir.walk_exprs(e))
 
 
 def _one(dtype: ir.DType) -> str:

@@ -2,7 +2,9 @@
  * AscendCraft Lab's JupyterLab extension: one application plugin that renders
  * `application/vnd.ascendcraft.pipeline+json` as the pipeline view, links each notebook to its
  * kernel through one comm (so a view can accept, edit, undo, regenerate, compile), and
- * registers every action as a command with JSON-schema arguments.
+ * registers every action as a command with JSON-schema arguments. The layout preferences (pane
+ * layout, wrapping, column widths, height) are user settings shared by every view; any view
+ * opens in a main-area tab of its own.
  *
  * An application plugin rather than a MIME extension: a bare MIME renderer cannot reach the
  * kernel (JupyterLab issue 5954). The renderer finds its notebook through the notebook tracker
@@ -14,14 +16,20 @@ import { ICommandPalette } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { Widget } from '@lumino/widgets';
 
-import { ILanguages, PipelineView } from './components/view';
+import { PipelineTabs } from './components/tab';
+import { ILanguages, IViewServices, PipelineView } from './components/view';
 import { ViewRegistry } from './components/registry';
 import { KernelLink } from './link';
+import { PaneLayout } from './logic/layout';
 import { whyNot, ActionName } from './logic/state';
+import { LayoutPrefs } from './prefs';
 import { CommandIDs, COMMANDS, MIME_TYPE, RENDERER_RANK } from './tokens';
+
+const PLUGIN_ID = 'ascendcraft-lab:pipeline';
 
 
 async function loadLanguages(registry: IEditorLanguageRegistry | null): Promise<ILanguages> {
@@ -40,7 +48,7 @@ async function loadLanguages(registry: IEditorLanguageRegistry | null): Promise<
   return { cpp, python };
 }
 
-function addCommands(app: JupyterFrontEnd, registry: ViewRegistry<PipelineView>): void {
+function addCommands(app: JupyterFrontEnd, registry: ViewRegistry<PipelineView>, prefs: LayoutPrefs, tabs: PipelineTabs): void {
   const view = (args: ReadonlyPartialJSONObject) => registry.find(args.session as string | undefined);
   const stepOf = (v: PipelineView, args: ReadonlyPartialJSONObject) => (args.step as string) || v.model?.state.selected || '';
   const can = (action: ActionName) => (args: ReadonlyPartialJSONObject) => {
@@ -95,24 +103,62 @@ function addCommands(app: JupyterFrontEnd, registry: ViewRegistry<PipelineView>)
   });
   add(CommandIDs.profile, v => v.model!.profile(), { isEnabled: can('profile') });
   add(CommandIDs.focusDslLine, (v, args) => v.focusDsl(Number(args.line) || 0));
+  add(CommandIDs.openInTab, v => tabs.open(v));
+
+  // Layout preferences: every view follows them, so no view is needed to change them.
+  const layouts: PaneLayout[] = ['auto', 'columns', 'stacked'];
+  const pref = (
+    id: string,
+    execute: (args: ReadonlyPartialJSONObject) => void,
+    isToggled: (args: ReadonlyPartialJSONObject) => boolean
+  ) => {
+    const spec = COMMANDS[id];
+    app.commands.addCommand(id, {
+      label: args => (args.layout ? `${spec.label}: ${String(args.layout)}` : spec.label),
+      caption: spec.caption,
+      describedBy: { args: spec.args as any },
+      execute,
+      isToggled
+    });
+  };
+  pref(CommandIDs.toggleWrap, () => prefs.update({ wrapLines: !prefs.value.wrapLines }), () => prefs.value.wrapLines);
+  pref(
+    CommandIDs.setPaneLayout,
+    args => {
+      const layout = args.layout as PaneLayout;
+      if (!layouts.includes(layout)) {
+        throw new Error(`layout must be one of ${layouts.join(', ')}, not ${JSON.stringify(args.layout)}`);
+      }
+      prefs.update({ paneLayout: layout });
+    },
+    args => prefs.value.paneLayout === args.layout
+  );
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {
-  id: 'ascendcraft-lab:pipeline',
+  id: PLUGIN_ID,
   description: 'The AscendCraft Lab pipeline view: passes, diffs, edit/accept, compile & verify.',
   autoStart: true,
   requires: [IRenderMimeRegistry],
-  optional: [INotebookTracker, IEditorLanguageRegistry, ICommandPalette],
+  optional: [INotebookTracker, IEditorLanguageRegistry, ICommandPalette, ISettingRegistry],
   activate: (
     app: JupyterFrontEnd,
     rendermime: IRenderMimeRegistry,
     tracker: INotebookTracker | null,
     languages: IEditorLanguageRegistry | null,
-    palette: ICommandPalette | null
+    palette: ICommandPalette | null,
+    settings: ISettingRegistry | null
   ) => {
     const registry = new ViewRegistry<PipelineView>();
     const links = new Map<NotebookPanel, KernelLink>();
     const langs = loadLanguages(languages);
+    const prefs = new LayoutPrefs();
+    if (settings) {
+      settings.load(PLUGIN_ID).then(
+        s => prefs.connect(s),
+        err => console.warn('ascendcraft-lab: no layout settings (the defaults hold for this session):', err)
+      );
+    }
 
     const linkFor = (widget: Widget): KernelLink | null => {
       const panel = tracker?.find(p => p.content.node.contains(widget.node));
@@ -132,16 +178,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
       return link;
     };
 
+    const services: IViewServices = { commands: app.commands, registry, linkFor, languages: langs, prefs };
     rendermime.addFactory(
       {
         safe: true, // renders text through CodeMirror only; actions need a trusted output and a kernel
         mimeTypes: [MIME_TYPE],
         defaultRank: RENDERER_RANK,
-        createRenderer: options => new PipelineView(options, { commands: app.commands, registry, linkFor, languages: langs })
+        createRenderer: options => new PipelineView(options, services)
       },
       RENDERER_RANK
     );
-    addCommands(app, registry);
+    addCommands(app, registry, prefs, new PipelineTabs(app, services, tracker));
     if (palette) {
       const category = 'AscendCraft Lab';
       for (const command of [
@@ -154,9 +201,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
         CommandIDs.nextStep,
         CommandIDs.previousStep,
         CommandIDs.toggleUnchanged,
-        CommandIDs.toggleLayout
+        CommandIDs.toggleLayout,
+        CommandIDs.toggleWrap,
+        CommandIDs.openInTab
       ]) {
         palette.addItem({ command, category });
+      }
+      for (const layout of ['auto', 'columns', 'stacked']) {
+        palette.addItem({ command: CommandIDs.setPaneLayout, args: { layout }, category });
       }
     }
   }

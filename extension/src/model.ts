@@ -44,6 +44,11 @@ export class PipelineModel implements IDisposable {
     return this._link !== null;
   }
 
+  /** The kernel link actions go through (null: read-only). */
+  get link(): IPipelineLink | null {
+    return this._link;
+  }
+
   get payload(): IPipelinePayload {
     return this._payload;
   }

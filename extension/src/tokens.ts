@@ -207,6 +207,9 @@ export namespace CommandIDs {
   export const compile = 'ascendcraft:compile';
   export const profile = 'ascendcraft:profile';
   export const focusDslLine = 'ascendcraft:focus-dsl-line';
+  export const toggleWrap = 'ascendcraft:toggle-wrap';
+  export const setPaneLayout = 'ascendcraft:set-pane-layout';
+  export const openInTab = 'ascendcraft:open-in-tab';
 }
 
 const session = {
@@ -306,5 +309,30 @@ export const COMMANDS: {
       properties: { session, line: { type: 'integer', minimum: 0, description: '0 clears' } },
       required: ['line']
     }
+  },
+  [CommandIDs.toggleWrap]: {
+    label: 'Wrap Long Lines in the Pipeline View',
+    caption: 'Wrap lines longer than their pane instead of scrolling sideways (every pipeline view)',
+    args: { type: 'object', properties: {} }
+  },
+  [CommandIDs.setPaneLayout]: {
+    label: 'Pipeline Pane Layout',
+    caption: 'Lay the code panes out side by side, stacked, or by the width of the view (every pipeline view)',
+    args: {
+      type: 'object',
+      properties: {
+        layout: {
+          type: 'string',
+          enum: ['auto', 'columns', 'stacked'],
+          description: 'columns: side by side; stacked: one above the other; auto: stacked when the view is narrow'
+        }
+      },
+      required: ['layout']
+    }
+  },
+  [CommandIDs.openInTab]: {
+    label: 'Open Pipeline in a Tab',
+    caption: "Open the session's pipeline view in its own main-area tab (live, like the cell's)",
+    args: { type: 'object', properties: { session } }
   }
 };

@@ -152,4 +152,9 @@ def test_a_stage_out_of_copyin_compute_copyout_order_starts_a_new_stage_group():
     methods = re.findall(r"__aicore__ inline void (\w+)\(", kernel)
     assert len(methods) == len(set(methods)), methods
     # `mean = acc / B` is a group of its own; the copy-in right after it opens the next one
-    assert "Compute3" in methods and "CopyIn4" in methods and "Compute4" in methods
+    process = kernel[kernel.index("void Process"):kernel.index("private:")]
+    calls = re.findall(r"(\w+)\(cStart|(\w+)\(cLen\)", process)
+    order = [a or b for a, b in calls]
+    assert order.index("ComputeMean") < order.index("CopyInXu", order.index("ComputeMean"))
+    # stages that do the same share one method: the first row's load is the second sweep's
+    assert order.count("CopyInXu") == 2 and methods.count("CopyInXu") == 1

@@ -139,6 +139,11 @@ class NotebookPage:
         self.page.evaluate("() => { void window.jupyterapp.commands.execute('kernelmenu:restart'); }")
         self.page.locator(".jp-Dialog button.jp-mod-accept").click()
 
+    def execute(self, command: str, args: dict | None = None) -> None:
+        """Run a JupyterLab command (as the command palette or a keyboard shortcut would)."""
+        self.page.evaluate("async ([id, args]) => { await window.jupyterapp.commands.execute(id, args); }",
+                           [command, args or {}])
+
     def shutdown_kernel(self) -> None:
         """Shut the notebook's kernel down (its session context, as Kernel > Shut Down Kernel does)."""
         self.page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
@@ -179,3 +184,56 @@ class NotebookPage:
     def error_text(self) -> str:
         loc = self.view.locator(".acl-message.acl-error")
         return loc.inner_text() if loc.count() else ""
+
+
+# Which characters under `root` the browser draws as a missing-glyph box ("tofu"): every
+# character of the rendered text and of ::before/::after content, drawn on a canvas in the font
+# of its element, and compared with an unassigned code point (U+0378), which no font has: the
+# same ink means the same missing glyph. Returns [char, code point, font, element class].
+MISSING_GLYPHS_JS = r"""
+(root) => {
+  const canvas = document.createElement('canvas');
+  canvas.width = 64;
+  canvas.height = 40;
+  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  const ink = (ch, font) => {
+    ctx.clearRect(0, 0, 64, 40);
+    ctx.font = font;
+    ctx.fillText(ch, 8, 28);
+    const d = ctx.getImageData(0, 0, 64, 40).data;
+    let h = 0;
+    for (let i = 3; i < d.length; i += 4) h = (Math.imul(h, 31) + d[i]) | 0;
+    return h;
+  };
+  const fontOf = cs => `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+  const chars = new Map(); // font -> Map(char -> where)
+  const add = (text, font, where) => {
+    if (!chars.has(font)) chars.set(font, new Map());
+    for (const ch of text) if (ch.trim()) chars.get(font).set(ch, where);
+  };
+  const el = typeof root === 'string' ? document.querySelector(root) : root;
+  const rendered = e => e.getClientRects().length > 0;
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const parent = n.parentElement;
+    if (parent && rendered(parent)) add(n.data, fontOf(getComputedStyle(parent)), parent.className);
+  }
+  for (const e of [el, ...el.querySelectorAll('*')]) {
+    if (!rendered(e)) continue;
+    for (const pseudo of ['::before', '::after']) {
+      const cs = getComputedStyle(e, pseudo);
+      for (const m of (cs.content || '').matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
+        add(m[1].replace(/\\(.)/g, '$1'), fontOf(cs), `${e.className}${pseudo}`);
+      }
+    }
+  }
+  const missing = [];
+  for (const [font, set] of chars) {
+    const tofu = ink('\u0378', font);
+    for (const [ch, where] of set) {
+      if (ink(ch, font) === tofu) missing.push([ch, 'U+' + ch.codePointAt(0).toString(16).toUpperCase(), font, where]);
+    }
+  }
+  return missing;
+}
+"""

@@ -8,14 +8,19 @@ process through files (raw bytes, memory-mapped by the child), and turns what co
 
 Python API
 ----------
-``run_kernel(sources, entry, block_dim, args, *, soc="Ascend910B2", timeout=60, extra_flags=(), include_dirs=()) -> Report``
+``run_kernel(sources, entry, block_dim, args, *, soc=DEFAULT_SOC, timeout=60, extra_flags=(), include_dirs=()) -> Report``
     Compile (or reuse the cached binary), run blocks ``0..block_dim-1`` and collect outputs and
     sanitizer findings. ``args`` are in the kernel's parameter order.
 
-``compile_sources(sources, *, entry=None, n_args=None, extra_flags=(), include_dirs=()) -> CompileResult``
+``compile_sources(sources, *, entry=None, n_args=None, extra_flags=(), include_dirs=(), host=False) -> CompileResult``
     Compile without running. With ``entry`` and ``n_args`` it links the runnable binary (and
     fills the cache that ``run_kernel`` uses); without them it is a syntax-and-types check of
-    the sources (``g++ -fsyntax-only``), for compile-only checks in the lowering pipeline.
+    the sources (``g++ -fsyntax-only``), for compile-only checks in the lowering pipeline. With
+    ``host=True`` the sources are a host program with its own ``main`` (host tiling such as
+    ``matmul_tiling::MultiCoreMatmulTiling``, ``ACLRT_LAUNCH_KERNEL``), linked with the runtime.
+
+``soc_env(soc) -> dict``: the environment such a host program runs with (the SoC's cube memory
+sizes from ``soc.py``; kernels under ``run_kernel`` get them in the spec file).
 
 ``Arg``: ``Arg.input(ndarray)``, ``Arg.output(dtype, shape)`` (zero-filled GM, returned),
 ``Arg.inout(ndarray)`` (initial data, returned), ``Arg.workspace(nbytes)``, ``Arg.tiling(bytes)``.
@@ -64,8 +69,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ascendcraft_lab import procs
-from ascendcraft_lab.soc import get_soc
+from ... import procs
+from ...soc import DEFAULT_SOC, get_soc
 
 HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE / "include"
@@ -80,7 +85,10 @@ WARN_FLAGS = ("-Wall", "-Wextra")
 
 STATUSES = ("ok", "findings", "compile-error", "crash", "timeout")
 FINDING_KINDS = ("ub-overflow", "unaligned-datacopy", "unaligned-ub-address", "queue-misuse", "gm-out-of-bounds",
-                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace")
+                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace",
+                 # the cube (acemu/cube.h, acemu/matmul.h)
+                 "l1-overflow", "l0-overflow", "unaligned-fractal", "uninitialised-cube-read", "pipe-hazard", "wrong-position",
+                 "cube-param")
 
 
 # --------------------------------------------------------------------------------------------
@@ -459,8 +467,12 @@ def compile_sources(
     n_args: int | None = None,
     extra_flags: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
+    host: bool = False,
 ) -> CompileResult:
-    """Compile kernel sources; link a runnable binary when ``entry`` and ``n_args`` are given."""
+    """Compile kernel sources; link a runnable binary when ``entry`` and ``n_args`` are given.
+    ``host=True``: the sources are a host program with its own ``main`` (launching with
+    ACLRT_LAUNCH_KERNEL); it is linked with the runtime, cached the same way, and run with
+    :func:`soc_env` in its environment."""
     t0 = time.perf_counter()
     srcs = [Path(s).resolve() for s in sources]
     incs = [Path(d).resolve() for d in include_dirs]
@@ -470,13 +482,15 @@ def compile_sources(
                                  f"{s}: no such file", 0.0, False)
     inc_flags = ["-isystem", str(INCLUDE_DIR)] + [f"-I{d}" for d in incs]
     flags = [*BASE_FLAGS, *WARN_FLAGS, *extra_flags]
-    if entry is None or n_args is None:
+    if host:
+        entry, n_args = "", -1
+    elif entry is None or n_args is None:
         cmd = [CXX, *flags, "-fsyntax-only", *inc_flags, *map(str, srcs)]
         r = procs.run(cmd)
         diags = parse_diagnostics(r.stderr)
         return CompileResult(r.returncode == 0, None, diags, r.stderr, time.perf_counter() - t0, False)
 
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
+    if not host and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
         raise ValueError(f"entry must be a C identifier, got {entry!r}")
     # The key names files relative to the folder that holds them all, so a project written to
     # a fresh temporary folder for every check still finds its binary.
@@ -505,15 +519,17 @@ def compile_sources(
     work = procs.make_scratch("acemu-build-")
     try:
         harness = work / "acemu_harness.cpp"
-        harness.write_text(_harness_source(entry, n_args))
+        if not host:
+            harness.write_text(_harness_source(entry, n_args))
         tmp_bin = work / "kernel"
         remap = [f"-ffile-prefix-map={prefix}="] if prefix else []
-        cmd = [CXX, *flags, *remap, *inc_flags, *map(str, srcs), str(harness), str(runtime_obj), "-o", str(tmp_bin)]
+        cmd = [CXX, *flags, *remap, *inc_flags, *map(str, srcs), *([] if host else [str(harness)]), str(runtime_obj),
+               "-o", str(tmp_bin)]
         r = procs.run(cmd)
         stderr = r.stderr
         diags = parse_diagnostics(stderr)
         if r.returncode != 0:
-            if any(f"undefined reference to `{entry}'" in d["message"] for d in diags):
+            if not host and any(f"undefined reference to `{entry}'" in d["message"] for d in diags):
                 diags.insert(0, {"file": "", "line": 0, "col": 0, "severity": "error",
                                  "message": f"kernel entry '{entry}' not found: define it as "
                                             f"extern \"C\" __global__ __aicore__ void {entry}(GM_ADDR ...) with {n_args} parameters"})
@@ -537,6 +553,19 @@ def compile_sources(
 # --------------------------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------------------------
+def cube_spec(soc: str) -> str:
+    """The SoC's cube memories as the runtime reads them (spec line `cube`, env ACEMU_CUBE):
+    L1, L0A, L0B, L0C and bias-table bytes, then the cube cores."""
+    chip = get_soc(soc)
+    return f"{chip.l1_bytes} {chip.l0a_bytes} {chip.l0b_bytes} {chip.l0c_bytes} {chip.bt_bytes} {chip.cube_cores}"
+
+
+def soc_env(soc: str = "Ascend910B2") -> dict[str, str]:
+    """Environment for a host program linked with the emulator runtime (it has no runner spec):
+    the cube memory sizes from soc.py, so kernels and the host tiling API see the same SoC."""
+    return {"ACEMU_CUBE": cube_spec(soc)}
+
+
 def _scratch_dir(need_bytes: int) -> Path:
     """RAM-backed when it has room (containers often give /dev/shm only 64 MiB): arguments are
     written and memory-mapped, never parsed."""
@@ -563,7 +592,7 @@ def run_kernel(
     block_dim: int,
     args: Sequence[Arg],
     *,
-    soc: str = "Ascend910B2",
+    soc: str = DEFAULT_SOC,
     timeout: float = 60,
     extra_flags: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
@@ -589,7 +618,8 @@ def run_kernel(
 
     work = _scratch_dir(sum(a.nbytes for a in args if a.kind != "workspace"))
     try:
-        spec = [f"soc {chip.name} {chip.ub_bytes} {chip.ub_usable} {chip.vector_cores}", f"blocks {int(block_dim)}",
+        spec = [f"soc {chip.name} {chip.ub_bytes} {chip.ub_usable} {chip.vector_cores}", f"cube {cube_spec(chip.name)}",
+                f"blocks {int(block_dim)}",
                 f"threads {os.cpu_count() or 1}", f"report {work / 'report.json'}"]
         out_files: dict[int, tuple[Path, Arg]] = {}
         for i, a in enumerate(args):
@@ -655,4 +685,4 @@ def run_kernel(
 
 
 __all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "STATUSES", "bf16_to_float32", "cache_dir", "compile_sources",
-           "evict", "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel"]
+           "cube_spec", "evict", "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel", "soc_env"]

@@ -5,7 +5,8 @@ written. Rather than each core sweeping the whole tensor for it, each core sums 
 its own chunk and ADDS that partial sum into a one-element GM workspace
 (`store(sq, ss, accumulate=True)`: SetAtomicAdd around the copy-out; a workspace starts at
 zero). `sync_all()` (AscendC SyncAll) then waits until every core has added its share, after
-which each core reads the total, takes one rsqrt on the scalar unit and scales its own chunk.
+which each core reads the total, takes one rsqrt of it (a scalar, through one vector block: the scalar
+unit has no rsqrt) and scales its own chunk.
 GM traffic is 2 reads + 1 write per element, with every core busy in both sweeps.
 
 The barrier: the generated project launches with <<<>>> (a kernel-launch project), where CANN

@@ -33,7 +33,8 @@ def layer_norm(
         with compute:
             mean = reduce_sum(xu) * t.inv_n
             d = xu - mean
-            var = reduce_sum(d * d) * t.inv_n      # two-pass variance: no cancellation
-            yu = d * rsqrt(var + 1e-05) * wu + bu  # rsqrt of a scalar runs on the scalar unit
+            # two-pass variance (no cancellation), and its rsqrt finished in the reduction's vector lane
+            rstd = rsqrt(reduce_sum(d * d) * t.inv_n + 1e-05)
+            yu = d * rstd * wu + bu
         with copyout:
             store(y[r, :], yu)

@@ -2,12 +2,13 @@
  * CodeMirror 6 views over JupyterLab's own CodeMirror packages: a read-only pane, the step's
  * diff (`MergeView` side by side or `unifiedMergeView`), and the edit merge editor with
  * per-chunk accept/reject. Every read-only line is coloured by its DSL line; hovering a line
- * reports its DSL line, and `setFocus` outlines the lines of one DSL line.
+ * reports its DSL line, and `setFocus` outlines the lines of one DSL line. Line wrapping is
+ * a compartment, so `setWrap` switches it in place (scroll position, edit history kept).
  */
 import { history, historyKeymap, defaultKeymap, indentWithTab } from '@codemirror/commands';
 import { LanguageSupport } from '@codemirror/language';
 import { MergeView, unifiedMergeView } from '@codemirror/merge';
-import { EditorState, Extension, RangeSetBuilder, StateEffect, StateField } from '@codemirror/state';
+import { Compartment, EditorState, Extension, RangeSetBuilder, StateEffect, StateField } from '@codemirror/state';
 import {
   Decoration,
   DecorationSet,
@@ -38,6 +39,9 @@ export interface IPaneHooks {
 
 /** Outline the lines of this DSL line (0: none). */
 export const setFocus = StateEffect.define<number>();
+
+/** Line wrapping on or off, reconfigured in place by `setWrap`. */
+const wrapping = new Compartment();
 
 const DIFF_CONFIG = { scanLimit: 2000, timeout: 300 };
 const COLLAPSE = { margin: 3, minSize: 8 };
@@ -156,8 +160,13 @@ function sourceMapped(pane: IPaneText, hooks: IPaneHooks, dslGutter: boolean): E
   return extensions;
 }
 
-function base(lang: LanguageSupport | null, readOnly: boolean): Extension[] {
-  const out: Extension[] = [lineNumbers(), jupyterTheme, EditorView.theme({ '&': { height: '100%' } })];
+function base(lang: LanguageSupport | null, readOnly: boolean, wrap: boolean): Extension[] {
+  const out: Extension[] = [
+    lineNumbers(),
+    jupyterTheme,
+    EditorView.theme({ '&': { height: '100%' } }),
+    wrapping.of(wrap ? EditorView.lineWrapping : [])
+  ];
   if (lang) {
     out.push(lang);
   }
@@ -183,11 +192,12 @@ export function textView(
   pane: IPaneText,
   lang: LanguageSupport | null,
   hooks: IPaneHooks,
-  dslGutter: boolean
+  dslGutter: boolean,
+  wrap: boolean
 ): ICodeView {
   const view = new EditorView({
     parent,
-    state: EditorState.create({ doc: pane.text, extensions: [base(lang, true), sourceMapped(pane, hooks, dslGutter)] })
+    state: EditorState.create({ doc: pane.text, extensions: [base(lang, true, wrap), sourceMapped(pane, hooks, dslGutter)] })
   });
   return { views: [view], main: view, destroy: () => view.destroy() };
 }
@@ -199,13 +209,14 @@ export function diffView(
   after: IPaneText,
   layout: 'split' | 'unified',
   lang: LanguageSupport | null,
-  hooks: IPaneHooks
+  hooks: IPaneHooks,
+  wrap: boolean
 ): ICodeView {
   if (layout === 'split') {
     const merge = new MergeView({
       parent,
-      a: { doc: before.text, extensions: [base(lang, true), sourceMapped(before, hooks, true)] },
-      b: { doc: after.text, extensions: [base(lang, true), sourceMapped(after, hooks, true)] },
+      a: { doc: before.text, extensions: [base(lang, true, wrap), sourceMapped(before, hooks, true)] },
+      b: { doc: after.text, extensions: [base(lang, true, wrap), sourceMapped(after, hooks, true)] },
       gutter: true,
       highlightChanges: true,
       collapseUnchanged: COLLAPSE,
@@ -218,7 +229,7 @@ export function diffView(
     state: EditorState.create({
       doc: after.text,
       extensions: [
-        base(lang, true),
+        base(lang, true, wrap),
         sourceMapped(after, hooks, true),
         unifiedMergeView({
           original: before.text,
@@ -243,11 +254,11 @@ export function editView(
   return { view, destroy: () => view.destroy() };
 }
 
-export function editState(original: string, text: string, lang: LanguageSupport | null): EditorState {
+export function editState(original: string, text: string, lang: LanguageSupport | null, wrap: boolean): EditorState {
   return EditorState.create({
     doc: text,
     extensions: [
-      base(lang, false),
+      base(lang, false, wrap),
       unifiedMergeView({
         original,
         mergeControls: true,
@@ -265,6 +276,15 @@ export function revealLine(view: EditorView, line: number): void {
   const n = Math.max(1, Math.min(line, view.state.doc.lines));
   const pos = view.state.doc.line(n).from;
   view.dispatch({ effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
+}
+
+/** Wrap long lines in `views`, or not (each view keeps its scroll position and history). */
+export function setWrap(views: EditorView[], wrap: boolean): void {
+  for (const v of views) {
+    if ((wrapping.get(v.state) === EditorView.lineWrapping) !== wrap) {
+      v.dispatch({ effects: wrapping.reconfigure(wrap ? EditorView.lineWrapping : []) });
+    }
+  }
 }
 
 export function focusAll(views: EditorView[], dsl: number): void {

@@ -42,6 +42,11 @@ export class ViewRegistry<T extends IRegisteredView> {
     return found;
   }
 
+  /** Every live view, in the order they were added. */
+  all(): T[] {
+    return [...this._views].filter(v => !v.isDisposed);
+  }
+
   get size(): number {
     return this._views.size;
   }

@@ -1,10 +1,13 @@
 /**
  * `PipelineView`: the output of a `%%ascendcraft` cell, in the spirit of Compiler Explorer's
  * pass viewer. Top: the pass list (status dot, +N -M, time; up/down keys), the actions and the
- * selected pass's explanation. Below: three panes — the DSL draft | the selected step's diff
- * (CodeMirror merge view, side by side or unified; the merge editor while editing) | the final
- * AscendC project (a tab per file) — every line coloured by its DSL line and hover-linked
- * across panes. Last: the verdict with the emulator's findings linked to their lines.
+ * selected pass's explanation. Then the pane toolbar (diff layout, line wrapping, pane layout)
+ * and three panes — the DSL draft | the selected step's diff (CodeMirror merge view, side by
+ * side or unified; the merge editor while editing) | the final AscendC project (a tab per
+ * file) — every line coloured by its DSL line and hover-linked across panes; in resizable
+ * columns or stacked (components/panes.ts). Last the dock: full-width panels under the panes,
+ * the verdict with the emulator's findings linked to their lines first (`dockPanel` adds more,
+ * e.g. a profile timeline). The same view fills a main-area tab (components/tab.ts).
  *
  * It renders the model and sends commands; nothing here decides a fact about the pipeline.
  */
@@ -19,9 +22,11 @@ import { Widget } from '@lumino/widgets';
 
 import { IPipelineLink } from '../link';
 import { dslPaneColours, lineColours, relatives } from '../logic/colours';
+import { Arrangement, PaneLayout } from '../logic/layout';
 import { formatSeconds, statLabel, visiblePasses } from '../logic/passes';
 import { ActionName, linkExplanation, whyNot } from '../logic/state';
 import { PipelineModel } from '../model';
+import { LayoutPrefs } from '../prefs';
 import { CommandIDs, IBody, IPass, IPipelinePayload, MIME_TYPE, SCHEMA_VERSION } from '../tokens';
 import {
   ICodeView,
@@ -31,8 +36,10 @@ import {
   editView,
   focusAll,
   revealLine,
+  setWrap,
   textView
 } from './codeview';
+import { PaneGrid } from './panes';
 import { ViewRegistry } from './registry';
 
 export interface ILanguages {
@@ -47,6 +54,17 @@ export interface IViewServices {
   /** The kernel link of the notebook holding `widget`, or null outside a notebook. */
   linkFor(widget: Widget): IPipelineLink | null;
   languages: Promise<ILanguages>;
+  /** The layout preferences every view follows. */
+  prefs: LayoutPrefs;
+}
+
+/** Where a view outside a notebook cell (a main-area tab) gets its kernel and keeps its output. */
+export interface IViewHost {
+  /** The link of the notebook the session belongs to; null: read-only, saying `readOnly`. */
+  link: IPipelineLink | null;
+  readOnly: string;
+  /** Store the session's new MIME bundle where the notebook keeps it (the cell's output). */
+  persist(bundle: { [mime: string]: unknown }): void;
 }
 
 const ACTIONS: { action: ActionName; command: string; label: string; primary?: boolean }[] = [
@@ -94,17 +112,26 @@ function paneText(body: IBody, payload: IPipelinePayload, dsl = false): IPaneTex
   };
 }
 
+/** A tab at least this wide (px) puts the passes and the explanation beside the panes. */
+const WIDE_TAB_PX = 900;
+
 const EMPTY: IBody = { text: '', lines: 0, shown_lines: 0, truncated: false, omitted: false, dsl_lines: [] };
 
 export class PipelineView extends Widget implements IRenderMime.IRenderer {
+  /** `host`: given for a view of its own (a tab); a cell's view finds its notebook's link itself. */
   constructor(
-    private readonly _options: IRenderMime.IRendererOptions,
-    private readonly _services: IViewServices
+    private readonly _options: Pick<IRenderMime.IRendererOptions, 'mimeType'>,
+    private readonly _services: IViewServices,
+    private readonly _host: IViewHost | null = null
   ) {
     super();
     this.addClass('acl-pipeline');
+    if (_host) {
+      this.addClass('acl-in-tab');
+    }
     this.node.tabIndex = -1;
     this._build();
+    _services.prefs.changed.connect(this._onPrefs, this);
     void _services.languages.then(langs => {
       this._langs = langs;
       this._keys = {};
@@ -120,6 +147,33 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
     return this._model ? this._model.session : '';
   }
 
+  /** A view of its own (a main-area tab), not a cell's output. */
+  get inTab(): boolean {
+    return this._host !== null;
+  }
+
+  get trusted(): boolean {
+    return this._trusted;
+  }
+
+  /** How the code panes are laid out now. */
+  get arrangement(): Arrangement {
+    return this._grid.arrangement;
+  }
+
+  /**
+   * A full-width panel in the dock under the code panes (created on first use, then the same
+   * one): the place for views of the session that need the whole width, e.g. a profile timeline.
+   */
+  dockPanel(id: string, title: string): HTMLElement {
+    let panel = this._dock.querySelector<HTMLElement>(`:scope > section[data-panel='${CSS.escape(id)}']`);
+    if (!panel) {
+      panel = el('section', 'acl-dock-panel', undefined, { 'data-panel': id, 'aria-label': title });
+      this._dock.append(panel);
+    }
+    return panel;
+  }
+
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const data = model.data[this._options.mimeType || MIME_TYPE] as unknown as IPipelinePayload;
     if (!data || typeof data !== 'object' || data.version !== SCHEMA_VERSION) {
@@ -133,7 +187,7 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
     } else {
       this._model = new PipelineModel(data);
       this._model.changed.connect(this._update, this);
-      this._model.persist = bundle => this._persist(bundle);
+      this._model.persist = bundle => this.persistBundle(bundle);
       this._services.registry.add(this);
       this._bind();
     }
@@ -145,6 +199,9 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
       return;
     }
     this._destroyCode();
+    this._wide?.disconnect();
+    this._grid.dispose();
+    this._services.prefs.changed.disconnect(this._onPrefs, this);
     this._services.registry.remove(this);
     this._model?.dispose();
     super.dispose();
@@ -208,7 +265,11 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
   }
 
   /** Replace this output's data (the notebook keeps it when saved); renderModel follows. */
-  private _persist(bundle: { [mime: string]: unknown }): void {
+  persistBundle(bundle: { [mime: string]: unknown }): void {
+    if (this._host) {
+      this._host.persist(bundle);
+      return;
+    }
     const mm = this._mimeModel;
     if (!mm || !this._trusted || this.isDisposed) {
       return;
@@ -240,11 +301,11 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
       m.readOnly('read-only: this output is not trusted (run the cell to review the pipeline)');
       return;
     }
-    const link = this._services.linkFor(this);
+    const link = this._host ? this._host.link : this._services.linkFor(this);
     if (link) {
       m.attachLink(link);
     } else {
-      m.readOnly('read-only: not in a notebook with a kernel');
+      m.readOnly(this._host ? this._host.readOnly : 'read-only: not in a notebook with a kernel');
     }
   }
 
@@ -287,13 +348,27 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
     this._explain = el('div', 'acl-explain');
     top.append(side, this._explain);
 
-    const panes = el('div', 'acl-panes');
+    this._toolbar = el('div', 'acl-toolbar', undefined, { role: 'toolbar', 'aria-label': 'code panes' });
     this._dslPane = this._pane('acl-pane-dsl');
     this._diffPane = this._pane('acl-pane-diff');
     this._finalPane = this._pane('acl-pane-final');
-    panes.append(this._dslPane.root, this._diffPane.root, this._finalPane.root);
+    this._grid = new PaneGrid([this._dslPane.root, this._diffPane.root, this._finalPane.root], this._services.prefs);
+    this._grid.onArranged = () => this._model && this._renderToolbar(this._model);
+    this._dock = el('div', 'acl-dock');
     this._verdict = el('div', 'acl-verdict');
-    n.append(this._header, this._message, top, panes, this._verdict);
+    this._dock.append(this._verdict);
+    const main = el('div', 'acl-main');
+    main.append(this._toolbar, this._grid.node, this._dock);
+    n.append(this._header, this._message, top, main);
+    if (this._host) {
+      // A tab wide enough keeps the passes, actions and explanation in a column of their own
+      // beside the panes, each scrolling on its own: the controls stay in sight.
+      this._wide = new ResizeObserver(entries => {
+        const width = entries[entries.length - 1].contentRect.width;
+        requestAnimationFrame(() => !this.isDisposed && this.toggleClass('acl-wide', width >= WIDE_TAB_PX));
+      });
+      this._wide.observe(n);
+    }
   }
 
   private _pane(cls: string): IPane {
@@ -316,6 +391,7 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
     this._renderPasses(m);
     this._renderActions(m);
     this._renderExplain(m);
+    this._renderToolbar(m);
     this._renderVerdict(m);
     if (this.isAttached) {
       this._renderDsl(m);
@@ -345,20 +421,83 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
     box.checked = s.hideUnchanged;
     box.addEventListener('change', () => void this._exec(CommandIDs.toggleUnchanged, {}));
     hide.append(box, ' hide unchanged');
-    const layout = el('span', 'acl-layout', undefined, { role: 'group', 'aria-label': 'diff layout' });
+    h.append(title, link, el('span', 'acl-spacer'), hide);
+    if (!this._host) {
+      const open = el('button', 'acl-tool acl-open-tab', 'Open in tab', {
+        'data-command': CommandIDs.openInTab,
+        title: this._services.commands.caption(CommandIDs.openInTab)
+      });
+      open.addEventListener('click', () => void this._exec(CommandIDs.openInTab, {}));
+      h.append(open);
+    }
+  }
+
+  /** Over the code panes: the diff layout, line wrapping and the pane layout. */
+  private _renderToolbar(m: PipelineModel): void {
+    const s = m.state;
+    const prefs = this._services.prefs.value;
+    const bar = this._toolbar;
+    bar.textContent = '';
+    const group = (label: string, aria: string) => {
+      const g = el('span', 'acl-group', undefined, { role: 'group', 'aria-label': aria });
+      g.append(el('span', 'acl-group-label', label));
+      bar.append(g);
+      return g;
+    };
+    const seg = (parent: HTMLElement, label: string, pressed: boolean, attrs: { [k: string]: string }, act: () => void) => {
+      const b = el('button', 'acl-seg', label, { ...attrs, 'aria-pressed': String(pressed) });
+      b.addEventListener('click', () => !pressed && act());
+      parent.append(b);
+      return b;
+    };
+    const diff = group('Diff', 'diff layout');
     for (const [value, label] of [
       ['split', 'Side by side'],
       ['unified', 'Unified']
     ]) {
-      const b = el('button', 'acl-seg', label, { 'data-layout': value, 'aria-pressed': String(s.layout === value) });
-      b.addEventListener('click', () => {
-        if (s.layout !== value) {
-          void this._exec(CommandIDs.toggleLayout, {});
-        }
-      });
-      layout.append(b);
+      seg(diff, label, s.layout === value, { 'data-layout': value }, () => void this._exec(CommandIDs.toggleLayout, {}));
     }
-    h.append(title, link, el('span', 'acl-spacer'), hide, layout);
+    const panes = group('Panes', 'pane layout');
+    const arranged = this._grid.arrangement;
+    for (const [value, label] of [
+      ['auto', 'Auto'],
+      ['columns', 'Columns'],
+      ['stacked', 'Stacked']
+    ] as [PaneLayout, string][]) {
+      const b = seg(panes, label, prefs.paneLayout === value, { 'data-pane-layout': value }, () =>
+        void this._exec(CommandIDs.setPaneLayout, { layout: value })
+      );
+      b.title =
+        value === 'auto'
+          ? `columns when the view is at least ${prefs.stackBelow} px wide, else stacked (now: ${arranged})`
+          : value === 'columns'
+            ? 'side by side; drag the lines between the panes to resize them'
+            : 'one above the other, full width';
+    }
+    const wrap = el('button', 'acl-seg acl-wrap', 'Wrap lines', {
+      'data-command': CommandIDs.toggleWrap,
+      'aria-pressed': String(prefs.wrapLines),
+      title: this._services.commands.caption(CommandIDs.toggleWrap)
+    });
+    wrap.addEventListener('click', () => void this._exec(CommandIDs.toggleWrap, {}));
+    bar.append(wrap);
+  }
+
+  private _onPrefs(): void {
+    setWrap(this._allViews(), this._services.prefs.value.wrapLines);
+    if (this._model) {
+      this._renderToolbar(this._model);
+    }
+  }
+
+  private _allViews(): EditorView[] {
+    const views: EditorView[] = [];
+    for (const pane of [this._dslPane, this._diffPane, this._finalPane]) {
+      if (pane.view) {
+        views.push(...pane.view.views);
+      }
+    }
+    return views;
   }
 
   private _renderMessages(m: PipelineModel): void {
@@ -602,7 +741,9 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
     }
     pane.title.textContent = '';
     pane.title.append(el('span', undefined, 'DSL draft'), el('span', 'acl-path', m.payload.dsl.path));
-    this._mount(pane, code => textView(code, paneText(body, m.payload, true), this._langs?.python || null, this._hooks(), false));
+    this._mount(pane, code =>
+      textView(code, paneText(body, m.payload, true), this._langs?.python || null, this._hooks(), false, this._wrap)
+    );
     this._truncation(pane, body, () => m.showAll('dsl', m.payload.dsl.path));
   }
 
@@ -666,9 +807,11 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
       // A new (or deleted) file has nothing to compare with: show it whole.
       const whole = change === 'added' ? a : b;
       pane.bar.append(el('span', `acl-change acl-change-${change}`, `${change} by this pass`));
-      this._mount(pane, code => textView(code, paneText(whole, m.payload), lang, this._hooks(), true));
+      this._mount(pane, code => textView(code, paneText(whole, m.payload), lang, this._hooks(), true, this._wrap));
     } else {
-      this._mount(pane, code => diffView(code, paneText(b, m.payload), paneText(a, m.payload), s.layout, lang, this._hooks()));
+      this._mount(pane, code =>
+        diffView(code, paneText(b, m.payload), paneText(a, m.payload), s.layout, lang, this._hooks(), this._wrap)
+      );
     }
     this._truncation(pane, a.truncated ? a : b, () => {
       m.showAll('before', path, p.name);
@@ -712,7 +855,7 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
         return;
       }
       this._editOriginals.set(path, after.text);
-      const st = editState(before ? before.text : '', after.text, this._langs?.cpp || null);
+      const st = editState(before ? before.text : '', after.text, this._langs?.cpp || null, this._wrap);
       this._editStates.set(path, st);
       this._mountEditor(pane, st);
     });
@@ -755,7 +898,7 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
       return;
     }
     const lang = path.endsWith('.txt') ? null : this._langs?.cpp || null;
-    this._mount(pane, code => textView(code, paneText(body, m.payload), lang, this._hooks(), true));
+    this._mount(pane, code => textView(code, paneText(body, m.payload), lang, this._hooks(), true, this._wrap));
     this._truncation(pane, body, () => m.showAll('final', path));
     this._consumeReveal('final');
   }
@@ -789,6 +932,7 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
     const host = el('div', 'acl-cm acl-editing', undefined, { 'data-lm-suppress-shortcuts': 'true' });
     pane.code.append(host);
     const ed = editView(host, state);
+    setWrap([ed.view], this._wrap); // a stashed state keeps the wrapping it had
     this._editor = { view: ed.view, path: this._model?.state.editing?.path || '' };
     pane.view = { views: [ed.view], main: ed.view, destroy: ed.destroy };
   }
@@ -852,6 +996,10 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
       }
     }
     focusAll(views, dsl);
+  }
+
+  private get _wrap(): boolean {
+    return this._services.prefs.value.wrapLines;
   }
 
   /** Scroll every pane to the first line of DSL line `dsl`. */
@@ -965,6 +1113,10 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
   private _passes!: HTMLUListElement;
   private _actions!: HTMLElement;
   private _explain!: HTMLElement;
+  private _toolbar!: HTMLElement;
+  private _grid!: PaneGrid;
+  private _dock!: HTMLElement;
+  private _wide: ResizeObserver | null = null;
   private _verdict!: HTMLElement;
   private _dslPane!: IPane;
   private _diffPane!: IPane;

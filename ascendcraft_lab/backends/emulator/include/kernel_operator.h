@@ -13,5 +13,6 @@
 #include "acemu/vec.h"
 #include "acemu/gather.h"
 #include "acemu/reduce.h"
+#include "acemu/cube.h"
 #include "acemu/tiling.h"
 #include "acemu/launch.h"

@@ -66,6 +66,9 @@ uint64_t g_ub_bytes = 192 * 1024, g_ub_usable = 192 * 1024 - 8448;
 unsigned g_cores = 0;      // vector cores of the SoC (0: unknown)
 unsigned g_threads = 0;
 bool g_sync_all = false;   // the kernel calls SyncAll (set before main, see base.h)
+int g_kernel_type = -1;    // KERNEL_TASK_TYPE_DEFAULT or implied by the cube APIs (set before main); -1: vector only
+CubeSizes g_cube;          // L1 / L0 / bias-table bytes of the SoC (spec line `cube`, or ACEMU_CUBE for host programs)
+bool g_cube_known = false;
 std::vector<Alloc> g_allocs;
 std::mutex g_mu;
 std::vector<Finding> g_findings;  // merged, in block order
@@ -199,7 +202,7 @@ struct Worker {
         sigaltstack(&st, nullptr);
         return true;
     }
-    void begin_block(int idx, int num, BlockData* bd) {
+    void begin_block(int idx, int num, int core_id, int8_t core_type, BlockData* bd) {
         // Fresh UB per block: the shadow says "never written" and the data is a NaN/-1 pattern, so a
         // kernel that reads what it did not write gets a finding and a visibly wrong value.
         // Only what the previous block on this thread touched needs resetting.
@@ -212,6 +215,8 @@ struct Worker {
         ctx.ub_usable = g_ub_usable;
         ctx.block_idx = idx;
         ctx.block_num = num;
+        ctx.core_id = core_id;
+        ctx.core_type = core_type;
         ctx.mask_counter = false;
         ctx.mask[0] = ctx.mask[1] = ~uint64_t(0);
         ctx.atomic_op = ATOMIC_NONE;
@@ -221,6 +226,7 @@ struct Worker {
         ctx.file = nullptr;
         ctx.line = 0;
         ctx.rt = bd;
+        cube::begin_block();  // fresh L1 / L0 for the block that starts on this thread
     }
 };
 
@@ -525,12 +531,38 @@ void gm_written(const void* p, uint64_t nbytes, const char* api, const char* fil
         WriteRange& w = bd->writes.back();
         if (w.hi == lo && w.file == file && w.line == line) { w.hi = hi; return; }  // a row-by-row copy is one range
     }
-    bd->writes.push_back({lo, hi, c->block_idx, api, file, line});
+    bd->writes.push_back({lo, hi, c->core_id, api, file, line});
 }
 
 bool note_sync_all() {
     g_sync_all = true;
     return true;
+}
+
+bool note_kernel_type(int type) {
+    // A kernel that uses cube APIs runs on cube cores; the mixed types win over the single-core ones
+    // (the Matmul object registers MIX_AIC_1_2, its kernel may declare nothing).
+    if (type > g_kernel_type) g_kernel_type = type;
+    return true;
+}
+
+int kernel_type() { return g_kernel_type; }
+
+const CubeSizes& cube_sizes() {
+    if (!g_cube_known) {
+        // Host programs (no harness spec): the runner's soc_env() puts the SoC's numbers here.
+        const char* env = getenv("ACEMU_CUBE");
+        unsigned long long l1 = 0, l0a = 0, l0b = 0, l0c = 0, bt = 0;
+        unsigned cores = 0;
+        if (env == nullptr || sscanf(env, "%llu %llu %llu %llu %llu %u", &l1, &l0a, &l0b, &l0c, &bt, &cores) < 4) {
+            fprintf(stderr, "acemu: the kernel uses the cube (L1 / L0) but this process was not told the SoC's cube memory sizes: "
+                            "run it through ascendcraft_lab.backends.emulator.runner, or set the environment from runner.soc_env(soc)\n");
+            abort();
+        }
+        g_cube = {l1, l0a, l0b, l0c, bt, cores};
+        g_cube_known = true;
+    }
+    return g_cube;
 }
 
 namespace {
@@ -595,19 +627,44 @@ void gm_atomic(void* dst, const void* src, uint64_t nbytes, int op, int dtype, c
     static_cast<BlockData*>(c->rt)->atomics.push_back(std::move(w));
 }
 
+namespace {
+// The logical cores a launch of `block_dim` blocks starts: each block's cube core (AIC) and its
+// vector cores (AIV), as the kernel type says (GetBlockIdx: AIC i in [0, blockDim), AIV j in
+// [0, ratio * blockDim)). A kernel that registered no type runs `block_dim` vector cores.
+struct Core {
+    int idx;
+    int8_t type;
+};
+std::vector<Core> launch_cores(uint32_t block_dim) {
+    int aic = 0, aiv = 1;
+    switch (g_kernel_type) {
+        case KERNEL_TYPE_AIC_ONLY: case KERNEL_TYPE_MIX_AIC_1_0: aic = 1; aiv = 0; break;
+        case KERNEL_TYPE_MIX_AIC_1_1: aic = 1; aiv = 1; break;
+        case KERNEL_TYPE_MIX_AIC_1_2: aic = 1; aiv = 2; break;
+        default: break;
+    }
+    std::vector<Core> cores;
+    for (int i = 0; i < aic * int(block_dim); ++i) cores.push_back({i, CORE_AIC});
+    for (int j = 0; j < aiv * int(block_dim); ++j) cores.push_back({j, CORE_AIV});
+    return cores;
+}
+}  // namespace
+
 int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) {
     install_crash_handlers();
     if (block_dim == 0) return 0;
+    const std::vector<Core> cores = launch_cores(block_dim);
+    const uint32_t ncores = uint32_t(cores.size());
     unsigned hw = g_threads ? g_threads : std::thread::hardware_concurrency();
     if (hw == 0) hw = 1;
-    unsigned nthreads = std::min<unsigned>(hw, block_dim);
-    std::vector<BlockData> blocks(block_dim);
+    unsigned nthreads = std::min<unsigned>(hw, ncores);
+    std::vector<BlockData> blocks(ncores);
     if (g_sync_all) {
         // SyncAll needs every block alive at once: one thread per block, as every core of the
         // NPU runs its block at the same time (the launch must not exceed the SoC's cores).
-        nthreads = block_dim;
+        nthreads = ncores;
         std::lock_guard<std::mutex> lk(g_barrier.mu);
-        g_barrier.total = int(block_dim);
+        g_barrier.total = int(ncores);
         g_barrier.arrived = g_barrier.exited = 0;
         g_barrier.blocks = &blocks;
         if (g_cores && block_dim > g_cores) {
@@ -628,8 +685,8 @@ int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) {
         }
         for (;;) {
             uint32_t b = next.fetch_add(1);
-            if (b >= block_dim) break;
-            w.begin_block(int(b), int(block_dim), &blocks[b]);
+            if (b >= ncores) break;
+            w.begin_block(cores[b].idx, int(block_dim), int(b), cores[b].type, &blocks[b]);
             tls_ctx = &w.ctx;
             fn(closure);
             tls_ctx = nullptr;
@@ -642,6 +699,7 @@ int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) {
         }
         munmap(w.ctx.ub, kReserve);
         munmap(w.ctx.shadow, w.shadow_bytes);
+        cube::end_thread();
     };
     {
         std::vector<std::thread> pool;  // the calling thread is one of the workers
@@ -702,6 +760,13 @@ int harness_main(int argc, char** argv, int nargs, void (*launch)(uint8_t** args
                 g_ub_bytes = ub;
                 g_ub_usable = usable;
                 g_cores = cores;
+            }
+        } else if (!strcmp(key, "cube")) {
+            unsigned long long l1, l0a, l0b, l0c, bt;
+            unsigned cores = 0;
+            if (sscanf(line, "cube %llu %llu %llu %llu %llu %u", &l1, &l0a, &l0b, &l0c, &bt, &cores) >= 5) {
+                g_cube = {l1, l0a, l0b, l0c, bt, cores};
+                g_cube_known = true;
             }
         } else if (!strcmp(key, "blocks")) {
             sscanf(line, "blocks %u", &block_dim);

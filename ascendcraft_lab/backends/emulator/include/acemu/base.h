@@ -23,9 +23,16 @@
 #define __inline__ inline
 #endif
 #define GM_ADDR uint8_t*
-// Scheduling hint for mixed cube/vector kernels; every emulated block is a vector core.
-#define KERNEL_TASK_TYPE_DEFAULT(x)
-#define KERNEL_TASK_TYPE(key, x)
+
+// The kernel types of KERNEL_TASK_TYPE_DEFAULT (global enumerators in the device headers). The
+// statement registers the type before main (like SyncAll, below), so the launch knows which cores
+// to start: MIX_AIC_1_2 runs numBlocks cube cores (AIC) and 2 * numBlocks vector cores (AIV).
+enum KernelMetaType : int {
+    KERNEL_TYPE_AIV_ONLY = 0, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
+    KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_MAX
+};
+#define KERNEL_TASK_TYPE_DEFAULT(x) ((void)&acemu::rt::uses_kernel_type<(x)>)
+#define KERNEL_TASK_TYPE(key, x) ((void)&acemu::rt::uses_kernel_type<(x)>)
 
 #define ACEMU_SITE_PARAMS const char *acemu_file = __builtin_FILE(), int acemu_line = __builtin_LINE()
 #define ACEMU_SITE acemu_file, acemu_line
@@ -118,8 +125,10 @@ struct BlockCtx {
     uint64_t ub_usable;     // what InitBuffer may hand out in total
     uint64_t ub_capacity;   // size of the reserve behind `ub`
     uint64_t ub_high;       // highest UB byte handed out or written (for the per-block reset)
-    int32_t block_idx;
+    int32_t block_idx;      // GetBlockIdx: on a mixed launch's AIV cores in [0, 2 * numBlocks)
     int32_t block_num;
+    int32_t core_id;        // unique per logical core of the launch (block_idx is not, on a mixed launch)
+    int8_t core_type;       // CORE_AIV or CORE_AIC
     bool mask_counter;      // SetMaskCount: the vector mask is an element count
     uint64_t mask[2];       // SetVectorMask state (bit mode) or mask[0] = count (counter mode)
     int atomic_op;
@@ -152,7 +161,12 @@ void sync_all_soft(void* gm, uint64_t gm_bytes, const char* file, int line);
 // Set before main by any kernel that calls SyncAll: run_blocks then gives each block a thread.
 bool note_sync_all();
 template <bool B> inline const bool uses_sync_all = note_sync_all();
+// Set before main by KERNEL_TASK_TYPE_DEFAULT and by the cube APIs (acemu/cube.h): which cores a launch starts.
+bool note_kernel_type(int type);
+template <int T> inline const bool uses_kernel_type = note_kernel_type(T);
 }  // namespace rt
+
+enum CoreType : int8_t { CORE_AIV = 0, CORE_AIC = 1 };
 
 inline BlockCtx* ctx() {
     BlockCtx* c = tls_ctx;
@@ -161,15 +175,14 @@ inline BlockCtx* ctx() {
 }
 inline void enter(BlockCtx* c, const char* api, const char* file, int line) { c->api = api; c->file = file; c->line = line; }
 
-// ---- UB shadow: which bytes were written since InitBuffer -------------------------------
-inline void shadow_mark(BlockCtx* c, uint64_t off, uint64_t n) {
+// ---- byte masks: which bytes were written (one 32-bit mask per 32-B granule) ----------------
+// Shared by the UB shadow below and the cube memories (cube.h).
+inline void mask_mark(uint32_t* s, uint64_t capacity, uint64_t off, uint64_t n) {
     if (n == 0) return;
     uint64_t end = off + n;
-    if (end > c->ub_capacity) end = c->ub_capacity;
+    if (end > capacity) end = capacity;
     if (off >= end) return;
-    if (end > c->ub_high) c->ub_high = end;  // the next block on this thread resets up to here
     uint64_t g0 = off >> 5, g1 = (end - 1) >> 5;
-    uint32_t* s = c->shadow;
     if (g0 == g1) {
         uint32_t lo = uint32_t(off & 31), hi = uint32_t((end - 1) & 31);
         s[g0] |= (hi == 31 ? ~0u : ((1u << (hi + 1)) - 1)) & (~0u << lo);
@@ -182,12 +195,11 @@ inline void shadow_mark(BlockCtx* c, uint64_t off, uint64_t n) {
 }
 
 // Returns the offset of the first byte in [off, off+n) never written, or -1.
-inline int64_t shadow_first_unset(const BlockCtx* c, uint64_t off, uint64_t n) {
+inline int64_t mask_first_unset(const uint32_t* s, uint64_t capacity, uint64_t off, uint64_t n) {
     if (n == 0) return -1;
     uint64_t end = off + n;
-    if (end > c->ub_capacity) end = c->ub_capacity;
+    if (end > capacity) end = capacity;
     if (off >= end) return -1;
-    const uint32_t* s = c->shadow;
     uint64_t g0 = off >> 5, g1 = (end - 1) >> 5;
     for (uint64_t g = g0; g <= g1; ++g) {
         uint32_t want = ~0u;
@@ -198,6 +210,16 @@ inline int64_t shadow_first_unset(const BlockCtx* c, uint64_t off, uint64_t n) {
     }
     return -1;
 }
+
+// ---- UB shadow: which bytes were written since InitBuffer -------------------------------
+inline void shadow_mark(BlockCtx* c, uint64_t off, uint64_t n) {
+    if (n == 0) return;
+    uint64_t end = off + n < c->ub_capacity ? off + n : c->ub_capacity;
+    if (off >= end) return;
+    if (end > c->ub_high) c->ub_high = end;  // the next block on this thread resets up to here
+    mask_mark(c->shadow, c->ub_capacity, off, n);
+}
+inline int64_t shadow_first_unset(const BlockCtx* c, uint64_t off, uint64_t n) { return mask_first_unset(c->shadow, c->ub_capacity, off, n); }
 
 inline uint64_t ub_offset(const BlockCtx* c, const void* p) { return uint64_t(static_cast<const uint8_t*>(p) - c->ub); }
 inline bool in_ub(const BlockCtx* c, const void* p) {

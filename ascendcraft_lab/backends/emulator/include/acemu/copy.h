@@ -3,6 +3,23 @@
 #include "pipe.h"
 
 namespace AscendC {
+struct DataCopyParams;
+}
+// DataCopy into or out of the cube memories (L1, bias table) takes cube.h's paths.
+namespace acemu {
+namespace cube {
+inline bool in_cube(const void* p);
+template <typename T>
+inline void copy_gm_in(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTensor<T>& src, uint64_t blocks, uint64_t block_bytes,
+                       uint64_t src_gap, uint64_t dst_gap, const char* file, int line);
+template <typename T>
+inline void copy_local(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, uint64_t blocks, uint64_t block_bytes,
+                       uint64_t src_gap, uint64_t dst_gap, const char* file, int line);
+inline void no_copy_path(const char* api, const void* src, const char* file, int line);
+}  // namespace cube
+}  // namespace acemu
+
+namespace AscendC {
 
 struct DataCopyParams {
     DataCopyParams() = default;
@@ -105,6 +122,7 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Glob
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "DataCopy", ACEMU_SITE);
     uint64_t bytes = detail::datacopy_bytes<T>(count, ACEMU_SITE);
+    if (acemu::cube::in_cube(dst.acemu_ptr())) return acemu::cube::copy_gm_in(dst, src, 1, bytes, 0, 0, ACEMU_SITE);
     acemu::check_align(c, "DataCopy", "the UB destination", dst.acemu_ptr(), ACEMU_SITE);
     acemu::check_extent(c, "DataCopy", "the UB destination", bytes, dst.acemu_bytes(), ACEMU_SITE);
     detail::gm_to_ub(c, "DataCopy", dst.acemu_ptr(), 0, src, 0, bytes, ACEMU_SITE);
@@ -113,6 +131,7 @@ template <typename T> inline void DataCopy(const GlobalTensor<T>& dst, const Loc
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "DataCopy", ACEMU_SITE);
     uint64_t bytes = detail::datacopy_bytes<T>(count, ACEMU_SITE);
+    if (acemu::cube::in_cube(src.acemu_ptr())) return acemu::cube::no_copy_path("DataCopy", src.acemu_ptr(), ACEMU_SITE);
     acemu::check_align(c, "DataCopy", "the UB source", src.acemu_ptr(), ACEMU_SITE);
     acemu::check_extent(c, "DataCopy", "the UB source", bytes, src.acemu_bytes(), ACEMU_SITE);
     detail::ub_to_gm(c, "DataCopy", dst, 0, src.acemu_ptr(), 0, bytes, ACEMU_SITE);
@@ -121,6 +140,8 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Loca
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "DataCopy", ACEMU_SITE);
     uint64_t bytes = detail::datacopy_bytes<T>(count, ACEMU_SITE);
+    if (acemu::cube::in_cube(src.acemu_ptr()) || acemu::cube::in_cube(dst.acemu_ptr()))
+        return acemu::cube::copy_local(dst, src, 1, bytes, 0, 0, ACEMU_SITE);
     acemu::check_align(c, "DataCopy", "the UB source", src.acemu_ptr(), ACEMU_SITE);
     acemu::check_align(c, "DataCopy", "the UB destination", dst.acemu_ptr(), ACEMU_SITE);
     acemu::check_extent(c, "DataCopy", "the UB source", bytes, src.acemu_bytes(), ACEMU_SITE);
@@ -134,6 +155,8 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Loca
 template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p, ACEMU_SITE_PARAMS) {
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "DataCopy", ACEMU_SITE);
+    if (acemu::cube::in_cube(dst.acemu_ptr()))
+        return acemu::cube::copy_gm_in(dst, src, p.blockCount, p.blockLen * 32ull, p.srcStride * 32ull, p.dstStride * 32ull, ACEMU_SITE);
     acemu::check_align(c, "DataCopy", "the UB destination", dst.acemu_ptr(), ACEMU_SITE);
     uint64_t len = uint64_t(p.blockLen) * 32;
     if (p.blockCount)
@@ -144,6 +167,7 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Glob
 template <typename T> inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p, ACEMU_SITE_PARAMS) {
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "DataCopy", ACEMU_SITE);
+    if (acemu::cube::in_cube(src.acemu_ptr())) return acemu::cube::no_copy_path("DataCopy", src.acemu_ptr(), ACEMU_SITE);
     acemu::check_align(c, "DataCopy", "the UB source", src.acemu_ptr(), ACEMU_SITE);
     uint64_t len = uint64_t(p.blockLen) * 32;
     if (p.blockCount)
@@ -154,6 +178,8 @@ template <typename T> inline void DataCopy(const GlobalTensor<T>& dst, const Loc
 template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p, ACEMU_SITE_PARAMS) {
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "DataCopy", ACEMU_SITE);
+    if (acemu::cube::in_cube(src.acemu_ptr()) || acemu::cube::in_cube(dst.acemu_ptr()))
+        return acemu::cube::copy_local(dst, src, p.blockCount, p.blockLen * 32ull, p.srcStride * 32ull, p.dstStride * 32ull, ACEMU_SITE);
     acemu::check_align(c, "DataCopy", "the UB source", src.acemu_ptr(), ACEMU_SITE);
     acemu::check_align(c, "DataCopy", "the UB destination", dst.acemu_ptr(), ACEMU_SITE);
     uint64_t len = uint64_t(p.blockLen) * 32;

@@ -2,6 +2,22 @@
 #pragma once
 #include "tensor.h"
 
+// The cube core's memories and pipe clock live in cube.h; queues, TBuf and TPipe reach them here.
+namespace acemu {
+namespace cube {
+enum QueOp : int { QUE_ALLOC = 0, QUE_ENQUE, QUE_DEQUE, QUE_FREE };
+inline bool is_cube_position(AscendC::TPosition pos);
+// InitBuffer at a cube position: `num` buffers of `len` bytes (each rounded up to the memory's
+// alignment, `*slot_len`) from that memory's arena; returns its base, `*offset` the first buffer.
+inline uint8_t* take(AscendC::TPosition pos, uint64_t len, int num, const char* file, int line, uint64_t* offset, uint64_t* slot_len);
+inline void reset_arenas();
+// A cube-position queue's EnQue/DeQue/AllocTensor/FreeTensor order the pipes on that buffer.
+inline void on_queue(QueOp op, const void* que, int slot);
+inline void on_flag(bool set, int event, int id, const char* file, int line);
+inline void on_barrier_all();
+}  // namespace cube
+}  // namespace acemu
+
 namespace AscendC {
 
 class TPipe;
@@ -48,7 +64,8 @@ public:
                 alloc_file_[i] = acemu_file;
                 alloc_line_[i] = acemu_line;
                 next_ = (i + 1) % num_;
-                return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
+                if (cube_) acemu::cube::on_queue(acemu::cube::QUE_ALLOC, this, i);
+                return LocalTensor<T>(reinterpret_cast<T*>(base_ + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
             }
         }
         acemu::rt::report(acemu::QUEUE_MISUSE, "AllocTensor", ACEMU_SITE,
@@ -85,6 +102,7 @@ public:
             ++count_;
         }
         state_[i] = detail::SLOT_ENQUEUED;
+        if (cube_) acemu::cube::on_queue(acemu::cube::QUE_ENQUE, this, i);
         return true;
     }
 
@@ -100,7 +118,7 @@ public:
                 int i = (next_ - k + num_) % num_;
                 if (state_[i] == detail::SLOT_ALLOCATED) {
                     state_[i] = detail::SLOT_DEQUEUED;
-                    return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
+                    return LocalTensor<T>(reinterpret_cast<T*>(base_ + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
                 }
             }
             uint64_t len = len_ ? len_ : 32;
@@ -110,7 +128,8 @@ public:
         head_ = (head_ + 1) % detail::kMaxSlots;
         --count_;
         state_[i] = detail::SLOT_DEQUEUED;
-        return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
+        if (cube_) acemu::cube::on_queue(acemu::cube::QUE_DEQUE, this, i);
+        return LocalTensor<T>(reinterpret_cast<T*>(base_ + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
     }
     template <typename T> LocalTensor<T> DeQue(const LocalTensor<T>&, ACEMU_SITE_PARAMS) { return DeQue<T>(ACEMU_SITE); }
 
@@ -134,6 +153,7 @@ public:
             drop_from_fifo(i);
         }
         state_[i] = detail::SLOT_FREE;
+        if (cube_) acemu::cube::on_queue(acemu::cube::QUE_FREE, this, i);
     }
 
     bool VacantInQue() const { return count_ < depth_; }
@@ -145,13 +165,15 @@ public:
     }
     void FreeAllEvent() {}
 
-    // Called by TPipe::InitBuffer.
-    void acemu_init(acemu::BlockCtx* c, int num, uint64_t offset, uint64_t len, const char* file, int line) {
-        (void)c;
+    TPosition acemu_position() const { return pos_; }
+    // Called by TPipe::InitBuffer: `num` buffers of `len` bytes from `offset` of the memory at `base`.
+    void acemu_init(uint8_t* base, int num, uint64_t offset, uint64_t len, const char* file, int line) {
         if (num > detail::kMaxSlots) {
             acemu::rt::report(acemu::QUEUE_MISUSE, "InitBuffer", file, line, "InitBuffer with %d buffers; the emulator supports at most %d", num, detail::kMaxSlots);
             num = detail::kMaxSlots;
         }
+        base_ = base;
+        cube_ = acemu::cube::is_cube_position(pos_);
         num_ = num;
         len_ = len;
         for (int i = 0; i < num; ++i) { off_[i] = offset + uint64_t(i) * len; state_[i] = detail::SLOT_FREE; }
@@ -174,8 +196,10 @@ public:
 
 protected:
     int slot_of(acemu::BlockCtx* c, const void* p) const {
-        if (!acemu::in_ub(c, p)) return -1;
-        uint64_t off = acemu::ub_offset(c, p);
+        (void)c;
+        const uint8_t* b = static_cast<const uint8_t*>(p);
+        if (base_ == nullptr || b < base_) return -1;
+        uint64_t off = uint64_t(b - base_);
         for (int i = 0; i < num_; ++i) if (off_[i] == off) return i;
         return -1;
     }
@@ -192,6 +216,8 @@ protected:
     }
     int depth_ = 1;
     TPosition pos_ = TPosition::VECIN;
+    uint8_t* base_ = nullptr;  // the memory the buffers are in: UB, or L1 / L0 for the cube positions
+    bool cube_ = false;
     int num_ = 0;
     uint64_t len_ = 0;
     uint64_t off_[detail::kMaxSlots] = {};
@@ -218,28 +244,30 @@ public:
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "TBuf::Get", ACEMU_SITE);
         if (!init_) no_buffer(ACEMU_SITE);
-        return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_), uint32_t(len_ / sizeof(T)), pos);
+        return LocalTensor<T>(reinterpret_cast<T*>(base(c) + off_), uint32_t(len_ / sizeof(T)), pos);
     }
     template <typename T> LocalTensor<T> Get(uint32_t count, ACEMU_SITE_PARAMS) const {
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "TBuf::Get", ACEMU_SITE);
         if (!init_) no_buffer(ACEMU_SITE);
         acemu::check_extent(c, "TBuf::Get", "the TBuf", uint64_t(count) * sizeof(T), len_, ACEMU_SITE);
-        return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_), count, pos);
+        return LocalTensor<T>(reinterpret_cast<T*>(base(c) + off_), count, pos);
     }
     template <typename T> LocalTensor<T> GetWithOffset(uint32_t count, uint32_t byteOffset, ACEMU_SITE_PARAMS) const {
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "TBuf::GetWithOffset", ACEMU_SITE);
         if (!init_) no_buffer(ACEMU_SITE);
         acemu::check_extent(c, "TBuf::GetWithOffset", "the TBuf", uint64_t(byteOffset) + uint64_t(count) * sizeof(T), len_, ACEMU_SITE);
-        return LocalTensor<T>(reinterpret_cast<T*>(c->ub + off_ + byteOffset), count, pos);
+        return LocalTensor<T>(reinterpret_cast<T*>(base(c) + off_ + byteOffset), count, pos);
     }
-    void acemu_init(uint64_t off, uint64_t len) { off_ = off; len_ = len; init_ = true; }
+    void acemu_init(uint8_t* base, uint64_t off, uint64_t len) { base_ = base; off_ = off; len_ = len; init_ = true; }
 
 private:
     void no_buffer(const char* file, int line) const {
         acemu::rt::report(acemu::QUEUE_MISUSE, "TBuf::Get", file, line, "TBuf::Get on a buffer that pipe.InitBuffer never sized");
     }
+    uint8_t* base(acemu::BlockCtx* c) const { return base_ ? base_ : c->ub; }
+    uint8_t* base_ = nullptr;
     uint64_t off_ = 0;
     uint64_t len_ = 0;
     bool init_ = false;
@@ -259,19 +287,31 @@ public:
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "InitBuffer", ACEMU_SITE);
         uint64_t rlen = (uint64_t(len) + 31) & ~uint64_t(31);
+        if (acemu::cube::is_cube_position(que.acemu_position())) {  // L1 / L0: that memory's arena and alignment
+            uint64_t off = 0;
+            uint8_t* base = acemu::cube::take(que.acemu_position(), len, num, ACEMU_SITE, &off, &rlen);
+            que.acemu_init(base, num, off, rlen, ACEMU_SITE);
+            return;
+        }
         uint64_t off = take(c, uint64_t(num) * rlen, "InitBuffer", ACEMU_SITE);
-        que.acemu_init(c, num, off, rlen, ACEMU_SITE);
+        que.acemu_init(c->ub, num, off, rlen, ACEMU_SITE);
     }
     template <TPosition P> void InitBuffer(TBuf<P>& buf, uint32_t len, ACEMU_SITE_PARAMS) {
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "InitBuffer", ACEMU_SITE);
         uint64_t rlen = (uint64_t(len) + 31) & ~uint64_t(31);
-        buf.acemu_init(take(c, rlen, "InitBuffer", ACEMU_SITE), rlen);
+        if (acemu::cube::is_cube_position(P)) {
+            uint64_t off = 0;
+            uint8_t* base = acemu::cube::take(P, len, 1, ACEMU_SITE, &off, &rlen);
+            buf.acemu_init(base, off, rlen);
+            return;
+        }
+        buf.acemu_init(c->ub, take(c, rlen, "InitBuffer", ACEMU_SITE), rlen);
     }
     void Init() {}
     // Gives all UB back (queues and buffers initialised before must not be used afterwards).
-    void Reset() { used_ = 0; }
-    void Destroy() { used_ = 0; }
+    void Reset() { used_ = 0; acemu::cube::reset_arenas(); }
+    void Destroy() { used_ = 0; acemu::cube::reset_arenas(); }
 
     template <HardEvent evt> TEventID FetchEventID() { return TEventID(next_event_++ & 7); }
     TEventID FetchEventID(HardEvent) { return TEventID(next_event_++ & 7); }
@@ -308,11 +348,13 @@ inline int64_t GetSubBlockIdx() { return 0; }
 inline int64_t GetTaskRation() { return 1; }
 
 // The emulator runs every instruction of a block to completion before the next one starts, so the
-// pipes are always in order: barriers and flags have nothing left to wait for.
-template <pipe_t pipe> inline void PipeBarrier() {}
-inline void pipe_barrier(pipe_t) {}
-template <HardEvent evt> inline void SetFlag(int32_t) {}
-template <HardEvent evt> inline void WaitFlag(int32_t) {}
+// pipes are always in order: barriers and flags have nothing left to wait for. They are recorded
+// all the same: the cube memories' hazard check (cube.h) asks whether the program orders a pipe's
+// access after another pipe's, as the NPU would need.
+template <pipe_t pipe> inline void PipeBarrier() { if (pipe == PIPE_ALL) acemu::cube::on_barrier_all(); }
+inline void pipe_barrier(pipe_t pipe) { if (pipe == PIPE_ALL) acemu::cube::on_barrier_all(); }
+template <HardEvent evt> inline void SetFlag(int32_t id, ACEMU_SITE_PARAMS) { acemu::cube::on_flag(true, int(evt), id, ACEMU_SITE); }
+template <HardEvent evt> inline void WaitFlag(int32_t id, ACEMU_SITE_PARAMS) { acemu::cube::on_flag(false, int(evt), id, ACEMU_SITE); }
 // Atomic GM accumulation for the following copies to GM (DataCopy / DataCopyPad / SetValue).
 template <typename T> inline void SetAtomicAdd() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_ADD; c->atomic_dtype = acemu::dtype_of<T>(); }
 template <typename T> inline void SetAtomicMax() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_MAX; c->atomic_dtype = acemu::dtype_of<T>(); }

@@ -3,6 +3,10 @@
 #include "base.h"
 
 namespace acemu {
+namespace cube {
+// A vector instruction given an operand that is not in UB: in L1 / L0 (cube.h) that is a bug.
+inline void foreign_operand(const char* api, const char* what, const void* p, const char* file, int line);
+}  // namespace cube
 
 template <typename T> inline const char* type_name() {
     if (std::is_same<T, float>::value) return "float";
@@ -37,7 +41,10 @@ inline void mark_written(BlockCtx* c, const void* p, uint64_t n) {
 }
 // Vector instructions and DataCopy address UB in 32-B units.
 inline void check_align(BlockCtx* c, const char* api, const char* what, const void* p, const char* file, int line) {
-    if (!in_ub(c, p)) return;
+    if (!in_ub(c, p)) {
+        cube::foreign_operand(api, what, p, file, line);
+        return;
+    }
     uint64_t off = ub_offset(c, p);
     if (__builtin_expect(off % kBlock != 0, 0)) {
         rt::report(UNALIGNED_UB, api, file, line,

@@ -3,6 +3,9 @@
 #include "kernel_operator.h"
 #include "softmax_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+constexpr float F32_MAX = 3.40282347e+38f;  // the largest finite float: -inf / +inf in max and min
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -19,9 +22,10 @@ public:
         rEnd = MinOf(rBegin + tiling.rows, tiling.B);
         xGm.SetGlobalBuffer((__gm__ float *)x + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
         yGm.SetGlobalBuffer((__gm__ float *)y + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 32);
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one xu or yu tile
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, tileBytes);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -30,42 +34,42 @@ public:
     __aicore__ inline void Process() {
         // DSL 23: for r in core_rows(t.rows, B):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            m = -3.40282347e+38f;  // DSL 24
+            m = -F32_MAX;  // DSL 24
             // DSL 25: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn1(r, cStart, cLen);
-                Compute1(cLen);
+                CopyIn(r, cStart, cLen);
+                ComputeM(cLen);
             }
             s = 0.0f;  // DSL 30
             // DSL 31: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn2(r, cStart, cLen);
-                Compute2(cLen);
+                CopyIn(r, cStart, cLen);
+                ComputeS(cLen);
             }
             // DSL 36: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn3(r, cStart, cLen);
-                Compute3(cLen);
-                CopyOut3(r, cStart, cLen);
+                CopyIn(r, cStart, cLen);
+                ComputeYu(cLen);
+                CopyOut(r, cStart, cLen);
             }
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 27: xu = load(x[r, c])
+    __aicore__ inline void CopyIn(int64_t r, int64_t cStart, int64_t cLen) {
+        // DSL 27, 33, 38: xu = load(x[r, c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(xu, xGm[(r - rBegin) * tiling.N + cStart], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void ComputeM(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         // DSL 29: m = max(m, reduce_max(xu))
         LocalTensor<float> tmp0 = Scratch<float>(0);
@@ -74,21 +78,11 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        m = (m > r1 ? m : r1);
+        m = MaxOf(m, r1);
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn2(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 33: xu = load(x[r, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(xu, xGm[(r - rBegin) * tiling.N + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute2(int64_t cLen) {
+    __aicore__ inline void ComputeS(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         // DSL 35: s = s + reduce_sum(exp(xu - m))   # exp(xu - m) broadcasts the scalar m
         LocalTensor<float> tmp0 = Scratch<float>(0);
@@ -100,21 +94,11 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        s = (s + r1);
+        s = s + r1;
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn3(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 38: xu = load(x[r, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(xu, xGm[(r - rBegin) * tiling.N + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute3(int64_t cLen) {
+    __aicore__ inline void ComputeYu(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         // DSL 40: yu = exp(xu - m) / s
@@ -125,7 +109,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyOut3(int64_t r, int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyOut(int64_t r, int64_t cStart, int64_t cLen) {
         // DSL 42: store(y[r, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
@@ -135,6 +119,7 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
+    __aicore__ inline static float MaxOf(float a, float b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 
     // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.

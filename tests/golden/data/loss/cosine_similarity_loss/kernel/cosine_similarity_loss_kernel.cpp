@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "cosine_similarity_loss_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -20,10 +22,11 @@ public:
         pGm.SetGlobalBuffer((__gm__ float *)p + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
         qGm.SetGlobalBuffer((__gm__ float *)q + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
         lossGm.SetGlobalBuffer((__gm__ float *)loss, 1);
-        pipe.InitBuffer(puQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(quQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one pu or qu tile
+        pipe.InitBuffer(puQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(quQueue, BUFFER_NUM, tileBytes);
         pipe.InitBuffer(shareOutQueue, 1, 32);  // one block for the scalar `share`
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 32);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -39,34 +42,31 @@ public:
             // DSL 35: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn1(r, cStart, cLen);
-                Compute1(cLen);
+                CopyIn(r, cStart, cLen);
+                ComputePq(cLen);
             }
-            Compute2();
+            ComputeAcc();
         }
-        share = (acc * tiling.inv_rows);  // DSL 45
-        CopyOut3();
+        share = acc * tiling.inv_rows;  // DSL 45
+        CopyOut();
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t r, int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyIn(int64_t r, int64_t cStart, int64_t cLen) {
         // DSL 37: pu = load(p[r, c])
         LocalTensor<float> pu = puQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams puCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> puPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(pu, pGm[(r - rBegin) * tiling.N + cStart], puCopy, puPad);
+        DataCopyExtParams cCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> cPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
+        DataCopyPad(pu, pGm[(r - rBegin) * tiling.N + cStart], cCopy, cPad);
         puQueue.EnQue(pu);
         // DSL 38: qu = load(q[r, c])
         LocalTensor<float> qu = quQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams quCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> quPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(qu, qGm[(r - rBegin) * tiling.N + cStart], quCopy, quPad);
+        DataCopyPad(qu, qGm[(r - rBegin) * tiling.N + cStart], cCopy, cPad);
         quQueue.EnQue(qu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void ComputePq(int64_t cLen) {
         LocalTensor<float> pu = puQueue.DeQue<float>();
         LocalTensor<float> qu = quQueue.DeQue<float>();
         // DSL 40: pq = pq + reduce_sum(pu * qu)
@@ -78,7 +78,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        pq = (pq + r1);
+        pq = pq + r1;
         // DSL 41: pp = pp + reduce_sum(pu * pu)
         Mul(tmp0, pu, pu, cLen);
         ReduceSum(scalarTmp, tmp0, tmp1, cLen);
@@ -86,7 +86,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS2);
         WaitFlag<HardEvent::V_S>(eventVS2);
         float r2 = scalarTmp.GetValue(0);
-        pp = (pp + r2);
+        pp = pp + r2;
         // DSL 42: qq = qq + reduce_sum(qu * qu)
         Mul(tmp0, qu, qu, cLen);
         ReduceSum(scalarTmp, tmp0, tmp1, cLen);
@@ -94,24 +94,24 @@ private:
         SetFlag<HardEvent::V_S>(eventVS3);
         WaitFlag<HardEvent::V_S>(eventVS3);
         float r3 = scalarTmp.GetValue(0);
-        qq = (qq + r3);
+        qq = qq + r3;
         puQueue.FreeTensor(pu);
         quQueue.FreeTensor(qu);
     }
 
-    __aicore__ inline void Compute2() {
+    __aicore__ inline void ComputeAcc() {
         // DSL 44: acc = acc + 1.0 - pq / sqrt(max(pp, 1e-16) * max(qq, 1e-16))
         // sqrt of a scalar runs on the vector unit (the scalar unit has no sqrt)
-        Duplicate(scalarTmp, static_cast<float>(((pp > 1.0e-16f ? pp : 1.0e-16f) * (qq > 1.0e-16f ? qq : 1.0e-16f))), SCALAR_LANES);
+        Duplicate(scalarTmp, static_cast<float>(MaxOf(pp, 1.0e-16f) * MaxOf(qq, 1.0e-16f)), SCALAR_LANES);
         Sqrt(scalarTmp, scalarTmp, SCALAR_LANES);
         TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float s1 = scalarTmp.GetValue(0);
-        acc = ((acc + 1.0f) - (pq / s1));
+        acc = acc + 1.0f - pq / s1;
     }
 
-    __aicore__ inline void CopyOut3() {
+    __aicore__ inline void CopyOut() {
         // DSL 47: store(loss, share, accumulate=True)
         SetAtomicAdd<float>();  // every core adds its part (the output starts at zero)
         LocalTensor<float> shareOut = shareOutQueue.AllocTensor<float>();
@@ -128,6 +128,7 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
+    __aicore__ inline static float MaxOf(float a, float b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 
     // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.

@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "cross_entropy_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -17,18 +19,20 @@ public:
         // DSL 35: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B):              # this core's rows
         partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.per_core, tiling.B);
         partLen = MinOf(partStart + tiling.per_core, tiling.B) - partStart;
-        xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.C));
+        xGm.SetGlobalBuffer((__gm__ float *)x, tiling.B * tiling.C);
         targetGm.SetGlobalBuffer((__gm__ int64_t *)target, tiling.B);
         lossGm.SetGlobalBuffer((__gm__ float *)loss, 1);
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(((tiling.tile_rows - 1) * tiling.C + tiling.C) * sizeof(float), 32));
-        pipe.InitBuffer(tuQueue, BUFFER_NUM, AlignUp(tiling.tile_rows * sizeof(int64_t), 32));
-        pipe.InitBuffer(muBuf, AlignUp(tiling.tile_rows * sizeof(float), 32));
-        pipe.InitBuffer(zBuf, AlignUp(((tiling.tile_rows - 1) * tiling.C + tiling.C) * sizeof(float), 32));
-        pipe.InitBuffer(suBuf, AlignUp(tiling.tile_rows * sizeof(float), 32));
-        pipe.InitBuffer(tiBuf, AlignUp(tiling.tile_rows * sizeof(int32_t), 32));
-        pipe.InitBuffer(pickedBuf, AlignUp(tiling.tile_rows * sizeof(float), 32));
+        const int64_t tileBytes = AlignUp((tiling.tile_rows * tiling.C) * sizeof(float), BLOCK_BYTES);  // bytes of one xu or z tile
+        const int64_t tile_rowsBytes = AlignUp(tiling.tile_rows * sizeof(float), BLOCK_BYTES);  // bytes of one mu, su or picked tile
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(tuQueue, BUFFER_NUM, AlignUp(tiling.tile_rows * sizeof(int64_t), BLOCK_BYTES));
+        pipe.InitBuffer(muBuf, tile_rowsBytes);
+        pipe.InitBuffer(zBuf, tileBytes);
+        pipe.InitBuffer(suBuf, tile_rowsBytes);
+        pipe.InitBuffer(tiBuf, AlignUp(tiling.tile_rows * sizeof(int32_t), BLOCK_BYTES));
+        pipe.InitBuffer(pickedBuf, tile_rowsBytes);
         pipe.InitBuffer(shareOutQueue, 1, 32);  // one block for the scalar `share`
-        scratchSlotBytes = AlignUp((MaxOf((tiling.tile_rows - 1) * tiling.C + tiling.C, tiling.tile_rows)) * 4, 32);
+        scratchSlotBytes = AlignUp((MaxOf(tiling.tile_rows * tiling.C, tiling.tile_rows)) * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -41,33 +45,35 @@ public:
             // DSL 37: for c in tiles(part, t.tile_rows):              # c: a block of whole rows
             for (int64_t cStart = partStart; cStart < partStart + partLen; cStart += tiling.tile_rows) {
                 const int64_t cLen = MinOf(tiling.tile_rows, (partStart + partLen) - cStart);
-                CopyIn1(cStart, cLen);
-                Compute1(cLen);
+                CopyIn(cStart, cLen);
+                Compute(cLen);
             }
-            share = (acc * tiling.inv_rows);  // DSL 48
-            CopyOut2();
+            share = acc * tiling.inv_rows;  // DSL 48
+            CopyOut();
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyIn(int64_t cStart, int64_t cLen) {
+        const int64_t cElems = cLen * tiling.C;  // elements of the tile
         // DSL 39: xu = load(x[windows(c, C, C)])          # c.len rows of C logits, one contiguous copy
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // (cLen - 1) * tiling.C + tiling.C elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(((cLen - 1) * tiling.C + tiling.C) * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp((cLen - 1) * tiling.C + tiling.C, 8) - ((cLen - 1) * tiling.C + tiling.C)), 0};
+        // cElems elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
+        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cElems * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cElems, BLOCK_BYTES / sizeof(float)) - cElems), 0};
         DataCopyPad(xu, xGm[cStart * tiling.C], xuCopy, xuPad);
         xuQueue.EnQue(xu);
         // DSL 40: tu = load(target[c])                    # their int64 class indices
         LocalTensor<int64_t> tu = tuQueue.AllocTensor<int64_t>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams tuCopy{1, static_cast<uint32_t>(cLen * sizeof(int64_t)), 0, 0, 0};
-        DataCopyPadExtParams<int64_t> tuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 4) - cLen), 0};
+        DataCopyPadExtParams<int64_t> tuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(int64_t)) - cLen), 0};
         DataCopyPad(tu, targetGm[cStart], tuCopy, tuPad);
         tuQueue.EnQue(tu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void Compute(int64_t cLen) {
+        const int64_t cElems = cLen * tiling.C;  // elements of the tile
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<int64_t> tu = tuQueue.DeQue<int64_t>();
         LocalTensor<float> mu = muBuf.Get<float>();
@@ -95,17 +101,17 @@ private:
         LocalTensor<int32_t> tmp0I32 = Scratch<int32_t>(0);
         // repeat(mu, C): row r's value to elements [r * k, (r + 1) * k) by a vector Gather; element i reads
         // row floor((i + 0.5) / k), exact in f32 for tile lengths below 2^22 elements
-        CreateVecIndex(z, 0.0f, (cLen - 1) * tiling.C + tiling.C);
-        Adds(z, z, 0.5f, (cLen - 1) * tiling.C + tiling.C);
-        Muls(z, z, 1.0f / static_cast<float>(tiling.C), (cLen - 1) * tiling.C + tiling.C);
-        Mins(z, z, static_cast<float>(cLen - 1), (cLen - 1) * tiling.C + tiling.C);  // lanes past the last row stay in the source
-        Cast(tmp0I32, z, RoundMode::CAST_FLOOR, (cLen - 1) * tiling.C + tiling.C);
-        Muls(tmp0I32, tmp0I32, static_cast<int32_t>(sizeof(float)), (cLen - 1) * tiling.C + tiling.C);  // row index -> byte offset
-        Gather(z, mu, tmp0I32.ReinterpretCast<uint32_t>(), 0, (cLen - 1) * tiling.C + tiling.C);
-        Sub(z, xu, z, (cLen - 1) * tiling.C + tiling.C);
+        CreateVecIndex(z, 0.0f, cElems);
+        Adds(z, z, 0.5f, cElems);
+        Muls(z, z, 1.0f / static_cast<float>(tiling.C), cElems);
+        Mins(z, z, static_cast<float>(cLen - 1), cElems);  // lanes past the last row stay in the source
+        Cast(tmp0I32, z, RoundMode::CAST_FLOOR, cElems);
+        Muls(tmp0I32, tmp0I32, static_cast<int32_t>(sizeof(float)), cElems);  // row index -> byte offset
+        Gather(z, mu, tmp0I32.ReinterpretCast<uint32_t>(), 0, cElems);
+        Sub(z, xu, z, cElems);
         // DSL 44: su = window_sum(exp(z), C, C)           # sum_j exp(x_rj - m_r) per row
         LocalTensor<float> tmp0 = Scratch<float>(0);
-        Exp(tmp0, z, (cLen - 1) * tiling.C + tiling.C);
+        Exp(tmp0, z, cElems);
         // window_sum: one sum per window of tiling.C elements every tiling.C, on the scalar unit
         TEventID eventVS3 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
         SetFlag<HardEvent::V_S>(eventVS3);
@@ -143,12 +149,12 @@ private:
         SetFlag<HardEvent::V_S>(eventVS5);
         WaitFlag<HardEvent::V_S>(eventVS5);
         float r3 = scalarTmp.GetValue(0);
-        acc = (acc + r3);
+        acc = acc + r3;
         xuQueue.FreeTensor(xu);
         tuQueue.FreeTensor(tu);
     }
 
-    __aicore__ inline void CopyOut2() {
+    __aicore__ inline void CopyOut() {
         // DSL 50: store(loss, share, accumulate=True)
         SetAtomicAdd<float>();  // every core adds its part (the output starts at zero)
         LocalTensor<float> shareOut = shareOutQueue.AllocTensor<float>();

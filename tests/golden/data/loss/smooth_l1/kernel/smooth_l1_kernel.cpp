@@ -3,11 +3,14 @@
 #include "kernel_operator.h"
 #include "smooth_l1_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+constexpr int64_t REPEAT_BYTES = 256;  // one vector repeat
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
 constexpr int32_t SCALAR_LANES = 8;  // one 32-byte block of f32
-constexpr int64_t CMP_ALIGN = 64;  // Compare works on whole 256-byte repeats
+constexpr int64_t CMP_ALIGN = REPEAT_BYTES / sizeof(float);  // Compare works on whole 256-byte repeats
 
 class KernelSmoothL1 {
 public:
@@ -15,59 +18,58 @@ public:
 
     __aicore__ inline void Init(GM_ADDR p, GM_ADDR q, GM_ADDR loss, const SmoothL1Tiling &tilingData) {
         tiling = tilingData;
+        const int64_t elems = tiling.B * tiling.N;  // elements of p and q
         // DSL 20: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.chunk, B * N):
-        partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, tiling.B * tiling.N);
-        partLen = MinOf(partStart + tiling.chunk, tiling.B * tiling.N) - partStart;
-        pGm.SetGlobalBuffer((__gm__ float *)p, (tiling.B * tiling.N));
-        qGm.SetGlobalBuffer((__gm__ float *)q, (tiling.B * tiling.N));
+        partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, elems);
+        partLen = MinOf(partStart + tiling.chunk, elems) - partStart;
+        pGm.SetGlobalBuffer((__gm__ float *)p, elems);
+        qGm.SetGlobalBuffer((__gm__ float *)q, elems);
         lossGm.SetGlobalBuffer((__gm__ float *)loss, 1);
-        pipe.InitBuffer(puQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 256));
-        pipe.InitBuffer(quQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 256));
-        pipe.InitBuffer(dBuf, AlignUp(tiling.tile * sizeof(float), 256));
-        pipe.InitBuffer(lBuf, AlignUp(tiling.tile * sizeof(float), 256));
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), REPEAT_BYTES);  // bytes of one pu, qu, d or l tile
+        pipe.InitBuffer(puQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(quQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(dBuf, tileBytes);
+        pipe.InitBuffer(lBuf, tileBytes);
         pipe.InitBuffer(shareOutQueue, 1, 32);  // one block for the scalar `share`
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 256);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), REPEAT_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
     }
 
     __aicore__ inline void Process() {
-        half_beta = (0.5f * tiling.beta);  // DSL 18
-        inv_beta = (1.0f / tiling.beta);  // DSL 19
+        half_beta = 0.5f * tiling.beta;  // DSL 18
+        inv_beta = 1.0f / tiling.beta;  // DSL 19
         // DSL 20: for part in core_chunk(t.chunk, B * N):
         if (partLen > 0) {
             acc = 0.0f;  // DSL 21
             // DSL 22: for c in tiles(part, t.tile):
             for (int64_t cStart = partStart; cStart < partStart + partLen; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, (partStart + partLen) - cStart);
-                CopyIn1(cStart, cLen);
-                Compute1(cLen);
+                CopyIn(cStart, cLen);
+                Compute(cLen);
             }
-            share = (acc * tiling.inv_total);  // DSL 30
-            CopyOut2();
+            share = acc * tiling.inv_total;  // DSL 30
+            CopyOut();
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyIn(int64_t cStart, int64_t cLen) {
         // DSL 24: pu = load(p[c])
         LocalTensor<float> pu = puQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams puCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> puPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(pu, pGm[cStart], puCopy, puPad);
+        DataCopyExtParams cCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> cPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
+        DataCopyPad(pu, pGm[cStart], cCopy, cPad);
         puQueue.EnQue(pu);
         // DSL 25: qu = load(q[c])
         LocalTensor<float> qu = quQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams quCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> quPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(qu, qGm[cStart], quCopy, quPad);
+        DataCopyPad(qu, qGm[cStart], cCopy, cPad);
         quQueue.EnQue(qu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void Compute(int64_t cLen) {
         LocalTensor<float> pu = puQueue.DeQue<float>();
         ZeroTail(pu, cLen);
         LocalTensor<float> qu = quQueue.DeQue<float>();
@@ -93,12 +95,12 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        acc = (acc + r1);
+        acc = acc + r1;
         puQueue.FreeTensor(pu);
         quQueue.FreeTensor(qu);
     }
 
-    __aicore__ inline void CopyOut2() {
+    __aicore__ inline void CopyOut() {
         // DSL 32: store(loss, share, accumulate=True)
         SetAtomicAdd<float>();  // every core adds its part (the output starts at zero)
         LocalTensor<float> shareOut = shareOutQueue.AllocTensor<float>();
@@ -124,7 +126,7 @@ private:
 
     // Compare reads whole 256-byte repeats: zero a loaded tile from its 32-byte end to the repeat end.
     __aicore__ inline void ZeroTail(const LocalTensor<float> &t, int64_t n) {
-        const int64_t filled = AlignUp(n, 8);
+        const int64_t filled = AlignUp(n, BLOCK_BYTES / sizeof(float));
         const int64_t wanted = AlignUp(n, CMP_ALIGN);
         if (wanted > filled) {
             Duplicate(t[filled], static_cast<float>(0), static_cast<int32_t>(wanted - filled));

@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "triplet_margin_loss_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -21,12 +23,13 @@ public:
         pGm.SetGlobalBuffer((__gm__ float *)p + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
         nGm.SetGlobalBuffer((__gm__ float *)n + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
         lossGm.SetGlobalBuffer((__gm__ float *)loss, 1);
-        pipe.InitBuffer(auQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(puQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(nuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(dBuf, AlignUp(tiling.tile * sizeof(float), 32));
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one au, pu, nu or d tile
+        pipe.InitBuffer(auQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(puQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(nuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(dBuf, tileBytes);
         pipe.InitBuffer(shareOutQueue, 1, 32);  // one block for the scalar `share`
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 32);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -41,41 +44,35 @@ public:
             // DSL 31: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn1(r, cStart, cLen);
-                Compute1(cLen);
+                CopyIn(r, cStart, cLen);
+                ComputeD(cLen);
             }
-            Compute2();
+            ComputeAcc();
         }
-        share = (acc * tiling.inv_rows);  // DSL 43
-        CopyOut3();
+        share = acc * tiling.inv_rows;  // DSL 43
+        CopyOut();
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t r, int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyIn(int64_t r, int64_t cStart, int64_t cLen) {
         // DSL 33: au = load(a[r, c])
         LocalTensor<float> au = auQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams auCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> auPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(au, aGm[(r - rBegin) * tiling.N + cStart], auCopy, auPad);
+        DataCopyExtParams cCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> cPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
+        DataCopyPad(au, aGm[(r - rBegin) * tiling.N + cStart], cCopy, cPad);
         auQueue.EnQue(au);
         // DSL 34: pu = load(p[r, c])
         LocalTensor<float> pu = puQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams puCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> puPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(pu, pGm[(r - rBegin) * tiling.N + cStart], puCopy, puPad);
+        DataCopyPad(pu, pGm[(r - rBegin) * tiling.N + cStart], cCopy, cPad);
         puQueue.EnQue(pu);
         // DSL 35: nu = load(n[r, c])
         LocalTensor<float> nu = nuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams nuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> nuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(nu, nGm[(r - rBegin) * tiling.N + cStart], nuCopy, nuPad);
+        DataCopyPad(nu, nGm[(r - rBegin) * tiling.N + cStart], cCopy, cPad);
         nuQueue.EnQue(nu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void ComputeD(int64_t cLen) {
         LocalTensor<float> au = auQueue.DeQue<float>();
         LocalTensor<float> pu = puQueue.DeQue<float>();
         LocalTensor<float> nu = nuQueue.DeQue<float>();
@@ -92,7 +89,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        sp = (sp + r1);
+        sp = sp + r1;
         // DSL 39: d = au - nu + 1e-06
         Sub(d, au, nu, cLen);
         Adds(d, d, 1.0e-06f, cLen);
@@ -103,13 +100,13 @@ private:
         SetFlag<HardEvent::V_S>(eventVS2);
         WaitFlag<HardEvent::V_S>(eventVS2);
         float r2 = scalarTmp.GetValue(0);
-        sn = (sn + r2);
+        sn = sn + r2;
         auQueue.FreeTensor(au);
         puQueue.FreeTensor(pu);
         nuQueue.FreeTensor(nu);
     }
 
-    __aicore__ inline void Compute2() {
+    __aicore__ inline void ComputeAcc() {
         // DSL 42: acc = acc + max(sqrt(sp) - sqrt(sn) + margin, 0.0)
         // sqrt of a scalar runs on the vector unit (the scalar unit has no sqrt)
         Duplicate(scalarTmp, static_cast<float>(sp), SCALAR_LANES);
@@ -125,10 +122,10 @@ private:
         SetFlag<HardEvent::V_S>(eventVS2);
         WaitFlag<HardEvent::V_S>(eventVS2);
         float s2 = scalarTmp.GetValue(0);
-        acc = (acc + (((s1 - s2) + tiling.margin) > 0.0f ? ((s1 - s2) + tiling.margin) : 0.0f));
+        acc = acc + MaxOf(s1 - s2 + tiling.margin, 0.0f);
     }
 
-    __aicore__ inline void CopyOut3() {
+    __aicore__ inline void CopyOut() {
         // DSL 45: store(loss, share, accumulate=True)
         SetAtomicAdd<float>();  // every core adds its part (the output starts at zero)
         LocalTensor<float> shareOut = shareOutQueue.AllocTensor<float>();
@@ -145,6 +142,7 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
+    __aicore__ inline static float MaxOf(float a, float b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 
     // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.

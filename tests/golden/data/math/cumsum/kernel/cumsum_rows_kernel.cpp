@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "cumsum_rows_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -18,8 +20,9 @@ public:
         rEnd = MinOf(rBegin + tiling.rows, tiling.B);
         xGm.SetGlobalBuffer((__gm__ float *)x + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
         yGm.SetGlobalBuffer((__gm__ float *)y + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one xu or yu tile
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, tileBytes);
     }
 
     __aicore__ inline void Process() {
@@ -42,7 +45,7 @@ private:
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(xu, xGm[(r - rBegin) * tiling.N + cStart], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }

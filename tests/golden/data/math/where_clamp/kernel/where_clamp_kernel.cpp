@@ -3,10 +3,13 @@
 #include "kernel_operator.h"
 #include "where_clamp_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+constexpr int64_t REPEAT_BYTES = 256;  // one vector repeat
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
-constexpr int64_t CMP_ALIGN = 64;  // Compare works on whole 256-byte repeats
+constexpr int64_t CMP_ALIGN = REPEAT_BYTES / sizeof(float);  // Compare works on whole 256-byte repeats
 
 class KernelWhereClamp {
 public:
@@ -14,19 +17,21 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR out, const WhereClampTiling &tilingData) {
         tiling = tilingData;
+        const int64_t elems = tiling.B * tiling.N;  // elements of x, y, z and out
         // DSL 22: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.chunk, B * N):
-        partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, tiling.B * tiling.N);
-        partLen = MinOf(partStart + tiling.chunk, tiling.B * tiling.N) - partStart;
-        xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.N));
-        yGm.SetGlobalBuffer((__gm__ float *)y, (tiling.B * tiling.N));
-        zGm.SetGlobalBuffer((__gm__ float *)z, (tiling.B * tiling.N));
-        outGm.SetGlobalBuffer((__gm__ float *)out, (tiling.B * tiling.N));
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 256));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 256));
-        pipe.InitBuffer(zuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 256));
-        pipe.InitBuffer(ouQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 256));
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 256);
-        pipe.InitBuffer(scratchBuf, 1 * scratchSlotBytes);  // 1 temporaries
+        partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, elems);
+        partLen = MinOf(partStart + tiling.chunk, elems) - partStart;
+        xGm.SetGlobalBuffer((__gm__ float *)x, elems);
+        yGm.SetGlobalBuffer((__gm__ float *)y, elems);
+        zGm.SetGlobalBuffer((__gm__ float *)z, elems);
+        outGm.SetGlobalBuffer((__gm__ float *)out, elems);
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), REPEAT_BYTES);  // bytes of one xu, yu, zu or ou tile
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(zuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(ouQueue, BUFFER_NUM, tileBytes);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), REPEAT_BYTES);  // one slot holds a temporary of any dtype the statements compute
+        pipe.InitBuffer(scratchBuf, scratchSlotBytes);  // 1 temporary
     }
 
     __aicore__ inline void Process() {
@@ -47,23 +52,17 @@ private:
         // DSL 25: xu = load(x[c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(xu, xGm[cStart], xuCopy, xuPad);
+        DataCopyExtParams cCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> cPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
+        DataCopyPad(xu, xGm[cStart], cCopy, cPad);
         xuQueue.EnQue(xu);
         // DSL 26: yu = load(y[c])
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams yuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> yuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(yu, yGm[cStart], yuCopy, yuPad);
+        DataCopyPad(yu, yGm[cStart], cCopy, cPad);
         yuQueue.EnQue(yu);
         // DSL 27: zu = load(z[c])
         LocalTensor<float> zu = zuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams zuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> zuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(zu, zGm[cStart], zuCopy, zuPad);
+        DataCopyPad(zu, zGm[cStart], cCopy, cPad);
         zuQueue.EnQue(zu);
     }
 
@@ -107,7 +106,7 @@ private:
 
     // Compare reads whole 256-byte repeats: zero a loaded tile from its 32-byte end to the repeat end.
     __aicore__ inline void ZeroTail(const LocalTensor<float> &t, int64_t n) {
-        const int64_t filled = AlignUp(n, 8);
+        const int64_t filled = AlignUp(n, BLOCK_BYTES / sizeof(float));
         const int64_t wanted = AlignUp(n, CMP_ALIGN);
         if (wanted > filled) {
             Duplicate(t[filled], static_cast<float>(0), static_cast<int32_t>(wanted - filled));

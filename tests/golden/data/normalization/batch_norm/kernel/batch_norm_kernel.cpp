@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "batch_norm_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -14,17 +16,19 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR w, GM_ADDR b, GM_ADDR y, const BatchNormTiling &tilingData) {
         tiling = tilingData;
+        const int64_t elems = tiling.B * tiling.C * (tiling.H * tiling.W);  // elements of x and y
         // DSL 38: this core owns rows [chBegin, chEnd) of for ch in core_rows(t.rows, C):
         chBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.C);
         chEnd = MinOf(chBegin + tiling.rows, tiling.C);
-        xGm.SetGlobalBuffer((__gm__ float *)x, tiling.B * tiling.C * (tiling.H * tiling.W));
+        xGm.SetGlobalBuffer((__gm__ float *)x, elems);
         wGm.SetGlobalBuffer((__gm__ float *)w + chBegin * 1, (chEnd - chBegin) * 1);
         bGm.SetGlobalBuffer((__gm__ float *)b + chBegin * 1, (chEnd - chBegin) * 1);
-        yGm.SetGlobalBuffer((__gm__ float *)y, tiling.B * tiling.C * (tiling.H * tiling.W));
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(dBuf, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 32);
+        yGm.SetGlobalBuffer((__gm__ float *)y, elems);
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one xu, d or yu tile
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(dBuf, tileBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, tileBytes);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -33,69 +37,69 @@ public:
     __aicore__ inline void Process() {
         // DSL 38: for ch in core_rows(t.rows, C):
         for (int64_t ch = chBegin; ch < chEnd; ++ch) {
-            CopyIn1(ch);
+            CopyInWc(ch);
             s = 0.0f;  // DSL 42
             // DSL 43: for n in range(B):
             for (int64_t n = 0; n < tiling.B; ++n) {
                 // DSL 44: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyIn2(ch, n, cStart, cLen);
-                    Compute2(cLen);
+                    CopyInXu(ch, n, cStart, cLen);
+                    ComputeS(cLen);
                 }
             }
-            mean = (s * tiling.inv_n);  // DSL 49
+            mean = s * tiling.inv_n;  // DSL 49
             ss = 0.0f;  // DSL 50
             // DSL 51: for n in range(B):
             for (int64_t n = 0; n < tiling.B; ++n) {
                 // DSL 52: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyIn3(ch, n, cStart, cLen);
-                    Compute3(cLen);
+                    CopyInXu(ch, n, cStart, cLen);
+                    ComputeD(cLen);
                 }
             }
             // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
-            Duplicate(scalarTmp, static_cast<float>(((ss * tiling.inv_n) + 1.0e-05f)), SCALAR_LANES);
+            Duplicate(scalarTmp, static_cast<float>(ss * tiling.inv_n + 1.0e-05f), SCALAR_LANES);
             Rsqrt(scalarTmp, scalarTmp, SCALAR_LANES);
             TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
             SetFlag<HardEvent::V_S>(eventVS1);
             WaitFlag<HardEvent::V_S>(eventVS1);
             float s1 = scalarTmp.GetValue(0);
-            scale = (wc * s1);  // DSL 58
-            shift = (bc - (mean * scale));  // DSL 59
+            scale = wc * s1;  // DSL 58
+            shift = bc - mean * scale;  // DSL 59
             // DSL 60: for n in range(B):
             for (int64_t n = 0; n < tiling.B; ++n) {
                 // DSL 61: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyIn4(ch, n, cStart, cLen);
-                    Compute4(cLen);
-                    CopyOut4(ch, n, cStart, cLen);
+                    CopyInXu(ch, n, cStart, cLen);
+                    ComputeYu(cLen);
+                    CopyOut(ch, n, cStart, cLen);
                 }
             }
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t ch) {
+    __aicore__ inline void CopyInWc(int64_t ch) {
         // DSL 40: wc = load(w[ch])                    # one number each: scalar loads
         wc = wGm.GetValue((ch - chBegin));
         // DSL 41: bc = load(b[ch])
         bc = bGm.GetValue((ch - chBegin));
     }
 
-    __aicore__ inline void CopyIn2(int64_t ch, int64_t n, int64_t cStart, int64_t cLen) {
-        // DSL 46: xu = load(x[n, ch, c])
+    __aicore__ inline void CopyInXu(int64_t ch, int64_t n, int64_t cStart, int64_t cLen) {
+        // DSL 46, 54, 63: xu = load(x[n, ch, c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(xu, xGm[n * tiling.C * (tiling.H * tiling.W) + ch * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute2(int64_t cLen) {
+    __aicore__ inline void ComputeS(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         // DSL 48: s = s + reduce_sum(xu)
         LocalTensor<float> tmp0 = Scratch<float>(0);
@@ -104,21 +108,11 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        s = (s + r1);
+        s = s + r1;
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn3(int64_t ch, int64_t n, int64_t cStart, int64_t cLen) {
-        // DSL 54: xu = load(x[n, ch, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(xu, xGm[n * tiling.C * (tiling.H * tiling.W) + ch * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute3(int64_t cLen) {
+    __aicore__ inline void ComputeD(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> d = dBuf.Get<float>();
         // DSL 56: d = xu - mean
@@ -132,21 +126,11 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        ss = (ss + r1);
+        ss = ss + r1;
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn4(int64_t ch, int64_t n, int64_t cStart, int64_t cLen) {
-        // DSL 63: xu = load(x[n, ch, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(xu, xGm[n * tiling.C * (tiling.H * tiling.W) + ch * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute4(int64_t cLen) {
+    __aicore__ inline void ComputeYu(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         // DSL 65: yu = xu * scale + shift
@@ -156,7 +140,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyOut4(int64_t ch, int64_t n, int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyOut(int64_t ch, int64_t n, int64_t cStart, int64_t cLen) {
         // DSL 67: store(y[n, ch, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)

@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "frobenius_norm_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -16,23 +18,25 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, const FrobeniusNormTiling &tilingData) {
         tiling = tilingData;
-        // DSL 45: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.chunk, B * C * H * W):
-        partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, tiling.B * tiling.C * tiling.H * tiling.W);
-        partLen = MinOf(partStart + tiling.chunk, tiling.B * tiling.C * tiling.H * tiling.W) - partStart;
-        // DSL 57: this core owns [chunkStart, chunkStart + chunkLen) of for chunk in core_chunk(t.chunk, B * C * H * W):
-        chunkStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, tiling.B * tiling.C * tiling.H * tiling.W);
-        chunkLen = MinOf(chunkStart + tiling.chunk, tiling.B * tiling.C * tiling.H * tiling.W) - chunkStart;
-        xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.C * tiling.H * tiling.W));
-        yGm.SetGlobalBuffer((__gm__ float *)y, (tiling.B * tiling.C * tiling.H * tiling.W));
+        const int64_t elems = tiling.B * tiling.C * tiling.H * tiling.W;  // elements of x and y
+        // DSL 46: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.chunk, B * C * H * W):
+        partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, elems);
+        partLen = MinOf(partStart + tiling.chunk, elems) - partStart;
+        // DSL 58: this core owns [chunkStart, chunkStart + chunkLen) of for chunk in core_chunk(t.chunk, B * C * H * W):
+        chunkStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.chunk, elems);
+        chunkLen = MinOf(chunkStart + tiling.chunk, elems) - chunkStart;
+        xGm.SetGlobalBuffer((__gm__ float *)x, elems);
+        yGm.SetGlobalBuffer((__gm__ float *)y, elems);
         // `sq`: GM scratch shared by the cores, 0 B into the launch's workspace (zeroed by the host)
         sqGm.SetGlobalBuffer((__gm__ float *)(workspace), 1);
         // SyncAll's flags, after the Workspace tensors in the launch's workspace (zeroed by the host): the soft
         // form, as a kernel-launch project cannot use the hardware SyncAll()
         syncFlagsGm.SetGlobalBuffer((__gm__ int32_t *)(workspace + (1 * sizeof(float) + 31) / 32 * 32), GetBlockNum() * SYNC_ALL_INTS);
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one xu or yu tile
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, tileBytes);
         pipe.InitBuffer(ssOutQueue, 1, 32);  // one block for the scalar `ss`
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 32);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -42,21 +46,21 @@ public:
     }
 
     __aicore__ inline void Process() {
-        ss = 0.0f;  // DSL 44
-        // DSL 45: for part in core_chunk(t.chunk, B * C * H * W):
+        ss = 0.0f;  // DSL 45
+        // DSL 46: for part in core_chunk(t.chunk, B * C * H * W):
         if (partLen > 0) {
-            // DSL 46: for c in tiles(part, t.tile):
+            // DSL 47: for c in tiles(part, t.tile):
             for (int64_t cStart = partStart; cStart < partStart + partLen; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, (partStart + partLen) - cStart);
-                CopyIn1(cStart, cLen);
-                Compute1(cLen);
+                CopyInXu(cStart, cLen);
+                ComputeSs(cLen);
             }
         }
-        CopyOut2();
-        // DSL 53: sync_all() - wait until every core has got here (its GM writes, atomic
+        CopyOutSq();
+        // DSL 54: sync_all() - wait until every core has got here (its GM writes, atomic
         // adds included, are then visible to all cores)
         SyncAll(syncFlagsGm, syncWork);
-        CopyIn3();
+        CopyInTotal();
         // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
         Duplicate(scalarTmp, static_cast<float>(total), SCALAR_LANES);
         Rsqrt(scalarTmp, scalarTmp, SCALAR_LANES);
@@ -64,33 +68,33 @@ public:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float s1 = scalarTmp.GetValue(0);
-        scale = s1;  // DSL 56
-        // DSL 57: for chunk in core_chunk(t.chunk, B * C * H * W):
+        scale = s1;  // DSL 57
+        // DSL 58: for chunk in core_chunk(t.chunk, B * C * H * W):
         if (chunkLen > 0) {
-            // DSL 58: for c in tiles(chunk, t.tile):
+            // DSL 59: for c in tiles(chunk, t.tile):
             for (int64_t cStart = chunkStart; cStart < chunkStart + chunkLen; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, (chunkStart + chunkLen) - cStart);
-                CopyIn4(cStart, cLen);
-                Compute4(cLen);
-                CopyOut4(cStart, cLen);
+                CopyInXu(cStart, cLen);
+                ComputeYu(cLen);
+                CopyOutY(cStart, cLen);
             }
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t cStart, int64_t cLen) {
-        // DSL 48: xu = load(x[c])
+    __aicore__ inline void CopyInXu(int64_t cStart, int64_t cLen) {
+        // DSL 49, 61: xu = load(x[c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(xu, xGm[cStart], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void ComputeSs(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
-        // DSL 50: ss = ss + reduce_sum(xu * xu)
+        // DSL 51: ss = ss + reduce_sum(xu * xu)
         LocalTensor<float> tmp0 = Scratch<float>(0);
         Mul(tmp0, xu, xu, cLen);
         LocalTensor<float> tmp1 = Scratch<float>(1);
@@ -99,12 +103,12 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        ss = (ss + r1);
+        ss = ss + r1;
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyOut2() {
-        // DSL 52: store(sq, ss, accumulate=True)          # every core adds its partial sum
+    __aicore__ inline void CopyOutSq() {
+        // DSL 53: store(sq, ss, accumulate=True)          # every core adds its partial sum
         SetAtomicAdd<float>();  // every core adds its part (the output starts at zero)
         LocalTensor<float> ssOut = ssOutQueue.AllocTensor<float>();
         ssOut.SetValue(0, ss);
@@ -119,34 +123,24 @@ private:
         SetAtomicNone();
     }
 
-    __aicore__ inline void CopyIn3() {
-        // DSL 55: total = load(sq)                        # the sum over the whole tensor
+    __aicore__ inline void CopyInTotal() {
+        // DSL 56: total = load(sq)                        # the sum over the whole tensor
         // other cores wrote this GM value: drop any stale copy in this core's scalar data cache
         DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(sqGm);
         total = sqGm.GetValue(0);
     }
 
-    __aicore__ inline void CopyIn4(int64_t cStart, int64_t cLen) {
-        // DSL 60: xu = load(x[c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(xu, xGm[cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute4(int64_t cLen) {
+    __aicore__ inline void ComputeYu(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
-        // DSL 62: yu = xu * scale
+        // DSL 63: yu = xu * scale
         Muls(yu, xu, scale, cLen);
         yuQueue.EnQue(yu);
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyOut4(int64_t cStart, int64_t cLen) {
-        // DSL 64: store(y[c], yu)
+    __aicore__ inline void CopyOutY(int64_t cStart, int64_t cLen) {
+        // DSL 65: store(y[c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams yuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};

@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "group_norm_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -14,17 +16,19 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR w, GM_ADDR b, GM_ADDR y, const GroupNormTiling &tilingData) {
         tiling = tilingData;
+        const int64_t elems = (tiling.B * tiling.C) * (tiling.H * tiling.W);  // elements of x and y
         // DSL 40: this core owns rows [gBegin, gEnd) of for g in core_rows(t.rows, B * num_groups):
         gBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.B * tiling.num_groups);
         gEnd = MinOf(gBegin + tiling.rows, tiling.B * tiling.num_groups);
-        xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.C) * (tiling.H * tiling.W));
+        xGm.SetGlobalBuffer((__gm__ float *)x, elems);
         wGm.SetGlobalBuffer((__gm__ float *)w, tiling.C);
         bGm.SetGlobalBuffer((__gm__ float *)b, tiling.C);
-        yGm.SetGlobalBuffer((__gm__ float *)y, (tiling.B * tiling.C) * (tiling.H * tiling.W));
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(dBuf, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 32);
+        yGm.SetGlobalBuffer((__gm__ float *)y, elems);
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one xu, d or yu tile
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(dBuf, tileBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, tileBytes);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -33,65 +37,65 @@ public:
     __aicore__ inline void Process() {
         // DSL 40: for g in core_rows(t.rows, B * num_groups):
         for (int64_t g = gBegin; g < gEnd; ++g) {
-            plane0 = (g * tiling.per_group);  // DSL 41
+            plane0 = g * tiling.per_group;  // DSL 41
             s = 0.0f;  // DSL 42
             // DSL 43: for k in range(t.per_group):
             for (int64_t k = 0; k < tiling.per_group; ++k) {
                 // DSL 44: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyIn1(k, cStart, cLen);
-                    Compute1(cLen);
+                    CopyInXu(k, cStart, cLen);
+                    ComputeS(cLen);
                 }
             }
-            mean = (s * tiling.inv_n);  // DSL 49
+            mean = s * tiling.inv_n;  // DSL 49
             ss = 0.0f;  // DSL 50
             // DSL 51: for k in range(t.per_group):
             for (int64_t k = 0; k < tiling.per_group; ++k) {
                 // DSL 52: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyIn2(k, cStart, cLen);
-                    Compute2(cLen);
+                    CopyInXu(k, cStart, cLen);
+                    ComputeD(cLen);
                 }
             }
             // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
-            Duplicate(scalarTmp, static_cast<float>(((ss * tiling.inv_n) + 1.0e-05f)), SCALAR_LANES);
+            Duplicate(scalarTmp, static_cast<float>(ss * tiling.inv_n + 1.0e-05f), SCALAR_LANES);
             Rsqrt(scalarTmp, scalarTmp, SCALAR_LANES);
             TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
             SetFlag<HardEvent::V_S>(eventVS1);
             WaitFlag<HardEvent::V_S>(eventVS1);
             float s1 = scalarTmp.GetValue(0);
             rstd = s1;  // DSL 58
-            channel = ((g % tiling.num_groups) * tiling.per_group);  // DSL 59
+            channel = g % tiling.num_groups * tiling.per_group;  // DSL 59
             // DSL 60: for k in range(t.per_group):
             for (int64_t k = 0; k < tiling.per_group; ++k) {
-                CopyIn3(k);
-                scale = (wk * rstd);  // DSL 64
-                shift = (bk - (mean * scale));  // DSL 65
+                CopyInWk(k);
+                scale = wk * rstd;  // DSL 64
+                shift = bk - mean * scale;  // DSL 65
                 // DSL 66: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyIn4(k, cStart, cLen);
-                    Compute4(cLen);
-                    CopyOut4(k, cStart, cLen);
+                    CopyInXu(k, cStart, cLen);
+                    ComputeYu(cLen);
+                    CopyOut(k, cStart, cLen);
                 }
             }
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t k, int64_t cStart, int64_t cLen) {
-        // DSL 46: xu = load(x[plane0 + k, c])
+    __aicore__ inline void CopyInXu(int64_t k, int64_t cStart, int64_t cLen) {
+        // DSL 46, 54, 68: xu = load(x[plane0 + k, c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(xu, xGm[(plane0 + k) * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void ComputeS(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         // DSL 48: s = s + reduce_sum(xu)
         LocalTensor<float> tmp0 = Scratch<float>(0);
@@ -100,21 +104,11 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        s = (s + r1);
+        s = s + r1;
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn2(int64_t k, int64_t cStart, int64_t cLen) {
-        // DSL 54: xu = load(x[plane0 + k, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(xu, xGm[(plane0 + k) * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute2(int64_t cLen) {
+    __aicore__ inline void ComputeD(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> d = dBuf.Get<float>();
         // DSL 56: d = xu - mean
@@ -128,28 +122,18 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        ss = (ss + r1);
+        ss = ss + r1;
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn3(int64_t k) {
+    __aicore__ inline void CopyInWk(int64_t k) {
         // DSL 62: wk = load(w[channel + k])
         wk = wGm.GetValue(channel + k);
         // DSL 63: bk = load(b[channel + k])
         bk = bGm.GetValue(channel + k);
     }
 
-    __aicore__ inline void CopyIn4(int64_t k, int64_t cStart, int64_t cLen) {
-        // DSL 68: xu = load(x[plane0 + k, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(xu, xGm[(plane0 + k) * (tiling.H * tiling.W) + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute4(int64_t cLen) {
+    __aicore__ inline void ComputeYu(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         // DSL 70: yu = xu * scale + shift
@@ -159,7 +143,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyOut4(int64_t k, int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyOut(int64_t k, int64_t cStart, int64_t cLen) {
         // DSL 72: store(y[plane0 + k, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)

@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "layer_norm_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -21,60 +23,58 @@ public:
         wGm.SetGlobalBuffer((__gm__ float *)w, tiling.N);
         bGm.SetGlobalBuffer((__gm__ float *)b, tiling.N);
         yGm.SetGlobalBuffer((__gm__ float *)y + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
-        pipe.InitBuffer(wuQueue, BUFFER_NUM, AlignUp(tiling.N * sizeof(float), 32));
-        pipe.InitBuffer(buQueue, BUFFER_NUM, AlignUp(tiling.N * sizeof(float), 32));
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.N * sizeof(float), 32));
-        pipe.InitBuffer(dBuf, AlignUp(tiling.N * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.N * sizeof(float), 32));
-        scratchSlotBytes = AlignUp(tiling.N * 4, 32);
+        const int64_t NBytes = AlignUp(tiling.N * sizeof(float), BLOCK_BYTES);  // bytes of one wu, bu, xu, d or yu tile
+        pipe.InitBuffer(wuQueue, BUFFER_NUM, NBytes);
+        pipe.InitBuffer(buQueue, BUFFER_NUM, NBytes);
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, NBytes);
+        pipe.InitBuffer(dBuf, NBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, NBytes);
+        scratchSlotBytes = AlignUp(tiling.N * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
     }
 
     __aicore__ inline void Process() {
-        CopyIn1();
+        CopyInWu();
         // DSL 30: for r in core_rows(t.rows, B):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            CopyIn2(r);
-            Compute2();
-            CopyOut2(r);
+            CopyInXu(r);
+            Compute();
+            CopyOut(r);
         }
         wuQueue.FreeTensor(wu);
         buQueue.FreeTensor(bu);
     }
 
 private:
-    __aicore__ inline void CopyIn1() {
+    __aicore__ inline void CopyInWu() {
         // DSL 28: wu = load(w[:])
         wu = wuQueue.AllocTensor<float>();
         // tiling.N elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams wuCopy{1, static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> wuPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.N, 8) - tiling.N), 0};
-        DataCopyPad(wu, wGm[0], wuCopy, wuPad);
+        DataCopyExtParams tileCopy{1, static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> tilePad{true, 0, static_cast<uint8_t>(AlignUp(tiling.N, BLOCK_BYTES / sizeof(float)) - tiling.N), 0};
+        DataCopyPad(wu, wGm[0], tileCopy, tilePad);
         wuQueue.EnQue(wu);
         wu = wuQueue.DeQue<float>();  // wait for the copy once; `wu` stays in UB for the later stages
         // DSL 29: bu = load(b[:])
         bu = buQueue.AllocTensor<float>();
-        // tiling.N elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams buCopy{1, static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> buPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.N, 8) - tiling.N), 0};
-        DataCopyPad(bu, bGm[0], buCopy, buPad);
+        DataCopyPad(bu, bGm[0], tileCopy, tilePad);
         buQueue.EnQue(bu);
         bu = buQueue.DeQue<float>();  // wait for the copy once; `bu` stays in UB for the later stages
     }
 
-    __aicore__ inline void CopyIn2(int64_t r) {
+    __aicore__ inline void CopyInXu(int64_t r) {
         // DSL 32: xu = load(x[r, :])                     # the whole row
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // tiling.N elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.N, 8) - tiling.N), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.N, BLOCK_BYTES / sizeof(float)) - tiling.N), 0};
         DataCopyPad(xu, xGm[(r - rBegin) * tiling.N], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute2() {
+    __aicore__ inline void Compute() {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         LocalTensor<float> d = dBuf.Get<float>();
@@ -85,35 +85,31 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        float mean = (r1 * tiling.inv_n);
+        float mean = r1 * tiling.inv_n;
         // DSL 35: d = xu - mean
         Adds(d, xu, -(mean), tiling.N);
-        // DSL 36: var = reduce_sum(d * d) * t.inv_n      # two-pass variance: no cancellation
+        // DSL 37: rstd = rsqrt(reduce_sum(d * d) * t.inv_n + 1e-05)
         Mul(tmp0, d, d, tiling.N);
         LocalTensor<float> tmp1 = Scratch<float>(1);
+        // rsqrt of a reduction finished on the vector unit, in the reduction's lane
         ReduceSum(scalarTmp, tmp0, tmp1, tiling.N);
+        Muls(scalarTmp, scalarTmp, tiling.inv_n, 1);
+        Adds(scalarTmp, scalarTmp, 1.0e-05f, 1);
+        Rsqrt(scalarTmp, scalarTmp, 1);
         TEventID eventVS2 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
         SetFlag<HardEvent::V_S>(eventVS2);
         WaitFlag<HardEvent::V_S>(eventVS2);
-        float r2 = scalarTmp.GetValue(0);
-        float var = (r2 * tiling.inv_n);
-        // DSL 37: yu = d * rsqrt(var + 1e-05) * wu + bu  # rsqrt of a scalar runs on the scalar unit
-        // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
-        Duplicate(scalarTmp, static_cast<float>((var + 1.0e-05f)), SCALAR_LANES);
-        Rsqrt(scalarTmp, scalarTmp, SCALAR_LANES);
-        TEventID eventVS3 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
-        SetFlag<HardEvent::V_S>(eventVS3);
-        WaitFlag<HardEvent::V_S>(eventVS3);
-        float s3 = scalarTmp.GetValue(0);
-        Muls(yu, d, s3, tiling.N);
+        float rstd = scalarTmp.GetValue(0);
+        // DSL 38: yu = d * rstd * wu + bu
+        Muls(yu, d, rstd, tiling.N);
         Mul(yu, yu, wu, tiling.N);
         Add(yu, yu, bu, tiling.N);
         yuQueue.EnQue(yu);
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyOut2(int64_t r) {
-        // DSL 39: store(y[r, :], yu)
+    __aicore__ inline void CopyOut(int64_t r) {
+        // DSL 40: store(y[r, :], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly tiling.N elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams yuCopy{1, static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};

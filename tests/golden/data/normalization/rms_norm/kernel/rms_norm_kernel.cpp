@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "rms_norm_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -19,9 +21,10 @@ public:
         rEnd = MinOf(rBegin + tiling.rows, tiling.B);
         xGm.SetGlobalBuffer((__gm__ float *)x + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
         yGm.SetGlobalBuffer((__gm__ float *)y + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 32);
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one xu or yu tile
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, tileBytes);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
@@ -34,11 +37,11 @@ public:
             // DSL 19: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn1(r, cStart, cLen);
-                Compute1(cLen);
+                CopyIn(r, cStart, cLen);
+                ComputeSs(cLen);
             }
             // rsqrt of a scalar runs on the vector unit (the scalar unit has no rsqrt)
-            Duplicate(scalarTmp, static_cast<float>(((ss * tiling.inv_n) + tiling.eps)), SCALAR_LANES);
+            Duplicate(scalarTmp, static_cast<float>(ss * tiling.inv_n + tiling.eps), SCALAR_LANES);
             Rsqrt(scalarTmp, scalarTmp, SCALAR_LANES);
             TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
             SetFlag<HardEvent::V_S>(eventVS1);
@@ -48,25 +51,25 @@ public:
             // DSL 25: for c in tiles(N, t.tile):
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
-                CopyIn2(r, cStart, cLen);
-                Compute2(cLen);
-                CopyOut2(r, cStart, cLen);
+                CopyIn(r, cStart, cLen);
+                ComputeYu(cLen);
+                CopyOut(r, cStart, cLen);
             }
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 21: xu = load(x[r, c])
+    __aicore__ inline void CopyIn(int64_t r, int64_t cStart, int64_t cLen) {
+        // DSL 21, 27: xu = load(x[r, c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(xu, xGm[(r - rBegin) * tiling.N + cStart], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute1(int64_t cLen) {
+    __aicore__ inline void ComputeSs(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         // DSL 23: ss = ss + reduce_sum(xu * xu)
         LocalTensor<float> tmp0 = Scratch<float>(0);
@@ -77,21 +80,11 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        ss = (ss + r1);
+        ss = ss + r1;
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn2(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 27: xu = load(x[r, c])
-        LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(xu, xGm[(r - rBegin) * tiling.N + cStart], xuCopy, xuPad);
-        xuQueue.EnQue(xu);
-    }
-
-    __aicore__ inline void Compute2(int64_t cLen) {
+    __aicore__ inline void ComputeYu(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         // DSL 29: yu = xu * scale                 # Muls
@@ -100,7 +93,7 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyOut2(int64_t r, int64_t cStart, int64_t cLen) {
+    __aicore__ inline void CopyOut(int64_t r, int64_t cStart, int64_t cLen) {
         // DSL 31: store(y[r, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)

@@ -9,13 +9,7 @@
 namespace {
     // Ascend910B2 (the SoC this project was lowered for)
     constexpr int64_t VECTOR_CORES = 48;  // vector (AIV) cores of the SoC
-    constexpr int64_t CUBE_CORES = 24;  // cube (AIC) cores of the SoC
     constexpr int64_t UB_BYTES = 187136;  // Unified Buffer bytes per vector core for the kernel's tiles (physical minus the runtime's reserve and 1 KiB the lowering keeps for its staging buffers)
-    constexpr int64_t L1_BYTES = 524288;  // L1 buffer bytes
-    constexpr int64_t L0A_BYTES = 65536;  // L0A bytes
-    constexpr int64_t L0B_BYTES = 65536;  // L0B bytes
-    constexpr int64_t L0C_BYTES = 131072;  // L0C bytes
-    constexpr int64_t BLOCK_BYTES = 32;  // alignment unit of UB addresses and DataCopy lengths (32)
     constexpr int64_t REPEAT_BYTES = 256;  // bytes one vector repeat processes (256)
 
     int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }

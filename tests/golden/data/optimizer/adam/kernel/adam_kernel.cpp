@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "adam_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -23,16 +25,17 @@ public:
         p_outGm.SetGlobalBuffer((__gm__ float *)p_out, tiling.N);
         m_outGm.SetGlobalBuffer((__gm__ float *)m_out, tiling.N);
         v_outGm.SetGlobalBuffer((__gm__ float *)v_out, tiling.N);
-        pipe.InitBuffer(puQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(guQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(muQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(vuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(mnQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(vnQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(denomBuf, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(pnQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        scratchSlotBytes = AlignUp(tiling.tile * 4, 32);
-        pipe.InitBuffer(scratchBuf, 1 * scratchSlotBytes);  // 1 temporaries
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one pu, gu, mu, vu, mn, vn, denom or pn tile
+        pipe.InitBuffer(puQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(guQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(muQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(vuQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(mnQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(vnQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(denomBuf, tileBytes);
+        pipe.InitBuffer(pnQueue, BUFFER_NUM, tileBytes);
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
+        pipe.InitBuffer(scratchBuf, scratchSlotBytes);  // 1 temporary
     }
 
     __aicore__ inline void Process() {
@@ -53,30 +56,21 @@ private:
         // DSL 36: pu = load(p[c])
         LocalTensor<float> pu = puQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams puCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> puPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(pu, pGm[cStart], puCopy, puPad);
+        DataCopyExtParams cCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> cPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
+        DataCopyPad(pu, pGm[cStart], cCopy, cPad);
         puQueue.EnQue(pu);
         // DSL 37: gu = load(g[c])
         LocalTensor<float> gu = guQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams guCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> guPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(gu, gGm[cStart], guCopy, guPad);
+        DataCopyPad(gu, gGm[cStart], cCopy, cPad);
         guQueue.EnQue(gu);
         // DSL 38: mu = load(m[c])
         LocalTensor<float> mu = muQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams muCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> muPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(mu, mGm[cStart], muCopy, muPad);
+        DataCopyPad(mu, mGm[cStart], cCopy, cPad);
         muQueue.EnQue(mu);
         // DSL 39: vu = load(v[c])
         LocalTensor<float> vu = vuQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams vuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> vuPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(vu, vGm[cStart], vuCopy, vuPad);
+        DataCopyPad(vu, vGm[cStart], cCopy, cPad);
         vuQueue.EnQue(vu);
     }
 
@@ -92,12 +86,12 @@ private:
         // DSL 41: mn = mu * beta1 + gu * (1.0 - beta1)
         Muls(mn, mu, tiling.beta1, cLen);
         LocalTensor<float> tmp0 = Scratch<float>(0);
-        Muls(tmp0, gu, (1.0f - tiling.beta1), cLen);
+        Muls(tmp0, gu, 1.0f - tiling.beta1, cLen);
         Add(mn, mn, tmp0, cLen);
         // DSL 42: vn = vu * beta2 + gu * gu * (1.0 - beta2)
         Muls(vn, vu, tiling.beta2, cLen);
         Mul(tmp0, gu, gu, cLen);
-        Muls(tmp0, tmp0, (1.0f - tiling.beta2), cLen);
+        Muls(tmp0, tmp0, 1.0f - tiling.beta2, cLen);
         Add(vn, vn, tmp0, cLen);
         // DSL 43: denom = sqrt(vn) / t.bc2_sqrt + eps    # a tile / scalar is Muls by the reciprocal
         Sqrt(denom, vn, cLen);
@@ -120,20 +114,16 @@ private:
         // DSL 46: store(p_out[c], pn)
         LocalTensor<float> pn = pnQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
-        DataCopyExtParams pnCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPad(p_outGm[cStart], pn, pnCopy);
+        DataCopyExtParams cCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
+        DataCopyPad(p_outGm[cStart], pn, cCopy);
         pnQueue.FreeTensor(pn);
         // DSL 47: store(m_out[c], mn)
         LocalTensor<float> mn = mnQueue.DeQue<float>();
-        // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
-        DataCopyExtParams mnCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPad(m_outGm[cStart], mn, mnCopy);
+        DataCopyPad(m_outGm[cStart], mn, cCopy);
         mnQueue.FreeTensor(mn);
         // DSL 48: store(v_out[c], vn)
         LocalTensor<float> vn = vnQueue.DeQue<float>();
-        // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
-        DataCopyExtParams vnCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPad(v_outGm[cStart], vn, vnCopy);
+        DataCopyPad(v_outGm[cStart], vn, cCopy);
         vnQueue.FreeTensor(vn);
     }
 

@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "sgd_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -21,11 +23,12 @@ public:
         bufGm.SetGlobalBuffer((__gm__ float *)buf, tiling.N);
         p_outGm.SetGlobalBuffer((__gm__ float *)p_out, tiling.N);
         buf_outGm.SetGlobalBuffer((__gm__ float *)buf_out, tiling.N);
-        pipe.InitBuffer(puQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(guQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(buQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(bnQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        pipe.InitBuffer(pnQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one pu, gu, bu, bn or pn tile
+        pipe.InitBuffer(puQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(guQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(buQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(bnQueue, BUFFER_NUM, tileBytes);
+        pipe.InitBuffer(pnQueue, BUFFER_NUM, tileBytes);
     }
 
     __aicore__ inline void Process() {
@@ -46,23 +49,17 @@ private:
         // DSL 29: pu = load(p[c])
         LocalTensor<float> pu = puQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams puCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> puPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(pu, pGm[cStart], puCopy, puPad);
+        DataCopyExtParams cCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> cPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
+        DataCopyPad(pu, pGm[cStart], cCopy, cPad);
         puQueue.EnQue(pu);
         // DSL 30: gu = load(g[c])
         LocalTensor<float> gu = guQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams guCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> guPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(gu, gGm[cStart], guCopy, guPad);
+        DataCopyPad(gu, gGm[cStart], cCopy, cPad);
         guQueue.EnQue(gu);
         // DSL 31: bu = load(buf[c])
         LocalTensor<float> bu = buQueue.AllocTensor<float>();
-        // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams buCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> buPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, 8) - cLen), 0};
-        DataCopyPad(bu, bufGm[cStart], buCopy, buPad);
+        DataCopyPad(bu, bufGm[cStart], cCopy, cPad);
         buQueue.EnQue(bu);
     }
 
@@ -89,14 +86,12 @@ private:
         // DSL 36: store(p_out[c], pn)
         LocalTensor<float> pn = pnQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
-        DataCopyExtParams pnCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPad(p_outGm[cStart], pn, pnCopy);
+        DataCopyExtParams cCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
+        DataCopyPad(p_outGm[cStart], pn, cCopy);
         pnQueue.FreeTensor(pn);
         // DSL 37: store(buf_out[c], bn)
         LocalTensor<float> bn = bnQueue.DeQue<float>();
-        // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
-        DataCopyExtParams bnCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
-        DataCopyPad(buf_outGm[cStart], bn, bnCopy);
+        DataCopyPad(buf_outGm[cStart], bn, cCopy);
         bnQueue.FreeTensor(bn);
     }
 

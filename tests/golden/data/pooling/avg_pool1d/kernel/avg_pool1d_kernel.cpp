@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "avg_pool1d_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -19,9 +21,9 @@ public:
         rEnd = MinOf(rBegin + tiling.rows, tiling.B * tiling.C);
         xGm.SetGlobalBuffer((__gm__ float *)x + rBegin * tiling.L, (rEnd - rBegin) * tiling.L);
         yGm.SetGlobalBuffer((__gm__ float *)y + rBegin * outL, (rEnd - rBegin) * outL);
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(((tiling.tile - 1) * tiling.s + tiling.k) * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), 32));
-        scratchSlotBytes = AlignUp((MaxOf(tiling.tile, (tiling.tile - 1) * tiling.s + tiling.k)) * 4, 32);
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(((tiling.tile - 1) * tiling.s + tiling.k) * sizeof(float), BLOCK_BYTES));
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES));
+        scratchSlotBytes = AlignUp((MaxOf(tiling.tile, (tiling.tile - 1) * tiling.s + tiling.k)) * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
     }
 
@@ -40,11 +42,12 @@ public:
 
 private:
     __aicore__ inline void CopyIn(int64_t r, int64_t cStart, int64_t cLen) {
+        const int64_t cElems = (cLen - 1) * tiling.s + tiling.k;  // elements of the tile
         // DSL 30: xu = load(x[r, windows(c, k, s)])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // (cLen - 1) * tiling.s + tiling.k elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(((cLen - 1) * tiling.s + tiling.k) * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp((cLen - 1) * tiling.s + tiling.k, 8) - ((cLen - 1) * tiling.s + tiling.k)), 0};
+        // cElems elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
+        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cElems * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cElems, BLOCK_BYTES / sizeof(float)) - cElems), 0};
         DataCopyPad(xu, xGm[(r - rBegin) * tiling.L + cStart * tiling.s], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }

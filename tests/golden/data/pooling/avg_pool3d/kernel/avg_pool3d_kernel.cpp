@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "avg_pool3d_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -21,54 +23,55 @@ public:
         rEnd = MinOf(rBegin + tiling.rows, tiling.B * tiling.C * outD * outH);
         xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.C) * tiling.D * tiling.H * tiling.W);
         yGm.SetGlobalBuffer((__gm__ float *)y, (tiling.B * tiling.C) * outD * outH * outW);
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.W * sizeof(float), 32));
-        pipe.InitBuffer(accBuf, AlignUp(tiling.W * sizeof(float), 32));
-        pipe.InitBuffer(xvQueue, BUFFER_NUM, AlignUp(tiling.W * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(outW * sizeof(float), 32));
-        scratchSlotBytes = AlignUp((MaxOf(MaxOf(MaxOf(outW, (tiling.p + 7) / 8 * 8 + tiling.W), outW * tiling.s + ((tiling.p + 7) / 8 * 8 + (tiling.k - 1) - tiling.p - tiling.s + 1)), tiling.W)) * 4, 32);
+        const int64_t WBytes = AlignUp(tiling.W * sizeof(float), BLOCK_BYTES);  // bytes of one xu, acc or xv tile
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, WBytes);
+        pipe.InitBuffer(accBuf, WBytes);
+        pipe.InitBuffer(xvQueue, BUFFER_NUM, WBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(outW * sizeof(float), BLOCK_BYTES));
+        scratchSlotBytes = AlignUp((MaxOf(MaxOf(MaxOf(outW, (tiling.p + 7) / 8 * 8 + tiling.W), outW * tiling.s + ((tiling.p + 7) / 8 * 8 + (tiling.k - 1) - tiling.p - tiling.s + 1)), tiling.W)) * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 3 * scratchSlotBytes);  // 3 temporaries
     }
 
     __aicore__ inline void Process() {
         OD = outD;  // DSL 40
         OH = outH;  // DSL 41
-        inv = (1.0f / ((tiling.k * tiling.k) * tiling.k));  // DSL 42
+        inv = 1.0f / (tiling.k * tiling.k * tiling.k);  // DSL 42
         // DSL 43: for r in core_rows(t.rows, B * C * ((D + 2 * p - k) // s + 1) * ((H + 2 * p - k) // s + 1)):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            oh = (r % OH);  // DSL 44
-            od = ((r / OH) % OD);  // DSL 45
-            bc = (r / (OD * OH));  // DSL 46
-            d0 = ((od * tiling.s) - tiling.p);  // DSL 47
-            h0 = ((oh * tiling.s) - tiling.p);  // DSL 48
-            jd0 = (0 > (-d0) ? 0 : (-d0));  // DSL 49
-            jd1 = (tiling.k < (tiling.D - d0) ? tiling.k : (tiling.D - d0));  // DSL 50
-            jh0 = (0 > (-h0) ? 0 : (-h0));  // DSL 51
-            jh1 = (tiling.k < (tiling.H - h0) ? tiling.k : (tiling.H - h0));  // DSL 52
-            nh = (jh1 - jh0);  // DSL 53
-            CopyIn1();
-            Compute1();
+            oh = r % OH;  // DSL 44
+            od = r / OH % OD;  // DSL 45
+            bc = r / (OD * OH);  // DSL 46
+            d0 = od * tiling.s - tiling.p;  // DSL 47
+            h0 = oh * tiling.s - tiling.p;  // DSL 48
+            jd0 = MaxOf(0, -d0);  // DSL 49
+            jd1 = MinOf(tiling.k, tiling.D - d0);  // DSL 50
+            jh0 = MaxOf(0, -h0);  // DSL 51
+            jh1 = MinOf(tiling.k, tiling.H - h0);  // DSL 52
+            nh = jh1 - jh0;  // DSL 53
+            CopyInXu();
+            ComputeAcc();
             // DSL 58: for q in range(1, (jd1 - jd0) * nh):
             for (int64_t q = 1; q < (jd1 - jd0) * nh; ++q) {
-                CopyIn2(q);
-                Compute2();
+                CopyInXv(q);
+                ComputeAcc2();
             }
-            Compute3();
-            CopyOut3();
+            ComputeYu();
+            CopyOut();
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1() {
+    __aicore__ inline void CopyInXu() {
         // DSL 55: xu = load(x[bc, d0 + jd0, h0 + jh0, :])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(tiling.W * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.W, 8) - tiling.W), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.W, BLOCK_BYTES / sizeof(float)) - tiling.W), 0};
         DataCopyPad(xu, xGm[bc * tiling.D * tiling.H * tiling.W + (d0 + jd0) * tiling.H * tiling.W + (h0 + jh0) * tiling.W], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute1() {
+    __aicore__ inline void ComputeAcc() {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> acc = accBuf.Get<float>();
         // DSL 57: acc = xu
@@ -76,17 +79,17 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn2(int64_t q) {
+    __aicore__ inline void CopyInXv(int64_t q) {
         // DSL 60: xv = load(x[bc, d0 + jd0 + q // nh, h0 + jh0 + q % nh, :])
         LocalTensor<float> xv = xvQueue.AllocTensor<float>();
         // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xvCopy{1, static_cast<uint32_t>(tiling.W * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xvPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.W, 8) - tiling.W), 0};
+        DataCopyPadExtParams<float> xvPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.W, BLOCK_BYTES / sizeof(float)) - tiling.W), 0};
         DataCopyPad(xv, xGm[bc * tiling.D * tiling.H * tiling.W + (d0 + jd0 + q / nh) * tiling.H * tiling.W + (h0 + jh0 + q % nh) * tiling.W], xvCopy, xvPad);
         xvQueue.EnQue(xv);
     }
 
-    __aicore__ inline void Compute2() {
+    __aicore__ inline void ComputeAcc2() {
         LocalTensor<float> xv = xvQueue.DeQue<float>();
         LocalTensor<float> acc = accBuf.Get<float>();
         // DSL 62: acc = acc + xv
@@ -94,33 +97,34 @@ private:
         xvQueue.FreeTensor(xv);
     }
 
-    __aicore__ inline void Compute3() {
+    __aicore__ inline void ComputeYu() {
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         LocalTensor<float> acc = accBuf.Get<float>();
         // DSL 64: yu = window_sum(acc, k, s, pad=p, count=(W + 2 * p - k) // s + 1) * inv
+        const int64_t lead1 = (tiling.p + 7) / 8 * 8;  // the padding tiling.p rounded up to a whole 32-byte block
         LocalTensor<float> tmp0 = Scratch<float>(0);
         // window_sum: windows of tiling.k every tiling.s over the row padded by tiling.p. The row is
-        // copied behind (tiling.p + 7) / 8 * 8 padding slots so that it starts on a 32-byte boundary; the padding holds
+        // copied behind lead1 padding slots so that it starts on a 32-byte boundary; the padding holds
         // 0, which adds nothing.
-        Duplicate(tmp0, 0.0f, MaxOf((tiling.p + 7) / 8 * 8 + tiling.W, outW * tiling.s + ((tiling.p + 7) / 8 * 8 + (tiling.k - 1) - tiling.p - tiling.s + 1)));
-        Muls(tmp0[(tiling.p + 7) / 8 * 8], acc, 1.0f, tiling.W);
-        // Element j of window o is element o * tiling.s + j + (tiling.p + 7) / 8 * 8 - tiling.p of the padded copy: one Gather per window
+        Duplicate(tmp0, 0.0f, MaxOf(lead1 + tiling.W, outW * tiling.s + (lead1 + (tiling.k - 1) - tiling.p - tiling.s + 1)));
+        Muls(tmp0[lead1], acc, 1.0f, tiling.W);
+        // Element j of window o is element o * tiling.s + j + lead1 - tiling.p of the padded copy: one Gather per window
         // offset j collects it from every window (no unaligned vector address), then it is folded in.
         LocalTensor<int32_t> tmp1I32 = Scratch<int32_t>(1);
         CreateVecIndex(tmp1I32, static_cast<int32_t>(0), outW);
         Muls(tmp1I32, tmp1I32, static_cast<int32_t>(tiling.s * sizeof(float)), outW);
-        const LocalTensor<uint32_t> offsets1 = tmp1I32.ReinterpretCast<uint32_t>();
-        Gather(yu, tmp0, offsets1, static_cast<uint32_t>(((tiling.p + 7) / 8 * 8 - tiling.p) * sizeof(float)), outW);
+        const LocalTensor<uint32_t> offsets2 = tmp1I32.ReinterpretCast<uint32_t>();
+        Gather(yu, tmp0, offsets2, static_cast<uint32_t>((lead1 - tiling.p) * sizeof(float)), outW);
         LocalTensor<float> tmp2 = Scratch<float>(2);
-        for (int32_t j2 = 1; j2 < tiling.k; ++j2) {
-            Gather(tmp2, tmp0, offsets1, static_cast<uint32_t>((j2 + (tiling.p + 7) / 8 * 8 - tiling.p) * sizeof(float)), outW);
+        for (int32_t j3 = 1; j3 < tiling.k; ++j3) {
+            Gather(tmp2, tmp0, offsets2, static_cast<uint32_t>((j3 + lead1 - tiling.p) * sizeof(float)), outW);
             Add(yu, yu, tmp2, outW);
         }
         Muls(yu, yu, inv, outW);
         yuQueue.EnQue(yu);
     }
 
-    __aicore__ inline void CopyOut3() {
+    __aicore__ inline void CopyOut() {
         // DSL 66: store(y[bc, od, oh, :], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly outW elements (DataCopy would round down to 32 bytes)

@@ -3,6 +3,9 @@
 #include "kernel_operator.h"
 #include "max_pool2d_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+constexpr float F32_MAX = 3.40282347e+38f;  // the largest finite float: -inf / +inf in max and min
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -20,11 +23,12 @@ public:
         rEnd = MinOf(rBegin + tiling.rows, tiling.B * tiling.C * outH);
         xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.C) * tiling.H * tiling.W);
         yGm.SetGlobalBuffer((__gm__ float *)y, (tiling.B * tiling.C) * outH * outW);
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.W * sizeof(float), 32));
-        pipe.InitBuffer(accBuf, AlignUp(tiling.W * sizeof(float), 32));
-        pipe.InitBuffer(xvQueue, BUFFER_NUM, AlignUp(tiling.W * sizeof(float), 32));
-        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(outW * sizeof(float), 32));
-        scratchSlotBytes = AlignUp((MaxOf(MaxOf(MaxOf(outW, (tiling.p + 7) / 8 * 8 + tiling.W), outW * tiling.s + ((tiling.p + 7) / 8 * 8 + (tiling.k - 1) * tiling.d - tiling.p - tiling.s + 1)), tiling.W)) * 4, 32);
+        const int64_t WBytes = AlignUp(tiling.W * sizeof(float), BLOCK_BYTES);  // bytes of one xu, acc or xv tile
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, WBytes);
+        pipe.InitBuffer(accBuf, WBytes);
+        pipe.InitBuffer(xvQueue, BUFFER_NUM, WBytes);
+        pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(outW * sizeof(float), BLOCK_BYTES));
+        scratchSlotBytes = AlignUp((MaxOf(MaxOf(MaxOf(outW, (tiling.p + 7) / 8 * 8 + tiling.W), outW * tiling.s + ((tiling.p + 7) / 8 * 8 + (tiling.k - 1) * tiling.d - tiling.p - tiling.s + 1)), tiling.W)) * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 3 * scratchSlotBytes);  // 3 temporaries
     }
 
@@ -32,35 +36,35 @@ public:
         OH = outH;  // DSL 46
         // DSL 47: for r in core_rows(t.rows, B * C * min((H + 2 * p - d * (k - 1) + s - 2) // s + 1, (H + p - 1) // s + 1)):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            bc = (r / OH);  // DSL 48
-            oh = (r % OH);  // DSL 49
-            h0 = ((oh * tiling.s) - tiling.p);  // DSL 50
-            j0 = ((((0 > (-h0) ? 0 : (-h0)) + tiling.d) - 1) / tiling.d);  // DSL 51
-            j1 = (tiling.k < ((((tiling.H - 1) - h0) / tiling.d) + 1) ? tiling.k : ((((tiling.H - 1) - h0) / tiling.d) + 1));  // DSL 52
-            CopyIn1();
-            Compute1();
+            bc = r / OH;  // DSL 48
+            oh = r % OH;  // DSL 49
+            h0 = oh * tiling.s - tiling.p;  // DSL 50
+            j0 = (MaxOf(0, -h0) + tiling.d - 1) / tiling.d;  // DSL 51
+            j1 = MinOf(tiling.k, (tiling.H - 1 - h0) / tiling.d + 1);  // DSL 52
+            CopyInXu();
+            ComputeAcc();
             // DSL 57: for j in range(j0 + 1, j1):
             for (int64_t j = j0 + 1; j < j1; ++j) {
-                CopyIn2(j);
-                Compute2();
+                CopyInXv(j);
+                ComputeAcc2();
             }
-            Compute3();
-            CopyOut3();
+            ComputeYu();
+            CopyOut();
         }
     }
 
 private:
-    __aicore__ inline void CopyIn1() {
+    __aicore__ inline void CopyInXu() {
         // DSL 54: xu = load(x[bc, h0 + j0 * d, :])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(tiling.W * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.W, 8) - tiling.W), 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.W, BLOCK_BYTES / sizeof(float)) - tiling.W), 0};
         DataCopyPad(xu, xGm[bc * tiling.H * tiling.W + (h0 + j0 * tiling.d) * tiling.W], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
 
-    __aicore__ inline void Compute1() {
+    __aicore__ inline void ComputeAcc() {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> acc = accBuf.Get<float>();
         // DSL 56: acc = xu
@@ -68,17 +72,17 @@ private:
         xuQueue.FreeTensor(xu);
     }
 
-    __aicore__ inline void CopyIn2(int64_t j) {
+    __aicore__ inline void CopyInXv(int64_t j) {
         // DSL 59: xv = load(x[bc, h0 + j * d, :])
         LocalTensor<float> xv = xvQueue.AllocTensor<float>();
         // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xvCopy{1, static_cast<uint32_t>(tiling.W * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xvPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.W, 8) - tiling.W), 0};
+        DataCopyPadExtParams<float> xvPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.W, BLOCK_BYTES / sizeof(float)) - tiling.W), 0};
         DataCopyPad(xv, xGm[bc * tiling.H * tiling.W + (h0 + j * tiling.d) * tiling.W], xvCopy, xvPad);
         xvQueue.EnQue(xv);
     }
 
-    __aicore__ inline void Compute2() {
+    __aicore__ inline void ComputeAcc2() {
         LocalTensor<float> xv = xvQueue.DeQue<float>();
         LocalTensor<float> acc = accBuf.Get<float>();
         // DSL 61: acc = max(acc, xv)
@@ -86,32 +90,33 @@ private:
         xvQueue.FreeTensor(xv);
     }
 
-    __aicore__ inline void Compute3() {
+    __aicore__ inline void ComputeYu() {
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         LocalTensor<float> acc = accBuf.Get<float>();
         // DSL 63: yu = window_max(acc, k, s, pad=p, dilation=d,
+        const int64_t lead1 = (tiling.p + 7) / 8 * 8;  // the padding tiling.p rounded up to a whole 32-byte block
         LocalTensor<float> tmp0 = Scratch<float>(0);
         // window_max: windows of tiling.k every tiling.s (dilation tiling.d) over the row padded by tiling.p. The row is
-        // copied behind (tiling.p + 7) / 8 * 8 padding slots so that it starts on a 32-byte boundary; the padding holds
-        // -3.40282347e+38f, which never wins.
-        Duplicate(tmp0, -3.40282347e+38f, MaxOf((tiling.p + 7) / 8 * 8 + tiling.W, outW * tiling.s + ((tiling.p + 7) / 8 * 8 + (tiling.k - 1) * tiling.d - tiling.p - tiling.s + 1)));
-        Muls(tmp0[(tiling.p + 7) / 8 * 8], acc, 1.0f, tiling.W);
-        // Element j of window o is element o * tiling.s + j * tiling.d + (tiling.p + 7) / 8 * 8 - tiling.p of the padded copy: one Gather per window
+        // copied behind lead1 padding slots so that it starts on a 32-byte boundary; the padding holds
+        // -F32_MAX, which never wins.
+        Duplicate(tmp0, -F32_MAX, MaxOf(lead1 + tiling.W, outW * tiling.s + (lead1 + (tiling.k - 1) * tiling.d - tiling.p - tiling.s + 1)));
+        Muls(tmp0[lead1], acc, 1.0f, tiling.W);
+        // Element j of window o is element o * tiling.s + j * tiling.d + lead1 - tiling.p of the padded copy: one Gather per window
         // offset j collects it from every window (no unaligned vector address), then it is folded in.
         LocalTensor<int32_t> tmp1I32 = Scratch<int32_t>(1);
         CreateVecIndex(tmp1I32, static_cast<int32_t>(0), outW);
         Muls(tmp1I32, tmp1I32, static_cast<int32_t>(tiling.s * sizeof(float)), outW);
-        const LocalTensor<uint32_t> offsets1 = tmp1I32.ReinterpretCast<uint32_t>();
-        Gather(yu, tmp0, offsets1, static_cast<uint32_t>(((tiling.p + 7) / 8 * 8 - tiling.p) * sizeof(float)), outW);
+        const LocalTensor<uint32_t> offsets2 = tmp1I32.ReinterpretCast<uint32_t>();
+        Gather(yu, tmp0, offsets2, static_cast<uint32_t>((lead1 - tiling.p) * sizeof(float)), outW);
         LocalTensor<float> tmp2 = Scratch<float>(2);
-        for (int32_t j2 = 1; j2 < tiling.k; ++j2) {
-            Gather(tmp2, tmp0, offsets1, static_cast<uint32_t>((j2 * tiling.d + (tiling.p + 7) / 8 * 8 - tiling.p) * sizeof(float)), outW);
+        for (int32_t j3 = 1; j3 < tiling.k; ++j3) {
+            Gather(tmp2, tmp0, offsets2, static_cast<uint32_t>((j3 * tiling.d + lead1 - tiling.p) * sizeof(float)), outW);
             Max(yu, yu, tmp2, outW);
         }
         yuQueue.EnQue(yu);
     }
 
-    __aicore__ inline void CopyOut3() {
+    __aicore__ inline void CopyOut() {
         // DSL 66: store(y[bc, oh, :], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly outW elements (DataCopy would round down to 32 bytes)

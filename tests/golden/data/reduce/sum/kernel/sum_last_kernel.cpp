@@ -3,6 +3,8 @@
 #include "kernel_operator.h"
 #include "sum_last_tiling.h"
 
+constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
@@ -16,10 +18,10 @@ public:
         // DSL 24: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B * M):          # this core's rows
         partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.per_core, tiling.B * tiling.M);
         partLen = MinOf(partStart + tiling.per_core, tiling.B * tiling.M) - partStart;
-        xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.M * tiling.N));
-        yGm.SetGlobalBuffer((__gm__ float *)y, (tiling.B * tiling.M));
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(((tiling.tile_rows - 1) * tiling.N + tiling.N) * sizeof(float), 32));
-        pipe.InitBuffer(suQueue, BUFFER_NUM, AlignUp(tiling.tile_rows * sizeof(float), 32));
+        xGm.SetGlobalBuffer((__gm__ float *)x, tiling.B * tiling.M * tiling.N);
+        yGm.SetGlobalBuffer((__gm__ float *)y, tiling.B * tiling.M);
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp((tiling.tile_rows * tiling.N) * sizeof(float), BLOCK_BYTES));
+        pipe.InitBuffer(suQueue, BUFFER_NUM, AlignUp(tiling.tile_rows * sizeof(float), BLOCK_BYTES));
     }
 
     __aicore__ inline void Process() {
@@ -37,11 +39,12 @@ public:
 
 private:
     __aicore__ inline void CopyIn(int64_t cStart, int64_t cLen) {
+        const int64_t cElems = cLen * tiling.N;  // elements of the tile
         // DSL 27: xu = load(x[windows(c, N, N)])          # rows c.start .. c.start + c.len, whole
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // (cLen - 1) * tiling.N + tiling.N elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(((cLen - 1) * tiling.N + tiling.N) * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp((cLen - 1) * tiling.N + tiling.N, 8) - ((cLen - 1) * tiling.N + tiling.N)), 0};
+        // cElems elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
+        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cElems * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cElems, BLOCK_BYTES / sizeof(float)) - cElems), 0};
         DataCopyPad(xu, xGm[cStart * tiling.N], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
@@ -79,7 +82,6 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
-    __aicore__ inline static int64_t MaxOf(int64_t a, int64_t b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 
     TPipe pipe;

@@ -1,0 +1,3 @@
+// Host-side tiling of the high-level APIs: matmul_tiling::MatmulApiTiling / MultiCoreMatmulTiling.
+#pragma once
+#include "../acemu/matmul_tiling.h"

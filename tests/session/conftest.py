@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "ascendcraft_lab" / "examples" / "activation"
-KERNEL = "ascendc/kernel/gelu_kernel.cpp"
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TAG = "ASCENDCRAFT_TEST_TAG"
+KERNEL = "ascendc/kernel/gelu_kernel.cpp"     # the GELU session's kernel, as its folder holds it
 
 
 @dataclass

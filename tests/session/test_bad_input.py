@@ -9,7 +9,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from conftest import KERNEL
+from session_helpers import KERNEL
 from ascendcraft_lab.atomic import write_text
 from ascendcraft_lab.bench.metrics import check_output
 from ascendcraft_lab.dsl.ir import DType

@@ -6,8 +6,7 @@ import json
 import signal
 import time
 
-from conftest import KERNEL
-from session_helpers import Sandbox, dead_scratch, ref_with, tagged
+from session_helpers import KERNEL, Sandbox, dead_scratch, ref_with, tagged
 from ascendcraft_lab.backends.emulator import runner
 from ascendcraft_lab.reference import ReferenceError, load_reference
 

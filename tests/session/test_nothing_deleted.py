@@ -1,7 +1,7 @@
 """`lower` never deletes a file it did not write, and never overwrites a hand edit without a word."""
 from __future__ import annotations
 
-from conftest import KERNEL
+from session_helpers import KERNEL
 
 
 def test_lower_refuses_a_folder_that_is_not_a_session_and_not_empty(inputs, tmp_path, cli):

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNEL
-from session_helpers import Sandbox, ref_with
+from session_helpers import KERNEL, Sandbox, ref_with
 from ascendcraft_lab.session import Session, SessionFolder
 from ascendcraft_lab.session.folder import JOURNAL, TEMP_SUFFIX
 

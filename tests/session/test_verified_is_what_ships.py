@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conftest import KERNEL
+from session_helpers import KERNEL
 from ascendcraft_lab.session import Session, SessionError, SessionFolder
 from ascendcraft_lab.session.folder import files_hash
 

@@ -15,7 +15,9 @@ cannot cut it in half.
 
 `scratch_dir(prefix)` is a temporary folder named after this process
 (`<prefix><pid>-XXXX`), removed on every way out; folders of the same prefix left by a
-process that no longer exists (killed with SIGKILL) are removed the next time one is made.
+process that no longer exists (killed with SIGKILL) are removed the next time one is made,
+once they are an hour old (a process of another PID namespace sharing the folder is invisible
+here, and no run of ours takes that long).
 """
 from __future__ import annotations
 
@@ -177,7 +179,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def sweep_stale(prefix: str, parent: str | os.PathLike | None = None, min_age: float = 60.0) -> None:
+def sweep_stale(prefix: str, parent: str | os.PathLike | None = None, min_age: float = 3600.0) -> None:
     """Remove `<prefix><pid>-*` folders under `parent` (the temp dir) whose process is gone."""
     root = Path(parent or tempfile.gettempdir())
     try:

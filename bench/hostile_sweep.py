@@ -97,15 +97,18 @@ PLURAL = {"traceback": "tracebacks", "loss": "losses", "leak": "leaks", "hang": 
 
 
 class Sweep:
-    def __init__(self, work: Path, verbose: bool = False):
+    def __init__(self, work: Path, verbose: bool = False, pythonpath: str | None = None):
         self.work = work
         self.verbose = verbose
+        self.pythonpath = pythonpath
         self.tag = uuid.uuid4().hex
         self.tmp = work / "tmp"
         self.env = {**os.environ, TAG: self.tag, "TMPDIR": str(self.tmp), "ASCENDCRAFT_CACHE_DIR": str(work / "cache"),
                     "HOME": str(work / "home"), "PYTHONDONTWRITEBYTECODE": "1"}
         for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "ASCENDCRAFT_CONFIG", "ASCENDCRAFT_WORKDIR"):
             self.env.pop(k, None)
+        if pythonpath:                    # sweep another checkout (e.g. the code before a fix)
+            self.env["PYTHONPATH"] = pythonpath
         for d in (self.tmp, work / "home", work / "cache", work / "tries"):
             d.mkdir(parents=True, exist_ok=True)
         self.base = work / "base"
@@ -148,6 +151,10 @@ class Sweep:
                 os.chdir(cwd)
                 os.setgid(65534)
                 os.setuid(65534)
+                if self.pythonpath:
+                    sys.path.insert(0, self.pythonpath)
+                    for name in [m for m in sys.modules if m.startswith("ascendcraft_lab")]:
+                        del sys.modules[name]
                 from ascendcraft_lab import cli
                 code = cli.main(argv)
             except BaseException:          # noqa: BLE001 - reported through the pipe
@@ -231,8 +238,12 @@ class Sweep:
         (here / "gelu.py").write_text(GELU_REF)
         if t.session:
             shutil.copytree(self.base, here / "s", symlinks=True)
-        if t.setup:
-            t.setup(here)
+        try:
+            if t.setup:
+                t.setup(here)
+        except Exception as exc:  # noqa: BLE001 - a try that cannot be set up is reported, the sweep goes on
+            outcome.add("wrong", f"could not set the try up: {type(exc).__name__}: {exc}")
+            return outcome
         before = {rel: _digest(here / rel) for rel in t.keep}
         shm_before = self.shm()
         if t.run is not None:
@@ -263,7 +274,10 @@ class Sweep:
                 if text not in result.out:
                     outcome.add("wrong", f"the output does not say {text!r}: {_last_line(result.out)}")
             if t.verify is not None:
-                problem = t.verify(here, result)
+                try:
+                    problem = t.verify(here, result)
+                except Exception as exc:  # noqa: BLE001 - e.g. a file the command should have written
+                    problem = f"{type(exc).__name__}: {exc}"
                 if problem:
                     outcome.add("wrong", problem)
         return outcome
@@ -773,6 +787,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", help="work in this folder and keep it (default: a temporary folder, removed)")
     ap.add_argument("--json", help="write the counts and problems here")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every command's output")
+    ap.add_argument("--pythonpath", help="run the commands with this PYTHONPATH (another checkout of the package)")
     args = ap.parse_args(argv)
     chosen = [t for t in tries() if not args.only or any(o in t.name for o in args.only)]
     if args.list:
@@ -783,7 +798,7 @@ def main(argv: list[str] | None = None) -> int:
     old_umask = os.umask(0o022)
     t0 = time.monotonic()
     try:
-        SWEEP = Sweep(work, args.verbose)
+        SWEEP = Sweep(work, args.verbose, args.pythonpath)
         SWEEP.make_base()
         outcomes = []
         for i, t in enumerate(chosen, 1):

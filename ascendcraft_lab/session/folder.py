@@ -416,13 +416,20 @@ class SessionFolder:
             for tmp, _ in staged:
                 Path(tmp).unlink(missing_ok=True)
             raise
-        journal = {"renames": staged, "deletes": [str(self.path / rel) for rel in deletes]}
+        # Paths inside the folder are kept relative, so a folder moved after a crash still recovers.
+        journal = {"renames": [[self._journal_path(a), self._journal_path(b)] for a, b in staged], "deletes": deletes}
         with procs.shielded():                # the switch runs to its end, whatever Ctrl-C says
             write_json(self.path / JOURNAL, journal)
             _roll_forward(self.path, journal)
         result.foreign.sort()
         result.written, result.deleted = len(writes), len(deletes)
         return result
+
+    def _journal_path(self, path: str) -> str:
+        try:
+            return Path(path).relative_to(self.path).as_posix()
+        except ValueError:
+            return path                      # a symlink's target outside the folder
 
     def recover(self) -> None:
         """Finish a switch a killed process left half-done; drop temporaries of one never begun."""
@@ -448,11 +455,14 @@ class SessionFolder:
 
 def _roll_forward(folder: Path, journal: dict) -> None:
     for tmp, target in journal.get("renames", []):
-        if os.path.exists(tmp):
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        tmp, target = folder / tmp, folder / target        # absolute paths stay as they are
+        if tmp.name.endswith(TEMP_SUFFIX) and tmp.exists():   # only our own temporaries move
+            target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(tmp, target)
     for path in journal.get("deletes", []):
-        p = Path(path)
+        if not _inside(path):
+            continue
+        p = folder / path
         with contextlib.suppress(FileNotFoundError):
             p.unlink()
         _prune_empty(p.parent, folder)

@@ -666,7 +666,9 @@ class Session:
         written = manifest.get("written") or {}
         drift = folder.drift(written)
         files = self._generated_files(steps, reference)
-        by_hand = [rel for rel in drift.changed if (folder.path / rel).read_bytes() != _as_bytes(files.get(rel))]
+        # Changed since written and about to be overwritten: a hand edit. (A changed file the
+        # lowering no longer makes is kept by the commit and reported.)
+        by_hand = [rel for rel in drift.changed if rel in files and (folder.path / rel).read_bytes() != _as_bytes(files[rel])]
         if by_hand and adopt:
             self._adopt(by_hand, steps, manifest)
             manifest = self._manifest()

@@ -26,6 +26,7 @@ host_fn     := "@host" "def" NAME "(" [host_param {"," host_param}] ")" ":"
                    "return" "Launch" "(" host_expr {"," NAME "=" host_expr} ")"
 host_param  := NAME ":" "Tensor" "[" DTYPE "," shape "]"   |   NAME ":" DTYPE
 kernel_fn   := "@kernel" "def" NAME "(" kparam {"," kparam} ")" ":" block
+                 # NAME becomes C++ file, class and entry names: ASCII, at most 64 characters, not a C++ keyword, main, std, AscendC
 kparam      := NAME ":" "GM"  "[" DTYPE "," shape "]"           # an input tensor (reference input)
              | NAME ":" "Param" "[" DTYPE "," shape ["," STRING] "]"  # a Model parameter/buffer by name
              | NAME ":" "Out" "[" DTYPE "," shape "]"           # an output tensor (reference output)

@@ -19,11 +19,11 @@ from ..soc import Soc, get_soc
 from .buffers import (ScratchNeed, UbBuffer, UbPlan, byte_masks, check_budget, compares, loaded_once, needs_staging,
                       padded_len, padded_rows, scalar_outputs, stage_groups, stmt_tile_sizes)
 from .errors import DslError, Span
-from .host import HOST_BUILTINS, SOC_CONSTANTS, bind_dims, check_dims, evaluate_host, syncs_all
+from .host import HOST_BUILTINS, SOC_CONSTANTS, HostEvaluator, bind_dims, check_dims, evaluate_host, syncs_all
 from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef,
                  Expr, For, GmRef, If, IndexExpr, IndexSlice, Level, Load, MetaType, Name, Program,
                  RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, SyncAll, TensorParam, TensorRole,
-                 TensorType, TileType, Tiles, TilingParam, TilingType, walk_exprs)
+                 TensorType, TileType, Tiles, TilingParam, TilingType, walk_exprs, walk_stmts)
 from .ops import OPS
 from .printer import expr_text, gmref_text, shape_text
 from .registers import statement_slots
@@ -78,8 +78,41 @@ def check_launch(program: Program, shapes, scalars, soc=None) -> dict[str, int |
     tp = program.tiling_param
     if tp is not None:
         env.update({f"{tp.name}.{k}": v for k, v in launch.items()})
+    check_loop_steps(program, env, soc)
     check_budget(program, env, soc)
     return launch
+
+
+def check_loop_steps(program: Program, env: Mapping[str, int | float], soc: Soc) -> None:
+    """A tile step, rows or chunk per core below 1 (or a range() step of 0) loops forever or
+    not at all on the device: refuse it before lowering, naming the Launch field it came from."""
+    ev = HostEvaluator(soc, env, program.path, program.source)
+    fields = {f.name: f for f in program.host.launch.fields}
+    tp = program.tiling_param
+    for st, _ in walk_stmts(program.kernel.body):
+        if not isinstance(st, For):
+            continue
+        it = st.iter
+        if isinstance(it, Tiles):
+            e, what, least = it.step, "tiles() gets a step of {v}", 1
+        elif isinstance(it, CoreRows):
+            e, what, least = it.rows, "core_rows() gets {v} rows per core", 1
+        elif isinstance(it, CoreChunk):
+            e, what, least = it.size, "core_chunk() gets a chunk of {v} per core", 1
+        else:
+            e, what, least = it.step, "range() gets a step of {v}", 0
+        try:
+            v = ev.eval(e)
+        except DslError:       # depends on loop variables: only known while the kernel runs
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (v != 0 if least == 0 else v >= least):
+            continue
+        field = fields.get(e.attr) if isinstance(e, Attr) and tp is not None and e.obj.id == tp.name else None
+        origin = (f" (Launch field `{field.name}` = {expr_text(field.value)}, line {field.span.line})"
+                  if field is not None else "")
+        raise DslError(what.format(v=v) + f" for these shapes{origin}", e.span,
+                       "a step below 1 loops forever or never on the device: compute it so that it is at least 1 "
+                       "for every shape, e.g. max(1, ...)", program.path, program.source)
 
 
 class _Verifier:

@@ -20,6 +20,7 @@ findings, compile errors, crashes and timeouts; 2 for usage errors).
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -133,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise UsageError(f"no such source file: {s}")
         if not 1 <= ns.block_dim <= 65535:
             raise UsageError(f"--block-dim must be in 1..65535, got {ns.block_dim}")
+        if not (math.isfinite(ns.timeout) and ns.timeout > 0):
+            raise UsageError(f"--timeout must be a positive number of seconds, got {ns.timeout:g}")
+        if ns.out_dir.exists() and not ns.out_dir.is_dir():
+            raise UsageError(f"--out-dir {ns.out_dir} is a file; give a folder for the outputs and report.json")
         args = [parse_arg(s) for s in ns.arg]
     except UsageError as e:
         print(f"ascendcraft emulate: error: {e}", file=sys.stderr)
@@ -142,7 +147,11 @@ def main(argv: list[str] | None = None) -> int:
 
     report = run_kernel(ns.sources, ns.entry, ns.block_dim, args, soc=ns.soc, timeout=ns.timeout, include_dirs=ns.include_dirs)
     out_dir: Path = ns.out_dir
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"ascendcraft emulate: error: cannot create {out_dir}: {e.strerror}", file=sys.stderr)
+        return 2
     for k, arr in report.outputs.items():
         np.save(out_dir / f"arg{k}.npy", arr)
     (out_dir / "report.json").write_text(report.to_json())

@@ -39,8 +39,17 @@ bfloat16 has no numpy dtype: pass and receive bfloat16 tensors as ``uint16`` arr
 :func:`float32_to_bf16` convert.
 
 The cache lives in ``~/.cache/ascendcraft/emulator`` (``ASCENDCRAFT_CACHE_DIR`` overrides); a
-binary is keyed by the sha256 of the sources (content and path), the local headers they include,
-the emulator headers and runtime, the flags, the compiler version and the CPU.
+binary is keyed by the sha256 of the sources and the local headers they include (content, and
+paths relative to the folder that holds them all, so the same project compiled from another
+temporary folder hits the same entry), the emulator headers and runtime, the flags, the
+compiler version and the CPU. Paths are compiled in relative to that folder
+(``-ffile-prefix-map``) and made absolute again on the way out, so findings and compiler
+messages name the sources of the current call. The cache is capped
+(``ASCENDCRAFT_EMULATOR_CACHE_MB``, default 512): the entries used longest ago go first.
+
+The kernel runs in its own process group with stdin closed (``ascendcraft_lab.procs``); its
+harness asks Linux to kill it when the parent dies and arms an alarm a little after the
+timeout, so a kernel never spins on after the process that started it is gone.
 """
 from __future__ import annotations
 
@@ -48,11 +57,11 @@ import hashlib
 import json
 import os
 import re
+import math
 import shutil
 import signal
 import struct
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +69,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from ... import procs
 from ...soc import DEFAULT_SOC, get_soc
 
 HERE = Path(__file__).resolve().parent
@@ -260,6 +270,61 @@ def cache_dir() -> Path:
     return d
 
 
+DEFAULT_CACHE_MB = 512
+RECENT_S = 600        # an entry used this recently is never evicted (another process may be about to run it)
+
+
+def cache_limit_bytes() -> int:
+    try:
+        return int(float(os.environ.get("ASCENDCRAFT_EMULATOR_CACHE_MB", DEFAULT_CACHE_MB)) * (1 << 20))
+    except ValueError:
+        return DEFAULT_CACHE_MB << 20
+
+
+def _entry_size(d: Path) -> int:
+    try:
+        return sum(f.stat().st_size for f in d.iterdir() if f.is_file())
+    except OSError:
+        return 0
+
+
+def evict(folder: Path, limit: int, is_entry=lambda d: True, recent_s: float = RECENT_S) -> int:
+    """Remove the least recently used entries (sub-folders) of `folder` until it holds at most
+    `limit` bytes; entries used within `recent_s` stay. Returns the bytes freed."""
+    try:
+        entries = [d for d in folder.iterdir() if d.is_dir() and is_entry(d)]
+    except OSError:
+        return 0
+    sized = []
+    for d in entries:
+        try:
+            sized.append((d.stat().st_mtime, _entry_size(d), d))
+        except OSError:
+            continue
+    total = sum(size for _, size, _ in sized)
+    freed = 0
+    now = time.time()
+    for used, size, d in sorted(sized, key=lambda e: e[0]):
+        if total - freed <= limit:
+            break
+        if now - used < recent_s:
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        freed += size
+    return freed
+
+
+def _is_kernel_entry(d: Path) -> bool:
+    return len(d.name) == 64 and all(c in "0123456789abcdef" for c in d.name)
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
 _toolchain_memo: dict[str, str] = {}
 
 
@@ -269,7 +334,7 @@ def _toolchain_fingerprint() -> str:
         return _toolchain_memo["fp"]
     h = hashlib.sha256()
     try:
-        h.update(subprocess.run([CXX, "--version"], capture_output=True, text=True, timeout=30).stdout.encode())
+        h.update(procs.run([CXX, "--version"], timeout=30).stdout.encode())
     except (OSError, subprocess.SubprocessError):
         h.update(b"no-compiler")
     try:
@@ -283,6 +348,7 @@ def _toolchain_fingerprint() -> str:
         h.update(str(p.relative_to(HERE)).encode())
         h.update(p.read_bytes())
     h.update(" ".join(BASE_FLAGS).encode())
+    h.update(_HARNESS_VERSION.encode())
     _toolchain_memo["fp"] = h.hexdigest()
     return _toolchain_memo["fp"]
 
@@ -319,11 +385,17 @@ def _runtime_object() -> Path:
         return obj
     tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
     cmd = [CXX, *BASE_FLAGS, "-isystem", str(INCLUDE_DIR), "-c", str(RUNTIME_SRC), "-o", str(tmp)]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"building the emulator runtime failed:\n{r.stderr}")
-    os.replace(tmp, obj)
+    try:
+        r = procs.run(cmd)
+        if r.returncode != 0:
+            raise RuntimeError(f"building the emulator runtime failed:\n{r.stderr}")
+        os.replace(tmp, obj)
+    finally:
+        tmp.unlink(missing_ok=True)
     return obj
+
+
+_HARNESS_VERSION = "2"   # part of the cache key: bump when the harness text changes
 
 
 def _harness_source(entry: str, n_args: int) -> str:
@@ -332,11 +404,60 @@ def _harness_source(entry: str, n_args: int) -> str:
     return (
         "// Generated by ascendcraft_lab.backends.emulator.runner: calls the kernel entry once per block.\n"
         "#include <cstdint>\n"
+        "#include <cstdlib>\n"
+        "#ifdef __linux__\n"
+        "#include <csignal>\n"
+        "#include <sys/prctl.h>\n"
+        "#include <unistd.h>\n"
+        "#endif\n"
         f'extern "C" void {entry}({params});\n'
         "namespace acemu { namespace rt { int harness_main(int, char**, int, void (*)(uint8_t**)); } }\n"
         f"static void acemu_launch(uint8_t** a) {{ (void)a; {entry}({call}); }}\n"
-        f"int main(int argc, char** argv) {{ return acemu::rt::harness_main(argc, argv, {n_args}, acemu_launch); }}\n"
+        "// A kernel never outlives the process that started it: killed with its parent, and stopped\n"
+        "// by an alarm a little after the parent's timeout, should the parent not be there to do it.\n"
+        "static void acemu_watch_parent() {\n"
+        "#ifdef __linux__\n"
+        "  prctl(PR_SET_PDEATHSIG, SIGKILL);\n"
+        '  const char* parent = std::getenv("ASCENDCRAFT_PARENT_PID");\n'
+        "  if (parent && getppid() != static_cast<pid_t>(std::atol(parent))) _exit(1);\n"
+        '  const char* limit = std::getenv("ACEMU_ALARM_S");\n'
+        "  if (limit) alarm(static_cast<unsigned>(std::atol(limit)));\n"
+        "#endif\n"
+        "}\n"
+        f"int main(int argc, char** argv) {{ acemu_watch_parent(); return acemu::rt::harness_main(argc, argv, {n_args}, acemu_launch); }}\n"
     )
+
+
+def _common_root(paths: Sequence[Path]) -> Path:
+    """The deepest folder holding every path (the sources' folders and the include folders)."""
+    try:
+        root = Path(os.path.commonpath([str(p) for p in paths]))
+    except ValueError:
+        return Path("/")
+    return root
+
+
+def _relative(p: Path, root: Path) -> str:
+    try:
+        return p.relative_to(root).as_posix() if root != Path("/") else str(p)
+    except ValueError:
+        return str(p)
+
+
+def _rebase_text(text: str, old: str, new: str) -> str:
+    return text.replace(old, new) if old and old != new else text
+
+
+def _rebase_diagnostics(diags: list[dict], old: str, new: str) -> list[dict]:
+    """Compiler messages with `old/` (the folder the sources were compiled in) read as `new/`."""
+    out = []
+    for d in diags:
+        d = dict(d)
+        if old and d.get("file", "").startswith(old):
+            d["file"] = new + d["file"][len(old):]
+        d["message"] = _rebase_text(d.get("message", ""), old, new)
+        out.append(d)
+    return out
 
 
 def compile_sources(
@@ -365,17 +486,21 @@ def compile_sources(
         entry, n_args = "", -1
     elif entry is None or n_args is None:
         cmd = [CXX, *flags, "-fsyntax-only", *inc_flags, *map(str, srcs)]
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        r = procs.run(cmd)
         diags = parse_diagnostics(r.stderr)
         return CompileResult(r.returncode == 0, None, diags, r.stderr, time.perf_counter() - t0, False)
 
     if not host and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
         raise ValueError(f"entry must be a C identifier, got {entry!r}")
+    # The key names files relative to the folder that holds them all, so a project written to
+    # a fresh temporary folder for every check still finds its binary.
+    root = _common_root([s.parent for s in srcs] + incs)
+    prefix = "" if root == Path("/") else str(root) + "/"
     h = hashlib.sha256()
     h.update(_toolchain_fingerprint().encode())
-    h.update(json.dumps([entry, n_args, list(extra_flags), [str(d) for d in incs]]).encode())
+    h.update(json.dumps([entry, n_args, list(extra_flags), [_relative(d, root) for d in incs]]).encode())
     for p in srcs + _local_includes(srcs, incs):
-        h.update(str(p).encode())
+        h.update(_relative(p, root).encode() + b"\0")
         h.update(p.read_bytes())
     key = h.hexdigest()
     out_dir = cache_dir() / key
@@ -384,19 +509,23 @@ def compile_sources(
     if binary.exists() and diag_file.exists():
         try:
             meta = json.loads(diag_file.read_text())
-            return CompileResult(True, binary, meta["diagnostics"], meta["stderr"], time.perf_counter() - t0, True, key)
+            _touch(out_dir)
+            return CompileResult(True, binary, _rebase_diagnostics(meta["diagnostics"], "\0root/", prefix),
+                                 _rebase_text(meta["stderr"], "\0root/", prefix), time.perf_counter() - t0, True, key)
         except (OSError, ValueError, KeyError):
             pass
 
     runtime_obj = _runtime_object()
-    work = Path(tempfile.mkdtemp(prefix="acemu-build-"))
+    work = procs.make_scratch("acemu-build-")
     try:
         harness = work / "acemu_harness.cpp"
         if not host:
             harness.write_text(_harness_source(entry, n_args))
         tmp_bin = work / "kernel"
-        cmd = [CXX, *flags, *inc_flags, *map(str, srcs), *([] if host else [str(harness)]), str(runtime_obj), "-o", str(tmp_bin)]
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        remap = [f"-ffile-prefix-map={prefix}="] if prefix else []
+        cmd = [CXX, *flags, *remap, *inc_flags, *map(str, srcs), *([] if host else [str(harness)]), str(runtime_obj),
+               "-o", str(tmp_bin)]
+        r = procs.run(cmd)
         stderr = r.stderr
         diags = parse_diagnostics(stderr)
         if r.returncode != 0:
@@ -409,14 +538,16 @@ def compile_sources(
             return CompileResult(False, None, diags, stderr, time.perf_counter() - t0, False, key)
         out_dir.mkdir(parents=True, exist_ok=True)
         tmp_meta = out_dir / f"compile.{os.getpid()}.json"
-        tmp_meta.write_text(json.dumps({"diagnostics": diags, "stderr": stderr}))
+        tmp_meta.write_text(json.dumps({"diagnostics": _rebase_diagnostics(diags, prefix, "\0root/"),
+                                        "stderr": _rebase_text(stderr, prefix, "\0root/")}))
         final_tmp = out_dir / f"kernel.{os.getpid()}.tmp"
         shutil.move(str(tmp_bin), final_tmp)
         os.replace(final_tmp, binary)
         os.replace(tmp_meta, diag_file)
+        evict(cache_dir(), cache_limit_bytes(), _is_kernel_entry)
         return CompileResult(True, binary, diags, stderr, time.perf_counter() - t0, False, key)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        procs.remove_scratch(work)
 
 
 # --------------------------------------------------------------------------------------------
@@ -442,10 +573,10 @@ def _scratch_dir(need_bytes: int) -> Path:
     if shm.is_dir() and os.access(shm, os.W_OK):
         try:
             if shutil.disk_usage(shm).free > need_bytes + (64 << 20):
-                return Path(tempfile.mkdtemp(prefix="acemu-run-", dir=shm))
+                return procs.make_scratch("acemu-run-", shm)
         except OSError:
             pass
-    return Path(tempfile.mkdtemp(prefix="acemu-run-"))
+    return procs.make_scratch("acemu-run-")
 
 
 def _signal_name(code: int) -> str:
@@ -470,6 +601,8 @@ def run_kernel(
     chip = get_soc(soc)
     if not 1 <= int(block_dim) <= 65535:
         raise ValueError(f"block_dim must be in 1..65535, got {block_dim}")
+    if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     for a in args:
         if not isinstance(a, Arg):
             raise TypeError(f"kernel arguments must be Arg values (Arg.input, Arg.output, ...), got {type(a).__name__}")
@@ -513,9 +646,9 @@ def run_kernel(
         spec_path.write_text("\n".join(spec) + "\n")
 
         t0 = time.perf_counter()
+        env = {**os.environ, "ACEMU_ALARM_S": str(int(math.ceil(timeout)) + 5)}
         try:
-            proc = subprocess.run([str(comp.binary), str(spec_path)], capture_output=True, text=True, timeout=timeout,
-                                  errors="replace")
+            proc = procs.run([str(comp.binary), str(spec_path)], timeout=timeout, env=env)
         except subprocess.TimeoutExpired as e:
             timings["run_s"] = round(time.perf_counter() - t0, 4)
             err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
@@ -534,7 +667,9 @@ def run_kernel(
         data = json.loads(report_path.read_text())
         timings["kernel_s"] = round(float(data.get("kernel_s", 0.0)), 6)
         timings["ub_bytes"] = int(data.get("ub_bytes", 0))   # the most InitBuffer bytes a block held
-        findings = data.get("findings", [])
+        root = _common_root([Path(s).resolve().parent for s in sources] + [Path(d).resolve() for d in include_dirs])
+        findings = [dict(f, file=str(root / f["file"])) if f.get("file") and not os.path.isabs(f["file"])
+                    and f["file"] != "?" else f for f in data.get("findings", [])]
         outputs: dict[int, np.ndarray] = {}
         for i, (path, a) in out_files.items():
             if a.nbytes == 0:
@@ -547,8 +682,8 @@ def run_kernel(
         msg = f"{len(findings)} sanitizer finding(s)" if findings else ""
         return Report(status, msg, comp.diagnostics, findings, outputs, timings, proc.stderr)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        procs.remove_scratch(work)
 
 
-__all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "STATUSES", "bf16_to_float32", "cache_dir", "compile_sources", "cube_spec",
-           "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel", "soc_env"]
+__all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "STATUSES", "bf16_to_float32", "cache_dir", "compile_sources",
+           "cube_spec", "evict", "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel", "soc_env"]

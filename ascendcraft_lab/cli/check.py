@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rtol", type=float, default=None, help="interpreter backend: relative tolerance")
     ap.add_argument("--atol", type=float, default=None, help="interpreter backend: absolute tolerance")
+    ap.add_argument("--adopt-edits", action="store_true",
+                    help="a session folder: make hand edits of ascendc/ and stages/ edits of their steps, then verify")
     args = ap.parse_args(argv)
     target = Path(args.target)
     try:
@@ -70,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.backend == "interpreter":
             return _interpreter(target, args, overrides)
         if target.is_dir():
-            session = Session.open(target, soc=args.soc)
+            session = Session.open(target, soc=args.soc, adopt_edits=args.adopt_edits)
+            for note in session.notes:
+                print(f"note: {note}", file=sys.stderr)
             result = session.verify(args.backend, reviewed=False, seed=args.seed, overrides=overrides or None,
                                     reference=args.ref)
             print(result.summary)

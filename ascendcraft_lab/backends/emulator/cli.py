@@ -22,6 +22,7 @@ findings, compile errors, crashes and timeouts; 2 for usage errors).
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -151,11 +152,18 @@ def program_main(argv: list[str]) -> int:
             print(f"{where}error: {d['message']}", file=sys.stderr)
         return 1
     import subprocess
+    from ... import procs
+    # Its own process group (stopped with this one); its output goes straight to the terminal.
+    proc = procs.spawn([str(comp.binary), *args], cwd=ns.run_in, env=program_env(ns.soc))
     try:
-        return subprocess.run([str(comp.binary), *args], cwd=ns.run_in, env=program_env(ns.soc), timeout=ns.timeout).returncode
+        return proc.wait(timeout=ns.timeout)
     except subprocess.TimeoutExpired:
+        procs.kill_group(proc)
         print(f"ascendcraft emulate: the program did not finish within {ns.timeout:g} s and was stopped", file=sys.stderr)
         return 1
+    except BaseException:
+        procs.kill_group(proc)
+        raise
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,6 +181,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise UsageError(f"no such source file: {s}")
         if not 1 <= ns.block_dim <= 65535:
             raise UsageError(f"--block-dim must be in 1..65535, got {ns.block_dim}")
+        if not (math.isfinite(ns.timeout) and ns.timeout > 0):
+            raise UsageError(f"--timeout must be a positive number of seconds, got {ns.timeout:g}")
+        if ns.out_dir.exists() and not ns.out_dir.is_dir():
+            raise UsageError(f"--out-dir {ns.out_dir} is a file; give a folder for the outputs and report.json")
         args = [parse_arg(s) for s in ns.arg]
     except UsageError as e:
         print(f"ascendcraft emulate: error: {e}", file=sys.stderr)
@@ -182,7 +194,11 @@ def main(argv: list[str] | None = None) -> int:
 
     report = run_kernel(ns.sources, ns.entry, ns.block_dim, args, soc=ns.soc, timeout=ns.timeout, include_dirs=ns.include_dirs)
     out_dir: Path = ns.out_dir
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"ascendcraft emulate: error: cannot create {out_dir}: {e.strerror}", file=sys.stderr)
+        return 2
     for k, arr in report.outputs.items():
         np.save(out_dir / f"arg{k}.npy", arr)
     (out_dir / "report.json").write_text(report.to_json())

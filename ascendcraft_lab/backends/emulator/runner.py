@@ -39,8 +39,17 @@ bfloat16 has no numpy dtype: pass and receive bfloat16 tensors as ``uint16`` arr
 :func:`float32_to_bf16` convert.
 
 The cache lives in ``~/.cache/ascendcraft/emulator`` (``ASCENDCRAFT_CACHE_DIR`` overrides); a
-binary is keyed by the sha256 of the sources (content and path), the local headers they include,
-the emulator headers and runtime, the flags, the compiler version and the CPU.
+binary is keyed by the sha256 of the sources and the local headers they include (content, and
+paths relative to the folder that holds them all, so the same project compiled from another
+temporary folder hits the same entry), the emulator headers and runtime, the flags, the
+compiler version and the CPU. Paths are compiled in relative to that folder
+(``-ffile-prefix-map``) and made absolute again on the way out, so findings and compiler
+messages name the sources of the current call. The cache is capped
+(``ASCENDCRAFT_EMULATOR_CACHE_MB``, default 512): the entries used longest ago go first.
+
+The kernel runs in its own process group with stdin closed (``ascendcraft_lab.procs``); its
+harness asks Linux to kill it when the parent dies and arms an alarm a little after the
+timeout, so a kernel never spins on after the process that started it is gone.
 """
 from __future__ import annotations
 
@@ -48,11 +57,11 @@ import hashlib
 import json
 import os
 import re
+import math
 import shutil
 import signal
 import struct
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +69,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from ... import procs
 from ...soc import DEFAULT_SOC, get_soc
 from .sources import prepare as prepare_source
 
@@ -311,6 +321,61 @@ def cache_dir() -> Path:
     return d
 
 
+DEFAULT_CACHE_MB = 512
+RECENT_S = 600        # an entry used this recently is never evicted (another process may be about to run it)
+
+
+def cache_limit_bytes() -> int:
+    try:
+        return int(float(os.environ.get("ASCENDCRAFT_EMULATOR_CACHE_MB", DEFAULT_CACHE_MB)) * (1 << 20))
+    except ValueError:
+        return DEFAULT_CACHE_MB << 20
+
+
+def _entry_size(d: Path) -> int:
+    try:
+        return sum(f.stat().st_size for f in d.iterdir() if f.is_file())
+    except OSError:
+        return 0
+
+
+def evict(folder: Path, limit: int, is_entry=lambda d: True, recent_s: float = RECENT_S) -> int:
+    """Remove the least recently used entries (sub-folders) of `folder` until it holds at most
+    `limit` bytes; entries used within `recent_s` stay. Returns the bytes freed."""
+    try:
+        entries = [d for d in folder.iterdir() if d.is_dir() and is_entry(d)]
+    except OSError:
+        return 0
+    sized = []
+    for d in entries:
+        try:
+            sized.append((d.stat().st_mtime, _entry_size(d), d))
+        except OSError:
+            continue
+    total = sum(size for _, size, _ in sized)
+    freed = 0
+    now = time.time()
+    for used, size, d in sorted(sized, key=lambda e: e[0]):
+        if total - freed <= limit:
+            break
+        if now - used < recent_s:
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        freed += size
+    return freed
+
+
+def _is_kernel_entry(d: Path) -> bool:
+    return len(d.name) == 64 and all(c in "0123456789abcdef" for c in d.name)
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
 _toolchain_memo: dict[str, str] = {}
 
 
@@ -320,7 +385,7 @@ def _compiler_fingerprint() -> str:
         return _toolchain_memo["cc"]
     h = hashlib.sha256()
     try:
-        h.update(subprocess.run([CXX, "--version"], capture_output=True, text=True, timeout=30).stdout.encode())
+        h.update(procs.run([CXX, "--version"], timeout=30).stdout.encode())
     except (OSError, subprocess.SubprocessError):
         h.update(b"no-compiler")
     try:
@@ -344,6 +409,8 @@ def _toolchain_fingerprint() -> str:
         h.update(str(p.relative_to(HERE)).encode())
         h.update(p.read_bytes())
     h.update(get_soc(DEFAULT_SOC).emulator_line().encode())
+    h.update(" ".join(BASE_FLAGS).encode())
+    h.update(_HARNESS_VERSION.encode())
     _toolchain_memo["fp"] = h.hexdigest()
     return _toolchain_memo["fp"]
 
@@ -379,25 +446,28 @@ def _runtime_object() -> Path:
     obj = cache_dir() / f"runtime-{_toolchain_fingerprint()[:24]}.o"
     if obj.exists():
         return obj
-    work = Path(tempfile.mkdtemp(prefix="acemu-runtime-"))
+    work = procs.make_scratch("acemu-runtime-")
     try:
         objs = []
         for src in RUNTIME_SOURCES:
             o = work / (src.stem + ".o")
             cmd = [CXX, *BASE_FLAGS, f'-DACEMU_DEFAULT_SOC="{get_soc(DEFAULT_SOC).emulator_line()}"', "-isystem", str(INCLUDE_DIR),
                    "-c", str(src), "-o", str(o)]
-            r = subprocess.run(cmd, capture_output=True, text=True)
+            r = procs.run(cmd)
             if r.returncode != 0:
                 raise RuntimeError(f"building the emulator runtime failed:\n{r.stderr}")
             objs.append(str(o))
         tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
-        r = subprocess.run(["ld", "-r", *objs, "-o", str(tmp)], capture_output=True, text=True)
+        r = procs.run(["ld", "-r", *objs, "-o", str(tmp)])
         if r.returncode != 0:
             raise RuntimeError(f"linking the emulator runtime failed:\n{r.stderr}")
         os.replace(tmp, obj)
         return obj
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        procs.remove_scratch(work)
+
+
+_HARNESS_VERSION = "2"   # part of the cache key: bump when the harness text changes
 
 
 def _harness_source(entry: str, n_args: int) -> str:
@@ -406,11 +476,67 @@ def _harness_source(entry: str, n_args: int) -> str:
     return (
         "// Generated by ascendcraft_lab.backends.emulator.runner: calls the kernel entry once per block.\n"
         "#include <cstdint>\n"
+        "#include <cstdlib>\n"
+        "#ifdef __linux__\n"
+        "#include <csignal>\n"
+        "#include <sys/prctl.h>\n"
+        "#include <unistd.h>\n"
+        "#endif\n"
         f'extern "C" void {entry}({params});\n'
         "namespace acemu { namespace rt { int harness_main(int, char**, int, void (*)(uint8_t**)); } }\n"
         f"static void acemu_launch(uint8_t** a) {{ (void)a; {entry}({call}); }}\n"
-        f"int main(int argc, char** argv) {{ return acemu::rt::harness_main(argc, argv, {n_args}, acemu_launch); }}\n"
+        "// A kernel never outlives the process that started it: killed with its parent, and stopped\n"
+        "// by an alarm a little after the parent's timeout, should the parent not be there to do it.\n"
+        "static void acemu_watch_parent() {\n"
+        "#ifdef __linux__\n"
+        "  prctl(PR_SET_PDEATHSIG, SIGKILL);\n"
+        '  const char* parent = std::getenv("ASCENDCRAFT_PARENT_PID");\n'
+        "  if (parent && getppid() != static_cast<pid_t>(std::atol(parent))) _exit(1);\n"
+        '  const char* limit = std::getenv("ACEMU_ALARM_S");\n'
+        "  if (limit) alarm(static_cast<unsigned>(std::atol(limit)));\n"
+        "#endif\n"
+        "}\n"
+        f"int main(int argc, char** argv) {{ acemu_watch_parent(); return acemu::rt::harness_main(argc, argv, {n_args}, acemu_launch); }}\n"
     )
+
+
+def _common_root(paths: Sequence[Path]) -> Path:
+    """The deepest folder holding every path (the sources' folders and the include folders)."""
+    try:
+        root = Path(os.path.commonpath([str(p) for p in paths]))
+    except ValueError:
+        return Path("/")
+    return root
+
+
+def _relative(p: Path, root: Path) -> str:
+    try:
+        return p.relative_to(root).as_posix() if root != Path("/") else str(p)
+    except ValueError:
+        return str(p)
+
+
+def _rebase_text(text: str, old: str, new: str) -> str:
+    return text.replace(old, new) if old and old != new else text
+
+
+def _rebase_findings(findings: list[dict], root: Path) -> list[dict]:
+    """Findings name the files relative to the build's common folder (-ffile-prefix-map): back to
+    the paths of this run's sources."""
+    return [dict(f, file=str(root / f["file"])) if f.get("file") and not os.path.isabs(f["file"]) and f["file"] != "?" else f
+            for f in findings]
+
+
+def _rebase_diagnostics(diags: list[dict], old: str, new: str) -> list[dict]:
+    """Compiler messages with `old/` (the folder the sources were compiled in) read as `new/`."""
+    out = []
+    for d in diags:
+        d = dict(d)
+        if old and d.get("file", "").startswith(old):
+            d["file"] = new + d["file"][len(old):]
+        d["message"] = _rebase_text(d.get("message", ""), old, new)
+        out.append(d)
+    return out
 
 
 def compile_sources(
@@ -457,7 +583,7 @@ def _syntax_check(sources, extra_flags, include_dirs, soc) -> CompileResult:
     if (bad := _missing(srcs)) is not None:
         return bad
     inc_flags = ["-isystem", str(INCLUDE_DIR)] + [f"-I{Path(d).resolve()}" for d in include_dirs]
-    work = Path(tempfile.mkdtemp(prefix="acemu-check-"))
+    work = procs.make_scratch("acemu-check-")
     try:
         prepared, more = [], []
         for s in srcs:
@@ -465,10 +591,10 @@ def _syntax_check(sources, extra_flags, include_dirs, soc) -> CompileResult:
             prepared.append(str(path))
             more += fl
         cmd = [CXX, *_flags(extra_flags, soc), "-fsyntax-only", *inc_flags, *more, *prepared]
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        r = procs.run(cmd)
         return CompileResult(r.returncode == 0, None, parse_diagnostics(r.stderr), r.stderr, time.perf_counter() - t0, False)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        procs.remove_scratch(work)
 
 
 Source = "str | Path | tuple[str | Path, Sequence[str]]"  # a source, or (source, flags for it alone)
@@ -484,16 +610,23 @@ def _split_sources(sources) -> list[tuple[Path, list[str]]]:
     return out
 
 
-def _object(src: Path, flags: list[str], inc_flags: list[str], incs: list[Path], work: Path) -> tuple[Path | None, list[dict], str]:
+ROOT_MARK = "\0root/"  # stands for the build's common folder in cached keys and messages
+
+
+def _object(src: Path, flags: list[str], inc_flags: list[str], incs: list[Path], work: Path,
+            prefix: str = "") -> tuple[Path | None, list[dict], str]:
     """One translation unit compiled to an object file, cached by its content: the source, every
     quoted header it includes (the emulator's headers among them, transitively), the flags and the
-    compiler. A torch binding that did not change is reused across submissions and emulator edits."""
+    compiler. A torch binding that did not change is reused across submissions and emulator edits.
+    Paths under `prefix` (the build's common folder) enter the key relative to it and are compiled
+    relative (-ffile-prefix-map), so the same project in a fresh folder reuses the object."""
+    rel = (lambda t: t.replace(prefix, ROOT_MARK)) if prefix else (lambda t: t)
     h = hashlib.sha256()
     h.update(_compiler_fingerprint().encode())
-    h.update(json.dumps([str(src), flags, inc_flags]).encode())
+    h.update(json.dumps([rel(str(src)), [rel(f) for f in flags], [rel(f) for f in inc_flags]]).encode())
     search = incs + [Path(f[2:]) for f in flags if f.startswith("-I")] + [INCLUDE_DIR]
     for p in [src] + _local_includes([src], search):
-        h.update(str(p).encode())
+        h.update(rel(str(p)).encode())
         h.update(p.read_bytes())
     for f in flags:  # a forced include (-include FILE) is part of the unit
         if f.endswith(".h") and Path(f).is_file():
@@ -502,11 +635,13 @@ def _object(src: Path, flags: list[str], inc_flags: list[str], incs: list[Path],
     meta = obj.with_suffix(".json")
     if obj.exists() and meta.exists():
         m = json.loads(meta.read_text())
-        return obj, m["diagnostics"], m["stderr"]
+        _touch(obj)
+        return obj, _rebase_diagnostics(m["diagnostics"], ROOT_MARK, prefix), _rebase_text(m["stderr"], ROOT_MARK, prefix)
     prepared, more = prepare_source(src, work / "src")
     tmp = work / f"{h.hexdigest()[:16]}.o"
-    cmd = [CXX, *flags, *inc_flags, *more, "-c", str(prepared), "-o", str(tmp)]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    remap = [f"-ffile-prefix-map={prefix}="] if prefix else []
+    cmd = [CXX, *flags, *remap, *inc_flags, *more, "-c", str(prepared), "-o", str(tmp)]
+    r = procs.run(cmd)
     diags = parse_diagnostics(r.stderr)
     if r.returncode != 0:
         if not any(d["severity"] == "error" for d in diags):
@@ -514,7 +649,8 @@ def _object(src: Path, flags: list[str], inc_flags: list[str], incs: list[Path],
         return None, diags, r.stderr
     obj.parent.mkdir(parents=True, exist_ok=True)
     tmp_meta = meta.with_suffix(f".{os.getpid()}.tmp")
-    tmp_meta.write_text(json.dumps({"diagnostics": diags, "stderr": r.stderr}))
+    tmp_meta.write_text(json.dumps({"diagnostics": _rebase_diagnostics(diags, prefix, ROOT_MARK),
+                                    "stderr": _rebase_text(r.stderr, prefix, ROOT_MARK)}))
     shutil.move(str(tmp), obj.with_suffix(f".{os.getpid()}.tmpo"))
     os.replace(obj.with_suffix(f".{os.getpid()}.tmpo"), obj)
     os.replace(tmp_meta, meta)
@@ -543,7 +679,11 @@ def build_binary(
         return bad
     inc_flags = ["-isystem", str(INCLUDE_DIR)] + [f"-I{d}" for d in incs]
     flags = _flags(extra_flags, soc)
-    work = Path(tempfile.mkdtemp(prefix="acemu-build-"))
+    # The folder holding every source and include folder: keys and embedded file names are relative
+    # to it, so a project written to a fresh temporary folder for every check finds its binary.
+    root = _common_root([s.parent for s, _ in items] + incs)
+    prefix = "" if root == Path("/") else str(root) + "/"
+    work = procs.make_scratch("acemu-build-")
     try:
         if harness is not None:
             harness_path = cache_dir() / "harness" / f"{hashlib.sha256(harness.encode()).hexdigest()[:24]}.cpp"
@@ -555,7 +695,7 @@ def build_binary(
             items.append((harness_path, []))
         objects, diags, stderr = [], [], ""
         for src, own in items:
-            obj, d, err = _object(src, [*flags, *own], inc_flags, incs, work)
+            obj, d, err = _object(src, [*flags, *own], inc_flags, incs, work, prefix)
             diags += d
             stderr += err
             if obj is None:
@@ -573,7 +713,7 @@ def build_binary(
             runtime_obj = _runtime_object()
             tmp_bin = work / binary.name
             cmd = [CXX, *BASE_FLAGS, *(["-shared"] if shared else []), *map(str, objects), str(runtime_obj), *link_flags, "-o", str(tmp_bin)]
-            r = subprocess.run(cmd, capture_output=True, text=True)
+            r = procs.run(cmd)
             stderr += r.stderr
             ldiags = parse_diagnostics(r.stderr)
             diags += ldiags
@@ -585,17 +725,20 @@ def build_binary(
                 return CompileResult(False, None, diags, stderr, time.perf_counter() - t0, False, key)
             out_dir.mkdir(parents=True, exist_ok=True)
             tmp_meta = out_dir / f"compile.{os.getpid()}.json"
-            tmp_meta.write_text(json.dumps({"diagnostics": diags, "stderr": stderr}))
+            tmp_meta.write_text(json.dumps({"diagnostics": _rebase_diagnostics(diags, prefix, ROOT_MARK),
+                                            "stderr": _rebase_text(stderr, prefix, ROOT_MARK)}))
             final_tmp = out_dir / f"{binary.name}.{os.getpid()}.tmp"
             shutil.move(str(tmp_bin), final_tmp)
             os.replace(final_tmp, binary)
             os.replace(tmp_meta, diag_file)
+            evict(cache_dir(), cache_limit_bytes(), _is_kernel_entry)
         else:
             meta = json.loads(diag_file.read_text())
-            diags, stderr = meta["diagnostics"], meta["stderr"]
+            _touch(out_dir)
+            diags, stderr = _rebase_diagnostics(meta["diagnostics"], ROOT_MARK, prefix), _rebase_text(meta["stderr"], ROOT_MARK, prefix)
         return CompileResult(True, binary, diags, stderr, time.perf_counter() - t0, cached, key)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        procs.remove_scratch(work)
 
 
 # --------------------------------------------------------------------------------------------
@@ -622,10 +765,10 @@ def _scratch_dir(need_bytes: int) -> Path:
     if shm.is_dir() and os.access(shm, os.W_OK):
         try:
             if shutil.disk_usage(shm).free > need_bytes + (64 << 20):
-                return Path(tempfile.mkdtemp(prefix="acemu-run-", dir=shm))
+                return procs.make_scratch("acemu-run-", shm)
         except OSError:
             pass
-    return Path(tempfile.mkdtemp(prefix="acemu-run-"))
+    return procs.make_scratch("acemu-run-")
 
 
 def _signal_name(code: int) -> str:
@@ -652,6 +795,8 @@ def run_kernel(
     chip = get_soc(soc)
     if not 1 <= int(block_dim) <= 65535:
         raise ValueError(f"block_dim must be in 1..65535, got {block_dim}")
+    if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     for a in args:
         if not isinstance(a, Arg):
             raise TypeError(f"kernel arguments must be Arg values (Arg.input, Arg.output, ...), got {type(a).__name__}")
@@ -694,9 +839,9 @@ def run_kernel(
         spec_path.write_text("\n".join(spec) + "\n")
 
         t0 = time.perf_counter()
+        env = {**os.environ, "ACEMU_ALARM_S": str(int(math.ceil(timeout)) + 5)}
         try:
-            proc = subprocess.run([str(comp.binary), str(spec_path)], capture_output=True, text=True, timeout=timeout,
-                                  errors="replace")
+            proc = procs.run([str(comp.binary), str(spec_path)], timeout=timeout, env=env)
         except subprocess.TimeoutExpired as e:
             timings["run_s"] = round(time.perf_counter() - t0, 4)
             err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
@@ -715,7 +860,8 @@ def run_kernel(
         data = json.loads(report_path.read_text())
         timings["kernel_s"] = round(float(data.get("kernel_s", 0.0)), 6)
         timings["ub_bytes"] = int(data.get("ub_bytes", 0))   # the most InitBuffer bytes a block held
-        everything = data.get("findings", [])
+        root = _common_root([Path(s).resolve().parent for s in sources] + [Path(d).resolve() for d in include_dirs])
+        everything = _rebase_findings(data.get("findings", []), root)
         findings = [f for f in everything if f["kind"] not in NOTE_KINDS]
         notes = [f for f in everything if f["kind"] in NOTE_KINDS]
         outputs: dict[int, np.ndarray] = {}
@@ -730,11 +876,11 @@ def run_kernel(
         msg = f"{len(findings)} sanitizer finding(s)" if findings else ""
         return Report(status, msg, comp.diagnostics, findings, outputs, timings, proc.stderr, notes, proc.stdout)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        procs.remove_scratch(work)
 
 
 __all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "NOTE_KINDS", "STATUSES", "bf16_to_float32", "build_binary", "build_program",
-           "cache_dir", "compile_sources", "cube_spec", "program_env", "run_op", "soc_env",
+           "cache_dir", "compile_sources", "cube_spec", "evict", "program_env", "run_op", "soc_env",
            "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel"]
 
 
@@ -852,8 +998,7 @@ def run_op(
         (work / "spec.txt").write_text("\n".join(spec) + "\n")
         t0 = time.perf_counter()
         try:
-            proc = subprocess.run([str(comp.binary), str(work / "spec.txt")], capture_output=True, text=True, timeout=timeout,
-                                  errors="replace")
+            proc = procs.run([str(comp.binary), str(work / "spec.txt")], timeout=timeout)
         except subprocess.TimeoutExpired:
             return Report("timeout", f"the op did not finish within {timeout:g} s and was stopped", comp.diagnostics, timings=timings)
         timings["run_s"] = round(time.perf_counter() - t0, 4)
@@ -863,7 +1008,8 @@ def run_op(
             return Report("crash" if proc.returncode < 0 else "error", msg, comp.diagnostics, timings=timings, stderr=proc.stderr,
                           stdout=proc.stdout)
         data = json.loads((work / "report.json").read_text())
-        everything = data.get("findings", [])
+        root = _common_root([Path(s).resolve().parent for s in sources] + [Path(d).resolve() for d in include_dirs])
+        everything = _rebase_findings(data.get("findings", []), root)
         findings = [f for f in everything if f["kind"] not in NOTE_KINDS]
         notes = [f for f in everything if f["kind"] in NOTE_KINDS]
         outs = {i: np.fromfile(path, dtype=dt).reshape(shape) for i, (path, dt, shape) in enumerate(out_files)}
@@ -871,7 +1017,7 @@ def run_op(
         return Report("findings" if findings else "ok", f"{len(findings)} sanitizer finding(s)" if findings else "", comp.diagnostics,
                       findings, outs, timings, proc.stderr, notes, proc.stdout)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        procs.remove_scratch(work)
 
 
 # --------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ... import procs
 from . import mkb_protocol as mkb
 
 STATUSES = ("correct", "incorrect", "findings", "rejected", "compile-error", "runtime-error", "crash", "timeout", "invalid")
@@ -116,12 +117,11 @@ def check_submission(path: str | Path, reference: str | Path, *, trials: int = m
     (work / "spec.json").write_text(json.dumps(spec))
     t0 = time.perf_counter()
     try:
-        env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
-        if soc:
-            from .runner import program_env
-            env = {**env, **program_env(soc)}
-        proc = subprocess.run([sys.executable, "-m", "ascendcraft_lab.backends.emulator.submission_child", str(work / "spec.json")],
-                              capture_output=True, text=True, timeout=timeout, env=env, errors="replace")
+        from .runner import program_env
+        env = {**program_env(soc), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+        # Its own process group, stopped with this one (ascendcraft_lab.procs).
+        proc = procs.run([sys.executable, "-m", "ascendcraft_lab.backends.emulator.submission_child", str(work / "spec.json")],
+                         timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         shutil.rmtree(work, ignore_errors=True)
         lock.close()

@@ -321,9 +321,16 @@ def build(sub: Submission, work: Path, *, input_dtypes: list[str] | None = None,
 
 def locate(sub: Submission, work: Path, file: str, line: int) -> str | None:
     """`kernel_src:42 (submission line 97)` / `kernel/relu_kernel.cpp:42` for a path of the build."""
-    try:
-        rel = Path(file).resolve().relative_to(work.resolve()).as_posix()
-    except (OSError, ValueError):
-        return None
+    if not Path(file).is_absolute():
+        # Named relative to the build's common folder (runner: -ffile-prefix-map): the source whose
+        # path in the build ends the name.
+        rel = next((r for r in sub.origins if file == r or file.endswith("/" + r)), None)
+        if rel is None:
+            return None
+    else:
+        try:
+            rel = Path(file).resolve().relative_to(work.resolve()).as_posix()
+        except (OSError, ValueError):
+            return None
     origin = sub.origins.get(rel)
     return origin.where(line) if origin else None

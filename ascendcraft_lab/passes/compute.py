@@ -16,6 +16,7 @@ from collections import Counter
 from ..dsl import ir
 from ..dsl.buffers import SCALAR_OUT_BYTES
 from . import cpp
+from . import cube as cube_lowering
 from .bundle import Bundle
 from .cexpr import paren
 from .emit import Emitter
@@ -53,6 +54,8 @@ class ComputeWriter:
         self.scalar_out = plan.scalar_outs              # scalars stored to GM: one UB queue each
         self._declared: set[str] = set()                # scalar locals declared in the current method
         self._counts: dict[str, str] | None = None      # element counts the current method names once
+        self.method_locals: list[tuple[str, str, str]] = []   # (name, C++ value, comment) the method declares first
+        self.cube = cube_lowering.CubeStages(self) if cube_lowering.uses_cube(project.facts) else None
 
     def write(self) -> None:
         source, facts = self.source, self.facts
@@ -61,6 +64,8 @@ class ComputeWriter:
         source.rules.setdefault(InputDequeue, plain_dequeue)
         source.rules.setdefault(CompareCount, lambda h, s: h.count)
         source.rules.setdefault(MaskWiden, lambda h, s: f"Cast({h.wide}, {h.mask}, RoundMode::CAST_NONE, {h.count});")
+        source.rules.setdefault(cube_lowering.FractalCount, cube_lowering.plain_count)
+        source.rules.setdefault(cube_lowering.FractalSpan, cube_lowering.plain_span)
         stages = [st for g in facts.groups for st in g.stages]
         source.methods, self.method_of = name_methods(stages, [self._method(st) for st in stages], source, facts.reserved)
         # Scalar math in Process itself (outside any stage) may need the scalar buffer too.
@@ -74,6 +79,7 @@ class ComputeWriter:
                 f"constexpr int32_t SCALAR_LANES = {SCALAR_LANES};  // one 32-byte block of f32")
         self._init()
         self._members()
+        cube_lowering.helpers(source)
         if self.slots:
             em = source.part("helpers", "scratch")
             em.line("", dsl=0)
@@ -105,6 +111,8 @@ class ComputeWriter:
         if self.scalar_buf:
             em.line("TBuf<TPosition::VECCALC> scalarBuf;")
             em.line("LocalTensor<float> scalarTmp;")
+        if self.cube is not None:
+            self.cube.members()
         state = self.source.part("members", "state")
         for name in sorted(self.facts.persistent):
             state.line(f"LocalTensor<{self.p.local_type(name).dtype.cpp}> {cpp_name(name)};  // loaded once per core")
@@ -120,9 +128,12 @@ class ComputeWriter:
         facts.used_vars = set()
         self._declared = set()
         self._counts = {}
+        self.method_locals = []
         ctx = self._context(em)
         lower = ComputeLowering(ctx)
-        if stage.kind is ir.StageKind.copyin:
+        if self.cube is not None and self.cube.is_cube_stage(stage):
+            self._cube_method(em, stage, lower)
+        elif stage.kind is ir.StageKind.copyin:
             for st in stage.body:
                 with em.dsl(st.span.line):
                     em.line(f"// DSL {st.span.line}: {dsl_text(self.p, st)}")
@@ -135,11 +146,13 @@ class ComputeWriter:
         else:
             self._compute(em, stage, lower)
         self._within_plan(ctx, stage)
-        if self._counts:          # a tile's element count computed once, at the top of the method
+        if self._counts or self.method_locals:   # counts computed once, at the top of the method
             body = Emitter()
             with body.dsl(stage.span.line):
                 for text, name in self._counts.items():
                     body.line(f"const int64_t {name} = {text};  // elements of the tile")
+                for name, text, what in self.method_locals:
+                    body.line(f"const int64_t {name} = {text};  // {what}")
             for line, dsl in zip(em.text().splitlines(), em.source_map()):
                 body.line(line, dsl=dsl)
             em = body
@@ -151,6 +164,30 @@ class ComputeWriter:
             params.append(("int64_t", f"{cpp_name(var)}{attr.capitalize()}" if attr else cpp_name(var)))
         facts.used_vars = None
         return Method(STAGE_METHOD[stage.kind], params, em, stage.span.line)   # named by name_methods
+
+    def _cube_method(self, em: Emitter, stage: ir.Stage, lower: ComputeLowering) -> None:
+        """A stage of the cube: its loads, moves, mmads and stores (passes/cube.py)."""
+        cube = self.cube
+        cube.start_method()
+        for st in stage.body:
+            with em.dsl(st.span.line):
+                em.line(f"// DSL {st.span.line}: {dsl_text(self.p, st)}")
+                if isinstance(st, ir.Load) and st.level is ir.Level.L1:
+                    cube.copy_in(em, st)
+                elif isinstance(st, ir.Load) and st.level in (ir.Level.L0A, ir.Level.L0B):
+                    cube.split(em, st)
+                elif isinstance(st, ir.Load):
+                    self._copy_in(em, st)
+                elif isinstance(st, ir.Store) and isinstance(st.value.type, ir.TileType):
+                    cube.copy_out(em, st)
+                elif isinstance(st, ir.Store):
+                    self._copy_out(em, st)
+                elif isinstance(st, ir.Assign) and isinstance(st.value, ir.Call) and st.value.op == "mmad":
+                    cube.mmad(em, st)
+                elif isinstance(st, ir.Assign) and isinstance(st.value, ir.Call) and st.value.op == "zeros":
+                    cube.zeros(em, st)
+                else:
+                    self._compute_stmt(em, st, lower)
 
     def _within_plan(self, ctx: ComputeContext, where) -> None:
         """The lowering allocates what the UB plan counted, never more (the verifier's budget is Init's)."""
@@ -334,11 +371,15 @@ class ComputeWriter:
             line = s.span.line
             with em.dsl(line):
                 if isinstance(s, ir.Stage):
+                    if self.cube is not None:
+                        self.cube.before_stage(em, s)
                     m = self.method_of[id(s)]
                     args = ", ".join(name for _, name in m.params)
                     em.line(f"{m.name}({args});")
                 elif isinstance(s, ir.For):
                     self._loop(em, s, lower)
+                elif isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and s.value.op == "zeros":
+                    self.cube.zeros(em, s)
                 elif isinstance(s, ir.Assign):
                     em.line(f"{cpp_name(s.target)} = {lower.scalar(s.value)};  // DSL {line}")
                 elif isinstance(s, ir.If):
@@ -367,6 +408,8 @@ class ComputeWriter:
         elif isinstance(it, ir.CoreChunk):
             with em.block(f"if ({v}Len > 0)"):
                 self._process_body(em, s.body, lower)
+        elif isinstance(it, ir.CoreTiles):
+            self.cube.core_tiles(em, s, lambda: self._process_body(em, s.body, lower))
         elif isinstance(it, ir.Tiles):
             step = facts.scalar_text(it.step)
             if isinstance(it.extent.type, ir.RangeType):

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ir import Call, Const, DType, Expr, Level
+from .ir import (Assign, Call, Const, DType, Expr, IndexExpr, Level, Load, Program, RangeType, Stmt, Store, SyncAll, TileType,
+                 walk_exprs, walk_stmts)
 
 FRACTAL_ROWS = 16                # rows of a fractal (and columns of an L0C fractal)
 FRACTAL_BYTES = 512
@@ -128,6 +129,44 @@ class Operand:
         return "LoadDataWithTranspose" if self.square else "LoadData (ifTranspose)"
 
 
+def uses_cube(program: Program) -> bool:
+    """The kernel loads cube tiles (L1 / L0) or multiplies on the cube."""
+    return any(unit_of(s) == "cube" for s, _ in walk_stmts(program.kernel.body))
+
+
+def unit_of(s: Stmt) -> str | None:
+    """The unit a statement (not its body) works on: "cube" (L1 / L0 tiles, mmad), "vector" (UB
+    tiles), or None (scalars only, which both kinds of core have)."""
+    levels = []
+    if isinstance(s, Load):
+        scalar = s.level is Level.UB and all(isinstance(i, IndexExpr) and not isinstance(i.expr.type, RangeType)
+                                             for i in (s.src.index or ()))    # one element, onto the scalar unit
+        levels.append(None if scalar else s.level)
+    elif isinstance(s, Store):
+        levels.append(s.value.type.level if isinstance(s.value.type, TileType) else None)
+    elif isinstance(s, Assign):
+        levels += [n.type.level for n in walk_exprs(s.value) if isinstance(n.type, TileType)]
+    kinds = {("cube" if is_cube_level(lv) else "vector") for lv in levels if lv is not None}
+    return "cube" if "cube" in kinds else ("vector" if kinds else None)
+
+
+def phases(program: Program) -> list[tuple[tuple[Stmt, ...], str]]:
+    """The kernel's top level cut at its sync_all()s, each part with the unit it runs on ("cube" or
+    "vector"; a part of scalars only goes with the vector cores). In a kernel that uses the cube,
+    sync_all() is the hand-over between the cube cores (AIC) and the vector cores (AIV)."""
+    parts: list[list[Stmt]] = [[]]
+    for s in program.kernel.body:
+        if isinstance(s, SyncAll):
+            parts.append([])
+        else:
+            parts[-1].append(s)
+    out = []
+    for part in parts:
+        units = {unit_of(x) for p in part for x, _ in walk_stmts((p,))} - {None}
+        out.append((tuple(part), "cube" if "cube" in units else "vector"))
+    return out
+
+
 def align_expr(e: Expr, unit: int) -> Expr:
     """`align_up(e, unit)` (the host builtin; plain `e` when unit is 1)."""
     if unit == 1:
@@ -154,6 +193,6 @@ def padded_shape(shape: tuple[int, ...], units: tuple[int, ...]) -> tuple[int, .
     return tuple(-(-int(s) // u) * u for s, u in zip(shape, units))
 
 
-__all__ = ["FRACTAL_ROWS", "FRACTAL_BYTES", "CUBE_DTYPES", "ACCUMULATOR", "LEVEL_ALIGN", "CUBE_LEVELS", "FIXPIPE_OUT",
+__all__ = ["uses_cube", "unit_of", "phases", "FRACTAL_ROWS", "FRACTAL_BYTES", "CUBE_DTYPES", "ACCUMULATOR", "LEVEL_ALIGN", "CUBE_LEVELS", "FIXPIPE_OUT",
            "MAX_MNK", "MAX_ND2NZ_STRIDE", "c0", "is_cube_level", "Operand", "align_expr", "padded_elems", "l0c_units",
            "padded_shape"]

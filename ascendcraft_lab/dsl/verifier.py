@@ -77,6 +77,11 @@ def check_launch(program: Program, shapes, scalars, soc=None) -> dict[str, int |
             env[p.name] = scalars[p.name]
     check_dims(program, env, shapes, soc)
     launch = evaluate_host(program, shapes, scalars, soc)
+    if len({u for _, u in cube.phases(program)}) > 1 and launch["cores"] > soc.cube_cores:
+        raise DslError(f"the launch has {launch['cores']} blocks, but a kernel with a cube part and a vector part runs "
+                       f"one AI core per block (a cube core and its vector cores), and {soc.name} has {soc.cube_cores}",
+                       program.host.launch.cores.span, "launch at most CUBE_CORES blocks: min(CUBE_CORES, ...)",
+                       program.path, program.source)
     tp = program.tiling_param
     if tp is not None:
         env.update({f"{tp.name}.{k}": v for k, v in launch.items()})
@@ -1017,7 +1022,7 @@ class _Verifier:
                 if isinstance(s, SyncAll):
                     phase.clear()
                     continue
-                unit = _unit_of(s)
+                unit = cube.unit_of(s)
                 if unit is not None:
                     phase.setdefault(unit, s.span)
                     if len(phase) == 2:
@@ -1113,24 +1118,6 @@ def _a_kind(t) -> str:
     """`_kind_text` with its article: "an f32 tile in L0B", "a bf16 scalar" (as the letters are read)."""
     text = _kind_text(t) if t is not None else "value"
     return ("an " if text[:1] in "aefhilmnorsx" else "a ") + text
-
-
-def _unit_of(s) -> str | None:
-    """The unit a statement (not its body) works on: cube (L1 / L0 tiles, mmad) or vector (UB tiles)."""
-    levels = []
-    if isinstance(s, Load):
-        levels.append(None if s.level is Level.UB and _scalar_load(s) else s.level)
-    elif isinstance(s, Store):
-        levels.append(s.value.type.level if isinstance(s.value.type, TileType) else None)
-    elif isinstance(s, Assign):
-        levels += [n.type.level for n in walk_exprs(s.value) if isinstance(n.type, TileType)]
-    kinds = {("cube" if cube.is_cube_level(lv) else "vector") for lv in levels if lv is not None}
-    return "cube" if "cube" in kinds else ("vector" if kinds else None)
-
-
-def _scalar_load(s: Load) -> bool:
-    """A load that keeps no axis (one element, onto the scalar unit)."""
-    return all(isinstance(i, IndexExpr) and not isinstance(i.expr.type, RangeType) for i in (s.src.index or ()))
 
 
 def _strip(e: Expr) -> Expr:

@@ -71,7 +71,10 @@ class ComputeWriter:
         # Scalar math in Process itself (outside any stage) may need the scalar buffer too.
         process = Emitter()
         ctx = self._context(process)
-        self._process_body(process, self.p.kernel.body, ComputeLowering(ctx))
+        if self.facts.mixed:
+            self._mixed_process(process, ComputeLowering(ctx))
+        else:
+            self._process_body(process, self.p.kernel.body, ComputeLowering(ctx))
         self._within_plan(ctx, self.p.kernel)
         source.process = process
         if self.scalar_buf:
@@ -359,6 +362,55 @@ class ComputeWriter:
             raise LoweringError(f"{type(st).__name__} inside a compute stage", st)
 
     # -- Process ----------------------------------------------------------------------------------
+    def _mixed_process(self, em: Emitter, lower: ComputeLowering) -> None:
+        """A kernel of cube and vector parts: the cube cores (AIC) run the cube's, the vector cores
+        (AIV) the vector's, and each sync_all() hands over between them with cross-core flags."""
+        phases = self.facts.phases
+        syncs = [s for s in self.p.kernel.body if isinstance(s, ir.SyncAll)]
+        used: set[str] = set()
+        for unit, guard in (("cube", "ASCEND_IS_AIC"), ("vector", "ASCEND_IS_AIV")):
+            with em.block(f"if {guard}"):
+                for i, (stmts, u) in enumerate(phases):
+                    if i > 0:
+                        self._handover(em, syncs[i - 1], phases[i - 1][1], u, unit, used)
+                    if u == unit:
+                        self._process_body(em, stmts, lower)
+        sync = self.source.part("constants", "sync")
+        notes = {"FLAG_CUBE_DONE": "mode 0: every cube core has reached the sync_all()",
+                 "FLAG_TO_VECTOR": "mode 2: a cube core hands over to its two vector cores",
+                 "FLAG_VECTOR_DONE": "mode 0: every vector core has reached the sync_all()",
+                 "FLAG_TO_CUBE": "mode 2: both vector cores of an AI core hand over to its cube core"}
+        if used:
+            sync.line("// sync_all() between the cube cores (AIC) and the vector cores (AIV): cross-core flag ids 0..10")
+        for i, name in enumerate(notes):
+            if name in used:
+                sync.line(f"constexpr uint16_t {name} = {i};  // {notes[name]}")
+
+    def _handover(self, em: Emitter, sync: ir.SyncAll, before: str, after: str, me: str, used: set[str]) -> None:
+        line = sync.span.line
+        mine = "FLAG_CUBE_DONE" if me == "cube" else "FLAG_VECTOR_DONE"
+        pipe = "PIPE_FIX" if me == "cube" else "PIPE_MTE3"          # where this core's last GM writes went
+        to_other = "FLAG_TO_VECTOR" if me == "cube" else "FLAG_TO_CUBE"
+        from_other = "FLAG_TO_CUBE" if me == "cube" else "FLAG_TO_VECTOR"
+        other = "vector" if me == "cube" else "cube"
+        with em.dsl(line):
+            if before == me:
+                em.line(f"// DSL {line}: sync_all() - every {me} core's GM writes are in before " +
+                        ("any core goes on" if after == me else f"the {other} cores read them"))
+                used.add(mine)
+                em.line(f"CrossCoreSetFlag<0x0, {pipe}>({mine});")
+                em.line(f"CrossCoreWaitFlag({mine});")
+                if after != me:
+                    used.add(to_other)
+                    whom = "its two vector cores" if me == "cube" else "its cube core (once both vector cores are here)"
+                    em.line(f"CrossCoreSetFlag<0x2, {pipe}>({to_other});  // this AI core's hand-over to {whom}")
+            elif after == me:
+                used.add(from_other)
+                whom = "cube core signals" if me == "vector" else "two vector cores signal"
+                em.line(f"// DSL {line}: sync_all() - wait for the {other} cores: this AI core's {whom} once every "
+                        f"{other} core is done")
+                em.line(f"CrossCoreWaitFlag({from_other});")
+
     def _process_body(self, em: Emitter, stmts, lower: ComputeLowering) -> None:
         kept = [x.target for s in stmts if isinstance(s, ir.Stage) and s.kind is ir.StageKind.copyin
                 for x in s.body if isinstance(x, ir.Load) and x.target in self.facts.persistent]

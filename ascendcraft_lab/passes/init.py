@@ -154,6 +154,22 @@ def _buffers(source: KernelSource, facts: KernelFacts) -> None:
         if not caps:
             raise LoweringError(f"tile `{b.name}` has no size known before the loop; size tiles by tiling fields")
         sizes[b.name] = (facts.max_text(caps), b.dtype)
+    order = ("A1", "B1", "A2", "B2", "CO1")      # the pipeline's order: L1, L0A, L0B, L0C
+    cube_bufs = sorted((b for b in facts.ub.buffers if b.level is not ir.Level.UB), key=lambda b: order.index(b.role))
+    if facts.mixed:     # each kind of core sets up the memories it has: the cube's L1 / L0, the vector cores' UB
+        em.line("if ASCEND_IS_AIC {")
+        em = _Indented(em)
+    if cube_bufs:
+        em.line("// the cube's tiles in whole fractals; two buffers per input queue, one L0C accumulator")
+    for b in cube_bufs:
+        with em.dsl(b.sites[0].line if b.sites else 0):
+            num = "BUFFER_NUM" if b.nbuf == 2 else "1"
+            em.line(f"pipe.InitBuffer({b.name}Queue, {num}, {cube_lowering.buffer_bytes(facts, b)});  // {b.level.value}")
+    if facts.mixed:
+        em = em.outer
+        em.line("}")
+        em.line("if ASCEND_IS_AIV {")
+        em = _Indented(em)
     # a buffer size several buffers share is computed once
     names = {}
     for (cap, dtype), count in collections.Counter(sizes.values()).items():
@@ -165,14 +181,6 @@ def _buffers(source: KernelSource, facts: KernelFacts) -> None:
             names[(cap, dtype)] = name
             users = _and([b for b, s in sizes.items() if s == (cap, dtype)], "or")
             em.line(f"const int64_t {name} = {facts.buffer_bytes(source, cap, dtype)};  // bytes of one {users} tile")
-    order = ("A1", "B1", "A2", "B2", "CO1")      # the pipeline's order: L1, L0A, L0B, L0C
-    cube_bufs = sorted((b for b in facts.ub.buffers if b.level is not ir.Level.UB), key=lambda b: order.index(b.role))
-    if cube_bufs:
-        em.line("// the cube's tiles in whole fractals; two buffers per input queue, one L0C accumulator")
-    for b in cube_bufs:
-        with em.dsl(b.sites[0].line if b.sites else 0):
-            num = "BUFFER_NUM" if b.nbuf == 2 else "1"
-            em.line(f"pipe.InitBuffer({b.name}Queue, {num}, {cube_lowering.buffer_bytes(facts, b)});  // {b.level.value}")
     for b in facts.ub.buffers:
         if b.level is not ir.Level.UB:
             continue
@@ -185,12 +193,27 @@ def _buffers(source: KernelSource, facts: KernelFacts) -> None:
                 em.line(f"pipe.InitBuffer({b.name}Queue, 1, {nbytes});  // loaded once per core: one buffer")
             else:
                 em.line(f"pipe.InitBuffer({b.name}Queue, BUFFER_NUM, {nbytes});")
+    if facts.mixed:
+        em.outer.line("}")
     if facts.sync_line:
         sync = source.part("init", "sync")
         with sync.dsl(facts.sync_line):
             sync.line("// SyncAll's UB work area, sized for the widest launch as the UB plan counts it")
             sync.line("pipe.InitBuffer(syncWorkBuf, SYNC_ALL_MAX_CORES * SYNC_ALL_INTS * sizeof(int32_t));")
             sync.line("syncWork = syncWorkBuf.Get<int32_t>();")
+
+
+class _Indented:
+    """An emitter's lines one level deeper (a block whose braces the caller writes)."""
+
+    def __init__(self, outer: Emitter):
+        self.outer = outer
+
+    def line(self, text: str = "", dsl: int | None = None) -> None:
+        self.outer.line("    " + text if text else "", dsl)
+
+    def dsl(self, line: int):
+        return self.outer.dsl(line)
 
 
 def _members(source: KernelSource, facts: KernelFacts) -> None:
@@ -232,7 +255,9 @@ def _entry(plan: Plan) -> Emitter:
     gm = [cpp_name(t.name) for t in p.tensors()]
     params = ", ".join(f"GM_ADDR {n}" for n in gm + ["workspace", "tiling"])
     with em.block(f'extern "C" __global__ __aicore__ void {plan.entry}({params})', dsl=p.kernel.span.line):
-        if p.plan is not None and p.plan.uses_cube:
+        if p.plan is not None and p.plan.uses_cube and len({u for _, u in cube.phases(p)}) > 1:
+            em.line("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // blockDim AI cores: a cube core and two vector cores each")
+        elif p.plan is not None and p.plan.uses_cube:
             em.line("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);  // the cube cores only: blockDim AIC cores start")
         if not needs_workspace(p):
             em.line("(void)workspace;  // this kernel needs no GM workspace")

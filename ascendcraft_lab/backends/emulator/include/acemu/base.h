@@ -98,6 +98,7 @@ constexpr const char* GM_RACE = "gm-race";
 constexpr const char* REPEAT_OVERFLOW = "repeat-overflow";
 constexpr const char* SYNC_MISMATCH = "sync-all-mismatch";
 constexpr const char* SYNC_WORKSPACE = "sync-all-workspace";
+constexpr const char* CROSS_CORE = "cross-core-sync";
 
 enum AtomicOp : int { ATOMIC_NONE = 0, ATOMIC_ADD, ATOMIC_MAX, ATOMIC_MIN };
 enum DType : int { DT_OTHER = 0, DT_F32, DT_F16, DT_BF16, DT_I32, DT_I16, DT_I8, DT_U8, DT_U16, DT_U32, DT_I64, DT_U64 };
@@ -162,6 +163,12 @@ void sync_all_soft(void* gm, uint64_t gm_bytes, const char* file, int line);
 // Set before main by any kernel that calls SyncAll: run_blocks then gives each block a thread.
 bool note_sync_all();
 template <bool B> inline const bool uses_sync_all = note_sync_all();
+// CrossCoreSetFlag / CrossCoreWaitFlag (pipe.h): a flag counter per core and flag id; the mode says
+// whose counters a set raises. Registered before main like SyncAll: every core gets a thread.
+void cross_core_set(int mode, int flag, const char* file, int line);
+void cross_core_wait(int flag, const char* file, int line);
+bool note_cross_core();
+template <bool B> inline const bool uses_cross_core = note_cross_core();
 // Set before main by KERNEL_TASK_TYPE_DEFAULT and by the cube APIs (acemu/cube.h): which cores a launch starts.
 bool note_kernel_type(int type);
 template <int T> inline const bool uses_kernel_type = note_kernel_type(T);

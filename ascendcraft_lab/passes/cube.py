@@ -365,6 +365,9 @@ class CubeStages:
         for v, ext, step in zip(names, it.extents, it.steps):
             c = f"{cpp_name(v)}Count"
             counts.append(c)
+            if self.text(step) == "1":
+                em.line(f"const int64_t {c} = {self.text(ext)};  // blocks along {expr_text(ext)}: one each")
+                continue
             self.facts.uses.add("CeilDiv")
             em.line(f"const int64_t {c} = CeilDiv({self.text(ext)}, {self.text(step)});  // blocks along {expr_text(ext)}")
         block = "block"

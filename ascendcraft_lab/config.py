@@ -1,28 +1,11 @@
-"""Settings read from the environment: where the LLM endpoint is and where work goes.
+"""Settings read from the environment: where caches and work go.
 
-One place for every setting's name and default. The API key is only ever reported as
-"set" or "not set": it is never printed, logged, cached or written to a session folder.
+The LLM endpoint's settings live in `engines/llm/settings.py` (`LlmConfig`), which `doctor` reads too.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-
-
-@dataclass(frozen=True)
-class LlmSettings:
-    base_url: str | None
-    model: str
-    has_key: bool
-
-    @classmethod
-    def from_env(cls) -> "LlmSettings":
-        return cls(
-            base_url=os.environ.get("OPENAI_BASE_URL") or None,
-            model=os.environ.get("ASCENDCRAFT_MODEL", "gpt-4o-mini"),
-            has_key=bool(os.environ.get("OPENAI_API_KEY")),
-        )
 
 
 def cache_dir() -> Path:

@@ -1,20 +1,25 @@
 """`ascendcraft bench SUITE_DIR`: every reference of a suite through draft -> lower -> compile -> verify.
 
     ascendcraft bench SUITE_DIR [--engine rule|llm] [--draft drafter|llm] [--backend emulator|cann]
-                      [--jobs N] [-o OUT] [--shapes reference,tail] [--dtype f32|f16] [--only OP ...]
+                      [--jobs N] [-o OUT] [--shapes reference,tail] [--dtype f32|f16] [--only OP ...] [--resume]
 
 Each op runs in its own worker process (`bench.worker`), at most `--jobs` at a time, with a
 progress bar on stderr. OUT gets `results.json`, `report.html` and `ops/<category>/<op>/`
 (the draft, the AscendC project per shape, `log.txt`, `result.json`).
+
+`results.json` always describes this run: it is rewritten after every op (`state` running,
+then complete). Ctrl-C (or SIGTERM) stops at once: the workers are killed with everything
+they started, and `results.json` keeps the ops that finished, marked `interrupted`, with the
+ops still to do; `--resume` runs those and completes the same document.
 """
 from __future__ import annotations
 
 import argparse
 import datetime as _dt
 import json
+import math
 import os
 import platform
-import signal
 import subprocess
 import sys
 import threading
@@ -22,11 +27,34 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from .. import procs
 from .metrics import summarise
 from .report import render_html, render_markdown, write_json
 from .suite import SuiteOp, discover
 
 TORCH_SYMBOLS = ("torch::", "at::", "ATen/", "Python.h", "pybind11", "c10::", "PyObject")
+WORKER_GRACE_S = 5.0     # a stopped worker's time to stop its own children and remove its temporary files
+CONFIG_KEYS = ("suite", "draft", "engine", "backend", "dtype", "seeds", "shapes", "soc", "timing")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,17 +65,33 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--draft", choices=("drafter", "llm"), default="drafter", help="who writes the DSL draft")
     ap.add_argument("--backend", choices=("emulator", "cann"), default="emulator")
     ap.add_argument("--model", default=None, help="LLM model for --draft llm / --engine llm (default: $ASCENDCRAFT_MODEL)")
-    ap.add_argument("--jobs", type=int, default=max(1, min(2, os.cpu_count() or 1)), help="ops run in parallel")
+    ap.add_argument("--jobs", type=_positive_int, default=max(1, min(2, os.cpu_count() or 1)), help="ops run in parallel")
     ap.add_argument("-o", "--out", default=None, help="output folder (default bench-out/<suite>)")
     ap.add_argument("--shapes", default="reference,tail", help="reference, tail or both (comma-separated)")
     ap.add_argument("--dtype", choices=("f32", "f16"), default="f32",
                     help="f16 casts the references' floating-point inputs to half (tolerance 1e-2)")
     ap.add_argument("--soc", default=None, help="SoC from the SoC table (default Ascend910B2)")
-    ap.add_argument("--seeds", type=int, default=5, help="random input sets per shape (MultiKernelBench: 5)")
+    ap.add_argument("--seeds", type=_positive_int, default=5, help="random input sets per shape (MultiKernelBench: 5)")
     ap.add_argument("--only", nargs="+", default=None, metavar="OP", help="only these ops (op, category/op or category)")
-    ap.add_argument("--timeout", type=float, default=1800, help="seconds one op may take before it is stopped")
+    ap.add_argument("--timeout", type=_seconds, default=1800, help="seconds one op may take before it is stopped")
     ap.add_argument("--no-timing", action="store_true", help="skip the PyTorch eager timing")
+    ap.add_argument("--resume", action="store_true", help="continue the interrupted run in OUT (same settings)")
     return ap
+
+
+class _Stop:
+    """What an interrupt needs: a flag the workers' threads see, and the workers to kill."""
+
+    def __init__(self):
+        self.event = threading.Event()
+        self.live: set[subprocess.Popen] = set()
+        self.lock = threading.Lock()
+
+    def kill_all(self) -> None:
+        self.event.set()
+        with self.lock:
+            live = list(self.live)
+        procs.stop_groups(live, grace=WORKER_GRACE_S)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,45 +112,117 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     ops = discover(suite, args.only)
     if not ops:
-        print(f"ascendcraft bench: no reference files under {suite}", file=sys.stderr)
+        everything = discover(suite)
+        if args.only and everything:
+            names = ", ".join(op.name for op in everything[:8]) + (" ..." if len(everything) > 8 else "")
+            print(f"ascendcraft bench: no op of {suite} matches --only {' '.join(args.only)} (its ops: {names})",
+                  file=sys.stderr)
+        else:
+            print(f"ascendcraft bench: no reference files under {suite}", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else Path("bench-out") / (suite.resolve().name + ("-f16" if args.dtype == "f16" else ""))
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        print(f"ascendcraft bench: -o {out} is a file; give a folder for the results", file=sys.stderr)
+        return 2
+    config = {"suite": str(suite.resolve()), "draft": args.draft, "engine": args.engine, "backend": args.backend,
+              "dtype": "float16" if args.dtype == "f16" else "float32", "seeds": list(range(args.seeds)),
+              "shapes": shapes, "soc": _soc_name(args.soc), "timing": not args.no_timing}
+    done: dict[str, dict] = {}
+    if args.resume:
+        previous, why = _previous_run(out, config)
+        if why:
+            print(f"ascendcraft bench: cannot resume: {why}", file=sys.stderr)
+            return 2
+        done = {f"{r['category']}/{r['op']}": r for r in previous["results"]}
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"ascendcraft bench: cannot create {out}: {exc.strerror}", file=sys.stderr)
+        return 2
     started = _dt.datetime.now().isoformat(timespec="seconds")
     t0 = time.perf_counter()
+    todo = [op for op in ops if op.name not in done]
     progress = Progress(len(ops))
-    results: list[dict] = []
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(run_one, op, args, shapes, out): op for op in ops}
+    progress.n = len(ops) - len(todo)
+    results: list[dict] = list(done.values())
+    order = {op.name: i for i, op in enumerate(ops)}
+
+    def document(state: str) -> dict:
+        ordered = sorted(results, key=lambda r: order.get(f"{r['category']}/{r['op']}", len(order)))
+        meta = {"suite": str(suite), "command": "ascendcraft bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+                "started": started, "seconds": time.perf_counter() - t0, "draft": args.draft, "engine": args.engine,
+                "backend": args.backend, "soc": config["soc"], "dtype": config["dtype"],
+                "seeds": config["seeds"], "jobs": args.jobs, "threads": os.cpu_count() or 1,
+                "host": f"{platform.machine()} {platform.processor() or ''}".strip(), "python": platform.python_version(),
+                "config": config}
+        if "llm" in (args.draft, args.engine):
+            meta["model"] = os.environ.get("ASCENDCRAFT_MODEL", "")
+            meta["llm"] = {k: sum((r.get("llm") or {}).get(k, 0) for r in ordered)
+                           for k in ("calls", "cached", "requests", "tokens_in", "tokens_out")}
+        finished = {f"{r['category']}/{r['op']}" for r in ordered}
+        return {"state": state, "interrupted": state == "interrupted", "meta": meta,
+                "summary": summarise(ordered, shapes), "results": ordered,
+                "pending": [op.name for op in ops if op.name not in finished]}
+
+    stop = _Stop()
+    write_json(out / "results.json", document("running"))     # never an older run's results beside this one's
+    pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))
+    try:
+        futures = {pool.submit(run_one, op, args, shapes, out, stop): op for op in todo}
         for fut in as_completed(futures):
             op = futures[fut]
             r = fut.result()
+            if r is None:            # stopped before it finished
+                continue
             results.append(r)
             progress.done(op.name, _status(r, shapes))
+            write_json(out / "results.json", document("running"))
+    except KeyboardInterrupt as exc:
+        with procs.shielded():       # a second Ctrl-C cannot cut the clean-up short
+            stop.kill_all()
+            pool.shutdown(wait=True, cancel_futures=True)
+            progress.close()
+            doc = document("interrupted")
+            _write_reports(out, doc)
+        print(f"ascendcraft bench: interrupted after {len(results)} of {len(ops)} ops; {out / 'results.json'} "
+              f"holds the finished ones (state interrupted); continue with --resume", file=sys.stderr)
+        return 128 + exc.signum if isinstance(exc, procs.Terminated) else 130
+    pool.shutdown(wait=True)
     progress.close()
-    order = {op.name: i for i, op in enumerate(ops)}
-    results.sort(key=lambda r: order.get(f"{r['category']}/{r['op']}", 0))
-    summary = summarise(results, shapes)
-    meta = {"suite": str(suite), "command": "ascendcraft bench " + " ".join(argv if argv is not None else sys.argv[1:]),
-            "started": started, "seconds": time.perf_counter() - t0, "draft": args.draft, "engine": args.engine,
-            "backend": args.backend, "soc": _soc_name(args.soc), "dtype": "float16" if args.dtype == "f16" else "float32",
-            "seeds": list(range(args.seeds)), "jobs": args.jobs, "threads": os.cpu_count() or 1,
-            "host": f"{platform.machine()} {platform.processor() or ''}".strip(), "python": platform.python_version()}
-    if "llm" in (args.draft, args.engine):
-        meta["model"] = os.environ.get("ASCENDCRAFT_MODEL", "")
-        meta["llm"] = {k: sum((r.get("llm") or {}).get(k, 0) for r in results)
-                       for k in ("calls", "cached", "requests", "tokens_in", "tokens_out")}
-    doc = {"meta": meta, "summary": summary, "results": results}
-    write_json(out / "results.json", doc)
-    (out / "report.html").write_text(render_html(doc))
-    (out / "report.md").write_text(render_markdown(doc))
-    print(render_table(summary), file=sys.stdout)
+    doc = document("complete")
+    _write_reports(out, doc)
+    print(render_table(doc["summary"]), file=sys.stdout)
+    meta = doc["meta"]
     if "llm" in meta:
         u = meta["llm"]
         print(f"LLM ({meta['model'] or 'default model'}): {u['calls']} calls ({u['cached']} from the cache), "
               f"{u['tokens_in']} tokens in, {u['tokens_out']} out")
     print(f"\n{len(ops)} ops in {meta['seconds']:.0f} s; results {out / 'results.json'}, report {out / 'report.html'} (and report.md)")
     return 0
+
+
+def _write_reports(out: Path, doc: dict) -> None:
+    write_json(out / "results.json", doc)
+    (out / "report.html").write_text(render_html(doc))
+    (out / "report.md").write_text(render_markdown(doc))
+
+
+def _previous_run(out: Path, config: dict) -> tuple[dict | None, str]:
+    """The run in OUT to resume, or why there is none to resume."""
+    path = out / "results.json"
+    try:
+        doc = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None, f"{path} does not exist (start the run without --resume)"
+    except (OSError, ValueError) as exc:
+        return None, f"{path} is unreadable ({exc})"
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+        return None, f"{path} is not a bench results document"
+    old = (doc.get("meta") or {}).get("config") or {}
+    differ = [k for k in CONFIG_KEYS if old.get(k) != config.get(k)]
+    if differ:
+        return None, f"{path} was made with other settings ({', '.join(differ)}); resume with the same options"
+    return doc, ""
 
 
 def _soc_name(soc):
@@ -148,8 +264,11 @@ def _status(r: dict, shapes: list[str]) -> str:
     return ", ".join(parts)
 
 
-def run_one(op: SuiteOp, args, shapes: list[str], out: Path) -> dict:
-    """One op in a worker process; whatever happens, a result dict comes back."""
+def run_one(op: SuiteOp, args, shapes: list[str], out: Path, stop: _Stop | None = None) -> dict | None:
+    """One op in a worker process; a result dict comes back, or None when the run was stopped."""
+    stop = stop or _Stop()
+    if stop.event.is_set():
+        return None
     opdir = out / "ops" / op.category / op.op
     opdir.mkdir(parents=True, exist_ok=True)
     (opdir / "result.json").unlink(missing_ok=True)
@@ -173,18 +292,28 @@ def run_one(op: SuiteOp, args, shapes: list[str], out: Path) -> dict:
     t0 = time.perf_counter()
     why = ""
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "ascendcraft_lab.bench.worker", str(opdir / "job.json")],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        with stop.lock:
+            if stop.event.is_set():
+                return None
+            proc = procs.spawn([sys.executable, "-m", "ascendcraft_lab.bench.worker", str(opdir / "job.json")],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            stop.live.add(proc)
         try:
             output, _ = proc.communicate(timeout=args.timeout)
             if proc.returncode != 0:
                 why = f"the worker process exited with code {proc.returncode}" + _last_line(output)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            procs.kill_group(proc, grace=WORKER_GRACE_S)
             proc.communicate()
             why = f"the op did not finish within {args.timeout:g} s and was stopped"
+        finally:
+            procs.kill_group(proc, grace=WORKER_GRACE_S)      # and whatever it left running
+            with stop.lock:
+                stop.live.discard(proc)
     except OSError as e:
         why = f"the worker process could not start: {e}"
+    if stop.event.is_set():
+        return None
     result_file = opdir / "result.json"
     if result_file.is_file() and not why:
         r = json.loads(result_file.read_text())

@@ -35,13 +35,13 @@ class SuiteOp:
 def read_tail(path: Path) -> tuple[dict, str]:
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (SyntaxError, OSError) as e:
-        return {}, ""      # the reference loader reports a broken file in its own words
+    except (SyntaxError, OSError, ValueError, RecursionError, MemoryError):
+        return {}, ""      # the reference loader reports a broken (or non-UTF-8) file in its own words
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "TAIL" for t in node.targets):
             try:
                 value = ast.literal_eval(node.value)
-            except ValueError:
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 return {}, f"TAIL in {path.name} is not a literal dict"
             if not isinstance(value, dict):
                 return {}, f"TAIL in {path.name} is not a dict"

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import procs
 from ..backends.cann.run import check_cann
 from ..backends.emulator.verify import emulate
 from ..drafter.draft import DraftError, draft_from_trace, kernel_name
@@ -290,6 +291,8 @@ def _torch_dtype(p) -> str:
 
 
 def main(argv=None) -> int:
+    procs.die_with_parent()        # a worker never outlives the bench that started it
+    procs.handle_termination()
     argv = sys.argv[1:] if argv is None else argv
     job = json.loads(Path(argv[0]).read_text())
     result = run_op(job)

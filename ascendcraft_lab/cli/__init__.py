@@ -11,6 +11,8 @@ import importlib
 import sys
 from dataclasses import dataclass
 
+from ..procs import Terminated, handle_termination
+
 
 @dataclass(frozen=True)
 class Command:
@@ -51,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    handle_termination()      # `kill PID` unwinds like Ctrl-C: children stopped, temporary files removed
     ns = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     command = next(c for c in COMMANDS if c.name == ns.command)
     if command.target is None:
@@ -66,6 +69,13 @@ def main(argv: list[str] | None = None) -> int:
         raise
     try:
         return int(getattr(module, func_name)(ns.args) or 0)
+    except Terminated as exc:
+        print(f"stopped ({exc})", file=sys.stderr)
+        return 128 + exc.signum
+    except OSError as exc:     # the machine said no (permissions, a full disk): one line, not a traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"ascendcraft {command.name}: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -5,6 +5,9 @@ TARGET is a DSL file or a session folder. `interpreter` runs the DSL in numpy; `
 and runs it on an NPU. A session folder is verified as the session holds it (every step, as
 `ascendcraft lower` accepted it); a DSL file is lowered in memory by the rule engine.
 Exit 0 only when the result matches PyTorch, 1 when it does not, 2 for bad input.
+
+A MultiKernelBench submission (a six-string .py or a direct-launch .json), or a folder of them,
+goes to the emulator's submission checker (backends/emulator/submission.py).
 """
 from __future__ import annotations
 
@@ -21,7 +24,27 @@ from ..soc import get_soc
 BACKENDS = ("interpreter", "emulator", "cann")
 
 
+def _target(argv: list[str]) -> str | None:
+    """The first positional argument (flags that take a value skip it)."""
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a.startswith("-"):
+            skip = "=" not in a and a not in ("-h", "--help")
+        else:
+            return a
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    target = _target(argv)
+    if target is not None:
+        # A MultiKernelBench submission (six-string .py, direct-launch .json) or a folder of them.
+        from ..backends.emulator.submission import is_submission_target, main as submission_main
+        if is_submission_target(target):
+            return submission_main(argv)
     ap = argparse.ArgumentParser(prog="ascendcraft check", description="Compile the AscendC (or interpret the DSL) and verify it against PyTorch.")
     ap.add_argument("target", help="a kernel.dsl.py file or a session folder")
     ap.add_argument("--ref", help="the PyTorch reference (default: the session's reference.py)")
@@ -32,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rtol", type=float, default=None, help="interpreter backend: relative tolerance")
     ap.add_argument("--atol", type=float, default=None, help="interpreter backend: absolute tolerance")
+    ap.add_argument("--adopt-edits", action="store_true",
+                    help="a session folder: make hand edits of ascendc/ and stages/ edits of their steps, then verify")
     args = ap.parse_args(argv)
     target = Path(args.target)
     try:
@@ -47,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.backend == "interpreter":
             return _interpreter(target, args, overrides)
         if target.is_dir():
-            session = Session.open(target, soc=args.soc)
+            session = Session.open(target, soc=args.soc, adopt_edits=args.adopt_edits)
+            for note in session.notes:
+                print(f"note: {note}", file=sys.stderr)
             result = session.verify(args.backend, reviewed=False, seed=args.seed, overrides=overrides or None,
                                     reference=args.ref)
             print(result.summary)

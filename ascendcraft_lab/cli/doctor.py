@@ -10,7 +10,6 @@ import importlib
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 import urllib.error
@@ -18,9 +17,11 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import procs
 from ..backends.cann.detect import toolkit_summary
 from ..backends.emulator.runner import INCLUDE_DIR
-from ..config import LlmSettings
+from ..engines.llm.errors import LlmError
+from ..engines.llm.settings import ENV_BASE_URL, LlmConfig
 
 
 
@@ -50,11 +51,11 @@ def _gxx() -> Check:
     path = shutil.which(cxx)
     if not path:
         return Check("g++ (C++17)", False, f"{cxx} not found on PATH; install g++ 9 or newer", True)
-    version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    version = (procs.run([path, "--version"], timeout=30).stdout.splitlines() or ["unknown version"])[0]
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp, "probe.cpp")
         src.write_text("#include <optional>\nint main(){ std::optional<int> v{1}; if constexpr (true) return *v - 1; }\n")
-        probe = subprocess.run([path, "-std=c++17", "-fsyntax-only", str(src)], capture_output=True, text=True)
+        probe = procs.run([path, "-std=c++17", "-fsyntax-only", str(src)], timeout=60)
     if probe.returncode:
         return Check("g++ (C++17)", False, f"{version}: cannot compile C++17", True)
     return Check("g++ (C++17)", True, version, True)
@@ -82,19 +83,24 @@ def _npu() -> Check:
 
 
 def _llm(timeout: float = 3.0) -> Check:
-    settings = LlmSettings.from_env()
-    key = "key set" if settings.has_key else "no OPENAI_API_KEY"
-    if not settings.base_url:
-        return Check("LLM endpoint", False, f"not configured (OPENAI_BASE_URL unset; model {settings.model}; {key})")
-    url = settings.base_url.rstrip("/") + "/models"
+    """The endpoint as the LLM engine would resolve it (environment and config file); an invalid
+    config file is reported as such, not as "not configured"."""
+    try:
+        cfg = LlmConfig.resolve()
+    except LlmError as exc:
+        return Check("LLM endpoint", False, f"invalid configuration: {str(exc).splitlines()[0]}")
+    key = "key set" if cfg.has_key else "no OPENAI_API_KEY"
+    if not os.environ.get(ENV_BASE_URL) and "file" not in cfg.source:
+        return Check("LLM endpoint", False, f"not configured (OPENAI_BASE_URL unset, no config file; model {cfg.model}; {key})")
+    url = cfg.base_url.rstrip("/") + "/models"
     try:
         with urllib.request.urlopen(urllib.request.Request(url), timeout=timeout) as reply:
             status = f"reachable (HTTP {reply.status})"
     except urllib.error.HTTPError as exc:  # 401 still proves the server is there
         status = f"reachable (HTTP {exc.code})"
     except Exception as exc:
-        return Check("LLM endpoint", False, f"{settings.base_url} unreachable: {type(exc).__name__}; model {settings.model}; {key}")
-    return Check("LLM endpoint", True, f"{settings.base_url} {status}; model {settings.model}; {key}")
+        return Check("LLM endpoint", False, f"{cfg.base_url} unreachable: {type(exc).__name__}; model {cfg.model}; {key}")
+    return Check("LLM endpoint", True, f"{cfg.base_url} {status}; model {cfg.model}; {key} ({cfg.source})")
 
 
 def run_checks() -> list[Check]:

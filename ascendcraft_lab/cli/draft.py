@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
 from ..atomic import write_text
+from ..drafter.draft import kernel_name
 from ..dsl.errors import DslError
 from ..reference import ReferenceError, check_interpreter
 from ..session import DraftFailed, draft, parse_override
@@ -23,15 +25,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
                     help="set a module-level constant of the reference before tracing, e.g. dim=1003")
     ap.add_argument("--check", action="store_true", help="also run the draft on the numpy interpreter against PyTorch")
+    ap.add_argument("--timeout", type=float, default=300,
+                    help="seconds the reference may take to import and trace (default 300)")
     args = ap.parse_args(argv)
     try:
         get_soc(args.soc)
         overrides = dict(parse_override(o) for o in args.override)
+        if not (math.isfinite(args.timeout) and args.timeout > 0):
+            raise ValueError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
     except ValueError as e:
         print(f"ascendcraft draft: {e}", file=sys.stderr)
         return 2
     try:
-        outcome = draft(args.reference, how=args.engine, soc=args.soc, overrides=overrides or None)
+        outcome = draft(args.reference, how=args.engine, soc=args.soc, overrides=overrides or None, timeout=args.timeout)
     except DraftFailed as e:
         print(f"ascendcraft draft: {e}", file=sys.stderr)
         return 2 if e.unavailable else 1
@@ -41,12 +47,15 @@ def main(argv: list[str] | None = None) -> int:
     for note in outcome.notes:
         print(f"note: {note}", file=sys.stderr)
     if args.out:
+        out = Path(args.out)
+        if out.is_dir() or args.out.endswith(("/", "\\")):   # a folder: the draft goes inside it
+            out = out / f"{kernel_name(args.reference)}.dsl.py"
         try:
-            write_text(Path(args.out), outcome.text)
+            write_text(out, outcome.text)
         except OSError as e:
-            print(f"ascendcraft draft: cannot write {args.out}: {e.strerror}", file=sys.stderr)
+            print(f"ascendcraft draft: cannot write {out}: {e.strerror}", file=sys.stderr)
             return 1
-        print(f"wrote {args.out} ({outcome.template} template)", file=sys.stderr)
+        print(f"wrote {out} ({outcome.template} template)", file=sys.stderr)
     else:
         sys.stdout.write(outcome.text)
     if args.check:

@@ -1,4 +1,8 @@
-"""`ascendcraft export SESSION|K.dsl.py --format mkb|mkb-direct [-o OUT]`: a MultiKernelBench submission."""
+"""`ascendcraft export SESSION|K.dsl.py --format mkb|mkb-direct [-o OUT]`: a MultiKernelBench submission.
+
+A session ships only a project that `ascendcraft check` found correct: its `ascendc/` is
+hashed and must match a passing run record (`--unverified` exports it anyway, and says so).
+"""
 from __future__ import annotations
 
 import argparse
@@ -6,11 +10,13 @@ import json
 import sys
 from pathlib import Path
 
-from ..atomic import write_text
+from ..atomic import NotText, write_text
 from ..dsl.errors import DslError
 from ..export.common import ExportError, load_dsl_file, load_session
 from ..export.direct import export_direct, validate_direct
 from ..export.mkb import export_mkb, render_submission, validate_fields
+from ..session import SessionError, SessionFolder
+from ..session.folder import FolderBusy, ManifestError, files_hash
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,17 +25,32 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("target", help="a session folder (or a kernel.dsl.py, lowered on the fly)")
     ap.add_argument("--format", choices=("mkb", "mkb-direct"), default="mkb",
                     help="mkb: the six-string msopgen submission (.py); mkb-direct: the direct-launch JSON")
-    ap.add_argument("-o", "--out", help="output file (default: <session>/export/<op>.mkb.py or .mkb-direct.json)")
+    ap.add_argument("-o", "--out", help="output file, or a folder to write it in "
+                                        "(default: <session>/export/<op>.mkb.py or .mkb-direct.json)")
     ap.add_argument("--op", help="the MultiKernelBench problem name (default: the DSL kernel's name)")
     ap.add_argument("--ref", help="the PyTorch reference, for a DSL file whose kernel reads Model parameters")
     ap.add_argument("--soc", default=None)
+    ap.add_argument("--unverified", action="store_true",
+                    help="export a session's project even though no check has passed it")
     args = ap.parse_args(argv)
     target = Path(args.target)
+    note = ""
     try:
         if target.is_dir():
-            src = load_session(target, op=args.op, soc=args.soc)
+            folder = SessionFolder(target)
+            if not folder.exists():
+                raise ExportError(f"{target} is not a session folder (no ascendcraft.json)")
+            with folder.lock():          # the project read and the run records it is checked against agree
+                src = load_session(target, op=args.op, soc=args.soc)
+                refusal, hint = _unverified(folder, src.bundle.files)
+            if refusal and not args.unverified:
+                raise ExportError(f"{refusal}; {hint} (or pass --unverified to export it anyway)")
+            if refusal:
+                note = f"note: exported unverified: {refusal}"
         elif target.is_file():
             src = load_dsl_file(target, reference=args.ref, op=args.op, soc=args.soc)
+            note = (f"note: {target} was lowered on the fly by the rule engine and not checked; "
+                    f"`ascendcraft check {target} --ref REF.py` verifies it")
         else:
             raise ExportError(f"{target} does not exist")
         if args.format == "mkb":
@@ -42,17 +63,51 @@ def main(argv: list[str] | None = None) -> int:
             problems = validate_direct(spec)
             text = json.dumps(spec, indent=2) + "\n"
             suffix = ".mkb-direct.json"
-    except ExportError as exc:
-        print(f"ascendcraft export: {exc}", file=sys.stderr)
+    except (ExportError, SessionError, ManifestError, NotText) as exc:
+        print(f"ascendcraft export: {str(exc).removeprefix('error: ')}", file=sys.stderr)
+        return 2
+    except FolderBusy as exc:
+        print(f"ascendcraft export: {exc.strerror}", file=sys.stderr)
         return 2
     except DslError as exc:   # a DSL or session error: one line, no traceback
         print(exc.render(), file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"ascendcraft export: cannot read {exc.filename or target}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as exc:
+        print(f"ascendcraft export: a file of {target} is not UTF-8 text (byte offset {exc.start})", file=sys.stderr)
+        return 2
     if problems:
         print("ascendcraft export: the export is malformed: " + "; ".join(problems), file=sys.stderr)
         return 1
-    out = Path(args.out) if args.out else (target if target.is_dir() else target.parent) / "export" / f"{src.op}{suffix}"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_text(out, text)
+    name = f"{src.op}{suffix}"
+    if args.out:
+        out = Path(args.out)
+        if out.is_dir() or args.out.endswith(("/", "\\")):
+            out = out / name              # -o names a folder: the submission goes inside it
+    else:
+        out = (target if target.is_dir() else target.parent) / "export" / name
+    try:
+        write_text(out, text)
+    except OSError as exc:
+        print(f"ascendcraft export: cannot write {out}: {exc.strerror}", file=sys.stderr)
+        return 1
+    if note:
+        print(note, file=sys.stderr)
     print(f"wrote {out} ({args.format}: `{src.op}` for {src.soc.name})")
     return 0
+
+
+def _unverified(folder: SessionFolder, files) -> tuple[str, str]:
+    """(why the project in `files` may not ship, what to do): ("", "") when a check passed exactly it."""
+    digest = files_hash(files)
+    if folder.passing_run(digest) is not None:
+        return "", ""
+    tried = next((r for r, _ in folder.runs() if r.get("project_hash") == digest), None)
+    if tried is not None:
+        message = (str(tried.get("message", "")).splitlines() or [""])[0][:160]
+        return (f"the last check of {folder.project_dir} (project {digest}) found it incorrect: {message}",
+                "fix the kernel and check it again")
+    return (f"no check has passed {folder.project_dir} as it is now (project {digest})",
+            f"run `ascendcraft check {folder.path}` first")

@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..atomic import NotText, read_text
 from ..config import default_workdir
 from ..dsl.errors import DslError
 from ..dsl.parser import parse
@@ -20,10 +21,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--soc", default=None, help="SoC (default Ascend910B2)")
     ap.add_argument("--engine", default="rule", choices=["rule", "llm"])
     ap.add_argument("--ref", help="the PyTorch reference: copied into the session; its shapes explain the tiling")
+    ap.add_argument("--adopt-edits", action="store_true",
+                    help="make hand edits of the folder's generated files (ascendc/, stages/) edits of their steps")
     args = ap.parse_args(argv)
     path = Path(args.dsl)
     try:
-        text = path.read_text()
+        text = read_text(path, "DSL file")
+    except NotText as exc:
+        print(f"ascendcraft lower: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"ascendcraft lower: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -36,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # the command line says everything: every pass unless --until, no reference overrides
         session = Session.open(out, text, reference=args.ref, soc=args.soc, engine=args.engine,
-                               until=args.until or PIPELINE[-1].name, overrides={}, dsl_name=str(path), accept_all=True)
+                               until=args.until or PIPELINE[-1].name, overrides={}, dsl_name=str(path), accept_all=True,
+                               adopt_edits=args.adopt_edits)
     except SessionError as exc:
         print(str(exc), file=sys.stderr)
         return 2

@@ -50,10 +50,10 @@ def kernel_name(path) -> str:
 
 
 def draft_reference(path, *, soc: str | None = None, overrides: dict | None = None, seed: int = 0,
-                    cast_inputs: str | None = None) -> Draft:
-    """Draft a DSL kernel for the reference at `path`. Raises DraftError (one line)."""
+                    cast_inputs: str | None = None, timeout: float = 300) -> Draft:
+    """Draft a DSL kernel for the reference at `path` (traced within `timeout` s). Raises DraftError (one line)."""
     try:
-        traced = trace_reference(path, overrides=overrides, seed=seed, cast_inputs=cast_inputs)
+        traced = trace_reference(path, overrides=overrides, seed=seed, cast_inputs=cast_inputs, timeout=timeout)
     except ReferenceError as e:
         raise DraftError(str(e)) from None
     return draft_from_trace(traced, name=kernel_name(path), soc=soc, source=Path(path).name)

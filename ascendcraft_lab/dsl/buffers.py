@@ -66,6 +66,8 @@ class ScratchNeed:
     span: Span
     tiles: int
     sizes: tuple[tuple[Expr | None, DType], ...]
+    stmt: Assign | None = field(default=None, compare=False)     # the typed statement
+    dtype: DType | None = field(default=None, compare=False)     # its target's dtype
 
 
 STAGING_BYTES = 32          # the scalar staging block: one 32-byte block of f32 lanes
@@ -81,6 +83,11 @@ class UbPlan:
     scalar_outs: tuple[str, ...] = ()           # scalars stored to GM: one queue each
     compare: bool = False                       # Compare in the kernel: buffers padded to whole repeats
     operands: tuple = ()                        # cube.Operand per L1 tile: how it reaches L0A / L0B
+    padded: tuple[tuple[str, Call], ...] = ()   # tiles living padded for a window op: (name, the op)
+
+    def padding(self, name: str) -> Call | None:
+        """The window op whose padding tile `name` carries in its own buffer (`padded_rows`)."""
+        return next((call for n, call in self.padded if n == name), None)
 
     def buffer(self, name: str) -> UbBuffer | None:
         return next((b for b in self.buffers if b.name == name), None)
@@ -343,20 +350,61 @@ def scalar_outputs(body) -> tuple[str, ...]:
     return tuple(out)
 
 
+PAD_FILLS = {"max": "-inf", "min": "inf", "sum": "0", "avg": "0"}   # window kind -> what its padding holds
+
+
+def padded_rows(body, calc: Mapping[str, tuple], compare: bool, locals_: set[str]) -> tuple[tuple[str, Call], ...]:
+    """Compute tiles that live padded in their own buffer: (name, the window op that reads them).
+
+    A padded window op (pooling with padding) reads its row from a copy behind `window_lead`
+    slots of its padding value. When the row is a VECCALC tile (`calc`: name -> its definitions'
+    capacities) that every padded window op reads the same way, the tile itself can be that copy:
+    its buffer holds the padding, the tile starts `lead` elements in, each fresh definition
+    refills the padding first, and the op reads it in place: one UB copy of the row fewer.
+
+    Not when the kernel compares (vector counts are then rounded up to whole repeats and would
+    write over the padding behind the row), when the tile's definitions differ in length, or when
+    the padding depends on a value computed in the kernel (the lead must be the same in every method)."""
+    if compare:
+        return ()
+    uses: dict[str, list[Call]] = {}
+    for n in walk(Stage(StageKind.compute, tuple(body))):
+        if isinstance(n, Call) and n.op in OPS and OPS[n.op].category == "window" and window_form(n) == "padded" \
+                and isinstance(n.args[0], Name) and n.args[0].id in calc:
+            uses.setdefault(n.args[0].id, []).append(n)
+    out = []
+    for name, calls in uses.items():
+        first = calls[0]
+        same = all(c.args[1:6] == first.args[1:6] and PAD_FILLS[c.op.split("_")[1]] == PAD_FILLS[first.op.split("_")[1]]
+                   for c in calls)
+        invariant = not any(isinstance(x, Name) and x.id in locals_ for x in walk_exprs(first.args[3]))
+        if same and invariant and len(set(calc[name])) == 1:
+            out.append((name, first))
+    return tuple(out)
+
+
+def padded_len(call: Call) -> Expr:
+    """Elements of the padded row a window op reads (`window_padded_len` of its source tile)."""
+    dt = call.type.dtype
+    return window_padded_len(call, call.args[0].type.shape[0], call.type.shape[0], dt.elems_per_block)
+
+
 # ----------------------------------------------------------------------------- statement temporaries
 
 
-def stmt_tile_sizes(st: Assign, cap) -> tuple[tuple[Expr | None, DType], ...]:
-    """(capacity, dtype) of every tile-valued sub-expression (the scratch is sized by the largest)."""
+def stmt_tile_sizes(st: Assign, cap, padded: frozenset[str] = frozenset()) -> tuple[tuple[Expr | None, DType], ...]:
+    """(capacity, dtype) of every tile-valued sub-expression (the scratch is sized by the largest;
+    a window op reading one of the `padded` tiles in place needs no padded copy)."""
     out = []
     for n in walk_exprs(st.value):
         if isinstance(n.type, TileType):
             out.append((cap(n.type), n.type.dtype))
             form = window_form(n) if isinstance(n, Call) and n.op in OPS and OPS[n.op].category == "window" else "blocks"
+            if form == "padded" and isinstance(n.args[0], Name) and n.args[0].id in padded:
+                form = "gather"
             dt = n.type.dtype
             if form == "padded":      # the padded copy is longer than the row
-                padded = window_padded_len(n, n.args[0].type.shape[0], n.type.shape[0], dt.elems_per_block)
-                out.append((cap(TileType(dt, (padded,))), dt))
+                out.append((cap(TileType(dt, (padded_len(n),))), dt))
             if form != "blocks" and dt.nbytes < 4:    # one uint32 gather offset per window
                 out.append((cap(TileType(dt, (Call("mul", (Const(4 // dt.nbytes, "int"), n.type.shape[0])),))), dt))
     return tuple(dict.fromkeys(out))

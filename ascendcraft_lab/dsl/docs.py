@@ -5,12 +5,14 @@ committed file equals it. Regenerate with `python -m ascendcraft_lab.dsl.docs > 
 """
 from __future__ import annotations
 
+from ..examples import get_example
 from ..soc import DEFAULT_SOC, get_soc
 from .errors import DslError, human_bytes
 from .host import SOC_CONSTANTS
 from .ir import DType
 from .ops import HOST_BUILTINS, OPS_LIST, ROUND_MODES
-from .parser import GRAMMAR, ITERATORS
+from .parser import GRAMMAR, ITERATORS, parse
+from .verifier import verify
 
 _CATEGORY_TITLES = [
     ("binary", "Elementwise binary (tile op tile, tile op scalar, scalar op scalar)"),
@@ -63,8 +65,6 @@ def copy_scaled(x: GM[f32, (B, N)], y: Out[f32, (B, N)], t: Tiling):
 
 def _budget_error_example() -> str:
     """A real diagnostic: a draft sized for one buffer while it has two queues."""
-    from .parser import parse
-    from .verifier import verify
     try:
         verify(parse(_OVERFLOW, "kernel.dsl.py"), DEFAULT_SOC, shapes={"x": (4, 65536)})
     except DslError as e:
@@ -73,7 +73,6 @@ def _budget_error_example() -> str:
 
 
 def render_reference() -> str:
-    from ..examples import get_example
 
     soc = get_soc(DEFAULT_SOC)
     out: list[str] = []
@@ -223,7 +222,8 @@ def render_reference() -> str:
       "scalar stored to GM a 32-byte queue. Sizes round up to 32 bytes, or to whole 256-byte repeats in a "
       f"kernel that compares. The total must fit the SoC's usable UB ({human_bytes(soc.ub_usable)} on {soc.name}). "
       "`ub_elems(dtype, live=k, buffers=2)` sizes a tile so that k x 2 such tiles fit the UB for tiles "
-      f"({human_bytes(soc.ub_for_tiles)}: the usable UB less 1 KiB for those small buffers).")
+      f"({human_bytes(soc.ub_for_tiles)}: the usable UB less the lowering's {human_bytes(soc.ub_headroom)} of headroom "
+      f"and 1 KiB for those small buffers).")
     w("")
     w("## Binding to the reference")
     w("")

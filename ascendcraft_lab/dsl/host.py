@@ -198,7 +198,6 @@ def check_dims(program: Program, env: Mapping[str, int | float], shapes: Mapping
                 continue
             v = ev.eval(d)
             if v != n:
-                from .printer import expr_text
                 raise DslError(f"dim `{expr_text(d)}` of `{t.name}` is {v} here but the reference tensor has {n}",
                                d.span or t.span, "declare the dim with a name so it binds from the reference",
                                program.path, program.source)

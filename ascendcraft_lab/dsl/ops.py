@@ -461,9 +461,12 @@ def window_form(call) -> str:
     return "padded"
 
 
-def window_scratch(call) -> int:
-    """Scratch tiles of a window op: the gather offsets and one gathered tile, plus the padded copy."""
-    return {"blocks": 0, "gather": 2, "padded": 3}[window_form(call)]
+def window_scratch(call, in_place: bool = False) -> int:
+    """Scratch tiles of a window op: the gather offsets and one gathered tile, plus the padded
+    copy unless the source tile already lives padded in its own buffer (`in_place`, see
+    buffers.padded_rows)."""
+    form = window_form(call)
+    return {"blocks": 0, "gather": 2, "padded": 2 if in_place else 3}[form]
 
 
 def window_lead(call, block: int):

@@ -10,13 +10,14 @@ import ast
 import difflib
 import math
 import warnings
+from pathlib import Path
 
 from .errors import DslError, Span
 from .host import HOST_OPS, SOC_CONSTANTS
 from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTiles, DType, DTypeRef, Expr, For,
                  GmRef, HostFunc, If, IndexExpr, IndexSlice, IndexWindows, Kernel, Launch, LaunchField, Level,
                  LevelRef, Load, Name, Program, Range, ScalarParam, Stage, StageKind, Store, Str, TensorParam,
-                 TensorRole, SyncAll, Tiles, TilingParam)
+                 TensorRole, SyncAll, Tiles, TilingParam, walk_exprs)
 from .ops import BINARY_SYMBOLS, HOST_BUILTINS, OPS, ROUND_MODES, OpParam
 
 GRAMMAR = r"""
@@ -26,6 +27,7 @@ host_fn     := "@host" "def" NAME "(" [host_param {"," host_param}] ")" ":"
                    "return" "Launch" "(" host_expr {"," NAME "=" host_expr} ")"
 host_param  := NAME ":" "Tensor" "[" DTYPE "," shape "]"   |   NAME ":" DTYPE
 kernel_fn   := "@kernel" "def" NAME "(" kparam {"," kparam} ")" ":" block
+                 # NAME becomes C++ file, class and entry names: ASCII, at most 64 characters, not a C++ keyword, main, std, AscendC
 kparam      := NAME ":" "GM"  "[" DTYPE "," shape "]"           # an input tensor (reference input)
              | NAME ":" "Param" "[" DTYPE "," shape ["," STRING] "]"  # a Model parameter/buffer by name
              | NAME ":" "Out" "[" DTYPE "," shape "]"           # an output tensor (reference output)
@@ -82,6 +84,20 @@ RESERVED = {"inf", "True", "False", "load", "store", "barrier", "sync_all", "win
 _LOAD_LEVELS = {"UB": Level.UB, "L1": Level.L1, "L0A": Level.L0A, "L0B": Level.L0B}
 _LEVELS = {lv.value: lv for lv in Level if lv is not Level.SCALAR}
 MAX_SOURCE = 200_000   # characters; a draft is a page, not a book
+MAX_DEPTH = 100        # nesting of one expression: far beyond any kernel, well inside every recursive pass
+MAX_KERNEL_NAME = 64   # it names files (<name>_kernel.cpp), classes and the entry: keep them readable and legal
+# The kernel's name becomes the C++ entry, file and class names: it may not be a C++ keyword
+# (C++17, with the alternative tokens) nor a name the generated code or the emulator's harness defines.
+CPP_KEYWORDS = frozenset("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char16_t
+char32_t char8_t class compl concept const const_cast consteval constexpr constinit continue co_await co_return
+co_yield decltype default delete do double dynamic_cast else enum explicit export extern false float for friend
+goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected
+public register reinterpret_cast requires return short signed sizeof static static_assert static_cast struct
+switch template this thread_local throw true try typedef typeid typename union unsigned using virtual void
+volatile wchar_t while xor xor_eq""".split())
+CPP_TAKEN = {"main": "the program entry of every C++ program", "AscendC": "the namespace of the AscendC API",
+             "std": "the C++ standard library's namespace", "acemu": "the emulator's namespace",
+             "ascendcraft": "the namespace of the generated host code"}
 
 
 def parse(text: str, path: str = "<dsl>") -> Program:
@@ -90,13 +106,16 @@ def parse(text: str, path: str = "<dsl>") -> Program:
 
 
 def parse_file(path) -> Program:
-    from pathlib import Path
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise DslError(f"cannot read DSL file {p}: {e.__class__.__name__}", None,
+        data = p.read_bytes()
+        text = data.decode("utf-8")
+    except OSError as e:
+        raise DslError(f"cannot read DSL file {p}: {e.strerror or e.__class__.__name__}", None,
                        "pass the path of a UTF-8 `.dsl.py` file", str(p), None) from None
+    except UnicodeDecodeError as e:
+        raise DslError(f"DSL file {p} is not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start}", None,
+                       "save the draft as UTF-8", str(p), None) from None
     return parse(text, str(p))
 
 
@@ -145,11 +164,43 @@ class _Parser:
         except (ValueError, RecursionError, MemoryError) as e:
             raise DslError(f"cannot read the DSL text: {e.__class__.__name__}", Span.point(1),
                            "remove null bytes and deeply nested expressions", self.path, self.text) from None
+        self._check_depth(tree)
         try:
             return self._module(tree)
         except RecursionError:
             raise DslError("expression nested too deeply", Span.point(1),
                            "split it into named intermediate values", self.path, self.text) from None
+
+    def _check_depth(self, tree: ast.Module) -> None:
+        """Refuse an expression nested deeper than MAX_DEPTH (walked without recursion)."""
+        stack = [(tree, 0)]
+        while stack:
+            node, depth = stack.pop()
+            if isinstance(node, ast.expr):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise self.err(node, f"expression nested more than {MAX_DEPTH} levels deep",
+                                   "split it into named intermediate values, a few terms per line")
+            stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+
+    def _kernel_name(self, fn: ast.FunctionDef) -> None:
+        """The kernel's name names C++ files, classes and the entry: refuse what C++ would."""
+        name = fn.name
+        span = Span(fn.lineno, self._col(fn.lineno, fn.col_offset) + 4, fn.lineno,
+                    self._col(fn.lineno, fn.col_offset) + 4 + len(name))
+        if not (name.isascii() and name.replace("_", "a").isalnum() and not name[0].isdigit()):
+            raise self.err(span, f"kernel name `{name}` has characters C++ names and file names cannot carry",
+                           "use ASCII letters, digits and underscores, e.g. `gelu_v2`")
+        if len(name) > MAX_KERNEL_NAME:
+            raise self.err(span, f"kernel name is {len(name)} characters; the limit is {MAX_KERNEL_NAME}",
+                           "it names the generated files and classes: use a short name")
+        if name in CPP_KEYWORDS:
+            raise self.err(span, f"kernel name `{name}` is a C++ keyword", f"rename the kernel, e.g. `{name}_op`")
+        if name in CPP_TAKEN:
+            raise self.err(span, f"kernel name `{name}` is {CPP_TAKEN[name]}", f"rename the kernel, e.g. `{name}_op`")
+        if "__" in name or (name[0] == "_" and name[1:2].isupper()):
+            raise self.err(span, f"kernel name `{name}` is reserved in C++ (two underscores, or _ and a capital)",
+                           "rename the kernel without them")
 
     def _module(self, tree: ast.Module) -> Program:
         host = kernel = None
@@ -342,6 +393,7 @@ class _Parser:
 
     # -- kernel ----------------------------------------------------------------------------
     def _kernel(self, fn: ast.FunctionDef) -> Kernel:
+        self._kernel_name(fn)
         params = self._params(fn, host=False)
         body = list(fn.body)
         if body and _is_docstring(body[0]):
@@ -741,7 +793,6 @@ def _what(node) -> str:
 
 
 def _walk(e: Expr):
-    from .ir import walk_exprs
     return walk_exprs(e)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ir import Assign, Call, DType, Expr, Name, TileType, walk_exprs
-from .ops import OPS, window_form
+from .ops import OPS, window_scratch
 
 
 @dataclass(frozen=True)
@@ -35,16 +35,17 @@ def is_byte_mask(e: Expr, masks: frozenset[str]) -> bool:
     return (isinstance(e, Name) and e.id in masks) or (isinstance(e, Call) and e.op == "cast")
 
 
-def work_tiles(e: Call, masks: frozenset[str]) -> int:
+def work_tiles(e: Call, masks: frozenset[str], padded: frozenset[str] = frozenset()) -> int:
     """Work tiles the lowering takes while computing `e`, its operands held: the op table's
-    `scratch`, a window op's gather offsets and gathered tile (and a padded copy), and for a
+    `scratch`, a window op's gather offsets and gathered tile (and a padded copy, unless the
+    source is one of the `padded` tiles that live padded in their own buffer), and for a
     Select the f32 copy and bit mask of a byte mask, and a tile of the scalar when the first
     choice is a scalar."""
     spec = OPS.get(e.op)
     if spec is None:
         return 0
     if spec.category == "window":
-        return {"blocks": 0, "gather": 2, "padded": 3}[window_form(e)]
+        return window_scratch(e, in_place=isinstance(e.args[0], Name) and e.args[0].id in padded)
     if spec.category == "select" and is_tile(e):
         fill = 0 if is_tile(e.args[1]) else 1
         if is_byte_mask(e.args[0], masks):      # f32 copy + bit mask, then the bit mask and the fill
@@ -61,8 +62,9 @@ def has_reduction(e: Expr) -> bool:
 class RegisterWalk:
     """Evaluates tile expressions over registers; this base class only counts slots (`peak`)."""
 
-    def __init__(self, masks: frozenset[str] = frozenset()):
+    def __init__(self, masks: frozenset[str] = frozenset(), padded: frozenset[str] = frozenset()):
         self.masks = masks
+        self.padded = padded
         self.in_use: set[int] = set()
         self.peak = 0
 
@@ -93,7 +95,7 @@ class RegisterWalk:
             return self.leaf(e)
         spec = OPS[e.op]
         tile_args = [(i, a) for i, a in enumerate(e.args) if is_tile(a)]
-        need = {i: expr_need(a, self.masks) for i, a in tile_args}
+        need = {i: expr_need(a, self.masks, self.padded) for i, a in tile_args}
         order = sorted(tile_args, key=lambda ia: need[ia[0]][0] - need[ia[0]][1], reverse=True)
         values: dict[int, object] = {}
         offered = into
@@ -131,7 +133,7 @@ class RegisterWalk:
         for a in e.args:
             if not is_tile(a) and has_reduction(a):
                 self.scalar(a)
-        work = [self.take(DType.f32) for _ in range(work_tiles(e, self.masks))]
+        work = [self.take(DType.f32) for _ in range(work_tiles(e, self.masks, self.padded))]
         for w in work:
             self.release(w)
 
@@ -163,9 +165,10 @@ class RegisterWalk:
         self.release(result)
 
 
-def statement_slots(st: Assign, target_dtype: DType, masks: frozenset[str] = frozenset()) -> int:
+def statement_slots(st: Assign, target_dtype: DType, masks: frozenset[str] = frozenset(),
+                    padded: frozenset[str] = frozenset()) -> int:
     """Scratch slots a compute assignment needs (the walk the compute pass makes)."""
-    walk = RegisterWalk(masks)
+    walk = RegisterWalk(masks, padded)
     walk.assign(target_dtype, st)
     return walk.peak
 
@@ -173,7 +176,7 @@ def statement_slots(st: Assign, target_dtype: DType, masks: frozenset[str] = fro
 # ----------------------------------------------------------------------------- the evaluation order
 
 
-def expr_need(e: Expr, masks: frozenset[str] = frozenset()) -> tuple[int, int]:
+def expr_need(e: Expr, masks: frozenset[str] = frozenset(), padded: frozenset[str] = frozenset()) -> tuple[int, int]:
     """(peak tile registers while evaluating e, 1 if its result occupies a tile register): the
     Sethi–Ullman numbers that order the walk's children (the larger need first).
 
@@ -182,7 +185,7 @@ def expr_need(e: Expr, masks: frozenset[str] = frozenset()) -> tuple[int, int]:
     """
     if not isinstance(e, Call):
         return 0, 0
-    kids = [expr_need(a, masks) for a in e.args]
+    kids = [expr_need(a, masks, padded) for a in e.args]
     kids.sort(key=lambda ph: ph[0] - ph[1], reverse=True)
     held = peak = 0
     for p, h in kids:
@@ -190,7 +193,7 @@ def expr_need(e: Expr, masks: frozenset[str] = frozenset()) -> tuple[int, int]:
         held += h
     spec = OPS.get(e.op)
     result_tile = isinstance(e.type, TileType)
-    scratch = work_tiles(e, masks)
+    scratch = work_tiles(e, masks, padded)
     inplace = spec.inplace if spec else True
     reuse = inplace and held >= 1
     peak = max(peak, held + scratch + (0 if (reuse or not result_tile) else 1))

@@ -17,16 +17,16 @@ from typing import Mapping
 
 from ..soc import Soc, get_soc
 from .buffers import (ScratchNeed, UbBuffer, UbPlan, byte_masks, check_budget, compares, loaded_once, needs_staging,
-                      scalar_outputs, stage_groups, stmt_tile_sizes)
+                      padded_len, padded_rows, scalar_outputs, stage_groups, stmt_tile_sizes)
 from .errors import DslError, Span
-from .host import HOST_BUILTINS, SOC_CONSTANTS, bind_dims, check_dims, evaluate_host, syncs_all
+from .host import HOST_BUILTINS, SOC_CONSTANTS, HostEvaluator, bind_dims, check_dims, evaluate_host, syncs_all
 from . import cube
 from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTiles, DType,
                  DTypeRef, Expr, For, GmRef, If, IndexExpr, IndexSlice, Level, LevelRef, Load, MetaType, Name,
                  Program, RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, SyncAll, TensorParam,
                  TensorRole, TensorType, TileType, Tiles, TilingParam, TilingType, walk_exprs, walk_stmts)
 from .ops import OPS
-from .printer import expr_text, gmref_text
+from .printer import expr_text, gmref_text, shape_text
 from .registers import statement_slots
 
 _INT_RANK = {DType.bool: 0, DType.u8: 1, DType.i8: 1, DType.i16: 2, DType.i32: 3, DType.i64: 4}
@@ -85,16 +85,51 @@ def check_launch(program: Program, shapes, scalars, soc=None) -> dict[str, int |
     tp = program.tiling_param
     if tp is not None:
         env.update({f"{tp.name}.{k}": v for k, v in launch.items()})
+    check_loop_steps(program, env, soc)
     check_fractals(program, env, soc)
     check_budget(program, env, soc)
     return launch
+
+
+def check_loop_steps(program: Program, env: Mapping[str, int | float], soc: Soc) -> None:
+    """A tile step, rows or chunk per core below 1 (or a range() step of 0) loops forever or
+    not at all on the device: refuse it before lowering, naming the Launch field it came from."""
+    ev = HostEvaluator(soc, env, program.path, program.source)
+    fields = {f.name: f for f in program.host.launch.fields}
+    tp = program.tiling_param
+    for st, _ in walk_stmts(program.kernel.body):
+        if not isinstance(st, For):
+            continue
+        it = st.iter
+        if isinstance(it, Tiles):
+            checks = [(it.step, "tiles() gets a step of {v}", 1)]
+        elif isinstance(it, CoreTiles):
+            checks = [(step, "core_tiles() gets a tile of {v}", 1) for step in it.steps]
+        elif isinstance(it, CoreRows):
+            checks = [(it.rows, "core_rows() gets {v} rows per core", 1)]
+        elif isinstance(it, CoreChunk):
+            checks = [(it.size, "core_chunk() gets a chunk of {v} per core", 1)]
+        else:
+            checks = [(it.step, "range() gets a step of {v}", 0)]
+        for e, what, least in checks:
+            try:
+                v = ev.eval(e)
+            except DslError:       # depends on loop variables: only known while the kernel runs
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or (v != 0 if least == 0 else v >= least):
+                continue
+            field = fields.get(e.attr) if isinstance(e, Attr) and tp is not None and e.obj.id == tp.name else None
+            origin = (f" (Launch field `{field.name}` = {expr_text(field.value)}, line {field.span.line})"
+                      if field is not None else "")
+            raise DslError(what.format(v=v) + f" for these shapes{origin}", e.span,
+                           "a step below 1 loops forever or never on the device: compute it so that it is at least 1 "
+                           "for every shape, e.g. max(1, ...)", program.path, program.source)
 
 
 def check_fractals(program: Program, env, soc: Soc) -> None:
     """Every tile step along an axis of an L1 tile is whole fractals (or covers the axis): a step of
     20 f32 columns leaves a partial fractal in every K slice, which the cube pads and computes anyway
     (the Matmul API rejects such base tiles). The last tile of an axis may be short."""
-    from .host import HostEvaluator
     plan = program.plan
     if plan is None or not plan.operands:
         return
@@ -243,7 +278,6 @@ class _Verifier:
             if isinstance(p, TensorParam):
                 # Same dtype and dims; the grouping may differ (the kernel's view is its own business).
                 if not isinstance(k, TensorParam) or k.dtype != p.dtype or k.dims != p.dims:
-                    from .printer import shape_text
                     want = (f"Tensor[{k.dtype.value}, {shape_text(tuple((d,) for d in k.dims))}]"
                             if isinstance(k, TensorParam) else k.dtype.value)
                     raise self.err(p, f"host parameter `{p.name}` differs from the kernel's declaration",
@@ -444,7 +478,7 @@ class _Verifier:
         if isinstance(t, TileType) or any(isinstance(n.type, TileType) for n in walk_exprs(value)):
             temps = statement_slots(new, t.dtype, self._byte_masks())
             if temps:
-                self.scratch.append(ScratchNeed(st.span, temps, stmt_tile_sizes(new, self._cap_shape)))
+                self.scratch.append(ScratchNeed(st.span, temps, stmt_tile_sizes(new, self._cap_shape), new, t.dtype))
         return new
 
     def _load(self, st: Load):
@@ -586,7 +620,6 @@ class _Verifier:
                                f"write e.g. {g.tensor}[{', '.join(['r', 'c'][-rank:] if rank <= 2 else ['i'] * rank)}]")
             return g, tensor, []
         if len(g.index) != rank:
-            from .printer import shape_text
             raise self.err(g, f"`{g.tensor}` has {rank} axes {shape_text(param.groups)} but {len(g.index)} indices",
                            "give one index per axis (group dims in the declaration, e.g. ((B, M), N), to view them as one)")
         kept, index = [], []
@@ -1076,6 +1109,17 @@ class _Verifier:
     def _plan(self, body) -> UbPlan:
         once = loaded_once(stage_groups(body), set(self.tiles))
         by_l0 = {op.l0: op for op in self.operands.values()}
+        masks = byte_masks(body, {n for n, i in self.tiles.items() if i.origin == "load" and i.dtype is DType.bool})
+        compare = compares(body, masks)
+        calc = {name: tuple(c for _, c in info.sites) for name, info in self.tiles.items()
+                if info.origin == "compute" and info.level is Level.UB and StageKind.copyout not in info.used_in}
+        padded = padded_rows(body, calc, compare, {n for n, _ in self.kinds.items()} - set(self.tiles))
+        in_place = frozenset(n for n, _ in padded)
+        scratch = self.scratch
+        if in_place:       # the window ops reading a padded tile in place need no copy of it
+            scratch = [replace(need, tiles=statement_slots(need.stmt, need.dtype, masks, in_place),
+                               sizes=stmt_tile_sizes(need.stmt, self._cap_shape, in_place)) for need in scratch]
+            scratch = [need for need in scratch if need.tiles]
         buffers = []
         for name, info in self.tiles.items():
             caps = tuple(c for _, c in info.sites)
@@ -1093,12 +1137,14 @@ class _Verifier:
                 role = "VECOUT"
             else:
                 role = "VECCALC"
+            window = next((call for n, call in padded if n == name), None)
+            if window is not None:         # the padding around the row lives in the tile's buffer
+                caps = (self._cap_shape(TileType(info.dtype, (padded_len(window),))),)
             buffers.append(UbBuffer(name, info.dtype, info.level, role, caps,
                                     info.defined_in, frozenset(info.used_in), tuple(s for s, _ in info.sites),
                                     once=role == "VECIN" and name in once))
-        masks = byte_masks(body, {b.name for b in buffers if b.role == "VECIN" and b.dtype is DType.bool})
-        return UbPlan(tuple(buffers), tuple(self.scratch), sync_all=syncs_all(self.p), staging=needs_staging(body),
-                      scalar_outs=scalar_outputs(body), compare=compares(body, masks),
+        return UbPlan(tuple(buffers), tuple(scratch), sync_all=syncs_all(self.p), staging=needs_staging(body),
+                      scalar_outs=scalar_outputs(body), compare=compare, padded=padded,
                       operands=tuple(self.operands.values()))
 
     @staticmethod

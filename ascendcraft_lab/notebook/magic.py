@@ -2,6 +2,7 @@
 
     %load_ext ascendcraft_lab
     %%ascendcraft gelu --ref refs/gelu.py [--soc S] [--engine rule|llm] [--draft drafter|llm] [--until PASS] [--check]
+                  [--adopt-edits]
     <the DSL draft>
 
 The magic parses its arguments (IPython's `magic_arguments`), opens the session folder
@@ -73,6 +74,8 @@ class AscendCraftMagics(Magics):
     @argument("--workdir", default=None, help="folder for the session (default: the workdir setting)")
     @argument("--override", action="append", default=[], metavar="NAME=VALUE",
               help="set a module-level constant of the reference, e.g. --override dim=1003 (a tail shape)")
+    @argument("--adopt-edits", action="store_true",
+              help="keep hand edits of the folder's ascendc/ and stages/ files as edits of their steps")
     @line_cell_magic
     def ascendcraft(self, line: str, cell: str | None = None):
         """Lower the DSL draft in the cell through the four passes; show every step for review.
@@ -120,7 +123,8 @@ class AscendCraftMagics(Magics):
             raise LabError("error: --draft drafts a DSL kernel into an empty cell, but this cell has a draft\n"
                            "  = help: leave out --draft (the cell body is your draft), or empty the cell")
         lab = LabSession.open(folder, body, reference=args.ref, soc=args.soc or (None if body is None else self.soc),
-                              engine=engine, until=args.until, overrides=overrides or None)
+                              engine=engine, until=args.until, overrides=overrides or None,
+                              adopt_edits=args.adopt_edits)
         if args.check:
             if lab.final is None:
                 raise LabError("error: --check needs every pass: leave out --until")

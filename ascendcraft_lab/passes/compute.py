@@ -15,6 +15,7 @@ from collections import Counter
 
 from ..dsl import ir
 from ..dsl.buffers import SCALAR_OUT_BYTES
+from ..dsl.ops import OPS, window_form
 from . import cpp
 from . import cube as cube_lowering
 from .bundle import Bundle
@@ -205,7 +206,7 @@ class ComputeWriter:
         facts = self.facts
         return ComputeContext(names=facts.names, text=facts.scalar_text, count=self.count, tile_of=self._tile_of,
                               hole=self.source.hole, em=em, reserved=facts.reserved, byte_masks=facts.byte_masks,
-                              sizes=facts.size_members, use_min_max=facts.use_min_max)
+                              sizes=facts.size_members, use_min_max=facts.use_min_max, padded=facts.ub_padded)
 
     def count(self, t: ir.TileType, exact: bool = False) -> str:
         text = self.facts.element_count(t)
@@ -326,7 +327,12 @@ class ComputeWriter:
             for b in outs:
                 em.line(f"LocalTensor<{b.dtype.cpp}> {cpp_name(b.name)} = {b.name}Queue.AllocTensor<{b.dtype.cpp}>();")
             for b in calcs:
-                em.line(f"LocalTensor<{b.dtype.cpp}> {cpp_name(b.name)} = {b.name}Buf.Get<{b.dtype.cpp}>();")
+                if b.name in facts.ub_padded:
+                    whole, tile = _padded_uses(stage, b.name)
+                    for line in lower.padded_handles(b.name, b.dtype, whole, tile):
+                        em.line(line)
+                else:
+                    em.line(f"LocalTensor<{b.dtype.cpp}> {cpp_name(b.name)} = {b.name}Buf.Get<{b.dtype.cpp}>();")
         for st in stage.body:
             with em.dsl(st.span.line):
                 em.line(f"// DSL {st.span.line}: {dsl_text(self.p, st)}")
@@ -341,7 +347,7 @@ class ComputeWriter:
         if isinstance(st, ir.Assign):
             ty = self.p.local_type(st.target)
             if isinstance(ty, ir.TileType):
-                lower.assign_tile(Tile(cpp_name(st.target), ty.dtype), st.value)
+                lower.assign_tile(Tile(cpp_name(st.target), ty.dtype), st.value, dsl=st.target)
             else:
                 value = lower.scalar(st.value)
                 decl = "" if st.target in self.facts.members_scalar or st.target in self._declared else f"{ty.dtype.cpp} "
@@ -592,3 +598,22 @@ def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
                 found.append(finding(SPEC, "queue-balance", msg.format(q=q, a=a, b=b) + f" ({a_name} x{a}, {b_name} x{b})",
                                      bundle, plan.kernel_path, line, help=help.format(q=q)))
     return found
+
+
+def _padded_uses(stage: ir.Stage, name: str) -> tuple[bool, bool]:
+    """(whole, tile): whether a stage needs the whole buffer of padded tile `name` (a fresh
+    definition refills its padding; a padded window op reads it in place) and the tile itself."""
+    whole = tile = False
+    for st, _ in ir.walk_stmts(stage.body):
+        if not isinstance(st, ir.Assign):
+            continue
+        reads = [n for n in ir.walk_exprs(st.value) if isinstance(n, ir.Name) and n.id == name]
+        windows = [n for n in ir.walk_exprs(st.value) if isinstance(n, ir.Call) and n.op in OPS
+                   and OPS[n.op].category == "window" and window_form(n) == "padded"
+                   and isinstance(n.args[0], ir.Name) and n.args[0].id == name]
+        if st.target == name:
+            whole |= not reads
+            tile = True
+        whole |= bool(windows)
+        tile |= len(reads) > len(windows)
+    return whole, tile

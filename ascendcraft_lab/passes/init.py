@@ -61,7 +61,7 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
     p = facts.p
     em.line("tiling = tilingData;")
     for d, name in facts.size_members.items():   # MinOf/MaxOf, which the checkers read
-        em.line(f"{name} = {render(d, facts.names, KERNEL)};  // {expr_text(d)}")
+        em.line(f"{name} = {render(d, facts.names, KERNEL)};  // {facts.size_notes.get(d, expr_text(d))}")
     plan = facts.plan
     # A size several tensors share is computed once, as a careful author would.
     sliced = {t.name for t in p.tensors() if plan.gm[t.name].core_var}
@@ -246,7 +246,7 @@ def _members(source: KernelSource, facts: KernelFacts) -> None:
             tiling.line(f"int64_t {cpp_name(s.var)}Len = 0;", dsl=s.span.line)
     sizes = source.part("members", "sizes")
     for d, name in facts.size_members.items():
-        sizes.line(f"int64_t {name} = 0;  // {expr_text(d)}")
+        sizes.line(f"int64_t {name} = 0;  // {facts.size_notes.get(d, expr_text(d))}")
 
 
 def _entry(plan: Plan) -> Emitter:

@@ -25,6 +25,7 @@ from ..dsl.buffers import byte_masks, stage_groups, ub_buffers
 from ..dsl import cube
 from ..dsl.host import needs_workspace, syncs_all
 from ..dsl.printer import expr_text
+from ..dsl.ops import window_lead
 from .cexpr import KERNEL, float_literal, paren, render
 from .emit import Emitter
 from .plan import Plan, cpp_name
@@ -381,10 +382,12 @@ class KernelFacts:
         self.byte_masks = byte_masks(p.kernel.body, {b.name for b in self.ub.buffers
                                                      if b.role == "VECIN" and b.dtype is ir.DType.bool})
         self.compare = self.ub.compare
+        self.ub_padded = dict(self.ub.padded)    # tiles living padded for a window op (buffers.padded_rows)
         # every C++ name the DSL gives rise to; generated temporaries must not shadow one
         self.reserved = frozenset(cpp_name(n) for n, _ in p.kernel.locals) | frozenset(
             cpp_name(t.name) for t in p.tensors() + p.workspaces) | frozenset(cpp_name(s.name) for s in p.scalars) | frozenset(
             cpp_name(v) for v in self.loops)
+        self.size_notes: dict[ir.Expr, str] = {}    # a size member's comment, when its formula does not say it
         self.size_members = self._size_members()
         self.groups = stage_groups(p.kernel.body)
         self.persistent = {b.name for b in self.ub.buffers if b.once}
@@ -461,6 +464,16 @@ class KernelFacts:
                     name += "_"
                 taken.add(name)
                 out[d] = name
+        for tile, window in self.ub.padded:      # where a padded tile starts in its buffer
+            lead = window_lead(window, window.type.dtype.elems_per_block)
+            if isinstance(lead, ir.Call) and lead not in out:
+                name = f"{cpp_name(tile)}Lead"
+                while name in taken:
+                    name += "_"
+                taken.add(name)
+                out[lead] = name
+                self.size_notes[lead] = (f"{expr_text(window.args[3])} rounded up to whole 32-byte blocks: where "
+                                         f"{cpp_name(tile)} starts in its buffer, behind {window.op}'s padding")
         return out
 
     def _scalar_members(self) -> set[str]:

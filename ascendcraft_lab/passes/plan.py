@@ -9,13 +9,16 @@ the engines' job; the checkers hold any engine's text against these facts.
 from __future__ import annotations
 
 import functools
+from math import gcd
 import keyword
 import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
 from ..dsl import ir
+from ..dsl.buffers import ub_buffers
 from ..dsl.host import HostEvaluator, bind_dims, evaluate_host
+from ..dsl.printer import expr_text
 from ..soc import DEFAULT_SOC, Soc, get_soc
 
 CPP_KEYWORDS = frozenset("""alignas alignof and asm auto bool break case catch char class const constexpr
@@ -173,7 +176,6 @@ def _tiling_fields(program: ir.Program, soc: Soc) -> list[TilingField]:
     sample = _sample_values(program, soc)
     launch = program.host.launch
     host_vars = {a.target: a.value for a in program.host.body}
-    from ..dsl.printer import expr_text
     for f in launch.fields:
         ctype = "float" if isinstance(sample.get(f.name), float) else "int64_t"
         value = f.value
@@ -212,7 +214,6 @@ def _aligned_elems(e: ir.Expr, host_vars: Mapping[str, ir.Expr], soc: Soc, depth
         if e.op in ("min", "max"):
             parts = [rec(a) for a in e.args]
             if all(parts):
-                from math import gcd
                 g = parts[0]
                 for p in parts[1:]:
                     g = gcd(g, p)
@@ -223,7 +224,6 @@ def _aligned_elems(e: ir.Expr, host_vars: Mapping[str, ir.Expr], soc: Soc, depth
 def _tiles(program: ir.Program) -> dict[str, UbTile]:
     """Named UB tiles with their roles, from the DSL's UB plan (one model for the verifier,
     the interpreter and the lowering: see dsl/buffers.py)."""
-    from ..dsl.buffers import ub_buffers
     return {b.name: UbTile(b.name, b.role, b.dtype, b.sites[0].line if b.sites else 0, b.level)
             for b in ub_buffers(program).buffers}
 

@@ -17,7 +17,8 @@ from typing import Callable
 
 from ..dsl import ir
 from ..dsl.registers import RegisterWalk, has_reduction as _has_reduction, is_byte_mask, is_tile
-from ..dsl.ops import OPS, ROUND_MODES, Step, fold, window_base, window_form, window_lead, window_padded_len
+from ..dsl.buffers import padded_len
+from ..dsl.ops import OPS, ROUND_MODES, Step, fold, window_base, window_form, window_lead
 from ..dsl.printer import expr_text
 from .cexpr import KERNEL, float_literal, paren as _paren, render
 from .emit import Emitter
@@ -55,6 +56,7 @@ class ComputeContext:
     reserved: frozenset = frozenset()        # C++ names the DSL uses: generated names avoid them
     sizes: dict = field(default_factory=dict)   # tensor sizes given by an expression -> their C++ member
     byte_masks: frozenset = frozenset()      # bool tiles holding one byte per element (loaded, or cast)
+    padded: dict = field(default_factory=dict)   # DSL tile -> the window op whose padding its buffer holds
     use_min_max: Callable[..., None] = lambda op, float_=False: None   # note a MinOf / MaxOf call (kernel.py)
 
     # -- scratch slots -------------------------------------------------------------------
@@ -108,9 +110,10 @@ class ComputeLowering(RegisterWalk):
     tiles, leaves the kernel's UB tiles, and `emit` writes the AscendC for each op."""
 
     def __init__(self, ctx: ComputeContext):
-        super().__init__(ctx.byte_masks)
+        super().__init__(ctx.byte_masks, frozenset(ctx.padded))
         self.ctx = ctx
         self.em = ctx.em
+        self._leads: dict[str, str] = {}      # padded tile -> the C++ of its lead in this method
         self._rendered: dict[int, str] = {}   # the current op's scalar operands, already emitted
 
     def take(self, dtype: ir.DType) -> Tile:
@@ -132,10 +135,44 @@ class ComputeLowering(RegisterWalk):
         finally:
             self._rendered = outer
 
+    # -- tiles that live padded -----------------------------------------------------------
+    def padded_handles(self, name: str, dtype: ir.DType, whole: bool, tile: bool) -> list[str]:
+        """Declarations of tile `name` living padded (buffers.padded_rows) in a method that needs
+        its `whole` buffer (a fresh definition refills the padding, a window op reads it) and/or the
+        `tile` itself, which starts `lead` elements in (a whole number of 32-byte blocks)."""
+        window = self.ctx.padded[name]
+        cpp, t = self.ctx.tile_of(name).name, dtype.cpp
+        lead = self._lead(window)
+        if not whole:
+            return [f"LocalTensor<{t}> {cpp} = {name}Buf.Get<{t}>()[{lead}];  // behind {window.op}'s padding"]
+        lines = [f"LocalTensor<{t}> {cpp}Padded = {name}Buf.Get<{t}>();  // {cpp} behind {lead} slots of "
+                 f"{window.op}'s padding"]
+        if tile:
+            lines.append(f"LocalTensor<{t}> {cpp} = {cpp}Padded[{lead}];")
+        return lines
+
+    def _lead(self, window: ir.Call) -> str:
+        """Where a padded tile starts in its buffer: a constant, or the kernel's member for it."""
+        return self.ctx.text(window_lead(window, window.type.dtype.elems_per_block))
+
+    def _refill_padding(self, name: str) -> None:
+        """Before a fresh definition of a padded tile: its whole buffer to the padding value (the
+        definition then writes exactly the row; nothing else writes the padding)."""
+        window = self.ctx.padded[name]
+        kind = window.op.split("_")[1]
+        dtype = window.type.dtype
+        cpp = self.ctx.tile_of(name).name
+        total = render(padded_len(window), self.ctx.names, KERNEL,
+                       hook=lambda n: self.ctx.sizes.get(n) or self._index_call(n))
+        self.em.line(f"// {cpp} lives padded for {window.op}: the padding around it holds {_pad_fill_text(kind)}")
+        self.em.line(f"Duplicate({cpp}Padded, {_pad_fill(kind, dtype)}, {total});")
+
     # -- statements ------------------------------------------------------------------------
-    def assign_tile(self, target: Tile, value: ir.Expr) -> None:
+    def assign_tile(self, target: Tile, value: ir.Expr, dsl: str | None = None) -> None:
         """`target = value` for a tile value: computed straight into `target` where safe."""
         reads_target = target.name in _leaf_names(value)
+        if dsl in self.ctx.padded and not reads_target:
+            self._refill_padding(dsl)
         if isinstance(value, ir.Name):
             src = self.ctx.tile_of(value.id)
             if src.name != target.name:
@@ -521,7 +558,16 @@ class ComputeLowering(RegisterWalk):
         length, n = c(e.args[0].type.shape[0]), c(e.type.shape[0])
         fold_api = {"max": "Max", "min": "Min"}.get(kind, "Add")
         dilated = "" if dil == "1" else f" (dilation {dil})"
-        if padded:
+        source = e.args[0].id if isinstance(e.args[0], ir.Name) else None
+        in_place = padded and source in ctx.padded
+        if in_place:
+            row = Tile(f"{src.name}Padded", src.dtype)
+            em.line(f"// {e.op}: windows of {k} every {stride}{dilated} over the row padded by {pad}, read in place:")
+            em.line(f"// {src.name} starts {self._lead(e)} slots into its buffer, whose padding holds "
+                    f"{_pad_fill_text(kind)}.")
+            base = c(window_base(e, block))
+            where = f"{row.name}"
+        elif padded:
             lead_expr = window_lead(e, block)
             if not isinstance(lead_expr, ir.Const):
                 lead = ctx.scalar_name("lead")
@@ -529,14 +575,12 @@ class ComputeLowering(RegisterWalk):
                 named[lead_expr] = lead
             else:
                 lead = c(lead_expr)
-            total = c(window_padded_len(e, e.args[0].type.shape[0], e.type.shape[0], block))
-            fill = {"max": float_literal(-math.inf), "min": float_literal(math.inf)}.get(kind, "0.0f")
-            if out.dtype is not ir.DType.f32:
-                fill = f"static_cast<{t}>({fill})"
+            total = c(padded_len(e))
+            fill = _pad_fill(kind, out.dtype)
             row = ctx.take_slot(out.dtype)
             em.line(f"// {e.op}: windows of {k} every {stride}{dilated} over the row padded by {pad}. The row is")
             em.line(f"// copied behind {lead} padding slots so that it starts on a 32-byte boundary; the padding holds")
-            em.line(f"// {'0, which adds nothing' if fold_api == 'Add' else fill + ', which never wins'}.")
+            em.line(f"// {_pad_fill_text(kind)}.")
             em.line(f"Duplicate({row.name}, {fill}, {total});")
             em.line(f"Muls({row.name}[{lead}], {src.name}, {_one(out.dtype)}, {length});")
             base = c(window_base(e, block))
@@ -566,7 +610,7 @@ class ComputeLowering(RegisterWalk):
         with em.block(f"for (int32_t {j} = 1; {j} < {k}; ++{j})"):
             em.line(f"Gather({part.name}, {row.name}, {offsets}, {at(j)}, {n});")
             em.line(f"{fold_api}({out.name}, {out.name}, {part.name}, {n});")
-        for slot in (part, idx) + ((row,) if padded else ()):
+        for slot in (part, idx) + ((row,) if padded and not in_place else ()):
             ctx.release(slot)
         if kind == "avg":
             inv = float_literal(1.0 / int(k)) if k.isdigit() else f"1.0f / static_cast<float>({k})"
@@ -632,6 +676,17 @@ class ComputeLowering(RegisterWalk):
                     self.em.line(f"if ({src.name}.GetValue(i) {better} {src.name}.GetValue({name})) {{ {name} = i; }}")
         self.ctx.release(src)
         return name
+
+
+def _pad_fill(kind: str, dtype: ir.DType) -> str:
+    """What a window op's padding holds, as C++: -inf for max, +inf for min, 0 for sum and avg."""
+    fill = {"max": float_literal(-math.inf), "min": float_literal(math.inf)}.get(kind, "0.0f")
+    return fill if dtype is ir.DType.f32 else f"static_cast<{dtype.cpp}>({fill})"
+
+
+def _pad_fill_text(kind: str) -> str:
+    fill = _pad_fill(kind, ir.DType.f32)
+    return "0, which adds nothing" if kind in ("sum", "avg") else f"{fill}, which never wins"
 
 
 def _one(dtype: ir.DType) -> str:

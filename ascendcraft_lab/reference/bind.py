@@ -137,34 +137,48 @@ def _check_dtype(p, torch_dtype: str, what: str, fail):
                    f"declare it {want}" if want else f"{torch_dtype} tensors are not supported by the DSL")
 
 
+CHUNK = 1 << 20    # elements compared at a time: float64 temporaries of a few MiB, whatever the output's size
+
+
+def chunks(*arrays: np.ndarray, size: int = CHUNK):
+    """(offset, float64 slices of each array) over the arrays flattened, `size` elements at a time."""
+    flat = [np.asarray(a).reshape(-1) for a in arrays]
+    n = flat[0].size if flat else 0
+    for i in range(0, n, size):
+        yield i, [f[i:i + size].astype(np.float64) for f in flat]
+
+
 def compare(name: str, got: np.ndarray, want: np.ndarray, dtype: DType, rtol: float | None, atol: float | None,
             unwritten: int = 0) -> OutputCheck:
     tol = TOLERANCES.get(dtype, 0.0)
     rtol = tol if rtol is None else rtol
     atol = tol if atol is None else atol
-    g = np.asarray(got, dtype=np.float64)
-    w = np.asarray(want, dtype=np.float64)
-    if g.shape != w.shape:
-        return OutputCheck(name, w.shape, dtype.value, rtol, atol, float("inf"), float("inf"), int(w.size), unwritten,
-                           False, f"shape {g.shape} instead of {w.shape}")
-    with np.errstate(invalid="ignore"):          # inf - inf: equal infinities are no error
-        diff = np.abs(g - w)
-    both_nan = np.isnan(g) & np.isnan(w)
-    diff = np.where(both_nan | (g == w), 0.0, diff)
-    diff = np.where(np.isnan(diff), np.inf, diff)
-    bad = ~(diff <= atol + rtol * np.abs(np.nan_to_num(w, nan=0.0, posinf=0.0, neginf=0.0))) & ~both_nan
-    bad &= ~((g == w) & np.isinf(w))
-    max_abs = float(diff.max()) if diff.size else 0.0
-    with np.errstate(invalid="ignore"):
-        rel = diff / np.maximum(np.abs(w), 1e-12)
-    rel = np.where(diff == 0, 0.0, rel)
-    max_rel = float(np.nanmax(rel)) if rel.size else 0.0
+    g_all, w_all = np.asarray(got), np.asarray(want)
+    if g_all.shape != w_all.shape:
+        return OutputCheck(name, w_all.shape, dtype.value, rtol, atol, float("inf"), float("inf"), int(w_all.size),
+                           unwritten, False, f"shape {g_all.shape} instead of {w_all.shape}")
+    max_abs = max_rel = 0.0
+    at, n_bad = -1, 0
+    for i, (g, w) in chunks(g_all, w_all):
+        with np.errstate(invalid="ignore"):      # inf - inf: equal infinities are no error
+            diff = np.abs(g - w)
+        both_nan = np.isnan(g) & np.isnan(w)
+        diff = np.where(both_nan | (g == w), 0.0, diff)
+        diff = np.where(np.isnan(diff), np.inf, diff)
+        bad = ~(diff <= atol + rtol * np.abs(np.nan_to_num(w, nan=0.0, posinf=0.0, neginf=0.0))) & ~both_nan
+        bad &= ~((g == w) & np.isinf(w))
+        n_bad += int(bad.sum())
+        k = int(np.argmax(diff))
+        if diff[k] > max_abs:          # strictly greater: the first worst element, as one argmax would find
+            max_abs, at = float(diff[k]), i + k
+        with np.errstate(invalid="ignore"):
+            rel = np.where(diff == 0, 0.0, diff / np.maximum(np.abs(w), 1e-12))
+        max_rel = max(max_rel, float(np.nanmax(rel)))
     worst = ""
-    if diff.size and max_abs > 0:
-        idx = np.unravel_index(int(np.argmax(diff)), diff.shape)
-        worst = f"at {tuple(int(i) for i in idx)}: got {g[idx]:.6g}, expected {w[idx]:.6g}"
-    n_bad = int(bad.sum())
-    return OutputCheck(name, w.shape, dtype.value, rtol, atol, max_abs, max_rel, n_bad, unwritten,
+    if at >= 0:
+        idx = np.unravel_index(at, w_all.shape)
+        worst = f"at {tuple(int(i) for i in idx)}: got {float(g_all[idx]):.6g}, expected {float(w_all[idx]):.6g}"
+    return OutputCheck(name, w_all.shape, dtype.value, rtol, atol, max_abs, max_rel, n_bad, unwritten,
                        n_bad == 0 and unwritten == 0, worst)
 
 

@@ -53,11 +53,15 @@ class JobError(Exception):
 # -- loading a reference -------------------------------------------------------------------------
 def load_module(path, overrides):
     try:
-        source = Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
+        source = data.decode("utf-8")
         tree = ast.parse(source, filename=path)
+    except UnicodeDecodeError as e:
+        raise JobError("to read", f"it is not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start}",
+                       data.count(b"\n", 0, e.start) + 1)
     except SyntaxError as e:
         raise JobError("to parse", _first_line(e), _line_in(e, path))
-    except OSError as e:
+    except (OSError, ValueError) as e:      # ValueError: null bytes
         raise JobError("to open", _first_line(e))
     seen = set()
     for node in tree.body:
@@ -415,5 +419,29 @@ def main():
                                                         "line": _line_in(e, path)}))
 
 
+def _die_with_parent():
+    """SIGKILL this process when its parent dies (Linux), as ascendcraft_lab.procs asks of every child."""
+    parent = os.environ.get("ASCENDCRAFT_PARENT_PID")
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError, ImportError):
+        pass
+    if parent and parent.isdigit() and os.getppid() != int(parent):
+        os._exit(1)
+
+
 if __name__ == "__main__":
-    main()
+    _die_with_parent()
+    code = 0
+    try:
+        main()
+    except BaseException:  # noqa: BLE001 - reported on stderr; the parent reads the exit code
+        traceback.print_exc()
+        code = 1
+    finally:
+        # Every answer is on disk: exit now, without waiting for threads the reference left running.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)

@@ -5,7 +5,9 @@ usually module-level shape constants (`batch_size = 16; dim = 16384`). `load_ref
 in a child Python (the venv's interpreter), with constant overrides applied to the module's
 source before it executes, `torch.manual_seed(seed)` before the inputs and before the model is
 built, and the forward pass under `torch.no_grad()`. Arrays come back through `.npy` files in a
-temporary directory. Every failure is a `ReferenceError` with one sentence naming the file and
+temporary directory (removed however the call ends). The child runs in its own process group
+with stdin closed: a timeout or an interrupt stops it and everything it started, and it stops
+itself if this process dies. Every failure is a `ReferenceError` with one sentence naming the file and
 the cause — never a raw traceback. The child (`child.py`) also traces the forward for
 the drafter and times PyTorch eager for the bench (`run_jobs`).
 """
@@ -14,13 +16,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
+from .. import procs
 from ..dsl.errors import Span, format_diagnostic
 
 CHILD = Path(__file__).with_name("child.py")
@@ -137,8 +139,7 @@ def run_jobs(jobs: list[dict], *, timeout: float = 300) -> list[dict | Reference
     todo = [i for i, r in enumerate(results) if r is None]
     if not todo:
         return results
-    with tempfile.TemporaryDirectory(prefix="ascendcraft-child-") as tmp:
-        tmpd = Path(tmp)
+    with procs.scratch_dir("ascendcraft-child-") as tmpd:
         spec = []
         for i in todo:
             job = dict(jobs[i])
@@ -149,8 +150,7 @@ def run_jobs(jobs: list[dict], *, timeout: float = 300) -> list[dict | Reference
         (tmpd / "jobs.json").write_text(json.dumps(spec))
         proc_error = None
         try:
-            proc = subprocess.run([sys.executable, "-I", str(CHILD), str(tmpd / "jobs.json")],
-                                  capture_output=True, text=True, timeout=timeout, cwd=tmp)
+            proc = procs.run([sys.executable, "-I", str(CHILD), str(tmpd / "jobs.json")], timeout=timeout, cwd=tmpd)
             if proc.returncode != 0:
                 tail = (proc.stderr or "").strip().splitlines()
                 proc_error = f"the reference process exited with code {proc.returncode}" + (f" ({tail[-1]})" if tail else "")

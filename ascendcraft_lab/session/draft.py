@@ -32,13 +32,15 @@ class DraftOutcome:
 
 
 def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None, overrides: dict | None = None,
-          reference_run=None, client_settings: dict | None = None, rounds: int = 3) -> DraftOutcome:
+          reference_run=None, client_settings: dict | None = None, rounds: int = 3,
+          timeout: float = 300) -> DraftOutcome:
     """Draft the reference: `how="drafter"` offline; `"llm"` by the model, seeded with the offline
-    draft when the drafter has one (and told so when it already verifies)."""
+    draft when the drafter has one (and told so when it already verifies). `timeout`: seconds the
+    reference may take to import and trace."""
     if how not in HOW:
         raise DraftFailed(f"unknown drafting engine `{how}`; use drafter or llm")
     try:
-        offline = draft_reference(reference, soc=soc, overrides=overrides or None)
+        offline = draft_reference(reference, soc=soc, overrides=overrides or None, timeout=timeout)
     except DraftError as exc:
         if how == "drafter":
             raise DraftFailed(str(exc)) from None

@@ -13,8 +13,10 @@ from ..backends.cann.detect import Toolchain, refuse_reason
 from ..backends.cann.device import DeviceRefusal
 from ..backends.cann.profile import parse_kernel_details, profile_on_npu
 from ..backends.cann.signature import OpSignature
+from ..atomic import read_text
+from ..dsl.errors import DslError
 from ..passes.bundle import read_bundle
-from .folder import SessionFolder
+from .folder import ManifestError, SessionFolder, files_hash
 from .session import load_dsl
 
 
@@ -25,10 +27,18 @@ def build_session(folder: str | Path, *, jobs: int | None = None, toolchain: Too
     project = session.path / "ascendc"
     if not project.is_dir():
         return BuildResult("preflight-error", f"{folder} has no ascendc/ project; run `ascendcraft lower` first")
-    result = build_project(project, session.path / "build", soc=session.manifest().get("soc"),
-                           bundle=read_bundle(project), jobs=jobs, toolchain=toolchain, env=env)
-    if record and session.exists():
-        session.record_run({"backend": "cann", "action": "build", **result.to_json()})
+    try:
+        soc = session.manifest().get("soc")
+        bundle = read_bundle(project)
+    except ManifestError as exc:
+        return BuildResult("preflight-error", str(exc))
+    except UnicodeDecodeError as exc:
+        return BuildResult("preflight-error", f"a file of {project} is not UTF-8 text (byte offset {exc.start})")
+    result = build_project(project, session.path / "build", soc=soc, bundle=bundle, jobs=jobs, toolchain=toolchain,
+                           env=env)
+    if record and session.exists():    # the project it built, by the hash `check` records too
+        session.record_run({"backend": "cann", "action": "build", "project_hash": files_hash(bundle.files),
+                            **result.to_json()})
     return result
 
 
@@ -50,7 +60,13 @@ def profile_session(folder: str | Path, kernel: str | None = None):
     built = build_session(folder)
     if not built.ok:
         raise ProfileFailed(built.message)
-    program = load_dsl(session.dsl_path().read_text(), str(session.dsl_path()), session.manifest().get("soc"))
+    try:
+        program = load_dsl(read_text(session.dsl_path(), "the session's DSL draft"), str(session.dsl_path()),
+                           session.manifest().get("soc"))
+    except (OSError, ValueError) as exc:      # a deleted or non-UTF-8 draft, a damaged manifest
+        raise ProfileFailed(str(exc)) from None
+    except DslError as exc:
+        raise ProfileFailed(exc.render()) from None
     sig = OpSignature.of(program)
     try:
         report = profile_on_npu(built.library, str(session.path / "reference.py"), sig.entry, session.path / "profile",

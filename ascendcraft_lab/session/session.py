@@ -15,8 +15,8 @@ one diagnostic, pointing at the DSL line where there is one; the cause stays att
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +41,8 @@ from ..passes.spec import LowerOptions
 from ..passes.tiling_report import TilingReport, tiling_report
 from ..reference import ReferenceError, bind, load_reference
 from ..soc import get_soc
-from .folder import SessionFolder, text_hash
+from ..atomic import NotText, read_text
+from .folder import LOCK_FILE, PROJECT, SOURCEMAP, FolderBusy, SessionFolder, files_hash, text_hash
 
 DSL_NAME = "kernel.dsl.py"          # a draft typed in a notebook cell: its name in messages and generated comments
 REVIEWED = ("accepted", "edited", "unchanged")
@@ -222,29 +223,36 @@ class Session:
     def open(cls, folder: str | Path, dsl: str | None = None, *, reference: str | Path | None = None,
              soc: str | None = None, engine: str | None = None, until: str | None = None,
              overrides: Mapping[str, Any] | None = None, dsl_name: str | None = None,
-             accept_all: bool = False) -> "Session":
+             accept_all: bool = False, adopt_edits: bool = False) -> "Session":
         """Lower `dsl` into `folder` (created, or resumed with its edits and acceptances).
 
         `dsl=None` takes the draft already in the folder. `reference` is copied into the folder;
         without it the folder's copy is used. `dsl_name` is the name the draft is known by in
         messages and generated comments (default: the folder's record, else `kernel.dsl.py`).
         Settings left as None come from the folder. `accept_all` accepts every step that does
-        not fail (as the command line does).
+        not fail (as the command line does). Generated files changed by hand since the last
+        lowering are refused (they would be overwritten), unless `adopt_edits` makes each an
+        edit of the step it belongs to (`ascendc/` is the last step's output).
         """
         lab = cls(folder)
+        lab._check_folder()
         manifest = lab._manifest()
         saved = manifest.get("notebook", {})
         if dsl is None or not dsl.strip():
             if not lab.folder.dsl_path().is_file():
-                raise SessionError(f"error: {lab.folder.path} holds no DSL draft yet\n"
-                                   "  = help: write the DSL draft in the cell (or pass dsl= to Session.open)")
-            dsl = lab.folder.dsl_path().read_text()
+                raise SessionError(f"error: {lab.folder.path} holds no DSL draft yet (no kernel.dsl.py)\n"
+                                   "  = help: write the DSL draft in the cell (or pass dsl= to Session.open), "
+                                   "or lower it again: `ascendcraft lower K.dsl.py -o DIR`")
+            try:
+                dsl = read_text(lab.folder.dsl_path(), "the session's DSL draft")
+            except (OSError, NotText) as exc:
+                raise SessionError(f"error: {exc}") from None
         lab.dsl = dsl if dsl.endswith("\n") else dsl + "\n"
         lab.dsl_name = dsl_name or manifest.get("dsl_name") or DSL_NAME
         lab.engine = engine or saved.get("engine") or "rule"
         lab.until = until if until is not None else saved.get("until")
         lab.overrides = dict(overrides if overrides is not None else saved.get("overrides") or {})
-        lab.soc = _check_soc(soc or manifest.get("soc"))
+        lab.soc = _check_soc(soc) if soc else _check_soc(manifest.get("soc"), lab.folder.manifest_path)
         if lab.engine not in ENGINES:
             raise SessionError(f"error: unknown engine `{lab.engine}`\n  = help: use --engine rule or --engine llm")
         if lab.until is not None:
@@ -258,8 +266,37 @@ class Session:
             if not source.is_file():
                 raise SessionError(f"error: the reference {source} does not exist\n"
                                    "  = help: give --ref the path of a KernelBench-style file (Model, get_inputs, get_init_inputs)")
-        lab._lower(reference=source, accept_all=accept_all)
+        lab._lower(reference=source, accept_all=accept_all, adopt=adopt_edits)
         return lab
+
+    def _check_empty(self) -> None:
+        """A new session goes only into an empty folder (asked again under the lock: another
+        process may be making a session there right now)."""
+        path = self.folder.path
+        if self.folder.exists():
+            return
+        foreign = self.folder.foreign_files(ours=(LOG_FILE_NAME, "runs"))
+        if foreign:
+            shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+            raise SessionError(f"error: {path} is not a session folder and is not empty ({shown})\n"
+                               "  = help: a session writes stages/, ascendc/ and its manifest: give an empty or new "
+                               f"folder, e.g. -o {path / 'SESSION'}")
+
+    def _check_folder(self) -> None:
+        """Refuse, before any work, a folder this session cannot safely live in."""
+        path = self.folder.path
+        if path.exists() and not path.is_dir():
+            raise SessionError(f"error: {path} is a file, not a session folder\n"
+                               "  = help: give -o a folder (it is created when missing)")
+        if not path.is_dir():
+            return
+        if not (path / LOCK_FILE).exists():     # else another process may be writing it: asked under the lock
+            self._check_empty()
+        blocked = self.folder.unwritable()
+        if blocked is not None:
+            raise SessionError(f"error: the session folder {path} is read-only ({blocked} cannot be written)\n"
+                               "  = help: every lowering and check records its result there: make it writable "
+                               "(chmod -R u+w) or copy the session somewhere writable")
 
     @classmethod
     def resume(cls, folder: str | Path) -> "Session":
@@ -416,12 +453,13 @@ class Session:
         if all(current.files[p] == t for p, t in files.items()):
             raise SessionError(f"error: the edit does not change pass {s.number} ({s.name})")
         edited = current.with_files(files)
-        self.folder.save_edit(s.name, edited)
-        manifest = self._manifest()
-        nb = manifest.setdefault("notebook", {})
-        nb.setdefault("edits", {})[s.name] = {"dsl_hash": text_hash(self.dsl), "at": time.time()}
-        self.folder.save_manifest(manifest)
-        self._lower()
+        with self._locked():
+            self.folder.save_edit(s.name, edited)
+            manifest = self._manifest()
+            nb = manifest.setdefault("notebook", {})
+            nb.setdefault("edits", {})[s.name] = {"dsl_hash": text_hash(self.dsl), "at": time.time()}
+            self.folder.save_manifest(manifest)
+            self._lower()
         return self._changed()
 
     def undo(self, which) -> "Session":
@@ -448,6 +486,14 @@ class Session:
         if self.engine == "rule" and bundle_hash(after.generated) == before:
             self.notes.append(f"pass {s.number} ({s.name}) regenerated: the rule engine is deterministic, "
                               "so its output is the same")
+        return self._changed()
+
+    def adopt_edits(self) -> "Session":
+        """Make the hand edits of generated files (stages/NN-pass/, ascendc/) edits of their steps.
+
+        `ascendc/` is the last step's output, so a change there becomes an edit of pass 4;
+        the edit is kept in stages/NN-pass.edit/ and merged into every later lowering."""
+        self._lower(adopt=True)
         return self._changed()
 
     # ----------------------------------------------------------------------------- verify
@@ -484,6 +530,13 @@ class Session:
             reason = refuse_reason("run")
             if reason:
                 raise SessionError(f"error: {reason}\n  = help: use the emulator backend on a machine without an NPU")
+        blocked = self.folder.unwritable()
+        if blocked is not None:
+            raise SessionError(f"error: the session folder {self.folder.path} is read-only ({blocked} cannot be written)\n"
+                               "  = help: every check records its result in runs/: make it writable or copy the session")
+        with self._locked():            # what ships is what is on disk: verify exactly that
+            files = self.folder.project_files()
+        project = self._shipped_project(files)
         if progress:
             progress("compiling the AscendC project with g++ against the emulator and running it "
                      "(a kernel's first build takes a few seconds; later runs are cached)")
@@ -492,10 +545,10 @@ class Session:
             ref = cached_reference(ref_path, overrides, seed)
             t1 = time.perf_counter()
             if backend == "cann":
-                verdict, run = check_cann(self.program, self.final, ref, self.soc, seed=seed)
+                verdict, run = check_cann(self.program, project, ref, self.soc, seed=seed)
                 detail = ""
             else:
-                verdict, run = check_emulator(self.program, self.final, ref, soc=self.soc)
+                verdict, run = check_emulator(self.program, project, ref, soc=self.soc)
                 detail = render_run(run, self.program)
         except DslError as exc:
             raise SessionError(exc.with_source(self.dsl_name, self.dsl).render()) from exc
@@ -510,12 +563,27 @@ class Session:
                   "max_abs_err": _finite(verdict.max_abs_err), "max_rel_err": _finite(verdict.max_rel_err),
                   "run": _jsonable(run.to_json()), "overrides": _jsonable(overrides), "seed": seed,
                   "summary": verdict.summary(), "detail": detail, "timings": timings,
-                  "bundle_hash": bundle_hash(self.final), "dsl_hash": text_hash(self.dsl)}
+                  "bundle_hash": bundle_hash(self.final), "dsl_hash": text_hash(self.dsl),
+                  "project_hash": files_hash(files), "project_files": {p: text_hash(t) for p, t in files.items()}}
         path = self.folder.record_run(record)
         self.result = CheckResult.from_record(record, str(path))
         self.timings.update(timings)
         self._changed()
         return self.result
+
+    def _shipped_project(self, files: Mapping[str, str]) -> Bundle:
+        """`ascendc/` as a bundle (the steps' source map on it), refused when it is not what the steps made."""
+        expected = self.final.files
+        changed = [f"{PROJECT}/{p}" for p, t in expected.items() if p in files and files[p] != t]
+        if changed:
+            raise SessionError(_hand_edit_message(self.folder, changed))
+        missing = [f"{PROJECT}/{p}" for p in expected if p not in files]
+        if missing:
+            raise SessionError(f"error: {_listing(missing)} {'is' if len(missing) == 1 else 'are'} missing from the "
+                               "project on disk, so it is not the project the steps made\n"
+                               "  = help: lower again to restore it (`ascendcraft check DIR` does; in a notebook "
+                               "lab.adopt_edits())")
+        return self.final.with_files({p: t for p, t in files.items() if p not in expected})
 
     def compile_and_verify(self, backend: str = "emulator", *, progress: Callable[[str], None] | None = None) -> CheckResult:
         """The notebook's Compile & verify: every step must be reviewed first."""
@@ -526,59 +594,156 @@ class Session:
         try:
             return self.folder.manifest()
         except ValueError as exc:
-            raise SessionError(f"error: {exc}\n  = help: delete the folder to start over") from None
+            raise SessionError(f"error: {exc}\n  = help: restore the file, or delete the folder to start over") from None
 
-    def _lower(self, reference: Path | None = None, accept_all: bool = False) -> None:
-        """Parse, bind to the reference, lower with the folder's edits; restore the folder on failure."""
-        dsl_file, ref_file = self.folder.dsl_path(), self.folder.path / "reference.py"
-        saved = {p: (p.read_bytes() if p.is_file() else None) for p in (dsl_file, ref_file)}
-        ref_source = reference if reference is not None else (ref_file if ref_file.is_file() else None)
+    @contextlib.contextmanager
+    def _locked(self):
+        """The folder's lock, as a SessionError when another process keeps it too long."""
+        try:
+            with self.folder.lock():
+                yield
+        except FolderBusy as exc:
+            raise SessionError(f"error: {exc.strerror}\n  = help: wait for it to finish (or stop it), then run this again") from None
+
+    def _lower(self, reference: Path | None = None, accept_all: bool = False, adopt: bool = False) -> None:
+        """Parse, bind to the reference, lower with the folder's edits and switch the folder to the
+        result in one commit; the folder is untouched when anything fails."""
         try:
             engine = engine_for(self.engine, self.folder)
         except ValueError as exc:          # an engine that cannot run here (no LLM endpoint): not the draft's fault
             raise SessionError(f"error: {exc}") from None
-        t0 = time.perf_counter()
+        created = not self.folder.path.exists()
         try:
-            program = load_dsl(self.dsl, self.dsl_name, self.soc)
-            shapes = scalars = None
-            if ref_source is not None:
-                ref = cached_reference(ref_source, self.overrides)
-                self.timings["reference_s"] = round(time.perf_counter() - t0, 3)
-                shapes, scalars = bind_shapes(program, ref)
-                # With shapes the verifier also checks the UB budget, pointing at the DSL line.
-                program = verify(program, self.soc, shapes=shapes, scalars=scalars)
-            t1 = time.perf_counter()
-            steps = self._run_passes(program, engine, reference, shapes, scalars, accept_all)
-        except Exception as exc:
-            for p, data in saved.items():       # the folder keeps its last consistent state
-                if data is None:
-                    p.unlink(missing_ok=True)
-                elif not p.is_file() or p.read_bytes() != data:
-                    p.write_bytes(data)
-            if isinstance(exc, DslError):
-                raise SessionError(exc.with_source(self.dsl_name, self.dsl).render()) from exc
-            if isinstance(exc, ReferenceError):
-                raise SessionError(exc.render()) from exc
-            if isinstance(exc, ValueError):
-                raise SessionError(format_diagnostic(self.dsl_name, self.dsl, getattr(exc, "span", None), str(exc))) from exc
-            raise
-        self.timings["lower_s"] = round(time.perf_counter() - t1, 3)
-        self.program = program
-        self._steps = steps
-        self.timings["passes_s"] = round(sum(s.seconds for s in steps), 4)
-        self.result = self._last_result()
+            self.folder.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SessionError(f"error: cannot create the session folder {self.folder.path}: {exc.strerror}") from None
+        committed = False
+        try:
+            with self._locked():
+                self._lower_locked(engine, reference, accept_all, adopt)
+                committed = True
+        except DslError as exc:
+            raise SessionError(exc.with_source(self.dsl_name, self.dsl).render()) from exc
+        except ReferenceError as exc:
+            raise SessionError(exc.render()) from exc
+        except NotText as exc:
+            raise SessionError(f"error: {exc}") from None
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise SessionError(f"error: {where}{exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise SessionError(format_diagnostic(self.dsl_name, self.dsl, getattr(exc, "span", None), str(exc))) from exc
+        finally:
+            if created and not committed:     # a folder this call made and never filled goes again
+                with contextlib.suppress(OSError):
+                    (self.folder.path / LOCK_FILE).unlink(missing_ok=True)
+                    self.folder.path.rmdir()
 
-    def _run_passes(self, program: ir.Program, engine, reference: Path | None, shapes, scalars,
-                    accept_all: bool) -> list[StepState]:
-        """Run the passes, write every stage, the project and the manifest; the reviewed states."""
+    def _lower_locked(self, engine, reference: Path | None, accept_all: bool, adopt: bool) -> None:
         folder = self.folder
+        self.notes = []
+        self._check_empty()
+        ref_file = folder.path / "reference.py"
+        ref_source = reference if reference is not None else (ref_file if ref_file.is_file() else None)
+        t0 = time.perf_counter()
+        program = load_dsl(self.dsl, self.dsl_name, self.soc)
         manifest = self._manifest()
-        folder.path.mkdir(parents=True, exist_ok=True)
-        folder.write_dsl(self.dsl)
-        if reference is not None and Path(reference).resolve() != (folder.path / "reference.py").resolve():
-            shutil.copyfile(reference, folder.path / "reference.py")
+        owner = manifest.get("kernel")
+        if owner and owner != program.kernel.name:
+            raise SessionError(f"error: {folder.path} is the session of kernel `{owner}`, and this draft's kernel is "
+                               f"`{program.kernel.name}`\n  = help: lower `{program.kernel.name}` into a folder of "
+                               f"its own (-o DIR), or delete {folder.path} to start over")
+        shapes = scalars = None
+        if ref_source is not None:
+            ref = cached_reference(ref_source, self.overrides)
+            self.timings["reference_s"] = round(time.perf_counter() - t0, 3)
+            shapes, scalars = bind_shapes(program, ref)
+            # With shapes the verifier also checks the UB budget, pointing at the DSL line.
+            program = verify(program, self.soc, shapes=shapes, scalars=scalars)
+        t1 = time.perf_counter()
         options = LowerOptions(soc=self.soc, shapes=dict(shapes or {}), scalars=dict(scalars or {}))
         steps = run_pipeline(program, engine, options, edits=folder.edits(), until=self.until)
+        written = manifest.get("written") or {}
+        drift = folder.drift(written)
+        files = self._generated_files(steps, reference)
+        # Changed since written and about to be overwritten: a hand edit. (A changed file the
+        # lowering no longer makes is kept by the commit and reported.)
+        by_hand = [rel for rel in drift.changed if rel in files and (folder.path / rel).read_bytes() != _as_bytes(files[rel])]
+        if by_hand and adopt:
+            self._adopt(by_hand, steps, manifest)
+            manifest = self._manifest()
+            steps = run_pipeline(program, engine, options, edits=folder.edits(), until=self.until)
+            files = self._generated_files(steps, reference)
+        elif by_hand:
+            raise SessionError(_hand_edit_message(folder, by_hand))
+        states = self._states(steps, manifest, program, shapes, scalars, accept_all, "reference.py" in files)
+        done = folder.commit(files, manifest)
+        restored = [rel for rel in drift.removed if rel in files]
+        if restored:
+            self.notes.append(f"restored {_listing(restored)} (deleted since the last lowering)")
+        if done.kept:
+            self.notes.append(f"kept {_listing(done.kept)}: changed by hand and no longer generated")
+        if done.foreign:
+            self.notes.append(f"kept {_listing(done.foreign)}: not written by ascendcraft")
+        self.timings["lower_s"] = round(time.perf_counter() - t1, 3)
+        self.program = program
+        self._steps = states
+        self.timings["passes_s"] = round(sum(s.seconds for s in states), 4)
+        self.result = self._last_result()
+
+    def _generated_files(self, steps: list[Step], reference: Path | None) -> dict[str, str | bytes]:
+        """Every file the lowering owns, as the commit will leave them (relative path -> content)."""
+        folder = self.folder
+        files: dict[str, str | bytes] = {"kernel.dsl.py": self.dsl}
+        ref_file = folder.path / "reference.py"
+        if reference is not None:
+            files["reference.py"] = Path(reference).read_bytes()
+        elif ref_file.is_file():
+            files["reference.py"] = ref_file.read_bytes()
+        outputs = [(f"stages/{s.spec.dirname}", s.bundle) for s in steps]
+        if len(steps) == len(PIPELINE) and not any(s.failed for s in steps):
+            outputs.append((PROJECT, steps[-1].bundle))
+        for root, bundle in outputs:
+            for path, text in bundle.files.items():
+                files[f"{root}/{path}"] = text
+            files[f"{root}/{SOURCEMAP}"] = json.dumps({p: list(m) for p, m in bundle.source_map.items()}, indent=2) + "\n"
+        return files
+
+    def _adopt(self, paths: list[str], steps: list[Step], manifest: dict) -> None:
+        """Save hand edits of generated files as edits of their steps (see `adopt_edits`)."""
+        folder = self.folder
+        by_step: dict[str, dict[str, str]] = {}
+        for rel in paths:
+            name = folder.owner_of(rel)
+            inner = rel.split("/", 2)[2] if rel.startswith("stages/") else rel.split("/", 1)[1]
+            try:
+                text = read_text(folder.path / rel)
+            except NotText as exc:
+                raise SessionError(f"error: {exc}") from None
+            mine = by_step.setdefault(name, {})
+            if mine.get(inner, text) != text:
+                raise SessionError(f"error: {inner} was changed by hand both in stages/{get_pass(name).dirname}/ and in "
+                                   f"{PROJECT}/, differently\n  = help: keep one of the two changes, then adopt it")
+            mine[inner] = text
+        step_of = {s.spec.name: s for s in steps}
+        nb = manifest.setdefault("notebook", {})
+        for name, changed in by_step.items():
+            step = step_of.get(name)
+            if step is None:
+                raise SessionError(f"error: pass {get_pass(name).number} ({name}) did not run this time, so its hand "
+                                   "edit cannot become an edit of it\n  = help: lower without --until")
+            unknown = [p for p in changed if p not in step.bundle.files]
+            if unknown:
+                raise SessionError(f"error: {unknown[0]} is not a file of pass {step.spec.number} ({name})")
+            folder.save_edit(name, step.bundle.with_files(changed))
+            nb.setdefault("edits", {})[name] = {"dsl_hash": text_hash(self.dsl), "at": time.time()}
+            self.notes.append(f"adopted the hand edit of {_listing(sorted(changed))} as an edit of pass "
+                              f"{step.spec.number} ({name}), kept in stages/{step.spec.dirname}.edit/")
+        folder.save_manifest(manifest)
+
+    def _states(self, steps: list[Step], manifest: dict, program: ir.Program, shapes, scalars,
+                accept_all: bool, has_reference: bool) -> list[StepState]:
+        """Each step's reviewed state, and the manifest as the commit will write it."""
         nb = manifest.setdefault("notebook", {})
         nb.update({"engine": self.engine, "until": self.until, "overrides": _jsonable(self.overrides)})
         edits_meta = nb.setdefault("edits", {})
@@ -587,9 +752,7 @@ class Session:
                 edits_meta.pop(name)
         old_steps = manifest.get("steps", {})
         entries, states = {}, []
-        self.notes = []
         for step in steps:
-            folder.write_stage(step.spec.name, step.bundle)
             digest = bundle_hash(step.bundle)
             old = old_steps.get(step.spec.name, {})
             if step.failed:
@@ -611,12 +774,9 @@ class Session:
                 "report": step.report,
             }
             states.append(StepState(step, status, tuple(self._edit_notes(step, edits_meta))))
-        for spec in PIPELINE[len(steps):]:
-            folder.drop_stage(spec.name)
         manifest.update({
             "schema": 1, "kernel": program.kernel.name, "soc": self.soc, "dsl_hash": text_hash(self.dsl),
-            "dsl_name": self.dsl_name,
-            "reference": "reference.py" if (folder.path / "reference.py").exists() else None,
+            "dsl_name": self.dsl_name, "reference": "reference.py" if has_reference else None,
             "steps": entries, "lowered_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
         })
         manifest.pop("tiling", None)
@@ -625,11 +785,6 @@ class Session:
                 manifest["tiling"] = tiling_report(program, dict(shapes), dict(scalars or {}), get_soc(self.soc)).to_json()
             except DslError:
                 pass
-        if len(steps) == len(PIPELINE) and not any(s.failed for s in steps):
-            folder.write_project(steps[-1].bundle)
-        else:
-            folder.drop_project()
-        folder.save_manifest(manifest)
         return states
 
     def _edit_notes(self, step: Step, edits_meta: dict) -> list[str]:
@@ -662,19 +817,21 @@ class Session:
             self._save_statuses()
 
     def _save_statuses(self) -> None:
-        manifest = self._manifest()
-        for s in self._steps:
-            if s.name in manifest.get("steps", {}):
-                manifest["steps"][s.name]["status"] = s.status
-        self.folder.save_manifest(manifest)
+        with self._locked():
+            manifest = self._manifest()
+            for s in self._steps:
+                if s.name in manifest.get("steps", {}):
+                    manifest["steps"][s.name]["status"] = s.status
+            self.folder.save_manifest(manifest)
         if self.result is not None and not self.ready:
             self.result.current = False
 
     def _drop_edit(self, name: str) -> None:
-        self.folder.drop_edit(name)
-        manifest = self._manifest()
-        manifest.get("notebook", {}).get("edits", {}).pop(name, None)
-        self.folder.save_manifest(manifest)
+        with self._locked():
+            self.folder.drop_edit(name)
+            manifest = self._manifest()
+            manifest.get("notebook", {}).get("edits", {}).pop(name, None)
+            self.folder.save_manifest(manifest)
 
     def _fix_hint(self, s: StepState) -> str:
         if s.conflicts:
@@ -693,14 +850,40 @@ class Session:
         return self
 
 
+def _as_bytes(v) -> bytes | None:
+    return v.encode() if isinstance(v, str) else v
+
+
+def _listing(paths: list[str], limit: int = 4) -> str:
+    return ", ".join(paths[:limit]) + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+def _hand_edit_message(folder: SessionFolder, paths: list[str]) -> str:
+    """Where hand edits of generated files belong, and the two ways on."""
+    steps = sorted({folder.owner_of(p) for p in paths}, key=lambda n: get_pass(n).number)
+    where = ", ".join(f"pass {get_pass(n).number} ({n}), kept in stages/{get_pass(n).dirname}.edit/" for n in steps)
+    verb = "was" if len(paths) == 1 else "were"
+    return (f"error: {_listing(paths)} {verb} changed by hand since ascendcraft wrote {'it' if len(paths) == 1 else 'them'}\n"
+            f"  = note: {PROJECT}/ and stages/ are regenerated from the session's steps: this change would be "
+            "overwritten, and it is not what the steps verify\n"
+            f"  = help: edits belong to a step: --adopt-edits (in a notebook: lab.adopt_edits(), or %%ascendcraft "
+            "... --adopt-edits) makes this an edit of "
+            f"{where}, merged into every later lowering; or delete the changed file to have it regenerated")
+
+
 def _has_markers(bundle: Bundle) -> bool:
     return any(line.startswith(CONFLICT_MARKERS) for text in bundle.files.values() for line in text.splitlines())
 
 
-def _check_soc(name: str | None) -> str:
+def _check_soc(name: str | None, manifest: Path | None = None) -> str:
+    """The SoC's table name; `manifest` names the file the name came from, for the message."""
     try:
         return get_soc(name).name
     except ValueError as exc:
+        if manifest is not None:
+            raise SessionError(f"error: the session's manifest {manifest} names SoC {name!r}, which is not in the SoC "
+                               f"table ({exc})\n  = help: pass --soc with one of the known names, or correct "
+                               "`soc` in the manifest") from None
         raise SessionError(f"error: {exc}\n  = help: pass --soc with one of the known names") from None
 
 
@@ -723,7 +906,7 @@ def check_file(dsl_path: str | Path, reference: str | Path, *, soc: str | None =
 
     Returns (verdict, run, program); raises DslError / ReferenceError / OSError for bad input."""
     soc_name = get_soc(soc).name
-    program = load_dsl(Path(dsl_path).read_text(), str(dsl_path), soc_name)
+    program = load_dsl(read_text(dsl_path, "DSL file"), str(dsl_path), soc_name)
     bundle = render(program, LowerOptions(soc=soc_name), len(PIPELINE))
     ref = load_reference(reference, overrides=dict(overrides or {}) or None, seed=seed)
     if backend == "cann":

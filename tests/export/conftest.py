@@ -12,6 +12,7 @@ FIXTURES = Path(__file__).parents[1] / "cann" / "fixtures"
 def gelu_session(tmp_path_factory) -> Path:
     from ascendcraft_lab.session import Session
     folder = tmp_path_factory.mktemp("export-session") / "gelu"
-    Session.open(folder, (FIXTURES / "gelu.dsl.py").read_text(), reference=FIXTURES / "gelu.py",
-                 accept_all=True, dsl_name="gelu.dsl.py")
+    session = Session.open(folder, (FIXTURES / "gelu.dsl.py").read_text(), reference=FIXTURES / "gelu.py",
+                           accept_all=True, dsl_name="gelu.dsl.py")
+    assert session.verify(reviewed=False).correct     # export ships only a checked project
     return folder

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Mapping
 
+from ... import procs
 from ...passes import cpp
 from ...passes.bundle import Bundle
 from ...soc import get_soc
@@ -340,7 +341,7 @@ def tool_versions(tc: Toolchain, env: Mapping[str, str]) -> dict[str, str]:
     out = {}
     for name, exe in (("bisheng", tc.bisheng), ("cmake", tc.cmake)):
         try:
-            r = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=30, env=dict(env))
+            r = procs.run([str(exe), "--version"], timeout=30, env=dict(env))
             out[name] = (r.stdout or r.stderr).strip().splitlines()[0] if (r.stdout or r.stderr).strip() else "unknown"
         except (OSError, subprocess.TimeoutExpired) as exc:
             out[name] = f"unavailable ({type(exc).__name__})"
@@ -410,7 +411,7 @@ def build_project(project: str | Path, build: str | Path | None = None, *, soc: 
     build.mkdir(parents=True, exist_ok=True)
     for step, cmd in zip(("configure", "build"), commands):
         try:
-            r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, cwd=project.parent)
+            r = procs.run(cmd, env=env, timeout=timeout, cwd=project.parent)   # own process group: stopped with us
         except subprocess.TimeoutExpired:
             return BuildResult(f"{step}-error", f"cmake {step} timed out after {timeout:g} s", commands, None, problems,
                                versions, "", time.perf_counter() - t0)

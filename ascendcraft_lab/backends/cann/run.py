@@ -31,13 +31,13 @@ import json
 import math
 import subprocess
 import sys
-import tempfile
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from ... import procs
 from .detect import Toolchain, detect, refuse_reason
 
 CORRECT_TRIALS = 5
@@ -240,14 +240,14 @@ def run_on_npu(program, library: str, ref, *, soc: str | None = None, seed: int 
     """Run the protocol in a child Python; the outputs of trial 0 come back for the verdict."""
     from .signature import OpSignature
     sig = OpSignature.of(program)
-    with tempfile.TemporaryDirectory(prefix="ascendcraft-npu-") as tmp:
+    with procs.scratch_dir("ascendcraft-npu-") as tmp:
         cmd = [sys.executable, "-m", "ascendcraft_lab.backends.cann.run", "--library", library,
                "--reference", str(ref.path), "--entry", sig.entry, "--scalars", str(len(sig.scalars)),
-               "--overrides", json.dumps(getattr(ref, "overrides", {}) or {}), "--seed", str(seed), "--out", tmp]
+               "--overrides", json.dumps(getattr(ref, "overrides", {}) or {}), "--seed", str(seed), "--out", str(tmp)]
         cmd += ["--soc", soc] if soc else []
         cmd += [a for p in sig.params for a in ("--param", p.param_name)]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+            proc = procs.run(cmd, timeout=timeout)      # own process group: stopped with us, on timeout too
         except subprocess.TimeoutExpired:
             return NpuRun("timeout", f"the NPU run did not finish in {timeout:g} s")
         data = parse_child_output(proc.stdout, proc.stderr, proc.returncode)
@@ -323,4 +323,5 @@ def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | No
 
 
 if __name__ == "__main__":
+    procs.die_with_parent()
     sys.exit(child_main())

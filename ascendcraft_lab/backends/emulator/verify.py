@@ -8,14 +8,15 @@ and compiler errors are mapped back to the C++ line and its DSL line.
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
 import numpy as np
 
+from ... import procs
 from ...config import cache_dir
 from ...dsl import ir
 from ...dsl.errors import Span, format_diagnostic
@@ -27,7 +28,8 @@ from ...passes.plan import Plan, plan_for
 from ...passes.spec import LowerOptions
 from ...reference.bind import Verdict, bind, compare
 from ...soc import DEFAULT_SOC, get_soc
-from .runner import INCLUDE_DIR, Arg, bf16_to_float32, compile_sources, float32_to_bf16, pack_tiling, run_kernel
+from .runner import (INCLUDE_DIR, Arg, bf16_to_float32, cache_limit_bytes, compile_sources, evict, float32_to_bf16,
+                     pack_tiling, run_kernel)
 
 MAX_DIAGNOSTICS = 12  # compiler errors shown back per round: the first ones are the causes
 
@@ -66,23 +68,27 @@ def _run_tiling_probe(plan: Plan, bundle: Bundle, dims: Mapping[str, int], scala
             f"int main() {{ {plan.tiling_struct} t{{}}; uint32_t blocks = {plan.tiling_struct}Func({', '.join(args + ['t'])});"
             f' std::printf("cores %u\\n", blocks); {prints} return 0; }}\n')
     source = bundle[plan.tiling_impl_path]
-    key = hashlib.sha256((source + bundle[plan.tiling_path] + main).encode()).hexdigest()[:24]
-    exe = cache_dir() / "tiling" / key
+    key = hashlib.sha256((source + bundle[plan.tiling_path] + main).encode()).hexdigest()[:32]
+    entry = cache_dir() / "tiling" / key      # one folder per probe, so the cache can evict it whole
+    exe = entry / "probe"
     if not exe.exists():
-        exe.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp)
+        with procs.scratch_dir("ascendcraft-tiling-") as root:
             (root / "host").mkdir()
             (root / plan.tiling_impl_path).write_text(source)
             (root / plan.tiling_path).write_text(bundle[plan.tiling_path])
             (root / "probe.cpp").write_text(main)
-            out = subprocess.run(["g++", "-std=c++17", "-O0", "-I", str(root / "host"), str(root / plan.tiling_impl_path),
-                                  str(root / "probe.cpp"), "-o", str(exe) + ".tmp"], capture_output=True, text=True)
+            out = procs.run(["g++", "-std=c++17", "-O0", "-I", str(root / "host"), str(root / plan.tiling_impl_path),
+                             str(root / "probe.cpp"), "-o", str(root / "probe")])
             if out.returncode:
                 first = next((l for l in out.stderr.splitlines() if "error" in l), out.stderr.strip()[:200])
                 return None, f"the host tiling code does not compile: {first.replace(str(root) + '/', '')}"
-            Path(str(exe) + ".tmp").rename(exe)
-    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)
+            entry.mkdir(parents=True, exist_ok=True)
+            os.replace(root / "probe", exe)
+        evict(entry.parent, cache_limit_bytes() // 8)
+    try:
+        run = procs.run([str(exe)], timeout=30)
+    except subprocess.TimeoutExpired:
+        return None, "the host tiling code did not finish within 30 s (an endless loop in the tiling function?)"
     if run.returncode:
         return None, f"the host tiling code crashed (exit {run.returncode})"
     values = {}
@@ -167,8 +173,8 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
         return run_kernel([folder / plan.kernel_path], plan.entry, int(launch["cores"]), args, soc=options_soc.name,
                           timeout=timeout, include_dirs=[folder / "host"])
     if root is None:
-        with tempfile.TemporaryDirectory(prefix="ascendcraft-emu-") as tmp:
-            report = run(Path(tmp))
+        with procs.scratch_dir("ascendcraft-emu-") as tmp:
+            report = run(tmp)
     else:
         report = run(Path(root))
     bf16 = {t.name for t in program.tensors() if t.dtype is ir.DType.bf16}
@@ -197,8 +203,8 @@ def compile_errors(bundle: Bundle, plan: Plan, *, link: bool, host: bool) -> lis
     compiler feedback the LLM engine gives a model (the session layer hands it to the engine).
     """
     out: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="ascendcraft-llm-") as tmp:
-        root = Path(tmp).resolve()
+    with procs.scratch_dir("ascendcraft-llm-") as tmp:
+        root = tmp.resolve()
 
         def local(text: str) -> str:  # no machine paths in feedback: prompts hash the same everywhere
             return text.replace(str(root) + "/", "").replace(str(INCLUDE_DIR) + "/", "<emulator>/")

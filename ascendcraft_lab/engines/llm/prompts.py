@@ -25,10 +25,16 @@ from pathlib import PurePath
 from typing import Iterable, Sequence
 
 from ...dsl import ir
+from ...dsl.docs import render_reference
+from ...dsl.parser import parse
+from ...dsl.verifier import verify
 from ...dsl.ops import OPS
 from ...examples import CATEGORIES, EXAMPLES, Example
 from ...passes.bundle import Bundle, diff
+from ...passes.host import tiling_signature
+from ...passes.manager import LowerOptions
 from ...passes.pipeline import PIPELINE, PassSpec
+from ..rule import render
 from .files import REPLY_FORMAT as FILES_REPLY_FORMAT
 from .files import format_files
 
@@ -55,7 +61,6 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
 @functools.lru_cache(maxsize=1)
 def dsl_specification() -> str:
     """The DSL reference generated from the grammar, the ops table and the SoC table."""
-    from ...dsl.docs import render_reference
     return render_reference().rstrip("\n")
 
 
@@ -89,7 +94,6 @@ def guess_category(text: str, name: str = "") -> str:
 
 @functools.lru_cache(maxsize=64)
 def _example_program(ex: Example):
-    from ...dsl.parser import parse
     return parse(ex.dsl.read_text(encoding="utf-8"), f"{ex.op}.dsl.py")
 
 
@@ -229,7 +233,6 @@ def plan_facts(plan, spec: PassSpec) -> str:
     ]
     for f in plan.tiling_fields:
         lines.append(f"  - `{f.ctype} {f.name};` — {f.doc}" + (f" (a multiple of {f.aligned} elements)" if f.aligned else ""))
-    from ...passes.host import tiling_signature
     lines.append(f"Tiling function in `{plan.tiling_impl_path}`: `{tiling_signature(plan)}` fills the struct and "
                  "returns the block dim, with the same numbers as the DSL `@host` function.")
     if plan.buffers:
@@ -265,9 +268,6 @@ def worked_example(spec: PassSpec, program, options, mode: str = "category") -> 
     kernel's category (`mode="category"`), on this very kernel (`"self"`), or none (`"none"`)."""
     if mode == "none":
         return "", ""
-    from ...dsl.verifier import verify
-    from ...engines.rule import render
-    from ...passes.manager import LowerOptions
     target, label = None, ""
     if mode == "category":
         category = guess_category(program.source, program.kernel.name)

@@ -38,7 +38,7 @@ from typing import Any, Mapping
 from .errors import LlmError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_MODEL = "gpt-4o-mini"  # same default as ascendcraft_lab.config.LlmSettings (doctor)
+DEFAULT_MODEL = "gpt-4o-mini"
 LOCAL_PLACEHOLDER_KEY = "not-needed"
 MODES = ("live", "record", "replay", "off")
 

@@ -18,18 +18,19 @@ public:
         outD = (tiling.D + 2 * tiling.p - tiling.k) / tiling.s + 1;  // (D + 2 * p - k) // s + 1
         outH = (tiling.H + 2 * tiling.p - tiling.k) / tiling.s + 1;  // (H + 2 * p - k) // s + 1
         outW = (tiling.W + 2 * tiling.p - tiling.k) / tiling.s + 1;  // (W + 2 * p - k) // s + 1
+        accLead = (tiling.p + 7) / 8 * 8;  // p rounded up to whole 32-byte blocks: where acc starts in its buffer, behind window_sum's padding
         // DSL 43: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B * C * ((D + 2 * p - k) // s + 1) * ((H + 2 * p - k) // s + 1)):
         rBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.B * tiling.C * outD * outH);
         rEnd = MinOf(rBegin + tiling.rows, tiling.B * tiling.C * outD * outH);
         xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.C) * tiling.D * tiling.H * tiling.W);
         yGm.SetGlobalBuffer((__gm__ float *)y, (tiling.B * tiling.C) * outD * outH * outW);
-        const int64_t WBytes = AlignUp(tiling.W * sizeof(float), BLOCK_BYTES);  // bytes of one xu, acc or xv tile
+        const int64_t WBytes = AlignUp(tiling.W * sizeof(float), BLOCK_BYTES);  // bytes of one xu or xv tile
         pipe.InitBuffer(xuQueue, BUFFER_NUM, WBytes);
-        pipe.InitBuffer(accBuf, WBytes);
+        pipe.InitBuffer(accBuf, AlignUp((MaxOf(accLead + tiling.W, outW * tiling.s + (accLead + (tiling.k - 1) - tiling.p - tiling.s + 1))) * sizeof(float), BLOCK_BYTES));
         pipe.InitBuffer(xvQueue, BUFFER_NUM, WBytes);
         pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(outW * sizeof(float), BLOCK_BYTES));
-        scratchSlotBytes = AlignUp((MaxOf(MaxOf(MaxOf(outW, (tiling.p + 7) / 8 * 8 + tiling.W), outW * tiling.s + ((tiling.p + 7) / 8 * 8 + (tiling.k - 1) - tiling.p - tiling.s + 1)), tiling.W)) * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
-        pipe.InitBuffer(scratchBuf, 3 * scratchSlotBytes);  // 3 temporaries
+        scratchSlotBytes = AlignUp((MaxOf(outW, tiling.W)) * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
+        pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
     }
 
     __aicore__ inline void Process() {
@@ -73,8 +74,11 @@ private:
 
     __aicore__ inline void ComputeAcc() {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
-        LocalTensor<float> acc = accBuf.Get<float>();
+        LocalTensor<float> accPadded = accBuf.Get<float>();  // acc behind accLead slots of window_sum's padding
+        LocalTensor<float> acc = accPadded[accLead];
         // DSL 57: acc = xu
+        // acc lives padded for window_sum: the padding around it holds 0, which adds nothing
+        Duplicate(accPadded, 0.0f, MaxOf(accLead + tiling.W, outW * tiling.s + (accLead + (tiling.k - 1) - tiling.p - tiling.s + 1)));
         Muls(acc, xu, 1.0f, tiling.W);  // UB -> UB copy (any element count)
         xuQueue.FreeTensor(xu);
     }
@@ -91,7 +95,7 @@ private:
 
     __aicore__ inline void ComputeAcc2() {
         LocalTensor<float> xv = xvQueue.DeQue<float>();
-        LocalTensor<float> acc = accBuf.Get<float>();
+        LocalTensor<float> acc = accBuf.Get<float>()[accLead];  // behind window_sum's padding
         // DSL 62: acc = acc + xv
         Add(acc, acc, xv, tiling.W);
         xvQueue.FreeTensor(xv);
@@ -99,26 +103,21 @@ private:
 
     __aicore__ inline void ComputeYu() {
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
-        LocalTensor<float> acc = accBuf.Get<float>();
+        LocalTensor<float> accPadded = accBuf.Get<float>();  // acc behind accLead slots of window_sum's padding
         // DSL 64: yu = window_sum(acc, k, s, pad=p, count=(W + 2 * p - k) // s + 1) * inv
-        const int64_t lead1 = (tiling.p + 7) / 8 * 8;  // the padding tiling.p rounded up to a whole 32-byte block
-        LocalTensor<float> tmp0 = Scratch<float>(0);
-        // window_sum: windows of tiling.k every tiling.s over the row padded by tiling.p. The row is
-        // copied behind lead1 padding slots so that it starts on a 32-byte boundary; the padding holds
-        // 0, which adds nothing.
-        Duplicate(tmp0, 0.0f, MaxOf(lead1 + tiling.W, outW * tiling.s + (lead1 + (tiling.k - 1) - tiling.p - tiling.s + 1)));
-        Muls(tmp0[lead1], acc, 1.0f, tiling.W);
-        // Element j of window o is element o * tiling.s + j + lead1 - tiling.p of the padded copy: one Gather per window
+        // window_sum: windows of tiling.k every tiling.s over the row padded by tiling.p, read in place:
+        // acc starts accLead slots into its buffer, whose padding holds 0, which adds nothing.
+        // Element j of window o is element o * tiling.s + j + accLead - tiling.p of accPadded: one Gather per window
         // offset j collects it from every window (no unaligned vector address), then it is folded in.
-        LocalTensor<int32_t> tmp1I32 = Scratch<int32_t>(1);
-        CreateVecIndex(tmp1I32, static_cast<int32_t>(0), outW);
-        Muls(tmp1I32, tmp1I32, static_cast<int32_t>(tiling.s * sizeof(float)), outW);
-        const LocalTensor<uint32_t> offsets2 = tmp1I32.ReinterpretCast<uint32_t>();
-        Gather(yu, tmp0, offsets2, static_cast<uint32_t>((lead1 - tiling.p) * sizeof(float)), outW);
-        LocalTensor<float> tmp2 = Scratch<float>(2);
-        for (int32_t j3 = 1; j3 < tiling.k; ++j3) {
-            Gather(tmp2, tmp0, offsets2, static_cast<uint32_t>((j3 + lead1 - tiling.p) * sizeof(float)), outW);
-            Add(yu, yu, tmp2, outW);
+        LocalTensor<int32_t> tmp0I32 = Scratch<int32_t>(0);
+        CreateVecIndex(tmp0I32, static_cast<int32_t>(0), outW);
+        Muls(tmp0I32, tmp0I32, static_cast<int32_t>(tiling.s * sizeof(float)), outW);
+        const LocalTensor<uint32_t> offsets1 = tmp0I32.ReinterpretCast<uint32_t>();
+        Gather(yu, accPadded, offsets1, static_cast<uint32_t>((accLead - tiling.p) * sizeof(float)), outW);
+        LocalTensor<float> tmp1 = Scratch<float>(1);
+        for (int32_t j2 = 1; j2 < tiling.k; ++j2) {
+            Gather(tmp1, accPadded, offsets1, static_cast<uint32_t>((j2 + accLead - tiling.p) * sizeof(float)), outW);
+            Add(yu, yu, tmp1, outW);
         }
         Muls(yu, yu, inv, outW);
         yuQueue.EnQue(yu);
@@ -170,6 +169,7 @@ private:
     int64_t outD = 0;  // (D + 2 * p - k) // s + 1
     int64_t outH = 0;  // (H + 2 * p - k) // s + 1
     int64_t outW = 0;  // (W + 2 * p - k) // s + 1
+    int64_t accLead = 0;  // p rounded up to whole 32-byte blocks: where acc starts in its buffer, behind window_sum's padding
 };
 
 extern "C" __global__ __aicore__ void avg_pool3d(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {

@@ -1,0 +1,220 @@
+"""Child processes and scratch folders that never outlive the work they were made for.
+
+Every process the package starts (g++, an emulated kernel, the reference child, a bench
+worker) goes through `run` or `spawn`: it gets its own process group (so a timeout or an
+interrupt stops it *and* whatever it started), its stdin is closed (a reference calling
+`input()` fails at once instead of hanging), its output goes to files (a grandchild holding
+a pipe open cannot stall the parent), and it learns the parent's pid
+(`ASCENDCRAFT_PARENT_PID`) so it can stop itself when the parent dies (`die_with_parent`,
+which Python children call first thing; the emulator's generated harness does the same).
+
+`handle_termination()` makes SIGTERM (and SIGHUP) raise `Terminated`, a KeyboardInterrupt,
+so `finally` blocks and the process-group kills run on `kill PID` as on Ctrl-C. `shielded()`
+holds both signals back while a cleanup or a multi-file switch runs, so a second Ctrl-C
+cannot cut it in half.
+
+`scratch_dir(prefix)` is a temporary folder named after this process
+(`<prefix><pid>-XXXX`), removed on every way out; folders of the same prefix left by a
+process that no longer exists (killed with SIGKILL) are removed the next time one is made,
+once they are an hour old (a process of another PID namespace sharing the folder is invisible
+here, and no run of ours takes that long).
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Iterator, Mapping, Sequence
+
+PARENT_ENV = "ASCENDCRAFT_PARENT_PID"
+_PR_SET_PDEATHSIG = 1
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C, so every cleanup runs."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated(signum)
+
+
+def handle_termination() -> None:
+    """In the main thread of a command: SIGTERM and SIGHUP raise `Terminated` (exit 128+N)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) in (signal.SIG_DFL, None):
+            signal.signal(sig, _raise_terminated)
+
+
+@contextlib.contextmanager
+def shielded() -> Iterator[None]:
+    """SIGINT and SIGTERM are held back while the block runs, and acted on when it ends.
+
+    Python runs signal handlers in the main thread only (and a process-wide signal may land on
+    any thread), so the handlers themselves are swapped: elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    old = {sig: signal.signal(sig, lambda signum, frame: pending.append(signum)) for sig in _STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        if pending:
+            handler = old[pending[0]]
+            if callable(handler):
+                handler(pending[0], None)        # raises KeyboardInterrupt / Terminated here, after the block
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), pending[0])
+
+
+def die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies; exit now if it already has.
+
+    Python children (the bench worker) call this first; the reference child and the emulator
+    harness carry their own copy, as they import nothing from this package."""
+    parent = os.environ.get(PARENT_ENV)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass                 # not Linux: the parent's group kill is the only guard
+    if parent and parent.isdigit() and os.getppid() != int(parent):
+        os._exit(1)          # the parent died before the request took effect
+
+
+def child_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    out = dict(os.environ if env is None else env)
+    out[PARENT_ENV] = str(os.getpid())
+    return out
+
+
+def kill_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
+    """Stop the child's whole process group and reap the child: SIGTERM first (g++ removes its
+    temporary files, a Python child runs its clean-up), SIGKILL for whatever is left after `grace` s."""
+    stop_groups([proc], grace)
+
+
+def stop_groups(children: list[subprocess.Popen], grace: float = 2.0) -> None:
+    """`kill_group` for several children at once (they get their SIGTERM together)."""
+    with shielded():
+        for proc in children:
+            _signal_group(proc, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        for proc in children:
+            if proc.poll() is None:
+                try:
+                    proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    pass
+        for proc in children:
+            _signal_group(proc, signal.SIGKILL)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:   # unkillable (uninterruptible sleep): leave it to init
+                pass
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def spawn(cmd: Sequence[str], *, cwd=None, env: Mapping[str, str] | None = None, stdout=None, stderr=None,
+          text: bool = False) -> subprocess.Popen:
+    """Start `cmd` in its own process group with stdin closed; the caller must `kill_group` it."""
+    return subprocess.Popen(list(map(str, cmd)), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, cwd=cwd,
+                            env=child_env(env), start_new_session=True, text=text)
+
+
+def run(cmd: Sequence[str], *, timeout: float | None = None, cwd=None, env: Mapping[str, str] | None = None
+        ) -> subprocess.CompletedProcess:
+    """Run `cmd` to the end (or `timeout`): `CompletedProcess` with text stdout and stderr.
+
+    On timeout the process group is killed and `subprocess.TimeoutExpired` raised (with what
+    it printed so far); on any interrupt the group is killed before the interrupt goes on.
+    Whatever the child left running in its group is killed when it exits, too."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = spawn(cmd, cwd=cwd, env=env, stdout=out, stderr=err)
+
+        def read(fh) -> str:
+            fh.seek(0)
+            return fh.read().decode("utf-8", errors="replace")
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(proc)
+            raise subprocess.TimeoutExpired(proc.args, timeout, output=read(out), stderr=read(err)) from None
+        except BaseException:
+            kill_group(proc)
+            raise
+        kill_group(proc)         # its own children, if it left any
+        return subprocess.CompletedProcess(proc.args, code, read(out), read(err))
+
+
+# ----------------------------------------------------------------------------- scratch folders
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale(prefix: str, parent: str | os.PathLike | None = None, min_age: float = 3600.0) -> None:
+    """Remove `<prefix><pid>-*` folders under `parent` (the temp dir) whose process is gone."""
+    root = Path(parent or tempfile.gettempdir())
+    try:
+        candidates = list(root.glob(f"{prefix}*-*"))
+    except OSError:
+        return
+    now = time.time()
+    for d in candidates:
+        pid = d.name[len(prefix):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+            continue
+        try:
+            if now - d.stat().st_mtime < min_age or not d.is_dir():
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def make_scratch(prefix: str, parent: str | os.PathLike | None = None) -> Path:
+    """A new `<prefix><pid>-XXXX` folder (stale ones of dead processes swept first)."""
+    sweep_stale(prefix, parent)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=parent))
+
+
+def remove_scratch(path: str | os.PathLike) -> None:
+    with shielded():
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def scratch_dir(prefix: str, parent: str | os.PathLike | None = None) -> Iterator[Path]:
+    """A scratch folder for the block, removed however the block ends."""
+    path = make_scratch(prefix, parent)
+    try:
+        yield path
+    finally:
+        remove_scratch(path)

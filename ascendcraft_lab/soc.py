@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
 
 
 @dataclass(frozen=True)
@@ -26,21 +28,32 @@ class Soc:
     has_datacopypad: bool      # DataCopyPad exists on A2/A3 only
     family: str                # the SoC family an op registers for: OpDef AICore().AddConfig(family)
     bt_bytes: int = 0          # bias table (TPosition::C2) on A2/A3; 0: no bias table
+    l2_bytes: int = 0          # GetCoreMemSize(L2) / (HBM) report these
+    hbm_bytes: int = 0
+    ub_headroom: int = 0       # UB the lowering leaves free on top of ub_reserved (see ub_for_tiles)
+    lib_api_workspace: int = 16 * 1024 * 1024  # system workspace of the library APIs (GetLibApiWorkSpaceSize)
     block_bytes: int = 32      # UB/L1 address and DataCopy length granularity
     repeat_bytes: int = 256    # one vector repeat
     max_repeat: int = 255
 
     @property
     def ub_usable(self) -> int:
-        """Bytes a kernel may give to InitBuffer in total."""
+        """Bytes a kernel may give to InitBuffer in total: what PlatformAscendC's
+        GetCoreMemSize(UB) reports (the emulator's limit and its GetCoreMemSize read this)."""
         return self.ub_bytes - self.ub_reserved
 
     @property
     def ub_for_tiles(self) -> int:
-        """What the DSL's tiles may take (`UB_BYTES`, `ub_elems`): the usable UB less a small
-        reserve for the buffers the lowering adds beside them (a scalar staging block, one
-        block per scalar output, Compare's 256-byte padding)."""
-        return self.ub_usable - LOWERING_RESERVE
+        """What the DSL's tiles may take (`UB_BYTES`, `ub_elems`): the usable UB less the
+        headroom the lowering keeps and a small reserve for the buffers it adds beside the tiles
+        (a scalar staging block, one block per scalar output, Compare's 256-byte padding)."""
+        return self.ub_usable - self.ub_headroom - LOWERING_RESERVE
+
+    def emulator_line(self) -> str:
+        """The SoC as the emulator runtime reads it (acemu/soc.h: parse_soc_line)."""
+        return " ".join(str(v) for v in (self.name, self.ub_bytes, self.ub_usable, self.vector_cores, self.cube_cores,
+                                         self.l1_bytes, self.l0a_bytes, self.l0b_bytes, self.l0c_bytes, self.l2_bytes,
+                                         self.hbm_bytes, self.lib_api_workspace, self.bt_bytes))
 
 
 LOWERING_RESERVE = 1024
@@ -49,12 +62,15 @@ LOWERING_RESERVE = 1024
 SOCS: dict[str, Soc] = {
     s.name: s
     for s in (
-        # 192 KiB UB; the runtime reserves 256 B plus 8 KiB by default. The bias table is 1 KiB
-        # (CCE intrinsic reference, copy_cbuf_to_bt: "偏置表缓冲区的大小为1KB").
-        Soc("Ascend910B2", "dav-2201", 48, 24, 192 * KIB, 8 * KIB + 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True,
-            "ascend910b", bt_bytes=1 * KIB),
-        Soc("Ascend910B3", "dav-2201", 40, 20, 192 * KIB, 8 * KIB + 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True,
-            "ascend910b", bt_bytes=1 * KIB),
+        # 192 KiB UB of which the runtime keeps 256 B: GetCoreMemSize(UB) reports 196352 B. Kernels may
+        # reserve more themselves (PlatformAscendC::ReserveLocalMemory, 8/16/32 KiB). The lowering
+        # leaves 8 KiB of headroom, the reserve older CANN releases kept by default, so its tilings
+        # hold there too. L2 192 MiB, 64 GiB HBM. The bias table is 1 KiB (CCE intrinsic reference,
+        # copy_cbuf_to_bt: "偏置表缓冲区的大小为1KB").
+        Soc("Ascend910B2", "dav-2201", 48, 24, 192 * KIB, 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True,
+            "ascend910b", bt_bytes=1 * KIB, l2_bytes=192 * MIB, hbm_bytes=64 * GIB, ub_headroom=8 * KIB),
+        Soc("Ascend910B3", "dav-2201", 40, 20, 192 * KIB, 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True,
+            "ascend910b", bt_bytes=1 * KIB, l2_bytes=192 * MIB, hbm_bytes=64 * GIB, ub_headroom=8 * KIB),
         # 256 KiB UB of which 248 KiB usable for vector locals; cube and vector share one AI core.
         Soc("Ascend310P", "dav-2002", 8, 8, 256 * KIB, 8 * KIB, 1024 * KIB, 64 * KIB, 64 * KIB, 256 * KIB, False, "ascend310p"),
     )

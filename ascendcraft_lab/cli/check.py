@@ -5,6 +5,9 @@ TARGET is a DSL file or a session folder. `interpreter` runs the DSL in numpy; `
 and runs it on an NPU. A session folder is verified as the session holds it (every step, as
 `ascendcraft lower` accepted it); a DSL file is lowered in memory by the rule engine.
 Exit 0 only when the result matches PyTorch, 1 when it does not, 2 for bad input.
+
+A MultiKernelBench submission (a six-string .py or a direct-launch .json), or a folder of them,
+goes to the emulator's submission checker (backends/emulator/submission.py).
 """
 from __future__ import annotations
 
@@ -21,7 +24,27 @@ from ..soc import get_soc
 BACKENDS = ("interpreter", "emulator", "cann")
 
 
+def _target(argv: list[str]) -> str | None:
+    """The first positional argument (flags that take a value skip it)."""
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a.startswith("-"):
+            skip = "=" not in a and a not in ("-h", "--help")
+        else:
+            return a
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    target = _target(argv)
+    if target is not None:
+        # A MultiKernelBench submission (six-string .py, direct-launch .json) or a folder of them.
+        from ..backends.emulator.submission import is_submission_target, main as submission_main
+        if is_submission_target(target):
+            return submission_main(argv)
     ap = argparse.ArgumentParser(prog="ascendcraft check", description="Compile the AscendC (or interpret the DSL) and verify it against PyTorch.")
     ap.add_argument("target", help="a kernel.dsl.py file or a session folder")
     ap.add_argument("--ref", help="the PyTorch reference (default: the session's reference.py)")

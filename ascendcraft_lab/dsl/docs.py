@@ -221,7 +221,8 @@ def render_reference() -> str:
       "scalar stored to GM a 32-byte queue. Sizes round up to 32 bytes, or to whole 256-byte repeats in a "
       f"kernel that compares. The total must fit the SoC's usable UB ({human_bytes(soc.ub_usable)} on {soc.name}). "
       "`ub_elems(dtype, live=k, buffers=2)` sizes a tile so that k x 2 such tiles fit the UB for tiles "
-      f"({human_bytes(soc.ub_for_tiles)}: the usable UB less 1 KiB for those small buffers).")
+      f"({human_bytes(soc.ub_for_tiles)}: the usable UB less the lowering's {human_bytes(soc.ub_headroom)} of headroom "
+      f"and 1 KiB for those small buffers).")
     w("")
     w("## Binding to the reference")
     w("")

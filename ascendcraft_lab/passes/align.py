@@ -121,7 +121,12 @@ def _zero_tail(source: KernelSource, facts) -> None:
             em.line(f"const int64_t filled = AlignUp(n, {_per_block(dt)});")
             em.line("const int64_t wanted = AlignUp(n, CMP_ALIGN);")
             with em.block("if (wanted > filled)"):
-                em.line(f"Duplicate(t[filled], static_cast<{dt.cpp}>(0), static_cast<int32_t>(wanted - filled));")
+                if dt.nbytes == 1:
+                    # Duplicate takes no 8-bit type: zero the (even, 32-byte aligned) tail as 16-bit lanes.
+                    em.line("Duplicate(t[filled].ReinterpretCast<uint16_t>(), static_cast<uint16_t>(0), "
+                            "static_cast<int32_t>((wanted - filled) / 2));")
+                else:
+                    em.line(f"Duplicate(t[filled], static_cast<{dt.cpp}>(0), static_cast<int32_t>(wanted - filled));")
                 em.line("PipeBarrier<PIPE_V>();")
 
 

@@ -11,7 +11,7 @@ def scale(x: GM[f32, (B, N)], y: Out[f32, (B, N)], t: Tiling):
     for r in core_rows(t.rows, B):
         for c in tiles(N, t.tile):
             with copyin:
-                xu = load(x[r, c])   # error: over the 183.75 KiB of UB usable on Ascend910B2
+                xu = load(x[r, c])   # error: over the 191.75 KiB of UB usable on Ascend910B2
             with compute:
                 yu = xu * 2.0
             with copyout:

@@ -12,7 +12,7 @@ from emulator_helpers import KERNELS, marked_line, run
 
 BUGGY = {
     # kernel: (block_dim, input elements, output elements)
-    "bug_ub_overflow": (1, 12288, 12288),
+    "bug_ub_overflow": (1, 12800, 12800),
     "bug_unaligned_datacopy": (1, 25, 25),
     "bug_unaligned_ub": (1, 64, 64),
     "bug_queue_misuse": (1, 64, 64),
@@ -109,7 +109,7 @@ def test_pack_tiling_uses_natural_alignment():
     assert int.from_bytes(data[16:24], "little", signed=True) == -3
 
 
-def test_setglobalbuffer_beyond_the_host_allocation(tmp_path):
+def test_setglobalbuffer_beyond_the_host_allocation_is_reported_at_the_access(tmp_path):
     src = tmp_path / "too_long.cpp"
     src.write_text('''#include "kernel_operator.h"
 using namespace AscendC;
@@ -124,7 +124,8 @@ extern "C" __global__ __aicore__ void too_long(GM_ADDR x, GM_ADDR y)
     report = runner.run_kernel([src], "too_long", 1, [Arg.input(np.ones(1024, np.float32)), Arg.output("float32", 8)])
     assert report.status == "findings"
     lines = sorted((f["line"], f["api"]) for f in report.findings if f["kind"] == "gm-out-of-bounds")
-    assert lines == [(6, "SetGlobalBuffer"), (8, "GetValue")], report.summary()
+    # the NPU does not check SetGlobalBuffer's length: only the access outside the allocation is a bug
+    assert lines == [(8, "GetValue")], report.summary()
     assert report.outputs[1][0] == 0  # the out-of-range read returned 0 instead of touching other memory
 
 

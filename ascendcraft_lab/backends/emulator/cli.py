@@ -1,6 +1,8 @@
 """`ascendcraft emulate`: run hand-written AscendC on the CPU emulator from the command line.
 
     ascendcraft emulate SRC.cpp [SRC2.cpp ...] --entry NAME --block-dim N --arg SPEC ... --out-dir DIR [--soc Ascend910B2]
+    ascendcraft emulate --program main.cpp kernel.cpp [-I DIR] [--run-in DIR] [-- ARGS]   (a host program, e.g.
+                                 a sample's CPU-debug main.cpp: built against the emulator and run in DIR)
 
 Each ``--arg`` describes one kernel parameter, in the kernel's parameter order:
 
@@ -121,10 +123,55 @@ def parse_arg(spec: str) -> Arg:
     raise UsageError(f"--arg {spec}: unknown kind {kind!r}; use in:, out:, inout:, ws: or tiling:")
 
 
+def program_main(argv: list[str]) -> int:
+    """`ascendcraft emulate --program SRC... [-I DIR] [--run-in DIR] [-- ARGS]`: a host program (a
+    sample's CPU-debug main.cpp with its kernel sources) built against the emulator and run."""
+    from .runner import build_program, program_env
+    p = _Parser(prog="ascendcraft emulate --program", description="Build and run a host program on the emulator.")
+    p.add_argument("sources", nargs="+", metavar="SRC", help="the program's sources: main.cpp and the kernel files")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR", help="extra include directory")
+    p.add_argument("--run-in", type=Path, default=Path.cwd(), metavar="DIR", help="where the program runs (its input/ and output/)")
+    p.add_argument("--soc", default=DEFAULT_SOC, help=f"SoC to emulate ({', '.join(SOCS)})")
+    p.add_argument("--timeout", type=float, default=600.0)
+    args = argv[argv.index("--") + 1:] if "--" in argv else []
+    own = argv[: argv.index("--")] if "--" in argv else argv
+    try:
+        ns = p.parse_args([a for a in own if a != "--program"])
+        for s in ns.sources:
+            if not Path(s).is_file():
+                raise UsageError(f"no such source file: {s}")
+        if ns.soc not in SOCS:
+            raise UsageError(f"unknown SoC {ns.soc!r}; known: {', '.join(SOCS)}")
+    except UsageError as e:
+        print(f"ascendcraft emulate: error: {e}", file=sys.stderr)
+        return 2
+    comp = build_program(ns.sources, include_dirs=ns.include_dirs, soc=ns.soc)
+    if not comp.ok:
+        for d in comp.errors[:10]:
+            where = f"{d['file']}:{d['line']}: " if d["file"] else ""
+            print(f"{where}error: {d['message']}", file=sys.stderr)
+        return 1
+    import subprocess
+    from ... import procs
+    # Its own process group (stopped with this one); its output goes straight to the terminal.
+    proc = procs.spawn([str(comp.binary), *args], cwd=ns.run_in, env=program_env(ns.soc))
+    try:
+        return proc.wait(timeout=ns.timeout)
+    except subprocess.TimeoutExpired:
+        procs.kill_group(proc)
+        print(f"ascendcraft emulate: the program did not finish within {ns.timeout:g} s and was stopped", file=sys.stderr)
+        return 1
+    except BaseException:
+        procs.kill_group(proc)
+        raise
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["emulate"]:
         argv = argv[1:]
+    if "--program" in argv:
+        return program_main(argv)
     try:
         ns = _parser().parse_args(argv)
         if ns.soc not in SOCS:

@@ -71,24 +71,38 @@ import numpy as np
 
 from ... import procs
 from ...soc import DEFAULT_SOC, get_soc
+from .sources import prepare as prepare_source
 
 HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE / "include"
 RUNTIME_SRC = HERE / "runtime" / "runtime.cpp"
+# The runtime: launches, findings and the harness (runtime.cpp); the op harness of registered ops (op_host.cpp).
+RUNTIME_SOURCES = (RUNTIME_SRC, HERE / "runtime" / "op_host.cpp")
 CXX = os.environ.get("CXX", "g++")
 
 # -march=native: the binary only ever runs on the machine that built it (the CPU is in the cache key).
 # -fvect-cost-model=dynamic: lets -O2 vectorise loops that need an alias check (dst may equal src).
 # -fno-strict-aliasing: kernels reinterpret GM and UB bytes freely, as the device compiler allows.
-BASE_FLAGS = ("-std=c++17", "-O2", "-fvect-cost-model=dynamic", "-fno-math-errno", "-fno-strict-aliasing", "-march=native", "-pthread")
+BASE_FLAGS = ("-std=c++17", "-O2", "-fvect-cost-model=dynamic", "-fno-math-errno", "-fno-strict-aliasing", "-march=native", "-pthread",
+              "-fPIC")
 WARN_FLAGS = ("-Wall", "-Wextra")
+# The emulator is a CPU twin: kernels see the documented CPU-debug switches (ASCENDC_CPU_DEBUG, and
+# __CCE_KT_TEST__ of older samples) that hide their NPU-only launch code.
+CPU_DEBUG_FLAGS = ("-DASCENDC_CPU_DEBUG=1", "-D__CCE_KT_TEST__=1")
 
-STATUSES = ("ok", "findings", "compile-error", "crash", "timeout")
+
+def soc_flags(soc: str | None = None) -> list[str]:
+    """__NPU_ARCH__ of the SoC (dav-2201 -> 2201), as the device compiler defines it."""
+    return [f"-D__NPU_ARCH__={get_soc(soc).arch.split('-')[-1]}"]
+
+STATUSES = ("ok", "findings", "compile-error", "crash", "timeout", "error")  # error: the host side failed (run_op)
 FINDING_KINDS = ("ub-overflow", "unaligned-datacopy", "unaligned-ub-address", "queue-misuse", "gm-out-of-bounds",
-                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace",
+                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace", "api-misuse",
                  # the cube (acemu/cube.h, acemu/matmul.h)
                  "l1-overflow", "l0-overflow", "unaligned-fractal", "uninitialised-cube-read", "pipe-hazard", "wrong-position",
                  "cube-param")
+# Reported, but not bugs: the run stays "ok" and they come back in Report.notes.
+NOTE_KINDS = ("gm-beyond-buffer", "ub-reserved")
 
 
 # --------------------------------------------------------------------------------------------
@@ -177,14 +191,45 @@ _DIAG_RE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>f
 _LINK_RE = re.compile(r"undefined reference to `(?P<sym>[^']+)'")
 
 
+_REQUIRED_RE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+):\s+required from here")
+
+
+def _in_emulator(path: str) -> bool:
+    try:
+        return Path(path).resolve().is_relative_to(INCLUDE_DIR)
+    except (OSError, ValueError):
+        return False
+
+
 def parse_diagnostics(stderr: str) -> list[dict]:
-    """g++ messages as {file, line, col, severity, message}; linker errors have line 0."""
-    diags = []
+    """g++ messages as {file, line, col, severity, message}; linker errors have line 0.
+
+    An error inside the emulator's headers (a dtype table's static_assert, say) is reported at the
+    kernel's line that instantiated it (g++'s "required from here"), with the header position kept
+    as `origin`. An argument that reached the emulator's hidden call-site parameter means no
+    overload of that API takes those arguments; the message says so."""
+    diags: list[dict] = []
+    user_site: tuple[str, int, int] | None = None
     for raw in stderr.splitlines():
+        r = _REQUIRED_RE.match(raw)
+        if r and not _in_emulator(r["file"]):
+            user_site = (r["file"], int(r["line"]), int(r["col"]))
+            continue
         m = _DIAG_RE.match(raw)
         if m:
             sev = "error" if m["sev"] == "fatal error" else m["sev"]
-            diags.append({"file": m["file"], "line": int(m["line"]), "col": int(m["col"]), "severity": sev, "message": m["msg"]})
+            d = {"file": m["file"], "line": int(m["line"]), "col": int(m["col"]), "severity": sev, "message": m["msg"]}
+            if sev == "note" and ("to type \u2018acemu::CallSite\u2019" in m["msg"] or "to type 'acemu::CallSite'" in m["msg"]):
+                err = next((x for x in reversed(diags) if x["severity"] == "error"), None)
+                if err is not None and "no overload" not in err["message"]:
+                    err["message"] += (" (no overload of this API takes an argument in that position: check the API "
+                                       "reference for its parameters)")
+            if sev == "error" and _in_emulator(m["file"]) and user_site is not None:
+                d["origin"] = f"{m['file']}:{m['line']}"
+                d["file"], d["line"], d["col"] = user_site
+            if sev != "note":
+                user_site = None if sev == "error" else user_site
+            diags.append(d)
             continue
         m = _LINK_RE.search(raw)
         if m:
@@ -218,6 +263,8 @@ class Report:
     outputs: dict[int, np.ndarray] = field(default_factory=dict)
     timings: dict[str, Any] = field(default_factory=dict)
     stderr: str = ""
+    notes: list[dict] = field(default_factory=list)  # NOTE_KINDS: what the NPU does silently, not a bug
+    stdout: str = ""  # what the kernel printed (AscendC::printf)
 
     @property
     def ok(self) -> bool:
@@ -232,6 +279,8 @@ class Report:
             "outputs": {str(k): {"dtype": v.dtype.name, "shape": list(v.shape)} for k, v in self.outputs.items()},
             "timings": self.timings,
             "stderr": self.stderr,
+            "notes": self.notes,
+            "stdout": self.stdout,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -247,6 +296,8 @@ class Report:
         for f in self.findings:
             times = f" (x{f['count']})" if f.get("count", 1) > 1 else ""
             lines.append(f"  {f['file']}:{f['line']}: {f['kind']} in {f['api']}, block {f['block']}{times}: {f['message']}")
+        for f in self.notes:
+            lines.append(f"  {f['file']}:{f['line']}: note: {f['kind']} in {f['api']}: {f['message']}")
         t = self.timings
         if t:
             parts = []
@@ -328,10 +379,10 @@ def _touch(path: Path) -> None:
 _toolchain_memo: dict[str, str] = {}
 
 
-def _toolchain_fingerprint() -> str:
-    """Compiler version, CPU and the emulator's own sources: anything that changes the binary."""
-    if "fp" in _toolchain_memo:
-        return _toolchain_memo["fp"]
+def _compiler_fingerprint() -> str:
+    """Compiler version, CPU and the base flags: what changes every object file."""
+    if "cc" in _toolchain_memo:
+        return _toolchain_memo["cc"]
     h = hashlib.sha256()
     try:
         h.update(procs.run([CXX, "--version"], timeout=30).stdout.encode())
@@ -344,9 +395,20 @@ def _toolchain_fingerprint() -> str:
             h.update((m.group(1) if m else "").encode())
     except OSError:
         pass
-    for p in sorted(INCLUDE_DIR.rglob("*.h")) + [RUNTIME_SRC]:
+    h.update(" ".join(BASE_FLAGS + CPU_DEBUG_FLAGS).encode())
+    _toolchain_memo["cc"] = h.hexdigest()
+    return _toolchain_memo["cc"]
+
+
+def _toolchain_fingerprint() -> str:
+    """The compiler's fingerprint and the emulator's own sources: what changes the runtime object."""
+    if "fp" in _toolchain_memo:
+        return _toolchain_memo["fp"]
+    h = hashlib.sha256(_compiler_fingerprint().encode())
+    for p in sorted(INCLUDE_DIR.rglob("*.h")) + list(RUNTIME_SOURCES):
         h.update(str(p.relative_to(HERE)).encode())
         h.update(p.read_bytes())
+    h.update(get_soc(DEFAULT_SOC).emulator_line().encode())
     h.update(" ".join(BASE_FLAGS).encode())
     h.update(_HARNESS_VERSION.encode())
     _toolchain_memo["fp"] = h.hexdigest()
@@ -379,20 +441,30 @@ def _local_includes(sources: Sequence[Path], include_dirs: Sequence[Path]) -> li
 
 
 def _runtime_object() -> Path:
-    """runtime.cpp compiled once per emulator version (it is the slow part to compile)."""
+    """The runtime sources compiled once per emulator version (the slow part to compile), linked
+    into one relocatable object; position-independent, so extensions can link it too."""
     obj = cache_dir() / f"runtime-{_toolchain_fingerprint()[:24]}.o"
     if obj.exists():
         return obj
-    tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
-    cmd = [CXX, *BASE_FLAGS, "-isystem", str(INCLUDE_DIR), "-c", str(RUNTIME_SRC), "-o", str(tmp)]
+    work = procs.make_scratch("acemu-runtime-")
     try:
-        r = procs.run(cmd)
+        objs = []
+        for src in RUNTIME_SOURCES:
+            o = work / (src.stem + ".o")
+            cmd = [CXX, *BASE_FLAGS, f'-DACEMU_DEFAULT_SOC="{get_soc(DEFAULT_SOC).emulator_line()}"', "-isystem", str(INCLUDE_DIR),
+                   "-c", str(src), "-o", str(o)]
+            r = procs.run(cmd)
+            if r.returncode != 0:
+                raise RuntimeError(f"building the emulator runtime failed:\n{r.stderr}")
+            objs.append(str(o))
+        tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
+        r = procs.run(["ld", "-r", *objs, "-o", str(tmp)])
         if r.returncode != 0:
-            raise RuntimeError(f"building the emulator runtime failed:\n{r.stderr}")
+            raise RuntimeError(f"linking the emulator runtime failed:\n{r.stderr}")
         os.replace(tmp, obj)
+        return obj
     finally:
-        tmp.unlink(missing_ok=True)
-    return obj
+        procs.remove_scratch(work)
 
 
 _HARNESS_VERSION = "2"   # part of the cache key: bump when the harness text changes
@@ -448,6 +520,13 @@ def _rebase_text(text: str, old: str, new: str) -> str:
     return text.replace(old, new) if old and old != new else text
 
 
+def _rebase_findings(findings: list[dict], root: Path) -> list[dict]:
+    """Findings name the files relative to the build's common folder (-ffile-prefix-map): back to
+    the paths of this run's sources."""
+    return [dict(f, file=str(root / f["file"])) if f.get("file") and not os.path.isabs(f["file"]) and f["file"] != "?" else f
+            for f in findings]
+
+
 def _rebase_diagnostics(diags: list[dict], old: str, new: str) -> list[dict]:
     """Compiler messages with `old/` (the folder the sources were compiled in) read as `new/`."""
     out = []
@@ -467,85 +546,197 @@ def compile_sources(
     n_args: int | None = None,
     extra_flags: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
+    soc: str | None = None,
     host: bool = False,
 ) -> CompileResult:
     """Compile kernel sources; link a runnable binary when ``entry`` and ``n_args`` are given.
     ``host=True``: the sources are a host program with its own ``main`` (launching with
-    ACLRT_LAUNCH_KERNEL); it is linked with the runtime, cached the same way, and run with
-    :func:`soc_env` in its environment."""
-    t0 = time.perf_counter()
-    srcs = [Path(s).resolve() for s in sources]
-    incs = [Path(d).resolve() for d in include_dirs]
+    ACLRT_LAUNCH_KERNEL, <<<>>> or ICPU_RUN_KF); it is linked with the runtime, cached the same
+    way, and run with :func:`soc_env` in its environment (:func:`build_program`)."""
+    if host:
+        return build_program(sources, include_dirs=include_dirs, extra_flags=extra_flags, soc=soc)
+    if entry is None or n_args is None:
+        return _syntax_check(sources, extra_flags, include_dirs, soc)
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
+        raise ValueError(f"entry must be a C identifier, got {entry!r}")
+    missing = (f"kernel entry '{entry}' not found: define it as extern \"C\" __global__ __aicore__ void {entry}(GM_ADDR ...) "
+               f"with {n_args} parameters")
+    return build_binary(sources, _harness_source(entry, n_args), extra_flags=extra_flags, include_dirs=include_dirs, soc=soc,
+                        undefined_hint=(entry, missing))
+
+
+def _flags(extra_flags: Sequence[str], soc: str | None) -> list[str]:
+    return [*BASE_FLAGS, *WARN_FLAGS, *CPU_DEBUG_FLAGS, *soc_flags(soc), *extra_flags]
+
+
+def _missing(srcs: Sequence[Path]) -> CompileResult | None:
     for s in srcs:
         if not s.is_file():
             return CompileResult(False, None, [{"file": str(s), "line": 0, "col": 0, "severity": "error", "message": "no such source file"}],
                                  f"{s}: no such file", 0.0, False)
-    inc_flags = ["-isystem", str(INCLUDE_DIR)] + [f"-I{d}" for d in incs]
-    flags = [*BASE_FLAGS, *WARN_FLAGS, *extra_flags]
-    if host:
-        entry, n_args = "", -1
-    elif entry is None or n_args is None:
-        cmd = [CXX, *flags, "-fsyntax-only", *inc_flags, *map(str, srcs)]
+    return None
+
+
+def _syntax_check(sources, extra_flags, include_dirs, soc) -> CompileResult:
+    t0 = time.perf_counter()
+    srcs = [Path(s).resolve() for s in sources]
+    if (bad := _missing(srcs)) is not None:
+        return bad
+    inc_flags = ["-isystem", str(INCLUDE_DIR)] + [f"-I{Path(d).resolve()}" for d in include_dirs]
+    work = procs.make_scratch("acemu-check-")
+    try:
+        prepared, more = [], []
+        for s in srcs:
+            path, fl = prepare_source(s, work)
+            prepared.append(str(path))
+            more += fl
+        cmd = [CXX, *_flags(extra_flags, soc), "-fsyntax-only", *inc_flags, *more, *prepared]
         r = procs.run(cmd)
-        diags = parse_diagnostics(r.stderr)
-        return CompileResult(r.returncode == 0, None, diags, r.stderr, time.perf_counter() - t0, False)
+        return CompileResult(r.returncode == 0, None, parse_diagnostics(r.stderr), r.stderr, time.perf_counter() - t0, False)
+    finally:
+        procs.remove_scratch(work)
 
-    if not host and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
-        raise ValueError(f"entry must be a C identifier, got {entry!r}")
-    # The key names files relative to the folder that holds them all, so a project written to
-    # a fresh temporary folder for every check still finds its binary.
-    root = _common_root([s.parent for s in srcs] + incs)
-    prefix = "" if root == Path("/") else str(root) + "/"
+
+Source = "str | Path | tuple[str | Path, Sequence[str]]"  # a source, or (source, flags for it alone)
+
+
+def _split_sources(sources) -> list[tuple[Path, list[str]]]:
+    out = []
+    for s in sources:
+        if isinstance(s, tuple):
+            out.append((Path(s[0]).resolve(), list(s[1])))
+        else:
+            out.append((Path(s).resolve(), []))
+    return out
+
+
+ROOT_MARK = "\0root/"  # stands for the build's common folder in cached keys and messages
+
+
+def _object(src: Path, flags: list[str], inc_flags: list[str], incs: list[Path], work: Path,
+            prefix: str = "") -> tuple[Path | None, list[dict], str]:
+    """One translation unit compiled to an object file, cached by its content: the source, every
+    quoted header it includes (the emulator's headers among them, transitively), the flags and the
+    compiler. A torch binding that did not change is reused across submissions and emulator edits.
+    Paths under `prefix` (the build's common folder) enter the key relative to it and are compiled
+    relative (-ffile-prefix-map), so the same project in a fresh folder reuses the object."""
+    rel = (lambda t: t.replace(prefix, ROOT_MARK)) if prefix else (lambda t: t)
     h = hashlib.sha256()
-    h.update(_toolchain_fingerprint().encode())
-    h.update(json.dumps([entry, n_args, list(extra_flags), [_relative(d, root) for d in incs]]).encode())
-    for p in srcs + _local_includes(srcs, incs):
-        h.update(_relative(p, root).encode() + b"\0")
+    h.update(_compiler_fingerprint().encode())
+    h.update(json.dumps([rel(str(src)), [rel(f) for f in flags], [rel(f) for f in inc_flags]]).encode())
+    search = incs + [Path(f[2:]) for f in flags if f.startswith("-I")] + [INCLUDE_DIR]
+    for p in [src] + _local_includes([src], search):
+        h.update(rel(str(p)).encode())
         h.update(p.read_bytes())
-    key = h.hexdigest()
-    out_dir = cache_dir() / key
-    binary = out_dir / "kernel"
-    diag_file = out_dir / "compile.json"
-    if binary.exists() and diag_file.exists():
-        try:
-            meta = json.loads(diag_file.read_text())
-            _touch(out_dir)
-            return CompileResult(True, binary, _rebase_diagnostics(meta["diagnostics"], "\0root/", prefix),
-                                 _rebase_text(meta["stderr"], "\0root/", prefix), time.perf_counter() - t0, True, key)
-        except (OSError, ValueError, KeyError):
-            pass
+    for f in flags:  # a forced include (-include FILE) is part of the unit
+        if f.endswith(".h") and Path(f).is_file():
+            h.update(Path(f).read_bytes())
+    obj = cache_dir() / "objects" / f"{h.hexdigest()}.o"
+    meta = obj.with_suffix(".json")
+    if obj.exists() and meta.exists():
+        m = json.loads(meta.read_text())
+        _touch(obj)
+        return obj, _rebase_diagnostics(m["diagnostics"], ROOT_MARK, prefix), _rebase_text(m["stderr"], ROOT_MARK, prefix)
+    prepared, more = prepare_source(src, work / "src")
+    tmp = work / f"{h.hexdigest()[:16]}.o"
+    remap = [f"-ffile-prefix-map={prefix}="] if prefix else []
+    cmd = [CXX, *flags, *remap, *inc_flags, *more, "-c", str(prepared), "-o", str(tmp)]
+    r = procs.run(cmd)
+    diags = parse_diagnostics(r.stderr)
+    if r.returncode != 0:
+        if not any(d["severity"] == "error" for d in diags):
+            diags.append({"file": str(src), "line": 0, "col": 0, "severity": "error", "message": r.stderr.strip()[-2000:] or "compiler failed"})
+        return None, diags, r.stderr
+    obj.parent.mkdir(parents=True, exist_ok=True)
+    tmp_meta = meta.with_suffix(f".{os.getpid()}.tmp")
+    tmp_meta.write_text(json.dumps({"diagnostics": _rebase_diagnostics(diags, prefix, ROOT_MARK),
+                                    "stderr": _rebase_text(r.stderr, prefix, ROOT_MARK)}))
+    shutil.move(str(tmp), obj.with_suffix(f".{os.getpid()}.tmpo"))
+    os.replace(obj.with_suffix(f".{os.getpid()}.tmpo"), obj)
+    os.replace(tmp_meta, meta)
+    return obj, diags, r.stderr
 
-    runtime_obj = _runtime_object()
+
+def build_binary(
+    sources,
+    harness: str | None,
+    *,
+    extra_flags: Sequence[str] = (),
+    include_dirs: Sequence[str | Path] = (),
+    soc: str | None = None,
+    undefined_hint: tuple[str, str] | None = None,
+    link_flags: Sequence[str] = (),
+    shared: bool = False,
+) -> CompileResult:
+    """Compile each source (plus a generated `harness` source, if any) to a cached object and link
+    them with the emulator's runtime into an executable (or, `shared`, a shared object). A source
+    may come with flags of its own: (path, [flags]). A source that launches with <<<>>> is compiled
+    from a rewritten copy that keeps its file and line numbers (sources.py)."""
+    t0 = time.perf_counter()
+    items = _split_sources(sources)
+    incs = [Path(d).resolve() for d in include_dirs]
+    if (bad := _missing([s for s, _ in items])) is not None:
+        return bad
+    inc_flags = ["-isystem", str(INCLUDE_DIR)] + [f"-I{d}" for d in incs]
+    flags = _flags(extra_flags, soc)
+    # The folder holding every source and include folder: keys and embedded file names are relative
+    # to it, so a project written to a fresh temporary folder for every check finds its binary.
+    root = _common_root([s.parent for s, _ in items] + incs)
+    prefix = "" if root == Path("/") else str(root) + "/"
     work = procs.make_scratch("acemu-build-")
     try:
-        harness = work / "acemu_harness.cpp"
-        if not host:
-            harness.write_text(_harness_source(entry, n_args))
-        tmp_bin = work / "kernel"
-        remap = [f"-ffile-prefix-map={prefix}="] if prefix else []
-        cmd = [CXX, *flags, *remap, *inc_flags, *map(str, srcs), *([] if host else [str(harness)]), str(runtime_obj),
-               "-o", str(tmp_bin)]
-        r = procs.run(cmd)
-        stderr = r.stderr
-        diags = parse_diagnostics(stderr)
-        if r.returncode != 0:
-            if not host and any(f"undefined reference to `{entry}'" in d["message"] for d in diags):
-                diags.insert(0, {"file": "", "line": 0, "col": 0, "severity": "error",
-                                 "message": f"kernel entry '{entry}' not found: define it as "
-                                            f"extern \"C\" __global__ __aicore__ void {entry}(GM_ADDR ...) with {n_args} parameters"})
-            elif not any(d["severity"] == "error" for d in diags):
-                diags.append({"file": "", "line": 0, "col": 0, "severity": "error", "message": stderr.strip()[-2000:] or "compiler failed"})
-            return CompileResult(False, None, diags, stderr, time.perf_counter() - t0, False, key)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        tmp_meta = out_dir / f"compile.{os.getpid()}.json"
-        tmp_meta.write_text(json.dumps({"diagnostics": _rebase_diagnostics(diags, prefix, "\0root/"),
-                                        "stderr": _rebase_text(stderr, prefix, "\0root/")}))
-        final_tmp = out_dir / f"kernel.{os.getpid()}.tmp"
-        shutil.move(str(tmp_bin), final_tmp)
-        os.replace(final_tmp, binary)
-        os.replace(tmp_meta, diag_file)
-        evict(cache_dir(), cache_limit_bytes(), _is_kernel_entry)
-        return CompileResult(True, binary, diags, stderr, time.perf_counter() - t0, False, key)
+        if harness is not None:
+            harness_path = cache_dir() / "harness" / f"{hashlib.sha256(harness.encode()).hexdigest()[:24]}.cpp"
+            if not harness_path.exists():
+                harness_path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = harness_path.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_text(harness)
+                os.replace(tmp, harness_path)
+            items.append((harness_path, []))
+        objects, diags, stderr = [], [], ""
+        for src, own in items:
+            obj, d, err = _object(src, [*flags, *own], inc_flags, incs, work, prefix)
+            diags += d
+            stderr += err
+            if obj is None:
+                return CompileResult(False, None, diags, stderr, time.perf_counter() - t0, False)
+            objects.append(obj)
+        h = hashlib.sha256()
+        h.update(_toolchain_fingerprint().encode())
+        h.update(json.dumps([[str(o) for o in objects], list(link_flags), shared]).encode())
+        key = h.hexdigest()
+        out_dir = cache_dir() / key
+        binary = out_dir / ("module.so" if shared else "kernel")
+        diag_file = out_dir / "compile.json"
+        cached = binary.exists() and diag_file.exists()
+        if not cached:
+            runtime_obj = _runtime_object()
+            tmp_bin = work / binary.name
+            cmd = [CXX, *BASE_FLAGS, *(["-shared"] if shared else []), *map(str, objects), str(runtime_obj), *link_flags, "-o", str(tmp_bin)]
+            r = procs.run(cmd)
+            stderr += r.stderr
+            ldiags = parse_diagnostics(r.stderr)
+            diags += ldiags
+            if r.returncode != 0:
+                if undefined_hint and any(f"undefined reference to `{undefined_hint[0]}'" in d["message"] for d in ldiags):
+                    diags.insert(0, {"file": "", "line": 0, "col": 0, "severity": "error", "message": undefined_hint[1]})
+                elif not any(d["severity"] == "error" for d in ldiags):
+                    diags.append({"file": "", "line": 0, "col": 0, "severity": "error", "message": r.stderr.strip()[-2000:] or "link failed"})
+                return CompileResult(False, None, diags, stderr, time.perf_counter() - t0, False, key)
+            out_dir.mkdir(parents=True, exist_ok=True)
+            tmp_meta = out_dir / f"compile.{os.getpid()}.json"
+            tmp_meta.write_text(json.dumps({"diagnostics": _rebase_diagnostics(diags, prefix, ROOT_MARK),
+                                            "stderr": _rebase_text(stderr, prefix, ROOT_MARK)}))
+            final_tmp = out_dir / f"{binary.name}.{os.getpid()}.tmp"
+            shutil.move(str(tmp_bin), final_tmp)
+            os.replace(final_tmp, binary)
+            os.replace(tmp_meta, diag_file)
+            evict(cache_dir(), cache_limit_bytes(), _is_kernel_entry)
+        else:
+            meta = json.loads(diag_file.read_text())
+            _touch(out_dir)
+            diags, stderr = _rebase_diagnostics(meta["diagnostics"], ROOT_MARK, prefix), _rebase_text(meta["stderr"], ROOT_MARK, prefix)
+        return CompileResult(True, binary, diags, stderr, time.perf_counter() - t0, cached, key)
     finally:
         procs.remove_scratch(work)
 
@@ -560,10 +751,11 @@ def cube_spec(soc: str) -> str:
     return f"{chip.l1_bytes} {chip.l0a_bytes} {chip.l0b_bytes} {chip.l0c_bytes} {chip.bt_bytes} {chip.cube_cores}"
 
 
-def soc_env(soc: str = "Ascend910B2") -> dict[str, str]:
+def soc_env(soc: str = DEFAULT_SOC) -> dict[str, str]:
     """Environment for a host program linked with the emulator runtime (it has no runner spec):
-    the cube memory sizes from soc.py, so kernels and the host tiling API see the same SoC."""
-    return {"ACEMU_CUBE": cube_spec(soc)}
+    the SoC's numbers from soc.py (UB, cores, memory sizes; the cube memories), so kernels and the
+    host tiling API see the same SoC."""
+    return {"ACEMU_SOC": get_soc(soc).emulator_line(), "ACEMU_CUBE": cube_spec(soc)}
 
 
 def _scratch_dir(need_bytes: int) -> Path:
@@ -596,8 +788,10 @@ def run_kernel(
     timeout: float = 60,
     extra_flags: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
+    tiling_key: int = 0,
 ) -> Report:
-    """Compile (cached) and run ``entry`` on blocks 0..block_dim-1; see the module docstring."""
+    """Compile (cached) and run ``entry`` on blocks 0..block_dim-1; see the module docstring.
+    ``tiling_key`` is what TILING_KEY_IS compares with (the host's SetTilingKey)."""
     chip = get_soc(soc)
     if not 1 <= int(block_dim) <= 65535:
         raise ValueError(f"block_dim must be in 1..65535, got {block_dim}")
@@ -606,7 +800,7 @@ def run_kernel(
     for a in args:
         if not isinstance(a, Arg):
             raise TypeError(f"kernel arguments must be Arg values (Arg.input, Arg.output, ...), got {type(a).__name__}")
-    comp = compile_sources(sources, entry=entry, n_args=len(args), extra_flags=extra_flags, include_dirs=include_dirs)
+    comp = compile_sources(sources, entry=entry, n_args=len(args), extra_flags=extra_flags, include_dirs=include_dirs, soc=chip.name)
     timings: dict[str, Any] = {"compile_s": round(comp.compile_s, 4), "cached": comp.cached}
     if not comp.ok:
         first = next((d for d in comp.diagnostics if d["severity"] == "error"), None)
@@ -618,8 +812,7 @@ def run_kernel(
 
     work = _scratch_dir(sum(a.nbytes for a in args if a.kind != "workspace"))
     try:
-        spec = [f"soc {chip.name} {chip.ub_bytes} {chip.ub_usable} {chip.vector_cores}", f"cube {cube_spec(chip.name)}",
-                f"blocks {int(block_dim)}",
+        spec = [f"soc {chip.emulator_line()}", f"cube {cube_spec(chip.name)}", f"entry {entry}", f"tiling_key {int(tiling_key)}", f"blocks {int(block_dim)}",
                 f"threads {os.cpu_count() or 1}", f"report {work / 'report.json'}"]
         out_files: dict[int, tuple[Path, Arg]] = {}
         for i, a in enumerate(args):
@@ -668,8 +861,9 @@ def run_kernel(
         timings["kernel_s"] = round(float(data.get("kernel_s", 0.0)), 6)
         timings["ub_bytes"] = int(data.get("ub_bytes", 0))   # the most InitBuffer bytes a block held
         root = _common_root([Path(s).resolve().parent for s in sources] + [Path(d).resolve() for d in include_dirs])
-        findings = [dict(f, file=str(root / f["file"])) if f.get("file") and not os.path.isabs(f["file"])
-                    and f["file"] != "?" else f for f in data.get("findings", [])]
+        everything = _rebase_findings(data.get("findings", []), root)
+        findings = [f for f in everything if f["kind"] not in NOTE_KINDS]
+        notes = [f for f in everything if f["kind"] in NOTE_KINDS]
         outputs: dict[int, np.ndarray] = {}
         for i, (path, a) in out_files.items():
             if a.nbytes == 0:
@@ -680,10 +874,162 @@ def run_kernel(
             outputs[i] = np.memmap(path, dtype=a.dtype, mode="c", shape=a.shape).view(np.ndarray)
         status = "findings" if findings else "ok"
         msg = f"{len(findings)} sanitizer finding(s)" if findings else ""
-        return Report(status, msg, comp.diagnostics, findings, outputs, timings, proc.stderr)
+        return Report(status, msg, comp.diagnostics, findings, outputs, timings, proc.stderr, notes, proc.stdout)
     finally:
         procs.remove_scratch(work)
 
 
-__all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "STATUSES", "bf16_to_float32", "cache_dir", "compile_sources",
-           "cube_spec", "evict", "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel", "soc_env"]
+__all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "NOTE_KINDS", "STATUSES", "bf16_to_float32", "build_binary", "build_program",
+           "cache_dir", "compile_sources", "cube_spec", "evict", "program_env", "run_op", "soc_env",
+           "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel"]
+
+
+# --------------------------------------------------------------------------------------------
+# Registered ops (msopgen projects): OpDef + TilingFunc + kernel, run as an aclnn call would
+# --------------------------------------------------------------------------------------------
+def _op_harness_source(op_type: str, kernel: str, n_args: int) -> str:
+    params = ", ".join(["uint8_t*"] * n_args)
+    call = ", ".join(f"a[{i}]" for i in range(n_args))
+    return (
+        "// Generated by ascendcraft_lab.backends.emulator.runner.run_op: registers the kernel of the op and runs it.\n"
+        "#include <cstdint>\n"
+        '#include "acemu/host/op_call.h"\n'
+        f'extern "C" void {kernel}({params});\n'
+        f"static void acemu_entry(uint8_t** a) {{ {kernel}({call}); }}\n"
+        f'static const bool acemu_registered = acemu::op::register_kernel("{op_type}", "{kernel}", {n_args}, acemu_entry);\n'
+        "int main(int argc, char** argv) { return acemu::op::harness_main(argc, argv); }\n"
+    )
+
+
+def _tensor_line(kind: str, a: np.ndarray, path: Path, logical: str | None = None) -> str:
+    dims = " ".join(str(int(d)) for d in a.shape)
+    return f"{kind} {logical or a.dtype.name} {a.nbytes} {path} {a.ndim} {dims}".rstrip()
+
+
+def run_op(
+    sources: Sequence[str | Path],
+    op_type: str,
+    inputs: Sequence[Any],
+    outputs: Sequence[tuple[Any, Sequence[int]]],
+    attrs: Sequence[Any] = (),
+    *,
+    kernel: str | None = None,
+    soc: str = "Ascend910B2",
+    timeout: float = 60,
+    extra_flags: Sequence[str] = (),
+    include_dirs: Sequence[str | Path] = (),
+    tiling_header: str | Path | None = None,
+) -> Report:
+    """Run a registered op: the sources hold its OpDef (OP_ADD), TilingFunc and kernel. ``inputs``
+    are arrays in OpDef order (None for a left-out optional input, a list of arrays for a dynamic
+    one), ``outputs`` (dtype, shape) pairs, ``attrs`` Python values in OpDef order. The harness
+    runs the TilingFunc and launches the kernel with its block dim, tiling data, workspace and
+    tiling key; ``Report.outputs`` are keyed by output position (they start filled with 0xFF bytes,
+    as device memory is not cleared, unless the OpDef sets InitValue). ``tiling_header`` is the host's
+    TilingData header: as in an msopgen build, the kernel source sees its classes without including it."""
+    from .sources import kernel_entries, tiling_prelude
+    chip = get_soc(soc)
+    if kernel is None:
+        kernel = re.sub(r"(?<!^)(?=[A-Z])", "_", op_type).lower()
+    items, entry = [], None
+    prelude_flags: list[str] = []
+    if tiling_header is not None:
+        text = tiling_prelude(Path(tiling_header).resolve())
+        prelude = cache_dir() / "preludes" / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.h"
+        if not prelude.exists():
+            prelude.parent.mkdir(parents=True, exist_ok=True)
+            prelude.write_text(text)
+        prelude_flags = ["-include", str(prelude)]
+    for s in sources:
+        found = next((e for e in kernel_entries(Path(s).read_text(errors="replace")) if e.name == kernel), None)
+        entry = entry or found
+        items.append((s, prelude_flags) if found is not None else s)
+    if entry is None:
+        return Report("compile-error", f'no kernel entry `extern "C" __global__ __aicore__ void {kernel}(...)` in the sources')
+    comp = build_binary(items, _op_harness_source(op_type, kernel, len(entry.params)), extra_flags=extra_flags,
+                        include_dirs=include_dirs, soc=chip.name)
+    timings: dict[str, Any] = {"compile_s": round(comp.compile_s, 4), "cached": comp.cached}
+    if not comp.ok:
+        first = next((d for d in comp.diagnostics if d["severity"] == "error"), None)
+        where = f"{first['file']}:{first['line']}: " if first and first["file"] else ""
+        return Report("compile-error", "compilation failed" + (f": {where}{first['message']}" if first else ""), comp.diagnostics,
+                      timings=timings, stderr=comp.stderr)
+    work = _scratch_dir(sum(np.asarray(a).nbytes for a in inputs if isinstance(a, np.ndarray)))
+    try:
+        spec = [f"soc {chip.emulator_line()}", f"cube {cube_spec(chip.name)}", f"op {op_type}", f"report {work / 'report.json'}"]
+        k = 0
+        for item in inputs:
+            if item is None:
+                spec.append("absent")
+                continue
+            group = item if isinstance(item, (list, tuple)) else [item]
+            if isinstance(item, (list, tuple)):
+                spec.append(f"list {len(group)}")
+            for a in group:
+                a = np.ascontiguousarray(a)
+                path = work / f"in{k}.bin"
+                k += 1
+                a.tofile(path)
+                spec.append(_tensor_line("input", a, path))
+        for v in attrs:
+            if isinstance(v, bool):
+                spec.append(f"attr bool {int(v)}")
+            elif isinstance(v, (int, np.integer)):
+                spec.append(f"attr int {int(v)}")
+            elif isinstance(v, (float, np.floating)):
+                spec.append(f"attr float {float(v)!r}")
+            elif isinstance(v, str):
+                spec.append(f"attr str {v}")
+            elif all(isinstance(x, (int, np.integer)) for x in v):
+                spec.append(f"attr ints {len(v)} " + " ".join(str(int(x)) for x in v))
+            else:
+                spec.append(f"attr floats {len(v)} " + " ".join(repr(float(x)) for x in v))
+        out_files = []
+        for i, (dtype, shape) in enumerate(outputs):
+            dt, name = _np_dtype(dtype)
+            path = work / f"out{i}.bin"
+            # Outputs start as device memory would: not cleared (0xFF bytes), unless the OpDef
+            # sets an InitValue, which the harness writes before the launch.
+            blank = np.full(tuple(shape), 0xFF, np.uint8).view(dt) if dt.itemsize == 1 else \
+                np.frombuffer(b"\xff" * (int(np.prod(shape, dtype=np.int64)) * dt.itemsize), dt).reshape(tuple(shape))
+            blank.tofile(path)
+            spec.append(_tensor_line("output", blank, path, name))
+            out_files.append((path, dt, tuple(shape)))
+        (work / "spec.txt").write_text("\n".join(spec) + "\n")
+        t0 = time.perf_counter()
+        try:
+            proc = procs.run([str(comp.binary), str(work / "spec.txt")], timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return Report("timeout", f"the op did not finish within {timeout:g} s and was stopped", comp.diagnostics, timings=timings)
+        timings["run_s"] = round(time.perf_counter() - t0, 4)
+        if proc.returncode != 0:
+            detail = next((ln for ln in proc.stderr.splitlines() if ln.startswith("acemu:")), "")
+            msg = detail[len("acemu: "):] if detail else f"the op's process ended with {_signal_name(-proc.returncode) if proc.returncode < 0 else proc.returncode}"
+            return Report("crash" if proc.returncode < 0 else "error", msg, comp.diagnostics, timings=timings, stderr=proc.stderr,
+                          stdout=proc.stdout)
+        data = json.loads((work / "report.json").read_text())
+        root = _common_root([Path(s).resolve().parent for s in sources] + [Path(d).resolve() for d in include_dirs])
+        everything = _rebase_findings(data.get("findings", []), root)
+        findings = [f for f in everything if f["kind"] not in NOTE_KINDS]
+        notes = [f for f in everything if f["kind"] in NOTE_KINDS]
+        outs = {i: np.fromfile(path, dtype=dt).reshape(shape) for i, (path, dt, shape) in enumerate(out_files)}
+        timings["kernel_s"] = round(float(data.get("kernel_s", 0.0)), 6)
+        return Report("findings" if findings else "ok", f"{len(findings)} sanitizer finding(s)" if findings else "", comp.diagnostics,
+                      findings, outs, timings, proc.stderr, notes, proc.stdout)
+    finally:
+        procs.remove_scratch(work)
+
+
+# --------------------------------------------------------------------------------------------
+# Host programs (the samples' CPU-debug main.cpp): built against the emulator, run in a folder
+# --------------------------------------------------------------------------------------------
+def build_program(sources: Sequence[str | Path], *, include_dirs: Sequence[str | Path] = (), extra_flags: Sequence[str] = (),
+                  soc: str | None = None) -> CompileResult:
+    """A host program that launches kernels itself (ICPU_RUN_KF, ACLRT_LAUNCH_KERNEL, <<<>>>),
+    linked with the emulator's runtime; findings go to its stderr when it ends."""
+    return build_binary(sources, None, include_dirs=include_dirs, extra_flags=extra_flags, soc=soc)
+
+
+def program_env(soc: str | None = None) -> dict[str, str]:
+    """The environment a built host program runs with: this process's, and the SoC it emulates."""
+    return {**os.environ, **soc_env(soc or DEFAULT_SOC)}

@@ -1,9 +1,9 @@
 // acemu-test: entry=bug_ub_overflow args=2
-// BUG: two double-buffered queues of 48 KiB each = 192 KiB, more than the 910B leaves for InitBuffer.
+// BUG: two double-buffered queues of 50 KiB each = 200 KiB, more than the 910B's 192 KiB of UB.
 #include "kernel_operator.h"
 using namespace AscendC;
 
-constexpr uint32_t TILE = 12288;  // floats = 48 KiB
+constexpr uint32_t TILE = 12800;  // floats = 50 KiB
 
 extern "C" __global__ __aicore__ void bug_ub_overflow(GM_ADDR x, GM_ADDR y)
 {

@@ -6,13 +6,24 @@
 // hardware would silently get wrong (see backends/emulator/README.md).
 #pragma once
 #include "acemu/base.h"
+#include "acemu/soc.h"
 #include "acemu/tensor.h"
 #include "acemu/pipe.h"
+#include "acemu/sys.h"
 #include "acemu/copy.h"
 #include "acemu/vec_core.h"
 #include "acemu/vec.h"
 #include "acemu/gather.h"
 #include "acemu/reduce.h"
+#include "acemu/gather_mask.h"
+#include "acemu/adv.h"
+#include "acemu/softmax.h"
+#include "acemu/gm_util.h"
 #include "acemu/cube.h"
 #include "acemu/tiling.h"
 #include "acemu/launch.h"
+
+// Not in the emulator (a kernel using them does not compile):
+// @api ReduceRepeat, ReduceDataBlock | no: their only pages describe the Atlas 350 register API | ReduceRepeat
+// @api operator forms (dst = a + b) | no | Binary operations
+// @api Scatter | no | Scatter

@@ -34,6 +34,7 @@ struct Finding {
     std::string kind, api, file, message;
     int line = 0;
     int block = 0;
+    bool aic = false;  // found on a cube core (mixed kernels)
     uint64_t count = 0;
     std::vector<int> blocks;
 };
@@ -49,7 +50,14 @@ struct AtomicWrite {
     int op, dtype;
     std::vector<uint8_t> data;
 };
+// One task of a launch: a vector core (AIV) or, in a mixed kernel, a cube core (AIC).
+struct Task {
+    bool aic;
+    int32_t block_idx, sub_block_idx, sub_block_num;
+};
 struct BlockData {
+    Task task{};
+    int task_no = 0;  // position in the launch's task list (what race checks tell blocks apart by)
     std::vector<Finding> findings;
     std::map<std::tuple<std::string, std::string, int>, size_t> index;  // (kind, file, line) -> finding
     std::vector<WriteRange> writes;
@@ -61,18 +69,48 @@ struct Alloc {
     int index;
 };
 
-std::string g_soc = "Ascend910B2";
-uint64_t g_ub_bytes = 192 * 1024, g_ub_usable = 192 * 1024 - 8448;
-unsigned g_cores = 0;      // vector cores of the SoC (0: unknown)
+#ifndef ACEMU_DEFAULT_SOC
+#error "the runner compiles the runtime with -DACEMU_DEFAULT_SOC=\"<soc.py's emulator_line()>\""
+#endif
+SocInfo g_socinfo{};
+bool g_soc_ready = false;
 unsigned g_threads = 0;
-bool g_sync_all = false;   // the kernel calls SyncAll (set before main, see base.h)
-int g_kernel_type = -1;    // KERNEL_TASK_TYPE_DEFAULT or implied by the cube APIs (set before main); -1: vector only
+bool g_sync_all = false;          // the kernel calls SyncAll (set before main, see base.h)
+bool g_sync_all_mixed = false;    // ... SyncAll<false>: the barrier includes the cube cores
+uint64_t g_tiling_key = 0;        // TILING_KEY_IS
+int g_kernel_mode = 0;            // SetKernelMode: 0 MIX (the kernel's declared type), 1 AIC, 2 AIV
+std::mutex g_print_mu;
+// Kernel types declared with KERNEL_TASK_TYPE_DEFAULT / KERNEL_TASK_TYPE, by kernel name.
+struct KernelTypes {
+    std::map<std::string, int> by_name;
+    std::map<std::pair<std::string, uint64_t>, int> by_key;
+};
+KernelTypes& kernel_types() {
+    static KernelTypes k;  // filled by static initialisers, so constructed on first use
+    return k;
+}
+// A kernel's name as a launch spells it ("relu_kernel<float>", "ns::add") reduced to the bare
+// identifier the type registry keys by.
+std::string bare_name(const char* s) {
+    std::string n(s ? s : "");
+    size_t lt = n.find('<');
+    if (lt != std::string::npos) n.resize(lt);
+    size_t colon = n.rfind("::");
+    if (colon != std::string::npos) n = n.substr(colon + 2);
+    n.erase(std::remove_if(n.begin(), n.end(), [](char ch) { return ch == ' ' || ch == '&' || ch == '(' || ch == ')'; }), n.end());
+    return n;
+}
+
+int g_implied_type = -1;   // implied by the cube APIs (set before main, base.h); -1: none
+int g_launch_type = KERNEL_TYPE_AIV_ONLY;  // the type of the launch running now (rt::kernel_type)
 CubeSizes g_cube;          // L1 / L0 / bias-table bytes of the SoC (spec line `cube`, or ACEMU_CUBE for host programs)
 bool g_cube_known = false;
 std::vector<Alloc> g_allocs;
+std::mutex g_alloc_mu;
 std::mutex g_mu;
 std::vector<Finding> g_findings;  // merged, in block order
 double g_kernel_s = 0.0;
+unsigned long long g_launches = 0;  // kernel launches since the report was last cleared
 std::atomic<uint64_t> g_initbuffer_high{0};   // the most InitBuffer bytes any block's pipe held
 
 // The all-core barrier of one launch. Every block runs on its own thread, so the blocks that
@@ -114,11 +152,14 @@ void append_finding(std::vector<Finding>& out, std::map<std::tuple<std::string, 
 }
 
 const char* arg_name_for(const void* p, char* buf, size_t n, long long* off) {
-    for (const Alloc& a : g_allocs) {
+    std::lock_guard<std::mutex> lk(g_alloc_mu);
+    for (auto it = g_allocs.rbegin(); it != g_allocs.rend(); ++it) {
+        const Alloc& a = *it;
         const uint8_t* q = static_cast<const uint8_t*>(p);
         if (q >= a.lo && q < a.hi) {
             *off = (long long)(q - a.lo);
-            snprintf(buf, n, "kernel argument %d", a.index);
+            if (a.index >= 0) snprintf(buf, n, "kernel argument %d", a.index);
+            else snprintf(buf, n, "a host tensor of %lld B", (long long)(a.hi - a.lo));
             return buf;
         }
     }
@@ -191,10 +232,10 @@ struct Worker {
         ctx.ub_high = 0;
 #ifdef MADV_POPULATE_WRITE
         // One populate call instead of a page fault per 4 KiB of the UB and its shadow.
-        madvise(ub, g_ub_bytes + 4096, MADV_POPULATE_WRITE);
-        madvise(sh, (g_ub_bytes / 32 + 1024) * sizeof(uint32_t), MADV_POPULATE_WRITE);
+        madvise(ub, soc_info().ub_bytes + 4096, MADV_POPULATE_WRITE);
+        madvise(sh, (soc_info().ub_bytes / 32 + 1024) * sizeof(uint32_t), MADV_POPULATE_WRITE);
 #endif
-        memset(ctx.ub, 0xff, g_ub_bytes);  // the shadow starts zero (fresh pages); the data gets the pattern
+        memset(ctx.ub, 0xff, soc_info().ub_bytes);  // the shadow starts zero (fresh pages); the data gets the pattern
         altstack = malloc(1 << 16);
         stack_t st;
         st.ss_sp = altstack;
@@ -203,7 +244,7 @@ struct Worker {
         sigaltstack(&st, nullptr);
         return true;
     }
-    void begin_block(int idx, int num, int core_id, int8_t core_type, BlockData* bd) {
+    void begin_block(int num, int ration, int core_id, BlockData* bd) {
         // Fresh UB per block: the shadow says "never written" and the data is a NaN/-1 pattern, so a
         // kernel that reads what it did not write gets a finding and a visibly wrong value.
         // Only what the previous block on this thread touched needs resetting.
@@ -212,12 +253,15 @@ struct Worker {
         memset(ctx.shadow, 0, used / 32 * sizeof(uint32_t));
         memset(ctx.ub, 0xff, used);
         ctx.ub_high = 0;
-        ctx.ub_bytes = g_ub_bytes;
-        ctx.ub_usable = g_ub_usable;
-        ctx.block_idx = idx;
+        ctx.ub_bytes = soc_info().ub_bytes;
+        ctx.ub_usable = soc_info().ub_usable;
+        ctx.block_idx = bd->task.block_idx;
         ctx.block_num = num;
         ctx.core_id = core_id;
-        ctx.core_type = core_type;
+        ctx.core_type = bd->task.aic ? CORE_AIC : CORE_AIV;
+        ctx.sub_block_idx = bd->task.sub_block_idx;
+        ctx.sub_block_num = bd->task.sub_block_num;
+        ctx.task_ration = ration;
         ctx.mask_counter = false;
         ctx.mask[0] = ctx.mask[1] = ~uint64_t(0);
         ctx.atomic_op = ATOMIC_NONE;
@@ -355,6 +399,13 @@ void release_barrier(const char* file, int line) {
     b.cv.notify_all();
 }
 
+// "block 3"; in a launch with cube cores, "AIV block 3" / "AIC block 1".
+std::string task_label(const std::vector<BlockData>& blocks, int task) {
+    const Task& t = blocks[size_t(task)].task;
+    bool mixed = std::any_of(blocks.begin(), blocks.end(), [](const BlockData& b) { return b.task.aic; });
+    return std::string(mixed ? (t.aic ? "AIC block " : "AIV block ") : "block ") + std::to_string(t.block_idx);
+}
+
 // Two blocks writing the same GM bytes without atomics: the result depends on which core is last.
 void detect_races(std::vector<BlockData>& blocks, std::vector<Finding>& out, std::map<std::tuple<std::string, std::string, int>, size_t>& idx) {
     std::vector<WriteRange> all;
@@ -373,18 +424,21 @@ void detect_races(std::vector<BlockData>& blocks, std::vector<Finding>& out, std
             arg_name_for(reinterpret_cast<const void*>(x.lo), name, sizeof(name), &off);
             uintptr_t end = std::min(x.hi, other->hi);
             char msg[768];
+            const Task& tx = blocks[size_t(x.block)].task;
             snprintf(msg, sizeof(msg),
-                     "%s in block %d writes GM bytes [%lld, %lld) of %s, which block %d also wrote (%s at %s:%d); without atomics the "
+                     "%s in %s writes GM bytes [%lld, %lld) of %s, which %s also wrote (%s at %s:%d); without atomics the "
                      "result depends on which core writes last. Give each core a disjoint output range, or accumulate with SetAtomicAdd",
-                     x.api, x.block, off, off + (long long)(end - x.lo), name, other->block, other->api, other->file, other->line);
+                     x.api, task_label(blocks, x.block).c_str(), off, off + (long long)(end - x.lo), name,
+                     task_label(blocks, other->block).c_str(), other->api, other->file, other->line);
             Finding f;
             f.kind = GM_RACE;
             f.api = x.api;
             f.file = x.file;
             f.line = x.line;
-            f.block = x.block;
+            f.block = tx.block_idx;
+            f.aic = tx.aic;
             f.count = 1;
-            f.blocks = {x.block};
+            f.blocks = {tx.block_idx};
             f.message = msg;
             append_finding(out, idx, f);
         }
@@ -417,21 +471,32 @@ std::string json_escape(const std::string& s) {
     return o;
 }
 
+std::string findings_json() {
+    std::string o;
+    char buf[256];
+    snprintf(buf, sizeof(buf), "{\"kernel_s\": %.6f, \"threads\": %u, \"launches\": %llu, \"ub_bytes\": %llu, \"findings\": [",
+             g_kernel_s, g_threads, g_launches, (unsigned long long)g_initbuffer_high.load());
+    o += buf;
+    for (size_t i = 0; i < g_findings.size(); ++i) {
+        const Finding& x = g_findings[i];
+        o += i ? ",\n  {" : "\n  {";
+        o += "\"kind\": \"" + json_escape(x.kind) + "\", \"api\": \"" + json_escape(x.api) + "\", \"file\": \"" + json_escape(x.file) + "\", ";
+        snprintf(buf, sizeof(buf), "\"line\": %d, \"block\": %d, \"core\": \"%s\", \"count\": %llu, \"blocks\": [", x.line, x.block,
+                 x.aic ? "aic" : "aiv", (unsigned long long)x.count);
+        o += buf;
+        for (size_t j = 0; j < x.blocks.size(); ++j) o += (j ? ", " : "") + std::to_string(x.blocks[j]);
+        o += "], \"message\": \"" + json_escape(x.message) + "\"}";
+    }
+    o += "\n]}\n";
+    return o;
+}
+
 bool write_report(const char* path) {
     std::string tmp = std::string(path) + ".tmp";
     FILE* f = fopen(tmp.c_str(), "w");
     if (!f) return false;
-    fprintf(f, "{\"kernel_s\": %.6f, \"threads\": %u, \"ub_bytes\": %llu, \"findings\": [", g_kernel_s, g_threads,
-            (unsigned long long)g_initbuffer_high.load());
-    for (size_t i = 0; i < g_findings.size(); ++i) {
-        const Finding& x = g_findings[i];
-        fprintf(f, "%s\n  {\"kind\": \"%s\", \"api\": \"%s\", \"file\": \"%s\", \"line\": %d, \"block\": %d, \"count\": %llu, \"blocks\": [",
-                i ? "," : "", json_escape(x.kind).c_str(), json_escape(x.api).c_str(), json_escape(x.file).c_str(), x.line, x.block,
-                (unsigned long long)x.count);
-        for (size_t j = 0; j < x.blocks.size(); ++j) fprintf(f, "%s%d", j ? ", " : "", x.blocks[j]);
-        fprintf(f, "], \"message\": \"%s\"}", json_escape(x.message).c_str());
-    }
-    fprintf(f, "\n]}\n");
+    std::string json = findings_json();
+    fwrite(json.data(), 1, json.size(), f);
     fclose(f);
     return rename(tmp.c_str(), path) == 0;
 }
@@ -493,6 +558,7 @@ void report(const char* kind, const char* api, const char* file, int line, const
     f.file = file ? file : "?";
     f.line = line;
     f.block = c ? c->block_idx : -1;
+    f.aic = c && c->core_type == CORE_AIC;
     f.count = 1;
     f.blocks = {f.block};
     f.message = buf;
@@ -513,21 +579,40 @@ BlockCtx* no_context() {
 }
 
 bool find_alloc(const void* p, const uint8_t** lo, const uint8_t** hi, int* arg_index) {
+    std::lock_guard<std::mutex> lk(g_alloc_mu);
     const uint8_t* q = static_cast<const uint8_t*>(p);
-    for (const Alloc& a : g_allocs) {
-        if (q >= a.lo && q <= a.hi) {  // one-past-the-end of an empty range still belongs to it
-            *lo = a.lo;
-            *hi = a.hi;
-            *arg_index = a.index;
-            return true;
+    // The allocation holding p (the latest registration first); only then one whose end p is
+    // (an empty tensor, or one that ends where the next allocation starts).
+    for (int pass = 0; pass < 2; ++pass) {
+        for (auto it = g_allocs.rbegin(); it != g_allocs.rend(); ++it) {
+            const Alloc& a = *it;
+            if (pass == 0 ? (q >= a.lo && q < a.hi) : q == a.hi) {
+                *lo = a.lo;
+                *hi = a.hi;
+                *arg_index = a.index;
+                return true;
+            }
         }
     }
     return false;
 }
 
+// A buffer registered again (the op harness naming a torch tensor as kernel argument k) shadows
+// its earlier registration until it is unregistered.
 void register_gm(const void* p, uint64_t nbytes, int arg_index) {
     const uint8_t* b = static_cast<const uint8_t*>(p);
+    std::lock_guard<std::mutex> lk(g_alloc_mu);
     g_allocs.push_back({b, b + nbytes, arg_index});
+}
+
+void unregister_gm(const void* p) {
+    std::lock_guard<std::mutex> lk(g_alloc_mu);
+    for (size_t i = g_allocs.size(); i-- > 0;) {
+        if (g_allocs[i].lo == p) {
+            g_allocs.erase(g_allocs.begin() + long(i));
+            return;
+        }
+    }
 }
 
 void gm_written(const void* p, uint64_t nbytes, const char* api, const char* file, int line) {
@@ -542,32 +627,136 @@ void gm_written(const void* p, uint64_t nbytes, const char* api, const char* fil
     bd->writes.push_back({lo, hi, c->core_id, api, file, line});
 }
 
-bool note_sync_all() {
+bool parse_soc_line(const char* line, SocInfo* out) {
+    SocInfo s{};
+    unsigned long long v[10] = {};
+    char name[32] = {0};
+    int n = sscanf(line, " %31s %llu %llu %u %u %llu %llu %llu %llu %llu %llu %llu %llu", name, &v[0], &v[1], &s.vector_cores,
+                   &s.cube_cores, &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+    if (n != 13) return false;
+    memcpy(s.name, name, sizeof(s.name));
+    s.ub_bytes = v[0];
+    s.ub_usable = v[1];
+    s.l1_bytes = v[2];
+    s.l0a_bytes = v[3];
+    s.l0b_bytes = v[4];
+    s.l0c_bytes = v[5];
+    s.l2_bytes = v[6];
+    s.hbm_bytes = v[7];
+    s.lib_api_workspace = v[8];
+    s.bt_bytes = v[9];
+    *out = s;
+    return true;
+}
+
+void set_soc(const SocInfo& soc) {
+    g_socinfo = soc;
+    g_soc_ready = true;
+}
+
+// The runner's spec sets the SoC of a harness run; host programs and extensions read ACEMU_SOC,
+// else the default SoC the runtime was built with.
+const SocInfo& soc_info() {
+    if (!g_soc_ready) {
+        const char* env = getenv("ACEMU_SOC");
+        if (!(env && parse_soc_line(env, &g_socinfo)) && !parse_soc_line(ACEMU_DEFAULT_SOC, &g_socinfo)) {
+            fprintf(stderr, "acemu: cannot read the SoC line \"%s\"\n", env ? env : ACEMU_DEFAULT_SOC);
+            abort();
+        }
+        g_soc_ready = true;
+    }
+    return g_socinfo;
+}
+
+uint64_t lib_api_workspace_bytes() { return soc_info().lib_api_workspace; }
+
+bool note_kernel_type(int type, uint64_t key, bool per_key, const char* where) {
+    // where: "static const char* <kernel>(<params>)::acemu_kernel_type_site::where() ..."
+    std::string w(where ? where : "");
+    size_t open = w.find('(');
+    std::string head = w.substr(0, open == std::string::npos ? w.size() : open);
+    size_t space = head.rfind(' ');
+    std::string name = bare_name(head.substr(space == std::string::npos ? 0 : space + 1).c_str());
+    KernelTypes& k = kernel_types();
+    if (per_key) k.by_key[{name, key}] = type;
+    else k.by_name[name] = type;
+    return true;
+}
+
+uint64_t tiling_key() { return g_tiling_key; }
+void set_tiling_key(uint64_t key) { g_tiling_key = key; }
+void set_kernel_mode(int mode) { g_kernel_mode = mode; }
+
+namespace {
+[[noreturn]] void assert_stop(const char* expr, const char* file, int line, const char* msg) {
+    BlockCtx* c = tls_ctx;
+    char where[64] = "";
+    if (c) snprintf(where, sizeof(where), " in %s block %d", c->core_type == CORE_AIC ? "AIC" : "AIV", c->block_idx);
+    fprintf(stderr, "acemu: ASSERT(%s) failed%s at %s:%d%s%s\n", expr, where, file, line, msg && *msg ? ": " : "", msg ? msg : "");
+    fflush(stderr);
+    abort();
+}
+}  // namespace
+
+void assert_failed(const char* expr, const char* file, int line) { assert_stop(expr, file, line, nullptr); }
+void assert_failed(const char* expr, const char* file, int line, const char* fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    assert_stop(expr, file, line, msg);
+}
+
+void kernel_print(const char* text) {
+    std::lock_guard<std::mutex> lk(g_print_mu);
+    fputs(text, stdout);
+    fflush(stdout);
+}
+
+bool write_report_file(const char* path) { return write_report(path); }
+
+std::string report_json(bool clear) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    std::string json = findings_json();
+    if (clear) {
+        g_findings.clear();
+        g_kernel_s = 0.0;
+        g_launches = 0;
+        g_initbuffer_high = 0;
+    }
+    return json;
+}
+
+bool note_sync_all(bool aiv_only) {
     g_sync_all = true;
+    if (!aiv_only) g_sync_all_mixed = true;
     return true;
 }
 
 bool note_kernel_type(int type) {
     // A kernel that uses cube APIs runs on cube cores; the mixed types win over the single-core ones
-    // (the Matmul object registers MIX_AIC_1_2, its kernel may declare nothing).
-    if (type > g_kernel_type) g_kernel_type = type;
+    // (the Matmul object registers MIX_AIC_1_2, its kernel may declare nothing). A type the kernel
+    // declares (KERNEL_TASK_TYPE_DEFAULT) takes precedence (kernel_type_of).
+    if (type > g_implied_type) g_implied_type = type;
     return true;
 }
 
-int kernel_type() { return g_kernel_type; }
+int kernel_type() { return g_launch_type; }
 
 const CubeSizes& cube_sizes() {
     if (!g_cube_known) {
-        // Host programs (no harness spec): the runner's soc_env() puts the SoC's numbers here.
+        // Host programs and extensions (no harness spec): ACEMU_CUBE from the runner's soc_env(), else
+        // the SoC the process emulates (ACEMU_SOC, or the default line baked into the runtime).
         const char* env = getenv("ACEMU_CUBE");
         unsigned long long l1 = 0, l0a = 0, l0b = 0, l0c = 0, bt = 0;
         unsigned cores = 0;
-        if (env == nullptr || sscanf(env, "%llu %llu %llu %llu %llu %u", &l1, &l0a, &l0b, &l0c, &bt, &cores) < 4) {
-            fprintf(stderr, "acemu: the kernel uses the cube (L1 / L0) but this process was not told the SoC's cube memory sizes: "
-                            "run it through ascendcraft_lab.backends.emulator.runner, or set the environment from runner.soc_env(soc)\n");
-            abort();
+        if (env != nullptr && sscanf(env, "%llu %llu %llu %llu %llu %u", &l1, &l0a, &l0b, &l0c, &bt, &cores) >= 5) {
+            g_cube = {l1, l0a, l0b, l0c, bt, cores};
+        } else {
+            const SocInfo& s = soc_info();
+            g_cube = {s.l1_bytes, s.l0a_bytes, s.l0b_bytes, s.l0c_bytes, s.bt_bytes, s.cube_cores};
         }
-        g_cube = {l1, l0a, l0b, l0c, bt, cores};
         g_cube_known = true;
     }
     return g_cube;
@@ -636,50 +825,83 @@ void gm_atomic(void* dst, const void* src, uint64_t nbytes, int op, int dtype, c
 }
 
 namespace {
-// The logical cores a launch of `block_dim` blocks starts: each block's cube core (AIC) and its
-// vector cores (AIV), as the kernel type says (GetBlockIdx: AIC i in [0, blockDim), AIV j in
-// [0, ratio * blockDim)). A kernel that registered no type runs `block_dim` vector cores.
-struct Core {
-    int idx;
-    int8_t type;
-};
-std::vector<Core> launch_cores(uint32_t block_dim) {
-    int aic = 0, aiv = 1;
-    switch (g_kernel_type) {
-        case KERNEL_TYPE_AIC_ONLY: case KERNEL_TYPE_MIX_AIC_1_0: aic = 1; aiv = 0; break;
-        case KERNEL_TYPE_MIX_AIC_1_1: aic = 1; aiv = 1; break;
-        case KERNEL_TYPE_MIX_AIC_1_2: aic = 1; aiv = 2; break;
-        default: break;
+int kernel_type_of(const char* kernel) {
+    if (g_kernel_mode == 1) return KERNEL_TYPE_AIC_ONLY;  // SetKernelMode(AIC_MODE)
+    if (g_kernel_mode == 2) return KERNEL_TYPE_AIV_ONLY;  // SetKernelMode(AIV_MODE)
+    KernelTypes& k = kernel_types();
+    std::string name = bare_name(kernel);
+    if (name.empty()) {  // launched without a name: the binary's only declaring kernel, if any
+        std::map<std::string, int> names(k.by_name);
+        for (auto& kv : k.by_key) names.emplace(kv.first.first, kv.second);
+        if (names.size() != 1) return g_implied_type >= 0 ? g_implied_type : KERNEL_TYPE_AIV_ONLY;
+        name = names.begin()->first;
     }
-    std::vector<Core> cores;
-    for (int i = 0; i < aic * int(block_dim); ++i) cores.push_back({i, CORE_AIC});
-    for (int j = 0; j < aiv * int(block_dim); ++j) cores.push_back({j, CORE_AIV});
-    return cores;
+    auto key = k.by_key.find({name, g_tiling_key});
+    if (key != k.by_key.end()) return key->second;
+    auto def = k.by_name.find(name);
+    if (def != k.by_name.end()) return def->second;
+    // No declaration: a kernel using the cube APIs runs on cube cores (mixed when the Matmul object
+    // asked for it), any other on vector cores.
+    return g_implied_type >= 0 ? g_implied_type : KERNEL_TYPE_AIV_ONLY;
+}
+
+// The tasks of a launch of `block_dim` blocks, cube cores first (reference: GetBlockIdx,
+// GetSubBlockNum): AIV-only and AIC-only kernels have one task per block; MIX_AIC_1_1 one AIC and
+// one AIV per block; MIX_AIC_1_2 one AIC and two AIVs, the AIVs numbered 2b and 2b + 1.
+std::vector<Task> tasks_for(int type, uint32_t block_dim, int* ration) {
+    std::vector<Task> tasks;
+    const int32_t n = int32_t(block_dim);
+    const bool aic = type == KERNEL_TYPE_AIC_ONLY || type == KERNEL_TYPE_MIX_AIC_1_0 || type == KERNEL_TYPE_MIX_AIC_1_1 ||
+                     type == KERNEL_TYPE_MIX_AIC_1_2;
+    const int per = type == KERNEL_TYPE_MIX_AIC_1_2 ? 2 : (type == KERNEL_TYPE_AIC_ONLY || type == KERNEL_TYPE_MIX_AIC_1_0) ? 0 : 1;
+    *ration = per ? per : 1;
+    if (aic)
+        for (int32_t b = 0; b < n; ++b) tasks.push_back({true, b, 0, 1});
+    for (int32_t b = 0; b < n; ++b)
+        for (int s = 0; s < per; ++s) tasks.push_back({false, b * per + s, s, per});
+    return tasks;
 }
 }  // namespace
 
-int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) {
+int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) { return run_kernel(nullptr, block_dim, fn, closure); }
+
+int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure) {
     install_crash_handlers();
     if (block_dim == 0) return 0;
-    const std::vector<Core> cores = launch_cores(block_dim);
-    const uint32_t ncores = uint32_t(cores.size());
+    const SocInfo& soc = soc_info();
     unsigned hw = g_threads ? g_threads : std::thread::hardware_concurrency();
     if (hw == 0) hw = 1;
-    unsigned nthreads = std::min<unsigned>(hw, ncores);
-    std::vector<BlockData> blocks(ncores);
+    int ration = 1;
+    g_launch_type = kernel_type_of(kernel);
+    const std::vector<Task> tasks = tasks_for(g_launch_type, block_dim, &ration);
+    const uint32_t ntasks = uint32_t(tasks.size());
+    const bool has_aic = tasks.front().aic;
+    const bool mixed = has_aic && !tasks.back().aic;
+    unsigned nthreads = std::min<unsigned>(hw, ntasks);
+    std::vector<BlockData> blocks(ntasks);
+    for (uint32_t i = 0; i < ntasks; ++i) {
+        blocks[i].task = tasks[i];
+        blocks[i].task_no = int(i);
+    }
+    // A barrier includes the vector cores (SyncAll<true>), or every core (SyncAll<false>).
+    auto in_barrier = [&](const Task& t) { return !t.aic || g_sync_all_mixed || !mixed; };
+    if (mixed) nthreads = ntasks;  // the cores of one AI core wait for each other: all alive at once
     if (g_sync_all) {
         // SyncAll needs every block alive at once: one thread per block, as every core of the
         // NPU runs its block at the same time (the launch must not exceed the SoC's cores).
-        nthreads = ncores;
+        nthreads = ntasks;
         std::lock_guard<std::mutex> lk(g_barrier.mu);
-        g_barrier.total = int(ncores);
+        g_barrier.total = int(std::count_if(tasks.begin(), tasks.end(), in_barrier));
         g_barrier.arrived = g_barrier.exited = 0;
         g_barrier.blocks = &blocks;
-        if (g_cores && block_dim > g_cores) {
+        const uint32_t aiv = uint32_t(std::count_if(tasks.begin(), tasks.end(), [](const Task& t) { return !t.aic; }));
+        const uint32_t cores = has_aic && !mixed ? soc.cube_cores : soc.vector_cores;
+        const uint32_t used = has_aic && !mixed ? ntasks : aiv;
+        if (cores && used > cores) {
             barrier_finding(SYNC_MISMATCH, nullptr, 0,
-                            "the kernel calls SyncAll with %u blocks but %s has %u vector cores: blocks beyond the first %u wait for a "
+                            "the kernel calls SyncAll with %u blocks but %s has %u %s cores: blocks beyond the first %u wait for a "
                             "free core that never comes, so the NPU hangs. Launch at most as many blocks as cores",
-                            block_dim, g_soc.c_str(), g_cores, g_cores);
+                            used, soc.name, cores, has_aic && !mixed ? "cube" : "vector", cores);
         }
     }
     g_threads = nthreads;
@@ -693,12 +915,12 @@ int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) {
         }
         for (;;) {
             uint32_t b = next.fetch_add(1);
-            if (b >= ncores) break;
-            w.begin_block(cores[b].idx, int(block_dim), int(b), cores[b].type, &blocks[b]);
+            if (b >= ntasks) break;
+            w.begin_block(int(block_dim), ration, int(b), &blocks[b]);
             tls_ctx = &w.ctx;
             fn(closure);
             tls_ctx = nullptr;
-            if (g_sync_all) {
+            if (g_sync_all && in_barrier(blocks[b].task)) {
                 std::lock_guard<std::mutex> lk(g_barrier.mu);
                 ++g_barrier.exited;
                 if (g_barrier.arrived > 0 && g_barrier.arrived + g_barrier.exited == g_barrier.total)
@@ -735,6 +957,7 @@ int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) {
     for (auto& b : blocks)
         for (auto& a : b.atomics) apply_atomic(a);
     g_kernel_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++g_launches;
     return 0;
 }
 
@@ -752,7 +975,7 @@ int harness_main(int argc, char** argv, int nargs, void (*launch)(uint8_t** args
     if (!spec) { perror(argv[1]); return 2; }
     char line[4096];
     uint32_t block_dim = 1;
-    std::string report_path;
+    std::string report_path, entry_name;
     std::vector<uint8_t*> args;
     int ai = 0;
     while (fgets(line, sizeof(line), spec)) {
@@ -760,15 +983,15 @@ int harness_main(int argc, char** argv, int nargs, void (*launch)(uint8_t** args
         char key[32] = {0};
         if (sscanf(line, "%31s", key) != 1) continue;
         if (!strcmp(key, "soc")) {
-            char name[64];
-            unsigned long long ub, usable;
-            unsigned cores = 0;
-            if (sscanf(line, "soc %63s %llu %llu %u", name, &ub, &usable, &cores) >= 3) {
-                g_soc = name;
-                g_ub_bytes = ub;
-                g_ub_usable = usable;
-                g_cores = cores;
-            }
+            SocInfo s;
+            if (!parse_soc_line(line + 4, &s)) { fprintf(stderr, "acemu: bad spec line: %s\n", line); return 2; }
+            set_soc(s);
+        } else if (!strcmp(key, "tiling_key")) {
+            unsigned long long k = 0;
+            sscanf(line, "tiling_key %llu", &k);
+            g_tiling_key = k;
+        } else if (!strcmp(key, "entry")) {
+            entry_name = line + 6;
         } else if (!strcmp(key, "cube")) {
             unsigned long long l1, l0a, l0b, l0c, bt;
             unsigned cores = 0;
@@ -819,7 +1042,8 @@ int harness_main(int argc, char** argv, int nargs, void (*launch)(uint8_t** args
         return 2;
     }
     struct Closure { void (*launch)(uint8_t**); uint8_t** args; } cl{launch, args.data()};
-    run_blocks(block_dim, [](void* p) { auto* c = static_cast<Closure*>(p); c->launch(c->args); }, &cl);
+    run_kernel(entry_name.empty() ? nullptr : entry_name.c_str(), block_dim,
+               [](void* p) { auto* c = static_cast<Closure*>(p); c->launch(c->args); }, &cl);
     if (!report_path.empty() && !write_report(report_path.c_str())) { perror(report_path.c_str()); return 2; }
     return 0;
 }

@@ -4,6 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <vector>
+#include <algorithm>
 #include <type_traits>
 
 // Device qualifiers mean nothing on the CPU.
@@ -22,20 +25,30 @@
 #ifndef __inline__
 #define __inline__ inline
 #endif
+// @api GM_ADDR, __global__, __aicore__, __gm__ | yes | Kernel function
+// @api half, bfloat16_t | yes | Data types
 #define GM_ADDR uint8_t*
 
-// The kernel types of KERNEL_TASK_TYPE_DEFAULT (global enumerators in the device headers). The
-// statement registers the type before main (like SyncAll, below), so the launch knows which cores
-// to start: MIX_AIC_1_2 runs numBlocks cube cores (AIC) and 2 * numBlocks vector cores (AIV).
+// The kernel types of KERNEL_TASK_TYPE_DEFAULT (global enumerators in the device headers; the
+// statement itself is in sys.h): MIX_AIC_1_2 runs numBlocks cube cores (AIC) and 2 * numBlocks
+// vector cores (AIV).
 enum KernelMetaType : int {
     KERNEL_TYPE_AIV_ONLY = 0, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
     KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_MAX
 };
-#define KERNEL_TASK_TYPE_DEFAULT(x) ((void)&acemu::rt::uses_kernel_type<(x)>)
-#define KERNEL_TASK_TYPE(key, x) ((void)&acemu::rt::uses_kernel_type<(x)>)
 
-#define ACEMU_SITE_PARAMS const char *acemu_file = __builtin_FILE(), int acemu_line = __builtin_LINE()
-#define ACEMU_SITE acemu_file, acemu_line
+// Every API takes the caller's file and line as one trailing defaulted parameter of its own type,
+// so an argument the real API does not take is reported as a mismatch with `acemu::CallSite`
+// (the runner turns that into "no overload takes these arguments") rather than converted.
+namespace acemu {
+struct CallSite {
+    const char* file;
+    int line;
+    constexpr CallSite(const char* f = __builtin_FILE(), int l = __builtin_LINE()) : file(f), line(l) {}
+};
+}  // namespace acemu
+#define ACEMU_SITE_PARAMS acemu::CallSite acemu_site = acemu::CallSite()
+#define ACEMU_SITE acemu_site.file, acemu_site.line
 
 using half = _Float16;
 
@@ -64,6 +77,7 @@ using QuePosition = TPosition;
 enum class HardEvent : uint8_t { MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3, MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S, MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX, MAX };
 using TEventID = int8_t;
 
+// @api TPosition, HardEvent, RoundMode, CMPMODE, SELMODE, ReduceOrder | yes | Enumerations
 enum class RoundMode : uint8_t { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
 enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE };
 enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR = 0, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
@@ -98,6 +112,10 @@ constexpr const char* GM_RACE = "gm-race";
 constexpr const char* REPEAT_OVERFLOW = "repeat-overflow";
 constexpr const char* SYNC_MISMATCH = "sync-all-mismatch";
 constexpr const char* SYNC_WORKSPACE = "sync-all-workspace";
+constexpr const char* API_MISUSE = "api-misuse";
+// Notes: reported, but not a bug (the run stays "ok").
+constexpr const char* GM_BEYOND_BUFFER = "gm-beyond-buffer";
+constexpr const char* UB_RESERVED = "ub-reserved";
 
 enum AtomicOp : int { ATOMIC_NONE = 0, ATOMIC_ADD, ATOMIC_MAX, ATOMIC_MIN };
 enum DType : int { DT_OTHER = 0, DT_F32, DT_F16, DT_BF16, DT_I32, DT_I16, DT_I8, DT_U8, DT_U16, DT_U32, DT_I64, DT_U64 };
@@ -128,7 +146,12 @@ struct BlockCtx {
     int32_t block_idx;      // GetBlockIdx: on a mixed launch's AIV cores in [0, 2 * numBlocks)
     int32_t block_num;
     int32_t core_id;        // unique per logical core of the launch (block_idx is not, on a mixed launch)
-    int8_t core_type;       // CORE_AIV or CORE_AIC
+    int8_t core_type;       // CORE_AIV or CORE_AIC (sys.h: kernel types)
+    // A vector core's index among the AIVs of its AI core and their number (GetSubBlockIdx /
+    // GetSubBlockNum; 0 and 1 on a cube core), and AIV per AIC in this launch (GetTaskRation).
+    int32_t sub_block_idx;
+    int32_t sub_block_num;
+    int32_t task_ration;
     bool mask_counter;      // SetMaskCount: the vector mask is an element count
     uint64_t mask[2];       // SetVectorMask state (bit mode) or mask[0] = count (counter mode)
     int atomic_op;
@@ -160,9 +183,10 @@ void sync_all(const char* file, int line);
 // the area: zero at the first one, as SyncAll left it at the later ones; then it writes the flags.
 void sync_all_soft(void* gm, uint64_t gm_bytes, const char* file, int line);
 // Set before main by any kernel that calls SyncAll: run_blocks then gives each block a thread.
-bool note_sync_all();
-template <bool B> inline const bool uses_sync_all = note_sync_all();
-// Set before main by KERNEL_TASK_TYPE_DEFAULT and by the cube APIs (acemu/cube.h): which cores a launch starts.
+bool note_sync_all(bool aiv_only);
+template <bool B> inline const bool uses_sync_all = note_sync_all(B);
+// Set before main by the cube APIs (acemu/cube.h): a kernel that uses them and declares no type with
+// KERNEL_TASK_TYPE_DEFAULT (sys.h) runs on cube cores.
 bool note_kernel_type(int type);
 template <int T> inline const bool uses_kernel_type = note_kernel_type(T);
 }  // namespace rt

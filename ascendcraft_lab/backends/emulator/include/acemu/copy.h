@@ -21,6 +21,8 @@ inline void no_copy_path(const char* api, const void* src, const char* file, int
 
 namespace AscendC {
 
+// @api DataCopy | partial: count and DataCopyParams forms; the enhanced parameters are missing | DataCopy
+// @api DataCopyPad | yes | DataCopyPad
 struct DataCopyParams {
     DataCopyParams() = default;
     DataCopyParams(uint16_t count, uint16_t len, uint16_t srcStrideIn, uint16_t dstStrideIn)

@@ -1,5 +1,12 @@
 // The cube unit: L1 / L0A / L0B / L0C / bias table, the data paths between them, Mmad, Fixpipe,
 // and the pipe-ordering check. Clean-room, from Huawei's public AscendC API reference pages.
+// @api TPosition A1, B1, C1, TSCM, A2, B2, CO1, C2, C2PIPE2GM | yes: each memory its own arena with its alignment | TPosition
+// @api DataCopy (GM -> L1, Nd2NzParams), DataCopy (C1 -> C2) | yes | DataCopy
+// @api LoadData, LoadData2DParams, LoadDataWithTranspose, LoadData2dTransposeParams | yes: LoadData3DV2 (img2col) is not | LoadData
+// @api Mmad, MmadParams | yes: int8 -> int32, half, bfloat16, float -> float; other pairs do not compile | Mmad
+// @api Fixpipe, FixpipeParamsV220, QuantMode_t | yes: NZ2ND and NZ, the quantisation modes; no channel split, no CO1 -> UB | Fixpipe
+// @api SetHF32Mode | yes: DISABLE only | SetHF32Mode
+// @api g_coreType, AscendC::AIC, AscendC::AIV | yes | g_coreType
 //
 // Design note: the layouts this file models, and where each fact comes from
 // --------------------------------------------------------------------------
@@ -396,11 +403,7 @@ inline void on_queue(QueOp op, const void* que, int slot) {
 inline void on_flag(bool set, int event, int id, const char* file, int line) {
     if (event < 0 || event >= int(AscendC::HardEvent::MAX)) return;
     State& st = state();
-    if (id < 0 || id >= kEventIds) {
-        rt::report(CUBE_PARAM, set ? "SetFlag" : "WaitFlag", file, line,
-                   "event id %d is outside the hardware's event ids: use EVENT_ID0..EVENT_ID7 or TPipe::FetchEventID / AllocEventID", id);
-        return;
-    }
+    if (id < 0 || id >= kEventIds) return;  // SetFlag / WaitFlag (pipe.h) report it as api-misuse
     Flag& f = st.flags[event][id];
     const EventPipes ep = kEventPipes[event];
     if (set) {
@@ -600,7 +603,10 @@ inline void copy_local(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
 namespace AscendC {
 
 constexpr int32_t BLOCK_CUBE = 16;       // rows (and columns) of a cube fractal
+#ifndef ACEMU_ONE_BLK_SIZE
+#define ACEMU_ONE_BLK_SIZE
 constexpr int32_t ONE_BLK_SIZE = 32;     // bytes of a C0 block
+#endif
 constexpr int32_t CUBE_MAX_SIZE = 256;   // elements of a 16 x 16 fractal
 
 struct Nd2NzParams {

@@ -7,14 +7,14 @@
 // uint32_t / float / half / bfloat16_t on Atlas A2). All three tensors start 32-B aligned.
 #pragma once
 #include "vec_core.h"
+#include "dtypes.h"
 
+// @api Gather, CreateVecIndex | partial: count forms only | Gather
 namespace AscendC {
 
 template <typename T>
 inline void CreateVecIndex(const LocalTensor<T>& dst, const acemu::nd<T>& firstValue, uint32_t count, ACEMU_SITE_PARAMS) {
-    static_assert(std::is_same<T, int16_t>::value || std::is_same<T, half>::value || std::is_same<T, int32_t>::value ||
-                      std::is_same<T, float>::value,
-                  "CreateVecIndex supports int16_t, half, int32_t and float");
+    ACEMU_REQUIRE_DTYPE(CreateVecIndex, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "CreateVecIndex", ACEMU_SITE);
     if (!acemu::count_prologue<T, T>(c, "CreateVecIndex", dst, nullptr, 0, int64_t(count), ACEMU_SITE)) return;
@@ -30,10 +30,7 @@ inline void CreateVecIndex(const LocalTensor<T>& dst, const acemu::nd<T>& firstV
 template <typename T>
 inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset, const uint32_t srcBaseAddr,
                    const uint32_t count, ACEMU_SITE_PARAMS) {
-    static_assert(std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value || std::is_same<T, int32_t>::value ||
-                      std::is_same<T, uint32_t>::value || std::is_same<T, float>::value || std::is_same<T, half>::value ||
-                      std::is_same<T, bfloat16_t>::value,
-                  "Gather supports 16- and 32-bit element types");
+    ACEMU_REQUIRE_DTYPE(Gather, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Gather", ACEMU_SITE);
     if (!acemu::count_prologue<T, uint32_t>(c, "Gather", dst, &srcOffset, 1, int64_t(count), ACEMU_SITE)) return;

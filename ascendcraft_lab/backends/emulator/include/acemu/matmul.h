@@ -1,4 +1,6 @@
 // The high-level Matmul API (kernel side): Matmul<MatmulType<...>, ...>, REGIST_MATMUL_OBJ, and the
+// @api Matmul, MatmulType, MatmulConfig, REGIST_MATMUL_OBJ, SetTensorA, SetTensorB, SetBias, SetOrgShape, SetSingleShape, SetTail, Iterate, GetTensorC, IterateAll, End | yes: A and B ND in GM; no BatchMatmul, callbacks, HF32 | Matmul
+// @api TCubeTiling | yes: the fields of its page | TCubeTiling
 // TCubeTiling it runs from. Clean-room, from the API reference pages (Matmul, SetTensorA/B,
 // SetBias, SetOrgShape, SetSingleShape, SetTail, Iterate, GetTensorC, IterateAll, End, TCubeTiling,
 // SetDim) and from how the public samples call it; no Huawei header or implementation was read.
@@ -235,7 +237,7 @@ public:
         singleM_ = t_.singleCoreM;
         singleN_ = t_.singleCoreN;
         singleK_ = t_.singleCoreK;
-        check_tiling(acemu_file, acemu_line);
+        check_tiling(ACEMU_SITE);
     }
     void SetOrgShape(int orgM, int orgN, int orgK) { SetOrgShape(orgM, orgN, orgK, orgK, orgN); }
     void SetOrgShape(int orgM, int orgN, int orgKa, int orgKb, int orgKc = 0) {
@@ -294,7 +296,7 @@ public:
         (void)enPartialSum;
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "Matmul::Iterate", ACEMU_SITE);
-        if (!ready("Iterate", acemu_file, acemu_line)) return false;
+        if (!ready("Iterate", ACEMU_SITE)) return false;
         if (!walking_) {
             walk_.start(ceil_div(singleM_, t_.baseM), ceil_div(singleN_, t_.baseN), t_.iterateOrder);
             walking_ = true;
@@ -303,7 +305,7 @@ public:
             walking_ = false;
             return false;
         }
-        compute_block(acemu_file, acemu_line);
+        compute_block(ACEMU_SITE);
         return true;
     }
 
@@ -319,7 +321,7 @@ public:
         const int64_t row0 = enSequentialWrite ? 0 : int64_t(walk_.mIdx) * t_.baseM;
         const int64_t col0 = enSequentialWrite ? 0 : int64_t(walk_.nIdx) * t_.baseN;
         const int64_t ld = enSequentialWrite ? curN_ : orgN_;
-        store_gm(gm, row0, col0, ld, enAtomic, acemu_file, acemu_line);
+        store_gm(gm, row0, col0, ld, enAtomic, ACEMU_SITE);
     }
     // The block to a UB tensor (C at VECIN / VECCALC / VECOUT): row-major, rows baseN long.
     template <bool sync = true>
@@ -332,7 +334,7 @@ public:
             acemu::rt::report(acemu::QUEUE_MISUSE, "Matmul::GetTensorC", ACEMU_SITE, "Matmul::GetTensorC with no block computed: call Iterate first");
             return;
         }
-        store_ub(ub, t_.baseN, acemu_file, acemu_line);
+        store_ub(ub, t_.baseN, ACEMU_SITE);
     }
 
     template <bool sync = true>
@@ -341,14 +343,14 @@ public:
         (void)enSequentialWrite;
         (void)waitIterateAll;
         (void)fakeMsg;
-        while (Iterate<sync>(false, ACEMU_SITE)) GetTensorC<sync>(gm, enAtomic, false, ACEMU_SITE);
+        while (Iterate<sync>(false, acemu_site)) GetTensorC<sync>(gm, enAtomic, false, acemu_site);
     }
     // All of this core's C to a UB tensor, row-major with rows singleCoreN long.
     template <bool sync = true> void IterateAll(const LocalTensor<DstT>& ub, uint8_t enAtomic = 0, ACEMU_SITE_PARAMS) {
         (void)enAtomic;
-        while (Iterate<sync>(false, ACEMU_SITE)) {
+        while (Iterate<sync>(false, acemu_site)) {
             LocalTensor<DstT> at = ub[uint32_t(int64_t(walk_.mIdx) * t_.baseM * singleN_ + int64_t(walk_.nIdx) * t_.baseN)];
-            store_ub(at, singleN_, acemu_file, acemu_line);
+            store_ub(at, singleN_, ACEMU_SITE);
         }
     }
     void WaitIterateAll() {}
@@ -561,7 +563,7 @@ inline void regist(AscendC::TPipe*, const char*, int) {}
 template <class MM> inline void regist(AscendC::TPipe*, const char*, int, MM&) {}  // an object alone: Init(&tiling) comes later
 template <class MM, class T, class... Rest>
 inline void regist(AscendC::TPipe* pipe, const char* file, int line, MM& mm, const T* tiling, Rest&&... rest) {
-    mm.Init(reinterpret_cast<const TCubeTiling*>(tiling), pipe, file, line);
+    mm.Init(reinterpret_cast<const TCubeTiling*>(tiling), pipe, acemu::CallSite(file, line));
     regist(pipe, file, line, rest...);
 }
 }  // namespace matmul

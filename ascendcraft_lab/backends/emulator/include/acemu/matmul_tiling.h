@@ -15,6 +15,7 @@
 //   * L1: stepM = stepN = 1; stepKa = stepKb as many baseK slices as fit L1 twice over (depthA1 =
 //     2 * stepKa, depthB1 = 2 * stepKb), with room for the bias row.
 // Sizes are the SoC's (ACEMU_CUBE / the runner's spec: soc.py), or SetBufferSpace's when smaller.
+// @api matmul_tiling::MatmulApiTiling, matmul_tiling::MultiCoreMatmulTiling, SetDim, SetAType, SetBType, SetCType, SetBiasType, SetShape, GetTiling | yes: the split and base blocks are the emulator's own, within the pages' limits | MultiCoreMatmulTiling
 #pragma once
 #include <algorithm>
 #include <cstdint>

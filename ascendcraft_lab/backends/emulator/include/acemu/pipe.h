@@ -49,7 +49,8 @@ public:
     TQueBase& operator=(const TQueBase&) = delete;
     ~TQueBase() { acemu_check_leaks(); }
 
-    template <typename T> LocalTensor<T> AllocTensor(ACEMU_SITE_PARAMS) {
+    // The buffer behind AllocTensor (both forms; TQueBind checks the form against the depth).
+    template <typename T> LocalTensor<T> acemu_alloc(ACEMU_SITE_PARAMS) {
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "AllocTensor", ACEMU_SITE);
         if (num_ == 0) {
@@ -61,8 +62,8 @@ public:
             int i = (next_ + k) % num_;
             if (state_[i] == detail::SLOT_FREE) {
                 state_[i] = detail::SLOT_ALLOCATED;
-                alloc_file_[i] = acemu_file;
-                alloc_line_[i] = acemu_line;
+                alloc_file_[i] = acemu_site.file;
+                alloc_line_[i] = acemu_site.line;
                 next_ = (i + 1) % num_;
                 if (cube_) acemu::cube::on_queue(acemu::cube::QUE_ALLOC, this, i);
                 return LocalTensor<T>(reinterpret_cast<T*>(base_ + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
@@ -106,7 +107,7 @@ public:
         return true;
     }
 
-    template <typename T> LocalTensor<T> DeQue(ACEMU_SITE_PARAMS) {
+    template <typename T> LocalTensor<T> acemu_deque(ACEMU_SITE_PARAMS) {
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "DeQue", ACEMU_SITE);
         if (count_ == 0) {
@@ -131,7 +132,6 @@ public:
         if (cube_) acemu::cube::on_queue(acemu::cube::QUE_DEQUE, this, i);
         return LocalTensor<T>(reinterpret_cast<T*>(base_ + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
     }
-    template <typename T> LocalTensor<T> DeQue(const LocalTensor<T>&, ACEMU_SITE_PARAMS) { return DeQue<T>(ACEMU_SITE); }
 
     template <typename T> void FreeTensor(const LocalTensor<T>& t, ACEMU_SITE_PARAMS) {
         acemu::BlockCtx* c = acemu::ctx();
@@ -230,14 +230,35 @@ protected:
     int init_line_ = 0;
 };
 
+// The queue's depth chooses the API form (AllocTensor / DeQue reference pages): a non-zero depth
+// takes the non-inplace forms that return a tensor, depth 0 the inplace forms that fill the
+// caller's tensor (and does not bound the EnQue count).
+// @api TQue, TQueBind, AllocTensor, EnQue, DeQue, FreeTensor | yes: the non-inplace AllocTensor<T>() / DeQue<T>() on a depth-0 queue do not compile; the inplace forms fill their argument | TQue
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind : public TQueBase {
 public:
-    // depth 0 means "as many as there are buffers".
     TQueBind() { depth_ = depth > 0 ? depth : detail::kMaxSlots; pos_ = src; }
+
+    template <typename T> LocalTensor<T> AllocTensor(ACEMU_SITE_PARAMS) {
+        static_assert(depth != 0, "AllocTensor<T>() (non-inplace) needs a queue whose depth template argument is not 0; "
+                                  "a depth-0 queue takes the inplace form AllocTensor(tensor) (API reference: AllocTensor)");
+        return this->template acemu_alloc<T>(acemu_site);
+    }
+    template <typename T> void AllocTensor(LocalTensor<T>& tensor, ACEMU_SITE_PARAMS) {
+        tensor = this->template acemu_alloc<T>(acemu_site);
+    }
+    template <typename T> LocalTensor<T> DeQue(ACEMU_SITE_PARAMS) {
+        static_assert(depth != 0, "DeQue<T>() (non-inplace) needs a queue whose depth template argument is not 0; "
+                                  "a depth-0 queue takes the inplace form DeQue(tensor) (API reference: DeQue)");
+        return this->template acemu_deque<T>(acemu_site);
+    }
+    template <typename T> void DeQue(LocalTensor<T>& tensor, ACEMU_SITE_PARAMS) {
+        tensor = this->template acemu_deque<T>(acemu_site);
+    }
 };
 
 template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public TQueBind<pos, pos, depth, mask> {};
 
+// @api TBuf, Get, GetWithOffset | yes | TBuf
 template <TPosition pos = TPosition::VECCALC> class TBuf {
 public:
     template <typename T> LocalTensor<T> Get(ACEMU_SITE_PARAMS) const {
@@ -273,6 +294,7 @@ private:
     bool init_ = false;
 };
 
+// @api TPipe, InitBuffer, FetchEventID, AllocEventID, ReleaseEventID | yes: the UB limit is GetCoreMemSize(UB) of the SoC table | TPipe
 class TPipe {
 public:
     TPipe() { acemu::ctx()->pipe = this; }
@@ -325,13 +347,20 @@ private:
         uint64_t off = used_;
         used_ += bytes;
         acemu::rt::note_initbuffer_total(used_);
-        if (used_ > c->ub_usable && off <= c->ub_usable) {
+        if (used_ > c->ub_bytes && off <= c->ub_bytes) {
             acemu::rt::report(acemu::UB_OVERFLOW, api, file, line,
-                              "InitBuffer brings this pipe's UB total to %llu B, but the SoC leaves only %llu B of its %llu B UB for "
-                              "InitBuffer (the rest is reserved by the runtime): %llu B too many. On the NPU the buffers overlap or the "
-                              "launch fails. Shrink the tile size or the number of buffers",
-                              (unsigned long long)used_, (unsigned long long)c->ub_usable, (unsigned long long)c->ub_bytes,
-                              (unsigned long long)(used_ - c->ub_usable));
+                              "InitBuffer brings this pipe's UB total to %llu B, but the SoC has only %llu B of UB: %llu B too many. "
+                              "On the NPU the buffers overlap or the launch fails. Shrink the tile size or the number of buffers",
+                              (unsigned long long)used_, (unsigned long long)c->ub_bytes, (unsigned long long)(used_ - c->ub_bytes));
+        } else if (used_ > c->ub_usable && off <= c->ub_usable) {
+            // GetCoreMemSize(UB) reports the UB less what the runtime keeps; a tiling that divides that
+            // size among buffers can pass it by InitBuffer's rounding of each length up to 32 B. The
+            // NPU does not stop it, so it is a note, not a finding.
+            acemu::rt::report(acemu::UB_RESERVED, api, file, line,
+                              "InitBuffer brings this pipe's UB total to %llu B, %llu B past the %llu B GetCoreMemSize(UB) reports "
+                              "(InitBuffer rounds each length up to 32 B) and into the %llu B the runtime keeps at the end of UB",
+                              (unsigned long long)used_, (unsigned long long)(used_ - c->ub_usable), (unsigned long long)c->ub_usable,
+                              (unsigned long long)(c->ub_bytes - c->ub_usable));
         }
         if (used_ > c->ub_capacity / 2) used_ = c->ub_capacity / 2;  // the emulator's reserve ends here
         if (used_ > c->ub_high) c->ub_high = used_;
@@ -341,26 +370,47 @@ private:
     uint32_t next_event_ = 0;
 };
 
+// @api GetTPipePtr, GetBlockIdx, GetBlockNum | yes | GetBlockIdx
 inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(acemu::ctx()->pipe); }
 
 inline int64_t GetBlockIdx() { return acemu::ctx()->block_idx; }
 inline int64_t GetBlockNum() { return acemu::ctx()->block_num; }
-inline int64_t GetSubBlockIdx() { return 0; }
-inline int64_t GetTaskRation() { return 1; }
 
 // The emulator runs every instruction of a block to completion before the next one starts, so the
 // pipes are always in order: barriers and flags have nothing left to wait for. They are recorded
 // all the same: the cube memories' hazard check (cube.h) asks whether the program orders a pipe's
 // access after another pipe's, as the NPU would need.
+// @api PipeBarrier, SetFlag, WaitFlag | yes: event IDs outside 0..7 are api-misuse | SetFlag
 template <pipe_t pipe> inline void PipeBarrier() { if (pipe == PIPE_ALL) acemu::cube::on_barrier_all(); }
 inline void pipe_barrier(pipe_t pipe) { if (pipe == PIPE_ALL) acemu::cube::on_barrier_all(); }
-template <HardEvent evt> inline void SetFlag(int32_t id, ACEMU_SITE_PARAMS) { acemu::cube::on_flag(true, int(evt), id, ACEMU_SITE); }
-template <HardEvent evt> inline void WaitFlag(int32_t id, ACEMU_SITE_PARAMS) { acemu::cube::on_flag(false, int(evt), id, ACEMU_SITE); }
+// Each pipe pair has eight event IDs (EVENT_ID0..EVENT_ID7); another value is not a valid flag.
+namespace detail {
+inline void check_event_id(const char* api, int32_t id, const char* file, int line) {
+    if (__builtin_expect(id < 0 || id > 7, 0)) {
+        acemu::rt::report(acemu::API_MISUSE, api, file, line,
+                          "%s with event ID %d: event IDs are 0..7 (EVENT_ID0..EVENT_ID7, or one from TPipe::FetchEventID / "
+                          "AllocEventID); on the NPU another value waits on or sets a flag that does not exist",
+                          api, int(id));
+    }
+}
+}  // namespace detail
+template <HardEvent evt> inline void SetFlag(int32_t eventID, ACEMU_SITE_PARAMS) {
+    detail::check_event_id("SetFlag", eventID, ACEMU_SITE);
+    acemu::cube::on_flag(true, int(evt), eventID, ACEMU_SITE);
+}
+template <HardEvent evt> inline void WaitFlag(int32_t eventID, ACEMU_SITE_PARAMS) {
+    detail::check_event_id("WaitFlag", eventID, ACEMU_SITE);
+    acemu::cube::on_flag(false, int(evt), eventID, ACEMU_SITE);
+}
 // Atomic GM accumulation for the following copies to GM (DataCopy / DataCopyPad / SetValue).
+// @api SetAtomicAdd, SetAtomicMax, SetAtomicMin, SetAtomicNone, SetAtomicType, DisableDmaAtomic | yes | SetAtomicAdd
 template <typename T> inline void SetAtomicAdd() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_ADD; c->atomic_dtype = acemu::dtype_of<T>(); }
 template <typename T> inline void SetAtomicMax() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_MAX; c->atomic_dtype = acemu::dtype_of<T>(); }
 template <typename T> inline void SetAtomicMin() { auto* c = acemu::ctx(); c->atomic_op = acemu::ATOMIC_MIN; c->atomic_dtype = acemu::dtype_of<T>(); }
 inline void SetAtomicNone() { acemu::ctx()->atomic_op = acemu::ATOMIC_NONE; }
+inline void DisableDmaAtomic() { SetAtomicNone(); }  // the CANN 9 name of SetAtomicNone
+// The element type of the atomic operation already set (SetAtomicAdd / Max / Min).
+template <typename T> inline void SetAtomicType() { acemu::ctx()->atomic_dtype = acemu::dtype_of<T>(); }
 
 // All-core barrier (the hardware form, no workspace): a block waits until every block of the
 // launch has reached it; GM written before it, atomic adds included, is visible after it.
@@ -368,11 +418,12 @@ inline void SetAtomicNone() { acemu::ctx()->atomic_op = acemu::ATOMIC_NONE; }
 // them all alive at once), which is what `uses_sync_all` registers before main. CANN supports
 // this form in op projects only (with a non-zero workspace); a kernel-launch (<<<>>>) project uses
 // the soft form below.
+// @api SyncAll | yes: the all-block barrier of both forms; subsets of usedCores are not modelled | SyncAll
 template <bool isAIVOnly = true> inline void SyncAll(ACEMU_SITE_PARAMS) {
     (void)&acemu::rt::uses_sync_all<isAIVOnly>;
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "SyncAll", ACEMU_SITE);
-    acemu::rt::sync_all(acemu_file, acemu_line);
+    acemu::rt::sync_all(ACEMU_SITE);
 }
 
 // The same barrier, soft form: the cores keep their state in `gmWorkspace`, shared, at least 32 B
@@ -432,9 +483,10 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
         for (uint64_t i = 0; i < n; ++i) ub[i] = c->block_idx + 1;
         acemu::mark_written(c, ub, n * sizeof(int32_t));
     }
-    acemu::rt::sync_all_soft(gm, gm_have < need ? gm_have : need, acemu_file, acemu_line);
+    acemu::rt::sync_all_soft(gm, gm_have < need ? gm_have : need, ACEMU_SITE);
 }
 
+// @api DataCacheCleanAndInvalid | yes: nothing to flush (scalar reads go to GM) | DataCacheCleanAndInvalid
 enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
 // The scalar unit's data cache: the emulator's scalar reads go straight to GM, so flushing and

@@ -8,13 +8,25 @@ namespace red {
 
 enum Kind { SUM, MAX, MIN };
 
+// One addition of a reduction, rounded to T. For half the reference pages of ReduceSum and
+// BlockReduceSum document saturation: a sum beyond 65504 is kept as 65504 (and below -65504 as
+// -65504), so [60000, 60000, -30000, 100] sums to 35604, not inf.
+template <typename T> inline float add_round(float a, float b) {
+    float s = a + b;
+    if constexpr (std::is_same<T, half>::value) {
+        if (s > 65504.0f) return 65504.0f;
+        if (s < -65504.0f) return -65504.0f;
+    }
+    return float(T(s));
+}
+
 // Adjacent pairs first, as the hardware adds (a0+a1, a2+a3, ...), rounding to T at every level.
 template <typename T> inline float tree_sum(float* v, uint32_t n) {
     uint32_t p = 1;
     while (p < n) p <<= 1;
     for (uint32_t i = n; i < p; ++i) v[i] = 0.0f;
     while (p > 1) {
-        for (uint32_t i = 0; i < p / 2; ++i) v[i] = float(T(v[2 * i] + v[2 * i + 1]));
+        for (uint32_t i = 0; i < p / 2; ++i) v[i] = add_round<T>(v[2 * i], v[2 * i + 1]);
         p /= 2;
     }
     return v[0];
@@ -90,7 +102,7 @@ inline void reduce_count(const char* api, Kind kind, const AscendC::LocalTensor<
         for (int64_t base = 0; base < count; base += per) {
             uint32_t n = uint32_t(count - base < per ? count - base : per);
             for (uint32_t k = 0; k < n; ++k) v[k] = float(s[base + k]);
-            total = float(T(total + tree_sum<T>(v, n)));
+            total = add_round<T>(total, tree_sum<T>(v, n));
         }
         put(c, d, T(total));
         return;
@@ -118,7 +130,7 @@ inline void reduce_repeat_all(const char* api, Kind kind, const AscendC::LocalTe
                   [&](uint32_t r, float* v, uint32_t* k, uint32_t n) {
                       if (kind == SUM) {
                           float t = tree_sum<T>(v, n);
-                          if (nrep < 1024) partial[nrep] = t; else total += t;
+                          if (nrep < 1024) partial[nrep] = t; else total = add_round<T>(total, t);
                       } else {
                           for (uint32_t i = 0; i < n; ++i) acc.add(v[i], r * per + k[i]);
                       }
@@ -127,7 +139,7 @@ inline void reduce_repeat_all(const char* api, Kind kind, const AscendC::LocalTe
     T* d = dst.acemu_ptr();
     if (kind == SUM) {
         uint32_t n = uint32_t(nrep < 1024 ? nrep : 1024);
-        put(c, d, T(total + (n ? tree_sum<T>(partial, n) : 0.0f)));
+        put(c, d, T(add_round<T>(total, n ? tree_sum<T>(partial, n) : 0.0f)));
         return;
     }
     put(c, d, T(acc.best));
@@ -139,23 +151,27 @@ inline void reduce_repeat_all(const char* api, Kind kind, const AscendC::LocalTe
 
 namespace AscendC {
 
+// @api ReduceSum, ReduceMax, ReduceMin | yes: half sums saturate at +-65504 as the page documents | ReduceSum
 // ---- whole-tensor reductions (sharedTmpBuffer is scratch the hardware needs; the emulator does not) ----
 template <typename T>
 inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, const int32_t count,
                       ACEMU_SITE_PARAMS) {
     (void)sharedTmpBuffer;
+    ACEMU_REQUIRE_DTYPE(ReduceSum, T);
     acemu::red::reduce_count("ReduceSum", acemu::red::SUM, dst, src, count, false, ACEMU_SITE);
 }
 template <typename T>
 inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, const int32_t count,
                       bool calIndex = false, ACEMU_SITE_PARAMS) {
     (void)sharedTmpBuffer;
+    ACEMU_REQUIRE_DTYPE(ReduceMax, T);
     acemu::red::reduce_count("ReduceMax", acemu::red::MAX, dst, src, count, calIndex, ACEMU_SITE);
 }
 template <typename T>
 inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, const int32_t count,
                       bool calIndex = false, ACEMU_SITE_PARAMS) {
     (void)sharedTmpBuffer;
+    ACEMU_REQUIRE_DTYPE(ReduceMin, T);
     acemu::red::reduce_count("ReduceMin", acemu::red::MIN, dst, src, count, calIndex, ACEMU_SITE);
 }
 
@@ -163,6 +179,7 @@ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     template <typename T, bool isSetMask = true>                                                                                          \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, const int32_t mask,    \
                      const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = false, ACEMU_SITE_PARAMS) {                    \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                     \
         (void)sharedTmpBuffer;                                                                                                            \
         acemu::BlockCtx* c = acemu::ctx();                                                                                                \
         acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(c, #NAME, isSetMask, uint64_t(mask), ACEMU_SITE);                               \
@@ -171,6 +188,7 @@ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     template <typename T, bool isSetMask = true>                                                                                          \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, const uint64_t mask[], \
                      const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = false, ACEMU_SITE_PARAMS) {                    \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                     \
         (void)sharedTmpBuffer;                                                                                                            \
         acemu::BlockCtx* c = acemu::ctx();                                                                                                \
         acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                         \
@@ -181,6 +199,7 @@ ACEMU_REDUCE_REPEAT(ReduceMax, acemu::red::MAX)
 ACEMU_REDUCE_REPEAT(ReduceMin, acemu::red::MIN)
 #undef ACEMU_REDUCE_REPEAT
 
+// @api WholeReduceSum, WholeReduceMax, WholeReduceMin, RepeatReduceSum | yes | WholeReduceSum
 // ---- per-repeat reductions ---------------------------------------------------------------------
 namespace detail {
 template <typename T>
@@ -218,12 +237,14 @@ inline void whole_reduce(const char* api, acemu::red::Kind kind, const LocalTens
 template <typename T, bool isSetMask = true>
 inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask, const int32_t repeatTime, const int32_t dstRepStride,
                            const int32_t srcBlkStride, const int32_t srcRepStride, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(WholeReduceSum, T);
     acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(acemu::ctx(), "WholeReduceSum", isSetMask, uint64_t(mask), ACEMU_SITE);
     detail::whole_reduce("WholeReduceSum", acemu::red::SUM, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, ACEMU_SITE);
 }
 template <typename T, bool isSetMask = true>
 inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const int32_t repeatTime, const int32_t dstRepStride,
                            const int32_t srcBlkStride, const int32_t srcRepStride, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(WholeReduceSum, T);
     acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(acemu::ctx(), "WholeReduceSum", isSetMask, mask, ACEMU_SITE);
     detail::whole_reduce("WholeReduceSum", acemu::red::SUM, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, ACEMU_SITE);
 }
@@ -232,6 +253,7 @@ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask, const int32_t repeatTime,                 \
                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,                                 \
                      ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, ACEMU_SITE_PARAMS) {                                             \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                     \
         acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(acemu::ctx(), #NAME, isSetMask, uint64_t(mask), ACEMU_SITE);                    \
         detail::whole_reduce(#NAME, KIND, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, ACEMU_SITE);          \
     }                                                                                                                                     \
@@ -239,6 +261,7 @@ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const int32_t repeatTime,              \
                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,                                 \
                      ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, ACEMU_SITE_PARAMS) {                                             \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                     \
         acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(acemu::ctx(), #NAME, isSetMask, mask, ACEMU_SITE);                              \
         detail::whole_reduce(#NAME, KIND, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, ACEMU_SITE);          \
     }
@@ -250,10 +273,12 @@ template <typename T, bool isSetMask = true>
 inline void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, const int32_t mask, const int32_t dstBlkStride,
                             const int32_t srcBlkStride, const int32_t dstRepStride, const int32_t srcRepStride, ACEMU_SITE_PARAMS) {
     (void)dstBlkStride;  // documented as unused
+    ACEMU_REQUIRE_DTYPE(RepeatReduceSum, T);
     acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(acemu::ctx(), "RepeatReduceSum", isSetMask, uint64_t(mask), ACEMU_SITE);
     detail::whole_reduce("RepeatReduceSum", acemu::red::SUM, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, ACEMU_SITE);
 }
 
+// @api BlockReduceSum, BlockReduceMax, BlockReduceMin, PairReduceSum | yes | BlockReduceSum
 // ---- per-block and pairwise reductions ---------------------------------------------------------
 namespace detail {
 // group = elements reduced into one result (32 B worth for BlockReduce*, 2 for PairReduceSum).
@@ -292,12 +317,14 @@ inline void group_reduce(const char* api, acemu::red::Kind kind, uint32_t group,
     template <typename T, bool isSetMask = true>                                                                                          \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, const int32_t mask,                 \
                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, ACEMU_SITE_PARAMS) {             \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                     \
         acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(acemu::ctx(), #NAME, isSetMask, uint64_t(mask), ACEMU_SITE);                    \
         detail::group_reduce(#NAME, KIND, GROUP, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, ACEMU_SITE);          \
     }                                                                                                                                     \
     template <typename T, bool isSetMask = true>                                                                                          \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, const uint64_t mask[],              \
                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, ACEMU_SITE_PARAMS) {             \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                     \
         acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(acemu::ctx(), #NAME, isSetMask, mask, ACEMU_SITE);                              \
         detail::group_reduce(#NAME, KIND, GROUP, dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, ACEMU_SITE);          \
     }

@@ -67,6 +67,7 @@ inline void check_extent(BlockCtx* c, const char* api, const char* what, uint64_
 
 namespace AscendC {
 
+// @api LocalTensor | yes | LocalTensor
 template <typename T> class LocalTensor {
 public:
     using PrimType = T;
@@ -116,45 +117,28 @@ private:
     TPosition pos_ = TPosition::VECCALC;
 };
 
+// @api GlobalTensor, SetGlobalBuffer | yes: a length past the allocation is checked at the accesses; accesses past the length but inside the allocation are a note (gm-beyond-buffer) and copied | GlobalTensor
 template <typename T> class GlobalTensor {
 public:
     using PrimType = T;
     static constexpr uint64_t kUnbounded = ~uint64_t(0);
 
     // bufferSize is in elements; without it the tensor may reach as far as the host allocation.
+    // The length is the kernel's own bookkeeping: the NPU does not check it, so a length past the
+    // allocation is not an error by itself (accesses are checked when they happen).
     void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize = kUnbounded, ACEMU_SITE_PARAMS) {
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "SetGlobalBuffer", ACEMU_SITE);
         base_ = buffer;
         size_ = bufferSize;
-        set_file_ = acemu_file;
-        set_line_ = acemu_line;
+        set_file_ = acemu_site.file;
+        set_line_ = acemu_site.line;
         const uint8_t* b = reinterpret_cast<const uint8_t*>(buffer);
-        const uint8_t *alo = nullptr, *ahi = nullptr;
         arg_ = -1;
-        if (acemu::rt::find_alloc(b, &alo, &ahi, &arg_)) {
-            lo_ = alo;
-            hi_ = ahi;
-            if (bufferSize != kUnbounded) {
-                uint64_t want = bufferSize * sizeof(T);
-                if (b + want > ahi) {
-                    acemu::rt::report(acemu::GM_OOB, "SetGlobalBuffer", acemu_file, acemu_line,
-                                      "SetGlobalBuffer gives %llu elements (%llu B) starting %lld B into kernel argument %d, "
-                                      "but that argument has only %lld B: the last %llu B lie outside the host allocation",
-                                      (unsigned long long)bufferSize, (unsigned long long)want, (long long)(b - alo), arg_,
-                                      (long long)(ahi - alo), (unsigned long long)((b + want) - ahi));
-                } else {
-                    hi_ = b + want;
-                }
-                lo_ = b;
-            }
-        } else if (bufferSize != kUnbounded) {
-            lo_ = b;
-            hi_ = b + bufferSize * sizeof(T);
-        } else {
-            lo_ = nullptr;
-            hi_ = reinterpret_cast<const uint8_t*>(~uintptr_t(0));
-        }
+        alloc_lo_ = alloc_hi_ = nullptr;
+        acemu::rt::find_alloc(b, &alloc_lo_, &alloc_hi_, &arg_);
+        lo_ = b;
+        hi_ = bufferSize == kUnbounded ? nullptr : b + bufferSize * sizeof(T);
     }
     GlobalTensor operator[](uint64_t offset) const {
         GlobalTensor r = *this;
@@ -187,41 +171,71 @@ public:
     // host allocation); all of memory when neither is known.
     uint64_t acemu_range_bytes() const {
         const uint8_t* p = reinterpret_cast<const uint8_t*>(base_);
-        if (lo_ == nullptr) return ~uint64_t(0);
-        return p >= lo_ && p < hi_ ? uint64_t(hi_ - p) : 0;
+        const uint8_t* end = hi_;
+        if (alloc_lo_ != nullptr && (end == nullptr || end > alloc_hi_)) end = alloc_hi_;
+        if (end == nullptr) return ~uint64_t(0);
+        return p >= (alloc_lo_ ? alloc_lo_ : lo_) && p < end ? uint64_t(end - p) : 0;
     }
 
-    // Bytes of [index, index + nbytes) that are inside the tensor's range (a prefix); reports the rest.
+    // Bytes of [index, index + nbytes) that may be touched (a prefix); reports the rest. The hard
+    // bound is the host allocation (bytes outside it are skipped: gm-out-of-bounds); bytes past the
+    // SetGlobalBuffer length but inside the allocation are copied like the NPU does, with a note
+    // (gm-beyond-buffer). Without a known allocation the length is the bound.
     uint64_t acemu_in_bounds(const char* api, const char* verb, int64_t elem_index, uint64_t nbytes, const char* file, int line) const {
         return acemu_in_bounds_b(api, verb, elem_index * int64_t(sizeof(T)), nbytes, file, line);
     }
     uint64_t acemu_in_bounds_b(const char* api, const char* verb, int64_t byte_off, uint64_t nbytes, const char* file, int line) const {
         const uint8_t* p = reinterpret_cast<const uint8_t*>(base_) + byte_off;
-        if (p >= lo_ && p + nbytes <= hi_) return nbytes;
+        if (lo_ == nullptr) {
+            acemu::rt::report(acemu::GM_OOB, api, file, line,
+                              "%s %s %llu B through a GlobalTensor<%s> that has no GM behind it (SetGlobalBuffer was not called, or "
+                              "was given a null pointer); the emulator skipped the access",
+                              api, verb, (unsigned long long)nbytes, acemu::type_name<T>());
+            return 0;
+        }
+        const bool known = alloc_lo_ != nullptr;
+        const uint8_t* lo = known ? alloc_lo_ : lo_;
+        const uint8_t* hi = known ? alloc_hi_ : hi_;
+        if (hi == nullptr) return nbytes;  // neither a length nor a known allocation: nothing to check against
+        if (p >= lo && p + nbytes <= hi) {
+            if (known && hi_ != nullptr && (p < lo_ || p + nbytes > hi_)) {
+                const uint64_t past = p + nbytes > hi_ ? uint64_t(p + nbytes - (p > hi_ ? p : hi_)) : 0;
+                acemu::rt::report(acemu::GM_BEYOND_BUFFER, api, file, line,
+                                  "%s %s %llu B at byte %lld of a GlobalTensor<%s> whose SetGlobalBuffer length (at %s:%d) is %lld B: "
+                                  "%llu B lie past that length but inside %s. The NPU does not check the length, "
+                                  "so the bytes were %s as on the device; check the length if this was not meant",
+                                  api, verb, (unsigned long long)nbytes, (long long)(p - lo_), acemu::type_name<T>(), set_file_, set_line_,
+                                  (long long)(hi_ - lo_), (unsigned long long)past, alloc_name().c_str(), verb[0] == 'r' ? "read" : "written");
+            }
+            return nbytes;
+        }
         uint64_t ok = 0;
-        if (p >= lo_ && p < hi_) ok = uint64_t(hi_ - p);
-        const char* why = (p < lo_) ? "before the start" : "past the end";
-        if (lo_ != nullptr && size_ != kUnbounded) {
+        if (p >= lo && p < hi) ok = uint64_t(hi - p);
+        const char* why = (p < lo) ? "before the start" : "past the end";
+        if (known) {
+            acemu::rt::report(acemu::GM_OOB, api, file, line,
+                              "%s %s %llu B at byte %lld of %s, which has %lld B: %llu B lie %s of the host allocation "
+                              "(the GlobalTensor was set at %s:%d). The emulator skipped them; on the NPU they hit whatever lies there",
+                              api, verb, (unsigned long long)nbytes, (long long)(p - lo), alloc_name().c_str(), (long long)(hi - lo),
+                              (unsigned long long)(nbytes - ok), why, set_file_, set_line_);
+        } else {
             acemu::rt::report(acemu::GM_OOB, api, file, line,
                               "%s %s %llu B at byte %lld of a GlobalTensor<%s> whose range (SetGlobalBuffer at %s:%d) is %lld B: "
                               "%llu B lie %s of it. The emulator skipped them; on the NPU they hit whatever lies there",
-                              api, verb, (unsigned long long)nbytes, (long long)(p - lo_), acemu::type_name<T>(), set_file_, set_line_,
-                              (long long)(hi_ - lo_), (unsigned long long)(nbytes - ok), why);
-        } else {
-            acemu::rt::report(acemu::GM_OOB, api, file, line,
-                              "%s %s %llu B at byte %lld of kernel argument %d, which has %lld B: %llu B lie %s of the host allocation. "
-                              "The emulator skipped them; on the NPU they hit whatever lies there",
-                              api, verb, (unsigned long long)nbytes, (long long)(p - lo_), arg_, (long long)(hi_ - lo_),
-                              (unsigned long long)(nbytes - ok), why);
+                              api, verb, (unsigned long long)nbytes, (long long)(p - lo), acemu::type_name<T>(), set_file_, set_line_,
+                              (long long)(hi - lo), (unsigned long long)(nbytes - ok), why);
         }
-        return p < lo_ ? 0 : ok;
+        return p < lo ? 0 : ok;
     }
 
 private:
+    std::string alloc_name() const { return arg_ >= 0 ? "kernel argument " + std::to_string(arg_) : std::string("a host tensor"); }
     __gm__ T* base_ = nullptr;
     uint64_t size_ = 0;
-    const uint8_t* lo_ = nullptr;
+    const uint8_t* lo_ = nullptr;        // SetGlobalBuffer's range [lo_, hi_); hi_ null without a length
     const uint8_t* hi_ = nullptr;
+    const uint8_t* alloc_lo_ = nullptr;  // the host allocation holding it, when known
+    const uint8_t* alloc_hi_ = nullptr;
     const char* set_file_ = "?";
     int set_line_ = 0;
     int arg_ = -1;

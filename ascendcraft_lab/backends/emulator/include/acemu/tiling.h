@@ -3,6 +3,7 @@
 #include <cstring>
 
 // A tiling class is a plain C struct (natural alignment), so the host can pack it byte for byte.
+// @api BEGIN_TILING_DATA_DEF, TILING_DATA_FIELD_DEF, TILING_DATA_FIELD_DEF_ARR, TILING_DATA_FIELD_DEF_STRUCT, END_TILING_DATA_DEF, REGISTER_TILING_DATA_CLASS | yes | TilingData structure
 #define BEGIN_TILING_DATA_DEF(name) struct name {
 #define TILING_DATA_FIELD_DEF(type, field)                  \
     type field = type();                                    \
@@ -24,6 +25,7 @@
 #define REGISTER_TILING_DATA_CLASS(op, cls) using acemu_default_tiling_t = cls;
 #define REGISTER_TILING_DEFAULT(cls) using acemu_default_tiling_t = cls;
 
+// @api GET_TILING_DATA, GET_TILING_DATA_WITH_STRUCT, REGISTER_TILING_DEFAULT | yes | GET_TILING_DATA
 #define GET_TILING_DATA(var, tiling)                                        \
     acemu_default_tiling_t var;                                             \
     std::memcpy(static_cast<void*>(&var), (const void*)(tiling), sizeof(var))

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include "vec_core.h"
+#include "dtypes.h"
 
 namespace acemu {
 namespace m {
@@ -132,15 +133,18 @@ template <typename T> inline T bnot(T a) { static_assert(std::is_integral<T>::va
 namespace AscendC {
 
 // Count form, bit-mode mask and continuous mask forms of one binary instruction.
+// @api Add, Sub, Mul, Div, Max, Min, And, Or | yes: count, bit-mask and continuous-mask forms; not the operator overloads | Binary operations
 #define ACEMU_BINARY_OP(NAME, EXPR)                                                                                                    \
     template <typename T>                                                                                                              \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count,          \
                      ACEMU_SITE_PARAMS) {                                                                                              \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                  \
         acemu::count_binary(#NAME, dst, src0, src1, count, [](T a, T b) -> T { return EXPR; }, ACEMU_SITE);                           \
     }                                                                                                                                  \
     template <typename T, bool isSetMask = true>                                                                                       \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask,                \
                      int64_t repeatTimes, const BinaryRepeatParams& params, ACEMU_SITE_PARAMS) {                                       \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                  \
         acemu::BlockCtx* c = acemu::ctx();                                                                                             \
         acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                      \
         acemu::repeat_binary(#NAME, dst.acemu_ptr(), src0.acemu_ptr(), src1.acemu_ptr(), m,                                           \
@@ -149,6 +153,7 @@ namespace AscendC {
     template <typename T, bool isSetMask = true>                                                                                       \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const uint64_t mask[],        \
                      int64_t repeatTimes, const BinaryRepeatParams& params, ACEMU_SITE_PARAMS) {                                       \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                  \
         acemu::BlockCtx* c = acemu::ctx();                                                                                             \
         acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                      \
         acemu::repeat_binary(#NAME, dst.acemu_ptr(), src0.acemu_ptr(), src1.acemu_ptr(), m,                                           \
@@ -166,16 +171,19 @@ ACEMU_BINARY_OP(Or, acemu::m::bor(a, b))
 #undef ACEMU_BINARY_OP
 
 // Tensor-scalar instructions: count form and repeat forms.
+// @api Adds, Muls, Maxs, Mins, LeakyRelu | yes | Scalar binary operations
 #define ACEMU_SCALAR_OP(NAME, EXPR)                                                                                                    \
     template <typename T>                                                                                                              \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, const int32_t& count,     \
                      ACEMU_SITE_PARAMS) {                                                                                              \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                  \
         const T s = scalarValue;                                                                                                       \
         acemu::count_unary(#NAME, dst, src, count, [s](T a) -> T { return EXPR; }, ACEMU_SITE);                                       \
     }                                                                                                                                  \
     template <typename T, bool isSetMask = true>                                                                                       \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, uint64_t mask,            \
                      int64_t repeatTimes, const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {                                        \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                  \
         acemu::BlockCtx* c = acemu::ctx();                                                                                             \
         const T s = scalarValue;                                                                                                       \
         acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                      \
@@ -185,6 +193,7 @@ ACEMU_BINARY_OP(Or, acemu::m::bor(a, b))
     template <typename T, bool isSetMask = true>                                                                                       \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, const uint64_t mask[],    \
                      int64_t repeatTimes, const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {                                        \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                  \
         acemu::BlockCtx* c = acemu::ctx();                                                                                             \
         const T s = scalarValue;                                                                                                       \
         acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                      \
@@ -199,14 +208,17 @@ ACEMU_SCALAR_OP(Mins, a < s ? a : s)
 ACEMU_SCALAR_OP(LeakyRelu, a >= T(0) ? a : T(a * s))
 #undef ACEMU_SCALAR_OP
 
+// @api Exp, Ln, Abs, Sqrt, Rsqrt, Reciprocal, Relu, Not | yes | Unary operations
 #define ACEMU_UNARY_OP(NAME, EXPR)                                                                                                     \
     template <typename T>                                                                                                              \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, ACEMU_SITE_PARAMS) {                 \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                  \
         acemu::count_unary(#NAME, dst, src, count, [](T a) -> T { return EXPR; }, ACEMU_SITE);                                        \
     }                                                                                                                                  \
     template <typename T, bool isSetMask = true>                                                                                       \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask, int64_t repeatTimes,                        \
                      const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {                                                             \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                  \
         acemu::BlockCtx* c = acemu::ctx();                                                                                             \
         acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                      \
         acemu::repeat_unary(#NAME, dst.acemu_ptr(), src.acemu_ptr(), m, acemu::repeat_times(#NAME, repeatTimes, ACEMU_SITE), params,  \
@@ -215,6 +227,7 @@ ACEMU_SCALAR_OP(LeakyRelu, a >= T(0) ? a : T(a * s))
     template <typename T, bool isSetMask = true>                                                                                       \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], int64_t repeatTimes,                \
                      const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {                                                             \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                  \
         acemu::BlockCtx* c = acemu::ctx();                                                                                             \
         acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(c, #NAME, isSetMask, mask, ACEMU_SITE);                                      \
         acemu::repeat_unary(#NAME, dst.acemu_ptr(), src.acemu_ptr(), m, acemu::repeat_times(#NAME, repeatTimes, ACEMU_SITE), params,  \
@@ -231,9 +244,13 @@ ACEMU_UNARY_OP(Relu, a > T(0) ? a : T(0))
 ACEMU_UNARY_OP(Not, acemu::m::bnot(a))
 #undef ACEMU_UNARY_OP
 
+// @api Axpy | yes | Axpy
 // dst = src * scalar + dst (dst may be wider than src, e.g. float += half * scalar).
 template <typename T, typename U>
 inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const acemu::nd<U> scalarValue, const int32_t& count, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Axpy, U);
+    static_assert(std::is_same<T, U>::value || (std::is_same<T, float>::value && std::is_same<U, half>::value),
+                  "Axpy takes half += half, float += float or float += half (API reference: Axpy)");
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Axpy", ACEMU_SITE);
     if (!acemu::count_prologue(c, "Axpy", dst, &src, 1, count, ACEMU_SITE)) return;
@@ -247,6 +264,9 @@ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const ace
 template <typename T, typename U, bool isSetMask = true>
 inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const acemu::nd<U> scalarValue, uint64_t mask, int64_t repeatTimes,
                  const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Axpy, U);
+    static_assert(std::is_same<T, U>::value || (std::is_same<T, float>::value && std::is_same<U, half>::value),
+                  "Axpy takes half += half, float += float or float += half (API reference: Axpy)");
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Axpy", ACEMU_SITE);
     constexpr uint32_t per = 256 / (sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U));
@@ -265,8 +285,10 @@ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const ace
     });
 }
 
+// @api Duplicate | yes | Duplicate
 // ---- Duplicate ---------------------------------------------------------------------------
 template <typename T> inline void Duplicate(const LocalTensor<T>& dst, const acemu::nd<T>& scalarValue, const int32_t& count, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Duplicate, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Duplicate", ACEMU_SITE);
     if (!acemu::count_prologue<T, T>(c, "Duplicate", dst, nullptr, 0, count, ACEMU_SITE)) return;
@@ -293,6 +315,7 @@ inline void duplicate_repeat(const LocalTensor<T>& dst, T v, const acemu::Mask& 
 template <typename T, bool isSetMask = true>
 inline void Duplicate(const LocalTensor<T>& dst, const acemu::nd<T>& scalarValue, uint64_t mask, int64_t repeatTimes, uint16_t dstBlockStride,
                       uint8_t dstRepeatStride, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Duplicate, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(c, "Duplicate", isSetMask, mask, ACEMU_SITE);
     detail::duplicate_repeat(dst, T(scalarValue), m, acemu::repeat_times("Duplicate", repeatTimes, ACEMU_SITE), dstBlockStride, dstRepeatStride, ACEMU_SITE);
@@ -300,11 +323,13 @@ inline void Duplicate(const LocalTensor<T>& dst, const acemu::nd<T>& scalarValue
 template <typename T, bool isSetMask = true>
 inline void Duplicate(const LocalTensor<T>& dst, const acemu::nd<T>& scalarValue, const uint64_t mask[], int64_t repeatTimes, uint16_t dstBlockStride,
                       uint8_t dstRepeatStride, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Duplicate, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(c, "Duplicate", isSetMask, mask, ACEMU_SITE);
     detail::duplicate_repeat(dst, T(scalarValue), m, acemu::repeat_times("Duplicate", repeatTimes, ACEMU_SITE), dstBlockStride, dstRepeatStride, ACEMU_SITE);
 }
 
+// @api Cast | yes: every RoundMode; the pairs of element types are not checked against the page | Cast
 // ---- Cast --------------------------------------------------------------------------------
 template <typename T1, typename T2>
 inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& roundMode, const uint32_t count, ACEMU_SITE_PARAMS) {
@@ -332,6 +357,7 @@ inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const R
                         [mode](T2 a) -> T1 { return acemu::m::cast_one<T1, T2>(a, mode); }, ACEMU_SITE);
 }
 
+// @api Compare, CompareScalar, Select | partial: count forms only | Compare
 // ---- Compare / Select: one mask bit per element (bit i of byte i/8) ------------------------
 namespace detail {
 template <typename T, typename U, class Pred>
@@ -365,6 +391,7 @@ inline void compare_bits(const char* api, const LocalTensor<U>& dst, const Local
 
 template <typename T, typename U>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, uint32_t count, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Compare, T);
     const T* a = src0.acemu_ptr();
     const T* b = src1.acemu_ptr();
     LocalTensor<T> s[2] = {src0, src1};
@@ -373,6 +400,7 @@ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const
 template <typename T, typename U>
 inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const acemu::nd<T> src1Scalar, CMPMODE cmpMode, uint32_t count,
                           ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(CompareScalar, T);
     const T* a = src0.acemu_ptr();
     const T s = src1Scalar;
     detail::compare_bits("CompareScalar", dst, &src0, 1, count, [&](uint32_t i) { return acemu::m::cmp(a[i], s, cmpMode); }, false, ACEMU_SITE);
@@ -402,6 +430,7 @@ inline void select_impl(const LocalTensor<T>& dst, const LocalTensor<U>& selMask
 template <typename T, typename U>
 inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, const LocalTensor<T>& src1, SELMODE selMode,
                    uint32_t count, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Select, T);
     const T* a = src0.acemu_ptr();
     const T* b = src1.acemu_ptr();
     LocalTensor<T> s[2] = {src0, src1};
@@ -410,6 +439,7 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
 template <typename T, typename U>
 inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, const acemu::nd<T> src1Scalar, SELMODE selMode,
                    uint32_t count, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Select, T);
     const T* a = src0.acemu_ptr();
     const T s = src1Scalar;
     detail::select_impl(dst, selMask, &src0, 1, selMode, count, [&](uint32_t i, bool take0) { return take0 ? a[i] : s; }, ACEMU_SITE);

@@ -4,6 +4,7 @@
 
 namespace AscendC {
 
+// @api BinaryRepeatParams, UnaryRepeatParams | yes | General parameters
 struct BinaryRepeatParams {
     BinaryRepeatParams() = default;
     BinaryRepeatParams(uint8_t dstBlk, uint8_t src0Blk, uint8_t src1Blk, uint8_t dstRep, uint8_t src0Rep, uint8_t src1Rep)
@@ -27,6 +28,7 @@ struct UnaryRepeatParams {
 };
 
 // ---- mask registers ----------------------------------------------------------------------
+// @api SetMaskCount, SetMaskNorm, SetVectorMask, ResetMask | yes | SetVectorMask
 inline void SetMaskCount() { acemu::ctx()->mask_counter = true; }
 inline void SetMaskNorm() { acemu::ctx()->mask_counter = false; }
 inline void ResetMask() { auto* c = acemu::ctx(); c->mask[0] = c->mask[1] = ~uint64_t(0); }

@@ -1,0 +1,3 @@
+// PlatformAscendC for host tiling functions.
+#pragma once
+#include "acemu/host/platform.h"

@@ -1,0 +1,31 @@
+"""A kernel-launch sample's CPU-debug host program (ICPU_RUN_KF, GmAlloc, ReadFile / WriteFile) builds
+and runs unchanged: `ascendcraft emulate --program main.cpp add_custom.cpp --run-in DIR`."""
+from __future__ import annotations
+
+import numpy as np
+
+from ascendcraft_lab.backends.emulator.cli import main
+
+from emulator_helpers import KERNELS
+
+SAMPLE = KERNELS / "programs" / "add_cpu_debug"
+
+
+def test_a_samples_cpu_debug_main_runs_unchanged(tmp_path):
+    (tmp_path / "input").mkdir()
+    (tmp_path / "output").mkdir()
+    rng = np.random.default_rng(3)
+    x, y = (rng.random(8 * 2048) * 4).astype(np.float16), (rng.random(8 * 2048) * 4).astype(np.float16)
+    x.tofile(tmp_path / "input" / "input_x.bin")
+    y.tofile(tmp_path / "input" / "input_y.bin")
+    code = main(["--program", str(SAMPLE / "main.cpp"), str(SAMPLE / "add_custom.cpp"), "--run-in", str(tmp_path)])
+    assert code == 0
+    np.testing.assert_array_equal(np.fromfile(tmp_path / "output" / "output_z.bin", np.float16), x + y)
+
+
+def test_a_program_that_does_not_compile_says_where(tmp_path, capsys):
+    bad = tmp_path / "main.cpp"
+    bad.write_text('#include "tikicpulib.h"\nint main() { AscendC::GmAlloc(); }\n')
+    assert main(["--program", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}:2: error:" in err

@@ -60,9 +60,7 @@ def instantiate(program: Program, binding: Mapping[str, DType] | None = None) ->
     variable), with its compute types chosen (`promote`). A plain program comes back as it is."""
     if not program.generics:
         return program
-    binding = dict(binding or {})
-    if binding == dict(program.binding) and not _promotable(program):
-        return program
+    binding = {**dict(program.binding), **dict(binding or {})}
     variant = parse(program.source, program.path, binding) if binding != dict(program.binding) else program
     return promote(variant)
 

@@ -8,8 +8,8 @@ draft on the numpy interpreter.
 from .bind import (RULE_TEXT, RULES, TOLERANCES, OutputCheck, Verdict, bind, check_interpreter, check_rules, compare,
                    load_program)
 from .load import (CaseSet, ReferenceError, ReferenceRun, load_cases, load_reference, load_references, reference_format,
-                   run_jobs)
+                   run_jobs, sidecars)
 
 __all__ = ["ReferenceError", "ReferenceRun", "CaseSet", "load_reference", "load_references", "load_cases",
-           "reference_format", "run_jobs", "bind", "compare", "check_interpreter", "load_program", "Verdict",
+           "reference_format", "run_jobs", "sidecars", "bind", "compare", "check_interpreter", "load_program", "Verdict",
            "OutputCheck", "TOLERANCES", "RULES", "RULE_TEXT", "check_rules"]

@@ -18,9 +18,9 @@ fixed as MultiKernelBench does) and does one thing:
 A reference is KernelBench format (`get_inputs()`, one input set per seed) or NPUKernelBench
 format (`get_input_groups()`: a list of input sets, usually read from a JSON-lines file beside
 the reference); `trace`, `run` and `time` take `case` to use one input group. A job may give
-`file_name`, the name the reference had where it came from (a session keeps a copy as
-reference.py): `__file__` then carries that name, so a reference that finds its JSON cases
-through its own file name finds the copies beside it.
+`as_file`, the path `__file__` should hold (a session keeps its copy as reference.py and the
+files it reads, under their own names, in reference_files/): a reference that finds its JSON
+cases through `__file__` finds the copies.
 
 torch_npu: when it is not installed, `import torch_npu` (and its submodules) gives a stand-in
 module, so a reference that imports it only to be importable runs on CPU (noted once in the
@@ -171,7 +171,7 @@ def bad_json_line(files):
 
 
 # -- loading a reference -------------------------------------------------------------------------
-def load_module(path, overrides, file_name=None):
+def load_module(path, overrides, as_file=None):
     try:
         data = Path(path).read_bytes()
         source = data.decode("utf-8")
@@ -202,9 +202,9 @@ def load_module(path, overrides, file_name=None):
     ast.fix_missing_locations(tree)
     name = "ascendcraft_reference_" + str(abs(hash(path)))
     module = types.ModuleType(name)
-    module.__file__ = str(Path(path).with_name(file_name)) if file_name else path
+    module.__file__ = as_file or path
     sys.modules[name] = module
-    sys.path.insert(0, str(Path(path).parent))
+    sys.path.insert(0, str(Path(as_file or path).parent))
     install_npu_stand_in()
     try:
         exec(compile(tree, path, "exec"), module.__dict__)
@@ -234,7 +234,7 @@ def input_groups(module, path):
     except NpuOpCalled as e:
         raise JobError("in get_input_groups()", npu_refusal(e))
     except BaseException as e:  # noqa: BLE001
-        bad = bad_json_line(json_sidecars(path)) if isinstance(e, ValueError) else None
+        bad = bad_json_line(json_sidecars(module.__file__)) if isinstance(e, ValueError) else None
         if bad is not None:
             name, line, why = bad
             raise JobError("in get_input_groups()", f"{name} line {line} is not valid JSON ({why})" if line
@@ -312,6 +312,8 @@ def describe_value(v, torch):
         return {"kind": "scalar", "type": "float", "value": v}
     if isinstance(v, (list, tuple)):
         return {"kind": "sequence", "items": [describe_value(x, torch) for x in v]}
+    if v is None or isinstance(v, str):     # an attribute such as approximate="tanh", or an omitted tensor
+        return {"kind": "const", "value": v}
     return {"kind": "other", "repr": repr(v)[:80]}
 
 
@@ -660,9 +662,9 @@ def main():
         out.mkdir(parents=True, exist_ok=True)
         path = job["path"]
         try:
-            key = (path, json.dumps(job.get("overrides", {}), sort_keys=True), job.get("file_name"))
+            key = (path, json.dumps(job.get("overrides", {}), sort_keys=True), job.get("as_file"))
             if key not in modules:
-                modules[key] = load_module(path, dict(job.get("overrides", {})), job.get("file_name"))
+                modules[key] = load_module(path, dict(job.get("overrides", {})), job.get("as_file"))
             module = modules[key]
             {"trace": job_trace, "run": job_run, "cases": job_cases, "time": job_time}[job["mode"]](job, module, out, torch, np)
         except JobError as e:

@@ -164,8 +164,25 @@ def reference_format(path) -> str:
     return "NPUKernelBench" if "get_input_groups" in names else "KernelBench"
 
 
+def sidecars(path) -> list[Path]:
+    """Files beside a reference that it may read: `<stem>.<ext>` (not Python) and any file whose
+    name is a string in its source (a JSON-lines file of cases, typically). A session copies them."""
+    path = Path(path)
+    try:
+        source = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    found = []
+    for f in sorted(path.parent.iterdir()) if path.parent.is_dir() else []:
+        if not f.is_file() or f == path or f.suffix in (".py", ".pyc"):
+            continue
+        if f.name.startswith(path.stem + ".") or f"'{f.name}'" in source or f'"{f.name}"' in source:
+            found.append(f)
+    return found
+
+
 def load_cases(path, *, overrides: dict | None = None, seeds=(0, 1, 2, 3, 4), timeout: float = 900,
-               file_name: str | None = None, cases=None) -> CaseSet:
+               as_file: str | None = None, cases=None) -> CaseSet:
     """Every input set of the reference at `path` (one child process).
 
     NPUKernelBench format: the cases of get_input_groups() (seeded once with seeds[0]; `cases`
@@ -173,8 +190,8 @@ def load_cases(path, *, overrides: dict | None = None, seeds=(0, 1, 2, 3, 4), ti
     when the reference cannot load at all; a case that fails is a ReferenceError in the set."""
     fmt = reference_format(path)
     base = {"path": str(path), "overrides": dict(overrides or {})}
-    if file_name:
-        base["file_name"] = file_name
+    if as_file:
+        base["as_file"] = str(as_file)
     if fmt == "NPUKernelBench":
         job = dict(base, mode="cases", seed=int(seeds[0]) if seeds else 0)
         if cases is not None:
@@ -191,9 +208,16 @@ def load_cases(path, *, overrides: dict | None = None, seeds=(0, 1, 2, 3, 4), ti
     return CaseSet(str(path), fmt, runs, list(notes))
 
 
-def load_reference(path, *, overrides: dict | None = None, seed: int = 0, timeout: float = 120) -> ReferenceRun:
-    """Run the reference at `path` in a child process and return its inputs, outputs and parameters."""
-    result = load_references([(path, overrides)], seed=seed, timeout=timeout)[0]
+def load_reference(path, *, overrides: dict | None = None, seed: int = 0, timeout: float = 120,
+                   as_file: str | None = None) -> ReferenceRun:
+    """Run the reference at `path` in a child process and return its inputs, outputs and parameters
+    (an NPUKernelBench reference: its first case)."""
+    if as_file:
+        job = {"mode": "run", "path": str(path), "overrides": dict(overrides or {}), "seed": seed, "as_file": str(as_file)}
+        result = run_jobs([job], timeout=timeout)[0]
+        result = result["run"] if isinstance(result, dict) else result
+    else:
+        result = load_references([(path, overrides)], seed=seed, timeout=timeout)[0]
     if isinstance(result, ReferenceError):
         raise result
     return result

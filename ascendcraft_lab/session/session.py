@@ -39,12 +39,15 @@ from ..passes.merge import Conflict
 from ..passes.pipeline import PIPELINE, get_pass
 from ..passes.spec import LowerOptions
 from ..passes.tiling_report import TilingReport, tiling_report
-from ..reference import ReferenceError, bind, load_reference
+from ..dsl.generic import VariantMismatch, binding_for, instantiate, variant_name
+from ..reference import ReferenceError, bind, load_cases, load_reference, reference_format, sidecars
 from ..soc import get_soc
 from ..atomic import NotText, read_text
+from .cases import CaseReport, case_dtypes, check_cases
 from .folder import LOCK_FILE, PROJECT, SOURCEMAP, FolderBusy, SessionFolder, files_hash, text_hash
 
 DSL_NAME = "kernel.dsl.py"          # a draft typed in a notebook cell: its name in messages and generated comments
+REFERENCE_FILES = "reference_files"  # the files the reference reads (its JSON cases), under their own names
 REVIEWED = ("accepted", "edited", "unchanged")
 ENGINES = ("rule", "llm")
 BACKENDS = ("emulator", "cann")
@@ -112,6 +115,7 @@ class CheckResult:
     bundle_hash: str = ""
     current: bool = True              # False when the steps changed since this run
     path: str = ""                    # the run record
+    cases: dict = field(default_factory=dict)   # every input set's result (session/cases.py CaseReport.to_json)
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], path: str = "") -> "CheckResult":
@@ -121,7 +125,8 @@ class CheckResult:
                    str(record.get("backend", "emulator")), str(record.get("soc", "")),
                    _finite(record.get("max_abs_err")), _finite(record.get("max_rel_err")),
                    str(run.get("status", "")), list(run.get("findings") or []),
-                   dict(record.get("timings") or {}), str(record.get("bundle_hash", "")), True, path)
+                   dict(record.get("timings") or {}), str(record.get("bundle_hash", "")), True, path,
+                   dict(record.get("cases") or {}))
 
     def __str__(self) -> str:
         return self.summary + (f"\n{self.detail}" if self.detail else "")
@@ -154,9 +159,12 @@ def engine_for(name: str, session: SessionFolder | None = None):
     raise ValueError(f"engine `{name}` is not available here; use --engine rule")
 
 
-def load_dsl(text: str, path: str, soc: str | None, shapes=None, scalars=None) -> ir.Program:
-    """Parse and verify a draft (with shapes, the verifier also checks the launch and the UB budget)."""
-    program = parse(text, path)
+def load_dsl(text: str, path: str, soc: str | None, shapes=None, scalars=None, binding=None) -> ir.Program:
+    """Parse and verify a draft (with shapes, the verifier also checks the launch and the UB budget).
+
+    A dtype-generic kernel is verified as one variant: `binding`'s, by default the first dtype
+    of each type variable (dsl/generic.py)."""
+    program = instantiate(parse(text, path), binding)
     return verify(program, soc, shapes=shapes, scalars=scalars) if shapes else verify(program, soc)
 
 
@@ -165,14 +173,33 @@ def load_dsl(text: str, path: str, soc: str | None, shapes=None, scalars=None) -
 _REFERENCES: dict[tuple, Any] = {}
 
 
-def cached_reference(path: Path, overrides: Mapping[str, Any] | None = None, seed: int = 0):
-    key = (text_hash(Path(path).read_text(errors="replace")), json.dumps(dict(overrides or {}), sort_keys=True, default=str),
-           seed)
+def _reference_key(path: Path, overrides, seed, as_file, kind: str) -> tuple:
+    """The reference's text and the files it reads: a changed JSON case file is another reference."""
+    read = sorted(f for f in Path(as_file).parent.iterdir() if f.is_file()) if as_file and Path(as_file).parent.is_dir() \
+        else sidecars(path)
+    texts = [Path(path).read_text(errors="replace")] + [f"{f.name}\0{f.read_text(errors='replace')}" for f in read]
+    return (kind, text_hash("\0".join(texts)), json.dumps(dict(overrides or {}), sort_keys=True, default=str), seed,
+            str(as_file or ""))
+
+
+def _remember(key, make):
     if key not in _REFERENCES:
         if len(_REFERENCES) >= 8:
             _REFERENCES.pop(next(iter(_REFERENCES)))
-        _REFERENCES[key] = load_reference(path, overrides=dict(overrides or {}) or None, seed=seed)
+        _REFERENCES[key] = make()
     return _REFERENCES[key]
+
+
+def cached_reference(path: Path, overrides: Mapping[str, Any] | None = None, seed: int = 0, as_file=None):
+    """One input set (an NPUKernelBench reference: its first case), kept for re-runs of the same files."""
+    return _remember(_reference_key(path, overrides, seed, as_file, "run"),
+                     lambda: load_reference(path, overrides=dict(overrides or {}) or None, seed=seed, as_file=as_file))
+
+
+def cached_cases(path: Path, overrides: Mapping[str, Any] | None = None, as_file=None):
+    """Every case of an NPUKernelBench reference (a CaseSet), kept like cached_reference."""
+    return _remember(_reference_key(path, overrides, 0, as_file, "cases"),
+                     lambda: load_cases(path, overrides=dict(overrides or {}) or None, as_file=as_file))
 
 
 def parse_override(text: str) -> tuple[str, Any]:
@@ -185,6 +212,17 @@ def parse_override(text: str) -> tuple[str, Any]:
     except (ValueError, SyntaxError):
         value = v
     return k.strip(), value
+
+
+def variant_of(program: ir.Program, ref) -> ir.Program:
+    """The variant of a dtype-generic kernel that serves this input set (the program itself when plain)."""
+    if not program.generic:
+        return program
+    try:
+        binding = binding_for(program, case_dtypes(program, ref), "the reference's first input set")
+    except VariantMismatch as exc:
+        raise SessionError(f"error: {exc}\n  = help: add its dtype to the kernel's @kernel(...) type variable") from None
+    return instantiate(program, binding)
 
 
 def bind_shapes(program: ir.Program, ref) -> tuple[dict, dict]:
@@ -323,6 +361,11 @@ class Session:
                 return s
         raise SessionError(f"error: pass {spec.number} ({spec.name}) has not run: the session stops after `{self.until}`\n"
                            "  = help: open it without --until to run every pass")
+
+    def _reference_as_file(self) -> str | None:
+        """Where the folder's reference.py believes it lives: beside the copies of the files it reads."""
+        name = self._manifest().get("reference_name")
+        return str(self.folder.path / REFERENCE_FILES / name) if name else None
 
     @property
     def reference(self) -> Path | None:
@@ -541,8 +584,11 @@ class Session:
             progress("compiling the AscendC project with g++ against the emulator and running it "
                      "(a kernel's first build takes a few seconds; later runs are cached)")
         t0 = time.perf_counter()
+        as_file = None if reference is not None else self._reference_as_file()
+        if reference_format(ref_path) == "NPUKernelBench":
+            return self._verify_cases(ref_path, overrides, as_file, project, files, backend, t0, progress)
         try:
-            ref = cached_reference(ref_path, overrides, seed)
+            ref = cached_reference(ref_path, overrides, seed, as_file=as_file)
             t1 = time.perf_counter()
             if backend == "cann":
                 verdict, run = check_cann(self.program, project, ref, self.soc, seed=seed)
@@ -563,6 +609,42 @@ class Session:
                   "max_abs_err": _finite(verdict.max_abs_err), "max_rel_err": _finite(verdict.max_rel_err),
                   "run": _jsonable(run.to_json()), "overrides": _jsonable(overrides), "seed": seed,
                   "summary": verdict.summary(), "detail": detail, "timings": timings,
+                  "bundle_hash": bundle_hash(self.final), "dsl_hash": text_hash(self.dsl),
+                  "project_hash": files_hash(files), "project_files": {p: text_hash(t) for p, t in files.items()}}
+        path = self.folder.record_run(record)
+        self.result = CheckResult.from_record(record, str(path))
+        self.timings.update(timings)
+        self._changed()
+        return self.result
+
+    def _verify_cases(self, ref_path: Path, overrides, as_file, project: Bundle, files, backend: str, t0: float,
+                      progress) -> CheckResult:
+        """Every case of an NPUKernelBench reference (session/cases.py): the variant the session
+        lowered runs as shipped in ascendc/; a generic kernel's other variants are lowered by the
+        rule engine from the same DSL. Correct only when every case is."""
+        if backend != "emulator":
+            raise SessionError("error: the cases of an NPUKernelBench reference are verified on the emulator here\n"
+                               "  = help: use --backend emulator (the NPU run takes KernelBench references)")
+        try:
+            cases = cached_cases(ref_path, overrides, as_file)
+        except ReferenceError as exc:
+            raise SessionError(exc.render()) from exc
+        t1 = time.perf_counter()
+
+        def tick(i, n, result):
+            if progress:
+                progress(f"case {i}/{n}: {result.line()}")
+        primary = variant_name(dict(self.program.binding))
+        report = check_cases(self.program, cases, soc=self.soc, bundles={primary: project}, progress=tick)
+        seconds = time.perf_counter() - t0
+        timings = {"reference_s": round(t1 - t0, 3), "verify_s": round(seconds, 3), "cases_s": round(report.seconds, 3)}
+        errs = [c.max_abs_err for c in report.cases if c.max_abs_err is not None]
+        rels = [c.max_rel_err for c in report.cases if c.max_rel_err is not None]
+        record = {"backend": backend, "soc": get_soc(self.soc).name, "correct": report.correct,
+                  "message": report.verdict(), "max_abs_err": _finite(max(errs, default=None)),
+                  "max_rel_err": _finite(max(rels, default=None)), "run": {"status": "cases"},
+                  "overrides": _jsonable(overrides), "seed": 0, "summary": report.summary(), "detail": "",
+                  "timings": timings, "cases": report.to_json(),
                   "bundle_hash": bundle_hash(self.final), "dsl_hash": text_hash(self.dsl),
                   "project_hash": files_hash(files), "project_files": {p: text_hash(t) for p, t in files.items()}}
         path = self.folder.record_run(record)
@@ -645,6 +727,7 @@ class Session:
         self._check_empty()
         ref_file = folder.path / "reference.py"
         ref_source = reference if reference is not None else (ref_file if ref_file.is_file() else None)
+        as_file = None if reference is not None else self._reference_as_file()
         t0 = time.perf_counter()
         program = load_dsl(self.dsl, self.dsl_name, self.soc)
         manifest = self._manifest()
@@ -655,8 +738,10 @@ class Session:
                                f"its own (-o DIR), or delete {folder.path} to start over")
         shapes = scalars = None
         if ref_source is not None:
-            ref = cached_reference(ref_source, self.overrides)
+            ref = cached_reference(ref_source, self.overrides, as_file=as_file)
             self.timings["reference_s"] = round(time.perf_counter() - t0, 3)
+            if program.generic:
+                program = verify(variant_of(load_dsl(self.dsl, self.dsl_name, self.soc), ref), self.soc)
             shapes, scalars = bind_shapes(program, ref)
             # With shapes the verifier also checks the UB budget, pointing at the DSL line.
             program = verify(program, self.soc, shapes=shapes, scalars=scalars)
@@ -677,6 +762,10 @@ class Session:
         elif by_hand:
             raise SessionError(_hand_edit_message(folder, by_hand))
         states = self._states(steps, manifest, program, shapes, scalars, accept_all, "reference.py" in files)
+        if reference is not None:
+            manifest["reference_name"] = Path(reference).name
+        elif "reference.py" not in files:
+            manifest.pop("reference_name", None)
         done = folder.commit(files, manifest)
         restored = [rel for rel in drift.removed if rel in files]
         if restored:
@@ -698,8 +787,15 @@ class Session:
         ref_file = folder.path / "reference.py"
         if reference is not None:
             files["reference.py"] = Path(reference).read_bytes()
+            # what the reference reads beside it (its JSON cases), so the copy runs as the original did
+            for f in sidecars(reference):
+                files[f"{REFERENCE_FILES}/{f.name}"] = f.read_bytes()
         elif ref_file.is_file():
             files["reference.py"] = ref_file.read_bytes()
+            kept = folder.path / REFERENCE_FILES
+            for f in sorted(kept.iterdir()) if kept.is_dir() else []:
+                if f.is_file():
+                    files[f"{REFERENCE_FILES}/{f.name}"] = f.read_bytes()
         outputs = [(f"stages/{s.spec.dirname}", s.bundle) for s in steps]
         if len(steps) == len(PIPELINE) and not any(s.failed for s in steps):
             outputs.append((PROJECT, steps[-1].bundle))
@@ -900,6 +996,17 @@ def _plain(o):
     return str(o)
 
 
+def check_file_cases(dsl_path: str | Path, reference: str | Path, *, soc: str | None = None,
+                     overrides: Mapping[str, Any] | None = None, progress=None) -> CaseReport:
+    """Every case of an NPUKernelBench reference against a DSL file, lowered in memory by the rule
+    engine (each variant of a generic kernel once). Raises DslError / ReferenceError / OSError."""
+    soc_name = get_soc(soc).name
+    text = read_text(dsl_path, "DSL file")
+    load_dsl(text, str(dsl_path), soc_name)          # the draft's own errors first, as a DslError
+    cases = load_cases(reference, overrides=dict(overrides or {}) or None)
+    return check_cases(parse(text, str(dsl_path)), cases, soc=soc_name, progress=progress)
+
+
 def check_file(dsl_path: str | Path, reference: str | Path, *, soc: str | None = None, backend: str = "emulator",
                overrides: Mapping[str, Any] | None = None, seed: int = 0):
     """Verify a DSL file without a session folder: lowered in memory by the rule engine.
@@ -909,6 +1016,9 @@ def check_file(dsl_path: str | Path, reference: str | Path, *, soc: str | None =
     program = load_dsl(read_text(dsl_path, "DSL file"), str(dsl_path), soc_name)
     bundle = render(program, LowerOptions(soc=soc_name), len(PIPELINE))
     ref = load_reference(reference, overrides=dict(overrides or {}) or None, seed=seed)
+    if program.generic:
+        program = verify(variant_of(program, ref), soc_name)
+        bundle = render(program, LowerOptions(soc=soc_name), len(PIPELINE))
     if backend == "cann":
         verdict, run = check_cann(program, bundle, ref, soc_name, seed=seed)
     else:

@@ -29,11 +29,12 @@ from .. import procs
 from ..backends.emulator.verify import emulate
 from ..dsl import ir
 from ..dsl.errors import DslError
-from ..dsl.generic import VariantMismatch, binding_for, instantiate, variant_name
+from ..dsl.generic import VariantMismatch, binding_for, instantiate, variant_name, variants
 from ..dsl.verifier import verify
 from ..engines.rule import render
 from ..passes.bundle import Bundle
 from ..passes.spec import LowerOptions
+from ..passes.variants import variant_program
 from ..reference import RULE_TEXT, RULES, CaseSet, ReferenceError, ReferenceRun, bind, check_rules
 from ..soc import get_soc
 
@@ -189,8 +190,12 @@ class Variants:
 
     def _make(self, binding, key):
         what = f"the {key} variant" if key else "the kernel"
+        first = variants(self.program)[0]
         try:
-            program = verify(instantiate(self.program, binding), self.soc)
+            # the first variant is the kernel as named; the others are named <kernel>_<dtype>, as
+            # they are in the project (passes/variants.py)
+            program = verify(instantiate(self.program, binding) if dict(binding) == first
+                             else variant_program(self.program, binding), self.soc)
         except DslError as e:
             return VariantFailure("variant", f"{what} does not verify: {one_line(e)}")
         try:

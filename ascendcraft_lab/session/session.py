@@ -43,6 +43,7 @@ from ..dsl.generic import VariantMismatch, binding_for, instantiate, variant_nam
 from ..reference import ReferenceError, bind, load_cases, load_reference, reference_format, sidecars
 from ..soc import get_soc
 from ..atomic import NotText, read_text
+from ..passes.variants import variant_files
 from .cases import CaseReport, case_dtypes, check_cases
 from .folder import LOCK_FILE, PROJECT, SOURCEMAP, FolderBusy, SessionFolder, files_hash, text_hash
 
@@ -253,6 +254,7 @@ class Session:
         self.result: CheckResult | None = None
         self.notes: list[str] = []          # short facts to show beside the steps (stale edits, ...)
         self.timings: dict[str, float] = {}
+        self.variants: dict[str, Bundle] = {}   # a generic kernel's other variants (ascendc/variants/<dtype>/)
         self._steps: list[StepState] = []
         self._listeners: list[Callable[["Session"], None]] = []
 
@@ -635,7 +637,12 @@ class Session:
             if progress:
                 progress(f"case {i}/{n}: {result.line()}")
         primary = variant_name(dict(self.program.binding))
-        report = check_cases(self.program, cases, soc=self.soc, bundles={primary: project}, progress=tick)
+        shipped = {primary: project}
+        for name, bundle in self.variants.items():      # the other variants as they are on disk
+            prefix = f"variants/{name}/"
+            shipped[name] = Bundle({p[len(prefix):]: files[p] for p in bundle.files},
+                                   {p[len(prefix):]: m for p, m in bundle.source_map.items()})
+        report = check_cases(self.program, cases, soc=self.soc, bundles=shipped, progress=tick)
         seconds = time.perf_counter() - t0
         timings = {"reference_s": round(t1 - t0, 3), "verify_s": round(seconds, 3), "cases_s": round(report.seconds, 3)}
         errs = [c.max_abs_err for c in report.cases if c.max_abs_err is not None]
@@ -655,7 +662,7 @@ class Session:
 
     def _shipped_project(self, files: Mapping[str, str]) -> Bundle:
         """`ascendc/` as a bundle (the steps' source map on it), refused when it is not what the steps made."""
-        expected = self.final.files
+        expected = {**self.final.files, **{p: t for v in self.variants.values() for p, t in v.files.items()}}
         changed = [f"{PROJECT}/{p}" for p, t in expected.items() if p in files and files[p] != t]
         if changed:
             raise SessionError(_hand_edit_message(self.folder, changed))
@@ -740,14 +747,20 @@ class Session:
         if ref_source is not None:
             ref = cached_reference(ref_source, self.overrides, as_file=as_file)
             self.timings["reference_s"] = round(time.perf_counter() - t0, 3)
-            if program.generic:
-                program = verify(variant_of(load_dsl(self.dsl, self.dsl_name, self.soc), ref), self.soc)
-            shapes, scalars = bind_shapes(program, ref)
+            # a generic kernel is lowered as its first variant; the shapes come from the first case
+            # whatever its dtype (the variant that serves it binds them)
+            shapes, scalars = bind_shapes(verify(variant_of(program, ref), self.soc) if program.generic else program, ref)
             # With shapes the verifier also checks the UB budget, pointing at the DSL line.
             program = verify(program, self.soc, shapes=shapes, scalars=scalars)
         t1 = time.perf_counter()
         options = LowerOptions(soc=self.soc, shapes=dict(shapes or {}), scalars=dict(scalars or {}))
         steps = run_pipeline(program, engine, options, edits=folder.edits(), until=self.until)
+        self.variants = {}
+        if program.generic and len(steps) == len(PIPELINE) and not any(s.failed for s in steps):
+            try:
+                self.variants = variant_files(program, options)
+            except DslError as exc:
+                raise SessionError(exc.with_source(self.dsl_name, self.dsl).render()) from exc
         written = manifest.get("written") or {}
         drift = folder.drift(written)
         files = self._generated_files(steps, reference)
@@ -798,7 +811,10 @@ class Session:
                     files[f"{REFERENCE_FILES}/{f.name}"] = f.read_bytes()
         outputs = [(f"stages/{s.spec.dirname}", s.bundle) for s in steps]
         if len(steps) == len(PIPELINE) and not any(s.failed for s in steps):
-            outputs.append((PROJECT, steps[-1].bundle))
+            final = steps[-1].bundle
+            outputs.append((PROJECT, Bundle({**final.files, **{p: t for v in self.variants.values() for p, t in v.files.items()}},
+                                            {**final.source_map, **{p: m for v in self.variants.values()
+                                                                    for p, m in v.source_map.items()}})))
         for root, bundle in outputs:
             for path, text in bundle.files.items():
                 files[f"{root}/{path}"] = text

@@ -71,7 +71,7 @@ class Profile:
         shown = [b for b in self.kernel.blocks if b.spans][:blocks]
         svg = timeline_svg(shown) if shown else ""
         # The timeline is drawn wide (1 px per ~1/600 of the block time) in a scrolling box: scroll to zoom in.
-        return (f'<div class="acl-profile"><pre>{h.escape(self.text(timelines=0))}</pre>'
+        return (f'<div class="acl-profile"><pre style="white-space:pre-wrap">{h.escape(self.text(timelines=0))}</pre>'
                 f'<div style="overflow-x:auto;max-width:100%">{svg}</div></div>')
 
     def _repr_html_(self) -> str:

@@ -212,7 +212,7 @@ def test_estimate_shows_the_pipe_timeline_of_the_first_blocks_offline(lab):
     lab.accept_all()
     profile = lab.estimate()
     page = profile._repr_html_()
-    assert page.startswith('<div class="acl-profile"><pre>ESTIMATED profile of gelu')
+    assert page.startswith('<div class="acl-profile"><pre style="white-space:pre-wrap">ESTIMATED profile of gelu')
     shown = [b for b in profile.kernel.blocks if b.spans][:3]
     assert len(shown) == 3
     assert page.count("<rect ") == sum(1 for b in shown for s in b.spans if s.end > s.start)

@@ -242,7 +242,7 @@ class _Core:
         if p in GM_PIPES:
             blocks = max(1, e.b)
             setup = self.cyc(c.copy_setup_cycles.value + c.block_setup_cycles.value * (blocks - 1))
-            end = self.gm.book(start + setup, e.a / self.bw, self.s)
+            end = self.gm.book(start + setup, e.a / self.bw, max(self.s, min(self.free[MTE2], self.free[MTE3])))
             self.gm_bytes += e.a
             self.overhead += setup
         elif p == V:
@@ -287,8 +287,9 @@ class _Channel:
         self.busy: list[list[float]] = []  # sorted, disjoint [start, end) intervals
 
     def book(self, t0: float, need: float, horizon: float) -> float:
-        """The end of a transfer of `need` seconds that may start at `t0`; nothing will start
-        before `horizon` again (the scalar unit's clock), so older intervals are dropped."""
+        """The end of a transfer of `need` seconds that may start at `t0`; no copy will start
+        before `horizon` again (the earlier of MTE2's and MTE3's in-order ends), so older
+        intervals are dropped."""
         if need <= 0:
             return t0
         if self.busy and self.busy[0][1] < horizon:

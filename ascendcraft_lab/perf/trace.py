@@ -89,6 +89,9 @@ def _parse(data: bytes) -> list[Launch]:
         strs.append(data[off:off + n].decode("utf-8", "replace"))
         off += n
     (nlaunch,) = take("<I")
+
+    def name(i: int) -> str:
+        return strs[i] if i < len(strs) else "?"
     launches = []
     for _ in range(nlaunch):
         block_dim, ktype, nblocks = take("<IiI")
@@ -96,11 +99,12 @@ def _parse(data: bytes) -> list[Launch]:
         for _ in range(nblocks):
             idx, cube, _trunc, _pad, counted, stored = take("<iBBHQQ")
             blk = Block(idx, bool(cube), counted)
-            for _ in range(stored):
-                a, b, line, api, file, kind, pipe, dtype, _aux, _ = _EVENT.unpack_from(data, off)
-                off += _EVENT.size
-                blk.events.append(Event(kind, pipe, strs[api] if api < len(strs) else "?",
-                                        strs[file] if file < len(strs) else "?", line, a, b, DTYPES[dtype] if dtype < len(DTYPES) else "?"))
+            end = off + stored * _EVENT.size
+            if end > len(data):
+                raise struct.error(f"{stored} events announced, {(len(data) - off) // _EVENT.size} present")
+            blk.events = [Event(kind, pipe, name(api), name(file), line, a, b, DTYPES[dtype] if dtype < len(DTYPES) else "?")
+                          for a, b, line, api, file, kind, pipe, dtype, _aux, _ in _EVENT.iter_unpack(data[off:end])]
+            off = end
             launch.blocks.append(blk)
         launches.append(launch)
     return launches

@@ -83,6 +83,11 @@ class BlockEstimate:
     def bound_pipe(self) -> str:
         return max(self.busy, key=lambda p: self.busy[p]) if self.busy else "-"
 
+    @property
+    def label(self) -> str:
+        """The block as reports name it: its GetBlockIdx, with `c` for a cube core (AIC) of a mixed launch."""
+        return f"{self.index}{'c' if self.cube else ''}"
+
 
 @dataclass
 class Estimate:
@@ -125,7 +130,7 @@ class Estimate:
             "soc": self.soc, "kernel_s": self.kernel_s, "launch_s": self.launch_s, "device_s": self.device_s,
             "cores_used": self.cores_used, "gm_bytes": self.gm_bytes, "achieved_bandwidth": self.achieved_bandwidth,
             "bound_pipe": self.bound_pipe, "overlap": self.overlap, "roofline": self.roofline, "assumptions": self.assumptions,
-            "blocks": [{"index": b.index, "cube": b.cube, "core": b.core, "start": b.start, "elapsed": b.elapsed, "busy": b.busy,
+            "blocks": [{"index": b.index, "label": b.label, "cube": b.cube, "core": b.core, "start": b.start, "elapsed": b.elapsed, "busy": b.busy,
                         "busy_fraction": b.busy_fraction, "bound_pipe": b.bound_pipe, "overlap": b.overlap,
                         "overhead": b.overhead, "gm_bytes": b.gm_bytes, "instructions": b.instructions, "truncated": b.truncated,
                         "spans": [[s.pipe, s.start, s.end, s.api, s.line] for s in b.spans[:spans]]}
@@ -409,10 +414,11 @@ def estimate(launch: tr.Launch, soc: str, *, keep_spans: int = 4) -> Estimate:
     }
     floors = {"memory": roof["gm_floor_s"], "vector": roof["vector_floor_s"], "cube": roof["cube_floor_s"]}
     roof["bound"] = max(floors, key=lambda k: floors[k])
-    return Estimate(soc, launch_s + finish, launch_s, results, active, gm, vcycles, ccycles, roof, assumptions(costs))
+    return Estimate(soc, launch_s + finish, launch_s, results, active, gm, vcycles, ccycles, roof,
+                    assumptions(costs, mixed=bool(vec) and bool(cube)))
 
 
-def assumptions(costs: Costs) -> list[str]:
+def assumptions(costs: Costs, *, mixed: bool = False) -> list[str]:
     guesses = sum(1 for p in costs.params().values() if p.guess)
     return [
         "ESTIMATES from a pipe model of the emulator's trace, not measurements on an NPU.",
@@ -425,7 +431,8 @@ def assumptions(costs: Costs) -> list[str]:
         f"a kernel launch {costs.launch_s.value * 1e6:.0f} us.",
         "Scalar work the trace does not see (loop control, address arithmetic beyond the per-instruction issue cost) is not counted.",
         f"{guesses} of {len(costs.params())} cost parameters are guesses (perf/costs.py says which, and why).",
-    ]
+    ] + (["A mixed launch's cube blocks (AIC, marked c) and vector blocks (AIV) are scheduled independently: their "
+          "hand-offs through GM are not traced, so the kernel time is the slower side's, not their sum."] if mixed else [])
 
 
 def estimate_trace(path, soc: str, *, keep_spans: int = 4) -> list[Estimate]:

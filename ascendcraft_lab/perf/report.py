@@ -52,8 +52,7 @@ class Profile:
         lines.append("    block  core  time        bound  overlap  " + "  ".join(f"{p:>5}" for p in pipes))
         for b in k.blocks[:blocks]:
             frac = b.busy_fraction
-            tag = "c" if b.cube else ""
-            lines.append(f"    {str(b.index) + tag:>5}  {b.core:>4}  {_us(b.elapsed):>10}  {b.bound_pipe:>5}  {b.overlap:>7.0%}  "
+            lines.append(f"    {b.label:>5}  {b.core:>4}  {_us(b.elapsed):>10}  {b.bound_pipe:>5}  {b.overlap:>7.0%}  "
                          + "  ".join(f"{frac.get(p, 0.0):>5.0%}" for p in pipes)
                          + ("  (trace cut)" if b.truncated else ""))
         if len(k.blocks) > blocks:
@@ -84,7 +83,7 @@ def timeline_text(b, width: int = 64) -> list[str]:
     t0 = b.start
     span = max(end - t0, 1e-12)
     pipes = [p for p in PIPE_ORDER if any(s.pipe == p for s in b.spans)]
-    out = [f"timeline of block {b.index} ({_us(span)}, one column = {_us(span / width)}; ESTIMATED):"]
+    out = [f"timeline of block {b.label} ({_us(span)}, one column = {_us(span / width)}; ESTIMATED):"]
     for p in pipes:
         busy = [0.0] * width
         for s in b.spans:
@@ -113,7 +112,7 @@ def timeline_svg(blocks, width: int = 1800) -> str:
              f'<text x="4" y="12">ESTIMATED pipe timeline (0 .. {h.escape(_us(t_end))})</text>']
     for i, (b, p) in enumerate(rows):
         y = top + i * row_h
-        parts.append(f'<text x="4" y="{y + 11}">block {b.index} {p}</text>')
+        parts.append(f'<text x="4" y="{y + 11}">block {b.label} {p}</text>')
         for s in b.spans:
             if s.pipe == p and s.end > s.start:
                 parts.append(f'<rect x="{left + s.start * scale:.2f}" y="{y + 2}" width="{max(0.5, (s.end - s.start) * scale):.2f}" '

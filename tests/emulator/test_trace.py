@@ -3,6 +3,7 @@ dependencies the kernel declared (acemu/trace.h)"""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ascendcraft_lab.backends.emulator.runner import Arg, pack_tiling
 from ascendcraft_lab.perf import trace as tr
@@ -50,3 +51,15 @@ def test_a_traced_cube_kernel_records_its_pipes_and_the_mmad_shape(tmp_path):
     assert [(e.a & 0xFFFF, (e.a >> 16) & 0xFFFF, e.a >> 32) for e in mmads] == [(m, n, k)]
     assert all(e.dtype == "float16" for e in mmads)
     assert sum(e.a for e in work if tr.PIPES[e.pipe] == "MTE2") == (m * k + k * n) * 2
+
+
+def test_a_cut_or_foreign_trace_file_is_one_clear_error(tmp_path):
+    path = tmp_path / "add.trace"
+    assert run("add_double_buffer", BLOCKS, add_args(), trace=path).ok
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(tr.TraceError, match="ends early"):
+        tr.read_trace(path)
+    path.write_bytes(b"not a trace")
+    with pytest.raises(tr.TraceError, match="is not an emulator pipe trace"):
+        tr.read_trace(path)

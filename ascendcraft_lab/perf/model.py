@@ -5,10 +5,11 @@ issue cost per instruction and hands it to the in-order queue of its pipe (MTE2,
 the cube MTE1, M, FIX); an instruction starts when its pipe is free and every wait the kernel
 declared before it has been met. The waits are the kernel's own:
 
-- a queue's ``EnQue`` marks its buffer ready when the pipes that wrote it since ``AllocTensor``
-  finish; ``DeQue`` makes the consumer pipe (by the queue's position: VECIN -> V, VECOUT -> MTE3,
-  ...) wait for that; ``FreeTensor`` marks the buffer free when the pipes that read it since
-  ``DeQue`` finish, and the next ``AllocTensor`` of that buffer makes the producer pipe wait. So
+- a queue's ``EnQue`` marks its buffer ready when its producer pipe (by the queue's position:
+  VECIN -> MTE2, VECOUT -> V, ...; if that pipe did not run since ``AllocTensor``, every pipe that
+  did) finishes; ``DeQue`` makes the consumer pipe (VECIN -> V, VECOUT -> MTE3, ...) wait for
+  that; ``FreeTensor`` marks the buffer free when the consumer pipe (likewise) finishes, and the
+  next ``AllocTensor`` of that buffer makes the producer pipe wait. So
   one buffer per queue serialises copy-in and compute, and two let them overlap, exactly as far
   as the queues allow;
 - ``SetFlag<A_B>`` records when pipe A's issued work is done, ``WaitFlag<A_B>`` holds pipe B
@@ -176,6 +177,13 @@ class _Core:
             return []
         return [p for p in WORK_PIPES if self.count[p] > then[p]]
 
+    def _writers(self, key, expected: int) -> list[int]:
+        """The pipes that touched a buffer since it was taken: the queue position's pipe when it
+        ran (the trace has no addresses, so other pipes issued meanwhile are not blamed), else
+        every pipe that ran since, else the position's pipe."""
+        pipes = self._pipes_since(key)
+        return [expected] if expected in pipes or not pipes else pipes
+
     def run(self) -> bool:
         """Run events up to the next SyncAll (True) or the end (False)."""
         ev = self.block.events
@@ -197,14 +205,14 @@ class _Core:
                     self.gate[p] = max(self.gate[p], self.freed.pop(key, 0.0))
                     self.since[key] = list(self.count)
                 elif k == tr.ENQUE:
-                    pipes = self._pipes_since(key) or [_PRODUCER.get(src, V)]
+                    pipes = self._writers(key, _PRODUCER.get(src, V))
                     self.ready[key] = max([self.free[p] for p in pipes] + [self.s])
                 elif k == tr.DEQUE:
                     p = _CONSUMER.get(dst, V)
                     self.gate[p] = max(self.gate[p], self.ready.pop(key, 0.0))
                     self.since[key] = list(self.count)
                 else:
-                    pipes = self._pipes_since(key) or [_CONSUMER.get(dst, V)]
+                    pipes = self._writers(key, _CONSUMER.get(dst, V))
                     self.freed[key] = max([self.free[p] for p in pipes] + [self.s])
             elif k in (tr.SET_FLAG, tr.WAIT_FLAG):
                 self._charge_scalar(self.cyc(c.sync_cycles.value))

@@ -37,3 +37,17 @@ def test_a_streaming_kernel_takes_time_linear_in_its_data(tmp_path):
     one, two, four = (traced("stream_add", 48, 48 * 4096 * k, 4096, tmp_path).device_s for k in (8, 16, 32))
     assert two == pytest.approx(2 * one, rel=0.05)
     assert four == pytest.approx(2 * two, rel=0.05)
+
+
+def test_a_waitflag_holds_its_pipe_until_the_setflags_pipe_is_done(tmp_path):
+    est = traced("flag_add", 4, 4 * 4096 * 4, 4096, tmp_path)
+    spans = est.blocks[0].spans
+    for i, s in enumerate(spans):
+        before = [p for p in spans[:i] if p.pipe != s.pipe]
+        if s.pipe == "V":       # MTE2_V: after both copies in of its tile
+            assert s.start >= max(p.end for p in before if p.pipe == "MTE2")
+        if s.pipe == "MTE3":    # V_MTE3: after its tile's Add
+            assert s.start >= max(p.end for p in before if p.pipe == "V")
+        if s.pipe == "MTE2" and any(p.pipe == "MTE3" for p in before):   # MTE3_MTE2: the buffers are free again
+            assert s.start >= max(p.end for p in before if p.pipe == "MTE3")
+    assert est.blocks[0].overlap == 0   # every pipe waits for the one before it: nothing overlaps

@@ -108,7 +108,10 @@ def render_html(doc: dict) -> str:
             cls = {"correct": "ok", "compiled": "warn", "failed": "bad"}[verdict]
             detail = "" if sr.get("correct") else f"{sr.get('stage', '')}: {sr.get('error', '')}"
             ratio = sr.get("speed_ratio")
-            cells.append(f'<td class="{cls}">{verdict}{f" ({ratio:.2g}x)" if ratio else ""}'
+            est = sr.get("estimate") or {}
+            guess = (f'<div class="est">ESTIMATED on the NPU: {_micro(est["kernel_s"])}, {e(est["bound_pipe"])}-bound'
+                     + (f', {est["speedup"]:.2g}x est. eager' if est.get("speedup") else "") + "</div>") if est.get("kernel_s") else ""
+            cells.append(f'<td class="{cls}">{verdict}{f" ({ratio:.2g}x)" if ratio else ""}{guess}'
                          f'<div class="err">{e(detail)}</div></td>')
         tmpl = (r.get("draft") or {}).get("template", "")
         if r.get("llm"):
@@ -117,14 +120,15 @@ def render_html(doc: dict) -> str:
         log = r.get("log", "")
         op_rows.append(f"<tr><td>{e(r['category'])}</td><td>{e(r['op'])}</td><td>{e(tmpl)}</td>{''.join(cells)}"
                        f"<td>{r.get('seconds', '')}</td><td><a href=\"{e(log)}\">log</a></td></tr>")
-    notes = "".join(f"<li>{e(x)}</li>" for x in INTEGRITY + [TIMING.format(threads=meta.get("threads", "?"))])
+    model = "Estimated NPU times (ESTIMATES, not measurements): " + " ".join(assumptions(costs_for(meta["soc"])))
+    notes = "".join(f"<li>{e(x)}</li>" for x in INTEGRITY + [TIMING.format(threads=meta.get("threads", "?")), model])
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>AscendCraft bench: {e(meta['suite'])}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
 table {{ border-collapse: collapse; margin: 1em 0; }} td, th {{ border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; }}
 td.ok {{ background: #e5f5e0; }} td.warn {{ background: #fff7bc; }} td.bad {{ background: #fee0d2; }}
-.err {{ font-size: 11px; color: #555; max-width: 40em; }} .meta {{ color: #555; }}
+.err {{ font-size: 11px; color: #555; max-width: 40em; }} .meta {{ color: #555; }} .est {{ font-size: 11px; color: #31527a; }}
 </style></head><body>
 <h1>AscendCraft bench: {e(meta['suite'])}</h1>
 <p class="meta">{e(meta['command'])}<br>{e(meta['started'])} &middot; {meta['seconds']:.0f} s &middot; draft {e(meta['draft'])},

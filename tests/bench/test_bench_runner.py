@@ -75,3 +75,4 @@ def test_bench_reports_the_estimated_time_bound_pipe_and_speedup_per_op_under_it
     assert "ESTIMATES" in head and "GM bandwidth" in head and "guesses" in head
     row = next(line for line in per_op.splitlines() if line.startswith("| activation | relu |"))
     assert f"| {relu['shapes']['tail']['estimate']['bound_pipe']} |" in row and " us |" in row
+    assert (out / "report.html").read_text().count("ESTIMATED on the NPU") == 2   # one per shape

@@ -131,6 +131,12 @@ def summarise(results: list[dict], shapes: list[str]) -> dict:
         for pth in FAST_P:
             fig[f"emu_vs_eager>{pth}"] = (sum(1 for x in ratios if x > pth) / n) if n else 0.0
         fig["emu_vs_eager_geomean"] = float(np.exp(np.mean(np.log(ratios)))) if ratios else None
+        # The pipe model's ESTIMATED speedup vs ESTIMATED eager on the NPU (perf/): estimated Fast_p.
+        est = [(p.get("estimate") or {}).get("speedup") for p in per if p and p.get("correct")]
+        est = [x for x in est if x]
+        for pth in FAST_P:
+            fig[f"est_fast>{pth}"] = (sum(1 for x in est if x > pth) / n) if n else 0.0
+        fig["est_speedup_geomean"] = float(np.exp(np.mean(np.log(est)))) if est else None
         return fig
 
     for shape in shapes:

@@ -36,6 +36,7 @@ from ..passes.manager import run_pipeline
 from ..passes.spec import LowerOptions
 from ..drafter.cases import case_signature, fit_live, generalize
 from ..dsl.generic import instantiate, variants
+from ..perf import estimate_eager, estimate_trace
 from ..reference import ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs
 from ..session import check_cases, draft, engine_for
 from ..soc import get_soc
@@ -105,6 +106,8 @@ def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
         if job.get("timing", True):
             jobs.append({"mode": "time", "path": path, "overrides": s["overrides"], "seed": 0, "cast_inputs": cast,
                          "threads": os.cpu_count() or 1, "repeats": 10})
+        if job.get("estimate", True):     # the graph of this shape, for the estimated eager time
+            jobs.append({"mode": "trace", "path": path, "overrides": s["overrides"], "seed": 0, "cast_inputs": cast})
     t0 = time.perf_counter()
     answers = run_jobs(jobs, timeout=float(job.get("reference_timeout", 600)))
     log(f"reference child: {len(jobs)} jobs in {time.perf_counter() - t0:.1f} s")
@@ -112,12 +115,15 @@ def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
     traced = None
     if job["draft"] == "drafter":
         traced, k = answers[0], 1
-    runs, timings = {}, {}
+    runs, timings, graphs = {}, {}, {}
     for s in shapes:
         runs[s["label"]] = answers[k:k + len(seeds)]
         k += len(seeds)
         if job.get("timing", True):
             timings[s["label"]] = answers[k]
+            k += 1
+        if job.get("estimate", True):
+            graphs[s["label"]] = answers[k]
             k += 1
 
     def fail_all(stage, message, compiled=False):
@@ -135,7 +141,8 @@ def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
     result["draft"] = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": "kernel.dsl.py"}
     log(f"draft ({template}) in {time.perf_counter() - t0:.1f} s -> {opdir / 'kernel.dsl.py'}")
     for s in shapes:
-        result["shapes"][s["label"]] = _shape(job, s, draft_text, runs[s["label"]], timings.get(s["label"]), opdir, log)
+        result["shapes"][s["label"]] = _shape(job, s, draft_text, runs[s["label"]], timings.get(s["label"]), opdir, log,
+                                              graphs.get(s["label"]))
 
 
 def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
@@ -293,7 +300,7 @@ def _draft(job, traced, ref0, log):
     return outcome.text, "llm"
 
 
-def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log) -> dict:
+def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log, graph=None) -> dict:
     label = s["label"]
     out = {"overrides": s["overrides"], "compiled": False, "correct": False, "stage": "", "error": "", "seeds": []}
     log(f"-- shape {label} {json.dumps(s['overrides'])}")
@@ -325,8 +332,10 @@ def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log) -> dict:
     log(f"lowered in {out['lower_s']} s -> {project}")
     # 3 + 4. compile once, run every input set, compare
     kernel_times, all_ok = [], True
-    for ref in refs:
-        seed_res = _run_seed(job, program, bundle, project, ref, log, exact=lambda seed: _exact_reference(job, s, seed))
+    trace = project.parent / "run.trace" if job.get("estimate", True) and job["backend"] == "emulator" else None
+    for i, ref in enumerate(refs):
+        seed_res = _run_seed(job, program, bundle, project, ref, log, exact=lambda seed: _exact_reference(job, s, seed),
+                             trace=trace if i == 0 else None)
         out["seeds"].append(seed_res)
         if seed_res["status"] == "compile-error":
             out.update(stage="compile", error=seed_res["error"])
@@ -347,8 +356,29 @@ def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log) -> dict:
         out["timing"] = {"emulator_kernel_s": emu, "torch_eager_s": eager, "torch_threads": timing["timing"]["threads"],
                          "emulator_threads": os.cpu_count() or 1}
         out["speed_ratio"] = eager / emu if emu > 0 else None
+    if all_ok and trace is not None and trace.is_file():
+        out["estimate"] = _estimate(trace, graph, get_soc(job.get("soc")).name, log)
     log(f"shape {label}: {'correct' if all_ok else 'INCORRECT'}" + (f" ({out['error']})" if out["error"] else ""))
     return out
+
+
+def _estimate(trace: Path, graph, soc: str, log: Log) -> dict:
+    """The pipe model's ESTIMATE of the first seed's traced run, and of eager for the reference."""
+    try:
+        kernel = estimate_trace(trace, soc, keep_spans=0)[-1]
+        eager = estimate_eager(graph["graph"], soc) if isinstance(graph, dict) else None
+    except (OSError, ValueError, IndexError, KeyError) as e:
+        log(f"estimate: {_one_line(e)}")
+        return {"error": _one_line(e)}
+    finally:
+        trace.unlink(missing_ok=True)
+    est = {"estimate": True, "kernel_s": kernel.kernel_s, "bound_pipe": kernel.bound_pipe, "overlap": kernel.overlap,
+           "roofline": kernel.roofline["bound"], "bandwidth_fraction": kernel.roofline["bandwidth_fraction"],
+           "eager_s": eager.seconds if eager and eager.ops else None}
+    est["speedup"] = est["eager_s"] / kernel.kernel_s if est["eager_s"] and kernel.kernel_s > 0 else None
+    log(f"ESTIMATED on {soc}: kernel {kernel.kernel_s * 1e6:.2f} us ({kernel.bound_pipe}-bound, overlap {kernel.overlap:.0%})"
+        + (f", eager {est['eager_s'] * 1e6:.2f} us, speedup {est['speedup']:.2f}x" if est["speedup"] else ""))
+    return est
 
 
 def _lower(job, program, shapes, scalars):
@@ -368,7 +398,7 @@ def _exact_reference(job, s, seed):
                     timeout=float(job.get("reference_timeout", 600)))[0]
 
 
-def _run_seed(job, program, bundle, project, ref, log, exact=None) -> dict:
+def _run_seed(job, program, bundle, project, ref, log, exact=None, trace: Path | None = None) -> dict:
     inputs, expected = bind(program, ref)
     scalars = {p.name: inputs[p.name] for p in program.scalars}
     tensors = {n: v for n, v in inputs.items() if isinstance(v, np.ndarray)}
@@ -378,7 +408,7 @@ def _run_seed(job, program, bundle, project, ref, log, exact=None) -> dict:
         return {"seed": ref.seed, "status": "ok" if verdict.correct else "incorrect", "correct": bool(verdict.correct),
                 "error": "" if verdict.correct else verdict.message, "outputs": []}
     kr = emulate(program, bundle, tensors, scalars, soc=get_soc(job.get("soc")).name,
-                 timeout=float(job.get("kernel_timeout", 120)), root=project)
+                 timeout=float(job.get("kernel_timeout", 120)), root=project, trace=trace)
     res = {"seed": ref.seed, "status": kr.status, "correct": False, "error": "", "outputs": [],
            "kernel_s": kr.timings.get("kernel_s"), "compile_s": kr.timings.get("compile_s"),
            "cached": kr.timings.get("cached")}

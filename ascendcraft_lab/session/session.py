@@ -25,6 +25,7 @@ from typing import Any, Callable, Mapping
 from ..backends.cann.detect import refuse_reason
 from ..backends.cann.run import check_cann
 from ..backends.emulator.verify import check_emulator, compile_errors, render_run
+from ..drafter.trace import trace_reference
 from ..dsl import ir
 from ..dsl.errors import DslError, format_diagnostic
 from ..dsl.parser import parse
@@ -40,6 +41,9 @@ from ..passes.pipeline import PIPELINE, get_pass
 from ..passes.spec import LowerOptions
 from ..passes.tiling_report import TilingReport, tiling_report
 from ..dsl.generic import VariantMismatch, binding_for, instantiate, variant_name
+from ..perf import estimate_eager, estimate_trace
+from ..perf.report import Profile
+from ..procs import scratch_dir
 from ..reference import ReferenceError, bind, load_cases, load_reference, reference_format, sidecars
 from ..soc import get_soc
 from ..atomic import NotText, read_text
@@ -550,37 +554,7 @@ class Session:
         `reviewed=False` verifies without asking for every step to be accepted (the CLI's
         `check`, which reviews nothing); `overrides` and `seed` pick the input set (default: the
         session's), `reference` another reference file. Every run is recorded in runs/."""
-        if backend not in BACKENDS:
-            raise SessionError(f"error: unknown backend `{backend}`\n  = help: use emulator (or cann on an NPU host)")
-        if len(self._steps) < len(PIPELINE):
-            raise SessionError(f"error: the session stops after pass `{self.until}`: there is no AscendC project to compile yet\n"
-                               "  = help: open it without --until so every pass runs")
-        failed = [s for s in self._steps if s.status == "failed"]
-        if failed:
-            s = failed[0]
-            detail = "\n".join(f.render(self.dsl_name, self.dsl) for f in s.findings) or \
-                "\n".join(f"conflict in {c.path}:{c.line}" for c in s.conflicts)
-            raise SessionError(f"error: pass {s.number} ({s.name}) failed, so there is nothing to compile\n{detail}")
-        todo = [s for s in self._steps if s.status not in REVIEWED]
-        if reviewed and todo:
-            listing = ", ".join(f"{s.name} is {s.status}" for s in todo)
-            raise SessionError(f"error: compile & verify needs every step accepted or edited ({listing})\n"
-                               "  = help: review each step (accept or edit it), or pass --check to accept them all")
-        ref_path = Path(reference) if reference is not None else self.reference
-        if ref_path is None:
-            raise SessionError("error: this session has no PyTorch reference to verify against\n"
-                               "  = help: give it one with --ref REF.py (or reference= in Session.open)")
-        overrides = dict(self.overrides if overrides is None else overrides)
-        if backend == "cann":
-            reason = refuse_reason("run")
-            if reason:
-                raise SessionError(f"error: {reason}\n  = help: use the emulator backend on a machine without an NPU")
-        blocked = self.folder.unwritable()
-        if blocked is not None:
-            raise SessionError(f"error: the session folder {self.folder.path} is read-only ({blocked} cannot be written)\n"
-                               "  = help: every check records its result in runs/: make it writable or copy the session")
-        with self._locked():            # what ships is what is on disk: verify exactly that
-            files = self.folder.project_files()
+        ref_path, overrides, files = self._runnable(backend, reviewed, reference, overrides)
         project = self._shipped_project(files)
         if progress:
             progress("compiling the AscendC project with g++ against the emulator and running it "
@@ -660,6 +634,42 @@ class Session:
         self._changed()
         return self.result
 
+    def _runnable(self, backend: str, reviewed: bool, reference, overrides):
+        """(reference path, overrides, project files on disk) when the session can run on `backend`;
+        a SessionError saying what is missing otherwise (verify's and estimate's preconditions)."""
+        if backend not in BACKENDS:
+            raise SessionError(f"error: unknown backend `{backend}`\n  = help: use emulator (or cann on an NPU host)")
+        if len(self._steps) < len(PIPELINE):
+            raise SessionError(f"error: the session stops after pass `{self.until}`: there is no AscendC project to compile yet\n"
+                               "  = help: open it without --until so every pass runs")
+        failed = [s for s in self._steps if s.status == "failed"]
+        if failed:
+            s = failed[0]
+            detail = "\n".join(f.render(self.dsl_name, self.dsl) for f in s.findings) or \
+                "\n".join(f"conflict in {c.path}:{c.line}" for c in s.conflicts)
+            raise SessionError(f"error: pass {s.number} ({s.name}) failed, so there is nothing to compile\n{detail}")
+        todo = [s for s in self._steps if s.status not in REVIEWED]
+        if reviewed and todo:
+            listing = ", ".join(f"{s.name} is {s.status}" for s in todo)
+            raise SessionError(f"error: compile & verify needs every step accepted or edited ({listing})\n"
+                               "  = help: review each step (accept or edit it), or pass --check to accept them all")
+        ref_path = Path(reference) if reference is not None else self.reference
+        if ref_path is None:
+            raise SessionError("error: this session has no PyTorch reference to verify against\n"
+                               "  = help: give it one with --ref REF.py (or reference= in Session.open)")
+        overrides = dict(self.overrides if overrides is None else overrides)
+        if backend == "cann":
+            reason = refuse_reason("run")
+            if reason:
+                raise SessionError(f"error: {reason}\n  = help: use the emulator backend on a machine without an NPU")
+        blocked = self.folder.unwritable()
+        if blocked is not None:
+            raise SessionError(f"error: the session folder {self.folder.path} is read-only ({blocked} cannot be written)\n"
+                               "  = help: every check records its result in runs/: make it writable or copy the session")
+        with self._locked():            # what ships is what is on disk: verify exactly that
+            files = self.folder.project_files()
+        return ref_path, overrides, files
+
     def _shipped_project(self, files: Mapping[str, str]) -> Bundle:
         """`ascendc/` as a bundle (the steps' source map on it), refused when it is not what the steps made."""
         expected = {**self.final.files, **{p: t for v in self.variants.values() for p, t in v.files.items()}}
@@ -677,6 +687,39 @@ class Session:
     def compile_and_verify(self, backend: str = "emulator", *, progress: Callable[[str], None] | None = None) -> CheckResult:
         """The notebook's Compile & verify: every step must be reviewed first."""
         return self.verify(backend, progress=progress)
+
+    def estimate(self, *, seed: int = 0, overrides: Mapping[str, Any] | None = None,
+                 reference: str | Path | None = None, progress: Callable[[str], None] | None = None) -> Profile:
+        """The ESTIMATED profile, offline: the project runs traced on the emulator (and must be
+        correct), the pipe model turns the trace into a time per block and pipe, and the reference's
+        traced graph gives an estimated eager time. Recorded in runs/ (backend `model`)."""
+        ref_path, overrides, files = self._runnable("emulator", False, reference, overrides)
+        project = self._shipped_project(files)
+        if progress:
+            progress("running the AscendC project traced on the emulator, then the pipe model")
+        t0 = time.perf_counter()
+        try:
+            ref = cached_reference(ref_path, overrides, seed)
+            with scratch_dir("ascendcraft-trace-") as tmp:
+                verdict, run = check_emulator(self.program, project, ref, soc=self.soc, trace=tmp / "run.trace")
+                if not verdict.correct:
+                    raise SessionError(f"error: the kernel is not verified, so its time means nothing: {verdict.message}\n"
+                                       "  = help: `ascendcraft check` shows what is wrong; profile once it passes")
+                launches = estimate_trace(tmp / "run.trace", self.soc)
+            graph = trace_reference(ref_path, overrides=overrides, seed=seed)
+        except DslError as exc:
+            raise SessionError(exc.with_source(self.dsl_name, self.dsl).render()) from exc
+        except ReferenceError as exc:
+            raise SessionError(exc.render()) from exc
+        except (OSError, ValueError) as exc:
+            raise SessionError(f"error: the estimate failed: {exc}") from exc
+        if not launches:
+            raise SessionError("error: the traced run launched no kernel, so there is nothing to estimate")
+        profile = Profile(launches[-1], estimate_eager(graph, self.soc), self.program.kernel.name)
+        self.folder.record_run({"backend": "model", "action": "profile", "soc": self.soc, "estimate": True,
+                                "profile": _jsonable(profile.to_dict()), "summary": profile.text().splitlines()[1].strip(),
+                                "seconds": round(time.perf_counter() - t0, 3), "estimated_bundle": bundle_hash(self.final)})
+        return profile
 
     # ----------------------------------------------------------------------------- internals
     def _manifest(self) -> dict:

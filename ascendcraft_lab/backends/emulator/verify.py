@@ -147,12 +147,14 @@ def write_bundle_files(bundle: Bundle, root: Path) -> None:
 
 
 def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, int | float],
-            *, soc: str = DEFAULT_SOC, timeout: float = 120, root: Path | None = None) -> EmulatorRun:
+            *, soc: str = DEFAULT_SOC, timeout: float = 120, root: Path | None = None,
+            trace: Path | None = None) -> EmulatorRun:
     """Run the bundle's kernel on the emulator for concrete `inputs` (by GM param name).
 
     The bundle is written under `root` (a temporary folder when None) and compiled there; the
     inputs travel as in/out GM buffers, so what the kernel leaves in them comes back too
-    (`inputs_after`), for a check that it did not write into its inputs."""
+    (`inputs_after`), for a check that it did not write into its inputs. With `trace` the run
+    writes its pipe trace there (``ascendcraft_lab.perf`` estimates the kernel's time from it)."""
     options_soc = get_soc(soc)
     checked, status, message = checked_launch(program, bundle, inputs, scalars, options_soc)
     if status:
@@ -179,7 +181,7 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
     def run(folder: Path):
         write_bundle_files(bundle, folder)
         return run_kernel([folder / plan.kernel_path], plan.entry, int(launch["cores"]), args, soc=options_soc.name,
-                          timeout=timeout, include_dirs=[folder / "host"])
+                          timeout=timeout, include_dirs=[folder / "host"], trace=trace)
     if root is None:
         with procs.scratch_dir("ascendcraft-emu-") as tmp:
             report = run(tmp)
@@ -243,15 +245,16 @@ def compile_errors(bundle: Bundle, plan: Plan, *, link: bool, host: bool) -> lis
 
 
 def check_emulator(program: ir.Program, bundle: Bundle, ref, *, soc: str | None = None,
-                   rtol: float | None = None, atol: float | None = None):
-    """Run the bundle on the reference's inputs; a Verdict (as the interpreter's) plus the run."""
+                   rtol: float | None = None, atol: float | None = None, trace: Path | None = None):
+    """Run the bundle on the reference's inputs; a Verdict (as the interpreter's) plus the run
+    (with `trace`, its pipe trace is written there)."""
     s = get_soc(soc)
     inputs, expected = bind(program, ref)
     scalars = {p.name: inputs[p.name] for p in program.scalars}
     tensors = {n: v for n, v in inputs.items() if isinstance(v, np.ndarray)}
     shapes = {n: np.shape(v) for n, v in tensors.items()}
     typed = verify(program, s, shapes=shapes, scalars=scalars)
-    run = emulate(typed, bundle, tensors, scalars, soc=s.name)
+    run = emulate(typed, bundle, tensors, scalars, soc=s.name, trace=trace)
     name = typed.kernel.name
     if run.status not in ("ok", "findings"):
         return Verdict(False, float("inf"), float("inf"), 0.0, 0.0, [], f"{run.status}: {run.message}", "emulator",

@@ -81,6 +81,12 @@ EXAMPLES: list[Example] = [
     _ex("loss", "triplet_margin_loss", {"batch_size": 37, "input_dim": 20011, "margin": 0.5},
         "two distances per row in one sweep (eps added to the difference, as PyTorch does), a hinge "
         "with a get_init_inputs margin, a mean over rows"),
+    _ex("broadcast", "bias_add", {"batch_size": 37, "dim": 5003},
+        "a bias (N,) against (B, N): 2-D tiles by one strided copy, the bias tile loaded once per core "
+        "and column tile and read by every row with repeat stride 0"),
+    _ex("broadcast", "row_scale", {"batch_size": 37, "dim": 3001},
+        "a per-row factor (B, 1) spread by Brcb and read with block stride 0; a one-element tensor "
+        "loaded once per core"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

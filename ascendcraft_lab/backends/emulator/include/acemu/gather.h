@@ -71,6 +71,7 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
 // the destination's block stride (0 is taken as 1) and repeat stride, in 32-byte blocks; src0 moves
 // 8 elements per repeat. Types: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float (Atlas
 // A2/A3); both tensors start 32-B aligned; src0 and dst may not be the same memory.
+// @api Brcb, BrcbRepeatParams | yes | Brcb
 namespace AscendC {
 
 struct BrcbRepeatParams {
@@ -83,10 +84,7 @@ struct BrcbRepeatParams {
 template <typename T>
 inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t repeatTime, const BrcbRepeatParams& repeatParams,
                  ACEMU_SITE_PARAMS) {
-    static_assert(std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value || std::is_same<T, int32_t>::value ||
-                      std::is_same<T, uint32_t>::value || std::is_same<T, float>::value || std::is_same<T, half>::value ||
-                      std::is_same<T, bfloat16_t>::value,
-                  "Brcb supports 16- and 32-bit element types");
+    ACEMU_REQUIRE_DTYPE(Brcb, T);
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Brcb", ACEMU_SITE);
     acemu::check_align(c, "Brcb", "dst", dst.acemu_ptr(), ACEMU_SITE);
@@ -94,7 +92,7 @@ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const ui
     const uint64_t values = uint64_t(repeatTime) * 8;
     if (values == 0) return;
     if (src0.acemu_ptr() == dst.acemu_ptr()) {
-        acemu::rt::report(acemu::UNALIGNED_UB, "Brcb", ACEMU_SITE, "Brcb: src0 and dst are the same memory, which the reference does not allow");
+        acemu::rt::report(acemu::API_MISUSE, "Brcb", ACEMU_SITE, "Brcb: src0 and dst are the same memory, which the reference does not allow");
     }
     acemu::check_extent(c, "Brcb", "src0", values * sizeof(T), src0.acemu_bytes(), ACEMU_SITE);
     acemu::check_read(c, "Brcb", "src0", src0.acemu_ptr(), values * sizeof(T), ACEMU_SITE);

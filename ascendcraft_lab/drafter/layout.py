@@ -36,6 +36,11 @@ the planes template (one scalar scale and shift per plane); varying along a trai
 includes the last axis (BatchNorm1d on (N, C)), the cols template walks each column tile down
 the axes before the run.
 
+Without a reduction, inputs smaller than the outputs' shape S that broadcast against it with
+NumPy rules (a bias (N,), a per-row value (B, 1), a one-element tensor) take the bcast template
+(broadcast.py): S viewed as rows x columns, each input loaded in its own shape as often as it
+changes, the lowering stretching it with repeat strides.
+
 A loss reduces to one number, which no single core may compute alone. The templates of
 `totals.py` split the work and let every core add its share into the output (an atomic add):
 
@@ -69,7 +74,7 @@ INDEX_DTYPES = ("int64", "int32")
 
 @dataclass
 class Layout:
-    template: str                       # map | rows | cols | windows | planes
+    template: str                       # map | rows | cols | windows | planes | bcast | ...
     base: tuple                         # S
     axes: tuple = ()                    # X (sorted, adjacent)
     space: dict = field(default_factory=dict)     # id(node) -> full | reduced | scalar
@@ -80,6 +85,7 @@ class Layout:
     actual: dict = field(default_factory=dict)    # id(output node) -> its own shape when it is a view of S
     sym: tuple = ()                     # symbolic size of each axis of S when S splits an input axis
     totals: list = field(default_factory=list)    # sums over all rows of reduced values (rows_total)
+    kinds: dict = field(default_factory=dict)     # bcast: id(leaf) -> full | col | row | one
 
     @property
     def lead(self) -> tuple:
@@ -178,6 +184,8 @@ def plan_layout(g: Graph) -> Layout:
     lay = Layout("map", base, axes, nodes=nodes, outputs=outputs, reductions=reds, scans=scans, actual=actual,
                  totals=totals)
     lay.sym = next((tuple(n.attrs["sym"]) for n in nodes if n.op in ("input", "param") and "sym" in n.attrs), ())
+    if not axes and not scans and not picks and broadcast_fit(lay):
+        return lay
     _spaces(lay)
     adjacent = not axes or list(axes) == list(range(axes[0], axes[-1] + 1))
     if totals:
@@ -206,6 +214,70 @@ def plan_layout(g: Graph) -> Layout:
     if len({s.attrs["reverse"] for s in scans}) > 1:
         raise Unsupported("forward and reverse scans in one kernel")
     return lay
+
+
+BROADCAST_KINDS = ("full", "col", "row", "one")
+
+
+def broadcast_kind(shape, base) -> str | None:
+    """How a leaf of `shape` broadcasts against `base` (NumPy rules: aligned at the last axis,
+    missing axes are 1): full | col (one value per column: a bias (N,) against (B, N)) | row (one
+    value per row: (B, 1)) | one (a single value) | None (it does not broadcast so)."""
+    shape, base = tuple(shape), tuple(base)
+    if len(shape) > len(base):
+        return None
+    a = (1,) * (len(base) - len(shape)) + shape
+    if any(d not in (1, b) for d, b in zip(a, base)):
+        return None
+    if a == base:
+        return "full"
+    if all(d == 1 for d in a):
+        return "one"
+    if all(d == 1 for d in a[:-1]):
+        return "col"
+    if a[-1] == 1 and a[:-1] == base[:-1]:
+        return "row"
+    return "other"
+
+
+def broadcast_fit(lay: Layout) -> bool:
+    """An elementwise graph whose inputs broadcast against the outputs' shape S (some are smaller
+    than S, none is a view made by the rules): the broadcast template (broadcast.py). Sets the
+    spaces (every tensor is a tile, `lay.kinds` says how each leaf is loaded); False when every
+    input has the full shape; Unsupported for a broadcast the template cannot load."""
+    S = tuple(lay.base)
+    leaves = [n for n in lay.nodes if n.op in ("input", "param")]
+    kinds = {id(n): broadcast_kind(n.shape, S) for n in leaves if "actual" not in n.attrs}
+    if all(k == "full" for k in kinds.values()):
+        return False
+    for n in leaves:
+        k = kinds.get(id(n))
+        if k is None and "actual" in n.attrs:
+            raise Unsupported(f"`{n.name}` viewed as {tuple(n.shape)} beside a broadcast input (the broadcast "
+                              "template reads its inputs in their own shapes)")
+        if k is None:
+            raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} does not broadcast against {S}")
+        if k == "other":
+            raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} broadcast against {S} (the broadcast "
+                              "template takes per-column vectors (N,), per-row values (..., 1) and one-element tensors)")
+        if k == "col" and len(S) == 1:
+            kinds[id(n)] = "full"
+    if len(S) == 1 and any(k not in ("full", "one") for k in kinds.values()):
+        raise Unsupported(f"a broadcast against a 1-D shape {S}")
+    if not any(k == "full" for k in kinds.values()):
+        raise Unsupported(f"no input of the outputs' full shape {S} (the broadcast template reads the sizes from one)")
+    for o in lay.outputs:
+        if not o.is_tensor or tuple(o.shape) != S:
+            raise Unsupported(f"an output of shape {tuple(o.shape) if o.is_tensor else ()} beside {S} in a broadcast")
+        if o.dtype == "bool":
+            raise Unsupported("a bool output tensor")
+    for n in lay.nodes:
+        if n.op in ("reshape",) and n.is_tensor:
+            raise Unsupported(f"a reshape to {tuple(n.shape)} in a broadcast")
+        lay.space[id(n)] = "full" if n.is_tensor else "scalar"
+    lay.kinds = kinds
+    lay.template = "bcast"
+    return True
 
 
 def _prepare(b: Builder, outputs):

@@ -32,6 +32,7 @@ from .host import HostEvaluator, sync_all_ub_bytes
 from .ir import (Assign, Attr, Call, Const, DType, Expr, For, If, Level, Load, Name, Program, ScalarType, Stage,
                  StageKind, Store, TileType, walk, walk_exprs, walk_stmts)
 from .ops import OPS, window_form, window_padded_len
+from .tiles import MAX_PITCH_BLOCKS, footprint, is_pitched, per_row, stretched
 
 
 
@@ -46,6 +47,7 @@ class UbBuffer:
     used_in: frozenset[StageKind]
     sites: tuple[Span, ...] = field(compare=False, default=())
     once: bool = False                      # loaded once per core and kept: not double-buffered
+    rows: tuple = field(compare=False, default=())   # a tile of rows: (span, rows cap, columns cap) per site
 
     @property
     def nbuf(self) -> int:
@@ -212,9 +214,35 @@ def capacity_limit(level: Level, soc: Soc) -> int:
 
 BUDGET_LEVELS = (Level.UB,) + cube.CUBE_LEVELS
 
+MAX_COPY_ROWS = 4095        # DataCopyPad's blockCount: rows one strided copy moves
+
+
+def check_rows(program: Program, env: Mapping[str, int | float], soc: Soc) -> None:
+    """A tile of rows must be addressable by repeat strides (a row pitch of at most 255 blocks) and
+    copied by one strided copy per plane (at most 4095 rows)."""
+    ev = HostEvaluator(soc, env)
+    for b in ub_buffers(program).buffers:
+        for span, rows, cols in b.rows:
+            c = _try_eval(ev, cols, env)
+            if c is not None:
+                block = b.dtype.elems_per_block
+                blocks = -(-c // block)
+                if blocks > MAX_PITCH_BLOCKS:
+                    raise DslError(f"tile `{b.name}` has rows of {c} {b.dtype.value} ({blocks} blocks of 32 bytes); a vector "
+                                   f"repeat stride reaches {MAX_PITCH_BLOCKS} blocks ({MAX_PITCH_BLOCKS * block} "
+                                   f"{b.dtype.value}), so its rows cannot be walked one per repeat",
+                                   span, f"tile the columns too (`x[c, k]` with `k in tiles(N, t.cols)`, at most "
+                                   f"{MAX_PITCH_BLOCKS * block} wide), or load one row at a time", program.path, program.source)
+            r = _try_eval(ev, rows, env)
+            if r is not None and r > MAX_COPY_ROWS and b.role in ("VECIN", "VECOUT"):
+                raise DslError(f"tile `{b.name}` has {r} rows; one strided copy (DataCopyPad) moves at most "
+                               f"{MAX_COPY_ROWS}", span, f"take at most {MAX_COPY_ROWS} rows per tile, e.g. "
+                               f"min(..., {MAX_COPY_ROWS}) in the host function", program.path, program.source)
+
 
 def check_budget(program: Program, env: Mapping[str, int | float], soc: Soc) -> UbUsage:
     """Raise a DslError naming the biggest tile when the plan does not fit the SoC's buffers."""
+    check_rows(program, env, soc)
     plan = ub_buffers(program)
     usage = plan.usage(env, soc)
     for level in BUDGET_LEVELS:
@@ -318,7 +346,7 @@ def needs_staging(body) -> bool:
     for n in walk(Stage(StageKind.compute, tuple(body))):
         if isinstance(n, Call) and n.op in OPS:
             spec = OPS[n.op]
-            if n.op in ("reduce_sum", "reduce_max", "reduce_min"):
+            if n.op in ("reduce_sum", "reduce_max", "reduce_min") and isinstance(n.type, ScalarType):
                 return True
             if isinstance(n.type, ScalarType) and spec.category in ("unary", "binary") and spec.vector_for_scalar:
                 return True
@@ -407,6 +435,11 @@ def stmt_tile_sizes(st: Assign, cap, padded: frozenset[str] = frozenset()) -> tu
                 out.append((cap(TileType(dt, (padded_len(n),))), dt))
             if form != "blocks" and dt.nbytes < 4:    # one uint32 gather offset per window
                 out.append((cap(TileType(dt, (Call("mul", (Const(4 // dt.nbytes, "int"), n.type.shape[0])),))), dt))
+            for i in stretched(n):                    # Brcb spreads 8 values at a time over a block each
+                a = n.args[i].type
+                if per_row(a.shape, n.type.shape) or not is_pitched(n.type):
+                    values = Call("align_up", (footprint(a), Const(8, "int")))
+                    out.append((cap(TileType(a.dtype, (Call("mul", (values, Const(a.dtype.elems_per_block, "int"))),))), a.dtype))
     return tuple(dict.fromkeys(out))
 
 

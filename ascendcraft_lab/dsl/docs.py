@@ -10,21 +10,23 @@ from ..soc import DEFAULT_SOC, get_soc
 from .errors import DslError, human_bytes
 from .host import SOC_CONSTANTS
 from .ir import DType
+from .buffers import MAX_COPY_ROWS
+from .tiles import MAX_PITCH_BLOCKS
 from .ops import HOST_BUILTINS, OPS_LIST, ROUND_MODES
 from .parser import GRAMMAR, ITERATORS, parse
 from .verifier import verify
 
 _CATEGORY_TITLES = [
-    ("binary", "Elementwise binary (tile op tile, tile op scalar, scalar op scalar)"),
+    ("binary", "Elementwise binary (tile op tile with broadcasting, tile op scalar, scalar op scalar)"),
     ("intbinary", "Integer scalar arithmetic (index math)"),
     ("compare", "Comparisons (bool masks and bool scalars)"),
     ("unary", "Elementwise unary"),
     ("select", "Selection"),
     ("clamp", "Clamping"),
-    ("reduce", "Reductions (tile -> scalar)"),
+    ("reduce", "Reductions (a whole tile -> a scalar; along the last axis -> one value per row)"),
     ("scan", "Scans (tile -> tile, continued across tiles by a scalar carry)"),
     ("window", "Windows (pooling, segmented reductions)"),
-    ("repeat", "Per-row broadcast (tiles of whole rows)"),
+    ("repeat", "Per-row broadcast (1-D tiles of packed rows)"),
     ("gather", "Per-row gather (tiles of whole rows)"),
     ("cast", "Conversion"),
     ("element", "Element access (tile -> scalar)"),
@@ -122,15 +124,41 @@ def render_reference() -> str:
       "are how cores exchange values, e.g. each core adds a partial sum, `sync_all()`, every core reads the "
       "total. The lowering places them in the launch's one `workspace` argument, 32-byte aligned; the host "
       "zeroes it.")
-    w("- **Tiles** are 1-D values in UB (or L1 via `load(..., L1)` for the cube, later): `TileType(dtype, shape)`. "
-      "A load keeps the axes indexed by a range variable, a slice or `windows(...)`, and drops the axes "
-      "indexed by a scalar; exactly one axis may be kept (a load of zero axes gives a scalar).")
+    w("- **Tiles** are values in UB (or L1 via `load(..., L1)` for the cube): `TileType(dtype, shape, level)`. "
+      "A load keeps the axes indexed by a range variable, a slice or `windows(...)`, in the view's order, and "
+      "drops the axes indexed by a scalar (a load of zero axes gives a scalar). A tile of one axis is a run of "
+      "elements; a tile of two or more axes is a tile of rows (see *Tiles of rows* below). The last kept axis "
+      "must be the view's last axis (or only axes of size 1 follow it): a row is a contiguous run in GM.")
     w("- **Scalars** live on the scalar unit: literals, scalar parameters, dims, loop variables, range fields "
       "(`c.start`, `c.len`, `c.index`), tiling fields (`t.name`), reduction results. A literal adopts the "
       "dtype of what it meets (`0.5 * xu` stays f16 for an f16 tile); a variable takes a definite dtype "
       "(`s = 0.0` is f32); int with float gives float; `/` of ints gives f32.")
-    w("- Tile with tile needs one dtype and one shape (`cast` to convert); tile with scalar converts the scalar "
-      "to the tile's dtype (a float scalar with an int tile is an error).")
+    w("- Tile with tile needs one dtype (`cast` to convert) and shapes that broadcast; tile with scalar converts "
+      "the scalar to the tile's dtype (a float scalar with an int tile is an error).")
+    w("")
+    w("## Tiles of rows and broadcasting")
+    w("")
+    w(f"- A tile of rank 2 or more is *rows x columns*: the last axis is a row, the others fold into the rows. "
+      f"In UB each row starts on a 32-byte block: rows are `pitch` elements apart, the columns rounded up to "
+      f"whole blocks (16 floats for a row of 10). One strided copy moves the whole tile (DataCopyPad with "
+      f"`blockCount` = rows, `blockLen` = a row's bytes, the GM gap between rows as its stride, each row padded "
+      f"to its pitch in UB; on a SoC without DataCopyPad, DataCopy's block form where every length is provably "
+      f"whole blocks); a tile of rank 3 or more takes one such copy per plane. A row's pitch is at most "
+      f"{MAX_PITCH_BLOCKS} blocks ({MAX_PITCH_BLOCKS * 8} f32), the repeat stride limit, and one copy moves at "
+      f"most {MAX_COPY_ROWS} rows. A tile whose last axis is the literal 1 (`reduce_max(x, axis=-1, "
+      f"keepdim=True)`, a load `s[c, None]`) is one value per row, stored densely.")
+    w("- Elementwise instructions run over every row's whole pitch (the padding lanes are zeros after a copy-in, "
+      "garbage after compute); reductions and stores read the columns only. `reduce_sum/max/min(x, axis=-1)` "
+      "gives one value per row: WholeReduce takes one row per repeat (repeat stride = the pitch), its mask "
+      "covering the columns; longer rows are folded into their first repeat with Add/Max/Min first. A whole "
+      "tile of rows reduces its rows first, then those values.")
+    w("- **Broadcasting** follows NumPy and PyTorch: shapes align at their last axes, a missing axis is 1, and a "
+      "size-1 axis stretches. `x + b` with `b` of shape (N,) against (B, N) reads the same 256 bytes of `b` for "
+      "every row (repeat stride 0); `x * s` with `s` of shape (B, 1) spreads each row's value over a 32-byte "
+      "block first (Brcb) and reads it with block stride 0, one row per repeat; a value per plane (P, 1, 1) "
+      "against (P, H, W) loops over the planes. A stretched operand is never copied in GM: a binary op reads "
+      "it in place through repeat strides; a comparison, `where()` or two stretched operands copy it out at the "
+      "full shape in UB first (one scratch tile). A `where()` mask is not stretched: compare at the full shape.")
     w("")
     w("## Loops")
     w("")

@@ -26,6 +26,7 @@ from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTi
                  If, IndexExpr, IndexSlice, IndexWindows, Level, LevelRef, Load, Name, Program, Range, RangeType,
                  ScalarType, Stage, Store, Str, SyncAll, TensorRole, TileType, Tiles, walk_exprs)
 from .ops import OPS, cast_numpy, to_bf16
+from .tiles import footprint_elems, is_pitched
 from .verifier import _unify, check_launch, verify
 
 DEFAULT_MAX_ITERATIONS = 5_000_000
@@ -212,9 +213,9 @@ class _Run:
                 if not isinstance(v, np.ndarray):   # a scalar broadcast by `yu = s`-like code cannot happen; keep safe
                     v = np.asarray(v)
                 env[name] = v
-                ub.note(name, ub.elems_of(name, v), st)
+                ub.note(name, ub.footprint(name, v), st)
                 if temps:
-                    ub.note_slot(max([v.size] + [env[n].size for n in leaves if n in env]), st)
+                    ub.note_slot(max([ub.footprint(name, v)] + [ub.footprint(n, env[n]) for n in leaves if n in env]), st)
             return assign_tile
         dtype = self.p.local_type(name).dtype
         if temps:
@@ -222,7 +223,7 @@ class _Run:
 
             def assign_scalar_from_tiles(env):
                 env[name] = _rep(value(env), dtype)
-                ub.note_slot(max([env[n].size for n in leaves if n in env], default=0), st)
+                ub.note_slot(max([ub.footprint(n, env[n]) for n in leaves if n in env], default=0), st)
             return assign_scalar_from_tiles
 
         def assign_scalar(env):
@@ -301,7 +302,7 @@ class _Run:
             def move(env):
                 v = env[src]
                 env[name] = np.ascontiguousarray(v.T if transpose else v)
-                ub.note(name, ub.elems_of(name, env[name]), st)
+                ub.note(name, ub.footprint(name, env[name]), st)
             return move
         index = self._index(st.src, write=False)
         arr = self.arrays[st.src.tensor]
@@ -313,7 +314,7 @@ class _Run:
             if tile:
                 v = v.copy()
                 env[name] = v
-                ub.note(name, ub.elems_of(name, v), st)
+                ub.note(name, ub.footprint(name, v), st)
             else:
                 env[name] = _rep(v, dtype)
         return load
@@ -336,8 +337,7 @@ class _Run:
             if isinstance(v, np.ndarray):
                 target_shape = arr[idx].shape
                 if v.shape != target_shape:
-                    raise self.err(st, f"tile `{name}` has {v.shape[0] if v.ndim else 1} elements but the GM view has "
-                                   f"{target_shape[0] if target_shape else 1}",
+                    raise self.err(st, f"tile `{name}` has shape {list(v.shape)} but the GM view has {list(target_shape)}",
                                    "store into a view with the tile's extent")
             if acc:
                 arr[idx] += v
@@ -518,6 +518,10 @@ class _Run:
             return lambda env: fn(cx(fx(env)), c(flo(env)), c(fhi(env)))
         if cat == "reduce":
             f = args[0]
+            axis = e.args[1].value
+            keepdim = bool(e.args[2].value)
+            if isinstance(rt, TileType):
+                return lambda env: fn(f(env), axis, keepdim)
             if e.op.startswith("arg"):
                 return lambda env: int(fn(f(env)))
             return lambda env: fn(f(env))
@@ -540,9 +544,11 @@ class _Run:
             fk = args[-1]
             node = e
 
+            two_d = cat == "gather" and len(types[0].shape) == 2     # rows of a 2-D tile: no row length
+
             def rows(env):
                 k = int(fk(env))
-                if k < 1:
+                if k < 1 and not two_d:
                     raise self.err(node, f"`{e.op}` needs a row length k >= 1, got {k}", None)
                 try:
                     return fn(*(f(env) for f in args[:-1]), k)
@@ -651,10 +657,14 @@ class _UbTracker:
         self.scratch_span = None
         self.peak = 0
 
-    def elems_of(self, name: str, v: np.ndarray) -> int:
-        """Elements the tile takes in its buffer: a cube tile's shape in whole fractals."""
+    def footprint(self, name: str, value: np.ndarray) -> int:
+        """Elements tile `name` takes in its buffer for this value: a cube tile's shape in whole
+        fractals, a tile of rows rows x pitch (tiles.py), any other tile its size."""
         units = self.units.get(name)
-        return int(np.prod(cube.padded_shape(v.shape, units))) if units else v.size
+        if units:
+            return int(np.prod(cube.padded_shape(value.shape, units)))
+        t = self.p.local_type(name)
+        return footprint_elems(value.shape, t.dtype, is_pitched(t))
 
     def note(self, name: str, elems: int, st):
         if elems <= self.elems.get(name, -1):

@@ -47,7 +47,7 @@ ROUND_MODES = {"none": "CAST_NONE", "rint": "CAST_RINT", "floor": "CAST_FLOOR", 
 @dataclass(frozen=True)
 class OpParam:
     name: str
-    kind: str                      # value | int | scalar | dtype | round | level
+    kind: str                      # value | int | scalar | dtype | round | level | axis (an int literal, or "all") | bool
     default: object = None         # an ir.Const / str / DType default; None: required
     positional: bool = False       # printed by position when given (mmad's accumulator), not as name=value
 
@@ -145,6 +145,9 @@ V = OpParam("x", "value")
 def _p(name, kind="value", default=None):
     return OpParam(name, kind, default)
 
+
+# A reduction of the whole tile (axis "all") gives a scalar; along one axis, a tile.
+REDUCE_PARAMS = (V, OpParam("axis", "axis", "all"), OpParam("keepdim", "bool", Const(False, "bool")))
 
 WINDOW_PARAMS = (V, OpParam("k", "int"), OpParam("stride", "int"), OpParam("pad", "int", Const(0, "int")),
                  OpParam("dilation", "int", Const(1, "int")), OpParam("count", "int", Const(0, "int")))
@@ -245,8 +248,14 @@ def _repeat(x, k):
     return np.repeat(x, int(k))
 
 
-def _pick(x, index, k):
-    """x[i * k + index[i]]; an index outside [0, k) is clamped, as the kernel clamps it."""
+def _pick(x, index, k=0):
+    """x[i, index[i]] of a 2-D tile, or x[i * k + index[i]] of rows of k; an index outside the row
+    is clamped, as the kernel clamps it."""
+    if x.ndim == 2:
+        idx = np.clip(np.asarray(index).astype(np.int64), 0, x.shape[1] - 1)
+        if index.shape[0] != x.shape[0]:
+            raise ValueError(f"pick: {index.shape[0]} indices for {x.shape[0]} rows")
+        return x[np.arange(x.shape[0]), idx]
     k = int(k)
     rows = np.arange(index.shape[0])
     idx = np.clip(np.asarray(index).astype(np.int64), 0, k - 1)
@@ -257,10 +266,15 @@ def _pick(x, index, k):
 
 
 def _reduce(fn):
-    def go(x):
+    """numpy meaning of a reduction: over the whole tile (axis "all") to a scalar, or along one
+    axis to a tile (with that axis kept as 1 when keepdim)."""
+    def go(x, axis="all", keepdim=False):
         if x.size == 0:
             raise ValueError("reduction of an empty tile")
-        return fn(x)
+        if axis == "all":
+            return fn(x)
+        out = fn(x, axis=int(axis))
+        return np.expand_dims(out, int(axis)) if keepdim else out
     return go
 
 
@@ -366,17 +380,26 @@ OPS_LIST: list[OpSpec] = [
            "min(max(x, lo), hi) with scalar bounds", expand=(Step("Maxs", "{lo}"), Step("Mins", "{hi}")), dtypes=FI,
            example="clamp(xu, -1.0, 1.0)"),
     # -- reductions: a whole tile to one scalar (the scalar unit gets it after a vector->scalar sync) --
-    OpSpec("reduce_sum", "reduce", (V,), _reduce(lambda x: x.sum(dtype=x.dtype)), "sum of the tile's elements",
-           api="ReduceSum", note="work tensor in scratch", scratch=1, example="reduce_sum(xu)"),
-    OpSpec("reduce_max", "reduce", (V,), _reduce(np.max), "largest element of the tile",
-           api="ReduceMax", note="work tensor in scratch", scratch=1, example="reduce_max(xu)"),
-    OpSpec("reduce_min", "reduce", (V,), _reduce(np.min), "smallest element of the tile",
-           api="ReduceMin", note="work tensor in scratch", scratch=1, example="reduce_min(xu)"),
-    OpSpec("reduce_prod", "reduce", (V,), _reduce(lambda x: x.prod(dtype=x.dtype)), "product of the tile's elements",
-           note="a running product on the scalar unit (exact)", example="reduce_prod(xu)"),
-    OpSpec("argmax", "reduce", (V,), _reduce(np.argmax), "index (i32) of the first largest element",
+    OpSpec("reduce_sum", "reduce", REDUCE_PARAMS, _reduce(lambda x, **kw: x.sum(dtype=x.dtype, **kw)),
+           "sum of the tile's elements; with `axis`, along that axis (the last: one sum per row)",
+           api="ReduceSum", note="work tensor in scratch; along the last axis of rows: WholeReduceSum per row "
+           "(each row's repeats first folded into one with Add and repeat strides)", scratch=1, inplace=False,
+           example="reduce_sum(xu, axis=1)"),
+    OpSpec("reduce_max", "reduce", REDUCE_PARAMS, _reduce(np.max),
+           "largest element of the tile; with `axis`, along that axis",
+           api="ReduceMax", note="work tensor in scratch; along the last axis of rows: WholeReduceMax per row "
+           "(rows folded with Max and repeat strides)", scratch=1, inplace=False,
+           example="reduce_max(xu, axis=1, keepdim=True)"),
+    OpSpec("reduce_min", "reduce", REDUCE_PARAMS, _reduce(np.min),
+           "smallest element of the tile; with `axis`, along that axis",
+           api="ReduceMin", note="work tensor in scratch; along the last axis of rows: WholeReduceMin per row",
+           scratch=1, inplace=False, example="reduce_min(xu)"),
+    OpSpec("reduce_prod", "reduce", REDUCE_PARAMS, _reduce(lambda x, **kw: x.prod(dtype=x.dtype, **kw)),
+           "product of the tile's elements", note="a running product on the scalar unit (exact)",
+           example="reduce_prod(xu)"),
+    OpSpec("argmax", "reduce", REDUCE_PARAMS, _reduce(np.argmax), "index (i32) of the first largest element",
            note="the first largest on the scalar unit (exact, first index on ties)", example="argmax(xu)"),
-    OpSpec("argmin", "reduce", (V,), _reduce(np.argmin), "index (i32) of the first smallest element",
+    OpSpec("argmin", "reduce", REDUCE_PARAMS, _reduce(np.argmin), "index (i32) of the first smallest element",
            note="the first smallest on the scalar unit (exact, first index on ties)", example="argmin(xu)"),
     # -- scans: continue across tiles through a scalar carry --
     OpSpec("cumsum", "scan", (V, _p("init", "scalar", Const(0.0))), _scan(np.add),
@@ -416,10 +439,10 @@ OPS_LIST: list[OpSpec] = [
            "their rows, e.g. `xu - repeat(window_max(xu, C, C), C)`",
            api="Gather", note="at byte offsets floor((i + 0.5) / k) * 4 (CreateVecIndex, Adds, Muls, Mins, Cast, Muls)",
            dtypes=frozenset({DType.f32}), scratch=1, inplace=False, example="repeat(mu, C)"),
-    OpSpec("pick", "gather", (V, _p("index"), _p("k", "int")), _pick,
-           "one element per row of k elements: x[i * k + index[i]] (index: an i32 tile, clamped to [0, k)), "
-           "e.g. the target logit of every row",
-           api="Gather", note="at byte offsets (i * k + index[i]) * 4 (CreateVecIndex, Muls, Maxs, Mins, Add, Muls)",
+    OpSpec("pick", "gather", (V, _p("index"), OpParam("k", "int", Const(0, "int"))), _pick,
+           "one element per row: of a 2-D tile, x[i, index[i]]; of a 1-D tile of rows of k elements, "
+           "x[i * k + index[i]] (index: an i32 tile, clamped to the row), e.g. the target logit of every row",
+           api="Gather", note="at byte offsets (i * pitch + index[i]) * 4 (CreateVecIndex, Muls, Maxs, Mins, Add, Muls)",
            dtypes=frozenset({DType.f32}), scratch=1, inplace=False, example="pick(xu, cast(tu, i32), C)"),
     # -- conversion and element access --
     OpSpec("cast", "cast", (V, _p("dtype", "dtype"), _p("round", "round", "none")), cast_numpy,

@@ -817,6 +817,18 @@ class _Parser:
                 if not (isinstance(a, ast.Constant) and a.value in ROUND_MODES):
                     raise self.err(a, f"`{_src(a)}` is not a rounding mode", "round is one of " + ", ".join(f'"{m}"' for m in ROUND_MODES))
                 out.append(Str(a.value, span=self.span(a)))
+            elif p.kind == "axis":
+                e = self._expr(a)
+                if isinstance(e, Const) and e.kind == "int":
+                    out.append(e)
+                elif isinstance(a, ast.Constant) and a.value == "all":
+                    out.append(Str("all", span=self.span(a)))
+                else:
+                    raise self.err(a, f"`{_src(a)}` is not an axis", f"write {name}(x, axis=1) or axis=-1 for the last axis")
+            elif p.kind == "bool":
+                if not (isinstance(a, ast.Constant) and isinstance(a.value, bool)):
+                    raise self.err(a, f"`{p.name}` is True or False", f"write {name}(..., {p.name}=True)")
+                out.append(Const(a.value, "bool", span=self.span(a)))
             else:
                 out.append(self._expr(a))
         return tuple(out)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from .ir import Assign, Call, DType, Expr, Name, TileType, walk_exprs
 from .ops import OPS, window_scratch
+from .tiles import broadcast_work, is_pitched, stretched
 
 
 @dataclass(frozen=True)
@@ -44,14 +45,18 @@ def work_tiles(e: Call, masks: frozenset[str], padded: frozenset[str] = frozense
     spec = OPS.get(e.op)
     if spec is None:
         return 0
+    if spec.category == "reduce" and isinstance(e.args[0].type, TileType) and is_pitched(e.args[0].type) \
+            and not is_tile(e):
+        return spec.scratch + 1        # a whole tile of rows: one value per row first, then those
     if spec.category == "window":
         return window_scratch(e, in_place=isinstance(e.args[0], Name) and e.args[0].id in padded)
+    bcast = broadcast_work(e)
     if spec.category == "select" and is_tile(e):
         fill = 0 if is_tile(e.args[1]) else 1
         if is_byte_mask(e.args[0], masks):      # f32 copy + bit mask, then the bit mask and the fill
-            return spec.scratch + max(2, 1 + fill)
-        return spec.scratch + fill
-    return spec.scratch
+            return spec.scratch + max(2, 1 + fill) + bcast
+        return spec.scratch + fill + bcast
+    return spec.scratch + bcast
 
 
 def has_reduction(e: Expr) -> bool:
@@ -99,11 +104,13 @@ class RegisterWalk:
         order = sorted(tile_args, key=lambda ia: need[ia[0]][0] - need[ia[0]][1], reverse=True)
         values: dict[int, object] = {}
         offered = into
+        wide = set(stretched(e))               # operands stretched to e's shape: never written over
         for i, a in order:
             if isinstance(a, Name):
                 values[i] = self.leaf(a)
                 continue
-            dst = offered if (offered is not None and spec.inplace and a.type.dtype == offered.dtype) else None
+            dst = offered if (offered is not None and spec.inplace and a.type.dtype == offered.dtype
+                              and i not in wide) else None
             values[i] = self.tile(a, dst)
             if dst is not None:
                 offered = None          # `into` now holds this operand; the op below writes over it
@@ -122,8 +129,9 @@ class RegisterWalk:
         if final is not None and final.dtype == dtype:
             return final
         if spec.inplace:
-            for v in values.values():
-                if v.slot is not None and v.dtype == dtype:
+            wide = set(stretched(e))
+            for i, v in values.items():
+                if v.slot is not None and v.dtype == dtype and i not in wide:
                     return v
         return self.take(dtype)
 
@@ -143,7 +151,7 @@ class RegisterWalk:
             return
         if e.op in OPS and OPS[e.op].category in ("reduce", "element"):
             src = self.tile(e.args[0], None)
-            work = [self.take(DType.f32) for _ in range(OPS[e.op].scratch)]
+            work = [self.take(DType.f32) for _ in range(work_tiles(e, self.masks))]
             for w in work:
                 self.release(w)
             self.release(src)

@@ -22,12 +22,14 @@ from .errors import DslError, Span
 from .host import HOST_BUILTINS, SOC_CONSTANTS, HostEvaluator, bind_dims, check_dims, evaluate_host, syncs_all
 from . import cube
 from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTiles, DType,
-                 DTypeRef, Expr, For, GmRef, If, IndexExpr, IndexSlice, Level, LevelRef, Load, MetaType, Name,
-                 Program, RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, SyncAll, TensorParam,
+                 DTypeRef, Expr, For, GmRef, If, IndexExpr, IndexSlice, IndexWindows, Level, LevelRef, Load, MetaType,
+                 Name, Program, RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, SyncAll, TensorParam,
                  TensorRole, TensorType, TileType, Tiles, TilingParam, TilingType, walk_exprs, walk_stmts)
 from .ops import OPS
 from .printer import expr_text, gmref_text, shape_text
 from .registers import statement_slots
+from .tiles import broadcast_shape, broadcasts, footprint, is_pitched
+from .tiles import cols as cols_of, rows as rows_of
 
 _INT_RANK = {DType.bool: 0, DType.u8: 1, DType.i8: 1, DType.i16: 2, DType.i32: 3, DType.i64: 4}
 _FLOAT_RANK = {DType.f16: 1, DType.bf16: 1, DType.f32: 2}
@@ -50,6 +52,7 @@ class _TileInfo:
     origin: str               # load | compute
     span: Span
     sites: list = field(default_factory=list)   # (span, capacity expr | None)
+    rows: list = field(default_factory=list)    # a tile of rows: (span, rows cap, columns cap) per site
     defined_in: StageKind = StageKind.compute
     used_in: set = field(default_factory=set)
     dims: list = field(default_factory=list)    # per site: each axis's static bound (None: unknown); cube tiles
@@ -438,6 +441,8 @@ class _Verifier:
                                                     defined_in=self.stage or StageKind.compute)
             info.sites.append((span, self._cap_shape(type_)))
             info.dims.append(tuple(self._cap_expr(d) for d in type_.shape))
+            if is_pitched(type_):
+                info.rows.append((span, self._cap_expr(rows_of(type_)), self._cap_expr(cols_of(type_))))
         if sym is None:
             self.scopes[-1][name] = _Sym("local", type_, span)
         else:
@@ -622,12 +627,13 @@ class _Verifier:
         if len(g.index) != rank:
             raise self.err(g, f"`{g.tensor}` has {rank} axes {shape_text(param.groups)} but {len(g.index)} indices",
                            "give one index per axis (group dims in the declaration, e.g. ((B, M), N), to view them as one)")
-        kept, index = [], []
+        kept, kept_axes, index = [], [], []
         for i, (ix, dim) in enumerate(zip(g.index, tensor.shape)):
             if isinstance(ix, IndexExpr):
                 e = self._expr(ix.expr)
                 if isinstance(e.type, RangeType):
                     kept.append(Attr(Name(e.id) if isinstance(e, Name) else e, "len"))
+                    kept_axes.append(i)
                 else:
                     self._index_scalar(e, "an index")
                 index.append(replace(ix, expr=e))
@@ -639,6 +645,7 @@ class _Verifier:
                         self._index_scalar(part, "a slice bound")
                 top = hi if hi is not None else dim
                 kept.append(top if lo is None or lo == Const(0, "int") else _difference(top, lo))
+                kept_axes.append(i)
                 index.append(replace(ix, lo=lo, hi=hi))
             else:
                 var = self._expr(ix.var)
@@ -650,11 +657,23 @@ class _Verifier:
                 self._index_scalar(k, "a window size")
                 self._index_scalar(s, "a window stride")
                 kept.append(_windows_len(var, k, s))
+                kept_axes.append(i)
                 index.append(replace(ix, var=var, k=k, stride=s))
-        if len(kept) > (2 if level is Level.L1 else 1):
-            raise self.err(g, f"`{gmref_text(g)}` keeps {len(kept)} axes; tiles are 1-D" + (" (cube tiles 2-D)" if level is Level.L1 else ""),
-                           "index all but one axis with a scalar, or view contiguous axes as one in the "
-                           "declaration (e.g. ((B, N),)) and tile that")
+        if level is Level.L1 and len(kept) > 2:
+            raise self.err(g, f"`{gmref_text(g)}` keeps {len(kept)} axes; a cube tile in L1 is a matrix (2-D)",
+                           "index the batch axes with scalars (a core_tiles range per axis)")
+        if len(kept) > 1 and any(isinstance(ix, IndexWindows) for ix in g.index):
+            raise self.err(g, f"`{gmref_text(g)}` keeps {len(kept)} axes and reads windows()",
+                           "windows() views one axis: index the others with scalars")
+        if kept:
+            later = [d for d in tensor.shape[kept_axes[-1] + 1:] if d != ONE]
+            if later:
+                axis = kept_axes[-1]
+                raise self.err(g, f"`{gmref_text(g)}` keeps axis {axis} but not the last axis, so its elements are "
+                               f"{' * '.join(expr_text(d) for d in later)} apart in GM: a tile's rows are contiguous runs",
+                               "keep the last axis too (a 2-D tile of rows, e.g. "
+                               f"{g.tensor}[{', '.join('c' if j == axis else ':' if j > axis else 'r' for j in range(rank))}]) "
+                               "and transpose(tile) on chip, or view the axes so the tiled one is last")
         return replace(g, index=tuple(index)), tensor, [_strip(k) for k in kept]
 
     def _index_scalar(self, e: Expr, what: str):
@@ -850,14 +869,24 @@ class _Verifier:
             raise self.err(node, f"mixing a {s.dtype.value} scalar with a {tile.dtype.value} tile in `{op}`",
                            f"cast one side: `cast(tile, f32)` or an integer scalar")
 
-    def _same_shape(self, e: Call, tiles: list[TileType]):
-        if len(tiles) > 1:
-            for t in tiles[1:]:
-                if t.shape != tiles[0].shape:
-                    a = " x ".join(expr_text(d) for d in tiles[0].shape)
-                    b = " x ".join(expr_text(d) for d in t.shape)
-                    raise self.err(e, f"tile shapes differ in `{e.op}`: [{a}] and [{b}]",
-                                   "combine tiles loaded with the same range (the same `c` or the same slice)")
+    def _broadcast(self, e: Call, tiles: list[TileType], mask: TileType | None = None) -> tuple[Expr, ...]:
+        """The shape of an elementwise op's result by NumPy's broadcasting rules (axes aligned at
+        the end, a size-1 or missing axis stretched); a where() mask is not stretched."""
+        shape = tiles[0].shape
+        for t in tiles[1:]:
+            out = broadcast_shape(shape, t.shape)
+            if out is None:
+                a = " x ".join(expr_text(d) for d in shape)
+                b = " x ".join(expr_text(d) for d in t.shape)
+                raise self.err(e, f"tile shapes [{a}] and [{b}] do not broadcast in `{e.op}` (NumPy rules: the "
+                               "last axes align, and each pair of sizes is equal or one of them is 1)",
+                               "combine tiles loaded with the same ranges; keep a reduced axis with "
+                               "reduce_max(x, axis=-1, keepdim=True), or load per-row values as `s[c, None]`")
+            shape = out
+        if mask is not None and broadcasts(mask.shape, shape):
+            raise self.err(e.args[0], "where() stretches its mask: a bool mask has the shape of the result",
+                           "compare at the result's shape (the comparison itself broadcasts: `xu > mu`)")
+        return shape
 
     def _call_type(self, e: Call, spec, args):
         cat = spec.category
@@ -877,7 +906,7 @@ class _Verifier:
             if len(tiles) == 2 and tiles[0].dtype != tiles[1].dtype:
                 raise self.err(e, f"`{op}` of a {tiles[0].dtype.value} tile and a {tiles[1].dtype.value} tile",
                                f"cast one of them: `cast(x, {_wider(tiles[0].dtype, tiles[1].dtype).value})`")
-            self._same_shape(e, tiles)
+            shape = self._broadcast(e, tiles)
             tile = tiles[0]
             for t, a in ((ta, args[0]), (tb, args[1])):
                 if isinstance(t, ScalarType):
@@ -885,7 +914,7 @@ class _Verifier:
             if tile.dtype is DType.bool:
                 raise self.err(e, f"`{op}` on bool tiles", "bool tiles are masks: use them in where(mask, a, b)")
             self._need_dtype(e, spec, tile.dtype)
-            return TileType(DType.bool if cat == "compare" else tile.dtype, tile.shape)
+            return TileType(DType.bool if cat == "compare" else tile.dtype, shape)
         if cat == "intbinary":
             ta, tb = self._value(args[0], op), self._value(args[1], op)
             if isinstance(ta, TileType) or isinstance(tb, TileType):
@@ -910,7 +939,7 @@ class _Verifier:
                                "compare tiles (`xu > 0.0`) for a mask; for a scalar condition use `if`")
             ta, tb = self._value(args[1], op), self._value(args[2], op)
             tiles = [t for t in (ta, tb) if isinstance(t, TileType)]
-            self._same_shape(e, [mask] + tiles)
+            shape = self._broadcast(e, [mask] + tiles, mask)
             if len(tiles) == 2 and tiles[0].dtype != tiles[1].dtype:
                 raise self.err(e, f"where() of a {tiles[0].dtype.value} tile and a {tiles[1].dtype.value} tile",
                                "cast one of them so both have one dtype")
@@ -922,7 +951,7 @@ class _Verifier:
             else:
                 dtype = _strong(_unify(ta, tb))
             self._need_dtype(e, spec, dtype)
-            return TileType(dtype, mask.shape)
+            return TileType(dtype, shape)
         if cat == "clamp":
             t = self._value(args[0], op)
             lo, hi = self._value(args[1], op), self._value(args[2], op)
@@ -942,7 +971,12 @@ class _Verifier:
                                "a scalar needs no reduction" if cat == "reduce" else "pass a UB tile")
             self._need_dtype(e, spec, t.dtype)
             if cat == "reduce":
-                return ScalarType(INDEX if op.startswith("arg") else t.dtype)
+                return self._reduce_type(e, t, args)
+            if is_pitched(t):
+                raise self.err(args[0], f"`{op}` works on 1-D tiles; `{expr_text(args[0])}` is a tile of rows "
+                               f"[{' x '.join(expr_text(d) for d in t.shape)}]",
+                               "load one row at a time (index the row axis with a scalar), or reduce the rows first: "
+                               "reduce_sum(x, axis=-1)")
             if cat == "element":
                 return ScalarType(t.dtype)
             if cat == "scan":
@@ -977,6 +1011,26 @@ class _Verifier:
             k = args[-1]
             self._value(k, op)
             self._index_scalar(k, "a row length")
+            if cat == "gather" and len(t.shape) == 2:
+                # rows of a 2-D tile: element index[i] of row i
+                if k != ZERO:
+                    raise self.err(k, "pick() of a 2-D tile takes no row length: its rows are the tile's rows",
+                                   f"write pick({expr_text(args[0])}, {expr_text(args[1])})")
+                idx = self._value(args[1], op)
+                if not (isinstance(idx, TileType) and idx.dtype is DType.i32):
+                    raise self.err(args[1], f"pick() takes one i32 index per row, not a {_kind_text(idx)}",
+                                   "load the indices as a tile and convert them: `cast(tu, i32)`")
+                if tuple(idx.shape) != (t.shape[0],):
+                    raise self.err(args[1], f"pick() takes one index per row: [{expr_text(t.shape[0])}] indices, not "
+                                   f"[{' x '.join(expr_text(d) for d in idx.shape)}]",
+                                   "load the indices with the range of the rows")
+                return TileType(t.dtype, (t.shape[0],))
+            if len(t.shape) != 1:
+                raise self.err(args[0], f"`{op}` works on 1-D tiles of packed rows or on 2-D tiles, not on a tile of "
+                               f"rank {len(t.shape)}", "view the leading axes as one")
+            if cat == "gather" and k == ZERO:
+                raise self.err(e, "pick() of a 1-D tile needs the row length k", f"write pick({expr_text(args[0])}, "
+                               f"{expr_text(args[1])}, K), or load the rows as a 2-D tile")
             if cat == "repeat":
                 # the same length expression as a `windows(c, k, k)` load of those rows
                 return TileType(t.dtype, (_rows_len(t.shape[0], k),))
@@ -1071,6 +1125,35 @@ class _Verifier:
                     visit(s.orelse)
         visit(body)
 
+    def _reduce_type(self, e: Call, t: TileType, args) -> object:
+        """A whole-tile reduction is a scalar; along an axis (the last: one value per row) a tile."""
+        op = e.op
+        axis, keepdim = args[1], args[2]
+        if not (isinstance(keepdim, Const) and keepdim.kind == "bool"):
+            raise self.err(keepdim, "keepdim is True or False", f"write {op}(x, axis=-1, keepdim=True)")
+        if isinstance(axis, Str):
+            if is_pitched(t) and op not in ("reduce_sum", "reduce_max", "reduce_min"):
+                raise self.err(e, f"`{op}` of a whole tile of rows [{' x '.join(expr_text(d) for d in t.shape)}]",
+                               f"load one row at a time, or reduce along the rows first")
+            if keepdim.value:
+                raise self.err(keepdim, "keepdim needs an axis", f"write {op}(x, axis=-1, keepdim=True)")
+            return ScalarType(INDEX if op.startswith("arg") else t.dtype)
+        rank = len(t.shape)
+        a = int(axis.value)
+        if not -rank <= a < rank:
+            raise self.err(axis, f"axis {a} of a tile of rank {rank}", f"the axes are 0..{rank - 1} (or -1 for the last)")
+        a %= rank
+        if op not in ("reduce_sum", "reduce_max", "reduce_min"):
+            raise self.err(e, f"`{op}` along an axis is not in the DSL yet", f"reduce the whole tile: {op}(x)")
+        if a != rank - 1:
+            raise self.err(axis, f"`{op}` along axis {a}: the vector unit reduces along the last axis of a tile "
+                           "(one value per row)", "view the axes so the reduced one is last, or keep a running "
+                           "tile across the rows (acc = acc + xu)")
+        shape = tuple(t.shape[:-1]) + ((ONE,) if keepdim.value else ())
+        if not shape:
+            return ScalarType(t.dtype)
+        return TileType(t.dtype, shape)
+
     # -- capacities and the plan -------------------------------------------------------------
     def _cap_expr(self, e: Expr) -> Expr | None:
         """`e` with range lengths replaced by their static bounds; None if it depends on the loop."""
@@ -1096,15 +1179,10 @@ class _Verifier:
         return None
 
     def _cap_shape(self, t) -> Expr | None:
+        """Elements the tile takes in UB at most (rows x pitch, see tiles.py), from static bounds."""
         if not isinstance(t, TileType):
             return None
-        out = None
-        for d in t.shape:
-            c = self._cap_expr(d)
-            if c is None:
-                return None
-            out = c if out is None else Call("mul", (out, c))
-        return out if out is not None else ONE
+        return self._cap_expr(footprint(t))
 
     def _plan(self, body) -> UbPlan:
         once = loaded_once(stage_groups(body), set(self.tiles))
@@ -1142,7 +1220,7 @@ class _Verifier:
                 caps = (self._cap_shape(TileType(info.dtype, (padded_len(window),))),)
             buffers.append(UbBuffer(name, info.dtype, info.level, role, caps,
                                     info.defined_in, frozenset(info.used_in), tuple(s for s, _ in info.sites),
-                                    once=role == "VECIN" and name in once))
+                                    once=role == "VECIN" and name in once, rows=tuple(info.rows)))
         return UbPlan(tuple(buffers), tuple(scratch), sync_all=syncs_all(self.p), staging=needs_staging(body),
                       scalar_outs=scalar_outputs(body), compare=compare, padded=padded,
                       operands=tuple(self.operands.values()))

@@ -51,9 +51,10 @@ EXAMPLES: list[Example] = [
     _ex("optimizer", "adam", {"n_params": 100003},
         "step-dependent scalars computed on the host and passed through the tiling struct"),
     _ex("reduce", "sum", {"dim1": 37, "dim2": 1003},
-        "many short rows per tile: window_sum with k = stride = row length"),
+        "many short rows per tile: a 2-D tile of rows (one strided DataCopyPad), reduce_sum(xu, axis=1) "
+        "by WholeReduceSum per row"),
     _ex("reduce", "max", {"dim1": 37, "dim2": 1003},
-        "as sum, with window_max"),
+        "as sum, with reduce_max(xu, axis=1) (WholeReduceMax per row)"),
     _ex("pooling", "avg_pool1d", {"input_length": 1003},
         "tiles over the output, windows(c, k, s) loads exactly the inputs those windows read"),
     _ex("pooling", "max_pool1d", {"sequence_length": 1003, "kernel_size": 3, "stride": 2},
@@ -71,8 +72,9 @@ EXAMPLES: list[Example] = [
     _ex("loss", "smooth_l1", {"batch_size": 37, "input_shape": (1003,), "beta": 0.5},
         "both branches of where() computed, then a reduction and an accumulating store"),
     _ex("loss", "cross_entropy", {"batch_size": 60007, "num_classes": 7},
-        "short rows batched into tiles: window_max, repeat (a per-row broadcast) and pick (the "
-        "target logit) by vector Gathers, int64 targets cast to i32; several tiles per core"),
+        "short rows batched into a 2-D tile: per-row max and sum by WholeReduce, the row max broadcast "
+        "back by Brcb and block stride 0, pick (the target logit) by a vector Gather, int64 targets cast "
+        "to i32; several tiles per core"),
     _ex("loss", "cosine_similarity_loss", {"batch_size": 37, "input_dim": 20011},
         "three sums per row in one sweep, the row's cosine on the scalar unit, then a mean over rows "
         "accumulated atomically"),
@@ -88,6 +90,12 @@ EXAMPLES: list[Example] = [
         "a matrix times a vector on the vector unit (the cube would pad the vector to 16 columns for nothing)"),
     _ex("matmul", "linear_relu", {"batch_size": 130, "in_features": 300, "out_features": 200},
         "the cube multiplies, a GM workspace and sync_all() hand the product to the vector unit for bias + relu"),
+    _ex("broadcast", "bias_add", {"batch_size": 37, "dim": 5003},
+        "a bias (N,) against (B, N): 2-D tiles by one strided copy, the bias tile loaded once per core "
+        "and column tile and read by every row with repeat stride 0"),
+    _ex("broadcast", "row_scale", {"batch_size": 37, "dim": 3001},
+        "a per-row factor (B, 1) spread by Brcb and read with block stride 0; a one-element tensor "
+        "loaded once per core"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

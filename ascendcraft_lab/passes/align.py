@@ -15,7 +15,8 @@ from . import cpp, cube as cube_lowering
 from .bundle import Bundle
 from .cexpr import paren
 from .findings import Finding, finding, kernel_text
-from .kernel import BufferBytes, CompareCount, GmCopy, InputDequeue, KernelSource, MaskWiden, VectorCount
+from .compute import plain_copy, row_gap, rows_copy
+from .kernel import BufferBytes, CompareCount, ExactWrite, GmCopy, InputDequeue, KernelSource, MaskWiden, VectorCount
 from .plan import Plan
 from .project import Project
 from .spec import LoweringError, PassSpec
@@ -33,12 +34,14 @@ def write(project: Project) -> None:
 
     shared = _shared_copy_params(source, facts.reserved)
 
+    aligned = project.plan.aligned_fields()
+
     def copy(h: GmCopy, _source) -> str:
         if not soc.has_datacopypad:
-            raise LoweringError(f"{soc.name} has no DataCopyPad and `{h.count}` elements is not provably a "
-                                "multiple of 32 bytes; make the tile and the row lengths multiples of "
-                                f"{32 // h.dtype.nbytes} elements")
+            return _copy_without_pad(h, soc, aligned)
         params, pad, declare = shared.get(id(h), (f"{h.local}Copy", f"{h.local}Pad", True))
+        if h.rows:
+            return _rows_copy_pad(h, params, pad, declare)
         lines = []
         if declare:
             bytes_ = f"static_cast<uint32_t>({paren(h.count)} * sizeof({h.dtype.cpp}))"
@@ -61,9 +64,9 @@ def write(project: Project) -> None:
     source.rules[BufferBytes] = lambda h, s: f"AlignUp({paren(h.capacity)} * {h.elem_size}, {unit})"
     source.rules[CompareCount] = lambda h, s: f"AlignUp({h.count}, CMP_ALIGN)"
     if compare:
+        source.rules[ExactWrite] = lambda h, s: f"ZeroAfter({h.tile}, {h.count});"
         source.rules[VectorCount] = lambda h, s: f"AlignUp({h.count}, CMP_ALIGN)"
-        source.rules[InputDequeue] = lambda h, s: (f"LocalTensor<{h.dtype.cpp}> {h.name} = {h.queue}.DeQue<{h.dtype.cpp}>();\n"
-                                                   f"ZeroTail({h.name}, {h.count});")
+        source.rules[InputDequeue] = lambda h, s: f"{h.text()}\nZeroTail({h.name}, {h.count});"
     source.rules[MaskWiden] = widen_padded
     # the cube: a short last tile takes a partial fractal (Nd2Nz zero-fills it, Mmad ignores the padding)
     source.rules[cube_lowering.FractalCount] = cube_lowering.tail_count
@@ -73,6 +76,45 @@ def write(project: Project) -> None:
         source.part("constants", "compare").line(
             "constexpr int64_t CMP_ALIGN = REPEAT_BYTES / sizeof(float);  // Compare works on whole 256-byte repeats")
         _zero_tail(source, facts)
+
+
+def _rows_copy_pad(h: GmCopy, params: str, pad: str, declare: bool) -> str:
+    """A tile of rows in one DataCopyPad: `rows` blocks of `cols` elements, a GM gap (bytes)
+    between them, each block padded to whole 32-byte blocks in UB, so every row starts on one."""
+    size = f"sizeof({h.dtype.cpp})"
+    gap = row_gap(h)
+    gap_bytes = "0" if gap == "0" else f"static_cast<uint32_t>({gap} * {size})"
+    lines = []
+    if declare:
+        apart = "back to back" if gap == "0" else f"{h.gm_stride} apart"
+        lines.append(f"// {h.rows} rows of {h.cols} elements, {apart} in GM, each padded to whole 32-byte blocks in UB "
+                     "(the row pitch): one strided DataCopyPad")
+        # DataCopyExtParams{blockCount, blockLen (bytes), srcStride, dstStride, rsv}: the GM gap is in bytes,
+        # the UB gap in 32-byte blocks (0: the pitch is exactly the padded row)
+        strides = f"{gap_bytes}, 0" if h.direction == "in" else f"0, {gap_bytes}"
+        lines.append(f"DataCopyExtParams {params}{{static_cast<uint16_t>({h.rows}), "
+                     f"static_cast<uint32_t>({paren(h.cols)} * {size}), {strides}, 0}};")
+        if h.direction == "in":
+            lines.append(f"DataCopyPadExtParams<{h.dtype.cpp}> {pad}{{true, 0, static_cast<uint8_t>({h.pitch} - {paren(h.cols)}), 0}};")
+    if h.direction == "in":
+        body = lambda gm, local: f"DataCopyPad({local}, {gm}, {params}, {pad});"  # noqa: E731
+    else:
+        body = lambda gm, local: f"DataCopyPad({gm}, {local}, {params});"  # noqa: E731
+    return "\n".join(lines + [rows_copy(h, body)])
+
+
+def _copy_without_pad(h: GmCopy, soc, aligned: dict) -> str:
+    """A SoC without DataCopyPad (Ascend310P): DataCopy, where every length and stride is provably whole
+    32-byte blocks; anything else cannot be copied exactly."""
+    size = h.dtype.nbytes
+    lengths = [h.count] + ([h.gm_stride] if h.rows else [])
+    if not all(_provably_aligned(x, size, aligned) for x in lengths):
+        raise LoweringError(f"{soc.name} has no DataCopyPad and `{next(x for x in lengths if not _provably_aligned(x, size, aligned))}` "
+                            "elements is not provably a multiple of 32 bytes; make the tile and the row lengths "
+                            f"multiples of {32 // size} elements (e.g. align_up(..., {32 // size}) in the host function)")
+    if not h.rows:
+        return plain_copy(h, None)
+    return "// every length and stride is whole 32-byte blocks: DataCopy's block form\n" + plain_copy(h, None)
 
 
 def _per_block(dtype) -> str:
@@ -88,12 +130,12 @@ def _shared_copy_params(source: KernelSource, reserved: frozenset) -> dict[int, 
         groups: dict[tuple, list[GmCopy]] = {}
         for h in source.holes_in(method.body.text()):
             if isinstance(h, GmCopy):
-                groups.setdefault((h.direction, h.dtype, h.count), []).append(h)
+                groups.setdefault((h.direction, h.dtype, h.count, h.rows, h.gm_stride, h.pitch), []).append(h)
         many = {key: hs for key, hs in groups.items() if len(hs) > 1}
-        for (direction, dtype, count), holes in many.items():
-            m = re.fullmatch(r"([A-Za-z_]\w*?)(?:Len|Elems)", count)
+        for (direction, dtype, count, rows, _, _), holes in many.items():
+            m = re.fullmatch(r"([A-Za-z_]\w*?)(?:Len|Elems)", rows or count)
             stem = m.group(1) if m else "tile"
-            if sum(1 for d, t, c in many if c == count) > 1:          # several dtypes or directions of one count
+            if sum(1 for d, t, c, *_ in many if c == count) > 1:          # several dtypes or directions of one count
                 stem += direction.capitalize() + dtype.value.upper()
             params, pad = f"{stem}Copy", f"{stem}Pad"
             while params in reserved or pad in reserved:
@@ -113,7 +155,28 @@ def widen_padded(h: MaskWiden, source: KernelSource) -> str:
         "}"])
 
 
+def _zero_after(source: KernelSource) -> None:
+    """The helper of ExactWrite holes: zero a computed tile from its last element to the repeat end."""
+    if not any(isinstance(h, ExactWrite) for h in source.holes):
+        return
+    em = source.part("helpers", "tail")
+    em.line("", dsl=0)
+    em.line("// Compare and the padded counts read whole 256-byte repeats: zero a tile an instruction wrote `n`")
+    em.line("// elements of, from there to the repeat end (the partial block by a masked Duplicate).")
+    with em.block("template <typename T> __aicore__ inline void ZeroAfter(const LocalTensor<T> &t, int64_t n)"):
+        em.line("const int64_t block = BLOCK_BYTES / sizeof(T);")
+        with em.block("if (n % block != 0)"):
+            em.line("const uint64_t lanes[2] = {((1ull << block) - 1) & ~((1ull << (n % block)) - 1), 0};")
+            em.line("Duplicate(t[n / block * block], static_cast<T>(0), lanes, 1, 1, 8);")
+        em.line("const int64_t filled = AlignUp(n, block);")
+        em.line("const int64_t wanted = AlignUp(n, CMP_ALIGN);")
+        with em.block("if (wanted > filled)"):
+            em.line("Duplicate(t[filled], static_cast<T>(0), static_cast<int32_t>(wanted - filled));")
+        em.line("PipeBarrier<PIPE_V>();")
+
+
 def _zero_tail(source: KernelSource, facts) -> None:
+    _zero_after(source)
     em = source.part("helpers", "tail")
     em.line("", dsl=0)
     em.line("// Compare reads whole 256-byte repeats: zero a loaded tile from its 32-byte end to the repeat end.")

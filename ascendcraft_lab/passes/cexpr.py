@@ -131,7 +131,7 @@ def _render(e, names, dialect, floats, hook) -> tuple[str, int]:
             return f"{a} {sym} {b}", p
         if e.op == "neg":
             a, pa = args[0]
-            return f"-{a if pa >= 6 else f'({a})'}", 6
+            return f"-{a if pa >= 6 and not a.startswith('-') else f'({a})'}", 6
         raise ValueError(f"no C++ rendering for `{e.op}` in {dialect.name} code")
     raise ValueError(f"no C++ rendering for {type(e).__name__}")
 

@@ -13,7 +13,8 @@ import collections
 import re
 from collections import Counter
 
-from ..dsl import ir
+from ..dsl import ir, tiles
+from ..dsl.tiles import is_pitched
 from ..dsl.buffers import SCALAR_OUT_BYTES
 from ..dsl.ops import OPS, window_form
 from . import cpp
@@ -22,7 +23,7 @@ from .bundle import Bundle
 from .cexpr import paren
 from .emit import Emitter
 from .findings import Finding, finding, kernel_text
-from .kernel import (STAGE_METHOD, CompareCount, GmCopy, InputDequeue, KernelFacts, KernelSource, MaskWiden, Method,
+from .kernel import (STAGE_METHOD, CompareCount, ExactWrite, GmCopy, InputDequeue, KernelFacts, KernelSource, MaskWiden, Method,
                      VectorCount, dsl_text)
 from .plan import Plan, camel, cpp_name
 from .project import Project
@@ -54,6 +55,7 @@ class ComputeWriter:
         self.scalar_buf = plan.staging
         self.scalar_out = plan.scalar_outs              # scalars stored to GM: one UB queue each
         self._declared: set[str] = set()                # scalar locals declared in the current method
+        self._loaded = {cpp_name(b.name) for b in plan.buffers if b.role == "VECIN"}   # padded by their copy-in
         self._counts: dict[str, str] | None = None      # element counts the current method names once
         self.method_locals: list[tuple[str, str, str]] = []   # (name, C++ value, comment) the method declares first
         self.cube = cube_lowering.CubeStages(self) if cube_lowering.uses_cube(project.facts) else None
@@ -64,6 +66,7 @@ class ComputeWriter:
         source.rules.setdefault(GmCopy, plain_copy)
         source.rules.setdefault(InputDequeue, plain_dequeue)
         source.rules.setdefault(CompareCount, lambda h, s: h.count)
+        source.rules.setdefault(ExactWrite, lambda h, s: "")
         source.rules.setdefault(MaskWiden, lambda h, s: f"Cast({h.wide}, {h.mask}, RoundMode::CAST_NONE, {h.count});")
         source.rules.setdefault(cube_lowering.FractalCount, cube_lowering.plain_count)
         source.rules.setdefault(cube_lowering.FractalSpan, cube_lowering.plain_span)
@@ -153,8 +156,8 @@ class ComputeWriter:
         if self._counts or self.method_locals:   # counts computed once, at the top of the method
             body = Emitter()
             with body.dsl(stage.span.line):
-                for text, name in self._counts.items():
-                    body.line(f"const int64_t {name} = {text};  // elements of the tile")
+                for text, (name, comment, ctype) in self._counts.items():
+                    body.line(f"const {ctype} {name} = {text};  // {comment}")
                 for name, text, what in self.method_locals:
                     body.line(f"const int64_t {name} = {text};  // {what}")
             for line, dsl in zip(em.text().splitlines(), em.source_map()):
@@ -206,20 +209,74 @@ class ComputeWriter:
         facts = self.facts
         return ComputeContext(names=facts.names, text=facts.scalar_text, count=self.count, tile_of=self._tile_of,
                               hole=self.source.hole, em=em, reserved=facts.reserved, byte_masks=facts.byte_masks,
-                              sizes=facts.size_members, use_min_max=facts.use_min_max, padded=facts.ub_padded)
+                              sizes=facts.size_members, use_min_max=facts.use_min_max, padded=facts.ub_padded,
+                              layout=self.layout, uses=facts.uses, is_loaded=self._loaded.__contains__)
+
+    def layout(self, t: ir.TileType) -> tuple[str, str, str, str]:
+        """(rows, columns, pitch, pitch in blocks) of a tile of rows, as C++ (named once per method)."""
+        rows = self.facts.scalar_text(tiles.rows(t))
+        if self._counts is not None and paren(rows) != rows:
+            rows = self._named(rows, "rows", "rows of the tile")
+        return rows, self.facts.scalar_text(tiles.cols(t)), self.pitch(t), self.row_blocks(t)
 
     def count(self, t: ir.TileType, exact: bool = False) -> str:
-        text = self.facts.element_count(t)
+        """Elements a vector instruction covers for tile `t`: its elements, or rows x pitch for a
+        tile of rows (the padding lanes included); named once per method."""
+        if is_pitched(t):
+            text = f"{paren(self.facts.scalar_text(tiles.rows(t)))} * {self.pitch(t)}"
+        else:
+            text = self.facts.element_count(t)
         if self._counts is not None and paren(text) != text:      # not one name: name it once per method
-            if text not in self._counts:
-                loops = re.findall(r"\b(\w+)(?:Len|Start)\b", text)
-                stem = f"{loops[0]}Elems" if len(set(loops)) == 1 else "tileElems"
-                name = stem
-                while name in self.facts.reserved or name in self._counts.values():
-                    name = f"{stem}{len(self._counts) + 1}"
-                self._counts[text] = name
-            text = self._counts[text]
+            loops = re.findall(r"\b(\w+)(?:Len|Start)\b", text)
+            text = self._named(text, f"{loops[0]}Elems" if len(set(loops)) == 1 else "tileElems", "elements of the tile")
         return text if exact else self.source.hole(VectorCount(text))
+
+    def pitch(self, t: ir.TileType) -> str:
+        """The row pitch of a tile of rows (elements from one row's start to the next), named once
+        per method: the columns rounded up to whole 32-byte blocks (tiles.py)."""
+        cols = tiles.cols(t)
+        text = self.facts.scalar_text(cols)
+        block = t.dtype.elems_per_block
+        if isinstance(cols, ir.Const):
+            return str(-(-int(cols.value) // block) * block)
+        if self._aligned(cols, block):
+            return text
+        self.facts.uses.add("AlignUp")
+        text = f"AlignUp({text}, {block})"
+        if self._counts is None:
+            return text
+        stem = re.findall(r"[A-Za-z_]\w*", self.facts.scalar_text(cols))[-1]
+        stem = stem[:1].lower() + stem[1:]
+        stem = stem[:-3] if stem.endswith("Len") else stem
+        suffix = "" if t.dtype.nbytes == 4 else t.dtype.value.upper()
+        return self._named(text, f"{stem}Pitch{suffix}", f"row pitch of {t.dtype.value} tiles: each row starts on a 32-byte block")
+
+    def _aligned(self, e: ir.Expr, block: int) -> bool:
+        """A tiling field proven a multiple of `block` elements (ub_elems, align_up, ...)."""
+        tp = self.p.tiling_param
+        return (isinstance(e, ir.Attr) and tp is not None and e.obj.id == tp.name
+                and self.facts.plan.aligned_fields().get(e.attr, 0) % block == 0 and e.attr in self.facts.plan.aligned_fields())
+
+    def row_blocks(self, t: ir.TileType) -> str:
+        """A tile of rows' pitch in 32-byte blocks: the repeat stride of one row per repeat (a uint8)."""
+        pitch = self.pitch(t)
+        block = t.dtype.elems_per_block
+        if pitch.isdigit():
+            return str(int(pitch) // block)
+        text = f"static_cast<uint8_t>({pitch} / {block})"
+        if self._counts is None:
+            return text
+        return self._named(text, f"{pitch}Blocks", "the row pitch in 32-byte blocks: a repeat stride of one row",
+                           "uint8_t")
+
+    def _named(self, text: str, stem: str, comment: str, ctype: str = "int64_t") -> str:
+        """`text` as a `const` local at the top of the current method (one name per text)."""
+        if text not in self._counts:
+            name = stem
+            while name in self.facts.reserved or name in (n for n, *_ in self._counts.values()):
+                name = f"{stem}{len(self._counts) + 1}"
+            self._counts[text] = (name, comment, ctype)
+        return self._counts[text][0]
 
     def _tile_of(self, name: str) -> Tile:
         t = self.p.local_type(name)
@@ -228,16 +285,24 @@ class ComputeWriter:
     # -- copies ---------------------------------------------------------------------------------
     def gm_offset(self, ref: ir.GmRef) -> tuple[str, ir.TensorParam]:
         """Element offset of a GM view, relative to this core's slice when the tensor is sliced."""
+        off, t, _ = self.gm_view(ref)
+        return off, t
+
+    def gm_view(self, ref: ir.GmRef) -> tuple[str, ir.TensorParam, list[str]]:
+        """(element offset of the view, its tensor, the GM stride in elements of each kept axis)."""
         facts = self.facts
         t = self.p.param(ref.tensor)
         shape = t.shape
         gm = facts.plan.gm[ref.tensor]
-        terms = []
+        terms, strides = [], []
         for axis, ix in enumerate(ref.index or ()):
             stride = None
             for d in shape[axis + 1:]:
                 part = paren(facts.scalar_text(d))
                 stride = part if stride is None else f"{stride} * {part}"
+            keeps = not (isinstance(ix, ir.IndexExpr) and not isinstance(ix.expr.type, ir.RangeType))
+            if keeps:
+                strides.append(stride or "1")
             if isinstance(ix, ir.IndexExpr):
                 e = ix.expr
                 if isinstance(e.type, ir.RangeType):
@@ -256,11 +321,25 @@ class ComputeWriter:
             if base in ("0",):
                 continue
             terms.append(base if stride is None else f"{paren(base)} * {stride}")
-        kept = [i for i, ix in enumerate(ref.index or ()) if not (isinstance(ix, ir.IndexExpr) and not isinstance(ix.expr.type, ir.RangeType))]
-        if kept and kept[-1] != len(shape) - 1 and any(facts.scalar_text(d) != "1" for d in shape[kept[-1] + 1:]):
-            raise LoweringError(f"`{ref.tensor}` is tiled along axis {kept[-1]}, "
-                                "which is not the last: the copy would be strided; view the axes so the tiled one is last", ref)
-        return (" + ".join(terms) or "0"), t
+        return (" + ".join(terms) or "0"), t, strides
+
+    def copy_hole(self, direction: str, ref: ir.GmRef, local: str, ty: ir.TileType) -> GmCopy:
+        """The GM copy of tile `ty` to or from view `ref`: one contiguous run, or a tile of rows
+        moved by strided copies (one per plane of a tile of rank 3 or more)."""
+        off, t, strides = self.gm_view(ref)
+        gm = f"{t.name}Gm[{off}]"
+        if not is_pitched(ty):
+            return GmCopy(direction, gm, local, ty.dtype, self.count(ty, exact=True))
+        rows = self.facts.scalar_text(ty.shape[-2])
+        cols = self.facts.scalar_text(ty.shape[-1])
+        pitch = self.pitch(ty)
+        outer, ub_step = [], f"{paren(rows)} * {pitch}"
+        for d, stride in reversed(list(zip(ty.shape[:-2], strides[:-2]))):
+            extent = self.facts.scalar_text(d)
+            outer.insert(0, (extent, stride, ub_step))
+            ub_step = f"{paren(extent)} * {ub_step}"
+        return GmCopy(direction, gm, local, ty.dtype, cols, rows=rows, cols=cols, gm_stride=strides[-2], pitch=pitch,
+                      outer=tuple(outer), gm_tensor=f"{t.name}Gm", gm_offset=off)
 
     def _copy_in(self, em: Emitter, st) -> None:
         if not isinstance(st, ir.Load):
@@ -280,10 +359,10 @@ class ComputeWriter:
         q = f"{name}Queue"
         keep = st.target in self.facts.persistent
         em.line(f"{'' if keep else f'LocalTensor<{ty.dtype.cpp}> '}{name} = {q}.AllocTensor<{ty.dtype.cpp}>();")
-        em.line(self.source.hole(GmCopy("in", f"{t.name}Gm[{off}]", name, ty.dtype, self.count(ty, exact=True))))
+        em.line(self.source.hole(self.copy_hole("in", st.src, name, ty)))
         em.line(f"{q}.EnQue({name});")
         if keep:
-            em.line(f"{name} = {q}.DeQue<{ty.dtype.cpp}>();  // wait for the copy once; `{name}` stays in UB for the later stages")
+            em.line(self.source.hole(InputDequeue(name, q, ty.dtype, self.count(ty, exact=True), kept=True)))
 
     def _copy_out(self, em: Emitter, st) -> None:
         if not isinstance(st, ir.Store):
@@ -307,7 +386,7 @@ class ComputeWriter:
         else:
             q = f"{name}Queue"
             em.line(f"LocalTensor<{vt.dtype.cpp}> {name} = {q}.DeQue<{vt.dtype.cpp}>();")
-            em.line(self.source.hole(GmCopy("out", f"{t.name}Gm[{off}]", name, vt.dtype, self.count(vt, exact=True))))
+            em.line(self.source.hole(self.copy_hole("out", st.dst, name, vt)))
             em.line(f"{q}.FreeTensor({name});")
         if st.accumulate:
             em.line("SetAtomicNone();")
@@ -559,13 +638,45 @@ def _var_order(v: str) -> int:
 
 
 def plain_copy(h: GmCopy, source: KernelSource) -> str:
+    if h.rows:
+        # DataCopy's block form: lengths and strides in whole 32-byte blocks (align proves or pads them)
+        size = f"sizeof({h.dtype.cpp})"
+        gap = row_gap(h)
+        params = (f"DataCopyParams{{static_cast<uint16_t>({h.rows}), static_cast<uint16_t>({paren(h.cols)} * {size} / BLOCK_BYTES), "
+                  + (f"static_cast<uint16_t>({gap} * {size} / BLOCK_BYTES), 0}}" if h.direction == "in"
+                     else f"0, static_cast<uint16_t>({gap} * {size} / BLOCK_BYTES)}}"))
+        return rows_copy(h, lambda gm, local: f"DataCopy({local}, {gm}, {params});" if h.direction == "in"
+                         else f"DataCopy({gm}, {local}, {params});")
     if h.direction == "in":
         return f"DataCopy({h.local}, {h.gm}, {h.count});"
     return f"DataCopy({h.gm}, {h.local}, {h.count});"
 
 
+def row_gap(h: GmCopy) -> str:
+    """Elements between the end of one row and the start of the next in GM."""
+    return "0" if h.gm_stride == h.cols else f"({h.gm_stride} - {paren(h.cols)})"
+
+
+def rows_copy(h: GmCopy, statement) -> str:
+    """The copy of a tile of rows: `statement(gm, local)` for one plane of rows, inside a loop per
+    outer axis for a tile of rank 3 or more (one strided copy per plane, never one per row)."""
+    if not h.outer:
+        return statement(h.gm, h.local)
+    lines, gm_terms, ub_terms = [], [h.gm_offset] if h.gm_offset != "0" else [], []
+    for depth, (extent, gm_step, ub_step) in enumerate(h.outer):
+        i = f"plane{depth}" if len(h.outer) > 1 else "plane"
+        lines.append("    " * depth + f"for (int64_t {i} = 0; {i} < {extent}; ++{i}) {{")
+        gm_terms.append(f"{i} * {paren(gm_step)}")
+        ub_terms.append(f"{i} * {paren(ub_step)}")
+    gm = f"{h.gm_tensor}[{' + '.join(gm_terms)}]"
+    local = f"{h.local}[{' + '.join(ub_terms)}]"
+    lines += ["    " * len(h.outer) + line for line in statement(gm, local).split("\n")]
+    lines += ["    " * d + "}" for d in reversed(range(len(h.outer)))]
+    return "\n".join(lines)
+
+
 def plain_dequeue(h: InputDequeue, source: KernelSource) -> str:
-    return f"LocalTensor<{h.dtype.cpp}> {h.name} = {h.queue}.DeQue<{h.dtype.cpp}>();"
+    return h.text()
 
 
 def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:

@@ -66,21 +66,39 @@ class BufferBytes(Hole):
 
 @dataclass(frozen=True)
 class GmCopy(Hole):
-    """A copy between GM and a UB tile of `count` elements (a statement)."""
+    """A copy between GM and a UB tile of `count` elements (a statement). A tile of rows
+    (`rows` set) moves `rows` runs of `cols` elements, `gm_stride` elements apart in GM and
+    `pitch` apart in UB, in one strided copy; `outer` lists the loops of a tile of rank 3 or
+    more around it: (extent, GM step, UB step) per outer axis, each copy one plane of rows."""
     direction: str          # "in" (GM -> UB) or "out" (UB -> GM)
     gm: str                 # GlobalTensor expression, e.g. xGm[cStart]
     local: str              # LocalTensor name
     dtype: ir.DType
-    count: str              # exact element count
+    count: str              # exact element count (of one row, for a tile of rows: `cols`)
+    rows: str = ""          # a tile of rows: how many rows one copy moves
+    cols: str = ""
+    gm_stride: str = ""     # elements from one row to the next in GM
+    pitch: str = ""         # elements from one row to the next in UB
+    outer: tuple = ()       # ((extent, gm step, ub step), ...) of the outer axes of a tile of rank >= 3
+    gm_tensor: str = ""     # the GlobalTensor (xGm) and the offset of the view, for the outer loops
+    gm_offset: str = ""
 
 
 @dataclass(frozen=True)
 class InputDequeue(Hole):
-    """A compute stage takes a loaded tile from its VECIN queue (a statement)."""
+    """A compute stage takes a loaded tile from its VECIN queue (a statement); a tile loaded once
+    per core (`kept`) is a member, dequeued right after its copy-in and kept for the later stages."""
     name: str
     queue: str
     dtype: ir.DType
     count: str              # the tile's exact element count
+    kept: bool = False
+
+    def text(self) -> str:
+        if self.kept:
+            return (f"{self.name} = {self.queue}.DeQue<{self.dtype.cpp}>();  // wait for the copy once; "
+                    f"`{self.name}` stays in UB for the later stages")
+        return f"LocalTensor<{self.dtype.cpp}> {self.name} = {self.queue}.DeQue<{self.dtype.cpp}>();"
 
 
 @dataclass(frozen=True)
@@ -92,13 +110,23 @@ class MaskWiden(Hole):
     compare_count: str
 
 
+@dataclass(frozen=True)
+class ExactWrite(Hole):
+    """A tile an instruction wrote exactly `count` elements of (a per-row reduction, a repeat-form
+    broadcast or cast): nothing here; in a kernel that compares, align zeroes the lanes up to the
+    whole repeat, which the padded counts of the instructions after it read (a statement)."""
+    tile: str
+    dtype: ir.DType
+    count: str
+
+
 Rule = Callable[[Hole, "KernelSource"], str]
 
 # Where each pass's lines go inside a section; render() writes the parts in this order.
 LAYOUT: dict[str, tuple[str, ...]] = {
     "constants": ("buffers", "scalar", "compare", "sync"),
     "init": ("globals", "buffers", "compute", "sync"),
-    "helpers": ("align", "scratch", "tail"),
+    "helpers": ("scratch", "tail"),
     "members": ("pipe", "buffers", "compute", "sync", "gm", "tiling", "state", "sizes"),
 }
 
@@ -243,7 +271,14 @@ def named_constants(soc) -> tuple[tuple[str, str], ...]:
                         "// UB addresses and DataCopy lengths are whole 32-byte blocks"),
         ("REPEAT_BYTES", f"constexpr int64_t REPEAT_BYTES = {soc.repeat_bytes};  // one vector repeat"),
         ("F32_INF", "constexpr float F32_INF = __builtin_inff();  // IEEE +infinity: what a min starts from (-F32_INF for a max)"),
+        ("REPEAT_ROWS", f"constexpr int64_t REPEAT_ROWS = {REPEAT_ROWS};  // rows one vector instruction covers: at most "
+                        f"{soc.max_repeat} repeats, whole 32-byte blocks of per-row values"),
     )
+
+
+# Rows of a tile of rows one repeat-form instruction covers (a row per repeat): at most 255 repeats,
+# and a multiple of 16, so the per-row values of the next group start on a 32-byte block (f16 or f32).
+REPEAT_ROWS = 240
 
 
 @dataclass(frozen=True)
@@ -253,7 +288,7 @@ class MinMaxHelper:
 
 
 # The kernel class's min/max: int64 for sizes and indices, float for float scalars (overloads);
-# then the size helpers (align rounds copies and buffers up, the cube counts whole fractals).
+# then the size helpers (AlignUp for copies, buffers and row pitches; CeilDiv for the cube's whole fractals).
 MIN_MAX_HELPERS = tuple(MinMaxHelper(f"{fn}{':float' if t == 'float' else ''}",
                                      f"__aicore__ inline static {t} {fn}({t} a, {t} b) {{ return a {cmp} b ? a : b; }}")
                         for t in ("int64_t", "float") for fn, cmp in (("MinOf", "<"), ("MaxOf", ">"))) + (
@@ -271,12 +306,15 @@ def _filled(em: Emitter, source: KernelSource) -> Emitter:
             out.line(text, dsl=line)
             continue
         indent = text[:len(text) - len(text.lstrip())]
-        for part in source.fill(text[len(indent):]).split("\n"):
+        filled = source.fill(text[len(indent):])
+        if not filled:              # a statement hole that renders to nothing
+            continue
+        for part in filled.split("\n"):
             out.line(indent + part if part else "", dsl=line)
     return out
 
 
-_LOCAL = re.compile(r"\s*const int64_t (\w+) = [^;]*;")
+_LOCAL = re.compile(r"\s*const (?:int64_t|uint8_t) (\w+) = [^;]*;")
 
 
 def _without_unused_locals(em: Emitter) -> Emitter:
@@ -433,6 +471,8 @@ class KernelFacts:
     def _size_call(self, e: ir.Call) -> str | None:
         if e.op in ("min", "max", "clamp"):
             self.use_min_max(e.op)
+        if e.op == "align_up":
+            self.uses.add("AlignUp")
         return self.size_members.get(e)
 
     def use_min_max(self, op: str, float_: bool = False) -> None:
@@ -441,10 +481,12 @@ class KernelFacts:
             self.uses.add(fn + (":float" if float_ else ""))
 
     def element_count(self, t: ir.TileType) -> str:
-        """Elements of a tile, exactly: the product of its shape."""
+        """Elements of a tile, exactly: the product of its shape (axes of size 1 left out)."""
         text = "1"
         for d in t.shape:
             part = self.scalar_text(d)
+            if part == "1":
+                continue
             text = part if text == "1" else f"{text} * ({part})"
         return text
 

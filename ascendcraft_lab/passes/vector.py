@@ -15,15 +15,18 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..dsl import ir
+from ..dsl import ir, tiles
 from ..dsl.registers import RegisterWalk, has_reduction as _has_reduction, is_byte_mask, is_tile
 from ..dsl.buffers import padded_len
 from ..dsl.ops import OPS, ROUND_MODES, Step, fold, window_base, window_form, window_lead
 from ..dsl.printer import expr_text
+from .broadcast import Broadcaster
 from .cexpr import KERNEL, float_literal, paren as _paren, render
 from .emit import Emitter
-from .kernel import CompareCount, Hole, MaskWiden
+from .kernel import CompareCount, ExactWrite, Hole, MaskWiden
 from .spec import LoweringError
+
+REPEAT_BYTES = 256        # one vector repeat: 64 floats, 128 halves
 
 # a < s is s > a: the comparison with its operands swapped
 SWAPPED_MODE = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}
@@ -58,6 +61,9 @@ class ComputeContext:
     byte_masks: frozenset = frozenset()      # bool tiles holding one byte per element (loaded, or cast)
     padded: dict = field(default_factory=dict)   # DSL tile -> the window op whose padding its buffer holds
     use_min_max: Callable[..., None] = lambda op, float_=False: None   # note a MinOf / MaxOf call (kernel.py)
+    layout: Callable[[ir.TileType], tuple[str, str, str, str]] | None = None   # a tile of rows: (rows, cols, pitch, pitch in blocks)
+    is_loaded: Callable[[str], bool] = lambda name: False   # a VECIN tile (its copy-in padded its last block)
+    uses: set = field(default_factory=set)   # helpers the code calls (kernel.py's MIN_MAX_HELPERS keys)
 
     # -- scratch slots -------------------------------------------------------------------
     def take_slot(self, dtype: ir.DType) -> Tile:
@@ -259,7 +265,7 @@ class ComputeLowering(RegisterWalk):
             steps.append(({"add": "Adds", "sub": "Subs", "mul": "Muls", "div": "Divs"}[e.op], c))
             e = x
         if isinstance(e, ir.Call) and e.op in ("reduce_sum", "reduce_max", "reduce_min") \
-                and e.args[0].type.dtype is ir.DType.f32:
+                and e.args[0].type.dtype is ir.DType.f32 and not tiles.is_pitched(e.args[0].type):
             return e, steps[::-1]
         return None
 
@@ -317,6 +323,24 @@ class ComputeLowering(RegisterWalk):
         return super().tile(e, into, final)
 
     def _emit(self, e: ir.Call, spec, out: Tile, v: dict[int, Tile], n: str) -> None:
+        wide = tiles.stretched(e)
+        if wide and tiles.direct_broadcast(e):
+            if not spec.api:
+                raise LoweringError(f"`{e.op}` of a stretched tile is not lowered by the rule engine", e)
+            Broadcaster(self).binary(e, spec.api, out, v)
+            return
+        if wide:                    # copy the stretched operands out at the result's shape first
+            v = dict(v)
+            expanded = [Broadcaster(self).expand(e, i, v[i]) for i in wide]
+            for i, t in zip(wide, expanded):
+                v[i] = t
+            self._emit_same_shape(e, spec, out, v, n)
+            for t in expanded:
+                self.ctx.release(t)
+            return
+        self._emit_same_shape(e, spec, out, v, n)
+
+    def _emit_same_shape(self, e: ir.Call, spec, out: Tile, v: dict[int, Tile], n: str) -> None:
         em = self.em
         cat = spec.category
         a = e.args
@@ -351,7 +375,9 @@ class ComputeLowering(RegisterWalk):
         if cat == "compare":
             self.ctx.uses_compare = True
             mode = spec.cmp_mode
-            cn = self._compare_count(n)
+            # the operands' elements (a mask has one bit per element of its operands' layout)
+            operand = next(x.type for x in a if isinstance(x.type, ir.TileType))
+            cn = self._compare_count(self.ctx.count(ir.TileType(operand.dtype, e.type.shape), exact=True))
             if 0 in v and 1 in v:
                 em.line(f"{spec.api}({out.name}, {v[0].name}, {v[1].name}, CMPMODE::{mode}, {cn});")
             elif 0 in v:
@@ -364,7 +390,10 @@ class ComputeLowering(RegisterWalk):
             mask = v[0].name
             bits = None
             if self._is_byte_mask(a[0]):
-                bits = self._mask_bits(v[0], n)
+                if tiles.is_pitched(e.type):
+                    raise LoweringError(f"`{expr_text(e)}`: a byte-per-element bool mask of a tile of rows is not lowered "
+                                        "yet; compare at the tile's shape instead (`xu > 0.0`)", e)
+                bits = self._mask_bits(v[0], n, self.ctx.count(e.type, exact=True))
                 mask = bits.name
             if 1 in v and 2 in v:
                 em.line(f"Select({out.name}, {mask}, {v[1].name}, {v[2].name}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});")
@@ -387,6 +416,10 @@ class ComputeLowering(RegisterWalk):
             return
         if cat == "cast":
             mode = ROUND_MODES[a[2].value if isinstance(a[2], ir.Str) else "none"]
+            src_t = a[0].type
+            if tiles.is_pitched(src_t) and src_t.dtype.elems_per_block != e.type.dtype.elems_per_block:
+                self._cast_rows(e, out, v[0], mode)
+                return
             em.line(f"{spec.api}({out.name}, {v[0].name}, RoundMode::{mode}, {n});")
             return
         if cat == "scan":
@@ -401,19 +434,101 @@ class ComputeLowering(RegisterWalk):
         if cat == "gather":
             self._pick(e, out, v[0], v[1], n)
             return
+        if cat == "reduce":
+            self._reduce_rows(e, out, v[0])
+            return
         raise LoweringError(f"`{e.op}` has no tile rule in the rule engine", e)
+
+    # -- tiles of rows -----------------------------------------------------------------------------
+    def _cast_rows(self, e: ir.Call, out: Tile, src: Tile, mode: str) -> None:
+        """Cast of a tile of rows to a dtype of another width: the two pitches differ (rows start on
+        32-byte blocks of each dtype), so Cast runs in repeat form, one row per repeat, each side
+        with its own repeat stride; a repeat converts 256 bytes of the wider type. The destination's
+        padding lanes are written too (a narrower destination's last ones zeroed by a masked Duplicate)."""
+        st, dt = e.args[0].type, e.type
+        if st.dtype.nbytes == 1 or dt.dtype.nbytes == 1:
+            raise LoweringError(f"`{expr_text(e)}`: a cast of a tile of rows from or to a 1-byte dtype is not lowered yet; "
+                                "cast one row at a time", e)
+        rows, cols, src_pitch, src_blocks = self.ctx.layout(st)
+        _, _, dst_pitch, dst_blocks = self.ctx.layout(dt)
+        per = REPEAT_BYTES // max(st.dtype.nbytes, dt.dtype.nbytes)
+        narrow = dt.dtype.nbytes < st.dtype.nbytes
+        width = src_pitch if narrow else dst_pitch         # the lanes both rows hold
+        row, col, reps = (self.ctx.scalar_name(x) if x in self.ctx.reserved else x for x in ("row", "col", "reps"))
+        self.ctx.use_min_max("min")
+        em = self.em
+        em.line(f"// {expr_text(e)}: rows of {st.dtype.value} and of {dt.dtype.value} have different pitches, so Cast walks")
+        em.line(f"// the rows in repeat form (one row per repeat, each side its own repeat stride), {per} elements a repeat")
+        with em.block(f"for (int64_t {row} = 0; {row} < {rows}; {row} += REPEAT_ROWS)"):
+            em.line(f"const uint8_t {reps} = static_cast<uint8_t>(MinOf(REPEAT_ROWS, {rows} - {row}));")
+            with em.block(f"for (int64_t {col} = 0; {col} < {width}; {col} += {per})"):
+                em.line(f"Cast({out.name}[{row} * {dst_pitch} + {col}], {src.name}[{row} * {src_pitch} + {col}], RoundMode::{mode}, "
+                        f"static_cast<uint64_t>(MinOf({per}, {width} - {col})), {reps}, {{1, 1, {dst_blocks}, {src_blocks}}});")
+            if narrow:
+                block = dt.dtype.elems_per_block
+                zero = f"static_cast<{dt.dtype.cpp}>(0)"
+                with em.block(f"if ({dst_pitch} > {src_pitch})"):
+                    em.line(f"// the destination's rows are longer: zero their last {block // 2} lanes (Duplicate with a bit mask)")
+                    em.line(f"const uint64_t lanes[2] = {{{hex(((1 << block) - 1) & ~((1 << (block // 2)) - 1))}ull, 0}};")
+                    em.line(f"Duplicate({out.name}[{row} * {dst_pitch} + {dst_pitch} - {block}], {zero}, lanes, {reps}, 1, {dst_blocks});")
+        em.line(self.ctx.hole(ExactWrite(out.name, dt.dtype, self.ctx.count(dt, exact=True))))
+    def _reduce_rows(self, e: ir.Call, out: Tile, src: Tile) -> None:
+        """One value per row of a tile of rows, on the vector unit. A row is `cols` elements that
+        start on a 32-byte block (`pitch` apart), so repeat-form instructions handle REPEAT_ROWS rows
+        at once, one row per repeat (repeat stride = the pitch in blocks): a row of one repeat's
+        width or less is reduced by WholeReduce (mask = the columns, so the padding lanes never
+        count); a longer row is first folded into its first repeat with Add/Max/Min, a repeat of
+        every row per instruction, then WholeReduce reduces that repeat."""
+        t = e.args[0].type
+        kind = {"reduce_sum": "Sum", "reduce_max": "Max", "reduce_min": "Min"}[e.op]
+        work = self.ctx.take_slot(t.dtype)
+        order = "" if kind == "Sum" else ", ReduceOrder::ORDER_ONLY_VALUE"
+        em = self.em
+        if not tiles.is_pitched(t):          # a 1-D tile along its one axis, kept: one value
+            em.line(f"Reduce{kind}({out.name}, {src.name}, {work.name}, {self.ctx.count(t, exact=True)}"
+                    f"{'' if kind == 'Sum' else ', false'});")
+            self.ctx.release(work)
+            return
+        rows, cols, pitch, rep_stride = self.ctx.layout(t)
+        per = REPEAT_BYTES // t.dtype.nbytes
+        block = t.dtype.elems_per_block
+        self.ctx.use_min_max("min")
+        row, col, reps = (self.ctx.scalar_name(x) if x in self.ctx.reserved else x for x in ("row", "col", "reps"))
+        em.line(f"// {expr_text(e)}: one {kind.lower()} per row, REPEAT_ROWS rows per instruction (a row per repeat,")
+        em.line(f"// repeat stride = the row pitch in 32-byte blocks); the mask covers the {cols} columns, never the padding")
+        with em.block(f"for (int64_t {row} = 0; {row} < {rows}; {row} += REPEAT_ROWS)"):
+            em.line(f"const int32_t {reps} = static_cast<int32_t>(MinOf(REPEAT_ROWS, {rows} - {row}));")
+            whole = (f"WholeReduce{kind}({out.name}[{row}], {src.name}[{row} * {pitch}], static_cast<int32_t>({cols}), "
+                     f"{reps}, 1, 1, {rep_stride}{order});")
+            if isinstance(t.shape[-1], ir.Const) and int(t.shape[-1].value) <= per:
+                em.line(whole)
+            else:
+                fold = {"Sum": "Add", "Max": "Max", "Min": "Min"}[kind]
+                with em.block(f"if ({cols} <= {per})"):
+                    em.line(whole)
+                with em.block("else"):
+                    em.line(f"// fold each row's repeats into its first {per} lanes, then reduce those")
+                    em.line(f"Muls({work.name}, {src.name}[{row} * {pitch}], {_one(t.dtype)}, {per}, {reps}, "
+                            f"{{1, 1, {per // block}, {rep_stride}}});")
+                    with em.block(f"for (int64_t {col} = {per}; {col} < {cols}; {col} += {per})"):
+                        em.line(f"{fold}({work.name}, {work.name}, {src.name}[{row} * {pitch} + {col}], "
+                                f"static_cast<uint64_t>(MinOf({per}, {cols} - {col})), {reps}, "
+                                f"{{1, 1, 1, {per // block}, {per // block}, {rep_stride}}});")
+                    em.line(f"WholeReduce{kind}({out.name}[{row}], {work.name}, {per}, {reps}, 1, 1, {per // block}{order});")
+        self.ctx.release(work)
+        em.line(self.ctx.hole(ExactWrite(out.name, e.type.dtype, rows)))
 
     def _is_byte_mask(self, e: ir.Expr) -> bool:
         """A bool tile from GM or from cast() holds one byte per element; Select wants the bit
         mask Compare writes, so such a mask is compared with 0 first."""
         return is_byte_mask(e, self.ctx.byte_masks)
 
-    def _mask_bits(self, mask: Tile, n: str) -> Tile:
+    def _mask_bits(self, mask: Tile, n: str, exact: str) -> Tile:
         em = self.em
         self.ctx.uses_compare = True
         wide = self.ctx.take_slot(ir.DType.f32)
         bits = self.ctx.take_slot(ir.DType.bool)
-        cn = self._compare_count(n)
+        cn = self._compare_count(exact)
         em.line("// a byte-per-element bool mask -> the bit mask Select reads: (float)mask != 0")
         em.line(self.ctx.hole(MaskWiden(wide.name, mask.name, n, cn)))
         em.line(f"CompareScalar({bits.name}, {wide.name}, 0.0f, CMPMODE::NE, {cn});")
@@ -515,16 +630,21 @@ class ComputeLowering(RegisterWalk):
     def _pick(self, e: ir.Call, out: Tile, src: Tile, index: Tile, n: str) -> None:
         if out.name in (src.name, index.name):
             raise LoweringError("pick() cannot write over its own operand; assign it to a new name", e)
-        k = self._scalar(e.args[2])
         rows = self.ctx.count(e.type, exact=True)
+        if len(e.args[0].type.shape) == 2:          # a tile of rows: rows `pitch` apart, `cols` long
+            _, k, step, _ = self.ctx.layout(e.args[0].type)
+            where = "(r * pitch + index[r]) * 4"
+        else:
+            k = step = self._scalar(e.args[2])
+            where = "(r * k + index[r]) * 4"
         offs = self.ctx.take_slot(ir.DType.i32)
         col = f"{out.name}.ReinterpretCast<int32_t>()"
         em = self.em
-        em.line(f"// {expr_text(e)}: element index[r] of row r by a vector Gather at byte offset (r * k + index[r]) * 4;")
+        em.line(f"// {expr_text(e)}: element index[r] of row r by a vector Gather at byte offset {where};")
         em.line("// the index is clamped into its row, so a bad index never reads outside the tile")
         em.line(f"CreateVecIndex({offs.name}, static_cast<int32_t>(0), {n});")
         em.line(f"Mins({offs.name}, {offs.name}, static_cast<int32_t>({_paren(rows)} - 1), {n});  // lanes past the last row repeat it")
-        em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>({k}), {n});")
+        em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>({step}), {n});")
         em.line(f"Maxs({col}, {index.name}, static_cast<int32_t>(0), {n});  // the destination holds the clamped index meanwhile")
         em.line(f"Mins({col}, {col}, static_cast<int32_t>({k} - 1), {n});")
         em.line(f"Add({offs.name}, {offs.name}, {col}, {n});")
@@ -647,6 +767,16 @@ class ComputeLowering(RegisterWalk):
         # exactly the tile's elements: lanes a Compare padding added hold values of no element
         # (0 * log(0) is NaN, and a padded 0 would be the max of negative data)
         n = self.ctx.count(src_expr.type, exact=True)
+        rows = None
+        if tiles.is_pitched(src_expr.type):
+            # a tile of rows: one value per row first (the padding lanes never count), then those
+            t = src_expr.type
+            rows = self.ctx.take_slot(src.dtype)
+            per_row = ir.Call(e.op, (src_expr, ir.Const(-1, "int"), ir.Const(False, "bool")),
+                              type=ir.TileType(t.dtype, tuple(t.shape[:-1])))
+            self._reduce_rows(per_row, rows, src)
+            self.ctx.release(src)
+            src, n = rows, self.ctx.layout(t)[0]
         name = self.ctx.scalar_name("r")
         dt = e.type.dtype
         if e.op in ("reduce_sum", "reduce_max", "reduce_min"):

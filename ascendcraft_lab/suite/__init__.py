@@ -1,7 +1,8 @@
 """The bench suite: our own KernelBench-format reference files, one folder per category.
 
 `ascendcraft bench ascendcraft_lab/suite` runs all of them: the 52 ops of the paper's seven
-categories (activation 15, loss 7, math 6, normalization 8, optimizer 5, pooling 6, reduce 5).
+categories (activation 15, loss 7, math 6, normalization 8, optimizer 5, pooling 6, reduce 5), and
+beyond them broadcast 7 (issue 17: bias vectors, per-row values, one-element tensors).
 Each file declares its second ("tail") shape as a module-level dict of constant overrides, `TAIL = {"dim": 20011, ...}` (see ascendcraft_lab.bench.suite). The expert examples
 with hand-written DSL stay in ascendcraft_lab.examples.
 """

@@ -1,4 +1,5 @@
-"""The expert examples: two per category, each matching PyTorch at its own and at its tail shape."""
+"""The expert examples: two per category (the paper's seven and issue 17's broadcast), each matching
+PyTorch at its own and at its tail shape."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,13 +10,12 @@ from ascendcraft_lab.examples import CATEGORIES, EXAMPLES, get_example
 from ascendcraft_lab.reference import ReferenceRun
 from ascendcraft_lab.soc import get_soc
 
-# The paper's seven categories, then the cube's (issue 19).
-CATS = ("activation", "normalization", "optimizer", "reduce", "pooling", "math", "loss", "matmul")
+CATEGORY_ORDER = ("activation", "normalization", "optimizer", "reduce", "pooling", "math", "loss", "matmul", "broadcast")
 
 
 def test_catalog_has_at_least_two_examples_in_each_category():
-    assert CATEGORIES == CATS
-    for cat in CATS:
+    assert CATEGORIES == CATEGORY_ORDER
+    for cat in CATEGORY_ORDER:
         assert len([e for e in EXAMPLES if e.category == cat]) >= 2
 
 

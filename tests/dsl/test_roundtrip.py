@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ascendcraft_lab.dsl import parse, print_program
-from ascendcraft_lab.dsl.ir import Assign, Call, Const, Name, walk
+from ascendcraft_lab.dsl.ir import Assign, Call, Const, Name, Str, walk
 from ascendcraft_lab.examples import EXAMPLES
 
 from dsl_helpers import reformat
@@ -50,7 +50,7 @@ LEAVES = st.one_of(
     st.sampled_from([math.inf, -math.inf, 0.5, -2.25]).map(lambda v: Const(v, "float")),
 )
 BINARY = ["add", "sub", "mul", "div", "floordiv", "mod", "pow", "max", "min", "lt", "le", "gt", "ge", "eq", "ne"]
-UNARY = ["exp", "abs", "sqrt", "tanh", "reduce_sum", "last"]
+UNARY = ["exp", "abs", "sqrt", "tanh", "last"]
 
 
 def _neg(e):
@@ -63,6 +63,9 @@ EXPRS = st.recursive(
     lambda inner: st.one_of(
         st.tuples(st.sampled_from(BINARY), inner, inner).map(lambda t: Call(t[0], (t[1], t[2]))),
         st.tuples(st.sampled_from(UNARY), inner).map(lambda t: Call(t[0], (t[1],))),
+        # a reduction with its optional arguments: the whole tile, or one axis (kept or not)
+        st.tuples(inner, st.sampled_from([Str("all"), Const(1, "int"), Const(-1, "int")]), st.booleans()).map(
+            lambda t: Call("reduce_sum", (t[0], t[1], Const(t[2] and not isinstance(t[1], Str), "bool")))),
         inner.map(_neg),
         st.tuples(inner, inner, inner).map(lambda t: Call("where", t)),
     ),

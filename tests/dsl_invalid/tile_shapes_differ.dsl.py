@@ -11,6 +11,6 @@ def k(x: GM[f32, (B, N)], w: GM[f32, (N,)], y: Out[f32, (B, N)], t: Tiling):
                 xu = load(x[r, c])
                 wu = load(w[:])
             with compute:
-                yu = xu * wu   # error: tile shapes differ in `mul`: [c.len] and [N]
+                yu = xu * wu   # error: tile shapes [c.len] and [N] do not broadcast in `mul`
             with copyout:
                 store(y[r, c], yu)

@@ -89,6 +89,13 @@ def test_whole_reduce_sum_and_max_per_repeat():
     np.testing.assert_array_equal(out[2], x.max(axis=1))
 
 
+def test_brcb_spreads_each_value_over_a_block_for_a_per_row_broadcast():
+    x = RNG.standard_normal((16, 24), dtype=np.float32)
+    s = RNG.standard_normal(16, dtype=np.float32)
+    out = expect_ok(run("brcb_row_scale", 1, [Arg.input(x), Arg.input(s), Arg.output("float32", (16, 24)), Arg.workspace(0)]))
+    np.testing.assert_array_equal(out[2], x * s[:, None])
+
+
 def test_block_reduce_then_whole_reduce_row_sums():
     rows = 2 * 16
     x = RNG.standard_normal((rows, 512), dtype=np.float32)

@@ -62,7 +62,10 @@ def _tile_expr(rng: random.Random, leaves: list[str], depth: int, masks: list[st
 
 def random_kernel(seed: int, *, max_rows: int = 5, max_cols: int = 3000, multiple: int = 1) -> Case:
     """Kernel number `seed`; row lengths a multiple of `multiple` (32 for a SoC without
-    DataCopyPad, whose copies move whole 32-byte blocks)."""
+    DataCopyPad, whose copies move whole 32-byte blocks). Every third kernel works on tiles of
+    whole rows (2-D tiles) with stretched operands: a vector per column, a value per row."""
+    if seed % 3 == 2:
+        return random_rows_kernel(seed, multiple=multiple)
     rng = random.Random(seed)
     n_in = rng.randint(1, 3)
     dts = [rng.choice(["f32", "f32", "f16"]) for _ in range(n_in)]
@@ -119,6 +122,78 @@ def random_kernel(seed: int, *, max_rows: int = 5, max_cols: int = 3000, multipl
         "",
     ])
     shapes = {n: (B, N) for n in used} | ({"m": (B, N)} if "m: GM" in text else {})
+    return Case(text, shapes, seed)
+
+
+def _rows_expr(rng: random.Random, full: list[str], wide: list[str], depth: int) -> str:
+    """A random expression over full tiles of rows and stretched operands (by NumPy's rules)."""
+    if depth == 0 or rng.random() < 0.2:
+        pick = rng.random()
+        if pick < 0.6 or not wide:
+            return rng.choice(full)
+        return rng.choice(wide) if pick < 0.92 else f"{rng.uniform(-2, 2):.3f}"
+    sub = lambda: _rows_expr(rng, full, wide, depth - 1)  # noqa: E731
+    kind = rng.random()
+    if kind < 0.2:
+        return f"{rng.choice(UNARY)}({sub()})" if rng.random() < 0.6 else GUARDED[rng.choice(list(GUARDED))].format(x=sub())
+    if kind < 0.6:
+        op = rng.choice(BINARY)
+        a, b = sub(), sub()
+        return f"{op}({a}, {b})" if op in ("max", "min") else f"({a} {op} {b})"
+    if kind < 0.7:
+        return f"({sub()} / (abs({sub()}) + 1.0))"
+    if kind < 0.8:
+        return f"({sub()} - reduce_max({rng.choice(full)}, axis=1, keepdim=True))"
+    if kind < 0.9:
+        # the comparison itself broadcasts; where() takes a mask of the result's shape
+        cond = f"{rng.choice(full)} {rng.choice(COMPARE)} {sub()}"
+        return f"where({cond}, {sub()}, {sub()})"
+    return f"({sub()} * reduce_sum({rng.choice(full)}, axis=1, keepdim=True))"
+
+
+def random_rows_kernel(seed: int, *, multiple: int = 1) -> Case:
+    """A kernel over tiles of whole rows: x[c, :] of (B, N), a (N,) vector loaded once per core and a
+    (B, 1) value per row beside them, one random expression, a cast to the output dtype."""
+    rng = random.Random(seed)
+    B, N = rng.randint(1, 300), rng.randint(1, max(1, 700 // multiple)) * multiple
+    dt = rng.choice(["f32", "f32", "f16"])
+    out_dt = rng.choice(["f32", "f32", "f16"])
+    vec, per_row = rng.random() < 0.6, rng.random() < 0.6
+    x = "xu" if dt == "f32" else "xf"
+    wide = (["bu"] if vec else []) + (["su"] if per_row else [])
+    body = _rows_expr(rng, [x], wide, rng.randint(1, 4))
+    while x not in body:
+        body = _rows_expr(rng, [x], wide, rng.randint(1, 4))
+    wide = [w for w in wide if re.search(rf"\b{w}\b", body)]
+    rows = rng.choice([1, 7, 16, 100, 240, 300])
+    params = [f"x: GM[{dt}, (B, N)]"] + (["b: GM[f32, (N,)]"] if "bu" in wide else []) + \
+        (["s: GM[f32, (B, 1)]"] if "su" in wide else []) + [f"y: Out[{out_dt}, (B, N)]"]
+    result = f"cast({body}, f16)" if out_dt == "f16" else body
+    text = "\n".join([
+        "@host",
+        f"def tiling(x: Tensor[{dt}, (B, N)]):",
+        "    cores = min(VECTOR_CORES, B)",
+        "    per_core = cdiv(B, cores)",
+        "    cores = cdiv(B, per_core)",
+        f"    return Launch(cores, per_core=per_core, rows=min({rows}, per_core))",
+        "",
+        "",
+        "@kernel",
+        f"def rows{seed}({', '.join(params)}, t: Tiling):",
+        *(["    with copyin:", "        bu = load(b[:])"] if "bu" in wide else []),
+        "    for part in core_chunk(t.per_core, B):",
+        "        for c in tiles(part, t.rows):",
+        "            with copyin:",
+        "                xu = load(x[c, :])" if dt == "f32" else "                xh = load(x[c, :])",
+        *(["                su = load(s[c, :])"] if "su" in wide else []),
+        "            with compute:",
+        *([] if dt == "f32" else ["                xf = cast(xh, f32)"]),
+        f"                yu = {result}",
+        "            with copyout:",
+        "                store(y[c, :], yu)",
+        "",
+    ])
+    shapes = {"x": (B, N)} | ({"b": (N,)} if "bu" in wide else {}) | ({"s": (B, 1)} if "su" in wide else {})
     return Case(text, shapes, seed)
 
 

@@ -51,6 +51,7 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     "optimizer": ("sgd", "adam", "adamw", "momentum", "optimizer", "rmsprop", "adagrad"),
     "reduce": ("sum", "mean", "amax", "amin", "argmax", "argmin", "prod", "reduce"),
     "math": ("cumsum", "cumprod", "clamp", "where", "abs", "exp", "log", "sqrt", "pow"),
+    "broadcast": ("bias", "broadcast", "expand", "scale", "shift"),
 }
 
 

@@ -12,6 +12,7 @@ namespace {
     constexpr int64_t REPEAT_BYTES = 256;  // bytes one vector repeat processes (256)
 
     int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+    int64_t AlignUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }
 
     // Largest tile (elements) such that `live` tiles, `buffers` copies each, fit UB_BYTES;
     // whole 256-byte vector repeats, so a full tile needs no padding for copies or Compare.
@@ -22,10 +23,10 @@ namespace {
 }  // namespace
 
 uint32_t CrossEntropyTilingFunc(int64_t B, int64_t C, CrossEntropyTiling &tiling) {
-    auto cores = std::min<int64_t>(VECTOR_CORES, B);  // DSL 23
-    auto per_core = CeilDiv(B, cores);  // DSL 24
-    cores = CeilDiv(B, per_core);  // DSL 25
-    auto tile_rows = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 1, 1) / (5 * C + 8), 1);  // DSL 29
+    auto cores = std::min<int64_t>(VECTOR_CORES, B);  // DSL 22
+    auto per_core = CeilDiv(B, cores);  // DSL 23
+    cores = CeilDiv(B, per_core);  // DSL 24
+    auto tile_rows = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 1, 1) / (5 * AlignUp(C, 8) + 8), 1);  // DSL 28
     tiling.B = B;
     tiling.C = C;
     tiling.per_core = static_cast<int64_t>(per_core);

@@ -4,6 +4,7 @@
 #include "cross_entropy_tiling.h"
 
 constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+constexpr int64_t REPEAT_ROWS = 240;  // rows one vector instruction covers: at most 255 repeats, whole 32-byte blocks of per-row values
 
 using namespace AscendC;
 
@@ -16,54 +17,54 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR target, GM_ADDR loss, const CrossEntropyTiling &tilingData) {
         tiling = tilingData;
-        // DSL 35: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B):              # this core's rows
+        // DSL 34: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B):              # this core's rows
         partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.per_core, tiling.B);
         partLen = MinOf(partStart + tiling.per_core, tiling.B) - partStart;
         xGm.SetGlobalBuffer((__gm__ float *)x, tiling.B * tiling.C);
         targetGm.SetGlobalBuffer((__gm__ int64_t *)target, tiling.B);
         lossGm.SetGlobalBuffer((__gm__ float *)loss, 1);
-        const int64_t tileBytes = AlignUp((tiling.tile_rows * tiling.C) * sizeof(float), BLOCK_BYTES);  // bytes of one xu or z tile
-        const int64_t tile_rowsBytes = AlignUp(tiling.tile_rows * sizeof(float), BLOCK_BYTES);  // bytes of one mu, su or picked tile
+        const int64_t tileBytes = AlignUp((tiling.tile_rows * AlignUp(tiling.C, 8)) * sizeof(float), BLOCK_BYTES);  // bytes of one xu or z tile
+        const int64_t tile_rowsBytes = AlignUp(tiling.tile_rows * sizeof(float), BLOCK_BYTES);  // bytes of one su or picked tile
         pipe.InitBuffer(xuQueue, BUFFER_NUM, tileBytes);
         pipe.InitBuffer(tuQueue, BUFFER_NUM, AlignUp(tiling.tile_rows * sizeof(int64_t), BLOCK_BYTES));
-        pipe.InitBuffer(muBuf, tile_rowsBytes);
+        pipe.InitBuffer(muBuf, AlignUp((tiling.tile_rows * 1) * sizeof(float), BLOCK_BYTES));
         pipe.InitBuffer(zBuf, tileBytes);
         pipe.InitBuffer(suBuf, tile_rowsBytes);
         pipe.InitBuffer(tiBuf, AlignUp(tiling.tile_rows * sizeof(int32_t), BLOCK_BYTES));
         pipe.InitBuffer(pickedBuf, tile_rowsBytes);
         pipe.InitBuffer(shareOutQueue, 1, 32);  // one block for the scalar `share`
-        scratchSlotBytes = AlignUp((MaxOf(tiling.tile_rows * tiling.C, tiling.tile_rows)) * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
+        scratchSlotBytes = AlignUp((MaxOf(MaxOf(MaxOf(tiling.tile_rows * 1, tiling.tile_rows * AlignUp(tiling.C, 8)), AlignUp(tiling.tile_rows * 1, 8) * 8), tiling.tile_rows)) * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
         pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));
         scalarTmp = scalarBuf.Get<float>();
     }
 
     __aicore__ inline void Process() {
-        // DSL 35: for part in core_chunk(t.per_core, B):              # this core's rows
+        // DSL 34: for part in core_chunk(t.per_core, B):              # this core's rows
         if (partLen > 0) {
-            acc = 0.0f;  // DSL 36
-            // DSL 37: for c in tiles(part, t.tile_rows):              # c: a block of whole rows
+            acc = 0.0f;  // DSL 35
+            // DSL 36: for c in tiles(part, t.tile_rows):              # c: a block of whole rows
             for (int64_t cStart = partStart; cStart < partStart + partLen; cStart += tiling.tile_rows) {
                 const int64_t cLen = MinOf(tiling.tile_rows, (partStart + partLen) - cStart);
                 CopyIn(cStart, cLen);
                 Compute(cLen);
             }
-            share = acc * tiling.inv_rows;  // DSL 48
+            share = acc * tiling.inv_rows;  // DSL 47
             CopyOut();
         }
     }
 
 private:
     __aicore__ inline void CopyIn(int64_t cStart, int64_t cLen) {
-        const int64_t cElems = cLen * tiling.C;  // elements of the tile
-        // DSL 39: xu = load(x[windows(c, C, C)])          # c.len rows of C logits, one contiguous copy
+        const int64_t cPitch = AlignUp(tiling.C, 8);  // row pitch of f32 tiles: each row starts on a 32-byte block
+        // DSL 38: xu = load(x[c, :])                      # c.len rows of C logits: one strided copy
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cElems elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cElems * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cElems, BLOCK_BYTES / sizeof(float)) - cElems), 0};
+        // cLen rows of tiling.C elements, back to back in GM, each padded to whole 32-byte blocks in UB (the row pitch): one strided DataCopyPad
+        DataCopyExtParams xuCopy{static_cast<uint16_t>(cLen), static_cast<uint32_t>(tiling.C * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(cPitch - tiling.C), 0};
         DataCopyPad(xu, xGm[cStart * tiling.C], xuCopy, xuPad);
         xuQueue.EnQue(xu);
-        // DSL 40: tu = load(target[c])                    # their int64 class indices
+        // DSL 39: tu = load(target[c])                    # their int64 class indices
         LocalTensor<int64_t> tu = tuQueue.AllocTensor<int64_t>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams tuCopy{1, static_cast<uint32_t>(cLen * sizeof(int64_t)), 0, 0, 0};
@@ -73,7 +74,9 @@ private:
     }
 
     __aicore__ inline void Compute(int64_t cLen) {
-        const int64_t cElems = cLen * tiling.C;  // elements of the tile
+        const int64_t cPitch = AlignUp(tiling.C, 8);  // row pitch of f32 tiles: each row starts on a 32-byte block
+        const int64_t cElems = cLen * cPitch;  // elements of the tile
+        const uint8_t cPitchBlocks = static_cast<uint8_t>(cPitch / 8);  // the row pitch in 32-byte blocks: a repeat stride of one row
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<int64_t> tu = tuQueue.DeQue<int64_t>();
         LocalTensor<float> mu = muBuf.Get<float>();
@@ -81,81 +84,89 @@ private:
         LocalTensor<float> su = suBuf.Get<float>();
         LocalTensor<int32_t> ti = tiBuf.Get<int32_t>();
         LocalTensor<float> picked = pickedBuf.Get<float>();
-        // DSL 42: mu = window_max(xu, C, C)               # the row maxima
-        // window_max: one max per window of tiling.C elements every tiling.C, on the scalar unit
-        TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
-        SetFlag<HardEvent::V_S>(eventVS1);
-        WaitFlag<HardEvent::V_S>(eventVS1);
-        for (uint32_t o = 0; o < static_cast<uint32_t>(cLen); ++o) {
-            float acc1 = xu.GetValue(o * tiling.C);
-            for (uint32_t j = 1; j < static_cast<uint32_t>(tiling.C); ++j) {
-                float v = xu.GetValue(o * tiling.C + j);
-                acc1 = v > acc1 ? v : acc1;
-            }
-            mu.SetValue(o, acc1);
-        }
-        TEventID eventSV2 = GetTPipePtr()->FetchEventID(HardEvent::S_V);
-        SetFlag<HardEvent::S_V>(eventSV2);
-        WaitFlag<HardEvent::S_V>(eventSV2);
-        // DSL 43: z = xu - repeat(mu, C)                  # x - m, every row shifted by its own max
-        LocalTensor<int32_t> tmp0I32 = Scratch<int32_t>(0);
-        // repeat(mu, C): row r's value to elements [r * k, (r + 1) * k) by a vector Gather; element i reads
-        // row floor((i + 0.5) / k), exact in f32 for tile lengths below 2^22 elements
-        CreateVecIndex(z, 0.0f, cElems);
-        Adds(z, z, 0.5f, cElems);
-        Muls(z, z, 1.0f / static_cast<float>(tiling.C), cElems);
-        Mins(z, z, static_cast<float>(cLen - 1), cElems);  // lanes past the last row stay in the source
-        Cast(tmp0I32, z, RoundMode::CAST_FLOOR, cElems);
-        Muls(tmp0I32, tmp0I32, static_cast<int32_t>(sizeof(float)), cElems);  // row index -> byte offset
-        Gather(z, mu, tmp0I32.ReinterpretCast<uint32_t>(), 0, cElems);
-        Sub(z, xu, z, cElems);
-        // DSL 44: su = window_sum(exp(z), C, C)           # sum_j exp(x_rj - m_r) per row
+        // DSL 41: mu = reduce_max(xu, axis=1, keepdim=True)   # the row maxima, one per row
         LocalTensor<float> tmp0 = Scratch<float>(0);
-        Exp(tmp0, z, cElems);
-        // window_sum: one sum per window of tiling.C elements every tiling.C, on the scalar unit
-        TEventID eventVS3 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
-        SetFlag<HardEvent::V_S>(eventVS3);
-        WaitFlag<HardEvent::V_S>(eventVS3);
-        for (uint32_t o = 0; o < static_cast<uint32_t>(cLen); ++o) {
-            float acc2 = tmp0.GetValue(o * tiling.C);
-            for (uint32_t j = 1; j < static_cast<uint32_t>(tiling.C); ++j) {
-                float v = tmp0.GetValue(o * tiling.C + j);
-                acc2 = acc2 + v;
+        // reduce_max(xu, axis=1, keepdim=True): one max per row, REPEAT_ROWS rows per instruction (a row per repeat,
+        // repeat stride = the row pitch in 32-byte blocks); the mask covers the tiling.C columns, never the padding
+        for (int64_t row = 0; row < cLen; row += REPEAT_ROWS) {
+            const int32_t reps = static_cast<int32_t>(MinOf(REPEAT_ROWS, cLen - row));
+            if (tiling.C <= 64) {
+                WholeReduceMax(mu[row], xu[row * cPitch], static_cast<int32_t>(tiling.C), reps, 1, 1, cPitchBlocks, ReduceOrder::ORDER_ONLY_VALUE);
             }
-            su.SetValue(o, acc2);
+            else {
+                // fold each row's repeats into its first 64 lanes, then reduce those
+                Muls(tmp0, xu[row * cPitch], 1.0f, 64, reps, {1, 1, 8, cPitchBlocks});
+                for (int64_t col = 64; col < tiling.C; col += 64) {
+                    Max(tmp0, tmp0, xu[row * cPitch + col], static_cast<uint64_t>(MinOf(64, tiling.C - col)), reps, {1, 1, 1, 8, 8, cPitchBlocks});
+                }
+                WholeReduceMax(mu[row], tmp0, 64, reps, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
+            }
         }
-        TEventID eventSV4 = GetTPipePtr()->FetchEventID(HardEvent::S_V);
-        SetFlag<HardEvent::S_V>(eventSV4);
-        WaitFlag<HardEvent::S_V>(eventSV4);
-        // DSL 45: ti = cast(tu, i32)                      # int64 -> i32 on the vector unit (Gather offsets are 32-bit)
+        // DSL 42: z = xu - mu                             # every row shifted by its own max (a broadcast)
+        // `mu` is stretched to [c.len x C] by repeat strides, not copied at the full shape
+        if (cLen % 8 != 0) {
+            // whole blocks are read below: zero the lanes after the last value (Duplicate with a bit mask)
+            const uint64_t lanes[2] = {((1ull << 8) - 1) & ~((1ull << (cLen % 8)) - 1), 0};
+            Duplicate(mu[cLen / 8 * 8], 0.0f, lanes, 1, 1, 8);
+        }
+        // Brcb: every value of `mu` to a 32-byte block of its own (8 values per repeat)
+        for (int64_t v = 0; v < cLen; v += REPEAT_ROWS) {
+            Brcb(tmp0[v * 8], mu[v], static_cast<uint8_t>((MinOf(REPEAT_ROWS, cLen - v) + 7) / 8), {1, 8});
+        }
+        for (int64_t row = 0; row < cLen; row += REPEAT_ROWS) {
+            const uint8_t reps = static_cast<uint8_t>(MinOf(REPEAT_ROWS, cLen - row));
+            for (int64_t col = 0; col < cPitch; col += 64) {
+                Sub(z[row * cPitch + col], xu[row * cPitch + col], tmp0[row * 8], static_cast<uint64_t>(MinOf(64, cPitch - col)), reps, {1, 1, 0, cPitchBlocks, cPitchBlocks, 1});
+            }
+        }
+        // DSL 43: su = reduce_sum(exp(z), axis=1)         # sum_j exp(x_rj - m_r) per row
+        Exp(tmp0, z, cElems);
+        LocalTensor<float> tmp1 = Scratch<float>(1);
+        // reduce_sum(exp(z), axis=1): one sum per row, REPEAT_ROWS rows per instruction (a row per repeat,
+        // repeat stride = the row pitch in 32-byte blocks); the mask covers the tiling.C columns, never the padding
+        for (int64_t row = 0; row < cLen; row += REPEAT_ROWS) {
+            const int32_t reps = static_cast<int32_t>(MinOf(REPEAT_ROWS, cLen - row));
+            if (tiling.C <= 64) {
+                WholeReduceSum(su[row], tmp0[row * cPitch], static_cast<int32_t>(tiling.C), reps, 1, 1, cPitchBlocks);
+            }
+            else {
+                // fold each row's repeats into its first 64 lanes, then reduce those
+                Muls(tmp1, tmp0[row * cPitch], 1.0f, 64, reps, {1, 1, 8, cPitchBlocks});
+                for (int64_t col = 64; col < tiling.C; col += 64) {
+                    Add(tmp1, tmp1, tmp0[row * cPitch + col], static_cast<uint64_t>(MinOf(64, tiling.C - col)), reps, {1, 1, 1, 8, 8, cPitchBlocks});
+                }
+                WholeReduceSum(su[row], tmp1, 64, reps, 1, 1, 8);
+            }
+        }
+        // DSL 44: ti = cast(tu, i32)                      # int64 -> i32 on the vector unit (Gather offsets are 32-bit)
         Cast(ti, tu, RoundMode::CAST_NONE, cLen);
-        // DSL 46: picked = pick(z, ti, C)                 # x_r[t_r] - m_r
-        // pick(z, ti, C): element index[r] of row r by a vector Gather at byte offset (r * k + index[r]) * 4;
+        // DSL 45: picked = pick(z, ti)                    # x_r[t_r] - m_r
+        LocalTensor<int32_t> tmp0I32 = Scratch<int32_t>(0);
+        // pick(z, ti): element index[r] of row r by a vector Gather at byte offset (r * pitch + index[r]) * 4;
         // the index is clamped into its row, so a bad index never reads outside the tile
         CreateVecIndex(tmp0I32, static_cast<int32_t>(0), cLen);
         Mins(tmp0I32, tmp0I32, static_cast<int32_t>(cLen - 1), cLen);  // lanes past the last row repeat it
-        Muls(tmp0I32, tmp0I32, static_cast<int32_t>(tiling.C), cLen);
+        Muls(tmp0I32, tmp0I32, static_cast<int32_t>(cPitch), cLen);
         Maxs(picked.ReinterpretCast<int32_t>(), ti, static_cast<int32_t>(0), cLen);  // the destination holds the clamped index meanwhile
         Mins(picked.ReinterpretCast<int32_t>(), picked.ReinterpretCast<int32_t>(), static_cast<int32_t>(tiling.C - 1), cLen);
         Add(tmp0I32, tmp0I32, picked.ReinterpretCast<int32_t>(), cLen);
         Muls(tmp0I32, tmp0I32, static_cast<int32_t>(sizeof(float)), cLen);  // element -> byte offset
         Gather(picked, z, tmp0I32.ReinterpretCast<uint32_t>(), 0, cLen);
-        // DSL 47: acc = acc + reduce_sum(log(su) - picked)
+        // DSL 46: acc = acc + reduce_sum(log(su) - picked)
         Ln(tmp0, su, cLen);
         Sub(tmp0, tmp0, picked, cLen);
-        LocalTensor<float> tmp1 = Scratch<float>(1);
         ReduceSum(scalarTmp, tmp0, tmp1, cLen);
-        TEventID eventVS5 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
-        SetFlag<HardEvent::V_S>(eventVS5);
-        WaitFlag<HardEvent::V_S>(eventVS5);
-        float r3 = scalarTmp.GetValue(0);
-        acc = acc + r3;
+        TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
+        SetFlag<HardEvent::V_S>(eventVS1);
+        WaitFlag<HardEvent::V_S>(eventVS1);
+        float r1 = scalarTmp.GetValue(0);
+        acc = acc + r1;
         xuQueue.FreeTensor(xu);
         tuQueue.FreeTensor(tu);
     }
 
     __aicore__ inline void CopyOut() {
-        // DSL 50: store(loss, share, accumulate=True)
+        // DSL 49: store(loss, share, accumulate=True)
         SetAtomicAdd<float>();  // every core adds its part (the output starts at zero)
         LocalTensor<float> shareOut = shareOutQueue.AllocTensor<float>();
         shareOut.SetValue(0, share);

@@ -81,7 +81,7 @@ private:
         Abs(d, d, AlignUp(cLen, CMP_ALIGN));
         // DSL 28: l = where(d < beta, 0.5 * d * d * inv_beta, d - half_beta)
         LocalTensor<uint8_t> mask0 = Scratch<uint8_t>(0);
-        CompareScalar(mask0, d, static_cast<float>(tiling.beta), CMPMODE::LT, AlignUp(AlignUp(cLen, CMP_ALIGN), CMP_ALIGN));
+        CompareScalar(mask0, d, static_cast<float>(tiling.beta), CMPMODE::LT, AlignUp(cLen, CMP_ALIGN));
         Muls(l, d, 0.5f, AlignUp(cLen, CMP_ALIGN));
         Mul(l, l, d, AlignUp(cLen, CMP_ALIGN));
         Muls(l, l, inv_beta, AlignUp(cLen, CMP_ALIGN));

@@ -76,7 +76,7 @@ private:
         LocalTensor<float> ou = ouQueue.AllocTensor<float>();
         // DSL 29: ou = clamp(where(xu > 0.0, xu * yu, zu), -1.0, 1.0)   # Compare, Mul, Select, Maxs, Mins
         LocalTensor<uint8_t> mask0 = Scratch<uint8_t>(0);
-        CompareScalar(mask0, xu, static_cast<float>(0.0f), CMPMODE::GT, AlignUp(AlignUp(cLen, CMP_ALIGN), CMP_ALIGN));
+        CompareScalar(mask0, xu, static_cast<float>(0.0f), CMPMODE::GT, AlignUp(cLen, CMP_ALIGN));
         Mul(ou, xu, yu, AlignUp(cLen, CMP_ALIGN));
         Select(ou, mask0, ou, zu, SELMODE::VSEL_TENSOR_TENSOR_MODE, AlignUp(cLen, CMP_ALIGN));
         Maxs(ou, ou, -1.0f, AlignUp(cLen, CMP_ALIGN));

@@ -12,6 +12,7 @@ namespace {
     constexpr int64_t REPEAT_BYTES = 256;  // bytes one vector repeat processes (256)
 
     int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+    int64_t AlignUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }
 
     // Largest tile (elements) such that `live` tiles, `buffers` copies each, fit UB_BYTES;
     // whole 256-byte vector repeats, so a full tile needs no padding for copies or Compare.
@@ -22,11 +23,11 @@ namespace {
 }  // namespace
 
 uint32_t MaxLastTilingFunc(int64_t B, int64_t M, int64_t N, MaxLastTiling &tiling) {
-    auto rows = B * M;  // DSL 6
-    auto cores = std::min<int64_t>(VECTOR_CORES, rows);  // DSL 7
-    auto per_core = CeilDiv(rows, cores);  // DSL 8
-    cores = CeilDiv(rows, per_core);  // DSL 9
-    auto tile_rows = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 1, 2) / (N + 1), 1);  // DSL 11
+    auto rows = B * M;  // DSL 12
+    auto cores = std::min<int64_t>(VECTOR_CORES, rows);  // DSL 13
+    auto per_core = CeilDiv(rows, cores);  // DSL 14
+    cores = CeilDiv(rows, per_core);  // DSL 15
+    auto tile_rows = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 1, 1) / (3 * AlignUp(N, 8) + 2), 1);  // DSL 17
     tiling.B = B;
     tiling.M = M;
     tiling.N = N;

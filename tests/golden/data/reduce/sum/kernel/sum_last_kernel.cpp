@@ -4,6 +4,7 @@
 #include "sum_last_tiling.h"
 
 constexpr int64_t BLOCK_BYTES = 32;  // UB addresses and DataCopy lengths are whole 32-byte blocks
+constexpr int64_t REPEAT_ROWS = 240;  // rows one vector instruction covers: at most 255 repeats, whole 32-byte blocks of per-row values
 
 using namespace AscendC;
 
@@ -15,19 +16,21 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const SumLastTiling &tilingData) {
         tiling = tilingData;
-        // DSL 24: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B * M):          # this core's rows
+        // DSL 29: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B * M):          # this core's rows
         partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.per_core, tiling.B * tiling.M);
         partLen = MinOf(partStart + tiling.per_core, tiling.B * tiling.M) - partStart;
-        xGm.SetGlobalBuffer((__gm__ float *)x, tiling.B * tiling.M * tiling.N);
+        xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.M) * tiling.N);
         yGm.SetGlobalBuffer((__gm__ float *)y, tiling.B * tiling.M);
-        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp((tiling.tile_rows * tiling.N) * sizeof(float), BLOCK_BYTES));
+        pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp((tiling.tile_rows * AlignUp(tiling.N, 8)) * sizeof(float), BLOCK_BYTES));
         pipe.InitBuffer(suQueue, BUFFER_NUM, AlignUp(tiling.tile_rows * sizeof(float), BLOCK_BYTES));
+        scratchSlotBytes = AlignUp((MaxOf(tiling.tile_rows, tiling.tile_rows * AlignUp(tiling.N, 8))) * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
+        pipe.InitBuffer(scratchBuf, scratchSlotBytes);  // 1 temporary
     }
 
     __aicore__ inline void Process() {
-        // DSL 24: for part in core_chunk(t.per_core, B * M):          # this core's rows
+        // DSL 29: for part in core_chunk(t.per_core, B * M):          # this core's rows
         if (partLen > 0) {
-            // DSL 25: for c in tiles(part, t.tile_rows):              # c: a block of rows
+            // DSL 30: for c in tiles(part, t.tile_rows):              # c: a block of rows
             for (int64_t cStart = partStart; cStart < partStart + partLen; cStart += tiling.tile_rows) {
                 const int64_t cLen = MinOf(tiling.tile_rows, (partStart + partLen) - cStart);
                 CopyIn(cStart, cLen);
@@ -39,41 +42,45 @@ public:
 
 private:
     __aicore__ inline void CopyIn(int64_t cStart, int64_t cLen) {
-        const int64_t cElems = cLen * tiling.N;  // elements of the tile
-        // DSL 27: xu = load(x[windows(c, N, N)])          # rows c.start .. c.start + c.len, whole
+        const int64_t nPitch = AlignUp(tiling.N, 8);  // row pitch of f32 tiles: each row starts on a 32-byte block
+        // DSL 32: xu = load(x[c, :])                      # c.len rows of N: one strided copy
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
-        // cElems elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cElems * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(cElems, BLOCK_BYTES / sizeof(float)) - cElems), 0};
+        // cLen rows of tiling.N elements, back to back in GM, each padded to whole 32-byte blocks in UB (the row pitch): one strided DataCopyPad
+        DataCopyExtParams xuCopy{static_cast<uint16_t>(cLen), static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(nPitch - tiling.N), 0};
         DataCopyPad(xu, xGm[cStart * tiling.N], xuCopy, xuPad);
         xuQueue.EnQue(xu);
     }
 
     __aicore__ inline void Compute(int64_t cLen) {
+        const int64_t nPitch = AlignUp(tiling.N, 8);  // row pitch of f32 tiles: each row starts on a 32-byte block
+        const uint8_t nPitchBlocks = static_cast<uint8_t>(nPitch / 8);  // the row pitch in 32-byte blocks: a repeat stride of one row
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> su = suQueue.AllocTensor<float>();
-        // DSL 29: su = window_sum(xu, N, N)               # one sum per row
-        // window_sum: one sum per window of tiling.N elements every tiling.N, on the scalar unit
-        TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
-        SetFlag<HardEvent::V_S>(eventVS1);
-        WaitFlag<HardEvent::V_S>(eventVS1);
-        for (uint32_t o = 0; o < static_cast<uint32_t>(cLen); ++o) {
-            float acc = xu.GetValue(o * tiling.N);
-            for (uint32_t j = 1; j < static_cast<uint32_t>(tiling.N); ++j) {
-                float v = xu.GetValue(o * tiling.N + j);
-                acc = acc + v;
+        // DSL 34: su = reduce_sum(xu, axis=1)             # one sum per row (WholeReduceSum)
+        LocalTensor<float> tmp0 = Scratch<float>(0);
+        // reduce_sum(xu, axis=1): one sum per row, REPEAT_ROWS rows per instruction (a row per repeat,
+        // repeat stride = the row pitch in 32-byte blocks); the mask covers the tiling.N columns, never the padding
+        for (int64_t row = 0; row < cLen; row += REPEAT_ROWS) {
+            const int32_t reps = static_cast<int32_t>(MinOf(REPEAT_ROWS, cLen - row));
+            if (tiling.N <= 64) {
+                WholeReduceSum(su[row], xu[row * nPitch], static_cast<int32_t>(tiling.N), reps, 1, 1, nPitchBlocks);
             }
-            su.SetValue(o, acc);
+            else {
+                // fold each row's repeats into its first 64 lanes, then reduce those
+                Muls(tmp0, xu[row * nPitch], 1.0f, 64, reps, {1, 1, 8, nPitchBlocks});
+                for (int64_t col = 64; col < tiling.N; col += 64) {
+                    Add(tmp0, tmp0, xu[row * nPitch + col], static_cast<uint64_t>(MinOf(64, tiling.N - col)), reps, {1, 1, 1, 8, 8, nPitchBlocks});
+                }
+                WholeReduceSum(su[row], tmp0, 64, reps, 1, 1, 8);
+            }
         }
-        TEventID eventSV2 = GetTPipePtr()->FetchEventID(HardEvent::S_V);
-        SetFlag<HardEvent::S_V>(eventSV2);
-        WaitFlag<HardEvent::S_V>(eventSV2);
         suQueue.EnQue(su);
         xuQueue.FreeTensor(xu);
     }
 
     __aicore__ inline void CopyOut(int64_t cStart, int64_t cLen) {
-        // DSL 31: store(y[c], su)
+        // DSL 36: store(y[c], su)
         LocalTensor<float> su = suQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams suCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -82,16 +89,24 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
+    __aicore__ inline static int64_t MaxOf(int64_t a, int64_t b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
+
+    // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.
+    template <typename T> __aicore__ inline LocalTensor<T> Scratch(int32_t i) {
+        return scratchBuf.Get<uint8_t>()[i * scratchSlotBytes].ReinterpretCast<T>();
+    }
 
     TPipe pipe;
     TQue<TPosition::VECIN, 1> xuQueue;
     TQue<TPosition::VECOUT, 1> suQueue;
+    TBuf<TPosition::VECCALC> scratchBuf;
     GlobalTensor<float> xGm;
     GlobalTensor<float> yGm;
     SumLastTiling tiling;
     int64_t partStart = 0;
     int64_t partLen = 0;
+    int64_t scratchSlotBytes = 0;
 };
 
 extern "C" __global__ __aicore__ void sum_last(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {

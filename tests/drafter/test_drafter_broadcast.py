@@ -1,0 +1,58 @@
+"""Broadcasting in the drafter (issue 17): inputs smaller than the output are loaded in their own
+shape and stretched by the lowering, never materialised; end to end on the emulator."""
+from __future__ import annotations
+
+import pytest
+
+from ascendcraft_lab.backends.emulator.verify import render_run
+from ascendcraft_lab.drafter import DraftError, draft_from_trace, draft_reference
+from ascendcraft_lab.drafter.trace import run_jobs
+from ascendcraft_lab.suite import ROOT as SUITE
+
+from drafter_helpers import check_draft_on_emulator, write_ref
+
+CASES = [  # (suite op, small overrides, a line the draft must hold)
+    ("broadcast/bias_add", {"batch_size": 5, "dim": 2100}, "biasu = load(bias[k])"),       # two column tiles
+    ("broadcast/row_scale", {"batch_size": 37, "dim": 300}, "scaleu = load(scale[c, :])"),
+    ("broadcast/one_element_scale", {"batch_size": 3, "channels": 5, "dim": 77}, "su = load(s[:])"),
+    # a Model parameter bias composed with the GELU formula
+    ("broadcast/linear_bias_gelu", {"batch_size": 7, "out_features": 1003}, "biasu = load(bias[k])"),
+]
+
+
+@pytest.fixture(scope="module")
+def runs():
+    jobs = []
+    for op, ov, _ in CASES:
+        path = str(SUITE / f"{op}.py")
+        jobs += [{"mode": "trace", "path": path, "overrides": ov}, {"mode": "run", "path": path, "overrides": ov, "seed": 2}]
+    answers = run_jobs(jobs)
+    return {case[0]: (answers[2 * i], answers[2 * i + 1]) for i, case in enumerate(CASES)}
+
+
+@pytest.mark.parametrize("op,overrides,line", CASES, ids=[c[0] for c in CASES])
+def test_a_broadcast_input_is_loaded_in_its_own_shape_and_the_draft_matches_pytorch(runs, op, overrides, line):
+    traced, run = runs[op]
+    draft = draft_from_trace(traced["graph"], name=op.split("/")[1], source=f"{op}.py")
+    assert draft.template == "bcast"
+    assert line in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, run["run"])
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+def test_the_bias_tile_is_loaded_outside_the_loop_over_blocks_of_rows(runs):
+    traced, _ = runs["broadcast/bias_add"]
+    lines = draft_from_trace(traced["graph"], name="bias_add").text.splitlines()
+    bias = next(i for i, l in enumerate(lines) if "load(bias[k])" in l)
+    rows = next(i for i, l in enumerate(lines) if "for c in tiles(part, t.tile_rows)" in l)
+    assert bias < rows
+
+
+def test_a_broadcast_along_a_middle_axis_is_refused_in_one_line_naming_the_input(ref_dir):
+    path = write_ref(ref_dir, "mid_ref", "def forward(self, x, s):\n    return x * s",
+                     "[torch.randn(4, 6, 8), torch.randn(4, 1, 8)]")
+    with pytest.raises(DraftError) as exc:
+        draft_reference(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and "`s` of shape (4, 1, 8) broadcast against (4, 6, 8)" in msg

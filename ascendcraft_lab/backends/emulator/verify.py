@@ -60,12 +60,19 @@ def tiling_fields(plan: Plan, values: Mapping[str, int | float]) -> list[tuple[s
 
 
 def _run_tiling_probe(plan: Plan, bundle: Bundle, dims: Mapping[str, int], scalars: Mapping[str, float]) -> tuple[dict | None, str]:
-    """Compile the generated tiling function with a tiny main that prints every field."""
+    """Compile the generated tiling function with a tiny main that prints every field.
+
+    The dims and scalars come in on the command line, so one build serves every input set of
+    a project (the cache keys the probe by the tiling sources alone)."""
     args = [str(int(dims[d])) for d, _, _ in dim_args(plan)]
     args += [repr(float(scalars[s.name])) if s.dtype.is_float else str(int(scalars[s.name])) for s in plan.program.scalars]
+    kinds = ["int"] * len(dim_args(plan)) + ["float" if s.dtype.is_float else "int" for s in plan.program.scalars]
+    reads = [f"std::strtod(argv[{i + 1}], nullptr)" if k == "float" else f"std::strtoll(argv[{i + 1}], nullptr, 10)"
+             for i, k in enumerate(kinds)]
     prints = " ".join(f'std::printf("{f.name} %.17g\\n", static_cast<double>(t.{f.name}));' for f in plan.tiling_fields)
-    main = (f'#include <cstdio>\n#include "{plan.op}_tiling.h"\n'
-            f"int main() {{ {plan.tiling_struct} t{{}}; uint32_t blocks = {plan.tiling_struct}Func({', '.join(args + ['t'])});"
+    main = (f'#include <cstdio>\n#include <cstdlib>\n#include "{plan.op}_tiling.h"\n'
+            f"int main(int argc, char **argv) {{ if (argc != {len(args) + 1}) return 2; {plan.tiling_struct} t{{}};"
+            f" uint32_t blocks = {plan.tiling_struct}Func({', '.join(reads + ['t'])});"
             f' std::printf("cores %u\\n", blocks); {prints} return 0; }}\n')
     source = bundle[plan.tiling_impl_path]
     key = hashlib.sha256((source + bundle[plan.tiling_path] + main).encode()).hexdigest()[:32]
@@ -86,7 +93,7 @@ def _run_tiling_probe(plan: Plan, bundle: Bundle, dims: Mapping[str, int], scala
             os.replace(root / "probe", exe)
         evict(entry.parent, cache_limit_bytes() // 8)
     try:
-        run = procs.run([str(exe)], timeout=30)
+        run = procs.run([str(exe), *args], timeout=30)
     except subprocess.TimeoutExpired:
         return None, "the host tiling code did not finish within 30 s (an endless loop in the tiling function?)"
     if run.returncode:
@@ -160,8 +167,9 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
             shape = output_shape(program, t, env, options_soc)
             args.append(Arg.output(t.dtype.np if t.dtype is not ir.DType.bf16 else "bfloat16", shape))
             kinds.append("out")
-        elif t.dtype is ir.DType.bf16:    # bf16 travels as its raw bits; the DSL keeps it in f32
-            args.append(Arg.inout(float32_to_bf16(np.ascontiguousarray(inputs[t.name], dtype=np.float32))))
+        elif t.dtype is ir.DType.bf16:     # bfloat16 travels as its raw bits (numpy has no bfloat16)
+            f32 = np.ascontiguousarray(inputs[t.name], dtype=np.float32)
+            args.append(Arg.inout(float32_to_bf16(f32.reshape(-1)).reshape(f32.shape)))
             kinds.append("in")
         else:
             args.append(Arg.inout(np.ascontiguousarray(inputs[t.name], dtype=t.dtype.np)))
@@ -180,9 +188,11 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
     else:
         report = run(Path(root))
     bf16 = {t.name for t in program.tensors() if t.dtype is ir.DType.bf16}
-    got = {names[i]: (bf16_to_float32(a) if names[i] in bf16 else a) for i, a in report.outputs.items() if i < len(names)}
-    outputs = {n: a for n, a in got.items() if kinds[names.index(n)] == "out"}
-    after = {n: a for n, a in got.items() if kinds[names.index(n)] == "in"}
+
+    def value(i, a):     # bfloat16 bits back as float32 values (the reference's bf16 are float32 too)
+        return bf16_to_float32(a) if names[i] in bf16 else a
+    outputs = {names[i]: value(i, a) for i, a in report.outputs.items() if i < len(names) and kinds[i] == "out"}
+    after = {names[i]: value(i, a) for i, a in report.outputs.items() if i < len(names) and kinds[i] == "in"}
     findings = [dict(f, dsl_line=bundle.dsl_line(plan.kernel_path, int(f.get("line") or 0))) for f in report.findings]
     for f in findings:
         f["file"] = plan.kernel_path if f.get("file") and Path(f["file"]).name == Path(plan.kernel_path).name else f.get("file")

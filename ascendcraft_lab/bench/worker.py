@@ -34,9 +34,9 @@ from ..dsl.verifier import verify
 from ..engines.rule import render
 from ..passes.manager import run_pipeline
 from ..passes.spec import LowerOptions
-from ..perf import estimate_eager, estimate_trace
 from ..drafter.cases import case_signature, fit_live, generalize
 from ..dsl.generic import instantiate, variants
+from ..perf import estimate_eager, estimate_trace
 from ..reference import ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs
 from ..session import check_cases, draft, engine_for
 from ..soc import get_soc

@@ -41,10 +41,10 @@ from ..passes.pipeline import PIPELINE, get_pass
 from ..passes.spec import LowerOptions
 from ..passes.tiling_report import TilingReport, tiling_report
 from ..dsl.generic import VariantMismatch, binding_for, instantiate, variant_name
-from ..reference import ReferenceError, bind, load_cases, load_reference, reference_format, sidecars
 from ..perf import estimate_eager, estimate_trace
 from ..perf.report import Profile
 from ..procs import scratch_dir
+from ..reference import ReferenceError, bind, load_cases, load_reference, reference_format, sidecars
 from ..soc import get_soc
 from ..atomic import NotText, read_text
 from ..passes.variants import variant_files
@@ -593,42 +593,6 @@ class Session:
         self._changed()
         return self.result
 
-    def _runnable(self, backend: str, reviewed: bool, reference, overrides):
-        """(reference path, overrides, project files on disk) when the session can run on `backend`;
-        a SessionError saying what is missing otherwise (verify's and estimate's preconditions)."""
-        if backend not in BACKENDS:
-            raise SessionError(f"error: unknown backend `{backend}`\n  = help: use emulator (or cann on an NPU host)")
-        if len(self._steps) < len(PIPELINE):
-            raise SessionError(f"error: the session stops after pass `{self.until}`: there is no AscendC project to compile yet\n"
-                               "  = help: open it without --until so every pass runs")
-        failed = [s for s in self._steps if s.status == "failed"]
-        if failed:
-            s = failed[0]
-            detail = "\n".join(f.render(self.dsl_name, self.dsl) for f in s.findings) or \
-                "\n".join(f"conflict in {c.path}:{c.line}" for c in s.conflicts)
-            raise SessionError(f"error: pass {s.number} ({s.name}) failed, so there is nothing to compile\n{detail}")
-        todo = [s for s in self._steps if s.status not in REVIEWED]
-        if reviewed and todo:
-            listing = ", ".join(f"{s.name} is {s.status}" for s in todo)
-            raise SessionError(f"error: compile & verify needs every step accepted or edited ({listing})\n"
-                               "  = help: review each step (accept or edit it), or pass --check to accept them all")
-        ref_path = Path(reference) if reference is not None else self.reference
-        if ref_path is None:
-            raise SessionError("error: this session has no PyTorch reference to verify against\n"
-                               "  = help: give it one with --ref REF.py (or reference= in Session.open)")
-        overrides = dict(self.overrides if overrides is None else overrides)
-        if backend == "cann":
-            reason = refuse_reason("run")
-            if reason:
-                raise SessionError(f"error: {reason}\n  = help: use the emulator backend on a machine without an NPU")
-        blocked = self.folder.unwritable()
-        if blocked is not None:
-            raise SessionError(f"error: the session folder {self.folder.path} is read-only ({blocked} cannot be written)\n"
-                               "  = help: every check records its result in runs/: make it writable or copy the session")
-        with self._locked():            # what ships is what is on disk: verify exactly that
-            files = self.folder.project_files()
-        return ref_path, overrides, files
-
     def _verify_cases(self, ref_path: Path, overrides, as_file, project: Bundle, files, backend: str, t0: float,
                       progress) -> CheckResult:
         """Every case of an NPUKernelBench reference (session/cases.py): the variant the session
@@ -669,6 +633,42 @@ class Session:
         self.timings.update(timings)
         self._changed()
         return self.result
+
+    def _runnable(self, backend: str, reviewed: bool, reference, overrides):
+        """(reference path, overrides, project files on disk) when the session can run on `backend`;
+        a SessionError saying what is missing otherwise (verify's and estimate's preconditions)."""
+        if backend not in BACKENDS:
+            raise SessionError(f"error: unknown backend `{backend}`\n  = help: use emulator (or cann on an NPU host)")
+        if len(self._steps) < len(PIPELINE):
+            raise SessionError(f"error: the session stops after pass `{self.until}`: there is no AscendC project to compile yet\n"
+                               "  = help: open it without --until so every pass runs")
+        failed = [s for s in self._steps if s.status == "failed"]
+        if failed:
+            s = failed[0]
+            detail = "\n".join(f.render(self.dsl_name, self.dsl) for f in s.findings) or \
+                "\n".join(f"conflict in {c.path}:{c.line}" for c in s.conflicts)
+            raise SessionError(f"error: pass {s.number} ({s.name}) failed, so there is nothing to compile\n{detail}")
+        todo = [s for s in self._steps if s.status not in REVIEWED]
+        if reviewed and todo:
+            listing = ", ".join(f"{s.name} is {s.status}" for s in todo)
+            raise SessionError(f"error: compile & verify needs every step accepted or edited ({listing})\n"
+                               "  = help: review each step (accept or edit it), or pass --check to accept them all")
+        ref_path = Path(reference) if reference is not None else self.reference
+        if ref_path is None:
+            raise SessionError("error: this session has no PyTorch reference to verify against\n"
+                               "  = help: give it one with --ref REF.py (or reference= in Session.open)")
+        overrides = dict(self.overrides if overrides is None else overrides)
+        if backend == "cann":
+            reason = refuse_reason("run")
+            if reason:
+                raise SessionError(f"error: {reason}\n  = help: use the emulator backend on a machine without an NPU")
+        blocked = self.folder.unwritable()
+        if blocked is not None:
+            raise SessionError(f"error: the session folder {self.folder.path} is read-only ({blocked} cannot be written)\n"
+                               "  = help: every check records its result in runs/: make it writable or copy the session")
+        with self._locked():            # what ships is what is on disk: verify exactly that
+            files = self.folder.project_files()
+        return ref_path, overrides, files
 
     def _shipped_project(self, files: Mapping[str, str]) -> Bundle:
         """`ascendc/` as a bundle (the steps' source map on it), refused when it is not what the steps made."""

@@ -6,7 +6,7 @@ number is labelled an ESTIMATE: it comes from the pipe model (`model.py`) and th
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .eager import EagerEstimate
 from .model import Estimate
@@ -19,6 +19,7 @@ class Profile:
     kernel: Estimate
     eager: EagerEstimate | None = None
     name: str = ""
+    notes: list[str] = field(default_factory=list)
 
     @property
     def speedup(self) -> float | None:
@@ -28,7 +29,7 @@ class Profile:
         return self.eager.seconds / self.kernel.kernel_s
 
     def to_dict(self, *, blocks: int = 4) -> dict:
-        return {"estimate": True, "name": self.name, "kernel": self.kernel.to_dict(blocks=blocks),
+        return {"estimate": True, "name": self.name, "notes": self.notes, "kernel": self.kernel.to_dict(blocks=blocks),
                 "eager": self.eager.to_dict() if self.eager else None, "speedup": self.speedup}
 
     def text(self, *, blocks: int = 8, timelines: int = 2) -> str:
@@ -47,6 +48,7 @@ class Profile:
                          f"(each at its roofline + {_us(self.eager.launch_s)} launch)")
             if self.speedup is not None:
                 lines.append(f"  speedup      {self.speedup:.2f}x ESTIMATED (estimated eager / estimated kernel)")
+        lines += [f"  note         {n}" for n in self.notes]
         pipes = [p for p in PIPE_ORDER if any(p in b.busy for b in k.blocks)]
         lines.append("  per block (busy fraction of each pipe; ESTIMATED):")
         lines.append("    block  core  time        bound  overlap  " + "  ".join(f"{p:>5}" for p in pipes))

@@ -51,6 +51,8 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     "optimizer": ("sgd", "adam", "adamw", "momentum", "optimizer", "rmsprop", "adagrad"),
     "reduce": ("sum", "mean", "amax", "amin", "argmax", "argmin", "prod", "reduce"),
     "math": ("cumsum", "cumprod", "clamp", "where", "abs", "exp", "log", "sqrt", "pow"),
+    "matmul": ("matmul", "mm", "bmm", "addmm", "einsum", "linear", "gemm", "gemv", "matrix", "matrices", "transpose",
+               "triu", "tril", "diag"),
 }
 
 

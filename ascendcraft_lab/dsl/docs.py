@@ -122,9 +122,12 @@ def render_reference() -> str:
       "are how cores exchange values, e.g. each core adds a partial sum, `sync_all()`, every core reads the "
       "total. The lowering places them in the launch's one `workspace` argument, 32-byte aligned; the host "
       "zeroes it.")
-    w("- **Tiles** are 1-D values in UB (or L1 via `load(..., L1)` for the cube, later): `TileType(dtype, shape)`. "
+    w("- **Tiles** are 1-D values in UB: `TileType(dtype, shape)`. "
       "A load keeps the axes indexed by a range variable, a slice or `windows(...)`, and drops the axes "
-      "indexed by a scalar; exactly one axis may be kept (a load of zero axes gives a scalar).")
+      "indexed by a scalar; exactly one axis may be kept (a load of zero axes gives a scalar). "
+      "The cube's tiles are matrices (two kept axes) at its own levels: `load(a[mi, ki], L1)` in copyin, "
+      "`load(a1, L0A)` / `load(b1, L0B, transpose=...)` in split, `zeros(m, n, L0C)` and `mmad` in compute, "
+      "`store(c[mi, ni], acc)` from L0C in copyout; `notebooks/07-the-cube-unit.ipynb` walks through it.")
     w("- **Scalars** live on the scalar unit: literals, scalar parameters, dims, loop variables, range fields "
       "(`c.start`, `c.len`, `c.index`), tiling fields (`t.name`), reduction results. A literal adopts the "
       "dtype of what it meets (`0.5 * xu` stays f16 for an f16 tile); a variable takes a definite dtype "

@@ -214,9 +214,6 @@ class _Cube:
             return None
         return self.L[0] if len(self.L) == 1 else "(" + ", ".join(self.L) + ")"
 
-    def _gm(self, leaf: Node, kind: str) -> str:
-        return f"{kind}[{DTYPE[leaf.dtype]}, {self._view(leaf)}]"
-
     def _view(self, leaf: Node) -> str:
         """The DSL view of an operand: its own leading axes as one, then its last two (or one)."""
         if leaf is self.a:
@@ -522,10 +519,12 @@ def tiling({self._host_params(tensors)}):
         i_expr = f"r % {self.M}" if self.lead else "r"
 
         def ix(tensor_kind: str, cols: str) -> str:
+            """The index of row r, columns `cols`: the workspace of a batched grid is (G, M, N),
+            the output and full-shaped tensors are viewed as rows ((..., M), N)."""
             if tensor_kind == "prod":
                 return ", ".join(row + [cols])
-            if tensor_kind == "full":
-                return ", ".join(row + [cols])
+            if tensor_kind in ("full", "out"):
+                return f"r, {cols}"
             if tensor_kind == "matrix":
                 return f"{i_expr}, {cols}"
             return cols
@@ -562,7 +561,7 @@ def tiling({self._host_params(tensors)}):
             lines += ["            with compute:",
                       f"                {yu} = {expr if keep else pu + ' * 0.0'}",
                       "            with copyout:",
-                      f"                store({self.y}[{ix('prod', cref)}], {yu})"]
+                      f"                store({self.y}[{ix('out', cref)}], {yu})"]
             return "\n".join(lines) + "\n"
         out = f"    for r in core_rows(t.rows, {rows_total}):\n"
         if self.mask is None:

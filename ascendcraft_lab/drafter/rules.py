@@ -676,6 +676,17 @@ def linear_module(b, x: Node, info: dict, target: str, tensors: dict) -> Node:
     return y if bias is None else b.add(y, bias)
 
 
+def operand_plain(t: Node, subs: str, k: str, free: list) -> Node:
+    """The right operand of an einsum product with no batch axes: (K, N) as it lies, or transposed."""
+    if not free:
+        return t
+    if subs == k + free[0]:
+        return t
+    if subs == free[0] + k:
+        return transpose(t)
+    raise Unsupported(f"einsum right operand '{subs}' is not a matrix over the summed index")
+
+
 @rule("einsum", "equation, *operands")
 def _einsum(b, equation, operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
@@ -690,11 +701,16 @@ def _einsum(b, equation, operands):
     batch = [c for c in out if c in sa and c in sb]
     ms = [c for c in sa if c in out and c not in sb]
     ns = [c for c in sb if c in out and c not in sa]
-    if len(shared) != 1 or len(ms) > 1 or len(ns) > 1 or len(set(sa)) != len(sa) or len(set(sb)) != len(sb) \
+    if len(shared) != 1 or len(ns) > 1 or len(set(sa)) != len(sa) or len(set(sb)) != len(sb) \
             or set(sa) | set(sb) != set(out) | set(shared) or out != "".join(batch + ms + ns):
         raise Unsupported(f"einsum '{eq}' is not a matrix product (batch axes first, one summed index, "
                           "output (batch..., M, N))")
     k = shared[0]
+    if len(ms) > 1:          # 'bijl,lk->bijk': A's leading free axes are more rows of one matrix B
+        if batch or sa != "".join(ms) + k:
+            raise Unsupported(f"einsum '{eq}': several free axes of the left operand are drafted only before "
+                              "its summed index, with a right operand of no batch axes")
+        return matmul(b, x, operand_plain(y, sb, k, ns), f"einsum '{eq}'")
 
     def operand(t: Node, subs: str, free: list, first: bool) -> Node:
         if not free:          # a vector operand: a matrix-vector product

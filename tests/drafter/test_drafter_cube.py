@@ -41,8 +41,12 @@ CASES = {  # name -> (forward, get_inputs, write_ref keywords)
     "mm_bmm": ("def forward(self, a, b):\n    return torch.bmm(a, b)", "[torch.randn(3, 20, 33), torch.randn(3, 33, 18)]", {}),
     "mm_4d": ("def forward(self, q, k):\n    return torch.einsum('bhik,bhjk->bhij', q, k)",
               "[torch.randn(2, 3, 20, 24), torch.randn(2, 3, 17, 24)]", {}),
+    "mm_4d_weight": ("def forward(self, a, w):\n    return torch.einsum('bijl,lk->bijk', a, w)",
+                     "[torch.randn(2, 3, 7, 24), torch.randn(24, 19)]", {}),
     "mm_linear": ("def forward(self, x):\n    return self.fc(x)", "[torch.randn(2, 21, 40)]", LINEAR),
     "mm_linear_relu": ("def forward(self, x):\n    return torch.relu(self.fc(x))", "[torch.randn(37, 40)]", LINEAR),
+    "mm_bmm_bias_relu": ("def forward(self, a, b, c):\n    return torch.relu(torch.bmm(a, b) + c)",
+                         "[torch.randn(3, 20, 33), torch.randn(3, 33, 18), torch.randn(18)]", {}),
     "mm_relu": ("def forward(self, a, b):\n    return torch.relu(torch.mm(a, b) * 0.5)", AB, {}),
     **{f"mm_{m}{d + 2}": (f"def forward(self, a, b):\n    return torch.{m}(torch.matmul(a, b), diagonal={d})",
                           "[torch.randn(37, 23), torch.randn(23, 41)]", {}) for m, d in MASKS},
@@ -113,11 +117,21 @@ def test_a_4d_einsum_with_a_transposed_operand_is_a_batched_product(traced):
     assert "((B, H), M, K)" in draft.text and "transpose=True" in draft.text
 
 
+def test_an_einsum_with_several_free_axes_of_a_over_one_matrix_is_more_rows_of_a(traced):
+    draft = _correct(traced, "mm_4d_weight")
+    assert "a: GM[f32, ((B, H, M), K)]" in draft.text and "core_tiles((B * H * M, N)" in draft.text
+
+
 def test_linear_on_a_3d_input_uses_the_models_weight_and_bias_and_its_leading_axes_as_rows(traced):
     draft = _correct(traced, "mm_linear")
     assert draft.template == "epilogue"
     assert 'Param[f32, (N, K), "fc.weight"]' in draft.text and 'Param[f32, (N,), "fc.bias"]' in draft.text
     assert "x: GM[f32, ((B, M), K)]" in draft.text and "sync_all()" in draft.text
+
+
+def test_a_batched_product_with_a_bias_and_relu_reads_its_workspace_per_batch(traced):
+    draft = _correct(traced, "mm_bmm_bias_relu")
+    assert "load(prod[r // M, r % M, c])" in draft.text and "store(y[r, c], yu)" in draft.text
 
 
 def test_an_activation_and_a_scale_after_the_product_run_on_the_vector_cores(traced):

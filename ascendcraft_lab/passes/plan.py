@@ -18,19 +18,18 @@ from typing import Mapping
 from ..dsl import ir
 from ..dsl.buffers import ub_buffers
 from ..dsl.host import HostEvaluator, bind_dims, evaluate_host
+from ..dsl.parser import CPP_KEYWORDS
 from ..dsl.printer import expr_text
 from ..soc import DEFAULT_SOC, Soc, get_soc
 
-CPP_KEYWORDS = frozenset("""alignas alignof and asm auto bool break case catch char class const constexpr
-continue default delete do double else enum explicit export extern false float for friend goto if inline int
-long mutable namespace new noexcept not nullptr operator or private protected public register return short
-signed sizeof static struct switch template this throw true try typedef typename union unsigned using virtual
-void volatile while xor half tiling pipe len min max""".split())
+# A DSL name that would collide in the generated C++: the language's keywords (one list, the
+# parser's) and the names the generated code itself declares or calls.
+CPP_RESERVED = CPP_KEYWORDS | {"half", "tiling", "pipe", "len", "min", "max"}
 
 
 def cpp_name(name: str) -> str:
     """A DSL identifier as a C++ identifier (a C++ keyword gets a trailing underscore)."""
-    return name + "_" if name in CPP_KEYWORDS or keyword.iskeyword(name) else name
+    return name + "_" if name in CPP_RESERVED or keyword.iskeyword(name) else name
 
 
 def camel(name: str) -> str:

@@ -20,6 +20,7 @@ from ..dsl.parser import parse
 from ..dsl.verifier import verify
 from ..reference import ReferenceError
 from ..soc import get_soc
+from .cube import plan_cube, uses_cube
 from .graph import Unsupported
 from .layout import plan_layout
 from .rules import build_graph
@@ -37,6 +38,7 @@ class DraftError(Exception):
 class Draft:
     text: str
     template: str                    # map | rows | cols | windows | pool | planes | bcast | total | rows_total | windows_total
+                                     # | matmul | epilogue | matvec | rowscale | colscale (cube.py)
     op: str                          # the kernel's name
     live: int                        # K of ub_elems(f32, live=K)
     method: str                      # how the forward was traced
@@ -63,6 +65,8 @@ def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = No
     s = get_soc(soc)
     try:
         g = build_graph(traced)
+        if uses_cube(g):
+            return _draft_cube(g, name, s, source)
         lay = plan_layout(g)
         writer_cls = WRITERS[lay.template]
         attempts: dict[int, tuple[str, object, DslError | None]] = {}
@@ -109,6 +113,26 @@ def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = No
         if text.startswith("internal:"):
             raise DraftError(f"cannot draft {source}: drafter error ({text[len('internal:'):].strip()})") from None
         raise DraftError(f"cannot draft {source}: unsupported: {text}") from None
+
+
+def _draft_cube(g, name: str, s, source: str) -> Draft:
+    """A matrix product (cube.py): the smallest epilogue `live` whose UB plan fits, verified on the
+    traced shapes and on shapes 4 times larger (the base tiles are bounded by L0, not by the shape)."""
+    for live in range(2, MAX_LIVE + 1):
+        d = plan_cube(g, name, live)
+        try:
+            program = parse(d.text, f"{name}.dsl.py")
+            verify(program, s, shapes=d.shapes)
+            verify(program, s, shapes=d.scaled)
+        except DslError as e:
+            if _over_budget(e) and d.template != "matmul":
+                continue
+            raise Unsupported(f"internal: the {d.template} draft does not verify: {e.message}") from None
+        notes = list(g.notes) + d.notes
+        if g.method != "fx":
+            notes.append(f"traced with {g.method}")
+        return Draft(d.text, d.template, d.op, live, g.method, notes)
+    raise Unsupported(f"no epilogue tile size fits UB on {s.name}")
 
 
 def _over_budget(e: DslError) -> bool:

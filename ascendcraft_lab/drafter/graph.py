@@ -72,6 +72,7 @@ class Graph:
     method: str
     training: bool
     notes: list[str] = field(default_factory=list)
+    lines: dict = field(default_factory=dict)      # call name (matmul, triu, ...) -> first reference line
 
     def nodes(self) -> list[Node]:
         """All nodes reachable from the outputs, operands first."""

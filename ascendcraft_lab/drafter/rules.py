@@ -551,15 +551,210 @@ def _expand(b, input, rest):
     return Node("expand", (T(input),), {}, input.shape, input.dtype)
 
 
-@rule("permute, transpose, t, movedim, swapaxes, mT, T", "input, *rest")
-def _permute(b, input, rest):
-    raise Unsupported("a transpose or permute (the drafter's layouts copy contiguous rows only)")
+# -- matrix products (the cube templates of cube.py) -------------------------------------------------
+# A product is one canonical node, matmul(a, b) with a (..., M, K) and b (..., K, N), whatever
+# spelled it (torch.matmul, mm, bmm, @, an einsum that is a product, F.linear, nn.Linear, addmm).
+# An operand may be a `transpose` node (its last two axes swapped: x.t(), x.transpose(-1, -2),
+# x.mT, an einsum's index order), which only a matmul may read: the cube loads it as it lies.
+# torch.diag(v) and triu / tril are nodes too; cube.py drafts diag(v) @ B as a row scaling.
+_TRANSPOSE_ONLY = "a transpose or permute that is not an operand of a matrix product (the drafter's vector " \
+                  "layouts copy contiguous rows only)"
 
 
-@rule("matmul, mm, bmm, addmm, linear, conv1d, conv2d, conv3d, einsum, module:Linear, module:Conv1d, module:Conv2d",
+def transpose(x: Node) -> Node:
+    """x with its last two axes swapped (two swaps cancel)."""
+    if x.op == "transpose":
+        return x.args[0]
+    if len(x.shape) < 2:
+        return x
+    return Node("transpose", (x,), {}, tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2]), x.dtype)
+
+
+def _swap_axes(x: Node, d0, d1) -> Node:
+    r = len(x.shape)
+    pair = sorted((G.norm_axis(val(d0), r), G.norm_axis(val(d1), r)))
+    if pair[0] == pair[1]:
+        return x
+    if pair != [r - 2, r - 1]:
+        raise Unsupported(f"a transpose of axes {pair[0]} and {pair[1]} of a rank-{r} tensor (the cube reads "
+                          "operands transposed in their last two axes only)")
+    return transpose(x)
+
+
+@rule("transpose, swapaxes, swapdims", "input, dim0, dim1")
+def _transpose(b, input, dim0, dim1):
+    return _swap_axes(T(input), dim0, dim1)
+
+
+@rule("t", "input")
+def _t(b, input):
+    x = T(input)
+    if len(x.shape) > 2:
+        raise Unsupported(f"`t()` of a rank-{len(x.shape)} tensor (PyTorch takes at most 2-D)")
+    return transpose(x)
+
+
+@rule("permute", "input, *dims")
+def _permute(b, input, dims):
+    x = T(input)
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = list(dims[0])
+    order = [G.norm_axis(val(d), len(x.shape)) for d in dims]
+    r = len(x.shape)
+    if order == list(range(r)):
+        return x
+    if order == list(range(r - 2)) + [r - 1, r - 2]:
+        return transpose(x)
+    raise Unsupported(f"permute{tuple(order)} (only a swap of the last two axes, a matmul operand, is drafted)")
+
+
+@rule("movedim, moveaxis", "input, *rest")
+def _movedim(b, input, rest):
+    raise Unsupported(_TRANSPOSE_ONLY)
+
+
+def matmul(b, a: Node, m: Node, what: str = "matmul") -> Node:
+    """a @ m with PyTorch's rules: 1-D operands gain and lose an axis, leading axes broadcast."""
+    a, m = T(a, f"{what} operand"), T(m, f"{what} operand")
+    if a.dtype not in G.FLOAT_DTYPES or m.dtype not in G.FLOAT_DTYPES:
+        raise Unsupported(f"`{what}` of {a.dtype} and {m.dtype} tensors (the cube drafts take f32, f16 and bf16)")
+    if a.dtype != m.dtype:
+        raise Unsupported(f"`{what}` of {a.dtype} and {m.dtype} operands (cast one: the cube multiplies one dtype)")
+    if len(a.shape) == 1:
+        raise Unsupported(f"`{what}` with a 1-D left operand (a vector times a matrix: a sum over rows; write "
+                          "it as (m.t() @ v) or with sum())")
+    vec = len(m.shape) == 1
+    mm = b.reshape(m, (m.shape[0], 1)) if vec else m
+    if a.shape[-1] != mm.shape[-2]:
+        raise Unsupported(f"`{what}` of shapes {tuple(a.shape)} and {tuple(m.shape)}: the inner sizes differ")
+    if a.op == "diag" or mm.op == "diag":          # a scaling of rows or columns (cube.py), not a product
+        if len(a.shape) != 2 or len(mm.shape) != 2:
+            raise Unsupported(f"`{what}` of a diagonal matrix and a rank-{max(len(a.shape), len(mm.shape))} tensor")
+        out = Node("matmul", (a, mm), {}, (a.shape[0], mm.shape[1]), a.dtype)
+    else:
+        lead = G.broadcast(tuple(a.shape[:-2]), tuple(mm.shape[:-2])) or ()
+        if len(mm.shape) > 2 and tuple(mm.shape[:-2]) != tuple(lead) or len(a.shape) > 2 and tuple(a.shape[:-2]) != tuple(lead):
+            raise Unsupported(f"`{what}` of shapes {tuple(a.shape)} and {tuple(m.shape)}: leading axes that broadcast "
+                              "(expand the operands to one batch shape first)")
+        out = Node("matmul", (a, mm), {}, tuple(lead) + (a.shape[-2], mm.shape[-1]), a.dtype)
+    return b.reshape(out, tuple(out.shape[:-1])) if vec else out
+
+
+@rule("matmul, mm, bmm, __matmul__", "input, other")
+def _matmul(b, input, other):
+    return matmul(b, input, other)
+
+
+@rule("__rmatmul__", "input, other")
+def _rmatmul(b, input, other):
+    return matmul(b, other, input)
+
+
+@rule("addmm, baddbmm", "input, mat1, mat2, beta=1, alpha=1")
+def _addmm(b, input, mat1, mat2, beta, alpha):
+    return b.add(b.mul(input, beta), b.mul(matmul(b, mat1, mat2, "addmm"), alpha))
+
+
+@rule("linear", "input, weight, bias=None")
+def _linear(b, input, weight, bias):
+    y = matmul(b, input, transpose(T(weight, "linear weight")), "linear")
+    return y if bias is None else b.add(y, bias)
+
+
+def linear_module(b, x: Node, info: dict, target: str, tensors: dict) -> Node:
+    """nn.Linear: x @ weight^T (+ bias), the weight and bias the instantiated Model's own."""
+    def param(name):
+        full = f"{target}.{name}"
+        desc = tensors.get(full)
+        if name not in info.get("tensors", ()) or desc is None:
+            return None
+        return Node("param", (), {"name": full}, tuple(desc["shape"]), desc["dtype"], name=full)
+    weight, bias = param("weight"), param("bias")
+    if weight is None:
+        raise Unsupported(f"nn.Linear `{target}` without a weight tensor")
+    y = matmul(b, x, transpose(weight), "nn.Linear")
+    return y if bias is None else b.add(y, bias)
+
+
+def operand_plain(t: Node, subs: str, k: str, free: list) -> Node:
+    """The right operand of an einsum product with no batch axes: (K, N) as it lies, or transposed."""
+    if not free:
+        return t
+    if subs == k + free[0]:
+        return t
+    if subs == free[0] + k:
+        return transpose(t)
+    raise Unsupported(f"einsum right operand '{subs}' is not a matrix over the summed index")
+
+
+@rule("einsum", "equation, *operands")
+def _einsum(b, equation, operands):
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = list(operands[0])
+    eq = str(equation).replace(" ", "")
+    if len(operands) != 2 or "->" not in eq or "." in eq:
+        raise Unsupported(f"einsum '{eq}' (the drafter takes a product of two operands with an explicit '->')")
+    ins, out = eq.split("->")
+    sa, sb = ins.split(",")
+    x, y = T(operands[0]), T(operands[1])
+    shared = [c for c in sa if c in sb and c not in out]
+    batch = [c for c in out if c in sa and c in sb]
+    ms = [c for c in sa if c in out and c not in sb]
+    ns = [c for c in sb if c in out and c not in sa]
+    if len(shared) != 1 or len(ns) > 1 or len(set(sa)) != len(sa) or len(set(sb)) != len(sb) \
+            or set(sa) | set(sb) != set(out) | set(shared) or out != "".join(batch + ms + ns):
+        raise Unsupported(f"einsum '{eq}' is not a matrix product (batch axes first, one summed index, "
+                          "output (batch..., M, N))")
+    k = shared[0]
+    if len(ms) > 1:          # 'bijl,lk->bijk': A's leading free axes are more rows of one matrix B
+        if batch or sa != "".join(ms) + k:
+            raise Unsupported(f"einsum '{eq}': several free axes of the left operand are drafted only before "
+                              "its summed index, with a right operand of no batch axes")
+        return matmul(b, x, operand_plain(y, sb, k, ns), f"einsum '{eq}'")
+
+    def operand(t: Node, subs: str, free: list, first: bool) -> Node:
+        if not free:          # a vector operand: a matrix-vector product
+            t = b.reshape(t, tuple(t.shape) + (1,)) if first is False else t
+            subs, free = subs + "_", ["_"]
+        want = "".join(batch) + ((free[0] + k) if first else (k + free[0]))
+        if subs == want:
+            return t
+        swapped = "".join(batch) + ((k + free[0]) if first else (free[0] + k))
+        if subs == swapped:
+            return transpose(t)
+        raise Unsupported(f"einsum '{eq}': operand subscripts '{subs.rstrip('_')}' put the batch axes elsewhere than first")
+    if not ms:
+        raise Unsupported(f"einsum '{eq}' with a vector as left operand (a sum over rows)")
+    r = matmul(b, operand(x, sa, ms, True), operand(y, sb, ns, False), f"einsum '{eq}'")
+    return b.reshape(r, tuple(r.shape[:-1])) if not ns else r
+
+
+@rule("diag", "input, diagonal=0")
+def _diag(b, input, diagonal):
+    v = T(input)
+    if len(v.shape) != 1 or val(diagonal) != 0:
+        raise Unsupported("torch.diag of a matrix or off the main diagonal (diag(v) of a vector is drafted as a "
+                          "row scaling when it multiplies a matrix)")
+    return Node("diag", (v,), {}, (v.shape[0], v.shape[0]), v.dtype)
+
+
+def _triangle_rule(kind):
+    def fn(b, input, diagonal):
+        x = T(input)
+        if len(x.shape) < 2 or not isinstance(val(diagonal), int):
+            raise Unsupported(f"torch.{kind} of a rank-{len(x.shape)} tensor or with a traced diagonal")
+        return Node(kind, (x,), {"diagonal": int(val(diagonal))}, x.shape, x.dtype)
+    return fn
+
+
+for _kind in ("triu", "tril"):
+    RULES[_kind] = Rule((_kind,), (("input", _REQUIRED), ("diagonal", 0)), _triangle_rule(_kind))
+
+
+@rule("conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, module:Conv1d, module:Conv2d, module:Conv3d",
       "input, *rest")
-def _cube(b, input, rest):
-    raise Unsupported("a matrix multiplication or convolution (the drafter has no cube templates yet)")
+def _conv(b, input, rest):
+    raise Unsupported("a convolution (the drafter's cube templates cover matrix products, not convolutions yet)")
 
 
 @rule("size", "input, dim=None")
@@ -959,8 +1154,11 @@ def build_graph(traced: dict) -> Graph:
     inputs = traced["inputs"]
     input_names: list[str] = []
     outputs: list[Node] = []
+    lines: dict[str, int] = {}
     for nd in traced["nodes"]:
         op = nd["op"]
+        if nd.get("line") and op in ("call_function", "call_method", "call_module"):
+            lines.setdefault(short_name(nd), nd["line"])
         meta = nd.get("meta") or {}
         if op == "placeholder":
             i = nd["index"]
@@ -985,7 +1183,12 @@ def build_graph(traced: dict) -> Graph:
                 raise Unsupported(f"attribute `{name}` of the Model is not a parameter or buffer")
             env[nd["name"]] = Node("param", (), {"name": name}, tuple(desc["shape"]), desc["dtype"], name=name)
         elif op in ("call_function", "call_method", "call_module"):
-            env[nd["name"]] = _apply(b, nd, env, init_values)
+            try:
+                env[nd["name"]] = _apply(b, nd, env, init_values)
+            except Unsupported as e:
+                if nd.get("line") and not str(e).startswith("internal:"):
+                    raise Unsupported(f"{e} (reference line {nd['line']})") from None
+                raise
         elif op == "output":
             result = _decode(nd["args"][0], env, init_values)
             items = list(result) if isinstance(result, (list, tuple)) else [result]
@@ -998,6 +1201,7 @@ def build_graph(traced: dict) -> Graph:
     g = Graph(outputs, inputs, traced["init_inputs"], traced.get("init_names", []), input_names,
               traced.get("parameters", {}), traced.get("buffers", {}), traced.get("method", "fx"),
               bool(traced.get("training")))
+    g.lines = lines
     g.outputs = rewrite(b, g.outputs)
     g.notes.extend(b.notes)
     _check_meta(traced, g)
@@ -1079,6 +1283,10 @@ def _apply(b: Builder, nd: dict, env, init_values):
             if cls == "Dropout":
                 kwargs["training"] = info["training"]
             name = fname
+        elif cls == "Linear":
+            if len(args) != 1 or kwargs or not isinstance(args[0], Node) or not args[0].is_tensor:
+                raise Unsupported("nn.Linear called with other than one tensor")
+            return linear_module(b, args[0], info, nd["target"], b.tensors)
         elif cls in MODULE_RULES:
             if len(args) != 1 or kwargs or not isinstance(args[0], Node) or not args[0].is_tensor:
                 raise Unsupported(f"nn.{cls} called with other than one tensor")
@@ -1148,8 +1356,10 @@ def _getattr(b: Builder, obj, attr):
             return TorchDType(obj.dtype)
         if attr in ("data",):
             return obj
-        if attr in ("T", "mT"):
-            raise Unsupported("a transpose (the drafter's layouts copy contiguous rows only)")
+        if attr == "mT" or attr == "T" and len(obj.shape) <= 2:
+            return transpose(obj)
+        if attr == "T":
+            raise Unsupported(f"`.T` of a rank-{len(obj.shape)} tensor (it reverses every axis; use .mT)")
     raise Unsupported(f"attribute `{attr}`")
 
 
@@ -1217,7 +1427,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return b.cast(args[0], attrs["dtype"])
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
-    if op in ("expand", "select", "pick"):
+    if op in ("expand", "select", "pick", "matmul", "transpose", "diag", "triu", "tril"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

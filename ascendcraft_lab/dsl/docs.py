@@ -129,6 +129,9 @@ def render_reference() -> str:
       "drops the axes indexed by a scalar (a load of zero axes gives a scalar). A tile of one axis is a run of "
       "elements; a tile of two or more axes is a tile of rows (see *Tiles of rows* below). The last kept axis "
       "must be the view's last axis (or only axes of size 1 follow it): a row is a contiguous run in GM.")
+    w("- **The cube's tiles** are matrices (two kept axes) at its own levels: `load(a[mi, ki], L1)` in copyin, "
+      "`load(a1, L0A)` / `load(b1, L0B, transpose=...)` in split, `zeros(m, n, L0C)` and `mmad` in compute, "
+      "`store(c[mi, ni], acc)` from L0C in copyout; `notebooks/07-the-cube-unit.ipynb` walks through it.")
     w("- **Scalars** live on the scalar unit: literals, scalar parameters, dims, loop variables, range fields "
       "(`c.start`, `c.len`, `c.index`), tiling fields (`t.name`), reduction results. A literal adopts the "
       "dtype of what it meets (`0.5 * xu` stays f16 for an f16 tile); a variable takes a definite dtype "

@@ -35,6 +35,7 @@ import json
 import math
 import os
 import random
+import re
 import sys
 import time
 import traceback
@@ -402,6 +403,23 @@ def module_info(m, torch):
             "training": bool(m.training), "tensors": own}
 
 
+def _symbolic_trace(fx, model, concrete=None):
+    """fx.symbolic_trace, with each node's stack recorded (the line of forward that made it)."""
+    tracer = fx.Tracer()
+    tracer.record_stack_traces = True
+    graph = tracer.trace(model, concrete_args=concrete)
+    return fx.GraphModule(tracer.root, graph, type(model).__name__)
+
+
+def _forward_line(node, path):
+    """The line of the reference file `path` that made the fx node (its innermost frame there)."""
+    if not path or not getattr(node, "stack_trace", None):
+        return None
+    found = re.findall(r'File "([^"]+)", line (\d+)', node.stack_trace)
+    lines = [int(n) for f, n in found if os.path.abspath(f) == os.path.abspath(path)]
+    return lines[-1] if lines else None
+
+
 def trace(module, model, inputs, torch, np):
     import torch.fx as fx
     if not isinstance(model, torch.nn.Module):
@@ -414,7 +432,7 @@ def trace(module, model, inputs, torch, np):
     method, gm, errors = None, None, []
     try:
         try:
-            gm = fx.symbolic_trace(model)
+            gm = _symbolic_trace(fx, model)
             method = "fx"
         except NpuOpCalled as e:
             raise JobError("to trace", npu_refusal(e))
@@ -424,7 +442,7 @@ def trace(module, model, inputs, torch, np):
             concrete = {n: v for n, v in zip(arg_names, inputs) if not isinstance(v, torch.Tensor)}
             if concrete:
                 try:
-                    gm = fx.symbolic_trace(model, concrete_args=concrete)
+                    gm = _symbolic_trace(fx, model, concrete)
                     method = "fx-concrete-scalars"
                 except NpuOpCalled as e:
                     raise JobError("to trace", npu_refusal(e))
@@ -469,6 +487,9 @@ def trace(module, model, inputs, torch, np):
     names = {}
     for n in gm.graph.nodes:
         d = {"name": n.name, "op": n.op, "meta": meta.get(n.name)}
+        line = _forward_line(n, getattr(module, "__file__", None))
+        if line:
+            d["line"] = line
         if n.op == "placeholder":
             d["index"] = placeholders.index(n)
             d["target"] = str(n.target)

@@ -17,12 +17,13 @@ def test_an_unsupported_op_is_named_in_one_line(ref_dir, capsys):
     assert "erfinv" in err and "unsupported" in err
 
 
-def test_a_matmul_is_refused_as_not_a_vector_template(ref_dir):
-    path = write_ref(ref_dir, "mm_ref", "def forward(self, a, b):\n    return torch.matmul(a, b).relu()",
-                     "[torch.randn(4, 8), torch.randn(8, 3)]")
+def test_a_convolution_is_refused_naming_its_reference_line(ref_dir):
+    path = write_ref(ref_dir, "conv_ref", "def forward(self, x, w):\n    return F.conv2d(x, w).relu()",
+                     "[torch.randn(1, 3, 8, 8), torch.randn(4, 3, 3, 3)]")
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "conv2d" in text)
     with pytest.raises(DraftError) as exc:
         draft_reference(path)
-    assert "\n" not in str(exc.value) and "matrix multiplication" in str(exc.value)
+    assert "\n" not in str(exc.value) and "convolution" in str(exc.value) and f"reference line {line}" in str(exc.value)
 
 
 def test_a_reference_that_raises_on_import_is_one_line(ref_dir, capsys):

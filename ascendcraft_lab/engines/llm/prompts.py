@@ -52,6 +52,8 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     "reduce": ("sum", "mean", "amax", "amin", "argmax", "argmin", "prod", "reduce"),
     "math": ("cumsum", "cumprod", "clamp", "where", "abs", "exp", "log", "sqrt", "pow"),
     "broadcast": ("bias", "broadcast", "expand", "scale", "shift"),
+    "matmul": ("matmul", "mm", "bmm", "addmm", "einsum", "linear", "gemm", "gemv", "matrix", "matrices", "transpose",
+               "triu", "tril", "diag"),
 }
 
 

@@ -1,0 +1,24 @@
+"""diag(a) @ B: a diagonal left operand, which scales the rows of B."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+        return torch.diag(A) @ B
+
+
+N = 512
+M = 512
+TAIL = {"N": 77, "M": 1003}
+
+
+def get_inputs():
+    return [torch.randn(N), torch.randn(N, M)]
+
+
+def get_init_inputs():
+    return []

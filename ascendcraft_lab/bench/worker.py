@@ -158,16 +158,19 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
     log(f"reference child: {len(cases)} cases in {time.perf_counter() - t0:.1f} s"
         + "".join(f"\nnote: {n}" for n in cases.notes))
     _progress(progress, 0, len(cases))
+
+    def settled():                 # the op stops before its cases run: they are done (failed) for the bar
+        _progress(progress, len(cases), len(cases))
     if not runs:
         out.update(stage="reference", error=_one_line(cases.cases[0]))
-        return
+        return settled()
     pick = _trace_case(runs)
     t0 = time.perf_counter()
     text, template = _draft_cases(job, pick, runs, log)
     if isinstance(text, Exception):
         out.update(stage="draft", error=_one_line(text))
         log(f"draft: {text}")
-        return
+        return settled()
     (opdir / "kernel.dsl.py").write_text(text)
     result["draft"] = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": "kernel.dsl.py",
                        "traced_case": pick.case}
@@ -181,7 +184,7 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
     except DslError as e:
         out.update(stage="lower", error=_one_line(e))
         log(f"lower: {e.render() if hasattr(e, 'render') else e}")
-        return
+        return settled()
     report = check_cases(program, cases, soc=job.get("soc"), timeout=float(job.get("kernel_timeout", 300)),
                          progress=tick, workdir=opdir / label)
     out["cases"] = report.to_json()

@@ -222,7 +222,7 @@ def _draft_cases(job, pick: ReferenceRun, runs: list, log):
     """(text, template) of the draft for every case, or (exception, "")."""
     if job["draft"] != "drafter":
         try:
-            outcome = draft(job["path"], how="llm", soc=job.get("soc"), reference_run=pick)
+            outcome = draft(job["path"], how="llm", soc=job.get("soc"), reference_run=pick, cases=runs)
         except Exception as e:  # noqa: BLE001
             return e, ""
         return outcome.text, "llm"

@@ -166,7 +166,8 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
             args.append(Arg.output(t.dtype.np if t.dtype is not ir.DType.bf16 else "bfloat16", shape))
             kinds.append("out")
         elif t.dtype is ir.DType.bf16:     # bfloat16 travels as its raw bits (numpy has no bfloat16)
-            args.append(Arg.inout(float32_to_bf16(np.reshape(inputs[t.name], -1)).reshape(np.shape(inputs[t.name]))))
+            f32 = np.ascontiguousarray(inputs[t.name], dtype=np.float32)
+            args.append(Arg.inout(float32_to_bf16(f32.reshape(-1)).reshape(f32.shape)))
             kinds.append("in")
         else:
             args.append(Arg.inout(np.ascontiguousarray(inputs[t.name], dtype=t.dtype.np)))

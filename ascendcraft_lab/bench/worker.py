@@ -209,12 +209,14 @@ def _progress(path: Path, done: int, total: int) -> None:
 def _trace_case(runs: list) -> ReferenceRun:
     """The case a draft is made from: non-empty, float32 first, at least 2-d (leading axes are
     what dim packs generalize; a 1-d case reads as a whole-tensor reduction), then the fewest
-    elements (a quick trace)."""
+    elements (a quick trace). A case whose first tensor's last dim is 1 comes after the others: it
+    hides the rows (x * scale[..., None] reads as two tensors of one shape)."""
     def key(r):
         ranks = [len(v.shape) for v in r.tensor_inputs] or [0]
         size = sum(int(np.size(v)) for v in r.tensor_inputs)
         empty = size == 0 or any(np.size(o) == 0 for o in r.outputs if isinstance(o, np.ndarray))
-        return (empty, r.dtypes[:1] != ("float32",), max(ranks) < 2, size)
+        unit_row = bool(r.tensor_inputs) and np.shape(r.tensor_inputs[0])[-1:] == (1,)
+        return (empty, r.dtypes[:1] != ("float32",), max(ranks) < 2, unit_row, size)
     return min(runs, key=key)
 
 

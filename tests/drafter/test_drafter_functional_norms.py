@@ -50,3 +50,13 @@ def test_functional_layer_norm_with_a_weight_tensor_is_refused_in_one_line(trace
     with pytest.raises(DraftError) as err:
         _draft(traced, "ln_weighted")
     assert "F.layer_norm with weight or bias tensors" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_per_row_operand_reads_one_scalar_per_row(ref_dir):
+    """x * scale with scale of shape (..., 1): the rows template, scale loaded once per row."""
+    path = write_ref(ref_dir, "row_scale", "def forward(self, x, s):\n    return x * s",
+                     "[torch.randn(2, 3, 301), torch.randn(2, 3, 1)]")
+    [t] = run_jobs([{"mode": "trace", "path": str(path)}])
+    d = draft_from_trace(t["graph"], name="k", source="ref.py")
+    assert d.template == "rows" and "= load(s[r])" in d.text
+    assert check_interpreter(d.text, path).correct

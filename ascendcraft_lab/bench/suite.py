@@ -1,6 +1,11 @@
-"""A bench suite: a folder of KernelBench-format reference files, one sub-folder per category.
+"""A bench suite: a folder of reference files, one sub-folder per category.
 
     SUITE_DIR/<category>/<op>.py
+
+A reference is in KernelBench format (`get_inputs()`) or NPUKernelBench format
+(`get_input_groups()`, its cases usually in `<op>.json` beside it, as in MultiKernelBench's
+`reference/npukernelbench_level*` folders, whose levels are then the categories); the worker
+tells them apart (reference.reference_format). Only `.py` files are references.
 
 Each file may declare its tail shape as a module-level dict of constant overrides:
 

@@ -165,16 +165,19 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
     log(f"reference child: {len(cases)} cases in {time.perf_counter() - t0:.1f} s"
         + "".join(f"\nnote: {n}" for n in cases.notes))
     _progress(progress, 0, len(cases))
+
+    def settled():                 # the op stops before its cases run: they are done (failed) for the bar
+        _progress(progress, len(cases), len(cases))
     if not runs:
         out.update(stage="reference", error=_one_line(cases.cases[0]))
-        return
+        return settled()
     pick = _trace_case(runs)
     t0 = time.perf_counter()
     text, template = _draft_cases(job, pick, runs, log)
     if isinstance(text, Exception):
         out.update(stage="draft", error=_one_line(text))
         log(f"draft: {text}")
-        return
+        return settled()
     (opdir / "kernel.dsl.py").write_text(text)
     result["draft"] = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": "kernel.dsl.py",
                        "traced_case": pick.case}
@@ -188,7 +191,7 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
     except DslError as e:
         out.update(stage="lower", error=_one_line(e))
         log(f"lower: {e.render() if hasattr(e, 'render') else e}")
-        return
+        return settled()
     report = check_cases(program, cases, soc=job.get("soc"), timeout=float(job.get("kernel_timeout", 300)),
                          progress=tick, workdir=opdir / label)
     out["cases"] = report.to_json()
@@ -213,12 +216,14 @@ def _progress(path: Path, done: int, total: int) -> None:
 def _trace_case(runs: list) -> ReferenceRun:
     """The case a draft is made from: non-empty, float32 first, at least 2-d (leading axes are
     what dim packs generalize; a 1-d case reads as a whole-tensor reduction), then the fewest
-    elements (a quick trace)."""
+    elements (a quick trace). A case whose first tensor's last dim is 1 comes after the others: it
+    hides the rows (x * scale[..., None] reads as two tensors of one shape)."""
     def key(r):
         ranks = [len(v.shape) for v in r.tensor_inputs] or [0]
         size = sum(int(np.size(v)) for v in r.tensor_inputs)
         empty = size == 0 or any(np.size(o) == 0 for o in r.outputs if isinstance(o, np.ndarray))
-        return (empty, r.dtypes[:1] != ("float32",), max(ranks) < 2, size)
+        unit_row = bool(r.tensor_inputs) and np.shape(r.tensor_inputs[0])[-1:] == (1,)
+        return (empty, r.dtypes[:1] != ("float32",), max(ranks) < 2, unit_row, size)
     return min(runs, key=key)
 
 
@@ -226,7 +231,7 @@ def _draft_cases(job, pick: ReferenceRun, runs: list, log):
     """(text, template) of the draft for every case, or (exception, "")."""
     if job["draft"] != "drafter":
         try:
-            outcome = draft(job["path"], how="llm", soc=job.get("soc"), reference_run=pick)
+            outcome = draft(job["path"], how="llm", soc=job.get("soc"), reference_run=pick, cases=runs)
         except Exception as e:  # noqa: BLE001
             return e, ""
         return outcome.text, "llm"

@@ -5,12 +5,15 @@ reference in NPUKernelBench format has tens of cases: float32 / float16 / bfloat
 5-d, empty and huge. `generalize` turns the concrete draft into the one kernel that serves them:
 
 - dtypes: the tensors whose dtype changes from case to case (in step with each other) are
-  declared with a type variable, `@kernel(T=(f32, f16, bf16))` in the order first seen
-  (float32 first); the f16/bf16 variants compute in f32 (dsl/generic.py);
+  declared with a type variable, `@kernel(T=(f32, f16, bf16, i32))` (float32 first, then the
+  half types, then the integers); the f16/bf16 variants compute in f32, the integer ones in
+  their own type, and a variant whose operations the vector unit lacks for its dtype fails
+  its own cases only (dsl/generic.py);
 - ranks: a view that flattens a tensor (`((B, M, N),)`, the map template) or its leading axes
   (`((B, M), N)`, a row template) becomes a dim pack, `(*S,)` or `(*S, N)`, and every product
   of those dims in the host function and the kernel becomes `S`: the host function then sizes
-  the launch for whatever rank a case has. A view whose dims are also used one by one is left
+  the launch for whatever rank a case has. A flat view whose leading dims are another tensor's
+  run (a windows reduction: x `((B, M, N),)`, y `((B, M),)`) packs those, `((*S, N),)`. A view whose dims are also used one by one is left
   as it is (its cases of another rank then fail to bind, one line each).
 
 Attributes the draft takes as constants (a reduction's `dim`, `approximate="tanh"`) keep the
@@ -31,6 +34,9 @@ from ..dsl.verifier import verify
 
 TORCH_TO_DSL = {d.torch_name: d for d in DType}
 FLOAT_ORDER = (DType.f32, DType.f16, DType.bf16)
+# The order of T's dtypes (the first is the variant the passes lower): float32 first, then the
+# half types, then the integers. bool is a mask, never T.
+T_ORDER = FLOAT_ORDER + (DType.i32, DType.i16, DType.i8, DType.u8, DType.i64)
 
 
 def case_signature(case) -> dict:
@@ -104,6 +110,8 @@ def _packs(program: Program) -> Program:
     for p in program.tensors():
         if len(p.groups) == 1 and len(p.groups[0]) >= 1:
             run = p.groups[0]                         # ((B, M, N),) or (N,): the whole tensor
+            while len(run) > 1 and isinstance(run[-1], Const) and run[-1].value == 1:
+                run = run[:-1]                        # ((B, M, 1),): a keepdim reduction's rows
         elif len(p.groups) == 2 and len(p.groups[1]) == 1:
             run = p.groups[0]                         # ((B, M), N) or (B, N): the rows
         else:
@@ -113,6 +121,10 @@ def _packs(program: Program) -> Program:
         ids = tuple(d.id for d in run)
         if ids not in runs:
             runs.append(ids)
+    # a run that another one starts (x `((B, M, N),)` read as windows of N, y `((B, M),)`): the
+    # leading dims are the pack, the rest stay, `((*S, N),)`
+    runs = list(dict.fromkeys(next((r for r in runs if len(r) < len(run) and run[:len(r)] == r), run)
+                              for run in runs))
     if not runs or any(set(a) & set(b) for i, a in enumerate(runs) for b in runs[i + 1:]):
         return program
     taken = {n.id for n in walk(program) if isinstance(n, Name)}
@@ -134,8 +146,12 @@ def _packs(program: Program) -> Program:
         groups = list(p.groups)
         flat = tuple(d.id if type(d) is Name else None for d in p.dims)
         for ids, name in names.items():
-            if len(groups) <= 2 and tuple(d.id if type(d) is Name else None for d in groups[0]) == ids:
+            lead = tuple(d.id if type(d) is Name else None for d in groups[0])
+            if len(groups) <= 2 and lead == ids:
                 groups[0] = (Pack(name),)
+                break
+            if len(groups) == 1 and lead[:len(ids)] == ids:
+                groups[0] = (Pack(name), *groups[0][len(ids):])
                 break
             # a host parameter lists every dim as its own group: find the run among them
             for start in range(len(flat) - len(ids) + 1):
@@ -220,8 +236,8 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
     varying = [i for i, s in enumerate(seen) if len(s) > 1]
     if not varying:
         return program, ""
-    if any(d is None or d not in FLOAT_ORDER for i in varying for d in seen[i]):
-        return program, "the cases' dtypes are not all float32/float16/bfloat16: the draft keeps the traced ones"
+    if any(d is None or d not in T_ORDER for i in varying for d in seen[i]):
+        return program, "the cases' dtypes are not all numeric (a bool that varies is a mask): the draft keeps the traced ones"
     # every varying tensor must have the same dtype within each case
     for row in per_case:
         if len({row[i] for i in varying}) != 1:
@@ -229,7 +245,7 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
     # the tensors declared T: the varying ones, and a fixed one whose dtype equals T in every case
     t_params = {params[i].name for i in varying}
     choices = list(dict.fromkeys(d for row in per_case for d in [row[varying[0]]]))
-    choices.sort(key=FLOAT_ORDER.index)
+    choices.sort(key=T_ORDER.index)
     first = choices[0]
 
     def retype(p):

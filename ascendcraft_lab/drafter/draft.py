@@ -169,6 +169,8 @@ def _scaled(w, shapes: dict) -> dict:
             out[name] = tuple(d * 64 for d in shp)
         elif w.lay.axes and lead and tuple(shp) == lead:
             out[name] = tuple(d * 64 for d in shp)
+        elif w.lay.axes and lead and tuple(shp) == tuple(1 if i in w.lay.axes else d for i, d in enumerate(base)):
+            out[name] = tuple(d if i in w.lay.axes else d * 64 for i, d in enumerate(shp))   # (..., 1): per row
         else:
             out[name] = shp
     return out

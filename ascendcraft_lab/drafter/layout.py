@@ -171,6 +171,12 @@ def plan_layout(g: Graph) -> Layout:
         shapes = {tuple(o.shape) for o in outputs}
         base = max(shapes, key=lambda s: (math.prod(s), len(s)))
         axes = ()
+        # an input with one value per row (shape (..., 1) beside (..., N), x * scale[..., None]):
+        # the layout is the rows of the last axis, and that input is read once per row
+        row_shape = tuple(base[:-1]) + (1,)
+        if len(base) >= 2 and base[-1] > 1 and any(n.op == "input" and n.is_tensor and tuple(n.shape) == row_shape
+                                                   for n in nodes):
+            axes = (len(base) - 1,)
     if picks and not totals:
         raise Unsupported("a class-index pick whose per-row results are not summed over the rows (the drafter "
                           "drafts the mean or the sum of cross_entropy/nll_loss)")

@@ -467,6 +467,27 @@ def _vector_norm(b, input, ord, dim, keepdim, dtype):
     return G.norm(b, T(input), val(ord), _axes(dim), bool(keepdim))
 
 
+@rule("normalize", "input, p=2.0, dim=1, eps=1e-12, out=None")
+def _normalize(b, input, p, dim, eps, out):
+    """F.normalize: x / max(||x||_p, eps) along `dim`, the norm kept as a per-row value."""
+    x = T(input)
+    return b.div(x, b.maximum(G.norm(b, x, val(p), _axes(val(dim)), True), b.const(float(val(eps)))))
+
+
+@rule("layer_norm", "input, normalized_shape, weight=None, bias=None, eps=1e-5")
+def _layer_norm(b, input, normalized_shape, weight, bias, eps):
+    """F.layer_norm without weight and bias (with them: nn.LayerNorm, whose tensors are the Model's)."""
+    from .norms import normalize
+    x = T(input)
+    shape = tuple(int(val(d)) for d in val(normalized_shape))   # traced dims (x.shape[-1:]) carry their value
+    rank = len(x.shape)
+    if weight is not None or bias is not None:
+        raise Unsupported("F.layer_norm with weight or bias tensors (nn.LayerNorm holds them as parameters)")
+    if not shape or tuple(x.shape[rank - len(shape):]) != shape:
+        raise Unsupported(f"F.layer_norm over {shape} of a tensor of shape {tuple(x.shape)}")
+    return normalize(b, x, tuple(range(rank - len(shape), rank)), float(val(eps)))
+
+
 for _name in ("argmax", "argmin", "topk", "sort", "argsort", "var", "std", "median", "mode", "kthvalue"):
     def _unsupported_reduction(b, input, rest, _n=_name):
         raise Unsupported(f"`{_n}` (index-valued and order statistics have no template yet)")

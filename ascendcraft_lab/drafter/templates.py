@@ -761,6 +761,15 @@ class RowsWriter(LoopWriter):
         span = f"{Rp} - c.start - c.len:{Rp} - c.start" if rev else "c"
         self._span = span
         idx = span if self.global_row else f"r, {span}"
+        if not self.global_row:
+            # inputs with one value per row (a per-row scale): one scalar each, read before the sweeps
+            per_row = [t for t in self.tensors if t.node is not None and t.node.op == "input" and lay.is_reduced(t.node)]
+            if per_row:
+                body.append("with copyin:")
+                for t in per_row:
+                    name = self.namer.fresh(t.name + "v")
+                    body.append(f"    {name} = load({t.name}[r])")
+                    env[id(t.node)] = name
         full_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if lay.is_full(o)]
         red_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if not lay.is_full(o)]
         body += self.level_sweeps(env, idx)

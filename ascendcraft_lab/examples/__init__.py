@@ -1,4 +1,5 @@
-"""Expert examples: per category, a PyTorch reference (KernelBench format) beside its DSL kernel.
+"""Expert examples: per category, a PyTorch reference (KernelBench format) beside its DSL kernel;
+CASE_EXAMPLES: NPUKernelBench-format ones, one generic kernel for every case.
 
 `EXAMPLES` is the catalog read by the tests, the bench and the drafter. Each example's
 `tail_overrides` are module constants of the reference that give a tail shape: sizes that are
@@ -100,6 +101,15 @@ EXAMPLES: list[Example] = [
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))
 
+# Examples in NPUKernelBench format: the reference's get_input_groups() reads `<op>.json` beside
+# it, and the kernel is generic over the cases' dtypes (T) and ranks (dim packs). Kept apart
+# from EXAMPLES, whose readers (goldens, prompts, the demo) take KernelBench-format references.
+CASE_EXAMPLES: list[Example] = [
+    _ex("normalization", "rms_norm_cases", {},
+        "one kernel for every case: T over f32/f16/bf16 (half types computed in f32), (*S, N) for any "
+        "rank, a per-case eps attribute, empty batches that never launch, rows longer than the tile"),
+]
+
 
 def get_example(op: str) -> Example:
     """An example by op name (`"gelu"`) or by `category/op`."""
@@ -113,4 +123,4 @@ def by_category(category: str) -> list[Example]:
     return [e for e in EXAMPLES if e.category == category]
 
 
-__all__ = ["Example", "EXAMPLES", "CATEGORIES", "get_example", "by_category", "ROOT"]
+__all__ = ["Example", "EXAMPLES", "CASE_EXAMPLES", "CATEGORIES", "get_example", "by_category", "ROOT"]

@@ -304,9 +304,62 @@ std::vector<int64_t> KernelView(const at::Tensor &t, std::vector<int64_t> counts
     }
     return view;
 }"""
+PACK_SIZES_CPP = """\
+// The sizes of t's dims that declared dim i covers (counts as for KernelView): an output declared
+// with an input's pack takes those sizes, so a row reduction of x (*S, N) returns x's leading shape.
+std::vector<int64_t> PackSizes(const at::Tensor &t, std::vector<int64_t> counts, size_t i) {
+    int64_t fixed = 0;
+    for (int64_t c : counts) fixed += c < 0 ? 0 : c;
+    for (int64_t &c : counts) c = c < 0 ? std::max<int64_t>(t.dim() - fixed, 0) : c;
+    int64_t pos = t.dim();
+    for (int64_t c : counts) pos -= c;
+    for (size_t k = 0; k < i; ++k) pos += counts[k];
+    std::vector<int64_t> sizes;
+    for (int64_t k = 0; k < counts[i]; ++k, ++pos) {
+        if (pos >= 0) sizes.push_back(t.size(pos));   // a dim the tensor lacks (read as 1) is not one of its sizes
+    }
+    return sizes;
+}"""
+JOINED_CPP = """\
+// A shape made of parts, in order.
+std::vector<int64_t> Joined(std::initializer_list<std::vector<int64_t>> parts) {
+    std::vector<int64_t> shape;
+    for (const auto &part : parts) shape.insert(shape.end(), part.begin(), part.end());
+    return shape;
+}"""
 PACK_COUNT_CPP = """\
 // A sized pack *A[k] covers k dims, k read as PyTorch reads `dim` (negative counts from the end).
 int64_t PackCount(int64_t k, int64_t rank) { return k < 0 ? k + std::max<int64_t>(rank, 1) : k; }"""
+
+
+def output_shape_cpp(o: ir.TensorParam, ins: list[ir.TensorParam], dim_source: dict[str, str]) -> str:
+    """The C++ shape an output is allocated with. Shaped like an input with dim packs
+    (elementwise): that input's sizes. Declared with an input's packs (x (*S, N) -> y (*S,)):
+    the sizes each pack covers in that input, so the result has the rank PyTorch gives it.
+    Otherwise: the kernel's view of it."""
+    twin = next((t for t in ins if t.dims == o.dims and t.packs), None)
+    if twin is not None:
+        return f"{cpp_name(twin.name)}.sizes()"
+    plain = _shape_cpp(o, dim_source)
+    if not o.packs:
+        return "{" + ", ".join(plain) + "}"
+    parts: list[str] = []
+    run: list[str] = []
+    for d, text in zip(o.dims, plain):
+        if not isinstance(d, ir.Pack):
+            run.append(text)
+            continue
+        owner = next((t for t in ins for k, e in enumerate(t.dims) if isinstance(e, ir.Pack) and e.id == d.id), None)
+        if owner is None:
+            return "{" + ", ".join(plain) + "}"
+        if run:
+            parts.append("{" + ", ".join(run) + "}")
+            run = []
+        k = next(k for k, e in enumerate(owner.dims) if isinstance(e, ir.Pack) and e.id == d.id)
+        parts.append(f"PackSizes({cpp_name(owner.name)}, {pack_counts_cpp(owner)}, {k})")
+    if run:
+        parts.append("{" + ", ".join(run) + "}")
+    return parts[0] if len(parts) == 1 else "Joined({" + ", ".join(parts) + "})"
 
 
 def dim_sources(plan: Plan) -> dict[str, str]:
@@ -326,11 +379,16 @@ def torch_source(plan: Plan, src: str) -> Emitter:
     dim_source = dim_sources(plan)
     packed = [t for t in ins if t.packs and any(t.name == tn for _, tn, _ in dim_args(plan))]
     sized = any(d.count is not None for t in packed for d in t.packs)
+    out_shape = {o.name: output_shape_cpp(o, ins, dim_source) for o in p.outputs}
+    sizes = any("PackSizes(" in shape for shape in out_shape.values())
+    joined = any("Joined(" in shape for shape in out_shape.values())
     em = Emitter()
     em.line(f"// torch.library binding of {plan.entry}: torch.ops.ascendcraft.{plan.entry}(...) on an NPU tensor.")
     em.line("// " + HEADER_NOTE.format(src=src))
     if packed:
         em.line("#include <algorithm>")
+        if joined:
+            em.line("#include <initializer_list>")
     em.line("#include <map>")
     em.line("#include <mutex>")
     em.line("#include <string>")
@@ -375,6 +433,12 @@ def torch_source(plan: Plan, src: str) -> Emitter:
         if packed:
             em.blank()
             em.lines(KERNEL_VIEW_CPP)
+            if sizes:
+                em.blank()
+                em.lines(PACK_SIZES_CPP)
+            if joined:
+                em.blank()
+                em.lines(JOINED_CPP)
             if sized:
                 em.blank()
                 em.lines(PACK_COUNT_CPP)
@@ -387,10 +451,7 @@ def torch_source(plan: Plan, src: str) -> Emitter:
 
     def make_outputs(meta: bool):
         for o in outs:
-            twin = next((t for t in ins if t.dims == o.dims and t.packs), None)
-            # a packed output shaped like an input takes that input's shape (elementwise); other
-            # packed outputs are allocated as the kernel's view of them
-            shape = f"{cpp_name(twin.name)}.sizes()" if twin is not None else "{" + ", ".join(_shape_cpp(o, dim_source)) + "}"
+            shape = out_shape[o.name]
             alloc = "at::zeros" if o.name in accumulated and not meta else "at::empty"
             why = "  // accumulated into by every core" if o.name in accumulated and not meta else ""
             em.line(f"at::Tensor {cpp_name(o.name)} = {alloc}({shape}, {cpp_name(ins[0].name)}.options().dtype(at::k{_at_dtype(o.dtype)}));{why}")
@@ -398,8 +459,7 @@ def torch_source(plan: Plan, src: str) -> Emitter:
     def views(meta: bool = False):
         for t in packed:
             n = cpp_name(t.name)
-            if meta and not any(f"{n}View[" in " ".join(_shape_cpp(o, dim_source)) for o in outs
-                                if not any(i.dims == o.dims and i.packs for i in ins)):
+            if meta and not any(f"{n}View[" in shape for shape in out_shape.values()):
                 continue          # the shapes-only function reads no view of this tensor
             em.line(f"const std::vector<int64_t> {n}View = KernelView({n}, {pack_counts_cpp(t)});  // dim packs")
 

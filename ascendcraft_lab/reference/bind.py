@@ -87,7 +87,9 @@ class Verdict:
 
 
 def load_program(dsl_path_or_text) -> Program:
-    """Parse a DSL file (a path) or DSL text (anything with a newline)."""
+    """Parse a DSL file (a path) or DSL text (anything with a newline); a Program as it is."""
+    if isinstance(dsl_path_or_text, Program):
+        return dsl_path_or_text
     if isinstance(dsl_path_or_text, Path) or "\n" not in str(dsl_path_or_text):
         return parse_file(dsl_path_or_text)
     return parse(str(dsl_path_or_text))

@@ -64,8 +64,9 @@ class CaseResult:
 
     @property
     def dtype(self) -> str:
-        """The dtype a report counts this case under: its first tensor's."""
-        return self.dtypes[0] if self.dtypes else "none"
+        """The dtype a report counts this case under: its first tensor's that is not a bool mask
+        (where(cond, x, y) counts under x's dtype), a bool when every tensor is one."""
+        return next((d for d in self.dtypes if d != "bool"), self.dtypes[0] if self.dtypes else "none")
 
     def line(self) -> str:
         head = f"{self.label} ({self.what})"

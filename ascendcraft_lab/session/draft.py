@@ -33,10 +33,11 @@ class DraftOutcome:
 
 def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None, overrides: dict | None = None,
           reference_run=None, client_settings: dict | None = None, rounds: int = 3,
-          timeout: float = 300) -> DraftOutcome:
+          timeout: float = 300, cases: list | None = None) -> DraftOutcome:
     """Draft the reference: `how="drafter"` offline; `"llm"` by the model, seeded with the offline
     draft when the drafter has one (and told so when it already verifies). `timeout`: seconds the
-    reference may take to import and trace."""
+    reference may take to import and trace; `cases`: every input set the model's draft must serve
+    (an NPUKernelBench reference's cases; its failing ones go back to the model one line each)."""
     if how not in HOW:
         raise DraftFailed(f"unknown drafting engine `{how}`; use drafter or llm")
     try:
@@ -52,7 +53,7 @@ def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None
     except LlmEngineError as exc:
         raise DraftFailed(str(exc).splitlines()[0], unavailable=True) from None
     result = draft_with_llm(Path(reference), client=client, soc=soc, rounds=rounds,
-                            start_draft=offline.text if offline else None, reference=reference_run)
+                            start_draft=offline.text if offline else None, reference=reference_run, cases=cases)
     notes = [result.message.splitlines()[0]] if result.message else []
     if result.dsl is None:
         raise DraftFailed(f"the LLM drafter found no verified draft ({result.stopped}): {result.message.splitlines()[0]}")

@@ -40,3 +40,25 @@ def test_every_other_variant_is_lowered_under_variants_of_the_project():
     assert sorted(files) == ["bf16", "f16"]
     assert "variants/f16/kernel/relu_f16_kernel.cpp" in files["f16"].files
     assert not any(p.endswith("CMakeLists.txt") for p in files["f16"].files)   # the first variant's builds it
+
+
+def test_a_keepdim_row_reduction_returns_the_inputs_leading_shape_then_one():
+    keepdim = '''\
+@host
+def tiling(x: Tensor[f32, (*S, N)]):
+    tile_rows = max(ub_elems(f32) // (N + 1), 1)
+    return Launch(1, tile_rows=tile_rows)
+
+
+@kernel
+def row_sum(x: GM[f32, ((*S, N),)], y: Out[f32, ((*S, 1),)], t: Tiling):
+    for c in tiles(S, t.tile_rows):
+        with copyin:
+            xu = load(x[windows(c, N, N)])
+        with compute:
+            yu = window_sum(xu, N, N)
+        with copyout:
+            store(y[c], yu)
+'''
+    text = _binding(parse(keepdim, "row_sum.dsl.py"))
+    assert "at::empty(Joined({PackSizes(x, {-1, 1}, 0), {1}}), " in text

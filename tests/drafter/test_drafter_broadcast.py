@@ -11,30 +11,32 @@ from ascendcraft_lab.suite import ROOT as SUITE
 
 from drafter_helpers import check_draft_on_emulator, write_ref
 
-CASES = [  # (suite op, small overrides, a line the draft must hold)
-    ("broadcast/bias_add", {"batch_size": 5, "dim": 2100}, "biasu = load(bias[k])"),       # two column tiles
-    ("broadcast/row_scale", {"batch_size": 37, "dim": 300}, "scaleu = load(scale[c, :])"),
-    ("broadcast/one_element_scale", {"batch_size": 3, "channels": 5, "dim": 77}, "su = load(s[:])"),
+CASES = [  # (suite op, small overrides, the template, a line the draft must hold)
+    ("broadcast/bias_add", {"batch_size": 5, "dim": 2100}, "bcast", "biasu = load(bias[k])"),       # two column tiles
+    # one value per row: the rows layout reads it as one scalar per row (the (..., 1) rule of NPUKernelBench's
+    # row ops), before any broadcast tile is considered
+    ("broadcast/row_scale", {"batch_size": 37, "dim": 300}, "rows", "scalev = load(scale[r])"),
+    ("broadcast/one_element_scale", {"batch_size": 3, "channels": 5, "dim": 77}, "bcast", "su = load(s[:])"),
     # a Model parameter bias composed with the GELU formula
-    ("broadcast/linear_bias_gelu", {"batch_size": 7, "out_features": 1003}, "biasu = load(bias[k])"),
+    ("broadcast/linear_bias_gelu", {"batch_size": 7, "out_features": 1003}, "bcast", "biasu = load(bias[k])"),
 ]
 
 
 @pytest.fixture(scope="module")
 def runs():
     jobs = []
-    for op, ov, _ in CASES:
+    for op, ov, _, _ in CASES:
         path = str(SUITE / f"{op}.py")
         jobs += [{"mode": "trace", "path": path, "overrides": ov}, {"mode": "run", "path": path, "overrides": ov, "seed": 2}]
     answers = run_jobs(jobs)
     return {case[0]: (answers[2 * i], answers[2 * i + 1]) for i, case in enumerate(CASES)}
 
 
-@pytest.mark.parametrize("op,overrides,line", CASES, ids=[c[0] for c in CASES])
-def test_a_broadcast_input_is_loaded_in_its_own_shape_and_the_draft_matches_pytorch(runs, op, overrides, line):
+@pytest.mark.parametrize("op,overrides,template,line", CASES, ids=[c[0] for c in CASES])
+def test_a_broadcast_input_is_loaded_in_its_own_shape_and_the_draft_matches_pytorch(runs, op, overrides, template, line):
     traced, run = runs[op]
     draft = draft_from_trace(traced["graph"], name=op.split("/")[1], source=f"{op}.py")
-    assert draft.template == "bcast"
+    assert draft.template == template
     assert line in draft.text, draft.text
     verdict, emu, program = check_draft_on_emulator(draft.text, run["run"])
     assert emu.findings == [], render_run(emu, program)

@@ -7,7 +7,9 @@ reference file with the shapes a run of it gives, and, when the offline drafter 
 draft to improve. Each reply's ```python block is extracted (never executed), parsed, verified
 with the reference's shapes and run on the numpy interpreter against the reference; parse
 errors, verifier findings and interpreter mismatches go back to the model, for at most
-`rounds` rounds. The best verified draft is kept (a later, worse round never replaces it) and
+`rounds` rounds. An NPUKernelBench reference's other cases (`cases=`) are checked too, each on
+the variant its dtypes pick, and each failing one goes back as one line naming the case, its
+dtypes and shapes, and why (at most CASE_LINES of them). The best verified draft is kept (a later, worse round never replaces it) and
 every attempt is returned for the UI.
 
 A start draft that already verifies is returned as is, without a call, unless
@@ -22,6 +24,7 @@ from typing import Callable
 
 from ...reference.bind import Verdict, check_interpreter
 from ...dsl.errors import DslError
+from ...dsl.generic import VariantMismatch, binding_for, instantiate
 from ...dsl.parser import parse
 from ...examples import CATEGORIES
 from ...reference import ReferenceRun, load_reference
@@ -84,14 +87,21 @@ class DraftResult:
                 "attempts": [a.to_json() for a in self.attempts]}
 
 
-def check_draft(dsl: str, ref_path: str | Path, ref: ReferenceRun, soc: str) -> Checked[str]:
-    """Parse, verify and interpret one draft against the reference: the feedback a model gets."""
+CASE_LINES = 8      # failing cases listed in one feedback (the rest are counted)
+
+
+def check_draft(dsl: str, ref_path: str | Path, ref: ReferenceRun, soc: str,
+                cases: list[ReferenceRun] | None = None) -> Checked[str]:
+    """Parse, verify and interpret one draft against the reference (and its other `cases`): the
+    feedback a model gets."""
     try:
-        parse(dsl, DRAFT_NAME)
+        program = parse(dsl, DRAFT_NAME)
     except DslError as exc:
         return Checked(False, _render(exc, dsl), dsl, stage="parse")
     try:
-        verdict = check_interpreter(dsl, ref_path, soc=soc, reference=ref)
+        verdict = check_interpreter(_variant(program, ref), ref_path, soc=soc, reference=ref)
+    except VariantMismatch as exc:
+        return Checked(False, f"{ref.label} ({ref.describe()}): {exc}", dsl, stage="cases")
     except DslError as exc:
         return Checked(False, _render(exc, dsl), dsl, stage="verify")
     except RecursionError:
@@ -102,7 +112,45 @@ def check_draft(dsl: str, ref_path: str | Path, ref: ReferenceRun, soc: str) -> 
                        "write it more plainly", dsl, stage="internal")
     if not verdict.correct:
         return Checked(False, verdict.summary(), dsl, stage="interpreter", detail=verdict)
+    others = [c for c in cases or [] if c is not ref]
+    failures = case_failures(program, others, ref_path, soc)
+    if failures:
+        n = len(others) + 1
+        shown = failures[:CASE_LINES]
+        more = f"\n... and {len(failures) - len(shown)} more failing cases" if len(failures) > len(shown) else ""
+        text = (f"{ref.label} passes, but {len(failures)} of the {n} cases fail (the kernel must serve every case: "
+                "its dtypes through @kernel(T=(...)), its ranks through dim packs such as (*S,) or ((*S, N),)):\n"
+                + "\n".join(shown) + more)
+        return Checked(False, text, dsl, score=-len(failures), stage="cases", detail=verdict)
     return Checked(True, verdict.summary(), dsl, score=-verdict.max_rel_err, stage="ok", detail=verdict)
+
+
+def _variant(program, case: ReferenceRun):
+    """The variant of a generic draft that serves `case` (a plain draft as it is)."""
+    return instantiate(program, binding_for(program, list(case.dtypes), case.label)) if program.generics else program
+
+
+def case_failures(program, cases: list[ReferenceRun], ref_path, soc: str) -> list[str]:
+    """One line per case the draft does not serve on the interpreter: `case 3 (float16 [3, 5]): why`."""
+    lines = []
+    for case in cases:
+        head = f"{case.label} ({case.describe()})"
+        if case.outputs and all(getattr(o, "size", 1) == 0 for o in case.outputs):
+            continue                    # nothing to write: the launch code returns before the launch
+        try:
+            verdict = check_interpreter(_variant(program, case), ref_path, soc=soc, reference=case)
+        except VariantMismatch as exc:          # its text starts with the case's label, which `head` gives
+            lines.append(f"{head}: {str(exc).removeprefix(case.label + ' ')}")
+            continue
+        except DslError as exc:
+            lines.append(f"{head}: {exc.message.strip().splitlines()[0]}")
+            continue
+        except Exception as exc:  # noqa: BLE001 - the draft is untrusted input: a crash on one case is that case's line
+            lines.append(f"{head}: the interpreter failed ({type(exc).__name__}: {exc})")
+            continue
+        if not verdict.correct:
+            lines.append(f"{head}: {verdict.message}")
+    return lines
 
 
 def _render(exc: DslError, source: str) -> str:
@@ -112,12 +160,12 @@ def _render(exc: DslError, source: str) -> str:
     return exc.render()
 
 
-def _check_reply(text: str, ref_path, ref, soc) -> Checked[str]:
+def _check_reply(text: str, ref_path, ref, soc, cases=None) -> Checked[str]:
     try:
         dsl = extract_code(text, "python")
     except LlmError as exc:
         return Checked(False, f"{exc.message}: send the complete DSL file in one ```python block", None, stage="reply")
-    return check_draft(dsl, ref_path, ref, soc)
+    return check_draft(dsl, ref_path, ref, soc, cases)
 
 
 def draft_with_llm(
@@ -133,6 +181,7 @@ def draft_with_llm(
     examples: int = 2,
     keep_improving: bool = False,
     on_attempt: Callable[[DraftAttempt], None] | None = None,
+    cases: list[ReferenceRun] | None = None,
 ) -> DraftResult:
     """Draft a DSL kernel for the PyTorch reference at `ref_path` with the model behind `client`.
 
@@ -141,7 +190,8 @@ def draft_with_llm(
     the guess (else: the reference's folder when it is a category, else its words);
     `reference` reuses a loaded run of `ref_path` (`overrides` are its constants otherwise);
     `keep_improving` spends every round, keeping the best verified draft; `on_attempt` sees
-    each attempt as it is checked. `client.cancel()` stops the loop between rounds.
+    each attempt as it is checked; `cases` are the other input sets every draft must serve (an
+    NPUKernelBench reference's cases). `client.cancel()` stops the loop between rounds.
     """
     if not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a positive integer (got {rounds!r})")
@@ -165,7 +215,7 @@ def draft_with_llm(
 
     start: Checked[str] | None = None
     if start_draft is not None:
-        start = check_draft(start_draft, ref_path, ref, soc_name)
+        start = check_draft(start_draft, ref_path, ref, soc_name, cases)
         record(DraftAttempt(0, "drafter", start.ok, start.stage, start.feedback, start_draft,
                             verdict=start.detail if isinstance(start.detail, Verdict) else None))
     base = dict(category=category, examples=tuple(e.name for e in chosen), model=client.config.model)
@@ -181,7 +231,7 @@ def draft_with_llm(
         record(_attempt(turn))
 
     loop = FeedbackLoop(client, messages, purpose=f"draft {ref_path.name}",
-                        check=lambda text: _check_reply(text, ref_path, ref, soc_name),
+                        check=lambda text: _check_reply(text, ref_path, ref, soc_name, cases),
                         follow_up=lambda c: draft_follow_up(c.feedback, c.ok),
                         rounds=rounds, keep_improving=keep_improving, on_turn=on_turn)
     outcome = loop.run()

@@ -1,0 +1,62 @@
+"""F.layer_norm and F.normalize: the functional spellings of two normalizations, drafted as the rows template."""
+from __future__ import annotations
+
+import pytest
+
+from ascendcraft_lab.drafter import DraftError, draft_from_trace
+from ascendcraft_lab.drafter.trace import run_jobs
+from ascendcraft_lab.reference import check_interpreter
+
+from drafter_helpers import write_ref
+
+SPELLINGS = {
+    "ln_functional": ("def forward(self, x):\n    return F.layer_norm(x, x.shape[-1:])", "[torch.randn(6, 301)]"),
+    "ln_module": ("def forward(self, x):\n    return self.ln(x)", "[torch.randn(6, 301)]",
+                  "|self.ln = nn.LayerNorm(301, elementwise_affine=False)"),
+    "normalize": ("def forward(self, x):\n    return F.normalize(x, dim=-1)", "[torch.randn(6, 301)]"),
+    "ln_weighted": ("def forward(self, x, w):\n    return F.layer_norm(x, (301,), w)",
+                    "[torch.randn(6, 301), torch.randn(301)]"),
+}
+
+
+@pytest.fixture(scope="module")
+def traced(ref_dir):
+    paths = {name: write_ref(ref_dir, name, spec[0], spec[1], spec[2] if len(spec) > 2 else "")
+             for name, spec in SPELLINGS.items()}
+    runs = run_jobs([{"mode": "trace", "path": str(p)} for p in paths.values()])
+    return {name: (paths[name], t) for name, t in zip(paths, runs)}
+
+
+def _draft(traced, name):
+    path, t = traced[name]
+    assert isinstance(t, dict), t
+    return path, draft_from_trace(t["graph"], name="k", source="ref.py")
+
+
+def test_functional_layer_norm_drafts_as_the_module_without_affine_does(traced):
+    _, functional = _draft(traced, "ln_functional")
+    _, module = _draft(traced, "ln_module")
+    assert functional.text.split('"""', 2)[2] == module.text.split('"""', 2)[2]
+
+
+@pytest.mark.parametrize("name", ["ln_functional", "normalize"])
+def test_the_functional_normalizations_draft_correct_kernels(traced, name):
+    path, d = _draft(traced, name)
+    assert d.template == "rows"
+    assert check_interpreter(d.text, path).correct
+
+
+def test_functional_layer_norm_with_a_weight_tensor_is_refused_in_one_line(traced):
+    with pytest.raises(DraftError) as err:
+        _draft(traced, "ln_weighted")
+    assert "F.layer_norm with weight or bias tensors" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_per_row_operand_reads_one_scalar_per_row(ref_dir):
+    """x * scale with scale of shape (..., 1): the rows template, scale loaded once per row."""
+    path = write_ref(ref_dir, "row_scale", "def forward(self, x, s):\n    return x * s",
+                     "[torch.randn(2, 3, 301), torch.randn(2, 3, 1)]")
+    [t] = run_jobs([{"mode": "trace", "path": str(path)}])
+    d = draft_from_trace(t["graph"], name="k", source="ref.py")
+    assert d.template == "rows" and "= load(s[r])" in d.text
+    assert check_interpreter(d.text, path).correct

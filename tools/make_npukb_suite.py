@@ -1,0 +1,219 @@
+"""Write ascendcraft_lab/suite_npukb: NPUKernelBench-format tasks, one reference and one JSON-lines file each.
+
+    python tools/make_npukb_suite.py
+
+Each task is `<level>/<n>_<Name>.py` (class Model, get_input_groups(), get_init_inputs()), whose
+get_input_groups() reads `<n>_<Name>.json` beside it, one case per line:
+
+    {"inputs": [{"name": "x", "type": "tensor", "dtype": "float16", "shape": [3, 5]},
+                {"name": "negative_slope", "type": "attr", "value": 0.1}]}
+
+as MultiKernelBench's `reference/npukernelbench_level*` tasks do. The references are written out
+as plain files (this script is how they were made, not something the bench runs): the bench reads
+them as any user's folder. Levels are the bench's categories:
+
+- npukernelbench_level1: elementwise, broadcast (a per-row operand) and index (a bool mask);
+- npukernelbench_level2: reductions and normalizations over the last dim.
+
+Shapes cover 0-d, empty, 1-D to 5-D, odd sizes (not multiples of 32 bytes) and a few large
+ones; dtypes float32 / float16 / bfloat16 for every floating op, int32 / int16 where the op has an
+integer form on the vector unit (no vector op has an int8 form: no task has int8 cases), bool as
+masks. Values are drawn by the reference (torch.randn, seeded by the
+harness), so the JSON holds only what a case is.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "ascendcraft_lab" / "suite_npukb"
+
+HEADER = '''\
+"""{doc}"""
+import json
+import os
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F  # noqa: F401 - some tasks call F
+
+DTYPES = {{"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+          "int32": torch.int32, "int16": torch.int16, "int8": torch.int8, "bool": torch.bool}}
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super(Model, self).__init__()
+
+    def forward(self, {args}):
+{body}
+
+
+def make_tensor(info):
+    """A tensor as the case describes it: floats from randn, integers from a small range, bools half set."""
+    dtype = DTYPES[info["dtype"]]
+    if dtype == torch.bool:
+        return torch.rand(info["shape"]) < 0.5
+    if not dtype.is_floating_point:
+        return torch.randint(-100, 100, info["shape"]).to(dtype)
+    return (torch.randn(info["shape"]) * {scale}{shift}).to(dtype)
+
+
+def get_input_groups():
+    json_path = os.path.join(os.path.dirname(__file__), os.path.splitext(os.path.basename(__file__))[0] + ".json")
+    with open(json_path, "r") as f:
+        cases = [json.loads(line) for line in f if line.strip()]
+    input_groups = []
+    for case in cases:
+        group = []
+        for info in case["inputs"]:
+            group.append(make_tensor(info) if info["type"] == "tensor" else info["value"])
+        input_groups.append(group)
+    return input_groups
+
+
+def get_init_inputs():
+    return []
+'''
+
+FLOATS = ("float32", "float16", "bfloat16")
+
+# Shapes every elementwise task runs: 0-d, empty, 1-D to 5-D, odd and large.
+ELEMENTWISE_SHAPES = [[], [0], [1], [7], [1000], [3, 0, 5], [16, 1024], [13, 20011], [3, 5, 7], [2, 1, 33],
+                      [2, 3, 4, 5], [4, 1, 8, 16], [2, 3, 4, 5, 6], [1, 1, 1, 1, 129]]
+# Rows for last-dim reductions and normalizations: 1-D to 5-D, odd widths, a size-1 and an empty batch.
+ROW_SHAPES = [[1000], [1], [16, 1024], [13, 2011], [7, 1], [0, 64], [3, 5, 7], [2, 3, 4, 65], [2, 2, 3, 4, 33],
+              [64, 4096], [1, 1, 257]]
+
+
+def cases_for(shapes, dtypes, n_tensors=1, names=("x",), mask=None, attrs=None):
+    """One case per (shape, dtype), dtypes round-robin over the shapes (and every dtype on the first shapes)."""
+    out = []
+    combos = [(s, dtypes[i % len(dtypes)]) for i, s in enumerate(shapes)]
+    combos += [(shapes[6], d) for d in dtypes if (shapes[6], d) not in combos]
+    combos += [(shapes[-2], d) for d in dtypes if (shapes[-2], d) not in combos]
+    for shape, dtype in combos:
+        inputs = []
+        for k in range(n_tensors):
+            is_mask = mask is not None and k == mask
+            inputs.append({"name": names[k], "type": "tensor", "dtype": "bool" if is_mask else dtype, "shape": shape})
+        for name, value in (attrs or {}).items():
+            inputs.append({"name": name, "type": "attr", "value": value})
+        out.append({"inputs": inputs})
+    return out
+
+
+def row_operand_cases(dtypes):
+    """x [..., N] with a per-row operand r [..., 1] (the same leading dims)."""
+    out = []
+    for i, shape in enumerate(ROW_SHAPES):
+        for d in ([dtypes[i % len(dtypes)]] if i != 2 else dtypes):
+            out.append({"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": shape},
+                                   {"name": "r", "type": "tensor", "dtype": d, "shape": shape[:-1] + [1]}]})
+    return out
+
+
+def row_cases(dtypes, attrs=None, shapes=ROW_SHAPES):
+    out = []
+    for i, shape in enumerate(shapes):
+        for d in ([dtypes[i % len(dtypes)]] if i not in (2, 7) else dtypes):
+            inputs = [{"name": "x", "type": "tensor", "dtype": d, "shape": shape}]
+            inputs += [{"name": k, "type": "attr", "value": v} for k, v in (attrs or {}).items()]
+            out.append({"inputs": inputs})
+    return out
+
+
+def unary(doc, expr, dtypes=FLOATS, scale="4", shift="", attrs=None):
+    extra = "".join(f", {k}" for k in (attrs or {}))
+    return dict(doc=doc, args="x: torch.Tensor" + extra, body=f"        return {expr}", scale=scale, shift=shift,
+                cases=cases_for(ELEMENTWISE_SHAPES, dtypes, attrs=attrs))
+
+
+def binary(doc, expr, dtypes=FLOATS, scale="4"):
+    return dict(doc=doc, args="x: torch.Tensor, y: torch.Tensor", body=f"        return {expr}", scale=scale, shift="",
+                cases=cases_for(ELEMENTWISE_SHAPES, dtypes, n_tensors=2, names=("x", "y")))
+
+
+def rows(doc, expr, dtypes=FLOATS, scale="1", shift="", attrs=None, shapes=ROW_SHAPES):
+    extra = "".join(f", {k}" for k in (attrs or {}))
+    return dict(doc=doc, args="x: torch.Tensor" + extra, body=f"        return {expr}", scale=scale, shift=shift,
+                cases=row_cases(dtypes, attrs, shapes))
+
+
+# Non-empty rows only: max/min and a norm of an empty row have no value.
+NONEMPTY_ROWS = [s for s in ROW_SHAPES if 0 not in s]
+
+TASKS = {
+    "npukernelbench_level1": {
+        # elementwise
+        "1_Relu": unary("Relu: max(x, 0), also on integers.", "torch.relu(x)", FLOATS + ("int32",)),
+        "2_Gelu": unary("Gelu (erf form).", "F.gelu(x)"),
+        "3_GeluTanh": unary("Gelu, tanh approximation.", "F.gelu(x, approximate='tanh')"),
+        "4_Sigmoid": unary("Sigmoid.", "torch.sigmoid(x)"),
+        "5_Silu": unary("Silu: x * sigmoid(x).", "F.silu(x)"),
+        "6_Abs": unary("Abs.", "torch.abs(x)"),
+        "7_Neg": unary("Neg, also on integers.", "torch.neg(x)", FLOATS + ("int32", "int16")),
+        "8_LeakyRelu": unary("LeakyRelu with the slope as an attribute.", "F.leaky_relu(x, negative_slope)",
+                             attrs={"negative_slope": 0.1}),
+        "9_Hardtanh": unary("Hardtanh with bounds -2, 2.", "F.hardtanh(x, -2.0, 2.0)"),
+        "10_Softplus": unary("Softplus.", "F.softplus(x)"),
+        "11_Exp": unary("Exp.", "torch.exp(x)", scale="2"),
+        "12_Sqrt": unary("Sqrt of |x|.", "torch.sqrt(torch.abs(x))"),
+        "13_Add": binary("Add of two tensors of one shape, also on integers.", "x + y", FLOATS + ("int32", "int16")),
+        "14_Mul": binary("Mul of two tensors of one shape, also on integers.", "x * y", FLOATS + ("int32", "int16")),
+        "15_Maximum": binary("Maximum of two tensors, also on integers.", "torch.maximum(x, y)", FLOATS + ("int32", "int16")),
+        "16_SubMul": binary("A fused (x - y) * y.", "(x - y) * y"),
+        # broadcast: a per-row operand
+        "17_MulRowScale": dict(doc="Broadcast: each row of x times its own scale r[..., 0].",
+                               args="x: torch.Tensor, r: torch.Tensor", body="        return x * r", scale="2",
+                               shift="", cases=row_operand_cases(FLOATS)),
+        "18_AddRowBias": dict(doc="Broadcast: each row of x plus its own bias r[..., 0].",
+                              args="x: torch.Tensor, r: torch.Tensor", body="        return x + r", scale="2",
+                              shift="", cases=row_operand_cases(FLOATS)),
+        # index: a bool mask
+        "19_MaskedFill": dict(doc="Index: x with the elements where mask is set replaced by -1.",
+                              args="x: torch.Tensor, mask: torch.Tensor",
+                              body="        return x.masked_fill(mask, -1.0)", scale="4", shift="",
+                              cases=cases_for(ELEMENTWISE_SHAPES, FLOATS, 2, ("x", "mask"), mask=1)),
+        "20_Where": dict(doc="Index: where(cond, x, y) with a bool condition.",
+                         args="cond: torch.Tensor, x: torch.Tensor, y: torch.Tensor",
+                         body="        return torch.where(cond, x, y)", scale="4", shift="",
+                         cases=[{"inputs": [dict(c["inputs"][0], name="cond", dtype="bool"),
+                                            dict(c["inputs"][0], name="x"), dict(c["inputs"][0], name="y")]}
+                                for c in cases_for(ELEMENTWISE_SHAPES, FLOATS)]),
+    },
+    "npukernelbench_level2": {
+        # reductions over the last dim
+        "1_SumLastDim": rows("Sum over the last dim.", "torch.sum(x, dim=-1)"),
+        "2_MeanLastDim": rows("Mean over the last dim.", "torch.mean(x, dim=-1)", shapes=NONEMPTY_ROWS),
+        "3_AmaxLastDim": rows("Amax over the last dim.", "torch.amax(x, dim=-1)", shapes=NONEMPTY_ROWS),
+        "4_SumKeepdim": rows("Sum over the last dim, keepdim.", "torch.sum(x, dim=-1, keepdim=True)"),
+        # normalizations over the last dim
+        "5_Softmax": rows("Softmax over the last dim.", "torch.softmax(x, dim=-1)"),
+        "6_LogSoftmax": rows("LogSoftmax over the last dim.", "torch.log_softmax(x, dim=-1)"),
+        "7_RmsNorm": rows("RmsNorm without weight: x / sqrt(mean(x^2) + eps).",
+                          "x * torch.rsqrt(torch.mean(x * x, dim=-1, keepdim=True) + 1e-6)", shapes=NONEMPTY_ROWS),
+        "8_LayerNorm": dict(doc="LayerNorm over the last dim, no affine.", args="x: torch.Tensor",
+                            body="        return F.layer_norm(x, x.shape[-1:])", scale="1", shift="",
+                            cases=row_cases(FLOATS, shapes=NONEMPTY_ROWS)),
+        "9_L2Normalize": rows("L2 normalize each row (F.normalize).", "F.normalize(x, dim=-1)", shapes=NONEMPTY_ROWS),
+        "10_SubRowMax": rows("Broadcast: each row minus its own max.", "x - torch.amax(x, dim=-1, keepdim=True)",
+                             shapes=NONEMPTY_ROWS),
+    },
+}
+
+
+def main() -> None:
+    for level, tasks in TASKS.items():
+        folder = ROOT / level
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, t in tasks.items():
+            (folder / f"{name}.py").write_text(HEADER.format(**{k: t[k] for k in ("doc", "args", "body", "scale", "shift")}))
+            (folder / f"{name}.json").write_text("".join(json.dumps(c) + "\n" for c in t["cases"]))
+    n = sum(len(t) for t in TASKS.values())
+    cases = sum(len(x["cases"]) for t in TASKS.values() for x in t.values())
+    print(f"{n} tasks, {cases} cases -> {ROOT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -36,7 +36,7 @@ class DraftError(Exception):
 @dataclass
 class Draft:
     text: str
-    template: str                    # map | rows | cols | windows | pool | planes | total | rows_total | windows_total
+    template: str                    # map | rows | cols | windows | pool | planes | index | total | rows_total | windows_total
     op: str                          # the kernel's name
     live: int                        # K of ub_elems(f32, live=K)
     method: str                      # how the forward was traced
@@ -125,7 +125,10 @@ def _bindings(w, traced) -> tuple[dict, dict]:
 def _scaled(w, shapes: dict) -> dict:
     """Every dim x64 (windows, pool: the row length stays, a tile holds whole rows). A parameter
     declared with the input's dims (a normalization's weight) scales with them, and a tensor of one
-    value per row (class indices) with the rows."""
+    value per row (class indices) with the rows. A writer that knows better (the index template)
+    scales its own tensors."""
+    if hasattr(w, "scaled_shapes"):
+        return w.scaled_shapes(shapes)
     base = tuple(w.lay.base)
     keep = ({len(base) - 1} if w.template == "pool" else set(w.lay.axes)) if w.whole_rows else set()
     factor = [1 if i in keep else 64 for i in range(len(base))]

@@ -449,7 +449,7 @@ def _max_min(kind):
         if dim is None:
             return b.reduce(kind, T(input), None, False)
         values = b.reduce(kind, T(input), [val(dim)], bool(keepdim))
-        return ReturnTuple(values, Unsupported(f"the indices of torch.{kind}(x, dim) (arg{kind})"))
+        return ReturnTuple(values, b.argreduce(kind, T(input), val(dim), bool(keepdim)))
     return fn
 
 
@@ -467,7 +467,17 @@ def _vector_norm(b, input, ord, dim, keepdim, dtype):
     return G.norm(b, T(input), val(ord), _axes(dim), bool(keepdim))
 
 
-for _name in ("argmax", "argmin", "topk", "sort", "argsort", "var", "std", "median", "mode", "kthvalue"):
+def _argreduce(kind):
+    def fn(b, input, dim, keepdim):
+        return b.argreduce(kind, T(input), val(dim), bool(val(keepdim)))
+    return fn
+
+
+rule("argmax", "input, dim=None, keepdim=False")(_argreduce("max"))
+rule("argmin", "input, dim=None, keepdim=False")(_argreduce("min"))
+
+
+for _name in ("topk", "sort", "argsort", "var", "std", "median", "mode", "kthvalue"):
     def _unsupported_reduction(b, input, rest, _n=_name):
         raise Unsupported(f"`{_n}` (index-valued and order statistics have no template yet)")
     rule(_name, "input, *rest")(_unsupported_reduction)
@@ -491,6 +501,66 @@ def _flip(b, input, dims):
     x = T(input)
     axes = tuple(sorted({G.norm_axis(val(d), len(x.shape)) for d in dims}))
     return Node("flip", (x,), {"axes": axes}, x.shape, x.dtype)
+
+
+# -- indexing: integer index tensors pick elements or whole slices -----------------------------------------
+def _index(x, what) -> Node:
+    x = T(x, what)
+    if x.dtype not in ("int64", "int32"):
+        raise Unsupported(f"{what} of dtype {x.dtype} (an int64 or int32 index tensor)")
+    return x
+
+
+@rule("gather", "input, dim, index, sparse_grad=False")
+def _gather(b, input, dim, index, sparse_grad):
+    x, idx = T(input), _index(index, "gather's index")
+    axis = G.norm_axis(val(dim), len(x.shape))
+    if axis != len(x.shape) - 1:
+        raise Unsupported(f"torch.gather along dim {val(dim)} of a rank-{len(x.shape)} tensor (the drafter "
+                          "gathers along the last dim)")
+    if tuple(idx.shape[:-1]) != tuple(x.shape[:-1]):
+        raise Unsupported(f"torch.gather with an index of shape {tuple(idx.shape)} for values of shape "
+                          f"{tuple(x.shape)} (the dims before the last must agree)")
+    return b.gather(x, idx, axis)
+
+
+@rule("take_along_dim", "input, indices, dim=None")
+def _take_along_dim(b, input, indices, dim):
+    x = T(input)
+    if dim is None:
+        raise Unsupported("take_along_dim without `dim` (over the flattened tensor)")
+    return _gather(b, x, dim, indices, False)
+
+
+@rule("index_select", "input, dim, index")
+def _index_select(b, input, dim, index):
+    x, idx = T(input), _index(index, "index_select's index")
+    if len(idx.shape) != 1:
+        raise Unsupported(f"index_select with a rank-{len(idx.shape)} index (it takes a 1-D index)")
+    axis = G.norm_axis(val(dim), len(x.shape))
+    if axis == len(x.shape) - 1:
+        return b.gather(x, idx, axis, shared=True)
+    return b.take_rows(x, idx, axis)
+
+
+@rule("embedding", "input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, "
+      "sparse=False")
+def _embedding(b, input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse):
+    if max_norm is not None:
+        raise Unsupported("nn.Embedding with max_norm (it renormalises the weight rows in place)")
+    w = T(weight, "embedding weight")
+    if len(w.shape) != 2:
+        raise Unsupported(f"an embedding weight of rank {len(w.shape)}")
+    return b.take_rows(w, _index(input, "the embedding's index"), 0)
+
+
+for _name in ("scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_put", "index_fill",
+              "put", "masked_scatter", "nonzero", "masked_select", "unique", "bincount", "histc", "take"):
+    def _unsupported_index(b, input, rest, _n=_name):
+        why = "writes to positions an index names, which may repeat" if _n.startswith(("scatter", "index_", "put", "masked_scatter")) \
+            else "the output size depends on the values" if _n in ("nonzero", "masked_select", "unique") else "no template"
+        raise Unsupported(f"`{_n}` ({why}; the drafter's index template reads by index, it does not write by index)")
+    rule(_name, "input, *rest")(_unsupported_index)
 
 
 # -- shapes ----------------------------------------------------------------------------------------------
@@ -926,14 +996,21 @@ for _d in (1, 2, 3):     # pooling modules the pool template does not draft: the
 
 @dataclass
 class ReturnTuple:
-    """(values, indices) of torch.max(x, dim) and friends: only the values can be drafted."""
+    """(values, indices) of torch.max(x, dim) and friends: either one is drafted, not both."""
     values: Node
-    indices: Unsupported
+    indices: Node | Unsupported          # Unsupported: why the indices cannot be drafted (pooling's)
 
     def __getitem__(self, i):
-        if i == 0:
+        if i in (0, -2):
             return self.values
-        raise self.indices
+        if i in (1, -1):
+            return self.index_node()
+        raise Unsupported(f"item {i} of (values, indices)")
+
+    def index_node(self) -> Node:
+        if isinstance(self.indices, Unsupported):
+            raise self.indices
+        return self.indices
 
 
 # -- the traced graph -> canonical nodes ------------------------------------------------------------
@@ -981,13 +1058,19 @@ def build_graph(traced: dict) -> Graph:
                 raise Unsupported(f"attribute `{name}` of the Model is not a parameter or buffer")
             env[nd["name"]] = Node("param", (), {"name": name}, tuple(desc["shape"]), desc["dtype"], name=name)
         elif op in ("call_function", "call_method", "call_module"):
-            env[nd["name"]] = _apply(b, nd, env, init_values)
+            try:
+                env[nd["name"]] = _apply(b, nd, env, init_values)
+            except Unsupported as e:
+                if not nd.get("line") or str(e).startswith("internal:"):
+                    raise
+                raise Unsupported(f"{e} at line {nd['line']} of the reference") from None
         elif op == "output":
             result = _decode(nd["args"][0], env, init_values)
             items = list(result) if isinstance(result, (list, tuple)) else [result]
             for it in items:
                 if isinstance(it, ReturnTuple):
-                    raise Unsupported("forward returns (values, indices) of a max/min: the indices cannot be drafted")
+                    raise Unsupported("forward returns both (values, indices) of a max/min (the drafter drafts one "
+                                      "output: `.values` or `.indices`)")
                 if not isinstance(it, Node) or not it.is_tensor:
                     raise Unsupported("forward returns something that is not a tensor")
                 outputs.append(it)
@@ -1065,6 +1148,11 @@ def _apply(b: Builder, nd: dict, env, init_values):
             if len(args) != 1 or kwargs or not isinstance(args[0], Node) or not args[0].is_tensor:
                 raise Unsupported(f"nn.{cls} called with other than one tensor")
             return MODULE_RULES[cls](b, args[0], info, nd["target"], b.tensors)
+        elif cls == "Embedding":
+            attrs = info["attrs"]
+            w = _module_leaf(nd["target"], "weight", b.tensors)
+            return _embedding(b, args[0] if args else kwargs.get("input"), w, attrs.get("padding_idx"),
+                              attrs.get("max_norm"), 2.0, False, False)
         elif info.get("tensors"):
             raise Unsupported(f"module nn.{cls} (a module with its own weights)")
         elif name not in RULES:
@@ -1083,6 +1171,14 @@ def _apply(b: Builder, nd: dict, env, init_values):
     return result
 
 
+def _module_leaf(module: str, name: str, tensors: dict) -> Node:
+    full = f"{module}.{name}" if module else name
+    desc = tensors.get(full)
+    if desc is None or desc.get("kind") != "tensor":
+        raise Unsupported(f"module `{module}` has no tensor `{name}`")
+    return Node("param", (), {"name": full}, tuple(desc["shape"]), desc["dtype"], name=full)
+
+
 def _getitem(b: Builder, obj, idx):
     if isinstance(obj, ReturnTuple):
         return obj[idx]
@@ -1091,6 +1187,8 @@ def _getitem(b: Builder, obj, idx):
             raise Unsupported("indexing a sequence with a traced value")
         return obj[idx]
     if isinstance(obj, Node) and obj.is_tensor:
+        if isinstance(idx, Node) and idx.is_tensor and idx.dtype in ("int64", "int32"):
+            return b.take_rows(obj, idx, 0)             # x[index]: whole slices along the first axis
         return _index_tensor(obj, idx)
     raise Unsupported(f"indexing {obj!r}")
 
@@ -1120,7 +1218,9 @@ def _getattr(b: Builder, obj, attr):
     if isinstance(obj, ReturnTuple):
         if attr == "values":
             return obj.values
-        raise obj.indices
+        if attr == "indices":
+            return obj.index_node()
+        raise Unsupported(f"attribute `{attr}` of (values, indices)")
     if isinstance(obj, Node) and obj.is_tensor:
         if attr == "shape":
             return [b.dim_of(obj, i) for i in range(len(obj.shape))]
@@ -1199,7 +1299,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return b.cast(args[0], attrs["dtype"])
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
-    if op in ("expand", "select", "pick"):
+    if op in ("expand", "select", "pick", "argreduce", "gather", "take_rows"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

@@ -1,10 +1,11 @@
 """The drafter's templates by name: the layout (`layout.py`) picks one, its writer renders the DSL."""
 from __future__ import annotations
 
+from .index import IndexWriter
 from .planes import PlanesWriter
 from .pool import PoolWriter
 from .templates import ColsWriter, MapWriter, RowsWriter, WindowsWriter
 from .totals import TOTAL_WRITERS
 
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter,
-           "planes": PlanesWriter, "pool": PoolWriter, **TOTAL_WRITERS}
+           "planes": PlanesWriter, "pool": PoolWriter, "index": IndexWriter, **TOTAL_WRITERS}

@@ -26,6 +26,7 @@ _CATEGORY_TITLES = [
     ("window", "Windows (pooling, segmented reductions)"),
     ("repeat", "Per-row broadcast (tiles of whole rows)"),
     ("gather", "Per-row gather (tiles of whole rows)"),
+    ("take", "Gather by index (any element of a tile)"),
     ("cast", "Conversion"),
     ("element", "Element access (tile -> scalar)"),
 ]

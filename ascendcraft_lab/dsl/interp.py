@@ -516,6 +516,16 @@ class _Run:
                 except ValueError as err:
                     raise self.err(node, str(err), None) from None
             return rows
+        if cat == "take":
+            fx, fi = args
+            node = e
+
+            def take(env):
+                try:
+                    return fn(fx(env), fi(env))
+                except ValueError as err:
+                    raise self.err(node, str(err), None) from None
+            return take
         if cat == "cast":
             f = args[0]
             dtype = e.args[1].dtype
@@ -595,7 +605,6 @@ class _UbTracker:
         self.p = program
         self.soc = soc
         self.plan = program.plan
-        self.unit = self.plan.unit(soc)
         self.buffers = {b.name: b for b in self.plan.buffers}
         self.elems: dict[str, int] = {}
         self.slot_elems = 0
@@ -619,8 +628,9 @@ class _UbTracker:
         items = []
         for name, n in self.elems.items():
             b = self.buffers[name]
-            items.append((b, n, align(n * b.dtype.nbytes, self.unit)))
-        scratch = self.plan.scratch_slots * align(self.slot_elems * self.plan.slot_dtype.nbytes, self.unit)
+            items.append((b, n, align(n * b.dtype.nbytes, self.plan.unit(self.soc, b.dtype.nbytes))))
+        scratch = self.plan.scratch_slots * align(self.slot_elems * self.plan.slot_dtype.nbytes,
+                                                  self.plan.unit(self.soc, self.plan.slot_dtype.nbytes))
         usage = UbUsage(tuple(items), scratch, self.scratch_span, self.plan.sync_bytes(self.soc),
                         STAGING_BYTES if self.plan.staging else 0, SCALAR_OUT_BYTES * len(self.plan.scalar_outs))
         for level in (Level.UB, Level.L1):

@@ -79,6 +79,12 @@ EXAMPLES: list[Example] = [
     _ex("loss", "triplet_margin_loss", {"batch_size": 37, "input_dim": 20011, "margin": 0.5},
         "two distances per row in one sweep (eps added to the difference, as PyTorch does), a hinge "
         "with a get_init_inputs margin, a mean over rows"),
+    _ex("index", "gather", {"batch_size": 37, "dim": 1003, "picks": 20011},
+        "torch.gather along a row: the row whole in UB, int64 indices cast to i32 byte offsets, one vector "
+        "Gather per tile (take); an out-of-range index is an emulator finding at the take line"),
+    _ex("index", "embedding", {"batch_size": 3, "seq_len": 37, "num_embeddings": 1003, "embedding_dim": 20011},
+        "nn.Embedding: the token read as a scalar from GM addresses the copy-in of its weight row (the Model's "
+        "Param); a token past the table is a gm-out-of-bounds finding at the load line"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

@@ -215,7 +215,25 @@ def module_info(m, torch):
             "training": bool(m.training), "tensors": own}
 
 
-def trace(module, model, inputs, torch, np):
+def _symbolic_trace(fx, model, concrete_args=None):
+    """fx.symbolic_trace, recording the source stack of every node (a refusal names its line)."""
+    tracer = fx.Tracer()
+    tracer.record_stack_traces = True
+    graph = tracer.trace(model, concrete_args=concrete_args)
+    return fx.GraphModule(tracer.root, graph, type(model).__name__)
+
+
+def _source_line(node, path) -> int | None:
+    """The line of the reference file `path` where the traced node was made (its innermost frame there)."""
+    import re
+    stack = getattr(node, "stack_trace", None) or ""
+    want = os.path.realpath(str(path))
+    lines = [int(m.group(2)) for m in re.finditer(r'File "([^"]+)", line (\d+)', stack)
+             if os.path.realpath(m.group(1)) == want]
+    return lines[-1] if lines else None
+
+
+def trace(module, model, inputs, torch, np, path=None):
     import torch.fx as fx
     if not isinstance(model, torch.nn.Module):
         raise JobError("to trace", "Model(...) is not a torch.nn.Module")
@@ -227,7 +245,7 @@ def trace(module, model, inputs, torch, np):
     method, gm, errors = None, None, []
     try:
         try:
-            gm = fx.symbolic_trace(model)
+            gm = _symbolic_trace(fx, model)
             method = "fx"
         except Exception as e:  # noqa: BLE001
             errors.append(f"symbolic trace: {_first_line(e)}")
@@ -235,7 +253,7 @@ def trace(module, model, inputs, torch, np):
             concrete = {n: v for n, v in zip(arg_names, inputs) if not isinstance(v, torch.Tensor)}
             if concrete:
                 try:
-                    gm = fx.symbolic_trace(model, concrete_args=concrete)
+                    gm = _symbolic_trace(fx, model, concrete_args=concrete)
                     method = "fx-concrete-scalars"
                 except Exception as e:  # noqa: BLE001
                     errors.append(f"symbolic trace with concrete scalars: {_first_line(e)}")
@@ -274,6 +292,9 @@ def trace(module, model, inputs, torch, np):
     names = {}
     for n in gm.graph.nodes:
         d = {"name": n.name, "op": n.op, "meta": meta.get(n.name)}
+        line = _source_line(n, path) if path else None
+        if line:
+            d["line"] = line
         if n.op == "placeholder":
             d["index"] = placeholders.index(n)
             d["target"] = str(n.target)
@@ -361,7 +382,7 @@ def job_trace(job, module, out, torch, np):
     else:
         training, params, buffers = False, {}, {}
     try:
-        graph = trace(module, model, inputs, torch, np)
+        graph = trace(module, model, inputs, torch, np, path)
     except JobError:
         raise
     except BaseException as e:  # noqa: BLE001

@@ -49,7 +49,8 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     "pooling": ("pool", "pooling"),
     "loss": ("loss", "mse", "hinge", "cross_entropy", "kl_div", "triplet", "huber", "smooth_l1"),
     "optimizer": ("sgd", "adam", "adamw", "momentum", "optimizer", "rmsprop", "adagrad"),
-    "reduce": ("sum", "mean", "amax", "amin", "argmax", "argmin", "prod", "reduce"),
+    "reduce": ("sum", "mean", "amax", "amin", "prod", "reduce"),
+    "index": ("gather", "index_select", "embedding", "take_along_dim", "argmax", "argmin", "indices", "index"),
     "math": ("cumsum", "cumprod", "clamp", "where", "abs", "exp", "log", "sqrt", "pow"),
 }
 

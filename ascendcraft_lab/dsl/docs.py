@@ -29,6 +29,7 @@ _CATEGORY_TITLES = [
     ("take", "Gather by index (any element of a tile)"),
     ("cast", "Conversion"),
     ("element", "Element access (tile -> scalar)"),
+    ("cube", "The cube (matrices in L0A / L0B, the accumulator in L0C)"),
 ]
 
 _EXAMPLE = "activation/softmax"

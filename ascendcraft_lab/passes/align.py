@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from . import cpp
+from . import cpp, cube as cube_lowering
 from .bundle import Bundle
 from .cexpr import paren
 from .findings import Finding, finding, kernel_text
@@ -70,8 +70,10 @@ def write(project: Project) -> None:
         source.rules[InputDequeue] = lambda h, s: (f"LocalTensor<{h.dtype.cpp}> {h.name} = {h.queue}.DeQue<{h.dtype.cpp}>();\n"
                                                    f"ZeroTail({h.name}, {h.count});")
     source.rules[MaskWiden] = widen_padded
-    source.part("helpers", "align").line(
-        "__aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }")
+    # the cube: a short last tile takes a partial fractal (Nd2Nz zero-fills it, Mmad ignores the padding)
+    source.rules[cube_lowering.FractalCount] = cube_lowering.tail_count
+    source.rules[cube_lowering.FractalSpan] = cube_lowering.tail_span
+    source.uses.add("AlignUp")
     if compare:
         source.part("constants", "compare").line(
             "constexpr int64_t CMP_ALIGN = REPEAT_BYTES / sizeof(float);  // Compare works on whole 256-byte repeats")

@@ -20,6 +20,7 @@ operations the templates understand:
   gather       x[..., index[..., j]] along the last axis (torch.gather, take_along_dim, index_select
                along the last axis, where one index row serves every row)
   take_rows    table[index] along one axis, whole slices after it (index_select, nn.Embedding, x[idx])
+  index_add    x with alpha * source[i] added into row index[i] along the first axis (Tensor.index_add)
 
 Every torch function, Tensor method and nn module maps through one rule in `RULES` to these
 (an activation becomes its formula: F.elu is relu(x) + alpha * (exp(min(x, 0)) - 1)), so the
@@ -375,6 +376,10 @@ class Builder:
         axis = norm_axis(axis, len(x.shape))
         shape = tuple(x.shape[:axis]) + tuple(index.shape) + tuple(x.shape[axis + 1:])
         return Node("take_rows", (x, index), {"axis": axis}, shape, x.dtype)
+
+    def index_add(self, x: Node, index: Node, source: Node, alpha) -> Node:
+        """x with alpha * source[i] added into slice index[i] along the first axis (repeats add up)."""
+        return Node("index_add", (x, index, source), {"axis": 0, "alpha": alpha}, x.shape, x.dtype)
 
     def full(self, value, shape, dtype="float32") -> Node:
         return Node("full", (self.const(value),), {}, tuple(shape), dtype)

@@ -15,6 +15,11 @@ Three kernel shapes, after what the index op reads:
   copy       whole slices picked by index (index_select on an earlier dim, nn.Embedding,
              x[idx]): each picked slice is copied by itself, its index read as a scalar from
              GM, so a row of any length costs DataCopies of whole tiles, no gather at all.
+  add        index_add along dim 0: the output is only ever added into (atomic adds, AscendC
+             SetAtomicAdd; it starts at zero): every core adds its rows of x, then its rows of
+             alpha * source into the rows their indices name. Atomic adds commute, so repeated
+             indices and the order of the cores do not matter, and no sync between the two
+             loops is needed.
 
 An index outside the source is no crash: on the emulator a `take` past the row's valid
 elements and a copy from a row past the table are findings at the DSL line.
@@ -22,7 +27,7 @@ elements and a copy from a row past the table are findings at the DSL line.
 from __future__ import annotations
 
 from .graph import Node, Unsupported
-from .templates import DTYPE, Tensor, Writer
+from .templates import DTYPE, Tensor, Writer, fmt_float
 
 ALIGN = 8          # f32 elements per 32-byte block: per-core column chunks start on a block
 
@@ -64,13 +69,14 @@ class IndexWriter(Writer):
     @property
     def what(self) -> str:
         n = self.node
-        return "arg" + n.attrs["kind"] if n.op == "argreduce" else {"gather": "gather", "take_rows": "index_select"}[n.op]
+        return "arg" + n.attrs["kind"] if n.op == "argreduce" else \
+            {"gather": "gather", "take_rows": "index_select", "index_add": "index_add"}[n.op]
 
     @property
     def form(self) -> str:
         if self.node.op == "argreduce":
             return "rows" if self.node.attrs["axis"] == len(self.src.shape) - 1 else "cols"
-        return "take" if self.node.op == "gather" else "copy"
+        return {"gather": "take", "take_rows": "copy", "index_add": "add"}[self.node.op]
 
     @property
     def src(self) -> Tensor:
@@ -86,20 +92,31 @@ class IndexWriter(Writer):
             self.names[key] = self.namer.fresh(base)
         return self.names[key]
 
+    @property
+    def added(self) -> Tensor:
+        return self.loaded[id(self.node.args[2])]
+
     def _name_dims(self):
         """Names for every axis the views use: the source's (B, M, N / V, D ...), the index's own
         (K: picks per row, I0..: the index's axes), shared where the op makes them equal."""
         n, x = self.node, self.src
         rank, axis = len(x.shape), n.attrs["axis"]
         base = {1: ("N",), 2: ("B", "N"), 3: ("B", "M", "N")}.get(rank) or tuple(f"D{i}" for i in range(rank))
-        if n.op == "take_rows":
+        if n.op in ("take_rows", "index_add"):
             base = tuple("L" if i < axis else "V" if i == axis else "D" for i in range(rank))
         self.xdims = [self._dim(x, i, base[i]) for i in range(rank)]
         if n.op == "gather":
             self.kdim = self.namer.fresh("K")          # picks per row (the index's last axis)
-        if n.op == "take_rows":
+        if n.op in ("take_rows", "index_add"):
             self.idims = [self.namer.fresh("K" if len(self.idx.shape) == 1 else f"I{i}")
                           for i in range(len(self.idx.shape))]
+        self.own_dims = {x.name: self.xdims}
+        if n.op == "gather":
+            self.own_dims[self.idx.name] = [self.kdim] if n.attrs["shared"] else self.xdims[:-1] + [self.kdim]
+        elif n.op in ("take_rows", "index_add"):
+            self.own_dims[self.idx.name] = self.idims
+        if n.op == "index_add":
+            self.own_dims[self.added.name] = self.idims + self.xdims[1:]
 
     def dim_names(self, rank):
         return tuple(f"S{i}" for i in range(rank))   # unused: the views name their own dims
@@ -140,20 +157,18 @@ class IndexWriter(Writer):
             ys = ([self.group(lead)] if lead else []) + [K]
             ks = [K] if n.attrs["shared"] else ys
             return {x.name: self.shape(xs), self.idx.name: self.shape(ks), y.name: self.shape(ys)}
-        I = self.idims                                   # copy
+        I = self.idims                                   # copy, add
         D = self.group(trail)
+        if self.form == "add":
+            return {x.name: self.shape([X[0], D]), self.idx.name: self.shape([self.group(I)]),
+                    self.added.name: self.shape([self.group(I), D]), y.name: self.shape([X[0], D])}
         xs = ([self.group(lead)] if lead else []) + [X[axis], D]
         ys = ([self.group(lead + I)] if lead else [self.group(I)]) + [D]
         return {x.name: self.shape(xs), self.idx.name: self.shape([self.group(I)]), y.name: self.shape(ys)}
 
     def leaf_shape_text(self, t: Tensor) -> str:
         """The tensor's own dims, for the host's Tensor[...] declarations."""
-        if t is self.src:
-            names = self.xdims
-        elif self.node.op == "gather":
-            names = self.xdims[:-1] + [self.kdim] if not self.node.attrs["shared"] else [self.kdim]
-        else:
-            names = self.idims
+        names = self.own_dims[t.name]
         return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
     # -- the Writer's pieces --------------------------------------------------------------------------
@@ -188,9 +203,17 @@ class IndexWriter(Writer):
             return lead, "a slab of the lead axes"
         if self.form == "take":
             return lead, "a source row"
+        if self.form == "add":
+            return [], "a row"
         return lead + self.idims, "a picked slice"
 
     def host_body(self) -> list[str]:
+        if self.form == "add":
+            V, K = self.xdims[0], self.prod(self.idims)
+            return [f"cores = min(VECTOR_CORES, max({V}, {K}))",
+                    f"rows = cdiv({V}, cores)          # rows of x each core adds",
+                    f"picks = cdiv({K}, cores)         # rows of the source each core adds where its index says",
+                    f"tile = ub_elems(f32, live={self.live})"]
         rows, _ = self._rows()
         if not rows:                        # no lead axes: the cores split the columns
             cols = self.columns()
@@ -217,6 +240,8 @@ class IndexWriter(Writer):
         return self.prod(self.xdims[axis + 1:])
 
     def launch_fields(self) -> str:
+        if self.form == "add":
+            return f", rows=rows, picks=picks, tile=min(tile, {self.columns()})"
         rows, _ = self._rows()
         if not rows:
             return ", chunk=chunk, tile=min(tile, chunk)"
@@ -233,13 +258,17 @@ class IndexWriter(Writer):
             "take": "each source row is loaded whole into UB, the indices stream through in tiles and one vector "
                     "Gather per tile picks the elements",
             "copy": "every picked slice is one copy GM -> UB -> GM, its index read as a scalar from GM",
+            "add": "the output is only added into (atomic adds): each core adds its rows of x, then alpha times its "
+                   "rows of the source into the rows their indices name; atomic adds commute, so repeated "
+                   "indices add up in any order",
         }
         kind = n.attrs.get("kind", "max")
         text = forms[self.form].format(k=kind, better="greater" if kind == "max" else "smaller")
         return f"Drafted from {self.source}: {self.what} along axis {n.attrs['axis']}, index template. {text[0].upper() + text[1:]}."
 
     def kernel_body(self) -> list[str]:
-        return {"rows": self._argrows, "cols": self._argcols, "take": self._take, "copy": self._copy}[self.form]()
+        return {"rows": self._argrows, "cols": self._argcols, "take": self._take, "copy": self._copy,
+                "add": self._add}[self.form]()
 
     # -- loops ---------------------------------------------------------------------------------------
     def _outer(self) -> tuple[str, str]:
@@ -358,6 +387,32 @@ class IndexWriter(Writer):
                  "        with copyout:",
                  f"            store({y.name}[r, c], {yu})"]
         return body
+
+    def _add(self) -> list[str]:
+        x, ix, src, y = self.src, self.idx, self.added, self.out_tensors[0]
+        V, K, D = self.xdims[0], self.prod(self.idims), self.columns()
+        fresh = self.namer.fresh
+        xu, yu, su, au, k = fresh(x.name + "u"), fresh("yu"), fresh(src.name + "u"), fresh("au"), fresh("k")
+        alpha = self.node.attrs["alpha"]
+        scaled = su if alpha == 1.0 else f"{su} * {fmt_float(alpha)}"
+        return [f"for r in core_rows(t.rows, {V}):          # x itself, added into the zeroed output",
+                f"    for c in tiles({D}, t.tile):",
+                "        with copyin:",
+                f"            {xu} = load({x.name}[r, c])",
+                "        with compute:",
+                f"            {yu} = {xu}",
+                "        with copyout:",
+                f"            store({y.name}[r, c], {yu}, accumulate=True)",
+                f"for q in core_rows(t.picks, {K}):",
+                "    with copyin:",
+                f"        {k} = load({ix.name}[q])          # the row this source row adds into: a scalar read from GM",
+                f"    for c in tiles({D}, t.tile):",
+                "        with copyin:",
+                f"            {su} = load({src.name}[q, c])",
+                "        with compute:",
+                f"            {au} = {scaled}",
+                "        with copyout:",
+                f"            store({y.name}[{k}, c], {au}, accumulate=True)      # atomic: repeated indices add up"]
 
     # -- the drafter's budget check on shapes 64 times larger ------------------------------------------
     def scaled_shapes(self, shapes: dict) -> dict:

@@ -497,7 +497,7 @@ def _pool_layout(nodes: list, outputs: list, pools: list) -> Layout:
     return lay
 
 
-INDEX_OPS = {"argreduce": "arg{kind}", "gather": "gather", "take_rows": "index_select"}
+INDEX_OPS = {"argreduce": "arg{kind}", "gather": "gather", "take_rows": "index_select", "index_add": "index_add"}
 
 
 def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
@@ -517,6 +517,9 @@ def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
     if len(n.args) > 1 and (n.args[1].op != "input" or n.args[1].dtype not in INDEX_DTYPES):
         raise Unsupported(f"indices of `{what}` computed in forward (the index template reads int64/int32 index "
                           "tensors straight from the inputs)")
+    if n.op == "index_add" and (n.args[2].op != "input" or n.args[2].dtype != x.dtype):
+        raise Unsupported("an index_add source computed in forward or of another dtype (the index template adds "
+                          "an input of the tensor's dtype)")
     lay = Layout("index", tuple(x.shape), (n.attrs["axis"],), nodes=nodes, outputs=outputs)
     lay.space = {id(a): "full" for a in (n, *n.args)}
     return lay

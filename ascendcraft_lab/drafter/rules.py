@@ -554,7 +554,22 @@ def _embedding(b, input, weight, padding_idx, max_norm, norm_type, scale_grad_by
     return b.take_rows(w, _index(input, "the embedding's index"), 0)
 
 
-for _name in ("scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_put", "index_fill",
+@rule("index_add", "input, dim, index, source, alpha=1")
+def _index_add(b, input, dim, index, source, alpha):
+    x, idx, src = T(input), _index(index, "index_add's index"), T(source, "index_add's source")
+    axis = G.norm_axis(val(dim), len(x.shape))
+    if axis != 0 or len(x.shape) < 2:
+        raise Unsupported(f"index_add along dim {val(dim)} of a rank-{len(x.shape)} tensor (the drafter adds whole "
+                          "rows along dim 0 of a tensor of rank 2 or more)")
+    if len(idx.shape) != 1 or tuple(src.shape) != (idx.shape[0],) + tuple(x.shape[1:]):
+        raise Unsupported(f"index_add of a source of shape {tuple(src.shape)} by an index of shape {tuple(idx.shape)}")
+    a = val(alpha)
+    if not isinstance(a, (int, float)) or isinstance(a, bool):
+        raise Unsupported("index_add with an alpha that is not a number")
+    return b.index_add(x, idx, src, float(a))
+
+
+for _name in ("scatter", "scatter_add", "scatter_reduce", "index_copy", "index_put", "index_fill",
               "put", "masked_scatter", "nonzero", "masked_select", "unique", "bincount", "histc", "take"):
     def _unsupported_index(b, input, rest, _n=_name):
         why = "writes to positions an index names, which may repeat" if _n.startswith(("scatter", "index_", "put", "masked_scatter")) \
@@ -1299,7 +1314,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return b.cast(args[0], attrs["dtype"])
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
-    if op in ("expand", "select", "pick", "argreduce", "gather", "take_rows"):
+    if op in ("expand", "select", "pick", "argreduce", "gather", "take_rows", "index_add"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

@@ -29,6 +29,8 @@ CASES = {  # name -> (forward, inputs, init, init_inputs): spellings the suite d
                          "[torch.randn(3, 20, 33), torch.randint(0, 20, (7,))]", "", "[]"),
     "tensor_index": ("def forward(self, x, i):\n    return x[i]",
                      "[torch.randn(50, 24), torch.randint(0, 50, (4, 5))]", "", "[]"),
+    "index_add_repeats": ("def forward(self, x, i, s):\n    return torch.index_add(x, 0, i, s)",
+                          "[torch.randn(9, 4, 11), torch.tensor([3, 3, 0, 8, 3]), torch.randn(5, 4, 11)]", "", "[]"),
     "embedding_fn": ("def forward(self, i):\n    return F.embedding(i, self.w)",
                      "[torch.randint(0, 40, (6, 9))]", "|self.w = nn.Parameter(torch.randn(40, 13))", "[]"),
 }
@@ -108,8 +110,8 @@ THREE = "[torch.zeros(10, 4), torch.randint(0, 10, (6, 4)), torch.randn(6, 4)]"
 
 @pytest.mark.parametrize("forward, inputs, construct", [
     ("def forward(self, x, i, s):\n    return x.scatter_add(0, i, s)", THREE, "`scatter_add`"),
-    ("def forward(self, x, i, s):\n    return x.index_add(0, i, s)",
-     "[torch.zeros(10, 4), torch.randint(0, 10, (6,)), torch.randn(6, 4)]", "`index_add`"),
+    ("def forward(self, x, i, s):\n    return x.index_copy(0, i, s)",
+     "[torch.zeros(10, 4), torch.randint(0, 10, (6,)), torch.randn(6, 4)]", "`index_copy`"),
     ("def forward(self, x, i, s):\n    return torch.gather(x, 0, i)", THREE, "torch.gather along dim 0"),
 ])
 def test_what_the_drafter_cannot_express_is_refused_in_one_line_with_the_reference_line(forward, inputs, construct,

@@ -21,6 +21,7 @@ operations the templates understand:
                along the last axis, where one index row serves every row)
   take_rows    table[index] along one axis, whole slices after it (index_select, nn.Embedding, x[idx])
   index_add    x with alpha * source[i] added into row index[i] along the first axis (Tensor.index_add)
+  scatter_add  x with source[i, j] added at index[i, j] along one axis of a 2-D tensor
 
 Every torch function, Tensor method and nn module maps through one rule in `RULES` to these
 (an activation becomes its formula: F.elu is relu(x) + alpha * (exp(min(x, 0)) - 1)), so the
@@ -380,6 +381,10 @@ class Builder:
     def index_add(self, x: Node, index: Node, source: Node, alpha) -> Node:
         """x with alpha * source[i] added into slice index[i] along the first axis (repeats add up)."""
         return Node("index_add", (x, index, source), {"axis": 0, "alpha": alpha}, x.shape, x.dtype)
+
+    def scatter_add(self, x: Node, index: Node, source: Node, axis: int) -> Node:
+        """x with source[i, j] added at index[i, j] along `axis` of a 2-D tensor (repeats add up)."""
+        return Node("scatter_add", (x, index, source), {"axis": axis}, x.shape, x.dtype)
 
     def full(self, value, shape, dtype="float32") -> Node:
         return Node("full", (self.const(value),), {}, tuple(shape), dtype)

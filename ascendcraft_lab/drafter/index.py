@@ -1,8 +1,8 @@
-"""The index template: one argmax/argmin, gather or index_select/embedding -> DSL text.
+"""The index template: one argmax/argmin, gather, index_select/embedding, index_add or scatter_add -> DSL.
 
-Three kernel shapes, after what the index op reads:
+Six kernel shapes ("forms"), after what the index op reads or writes:
 
-  argreduce  the first index of the max / min along one axis, as int64.
+  rows, cols the first index of the max / min along one axis, as int64.
              Along the last axis (rows): a row is swept tile by tile; every tile gives its
              reduce_max and argmax, and a tile replaces the row's best only when strictly
              greater, so the first index wins a tie, as in PyTorch.
@@ -20,9 +20,14 @@ Three kernel shapes, after what the index op reads:
              alpha * source into the rows their indices name. Atomic adds commute, so repeated
              indices and the order of the cores do not matter, and no sync between the two
              loops is needed.
+  scatter    scatter_add of a 2-D tensor: the same, one element at a time: each (index, src)
+             pair is read as scalars from GM and src added at y[row, index] (along dim 1) or
+             y[index, column] (along dim 0) by an accumulating scalar store.
 
 An index outside the source is no crash: on the emulator a `take` past the row's valid
-elements and a copy from a row past the table are findings at the DSL line.
+elements, a copy from a row past the table and an add into a row past the output are findings
+at the DSL line. Writes by index whose result depends on their order (scatter, index_copy,
+x[index] = value with repeated indices) are refused by the rules (rules.py).
 """
 from __future__ import annotations
 
@@ -44,7 +49,7 @@ class IndexWriter(Writer):
     # -- parameters: the op's operands and its output, dims named per tensor -----------------------
     def _collect(self):
         n, g = self.node, self.g
-        leaves = [a for a in n.args]
+        leaves = list(n.args)
         by_input = {a.attrs["index"]: a for a in leaves if a.op == "input"}
         for i, desc in enumerate(g.inputs):
             if desc.get("kind") != "tensor":
@@ -70,13 +75,13 @@ class IndexWriter(Writer):
     def what(self) -> str:
         n = self.node
         return "arg" + n.attrs["kind"] if n.op == "argreduce" else \
-            {"gather": "gather", "take_rows": "index_select", "index_add": "index_add"}[n.op]
+            {"gather": "gather", "take_rows": "index_select", "index_add": "index_add", "scatter_add": "scatter_add"}[n.op]
 
     @property
     def form(self) -> str:
         if self.node.op == "argreduce":
             return "rows" if self.node.attrs["axis"] == len(self.src.shape) - 1 else "cols"
-        return {"gather": "take", "take_rows": "copy", "index_add": "add"}[self.node.op]
+        return {"gather": "take", "take_rows": "copy", "index_add": "add", "scatter_add": "scatter"}[self.node.op]
 
     @property
     def src(self) -> Tensor:
@@ -105,8 +110,11 @@ class IndexWriter(Writer):
         if n.op in ("take_rows", "index_add"):
             base = tuple("L" if i < axis else "V" if i == axis else "D" for i in range(rank))
         self.xdims = [self._dim(x, i, base[i]) for i in range(rank)]
-        if n.op == "gather":
-            self.kdim = self.namer.fresh("K")          # picks per row (the index's last axis)
+        if n.op in ("gather", "scatter_add"):
+            self.kdim = self.namer.fresh("K")          # the index's own axis: picks per row, or index rows
+        if n.op == "scatter_add":
+            # the index and src: (B, K) against x (B, N) along dim 1, (K, N) against x (V, N) along 0
+            self.own_dims_scatter = [self.xdims[0], self.kdim] if axis == 1 else [self.kdim, self.xdims[1]]
         if n.op in ("take_rows", "index_add"):
             self.idims = [self.namer.fresh("K" if len(self.idx.shape) == 1 else f"I{i}")
                           for i in range(len(self.idx.shape))]
@@ -117,6 +125,8 @@ class IndexWriter(Writer):
             self.own_dims[self.idx.name] = self.idims
         if n.op == "index_add":
             self.own_dims[self.added.name] = self.idims + self.xdims[1:]
+        if n.op == "scatter_add":
+            self.own_dims[self.idx.name] = self.own_dims[self.added.name] = self.own_dims_scatter
 
     def dim_names(self, rank):
         return tuple(f"S{i}" for i in range(rank))   # unused: the views name their own dims
@@ -157,6 +167,9 @@ class IndexWriter(Writer):
             ys = ([self.group(lead)] if lead else []) + [K]
             ks = [K] if n.attrs["shared"] else ys
             return {x.name: self.shape(xs), self.idx.name: self.shape(ks), y.name: self.shape(ys)}
+        if self.form == "scatter":
+            shp = self.shape(self.own_dims_scatter)
+            return {x.name: self.shape(X), self.idx.name: shp, self.added.name: shp, y.name: self.shape(X)}
         I = self.idims                                   # copy, add
         D = self.group(trail)
         if self.form == "add":
@@ -203,14 +216,15 @@ class IndexWriter(Writer):
             return lead, "a slab of the lead axes"
         if self.form == "take":
             return lead, "a source row"
-        if self.form == "add":
+        if self.form in ("add", "scatter"):
             return [], "a row"
         return lead + self.idims, "a picked slice"
 
     def host_body(self) -> list[str]:
-        if self.form == "add":
-            V, K = self.xdims[0], self.prod(self.idims)
-            return [f"cores = min(VECTOR_CORES, max({V}, {K}))",
+        if self.form in ("add", "scatter"):
+            V = self.xdims[0]
+            K = self.prod(self.idims) if self.form == "add" else self.own_dims_scatter[0]
+            return [f"cores = min(VECTOR_CORES, {V if V == K else f'max({V}, {K})'})",
                     f"rows = cdiv({V}, cores)          # rows of x each core adds",
                     f"picks = cdiv({K}, cores)         # rows of the source each core adds where its index says",
                     f"tile = ub_elems(f32, live={self.live})"]
@@ -237,10 +251,12 @@ class IndexWriter(Writer):
             return self.prod(self.xdims[axis + 1:])
         if self.form == "take":
             return self.kdim
+        if self.form == "scatter":
+            return self.xdims[1]
         return self.prod(self.xdims[axis + 1:])
 
     def launch_fields(self) -> str:
-        if self.form == "add":
+        if self.form in ("add", "scatter"):
             return f", rows=rows, picks=picks, tile=min(tile, {self.columns()})"
         rows, _ = self._rows()
         if not rows:
@@ -261,6 +277,8 @@ class IndexWriter(Writer):
             "add": "the output is only added into (atomic adds): each core adds its rows of x, then alpha times its "
                    "rows of the source into the rows their indices name; atomic adds commute, so repeated "
                    "indices add up in any order",
+            "scatter": "the output is only added into (atomic adds): each core adds its rows of x, then every (index, "
+                       "src) pair of its rows, read as scalars, by an accumulating scalar store; repeated indices add up",
         }
         kind = n.attrs.get("kind", "max")
         text = forms[self.form].format(k=kind, better="greater" if kind == "max" else "smaller")
@@ -268,7 +286,7 @@ class IndexWriter(Writer):
 
     def kernel_body(self) -> list[str]:
         return {"rows": self._argrows, "cols": self._argcols, "take": self._take, "copy": self._copy,
-                "add": self._add}[self.form]()
+                "add": self._add, "scatter": self._scatter}[self.form]()
 
     # -- loops ---------------------------------------------------------------------------------------
     def _outer(self) -> tuple[str, str]:
@@ -413,6 +431,32 @@ class IndexWriter(Writer):
                 f"            {au} = {scaled}",
                 "        with copyout:",
                 f"            store({y.name}[{k}, c], {au}, accumulate=True)      # atomic: repeated indices add up"]
+
+    def _scatter(self) -> list[str]:
+        x, ix, src, y = self.src, self.idx, self.added, self.out_tensors[0]
+        axis = self.node.attrs["axis"]
+        V, N = self.xdims
+        K = self.own_dims_scatter[0]
+        fresh = self.namer.fresh
+        xu, yu, k, u = fresh(x.name + "u"), fresh("yu"), fresh("k"), fresh("u")
+        lines = [f"for r in core_rows(t.rows, {V}):          # x itself, added into the zeroed output",
+                 f"    for c in tiles({N}, t.tile):",
+                 "        with copyin:",
+                 f"            {xu} = load({x.name}[r, c])",
+                 "        with compute:",
+                 f"            {yu} = {xu}",
+                 "        with copyout:",
+                 f"            store({y.name}[r, c], {yu}, accumulate=True)"]
+        pair = self.own_dims_scatter[1]
+        at = f"q, {k}" if axis == 1 else f"{k}, j"
+        lines += [f"for q in core_rows(t.picks, {K}):",
+                  f"    for j in range({pair}):",
+                  "        with copyin:",
+                  f"            {k} = load({ix.name}[q, j])          # where this src element goes, and the element",
+                  f"            {u} = load({src.name}[q, j])",
+                  "        with copyout:",
+                  f"            store({y.name}[{at}], {u}, accumulate=True)      # atomic: repeated indices add up"]
+        return lines
 
     # -- the drafter's budget check on shapes 64 times larger ------------------------------------------
     def scaled_shapes(self, shapes: dict) -> dict:

@@ -497,12 +497,13 @@ def _pool_layout(nodes: list, outputs: list, pools: list) -> Layout:
     return lay
 
 
-INDEX_OPS = {"argreduce": "arg{kind}", "gather": "gather", "take_rows": "index_select", "index_add": "index_add"}
+INDEX_OPS = {"argreduce": "arg{kind}", "gather": "gather", "take_rows": "index_select", "index_add": "index_add",
+             "scatter_add": "scatter_add"}
 
 
 def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
-    """The index template drafts one argmax/argmin, gather or index_select/embedding of Model
-    inputs or parameters as the whole forward (see index.py); its base is the shape read."""
+    """The index template drafts one argmax/argmin, gather, index_select/embedding,
+    index_add or scatter_add of Model inputs or parameters as the whole forward (see index.py); its base is the shape read."""
     n = picked[0]
     what = INDEX_OPS[n.op].format(**n.attrs)
     if len(picked) > 1 or len(outputs) != 1 or outputs[0] is not n:
@@ -517,8 +518,8 @@ def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
     if len(n.args) > 1 and (n.args[1].op != "input" or n.args[1].dtype not in INDEX_DTYPES):
         raise Unsupported(f"indices of `{what}` computed in forward (the index template reads int64/int32 index "
                           "tensors straight from the inputs)")
-    if n.op == "index_add" and (n.args[2].op != "input" or n.args[2].dtype != x.dtype):
-        raise Unsupported("an index_add source computed in forward or of another dtype (the index template adds "
+    if n.op in ("index_add", "scatter_add") and (n.args[2].op != "input" or n.args[2].dtype != x.dtype):
+        raise Unsupported(f"a `{what}` source computed in forward or of another dtype (the index template adds "
                           "an input of the tensor's dtype)")
     lay = Layout("index", tuple(x.shape), (n.attrs["axis"],), nodes=nodes, outputs=outputs)
     lay.space = {id(a): "full" for a in (n, *n.args)}

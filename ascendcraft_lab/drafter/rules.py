@@ -569,12 +569,31 @@ def _index_add(b, input, dim, index, source, alpha):
     return b.index_add(x, idx, src, float(a))
 
 
-for _name in ("scatter", "scatter_add", "scatter_reduce", "index_copy", "index_put", "index_fill",
-              "put", "masked_scatter", "nonzero", "masked_select", "unique", "bincount", "histc", "take"):
+@rule("scatter_add", "input, dim, index, src")
+def _scatter_add(b, input, dim, index, src):
+    x, idx, s = T(input), _index(index, "scatter_add's index"), T(src, "scatter_add's src")
+    axis = G.norm_axis(val(dim), len(x.shape))
+    if len(x.shape) != 2:
+        raise Unsupported(f"scatter_add into a rank-{len(x.shape)} tensor (the drafter scatters into 2-D tensors)")
+    other = 1 - axis
+    if tuple(idx.shape) != tuple(s.shape) or idx.shape[other] != x.shape[other]:
+        raise Unsupported(f"scatter_add by an index of shape {tuple(idx.shape)} with src {tuple(s.shape)} into "
+                          f"{tuple(x.shape)} (index and src of one shape, as long as the tensor along dim {other})")
+    return b.scatter_add(x, idx, s, axis)
+
+
+_WRITES = ("scatter", "scatter_reduce", "index_copy", "index_put", "index_fill", "put", "masked_scatter", "setitem",
+           "index_put_")    # torch.export spells x[index] = value as aten.index_put_
+for _name in _WRITES + ("nonzero", "masked_select", "unique", "bincount", "histc", "take"):
     def _unsupported_index(b, input, rest, _n=_name):
-        why = "writes to positions an index names, which may repeat" if _n.startswith(("scatter", "index_", "put", "masked_scatter")) \
-            else "the output size depends on the values" if _n in ("nonzero", "masked_select", "unique") else "no template"
-        raise Unsupported(f"`{_n}` ({why}; the drafter's index template reads by index, it does not write by index)")
+        if _n in _WRITES:
+            what = "an assignment x[index] = value" if _n in ("setitem", "index_put_") else f"`{_n}`"
+            raise Unsupported(f"{what} (a write to positions an index names: with a repeated index the result "
+                              "depends on the order of the writes; the drafter writes by index only where the "
+                              "writes add up: index_add, scatter_add)")
+        why = "the output size depends on the values" if _n in ("nonzero", "masked_select", "unique") else \
+            "no template reads it"
+        raise Unsupported(f"`{_n}` ({why})")
     rule(_name, "input, *rest")(_unsupported_index)
 
 
@@ -1163,6 +1182,8 @@ def _apply(b: Builder, nd: dict, env, init_values):
             if len(args) != 1 or kwargs or not isinstance(args[0], Node) or not args[0].is_tensor:
                 raise Unsupported(f"nn.{cls} called with other than one tensor")
             return MODULE_RULES[cls](b, args[0], info, nd["target"], b.tensors)
+        elif cls == "GuardsFn":          # torch.export's shape guards: no computation
+            return None
         elif cls == "Embedding":
             attrs = info["attrs"]
             w = _module_leaf(nd["target"], "weight", b.tensors)
@@ -1176,7 +1197,7 @@ def _apply(b: Builder, nd: dict, env, init_values):
         return _getitem(b, args[0], args[1])
     if name == "getattr":
         return _getattr(b, args[0], args[1])
-    if name.endswith("_") and not name.startswith("_") and name[:-1] in RULES:
+    if name.endswith("_") and not name.startswith("_") and name[:-1] in RULES and name not in RULES:
         raise Unsupported(f"in-place `{name}` (write it out of place: `{name[:-1]}`)")
     r = RULES.get(name)
     if r is None:
@@ -1314,7 +1335,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return b.cast(args[0], attrs["dtype"])
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
-    if op in ("expand", "select", "pick", "argreduce", "gather", "take_rows", "index_add"):
+    if op in ("expand", "select", "pick", "argreduce", "gather", "take_rows", "index_add", "scatter_add"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

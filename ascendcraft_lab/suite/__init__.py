@@ -2,8 +2,8 @@
 
 `ascendcraft bench ascendcraft_lab/suite` runs all of them: the 52 ops of the paper's seven
 categories (activation 15, loss 7, math 6, normalization 8, optimizer 5, pooling 6, reduce 5),
-and the categories beyond the paper (issue 17): index 10 (argmax/argmin, gather, take_along_dim,
-index_select, nn.Embedding, index_add, masked_fill).
+and the categories beyond the paper (issue 17): index 11 (argmax/argmin, gather, take_along_dim,
+index_select, nn.Embedding, index_add, scatter_add, masked_fill).
 Each file declares its second ("tail") shape as a module-level dict of constant overrides, `TAIL = {"dim": 20011, ...}` (see ascendcraft_lab.bench.suite). The expert examples
 with hand-written DSL stay in ascendcraft_lab.examples.
 """

@@ -31,6 +31,8 @@ CASES = {  # name -> (forward, inputs, init, init_inputs): spellings the suite d
                      "[torch.randn(50, 24), torch.randint(0, 50, (4, 5))]", "", "[]"),
     "index_add_repeats": ("def forward(self, x, i, s):\n    return torch.index_add(x, 0, i, s)",
                           "[torch.randn(9, 4, 11), torch.tensor([3, 3, 0, 8, 3]), torch.randn(5, 4, 11)]", "", "[]"),
+    "scatter_add_rows": ("def forward(self, x, i, s):\n    return torch.scatter_add(x, 0, i, s)",
+                         "[torch.randn(6, 10), torch.randint(0, 6, (9, 10)), torch.randn(9, 10)]", "", "[]"),
     "embedding_fn": ("def forward(self, i):\n    return F.embedding(i, self.w)",
                      "[torch.randint(0, 40, (6, 9))]", "|self.w = nn.Parameter(torch.randn(40, 13))", "[]"),
 }
@@ -109,7 +111,7 @@ THREE = "[torch.zeros(10, 4), torch.randint(0, 10, (6, 4)), torch.randn(6, 4)]"
 
 
 @pytest.mark.parametrize("forward, inputs, construct", [
-    ("def forward(self, x, i, s):\n    return x.scatter_add(0, i, s)", THREE, "`scatter_add`"),
+    ("def forward(self, x, i, s):\n    return x.scatter(0, i, s)", THREE, "`scatter`"),
     ("def forward(self, x, i, s):\n    return x.index_copy(0, i, s)",
      "[torch.zeros(10, 4), torch.randint(0, 10, (6,)), torch.randn(6, 4)]", "`index_copy`"),
     ("def forward(self, x, i, s):\n    return torch.gather(x, 0, i)", THREE, "torch.gather along dim 0"),

@@ -38,6 +38,7 @@ at::Tensor embedding_npu(const at::Tensor &tokens, const at::Tensor &w) {
     TORCH_CHECK(w.is_contiguous() && w.scalar_type() == at::kFloat, "embedding: `w` must be a contiguous float32 tensor");
     c10::OptionalDeviceGuard guard(tokens.device());
     at::Tensor y = at::empty({tokens.size(0), tokens.size(1), w.size(1)}, tokens.options().dtype(at::kFloat));
+    if (y.numel() == 0) return y;  // nothing to write: no launch
     EmbeddingTiling tiling{};
     uint32_t blockDim = EmbeddingTilingFunc(tokens.size(0), tokens.size(1), w.size(0), w.size(1), tiling);
     at::Tensor tilingDevice = DeviceTiling(tiling, tokens.device());

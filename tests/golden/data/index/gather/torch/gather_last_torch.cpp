@@ -38,6 +38,7 @@ at::Tensor gather_last_npu(const at::Tensor &x, const at::Tensor &index) {
     TORCH_CHECK(index.is_contiguous() && index.scalar_type() == at::kLong, "gather_last: `index` must be a contiguous int64 tensor");
     c10::OptionalDeviceGuard guard(x.device());
     at::Tensor y = at::empty({x.size(0), index.size(1)}, x.options().dtype(at::kFloat));
+    if (y.numel() == 0) return y;  // nothing to write: no launch
     GatherLastTiling tiling{};
     uint32_t blockDim = GatherLastTilingFunc(x.size(0), x.size(1), index.size(1), tiling);
     at::Tensor tilingDevice = DeviceTiling(tiling, x.device());

@@ -37,8 +37,8 @@ class DraftError(Exception):
 @dataclass
 class Draft:
     text: str
-    template: str                    # map | rows | cols | windows | pool | planes | bcast | total | rows_total | windows_total
-                                     # | matmul | epilogue | matvec | rowscale | colscale (cube.py)
+    template: str                    # map | rows | cols | windows | pool | planes | bcast | index | total | rows_total
+                                     # | windows_total | matmul | epilogue | matvec | rowscale | colscale (cube.py)
     op: str                          # the kernel's name
     live: int                        # K of ub_elems(f32, live=K)
     method: str                      # how the forward was traced
@@ -149,7 +149,8 @@ def _bindings(w, traced) -> tuple[dict, dict]:
 def _scaled(w, shapes: dict) -> dict:
     """Every dim x64 (windows, pool: the row length stays, a tile holds whole rows). A parameter
     declared with the input's dims (a normalization's weight) scales with them, and a tensor of one
-    value per row (class indices) with the rows."""
+    value per row (class indices) with the rows. A writer that knows better (the index template)
+    scales its own tensors."""
     if hasattr(w, "scaled_shapes"):
         return w.scaled_shapes(shapes)
     base = tuple(w.lay.base)

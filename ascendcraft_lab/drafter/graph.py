@@ -16,6 +16,12 @@ operations the templates understand:
                dilation; ceil mode; avg counts the padding, PyTorch's count_include_pad)
   reshape      the same elements in another shape
   pick         x[r, index[r]]: one element per row named by an int index tensor (cross entropy)
+  argreduce    the int64 index of the first max / min along one axis (argmax, argmin, max(x, dim)[1])
+  gather       x[..., index[..., j]] along the last axis (torch.gather, take_along_dim, index_select
+               along the last axis, where one index row serves every row)
+  take_rows    table[index] along one axis, whole slices after it (index_select, nn.Embedding, x[idx])
+  index_add    x with alpha * source[i] added into row index[i] along the first axis (Tensor.index_add)
+  scatter_add  x with source[i, j] added at index[i, j] along one axis of a 2-D tensor
 
 Every torch function, Tensor method and nn module maps through one rule in `RULES` to these
 (an activation becomes its formula: F.elu is relu(x) + alpha * (exp(min(x, 0)) - 1)), so the
@@ -338,6 +344,48 @@ class Builder:
             raise Unsupported(f"class indices of shape {tuple(index.shape)} for values of shape {tuple(x.shape)} "
                               f"(one index per row: {shape})")
         return Node("pick", (x, index), {"axis": axis}, shape, x.dtype)
+
+    def argreduce(self, kind: str, x: Node, axis, keepdim: bool) -> Node:
+        """The int64 index of the first largest (`max`) or smallest (`min`) element along `axis`."""
+        if not x.is_tensor:
+            raise Unsupported(f"`arg{kind}` of a scalar")
+        if axis is None:
+            raise Unsupported(f"`arg{kind}` over all elements (without `dim`; the drafter takes the index along one axis)")
+        axis = norm_axis(axis, len(x.shape))
+        shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keepdim else \
+            tuple(d for i, d in enumerate(x.shape) if i != axis)
+        return Node("argreduce", (x,), {"kind": kind, "axis": axis, "keepdim": bool(keepdim)}, shape, "int64")
+
+    def gather(self, x: Node, index: Node, axis, shared: bool = False) -> Node:
+        """out[..., j] = x[..., index[..., j]] along `axis` (the last one); `shared`: one index row
+        for every row (index_select along the last axis)."""
+        if not (x.is_tensor and index.is_tensor):
+            raise Unsupported("a gather of or by a scalar")
+        axis = norm_axis(axis, len(x.shape))
+        if shared:
+            shape = tuple(x.shape[:axis]) + (index.shape[0],) + tuple(x.shape[axis + 1:])
+        else:
+            if len(index.shape) != len(x.shape):
+                raise Unsupported(f"a gather by indices of rank {len(index.shape)} from a rank-{len(x.shape)} tensor")
+            shape = tuple(index.shape)
+        return Node("gather", (x, index), {"axis": axis, "shared": shared}, shape, x.dtype)
+
+    def take_rows(self, x: Node, index: Node, axis) -> Node:
+        """x[..., index, ...] along `axis`: the slice after the axis named by every index, in the
+        index's own shape (index_select with a 1-D index, nn.Embedding with any)."""
+        if not (x.is_tensor and index.is_tensor):
+            raise Unsupported("an index_select of or by a scalar")
+        axis = norm_axis(axis, len(x.shape))
+        shape = tuple(x.shape[:axis]) + tuple(index.shape) + tuple(x.shape[axis + 1:])
+        return Node("take_rows", (x, index), {"axis": axis}, shape, x.dtype)
+
+    def index_add(self, x: Node, index: Node, source: Node, alpha) -> Node:
+        """x with alpha * source[i] added into slice index[i] along the first axis (repeats add up)."""
+        return Node("index_add", (x, index, source), {"axis": 0, "alpha": alpha}, x.shape, x.dtype)
+
+    def scatter_add(self, x: Node, index: Node, source: Node, axis: int) -> Node:
+        """x with source[i, j] added at index[i, j] along `axis` of a 2-D tensor (repeats add up)."""
+        return Node("scatter_add", (x, index, source), {"axis": axis}, x.shape, x.dtype)
 
     def full(self, value, shape, dtype="float32") -> Node:
         return Node("full", (self.const(value),), {}, tuple(shape), dtype)

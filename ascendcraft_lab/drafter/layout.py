@@ -121,6 +121,9 @@ def plan_layout(g: Graph) -> Layout:
     pools = [n for n in nodes if n.op == "pool"]
     if pools:
         return _pool_layout(nodes, outputs, pools)
+    picked = [n for n in nodes if n.op in INDEX_OPS]
+    if picked:
+        return _index_layout(nodes, outputs, picked)
     priority = {"flip": 0, "slice": 1, "cat": 2, "shift": 3, "select": 4, "expand": 5, "full": 6}
     indices = {id(n.args[1]) for n in nodes if n.op == "pick"}
     for n in nodes:
@@ -569,6 +572,35 @@ def _pool_layout(nodes: list, outputs: list, pools: list) -> Layout:
     rank = len(x.shape)
     lay = Layout("pool", tuple(x.shape), tuple(range(rank - dims, rank)), nodes=nodes, outputs=outputs)
     lay.space = {id(x): "full", id(pool): "full"}
+    return lay
+
+
+INDEX_OPS = {"argreduce": "arg{kind}", "gather": "gather", "take_rows": "index_select", "index_add": "index_add",
+             "scatter_add": "scatter_add"}
+
+
+def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
+    """The index template drafts one argmax/argmin, gather, index_select/embedding,
+    index_add or scatter_add of Model inputs or parameters as the whole forward (see index.py); its base is the shape read."""
+    n = picked[0]
+    what = INDEX_OPS[n.op].format(**n.attrs)
+    if len(picked) > 1 or len(outputs) != 1 or outputs[0] is not n:
+        raise Unsupported(f"`{what}` combined with other operations (the index template drafts one "
+                          f"argmax/argmin, gather or index_select/embedding as the whole forward)")
+    x = n.args[0]
+    if x.op not in ("input", "param"):
+        raise Unsupported(f"`{what}` of a value computed in forward (the index template reads a Model input "
+                          "or parameter)")
+    if x.dtype not in ("float32", "float16"):
+        raise Unsupported(f"`{what}` of a {x.dtype} tensor (the index template reads float32 and float16)")
+    if len(n.args) > 1 and (n.args[1].op != "input" or n.args[1].dtype not in INDEX_DTYPES):
+        raise Unsupported(f"indices of `{what}` computed in forward (the index template reads int64/int32 index "
+                          "tensors straight from the inputs)")
+    if n.op in ("index_add", "scatter_add") and (n.args[2].op != "input" or n.args[2].dtype != x.dtype):
+        raise Unsupported(f"a `{what}` source computed in forward or of another dtype (the index template adds "
+                          "an input of the tensor's dtype)")
+    lay = Layout("index", tuple(x.shape), (n.attrs["axis"],), nodes=nodes, outputs=outputs)
+    lay.space = {id(a): "full" for a in (n, *n.args)}
     return lay
 
 

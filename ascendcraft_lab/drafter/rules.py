@@ -449,7 +449,7 @@ def _max_min(kind):
         if dim is None:
             return b.reduce(kind, T(input), None, False)
         values = b.reduce(kind, T(input), [val(dim)], bool(keepdim))
-        return ReturnTuple(values, Unsupported(f"the indices of torch.{kind}(x, dim) (arg{kind})"))
+        return ReturnTuple(values, b.argreduce(kind, T(input), val(dim), bool(keepdim)))
     return fn
 
 
@@ -488,7 +488,17 @@ def _layer_norm(b, input, normalized_shape, weight, bias, eps):
     return normalize(b, x, tuple(range(rank - len(shape), rank)), float(val(eps)))
 
 
-for _name in ("argmax", "argmin", "topk", "sort", "argsort", "var", "std", "median", "mode", "kthvalue"):
+def _argreduce(kind):
+    def fn(b, input, dim, keepdim):
+        return b.argreduce(kind, T(input), val(dim), bool(val(keepdim)))
+    return fn
+
+
+rule("argmax", "input, dim=None, keepdim=False")(_argreduce("max"))
+rule("argmin", "input, dim=None, keepdim=False")(_argreduce("min"))
+
+
+for _name in ("topk", "sort", "argsort", "var", "std", "median", "mode", "kthvalue"):
     def _unsupported_reduction(b, input, rest, _n=_name):
         raise Unsupported(f"`{_n}` (index-valued and order statistics have no template yet)")
     rule(_name, "input, *rest")(_unsupported_reduction)
@@ -512,6 +522,100 @@ def _flip(b, input, dims):
     x = T(input)
     axes = tuple(sorted({G.norm_axis(val(d), len(x.shape)) for d in dims}))
     return Node("flip", (x,), {"axes": axes}, x.shape, x.dtype)
+
+
+# -- indexing: integer index tensors pick elements or whole slices -----------------------------------------
+def _index(x, what) -> Node:
+    x = T(x, what)
+    if x.dtype not in ("int64", "int32"):
+        raise Unsupported(f"{what} of dtype {x.dtype} (an int64 or int32 index tensor)")
+    return x
+
+
+@rule("gather", "input, dim, index, sparse_grad=False")
+def _gather(b, input, dim, index, sparse_grad):
+    x, idx = T(input), _index(index, "gather's index")
+    axis = G.norm_axis(val(dim), len(x.shape))
+    if axis != len(x.shape) - 1:
+        raise Unsupported(f"torch.gather along dim {val(dim)} of a rank-{len(x.shape)} tensor (the drafter "
+                          "gathers along the last dim)")
+    if tuple(idx.shape[:-1]) != tuple(x.shape[:-1]):
+        raise Unsupported(f"torch.gather with an index of shape {tuple(idx.shape)} for values of shape "
+                          f"{tuple(x.shape)} (the dims before the last must agree)")
+    return b.gather(x, idx, axis)
+
+
+@rule("take_along_dim", "input, indices, dim=None")
+def _take_along_dim(b, input, indices, dim):
+    x = T(input)
+    if dim is None:
+        raise Unsupported("take_along_dim without `dim` (over the flattened tensor)")
+    return _gather(b, x, dim, indices, False)
+
+
+@rule("index_select", "input, dim, index")
+def _index_select(b, input, dim, index):
+    x, idx = T(input), _index(index, "index_select's index")
+    if len(idx.shape) != 1:
+        raise Unsupported(f"index_select with a rank-{len(idx.shape)} index (it takes a 1-D index)")
+    axis = G.norm_axis(val(dim), len(x.shape))
+    if axis == len(x.shape) - 1:
+        return b.gather(x, idx, axis, shared=True)
+    return b.take_rows(x, idx, axis)
+
+
+@rule("embedding", "input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, "
+      "sparse=False")
+def _embedding(b, input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse):
+    if max_norm is not None:
+        raise Unsupported("nn.Embedding with max_norm (it renormalises the weight rows in place)")
+    w = T(weight, "embedding weight")
+    if len(w.shape) != 2:
+        raise Unsupported(f"an embedding weight of rank {len(w.shape)}")
+    return b.take_rows(w, _index(input, "the embedding's index"), 0)
+
+
+@rule("index_add", "input, dim, index, source, alpha=1")
+def _index_add(b, input, dim, index, source, alpha):
+    x, idx, src = T(input), _index(index, "index_add's index"), T(source, "index_add's source")
+    axis = G.norm_axis(val(dim), len(x.shape))
+    if axis != 0 or len(x.shape) < 2:
+        raise Unsupported(f"index_add along dim {val(dim)} of a rank-{len(x.shape)} tensor (the drafter adds whole "
+                          "rows along dim 0 of a tensor of rank 2 or more)")
+    if len(idx.shape) != 1 or tuple(src.shape) != (idx.shape[0],) + tuple(x.shape[1:]):
+        raise Unsupported(f"index_add of a source of shape {tuple(src.shape)} by an index of shape {tuple(idx.shape)}")
+    a = val(alpha)
+    if not isinstance(a, (int, float)) or isinstance(a, bool):
+        raise Unsupported("index_add with an alpha that is not a number")
+    return b.index_add(x, idx, src, float(a))
+
+
+@rule("scatter_add", "input, dim, index, src")
+def _scatter_add(b, input, dim, index, src):
+    x, idx, s = T(input), _index(index, "scatter_add's index"), T(src, "scatter_add's src")
+    axis = G.norm_axis(val(dim), len(x.shape))
+    if len(x.shape) != 2:
+        raise Unsupported(f"scatter_add into a rank-{len(x.shape)} tensor (the drafter scatters into 2-D tensors)")
+    other = 1 - axis
+    if tuple(idx.shape) != tuple(s.shape) or idx.shape[other] != x.shape[other]:
+        raise Unsupported(f"scatter_add by an index of shape {tuple(idx.shape)} with src {tuple(s.shape)} into "
+                          f"{tuple(x.shape)} (index and src of one shape, as long as the tensor along dim {other})")
+    return b.scatter_add(x, idx, s, axis)
+
+
+_WRITES = ("scatter", "scatter_reduce", "index_copy", "index_put", "index_fill", "put", "masked_scatter", "setitem",
+           "index_put_")    # torch.export spells x[index] = value as aten.index_put_
+for _name in _WRITES + ("nonzero", "masked_select", "unique", "bincount", "histc", "take"):
+    def _unsupported_index(b, input, rest, _n=_name):
+        if _n in _WRITES:
+            what = "an assignment x[index] = value" if _n in ("setitem", "index_put_") else f"`{_n}`"
+            raise Unsupported(f"{what} (a write to positions an index names: with a repeated index the result "
+                              "depends on the order of the writes; the drafter writes by index only where the "
+                              "writes add up: index_add, scatter_add)")
+        why = "the output size depends on the values" if _n in ("nonzero", "masked_select", "unique") else \
+            "no template reads it"
+        raise Unsupported(f"`{_n}` ({why})")
+    rule(_name, "input, *rest")(_unsupported_index)
 
 
 # -- shapes ----------------------------------------------------------------------------------------------
@@ -1142,14 +1246,21 @@ for _d in (1, 2, 3):     # pooling modules the pool template does not draft: the
 
 @dataclass
 class ReturnTuple:
-    """(values, indices) of torch.max(x, dim) and friends: only the values can be drafted."""
+    """(values, indices) of torch.max(x, dim) and friends: either one is drafted, not both."""
     values: Node
-    indices: Unsupported
+    indices: Node | Unsupported          # Unsupported: why the indices cannot be drafted (pooling's)
 
     def __getitem__(self, i):
-        if i == 0:
+        if i in (0, -2):
             return self.values
-        raise self.indices
+        if i in (1, -1):
+            return self.index_node()
+        raise Unsupported(f"item {i} of (values, indices)")
+
+    def index_node(self) -> Node:
+        if isinstance(self.indices, Unsupported):
+            raise self.indices
+        return self.indices
 
 
 # -- the traced graph -> canonical nodes ------------------------------------------------------------
@@ -1215,7 +1326,8 @@ def build_graph(traced: dict) -> Graph:
             items = list(result) if isinstance(result, (list, tuple)) else [result]
             for it in items:
                 if isinstance(it, ReturnTuple):
-                    raise Unsupported("forward returns (values, indices) of a max/min: the indices cannot be drafted")
+                    raise Unsupported("forward returns both (values, indices) of a max/min (the drafter drafts one "
+                                      "output: `.values` or `.indices`)")
                 if not isinstance(it, Node) or not it.is_tensor:
                     raise Unsupported("forward returns something that is not a tensor")
                 outputs.append(it)
@@ -1312,6 +1424,13 @@ def _apply(b: Builder, nd: dict, env, init_values):
             if len(args) != 1 or kwargs or not isinstance(args[0], Node) or not args[0].is_tensor:
                 raise Unsupported(f"nn.{cls} called with other than one tensor")
             return MODULE_RULES[cls](b, args[0], info, nd["target"], b.tensors)
+        elif cls == "GuardsFn":          # torch.export's shape guards: no computation
+            return None
+        elif cls == "Embedding":
+            attrs = info["attrs"]
+            w = _module_leaf(nd["target"], "weight", b.tensors)
+            return _embedding(b, args[0] if args else kwargs.get("input"), w, attrs.get("padding_idx"),
+                              attrs.get("max_norm"), 2.0, False, False)
         elif info.get("tensors"):
             raise Unsupported(f"module nn.{cls} (a module with its own weights)")
         elif name not in RULES:
@@ -1320,7 +1439,7 @@ def _apply(b: Builder, nd: dict, env, init_values):
         return _getitem(b, args[0], args[1])
     if name == "getattr":
         return _getattr(b, args[0], args[1])
-    if name.endswith("_") and not name.startswith("_") and name[:-1] in RULES:
+    if name.endswith("_") and not name.startswith("_") and name[:-1] in RULES and name not in RULES:
         raise Unsupported(f"in-place `{name}` (write it out of place: `{name[:-1]}`)")
     r = RULES.get(name)
     if r is None:
@@ -1328,6 +1447,14 @@ def _apply(b: Builder, nd: dict, env, init_values):
         raise Unsupported(f"`{where}{nd['target'] if nd['op'] != 'call_function' else nd['target'].replace('aten:', '')}`")
     result = r.fn(b, **bind(r, name, args, kwargs))
     return result
+
+
+def _module_leaf(module: str, name: str, tensors: dict) -> Node:
+    full = f"{module}.{name}" if module else name
+    desc = tensors.get(full)
+    if desc is None or desc.get("kind") != "tensor":
+        raise Unsupported(f"module `{module}` has no tensor `{name}`")
+    return Node("param", (), {"name": full}, tuple(desc["shape"]), desc["dtype"], name=full)
 
 
 def _getitem(b: Builder, obj, idx):
@@ -1338,6 +1465,8 @@ def _getitem(b: Builder, obj, idx):
             raise Unsupported("indexing a sequence with a traced value")
         return obj[idx]
     if isinstance(obj, Node) and obj.is_tensor:
+        if isinstance(idx, Node) and idx.is_tensor and idx.dtype in ("int64", "int32"):
+            return b.take_rows(obj, idx, 0)             # x[index]: whole slices along the first axis
         return _index_tensor(obj, idx)
     raise Unsupported(f"indexing {obj!r}")
 
@@ -1367,7 +1496,9 @@ def _getattr(b: Builder, obj, attr):
     if isinstance(obj, ReturnTuple):
         if attr == "values":
             return obj.values
-        raise obj.indices
+        if attr == "indices":
+            return obj.index_node()
+        raise Unsupported(f"attribute `{attr}` of (values, indices)")
     if isinstance(obj, Node) and obj.is_tensor:
         if attr == "shape":
             return [b.dim_of(obj, i) for i in range(len(obj.shape))]
@@ -1448,7 +1579,8 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return b.cast(args[0], attrs["dtype"])
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
-    if op in ("expand", "select", "pick", "matmul", "transpose", "diag", "triu", "tril"):
+    if op in ("expand", "select", "pick", "matmul", "transpose", "diag", "triu", "tril", "argreduce", "gather",
+              "take_rows", "index_add", "scatter_add"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 from .broadcast import BroadcastWriter
+from .index import IndexWriter
 from .planes import PlanesWriter
 from .pool import PoolWriter
 from .templates import ColsWriter, MapWriter, RowsWriter, WindowsWriter
 from .totals import TOTAL_WRITERS
 
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter,
-           "planes": PlanesWriter, "bcast": BroadcastWriter, "pool": PoolWriter, **TOTAL_WRITERS}
+           "planes": PlanesWriter, "bcast": BroadcastWriter, "pool": PoolWriter, "index": IndexWriter, **TOTAL_WRITERS}

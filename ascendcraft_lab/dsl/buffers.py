@@ -58,7 +58,7 @@ class UbBuffer:
 
     def unit(self, plan: "UbPlan", soc: Soc) -> int:
         """What this buffer's bytes round up to: its cube level's InitBuffer unit, or the UB's."""
-        return cube.LEVEL_ALIGN[self.level] if cube.is_cube_level(self.level) else plan.unit(soc)
+        return cube.LEVEL_ALIGN[self.level] if cube.is_cube_level(self.level) else plan.unit(soc, self.dtype.nbytes)
 
 
 @dataclass(frozen=True)
@@ -106,9 +106,13 @@ class UbPlan:
         """UB of SyncAll's work area (0 in a kernel that does not sync)."""
         return sync_all_ub_bytes(soc) if self.sync_all else 0
 
-    def unit(self, soc: Soc) -> int:
-        """What every buffer size is rounded up to: 32 bytes, or a whole repeat in a kernel that compares."""
-        return soc.repeat_bytes if self.compare else soc.block_bytes
+    def unit(self, soc: Soc, nbytes: int = 4) -> int:
+        """What a buffer of `nbytes` elements is rounded up to: 32 bytes, or in a kernel that
+        compares as many elements as a whole f32 repeat holds (the lowering rounds every vector
+        count up to CMP_ALIGN = 64 elements: 256 bytes, or 512 for int64 tiles)."""
+        if not self.compare:
+            return soc.block_bytes
+        return soc.repeat_bytes * max(1, nbytes // 4)
 
     @property
     def scratch_slots(self) -> int:
@@ -147,7 +151,7 @@ class UbPlan:
         slot = 0
         if self.scratch_slots:
             known = [c for c in (_try_eval(ev, c, env) for c in self.slot_capacities) if c is not None]
-            slot = align(max(known, default=0) * self.slot_dtype.nbytes, unit)
+            slot = align(max(known, default=0) * self.slot_dtype.nbytes, self.unit(soc, self.slot_dtype.nbytes))
         span = max(self.scratch, key=lambda s: s.tiles).span if self.scratch else None
         return UbUsage(tuple(items), self.scratch_slots * slot, span, self.sync_bytes(soc),
                        STAGING_BYTES if self.staging else 0, SCALAR_OUT_BYTES * len(self.scalar_outs))

@@ -555,6 +555,16 @@ class _Run:
                 except ValueError as err:
                     raise self.err(node, str(err), None) from None
             return rows
+        if cat == "take":
+            fx, fi = args
+            node = e
+
+            def take(env):
+                try:
+                    return fn(fx(env), fi(env))
+                except ValueError as err:
+                    raise self.err(node, str(err), None) from None
+            return take
         if cat == "cube":
             if e.op == "zeros":
                 fr, fc = args[0], args[1]
@@ -641,7 +651,6 @@ class _UbTracker:
         self.p = program
         self.soc = soc
         self.plan = program.plan
-        self.unit = self.plan.unit(soc)
         self.buffers = {b.name: b for b in self.plan.buffers}
         self.units = {}                # cube tiles: what each axis rounds up to (whole fractals)
         for b in self.plan.buffers:
@@ -684,7 +693,8 @@ class _UbTracker:
         for name, n in self.elems.items():
             b = self.buffers[name]
             items.append((b, n, align(n * b.dtype.nbytes, b.unit(self.plan, self.soc))))
-        scratch = self.plan.scratch_slots * align(self.slot_elems * self.plan.slot_dtype.nbytes, self.unit)
+        scratch = self.plan.scratch_slots * align(self.slot_elems * self.plan.slot_dtype.nbytes,
+                                                  self.plan.unit(self.soc, self.plan.slot_dtype.nbytes))
         usage = UbUsage(tuple(items), scratch, self.scratch_span, self.plan.sync_bytes(self.soc),
                         STAGING_BYTES if self.plan.staging else 0, SCALAR_OUT_BYTES * len(self.plan.scalar_outs))
         for level in BUDGET_LEVELS:

@@ -22,6 +22,7 @@ Categories (each has one typing rule in the verifier):
   element   tile -> scalar: one element
   repeat    tile of row values -> tile of whole rows: each value repeated k times
   gather    tile of whole rows + an index per row -> one element per row
+  take      tile + a tile of indices into it -> one element per index (a gather within a row)
   cube      the cube unit's matrix multiply-accumulate (mmad) and its L0C accumulator (zeros);
             their operands live in L0A / L0B / L0C, not UB (typing rules in the verifier's
             `_cube_type`, layouts in `cube.py`, lowering in `passes/cube.py`)
@@ -265,6 +266,16 @@ def _pick(x, index, k=0):
     return x[pos]
 
 
+def _take(x, index):
+    """x[index[i]]; an index outside [0, len(x)) is an error (the kernel would read outside the tile)."""
+    idx = np.asarray(index).astype(np.int64)
+    bad = np.flatnonzero((idx < 0) | (idx >= x.shape[0]))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"take: index {int(idx[i])} at position {i} is outside the tile of {x.shape[0]} elements")
+    return x[idx]
+
+
 def _reduce(fn):
     """numpy meaning of a reduction: over the whole tile (axis "all") to a scalar, or along one
     axis to a tile (with that axis kept as 1 when keepdim)."""
@@ -444,6 +455,13 @@ OPS_LIST: list[OpSpec] = [
            "x[i * k + index[i]] (index: an i32 tile, clamped to the row), e.g. the target logit of every row",
            api="Gather", note="at byte offsets (i * pitch + index[i]) * 4 (CreateVecIndex, Muls, Maxs, Mins, Add, Muls)",
            dtypes=frozenset({DType.f32}), scratch=1, inplace=False, example="pick(xu, cast(tu, i32), C)"),
+    # -- a gather within one tile: any element, by an index tile --
+    OpSpec("take", "take", (V, _p("index")), _take,
+           "x[index[i]] for every index (index: an i32 tile of positions in x, not clamped), e.g. torch.gather "
+           "along a row held whole in UB",
+           api="Gather", note="at byte offsets index[i] * sizeof(x) (Muls); an index outside the tile is "
+           "reported by the emulator at this line (on the NPU it reads whatever lies there)",
+           dtypes=F, scratch=1, inplace=False, example="take(xu, cast(iu, i32))"),
     # -- conversion and element access --
     OpSpec("cast", "cast", (V, _p("dtype", "dtype"), _p("round", "round", "none")), cast_numpy,
            "convert to dtype; round: none (nearest for floats, truncate float->int) rint floor ceil round trunc odd",
@@ -580,5 +598,6 @@ UNARY_PRECEDENCE = 6
 # Functions with the same name as a table op but spelled with the Python builtin (`abs(x)`,
 # `max(a, b)`) need no alias; `**` and `pow` are the same op.
 assert all(op.category in {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce",
-                           "scan", "window", "cast", "element", "repeat", "gather", "cube"} for op in OPS_LIST)
+                           "scan", "window", "cast", "element", "repeat", "gather", "take", "cube"}
+           for op in OPS_LIST)
 assert FLOATS >= {DType.f16, DType.f32}

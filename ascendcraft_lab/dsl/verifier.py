@@ -1039,6 +1039,16 @@ class _Verifier:
                 raise self.err(args[1], f"pick() takes one i32 index per row, not a {_kind_text(idx)}",
                                "load the indices as a tile and convert them: `cast(tu, i32)`")
             return TileType(t.dtype, idx.shape)
+        if cat == "take":
+            t = self._value(args[0], op)
+            if not isinstance(t, TileType):
+                raise self.err(args[0], "`take` reads elements of a tile, not of a scalar", "pass a UB tile")
+            self._need_dtype(e, spec, t.dtype)
+            idx = self._value(args[1], op)
+            if not (isinstance(idx, TileType) and idx.dtype is DType.i32):
+                raise self.err(args[1], f"take() takes an i32 tile of positions, not a {_kind_text(idx)}",
+                               "load the indices as a tile and convert them: `cast(iu, i32)`")
+            return TileType(t.dtype, idx.shape)
         if cat == "cube":
             return self._cube_type(e, args)
         if cat == "cast":

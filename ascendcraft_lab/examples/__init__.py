@@ -97,6 +97,12 @@ EXAMPLES: list[Example] = [
     _ex("broadcast", "row_scale", {"batch_size": 37, "dim": 3001},
         "a per-row factor (B, 1) spread by Brcb and read with block stride 0; a one-element tensor "
         "loaded once per core"),
+    _ex("index", "gather", {"batch_size": 37, "dim": 1003, "picks": 20011},
+        "torch.gather along a row: the row whole in UB, int64 indices cast to i32 byte offsets, one vector "
+        "Gather per tile (take); an out-of-range index is an emulator finding at the take line"),
+    _ex("index", "embedding", {"batch_size": 3, "seq_len": 37, "num_embeddings": 1003, "embedding_dim": 20011},
+        "nn.Embedding: the token read as a scalar from GM addresses the copy-in of its weight row (the Model's "
+        "Param); a token past the table is a gm-out-of-bounds finding at the load line"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

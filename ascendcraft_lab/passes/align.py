@@ -61,7 +61,12 @@ def write(project: Project) -> None:
 
     unit = "REPEAT_BYTES" if compare else "BLOCK_BYTES"
     source.rules[GmCopy] = copy
-    source.rules[BufferBytes] = lambda h, s: f"AlignUp({paren(h.capacity)} * {h.elem_size}, {unit})"
+    def buffer_bytes(h, s):
+        # in a kernel that compares every vector count is rounded up to CMP_ALIGN elements: an
+        # int64 tile needs whole 512-byte units to hold them (dsl/buffers.py: UbPlan.unit)
+        wide = compare and h.elem_size in ("sizeof(int64_t)", "sizeof(uint64_t)")
+        return f"AlignUp({paren(h.capacity)} * {h.elem_size}, {'2 * REPEAT_BYTES' if wide else unit})"
+    source.rules[BufferBytes] = buffer_bytes
     source.rules[CompareCount] = lambda h, s: f"AlignUp({h.count}, CMP_ALIGN)"
     if compare:
         source.rules[ExactWrite] = lambda h, s: f"ZeroAfter({h.tile}, {h.count});"

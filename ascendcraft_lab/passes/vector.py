@@ -437,6 +437,9 @@ class ComputeLowering(RegisterWalk):
         if cat == "reduce":
             self._reduce_rows(e, out, v[0])
             return
+        if cat == "take":
+            self._take(e, out, v[0], v[1], n)
+            return
         raise LoweringError(f"`{e.op}` has no tile rule in the rule engine", e)
 
     # -- tiles of rows -----------------------------------------------------------------------------
@@ -650,6 +653,23 @@ class ComputeLowering(RegisterWalk):
         em.line(f"Add({offs.name}, {offs.name}, {col}, {n});")
         em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>(sizeof(float)), {n});  // element -> byte offset")
         em.line(f"Gather({out.name}, {src.name}, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
+        self.ctx.release(offs)
+
+    def _take(self, e: ir.Call, out: Tile, src: Tile, index: Tile, n: str) -> None:
+        if out.name in (src.name, index.name):
+            raise LoweringError("take() cannot write over its own operand; assign it to a new name", e)
+        offs = self.ctx.take_slot(ir.DType.i32)
+        em = self.em
+        length = self.ctx.count(e.args[0].type, exact=True)
+        em.line(f"// {expr_text(e)}: element index[i] of the source by a vector Gather at byte offset index[i] * size;")
+        em.line("// not clamped: the indices are the reference's. The Gather reads a handle sized to the source's")
+        em.line("// valid elements (SetSize), so an index into the buffer's padding is outside it too")
+        em.line(f"Muls({offs.name}, {index.name}, static_cast<int32_t>(sizeof({src.dtype.cpp})), {n});  // element -> byte offset")
+        em.line("{")
+        em.line(f"    LocalTensor<{src.dtype.cpp}> valid = {src.name};")
+        em.line(f"    valid.SetSize(static_cast<uint32_t>({length}));")
+        em.line(f"    Gather({out.name}, valid, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
+        em.line("}")
         self.ctx.release(offs)
 
     def _index_call(self, e: ir.Call) -> str | None:

@@ -2,9 +2,10 @@
 
 `ascendcraft bench ascendcraft_lab/suite` runs all of them: the 52 ops of the paper's seven
 categories (activation 15, loss 7, math 6, normalization 8, optimizer 5, pooling 6, reduce 5), and
-beyond them broadcast 7 (issue 17: bias vectors, per-row values, one-element tensors) and the cube's
-matmul folder (issue 19, 12: square, rectangular, A^T, B^T, bmm, 4-D, nn.Linear + bias, linear + relu,
-matrix-vector, triu / tril of a product, diag(v) @ B).
+beyond them (issue 17) broadcast 7 (bias vectors, per-row values, one-element tensors) and index 11
+(argmax/argmin, gather, take_along_dim, index_select, nn.Embedding, index_add, scatter_add,
+masked_fill), and the cube's matmul folder (issue 19, 12: square, rectangular, A^T, B^T, bmm, 4-D,
+nn.Linear + bias, linear + relu, matrix-vector, triu / tril of a product, diag(v) @ B).
 Each file declares its second ("tail") shape as a module-level dict of constant overrides, `TAIL = {"dim": 20011, ...}` (see ascendcraft_lab.bench.suite). The expert examples
 with hand-written DSL stay in ascendcraft_lab.examples.
 """

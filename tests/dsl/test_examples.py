@@ -10,7 +10,8 @@ from ascendcraft_lab.examples import CATEGORIES, EXAMPLES, get_example
 from ascendcraft_lab.reference import ReferenceRun
 from ascendcraft_lab.soc import get_soc
 
-CATEGORY_ORDER = ("activation", "normalization", "optimizer", "reduce", "pooling", "math", "loss", "matmul", "broadcast")
+CATEGORY_ORDER = ("activation", "normalization", "optimizer", "reduce", "pooling", "math", "loss", "matmul", "broadcast",
+                  "index")
 
 
 def test_catalog_has_at_least_two_examples_in_each_category():

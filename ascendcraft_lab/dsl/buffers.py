@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from ..soc import Soc
+from . import cube
 from .errors import DslError, Span, human_bytes
 from .host import HostEvaluator, sync_all_ub_bytes
 from .ir import (Assign, Attr, Call, Const, DType, Expr, For, If, Level, Load, Name, Program, ScalarType, Stage,
@@ -40,7 +41,7 @@ class UbBuffer:
     name: str
     dtype: DType
     level: Level
-    role: str                               # VECIN | VECOUT | VECCALC (UB), L1 (cube input)
+    role: str                               # VECIN | VECOUT | VECCALC (UB); A1 | B1 (L1), A2 (L0A), B2 (L0B), CO1 (L0C)
     capacities: tuple[Expr | None, ...]     # elements per definition site; None: known only at run time
     defined_in: StageKind
     used_in: frozenset[StageKind]
@@ -51,8 +52,13 @@ class UbBuffer:
     @property
     def nbuf(self) -> int:
         """Copies in UB: queues are double-buffered so copy-in, compute and copy-out overlap
-        (a tile loaded once per core needs one)."""
-        return 2 if self.role in ("VECIN", "VECOUT") and not self.once else 1
+        (a tile loaded once per core needs one); the cube's input queues likewise, so MTE2, MTE1
+        and M overlap; one L0C accumulator."""
+        return 2 if self.role in ("VECIN", "VECOUT", "A1", "B1", "A2", "B2") and not self.once else 1
+
+    def unit(self, plan: "UbPlan", soc: Soc) -> int:
+        """What this buffer's bytes round up to: its cube level's InitBuffer unit, or the UB's."""
+        return cube.LEVEL_ALIGN[self.level] if cube.is_cube_level(self.level) else plan.unit(soc)
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,7 @@ class UbPlan:
     staging: bool = False                       # scalars pass through the vector unit: the staging block
     scalar_outs: tuple[str, ...] = ()           # scalars stored to GM: one queue each
     compare: bool = False                       # Compare in the kernel: buffers padded to whole repeats
+    operands: tuple = ()                        # cube.Operand per L1 tile: how it reaches L0A / L0B
     padded: tuple[tuple[str, Call], ...] = ()   # tiles living padded for a window op: (name, the op)
 
     def padding(self, name: str) -> Call | None:
@@ -86,6 +93,14 @@ class UbPlan:
 
     def buffer(self, name: str) -> UbBuffer | None:
         return next((b for b in self.buffers if b.name == name), None)
+
+    @property
+    def uses_cube(self) -> bool:
+        return any(cube.is_cube_level(b.level) for b in self.buffers)
+
+    def operand(self, name: str) -> "cube.Operand | None":
+        """The operand an L1 tile or an L0A / L0B tile belongs to."""
+        return next((op for op in self.operands if name in (op.l1, op.l0)), None)
 
     def sync_bytes(self, soc: Soc) -> int:
         """UB of SyncAll's work area (0 in a kernel that does not sync)."""
@@ -107,14 +122,15 @@ class UbPlan:
         """Elements of a scratch slot: as many as the largest tile a statement with temporaries
         touches (the buffers' sizes when no statement gives one)."""
         caps = tuple(c for need in self.scratch for c, _ in need.sizes if c is not None)
-        return caps or tuple(c for b in self.buffers for c in b.capacities if c is not None)
+        return caps or tuple(c for b in self.buffers if b.level is Level.UB for c in b.capacities if c is not None)
 
     @property
     def slot_dtype(self) -> DType:
         """A slot holds a temporary of any dtype the statements compute (f32 math on f16 tiles);
         8-byte tiles (int64 indices) widen the slots only when a statement with temporaries touches one."""
         in_scratch = {dt for need in self.scratch for _, dt in need.sizes}
-        widths = [b.dtype for b in self.buffers if b.dtype.nbytes <= 4 or b.dtype in in_scratch] + sorted(in_scratch, key=str)
+        widths = [b.dtype for b in self.buffers if b.level is Level.UB and (b.dtype.nbytes <= 4 or b.dtype in in_scratch)] \
+            + sorted(in_scratch, key=str)
         return max(widths, key=lambda d: d.nbytes, default=DType.f32)
 
     def usage(self, env: Mapping[str, int | float], soc: Soc) -> "UbUsage":
@@ -127,7 +143,7 @@ class UbPlan:
             known = [c for c in (_try_eval(ev, c, env) for c in b.capacities) if c is not None]
             if known:
                 elems = max(known)
-                items.append((b, elems, align(elems * b.dtype.nbytes, unit)))
+                items.append((b, elems, align(elems * b.dtype.nbytes, b.unit(self, soc))))
         slot = 0
         if self.scratch_slots:
             known = [c for c in (_try_eval(ev, c, env) for c in self.slot_capacities) if c is not None]
@@ -196,6 +212,9 @@ def capacity_limit(level: Level, soc: Soc) -> int:
             Level.L0B: soc.l0b_bytes, Level.L0C: soc.l0c_bytes}[level]
 
 
+BUDGET_LEVELS = (Level.UB,) + cube.CUBE_LEVELS
+
+
 MAX_COPY_ROWS = 4095        # DataCopyPad's blockCount: rows one strided copy moves
 
 
@@ -227,7 +246,7 @@ def check_budget(program: Program, env: Mapping[str, int | float], soc: Soc) -> 
     check_rows(program, env, soc)
     plan = ub_buffers(program)
     usage = plan.usage(env, soc)
-    for level in (Level.UB, Level.L1):
+    for level in BUDGET_LEVELS:
         total = usage.total(level)
         limit = capacity_limit(level, soc)
         if total > limit:
@@ -249,14 +268,20 @@ def budget_error(program: Program, usage: UbUsage, level: Level, soc: Soc, total
     room = f"UB usable on {soc.name}" if level is Level.UB else f"{level.value} of {soc.name}"
     msg = (f"{when}{what} with the other {level.value} buffers needs {human_bytes(total)} "
            f"({usage.breakdown(level)}), over the {human_bytes(limit)} of {room}")
-    help = (f"lower `tile` in the host function — ub_elems(dtype, live=K) with K covering all {count} "
-            "buffer copies and the scratch — or split the row into tiles")
+    if level is Level.UB:
+        help = (f"lower `tile` in the host function — ub_elems(dtype, live=K) with K covering all {count} "
+                "buffer copies and the scratch — or split the row into tiles")
+    else:
+        steps = {Level.L1: "base_m / base_n / base_k", Level.L0A: "base_m or base_k", Level.L0B: "base_k or base_n",
+                 Level.L0C: "base_m or base_n"}[level]
+        help = (f"lower {steps} in the host function: the {count} {level.value} buffer copies (double-buffered "
+                "queues) must fit together, each rounded up to whole fractals")
     return DslError(msg, span, help, program.path, program.source)
 
 
 # ----------------------------------------------------------------------------- what the plan derives from the IR
 
-STAGE_ORDER = {StageKind.copyin: 0, StageKind.compute: 1, StageKind.copyout: 2}
+STAGE_ORDER = {StageKind.copyin: 0, StageKind.split: 1, StageKind.compute: 2, StageKind.copyout: 3}
 
 
 @dataclass(frozen=True)

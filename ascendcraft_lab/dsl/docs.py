@@ -30,6 +30,7 @@ _CATEGORY_TITLES = [
     ("gather", "Per-row gather (tiles of whole rows)"),
     ("cast", "Conversion"),
     ("element", "Element access (tile -> scalar)"),
+    ("cube", "The cube (matrices in L0A / L0B, the accumulator in L0C)"),
 ]
 
 _EXAMPLE = "activation/softmax"

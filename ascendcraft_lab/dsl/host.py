@@ -10,6 +10,7 @@ import math
 from typing import Callable, Mapping
 
 from ..soc import Soc, get_soc
+from .cube import uses_cube
 from .errors import DslError
 from .ir import (Attr, Call, Const, DType, DTypeRef, Expr, Name, Program, ScalarParam, SyncAll, TensorParam,
                  walk_exprs, walk_stmts)
@@ -44,8 +45,10 @@ SYNC_ALL_BYTES_PER_CORE = 32
 
 
 def syncs_all(program: Program) -> bool:
-    """The kernel calls sync_all(), which the lowering turns into SyncAll's soft form."""
-    return any(isinstance(s, SyncAll) for s, _ in walk_stmts(program.kernel.body))
+    """The kernel calls sync_all(), which the lowering turns into SyncAll's soft form (with its
+    GM flags and UB work area). In a kernel that uses the cube, sync_all() hands over between the
+    cube and the vector cores by cross-core flags instead, which take no memory."""
+    return any(isinstance(s, SyncAll) for s, _ in walk_stmts(program.kernel.body)) and not uses_cube(program)
 
 
 def sync_all_ub_bytes(soc: Soc) -> int:

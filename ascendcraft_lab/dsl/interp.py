@@ -18,12 +18,13 @@ from typing import Mapping
 import numpy as np
 
 from ..soc import Soc, get_soc
-from .buffers import SCALAR_OUT_BYTES, STAGING_BYTES, UbUsage, align, budget_error, capacity_limit
+from . import cube
+from .buffers import BUDGET_LEVELS, SCALAR_OUT_BYTES, STAGING_BYTES, UbUsage, align, budget_error, capacity_limit
 from .errors import DslError
 from .host import bind_dims, output_shape
-from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef, Expr, For, If,
-                 IndexExpr, IndexSlice, IndexWindows, Level, Load, Name, Program, Range, RangeType, ScalarType, Stage,
-                 Store, Str, SyncAll, TensorRole, TileType, Tiles, walk_exprs)
+from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTiles, DType, DTypeRef, Expr, For,
+                 If, IndexExpr, IndexSlice, IndexWindows, Level, LevelRef, Load, Name, Program, Range, RangeType,
+                 ScalarType, Stage, Store, Str, SyncAll, TensorRole, TileType, Tiles, walk_exprs)
 from .ops import OPS, cast_numpy, to_bf16
 from .tiles import footprint_elems, is_pitched
 from .verifier import _unify, check_launch, verify
@@ -212,9 +213,9 @@ class _Run:
                 if not isinstance(v, np.ndarray):   # a scalar broadcast by `yu = s`-like code cannot happen; keep safe
                     v = np.asarray(v)
                 env[name] = v
-                ub.note(name, ub.footprint(name, v), st)
+                ub.note(name, ub.elems_of(name, v), st)
                 if temps:
-                    ub.note_slot(max([ub.footprint(name, v)] + [ub.footprint(n, env[n]) for n in leaves if n in env]), st)
+                    ub.note_slot(max([ub.elems_of(name, v)] + [ub.elems_of(n, env[n]) for n in leaves if n in env]), st)
             return assign_tile
         dtype = self.p.local_type(name).dtype
         if temps:
@@ -222,7 +223,7 @@ class _Run:
 
             def assign_scalar_from_tiles(env):
                 env[name] = _rep(value(env), dtype)
-                ub.note_slot(max([ub.footprint(n, env[n]) for n in leaves if n in env], default=0), st)
+                ub.note_slot(max([ub.elems_of(n, env[n]) for n in leaves if n in env], default=0), st)
             return assign_scalar_from_tiles
 
         def assign_scalar(env):
@@ -293,10 +294,18 @@ class _Run:
         return win
 
     def _load(self, st: Load):
-        index = self._index(st.src, write=False)
-        arr = self.arrays[st.src.tensor]
         name = st.target
         ub = self.ub
+        if st.level in (Level.L0A, Level.L0B):      # an L1 tile moved to L0 (the matrix as it was, or transposed)
+            src, transpose = st.src.tensor, st.transpose
+
+            def move(env):
+                v = env[src]
+                env[name] = np.ascontiguousarray(v.T if transpose else v)
+                ub.note(name, ub.elems_of(name, env[name]), st)
+            return move
+        index = self._index(st.src, write=False)
+        arr = self.arrays[st.src.tensor]
         tile = isinstance(self.p.local_type(name), TileType)
         dtype = self.p.local_type(name).dtype
 
@@ -305,7 +314,7 @@ class _Run:
             if tile:
                 v = v.copy()
                 env[name] = v
-                ub.note(name, ub.footprint(name, v), st)
+                ub.note(name, ub.elems_of(name, v), st)
             else:
                 env[name] = _rep(v, dtype)
         return load
@@ -316,10 +325,15 @@ class _Run:
         written = self.written.get(st.dst.tensor, np.zeros(arr.shape, dtype=bool))
         name = st.value.id
         acc = st.accumulate
+        # Fixpipe converts the L0C accumulator to the output's dtype (bf16 is kept in f32, rounded)
+        to_out = to_bf16 if (isinstance(st.value.type, TileType) and st.value.type.level is Level.L0C
+                             and self.p.param(st.dst.tensor).dtype is DType.bf16) else None
 
         def store(env):
             idx = index(env)
             v = env[name]
+            if to_out is not None:
+                v = to_out(v)
             if isinstance(v, np.ndarray):
                 target_shape = arr[idx].shape
                 if v.shape != target_shape:
@@ -372,6 +386,25 @@ class _Run:
                     env[var] = RangeVal(start, min(n, tot - start), b)
                     body(env)
             return core_chunk
+        if isinstance(it, CoreTiles):
+            exts, steps = [self._expr(x) for x in it.extents], [self._expr(x) for x in it.steps]
+            names = st.vars
+            cores = int(self.launch["cores"])
+
+            def core_tiles(env):
+                ext, step = [f(env) for f in exts], [f(env) for f in steps]
+                if any(x < 1 for x in step):
+                    raise self.err(it, f"core_tiles() gets steps {step}", "every tile step is at least 1")
+                counts = [-(-max(e, 0) // x) for e, x in zip(ext, step)]
+                total = int(np.prod(counts, dtype=np.int64))
+                mine = range(env["__block__"], total, cores)      # round-robin: block q on core q % cores
+                count(len(mine))
+                for q in mine:
+                    for var, i, e, x in zip(names, np.unravel_index(q, counts), ext, step):
+                        i = int(i)
+                        env[var] = RangeVal(i * x, min(x, e - i * x), i)
+                    body(env)
+            return core_tiles
         if isinstance(it, Tiles):
             ext, step = self._expr(it.extent), self._expr(it.step)
             ranged = isinstance(it.extent.type, RangeType)
@@ -422,8 +455,8 @@ class _Run:
             obj, attr = e.obj.id, e.attr
             getter = operator.attrgetter(attr)
             return lambda env: getter(env[obj])
-        if isinstance(e, (DTypeRef, Str)):
-            v = e.dtype if isinstance(e, DTypeRef) else e.value
+        if isinstance(e, (DTypeRef, Str, LevelRef)):
+            v = e.dtype if isinstance(e, DTypeRef) else e.level if isinstance(e, LevelRef) else e.value
             return lambda env: v
         assert isinstance(e, Call)
         return self._call(e)
@@ -522,6 +555,13 @@ class _Run:
                 except ValueError as err:
                     raise self.err(node, str(err), None) from None
             return rows
+        if cat == "cube":
+            if e.op == "zeros":
+                fr, fc = args[0], args[1]
+                dt = e.args[3].dtype
+                return lambda env: fn(fr(env), fc(env), None, dt)
+            fa, fb, facc = args
+            return lambda env: fn(fa(env), fb(env), facc(env))
         if cat == "cast":
             f = args[0]
             dtype = e.args[1].dtype
@@ -603,15 +643,28 @@ class _UbTracker:
         self.plan = program.plan
         self.unit = self.plan.unit(soc)
         self.buffers = {b.name: b for b in self.plan.buffers}
+        self.units = {}                # cube tiles: what each axis rounds up to (whole fractals)
+        for b in self.plan.buffers:
+            op = self.plan.operand(b.name)
+            if b.level is Level.L1:
+                self.units[b.name] = op.l1_units
+            elif b.level in (Level.L0A, Level.L0B):
+                self.units[b.name] = op.l0_units
+            elif b.level is Level.L0C:
+                self.units[b.name] = cube.l0c_units()
         self.elems: dict[str, int] = {}
         self.slot_elems = 0
         self.scratch_span = None
         self.peak = 0
 
-    def footprint(self, name: str, value: np.ndarray) -> int:
-        """Elements tile `name` takes in UB for this value: rows x pitch for a tile of rows (tiles.py)."""
+    def elems_of(self, name: str, v: np.ndarray) -> int:
+        """Elements the tile takes in its buffer: a cube tile's shape in whole fractals, a UB tile of
+        rows its rows x pitch (tiles.py)."""
+        units = self.units.get(name)
+        if units:
+            return int(np.prod(cube.padded_shape(v.shape, units)))
         t = self.p.local_type(name)
-        return footprint_elems(value.shape, t.dtype, is_pitched(t))
+        return footprint_elems(v.shape, t.dtype, is_pitched(t))
 
     def note(self, name: str, elems: int, st):
         if elems <= self.elems.get(name, -1):
@@ -630,11 +683,11 @@ class _UbTracker:
         items = []
         for name, n in self.elems.items():
             b = self.buffers[name]
-            items.append((b, n, align(n * b.dtype.nbytes, self.unit)))
+            items.append((b, n, align(n * b.dtype.nbytes, b.unit(self.plan, self.soc))))
         scratch = self.plan.scratch_slots * align(self.slot_elems * self.plan.slot_dtype.nbytes, self.unit)
         usage = UbUsage(tuple(items), scratch, self.scratch_span, self.plan.sync_bytes(self.soc),
                         STAGING_BYTES if self.plan.staging else 0, SCALAR_OUT_BYTES * len(self.plan.scalar_outs))
-        for level in (Level.UB, Level.L1):
+        for level in BUDGET_LEVELS:
             total = usage.total(level)
             if level is Level.UB:
                 self.peak = max(self.peak, total)

@@ -8,8 +8,9 @@ of differently formatted text compare equal.
     HostFunc(name, params, body: (Assign, ...), launch: Launch(cores, fields))
     Kernel(name, params: (TensorParam | ScalarParam | TilingParam, ...), body: (Stmt, ...))
     Stmt  = Assign | Load | Store | For(var, iter, body) | Stage(kind, body) | If | Barrier | SyncAll
-    Iter  = CoreRows(rows, total) | CoreChunk(size, total) | Tiles(extent, step) | Range(start, stop, step)
-    Expr  = Const | Name | Attr | Call(op, args) | DTypeRef | Str      (Call.op names an entry of ops.OPS)
+    Iter  = CoreRows(rows, total) | CoreChunk(size, total) | CoreTiles(extents, steps) | Tiles(extent, step)
+            | Range(start, stop, step)
+    Expr  = Const | Name | Attr | Call(op, args) | DTypeRef | LevelRef | Str   (Call.op names an entry of ops.OPS)
     GmRef(tensor, index: (IndexExpr | IndexSlice | IndexWindows, ...) | None)
     Type  = ScalarType(dtype) | TileType(dtype, shape, level) | RangeType | TensorType | TilingType
 """
@@ -111,9 +112,10 @@ class Level(enum.Enum):
 
 
 class StageKind(enum.Enum):
-    copyin = "copyin"     # GM -> UB (MTE2); only loads
-    compute = "compute"   # vector and scalar work on UB tiles
-    copyout = "copyout"   # UB -> GM (MTE3); only stores
+    copyin = "copyin"     # GM -> UB or L1 (MTE2); only loads
+    split = "split"       # L1 -> L0A / L0B (MTE1); only loads of L1 tiles
+    compute = "compute"   # vector and scalar work on UB tiles, or mmad on L0 tiles (the cube)
+    copyout = "copyout"   # UB -> GM (MTE3) or L0C -> GM (Fixpipe); only stores
 
 
 class TensorRole(enum.Enum):
@@ -178,6 +180,13 @@ class DTypeRef(Expr):
 
 
 @dataclass(frozen=True)
+class LevelRef(Expr):
+    """A memory level used as an argument (`zeros(m, n, L0C)`)."""
+
+    level: Level
+
+
+@dataclass(frozen=True)
 class Str(Expr):
     """A string argument (`round="rint"`)."""
 
@@ -239,11 +248,13 @@ class Assign(Stmt):
 
 @dataclass(frozen=True)
 class Load(Stmt):
-    """`xu = load(x[r, c])` — GM -> UB (or L1) in a copyin stage."""
+    """`xu = load(x[r, c])` — GM -> UB (or L1) in a copyin stage; `a0 = load(a1, L0A)` — an L1
+    tile into L0A / L0B in a split stage (`src` then names the tile, `transpose` swaps its axes)."""
 
     target: str
     src: GmRef
     level: Level = Level.UB
+    transpose: bool = False
 
 
 @dataclass(frozen=True)
@@ -274,6 +285,16 @@ class CoreChunk(Node):
 
 
 @dataclass(frozen=True)
+class CoreTiles(Node):
+    """`core_tiles((M, N), (bm, bn))`: the blocks of an (M, N) grid in bm x bn tiles (the last of
+    each axis may be short), handed to the cores round-robin: block q (row-major over the grid)
+    belongs to core q % cores. One range variable per axis."""
+
+    extents: tuple[Expr, ...]
+    steps: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
 class Tiles(Node):
     """`tiles(extent, step)`: ranges of `step` elements over [0, extent) or over a range
     variable; the last may be short."""
@@ -289,7 +310,7 @@ class Range(Node):
     step: Expr
 
 
-Iter = Union[CoreRows, CoreChunk, Tiles, Range]
+Iter = Union[CoreRows, CoreChunk, CoreTiles, Tiles, Range]
 
 
 @dataclass(frozen=True)
@@ -297,6 +318,11 @@ class For(Stmt):
     var: str
     iter: Iter
     body: tuple[Stmt, ...]
+    rest: tuple[str, ...] = ()     # further loop variables (`for mi, ni in core_tiles(...)`)
+
+    @property
+    def vars(self) -> tuple[str, ...]:
+        return (self.var,) + self.rest
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,9 @@ Categories (each has one typing rule in the verifier):
   element   tile -> scalar: one element
   repeat    tile of row values -> tile of whole rows: each value repeated k times
   gather    tile of whole rows + an index per row -> one element per row
+  cube      the cube unit's matrix multiply-accumulate (mmad) and its L0C accumulator (zeros);
+            their operands live in L0A / L0B / L0C, not UB (typing rules in the verifier's
+            `_cube_type`, layouts in `cube.py`, lowering in `passes/cube.py`)
 """
 from __future__ import annotations
 
@@ -44,8 +47,9 @@ ROUND_MODES = {"none": "CAST_NONE", "rint": "CAST_RINT", "floor": "CAST_FLOOR", 
 @dataclass(frozen=True)
 class OpParam:
     name: str
-    kind: str                      # value | int | scalar | dtype | round | axis (an int literal, or "all") | bool
-    default: object = None         # an ir.Const / str default; None: required
+    kind: str                      # value | int | scalar | dtype | round | level | axis (an int literal, or "all") | bool
+    default: object = None         # an ir.Const / str / DType default; None: required
+    positional: bool = False       # printed by position when given (mmad's accumulator), not as name=value
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,8 @@ class OpSpec:
 def _default_text(d) -> str:
     if isinstance(d, Const):
         return repr(d.value)
+    if isinstance(d, DType):
+        return d.value
     return repr(d)
 
 
@@ -270,6 +276,21 @@ def _reduce(fn):
         out = fn(x, axis=int(axis))
         return np.expand_dims(out, int(axis)) if keepdim else out
     return go
+
+
+def _mmad(a, b, acc=0.0):
+    """C = acc + a @ b on the cube: products exact (f16 / bf16 values are exact in f32), sums in f32
+    (int32 for i8). The interpreter sums in float64 and rounds once, which is within f32 rounding of
+    the cube's own order."""
+    if np.issubdtype(a.dtype, np.integer):
+        prod = a.astype(np.int64) @ b.astype(np.int64)
+        return (prod + np.asarray(acc, dtype=np.int64)).astype(np.int32)
+    prod = a.astype(np.float64) @ b.astype(np.float64)
+    return (prod + np.asarray(acc, dtype=np.float64)).astype(np.float32)
+
+
+def _zeros(rows, cols, level=None, dtype=None):
+    return np.zeros((int(rows), int(cols)), dtype=(dtype.np if dtype is not None else np.float32))
 
 
 _ROUNDERS = {"rint": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
@@ -432,6 +453,18 @@ OPS_LIST: list[OpSpec] = [
            note="GetValue(len - 1) after a vector->scalar sync", dtypes=ALL, example="carry = last(yu)"),
     OpSpec("first", "element", (V,), lambda x: x[0], "the tile's first element, as a scalar",
            note="GetValue(0) after a vector->scalar sync", dtypes=ALL, example="first(xu)"),
+    # -- the cube: operands in L0A / L0B, the accumulator in L0C (see cube.py) --
+    OpSpec("mmad", "cube", (_p("a"), _p("b"), OpParam("acc", "value", Const(0.0), positional=True)), _mmad,
+           "acc + a @ b: a (m x k) in L0A, b (k x n) in L0B, acc (m x n) in L0C; f16 / bf16 / f32 inputs "
+           "accumulate in f32, i8 in i32. Without acc (0.0) the product starts a new accumulation",
+           api="Mmad", note="MmadParams(m, n, k); cmatrixInitVal on the first K slice into a zeros() accumulator",
+           dtypes=frozenset({DType.f16, DType.bf16, DType.f32, DType.i8}), inplace=False, scalar_unit=False,
+           example="acc = mmad(a0, b0, acc)"),
+    OpSpec("zeros", "cube", (OpParam("rows", "int"), OpParam("cols", "int"), OpParam("level", "level"),
+                             OpParam("dtype", "dtype", DType.f32)), _zeros,
+           "a rows x cols accumulator at `level` (L0C), all zero: the block's sum over K starts here",
+           note="no instruction: the first Mmad into it writes L0C (MmadParams.cmatrixInitVal)",
+           dtypes=frozenset({DType.f32, DType.i32}), inplace=False, example="acc = zeros(mi.len, ni.len, L0C)"),
 ]
 
 OPS: dict[str, OpSpec] = {op.name: op for op in OPS_LIST}
@@ -547,5 +580,5 @@ UNARY_PRECEDENCE = 6
 # Functions with the same name as a table op but spelled with the Python builtin (`abs(x)`,
 # `max(a, b)`) need no alias; `**` and `pow` are the same op.
 assert all(op.category in {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce",
-                           "scan", "window", "cast", "element", "repeat", "gather"} for op in OPS_LIST)
+                           "scan", "window", "cast", "element", "repeat", "gather", "cube"} for op in OPS_LIST)
 assert FLOATS >= {DType.f16, DType.f32}

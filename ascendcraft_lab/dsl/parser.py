@@ -14,10 +14,10 @@ from pathlib import Path
 
 from .errors import DslError, Span
 from .host import HOST_OPS, SOC_CONSTANTS
-from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef, Expr, For, GmRef,
-                 HostFunc, If, IndexExpr, IndexSlice, IndexWindows, Kernel, Launch, LaunchField, Level, Load,
-                 Name, Program, Range, ScalarParam, Stage, StageKind, Store, Str, TensorParam, TensorRole,
-                 SyncAll, Tiles, TilingParam, walk_exprs)
+from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTiles, DType, DTypeRef, Expr, For,
+                 GmRef, HostFunc, If, IndexExpr, IndexSlice, IndexWindows, Kernel, Launch, LaunchField, Level,
+                 LevelRef, Load, Name, Program, Range, ScalarParam, Stage, StageKind, Store, Str, TensorParam,
+                 TensorRole, SyncAll, Tiles, TilingParam, walk_exprs)
 from .ops import BINARY_SYMBOLS, HOST_BUILTINS, OPS, ROUND_MODES, OpParam
 
 GRAMMAR = r"""
@@ -39,15 +39,17 @@ dim         := NAME | INT | dim_expr | "(" dim "," dim {"," dim} ")"   # a neste
 dim_expr    := an int expression of dims and int scalars: + - * // % min max   # e.g. (W - 5) // 2 + 1
 block       := stmt {stmt}
 stmt        := NAME "=" expr                                    # scalar or tile value (`x += e` is `x = x + e`)
-             | NAME "=" "load" "(" gm_ref ["," LEVEL] ")"       # in copyin: GM -> UB (LEVEL: UB, L1)
-             | "store" "(" gm_ref "," NAME ["," "accumulate" "=" BOOL] ")"   # in copyout: UB -> GM
-             | "for" NAME "in" iterator ":" block
-             | "with" ("copyin" | "compute" | "copyout") ":" block
+             | NAME "=" "load" "(" gm_ref ["," LEVEL] ")"       # in copyin: GM -> UB or L1 (LEVEL: UB, L1)
+             | NAME "=" "load" "(" NAME "," LEVEL ["," "transpose" "=" BOOL] ")"   # in split: L1 -> L0A / L0B
+             | "store" "(" gm_ref "," NAME ["," "accumulate" "=" BOOL] ")"   # in copyout: UB or L0C -> GM
+             | "for" NAME {"," NAME} "in" iterator ":" block    # several names: core_tiles only
+             | "with" ("copyin" | "split" | "compute" | "copyout") ":" block
              | "if" expr ":" block {"elif" expr ":" block} ["else" ":" block]
              | "barrier" "(" ")"                                # order the pipes of this core
              | "sync_all" "(" ")"                               # top level only: wait for every core
 iterator    := "core_rows" "(" expr "," expr ")"                # rows of this core: core_rows(rows_per_core, total)
              | "core_chunk" "(" expr "," expr ")"               # this core's range: core_chunk(per_core, total)
+             | "core_tiles" "(" "(" expr {"," expr} ")" "," "(" expr {"," expr} ")" ")"   # this core's blocks of a grid
              | "tiles" "(" expr "," expr ")"                    # tiles(extent_or_range, step): .start .len .index
              | "range" "(" expr ["," expr ["," expr]] ")"
 gm_ref      := NAME | NAME "[" index {"," index} "]"            # one index per axis of the (view) shape
@@ -55,6 +57,7 @@ index       := expr | [expr] ":" [expr] | "windows" "(" NAME "," expr "," expr "
 expr        := NUMBER | "True" | "False" | "inf" | NAME | NAME "." NAME
              | "-" expr | expr BINOP expr | expr CMPOP expr | "(" expr ")"
              | OP "(" expr {"," expr} {"," NAME "=" expr} ")"   # OP: a row of the operations table
+LEVEL       := "UB" | "L1" | "L0A" | "L0B" | "L0C"
 BINOP       := "+" | "-" | "*" | "/" | "//" | "%" | "**"
 CMPOP       := "<" | "<=" | ">" | ">=" | "==" | "!="           # not chained
 DTYPE       := "f16" | "bf16" | "f32" | "i8" | "i16" | "i32" | "i64" | "u8" | "bool"
@@ -64,6 +67,9 @@ ITERATORS = {
     "core_rows": "rows of this core: r in [b*rows, min((b+1)*rows, total)) for block b; r is an i32 scalar",
     "core_chunk": "this core's contiguous range [b*size, min((b+1)*size, total)) as one range value (.start, .len); "
                   "the loop runs once, or not at all on an idle core",
+    "core_tiles": "this core's blocks of a grid: `for mi, ni in core_tiles((M, N), (bm, bn))` walks the bm x bn "
+                  "blocks of M x N (the last of an axis may be short), block q (row-major) on core q % cores; one range "
+                  "variable per axis",
     "tiles": "ranges of `step` elements over [0, extent) or over a range value; .start, .len (the last may be "
              "short), .index",
     "range": "a scalar loop, as in Python",
@@ -73,9 +79,10 @@ _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 RESERVED = {"inf", "True", "False", "load", "store", "barrier", "sync_all", "windows", "Launch", "Tiling", "GM", "Out",
             "Param", "Workspace",
-            "Tensor", "host", "kernel", "copyin", "compute", "copyout"} | set(ITERATORS) | {d.value for d in DType} \
+            "Tensor", "host", "kernel", "copyin", "split", "compute", "copyout"} | set(ITERATORS) | {d.value for d in DType} \
     | {lv.name for lv in Level if lv is not Level.SCALAR}
-_LOAD_LEVELS = {"UB": Level.UB, "L1": Level.L1}
+_LOAD_LEVELS = {"UB": Level.UB, "L1": Level.L1, "L0A": Level.L0A, "L0B": Level.L0B}
+_LEVELS = {lv.value: lv for lv in Level if lv is not Level.SCALAR}
 MAX_SOURCE = 200_000   # characters; a draft is a page, not a book
 MAX_DEPTH = 100        # nesting of one expression: far beyond any kernel, well inside every recursive pass
 MAX_KERNEL_NAME = 64   # it names files (<name>_kernel.cpp), classes and the entry: keep them readable and legal
@@ -414,8 +421,8 @@ class _Parser:
             self._check_name(st.targets[0], target)
             v = st.value
             if _is_call(v, "load"):
-                src, level = self._load_args(v)
-                return Load(target, src, level, span=span)
+                src, level, transpose = self._load_args(v)
+                return Load(target, src, level, transpose, span=span)
             return Assign(target, self._expr(v), span=span)
         if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
             return self._augassign(st)
@@ -472,18 +479,32 @@ class _Parser:
     def _for(self, st: ast.For, span: Span) -> For:
         if st.orelse:
             raise self.err(st.orelse[0], "`for ... else` is not part of the DSL", "remove the else block")
-        if not isinstance(st.target, ast.Name):
-            raise self.err(st.target, "a loop variable is one name", "write `for c in tiles(N, t.tile):`")
-        self._check_name(st.target, st.target.id)
         it = st.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ITERATORS):
             raise self.err(it, f"cannot loop over `{_src(it)}`",
-                           "loop over core_rows(rows, total), core_chunk(size, total), tiles(extent, step) or range(...)")
-        if it.keywords or any(isinstance(a, ast.Starred) for a in it.args):
-            raise self.err(it, f"{it.func.id}() takes positional arguments only", f"write e.g. {_iter_example(it.func.id)}")
-        args = [self._expr(a) for a in it.args]
-        isp = self.span(it)
+                           "loop over core_rows(rows, total), core_chunk(size, total), core_tiles(extents, steps), "
+                           "tiles(extent, step) or range(...)")
         kind = it.func.id
+        targets = st.target.elts if isinstance(st.target, ast.Tuple) else [st.target]
+        if not all(isinstance(t, ast.Name) for t in targets) or (len(targets) > 1 and kind != "core_tiles"):
+            raise self.err(st.target, "a loop variable is one name" + (" (several only for core_tiles)" if kind != "core_tiles" else ""),
+                           "write `for c in tiles(N, t.tile):`" if kind != "core_tiles"
+                           else "write `for mi, ni in core_tiles((M, N), (t.base_m, t.base_n)):`")
+        names = [t.id for t in targets]
+        for t in targets:
+            self._check_name(t, t.id)
+        if len(set(names)) != len(names):
+            raise self.err(st.target, "a loop variable is named twice", "give each axis its own range variable")
+        if it.keywords or any(isinstance(a, ast.Starred) for a in it.args):
+            raise self.err(it, f"{kind}() takes positional arguments only", f"write e.g. {_iter_example(kind)}")
+        isp = self.span(it)
+        if kind == "core_tiles":
+            iterator = self._core_tiles(it, isp)
+            if len(names) != len(iterator.extents):
+                raise self.err(st.target, f"core_tiles() over {len(iterator.extents)} axes gives {len(iterator.extents)} "
+                               f"range variables, not {len(names)}", f"write `for {', '.join(f'r{i}' for i in range(len(iterator.extents)))} in ...`")
+            return For(names[0], iterator, self._block(st.body), tuple(names[1:]), span=self._head_span(st))
+        args = [self._expr(a) for a in it.args]
         if kind == "range":
             if not 1 <= len(args) <= 3:
                 raise self.err(it, "range() takes 1 to 3 arguments", "write range(stop), range(start, stop) or range(start, stop, step)")
@@ -496,32 +517,50 @@ class _Parser:
             if len(args) != 2:
                 raise self.err(it, f"{kind}() takes 2 arguments", f"write e.g. {_iter_example(kind)}")
             iterator = {"core_rows": CoreRows, "core_chunk": CoreChunk, "tiles": Tiles}[kind](*args, span=isp)
-        return For(st.target.id, iterator, self._block(st.body), span=self._head_span(st))
+        return For(names[0], iterator, self._block(st.body), span=self._head_span(st))
+
+    def _core_tiles(self, it: ast.Call, span: Span) -> CoreTiles:
+        usage = "write `core_tiles((M, N), (t.base_m, t.base_n))`: a tuple of extents and a tuple of steps"
+        if len(it.args) != 2 or not all(isinstance(a, ast.Tuple) for a in it.args):
+            raise self.err(it, "core_tiles() takes a tuple of extents and a tuple of steps", usage)
+        extents, steps = it.args[0].elts, it.args[1].elts
+        if not extents or len(extents) != len(steps) or len(extents) > 5:
+            raise self.err(it, f"core_tiles() gets {len(extents)} extents and {len(steps)} steps",
+                           "give one step per extent, for 1 to 5 axes")
+        return CoreTiles(tuple(self._expr(e) for e in extents), tuple(self._expr(e) for e in steps), span=span)
 
     def _with(self, st: ast.With, span: Span) -> Stage:
         if len(st.items) != 1 or st.items[0].optional_vars is not None \
                 or not isinstance(st.items[0].context_expr, ast.Name) \
                 or st.items[0].context_expr.id not in StageKind.__members__:
             raise self.err(st.items[0].context_expr if st.items else st, "a `with` block names one stage",
-                           "write `with copyin:`, `with compute:` or `with copyout:`")
+                           "write `with copyin:`, `with split:`, `with compute:` or `with copyout:`")
         kind = StageKind[st.items[0].context_expr.id]
         return Stage(kind, self._block(st.body), span=self._head_span(st))
 
     def _load_args(self, v: ast.Call):
+        usage = "write `load(x[r, c])`, `load(a[i, k], L1)` or `load(a1, L0A)`"
         if len(v.args) < 1 or len(v.args) > 2 or any(isinstance(a, ast.Starred) for a in v.args):
-            raise self.err(v, "load() takes a GM view and an optional level", "write `load(x[r, c])` or `load(a[i, c], L1)`")
+            raise self.err(v, "load() takes a GM view (or an L1 tile) and an optional level", usage)
         level_node = v.args[1] if len(v.args) == 2 else None
+        transpose = False
         for kw in v.keywords:
+            if kw.arg == "transpose":
+                if not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)):
+                    raise self.err(kw.value, "transpose is True or False", "write `load(a1, L0A, transpose=True)`")
+                transpose = kw.value.value
+                continue
             if kw.arg != "level" or level_node is not None:
                 raise self.err(kw, f"load() has no argument `{kw.arg}`" if kw.arg != "level" else "level is given twice",
-                               "write `load(x[r, c])` or `load(a[i, c], L1)`")
+                               usage)
             level_node = kw.value
         level = Level.UB
         if level_node is not None:
             if not (isinstance(level_node, ast.Name) and level_node.id in _LOAD_LEVELS):
-                raise self.err(level_node, f"`{_src(level_node)}` is not a load level", "load into UB (default) or L1")
+                raise self.err(level_node, f"`{_src(level_node)}` is not a load level",
+                               "load GM into UB (default) or L1, and an L1 tile into L0A or L0B")
             level = _LOAD_LEVELS[level_node.id]
-        return self._gmref(v.args[0]), level
+        return self._gmref(v.args[0]), level, transpose
 
     def _store(self, v: ast.Call, span: Span) -> Store:
         if len(v.args) != 2 or any(isinstance(a, ast.Starred) for a in v.args):
@@ -687,11 +726,18 @@ class _Parser:
                 if p.default is None:
                     raise self.err(node, f"{name}() is missing `{p.name}`", f"write {_signature(name, params)}")
                 d = p.default
-                out.append(Str(d, span=span) if isinstance(d, str) else Const(d.value, d.kind, span=span))
+                if isinstance(d, DType):
+                    out.append(DTypeRef(d, span=span))
+                else:
+                    out.append(Str(d, span=span) if isinstance(d, str) else Const(d.value, d.kind, span=span))
                 continue
             a = given[p.name]
             if p.kind == "dtype":
                 out.append(DTypeRef(self._dtype(a), span=self.span(a)))
+            elif p.kind == "level":
+                if not (isinstance(a, ast.Name) and a.id in _LEVELS):
+                    raise self.err(a, f"`{_src(a)}` is not a memory level", "levels are " + ", ".join(_LEVELS))
+                out.append(LevelRef(_LEVELS[a.id], span=self.span(a)))
             elif p.kind == "round":
                 if not (isinstance(a, ast.Constant) and a.value in ROUND_MODES):
                     raise self.err(a, f"`{_src(a)}` is not a rounding mode", "round is one of " + ", ".join(f'"{m}"' for m in ROUND_MODES))
@@ -723,7 +769,8 @@ def _signature(name, params) -> str:
 
 def _iter_example(kind: str) -> str:
     return {"core_rows": "core_rows(t.rows, B)", "core_chunk": "core_chunk(t.chunk, N)",
-            "tiles": "tiles(N, t.tile)", "range": "range(n)"}[kind]
+            "core_tiles": "core_tiles((M, N), (t.base_m, t.base_n))", "tiles": "tiles(N, t.tile)",
+            "range": "range(n)"}[kind]
 
 
 def _is_docstring(node) -> bool:

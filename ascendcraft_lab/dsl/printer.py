@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
-from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DTypeRef, Expr, For, GmRef, If,
-                 IndexExpr, IndexSlice, IndexWindows, Level, Load, Name, Program, Range, ScalarParam, Stage, Store,
-                 Str, SyncAll, TensorParam, TensorRole, Tiles, TilingParam)
+from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTiles, DType, DTypeRef, Expr, For,
+                 GmRef, If, IndexExpr, IndexSlice, IndexWindows, Level, LevelRef, Load, Name, Program, Range,
+                 ScalarParam, Stage, Store, Str, SyncAll, TensorParam, TensorRole, Tiles, TilingParam)
 from .ops import HOST_BUILTINS, OPS, PRECEDENCE, UNARY_PRECEDENCE
 
 INDENT = "    "
@@ -78,12 +78,13 @@ def _block(stmts, depth: int, out: list[str]) -> None:
             out.append(f"{pad}{st.target} = {expr_text(st.value)}")
         elif isinstance(st, Load):
             level = "" if st.level is Level.UB else f", {st.level.value}"
-            out.append(f"{pad}{st.target} = load({gmref_text(st.src)}{level})")
+            transpose = ", transpose=True" if st.transpose else ""
+            out.append(f"{pad}{st.target} = load({gmref_text(st.src)}{level}{transpose})")
         elif isinstance(st, Store):
             acc = ", accumulate=True" if st.accumulate else ""
             out.append(f"{pad}store({gmref_text(st.dst)}, {st.value.id}{acc})")
         elif isinstance(st, For):
-            out.append(f"{pad}for {st.var} in {iter_text(st.iter)}:")
+            out.append(f"{pad}for {', '.join(st.vars)} in {iter_text(st.iter)}:")
             _block(st.body, depth + 1, out)
         elif isinstance(st, Stage):
             out.append(f"{pad}with {st.kind.value}:")
@@ -114,6 +115,8 @@ def iter_text(it) -> str:
         return f"core_rows({expr_text(it.rows)}, {expr_text(it.total)})"
     if isinstance(it, CoreChunk):
         return f"core_chunk({expr_text(it.size)}, {expr_text(it.total)})"
+    if isinstance(it, CoreTiles):
+        return f"core_tiles({_tuple_text(it.extents)}, {_tuple_text(it.steps)})"
     if isinstance(it, Tiles):
         return f"tiles({expr_text(it.extent)}, {expr_text(it.step)})"
     if isinstance(it, Range):
@@ -124,6 +127,11 @@ def iter_text(it) -> str:
             return f"range({expr_text(it.start)}, {expr_text(it.stop)})"
         return f"range({expr_text(it.start)}, {expr_text(it.stop)}, {expr_text(it.step)})"
     raise TypeError(type(it).__name__)
+
+
+def _tuple_text(items) -> str:
+    parts = [expr_text(e) for e in items]
+    return f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"
 
 
 def gmref_text(g: GmRef) -> str:
@@ -171,6 +179,8 @@ def _expr(e: Expr) -> tuple[str, int]:
         return f"{e.obj.id}.{e.attr}", _ATOM
     if isinstance(e, DTypeRef):
         return e.dtype.value, _ATOM
+    if isinstance(e, LevelRef):
+        return e.level.value, _ATOM
     if isinstance(e, Str):
         return '"' + e.value + '"', _ATOM
     if isinstance(e, Call):
@@ -207,11 +217,13 @@ def _call_text(e: Call) -> str:
         if p.default is None:
             parts.append(expr_text(a))
         elif not _is_default(a, p.default):
-            parts.append(f"{p.name}={expr_text(a)}")
+            parts.append(expr_text(a) if p.positional else f"{p.name}={expr_text(a)}")
     return f"{e.op}({', '.join(parts)})"
 
 
 def _is_default(a: Expr, default) -> bool:
+    if isinstance(default, DType):
+        return isinstance(a, DTypeRef) and a.dtype is default
     if isinstance(default, str):
         return isinstance(a, Str) and a.value == default
     return a == default

@@ -20,10 +20,11 @@ from .buffers import (ScratchNeed, UbBuffer, UbPlan, byte_masks, check_budget, c
                       padded_len, padded_rows, scalar_outputs, stage_groups, stmt_tile_sizes)
 from .errors import DslError, Span
 from .host import HOST_BUILTINS, SOC_CONSTANTS, HostEvaluator, bind_dims, check_dims, evaluate_host, syncs_all
-from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, DType, DTypeRef,
-                 Expr, For, GmRef, If, IndexExpr, IndexSlice, IndexWindows, Level, Load, MetaType, Name, Program,
-                 RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, SyncAll, TensorParam, TensorRole,
-                 TensorType, TileType, Tiles, TilingParam, TilingType, walk_exprs, walk_stmts)
+from . import cube
+from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTiles, DType,
+                 DTypeRef, Expr, For, GmRef, If, IndexExpr, IndexSlice, IndexWindows, Level, LevelRef, Load, MetaType, Name,
+                 Program, RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, SyncAll, TensorParam,
+                 TensorRole, TensorType, TileType, Tiles, TilingParam, TilingType, walk_exprs, walk_stmts)
 from .ops import OPS
 from .printer import expr_text, gmref_text, shape_text
 from .registers import statement_slots
@@ -54,6 +55,7 @@ class _TileInfo:
     rows: list = field(default_factory=list)    # a tile of rows: (span, rows cap, columns cap) per site
     defined_in: StageKind = StageKind.compute
     used_in: set = field(default_factory=set)
+    dims: list = field(default_factory=list)    # per site: each axis's static bound (None: unknown); cube tiles
 
 
 def verify(program: Program, soc: Soc | str | None = None, *, shapes: Mapping[str, tuple[int, ...]] | None = None,
@@ -78,10 +80,16 @@ def check_launch(program: Program, shapes, scalars, soc=None) -> dict[str, int |
             env[p.name] = scalars[p.name]
     check_dims(program, env, shapes, soc)
     launch = evaluate_host(program, shapes, scalars, soc)
+    if len({u for _, u in cube.phases(program)}) > 1 and launch["cores"] > soc.cube_cores:
+        raise DslError(f"the launch has {launch['cores']} blocks, but a kernel with a cube part and a vector part runs "
+                       f"one AI core per block (a cube core and its vector cores), and {soc.name} has {soc.cube_cores}",
+                       program.host.launch.cores.span, "launch at most CUBE_CORES blocks: min(CUBE_CORES, ...)",
+                       program.path, program.source)
     tp = program.tiling_param
     if tp is not None:
         env.update({f"{tp.name}.{k}": v for k, v in launch.items()})
     check_loop_steps(program, env, soc)
+    check_fractals(program, env, soc)
     check_budget(program, env, soc)
     return launch
 
@@ -97,25 +105,69 @@ def check_loop_steps(program: Program, env: Mapping[str, int | float], soc: Soc)
             continue
         it = st.iter
         if isinstance(it, Tiles):
-            e, what, least = it.step, "tiles() gets a step of {v}", 1
+            checks = [(it.step, "tiles() gets a step of {v}", 1)]
+        elif isinstance(it, CoreTiles):
+            checks = [(step, "core_tiles() gets a tile of {v}", 1) for step in it.steps]
         elif isinstance(it, CoreRows):
-            e, what, least = it.rows, "core_rows() gets {v} rows per core", 1
+            checks = [(it.rows, "core_rows() gets {v} rows per core", 1)]
         elif isinstance(it, CoreChunk):
-            e, what, least = it.size, "core_chunk() gets a chunk of {v} per core", 1
+            checks = [(it.size, "core_chunk() gets a chunk of {v} per core", 1)]
         else:
-            e, what, least = it.step, "range() gets a step of {v}", 0
-        try:
-            v = ev.eval(e)
-        except DslError:       # depends on loop variables: only known while the kernel runs
+            checks = [(it.step, "range() gets a step of {v}", 0)]
+        for e, what, least in checks:
+            try:
+                v = ev.eval(e)
+            except DslError:       # depends on loop variables: only known while the kernel runs
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or (v != 0 if least == 0 else v >= least):
+                continue
+            field = fields.get(e.attr) if isinstance(e, Attr) and tp is not None and e.obj.id == tp.name else None
+            origin = (f" (Launch field `{field.name}` = {expr_text(field.value)}, line {field.span.line})"
+                      if field is not None else "")
+            raise DslError(what.format(v=v) + f" for these shapes{origin}", e.span,
+                           "a step below 1 loops forever or never on the device: compute it so that it is at least 1 "
+                           "for every shape, e.g. max(1, ...)", program.path, program.source)
+
+
+def check_fractals(program: Program, env, soc: Soc) -> None:
+    """Every tile step along an axis of an L1 tile is whole fractals (or covers the axis): a step of
+    20 f32 columns leaves a partial fractal in every K slice, which the cube pads and computes anyway
+    (the Matmul API rejects such base tiles). The last tile of an axis may be short."""
+    plan = program.plan
+    if plan is None or not plan.operands:
+        return
+    steps: dict[str, tuple[Expr, Expr, For]] = {}      # range variable -> (step, extent, loop)
+    for s, _ in walk_stmts(program.kernel.body):
+        if isinstance(s, For) and isinstance(s.iter, CoreTiles):
+            for v, step, ext in zip(s.vars, s.iter.steps, s.iter.extents):
+                steps[v] = (step, ext, s)
+        elif isinstance(s, For) and isinstance(s.iter, Tiles):
+            steps[s.var] = (s.iter.step, s.iter.extent, s)
+    ev = HostEvaluator(soc, env, program.path, program.source)
+    for s, _ in walk_stmts(program.kernel.body):
+        if not (isinstance(s, Load) and s.level is Level.L1):
             continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or (v != 0 if least == 0 else v >= least):
-            continue
-        field = fields.get(e.attr) if isinstance(e, Attr) and tp is not None and e.obj.id == tp.name else None
-        origin = (f" (Launch field `{field.name}` = {expr_text(field.value)}, line {field.span.line})"
-                  if field is not None else "")
-        raise DslError(what.format(v=v) + f" for these shapes{origin}", e.span,
-                       "a step below 1 loops forever or never on the device: compute it so that it is at least 1 "
-                       "for every shape, e.g. max(1, ...)", program.path, program.source)
+        op = plan.operand(s.target)
+        kept = [ix for ix in s.src.index if isinstance(ix, IndexExpr) and isinstance(ix.expr.type, RangeType)
+                or not isinstance(ix, IndexExpr)]
+        for axis, ix in enumerate(kept):
+            if not (isinstance(ix, IndexExpr) and isinstance(ix.expr, Name) and ix.expr.id in steps):
+                continue
+            step_e, ext_e, loop = steps[ix.expr.id]
+            if isinstance(ext_e.type, RangeType):
+                continue          # tiles of a range: its own bound decides
+            step, ext = ev.eval(step_e), ev.eval(ext_e)
+            unit = op.l1_axis_unit(axis)
+            if step < ext and step % unit:
+                role = op.axis_roles()[axis]
+                what = f"{op.dtype.value} {'rows' if axis == 0 else 'columns'}"
+                frac = (f"16 x {cube.c0(op.dtype)} {op.dtype.value} fractals" if unit in (16, cube.c0(op.dtype))
+                        else f"{unit} x {unit} transposed squares")
+                raise DslError(f"`{ix.expr.id}` steps by {expr_text(step_e)} = {step} {what} ({role} of the matmul), "
+                               f"not whole {frac}: every {role} tile but the last would carry a partial one ({unit} "
+                               f"{'rows' if axis == 0 else 'columns'} per fractal)", s.span,
+                               f"make the step a multiple of {unit} in the host function, e.g. align_down(..., {unit}) "
+                               f"(a step that covers the whole axis is fine)", program.path, program.source)
 
 
 class _Verifier:
@@ -131,6 +183,8 @@ class _Verifier:
         self.launch_fields: dict[str, ScalarType] = {}
         self.synced = False       # a sync_all() came before: workspace stores of every core have landed
         self.cast_masks: frozenset[str] = frozenset()   # bool tiles assigned from cast(): one byte per element
+        self.operands: dict[str, cube.Operand] = {}     # L1 tile -> how it reaches L0A / L0B
+        self.mmad_uses: dict[str, tuple[str, Span]] = {}  # L0 tile -> the mmad operand it is (a / b), first use
 
     # -- helpers ---------------------------------------------------------------------------
     def err(self, where, message: str, help: str | None = None) -> DslError:
@@ -157,9 +211,15 @@ class _Verifier:
                 raise self.err(t, f"output `{t.name}` is never stored",
                                f"write it in a copyout stage: `store({t.name}[...], tile)`")
         for name, info in self.tiles.items():
-            if info.origin == "load" and StageKind.compute not in info.used_in:
+            if info.origin == "load" and info.level is Level.L1 and StageKind.split not in info.used_in:
+                raise self.err(info.span, f"L1 tile `{name}` is loaded but never moved to L0A / L0B",
+                               f"move it in a split stage: `with split: {name[:-1] or name}0 = load({name}, L0A)` "
+                               "(or L0B), or drop the load")
+            if info.origin == "load" and info.level is not Level.L1 and StageKind.compute not in info.used_in:
+                where = "an mmad" if info.level in (Level.L0A, Level.L0B) else "a compute stage"
                 raise self.err(info.span, f"tile `{name}` is loaded but never read",
-                               "use it in a compute stage, or drop the load (it would only cost a copy)")
+                               f"use it in {where}, or drop the load (it would only cost a copy)")
+        self._check_units(body)
         locals_ = tuple((n, t) for n, (t, _) in self.kinds.items())
         plan = self._plan(body)
         kernel = replace(kernel, body=body, locals=locals_)
@@ -340,7 +400,7 @@ class _Verifier:
         if isinstance(st, If):
             return self._if(st)
         if isinstance(st, Barrier):
-            if self.stage in (StageKind.copyin, StageKind.copyout):
+            if self.stage in (StageKind.copyin, StageKind.split, StageKind.copyout):
                 raise self.err(st, f"barrier() inside `with {self.stage.value}:`", "put it between stages")
             return st
         if isinstance(st, SyncAll):
@@ -382,6 +442,7 @@ class _Verifier:
             info.sites.append((span, self._cap_shape(type_)))
             if is_pitched(type_):
                 info.rows.append((span, self._cap_expr(rows_of(type_)), self._cap_expr(cols_of(type_))))
+            info.dims.append(tuple(self._cap_expr(d) for d in type_.shape))
         if sym is None:
             self.scopes[-1][name] = _Sym("local", type_, span)
         else:
@@ -392,8 +453,9 @@ class _Verifier:
         return frozenset(n for n, i in self.tiles.items() if i.dtype is DType.bool and i.origin == "load") | self.cast_masks
 
     def _assign(self, st: Assign):
-        if self.stage in (StageKind.copyin, StageKind.copyout):
-            what = "loads (`xu = load(x[...])`)" if self.stage is StageKind.copyin else "stores (`store(y[...], yu)`)"
+        if self.stage in (StageKind.copyin, StageKind.split, StageKind.copyout):
+            what = {StageKind.copyin: "loads (`xu = load(x[...])`)", StageKind.split: "L1 -> L0 moves (`a0 = load(a1, L0A)`)",
+                    StageKind.copyout: "stores (`store(y[...], yu)`)"}[self.stage]
             raise self.err(st, f"`with {self.stage.value}:` holds only {what}",
                            "compute values in `with compute:`, scalars also outside any stage")
         value = self._expr(st.value)
@@ -402,15 +464,22 @@ class _Verifier:
             raise self.err(st.value, "a range cannot be copied", "use its fields: c.start, c.len")
         if not isinstance(t, (ScalarType, TileType)):
             raise self.err(st.value, f"`{expr_text(st.value)}` is not a value", "assign a scalar or tile expression")
-        if isinstance(t, TileType) and self.stage is not StageKind.compute:
+        if isinstance(t, TileType) and self.stage is not StageKind.compute and not _is_zeros(value):
             raise self.err(st, f"tile `{st.target}` is computed outside a compute stage",
                            "put tile arithmetic in `with compute:`")
+        if isinstance(value, Call) and value.op == "mmad" and isinstance(value.args[2], Name) \
+                and value.args[2].id != st.target:
+            acc = value.args[2].id
+            raise self.err(st, f"mmad adds into `{acc}` in L0C, so its result is `{acc}` again",
+                           f"accumulate in place: `{acc} = mmad(..., {acc})`")
         if isinstance(t, ScalarType):
             t = ScalarType(t.dtype)   # a variable has a definite dtype even when set from a literal
         self._define(st.target, t, st.span, "compute")
         if isinstance(t, TileType) and t.dtype is DType.bool and isinstance(value, Call) and value.op == "cast":
             self.cast_masks |= {st.target}
         new = replace(st, value=value)
+        if isinstance(t, TileType) and cube.is_cube_level(t.level):
+            return new          # the cube's operands are its own buffers: no UB scratch
         if isinstance(t, TileType) or any(isinstance(n.type, TileType) for n in walk_exprs(value)):
             temps = statement_slots(new, t.dtype, self._byte_masks())
             if temps:
@@ -418,38 +487,92 @@ class _Verifier:
         return new
 
     def _load(self, st: Load):
+        if st.level in (Level.L0A, Level.L0B):
+            return self._move(st)
         if self.stage is not StageKind.copyin:
             raise self.err(st, "load() outside `with copyin:`", "wrap it: `with copyin: xu = load(x[...])`")
-        src, tensor, kept = self._gmref(st.src, write=False)
+        if st.transpose:
+            raise self.err(st, "transpose=True is for L1 -> L0A / L0B moves",
+                           "load the GM view as it is; transpose when the L1 tile moves to L0: "
+                           "`load(a1, L0A, transpose=True)`")
+        src, tensor, kept = self._gmref(st.src, write=False, level=st.level)
         if len(kept) == 0:
             if st.level is not Level.UB:
                 raise self.err(st, "a single element loads as a scalar, not into L1", "drop the level")
             t = ScalarType(tensor.dtype)
             self._define(st.target, t, st.span, "load")
             return replace(st, src=src)
+        if st.level is Level.L1:
+            if len(kept) != 2:
+                raise self.err(st.src, f"`{gmref_text(st.src)}` keeps {len(kept)} axis; an L1 tile is a matrix for the cube",
+                               "index two axes with ranges (rows, columns), e.g. `load(a[mi, ki], L1)`, and the others "
+                               "with scalars")
+            if tensor.dtype not in cube.CUBE_DTYPES:
+                raise self.err(st, f"the cube multiplies f16, bf16, f32 and i8, not {tensor.dtype.value}",
+                               "cast the tensor on the vector unit first (a Workspace, then sync_all())")
         t = TileType(tensor.dtype, tuple(kept), st.level)
         self._define(st.target, t, st.span, "load")
         self.tiles[st.target].defined_in = StageKind.copyin
         return replace(st, src=src)
 
+    def _move(self, st: Load):
+        """`a0 = load(a1, L0A[, transpose=True])`: an L1 tile into L0A / L0B (MTE1, in a split stage)."""
+        level = st.level
+        if self.stage is not StageKind.split:
+            raise self.err(st, f"a move into {level.value} outside `with split:`",
+                           f"L1 -> L0A / L0B moves (the MTE1 pipe) go in their own stage: `with split: "
+                           f"{st.target} = load(...)`")
+        name = st.src.tensor
+        sym = self.lookup(name)
+        if st.src.index is not None or sym is None or not isinstance(sym.type, TileType) or sym.type.level is not Level.L1:
+            what = ("a GM tensor" if sym is not None and sym.kind == "tensor" else
+                    f"a {_kind_text(sym.type)}" if sym is not None else "not defined")
+            raise self.err(st.src, f"`{gmref_text(st.src)}` is {what}; {level.value} is loaded from an L1 tile",
+                           f"load the GM view into L1 in copyin (`{name}1 = load({name}[...], L1)`), then "
+                           f"`{st.target} = load({name}1, {level.value})` here")
+        l1 = sym.type
+        info = self.tiles[name]
+        info.used_in.add(StageKind.split)
+        rows, cols = l1.shape
+        shape = (cols, rows) if st.transpose else (rows, cols)
+        t = TileType(l1.dtype, shape, level)
+        prev = self.operands.get(name)
+        op = cube.Operand(name, st.target, level, l1.dtype, st.transpose)
+        if prev is not None and (prev.level, prev.transpose, prev.l0) != (op.level, op.transpose, op.l0):
+            raise self.err(st, f"L1 tile `{name}` is moved to {prev.level.value} as `{prev.l0}` elsewhere; an L1 tile has "
+                           "one layout, fixed by the one L0 tile it feeds", "load the GM view into a second L1 tile")
+        self.operands[name] = op
+        self._define(st.target, t, st.span, "load")
+        self.tiles[st.target].defined_in = StageKind.split
+        return st
+
     def _store(self, st: Store):
         if self.stage is not StageKind.copyout:
             raise self.err(st, "store() outside `with copyout:`", "wrap it: `with copyout: store(y[...], yu)`")
-        dst, tensor, kept = self._gmref(st.dst, write=True)
         sym = self.lookup(st.value.id)
         if sym is None:
             raise self._undefined(st.value)
         vt = sym.type
+        from_l0c = isinstance(vt, TileType) and vt.level is Level.L0C
+        dst, tensor, kept = self._gmref(st.dst, write=True, level=Level.L1 if from_l0c else Level.UB)
         if isinstance(vt, TileType):
             info = self.tiles[st.value.id]
             if info.origin == "load":
                 raise self.err(st.value, f"tile `{st.value.id}` goes from copyin straight to copyout",
                                f"a value crosses copyin -> compute -> copyout: compute a result, e.g. "
                                f"`with compute: {st.value.id}_out = {st.value.id}`")
-            if vt.level is not Level.UB:
-                raise self.err(st.value, f"`{st.value.id}` is in {vt.level.value}; stores go from UB", "compute into UB first")
+            if vt.level not in (Level.UB, Level.L0C):
+                raise self.err(st.value, f"`{st.value.id}` is in {vt.level.value}; stores go from UB (or from L0C, the "
+                               "cube's result)", "multiply it with mmad and store the L0C result")
             info.used_in.add(StageKind.copyout)
-            if vt.dtype != tensor.dtype:
+            if vt.level is Level.L0C:
+                if tensor.dtype not in cube.FIXPIPE_OUT[vt.dtype]:
+                    ok = ", ".join(d.value for d in cube.FIXPIPE_OUT[vt.dtype])
+                    raise self.err(st.value, f"Fixpipe writes an {vt.dtype.value} L0C tile as {ok}, not "
+                                   f"{tensor.dtype.value} (`{st.dst.tensor}`)",
+                                   f"declare `{st.dst.tensor}` as one of {ok}, or store to an f32 Workspace and convert "
+                                   "on the vector unit")
+            elif vt.dtype != tensor.dtype:
                 raise self.err(st.value, f"storing a {vt.dtype.value} tile into {tensor.dtype.value} tensor `{st.dst.tensor}`",
                                f"cast it in compute: `cast({st.value.id}, {tensor.dtype.value})`")
             if len(kept) != len(vt.shape) or tuple(kept) != tuple(vt.shape):
@@ -476,7 +599,7 @@ class _Verifier:
         self.stores[tensor_name] = (st.accumulate, st.span)
         return replace(st, dst=dst, value=replace(st.value, type=vt))
 
-    def _gmref(self, g: GmRef, write: bool):
+    def _gmref(self, g: GmRef, write: bool, level: Level = Level.UB):
         sym = self.lookup(g.tensor)
         if sym is None or sym.kind != "tensor":
             if sym is None and g.tensor not in self.kinds:
@@ -536,18 +659,22 @@ class _Verifier:
                 kept.append(_windows_len(var, k, s))
                 kept_axes.append(i)
                 index.append(replace(ix, var=var, k=k, stride=s))
+        if level is Level.L1 and len(kept) > 2:
+            raise self.err(g, f"`{gmref_text(g)}` keeps {len(kept)} axes; cube tiles are 2-D",
+                           "index all but two axes with a scalar, or view contiguous axes as one in the "
+                           "declaration (e.g. ((B, M), K)) and tile that")
         if len(kept) > 1 and any(isinstance(ix, IndexWindows) for ix in g.index):
             raise self.err(g, f"`{gmref_text(g)}` keeps {len(kept)} axes and reads windows()",
                            "windows() views one axis: index the others with scalars")
-        if kept:
+        if kept and level is not Level.L1:
             later = [d for d in tensor.shape[kept_axes[-1] + 1:] if d != ONE]
             if later:
                 axis = kept_axes[-1]
                 raise self.err(g, f"`{gmref_text(g)}` keeps axis {axis} but not the last axis, so its elements are "
                                f"{' * '.join(expr_text(d) for d in later)} apart in GM: a tile's rows are contiguous runs",
                                "keep the last axis too (a 2-D tile of rows, e.g. "
-                               f"{g.tensor}[{', '.join('c' if j == axis else ':' if j > axis else 'r' for j in range(rank))}]) "
-                               "and transpose(tile) on chip, or view the axes so the tiled one is last")
+                               f"{g.tensor}[{', '.join('c' if j == axis else ':' if j > axis else 'r' for j in range(rank))}]), "
+                               "or view the axes so the tiled one is last")
         return replace(g, index=tuple(index)), tensor, [_strip(k) for k in kept]
 
     def _index_scalar(self, e: Expr, what: str):
@@ -574,6 +701,19 @@ class _Verifier:
             var_type = ScalarType(INDEX) if isinstance(it, CoreRows) else RangeType()
             cap = None if isinstance(it, CoreRows) else self._cap_expr(ta)
             self.core_loop = True
+        elif isinstance(it, CoreTiles):
+            if self.core_loop:
+                raise self.err(it, "a core loop inside another core loop", "split the cores once, in the outer loop")
+            exts = tuple(self._expr(x) for x in it.extents)
+            steps = tuple(self._expr(x) for x in it.steps)
+            for x in exts:
+                self._index_scalar(x, "an extent of core_tiles()")
+            for x in steps:
+                self._index_scalar(x, "a step of core_tiles()")
+            it = replace(it, extents=exts, steps=steps)
+            var_type = RangeType()
+            caps = [self._cap_expr(x) for x in steps]
+            self.core_loop = True
         elif isinstance(it, Tiles):
             ext = self._expr(it.extent)
             if not isinstance(ext.type, RangeType):
@@ -589,15 +729,19 @@ class _Verifier:
                 self._index_scalar(v, "a range() bound")
             it = replace(it, **parts)
             var_type = ScalarType(INDEX)
-        existing = self.lookup(st.var)
-        if existing is not None:
-            raise self.err(st, f"loop variable `{st.var}` hides an existing name", "pick a new name for the loop variable")
-        key = (var_type, st.span)
-        if st.var in self.kinds and _kind_key(self.kinds[st.var][0]) != _kind_key(var_type):
-            raise self.err(st, f"`{st.var}` was a {_kind_text(self.kinds[st.var][0])} and here is a "
-                           f"{_kind_text(var_type)}", "use a new name")
-        self.kinds.setdefault(st.var, key)
-        self.scopes.append({st.var: _Sym("loop", var_type, st.span, cap)})
+        if not isinstance(it, CoreTiles):
+            caps = [cap]
+        scope = {}
+        for var, vcap in zip(st.vars, caps):
+            existing = self.lookup(var)
+            if existing is not None:
+                raise self.err(st, f"loop variable `{var}` hides an existing name", "pick a new name for the loop variable")
+            if var in self.kinds and _kind_key(self.kinds[var][0]) != _kind_key(var_type):
+                raise self.err(st, f"`{var}` was a {_kind_text(self.kinds[var][0])} and here is a "
+                               f"{_kind_text(var_type)}", "use a new name")
+            self.kinds.setdefault(var, (var_type, st.span))
+            scope[var] = _Sym("loop", var_type, st.span, vcap)
+        self.scopes.append(scope)
         try:
             body = self._block(st.body)
         finally:
@@ -679,6 +823,8 @@ class _Verifier:
             raise self.err(e, f"`{e.obj.id}` has no fields", "only the tiling struct (t.tile) and ranges (c.start) have fields")
         if isinstance(e, DTypeRef):
             return replace(e, type=MetaType("dtype"))
+        if isinstance(e, LevelRef):
+            return replace(e, type=MetaType("level"))
         if isinstance(e, Str):
             return replace(e, type=MetaType("str"))
         if isinstance(e, Call):
@@ -690,7 +836,7 @@ class _Verifier:
             e = replace(e, args=args)
             t = self._call_type(e, spec, args)
             touches_tile = isinstance(t, TileType) or any(isinstance(a.type, TileType) for a in args)
-            if touches_tile and self.stage is not StageKind.compute:
+            if touches_tile and self.stage is not StageKind.compute and not (e.op == "zeros" and self.stage is None):
                 raise self.err(e, f"tile operation `{expr_text(e)}` outside a compute stage",
                                "put tile arithmetic in `with compute:`")
             return replace(e, type=t)
@@ -700,6 +846,10 @@ class _Verifier:
         t = a.type
         if isinstance(t, (ScalarType, TileType)):
             if isinstance(t, TileType) and t.level is not Level.UB:
+                if t.level is Level.L0C:
+                    raise self.err(a, f"`{expr_text(a)}` is an L0C tile (the cube's accumulator); `{op}` runs on the vector "
+                                   "unit, which reads UB only",
+                                   "store it to a Workspace in copyout, sync_all(), then load it into UB for vector work")
                 raise self.err(a, f"`{expr_text(a)}` is an {t.level.value} tile; vector operations work on UB tiles",
                                "load it into UB (the default level) for vector work")
             return t
@@ -890,6 +1040,8 @@ class _Verifier:
                 raise self.err(args[1], f"pick() takes one i32 index per row, not a {_kind_text(idx)}",
                                "load the indices as a tile and convert them: `cast(tu, i32)`")
             return TileType(t.dtype, idx.shape)
+        if cat == "cube":
+            return self._cube_type(e, args)
         if cat == "cast":
             t = self._value(args[0], op)
             dtype = args[1].dtype
@@ -927,6 +1079,82 @@ class _Verifier:
             return ScalarType(t.dtype)
         return TileType(t.dtype, shape)
 
+    def _cube_type(self, e: Call, args):
+        if e.op == "zeros":
+            rows, cols, level, dtype = args
+            for a, what in ((rows, "rows"), (cols, "columns")):
+                self._index_scalar(a, f"the {what} of zeros()")
+            if level.level is not Level.L0C:
+                raise self.err(level, f"zeros() makes the cube's accumulator, in L0C, not in {level.level.value}",
+                               "write `acc = zeros(mi.len, ni.len, L0C)` before the K loop")
+            if dtype.dtype not in (DType.f32, DType.i32):
+                raise self.err(dtype, f"the cube accumulates in f32 (i32 for i8 inputs), not {dtype.dtype.value}",
+                               "drop the dtype (f32), or write dtype=i32 for an i8 matmul")
+            return TileType(dtype.dtype, (_strip(rows), _strip(cols)), Level.L0C)
+        a, b, acc = args
+        for x, level, which, hint in ((a, Level.L0A, "first operand (the left matrix A)", "a0 = load(a1, L0A)"),
+                                      (b, Level.L0B, "second operand (the right matrix B)", "b0 = load(b1, L0B)")):
+            t = x.type
+            if not (isinstance(x, Name) and isinstance(t, TileType) and t.level is level):
+                raise self.err(x, f"mmad's {which} is a tile in {level.value}, not {_a_kind(t)}",
+                               f"move it there in a split stage: `with split: {hint}`")
+            prev = self.mmad_uses.setdefault(x.id, (which, x.span))
+            if prev[0] != which:
+                raise self.err(x, f"`{x.id}` is mmad's {prev[0]} at line {prev[1].line}", "give each operand its own L0 tile")
+        ta, tb = a.type, b.type
+        if ta.dtype != tb.dtype:
+            raise self.err(e, f"mmad of a {ta.dtype.value} and a {tb.dtype.value} matrix",
+                           "the cube multiplies two matrices of one dtype: cast one on the vector unit first")
+        (m, k), (k2, n) = ta.shape, tb.shape
+        if _strip(k) != _strip(k2):
+            raise self.err(e, f"mmad of [{expr_text(m)} x {expr_text(k)}] and [{expr_text(k2)} x {expr_text(n)}]: "
+                           "A's columns and B's rows differ", "load A's columns and B's rows with the same range (the same `ki`)")
+        want = cube.ACCUMULATOR[ta.dtype]
+        shape = (_strip(m), _strip(n))
+        if isinstance(acc, Const):
+            if acc.value != 0:
+                raise self.err(acc, "mmad's accumulator is an L0C tile, or 0.0 (start a new sum)",
+                               "write `acc = zeros(mi.len, ni.len, L0C)` before the K loop and `acc = mmad(a0, b0, acc)` in it")
+            return TileType(want, shape, Level.L0C)
+        tc = acc.type
+        if not (isinstance(acc, Name) and isinstance(tc, TileType) and tc.level is Level.L0C):
+            raise self.err(acc, f"mmad accumulates into an L0C tile, not {_a_kind(tc)}",
+                           "start it with `acc = zeros(mi.len, ni.len, L0C)` before the K loop")
+        if tc.dtype is not want:
+            raise self.err(acc, f"{ta.dtype.value} products accumulate in {want.value}, but `{acc.id}` is {tc.dtype.value}",
+                           f"make it `zeros(..., L0C, dtype={want.value})`" if want is not DType.f32 else "drop its dtype= (f32)")
+        if tuple(_strip(d) for d in tc.shape) != shape:
+            have = " x ".join(expr_text(d) for d in tc.shape)
+            raise self.err(acc, f"`{acc.id}` is [{have}] but A x B is [{expr_text(m)} x {expr_text(n)}]",
+                           "size the accumulator by A's rows and B's columns: zeros(mi.len, ni.len, L0C)")
+        return TileType(want, shape, Level.L0C)
+
+    def _check_units(self, body) -> None:
+        """The cube and the vector unit are separate cores (Atlas A2: AIC and AIV); between two
+        sync_all()s a kernel uses one of them (scalars are on both)."""
+        phase: dict[str, Span] = {}
+
+        def visit(stmts):
+            for s in stmts:
+                if isinstance(s, SyncAll):
+                    phase.clear()
+                    continue
+                unit = cube.unit_of(s)
+                if unit is not None:
+                    phase.setdefault(unit, s.span)
+                    if len(phase) == 2:
+                        other = "vector" if unit == "cube" else "cube"
+                        raise self.err(s.span, f"this uses the {unit} unit, and line {phase[other].line} the {other} unit, "
+                                       "between the same sync_all()s; on Atlas A2 they are separate cores (AIC and AIV)",
+                                       "store the cube's result to a Workspace, then `sync_all()`, then load it into UB "
+                                       "for the vector work (or the other way round)")
+                if isinstance(s, (For, Stage)):
+                    visit(s.body)
+                elif isinstance(s, If):
+                    visit(s.body)
+                    visit(s.orelse)
+        visit(body)
+
     # -- capacities and the plan -------------------------------------------------------------
     def _cap_expr(self, e: Expr) -> Expr | None:
         """`e` with range lengths replaced by their static bounds; None if it depends on the loop."""
@@ -959,6 +1187,7 @@ class _Verifier:
 
     def _plan(self, body) -> UbPlan:
         once = loaded_once(stage_groups(body), set(self.tiles))
+        by_l0 = {op.l0: op for op in self.operands.values()}
         masks = byte_masks(body, {n for n, i in self.tiles.items() if i.origin == "load" and i.dtype is DType.bool})
         compare = compares(body, masks)
         calc = {name: tuple(c for _, c in info.sites) for name, info in self.tiles.items()
@@ -972,15 +1201,21 @@ class _Verifier:
             scratch = [need for need in scratch if need.tiles]
         buffers = []
         for name, info in self.tiles.items():
+            caps = tuple(c for _, c in info.sites)
             if info.level is Level.L1:
-                role = "L1"
+                op = self.operands[name]
+                role, caps = op.l1_role, self._padded(info, op.l1_units)
+            elif info.level in (Level.L0A, Level.L0B):
+                op = by_l0[name]
+                role, caps = ("A2" if info.level is Level.L0A else "B2"), self._padded(info, op.l0_units)
+            elif info.level is Level.L0C:
+                role, caps = "CO1", self._padded(info, cube.l0c_units())
             elif info.origin == "load":
                 role = "VECIN"
             elif StageKind.copyout in info.used_in:
                 role = "VECOUT"
             else:
                 role = "VECCALC"
-            caps = tuple(c for _, c in info.sites)
             window = next((call for n, call in padded if n == name), None)
             if window is not None:         # the padding around the row lives in the tile's buffer
                 caps = (self._cap_shape(TileType(info.dtype, (padded_len(window),))),)
@@ -988,10 +1223,26 @@ class _Verifier:
                                     info.defined_in, frozenset(info.used_in), tuple(s for s, _ in info.sites),
                                     once=role == "VECIN" and name in once, rows=tuple(info.rows)))
         return UbPlan(tuple(buffers), tuple(scratch), sync_all=syncs_all(self.p), staging=needs_staging(body),
-                      scalar_outs=scalar_outputs(body), compare=compare, padded=padded)
+                      scalar_outs=scalar_outputs(body), compare=compare, padded=padded,
+                      operands=tuple(self.operands.values()))
+
+    @staticmethod
+    def _padded(info: _TileInfo, units: tuple[int, ...]) -> tuple:
+        """Each site's elements at a cube level: its shape rounded up to whole fractals."""
+        return tuple(None if any(d is None for d in dims) else cube.padded_elems(dims, units) for dims in info.dims)
 
 
 # ----------------------------------------------------------------------------- type helpers
+
+
+def _is_zeros(e: Expr) -> bool:
+    return isinstance(e, Call) and e.op == "zeros"
+
+
+def _a_kind(t) -> str:
+    """`_kind_text` with its article: "an f32 tile in L0B", "a bf16 scalar" (as the letters are read)."""
+    text = _kind_text(t) if t is not None else "value"
+    return ("an " if text[:1] in "aefhilmnorsx" else "a ") + text
 
 
 def _strip(e: Expr) -> Expr:

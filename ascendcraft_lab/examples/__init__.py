@@ -81,6 +81,15 @@ EXAMPLES: list[Example] = [
     _ex("loss", "triplet_margin_loss", {"batch_size": 37, "input_dim": 20011, "margin": 0.5},
         "two distances per row in one sweep (eps added to the difference, as PyTorch does), a hinge "
         "with a get_init_inputs margin, a mean over rows"),
+    _ex("matmul", "matmul", {"N": 333},
+        "the cube: base tiles chosen on the host, GM -> L1 -> L0A / L0B -> mmad -> L0C over K slices -> GM, "
+        "blocks round-robin over the cube cores, short last tiles padded to whole fractals"),
+    _ex("matmul", "batched_matmul_bt", {"batch": 3, "M": 100, "K": 72, "N": 150},
+        "a batched grid of blocks, B given transposed ([N, K], no transpose needed), f16 in, f32 sums, f16 out"),
+    _ex("matmul", "matvec", {"M": 37, "K": 20011},
+        "a matrix times a vector on the vector unit (the cube would pad the vector to 16 columns for nothing)"),
+    _ex("matmul", "linear_relu", {"batch_size": 130, "in_features": 300, "out_features": 200},
+        "the cube multiplies, a GM workspace and sync_all() hand the product to the vector unit for bias + relu"),
     _ex("broadcast", "bias_add", {"batch_size": 37, "dim": 5003},
         "a bias (N,) against (B, N): 2-D tiles by one strided copy, the bias tile loaded once per core "
         "and column tile and read by every row with repeat stride 0"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from . import cpp
+from . import cpp, cube as cube_lowering
 from .bundle import Bundle
 from .cexpr import paren
 from .findings import Finding, finding, kernel_text
@@ -68,6 +68,9 @@ def write(project: Project) -> None:
         source.rules[VectorCount] = lambda h, s: f"AlignUp({h.count}, CMP_ALIGN)"
         source.rules[InputDequeue] = lambda h, s: f"{h.text()}\nZeroTail({h.name}, {h.count});"
     source.rules[MaskWiden] = widen_padded
+    # the cube: a short last tile takes a partial fractal (Nd2Nz zero-fills it, Mmad ignores the padding)
+    source.rules[cube_lowering.FractalCount] = cube_lowering.tail_count
+    source.rules[cube_lowering.FractalSpan] = cube_lowering.tail_span
     source.uses.add("AlignUp")
     if compare:
         source.part("constants", "compare").line(

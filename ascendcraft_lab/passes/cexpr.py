@@ -66,7 +66,7 @@ HOST = Dialect("host", {
 })
 
 KERNEL = Dialect("kernel", {
-    "min": _chain("MinOf"), "max": _chain("MaxOf"), "align_up": _call("AlignUp"),
+    "min": _chain("MinOf"), "max": _chain("MaxOf"), "cdiv": _call("CeilDiv"), "align_up": _call("AlignUp"),
     "div": _kernel_div,
     "abs": lambda e, args: f"({args[0]} < 0 ? -{paren(args[0])} : {args[0]})",
     "relu": lambda e, args: f"({args[0]} > 0 ? {args[0]} : 0)",

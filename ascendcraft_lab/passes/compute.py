@@ -18,6 +18,7 @@ from ..dsl.tiles import is_pitched
 from ..dsl.buffers import SCALAR_OUT_BYTES
 from ..dsl.ops import OPS, window_form
 from . import cpp
+from . import cube as cube_lowering
 from .bundle import Bundle
 from .cexpr import paren
 from .emit import Emitter
@@ -55,7 +56,9 @@ class ComputeWriter:
         self.scalar_out = plan.scalar_outs              # scalars stored to GM: one UB queue each
         self._declared: set[str] = set()                # scalar locals declared in the current method
         self._loaded = {cpp_name(b.name) for b in plan.buffers if b.role == "VECIN"}   # padded by their copy-in
-        self._counts: dict[str, str] | None = None      # element counts the current method names once
+        self._counts: dict[str, tuple[str, str, str]] | None = None      # element counts the current method names once
+        self.method_locals: list[tuple[str, str, str]] = []   # (name, C++ value, comment) the method declares first
+        self.cube = cube_lowering.CubeStages(self) if cube_lowering.uses_cube(project.facts) else None
 
     def write(self) -> None:
         source, facts = self.source, self.facts
@@ -65,12 +68,17 @@ class ComputeWriter:
         source.rules.setdefault(CompareCount, lambda h, s: h.count)
         source.rules.setdefault(ExactWrite, lambda h, s: "")
         source.rules.setdefault(MaskWiden, lambda h, s: f"Cast({h.wide}, {h.mask}, RoundMode::CAST_NONE, {h.count});")
+        source.rules.setdefault(cube_lowering.FractalCount, cube_lowering.plain_count)
+        source.rules.setdefault(cube_lowering.FractalSpan, cube_lowering.plain_span)
         stages = [st for g in facts.groups for st in g.stages]
         source.methods, self.method_of = name_methods(stages, [self._method(st) for st in stages], source, facts.reserved)
         # Scalar math in Process itself (outside any stage) may need the scalar buffer too.
         process = Emitter()
         ctx = self._context(process)
-        self._process_body(process, self.p.kernel.body, ComputeLowering(ctx))
+        if self.facts.mixed:
+            self._mixed_process(process, ComputeLowering(ctx))
+        else:
+            self._process_body(process, self.p.kernel.body, ComputeLowering(ctx))
         self._within_plan(ctx, self.p.kernel)
         source.process = process
         if self.scalar_buf:
@@ -78,6 +86,7 @@ class ComputeWriter:
                 f"constexpr int32_t SCALAR_LANES = {SCALAR_LANES};  // one 32-byte block of f32")
         self._init()
         self._members()
+        cube_lowering.helpers(source)
         if self.slots:
             em = source.part("helpers", "scratch")
             em.line("", dsl=0)
@@ -109,6 +118,8 @@ class ComputeWriter:
         if self.scalar_buf:
             em.line("TBuf<TPosition::VECCALC> scalarBuf;")
             em.line("LocalTensor<float> scalarTmp;")
+        if self.cube is not None:
+            self.cube.members()
         state = self.source.part("members", "state")
         for name in sorted(self.facts.persistent):
             state.line(f"LocalTensor<{self.p.local_type(name).dtype.cpp}> {cpp_name(name)};  // loaded once per core")
@@ -124,9 +135,12 @@ class ComputeWriter:
         facts.used_vars = set()
         self._declared = set()
         self._counts = {}
+        self.method_locals = []
         ctx = self._context(em)
         lower = ComputeLowering(ctx)
-        if stage.kind is ir.StageKind.copyin:
+        if self.cube is not None and self.cube.is_cube_stage(stage):
+            self._cube_method(em, stage, lower)
+        elif stage.kind is ir.StageKind.copyin:
             for st in stage.body:
                 with em.dsl(st.span.line):
                     em.line(f"// DSL {st.span.line}: {dsl_text(self.p, st)}")
@@ -139,11 +153,13 @@ class ComputeWriter:
         else:
             self._compute(em, stage, lower)
         self._within_plan(ctx, stage)
-        if self._counts:          # a tile's element count computed once, at the top of the method
+        if self._counts or self.method_locals:   # counts computed once, at the top of the method
             body = Emitter()
             with body.dsl(stage.span.line):
                 for text, (name, comment, ctype) in self._counts.items():
                     body.line(f"const {ctype} {name} = {text};  // {comment}")
+                for name, text, what in self.method_locals:
+                    body.line(f"const int64_t {name} = {text};  // {what}")
             for line, dsl in zip(em.text().splitlines(), em.source_map()):
                 body.line(line, dsl=dsl)
             em = body
@@ -155,6 +171,30 @@ class ComputeWriter:
             params.append(("int64_t", f"{cpp_name(var)}{attr.capitalize()}" if attr else cpp_name(var)))
         facts.used_vars = None
         return Method(STAGE_METHOD[stage.kind], params, em, stage.span.line)   # named by name_methods
+
+    def _cube_method(self, em: Emitter, stage: ir.Stage, lower: ComputeLowering) -> None:
+        """A stage of the cube: its loads, moves, mmads and stores (passes/cube.py)."""
+        cube = self.cube
+        cube.start_method()
+        for st in stage.body:
+            with em.dsl(st.span.line):
+                em.line(f"// DSL {st.span.line}: {dsl_text(self.p, st)}")
+                if isinstance(st, ir.Load) and st.level is ir.Level.L1:
+                    cube.copy_in(em, st)
+                elif isinstance(st, ir.Load) and st.level in (ir.Level.L0A, ir.Level.L0B):
+                    cube.split(em, st)
+                elif isinstance(st, ir.Load):
+                    self._copy_in(em, st)
+                elif isinstance(st, ir.Store) and isinstance(st.value.type, ir.TileType):
+                    cube.copy_out(em, st)
+                elif isinstance(st, ir.Store):
+                    self._copy_out(em, st)
+                elif isinstance(st, ir.Assign) and isinstance(st.value, ir.Call) and st.value.op == "mmad":
+                    cube.mmad(em, st)
+                elif isinstance(st, ir.Assign) and isinstance(st.value, ir.Call) and st.value.op == "zeros":
+                    cube.zeros(em, st)
+                else:
+                    self._compute_stmt(em, st, lower)
 
     def _within_plan(self, ctx: ComputeContext, where) -> None:
         """The lowering allocates what the UB plan counted, never more (the verifier's budget is Init's)."""
@@ -407,6 +447,55 @@ class ComputeWriter:
             raise LoweringError(f"{type(st).__name__} inside a compute stage", st)
 
     # -- Process ----------------------------------------------------------------------------------
+    def _mixed_process(self, em: Emitter, lower: ComputeLowering) -> None:
+        """A kernel of cube and vector parts: the cube cores (AIC) run the cube's, the vector cores
+        (AIV) the vector's, and each sync_all() hands over between them with cross-core flags."""
+        phases = self.facts.phases
+        syncs = [s for s in self.p.kernel.body if isinstance(s, ir.SyncAll)]
+        used: set[str] = set()
+        for unit, guard in (("cube", "ASCEND_IS_AIC"), ("vector", "ASCEND_IS_AIV")):
+            with em.block(f"if {guard}"):
+                for i, (stmts, u) in enumerate(phases):
+                    if i > 0:
+                        self._handover(em, syncs[i - 1], phases[i - 1][1], u, unit, used)
+                    if u == unit:
+                        self._process_body(em, stmts, lower)
+        sync = self.source.part("constants", "sync")
+        notes = {"FLAG_CUBE_DONE": "mode 0: every cube core has reached the sync_all()",
+                 "FLAG_TO_VECTOR": "mode 2: a cube core hands over to its two vector cores",
+                 "FLAG_VECTOR_DONE": "mode 0: every vector core has reached the sync_all()",
+                 "FLAG_TO_CUBE": "mode 2: both vector cores of an AI core hand over to its cube core"}
+        if used:
+            sync.line("// sync_all() between the cube cores (AIC) and the vector cores (AIV): cross-core flag ids 0..10")
+        for i, name in enumerate(notes):
+            if name in used:
+                sync.line(f"constexpr uint16_t {name} = {i};  // {notes[name]}")
+
+    def _handover(self, em: Emitter, sync: ir.SyncAll, before: str, after: str, me: str, used: set[str]) -> None:
+        line = sync.span.line
+        mine = "FLAG_CUBE_DONE" if me == "cube" else "FLAG_VECTOR_DONE"
+        pipe = "PIPE_FIX" if me == "cube" else "PIPE_MTE3"          # where this core's last GM writes went
+        to_other = "FLAG_TO_VECTOR" if me == "cube" else "FLAG_TO_CUBE"
+        from_other = "FLAG_TO_CUBE" if me == "cube" else "FLAG_TO_VECTOR"
+        other = "vector" if me == "cube" else "cube"
+        with em.dsl(line):
+            if before == me:
+                em.line(f"// DSL {line}: sync_all() - every {me} core's GM writes are in before " +
+                        ("any core goes on" if after == me else f"the {other} cores read them"))
+                used.add(mine)
+                em.line(f"CrossCoreSetFlag<0x0, {pipe}>({mine});")
+                em.line(f"CrossCoreWaitFlag({mine});")
+                if after != me:
+                    used.add(to_other)
+                    whom = "its two vector cores" if me == "cube" else "its cube core (once both vector cores are here)"
+                    em.line(f"CrossCoreSetFlag<0x2, {pipe}>({to_other});  // this AI core's hand-over to {whom}")
+            elif after == me:
+                used.add(from_other)
+                whom = "cube core signals" if me == "vector" else "two vector cores signal"
+                em.line(f"// DSL {line}: sync_all() - wait for the {other} cores: this AI core's {whom} once every "
+                        f"{other} core is done")
+                em.line(f"CrossCoreWaitFlag({from_other});")
+
     def _process_body(self, em: Emitter, stmts, lower: ComputeLowering) -> None:
         kept = [x.target for s in stmts if isinstance(s, ir.Stage) and s.kind is ir.StageKind.copyin
                 for x in s.body if isinstance(x, ir.Load) and x.target in self.facts.persistent]
@@ -419,11 +508,15 @@ class ComputeWriter:
             line = s.span.line
             with em.dsl(line):
                 if isinstance(s, ir.Stage):
+                    if self.cube is not None:
+                        self.cube.before_stage(em, s)
                     m = self.method_of[id(s)]
                     args = ", ".join(name for _, name in m.params)
                     em.line(f"{m.name}({args});")
                 elif isinstance(s, ir.For):
                     self._loop(em, s, lower)
+                elif isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and s.value.op == "zeros":
+                    self.cube.zeros(em, s)
                 elif isinstance(s, ir.Assign):
                     em.line(f"{cpp_name(s.target)} = {lower.scalar(s.value)};  // DSL {line}")
                 elif isinstance(s, ir.If):
@@ -452,6 +545,8 @@ class ComputeWriter:
         elif isinstance(it, ir.CoreChunk):
             with em.block(f"if ({v}Len > 0)"):
                 self._process_body(em, s.body, lower)
+        elif isinstance(it, ir.CoreTiles):
+            self.cube.core_tiles(em, s, lambda: self._process_body(em, s.body, lower))
         elif isinstance(it, ir.Tiles):
             step = facts.scalar_text(it.step)
             if isinstance(it.extent.type, ir.RangeType):

@@ -10,10 +10,11 @@ from __future__ import annotations
 import collections
 import re
 
-from ..dsl import ir
+from ..dsl import cube, ir
+from ..dsl.buffers import capacity_limit
 from ..dsl.host import SYNC_ALL_BYTES_PER_CORE, WORKSPACE_ALIGN, needs_workspace
 from ..dsl.printer import expr_text
-from . import cpp
+from . import cpp, cube as cube_lowering
 from .bundle import Bundle
 from .cexpr import KERNEL, paren, render
 from .emit import Emitter
@@ -28,15 +29,21 @@ SPEC = PassSpec(
     "Every core runs the same kernel function; GetBlockIdx() tells it which rows are its own. Init points "
     "GlobalTensors at that core's slice of global memory and carves the Unified Buffer into queues "
     "(VECIN for data coming in, VECOUT for results going out) and TBuf scratch space with InitBuffer.",
-    rules=("every DSL tile has a queue or TBuf", "the InitBuffer total fits the SoC's UB"))
+    rules=("every DSL tile has a queue or TBuf", "the InitBuffer total fits the SoC's UB (and each cube memory: L1, L0A, "
+           "L0B, L0C, by the queues' TPosition)"))
 
 
 def write(project: Project) -> None:
     source, facts = project.kernel, project.facts
     source.class_written = True
     source.rules[BufferBytes] = plain_buffer_bytes
-    source.part("constants", "buffers").line(
-        "constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i")
+    if cube_lowering.uses_cube(facts):
+        source.part("constants", "buffers").line(
+            "constexpr int32_t BUFFER_NUM = 2;  // double buffering: the copies of K slice i+1 overlap the Mmad of slice i")
+        cube_lowering.constants(source, facts)
+    else:
+        source.part("constants", "buffers").line(
+            "constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i")
     if facts.sync_line:
         sync = source.part("constants", "sync")
         sync.line(f"constexpr int32_t SYNC_ALL_INTS = {SYNC_ALL_BYTES_PER_CORE // 4};  "
@@ -142,11 +149,27 @@ def _buffers(source: KernelSource, facts: KernelFacts) -> None:
     sizes = {}
     for b in facts.ub.buffers:
         if b.level is not ir.Level.UB:
-            raise LoweringError(f"tile `{b.name}` is in {b.level.value}: the rule engine lowers vector kernels only")
+            continue
         caps = [c for c in b.capacities if c is not None]
         if not caps:
             raise LoweringError(f"tile `{b.name}` has no size known before the loop; size tiles by tiling fields")
         sizes[b.name] = (facts.max_text(caps), b.dtype)
+    order = ("A1", "B1", "A2", "B2", "CO1")      # the pipeline's order: L1, L0A, L0B, L0C
+    cube_bufs = sorted((b for b in facts.ub.buffers if b.level is not ir.Level.UB), key=lambda b: order.index(b.role))
+    if facts.mixed:     # each kind of core sets up the memories it has: the cube's L1 / L0, the vector cores' UB
+        em.line("if ASCEND_IS_AIC {")
+        em = _Indented(em)
+    if cube_bufs:
+        em.line("// the cube's tiles in whole fractals; two buffers per input queue, one L0C accumulator")
+    for b in cube_bufs:
+        with em.dsl(b.sites[0].line if b.sites else 0):
+            num = "BUFFER_NUM" if b.nbuf == 2 else "1"
+            em.line(f"pipe.InitBuffer({b.name}Queue, {num}, {cube_lowering.buffer_bytes(facts, b)});  // {b.level.value}")
+    if facts.mixed:
+        em = em.outer
+        em.line("}")
+        em.line("if ASCEND_IS_AIV {")
+        em = _Indented(em)
     # a buffer size several buffers share is computed once
     names = {}
     for (cap, dtype), count in collections.Counter(sizes.values()).items():
@@ -159,6 +182,8 @@ def _buffers(source: KernelSource, facts: KernelFacts) -> None:
             users = _and([b for b, s in sizes.items() if s == (cap, dtype)], "or")
             em.line(f"const int64_t {name} = {facts.buffer_bytes(source, cap, dtype)};  // bytes of one {users} tile")
     for b in facts.ub.buffers:
+        if b.level is not ir.Level.UB:
+            continue
         cap, dtype = sizes[b.name]
         with em.dsl(b.sites[0].line if b.sites else 0):
             nbytes = names.get((cap, dtype)) or facts.buffer_bytes(source, cap, dtype)
@@ -168,12 +193,27 @@ def _buffers(source: KernelSource, facts: KernelFacts) -> None:
                 em.line(f"pipe.InitBuffer({b.name}Queue, 1, {nbytes});  // loaded once per core: one buffer")
             else:
                 em.line(f"pipe.InitBuffer({b.name}Queue, BUFFER_NUM, {nbytes});")
+    if facts.mixed:
+        em.outer.line("}")
     if facts.sync_line:
         sync = source.part("init", "sync")
         with sync.dsl(facts.sync_line):
             sync.line("// SyncAll's UB work area, sized for the widest launch as the UB plan counts it")
             sync.line("pipe.InitBuffer(syncWorkBuf, SYNC_ALL_MAX_CORES * SYNC_ALL_INTS * sizeof(int32_t));")
             sync.line("syncWork = syncWorkBuf.Get<int32_t>();")
+
+
+class _Indented:
+    """An emitter's lines one level deeper (a block whose braces the caller writes)."""
+
+    def __init__(self, outer: Emitter):
+        self.outer = outer
+
+    def line(self, text: str = "", dsl: int | None = None) -> None:
+        self.outer.line("    " + text if text else "", dsl)
+
+    def dsl(self, line: int):
+        return self.outer.dsl(line)
 
 
 def _members(source: KernelSource, facts: KernelFacts) -> None:
@@ -215,6 +255,10 @@ def _entry(plan: Plan) -> Emitter:
     gm = [cpp_name(t.name) for t in p.tensors()]
     params = ", ".join(f"GM_ADDR {n}" for n in gm + ["workspace", "tiling"])
     with em.block(f'extern "C" __global__ __aicore__ void {plan.entry}({params})', dsl=p.kernel.span.line):
+        if p.plan is not None and p.plan.uses_cube and len({u for _, u in cube.phases(p)}) > 1:
+            em.line("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // blockDim AI cores: a cube core and two vector cores each")
+        elif p.plan is not None and p.plan.uses_cube:
+            em.line("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);  // the cube cores only: blockDim AIC cores start")
         if not needs_workspace(p):
             em.line("(void)workspace;  // this kernel needs no GM workspace")
         em.line("// A kernel-launch project reads its tiling struct straight from GM (GET_TILING_DATA")
@@ -230,21 +274,42 @@ def _entry(plan: Plan) -> Emitter:
     return em
 
 
-def initbuffer_total(text: str, values: dict, calls=None) -> tuple[int, list]:
-    """(bytes, [(call, buffers, bytes each)]) of a kernel's InitBuffer calls, evaluated with the
-    tiling `values` (each rounded up to 32 bytes, as the pipe allocates): what the UB holds."""
+# TPosition -> the memory it allocates in (API reference, "TPosition与物理内存映射关系" on Atlas A2)
+POSITION_LEVEL = {"VECIN": ir.Level.UB, "VECOUT": ir.Level.UB, "VECCALC": ir.Level.UB, "A1": ir.Level.L1,
+                  "B1": ir.Level.L1, "C1": ir.Level.L1, "A2": ir.Level.L0A, "B2": ir.Level.L0B, "CO1": ir.Level.L0C}
+# AscendC's own constants the cube code names (BLOCK_CUBE rows of a fractal, ONE_BLK_SIZE bytes of a block)
+API_CONSTANTS = {"BLOCK_CUBE": 16, "ONE_BLK_SIZE": 32, "CUBE_MAX_SIZE": 256}
+
+
+def _level_of(call, decls: dict[str, str]) -> ir.Level:
+    m = re.search(r"TPosition::(\w+)", decls.get(call.args[0].strip(), ""))
+    return POSITION_LEVEL.get(m.group(1), ir.Level.UB) if m else ir.Level.UB
+
+
+def initbuffer_totals(text: str, values: dict, calls=None) -> dict:
+    """Per memory level, (bytes, [(call, buffers, bytes each)]) of a kernel's InitBuffer calls,
+    evaluated with the tiling `values`, each buffer rounded up to its memory's unit as the pipe
+    allocates (UB and L1 32 bytes, L0A / L0B 512, L0C 64); the level comes from the queue's TPosition."""
     calls = calls if calls is not None else [c for c in cpp.calls(text, {"InitBuffer"}) if len(c.args) in (2, 3)]
+    decls = cpp.declarations(text)
     referenced = {w for c in calls for a in c.args[1:] for w in re.findall(r"[A-Za-z_]\w*", a)}
-    names = {**cpp.constants(text), **values}
+    names = {**API_CONSTANTS, **cpp.constants(text), **values}
     names.update(cpp.member_values(text, names, referenced - set(names)))
-    total, parts = 0, []
+    out: dict = {}
     for call in calls:
+        level = _level_of(call, decls)
+        unit = cube.LEVEL_ALIGN.get(level, 32)
         num_expr, bytes_expr = ("1", call.args[1]) if len(call.args) == 2 else call.args[1:]
         num = cpp.evaluate(num_expr, names)
-        size = -(-cpp.evaluate(bytes_expr, names) // 32) * 32
-        total += num * size
-        parts.append((call, num, size))
-    return total, parts
+        size = -(-cpp.evaluate(bytes_expr, names) // unit) * unit
+        total, parts = out.get(level, (0, []))
+        out[level] = (total + num * size, parts + [(call, num, size)])
+    return out
+
+
+def initbuffer_total(text: str, values: dict, calls=None, level: ir.Level = ir.Level.UB) -> tuple[int, list]:
+    """(bytes, [(call, buffers, bytes each)]) of the InitBuffer calls at one memory level (UB by default)."""
+    return initbuffer_totals(text, values, calls).get(level, (0, []))
 
 
 def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
@@ -257,36 +322,40 @@ def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
             found.append(finding(SPEC, "missing-buffer",
                                  f"tile `{buf.name}` has no {buf.kind} {'TBuf' if buf.kind == 'VECCALC' else 'queue'} `{buf.member}`",
                                  bundle, plan.kernel_path, dsl_line=buf.dsl_line,
-                                 help=f"declare `{buf.declaration}` and give it UB with pipe.InitBuffer"))
+                                 help=f"declare `{buf.declaration}` and give it "
+                                      f"{'UB' if buf.level is ir.Level.UB else buf.level.value} with pipe.InitBuffer"))
     calls = [c for c in cpp.calls(text, {"InitBuffer"}) if len(c.args) in (2, 3)]
 
-    def total_for(values):
-        return initbuffer_total(text, values, calls)
+    def totals_for(values):
+        return initbuffer_totals(text, values, calls)
 
     try:
-        total, parts = total_for(plan.tiling_values(options))
+        totals = totals_for(plan.tiling_values(options))
     except cpp.EvalError as exc:
         call = next((c for c in calls), None)
         found.append(finding(SPEC, "ub-unknown", f"cannot size the InitBuffer calls: {exc}", bundle,
                              plan.kernel_path, call.line if call else 0,
                              help="size buffers from tiling fields, constants and sizeof"))
         return found
-    budget = plan.soc.ub_usable
-    if total > budget:
+    for level, (total, parts) in totals.items():
+        budget = plan.soc.ub_usable if level is ir.Level.UB else capacity_limit(level, plan.soc)
+        if total <= budget:
+            continue
         severity = "error"
         note = ""
         if not getattr(options, "shapes", None):
             # No reference shapes: the sizes were taken at large sample dims. When smaller dims
             # fit, the budget depends on the shape, which the verifier checks per shape.
-            small, _ = total_for(plan.tiling_values(options, dim_size=256))
+            small = totals_for(plan.tiling_values(options, dim_size=256)).get(level, (0, []))[0]
             if small <= budget:
                 severity = "warning"
                 note = (f" at sample dims of {sample_dim(plan.program)} (it fits smaller shapes; the verifier checks "
                         "real ones)")
         worst = max(parts, key=lambda p: p[1] * p[2])
         detail = ", ".join(f"{c.args[0]} {n} x {s} B" for c, n, s in parts)
-        found.append(finding(SPEC, "ub-overflow",
-                             f"InitBuffer total {total} B exceeds the {budget} B of UB usable on {plan.soc.name}{note} ({detail})",
+        where = f"UB usable on {plan.soc.name}" if level is ir.Level.UB else f"{level.value} of {plan.soc.name}"
+        kind = "ub-overflow" if level is ir.Level.UB else f"{level.value.lower()}-overflow"
+        found.append(finding(SPEC, kind, f"InitBuffer total {total} B exceeds the {budget} B of {where}{note} ({detail})",
                              bundle, plan.kernel_path, worst[0].line,
                              help="lower the tile size in the host tiling function or use fewer buffers", severity=severity))
     return found

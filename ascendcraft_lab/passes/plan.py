@@ -47,11 +47,12 @@ class TilingField:
 
 @dataclass(frozen=True)
 class UbTile:
-    """A UB tile the DSL names, with where it must live."""
+    """A tile the DSL names, with where it must live."""
     name: str             # DSL name
-    kind: str             # VECIN (loaded), VECOUT (stored), VECCALC (compute only)
+    kind: str             # VECIN (loaded), VECOUT (stored), VECCALC (compute only); A1 / B1 / A2 / B2 / CO1 (cube)
     dtype: ir.DType
     dsl_line: int
+    level: ir.Level = ir.Level.UB
 
     @property
     def member(self) -> str:
@@ -154,7 +155,7 @@ def build_plan(program: ir.Program, soc: Soc) -> Plan:
         kernel_path=f"kernel/{op}_kernel.cpp", tiling_path=f"host/{op}_tiling.h", host_path=f"host/{op}_launch.cpp", tiling_impl_path=f"host/{op}_tiling.cpp",
         torch_path=f"torch/{op}_torch.cpp", cmake_path="CMakeLists.txt",
         tiling_fields=_tiling_fields(program, soc), tiles=_tiles(program), gm=_gm(program),
-        loop_vars={s.var: s for s, _ in ir.walk_stmts(k.body) if isinstance(s, ir.For)},
+        loop_vars={v: s for s, _ in ir.walk_stmts(k.body) if isinstance(s, ir.For) for v in s.vars},
     )
 
 
@@ -222,8 +223,8 @@ def _aligned_elems(e: ir.Expr, host_vars: Mapping[str, ir.Expr], soc: Soc, depth
 def _tiles(program: ir.Program) -> dict[str, UbTile]:
     """Named UB tiles with their roles, from the DSL's UB plan (one model for the verifier,
     the interpreter and the lowering: see dsl/buffers.py)."""
-    return {b.name: UbTile(b.name, b.role, b.dtype, b.sites[0].line if b.sites else 0)
-            for b in ub_buffers(program).buffers if b.level is ir.Level.UB}
+    return {b.name: UbTile(b.name, b.role, b.dtype, b.sites[0].line if b.sites else 0, b.level)
+            for b in ub_buffers(program).buffers}
 
 
 def _gm(program: ir.Program) -> dict[str, GmPlan]:

@@ -3,15 +3,20 @@
 For concrete shapes it lists the UB footprint of every buffer (times its copies) against
 the SoC's usable UB, and the candidates that were not taken: a tile twice as long (does it
 still fit?), and the core split (are cores idle, how many rows does each get?).
+
+A cube kernel is explained by its base tiles instead: the L1 / L0A / L0B / L0C table (each
+buffer in whole fractals, times its copies, against the SoC's memory), what the padding of
+short tiles costs the cube, the blocks over the cube cores, and each base tile doubled and
+halved: which memory it would overflow, or what it would cost in GM traffic and rounds.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..dsl import ir
-from ..dsl.buffers import ub_buffers
+from ..dsl import cube, ir
+from ..dsl.buffers import capacity_limit, ub_buffers
 from ..dsl.errors import human_bytes
-from ..dsl.host import bind_dims, evaluate_host
+from ..dsl.host import HostEvaluator, bind_dims, evaluate_host
 from ..soc import Soc
 
 
@@ -23,6 +28,7 @@ class TilingReport:
     total: int
     buffers: list[dict] = field(default_factory=list)    # name, role, copies, elements, bytes
     candidates: list[str] = field(default_factory=list)  # rejected or accepted alternatives, one line each
+    levels: list[dict] = field(default_factory=list)     # the cube: per memory level, used and budget bytes
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
@@ -32,7 +38,11 @@ class TilingReport:
         for b in self.buffers:
             what = f"{b['elements']} elements" if b["elements"] is not None else human_bytes(b["bytes"])
             lines.append(f"  {b['name']:<12} {b['role']:<8} {b['copies']} x {what} = {human_bytes(b['bytes'] * b['copies'])}")
-        lines.append(f"  UB used {human_bytes(self.total)} of {human_bytes(self.budget)} ({100 * self.total / self.budget:.0f} %)")
+        if self.total or not self.levels:
+            lines.append(f"  UB used {human_bytes(self.total)} of {human_bytes(self.budget)} ({100 * self.total / self.budget:.0f} %)")
+        for lv in self.levels:
+            lines.append(f"  {lv['level']} used {human_bytes(lv['used'])} of {human_bytes(lv['budget'])} "
+                         f"({100 * lv['used'] / lv['budget']:.0f} %)")
         lines.extend(f"  - {c}" for c in self.candidates)
         return "\n".join(lines)
 
@@ -46,8 +56,10 @@ def tiling_report(program: ir.Program, shapes: dict, scalars: dict, soc: Soc) ->
         env.update({f"{tp.name}.{k}": v for k, v in launch.items()})
     plan = ub_buffers(program)
     usage = plan.usage(env, soc)
+    order = ("A1", "B1", "A2", "B2", "CO1")          # the cube's buffers in pipeline order, after UB's
+    items = sorted(usage.items, key=lambda it: order.index(it[0].role) + 1 if it[0].role in order else 0)
     buffers = [{"name": b.name, "role": b.role, "copies": b.nbuf, "elements": elems, "bytes": nbytes}
-               for b, elems, nbytes in usage.items]
+               for b, elems, nbytes in items]
     if usage.scratch_bytes:
         tiles = max(plan.scratch_tiles, 1)   # temporaries of the most demanding statement
         buffers.append({"name": "scratch", "role": "VECCALC", "copies": tiles,
@@ -56,6 +68,9 @@ def tiling_report(program: ir.Program, shapes: dict, scalars: dict, soc: Soc) ->
         buffers.append({"name": "syncWork", "role": "VECCALC", "copies": 1, "elements": None, "bytes": usage.sync_bytes})
     total = usage.total()
     report = TilingReport(soc.name, dict(launch), soc.ub_usable, total, buffers)
+    if plan.uses_cube:
+        _cube_report(report, program, plan, env, launch, soc)
+        return report
     # Candidate: every tile-sized buffer twice as long.
     tile_fields = [f.name for f in program.host.launch.fields if "tile" in f.name]
     for name in tile_fields:
@@ -74,6 +89,106 @@ def tiling_report(program: ir.Program, shapes: dict, scalars: dict, soc: Soc) ->
     else:
         report.candidates.append(f"cores={cores}: every vector core of {soc.name} is busy")
     return report
+
+
+def _cube_report(report: TilingReport, program: ir.Program, plan, env: dict, launch: dict, soc: Soc) -> None:
+    usage = plan.usage(env, soc)
+    for level in cube.CUBE_LEVELS:
+        used = usage.total(level)
+        if used:
+            report.levels.append({"level": level.value, "used": used, "budget": capacity_limit(level, soc)})
+    tp = program.tiling_param
+    axes = cube_axes(program)
+    ev = HostEvaluator(soc, env)
+    fields: dict[str, set[str]] = {}          # tiling field -> the matrix dims (m, n, k) it steps
+    for role, (_, step, _) in axes.items():
+        if isinstance(step, ir.Attr) and tp is not None and step.obj.id == tp.name:
+            fields.setdefault(step.attr, set()).add(role)
+    for name, dims in fields.items():
+        key = f"{tp.name}.{name}"
+        value = env.get(key)
+        if not isinstance(value, int):
+            continue
+        for factor, word in ((2, "doubled"), (0.5, "halved")):
+            trial = dict(env)
+            trial[key] = int(value * factor)
+            if trial[key] < 1:
+                continue
+            used = plan.usage(trial, soc)
+            over = [f"{lv.value} {human_bytes(used.total(lv))} > {human_bytes(capacity_limit(lv, soc))}"
+                    for lv in cube.CUBE_LEVELS if used.total(lv) > capacity_limit(lv, soc)]
+            if over:
+                verdict = "does not fit: " + ", ".join(over)
+            elif factor > 1:
+                verdict = "would fit: fewer, larger blocks (less GM re-reading), fewer blocks to spread over the cores"
+            else:
+                verdict = f"fits, but {_halved_cost(dims)}"
+            report.candidates.append(f"{name}={trial[key]} ({word}; steps {'/'.join(sorted(dims))}): {verdict}")
+    blocks = _grid_blocks(program, ev)
+    cores = int(launch["cores"])
+    if blocks is not None:
+        rounds = -(-blocks // cores)
+        last = blocks - (rounds - 1) * cores
+        report.candidates.append(f"{blocks} output block(s) over {cores} of {soc.cube_cores} cube cores: {rounds} round(s), "
+                                 f"the last with {last} busy core(s)")
+    waste = _padding_waste(axes, ev)
+    if waste:
+        report.candidates.append(waste)
+
+
+def cube_axes(program: ir.Program) -> dict[str, tuple[ir.Expr, ir.Expr, int]]:
+    """The matrix dims the cube tiles (m, n, k): (extent, step, fractal unit) of the loop whose range
+    indexes that axis of an L1 tile."""
+    plan = program.plan
+    loops: dict[str, tuple[ir.Expr, ir.Expr]] = {}
+    for s, _ in ir.walk_stmts(program.kernel.body):
+        if isinstance(s, ir.For) and isinstance(s.iter, ir.CoreTiles):
+            loops.update({v: (e, st) for v, e, st in zip(s.vars, s.iter.extents, s.iter.steps)})
+        elif isinstance(s, ir.For) and isinstance(s.iter, ir.Tiles) and not isinstance(s.iter.extent.type, ir.RangeType):
+            loops[s.var] = (s.iter.extent, s.iter.step)
+    out: dict[str, tuple[ir.Expr, ir.Expr, int]] = {}
+    for s, _ in ir.walk_stmts(program.kernel.body):
+        if not (isinstance(s, ir.Load) and s.level is ir.Level.L1):
+            continue
+        op = plan.operand(s.target)
+        kept = [ix for ix in s.src.index if not (isinstance(ix, ir.IndexExpr) and not isinstance(ix.expr.type, ir.RangeType))]
+        for axis, (role, ix) in enumerate(zip(op.axis_roles(), kept)):
+            if isinstance(ix, ir.IndexExpr) and isinstance(ix.expr, ir.Name) and ix.expr.id in loops:
+                out.setdefault(role, (*loops[ix.expr.id], op.l1_axis_unit(axis)))
+    return out
+
+
+def _halved_cost(dims: set[str]) -> str:
+    if dims == {"k"}:
+        return "twice the K slices: twice the LoadData and Mmad calls per block, each half as long"
+    other = "B" if "m" in dims else "A"
+    return f"twice the blocks along {'/'.join(sorted(dims))}: {other} is read from GM twice as often"
+
+
+def _grid_blocks(program: ir.Program, ev: HostEvaluator) -> int | None:
+    for s, _ in ir.walk_stmts(program.kernel.body):
+        if isinstance(s, ir.For) and isinstance(s.iter, ir.CoreTiles):
+            n = 1
+            for ext, step in zip(s.iter.extents, s.iter.steps):
+                n *= -(-int(ev.eval(ext)) // int(ev.eval(step)))
+            return n
+    return None
+
+
+def _padding_waste(axes: dict, ev: HostEvaluator) -> str:
+    """What the fractal padding of short tiles costs the cube, of its multiply-adds."""
+    if set(axes) != {"m", "n", "k"}:
+        return ""
+    useful = padded = 1
+    for role in "mnk":
+        ext, step, unit = axes[role]
+        e, st = int(ev.eval(ext)), int(ev.eval(step))
+        useful *= e
+        padded *= (e // st) * -(-st // unit) * unit + -(-(e % st) // unit) * unit
+    if padded <= useful:
+        return "no fractal padding: every tile is whole fractals"
+    return (f"fractal padding of the short tiles: {100 * (padded - useful) / padded:.1f} % of the cube's "
+            "multiply-adds are on zeros")
 
 
 def _covers(program: ir.Program, env: dict, field_name: str) -> bool:

@@ -11,7 +11,7 @@ from ascendcraft_lab.dsl.interp import run
 from ascendcraft_lab.dsl.ops import OPS_LIST
 
 CATEGORIES = {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce", "scan", "window", "cast", "element",
-              "repeat", "gather"}
+              "repeat", "gather", "cube"}
 
 
 @pytest.mark.parametrize("op", OPS_LIST, ids=lambda o: o.name)
@@ -88,7 +88,7 @@ def test_select_clamp_scan_window_reduce_and_cast():
 def test_every_operation_is_spelled_in_the_dsl():
     for op in OPS_LIST:
         args = ", ".join(["xu"] + ["2" if p.kind == "int" else "f16" if p.kind == "dtype" else '"rint"' if p.kind == "round"
-                                   else "1.0" for p in op.params[1:] if p.default is None])
+                                   else "L0C" if p.kind == "level" else "1.0" for p in op.params[1:] if p.default is None])
         text = kernel_text(f"{op.name}({args})")
         assert parse(text).kernel.body[1].body[0].value.op == op.name
     assert set(OPS) == {o.name for o in OPS_LIST}

@@ -100,7 +100,7 @@ FINDING_KINDS = ("ub-overflow", "unaligned-datacopy", "unaligned-ub-address", "q
                  "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace", "api-misuse",
                  # the cube (acemu/cube.h, acemu/matmul.h)
                  "l1-overflow", "l0-overflow", "unaligned-fractal", "uninitialised-cube-read", "pipe-hazard", "wrong-position",
-                 "cube-param")
+                 "cube-param", "cross-core-sync")
 # Reported, but not bugs: the run stays "ok" and they come back in Report.notes.
 NOTE_KINDS = ("gm-beyond-buffer", "ub-reserved")
 

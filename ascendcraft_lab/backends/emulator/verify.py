@@ -28,7 +28,8 @@ from ...passes.plan import Plan, plan_for
 from ...passes.spec import LowerOptions
 from ...reference.bind import Verdict, bind, compare
 from ...soc import DEFAULT_SOC, get_soc
-from .runner import INCLUDE_DIR, Arg, cache_limit_bytes, compile_sources, evict, pack_tiling, run_kernel
+from .runner import (INCLUDE_DIR, Arg, bf16_to_float32, cache_limit_bytes, compile_sources, evict, float32_to_bf16,
+                     pack_tiling, run_kernel)
 
 MAX_DIAGNOSTICS = 12  # compiler errors shown back per round: the first ones are the causes
 
@@ -157,6 +158,9 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
             shape = output_shape(program, t, env, options_soc)
             args.append(Arg.output(t.dtype.np if t.dtype is not ir.DType.bf16 else "bfloat16", shape))
             kinds.append("out")
+        elif t.dtype is ir.DType.bf16:    # bf16 travels as its raw bits; the DSL keeps it in f32
+            args.append(Arg.inout(float32_to_bf16(np.ascontiguousarray(inputs[t.name], dtype=np.float32))))
+            kinds.append("in")
         else:
             args.append(Arg.inout(np.ascontiguousarray(inputs[t.name], dtype=t.dtype.np)))
             kinds.append("in")
@@ -173,8 +177,10 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
             report = run(tmp)
     else:
         report = run(Path(root))
-    outputs = {names[i]: a for i, a in report.outputs.items() if i < len(names) and kinds[i] == "out"}
-    after = {names[i]: a for i, a in report.outputs.items() if i < len(names) and kinds[i] == "in"}
+    bf16 = {t.name for t in program.tensors() if t.dtype is ir.DType.bf16}
+    got = {names[i]: (bf16_to_float32(a) if names[i] in bf16 else a) for i, a in report.outputs.items() if i < len(names)}
+    outputs = {n: a for n, a in got.items() if kinds[names.index(n)] == "out"}
+    after = {n: a for n, a in got.items() if kinds[names.index(n)] == "in"}
     findings = [dict(f, dsl_line=bundle.dsl_line(plan.kernel_path, int(f.get("line") or 0))) for f in report.findings]
     for f in findings:
         f["file"] = plan.kernel_path if f.get("file") and Path(f["file"]).name == Path(plan.kernel_path).name else f.get("file")

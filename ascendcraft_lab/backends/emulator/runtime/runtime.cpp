@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <array>
 #include <map>
 #include <mutex>
 #include <string>
@@ -863,6 +864,125 @@ std::vector<Task> tasks_for(int type, uint32_t block_dim, int* ration) {
 }
 }  // namespace
 
+// The cross-core flags of one launch (CrossCoreSetFlag / CrossCoreWaitFlag, pipe.h): one counter
+// per core and flag id, what each mode's sets have gathered so far, and who is blocked (a wait
+// nothing can release any more is reported instead of hanging the run).
+namespace {
+bool g_cross_core = false;
+struct CrossCore {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<Task> cores;                         // index: the logical core's core_id (its task number)
+    std::vector<std::array<int, 16>> counter;
+    std::map<std::pair<int, int>, int> round;        // mode 0: (core type, flag) -> cores of that type that set it
+    std::map<std::tuple<int, int, int>, int> group;  // modes 1, 2 from AIVs: (mode, AI core, flag) -> AIVs that set it
+    int ratio = 2;                                   // AIV cores per AI core
+    std::vector<int> waiting;                        // per core: the flag it is blocked on, or -1
+    int blocked = 0, exited = 0;                     // cores blocked with nothing to take, cores that ended
+} g_cross;
+
+void raise_flag(int core, int flag, const char* file, int line) {
+    int& c = g_cross.counter[size_t(core)][size_t(flag)];
+    if (c == 16) {
+        report(CROSS_CORE, "CrossCoreSetFlag", file, line,
+               "flag %d of core %d already holds 16 sets nobody waited for: the counter takes at most 16 (API page "
+               "CrossCoreSetFlag); a wait is missing, or the sets run ahead of the waits", flag, core);
+        return;
+    }
+    ++c;
+    if (g_cross.waiting[size_t(core)] == flag) {     // that core can go on now (before it even wakes up)
+        g_cross.waiting[size_t(core)] = -1;
+        --g_cross.blocked;
+    }
+}
+
+std::vector<int> cores_of(int type, int lo = 0, int hi = 1 << 30) {
+    std::vector<int> out;
+    for (size_t i = 0; i < g_cross.cores.size(); ++i)
+        if ((g_cross.cores[i].aic ? CORE_AIC : CORE_AIV) == type && g_cross.cores[i].block_idx >= lo && g_cross.cores[i].block_idx < hi)
+            out.push_back(int(i));
+    return out;
+}
+}  // namespace
+
+bool note_cross_core() {
+    g_cross_core = true;
+    return true;
+}
+
+void cross_core_set(int mode, int flag, const char* file, int line) {
+    BlockCtx* c = tls_ctx;
+    if (flag < 0 || flag > 10) {
+        report(CROSS_CORE, "CrossCoreSetFlag", file, line, "flag id %d: Atlas A2 has flag ids 0..10 (API page CrossCoreSetFlag)", flag);
+        return;
+    }
+    std::lock_guard<std::mutex> lk(g_cross.mu);
+    const int self = c->core_id, type = c->core_type, idx = c->block_idx, r = g_cross.ratio;
+    if (mode == 0) {
+        int& n = g_cross.round[{type, flag}];
+        const std::vector<int> peers = cores_of(type);
+        if (++n == int(peers.size())) {
+            n = 0;
+            for (int p : peers) raise_flag(p, flag, file, line);
+        }
+    } else if (mode == 1 || (mode == 2 && type == CORE_AIV)) {
+        if (type != CORE_AIV) {
+            report(CROSS_CORE, "CrossCoreSetFlag", file, line, "mode 1 synchronises the vector cores of an AI core; a cube core set it");
+            return;
+        }
+        int& n = g_cross.group[{mode, idx / r, flag}];
+        if (++n == r) {
+            n = 0;
+            const std::vector<int> to = mode == 1 ? cores_of(CORE_AIV, idx / r * r, idx / r * r + r) : cores_of(CORE_AIC, idx / r, idx / r + 1);
+            for (int p : to) raise_flag(p, flag, file, line);
+        }
+    } else {
+        for (int p : cores_of(CORE_AIV, idx * r, idx * r + r)) raise_flag(p, flag, file, line);
+    }
+    (void)self;
+    g_cross.cv.notify_all();
+}
+
+void cross_core_wait(int flag, const char* file, int line) {
+    BlockCtx* c = tls_ctx;
+    if (flag < 0 || flag > 10) {
+        report(CROSS_CORE, "CrossCoreWaitFlag", file, line, "flag id %d: Atlas A2 has flag ids 0..10 (API page CrossCoreWaitFlag)", flag);
+        return;
+    }
+    std::unique_lock<std::mutex> lk(g_cross.mu);
+    const size_t self = size_t(c->core_id);
+    int& cnt = g_cross.counter[self][size_t(flag)];
+    if (cnt == 0) {
+        // Counted as blocked from now until a set raises this counter (raise_flag uncounts it then,
+        // before this thread wakes): a woken core is never mistaken for a blocked one.
+        g_cross.waiting[self] = flag;
+        ++g_cross.blocked;
+        while (cnt == 0) {
+            if (g_cross.blocked + g_cross.exited >= int(g_cross.cores.size())) {
+                report(CROSS_CORE, "CrossCoreWaitFlag", file, line,
+                       "CrossCoreWaitFlag(%d) on %s core %d waits for a set that no core can make any more (every other core "
+                       "has ended or waits too): on the NPU this core hangs. Check the mode of the matching CrossCoreSetFlag "
+                       "and that every core involved reaches it", flag, c->core_type == CORE_AIC ? "cube" : "vector", c->block_idx);
+                g_cross.waiting[self] = -1;
+                --g_cross.blocked;
+                g_cross.cv.notify_all();
+                return;
+            }
+            g_cross.cv.wait(lk);
+        }
+    }
+    --cnt;
+}
+
+namespace {
+void cross_core_exit() {
+    if (!g_cross_core) return;
+    std::lock_guard<std::mutex> lk(g_cross.mu);
+    ++g_cross.exited;
+    g_cross.cv.notify_all();
+}
+}  // namespace
+
 int run_blocks(uint32_t block_dim, BlockFn fn, void* closure) { return run_kernel(nullptr, block_dim, fn, closure); }
 
 int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure) {
@@ -886,6 +1006,17 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
     // A barrier includes the vector cores (SyncAll<true>), or every core (SyncAll<false>).
     auto in_barrier = [&](const Task& t) { return !t.aic || g_sync_all_mixed || !mixed; };
     if (mixed) nthreads = ntasks;  // the cores of one AI core wait for each other: all alive at once
+    if (g_cross_core) {
+        nthreads = ntasks;  // a core waits for others: every core alive at once, as on the NPU
+        std::lock_guard<std::mutex> lk(g_cross.mu);
+        g_cross.cores = tasks;
+        g_cross.counter.assign(tasks.size(), {});
+        g_cross.waiting.assign(tasks.size(), -1);
+        g_cross.round.clear();
+        g_cross.group.clear();
+        g_cross.ratio = ration;
+        g_cross.blocked = g_cross.exited = 0;
+    }
     if (g_sync_all) {
         // SyncAll needs every block alive at once: one thread per block, as every core of the
         // NPU runs its block at the same time (the launch must not exceed the SoC's cores).
@@ -920,6 +1051,7 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
             tls_ctx = &w.ctx;
             fn(closure);
             tls_ctx = nullptr;
+            cross_core_exit();
             if (g_sync_all && in_barrier(blocks[b].task)) {
                 std::lock_guard<std::mutex> lk(g_barrier.mu);
                 ++g_barrier.exited;

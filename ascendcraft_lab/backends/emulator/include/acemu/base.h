@@ -112,6 +112,7 @@ constexpr const char* GM_RACE = "gm-race";
 constexpr const char* REPEAT_OVERFLOW = "repeat-overflow";
 constexpr const char* SYNC_MISMATCH = "sync-all-mismatch";
 constexpr const char* SYNC_WORKSPACE = "sync-all-workspace";
+constexpr const char* CROSS_CORE = "cross-core-sync";
 constexpr const char* API_MISUSE = "api-misuse";
 // Notes: reported, but not a bug (the run stays "ok").
 constexpr const char* GM_BEYOND_BUFFER = "gm-beyond-buffer";
@@ -185,6 +186,12 @@ void sync_all_soft(void* gm, uint64_t gm_bytes, const char* file, int line);
 // Set before main by any kernel that calls SyncAll: run_blocks then gives each block a thread.
 bool note_sync_all(bool aiv_only);
 template <bool B> inline const bool uses_sync_all = note_sync_all(B);
+// CrossCoreSetFlag / CrossCoreWaitFlag (pipe.h): a flag counter per core and flag id; the mode says
+// whose counters a set raises. Registered before main like SyncAll: every core gets a thread.
+void cross_core_set(int mode, int flag, const char* file, int line);
+void cross_core_wait(int flag, const char* file, int line);
+bool note_cross_core();
+template <bool B> inline const bool uses_cross_core = note_cross_core();
 // Set before main by the cube APIs (acemu/cube.h): a kernel that uses them and declares no type with
 // KERNEL_TASK_TYPE_DEFAULT (sys.h) runs on cube cores.
 bool note_kernel_type(int type);

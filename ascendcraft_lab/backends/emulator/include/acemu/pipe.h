@@ -486,6 +486,33 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
     acemu::rt::sync_all_soft(gm, gm_have < need ? gm_have : need, ACEMU_SITE);
 }
 
+// Cross-core flags of the separated architecture (Atlas A2: cube cores AIC and vector cores AIV;
+// API pages CrossCoreSetFlag / CrossCoreWaitFlag). Each core has a counter per flag id (0..10 on
+// A2), starting at 0; CrossCoreWaitFlag blocks while its counter is 0, then takes one. A set raises
+// counters by mode: 0, once every core of the setter's type has set the id, every one of them;
+// 1, once both vector cores of an AI core have set it, both; 2, from a cube core, its two vector
+// cores, and from the vector cores, once both have set it, their cube core. A counter takes at
+// most 16 sets. A wait no core will ever release is reported (on the NPU the core hangs). GM
+// written before a set is visible after the matching wait (the emulator writes GM at once).
+// @api CrossCoreSetFlag, CrossCoreWaitFlag | yes: modes 0, 1, 2, flag ids 0..10, at most 16 pending sets; a wait nothing can release is cross-core-sync | CrossCoreSetFlag
+constexpr uint16_t kCrossCoreFlags = 11;
+template <uint8_t modeId, pipe_t pipe> inline void CrossCoreSetFlag(uint16_t flagId, ACEMU_SITE_PARAMS) {
+    static_assert(modeId <= 2, "CrossCoreSetFlag: modeId is 0 (all cores of a type), 1 (the AIVs of an AI core) or 2 (AIC <-> AIV)");
+    static_assert(pipe != PIPE_S && pipe != PIPE_ALL, "CrossCoreSetFlag: pipe may not be PIPE_S or PIPE_ALL (API page)");
+    (void)&acemu::rt::uses_cross_core<true>;
+    acemu::enter(acemu::ctx(), "CrossCoreSetFlag", ACEMU_SITE);
+    acemu::rt::cross_core_set(modeId, flagId, ACEMU_SITE);
+}
+inline void CrossCoreWaitFlag(uint16_t flagId, ACEMU_SITE_PARAMS) {
+    (void)&acemu::rt::uses_cross_core<true>;
+    acemu::enter(acemu::ctx(), "CrossCoreWaitFlag", ACEMU_SITE);
+    acemu::rt::cross_core_wait(flagId, ACEMU_SITE);
+}
+// The newer pages give the wait the set's template parameters too.
+template <uint8_t modeId, pipe_t pipe> inline void CrossCoreWaitFlag(uint16_t flagId, ACEMU_SITE_PARAMS) {
+    CrossCoreWaitFlag(flagId, acemu_site);
+}
+
 // @api DataCacheCleanAndInvalid | yes: nothing to flush (scalar reads go to GM) | DataCacheCleanAndInvalid
 enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };

@@ -13,7 +13,7 @@ records whatever each step prints, success or not:
    sync_all, so a zeroed workspace and every core of the launch) — `ascendcraft lower` into
    a session, `ascendcraft build`, the NPU check (5 input sets, the project's and
    MultiKernelBench's tolerances, timing against eager; `ascendcraft check --backend cann`)
-   and `ascendcraft profile`;
+   and `ascendcraft profile` (the offline estimate, then the measured profile: a calibration point of the model);
 3. both MultiKernelBench exports of each session (`--format mkb` and `mkb-direct`), to try with
    the benchmark's own harness;
 4. one .tar.gz of the log, every session's runs/*.json, CMake's logs from the build folders

@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     started = _dt.datetime.now().isoformat(timespec="seconds")
     t0 = time.perf_counter()
     todo = [op for op in ops if op.name not in done]
-    progress = Progress(len(ops))
+    progress = Progress(len(ops), [out / "ops" / op.category / op.op / "progress.json" for op in ops])
     progress.n = len(ops) - len(todo)
     results: list[dict] = list(done.values())
     order = {op.name: i for i, op in enumerate(ops)}
@@ -259,8 +259,12 @@ def _refusal(args) -> str:
 def _status(r: dict, shapes: list[str]) -> str:
     parts = []
     for s in shapes:
+        if s not in r["shapes"]:
+            continue
         sr = r["shapes"].get(s, {})
-        parts.append(f"{s} " + ("ok" if sr.get("correct") else f"FAIL({sr.get('stage', '?')})"))
+        cases = sr.get("cases") or {}
+        count = f" {cases['passed']['dtype-aware']}/{cases['total']} cases" if cases.get("total") else ""
+        parts.append(f"{s} " + ("ok" if sr.get("correct") else f"FAIL({sr.get('stage', '?')})") + count)
     return ", ".join(parts)
 
 
@@ -359,6 +363,13 @@ def render_table(summary: dict) -> str:
             ok = "%d/%d (%.1f%%)" % (f["correct"], f["ops"], 100 * f["pass@1"])
             row += f"{comp:>22}{ok:>22}"
         lines.append(row)
+    cases = summary.get("cases")
+    if cases:
+        lines.append(f"cases: {cases['dtype-aware']}/{cases['total']} pass the dtype-aware rule, {cases['mkb']}/{cases['total']} "
+                     f"MultiKernelBench's (atol=rtol=1e-4); ops correct on every case: {cases['ops']} (MultiKernelBench's "
+                     f"rule: {cases['ops_mkb']})")
+        lines.append("cases per dtype: " + ", ".join(f"{d} {v['dtype-aware']}/{v['cases']} (mkb {v['mkb']})"
+                                                     for d, v in cases["per_dtype"].items()))
     geo = [(s, summary["overall"][s]["emu_vs_eager_geomean"]) for s in shapes]
     if any(g for _, g in geo):
         lines.append("emulator vs PyTorch eager on this CPU (informational, NOT an NPU speed): geo-mean eager/emu "
@@ -367,19 +378,44 @@ def render_table(summary: dict) -> str:
 
 
 class Progress:
-    """A one-line progress bar on stderr (one line per op when stderr is not a terminal)."""
+    """A one-line progress bar on stderr (one line per op when stderr is not a terminal).
 
-    def __init__(self, total: int):
+    NPUKernelBench ops count their cases too: a worker rewrites `progress.json` (cases done of
+    total) after each case, and on a terminal the bar redraws every second with the sum."""
+
+    def __init__(self, total: int, case_files: list[Path] | None = None):
         self.total, self.n, self.t0 = total, 0, time.perf_counter()
         self.tty = sys.stderr.isatty()
         self.lock = threading.Lock()
+        self.case_files = list(case_files or [])
+        self.last = ""
+        self._stop = threading.Event()
         self._draw("")
+        if self.tty and self.case_files:
+            threading.Thread(target=self._tick, daemon=True).start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            with self.lock:
+                self._draw(self.last)
+
+    def cases(self) -> tuple[int, int]:
+        done = total = 0
+        for f in self.case_files:
+            try:
+                d = json.loads(f.read_text())
+            except (OSError, ValueError):
+                continue
+            done, total = done + int(d.get("done", 0)), total + int(d.get("total", 0))
+        return done, total
 
     def _draw(self, last: str) -> None:
         width = 30
         filled = int(width * self.n / max(self.total, 1))
         el = time.perf_counter() - self.t0
-        text = f"[{'#' * filled}{'.' * (width - filled)}] {self.n}/{self.total} ops  {el:5.0f} s  {last}"
+        done, total = self.cases()
+        cases = f", {done}/{total} cases" if total else ""
+        text = f"[{'#' * filled}{'.' * (width - filled)}] {self.n}/{self.total} ops{cases}  {el:5.0f} s  {last}"
         if self.tty:
             sys.stderr.write("\r" + text[:150].ljust(150))
         elif last:
@@ -389,9 +425,11 @@ class Progress:
     def done(self, name: str, status: str) -> None:
         with self.lock:
             self.n += 1
-            self._draw(f"{name}: {status}")
+            self.last = f"{name}: {status}"
+            self._draw(self.last)
 
     def close(self) -> None:
+        self._stop.set()
         if self.tty:
             sys.stderr.write("\n")
             sys.stderr.flush()

@@ -131,10 +131,40 @@ def summarise(results: list[dict], shapes: list[str]) -> dict:
         for pth in FAST_P:
             fig[f"emu_vs_eager>{pth}"] = (sum(1 for x in ratios if x > pth) / n) if n else 0.0
         fig["emu_vs_eager_geomean"] = float(np.exp(np.mean(np.log(ratios)))) if ratios else None
+        # The pipe model's ESTIMATED speedup vs ESTIMATED eager on the NPU (perf/): estimated Fast_p.
+        est = [(p.get("estimate") or {}).get("speedup") for p in per if p and p.get("correct")]
+        est = [x for x in est if x]
+        for pth in FAST_P:
+            fig[f"est_fast>{pth}"] = (sum(1 for x in est if x > pth) / n) if n else 0.0
+        fig["est_speedup_geomean"] = float(np.exp(np.mean(np.log(est)))) if est else None
         return fig
 
     for shape in shapes:
         for c in cats:
             out["categories"].setdefault(c, {})[shape] = figures([r for r in results if r["category"] == c], shape)
         out["overall"][shape] = figures(results, shape)
+    cases = case_counts(results)
+    if cases["total"]:
+        out["cases"] = cases
     return out
+
+
+def case_counts(results: list[dict]) -> dict:
+    """Cases of the NPUKernelBench ops, overall and per dtype, under both rules, and the ops
+    correct on every case under MultiKernelBench's rule."""
+    total = {"total": 0, "dtype-aware": 0, "mkb": 0, "per_dtype": {}, "ops": 0, "ops_mkb": 0}
+    for r in results:
+        for sr in r["shapes"].values():
+            c = sr.get("cases") if isinstance(sr, dict) else None
+            if not c:
+                continue
+            total["ops"] += int(bool(sr.get("correct")))
+            total["ops_mkb"] += int(bool(c.get("mkb_correct")))
+            total["total"] += c["total"]
+            total["dtype-aware"] += c["passed"]["dtype-aware"]
+            total["mkb"] += c["passed"]["mkb"]
+            for d, v in c["per_dtype"].items():
+                slot = total["per_dtype"].setdefault(d, {"cases": 0, "dtype-aware": 0, "mkb": 0})
+                for k in slot:
+                    slot[k] += v[k]
+    return total

@@ -11,6 +11,9 @@ import html
 import json
 from pathlib import Path
 
+from ..perf import costs_for
+from ..perf.model import assumptions
+
 INTEGRITY = [
     "Each op runs in its own worker process, and the reference in a further child; a crash, hang or exception "
     "is that op's failure (with its log), never the run's.",
@@ -105,7 +108,10 @@ def render_html(doc: dict) -> str:
             cls = {"correct": "ok", "compiled": "warn", "failed": "bad"}[verdict]
             detail = "" if sr.get("correct") else f"{sr.get('stage', '')}: {sr.get('error', '')}"
             ratio = sr.get("speed_ratio")
-            cells.append(f'<td class="{cls}">{verdict}{f" ({ratio:.2g}x)" if ratio else ""}'
+            est = sr.get("estimate") or {}
+            guess = (f'<div class="est">ESTIMATED on the NPU: {_micro(est["kernel_s"])}, {e(est["bound_pipe"])}-bound'
+                     + (f', {est["speedup"]:.2g}x est. eager' if est.get("speedup") else "") + "</div>") if est.get("kernel_s") else ""
+            cells.append(f'<td class="{cls}">{verdict}{f" ({ratio:.2g}x)" if ratio else ""}{guess}'
                          f'<div class="err">{e(detail)}</div></td>')
         tmpl = (r.get("draft") or {}).get("template", "")
         if r.get("llm"):
@@ -114,14 +120,15 @@ def render_html(doc: dict) -> str:
         log = r.get("log", "")
         op_rows.append(f"<tr><td>{e(r['category'])}</td><td>{e(r['op'])}</td><td>{e(tmpl)}</td>{''.join(cells)}"
                        f"<td>{r.get('seconds', '')}</td><td><a href=\"{e(log)}\">log</a></td></tr>")
-    notes = "".join(f"<li>{e(x)}</li>" for x in INTEGRITY + [TIMING.format(threads=meta.get("threads", "?"))])
+    model = "Estimated NPU times (ESTIMATES, not measurements): " + " ".join(assumptions(costs_for(meta["soc"])))
+    notes = "".join(f"<li>{e(x)}</li>" for x in INTEGRITY + [TIMING.format(threads=meta.get("threads", "?")), model])
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>AscendCraft bench: {e(meta['suite'])}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
 table {{ border-collapse: collapse; margin: 1em 0; }} td, th {{ border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; }}
 td.ok {{ background: #e5f5e0; }} td.warn {{ background: #fff7bc; }} td.bad {{ background: #fee0d2; }}
-.err {{ font-size: 11px; color: #555; max-width: 40em; }} .meta {{ color: #555; }}
+.err {{ font-size: 11px; color: #555; max-width: 40em; }} .meta {{ color: #555; }} .est {{ font-size: 11px; color: #31527a; }}
 </style></head><body>
 <h1>AscendCraft bench: {e(meta['suite'])}</h1>
 <p class="meta">{e(meta['command'])}<br>{e(meta['started'])} &middot; {meta['seconds']:.0f} s &middot; draft {e(meta['draft'])},
@@ -144,6 +151,10 @@ def _seconds(x) -> str:
     return f"{x * 1e3:.3g} ms" if x < 1 else f"{x:.3g} s"
 
 
+def _micro(x) -> str:
+    return "" if x is None else f"{x * 1e6:.3g} us"
+
+
 def render_markdown(doc: dict) -> str:
     """Per category and per op: verdicts, and the emulator's kernel time beside PyTorch eager's."""
     meta, summary, results = doc["meta"], doc["summary"], doc["results"]
@@ -151,26 +162,37 @@ def render_markdown(doc: dict) -> str:
     out = [f"# AscendCraft bench: {meta['suite']}", "",
            f"`{meta['command']}` ({meta['started']}, {meta['seconds']:.0f} s; draft {meta['draft']}, engine "
            f"{meta['engine']}, backend {meta['backend']}, SoC {meta['soc']}, inputs {meta['dtype']}, "
-           f"seeds {meta['seeds']}, {meta.get('threads', '?')} CPU threads)", "", "## Per category", "",
-           "| category | " + " | ".join(f"{s} Comp@1 | {s} Pass@1 | {s} eager/emu" for s in shapes) + " |",
-           "|---" * (1 + 3 * len(shapes)) + "|"]
+           f"seeds {meta['seeds']}, {meta.get('threads', '?')} CPU threads)", "",
+           f"**Estimated NPU times are ESTIMATES** (the pipe model of `ascendcraft_lab/perf` over the emulator's trace of "
+           f"seed 0; est. eager = each aten op of the reference as one roofline kernel plus a launch). The model assumes:", ""]
+    out += [f"- {a}" for a in assumptions(costs_for(meta["soc"]))]
+    out += ["", "## Per category", "",
+            "| category | " + " | ".join(f"{s} Comp@1 | {s} Pass@1 | {s} eager/emu | {s} est. speedup | {s} est. Fast_1"
+                                         for s in shapes) + " |",
+            "|---" * (1 + 5 * len(shapes)) + "|"]
     for c, figs in list(summary["categories"].items()) + [("**overall**", summary["overall"])]:
         cells = " | ".join(f"{figs[s]['compiled']}/{figs[s]['ops']} | {figs[s]['correct']}/{figs[s]['ops']} "
-                           f"({_pct(figs[s]['pass@1'])}) | {_ratio(figs[s]['emu_vs_eager_geomean'])}" for s in shapes)
+                           f"({_pct(figs[s]['pass@1'])}) | {_ratio(figs[s]['emu_vs_eager_geomean'])} | "
+                           f"{_ratio(figs[s].get('est_speedup_geomean'))} | {_pct(figs[s].get('est_fast>1.0', 0.0))}"
+                           for s in shapes)
         out.append(f"| {c} | {cells} |")
     out += ["", "## Per op", "",
             "Emulator kernel time (all blocks on the CPU, median over the seeds) against PyTorch eager on the same CPU; "
-            "ratio = eager / emulator (NOT an NPU speed).", "",
-            "| category | op | template | " + " | ".join(f"{s} | {s} emulator | {s} eager | {s} ratio" for s in shapes) + " |",
-            "|---" * (3 + 4 * len(shapes)) + "|"]
+            "ratio = eager / emulator (NOT an NPU speed). Then the ESTIMATED NPU kernel time, its bound pipe, and the "
+            "ESTIMATED speedup vs ESTIMATED eager on the same SoC.", "",
+            "| category | op | template | " + " | ".join(f"{s} | {s} emulator | {s} eager | {s} ratio | {s} est. time | "
+                                                          f"{s} bound | {s} est. speedup" for s in shapes) + " |",
+            "|---" * (3 + 7 * len(shapes)) + "|"]
     for r in results:
         cells = []
         for s in shapes:
             sr = r["shapes"].get(s, {})
             verdict = "correct" if sr.get("correct") else f"FAIL ({sr.get('stage', '?')})"
             t = sr.get("timing") or {}
+            est = sr.get("estimate") or {}
             cells.append(f"{verdict} | {_seconds(t.get('emulator_kernel_s'))} | {_seconds(t.get('torch_eager_s'))} | "
-                         f"{_ratio(sr.get('speed_ratio'))}")
+                         f"{_ratio(sr.get('speed_ratio'))} | {_micro(est.get('kernel_s'))} | {est.get('bound_pipe', '')} | "
+                         f"{_ratio(est.get('speedup'))}")
         tmpl = (r.get("draft") or {}).get("template", "")
         out.append(f"| {r['category']} | {r['op']} | {tmpl} | {' | '.join(cells)} |")
     failures = [(r, s, r["shapes"][s]) for r in results for s in shapes

@@ -1,5 +1,11 @@
 """One op of a bench run, in its own process: draft -> lower -> compile -> verify, per shape.
 
+An NPUKernelBench-format reference (`get_input_groups()`) runs on its cases instead: one child
+loads every case, a second traces the case the draft is made from, the draft is generalized
+over the cases' dtypes and ranks (drafter/cases.py), and session/cases.py runs every case,
+each dtype variant compiled once (`ops/<level>/<op>/reference/<variant>/`). The op's result
+keeps every case; `progress.json` beside the log counts the cases done for the bench's bar.
+
 `python -m ascendcraft_lab.bench.worker JOB.json` runs `run_op(job)` and writes `result.json`
 beside the op's log, draft and AscendC projects, so a crash here (or in a kernel, or in the
 reference) is one failed op for the runner, never a failed run. The reference itself runs in
@@ -28,8 +34,11 @@ from ..dsl.verifier import verify
 from ..engines.rule import render
 from ..passes.manager import run_pipeline
 from ..passes.spec import LowerOptions
-from ..reference import ReferenceError, bind, run_jobs
-from ..session import draft, engine_for
+from ..drafter.cases import case_signature, fit_live, generalize
+from ..dsl.generic import instantiate, variants
+from ..perf import estimate_eager, estimate_trace
+from ..reference import ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs
+from ..session import check_cases, draft, engine_for
 from ..soc import get_soc
 from .metrics import check_output, inputs_unchanged
 
@@ -79,6 +88,8 @@ def run_op(job: dict) -> dict:
 
 
 def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
+    if reference_format(job["path"]) == "NPUKernelBench":
+        return _run_cases(job, opdir, log, result)
     path, seeds = job["path"], list(job.get("seeds", [0, 1, 2, 3, 4]))
     cast = "float16" if job.get("dtype") == "float16" else None
     shapes = job["shapes"]
@@ -95,6 +106,8 @@ def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
         if job.get("timing", True):
             jobs.append({"mode": "time", "path": path, "overrides": s["overrides"], "seed": 0, "cast_inputs": cast,
                          "threads": os.cpu_count() or 1, "repeats": 10})
+        if job.get("estimate", True):     # the graph of this shape, for the estimated eager time
+            jobs.append({"mode": "trace", "path": path, "overrides": s["overrides"], "seed": 0, "cast_inputs": cast})
     t0 = time.perf_counter()
     answers = run_jobs(jobs, timeout=float(job.get("reference_timeout", 600)))
     log(f"reference child: {len(jobs)} jobs in {time.perf_counter() - t0:.1f} s")
@@ -102,12 +115,15 @@ def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
     traced = None
     if job["draft"] == "drafter":
         traced, k = answers[0], 1
-    runs, timings = {}, {}
+    runs, timings, graphs = {}, {}, {}
     for s in shapes:
         runs[s["label"]] = answers[k:k + len(seeds)]
         k += len(seeds)
         if job.get("timing", True):
             timings[s["label"]] = answers[k]
+            k += 1
+        if job.get("estimate", True):
+            graphs[s["label"]] = answers[k]
             k += 1
 
     def fail_all(stage, message, compiled=False):
@@ -125,7 +141,132 @@ def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
     result["draft"] = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": "kernel.dsl.py"}
     log(f"draft ({template}) in {time.perf_counter() - t0:.1f} s -> {opdir / 'kernel.dsl.py'}")
     for s in shapes:
-        result["shapes"][s["label"]] = _shape(job, s, draft_text, runs[s["label"]], timings.get(s["label"]), opdir, log)
+        result["shapes"][s["label"]] = _shape(job, s, draft_text, runs[s["label"]], timings.get(s["label"]), opdir, log,
+                                              graphs.get(s["label"]))
+
+
+def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
+    """Every case of an NPUKernelBench reference under one generalized draft (see the module docstring)."""
+    path = job["path"]
+    label = "reference"            # the reference's own input sets: its cases
+    out = {"overrides": {}, "compiled": False, "correct": False, "stage": "", "error": "", "cases": None}
+    result["shapes"][label] = out
+    result["format"] = "NPUKernelBench"
+    progress = opdir / "progress.json"
+    log(f"== {job['category']}/{job['op']}  ({path}), NPUKernelBench format: every case of get_input_groups()")
+    t0 = time.perf_counter()
+    try:
+        cases = load_cases(path, timeout=float(job.get("reference_timeout", 900)))
+    except ReferenceError as e:
+        out.update(stage="reference", error=_one_line(e))
+        log(f"reference: {e}")
+        return
+    runs = [c for c in cases if isinstance(c, ReferenceRun)]
+    log(f"reference child: {len(cases)} cases in {time.perf_counter() - t0:.1f} s"
+        + "".join(f"\nnote: {n}" for n in cases.notes))
+    _progress(progress, 0, len(cases))
+    if not runs:
+        out.update(stage="reference", error=_one_line(cases.cases[0]))
+        return
+    pick = _trace_case(runs)
+    t0 = time.perf_counter()
+    text, template = _draft_cases(job, pick, runs, log)
+    if isinstance(text, Exception):
+        out.update(stage="draft", error=_one_line(text))
+        log(f"draft: {text}")
+        return
+    (opdir / "kernel.dsl.py").write_text(text)
+    result["draft"] = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": "kernel.dsl.py",
+                       "traced_case": pick.case}
+    log(f"draft ({template}) from case {pick.case} in {time.perf_counter() - t0:.1f} s -> {opdir / 'kernel.dsl.py'}")
+
+    def tick(i, n, r):
+        log(r.line())
+        _progress(progress, i, n)
+    try:
+        program = verify(parse(text, "kernel.dsl.py"), job.get("soc"))
+    except DslError as e:
+        out.update(stage="lower", error=_one_line(e))
+        log(f"lower: {e.render() if hasattr(e, 'render') else e}")
+        return
+    report = check_cases(program, cases, soc=job.get("soc"), timeout=float(job.get("kernel_timeout", 300)),
+                         progress=tick, workdir=opdir / label)
+    out["cases"] = report.to_json()
+    out["compiled"] = any(c.stage in ("ok", "verify", "run") for c in report.cases)
+    out["correct"] = report.correct
+    out["mkb_correct"] = report.mkb_correct
+    bad = report.first_failure()
+    out["stage"] = "ok" if report.correct else (bad.stage if bad else "verify")
+    out["error"] = "" if report.correct else bad.line()
+    kernel_times = [c.kernel_s for c in report.cases if c.kernel_s]
+    if kernel_times:
+        out["timing"] = {"emulator_kernel_s": float(np.median(kernel_times)), "torch_eager_s": None}
+    log(report.summary())
+
+
+def _progress(path: Path, done: int, total: int) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"done": done, "total": total}))
+    tmp.replace(path)
+
+
+def _trace_case(runs: list) -> ReferenceRun:
+    """The case a draft is made from: non-empty, float32 first, at least 2-d (leading axes are
+    what dim packs generalize; a 1-d case reads as a whole-tensor reduction), then the fewest
+    elements (a quick trace)."""
+    def key(r):
+        ranks = [len(v.shape) for v in r.tensor_inputs] or [0]
+        size = sum(int(np.size(v)) for v in r.tensor_inputs)
+        empty = size == 0 or any(np.size(o) == 0 for o in r.outputs if isinstance(o, np.ndarray))
+        return (empty, r.dtypes[:1] != ("float32",), max(ranks) < 2, size)
+    return min(runs, key=key)
+
+
+def _draft_cases(job, pick: ReferenceRun, runs: list, log):
+    """(text, template) of the draft for every case, or (exception, "")."""
+    if job["draft"] != "drafter":
+        try:
+            outcome = draft(job["path"], how="llm", soc=job.get("soc"), reference_run=pick)
+        except Exception as e:  # noqa: BLE001
+            return e, ""
+        return outcome.text, "llm"
+    # traced in float32 (a half-type case's floats cast up): the draft is generalized over the dtypes anyway
+    cast = "float32" if any(d in ("float16", "bfloat16") for d in pick.dtypes) else None
+    traced = run_jobs([{"mode": "trace", "path": job["path"], "case": pick.case, "cast_inputs": cast}],
+                      timeout=float(job.get("reference_timeout", 900)))[0]
+    if isinstance(traced, ReferenceError):
+        return traced, ""
+    try:
+        d = draft_from_trace(traced["graph"], name=kernel_name(job["path"]), soc=job.get("soc"),
+                             source=Path(job["path"]).name)
+    except DraftError as e:
+        return e, ""
+    for n in d.notes:
+        log(f"note: {n}")
+    text, notes = generalize(d.text, [case_signature(r) for r in runs])
+    for n in notes:
+        log(f"note: {n}")
+    text = fit_live(text, _shapes_for_live(text, runs), job.get("soc"))
+    return text, d.template
+
+
+def _shapes_for_live(text: str, runs: list) -> list:
+    """(shapes, scalars) of the largest cases of each variant: what the tile budget must fit."""
+    program = parse(text, "kernel.dsl.py")
+    out = []
+    for b in variants(program):
+        v = instantiate(program, b)
+        bound = []
+        for r in runs:
+            try:
+                inputs, _ = bind(v, r)
+            except DslError:
+                continue
+            shapes = {n: np.shape(a) for n, a in inputs.items() if isinstance(a, np.ndarray)}
+            bound.append((sum(int(np.prod(s)) for s in shapes.values()), shapes, {p.name: inputs[p.name] for p in v.scalars}))
+        bound.sort(key=lambda x: -x[0])
+        out += [(s, sc) for _, s, sc in bound[:2]]
+    return out
 
 
 def llm_usage(path: Path) -> dict:
@@ -159,7 +300,7 @@ def _draft(job, traced, ref0, log):
     return outcome.text, "llm"
 
 
-def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log) -> dict:
+def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log, graph=None) -> dict:
     label = s["label"]
     out = {"overrides": s["overrides"], "compiled": False, "correct": False, "stage": "", "error": "", "seeds": []}
     log(f"-- shape {label} {json.dumps(s['overrides'])}")
@@ -191,8 +332,10 @@ def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log) -> dict:
     log(f"lowered in {out['lower_s']} s -> {project}")
     # 3 + 4. compile once, run every input set, compare
     kernel_times, all_ok = [], True
-    for ref in refs:
-        seed_res = _run_seed(job, program, bundle, project, ref, log, exact=lambda seed: _exact_reference(job, s, seed))
+    trace = project.parent / "run.trace" if job.get("estimate", True) and job["backend"] == "emulator" else None
+    for i, ref in enumerate(refs):
+        seed_res = _run_seed(job, program, bundle, project, ref, log, exact=lambda seed: _exact_reference(job, s, seed),
+                             trace=trace if i == 0 else None)
         out["seeds"].append(seed_res)
         if seed_res["status"] == "compile-error":
             out.update(stage="compile", error=seed_res["error"])
@@ -213,8 +356,29 @@ def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log) -> dict:
         out["timing"] = {"emulator_kernel_s": emu, "torch_eager_s": eager, "torch_threads": timing["timing"]["threads"],
                          "emulator_threads": os.cpu_count() or 1}
         out["speed_ratio"] = eager / emu if emu > 0 else None
+    if all_ok and trace is not None and trace.is_file():
+        out["estimate"] = _estimate(trace, graph, get_soc(job.get("soc")).name, log)
     log(f"shape {label}: {'correct' if all_ok else 'INCORRECT'}" + (f" ({out['error']})" if out["error"] else ""))
     return out
+
+
+def _estimate(trace: Path, graph, soc: str, log: Log) -> dict:
+    """The pipe model's ESTIMATE of the first seed's traced run, and of eager for the reference."""
+    try:
+        kernel = estimate_trace(trace, soc, keep_spans=0)[-1]
+        eager = estimate_eager(graph["graph"], soc) if isinstance(graph, dict) else None
+    except (OSError, ValueError, IndexError, KeyError) as e:
+        log(f"estimate: {_one_line(e)}")
+        return {"error": _one_line(e)}
+    finally:
+        trace.unlink(missing_ok=True)
+    est = {"estimate": True, "kernel_s": kernel.kernel_s, "bound_pipe": kernel.bound_pipe, "overlap": kernel.overlap,
+           "roofline": kernel.roofline["bound"], "bandwidth_fraction": kernel.roofline["bandwidth_fraction"],
+           "eager_s": eager.seconds if eager and eager.ops else None}
+    est["speedup"] = est["eager_s"] / kernel.kernel_s if est["eager_s"] and kernel.kernel_s > 0 else None
+    log(f"ESTIMATED on {soc}: kernel {kernel.kernel_s * 1e6:.2f} us ({kernel.bound_pipe}-bound, overlap {kernel.overlap:.0%})"
+        + (f", eager {est['eager_s'] * 1e6:.2f} us, speedup {est['speedup']:.2f}x" if est["speedup"] else ""))
+    return est
 
 
 def _lower(job, program, shapes, scalars):
@@ -234,7 +398,7 @@ def _exact_reference(job, s, seed):
                     timeout=float(job.get("reference_timeout", 600)))[0]
 
 
-def _run_seed(job, program, bundle, project, ref, log, exact=None) -> dict:
+def _run_seed(job, program, bundle, project, ref, log, exact=None, trace: Path | None = None) -> dict:
     inputs, expected = bind(program, ref)
     scalars = {p.name: inputs[p.name] for p in program.scalars}
     tensors = {n: v for n, v in inputs.items() if isinstance(v, np.ndarray)}
@@ -244,7 +408,7 @@ def _run_seed(job, program, bundle, project, ref, log, exact=None) -> dict:
         return {"seed": ref.seed, "status": "ok" if verdict.correct else "incorrect", "correct": bool(verdict.correct),
                 "error": "" if verdict.correct else verdict.message, "outputs": []}
     kr = emulate(program, bundle, tensors, scalars, soc=get_soc(job.get("soc")).name,
-                 timeout=float(job.get("kernel_timeout", 120)), root=project)
+                 timeout=float(job.get("kernel_timeout", 120)), root=project, trace=trace)
     res = {"seed": ref.seed, "status": kr.status, "correct": False, "error": "", "outputs": [],
            "kernel_s": kr.timings.get("kernel_s"), "compile_s": kr.timings.get("compile_s"),
            "cached": kr.timings.get("cached")}

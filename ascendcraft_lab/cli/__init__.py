@@ -31,7 +31,7 @@ COMMANDS = [
     Command("lab", "start JupyterLab on notebooks/", "ascendcraft_lab.notebook.lab_cli:main"),
     Command("export", "export a session to MultiKernelBench's submission format (--format mkb|mkb-direct)", "ascendcraft_lab.cli.export:main"),
     Command("build", "build a session's AscendC project with CANN (NPU host)", "ascendcraft_lab.cli.npu:build_main"),
-    Command("profile", "pipe utilisation of a session on the NPU, or of a recorded kernel_details.csv", "ascendcraft_lab.cli.npu:profile_main"),
+    Command("profile", "estimated pipe profile of a session offline (pipe model), measured on an NPU host; or a kernel_details.csv", "ascendcraft_lab.cli.npu:profile_main"),
     Command("doctor", "what is available: compiler, CANN, torch_npu, NPU, LLM endpoint", "ascendcraft_lab.cli.doctor:main"),
 ]
 

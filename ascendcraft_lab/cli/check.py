@@ -18,7 +18,8 @@ from pathlib import Path
 from ..backends.emulator.verify import render_run
 from ..dsl.errors import DslError
 from ..reference import ReferenceError, check_interpreter
-from ..session import Session, SessionError, SessionFolder, check_file, parse_override
+from ..reference import reference_format
+from ..session import Session, SessionError, SessionFolder, check_file, check_file_cases, parse_override
 from ..soc import get_soc
 
 BACKENDS = ("interpreter", "emulator", "cann")
@@ -55,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rtol", type=float, default=None, help="interpreter backend: relative tolerance")
     ap.add_argument("--atol", type=float, default=None, help="interpreter backend: absolute tolerance")
+    ap.add_argument("--rule", choices=("dtype-aware", "mkb"), default="dtype-aware",
+                    help="cases: the correctness rule that decides the exit code (both are reported)")
     ap.add_argument("--adopt-edits", action="store_true",
                     help="a session folder: make hand edits of ascendc/ and stages/ edits of their steps, then verify")
     args = ap.parse_args(argv)
@@ -76,14 +79,23 @@ def main(argv: list[str] | None = None) -> int:
             for note in session.notes:
                 print(f"note: {note}", file=sys.stderr)
             result = session.verify(args.backend, reviewed=False, seed=args.seed, overrides=overrides or None,
-                                    reference=args.ref)
+                                    reference=args.ref, progress=_progress if result_has_cases(session, args) else None)
+            _clear_progress()
             print(result.summary)
             if result.detail:
                 print(result.detail)
+            if result.cases and args.rule == "mkb":
+                return 0 if result.cases.get("mkb_correct") else 1
             return 0 if result.correct else 1
         if not args.ref:
             print("ascendcraft check: --ref REF.py is needed for a DSL file", file=sys.stderr)
             return 2
+        if reference_format(args.ref) == "NPUKernelBench" and args.backend == "emulator":
+            report = check_file_cases(target, args.ref, soc=args.soc, overrides=overrides,
+                                      progress=lambda i, n, r: _progress(f"case {i}/{n}: {r.line()}"))
+            _clear_progress()
+            print(report.summary())
+            return 0 if (report.mkb_correct if args.rule == "mkb" else report.correct) else 1
         verdict, run, program = check_file(target, args.ref, soc=args.soc, backend=args.backend,
                                            overrides=overrides, seed=args.seed)
     except SessionError as exc:
@@ -100,6 +112,26 @@ def main(argv: list[str] | None = None) -> int:
     if detail:
         print(detail)
     return 0 if verdict.correct else 1
+
+
+def result_has_cases(session: Session, args) -> bool:
+    ref = args.ref or session.reference
+    return bool(ref) and reference_format(ref) == "NPUKernelBench"
+
+
+def _progress(text: str) -> None:
+    """One line on stderr, rewritten in place on a terminal (a line per case elsewhere)."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r" + text[:150].ljust(150))
+    else:
+        sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def _clear_progress() -> None:
+    if sys.stderr.isatty():
+        sys.stderr.write("\r" + " " * 150 + "\r")
+        sys.stderr.flush()
 
 
 def _interpreter(target: Path, args, overrides: dict) -> int:

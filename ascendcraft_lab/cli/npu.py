@@ -2,18 +2,23 @@
 
 `build` builds `<session>/ascendc` with CANN's CMake and refuses in one line without a toolkit;
 `profile --csv kernel_details.csv --kernel gelu` reads a recorded profile (works anywhere);
-`profile SESSION` profiles on the NPU (refuses without one). Every run is recorded in the
-session's runs/ folder. The NPU check is `ascendcraft check SESSION --backend cann`.
+`profile SESSION` works offline: the ESTIMATED profile (the pipe model of the emulator's trace,
+`ascendcraft_lab.perf`) beside the estimated eager time of the reference, and on an NPU host the
+measured profile after it; `--npu` asks for the measured one only (refused without an NPU).
+Every run is recorded in the session's runs/ folder. The NPU check is
+`ascendcraft check SESSION --backend cann`.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from ..backends.cann.build import render_build
 from ..backends.cann.detect import refuse_reason
 from ..backends.cann.profile import parse_kernel_details
+from ..session import Session, SessionError
 from ..session.npu import ProfileFailed, build_session, profile_session
 
 
@@ -37,28 +42,51 @@ def build_main(argv: list[str] | None = None) -> int:
 
 def profile_main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ascendcraft profile",
-                                 description="Show pipe utilisation from a kernel_details.csv, or profile a session on the NPU.")
+                                 description="Estimate a session's kernel time offline (pipe model of the emulator's trace) "
+                                             "and, on an NPU host, profile it there; or show a recorded kernel_details.csv.")
     ap.add_argument("session", nargs="?")
     ap.add_argument("--csv", help="a recorded kernel_details.csv (or a folder holding one)")
     ap.add_argument("--kernel", help="the kernel's name in the profile (default: the session's kernel)")
-    ap.add_argument("--html", help="also write the chart as HTML to this file")
+    ap.add_argument("--html", help="also write the NPU chart as HTML to this file")
+    ap.add_argument("--npu", action="store_true", help="only the measured profile on the NPU (refused without one)")
+    ap.add_argument("--json", action="store_true", help="print the estimate as JSON")
+    ap.add_argument("--blocks", type=int, default=8, help="blocks to list (default 8)")
     args = ap.parse_args(argv)
     if args.csv:
         try:
             report = parse_kernel_details(Path(args.csv), args.kernel)
         except ValueError as exc:
             return _fail("profile", str(exc))
-    else:
-        if not args.session:
-            return _fail("profile", "give a session folder or --csv kernel_details.csv")
-        reason = refuse_reason("profile")
-        if reason:
-            return _fail("profile", reason)
+        _show(report, args.html)
+        return 0
+    if not args.session:
+        return _fail("profile", "give a session folder or --csv kernel_details.csv")
+    reason = refuse_reason("profile")
+    if not args.npu:
         try:
-            report = profile_session(args.session, args.kernel)
-        except ProfileFailed as exc:
-            return _fail("profile", str(exc))
-    print(report.text())
-    if args.html:
-        Path(args.html).write_text(report.html())
+            estimate = Session.resume(args.session).estimate()
+        except SessionError as exc:
+            print(str(exc), file=sys.stderr)
+            return 1
+        if args.json:
+            print(json.dumps(estimate.to_dict(blocks=args.blocks), indent=2))
+        else:
+            print(estimate.text(blocks=args.blocks))
+        if reason:
+            if not args.json:
+                print(f"measured profile: not here ({reason})")
+            return 0
+    elif reason:
+        return _fail("profile", reason)
+    try:
+        report = profile_session(args.session, args.kernel)
+    except ProfileFailed as exc:
+        return _fail("profile", str(exc))
+    _show(report, args.html)
     return 0
+
+
+def _show(report, html: str | None) -> None:
+    print(report.text())
+    if html:
+        Path(html).write_text(report.html())

@@ -971,6 +971,10 @@ def build_graph(traced: dict) -> Graph:
             elif desc.get("kind") == "scalar":
                 env[nd["name"]] = Node("scalar", (), {"source": "input", "index": i, "pyname": nd["target"]},
                                        None, desc["type"], desc["value"], name=nd["target"])
+            elif desc.get("kind") in ("const", "sequence") and _plain(desc):
+                # an attribute (approximate="tanh", normalized_shape=[64], an omitted tensor): its value
+                # in the traced input set, as a constant of the draft
+                env[nd["name"]] = _plain_value(desc)
             else:
                 raise Unsupported(f"forward argument `{nd['target']}` is a {desc.get('kind', 'value')} "
                                   "(tensors and numbers are supported)")
@@ -998,6 +1002,20 @@ def build_graph(traced: dict) -> Graph:
     g.notes.extend(b.notes)
     _check_meta(traced, g)
     return g
+
+
+def _plain(desc: dict) -> bool:
+    if desc.get("kind") == "const":
+        return True
+    if desc.get("kind") == "scalar":
+        return True
+    return desc.get("kind") == "sequence" and all(_plain(x) for x in desc["items"])
+
+
+def _plain_value(desc: dict):
+    if desc.get("kind") == "sequence":
+        return [_plain_value(x) for x in desc["items"]]
+    return desc.get("value")
 
 
 def _init_scalars(traced: dict) -> dict[float, Node]:

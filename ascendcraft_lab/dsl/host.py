@@ -12,7 +12,7 @@ from typing import Callable, Mapping
 from ..soc import Soc, get_soc
 from .cube import uses_cube
 from .errors import DslError
-from .ir import (Attr, Call, Const, DType, DTypeRef, Expr, Name, Program, ScalarParam, SyncAll, TensorParam,
+from .ir import (Attr, Call, Const, DType, DTypeRef, Expr, Name, Pack, Program, ScalarParam, SyncAll, TensorParam,
                  walk_exprs, walk_stmts)
 from .ops import HOST_BUILTINS
 from .printer import expr_text
@@ -187,6 +187,60 @@ def bind_dims(program: Program, shapes: Mapping[str, tuple[int, ...]]) -> dict[s
     return env
 
 
+def fold_shape(program: Program, t: TensorParam, shape: tuple[int, ...], scalars: Mapping[str, int | float]) -> tuple[int, ...]:
+    """A reference tensor's shape seen through the declaration's dim packs: one size per declared
+    dim, a pack `*S` the product of the dims it covers (1 when it covers none).
+
+    `*A[k]` covers k dims, k an int scalar read as PyTorch reads a `dim` (k < 0 counts from the
+    end: -1 is rank - 1); the one pack without a count covers the rest. A tensor with fewer dims
+    than the declaration's plain dims is read with leading 1s (a 0-d tensor is one element), as
+    PyTorch broadcasts it. A declaration without packs returns `shape` as it is."""
+    dims = t.dims
+    shape = tuple(int(n) for n in shape)
+    if not any(isinstance(d, Pack) for d in dims):
+        return shape
+
+    def fail(msg, help):
+        return DslError(msg, t.span, help, program.path, program.source)
+
+    rank = len(shape)
+    counts: list[int | None] = []
+    for d in dims:
+        if not isinstance(d, Pack):
+            counts.append(1)
+        elif d.count is None:
+            counts.append(None)
+        else:
+            k = scalars.get(d.count.id)
+            if not isinstance(k, int) or isinstance(k, bool):
+                raise fail(f"dim pack `*{d.id}[{d.count.id}]` of `{t.name}` needs the int `{d.count.id}`, which is "
+                           f"{k!r} here", f"declare `{d.count.id}` an int scalar bound to the reference's dim argument")
+            n = max(rank, 1)
+            if not -n <= k < n:
+                raise fail(f"`{d.count.id}` is {k}, out of range for the {rank}-d `{t.name}` {list(shape)}",
+                           f"a dim of a {rank}-d tensor is in [{-n}, {n - 1}]")
+            counts.append(k + n if k < 0 else k)
+    if None in counts:
+        free = rank - sum(c for c in counts if c is not None)
+        if free < 0:            # fewer dims than the declaration needs: leading 1s
+            shape = (1,) * -free + shape
+            free = 0
+        counts = [free if c is None else c for c in counts]
+    elif sum(counts) > rank:
+        shape = (1,) * (sum(counts) - rank) + shape
+    elif sum(counts) < rank:
+        raise fail(f"`{t.name}` has {rank} dims {list(shape)} but its declaration covers {sum(counts)}",
+                   "add a pack without a count, e.g. `*S`, to take the other dims")
+    out, i = [], 0
+    for c in counts:
+        size = 1
+        for n in shape[i:i + c]:
+            size *= n
+        out.append(size)
+        i += c
+    return tuple(out)
+
+
 def check_dims(program: Program, env: Mapping[str, int | float], shapes: Mapping[str, tuple[int, ...]], soc: Soc) -> None:
     """Check literal and expression dims against the concrete shapes."""
     ev = HostEvaluator(soc, env, program.path, program.source)
@@ -287,5 +341,5 @@ def _letters(n: int) -> list[str]:
 
 
 __all__ = ["SOC_CONSTANTS", "HOST_BUILTINS", "HOST_OPS", "ub_elems", "evaluate_host", "bind_dims", "HostEvaluator",
-           "output_shape", "check_dims", "host_names", "workspace_layout", "WORKSPACE_ALIGN", "SYNC_ALL_BYTES_PER_CORE",
+           "output_shape", "check_dims", "fold_shape", "host_names", "workspace_layout", "WORKSPACE_ALIGN", "SYNC_ALL_BYTES_PER_CORE",
            "syncs_all", "sync_all_ub_bytes", "needs_workspace"]

@@ -157,6 +157,17 @@ class Name(Expr):
 
 
 @dataclass(frozen=True)
+class Pack(Name):
+    """`*S` in a tensor's shape: a dim pack, any number of the reference tensor's dims (none for a
+    0-d tensor) viewed as one axis, whose size is their product. `*A[k]` covers exactly k dims, k
+    an int scalar parameter read as PyTorch reads a `dim` (negative counts from the end). A pack
+    is bound once, when a reference input set is bound to the kernel (`dsl.host.fold_shape`);
+    everything after sees an ordinary dim named `S`."""
+
+    count: Expr | None = None
+
+
+@dataclass(frozen=True)
 class Attr(Expr):
     """`t.tile` (a tiling field) or `c.start` / `c.len` / `c.index` (a range variable)."""
 
@@ -177,6 +188,7 @@ class DTypeRef(Expr):
     """A dtype used as an argument (`cast(x, f16)`, `ub_elems(f32, ...)`)."""
 
     dtype: DType
+    var: str | None = None      # the type variable it was written as (`cast(x, T)`), bound to `dtype`
 
 
 @dataclass(frozen=True)
@@ -362,6 +374,7 @@ class TensorParam(Node):
     groups: tuple[tuple[Expr, ...], ...]
     role: TensorRole = TensorRole.input
     source: str | None = None      # Param: the Model's parameter/buffer name (default: `name`)
+    dtype_var: str | None = None   # declared with a type variable (`GM[T, ...]`), bound to `dtype`
 
     @property
     def dims(self) -> tuple[Expr, ...]:
@@ -376,6 +389,10 @@ class TensorParam(Node):
     @property
     def rank(self) -> int:
         return len(self.groups)
+
+    @property
+    def packs(self) -> tuple["Pack", ...]:
+        return tuple(d for d in self.dims if isinstance(d, Pack))
 
     @property
     def param_name(self) -> str:
@@ -393,6 +410,7 @@ def _product(dims: tuple[Expr, ...]) -> Expr:
 class ScalarParam(Node):
     name: str
     dtype: DType
+    dtype_var: str | None = None
 
 
 @dataclass(frozen=True)
@@ -445,6 +463,19 @@ class Program(Node):
     path: str = field(default="<dsl>", compare=False, repr=False)
     verified: bool = field(default=False, compare=False, repr=False)
     plan: object = field(default=None, compare=False, repr=False)   # buffers.UbPlan, set by verify
+    # `@kernel(T=(f32, f16))`: the kernel is generic over T; this program is the variant with the
+    # type variables bound as in `binding` (dsl/generic.py instantiates the others).
+    generics: tuple[tuple[str, tuple[DType, ...]], ...] = ()
+    binding: tuple[tuple[str, DType], ...] = field(default=(), compare=False)
+
+    @property
+    def generic(self) -> bool:
+        return bool(self.generics)
+
+    @property
+    def variant(self) -> str:
+        """`f16` (`f16_i32` for two type variables) for a generic kernel's variant, "" otherwise."""
+        return "_".join(d.value for _, d in self.binding) if self.generics else ""
 
     # -- parameter queries (kernel order is the binding order) --
     def tensors(self, role: TensorRole | None = None) -> list[TensorParam]:

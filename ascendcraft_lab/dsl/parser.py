@@ -16,7 +16,7 @@ from .errors import DslError, Span
 from .host import HOST_OPS, SOC_CONSTANTS
 from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTiles, DType, DTypeRef, Expr, For,
                  GmRef, HostFunc, If, IndexExpr, IndexSlice, IndexWindows, Kernel, Launch, LaunchField, Level,
-                 LevelRef, Load, Name, Program, Range, ScalarParam, Stage, StageKind, Store, Str, TensorParam,
+                 LevelRef, Load, Name, Pack, Program, Range, ScalarParam, Stage, StageKind, Store, Str, TensorParam,
                  TensorRole, SyncAll, Tiles, TilingParam, walk_exprs)
 from .ops import BINARY_SYMBOLS, HOST_BUILTINS, OPS, ROUND_MODES, OpParam
 
@@ -100,9 +100,12 @@ CPP_TAKEN = {"main": "the program entry of every C++ program", "AscendC": "the n
              "ascendcraft": "the namespace of the generated host code"}
 
 
-def parse(text: str, path: str = "<dsl>") -> Program:
-    """Parse DSL text into an (untyped) Program; every rejection is a DslError with a span."""
-    return _Parser(text, path).program()
+def parse(text: str, path: str = "<dsl>", dtypes=None) -> Program:
+    """Parse DSL text into an (untyped) Program; every rejection is a DslError with a span.
+
+    A kernel generic over type variables (`@kernel(T=(f32, f16))`) is parsed as the variant
+    `dtypes` names (`{"T": DType.f16}`), by default each variable's first dtype."""
+    return _Parser(text, path, dtypes).program()
 
 
 def parse_file(path) -> Program:
@@ -120,11 +123,14 @@ def parse_file(path) -> Program:
 
 
 class _Parser:
-    def __init__(self, text: str, path: str):
+    def __init__(self, text: str, path: str, dtypes=None):
         self.text = text
         self.path = path
         self.lines = text.splitlines()
         self.in_host = False
+        self.wanted = dict(dtypes or {})
+        self.typevars: dict[str, tuple[DType, ...]] = {}     # T -> the dtypes the kernel is generic over
+        self.binding: dict[str, DType] = {}                  # T -> the dtype of this variant
 
     # -- errors and spans --------------------------------------------------------------
     def span(self, node) -> Span:
@@ -204,6 +210,10 @@ class _Parser:
 
     def _module(self, tree: ast.Module) -> Program:
         host = kernel = None
+        for node in tree.body:        # the type variables first: the host function may come before the kernel
+            if isinstance(node, ast.FunctionDef) and len(node.decorator_list) == 1 and \
+                    isinstance(node.decorator_list[0], ast.Call):
+                self._generics(node.decorator_list[0])
         for i, node in enumerate(tree.body):
             if i == 0 and _is_docstring(node):
                 continue
@@ -229,10 +239,46 @@ class _Parser:
             raise self.err(end, "no @host function", "add `@host def tiling(...): ... return Launch(cores, ...)`")
         if kernel is None:
             raise self.err(end, "no @kernel function", "add `@kernel def name(x: GM[f32, (N,)], ...):`")
-        return Program(host, kernel, self.text, self.path, span=Span(1, 1, max(len(self.lines), 1), 1))
+        unknown = sorted(set(self.wanted) - set(self.typevars))
+        if unknown:
+            raise self.err(end, f"kernel `{kernel.name}` is not generic over {', '.join(unknown)}",
+                           "a variant binds the kernel's own type variables, @kernel(T=(...))")
+        return Program(host, kernel, self.text, self.path, span=Span(1, 1, max(len(self.lines), 1), 1),
+                       generics=tuple(self.typevars.items()), binding=tuple(self.binding.items()))
+
+    def _generics(self, dec: ast.Call) -> None:
+        """`@kernel(T=(f32, f16, bf16))`: the kernel is generic over T (one variant per dtype)."""
+        if not (isinstance(dec.func, ast.Name) and dec.func.id == "kernel"):
+            return                    # _decorator rejects it in its own words
+        if dec.args or not dec.keywords:
+            raise self.err(dec, "@kernel(...) takes type variables only, e.g. @kernel(T=(f32, f16, bf16))",
+                           "name each type variable and the dtypes it ranges over")
+        for kw in dec.keywords:
+            if kw.arg is None:
+                raise self.err(dec, "`**` is not part of the DSL", "write @kernel(T=(f32, f16))")
+            self._check_name(kw, kw.arg)
+            if kw.arg in self.typevars:
+                raise self.err(kw, f"type variable `{kw.arg}` is declared twice", "declare each once")
+            items = kw.value.elts if isinstance(kw.value, ast.Tuple) else [kw.value]
+            choices: list[DType] = []
+            for it in items:
+                d = self._dtype(it)
+                if d in choices:
+                    raise self.err(it, f"`{d.value}` is listed twice for `{kw.arg}`", "list each dtype once")
+                choices.append(d)
+            if not choices:
+                raise self.err(kw, f"type variable `{kw.arg}` ranges over no dtype", f"write {kw.arg}=(f32, f16)")
+            self.typevars[kw.arg] = tuple(choices)
+            want = self.wanted.get(kw.arg, choices[0])
+            if want not in choices:
+                raise self.err(kw, f"kernel is generic over {kw.arg} in ({', '.join(c.value for c in choices)}), "
+                               f"not {want.value}", f"add {want.value} to {kw.arg}=(...) if the kernel serves it")
+            self.binding[kw.arg] = want
 
     def _decorator(self, fn: ast.FunctionDef) -> str:
-        names = [d.id if isinstance(d, ast.Name) else None for d in fn.decorator_list]
+        names = [d.id if isinstance(d, ast.Name) else
+                 d.func.id if isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "kernel" else None
+                 for d in fn.decorator_list]
         if len(names) != 1 or names[0] not in ("host", "kernel"):
             target = fn.decorator_list[0] if fn.decorator_list else fn
             raise self.err(target, f"function `{fn.name}` needs exactly one decorator, @host or @kernel",
@@ -263,9 +309,9 @@ class _Parser:
     def _param(self, a: ast.arg, ann: ast.expr, host: bool):
         span = self.span(a)
         if isinstance(ann, ast.Name):
-            dt = DType.from_name(ann.id)
+            dt = DType.from_name(ann.id) or self.binding.get(ann.id)
             if dt is not None:
-                return ScalarParam(a.arg, dt, span=span)
+                return ScalarParam(a.arg, dt, span=span, dtype_var=ann.id if ann.id in self.binding else None)
             if ann.id == "Tiling" and not host:
                 return TilingParam(a.arg, span=span)
         if isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Name):
@@ -288,7 +334,8 @@ class _Parser:
                     source = s.value
                 role = {"GM": TensorRole.input, "Tensor": TensorRole.input, "Out": TensorRole.output,
                         "Param": TensorRole.param, "Workspace": TensorRole.workspace}[head]
-                return TensorParam(a.arg, dt, groups, role, source, span=span)
+                var = items[0].id if isinstance(items[0], ast.Name) and items[0].id in self.binding else None
+                return TensorParam(a.arg, dt, groups, role, source, var, span=span)
         if host:
             raise self.err(ann, f"`{ast.unparse(ann)}` is not a host parameter type",
                            "host parameters are `Tensor[dtype, shape]` or a scalar dtype such as i32")
@@ -299,8 +346,11 @@ class _Parser:
     def _dtype(self, node) -> DType:
         if isinstance(node, ast.Name) and DType.from_name(node.id):
             return DType.from_name(node.id)
+        if isinstance(node, ast.Name) and node.id in self.binding:
+            return self.binding[node.id]
         raise self.err(node, f"`{_src(node)}` is not a dtype",
-                       "dtypes are " + ", ".join(d.value for d in DType))
+                       "dtypes are " + ", ".join(d.value for d in DType)
+                       + (f", and the kernel's type variables {', '.join(self.binding)}" if self.binding else ""))
 
     def _shape(self, node) -> tuple[tuple[Expr, ...], ...]:
         if not isinstance(node, ast.Tuple):
@@ -308,18 +358,25 @@ class _Parser:
         groups = []
         for d in node.elts:
             if isinstance(d, ast.Tuple):
-                if len(d.elts) < 2 or any(isinstance(x, ast.Tuple) for x in d.elts):
+                packs = sum(isinstance(x, ast.Starred) for x in d.elts)
+                if len(d.elts) < 2 - packs or any(isinstance(x, ast.Tuple) for x in d.elts):
                     raise self.err(d, "a dim group is a flat tuple of two or more dims",
                                    "write e.g. ((B, M), N) to view B and M as one axis")
                 groups.append(tuple(self._dim(x) for x in d.elts))
             else:
                 groups.append((self._dim(d),))
+        unsized = [d for g in groups for d in g if isinstance(d, Pack) and d.count is None]
+        if len(unsized) > 1:
+            raise self.err(node, "two dim packs without a count in one shape: which dims each takes is unknown",
+                           "give all but one a count from an int scalar, e.g. (*A[dim], R, *I)")
         if len(groups) > 5:
             raise self.err(node, f"{len(groups)} axes; GM tensors have rank 0 to 5",
                            "group contiguous dims with a nested tuple, e.g. ((A, B), C)")
         return tuple(groups)
 
     def _dim(self, node) -> Expr:
+        if isinstance(node, ast.Starred):
+            return self._pack(node)
         e = self._expr(node)
         for n in _walk(e):
             if isinstance(n, Const) and n.kind != "int":
@@ -331,7 +388,24 @@ class _Parser:
                                "dims use names, ints, + - * // % and min/max")
         return e
 
+    def _pack(self, node: ast.Starred) -> Pack:
+        """`*S` (every remaining dim of the tensor) or `*S[k]` (k dims, k an int scalar parameter)."""
+        v, count = node.value, None
+        if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name):
+            if not isinstance(v.slice, ast.Name):
+                raise self.err(v.slice, "a dim pack's count is an int scalar parameter, e.g. `*A[dim]`",
+                               "declare `dim: i32` and write `*A[dim]`")
+            count = Name(v.slice.id, span=self.span(v.slice))
+            v = v.value
+        if not isinstance(v, ast.Name):
+            raise self.err(node, f"`{_src(node)}` is not a dim pack", "a dim pack is `*S`, or `*S[k]` with k an int scalar")
+        self._check_name(v, v.id)
+        return Pack(v.id, count, span=self.span(node))
+
     def _check_name(self, node, name: str):
+        if name in self.typevars:
+            raise self.err(node, f"`{name}` is the kernel's type variable and cannot be used as a name",
+                           f"rename it, e.g. `{name.lower()}v`")
         if name in RESERVED or name in OPS or name in SOC_CONSTANTS or name in HOST_BUILTINS:
             raise self.err(node, f"`{name}` is a DSL word and cannot be used as a name",
                            f"rename it, e.g. `{name}_` or `{name[0]}v`")
@@ -619,7 +693,7 @@ class _Parser:
         if isinstance(node, ast.Name):
             if node.id == "inf":
                 return Const(math.inf, "float", span=span)
-            if DType.from_name(node.id):
+            if DType.from_name(node.id) or node.id in self.binding:
                 raise self.err(node, f"dtype `{node.id}` is not a value here",
                                "dtypes appear in declarations, cast(x, dtype) and ub_elems(dtype, ...)")
             return Name(node.id, span=span)
@@ -733,7 +807,8 @@ class _Parser:
                 continue
             a = given[p.name]
             if p.kind == "dtype":
-                out.append(DTypeRef(self._dtype(a), span=self.span(a)))
+                var = a.id if isinstance(a, ast.Name) and a.id in self.binding else None
+                out.append(DTypeRef(self._dtype(a), var, span=self.span(a)))
             elif p.kind == "level":
                 if not (isinstance(a, ast.Name) and a.id in _LEVELS):
                     raise self.err(a, f"`{_src(a)}` is not a memory level", "levels are " + ", ".join(_LEVELS))

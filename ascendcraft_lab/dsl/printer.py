@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTiles, DType, DTypeRef, Expr, For,
-                 GmRef, If, IndexExpr, IndexSlice, IndexWindows, Level, LevelRef, Load, Name, Program, Range,
+                 GmRef, If, IndexExpr, IndexSlice, IndexWindows, Level, LevelRef, Load, Name, Pack, Program, Range,
                  ScalarParam, Stage, Store, Str, SyncAll, TensorParam, TensorRole, Tiles, TilingParam)
 from .ops import HOST_BUILTINS, OPS, PRECEDENCE, UNARY_PRECEDENCE
 
@@ -35,7 +35,12 @@ def print_program(program: Program) -> str:
     out.append("")
     out.append("")
     k = program.kernel
-    out.append("@kernel")
+    if program.generics:
+        typevars = ", ".join(f"{v}=({', '.join(d.value for d in ds)}{',' if len(ds) == 1 else ''})"
+                             for v, ds in program.generics)
+        out.append(f"@kernel({typevars})")
+    else:
+        out.append("@kernel")
     out.append(_signature(k.name, [_param_text(p, host=False) for p in k.params]))
     _block(k.body, 1, out)
     return "\n".join(out) + "\n"
@@ -50,13 +55,13 @@ def _signature(name: str, params: list[str]) -> str:
 
 def _param_text(p, host: bool) -> str:
     if isinstance(p, ScalarParam):
-        return f"{p.name}: {p.dtype.value}"
+        return f"{p.name}: {p.dtype_var or p.dtype.value}"
     if isinstance(p, TilingParam):
         return f"{p.name}: Tiling"
     assert isinstance(p, TensorParam)
     head = "Tensor" if host else p.role.value
     extra = f', "{p.source}"' if p.role is TensorRole.param and p.source and p.source != p.name else ""
-    return f"{p.name}: {head}[{p.dtype.value}, {shape_text(p.groups)}{extra}]"
+    return f"{p.name}: {head}[{p.dtype_var or p.dtype.value}, {shape_text(p.groups)}{extra}]"
 
 
 def shape_text(groups) -> str:
@@ -173,12 +178,14 @@ def _expr(e: Expr) -> tuple[str, int]:
     if isinstance(e, Const):
         text = _const_text(e)
         return text, (UNARY_PRECEDENCE if text.startswith("-") else _ATOM)
+    if isinstance(e, Pack):
+        return f"*{e.id}" + (f"[{expr_text(e.count)}]" if e.count is not None else ""), _ATOM
     if isinstance(e, Name):
         return e.id, _ATOM
     if isinstance(e, Attr):
         return f"{e.obj.id}.{e.attr}", _ATOM
     if isinstance(e, DTypeRef):
-        return e.dtype.value, _ATOM
+        return e.var or e.dtype.value, _ATOM
     if isinstance(e, LevelRef):
         return e.level.value, _ATOM
     if isinstance(e, Str):

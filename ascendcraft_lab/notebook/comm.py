@@ -13,7 +13,7 @@ the session by its folder, as the pipeline payload gives it (`session.folder`):
 | `undo`       | `step`                                  | `payload`                         |
 | `regenerate` | `step`                                  | `payload`                         |
 | `compile`    | `backend` (default `emulator`)          | `payload` (its `verdict`)         |
-| `profile`    |                                         | `payload`, `profile` (text)       |
+| `profile`    |                                         | `payload`, `profile` (text: the ESTIMATED profile with pipe timelines; the measured one on an NPU host) |
 | `fetch_body` | `step`, `path`, `side` (before / after / final / dsl), `full` | `body`      |
 | `bundle`     |                                         | `bundle`: the cell's MIME bundle  |
 
@@ -44,6 +44,7 @@ from typing import Any
 
 from IPython import get_ipython
 
+from ..session import SessionError
 from ..session.npu import ProfileFailed, npu_refusal, profile_session
 from .display import mimebundle
 from .lab import LabError, LabSession, find_session, remember
@@ -95,15 +96,19 @@ def fetch_body(lab: LabSession, side: str, path: str | None = None, step: str | 
 
 
 def profile(lab: LabSession) -> str:
-    """Profile the session's kernel on an NPU; a `LabError` saying what is missing elsewhere."""
-    reason = npu_refusal("profile")
-    if reason:
-        raise LabError(f"error: {reason}\n  = help: profiling times the kernel on an Ascend NPU (CANN, torch_npu); "
-                       "Compile & verify checks it on the CPU emulator, which needs neither")
+    """The session's ESTIMATED profile (offline: the pipe model of the emulator's trace, with a
+    timeline per pipe of the first blocks) and, on an NPU host, the measured one after it."""
     if not lab.ready:
         raise LabError("error: profile needs every step accepted or edited, as compile does")
     try:
-        return profile_session(lab.folder.path).text()
+        text = lab.estimate().text()
+    except SessionError as exc:
+        raise LabError(str(exc)) from None
+    reason = npu_refusal("profile")
+    if reason:
+        return f"{text}\nmeasured profile: not here ({reason})"
+    try:
+        return f"{text}\n\n{profile_session(lab.folder.path).text()}"
     except ProfileFailed as exc:
         raise LabError(f"error: {exc}") from None
 

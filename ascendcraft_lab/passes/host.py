@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from ..dsl import ir
+from ..dsl.generic import variant_name, variants
 from ..dsl.host import SOC_CONSTANTS, SYNC_ALL_BYTES_PER_CORE, WORKSPACE_ALIGN, needs_workspace, syncs_all
 from ..dsl.printer import expr_text
 from . import cpp
@@ -270,18 +271,72 @@ def workspace_note(p: ir.Program) -> str:
     return f"GM scratch the cores share: {' then '.join(parts)}; it must start at zero"
 
 
+def pack_counts_cpp(t: ir.TensorParam) -> str:
+    """C++ initializer of how many of `t`'s dims each declared dim covers: 1 for a plain dim, a
+    sized pack `*A[k]` its k read as a PyTorch dim, -1 for the pack that takes the rest."""
+    n = cpp_name(t.name)
+    parts = []
+    for d in t.dims:
+        if not isinstance(d, ir.Pack):
+            parts.append("1")
+        elif d.count is None:
+            parts.append("-1")
+        else:
+            parts.append(f"PackCount({cpp_name(d.count.id)}, {n}.dim())")
+    return "{" + ", ".join(parts) + "}"
+
+
+KERNEL_VIEW_CPP = """\
+// A tensor as the kernel views it: one size per declared dim, a dim pack (*S) the product of
+// the sizes it covers. counts[i] is how many of t's dims declared dim i covers (-1: the pack
+// that takes the rest); a tensor with fewer dims than the declaration is read with leading 1s.
+std::vector<int64_t> KernelView(const at::Tensor &t, std::vector<int64_t> counts) {
+    int64_t fixed = 0;
+    for (int64_t c : counts) fixed += c < 0 ? 0 : c;
+    for (int64_t &c : counts) c = c < 0 ? std::max<int64_t>(t.dim() - fixed, 0) : c;
+    int64_t pos = t.dim();
+    for (int64_t c : counts) pos -= c;
+    std::vector<int64_t> view;
+    for (int64_t c : counts) {
+        int64_t size = 1;
+        for (int64_t k = 0; k < c; ++k, ++pos) size *= pos >= 0 ? t.size(pos) : 1;
+        view.push_back(size);
+    }
+    return view;
+}"""
+PACK_COUNT_CPP = """\
+// A sized pack *A[k] covers k dims, k read as PyTorch reads `dim` (negative counts from the end).
+int64_t PackCount(int64_t k, int64_t rank) { return k < 0 ? k + std::max<int64_t>(rank, 1) : k; }"""
+
+
+def dim_sources(plan: Plan) -> dict[str, str]:
+    """dim name -> the C++ that reads it from the binding's tensors (`x.size(1)`, or `xView[0]`
+    for a tensor declared with dim packs)."""
+    out = {}
+    for d, t, axis in dim_args(plan):
+        tp = plan.program.param(t)
+        out[d] = f"{cpp_name(t)}View[{axis}]" if tp is not None and tp.packs else f"{cpp_name(t)}.size({axis})"
+    return out
+
+
 def torch_source(plan: Plan, src: str) -> Emitter:
     p = plan.program
     camel = plan.tiling_struct[:-len("Tiling")]
     ins = p.inputs + p.model_params
-    dim_source = {d: f"{cpp_name(t)}.size({axis})" for d, t, axis in dim_args(plan)}
+    dim_source = dim_sources(plan)
+    packed = [t for t in ins if t.packs and any(t.name == tn for _, tn, _ in dim_args(plan))]
+    sized = any(d.count is not None for t in packed for d in t.packs)
     em = Emitter()
     em.line(f"// torch.library binding of {plan.entry}: torch.ops.ascendcraft.{plan.entry}(...) on an NPU tensor.")
     em.line("// " + HEADER_NOTE.format(src=src))
+    if packed:
+        em.line("#include <algorithm>")
     em.line("#include <map>")
     em.line("#include <mutex>")
     em.line("#include <string>")
     em.line("#include <utility>")
+    if packed:
+        em.line("#include <vector>")
     em.blank()
     em.line("#include <ATen/ATen.h>")
     em.line("#include <c10/core/DeviceGuard.h>")
@@ -292,6 +347,15 @@ def torch_source(plan: Plan, src: str) -> Emitter:
     em.blank()
     ptrs = ", ".join(["void *"] * (len(p.tensors()) + 2))
     em.line(f"void Launch{camel}(uint32_t blockDim, aclrtStream stream, {ptrs});")
+    others = dispatch_variants(p)
+    sig_types = [f"const at::Tensor &" for _ in ins] + ["double" if s.dtype.is_float else "int64_t" for s in p.scalars]
+    outs_ret = "at::Tensor" if len(p.outputs) == 1 else f"std::tuple<{', '.join(['at::Tensor'] * len(p.outputs))}>"
+    if others:
+        em.line(f"// The kernel's other dtype variants (variants/<dtype>/ of this project), chosen by the dtype of")
+        em.line(f"// `{dispatch_tensor(p).name}` below.")
+        for v, entry in others:
+            em.line(f"{outs_ret} {entry}_npu({', '.join(sig_types)});")
+            em.line(f"{outs_ret} {entry}_meta({', '.join(sig_types)});")
     em.blank()
     em.line("// The tiling struct depends only on the shapes and scalars, so each distinct one goes to the device")
     em.line("// once and stays there: a timed call makes no host-to-device copy. The cache is never destroyed (its")
@@ -308,6 +372,12 @@ def torch_source(plan: Plan, src: str) -> Emitter:
                 em.line("void *host = const_cast<char *>(slot->first.second.data());")
                 em.line("slot->second = at::from_blob(host, {static_cast<int64_t>(sizeof(tiling))}, at::kByte).to(device);")
             em.line("return slot->second;")
+        if packed:
+            em.blank()
+            em.lines(KERNEL_VIEW_CPP)
+            if sized:
+                em.blank()
+                em.lines(PACK_COUNT_CPP)
     em.blank()
     sig_in = [f"const at::Tensor &{cpp_name(t.name)}" for t in ins]
     sig_in += [f"double {cpp_name(s.name)}" if s.dtype.is_float else f"int64_t {cpp_name(s.name)}" for s in p.scalars]
@@ -317,18 +387,42 @@ def torch_source(plan: Plan, src: str) -> Emitter:
 
     def make_outputs(meta: bool):
         for o in outs:
-            shape = ", ".join(_shape_cpp(o, dim_source))
+            twin = next((t for t in ins if t.dims == o.dims and t.packs), None)
+            # a packed output shaped like an input takes that input's shape (elementwise); other
+            # packed outputs are allocated as the kernel's view of them
+            shape = f"{cpp_name(twin.name)}.sizes()" if twin is not None else "{" + ", ".join(_shape_cpp(o, dim_source)) + "}"
             alloc = "at::zeros" if o.name in accumulated and not meta else "at::empty"
             why = "  // accumulated into by every core" if o.name in accumulated and not meta else ""
-            em.line(f"at::Tensor {cpp_name(o.name)} = {alloc}({{{shape}}}, {cpp_name(ins[0].name)}.options().dtype(at::k{_at_dtype(o.dtype)}));{why}")
+            em.line(f"at::Tensor {cpp_name(o.name)} = {alloc}({shape}, {cpp_name(ins[0].name)}.options().dtype(at::k{_at_dtype(o.dtype)}));{why}")
+
+    def views(meta: bool = False):
+        for t in packed:
+            n = cpp_name(t.name)
+            if meta and not any(f"{n}View[" in " ".join(_shape_cpp(o, dim_source)) for o in outs
+                                if not any(i.dims == o.dims and i.packs for i in ins)):
+                continue          # the shapes-only function reads no view of this tensor
+            em.line(f"const std::vector<int64_t> {n}View = KernelView({n}, {pack_counts_cpp(t)});  // dim packs")
+
+    def dispatch(suffix: str):
+        if others:
+            d = cpp_name(dispatch_tensor(p).name)
+            call_args = ", ".join([cpp_name(t.name) for t in ins] + [cpp_name(s.name) for s in p.scalars])
+            for v, entry in others:
+                em.line(f"if ({d}.scalar_type() == at::k{_at_dtype(v)}) return {entry}_{suffix}({call_args});")
 
     with em.block(f"{ret} {plan.entry}_npu({', '.join(sig_in)})"):
+        dispatch("npu")
         for t in ins:
             n = cpp_name(t.name)
             em.line(f'TORCH_CHECK({n}.is_contiguous() && {n}.scalar_type() == at::k{_at_dtype(t.dtype)}, '
                     f'"{plan.entry}: `{t.name}` must be a contiguous {t.dtype.torch_name} tensor");')
         em.line(f"c10::OptionalDeviceGuard guard({cpp_name(ins[0].name)}.device());")
+        views()
         make_outputs(False)
+        if all(o.name not in accumulated for o in outs):
+            empty = " && ".join(f"{cpp_name(o.name)}.numel() == 0" for o in outs)
+            result = cpp_name(outs[0].name) if len(outs) == 1 else "{" + ", ".join(cpp_name(o.name) for o in outs) + "}"
+            em.line(f"if ({empty}) return {result};  // nothing to write: no launch")
         args = [dim_source[d] for d, _, _ in dim_args(plan)] + [cpp_name(s.name) for s in p.scalars]
         em.line(f"{plan.tiling_struct} tiling{{}};")
         em.line(f"uint32_t blockDim = {plan.tiling_struct}Func({', '.join(args + ['tiling'])});")
@@ -346,6 +440,8 @@ def torch_source(plan: Plan, src: str) -> Emitter:
     em.blank()
     em.line("// Shapes only, for torch.compile tracing and shape propagation without an NPU.")
     with em.block(f"{ret} {plan.entry}_meta({', '.join(sig_in)})"):
+        dispatch("meta")       # a variant's outputs have its dtype
+        views(meta=True)
         make_outputs(True)
         em.line(f"return {cpp_name(outs[0].name) if len(outs) == 1 else '{' + ', '.join(cpp_name(o.name) for o in outs) + '}'};")
     em.blank()
@@ -358,6 +454,24 @@ def torch_source(plan: Plan, src: str) -> Emitter:
     with em.block("TORCH_LIBRARY_IMPL(ascendcraft, Meta, m)"):
         em.line(f'm.impl("{plan.entry}", &{plan.entry}_meta);')
     return em
+
+
+def dispatch_variants(p: ir.Program) -> list[tuple[ir.DType, str]]:
+    """A dtype-generic kernel's other variants as (dtype of the dispatch tensor, entry name):
+    the primary variant's binding hands a call whose tensor has that dtype to that variant.
+    Empty for a plain kernel or a variant (a variant's own binding dispatches nothing)."""
+    if not p.generic:
+        return []
+    every = variants(p)
+    if dict(p.binding) != every[0]:
+        return []
+    var = dispatch_tensor(p).dtype_var
+    return [(b[var], f"{p.kernel.name}_{variant_name(b)}") for b in every[1:]]
+
+
+def dispatch_tensor(p: ir.Program) -> ir.TensorParam:
+    """The first input declared with a type variable: its dtype picks the variant."""
+    return next(t for t in p.inputs + p.model_params if t.dtype_var is not None)
 
 
 def _at_dtype(d: ir.DType) -> str:
@@ -413,4 +527,14 @@ target_compile_options({op}_ops PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${{TORCH_CXX_F
 target_link_libraries({op}_ops PRIVATE ascendcl ${{TORCH_LIBRARIES}} torch_npu)
 # Load from Python with torch.ops.load_library("build/lib{op}_ops.so").
 """)
+    others = dispatch_variants(plan.program)
+    if others:
+        em.lines("# The kernel's other dtype variants (variants/<dtype>/, each from the same DSL with its dtype bound):\n"
+                 f"# their own kernel, tiling and binding in this library; torch.ops.ascendcraft.{op} hands them the calls\n"
+                 "# of their dtype.")
+        for v, entry in others:
+            d = f"variants/{v.value}"
+            em.line(f"set_source_files_properties({d}/host/{entry}_launch.cpp PROPERTIES LANGUAGE ASC)")
+            em.line(f"target_sources({op}_ops PRIVATE {d}/host/{entry}_launch.cpp {d}/host/{entry}_tiling.cpp "
+                    f"{d}/torch/{entry}_torch.cpp)")
     return em

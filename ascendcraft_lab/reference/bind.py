@@ -8,9 +8,22 @@ Owns the binding of kernel parameters to a reference run and the verdict:
 - scalars (`lr: f32`), in order, take the scalars of `get_inputs()` then of `get_init_inputs()`
   (ints, floats and bools; tensors, tuples and lists are skipped); a kernel may declare a
   prefix of them;
-- outputs (`y: Out[...]`), in order, are compared with the values `forward` returns.
+- outputs (`y: Out[...]`), in order, are compared with the values `forward` returns;
+- a tensor declared with dim packs (`GM[T, (*S, N)]`) is bound as the kernel's view of it: the
+  array reshaped to one size per declared dim (`dsl.host.fold_shape`), and an output's
+  reference value reshaped to the kernel's view when it holds as many elements (a `keepdim`
+  size-1 axis changes nothing else).
 
 Tolerances default by output dtype: f32 1e-4, f16/bf16 1e-2 (rtol and atol), exact for ints.
+
+Two correctness rules are reported side by side for every input set (`RULES`, `check_rules`):
+
+- `dtype-aware`, this project's: rtol = atol = the output dtype's tolerance above (about one
+  unit in the last place of a half type, ten of f32's), exact for integers and bool; equal
+  infinities and NaN against NaN agree;
+- `mkb`, MultiKernelBench's (utils/correctness.py at e6c7543): `torch.allclose(ref, new,
+  atol=1e-4, rtol=1e-4)` for every dtype, so NaN never equals NaN and a half-type result must
+  agree to about a tenth of its last place.
 """
 from __future__ import annotations
 
@@ -20,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..dsl.errors import DslError
-from ..dsl.host import bind_dims, output_shape
+from ..dsl.host import bind_dims, fold_shape, output_shape
 from ..dsl.interp import run
 from ..dsl.ir import DType, Program
 from ..dsl.parser import parse, parse_file
@@ -29,6 +42,10 @@ from ..soc import get_soc
 from .load import ReferenceRun, load_reference
 
 TOLERANCES = {DType.f32: 1e-4, DType.f16: 1e-2, DType.bf16: 1e-2}
+MKB_TOLERANCE = 1e-4
+RULES = ("dtype-aware", "mkb")
+RULE_TEXT = {"dtype-aware": "dtype-aware rule (f32 1e-4, f16/bf16 1e-2, integers exact)",
+             "mkb": "MultiKernelBench rule (allclose atol=rtol=1e-4, every dtype)"}
 
 
 @dataclass
@@ -90,17 +107,6 @@ def bind(program: Program, ref: ReferenceRun) -> tuple[dict, dict]:
         raise fail(k, f"kernel `{k.name}` declares {len(declared)} input tensors but get_inputs() gives {len(tensors)}"
                    + (f" ({got})" if got else ""),
                    "declare one GM[dtype, shape] parameter per tensor of get_inputs(), in the same order")
-    for p, (i, v) in zip(declared, tensors):
-        _check_dtype(p, ref.input_dtypes[i] or str(v.dtype), f"reference input {i}", fail)
-        inputs[p.name] = v
-    named = ref.named_tensors
-    for p in program.model_params:
-        if p.param_name not in named:
-            have = ", ".join(named) or "none"
-            raise fail(p, f"the Model has no parameter or buffer `{p.param_name}` (it has: {have})",
-                       'name one of them: Param[dtype, shape, "name"]')
-        _check_dtype(p, str(named[p.param_name].dtype), f"Model parameter `{p.param_name}`", fail)
-        inputs[p.name] = named[p.param_name]
     scalars = ref.scalars
     if len(program.scalars) > len(scalars):
         raise fail(program.scalars[len(scalars)], f"kernel declares {len(program.scalars)} scalars but the reference "
@@ -111,6 +117,18 @@ def bind(program: Program, ref: ReferenceRun) -> tuple[dict, dict]:
             raise fail(p, f"scalar `{p.name}` is declared {p.dtype.value} but the reference gives {v!r}",
                        f"declare it `{p.name}: f32`")
         inputs[p.name] = v
+    scalar_env = {p.name: inputs[p.name] for p in program.scalars}
+    for p, (i, v) in zip(declared, tensors):
+        _check_dtype(p, ref.input_dtypes[i] or str(v.dtype), f"reference input {i}", fail)
+        inputs[p.name] = _view(program, p, v, scalar_env)
+    named = ref.named_tensors
+    for p in program.model_params:
+        if p.param_name not in named:
+            have = ", ".join(named) or "none"
+            raise fail(p, f"the Model has no parameter or buffer `{p.param_name}` (it has: {have})",
+                       'name one of them: Param[dtype, shape, "name"]')
+        _check_dtype(p, str(named[p.param_name].dtype), f"Model parameter `{p.param_name}`", fail)
+        inputs[p.name] = _view(program, p, named[p.param_name], scalar_env)
     outs = program.outputs
     if len(outs) != len(ref.outputs):
         raise fail(k, f"kernel `{k.name}` declares {len(outs)} outputs but forward returns {len(ref.outputs)}",
@@ -123,11 +141,21 @@ def bind(program: Program, ref: ReferenceRun) -> tuple[dict, dict]:
     for p, (i, v) in zip(outs, enumerate(ref.outputs)):
         _check_dtype(p, ref.output_dtypes[i] or str(v.dtype), f"reference output {i}", fail)
         shape = output_shape(program, p, env, soc)
-        if tuple(shape) != tuple(v.shape):
-            raise fail(p, f"output `{p.name}` has shape {tuple(shape)} here but forward returns {tuple(v.shape)}",
+        if p.packs and int(np.prod(shape, dtype=np.int64)) == int(np.size(v)) and tuple(shape) != tuple(np.shape(v)):
+            v = np.reshape(v, shape)           # the kernel's view of the output (dim packs)
+        if tuple(shape) != tuple(np.shape(v)):
+            raise fail(p, f"output `{p.name}` has shape {tuple(shape)} here but forward returns {tuple(np.shape(v))}",
                        "declare the output's dims so they evaluate to the reference shape")
         expected[p.name] = v
     return inputs, expected
+
+
+def _view(program: Program, p, v: np.ndarray, scalars: dict) -> np.ndarray:
+    """The array as the kernel declares it: dim packs folded into one axis each."""
+    if not p.packs:
+        return v
+    shape = fold_shape(program, p, np.shape(v), scalars)
+    return v if tuple(shape) == tuple(v.shape) else np.reshape(v, shape)
 
 
 def _check_dtype(p, torch_dtype: str, what: str, fail):
@@ -148,8 +176,14 @@ def chunks(*arrays: np.ndarray, size: int = CHUNK):
         yield i, [f[i:i + size].astype(np.float64) for f in flat]
 
 
+def check_rules(name: str, got: np.ndarray, want: np.ndarray, dtype: DType) -> dict[str, OutputCheck]:
+    """One output under both rules (RULES): {"dtype-aware": OutputCheck, "mkb": OutputCheck}."""
+    return {"dtype-aware": compare(name, got, want, dtype, None, None),
+            "mkb": compare(name, got, want, dtype, MKB_TOLERANCE, MKB_TOLERANCE, equal_nan=False)}
+
+
 def compare(name: str, got: np.ndarray, want: np.ndarray, dtype: DType, rtol: float | None, atol: float | None,
-            unwritten: int = 0) -> OutputCheck:
+            unwritten: int = 0, equal_nan: bool = True) -> OutputCheck:
     tol = TOLERANCES.get(dtype, 0.0)
     rtol = tol if rtol is None else rtol
     atol = tol if atol is None else atol
@@ -162,7 +196,7 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, dtype: DType, rtol: fl
     for i, (g, w) in chunks(g_all, w_all):
         with np.errstate(invalid="ignore"):      # inf - inf: equal infinities are no error
             diff = np.abs(g - w)
-        both_nan = np.isnan(g) & np.isnan(w)
+        both_nan = np.isnan(g) & np.isnan(w) if equal_nan else np.zeros(g.shape, dtype=bool)
         diff = np.where(both_nan | (g == w), 0.0, diff)
         diff = np.where(np.isnan(diff), np.inf, diff)
         bad = ~(diff <= atol + rtol * np.abs(np.nan_to_num(w, nan=0.0, posinf=0.0, neginf=0.0))) & ~both_nan

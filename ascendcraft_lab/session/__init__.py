@@ -8,8 +8,9 @@ makes a DSL draft from a reference; `npu.py` builds and profiles a session with 
 """
 from .draft import DraftFailed, DraftOutcome, draft
 from .folder import SessionFolder, text_hash
-from .session import (CheckResult, Session, SessionError, StepState, check_file, engine_for, load_dsl,
-                      parse_override)
+from .cases import CaseReport, CaseResult, check_cases
+from .session import (CheckResult, Session, SessionError, StepState, check_file, check_file_cases, engine_for,
+                      load_dsl, parse_override)
 
-__all__ = ["CheckResult", "DraftFailed", "DraftOutcome", "Session", "SessionError", "SessionFolder", "StepState",
+__all__ = ["CaseReport", "CaseResult", "check_cases", "check_file_cases", "CheckResult", "DraftFailed", "DraftOutcome", "Session", "SessionError", "SessionFolder", "StepState",
            "check_file", "draft", "engine_for", "load_dsl", "parse_override", "text_hash"]

@@ -25,6 +25,7 @@ from typing import Any, Callable, Mapping
 from ..backends.cann.detect import refuse_reason
 from ..backends.cann.run import check_cann
 from ..backends.emulator.verify import check_emulator, compile_errors, render_run
+from ..drafter.trace import trace_reference
 from ..dsl import ir
 from ..dsl.errors import DslError, format_diagnostic
 from ..dsl.parser import parse
@@ -39,12 +40,19 @@ from ..passes.merge import Conflict
 from ..passes.pipeline import PIPELINE, get_pass
 from ..passes.spec import LowerOptions
 from ..passes.tiling_report import TilingReport, tiling_report
-from ..reference import ReferenceError, bind, load_reference
+from ..dsl.generic import VariantMismatch, binding_for, instantiate, variant_name
+from ..perf import estimate_eager, estimate_trace
+from ..perf.report import Profile
+from ..procs import scratch_dir
+from ..reference import ReferenceError, bind, load_cases, load_reference, reference_format, sidecars
 from ..soc import get_soc
 from ..atomic import NotText, read_text
+from ..passes.variants import variant_files
+from .cases import CaseReport, case_dtypes, check_cases
 from .folder import LOCK_FILE, PROJECT, SOURCEMAP, FolderBusy, SessionFolder, files_hash, text_hash
 
 DSL_NAME = "kernel.dsl.py"          # a draft typed in a notebook cell: its name in messages and generated comments
+REFERENCE_FILES = "reference_files"  # the files the reference reads (its JSON cases), under their own names
 REVIEWED = ("accepted", "edited", "unchanged")
 ENGINES = ("rule", "llm")
 BACKENDS = ("emulator", "cann")
@@ -112,6 +120,7 @@ class CheckResult:
     bundle_hash: str = ""
     current: bool = True              # False when the steps changed since this run
     path: str = ""                    # the run record
+    cases: dict = field(default_factory=dict)   # every input set's result (session/cases.py CaseReport.to_json)
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], path: str = "") -> "CheckResult":
@@ -121,7 +130,8 @@ class CheckResult:
                    str(record.get("backend", "emulator")), str(record.get("soc", "")),
                    _finite(record.get("max_abs_err")), _finite(record.get("max_rel_err")),
                    str(run.get("status", "")), list(run.get("findings") or []),
-                   dict(record.get("timings") or {}), str(record.get("bundle_hash", "")), True, path)
+                   dict(record.get("timings") or {}), str(record.get("bundle_hash", "")), True, path,
+                   dict(record.get("cases") or {}))
 
     def __str__(self) -> str:
         return self.summary + (f"\n{self.detail}" if self.detail else "")
@@ -154,9 +164,12 @@ def engine_for(name: str, session: SessionFolder | None = None):
     raise ValueError(f"engine `{name}` is not available here; use --engine rule")
 
 
-def load_dsl(text: str, path: str, soc: str | None, shapes=None, scalars=None) -> ir.Program:
-    """Parse and verify a draft (with shapes, the verifier also checks the launch and the UB budget)."""
-    program = parse(text, path)
+def load_dsl(text: str, path: str, soc: str | None, shapes=None, scalars=None, binding=None) -> ir.Program:
+    """Parse and verify a draft (with shapes, the verifier also checks the launch and the UB budget).
+
+    A dtype-generic kernel is verified as one variant: `binding`'s, by default the first dtype
+    of each type variable (dsl/generic.py)."""
+    program = instantiate(parse(text, path), binding)
     return verify(program, soc, shapes=shapes, scalars=scalars) if shapes else verify(program, soc)
 
 
@@ -165,14 +178,33 @@ def load_dsl(text: str, path: str, soc: str | None, shapes=None, scalars=None) -
 _REFERENCES: dict[tuple, Any] = {}
 
 
-def cached_reference(path: Path, overrides: Mapping[str, Any] | None = None, seed: int = 0):
-    key = (text_hash(Path(path).read_text(errors="replace")), json.dumps(dict(overrides or {}), sort_keys=True, default=str),
-           seed)
+def _reference_key(path: Path, overrides, seed, as_file, kind: str) -> tuple:
+    """The reference's text and the files it reads: a changed JSON case file is another reference."""
+    read = sorted(f for f in Path(as_file).parent.iterdir() if f.is_file()) if as_file and Path(as_file).parent.is_dir() \
+        else sidecars(path)
+    texts = [Path(path).read_text(errors="replace")] + [f"{f.name}\0{f.read_text(errors='replace')}" for f in read]
+    return (kind, text_hash("\0".join(texts)), json.dumps(dict(overrides or {}), sort_keys=True, default=str), seed,
+            str(as_file or ""))
+
+
+def _remember(key, make):
     if key not in _REFERENCES:
         if len(_REFERENCES) >= 8:
             _REFERENCES.pop(next(iter(_REFERENCES)))
-        _REFERENCES[key] = load_reference(path, overrides=dict(overrides or {}) or None, seed=seed)
+        _REFERENCES[key] = make()
     return _REFERENCES[key]
+
+
+def cached_reference(path: Path, overrides: Mapping[str, Any] | None = None, seed: int = 0, as_file=None):
+    """One input set (an NPUKernelBench reference: its first case), kept for re-runs of the same files."""
+    return _remember(_reference_key(path, overrides, seed, as_file, "run"),
+                     lambda: load_reference(path, overrides=dict(overrides or {}) or None, seed=seed, as_file=as_file))
+
+
+def cached_cases(path: Path, overrides: Mapping[str, Any] | None = None, as_file=None):
+    """Every case of an NPUKernelBench reference (a CaseSet), kept like cached_reference."""
+    return _remember(_reference_key(path, overrides, 0, as_file, "cases"),
+                     lambda: load_cases(path, overrides=dict(overrides or {}) or None, as_file=as_file))
 
 
 def parse_override(text: str) -> tuple[str, Any]:
@@ -185,6 +217,17 @@ def parse_override(text: str) -> tuple[str, Any]:
     except (ValueError, SyntaxError):
         value = v
     return k.strip(), value
+
+
+def variant_of(program: ir.Program, ref) -> ir.Program:
+    """The variant of a dtype-generic kernel that serves this input set (the program itself when plain)."""
+    if not program.generic:
+        return program
+    try:
+        binding = binding_for(program, case_dtypes(program, ref), "the reference's first input set")
+    except VariantMismatch as exc:
+        raise SessionError(f"error: {exc}\n  = help: add its dtype to the kernel's @kernel(...) type variable") from None
+    return instantiate(program, binding)
 
 
 def bind_shapes(program: ir.Program, ref) -> tuple[dict, dict]:
@@ -215,6 +258,7 @@ class Session:
         self.result: CheckResult | None = None
         self.notes: list[str] = []          # short facts to show beside the steps (stale edits, ...)
         self.timings: dict[str, float] = {}
+        self.variants: dict[str, Bundle] = {}   # a generic kernel's other variants (ascendc/variants/<dtype>/)
         self._steps: list[StepState] = []
         self._listeners: list[Callable[["Session"], None]] = []
 
@@ -323,6 +367,11 @@ class Session:
                 return s
         raise SessionError(f"error: pass {spec.number} ({spec.name}) has not run: the session stops after `{self.until}`\n"
                            "  = help: open it without --until to run every pass")
+
+    def _reference_as_file(self) -> str | None:
+        """Where the folder's reference.py believes it lives: beside the copies of the files it reads."""
+        name = self._manifest().get("reference_name")
+        return str(self.folder.path / REFERENCE_FILES / name) if name else None
 
     @property
     def reference(self) -> Path | None:
@@ -505,6 +554,89 @@ class Session:
         `reviewed=False` verifies without asking for every step to be accepted (the CLI's
         `check`, which reviews nothing); `overrides` and `seed` pick the input set (default: the
         session's), `reference` another reference file. Every run is recorded in runs/."""
+        ref_path, overrides, files = self._runnable(backend, reviewed, reference, overrides)
+        project = self._shipped_project(files)
+        if progress:
+            progress("compiling the AscendC project with g++ against the emulator and running it "
+                     "(a kernel's first build takes a few seconds; later runs are cached)")
+        t0 = time.perf_counter()
+        as_file = None if reference is not None else self._reference_as_file()
+        if reference_format(ref_path) == "NPUKernelBench":
+            return self._verify_cases(ref_path, overrides, as_file, project, files, backend, t0, progress)
+        try:
+            ref = cached_reference(ref_path, overrides, seed, as_file=as_file)
+            t1 = time.perf_counter()
+            if backend == "cann":
+                verdict, run = check_cann(self.program, project, ref, self.soc, seed=seed)
+                detail = ""
+            else:
+                verdict, run = check_emulator(self.program, project, ref, soc=self.soc)
+                detail = render_run(run, self.program)
+        except DslError as exc:
+            raise SessionError(exc.with_source(self.dsl_name, self.dsl).render()) from exc
+        except ReferenceError as exc:
+            raise SessionError(exc.render()) from exc
+        except (OSError, ValueError) as exc:
+            raise SessionError(f"error: compile & verify failed: {exc}") from exc
+        seconds = time.perf_counter() - t0
+        timings = {"reference_s": round(t1 - t0, 3), "verify_s": round(seconds, 3),
+                   **{k: v for k, v in run.timings.items() if isinstance(v, (int, float, bool))}}
+        record = {"backend": backend, "soc": verdict.soc, "correct": verdict.correct, "message": verdict.message,
+                  "max_abs_err": _finite(verdict.max_abs_err), "max_rel_err": _finite(verdict.max_rel_err),
+                  "run": _jsonable(run.to_json()), "overrides": _jsonable(overrides), "seed": seed,
+                  "summary": verdict.summary(), "detail": detail, "timings": timings,
+                  "bundle_hash": bundle_hash(self.final), "dsl_hash": text_hash(self.dsl),
+                  "project_hash": files_hash(files), "project_files": {p: text_hash(t) for p, t in files.items()}}
+        path = self.folder.record_run(record)
+        self.result = CheckResult.from_record(record, str(path))
+        self.timings.update(timings)
+        self._changed()
+        return self.result
+
+    def _verify_cases(self, ref_path: Path, overrides, as_file, project: Bundle, files, backend: str, t0: float,
+                      progress) -> CheckResult:
+        """Every case of an NPUKernelBench reference (session/cases.py): the variant the session
+        lowered runs as shipped in ascendc/; a generic kernel's other variants are lowered by the
+        rule engine from the same DSL. Correct only when every case is."""
+        if backend != "emulator":
+            raise SessionError("error: the cases of an NPUKernelBench reference are verified on the emulator here\n"
+                               "  = help: use --backend emulator (the NPU run takes KernelBench references)")
+        try:
+            cases = cached_cases(ref_path, overrides, as_file)
+        except ReferenceError as exc:
+            raise SessionError(exc.render()) from exc
+        t1 = time.perf_counter()
+
+        def tick(i, n, result):
+            if progress:
+                progress(f"case {i}/{n}: {result.line()}")
+        primary = variant_name(dict(self.program.binding))
+        shipped = {primary: project}
+        for name, bundle in self.variants.items():      # the other variants as they are on disk
+            prefix = f"variants/{name}/"
+            shipped[name] = Bundle({p[len(prefix):]: files[p] for p in bundle.files},
+                                   {p[len(prefix):]: m for p, m in bundle.source_map.items()})
+        report = check_cases(self.program, cases, soc=self.soc, bundles=shipped, progress=tick)
+        seconds = time.perf_counter() - t0
+        timings = {"reference_s": round(t1 - t0, 3), "verify_s": round(seconds, 3), "cases_s": round(report.seconds, 3)}
+        errs = [c.max_abs_err for c in report.cases if c.max_abs_err is not None]
+        rels = [c.max_rel_err for c in report.cases if c.max_rel_err is not None]
+        record = {"backend": backend, "soc": get_soc(self.soc).name, "correct": report.correct,
+                  "message": report.verdict(), "max_abs_err": _finite(max(errs, default=None)),
+                  "max_rel_err": _finite(max(rels, default=None)), "run": {"status": "cases"},
+                  "overrides": _jsonable(overrides), "seed": 0, "summary": report.summary(), "detail": "",
+                  "timings": timings, "cases": report.to_json(),
+                  "bundle_hash": bundle_hash(self.final), "dsl_hash": text_hash(self.dsl),
+                  "project_hash": files_hash(files), "project_files": {p: text_hash(t) for p, t in files.items()}}
+        path = self.folder.record_run(record)
+        self.result = CheckResult.from_record(record, str(path))
+        self.timings.update(timings)
+        self._changed()
+        return self.result
+
+    def _runnable(self, backend: str, reviewed: bool, reference, overrides):
+        """(reference path, overrides, project files on disk) when the session can run on `backend`;
+        a SessionError saying what is missing otherwise (verify's and estimate's preconditions)."""
         if backend not in BACKENDS:
             raise SessionError(f"error: unknown backend `{backend}`\n  = help: use emulator (or cann on an NPU host)")
         if len(self._steps) < len(PIPELINE):
@@ -536,44 +668,11 @@ class Session:
                                "  = help: every check records its result in runs/: make it writable or copy the session")
         with self._locked():            # what ships is what is on disk: verify exactly that
             files = self.folder.project_files()
-        project = self._shipped_project(files)
-        if progress:
-            progress("compiling the AscendC project with g++ against the emulator and running it "
-                     "(a kernel's first build takes a few seconds; later runs are cached)")
-        t0 = time.perf_counter()
-        try:
-            ref = cached_reference(ref_path, overrides, seed)
-            t1 = time.perf_counter()
-            if backend == "cann":
-                verdict, run = check_cann(self.program, project, ref, self.soc, seed=seed)
-                detail = ""
-            else:
-                verdict, run = check_emulator(self.program, project, ref, soc=self.soc)
-                detail = render_run(run, self.program)
-        except DslError as exc:
-            raise SessionError(exc.with_source(self.dsl_name, self.dsl).render()) from exc
-        except ReferenceError as exc:
-            raise SessionError(exc.render()) from exc
-        except (OSError, ValueError) as exc:
-            raise SessionError(f"error: compile & verify failed: {exc}") from exc
-        seconds = time.perf_counter() - t0
-        timings = {"reference_s": round(t1 - t0, 3), "verify_s": round(seconds, 3),
-                   **{k: v for k, v in run.timings.items() if isinstance(v, (int, float, bool))}}
-        record = {"backend": backend, "soc": verdict.soc, "correct": verdict.correct, "message": verdict.message,
-                  "max_abs_err": _finite(verdict.max_abs_err), "max_rel_err": _finite(verdict.max_rel_err),
-                  "run": _jsonable(run.to_json()), "overrides": _jsonable(overrides), "seed": seed,
-                  "summary": verdict.summary(), "detail": detail, "timings": timings,
-                  "bundle_hash": bundle_hash(self.final), "dsl_hash": text_hash(self.dsl),
-                  "project_hash": files_hash(files), "project_files": {p: text_hash(t) for p, t in files.items()}}
-        path = self.folder.record_run(record)
-        self.result = CheckResult.from_record(record, str(path))
-        self.timings.update(timings)
-        self._changed()
-        return self.result
+        return ref_path, overrides, files
 
     def _shipped_project(self, files: Mapping[str, str]) -> Bundle:
         """`ascendc/` as a bundle (the steps' source map on it), refused when it is not what the steps made."""
-        expected = self.final.files
+        expected = {**self.final.files, **{p: t for v in self.variants.values() for p, t in v.files.items()}}
         changed = [f"{PROJECT}/{p}" for p, t in expected.items() if p in files and files[p] != t]
         if changed:
             raise SessionError(_hand_edit_message(self.folder, changed))
@@ -588,6 +687,39 @@ class Session:
     def compile_and_verify(self, backend: str = "emulator", *, progress: Callable[[str], None] | None = None) -> CheckResult:
         """The notebook's Compile & verify: every step must be reviewed first."""
         return self.verify(backend, progress=progress)
+
+    def estimate(self, *, seed: int = 0, overrides: Mapping[str, Any] | None = None,
+                 reference: str | Path | None = None, progress: Callable[[str], None] | None = None) -> Profile:
+        """The ESTIMATED profile, offline: the project runs traced on the emulator (and must be
+        correct), the pipe model turns the trace into a time per block and pipe, and the reference's
+        traced graph gives an estimated eager time. Recorded in runs/ (backend `model`)."""
+        ref_path, overrides, files = self._runnable("emulator", False, reference, overrides)
+        project = self._shipped_project(files)
+        if progress:
+            progress("running the AscendC project traced on the emulator, then the pipe model")
+        t0 = time.perf_counter()
+        try:
+            ref = cached_reference(ref_path, overrides, seed)
+            with scratch_dir("ascendcraft-trace-") as tmp:
+                verdict, run = check_emulator(self.program, project, ref, soc=self.soc, trace=tmp / "run.trace")
+                if not verdict.correct:
+                    raise SessionError(f"error: the kernel is not verified, so its time means nothing: {verdict.message}\n"
+                                       "  = help: `ascendcraft check` shows what is wrong; profile once it passes")
+                launches = estimate_trace(tmp / "run.trace", self.soc)
+            graph = trace_reference(ref_path, overrides=overrides, seed=seed)
+        except DslError as exc:
+            raise SessionError(exc.with_source(self.dsl_name, self.dsl).render()) from exc
+        except ReferenceError as exc:
+            raise SessionError(exc.render()) from exc
+        except (OSError, ValueError) as exc:
+            raise SessionError(f"error: the estimate failed: {exc}") from exc
+        if not launches:
+            raise SessionError("error: the traced run launched no kernel, so there is nothing to estimate")
+        profile = Profile(launches[-1], estimate_eager(graph, self.soc), self.program.kernel.name)
+        self.folder.record_run({"backend": "model", "action": "profile", "soc": self.soc, "estimate": True,
+                                "profile": _jsonable(profile.to_dict()), "summary": profile.text().splitlines()[1].strip(),
+                                "seconds": round(time.perf_counter() - t0, 3), "estimated_bundle": bundle_hash(self.final)})
+        return profile
 
     # ----------------------------------------------------------------------------- internals
     def _manifest(self) -> dict:
@@ -645,6 +777,7 @@ class Session:
         self._check_empty()
         ref_file = folder.path / "reference.py"
         ref_source = reference if reference is not None else (ref_file if ref_file.is_file() else None)
+        as_file = None if reference is not None else self._reference_as_file()
         t0 = time.perf_counter()
         program = load_dsl(self.dsl, self.dsl_name, self.soc)
         manifest = self._manifest()
@@ -655,14 +788,22 @@ class Session:
                                f"its own (-o DIR), or delete {folder.path} to start over")
         shapes = scalars = None
         if ref_source is not None:
-            ref = cached_reference(ref_source, self.overrides)
+            ref = cached_reference(ref_source, self.overrides, as_file=as_file)
             self.timings["reference_s"] = round(time.perf_counter() - t0, 3)
-            shapes, scalars = bind_shapes(program, ref)
+            # a generic kernel is lowered as its first variant; the shapes come from the first case
+            # whatever its dtype (the variant that serves it binds them)
+            shapes, scalars = bind_shapes(verify(variant_of(program, ref), self.soc) if program.generic else program, ref)
             # With shapes the verifier also checks the UB budget, pointing at the DSL line.
             program = verify(program, self.soc, shapes=shapes, scalars=scalars)
         t1 = time.perf_counter()
         options = LowerOptions(soc=self.soc, shapes=dict(shapes or {}), scalars=dict(scalars or {}))
         steps = run_pipeline(program, engine, options, edits=folder.edits(), until=self.until)
+        self.variants = {}
+        if program.generic and len(steps) == len(PIPELINE) and not any(s.failed for s in steps):
+            try:
+                self.variants = variant_files(program, options)
+            except DslError as exc:
+                raise SessionError(exc.with_source(self.dsl_name, self.dsl).render()) from exc
         written = manifest.get("written") or {}
         drift = folder.drift(written)
         files = self._generated_files(steps, reference)
@@ -677,6 +818,10 @@ class Session:
         elif by_hand:
             raise SessionError(_hand_edit_message(folder, by_hand))
         states = self._states(steps, manifest, program, shapes, scalars, accept_all, "reference.py" in files)
+        if reference is not None:
+            manifest["reference_name"] = Path(reference).name
+        elif "reference.py" not in files:
+            manifest.pop("reference_name", None)
         done = folder.commit(files, manifest)
         restored = [rel for rel in drift.removed if rel in files]
         if restored:
@@ -698,11 +843,21 @@ class Session:
         ref_file = folder.path / "reference.py"
         if reference is not None:
             files["reference.py"] = Path(reference).read_bytes()
+            # what the reference reads beside it (its JSON cases), so the copy runs as the original did
+            for f in sidecars(reference):
+                files[f"{REFERENCE_FILES}/{f.name}"] = f.read_bytes()
         elif ref_file.is_file():
             files["reference.py"] = ref_file.read_bytes()
+            kept = folder.path / REFERENCE_FILES
+            for f in sorted(kept.iterdir()) if kept.is_dir() else []:
+                if f.is_file():
+                    files[f"{REFERENCE_FILES}/{f.name}"] = f.read_bytes()
         outputs = [(f"stages/{s.spec.dirname}", s.bundle) for s in steps]
         if len(steps) == len(PIPELINE) and not any(s.failed for s in steps):
-            outputs.append((PROJECT, steps[-1].bundle))
+            final = steps[-1].bundle
+            outputs.append((PROJECT, Bundle({**final.files, **{p: t for v in self.variants.values() for p, t in v.files.items()}},
+                                            {**final.source_map, **{p: m for v in self.variants.values()
+                                                                    for p, m in v.source_map.items()}})))
         for root, bundle in outputs:
             for path, text in bundle.files.items():
                 files[f"{root}/{path}"] = text
@@ -900,6 +1055,17 @@ def _plain(o):
     return str(o)
 
 
+def check_file_cases(dsl_path: str | Path, reference: str | Path, *, soc: str | None = None,
+                     overrides: Mapping[str, Any] | None = None, progress=None) -> CaseReport:
+    """Every case of an NPUKernelBench reference against a DSL file, lowered in memory by the rule
+    engine (each variant of a generic kernel once). Raises DslError / ReferenceError / OSError."""
+    soc_name = get_soc(soc).name
+    text = read_text(dsl_path, "DSL file")
+    load_dsl(text, str(dsl_path), soc_name)          # the draft's own errors first, as a DslError
+    cases = load_cases(reference, overrides=dict(overrides or {}) or None)
+    return check_cases(parse(text, str(dsl_path)), cases, soc=soc_name, progress=progress)
+
+
 def check_file(dsl_path: str | Path, reference: str | Path, *, soc: str | None = None, backend: str = "emulator",
                overrides: Mapping[str, Any] | None = None, seed: int = 0):
     """Verify a DSL file without a session folder: lowered in memory by the rule engine.
@@ -909,6 +1075,9 @@ def check_file(dsl_path: str | Path, reference: str | Path, *, soc: str | None =
     program = load_dsl(read_text(dsl_path, "DSL file"), str(dsl_path), soc_name)
     bundle = render(program, LowerOptions(soc=soc_name), len(PIPELINE))
     ref = load_reference(reference, overrides=dict(overrides or {}) or None, seed=seed)
+    if program.generic:
+        program = verify(variant_of(program, ref), soc_name)
+        bundle = render(program, LowerOptions(soc=soc_name), len(PIPELINE))
     if backend == "cann":
         verdict, run = check_cann(program, bundle, ref, soc_name, seed=seed)
     else:

@@ -56,3 +56,23 @@ def test_bench_survives_a_crashing_op_and_reports_both(tmp_path, capsys):
     assert "| activation | relu |" in md and "correct" in md
     assert "activation/crash (reference): crash:" in md
     assert "activation" in capsys.readouterr().out
+
+
+def test_bench_reports_the_estimated_time_bound_pipe_and_speedup_per_op_under_its_assumptions(tmp_path):
+    suite = tmp_path / "suite" / "activation"
+    suite.mkdir(parents=True)
+    (suite / "relu.py").write_text(REF.format(body="return torch.relu(x)"))
+    out = tmp_path / "out"
+    assert bench_main([str(tmp_path / "suite"), "-o", str(out), "--seeds", "1", "--no-timing"]) == 0
+    doc = json.loads((out / "results.json").read_text())
+    (relu,) = doc["results"]
+    for shape in ("reference", "tail"):
+        est = relu["shapes"][shape]["estimate"]
+        assert est["estimate"] and est["bound_pipe"] in ("MTE2", "V", "MTE3", "S")
+        assert est["speedup"] == est["eager_s"] / est["kernel_s"]
+    md = (out / "report.md").read_text()
+    head, per_op = md.split("## Per op")
+    assert "ESTIMATES" in head and "GM bandwidth" in head and "guesses" in head
+    row = next(line for line in per_op.splitlines() if line.startswith("| activation | relu |"))
+    assert f"| {relu['shapes']['tail']['estimate']['bound_pipe']} |" in row and " us |" in row
+    assert (out / "report.html").read_text().count("ESTIMATED on the NPU") == 2   # one per shape

@@ -88,10 +88,10 @@ def test_check_cann_refuses_with_the_one_line_reason(gelu_session):
 
 
 @needs_no_npu_here
-@pytest.mark.parametrize("command", ["build_main", "profile_main"])
-def test_the_npu_commands_refuse_in_one_line(command, gelu_session, capsys):
+@pytest.mark.parametrize("command, flags", [("build_main", []), ("profile_main", ["--npu"])])
+def test_the_npu_commands_refuse_in_one_line(command, flags, gelu_session, capsys):
     from ascendcraft_lab.cli import npu as cli
-    code = getattr(cli, command)([str(gelu_session)])
+    code = getattr(cli, command)([str(gelu_session), *flags])
     err = capsys.readouterr().err
     assert code == 2
     assert _one_line(err).startswith(f"ascendcraft {command.removesuffix('_main')}: cannot ")

@@ -29,3 +29,18 @@ def test_a_program_that_does_not_compile_says_where(tmp_path, capsys):
     assert main(["--program", str(bad)]) == 1
     err = capsys.readouterr().err
     assert f"{bad}:2: error:" in err
+
+
+def test_a_host_program_writes_its_pipe_trace_where_acemu_trace_says(tmp_path, monkeypatch):
+    from ascendcraft_lab.perf import trace as tr
+    (tmp_path / "input").mkdir()
+    (tmp_path / "output").mkdir()
+    x = np.ones(8 * 2048, np.float16)
+    x.tofile(tmp_path / "input" / "input_x.bin")
+    x.tofile(tmp_path / "input" / "input_y.bin")
+    monkeypatch.setenv("ACEMU_TRACE", str(tmp_path / "program.trace"))
+    assert main(["--program", str(SAMPLE / "main.cpp"), str(SAMPLE / "add_custom.cpp"), "--run-in", str(tmp_path)]) == 0
+    (launch,) = tr.read_trace(tmp_path / "program.trace")
+    work = [e for b in launch.blocks for e in b.events if e.kind == tr.INSTR]
+    assert len(launch.blocks) == launch.block_dim and {tr.PIPES[e.pipe] for e in work} == {"MTE2", "V", "MTE3"}
+    assert sum(e.a for e in work if tr.PIPES[e.pipe] == "MTE2") == 2 * x.nbytes

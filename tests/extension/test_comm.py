@@ -16,6 +16,7 @@ from ascendcraft_lab.notebook import comm as pipeline_comm
 from ascendcraft_lab.notebook import lab as pipeline_lab
 from ascendcraft_lab.notebook.comm import PipelineChannel, find_session, lazy_payload, register_comm_target
 from ascendcraft_lab.notebook.payload import load_schema, pipeline_payload
+from ascendcraft_lab.session.npu import npu_refusal
 
 KERNEL = "kernel/gelu_kernel.cpp"
 
@@ -180,7 +181,18 @@ def test_regenerate_reruns_a_pass_and_says_the_rule_engine_is_deterministic(chan
     assert any("deterministic" in n for n in doc["notes"])
 
 
-def test_profile_without_an_npu_says_what_is_missing(channel, lab):
+def test_profile_needs_every_step_reviewed_as_compile_does(channel, lab):
     reply = ask(channel, lab, "profile")
-    assert not reply["ok"] and reply["error"].startswith("error: cannot profile")
-    assert "emulator" in reply["error"]
+    assert not reply["ok"] and "every step accepted or edited" in reply["error"]
+
+
+def test_profile_offline_replies_with_the_estimated_profile_and_its_pipe_timelines(channel, lab):
+    lab.accept_all()
+    reply = ask(channel, lab, "profile")
+    assert reply["ok"], reply.get("error")
+    text = reply["profile"]
+    assert text.startswith("ESTIMATED profile of gelu") and "x ESTIMATED" in text
+    timeline = text[text.index("timeline of block 0"):].splitlines()
+    assert [row.split("|")[0].strip() for row in timeline[1:4]] == ["MTE2", "V", "MTE3"]
+    if npu_refusal("profile"):
+        assert "measured profile: not here" in text

@@ -206,3 +206,15 @@ def test_two_drafts_differing_only_in_layout_keep_their_own_dsl_lines(tmp_path, 
     line = next(i for i, l in enumerate(gelu_dsl.splitlines(), 1) if "core_rows(" in l)
     assert f"// DSL {line + 3}: for r in core_rows" in first.text(KERNEL)
     assert f"// DSL {line}: for r in core_rows" in second.text(KERNEL)
+
+
+def test_estimate_shows_the_pipe_timeline_of_the_first_blocks_offline(lab):
+    lab.accept_all()
+    profile = lab.estimate()
+    page = profile._repr_html_()
+    assert page.startswith('<div class="acl-profile"><pre style="white-space:pre-wrap">ESTIMATED profile of gelu')
+    shown = [b for b in profile.kernel.blocks if b.spans][:3]
+    assert len(shown) == 3
+    assert page.count("<rect ") == sum(1 for b in shown for s in b.spans if s.end > s.start)
+    for pipe in ("MTE2", "V", "MTE3"):
+        assert f">block 0 {pipe}</text>" in page

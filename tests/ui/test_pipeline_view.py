@@ -200,3 +200,20 @@ def test_a_saved_notebook_without_a_kernel_shows_the_pipeline_read_only(lab, pag
     nb.view.locator(".acl-pane-diff .cm-mergeView").wait_for()
     assert nb.view.locator(".acl-pane-diff .cm-merge-b .cm-changedLine").count() > 0
     assert "KernelGelu" in nb.view.locator(".acl-pane-final .cm-content").inner_text()
+
+
+def test_profile_offline_shows_the_estimated_profile_and_pipe_timelines(notebook):
+    nb = notebook
+    run_magic_cell(nb)
+    for step in ("host", "init", "compute", "align"):
+        nb.accept(step)
+    profile = nb.button("profile")
+    assert profile.is_enabled(), profile.get_attribute("title")
+    profile.click()
+    info = nb.view.locator(".acl-info")
+    info.wait_for(timeout=COMPILE_TIMEOUT)
+    text = info.inner_text()
+    assert text.startswith("ESTIMATED profile of gelu") and "x ESTIMATED" in text
+    assert "timeline of block 0" in text and "MTE2 |" in text and "bound pipe" in text
+    ARTIFACTS.mkdir(exist_ok=True)
+    nb.view.screenshot(path=str(ARTIFACTS / "profile-estimate.png"))

@@ -8,9 +8,10 @@ process through files (raw bytes, memory-mapped by the child), and turns what co
 
 Python API
 ----------
-``run_kernel(sources, entry, block_dim, args, *, soc=DEFAULT_SOC, timeout=60, extra_flags=(), include_dirs=()) -> Report``
+``run_kernel(sources, entry, block_dim, args, *, soc=DEFAULT_SOC, timeout=60, extra_flags=(), include_dirs=(), trace=None) -> Report``
     Compile (or reuse the cached binary), run blocks ``0..block_dim-1`` and collect outputs and
-    sanitizer findings. ``args`` are in the kernel's parameter order.
+    sanitizer findings. ``args`` are in the kernel's parameter order. ``trace=PATH`` writes the
+    run's pipe trace there (``acemu/trace.h``; ``ascendcraft_lab.perf`` reads it).
 
 ``compile_sources(sources, *, entry=None, n_args=None, extra_flags=(), include_dirs=(), host=False) -> CompileResult``
     Compile without running. With ``entry`` and ``n_args`` it links the runnable binary (and
@@ -789,9 +790,11 @@ def run_kernel(
     extra_flags: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
     tiling_key: int = 0,
+    trace: str | Path | None = None,
 ) -> Report:
     """Compile (cached) and run ``entry`` on blocks 0..block_dim-1; see the module docstring.
-    ``tiling_key`` is what TILING_KEY_IS compares with (the host's SetTilingKey)."""
+    ``tiling_key`` is what TILING_KEY_IS compares with (the host's SetTilingKey). With ``trace``
+    the run writes its pipe trace there (``ascendcraft_lab.perf.trace`` reads it)."""
     chip = get_soc(soc)
     if not 1 <= int(block_dim) <= 65535:
         raise ValueError(f"block_dim must be in 1..65535, got {block_dim}")
@@ -814,6 +817,8 @@ def run_kernel(
     try:
         spec = [f"soc {chip.emulator_line()}", f"cube {cube_spec(chip.name)}", f"entry {entry}", f"tiling_key {int(tiling_key)}", f"blocks {int(block_dim)}",
                 f"threads {os.cpu_count() or 1}", f"report {work / 'report.json'}"]
+        if trace is not None:
+            spec.append(f"trace {Path(trace).resolve()}")
         out_files: dict[int, tuple[Path, Arg]] = {}
         for i, a in enumerate(args):
             path = work / f"arg{i}.bin"

@@ -60,12 +60,19 @@ def tiling_fields(plan: Plan, values: Mapping[str, int | float]) -> list[tuple[s
 
 
 def _run_tiling_probe(plan: Plan, bundle: Bundle, dims: Mapping[str, int], scalars: Mapping[str, float]) -> tuple[dict | None, str]:
-    """Compile the generated tiling function with a tiny main that prints every field."""
+    """Compile the generated tiling function with a tiny main that prints every field.
+
+    The dims and scalars come in on the command line, so one build serves every input set of
+    a project (the cache keys the probe by the tiling sources alone)."""
     args = [str(int(dims[d])) for d, _, _ in dim_args(plan)]
     args += [repr(float(scalars[s.name])) if s.dtype.is_float else str(int(scalars[s.name])) for s in plan.program.scalars]
+    kinds = ["int"] * len(dim_args(plan)) + ["float" if s.dtype.is_float else "int" for s in plan.program.scalars]
+    reads = [f"std::strtod(argv[{i + 1}], nullptr)" if k == "float" else f"std::strtoll(argv[{i + 1}], nullptr, 10)"
+             for i, k in enumerate(kinds)]
     prints = " ".join(f'std::printf("{f.name} %.17g\\n", static_cast<double>(t.{f.name}));' for f in plan.tiling_fields)
-    main = (f'#include <cstdio>\n#include "{plan.op}_tiling.h"\n'
-            f"int main() {{ {plan.tiling_struct} t{{}}; uint32_t blocks = {plan.tiling_struct}Func({', '.join(args + ['t'])});"
+    main = (f'#include <cstdio>\n#include <cstdlib>\n#include "{plan.op}_tiling.h"\n'
+            f"int main(int argc, char **argv) {{ if (argc != {len(args) + 1}) return 2; {plan.tiling_struct} t{{}};"
+            f" uint32_t blocks = {plan.tiling_struct}Func({', '.join(reads + ['t'])});"
             f' std::printf("cores %u\\n", blocks); {prints} return 0; }}\n')
     source = bundle[plan.tiling_impl_path]
     key = hashlib.sha256((source + bundle[plan.tiling_path] + main).encode()).hexdigest()[:32]
@@ -86,7 +93,7 @@ def _run_tiling_probe(plan: Plan, bundle: Bundle, dims: Mapping[str, int], scala
             os.replace(root / "probe", exe)
         evict(entry.parent, cache_limit_bytes() // 8)
     try:
-        run = procs.run([str(exe)], timeout=30)
+        run = procs.run([str(exe), *args], timeout=30)
     except subprocess.TimeoutExpired:
         return None, "the host tiling code did not finish within 30 s (an endless loop in the tiling function?)"
     if run.returncode:
@@ -140,12 +147,14 @@ def write_bundle_files(bundle: Bundle, root: Path) -> None:
 
 
 def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, int | float],
-            *, soc: str = DEFAULT_SOC, timeout: float = 120, root: Path | None = None) -> EmulatorRun:
+            *, soc: str = DEFAULT_SOC, timeout: float = 120, root: Path | None = None,
+            trace: Path | None = None) -> EmulatorRun:
     """Run the bundle's kernel on the emulator for concrete `inputs` (by GM param name).
 
     The bundle is written under `root` (a temporary folder when None) and compiled there; the
     inputs travel as in/out GM buffers, so what the kernel leaves in them comes back too
-    (`inputs_after`), for a check that it did not write into its inputs."""
+    (`inputs_after`), for a check that it did not write into its inputs. With `trace` the run
+    writes its pipe trace there (``ascendcraft_lab.perf`` estimates the kernel's time from it)."""
     options_soc = get_soc(soc)
     checked, status, message = checked_launch(program, bundle, inputs, scalars, options_soc)
     if status:
@@ -158,8 +167,9 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
             shape = output_shape(program, t, env, options_soc)
             args.append(Arg.output(t.dtype.np if t.dtype is not ir.DType.bf16 else "bfloat16", shape))
             kinds.append("out")
-        elif t.dtype is ir.DType.bf16:    # bf16 travels as its raw bits; the DSL keeps it in f32
-            args.append(Arg.inout(float32_to_bf16(np.ascontiguousarray(inputs[t.name], dtype=np.float32))))
+        elif t.dtype is ir.DType.bf16:     # bfloat16 travels as its raw bits (numpy has no bfloat16)
+            f32 = np.ascontiguousarray(inputs[t.name], dtype=np.float32)
+            args.append(Arg.inout(float32_to_bf16(f32.reshape(-1)).reshape(f32.shape)))
             kinds.append("in")
         else:
             args.append(Arg.inout(np.ascontiguousarray(inputs[t.name], dtype=t.dtype.np)))
@@ -171,16 +181,18 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
     def run(folder: Path):
         write_bundle_files(bundle, folder)
         return run_kernel([folder / plan.kernel_path], plan.entry, int(launch["cores"]), args, soc=options_soc.name,
-                          timeout=timeout, include_dirs=[folder / "host"])
+                          timeout=timeout, include_dirs=[folder / "host"], trace=trace)
     if root is None:
         with procs.scratch_dir("ascendcraft-emu-") as tmp:
             report = run(tmp)
     else:
         report = run(Path(root))
     bf16 = {t.name for t in program.tensors() if t.dtype is ir.DType.bf16}
-    got = {names[i]: (bf16_to_float32(a) if names[i] in bf16 else a) for i, a in report.outputs.items() if i < len(names)}
-    outputs = {n: a for n, a in got.items() if kinds[names.index(n)] == "out"}
-    after = {n: a for n, a in got.items() if kinds[names.index(n)] == "in"}
+
+    def value(i, a):     # bfloat16 bits back as float32 values (the reference's bf16 are float32 too)
+        return bf16_to_float32(a) if names[i] in bf16 else a
+    outputs = {names[i]: value(i, a) for i, a in report.outputs.items() if i < len(names) and kinds[i] == "out"}
+    after = {names[i]: value(i, a) for i, a in report.outputs.items() if i < len(names) and kinds[i] == "in"}
     findings = [dict(f, dsl_line=bundle.dsl_line(plan.kernel_path, int(f.get("line") or 0))) for f in report.findings]
     for f in findings:
         f["file"] = plan.kernel_path if f.get("file") and Path(f["file"]).name == Path(plan.kernel_path).name else f.get("file")
@@ -233,15 +245,16 @@ def compile_errors(bundle: Bundle, plan: Plan, *, link: bool, host: bool) -> lis
 
 
 def check_emulator(program: ir.Program, bundle: Bundle, ref, *, soc: str | None = None,
-                   rtol: float | None = None, atol: float | None = None):
-    """Run the bundle on the reference's inputs; a Verdict (as the interpreter's) plus the run."""
+                   rtol: float | None = None, atol: float | None = None, trace: Path | None = None):
+    """Run the bundle on the reference's inputs; a Verdict (as the interpreter's) plus the run
+    (with `trace`, its pipe trace is written there)."""
     s = get_soc(soc)
     inputs, expected = bind(program, ref)
     scalars = {p.name: inputs[p.name] for p in program.scalars}
     tensors = {n: v for n, v in inputs.items() if isinstance(v, np.ndarray)}
     shapes = {n: np.shape(v) for n, v in tensors.items()}
     typed = verify(program, s, shapes=shapes, scalars=scalars)
-    run = emulate(typed, bundle, tensors, scalars, soc=s.name)
+    run = emulate(typed, bundle, tensors, scalars, soc=s.name, trace=trace)
     name = typed.kernel.name
     if run.status not in ("ok", "findings"):
         return Verdict(False, float("inf"), float("inf"), 0.0, 0.0, [], f"{run.status}: {run.message}", "emulator",

@@ -266,6 +266,8 @@ extern "C" const char* acemu_take_report_json() {
 namespace acemu {
 namespace rt {
 bool write_report_file(const char* path);
+void set_trace_path(const char* path);
+bool write_trace_file();
 }
 namespace op {
 namespace {
@@ -320,6 +322,10 @@ int harness_main(int argc, char** argv) {
             if (rt::parse_soc_line(buf + 4, &s)) rt::set_soc(s);
         } else if (key == "report") {
             in >> report;
+        } else if (key == "trace") {
+            std::string path;
+            in >> path;
+            rt::set_trace_path(path.c_str());
         } else if (key == "op") {
             in >> call.op_type;
         } else if (key == "absent") {
@@ -362,6 +368,7 @@ int harness_main(int argc, char** argv) {
         return 3;
     }
     if (!report.empty() && !rt::write_report_file(report.c_str())) { perror(report.c_str()); return 2; }
+    if (!rt::write_trace_file()) { perror("acemu: the trace file"); return 2; }
     return 0;
 }
 }  // namespace op

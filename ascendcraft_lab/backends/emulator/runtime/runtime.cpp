@@ -63,6 +63,7 @@ struct BlockData {
     std::map<std::tuple<std::string, std::string, int>, size_t> index;  // (kind, file, line) -> finding
     std::vector<WriteRange> writes;
     std::vector<AtomicWrite> atomics;
+    trace::Log trace;  // the block's pipe trace (when the launch is traced)
 };
 struct Alloc {
     const uint8_t* lo;
@@ -136,6 +137,33 @@ struct Barrier {
     int32_t soft_passed = 0;
 } g_barrier;
 bool g_harness = false;  // the runner reads the JSON report; a host program gets stderr
+
+// ---- the pipe trace (acemu/trace.h) ----------------------------------------------------------
+// A traced launch keeps every block's events; `write_trace` writes them all after the run. The
+// budget bounds the memory a long kernel's trace may take: past its share a block keeps counting
+// its events without storing them, and the file says how many there were.
+constexpr uint64_t kTraceBudget = 1ull << 22;  // events per launch, over all its blocks
+constexpr uint64_t kTraceMinPerBlock = 1ull << 14;
+std::string g_trace_path;  // spec line `trace PATH` (or ACEMU_TRACE for host programs): tracing on
+struct TracedBlock {
+    Task task;
+    trace::Log log;
+};
+struct TracedLaunch {
+    uint32_t block_dim;
+    int kernel_type;
+    std::vector<TracedBlock> blocks;
+};
+std::vector<TracedLaunch> g_traces;
+bool tracing() {
+    static const bool env_checked = [] {
+        const char* env = getenv("ACEMU_TRACE");
+        if (env && *env && g_trace_path.empty()) g_trace_path = env;
+        return true;
+    }();
+    (void)env_checked;
+    return !g_trace_path.empty();
+}
 constexpr uint64_t kReserve = 64ull << 20;  // UB reserve per worker: the SoC's UB plus room for an overflowing kernel
 
 void append_finding(std::vector<Finding>& out, std::map<std::tuple<std::string, std::string, int>, size_t>& idx, const Finding& f) {
@@ -272,6 +300,7 @@ struct Worker {
         ctx.file = nullptr;
         ctx.line = 0;
         ctx.rt = bd;
+        ctx.trace = bd->trace.cap ? &bd->trace : nullptr;
         cube::begin_block();  // fresh L1 / L0 for the block that starts on this thread
     }
 };
@@ -502,6 +531,70 @@ bool write_report(const char* path) {
     return rename(tmp.c_str(), path) == 0;
 }
 
+// The trace file, little-endian: "ACEMUTR1"; u32 strings, each u32 length + bytes; u32 launches,
+// each u32 blockDim, i32 kernel type, u32 blocks, each {i32 block idx, u8 cube core, u8 truncated,
+// u16 0, u64 events counted, u64 events stored, stored x 32-B event}; an event is {u64 a, u64 b,
+// u32 line, u16 api, u16 file, u8 kind, u8 pipe, u8 dtype, u8 aux, u32 0} (acemu/trace.h).
+bool write_trace(const char* path) {
+    std::map<const char*, uint32_t> ids;
+    std::vector<const char*> strs;
+    auto id = [&](const char* s) -> uint16_t {
+        if (s == nullptr) s = "?";
+        auto it = ids.find(s);
+        if (it != ids.end()) return uint16_t(it->second);
+        if (strs.size() >= 0xffff) return 0;
+        ids[s] = uint32_t(strs.size());
+        strs.push_back(s);
+        return uint16_t(strs.size() - 1);
+    };
+    struct Packed {
+        uint64_t a, b;
+        uint32_t line;
+        uint16_t api, file;
+        uint8_t kind, pipe, dtype, aux;
+        uint32_t pad;
+    };
+    static_assert(sizeof(Packed) == 32, "trace events are 32 bytes in the file");
+    std::vector<std::vector<Packed>> packed;
+    for (auto& l : g_traces)
+        for (auto& b : l.blocks) {
+            std::vector<Packed> out;
+            out.reserve(b.log.events.size());
+            for (const trace::Event& e : b.log.events)
+                out.push_back({e.a, e.b, e.line, id(e.api), id(e.file), e.kind, e.pipe, e.dtype, e.aux, 0});
+            packed.push_back(std::move(out));
+        }
+    std::string tmp = std::string(path) + ".tmp";
+    FILE* f = fopen(tmp.c_str(), "wb");
+    if (!f) return false;
+    auto u32 = [&](uint32_t v) { fwrite(&v, 4, 1, f); };
+    fwrite("ACEMUTR1", 1, 8, f);
+    u32(uint32_t(strs.size()));
+    for (const char* s : strs) {
+        u32(uint32_t(strlen(s)));
+        fwrite(s, 1, strlen(s), f);
+    }
+    u32(uint32_t(g_traces.size()));
+    size_t k = 0;
+    for (auto& l : g_traces) {
+        u32(l.block_dim);
+        u32(uint32_t(l.kernel_type));
+        u32(uint32_t(l.blocks.size()));
+        for (auto& b : l.blocks) {
+            const std::vector<Packed>& ev = packed[k++];
+            int32_t idx = b.task.block_idx;
+            uint8_t head[4] = {uint8_t(b.task.aic ? 1 : 0), uint8_t(b.log.total > ev.size() ? 1 : 0), 0, 0};
+            uint64_t counts[2] = {b.log.total, uint64_t(ev.size())};
+            fwrite(&idx, 4, 1, f);
+            fwrite(head, 1, 4, f);
+            fwrite(counts, 8, 2, f);
+            if (!ev.empty()) fwrite(ev.data(), sizeof(Packed), ev.size(), f);
+        }
+    }
+    bool ok = fclose(f) == 0;
+    return ok && rename(tmp.c_str(), path) == 0;
+}
+
 void report_sync_mismatch(const char* file, int line) {
     Barrier& b = g_barrier;
     if (b.mismatch_reported) return;
@@ -716,6 +809,13 @@ void kernel_print(const char* text) {
 }
 
 bool write_report_file(const char* path) { return write_report(path); }
+void set_trace_path(const char* path) { g_trace_path = path ? path : ""; }
+bool write_trace_file() {
+    if (g_trace_path.empty()) return true;
+    const bool ok = write_trace(g_trace_path.c_str());
+    g_traces.clear();  // written: nothing left for the exit handler
+    return ok;
+}
 
 std::string report_json(bool clear) {
     std::lock_guard<std::mutex> lk(g_mu);
@@ -999,9 +1099,11 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
     const bool mixed = has_aic && !tasks.back().aic;
     unsigned nthreads = std::min<unsigned>(hw, ntasks);
     std::vector<BlockData> blocks(ntasks);
+    const bool traced = tracing();
     for (uint32_t i = 0; i < ntasks; ++i) {
         blocks[i].task = tasks[i];
         blocks[i].task_no = int(i);
+        if (traced) blocks[i].trace.cap = std::max<uint64_t>(kTraceMinPerBlock, kTraceBudget / ntasks);
     }
     // A barrier includes the vector cores (SyncAll<true>), or every core (SyncAll<false>).
     auto in_barrier = [&](const Task& t) { return !t.aic || g_sync_all_mixed || !mixed; };
@@ -1089,6 +1191,11 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
     for (auto& b : blocks)
         for (auto& a : b.atomics) apply_atomic(a);
     g_kernel_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (traced) {
+        TracedLaunch launch{block_dim, g_launch_type, {}};
+        for (auto& b : blocks) launch.blocks.push_back({b.task, std::move(b.trace)});
+        g_traces.push_back(std::move(launch));
+    }
     ++g_launches;
     return 0;
 }
@@ -1137,6 +1244,8 @@ int harness_main(int argc, char** argv, int nargs, void (*launch)(uint8_t** args
             sscanf(line, "threads %u", &g_threads);
         } else if (!strcmp(key, "report")) {
             report_path = line + 7;
+        } else if (!strcmp(key, "trace")) {
+            g_trace_path = line + 6;
         } else if (!strcmp(key, "arg")) {
             char kind[16];
             unsigned long long nbytes;
@@ -1177,6 +1286,7 @@ int harness_main(int argc, char** argv, int nargs, void (*launch)(uint8_t** args
     run_kernel(entry_name.empty() ? nullptr : entry_name.c_str(), block_dim,
                [](void* p) { auto* c = static_cast<Closure*>(p); c->launch(c->args); }, &cl);
     if (!report_path.empty() && !write_report(report_path.c_str())) { perror(report_path.c_str()); return 2; }
+    if (!g_trace_path.empty() && !write_trace(g_trace_path.c_str())) { perror(g_trace_path.c_str()); return 2; }
     return 0;
 }
 
@@ -1184,6 +1294,7 @@ namespace {
 // Host programs that launch with ACLRT_LAUNCH_KERNEL get the findings on stderr at exit.
 struct ExitReport {
     ~ExitReport() {
+        if (!g_harness && !g_traces.empty() && !write_trace(g_trace_path.c_str())) perror(g_trace_path.c_str());
         if (!g_harness && !g_findings.empty() && getenv("ACEMU_QUIET") == nullptr) print_findings_to_stderr();
     }
 } g_exit_report;

@@ -24,6 +24,7 @@ inline void broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     acemu::check_align(c, "BroadCast", "dst", dst.acemu_ptr(), file, line);
     acemu::check_align(c, "BroadCast", "src", src.acemu_ptr(), file, line);
     const uint64_t rows = dim == 1 ? 1 : dstShape[0], cols = dstShape[dim - 1];
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "BroadCast", file, line, acemu::dtype_of<T>(), acemu::trace::repeats(rows * cols, sizeof(T)), rows * cols);
     for (int32_t i = 0; i < dim; ++i) {
         if (srcShape[i] != dstShape[i] && !(i == axis && srcShape[i] == 1)) {
             acemu::rt::report(acemu::API_MISUSE, "BroadCast", file, line,
@@ -98,6 +99,7 @@ inline void pad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const PadP
     acemu::enter(c, "Pad", file, line);
     constexpr uint32_t E = 32 / sizeof(T);
     const uint64_t h = t.srcHeight, w = t.srcWidth, ow = t.srcOriWidth, aw = (w + E - 1) / E * E;
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "Pad", file, line, acemu::dtype_of<T>(), acemu::trace::repeats(h * aw, sizeof(T)), h * aw);
     if (t.typeSize != sizeof(T) || ow > w || h == 0) {
         acemu::rt::report(acemu::API_MISUSE, "Pad", file, line,
                           "Pad: the PadTiling does not describe this tensor (typeSize %u for a %zu-byte type, height %u, width %u, "
@@ -142,6 +144,7 @@ inline void unpad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Un
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "UnPad", file, line);
     const uint64_t h = t.srcHeight, w = t.srcWidth;
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "UnPad", file, line, acemu::dtype_of<T>(), acemu::trace::repeats(h * w, sizeof(T)), h * w);
     if (t.typeSize != sizeof(T) || h == 0 || (w * sizeof(T)) % 32 != 0 || uint64_t(p.leftPad) + p.rightPad >= w) {
         acemu::rt::report(acemu::API_MISUSE, "UnPad", file, line,
                           "UnPad needs a 32-B aligned width and fewer padding than width elements (typeSize %u for a %zu-byte type, "

@@ -8,6 +8,7 @@
 #include <vector>
 #include <algorithm>
 #include <type_traits>
+#include "trace.h"
 
 // Device qualifiers mean nothing on the CPU.
 #ifndef __global__
@@ -162,7 +163,12 @@ struct BlockCtx {
     const char* file;
     int line;
     void* rt;               // runtime-private per-block data
+    trace::Log* trace;      // this block's pipe trace (trace.h), null when the launch is not traced
 };
+
+namespace trace {
+inline Log* log_of(BlockCtx* c) { return c->trace; }
+}  // namespace trace
 
 inline thread_local BlockCtx* tls_ctx = nullptr;
 

@@ -125,6 +125,7 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Glob
     acemu::enter(c, "DataCopy", ACEMU_SITE);
     uint64_t bytes = detail::datacopy_bytes<T>(count, ACEMU_SITE);
     if (acemu::cube::in_cube(dst.acemu_ptr())) return acemu::cube::copy_gm_in(dst, src, 1, bytes, 0, 0, ACEMU_SITE);
+    acemu::trace::pipe_op(c, acemu::trace::P_MTE2, "DataCopy", ACEMU_SITE, acemu::dtype_of<T>(), bytes, 1);
     acemu::check_align(c, "DataCopy", "the UB destination", dst.acemu_ptr(), ACEMU_SITE);
     acemu::check_extent(c, "DataCopy", "the UB destination", bytes, dst.acemu_bytes(), ACEMU_SITE);
     detail::gm_to_ub(c, "DataCopy", dst.acemu_ptr(), 0, src, 0, bytes, ACEMU_SITE);
@@ -134,6 +135,7 @@ template <typename T> inline void DataCopy(const GlobalTensor<T>& dst, const Loc
     acemu::enter(c, "DataCopy", ACEMU_SITE);
     uint64_t bytes = detail::datacopy_bytes<T>(count, ACEMU_SITE);
     if (acemu::cube::in_cube(src.acemu_ptr())) return acemu::cube::no_copy_path("DataCopy", src.acemu_ptr(), ACEMU_SITE);
+    acemu::trace::pipe_op(c, acemu::trace::P_MTE3, "DataCopy", ACEMU_SITE, acemu::dtype_of<T>(), bytes, 1);
     acemu::check_align(c, "DataCopy", "the UB source", src.acemu_ptr(), ACEMU_SITE);
     acemu::check_extent(c, "DataCopy", "the UB source", bytes, src.acemu_bytes(), ACEMU_SITE);
     detail::ub_to_gm(c, "DataCopy", dst, 0, src.acemu_ptr(), 0, bytes, ACEMU_SITE);
@@ -144,6 +146,7 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Loca
     uint64_t bytes = detail::datacopy_bytes<T>(count, ACEMU_SITE);
     if (acemu::cube::in_cube(src.acemu_ptr()) || acemu::cube::in_cube(dst.acemu_ptr()))
         return acemu::cube::copy_local(dst, src, 1, bytes, 0, 0, ACEMU_SITE);
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "DataCopy", ACEMU_SITE, acemu::dtype_of<T>(), acemu::trace::repeats(bytes, 1), 1);
     acemu::check_align(c, "DataCopy", "the UB source", src.acemu_ptr(), ACEMU_SITE);
     acemu::check_align(c, "DataCopy", "the UB destination", dst.acemu_ptr(), ACEMU_SITE);
     acemu::check_extent(c, "DataCopy", "the UB source", bytes, src.acemu_bytes(), ACEMU_SITE);
@@ -161,6 +164,7 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Glob
         return acemu::cube::copy_gm_in(dst, src, p.blockCount, p.blockLen * 32ull, p.srcStride * 32ull, p.dstStride * 32ull, ACEMU_SITE);
     acemu::check_align(c, "DataCopy", "the UB destination", dst.acemu_ptr(), ACEMU_SITE);
     uint64_t len = uint64_t(p.blockLen) * 32;
+    acemu::trace::pipe_op(c, acemu::trace::P_MTE2, "DataCopy", ACEMU_SITE, acemu::dtype_of<T>(), p.blockCount * len, p.blockCount);
     if (p.blockCount)
         acemu::check_extent(c, "DataCopy", "the UB destination", (p.blockCount - 1) * (len + p.dstStride * 32ull) + len, dst.acemu_bytes(), ACEMU_SITE);
     for (uint32_t b = 0; b < p.blockCount; ++b)
@@ -172,6 +176,7 @@ template <typename T> inline void DataCopy(const GlobalTensor<T>& dst, const Loc
     if (acemu::cube::in_cube(src.acemu_ptr())) return acemu::cube::no_copy_path("DataCopy", src.acemu_ptr(), ACEMU_SITE);
     acemu::check_align(c, "DataCopy", "the UB source", src.acemu_ptr(), ACEMU_SITE);
     uint64_t len = uint64_t(p.blockLen) * 32;
+    acemu::trace::pipe_op(c, acemu::trace::P_MTE3, "DataCopy", ACEMU_SITE, acemu::dtype_of<T>(), p.blockCount * len, p.blockCount);
     if (p.blockCount)
         acemu::check_extent(c, "DataCopy", "the UB source", (p.blockCount - 1) * (len + p.srcStride * 32ull) + len, src.acemu_bytes(), ACEMU_SITE);
     for (uint32_t b = 0; b < p.blockCount; ++b)
@@ -185,6 +190,7 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Loca
     acemu::check_align(c, "DataCopy", "the UB source", src.acemu_ptr(), ACEMU_SITE);
     acemu::check_align(c, "DataCopy", "the UB destination", dst.acemu_ptr(), ACEMU_SITE);
     uint64_t len = uint64_t(p.blockLen) * 32;
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "DataCopy", ACEMU_SITE, acemu::dtype_of<T>(), acemu::trace::repeats(p.blockCount * len, 1), p.blockCount);
     for (uint32_t b = 0; b < p.blockCount; ++b) {
         const uint8_t* s = reinterpret_cast<const uint8_t*>(src.acemu_ptr()) + b * (len + p.srcStride * 32ull);
         uint8_t* d = reinterpret_cast<uint8_t*>(dst.acemu_ptr()) + b * (len + p.dstStride * 32ull);
@@ -201,6 +207,7 @@ inline void pad_gm_to_ub(const char* api, const LocalTensor<T>& dst, const Globa
                          uint64_t dst_gap_blocks, bool is_pad, uint32_t left, uint32_t right, T pad_value, const char* file, int line) {
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, api, file, line);
+    acemu::trace::pipe_op(c, acemu::trace::P_MTE2, api, file, line, acemu::dtype_of<T>(), uint64_t(count) * len, count);
     acemu::check_align(c, api, "the UB destination", dst.acemu_ptr(), file, line);
     if (len % sizeof(T) != 0) {
         acemu::rt::report(acemu::UNALIGNED_DATACOPY, api, file, line, "%s: blockLen %llu B is not a multiple of sizeof(%s) = %u",
@@ -229,6 +236,7 @@ inline void pad_ub_to_gm(const char* api, const GlobalTensor<T>& dst, const Loca
                          uint64_t dst_gap, const char* file, int line) {
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, api, file, line);
+    acemu::trace::pipe_op(c, acemu::trace::P_MTE3, api, file, line, acemu::dtype_of<T>(), uint64_t(count) * len, count);
     acemu::check_align(c, api, "the UB source", src.acemu_ptr(), file, line);
     if (len % sizeof(T) != 0) {
         acemu::rt::report(acemu::UNALIGNED_DATACOPY, api, file, line, "%s: blockLen %llu B is not a multiple of sizeof(%s) = %u",

@@ -309,7 +309,9 @@ inline void reset_arenas() {
 }
 
 // ---- the pipe clock ------------------------------------------------------------------------
-inline uint32_t issue(int pipe, const char* api, const char* file, int line) {
+// `amount`, `dtype` and `extra` go to the pipe trace (trace.h): bytes for copies, m | n << 16 | k << 32 for Mmad.
+inline uint32_t issue(int pipe, const char* api, const char* file, int line, int dtype = 0, uint64_t amount = 0, uint64_t extra = 0) {
+    trace::pipe_op(ctx(), pipe, api, file, line, dtype, amount, extra);
     State& st = state();
     st.now[pipe] += 1;
     st.instrs.push_back({int8_t(pipe), st.now[pipe], api, file, line});
@@ -557,7 +559,7 @@ inline void copy_gm_in(const AscendC::LocalTensor<T>& dst, const AscendC::Global
     expect_align(d, kMemAlign[MEM_L1], api, "the L1 destination", file, line);
     if (blocks == 0 || block_bytes == 0) return;
     expect_extent(d, (blocks - 1) * (block_bytes + dst_gap) + block_bytes, api, "the L1 destination", true, file, line);
-    const uint32_t id = issue(P_MTE2, api, file, line);
+    const uint32_t id = issue(P_MTE2, api, file, line, dtype_of<T>(), blocks * block_bytes, blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint64_t doff = b * (block_bytes + dst_gap);
         if (doff + block_bytes > state().mem[MEM_L1].cap - d.off) break;
@@ -586,7 +588,7 @@ inline void copy_local(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
     if (blocks == 0 || block_bytes == 0) return;
     expect_extent(s, (blocks - 1) * (block_bytes + src_gap) + block_bytes, api, "the L1 source", false, file, line);
     expect_extent(d, (blocks - 1) * (block_bytes + dst_gap) + block_bytes, api, "the bias-table destination", true, file, line);
-    const uint32_t id = issue(P_MTE1, api, file, line);
+    const uint32_t id = issue(P_MTE1, api, file, line, dtype_of<T>(), blocks * block_bytes, blocks);
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint64_t so = b * (block_bytes + src_gap), dof = b * (block_bytes + dst_gap);
         if (s.off + so + block_bytes > state().mem[MEM_L1].cap || d.off + dof + block_bytes > state().mem[MEM_BT].cap) break;
@@ -652,7 +654,9 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Glob
                           ((uint64_t(p.nValue) - 1) * p.dstNzNStride + (cblocks - 1) * p.dstNzC0Stride) * 32 + 32;
     expect_extent(d, last, api, "the destination", true, ACEMU_SITE);
     const bool ub = d.mem == MEM_UB;
-    const uint32_t id = ub ? 0 : issue(P_MTE2, api, ACEMU_SITE);
+    const uint64_t nd_bytes = uint64_t(p.ndNum) * p.nValue * p.dValue * es;
+    if (ub) acemu::trace::pipe_op(acemu::ctx(), acemu::trace::P_MTE2, api, ACEMU_SITE, acemu::dtype_of<T>(), nd_bytes, p.nValue);
+    const uint32_t id = ub ? 0 : issue(P_MTE2, api, ACEMU_SITE, acemu::dtype_of<T>(), nd_bytes, p.nValue);
     const uint64_t cap = ub ? acemu::ctx()->ub_capacity : state().mem[d.mem].cap;
     const uint64_t range = src.acemu_range_bytes();
     const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
@@ -732,7 +736,7 @@ inline void load2d(const char* api, const LocalTensor<T>& dst, int src_mem, cons
     const uint64_t dst_need = (reps - 1) * (1 + uint64_t(p.dstGap)) * 512 + 512;
     if (!gsrc) expect_extent(Operand{src_mem, const_cast<uint8_t*>(src_p), src_off, src_bytes}, src_need, api, "its L1 source", false, file, line);
     expect_extent(d, dst_need, api, "the destination", true, file, line);
-    const uint32_t id = issue(gsrc ? P_MTE2 : P_MTE1, api, file, line);
+    const uint32_t id = issue(gsrc ? P_MTE2 : P_MTE1, api, file, line, acemu::dtype_of<T>(), reps * 512, reps);
     const uint64_t dcap = state().mem[d.mem].cap;
     for (uint64_t i = 0; i < reps; ++i) {
         const uint64_t so = (uint64_t(p.startIndex) + i * p.srcStride) * 512;
@@ -802,7 +806,7 @@ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T
     expect_extent(s, (uint64_t(p.startIndex) + (reps - 1) * p.srcStride + 1) * sq, api, "its L1 source", false, ACEMU_SITE);
     const uint64_t last = (reps - 1) * (1 + uint64_t(p.dstGap)) * 512 + (fr == 2 ? (1 + uint64_t(p.dstFracGap)) * 512 : 0) + 512;
     expect_extent(d, last, api, "the destination", true, ACEMU_SITE);
-    const uint32_t id = issue(P_MTE1, api, ACEMU_SITE);
+    const uint32_t id = issue(P_MTE1, api, ACEMU_SITE, acemu::dtype_of<T>(), reps * sq, reps);
     const uint64_t scap = state().mem[MEM_L1].cap, dcap = state().mem[d.mem].cap;
     // Element (r, c) of a square, as an offset into its two (or one) fractals.
     auto at = [](int r, int c) -> uint64_t {
@@ -913,7 +917,7 @@ inline void mmad(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<
     ok &= expect_extent(b, uint64_t(kfb) * nf * 512, api, "filter", false, file, line);
     ok &= expect_extent(c, uint64_t(nf) * mf * 1024, api, "dst", true, file, line);
     if (!ok) return;  // the reads would leave the emulated memory's bounds of the tensor: nothing to compute
-    const uint32_t id = issue(P_M, api, file, line);
+    const uint32_t id = issue(P_M, api, file, line, dtype_of<A>(), uint64_t(m) | uint64_t(n) << 16 | uint64_t(k) << 32);
 
     // Only the m x k, k x n and m x n parts count (the padding of the fractals is ignored); the
     // row-by-row check runs only when the whole fractal area is not all written.
@@ -1182,7 +1186,7 @@ inline void fixpipe(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalTen
     }
     const uint64_t src_need = uint64_t(p.ndNum - 1) * p.srcNdStride * 1024 + uint64_t(nf - 1) * p.srcStride * 64 + uint64_t(mS) * 64;
     if (!expect_extent(s, src_need, api, "src", false, file, line)) return;
-    const uint32_t id = issue(P_FIX, api, file, line);
+    const uint32_t id = issue(P_FIX, api, file, line, dtype_of<T>(), uint64_t(mS) * nS * sizeof(T), mS);
     const U* sp = reinterpret_cast<const U*>(s.p);
     bool rep = false;
     thread_local std::vector<T> row;

@@ -18,6 +18,7 @@ inline void CreateVecIndex(const LocalTensor<T>& dst, const acemu::nd<T>& firstV
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "CreateVecIndex", ACEMU_SITE);
     if (!acemu::count_prologue<T, T>(c, "CreateVecIndex", dst, nullptr, 0, int64_t(count), ACEMU_SITE)) return;
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "CreateVecIndex", ACEMU_SITE, acemu::dtype_of<T>(), acemu::trace::repeats(count, sizeof(T)), count);
     T* d = dst.acemu_ptr();
     if constexpr (std::is_same<T, half>::value || std::is_same<T, float>::value) {
         for (uint32_t i = 0; i < count; ++i) d[i] = T(float(firstValue) + float(i));
@@ -34,6 +35,7 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Gather", ACEMU_SITE);
     if (!acemu::count_prologue<T, uint32_t>(c, "Gather", dst, &srcOffset, 1, int64_t(count), ACEMU_SITE)) return;
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "Gather", ACEMU_SITE, acemu::dtype_of<T>(), acemu::trace::repeats(count, sizeof(T)), count);
     acemu::check_align(c, "Gather", "src", src.acemu_ptr(), ACEMU_SITE);
     const uint32_t* off = srcOffset.acemu_ptr();
     const uint8_t* base = reinterpret_cast<const uint8_t*>(src.acemu_ptr());

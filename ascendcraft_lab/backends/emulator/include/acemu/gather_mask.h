@@ -41,6 +41,7 @@ inline void gather_mask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, b
     acemu::check_align(c, "GatherMask", "src0", src0.acemu_ptr(), file, line);
     constexpr uint32_t per = 256 / sizeof(T);
     const uint64_t total = reduceMode ? uint64_t(mask) : uint64_t(p.repeatTimes) * per;
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "GatherMask", file, line, acemu::dtype_of<T>(), (total + per - 1) / per, total);
     acemu::Operand<const T> S{src0.acemu_ptr(), p.src0BlockStride, p.src0RepeatStride};
     T* d = dst.acemu_ptr();
     const uint64_t cap = dst.acemu_bytes() / sizeof(T);

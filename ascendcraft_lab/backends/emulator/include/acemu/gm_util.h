@@ -22,6 +22,7 @@ template <typename T> inline void Fill(GlobalTensor<T>& gmWorkspaceAddr, const u
                           "InitBuffer (it uses UB that InitBuffer hands out); call it at the start of Init");
     }
     const uint64_t bytes = size * sizeof(T);
+    acemu::trace::pipe_op(c, acemu::trace::P_MTE3, "Fill", ACEMU_SITE, acemu::dtype_of<T>(), bytes, 1);
     const uint64_t ok = gmWorkspaceAddr.acemu_in_bounds("Fill", "writes", 0, bytes, ACEMU_SITE);
     T* d = gmWorkspaceAddr.GetPhyAddr();
     for (uint64_t i = 0; i < ok / sizeof(T); ++i) d[i] = value;

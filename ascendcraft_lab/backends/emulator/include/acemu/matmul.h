@@ -422,6 +422,7 @@ private:
         curM_ = std::min(t_.baseM, singleM_ - m0);
         curN_ = std::min(t_.baseN, singleN_ - n0);
         const int K = singleK_;
+        trace_block(curM_, curN_, K, file, line);
         block_.assign(size_t(curM_) * curN_, AccT());
         // The reads this block makes (rows or columns of A and B), through the tensors' bounds.
         const int64_t lda = transA_ ? orgM_ : orgKa_, ldb = transB_ ? orgKb_ : orgN_;
@@ -488,7 +489,26 @@ private:
         has_block_ = true;
     }
 
+    // The pipe trace of one block: the object moves A and B in (MTE2), multiplies (M) and moves C out
+    // (FIX), ordering its own pipes (its internal flags use event id 15, outside the kernel's 0..7).
+    void trace_block(int m, int n, int k, const char* file, int line) const {
+        acemu::BlockCtx* c = acemu::ctx();
+        using namespace acemu::trace;
+        pipe_op(c, P_MTE2, "Matmul::Iterate", file, line, acemu::dtype_of<SrcAT>(), uint64_t(m) * k * sizeof(SrcAT), 1);
+        pipe_op(c, P_MTE2, "Matmul::Iterate", file, line, acemu::dtype_of<SrcBT>(), uint64_t(k) * n * sizeof(SrcBT), 1);
+        sync_op(c, SET_FLAG, "Matmul::Iterate", file, line, uint64_t(HardEvent::MTE2_M), 15);
+        sync_op(c, WAIT_FLAG, "Matmul::Iterate", file, line, uint64_t(HardEvent::MTE2_M), 15);
+        pipe_op(c, P_M, "Matmul::Iterate", file, line, acemu::dtype_of<SrcAT>(), uint64_t(m) | uint64_t(n) << 16 | uint64_t(k) << 32);
+        sync_op(c, SET_FLAG, "Matmul::Iterate", file, line, uint64_t(HardEvent::M_FIX), 15);
+    }
+    void trace_store(const char* file, int line) const {
+        acemu::BlockCtx* c = acemu::ctx();
+        using namespace acemu::trace;
+        sync_op(c, WAIT_FLAG, "Matmul::GetTensorC", file, line, uint64_t(HardEvent::M_FIX), 15);
+        pipe_op(c, P_FIX, "Matmul::GetTensorC", file, line, acemu::dtype_of<DstT>(), uint64_t(curM_) * curN_ * sizeof(DstT), uint64_t(curM_));
+    }
     void store_gm(const GlobalTensor<DstT>& gm, int64_t row0, int64_t col0, int64_t ld, uint8_t enAtomic, const char* file, int line) {
+        trace_store(file, line);
         acemu::BlockCtx* c = acemu::ctx();
         const int saved = c->atomic_op, saved_dt = c->atomic_dtype;
         if (enAtomic) {
@@ -508,6 +528,7 @@ private:
         }
     }
     void store_ub(const LocalTensor<DstT>& ub, int64_t ld, const char* file, int line) {
+        trace_store(file, line);
         acemu::BlockCtx* c = acemu::ctx();
         const char* api = "Matmul::GetTensorC";
         acemu::check_align(c, api, "the UB destination", ub.acemu_ptr(), file, line);

@@ -65,6 +65,7 @@ public:
                 alloc_file_[i] = acemu_site.file;
                 alloc_line_[i] = acemu_site.line;
                 next_ = (i + 1) % num_;
+                trace(c, acemu::trace::ALLOC, "AllocTensor", i, ACEMU_SITE);
                 if (cube_) acemu::cube::on_queue(acemu::cube::QUE_ALLOC, this, i);
                 return LocalTensor<T>(reinterpret_cast<T*>(base_ + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
             }
@@ -103,6 +104,7 @@ public:
             ++count_;
         }
         state_[i] = detail::SLOT_ENQUEUED;
+        trace(c, acemu::trace::ENQUE, "EnQue", i, ACEMU_SITE);
         if (cube_) acemu::cube::on_queue(acemu::cube::QUE_ENQUE, this, i);
         return true;
     }
@@ -129,6 +131,7 @@ public:
         head_ = (head_ + 1) % detail::kMaxSlots;
         --count_;
         state_[i] = detail::SLOT_DEQUEUED;
+        trace(c, acemu::trace::DEQUE, "DeQue", i, ACEMU_SITE);
         if (cube_) acemu::cube::on_queue(acemu::cube::QUE_DEQUE, this, i);
         return LocalTensor<T>(reinterpret_cast<T*>(base_ + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
     }
@@ -153,6 +156,7 @@ public:
             drop_from_fifo(i);
         }
         state_[i] = detail::SLOT_FREE;
+        trace(c, acemu::trace::FREE, "FreeTensor", i, ACEMU_SITE);
         if (cube_) acemu::cube::on_queue(acemu::cube::QUE_FREE, this, i);
     }
 
@@ -195,6 +199,12 @@ public:
     }
 
 protected:
+    // A queue operation for the pipe trace: which queue, which buffer, and the positions that say
+    // which pipes it orders (its producer writes at `pos_`, its consumer reads at `dst_pos_`).
+    void trace(acemu::BlockCtx* c, int kind, const char* api, int slot, const char* file, int line) const {
+        acemu::trace::sync_op(c, kind, api, file, line, uint64_t(reinterpret_cast<uintptr_t>(this)),
+                              uint64_t(slot) | uint64_t(pos_) << 8 | uint64_t(dst_pos_) << 16);
+    }
     int slot_of(acemu::BlockCtx* c, const void* p) const {
         (void)c;
         const uint8_t* b = static_cast<const uint8_t*>(p);
@@ -216,6 +226,7 @@ protected:
     }
     int depth_ = 1;
     TPosition pos_ = TPosition::VECIN;
+    TPosition dst_pos_ = TPosition::VECIN;  // TQueBind's destination (TQue: the same position)
     uint8_t* base_ = nullptr;  // the memory the buffers are in: UB, or L1 / L0 for the cube positions
     bool cube_ = false;
     int num_ = 0;
@@ -236,7 +247,7 @@ protected:
 // @api TQue, TQueBind, AllocTensor, EnQue, DeQue, FreeTensor | yes: the non-inplace AllocTensor<T>() / DeQue<T>() on a depth-0 queue do not compile; the inplace forms fill their argument | TQue
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind : public TQueBase {
 public:
-    TQueBind() { depth_ = depth > 0 ? depth : detail::kMaxSlots; pos_ = src; }
+    TQueBind() { depth_ = depth > 0 ? depth : detail::kMaxSlots; pos_ = src; dst_pos_ = dst; }
 
     template <typename T> LocalTensor<T> AllocTensor(ACEMU_SITE_PARAMS) {
         static_assert(depth != 0, "AllocTensor<T>() (non-inplace) needs a queue whose depth template argument is not 0; "
@@ -381,8 +392,14 @@ inline int64_t GetBlockNum() { return acemu::ctx()->block_num; }
 // all the same: the cube memories' hazard check (cube.h) asks whether the program orders a pipe's
 // access after another pipe's, as the NPU would need.
 // @api PipeBarrier, SetFlag, WaitFlag | yes: event IDs outside 0..7 are api-misuse | SetFlag
-template <pipe_t pipe> inline void PipeBarrier() { if (pipe == PIPE_ALL) acemu::cube::on_barrier_all(); }
-inline void pipe_barrier(pipe_t pipe) { if (pipe == PIPE_ALL) acemu::cube::on_barrier_all(); }
+template <pipe_t pipe> inline void PipeBarrier(ACEMU_SITE_PARAMS) {
+    acemu::trace::sync_op(acemu::ctx(), acemu::trace::BARRIER, "PipeBarrier", ACEMU_SITE, uint64_t(pipe));
+    if (pipe == PIPE_ALL) acemu::cube::on_barrier_all();
+}
+inline void pipe_barrier(pipe_t pipe, ACEMU_SITE_PARAMS) {
+    acemu::trace::sync_op(acemu::ctx(), acemu::trace::BARRIER, "PipeBarrier", ACEMU_SITE, uint64_t(pipe));
+    if (pipe == PIPE_ALL) acemu::cube::on_barrier_all();
+}
 // Each pipe pair has eight event IDs (EVENT_ID0..EVENT_ID7); another value is not a valid flag.
 namespace detail {
 inline void check_event_id(const char* api, int32_t id, const char* file, int line) {
@@ -396,10 +413,12 @@ inline void check_event_id(const char* api, int32_t id, const char* file, int li
 }  // namespace detail
 template <HardEvent evt> inline void SetFlag(int32_t eventID, ACEMU_SITE_PARAMS) {
     detail::check_event_id("SetFlag", eventID, ACEMU_SITE);
+    acemu::trace::sync_op(acemu::ctx(), acemu::trace::SET_FLAG, "SetFlag", ACEMU_SITE, uint64_t(evt), uint64_t(eventID));
     acemu::cube::on_flag(true, int(evt), eventID, ACEMU_SITE);
 }
 template <HardEvent evt> inline void WaitFlag(int32_t eventID, ACEMU_SITE_PARAMS) {
     detail::check_event_id("WaitFlag", eventID, ACEMU_SITE);
+    acemu::trace::sync_op(acemu::ctx(), acemu::trace::WAIT_FLAG, "WaitFlag", ACEMU_SITE, uint64_t(evt), uint64_t(eventID));
     acemu::cube::on_flag(false, int(evt), eventID, ACEMU_SITE);
 }
 // Atomic GM accumulation for the following copies to GM (DataCopy / DataCopyPad / SetValue).
@@ -423,6 +442,7 @@ template <bool isAIVOnly = true> inline void SyncAll(ACEMU_SITE_PARAMS) {
     (void)&acemu::rt::uses_sync_all<isAIVOnly>;
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "SyncAll", ACEMU_SITE);
+    acemu::trace::sync_op(c, acemu::trace::SYNC_ALL, "SyncAll", ACEMU_SITE, 0);
     acemu::rt::sync_all(ACEMU_SITE);
 }
 
@@ -483,6 +503,7 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
         for (uint64_t i = 0; i < n; ++i) ub[i] = c->block_idx + 1;
         acemu::mark_written(c, ub, n * sizeof(int32_t));
     }
+    acemu::trace::sync_op(c, acemu::trace::SYNC_ALL, "SyncAll", ACEMU_SITE, 1);
     acemu::rt::sync_all_soft(gm, gm_have < need ? gm_have : need, ACEMU_SITE);
 }
 

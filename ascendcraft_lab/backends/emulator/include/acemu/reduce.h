@@ -90,6 +90,7 @@ inline void reduce_count(const char* api, Kind kind, const AscendC::LocalTensor<
     BlockCtx* c = ctx();
     enter(c, api, file, line);
     if (count <= 0) return;
+    trace::pipe_op(c, trace::P_V, api, file, line, dtype_of<T>(), trace::repeats(uint64_t(count), sizeof(T)), uint64_t(count));
     check_align(c, api, "src", src.acemu_ptr(), file, line);
     check_extent(c, api, "src", uint64_t(count) * sizeof(T), src.acemu_bytes(), file, line);
     check_read(c, api, "src", src.acemu_ptr(), uint64_t(count) * sizeof(T), file, line);
@@ -121,6 +122,7 @@ inline void reduce_repeat_all(const char* api, Kind kind, const AscendC::LocalTe
     // Whole-tensor reductions loop over repeats inside the API, so more than 255 is fine here.
     if (repeat < 0) repeat = 0;
     constexpr uint32_t per = 256 / sizeof(T);
+    trace::pipe_op(c, trace::P_V, api, file, line, dtype_of<T>(), m.counter ? (m.count + per - 1) / per : uint64_t(repeat));
     float partial_storage[1024];
     float* partial = partial_storage;
     Acc<T> acc{kind};
@@ -210,6 +212,7 @@ inline void whole_reduce(const char* api, acemu::red::Kind kind, const LocalTens
     acemu::enter(c, api, file, line);
     acemu::check_align(c, api, "src", src.acemu_ptr(), file, line);
     int rep = acemu::repeat_times(api, repeatTime, file, line);
+    acemu::trace::pipe_op(c, acemu::trace::P_V, api, file, line, acemu::dtype_of<T>(), acemu::mask_repeats<256 / sizeof(T)>(m, rep));
     T* d = dst.acemu_ptr();
     // dstRepStride counts reduced results: one value, or a value and an index.
     const bool pair = kind != acemu::red::SUM && (order == ReduceOrder::ORDER_VALUE_INDEX || order == ReduceOrder::ORDER_INDEX_VALUE);
@@ -290,6 +293,7 @@ inline void group_reduce(const char* api, acemu::red::Kind kind, uint32_t group,
     acemu::check_align(c, api, "src", src.acemu_ptr(), file, line);
     int rep = acemu::repeat_times(api, repeatTime, file, line);
     constexpr uint32_t per = 256 / sizeof(T);
+    acemu::trace::pipe_op(c, acemu::trace::P_V, api, file, line, acemu::dtype_of<T>(), acemu::mask_repeats<per>(m, rep));
     const uint32_t outs = per / group;  // results of one repeat; dstRepStride counts such runs
     T* d = dst.acemu_ptr();
     acemu::red::per_repeat<T>(c, api, src.acemu_ptr(), m, rep, uint32_t(srcBlkStride), uint32_t(srcRepStride),

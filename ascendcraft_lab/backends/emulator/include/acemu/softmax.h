@@ -37,6 +37,7 @@ inline void softmax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const 
     // The shape info wins; without one the tiling's [m, k] is the whole tensor.
     const uint64_t m = shape.srcM ? shape.srcM : tiling.srcM, k = shape.srcK ? shape.srcK : tiling.srcK;
     const uint64_t valid = shape.oriSrcK && shape.oriSrcK <= k ? shape.oriSrcK : k;
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "SoftMax", file, line, acemu::dtype_of<T>(), acemu::trace::repeats(m * k, sizeof(T)), m * k);
     if (m == 0 || k == 0 || (k * sizeof(T)) % 32 != 0) {
         acemu::rt::report(acemu::API_MISUSE, "SoftMax", file, line,
                           "SoftMax needs rows of a 32-B aligned length (srcM %llu, srcK %llu of a %zu-byte type); pass the aligned "
@@ -130,6 +131,7 @@ inline void rms_norm(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     acemu::enter(c, "RmsNorm", file, line);
     const uint64_t rows = uint64_t(t.bLength) * t.sLength, h = t.hLength;
     const uint64_t valid = t.originalHLength && t.originalHLength <= h ? t.originalHLength : h;
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "RmsNorm", file, line, acemu::dtype_of<T>(), acemu::trace::repeats(rows * h, sizeof(T)), rows * h);
     if (rows == 0 || h == 0 || (h * sizeof(T)) % 32 != 0 || t.typeSize != sizeof(T)) {
         acemu::rt::report(acemu::API_MISUSE, "RmsNorm", file, line,
                           "RmsNorm: the RmsNormTiling does not describe this tensor (B %u, S %u, H %u, typeSize %u for a %zu-byte "

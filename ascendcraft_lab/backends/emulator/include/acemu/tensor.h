@@ -80,6 +80,7 @@ public:
     T GetValue(uint32_t index, ACEMU_SITE_PARAMS) const {
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "GetValue", ACEMU_SITE);
+        acemu::trace::scalar_op(c, "GetValue", ACEMU_SITE, 0, acemu::dtype_of<T>());
         if (index >= size_) {
             acemu::check_extent(c, "GetValue", "the tensor", (uint64_t(index) + 1) * sizeof(T), uint64_t(size_) * sizeof(T), ACEMU_SITE);
             if (!acemu::in_ub(c, addr_ + index)) return T();
@@ -90,6 +91,7 @@ public:
     void SetValue(uint32_t index, T value, ACEMU_SITE_PARAMS) const {
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "SetValue", ACEMU_SITE);
+        acemu::trace::scalar_op(c, "SetValue", ACEMU_SITE, 0, acemu::dtype_of<T>());
         if (index >= size_) {
             acemu::check_extent(c, "SetValue", "the tensor", (uint64_t(index) + 1) * sizeof(T), uint64_t(size_) * sizeof(T), ACEMU_SITE);
             if (!acemu::in_ub(c, addr_ + index)) return;
@@ -149,12 +151,14 @@ public:
     T GetValue(uint64_t index, ACEMU_SITE_PARAMS) const {
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "GetValue", ACEMU_SITE);
+        acemu::trace::scalar_op(c, "GetValue", ACEMU_SITE, 1, acemu::dtype_of<T>());
         if (acemu_in_bounds("GetValue", "reads", index, sizeof(T), ACEMU_SITE) < sizeof(T)) return T();
         return base_[index];
     }
     void SetValue(uint64_t index, T value, ACEMU_SITE_PARAMS) {
         acemu::BlockCtx* c = acemu::ctx();
         acemu::enter(c, "SetValue", ACEMU_SITE);
+        acemu::trace::scalar_op(c, "SetValue", ACEMU_SITE, 1, acemu::dtype_of<T>());
         if (acemu_in_bounds("SetValue", "writes", index, sizeof(T), ACEMU_SITE) < sizeof(T)) return;
         if (c->atomic_op != acemu::ATOMIC_NONE) {
             acemu::rt::gm_atomic(base_ + index, &value, sizeof(T), c->atomic_op, acemu::dtype_of<T>(), ACEMU_SITE);

@@ -254,6 +254,8 @@ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const ace
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Axpy", ACEMU_SITE);
     if (!acemu::count_prologue(c, "Axpy", dst, &src, 1, count, ACEMU_SITE)) return;
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "Axpy", ACEMU_SITE, acemu::dtype_of<U>(),
+                          acemu::trace::repeats(uint64_t(count), sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U)), uint64_t(count));
     acemu::check_read(c, "Axpy", "dst (accumulated into)", dst.acemu_ptr(), uint64_t(count) * sizeof(T), ACEMU_SITE);
     T* d = dst.acemu_ptr();
     const U* s = src.acemu_ptr();
@@ -272,6 +274,7 @@ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const ace
     constexpr uint32_t per = 256 / (sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U));
     acemu::Mask m = acemu::mask_cont<per>(c, "Axpy", isSetMask, mask, ACEMU_SITE);
     int rep = acemu::repeat_times("Axpy", repeatTimes, ACEMU_SITE);
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "Axpy", ACEMU_SITE, acemu::dtype_of<U>(), acemu::mask_repeats<per>(m, rep));
     acemu::Operand<T> D{dst.acemu_ptr(), params.dstBlkStride, params.dstRepStride};
     acemu::Operand<const U> S{src.acemu_ptr(), params.srcBlkStride, params.srcRepStride};
     const float k = float(scalarValue);
@@ -292,6 +295,8 @@ template <typename T> inline void Duplicate(const LocalTensor<T>& dst, const ace
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Duplicate", ACEMU_SITE);
     if (!acemu::count_prologue<T, T>(c, "Duplicate", dst, nullptr, 0, count, ACEMU_SITE)) return;
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "Duplicate", ACEMU_SITE, acemu::dtype_of<T>(), acemu::trace::repeats(uint64_t(count), sizeof(T)),
+                          uint64_t(count));
     T* d = dst.acemu_ptr();
     const T v = scalarValue;
     for (int32_t i = 0; i < count; ++i) d[i] = v;
@@ -302,6 +307,7 @@ template <typename T>
 inline void duplicate_repeat(const LocalTensor<T>& dst, T v, const acemu::Mask& m, int rep, uint16_t dstBlk, uint8_t dstRep, const char* file, int line) {
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Duplicate", file, line);
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "Duplicate", file, line, acemu::dtype_of<T>(), acemu::mask_repeats<256 / sizeof(T)>(m, rep));
     acemu::check_align(c, "Duplicate", "dst", dst.acemu_ptr(), file, line);
     acemu::Operand<T> D{dst.acemu_ptr(), dstBlk, dstRep};
     acemu::for_each_active<256 / sizeof(T)>(m, rep, [&](uint32_t r, uint32_t k) {
@@ -365,6 +371,7 @@ inline void compare_bits(const char* api, const LocalTensor<U>& dst, const Local
                          const char* file, int line) {
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, api, file, line);
+    acemu::trace::pipe_op(c, acemu::trace::P_V, api, file, line, acemu::dtype_of<T>(), acemu::trace::repeats(count, sizeof(T)), count);
     if (need_repeat && (uint64_t(count) * sizeof(T)) % acemu::kRepeat != 0) {
         acemu::rt::report(acemu::REPEAT_OVERFLOW, api, file, line,
                           "%s of %u %s elements = %llu B does not fill whole 256-B repeats; the hardware compares whole repeats "
@@ -413,6 +420,7 @@ inline void select_impl(const LocalTensor<T>& dst, const LocalTensor<U>& selMask
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "Select", file, line);
     if (!acemu::count_prologue(c, "Select", dst, srcs, nsrc, count, file, line)) return;
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "Select", file, line, acemu::dtype_of<T>(), acemu::trace::repeats(count, sizeof(T)), count);
     constexpr uint32_t per = 256 / sizeof(T);
     // VSEL_CMPMASK_SPR reuses the first repeat's worth of mask bits for every repeat.
     uint64_t mask_bits_used = mode == SELMODE::VSEL_CMPMASK_SPR ? (count < per ? count : per) : count;

@@ -106,6 +106,11 @@ inline int repeat_times(const char* api, int64_t repeat, const char* file, int l
     return int(repeat);
 }
 
+// The repeats a repeat-form instruction runs: `repeat`, or (counter mode) enough for the count.
+template <uint32_t per> inline uint64_t mask_repeats(const Mask& m, int repeat) {
+    return m.counter ? (m.count + per - 1) / per : uint64_t(repeat > 0 ? repeat : 0);
+}
+
 // One operand of a repeat-form instruction: base pointer and its strides (in 32-B blocks).
 template <typename T> struct Operand {
     T* p;
@@ -164,6 +169,7 @@ inline void count_binary(const char* api, const AscendC::LocalTensor<T>& d, cons
     enter(c, api, file, line);
     AscendC::LocalTensor<T> s[2] = {a, b};
     if (!count_prologue(c, api, d, s, 2, n, file, line)) return;
+    trace::pipe_op(c, trace::P_V, api, file, line, dtype_of<T>(), trace::repeats(uint64_t(n), sizeof(T)), uint64_t(n));
     T* dp = d.acemu_ptr();
     const T* ap = a.acemu_ptr();
     const T* bp = b.acemu_ptr();
@@ -177,6 +183,8 @@ inline void count_unary(const char* api, const AscendC::LocalTensor<TD>& d, cons
     BlockCtx* c = ctx();
     enter(c, api, file, line);
     if (!count_prologue(c, api, d, &a, 1, n, file, line)) return;
+    trace::pipe_op(c, trace::P_V, api, file, line, dtype_of<TS>(), trace::repeats(uint64_t(n), sizeof(TD) > sizeof(TS) ? sizeof(TD) : sizeof(TS)),
+                   uint64_t(n));
     TD* dp = d.acemu_ptr();
     const TS* ap = a.acemu_ptr();
     for (int64_t i = 0; i < n; ++i) dp[i] = op(ap[i]);
@@ -193,6 +201,7 @@ inline void repeat_binary(const char* api, T* d, const T* a, const T* b, const M
     check_align(c, api, "src0", a, file, line);
     check_align(c, api, "src1", b, file, line);
     constexpr uint32_t per = 256 / sizeof(T);
+    trace::pipe_op(c, trace::P_V, api, file, line, dtype_of<T>(), mask_repeats<per>(m, repeat));
     Operand<T> D{d, p.dstBlkStride, p.dstRepStride};
     Operand<const T> A{a, p.src0BlkStride, p.src0RepStride}, B{b, p.src1BlkStride, p.src1RepStride};
     bool ra = false, rb = false;
@@ -216,6 +225,7 @@ inline void repeat_unary(const char* api, TD* d, const TS* a, const Mask& m, int
     check_align(c, api, "dst", d, file, line);
     check_align(c, api, "src", a, file, line);
     constexpr uint32_t per = 256 / (sizeof(TD) > sizeof(TS) ? sizeof(TD) : sizeof(TS));
+    trace::pipe_op(c, trace::P_V, api, file, line, dtype_of<TS>(), mask_repeats<per>(m, repeat));
     Operand<TD> D{d, p.dstBlkStride, p.dstRepStride};
     Operand<const TS> A{a, p.srcBlkStride, p.srcRepStride};
     bool ra = false;

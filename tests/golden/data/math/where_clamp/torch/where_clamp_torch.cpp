@@ -39,6 +39,7 @@ at::Tensor where_clamp_npu(const at::Tensor &x, const at::Tensor &y, const at::T
     TORCH_CHECK(z.is_contiguous() && z.scalar_type() == at::kFloat, "where_clamp: `z` must be a contiguous float32 tensor");
     c10::OptionalDeviceGuard guard(x.device());
     at::Tensor out = at::empty({x.size(0), x.size(1)}, x.options().dtype(at::kFloat));
+    if (out.numel() == 0) return out;  // nothing to write: no launch
     WhereClampTiling tiling{};
     uint32_t blockDim = WhereClampTilingFunc(x.size(0), x.size(1), tiling);
     at::Tensor tilingDevice = DeviceTiling(tiling, x.device());

@@ -38,6 +38,7 @@ at::Tensor batched_matmul_bt_npu(const at::Tensor &a, const at::Tensor &b) {
     TORCH_CHECK(b.is_contiguous() && b.scalar_type() == at::kHalf, "batched_matmul_bt: `b` must be a contiguous float16 tensor");
     c10::OptionalDeviceGuard guard(a.device());
     at::Tensor c = at::empty({a.size(0), a.size(1), b.size(1)}, a.options().dtype(at::kHalf));
+    if (c.numel() == 0) return c;  // nothing to write: no launch
     BatchedMatmulBtTiling tiling{};
     uint32_t blockDim = BatchedMatmulBtTilingFunc(a.size(0), a.size(1), a.size(2), b.size(1), tiling);
     at::Tensor tilingDevice = DeviceTiling(tiling, a.device());

@@ -38,6 +38,7 @@ at::Tensor matvec_npu(const at::Tensor &a, const at::Tensor &x) {
     TORCH_CHECK(x.is_contiguous() && x.scalar_type() == at::kFloat, "matvec: `x` must be a contiguous float32 tensor");
     c10::OptionalDeviceGuard guard(a.device());
     at::Tensor y = at::empty({a.size(0), 1}, a.options().dtype(at::kFloat));
+    if (y.numel() == 0) return y;  // nothing to write: no launch
     MatvecTiling tiling{};
     uint32_t blockDim = MatvecTilingFunc(a.size(0), a.size(1), tiling);
     at::Tensor tilingDevice = DeviceTiling(tiling, a.device());

@@ -42,6 +42,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> adam_npu(const at::Tensor &p, con
     at::Tensor p_out = at::empty({p.size(0)}, p.options().dtype(at::kFloat));
     at::Tensor m_out = at::empty({p.size(0)}, p.options().dtype(at::kFloat));
     at::Tensor v_out = at::empty({p.size(0)}, p.options().dtype(at::kFloat));
+    if (p_out.numel() == 0 && m_out.numel() == 0 && v_out.numel() == 0) return {p_out, m_out, v_out};  // nothing to write: no launch
     AdamTiling tiling{};
     uint32_t blockDim = AdamTilingFunc(p.size(0), step, lr, beta1, beta2, eps, tiling);
     at::Tensor tilingDevice = DeviceTiling(tiling, p.device());

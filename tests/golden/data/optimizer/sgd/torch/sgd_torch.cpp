@@ -40,6 +40,7 @@ std::tuple<at::Tensor, at::Tensor> sgd_npu(const at::Tensor &p, const at::Tensor
     c10::OptionalDeviceGuard guard(p.device());
     at::Tensor p_out = at::empty({p.size(0)}, p.options().dtype(at::kFloat));
     at::Tensor buf_out = at::empty({p.size(0)}, p.options().dtype(at::kFloat));
+    if (p_out.numel() == 0 && buf_out.numel() == 0) return {p_out, buf_out};  // nothing to write: no launch
     SgdTiling tiling{};
     uint32_t blockDim = SgdTilingFunc(p.size(0), lr, momentum, tiling);
     at::Tensor tilingDevice = DeviceTiling(tiling, p.device());

@@ -37,6 +37,7 @@ at::Tensor avg_pool3d_npu(const at::Tensor &x, int64_t k, int64_t s, int64_t p) 
     TORCH_CHECK(x.is_contiguous() && x.scalar_type() == at::kFloat, "avg_pool3d: `x` must be a contiguous float32 tensor");
     c10::OptionalDeviceGuard guard(x.device());
     at::Tensor y = at::empty({x.size(0), x.size(1), (x.size(2) + 2 * p - k) / s + 1, (x.size(3) + 2 * p - k) / s + 1, (x.size(4) + 2 * p - k) / s + 1}, x.options().dtype(at::kFloat));
+    if (y.numel() == 0) return y;  // nothing to write: no launch
     AvgPool3dTiling tiling{};
     uint32_t blockDim = AvgPool3dTilingFunc(x.size(0), x.size(1), x.size(2), x.size(3), x.size(4), k, s, p, tiling);
     at::Tensor tilingDevice = DeviceTiling(tiling, x.device());

@@ -37,6 +37,7 @@ at::Tensor max_pool2d_npu(const at::Tensor &x, int64_t k, int64_t s, int64_t p, 
     TORCH_CHECK(x.is_contiguous() && x.scalar_type() == at::kFloat, "max_pool2d: `x` must be a contiguous float32 tensor");
     c10::OptionalDeviceGuard guard(x.device());
     at::Tensor y = at::empty({x.size(0), x.size(1), std::min<int64_t>((x.size(2) + 2 * p - d * (k - 1) + s - 2) / s + 1, (x.size(2) + p - 1) / s + 1), std::min<int64_t>((x.size(3) + 2 * p - d * (k - 1) + s - 2) / s + 1, (x.size(3) + p - 1) / s + 1)}, x.options().dtype(at::kFloat));
+    if (y.numel() == 0) return y;  // nothing to write: no launch
     MaxPool2dTiling tiling{};
     uint32_t blockDim = MaxPool2dTilingFunc(x.size(0), x.size(1), x.size(2), x.size(3), k, s, p, d, tiling);
     at::Tensor tilingDevice = DeviceTiling(tiling, x.device());

@@ -1,0 +1,248 @@
+"""One draft for every case of an NPUKernelBench reference: generic over the dtypes and ranks of its cases.
+
+The drafter proper (draft.py) drafts one traced input set: concrete dtypes, one rank. A
+reference in NPUKernelBench format has tens of cases: float32 / float16 / bfloat16, 0-d to
+5-d, empty and huge. `generalize` turns the concrete draft into the one kernel that serves them:
+
+- dtypes: the tensors whose dtype changes from case to case (in step with each other) are
+  declared with a type variable, `@kernel(T=(f32, f16, bf16))` in the order first seen
+  (float32 first); the f16/bf16 variants compute in f32 (dsl/generic.py);
+- ranks: a view that flattens a tensor (`((B, M, N),)`, the map template) or its leading axes
+  (`((B, M), N)`, a row template) becomes a dim pack, `(*S,)` or `(*S, N)`, and every product
+  of those dims in the host function and the kernel becomes `S`: the host function then sizes
+  the launch for whatever rank a case has. A view whose dims are also used one by one is left
+  as it is (its cases of another rank then fail to bind, one line each).
+
+Attributes the draft takes as constants (a reduction's `dim`, `approximate="tanh"`) keep the
+traced case's value; cases that pass others are verified like any case and fail where the
+kernel does not serve them. `live` (the tile budget) is raised until every variant's UB plan
+fits, on the traced shapes and on shapes 64 times larger.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..dsl.errors import DslError
+from ..dsl.generic import instantiate, variants
+from ..dsl.ir import Call, Const, DType, Expr, Name, Pack, Program, TensorParam, map_exprs, walk
+from ..dsl.parser import parse
+from ..dsl.printer import print_program
+from ..dsl.verifier import verify
+
+TORCH_TO_DSL = {d.torch_name: d for d in DType}
+FLOAT_ORDER = (DType.f32, DType.f16, DType.bf16)
+
+
+def case_signature(case) -> dict:
+    """What generalize needs of one case: tensor input dtypes and ranks, output dtypes."""
+    return {"inputs": list(case.dtypes), "ranks": [len(v.shape) for v in case.tensor_inputs],
+            "outputs": [str(d) for d in case.output_dtypes]}
+
+
+def generalize(text: str, cases: list[dict], path: str = "kernel.dsl.py") -> tuple[str, list[str]]:
+    """The concrete draft `text` made generic over the dtypes and ranks of `cases`
+    (`case_signature` dicts); returns (text, notes)."""
+    program = parse(text, path)
+    notes: list[str] = []
+    packed = _packs(program)
+    if packed is not program:
+        notes.append("dims packed: " + ", ".join(f"`{_dims(p)}`" for p in packed.tensors() if p.packs) +
+                     " (any rank)")
+    program = packed
+    typed, why = _type_variable(program, cases)
+    if typed is not program:
+        notes.append(f"generic over T in ({', '.join(d.value for d in dict(typed.generics)['T'])})")
+    elif why:
+        notes.append(why)
+    return print_program(typed), notes
+
+
+def fit_live(text: str, shapes_list: list[tuple[dict, dict]], soc=None, path: str = "kernel.dsl.py",
+             limit: int = 48) -> str:
+    """Raise `live` in the host's ub_elems(...) calls until every variant verifies on every
+    (shapes, scalars) given; the text unchanged when it already does (or nothing helps)."""
+    def fits(t: str) -> bool:
+        prog = parse(t, path)
+        for b in variants(prog):
+            v = instantiate(prog, b)
+            for shapes, scalars in shapes_list:
+                try:
+                    verify(v, soc, shapes=shapes, scalars=scalars)
+                except DslError as e:
+                    if "UB" in e.message and ("over the" in e.message or "exceeds" in e.message):
+                        return False
+                    # other errors (a shape this kernel does not serve) are the case's, not live's
+        return True
+    if fits(text):
+        return text
+    program = parse(text, path)
+    for extra in range(1, limit):
+        bumped = print_program(_bump_live(program, extra))
+        if fits(bumped):
+            return bumped
+    return text
+
+
+def _bump_live(program: Program, extra: int) -> Program:
+    def fn(e: Expr) -> Expr:
+        if isinstance(e, Call) and e.op == "ub_elems" and isinstance(e.args[1], Const):
+            return replace(e, args=(e.args[0], Const(int(e.args[1].value) + extra, "int"), *e.args[2:]))
+        return e
+    return replace(program, host=map_exprs(program.host, fn))
+
+
+# ----------------------------------------------------------------------------- ranks
+def _dims(p: TensorParam) -> str:
+    from ..dsl.printer import shape_text
+    return f"{p.name}: {shape_text(p.groups)}"
+
+
+def _packs(program: Program) -> Program:
+    """Flattened dims -> one dim pack each (see the module docstring); the program itself when
+    the draft's views cannot be generalized safely."""
+    runs: list[tuple[str, ...]] = []
+    for p in program.tensors():
+        if len(p.groups) == 1 and len(p.groups[0]) >= 1:
+            run = p.groups[0]                         # ((B, M, N),) or (N,): the whole tensor
+        elif len(p.groups) == 2 and len(p.groups[1]) == 1:
+            run = p.groups[0]                         # ((B, M), N) or (B, N): the rows
+        else:
+            return program
+        if not all(type(d) is Name for d in run):
+            return program
+        ids = tuple(d.id for d in run)
+        if ids not in runs:
+            runs.append(ids)
+    if not runs or any(set(a) & set(b) for i, a in enumerate(runs) for b in runs[i + 1:]):
+        return program
+    taken = {n.id for n in walk(program) if isinstance(n, Name)}
+    names = {}
+    for ids in runs:
+        base = "S" if len(runs) == 1 else f"S{len(names)}"
+        name, i = base, 1
+        while name in taken:
+            name, i = f"{base}{i}", i + 1
+        taken.add(name)
+        names[ids] = name
+
+    def sub(e):
+        return _substitute(e, names)
+
+    def param(p):
+        if not isinstance(p, TensorParam):
+            return p
+        groups = list(p.groups)
+        flat = tuple(d.id if type(d) is Name else None for d in p.dims)
+        for ids, name in names.items():
+            if len(groups) <= 2 and tuple(d.id if type(d) is Name else None for d in groups[0]) == ids:
+                groups[0] = (Pack(name),)
+                break
+            # a host parameter lists every dim as its own group: find the run among them
+            for start in range(len(flat) - len(ids) + 1):
+                if flat[start:start + len(ids)] == ids and all(len(g) == 1 for g in groups):
+                    groups = groups[:start] + [(Pack(name),)] + groups[start + len(ids):]
+                    flat = flat[:start] + (None,) + flat[start + len(ids):]
+                    break
+        return replace(p, groups=tuple(tuple(sub(d) if not isinstance(d, Pack) else d for d in g) for g in groups))
+
+    host = replace(program.host, params=tuple(param(p) for p in program.host.params),
+                   body=tuple(replace(s, value=sub(s.value)) for s in program.host.body),
+                   launch=replace(program.host.launch, cores=sub(program.host.launch.cores),
+                                  fields=tuple(replace(f, value=sub(f.value)) for f in program.host.launch.fields)))
+    kernel = replace(program.kernel, params=tuple(param(p) for p in program.kernel.params),
+                     body=_sub_body(program.kernel.body, names))
+    out = replace(program, host=host, kernel=kernel)
+    gone = {i for ids in runs for i in ids} - set(names.values())
+    left = {n.id for n in walk(out) if type(n) is Name and n.id in gone}
+    if left:
+        return program              # a packed dim is also used on its own: keep the concrete views
+    try:
+        return parse(print_program(out), program.path)
+    except DslError:
+        return program
+
+
+def _leaves(e: Expr):
+    if isinstance(e, Call) and e.op == "mul":
+        return _leaves(e.args[0]) + _leaves(e.args[1])
+    return [e]
+
+
+def _substitute(e: Expr, names: dict) -> Expr:
+    if isinstance(e, Call) and e.op == "mul" or type(e) is Name:
+        leaves = tuple(x.id if type(x) is Name else None for x in _leaves(e))
+        if leaves in names:
+            return Name(names[leaves], span=e.span)
+    if isinstance(e, Call):
+        args = tuple(_substitute(a, names) for a in e.args)
+        return replace(e, args=args) if args != e.args else e
+    return e
+
+
+def _sub_body(body, names):
+    """Every expression of the kernel body with the packed products replaced (outermost first)."""
+    from dataclasses import fields, is_dataclass
+
+    def go(node):
+        if isinstance(node, tuple):
+            return tuple(go(x) for x in node)
+        if isinstance(node, Expr):
+            return _substitute(node, names) if not isinstance(node, Pack) else node
+        if not is_dataclass(node):
+            return node
+        changes = {}
+        for f in fields(node):
+            if f.name in ("span", "type", "locals"):
+                continue
+            v = getattr(node, f.name)
+            nv = go(v)
+            if nv is not v:
+                changes[f.name] = nv
+        return replace(node, **changes) if changes else node
+    return go(body)
+
+
+# ----------------------------------------------------------------------------- dtypes
+def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
+    """Tensors whose dtype follows the cases' float dtype -> declared with T; (program, why not)."""
+    if not cases:
+        return program, ""
+    ins = program.inputs
+    outs = program.outputs
+    per_case = []
+    for c in cases:
+        dts = [TORCH_TO_DSL.get(d) for d in c["inputs"]] + [TORCH_TO_DSL.get(d) for d in c["outputs"]]
+        if len(c["inputs"]) != len(ins) or len(c["outputs"]) != len(outs):
+            return program, ""
+        per_case.append(dts)
+    params = ins + outs
+    seen = [list(dict.fromkeys(row[i] for row in per_case)) for i in range(len(params))]
+    varying = [i for i, s in enumerate(seen) if len(s) > 1]
+    if not varying:
+        return program, ""
+    if any(d is None or d not in FLOAT_ORDER for i in varying for d in seen[i]):
+        return program, "the cases' dtypes are not all float32/float16/bfloat16: the draft keeps the traced ones"
+    # every varying tensor must have the same dtype within each case
+    for row in per_case:
+        if len({row[i] for i in varying}) != 1:
+            return program, "the cases mix dtypes between tensors: the draft keeps the traced ones"
+    # the tensors declared T: the varying ones, and a fixed one whose dtype equals T in every case
+    t_params = {params[i].name for i in varying}
+    choices = list(dict.fromkeys(d for row in per_case for d in [row[varying[0]]]))
+    choices.sort(key=FLOAT_ORDER.index)
+    first = choices[0]
+
+    def retype(p):
+        if isinstance(p, TensorParam) and p.name in t_params:
+            return replace(p, dtype=first, dtype_var="T")
+        return p
+    kernel = replace(program.kernel, params=tuple(retype(p) for p in program.kernel.params))
+    host = replace(program.host, params=tuple(retype(p) for p in program.host.params))
+    out = replace(program, host=host, kernel=kernel, generics=(("T", tuple(choices)),), binding=(("T", first),))
+    try:
+        return parse(print_program(out), program.path), ""
+    except DslError as e:
+        return program, f"the generic draft does not parse ({e.message}): the draft keeps the traced dtypes"
+
+
+__all__ = ["generalize", "fit_live", "case_signature"]

@@ -1,0 +1,224 @@
+"""Dtype-generic kernels: `@kernel(T=(f32, f16, bf16))`, one DSL source for every dtype of the cases.
+
+A kernel declares type variables in its decorator and writes `T` wherever a dtype goes
+(`GM[T, ...]`, `Tensor[T, ...]`, `cast(x, T)`, `ub_elems(T, ...)`). Each binding of the
+variables is a *variant*: an ordinary program, parsed with T bound (`parse(text, dtypes=...)`),
+verified, lowered and compiled like any other. An input set picks its variant by the dtypes of
+its tensors (`binding_for`); the C++ project holds one kernel per variant and dispatches on the
+input dtype in the launch code (`passes/variants.py`).
+
+The compute type is chosen per statement, as AscendC requires (`promote`):
+
+- f16 and bf16 tiles are computed in f32: bf16 because the vector unit has no bf16
+  arithmetic (Cast is its one bf16 instruction), f16 because a chain of f16 instructions
+  rounds at every step while PyTorch computes half types in float and rounds once. A tile
+  loaded from a half-type tensor is cast to f32 (Cast, CAST_NONE) at the start of the compute
+  stage that first reads it; a result stored into a half-type tensor is cast back (CAST_RINT,
+  round to nearest even as PyTorch rounds) at the end of the compute stage that makes it.
+  A statement that only applies `cast` keeps its operands as they are (an explicit cast is
+  the author's choice).
+- f32 and the integer types compute in their own type; an operation the vector unit does not
+  offer for that type (the ops table lists each operation's tile dtypes) is a verifier error
+  of that variant, reported as the failure of the input sets that need it.
+- bool tensors are byte masks (one uint8 per element): comparisons make them, `where`
+  reads them (it compares the bytes with 0 first).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from typing import Mapping, Sequence
+
+from .errors import DslError
+from .ir import (Assign, Call, DType, DTypeRef, Expr, For, If, Load, Name, Program, Stage, StageKind, Store, Str,
+                 TensorRole, map_exprs, walk, walk_stmts)
+from .parser import parse
+
+# A half-type tensor's values are computed in f32 (see the module docstring).
+COMPUTE_TYPE = {DType.f16: DType.f32, DType.bf16: DType.f32}
+TORCH_NAMES = {d.torch_name: d for d in DType}
+
+
+class VariantMismatch(ValueError):
+    """An input set no variant of the kernel serves: `str()` is one line naming the dtype."""
+
+
+def variants(program: Program) -> list[dict[str, DType]]:
+    """Every binding of the kernel's type variables, in declaration order ([{}] for a plain kernel)."""
+    if not program.generics:
+        return [{}]
+    names = [v for v, _ in program.generics]
+    return [dict(zip(names, combo)) for combo in itertools.product(*(ds for _, ds in program.generics))]
+
+
+def variant_name(binding: Mapping[str, DType]) -> str:
+    return "_".join(d.value for d in binding.values())
+
+
+def instantiate(program: Program, binding: Mapping[str, DType] | None = None) -> Program:
+    """The variant of a generic program for `binding` (default: the first dtype of each
+    variable), with its compute types chosen (`promote`). A plain program comes back as it is."""
+    if not program.generics:
+        return program
+    binding = {**dict(program.binding), **dict(binding or {})}
+    variant = parse(program.source, program.path, binding) if binding != dict(program.binding) else program
+    return promote(variant)
+
+
+def binding_for(program: Program, dtypes: Sequence[str], what: str = "the input set") -> dict[str, DType]:
+    """The variant that serves tensors of these torch dtypes (the reference's tensor inputs, in
+    order, then its Model parameters' dtypes), or VariantMismatch in one line."""
+    if not program.generics:
+        return {}
+    choices = dict(program.generics)
+    binding: dict[str, DType] = {}
+    tensors = program.inputs + program.model_params
+    for p, name in zip(tensors, dtypes):
+        if p.dtype_var is None:
+            continue
+        d = TORCH_NAMES.get(name)
+        allowed = choices[p.dtype_var]
+        if d is None or d not in allowed:
+            raise VariantMismatch(f"{what} has a {name} `{p.name}`, a dtype this kernel does not serve "
+                                  f"({p.dtype_var} is one of {', '.join(c.torch_name for c in allowed)})")
+        if binding.setdefault(p.dtype_var, d) is not d:
+            raise VariantMismatch(f"{what} has a {name} `{p.name}` but a {binding[p.dtype_var].torch_name} tensor "
+                                  f"before it, and both are declared {p.dtype_var}")
+    for v, ds in program.generics:
+        binding.setdefault(v, ds[0])
+    return binding
+
+
+# ----------------------------------------------------------------------------- compute types
+def _promotable(program: Program) -> bool:
+    return any(d in COMPUTE_TYPE for _, d in program.binding)
+
+
+def promote(program: Program) -> Program:
+    """Compute the half-type tiles of a variant in f32 (the module docstring's rule)."""
+    if not _promotable(program):
+        return program
+    low = {p.name: p.dtype for p in program.tensors() if p.dtype_var is not None and p.dtype in COMPUTE_TYPE}
+    low.update({p.name: p.dtype for p in program.tensors(TensorRole.workspace)
+                if p.dtype_var is not None and p.dtype in COMPUTE_TYPE})
+    if not low:
+        return program
+    taken = {n.id for n in walk(program.kernel) if isinstance(n, Name)}
+    taken |= {s.target for s, _ in walk_stmts(program.kernel.body) if isinstance(s, (Assign, Load))}
+    rw = _Promoter(low, taken, program)
+    body = rw.block(program.kernel.body)
+    return replace(program, kernel=replace(program.kernel, body=body))
+
+
+class _Promoter:
+    def __init__(self, low: dict[str, DType], taken: set[str], program: Program):
+        self.low = low                       # half-type GM tensors -> dtype
+        self.taken = set(taken)
+        self.program = program
+        self.half: dict[str, DType] = {}     # tiles loaded from a half-type tensor -> its dtype
+        self.wide: set[str] = set()          # names computed in f32 from half-type values
+        self.casts: dict[str, str] = {}      # loaded half tile -> its f32 copy's name (in this compute stage)
+        self.back: dict[str, str] = {}       # f32 result -> its cast back to the stored tensor's dtype
+        self.pending: list = []              # the casts to f32 the current statement needs first
+
+    def fresh(self, base: str) -> str:
+        name, i = base, 1
+        while name in self.taken:
+            name, i = f"{base}{i}", i + 1
+        self.taken.add(name)
+        return name
+
+    def block(self, stmts) -> tuple:
+        out = []
+        for i, st in enumerate(stmts):
+            if isinstance(st, Stage) and st.kind is StageKind.compute:
+                out.append(self.compute(st, stmts[i + 1:]))
+            elif isinstance(st, Stage) and st.kind is StageKind.copyin:
+                for ld in st.body:
+                    if isinstance(ld, Load) and ld.src.tensor in self.low:
+                        self.half[ld.target] = self.low[ld.src.tensor]
+                        self.casts.pop(ld.target, None)
+                out.append(st)
+            elif isinstance(st, Stage) and st.kind is StageKind.copyout:
+                out.append(self.copyout(st))
+            elif isinstance(st, For):
+                out.append(replace(st, body=self.block(st.body)))
+            elif isinstance(st, If):
+                out.append(replace(st, body=self.block(st.body), orelse=self.block(st.orelse)))
+            elif isinstance(st, Assign):
+                out.append(self.assign(st, None))
+            else:
+                out.append(st)
+        return tuple(out)
+
+    def compute(self, stage: Stage, after) -> Stage:
+        body: list = []
+        self.casts = {}                     # a stage's f32 copies of its loaded tiles
+        for st in stage.body:
+            if isinstance(st, Assign):
+                new = self.assign(st, body)
+                body.extend(self.pending)
+                self.pending = []
+                body.append(new)
+            else:
+                body.append(st)
+        # results stored into a half-type tensor: cast back at the end of this stage
+        for store in _stores_after(after):
+            dtype = self.low.get(store.dst.tensor)
+            v = store.value.id
+            if dtype is not None and v in self.wide and any(isinstance(s, Assign) and s.target == v for s in body) \
+                    and v not in self.back:
+                name = self.fresh(f"{v}_{dtype.value}")
+                self.back[v] = name
+                body.append(Assign(name, Call("cast", (Name(v), DTypeRef(dtype), Str("rint"))), span=store.span))
+        return replace(stage, body=tuple(body))
+
+    def assign(self, st: Assign, body) -> Assign:
+        value = st.value
+        explicit = isinstance(value, Call) and value.op == "cast"
+        uses_half = any(isinstance(n, Name) and n.id in self.half for n in walk(value))
+        uses_wide = any(isinstance(n, Name) and n.id in self.wide for n in walk(value))
+        if explicit and not uses_wide:
+            self.wide.discard(st.target)
+            return st
+        if uses_half and body is not None:
+            value = map_exprs(value, self._widen)
+        if uses_half or uses_wide:
+            self.wide.add(st.target)
+        else:
+            self.wide.discard(st.target)
+        self.back.pop(st.target, None)
+        return replace(st, value=value) if value is not st.value else st
+
+    def _widen(self, e: Expr) -> Expr:
+        if isinstance(e, Name) and e.id in self.half:
+            if e.id not in self.casts:
+                name = self.fresh(f"{e.id}_f32")
+                self.casts[e.id] = name
+                self.pending.append(Assign(name, Call("cast", (Name(e.id), DTypeRef(DType.f32), Str("none"))), span=e.span))
+            return Name(self.casts[e.id], span=e.span)
+        return e
+
+    def copyout(self, stage: Stage) -> Stage:
+        body = []
+        for st in stage.body:
+            if isinstance(st, Store) and st.value.id in self.back and st.dst.tensor in self.low:
+                st = replace(st, value=replace(st.value, id=self.back[st.value.id]))
+            elif isinstance(st, Store) and st.value.id in self.wide and st.dst.tensor in self.low:
+                raise DslError(f"`{st.value.id}` is computed in f32 from {self.low[st.dst.tensor].value} values, but no "
+                               f"compute stage just before this store makes it, so there is no place to cast it back",
+                               st.span, f"assign it in the compute stage right before this copyout",
+                               self.program.path, self.program.source)
+            body.append(st)
+        return replace(stage, body=tuple(body))
+
+
+def _stores_after(stmts) -> list[Store]:
+    """The stores of the copyout stages that follow a compute stage in the same block."""
+    out = []
+    for st in stmts:
+        if isinstance(st, Stage) and st.kind is StageKind.copyout:
+            out += [s for s in st.body if isinstance(s, Store)]
+        elif isinstance(st, Stage) and st.kind is StageKind.compute:
+            break
+    return out

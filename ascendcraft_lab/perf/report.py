@@ -1,0 +1,133 @@
+"""A kernel's estimated profile beside the estimated eager time of its reference, as text and JSON.
+
+Used by `ascendcraft profile SESSION`, the bench report and the notebook's Profile view. Every
+number is labelled an ESTIMATE: it comes from the pipe model (`model.py`) and the cost table
+(`costs.py`), not from an NPU.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .eager import EagerEstimate
+from .model import Estimate
+
+PIPE_ORDER = ("MTE2", "V", "MTE3", "S", "MTE1", "M", "FIX")
+
+
+@dataclass
+class Profile:
+    kernel: Estimate
+    eager: EagerEstimate | None = None
+    name: str = ""
+
+    @property
+    def speedup(self) -> float | None:
+        """Estimated eager time / estimated kernel time (> 1: the kernel is estimated faster)."""
+        if self.eager is None or not self.eager.ops or self.kernel.kernel_s <= 0:
+            return None
+        return self.eager.seconds / self.kernel.kernel_s
+
+    def to_dict(self, *, blocks: int = 4) -> dict:
+        return {"estimate": True, "name": self.name, "kernel": self.kernel.to_dict(blocks=blocks),
+                "eager": self.eager.to_dict() if self.eager else None, "speedup": self.speedup}
+
+    def text(self, *, blocks: int = 8, timelines: int = 2) -> str:
+        k = self.kernel
+        lines = [f"ESTIMATED profile{f' of {self.name}' if self.name else ''} on {k.soc} (pipe model of the emulator's trace; "
+                 "not a measurement)",
+                 f"  kernel       {_us(k.kernel_s)} estimated ({_us(k.launch_s)} launch + {_us(k.device_s)} on "
+                 f"{len(k.blocks)} block(s), {k.cores_used} core(s) busy)",
+                 f"  bound pipe   {k.bound_pipe}; overlap of pipes {k.overlap:.0%} of the block time",
+                 f"  GM traffic   {_bytes(k.gm_bytes)} at {k.achieved_bandwidth / 1e9:.0f} GB/s = "
+                 f"{k.roofline['bandwidth_fraction']:.0%} of the chip's bandwidth; roofline: {k.roofline['bound']}-bound "
+                 f"(floors: memory {_us(k.roofline['gm_floor_s'])}, vector {_us(k.roofline['vector_floor_s'])}, "
+                 f"cube {_us(k.roofline['cube_floor_s'])})"]
+        if self.eager is not None:
+            lines.append(f"  eager        {_us(self.eager.seconds)} estimated for {len(self.eager.ops)} aten op(s) "
+                         f"(each at its roofline + {_us(self.eager.launch_s)} launch)")
+            if self.speedup is not None:
+                lines.append(f"  speedup      {self.speedup:.2f}x ESTIMATED (estimated eager / estimated kernel)")
+        pipes = [p for p in PIPE_ORDER if any(p in b.busy for b in k.blocks)]
+        lines.append("  per block (busy fraction of each pipe; ESTIMATED):")
+        lines.append("    block  core  time        bound  overlap  " + "  ".join(f"{p:>5}" for p in pipes))
+        for b in k.blocks[:blocks]:
+            frac = b.busy_fraction
+            lines.append(f"    {b.label:>5}  {b.core:>4}  {_us(b.elapsed):>10}  {b.bound_pipe:>5}  {b.overlap:>7.0%}  "
+                         + "  ".join(f"{frac.get(p, 0.0):>5.0%}" for p in pipes)
+                         + ("  (trace cut)" if b.truncated else ""))
+        if len(k.blocks) > blocks:
+            lines.append(f"    ... {len(k.blocks) - blocks} more block(s)")
+        for b in [b for b in k.blocks if b.spans][:timelines]:
+            lines += ["  " + ln for ln in timeline_text(b)]
+        lines.append("  assumptions:")
+        lines += [f"    - {a}" for a in k.assumptions]
+        return "\n".join(lines)
+
+
+    def html(self, *, blocks: int = 3) -> str:
+        """The summary and a pipe timeline of the first blocks, as one self-contained HTML fragment."""
+        import html as h
+        shown = [b for b in self.kernel.blocks if b.spans][:blocks]
+        svg = timeline_svg(shown) if shown else ""
+        # The timeline is drawn wide (1 px per ~1/600 of the block time) in a scrolling box: scroll to zoom in.
+        return (f'<div class="acl-profile"><pre style="white-space:pre-wrap">{h.escape(self.text(timelines=0))}</pre>'
+                f'<div style="overflow-x:auto;max-width:100%">{svg}</div></div>')
+
+    def _repr_html_(self) -> str:
+        return self.html()
+
+
+def timeline_text(b, width: int = 64) -> list[str]:
+    """One row per pipe of one block: '#' where the pipe is busy for most of the column."""
+    end = max((s.end for s in b.spans), default=0.0)
+    t0 = b.start
+    span = max(end - t0, 1e-12)
+    pipes = [p for p in PIPE_ORDER if any(s.pipe == p for s in b.spans)]
+    out = [f"timeline of block {b.label} ({_us(span)}, one column = {_us(span / width)}; ESTIMATED):"]
+    for p in pipes:
+        busy = [0.0] * width
+        for s in b.spans:
+            if s.pipe != p:
+                continue
+            a, z = (s.start - t0) / span * width, (s.end - t0) / span * width
+            for col in range(int(a), min(width, int(z) + 1)):
+                busy[col] += max(0.0, min(z, col + 1) - max(a, col))
+        out.append(f"  {p:<5}|" + "".join("#" if x >= 0.5 else ("." if x > 0 else " ") for x in busy) + "|")
+    return out
+
+
+_COLOURS = {"MTE2": "#3182bd", "V": "#e6550d", "MTE3": "#31a354", "S": "#969696", "MTE1": "#756bb1", "M": "#d62728",
+            "FIX": "#8c6d31"}
+
+
+def timeline_svg(blocks, width: int = 1800) -> str:
+    """Pipe timelines of a few blocks on one time axis (the spans the model scheduled), as inline SVG."""
+    import html as h
+    rows = [(b, p) for b in blocks for p in PIPE_ORDER if any(s.pipe == p for s in b.spans)]
+    t_end = max(s.end for b in blocks for s in b.spans)
+    left, row_h, top = 110, 16, 18
+    scale = (width - left - 10) / max(t_end, 1e-12)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + row_h * len(rows) + 24}" '
+             f'font-family="monospace" font-size="11" role="img" aria-label="ESTIMATED pipe timeline">',
+             f'<text x="4" y="12">ESTIMATED pipe timeline (0 .. {h.escape(_us(t_end))})</text>']
+    for i, (b, p) in enumerate(rows):
+        y = top + i * row_h
+        parts.append(f'<text x="4" y="{y + 11}">block {b.label} {p}</text>')
+        for s in b.spans:
+            if s.pipe == p and s.end > s.start:
+                parts.append(f'<rect x="{left + s.start * scale:.2f}" y="{y + 2}" width="{max(0.5, (s.end - s.start) * scale):.2f}" '
+                             f'height="{row_h - 4}" fill="{_COLOURS.get(p, "#444")}"><title>{h.escape(s.api)} line {s.line}: '
+                             f'{h.escape(_us(s.start))} .. {h.escape(_us(s.end))}</title></rect>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _us(s: float) -> str:
+    return f"{s * 1e6:.2f} us" if s < 1e-3 else f"{s * 1e3:.3f} ms"
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"

@@ -1,0 +1,29 @@
+"""Bad cases fail alone and say where: a dtype no variant serves, a JSON line that does not parse."""
+from __future__ import annotations
+
+import pytest
+
+from ascendcraft_lab.dsl.parser import parse
+from ascendcraft_lab.reference import ReferenceError, load_cases
+from ascendcraft_lab.session import check_cases
+
+from case_helpers import RELU_DSL, case_line
+
+
+def test_a_json_line_that_does_not_parse_names_its_file_and_line(relu_task):
+    path = relu_task([case_line("float32", [4, 8]), case_line("float16", [3]), '{"inputs": [{"name": "x",'])
+    with pytest.raises(ReferenceError) as err:
+        load_cases(path)
+    assert "relu.json line 3 is not valid JSON" in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_a_case_whose_dtype_no_variant_serves_fails_alone_in_one_line(relu_task):
+    path = relu_task([case_line("float32", [4, 8]), case_line("int32", [5, 7]), case_line("float16", [3, 33])])
+    report = check_cases(parse(RELU_DSL, "relu.dsl.py"), load_cases(path))
+    ok, bad, half = report.cases
+    assert ok.correct and half.correct
+    assert (bad.stage, bad.correct) == ("dtype", False)
+    line = bad.line()
+    assert "case 1" in line and "int32" in line and "\n" not in line
+    assert report.passed() == 2 and not report.correct

@@ -39,6 +39,7 @@ at::Tensor row_scale_npu(const at::Tensor &x, const at::Tensor &s, const at::Ten
     TORCH_CHECK(w.is_contiguous() && w.scalar_type() == at::kFloat, "row_scale: `w` must be a contiguous float32 tensor");
     c10::OptionalDeviceGuard guard(x.device());
     at::Tensor y = at::empty({x.size(0), x.size(1)}, x.options().dtype(at::kFloat));
+    if (y.numel() == 0) return y;  // nothing to write: no launch
     RowScaleTiling tiling{};
     uint32_t blockDim = RowScaleTilingFunc(x.size(0), x.size(1), tiling);
     at::Tensor tilingDevice = DeviceTiling(tiling, x.device());

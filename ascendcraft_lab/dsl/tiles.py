@@ -18,15 +18,16 @@ counts as 1, and an axis of size 1 stretches to the other operand's size.
 """
 from __future__ import annotations
 
-from .ir import Call, Const, DType, Expr, TileType
+from .ir import Call, Const, DType, Expr, Level, TileType
 
 ONE = Const(1, "int")
 MAX_PITCH_BLOCKS = 255     # a vector repeat stride is an 8-bit count of 32-byte blocks
 
 
 def is_pitched(t: TileType) -> bool:
-    """Rows x columns with a row pitch (rank >= 2 and a last axis that is not the literal 1)."""
-    return len(t.shape) >= 2 and t.shape[-1] != ONE
+    """A UB tile of rows x columns with a row pitch (rank >= 2 and a last axis that is not the
+    literal 1). The cube's 2-D tiles (L1, L0*) are laid out in fractals instead (cube.py)."""
+    return t.level is Level.UB and len(t.shape) >= 2 and t.shape[-1] != ONE
 
 
 def rows(t: TileType) -> Expr:

@@ -672,8 +672,8 @@ class _Verifier:
                 raise self.err(g, f"`{gmref_text(g)}` keeps axis {axis} but not the last axis, so its elements are "
                                f"{' * '.join(expr_text(d) for d in later)} apart in GM: a tile's rows are contiguous runs",
                                "keep the last axis too (a 2-D tile of rows, e.g. "
-                               f"{g.tensor}[{', '.join('c' if j == axis else ':' if j > axis else 'r' for j in range(rank))}]) "
-                               "and transpose(tile) on chip, or view the axes so the tiled one is last")
+                               f"{g.tensor}[{', '.join('c' if j == axis else ':' if j > axis else 'r' for j in range(rank))}]), "
+                               "or view the axes so the tiled one is last")
         return replace(g, index=tuple(index)), tensor, [_strip(k) for k in kept]
 
     def _index_scalar(self, e: Expr, what: str):

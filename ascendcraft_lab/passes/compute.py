@@ -56,7 +56,7 @@ class ComputeWriter:
         self.scalar_out = plan.scalar_outs              # scalars stored to GM: one UB queue each
         self._declared: set[str] = set()                # scalar locals declared in the current method
         self._loaded = {cpp_name(b.name) for b in plan.buffers if b.role == "VECIN"}   # padded by their copy-in
-        self._counts: dict[str, str] | None = None      # element counts the current method names once
+        self._counts: dict[str, tuple[str, str, str]] | None = None      # element counts the current method names once
         self.method_locals: list[tuple[str, str, str]] = []   # (name, C++ value, comment) the method declares first
         self.cube = cube_lowering.CubeStages(self) if cube_lowering.uses_cube(project.facts) else None
 

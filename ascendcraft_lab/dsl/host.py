@@ -170,7 +170,7 @@ def bind_dims(program: Program, shapes: Mapping[str, tuple[int, ...]]) -> dict[s
     for t in program.tensors():
         if t.name not in shapes:
             continue
-        shape = tuple(int(s) for s in shapes[t.name])
+        shape = leading_ones(t, tuple(int(s) for s in shapes[t.name]))
         dims = t.dims
         if len(shape) != len(dims):
             raise DslError(f"`{t.name}` is declared with {len(dims)} dims {_dims_text(dims)} but the reference "
@@ -185,6 +185,16 @@ def bind_dims(program: Program, shapes: Mapping[str, tuple[int, ...]]) -> dict[s
                                    program.path, program.source)
                 env[d.id] = n
     return env
+
+
+def leading_ones(t: TensorParam, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """`shape` read with leading 1s when `t` declares more dims and every extra leading one is the
+    literal 1, as PyTorch broadcasts it: a 0-d `torch.tensor(3.14)` is the one element of a (1,)
+    tensor. Any other shape as it is (a rank mismatch stays an error)."""
+    missing = len(t.dims) - len(shape)
+    if missing > 0 and not t.packs and all(isinstance(d, Const) and d.value == 1 for d in t.dims[:missing]):
+        return (1,) * missing + tuple(shape)
+    return tuple(shape)
 
 
 def fold_shape(program: Program, t: TensorParam, shape: tuple[int, ...], scalars: Mapping[str, int | float]) -> tuple[int, ...]:

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..dsl.errors import DslError
-from ..dsl.host import bind_dims, fold_shape, output_shape
+from ..dsl.host import bind_dims, fold_shape, leading_ones, output_shape
 from ..dsl.interp import run
 from ..dsl.ir import DType, Program
 from ..dsl.parser import parse, parse_file
@@ -153,9 +153,11 @@ def bind(program: Program, ref: ReferenceRun) -> tuple[dict, dict]:
 
 
 def _view(program: Program, p, v: np.ndarray, scalars: dict) -> np.ndarray:
-    """The array as the kernel declares it: dim packs folded into one axis each."""
+    """The array as the kernel declares it: dim packs folded into one axis each, leading 1s where
+    the declaration has them and the tensor does not (host.leading_ones)."""
     if not p.packs:
-        return v
+        shape = leading_ones(p, tuple(np.shape(v)))
+        return v if shape == tuple(np.shape(v)) else np.reshape(v, shape)
     shape = fold_shape(program, p, np.shape(v), scalars)
     return v if tuple(shape) == tuple(v.shape) else np.reshape(v, shape)
 

@@ -7,6 +7,7 @@ import pytest
 from ascendcraft_lab.backends.emulator.verify import render_run
 from ascendcraft_lab.drafter import DraftError, draft_from_trace, draft_reference
 from ascendcraft_lab.drafter.trace import run_jobs
+from ascendcraft_lab.reference import load_reference
 from ascendcraft_lab.suite import ROOT as SUITE
 
 from drafter_helpers import check_draft_on_emulator, write_ref
@@ -58,3 +59,40 @@ def test_a_broadcast_along_a_middle_axis_is_refused_in_one_line_naming_the_input
         draft_reference(path)
     msg = str(exc.value)
     assert "\n" not in msg and "`s` of shape (4, 1, 8) broadcast against (4, 6, 8)" in msg
+
+
+def test_a_zero_dimensional_tensor_is_the_one_element_of_its_declared_tensor(ref_dir):
+    # torch.tensor(3.1415) has shape (): the draft declares it (1,), and binding reads it with a leading 1
+    path = write_ref(ref_dir, "scalar_tensor_ref", "def forward(self, x, b):\n    return x + b",
+                     "[torch.randn(5, 300), torch.tensor(3.1415)]")
+    draft = draft_reference(path)
+    assert draft.template == "bcast" and "b: GM[f32, (1,)]" in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary()
+
+
+def test_a_tensor_of_lower_rank_than_declared_dims_that_are_not_1_is_still_refused_at_binding():
+    from ascendcraft_lab.dsl.errors import DslError
+    from ascendcraft_lab.dsl.host import bind_dims
+    from ascendcraft_lab.dsl.parser import parse
+    program = parse(KERNEL_2D, "k.dsl.py")
+    with pytest.raises(DslError, match=r"declared with 2 dims \(B, N\) but the reference tensor has 1"):
+        bind_dims(program, {"x": (300,)})
+
+
+KERNEL_2D = '''
+@host
+def tiling(x: Tensor[f32, (B, N)]):
+    return Launch(1, n=N)
+
+
+@kernel
+def copy2d(x: GM[f32, (B, N)], y: Out[f32, (B, N)], t: Tiling):
+    for r in range(B):
+        for c in tiles(N, t.n):
+            with copyin:
+                xu = load(x[r, c])
+            with copyout:
+                store(y[r, c], xu)
+'''

@@ -12,7 +12,7 @@ demo: $(STAMP)
 
 test: $(STAMP) extension
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=25
 	PYTHON=$(CURDIR)/$(BIN)/python bash tests/ui/run_ui_tests.sh
 
 # The JupyterLab extension: rebuilt only when its sources changed (see extension/README.md).

@@ -100,13 +100,18 @@ def test_a_kernel_with_a_shared_workspace_launches_directly_with_a_zeroed_worksp
     torch_binding = next(text for path, text in src.bundle.files.items() if path.startswith("torch/"))
     size_line = next(l.strip() for l in torch_binding.splitlines() if "workspaceBytes =" in l)
     bind = files["kernel/pybind11.cpp"]
+    # the same formula, with the dims the direct binding names first (`const int64_t M = x.size(0);`)
+    for name, read in re.findall(r"const int64_t (\w+) = (\w+\.size\(\d+\));", bind):
+        size_line = size_line.replace(f"({read})", f"({name})")
     assert size_line in bind
     assert "at::Tensor workspace = at::zeros({workspaceBytes}" in bind
     assert re.search(rf"launch_{plan.entry}\(blockDim, stream, .*reinterpret_cast<GM_ADDR>\(workspace\.data_ptr\(\)\), &tiling\);", bind)
-    # ModelNew calls the op with forward's tensors only (the workspace stays inside the binding)
+    # ModelNew calls the op with forward's tensors and the Model's parameters the kernel reads (the
+    # workspace stays inside the binding)
     namespace, stub = import_model(files["ModelNew.py"], "benchmark_ops", monkeypatch)
     ref = runpy.run_path(str(ex.reference))
     inputs = ref["get_inputs"]()
     namespace["ModelNew"](*ref["get_init_inputs"]())(*inputs)
     [(called, args)] = stub.calls
-    assert called == src.op and len(args) == len([v for v in inputs if isinstance(v, torch.Tensor)])
+    tensors = [v for v in inputs if isinstance(v, torch.Tensor)]
+    assert called == src.op and len(args) == len(tensors) + len(src.program.model_params)

@@ -3,12 +3,14 @@
 
 @host
 def tiling(x: Tensor[f32, (B, N)]):
-    cores, rows = core_split(B)     # rows per core, and no idle blocks when B is not a multiple
-    # The compiler counts the UB plan: xu and yu are double-buffered queues (2 + 2) so copy-in,
-    # compute and copy-out of neighbouring tiles overlap; `inner` is one VECCALC buffer; and the
-    # `yu = ...` line needs one scratch tile ((1.0 + tanh(inner)) while 0.5 * xu is held): 6 tiles
-    # -> 7744 floats (30.25 KiB) on a 910B, so a 64 KiB row takes 3 tiles.
-    tile = fit_tile(f32)
+    cores = min(VECTOR_CORES, B)
+    rows = cdiv(B, cores)      # rows per core
+    cores = cdiv(B, rows)      # no idle blocks when B is not a multiple of the core count
+    # UB holds 6 tile-sized buffers: xu and yu are double-buffered queues (2 + 2) so copy-in,
+    # compute and copy-out of neighbouring tiles overlap; `inner` is one VECCALC buffer; and
+    # the `yu = ...` line needs one scratch tile ((1.0 + tanh(inner)) while 0.5 * xu is held).
+    # 6 = live 3 x 2 buffers -> 7744 floats (30.25 KiB) on a 910B: a 64 KiB row takes 3 tiles.
+    tile = ub_elems(f32, live=3)
     return Launch(cores, rows=rows, tile=min(tile, N))
 
 

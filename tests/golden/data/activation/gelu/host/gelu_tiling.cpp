@@ -22,9 +22,10 @@ namespace {
 }  // namespace
 
 uint32_t GeluTilingFunc(int64_t B, int64_t N, GeluTiling &tiling) {
-    auto rows = CeilDiv(B, std::min<int64_t>(VECTOR_CORES, B));  // DSL 6
-    auto cores = CeilDiv(B, rows);  // DSL 6
-    auto tile = UbElems(/*f32 bytes*/ 4, 6, 1);  // DSL 11; fit_tile: 6 tile-sized UB copies in the plan (xu x2, inner, yu x2, scratch)
+    auto cores = std::min<int64_t>(VECTOR_CORES, B);  // DSL 6
+    auto rows = CeilDiv(B, cores);  // DSL 7
+    cores = CeilDiv(B, rows);  // DSL 8
+    auto tile = UbElems(/*f32 bytes*/ 4, 3, 2);  // DSL 13
     tiling.B = B;
     tiling.N = N;
     tiling.rows = static_cast<int64_t>(rows);

@@ -8,7 +8,7 @@
 struct GeluTiling {
     int64_t B;  // size of dim B, bound from the inputs
     int64_t N;  // size of dim N, bound from the inputs
-    int64_t rows;  // cdiv(B, min(VECTOR_CORES, B))
+    int64_t rows;  // cdiv(B, cores)
     int64_t tile;  // min(tile, N)
 };
 

@@ -15,7 +15,7 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const GeluTiling &tilingData) {
         tiling = tilingData;
-        // DSL 17: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B):
+        // DSL 19: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B):
         rBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.B);
         rEnd = MinOf(rBegin + tiling.rows, tiling.B);
         xGm.SetGlobalBuffer((__gm__ float *)x + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
@@ -29,9 +29,9 @@ public:
     }
 
     __aicore__ inline void Process() {
-        // DSL 17: for r in core_rows(t.rows, B):
+        // DSL 19: for r in core_rows(t.rows, B):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            // DSL 18: for c in tiles(N, t.tile):          # the last tile of a row may be short (c.len)
+            // DSL 20: for c in tiles(N, t.tile):          # the last tile of a row may be short (c.len)
             for (int64_t cStart = 0; cStart < tiling.N; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, tiling.N - cStart);
                 CopyIn(r, cStart, cLen);
@@ -43,7 +43,7 @@ public:
 
 private:
     __aicore__ inline void CopyIn(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 20: xu = load(x[r, c])
+        // DSL 22: xu = load(x[r, c])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -56,13 +56,13 @@ private:
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         LocalTensor<float> inner = innerBuf.Get<float>();
-        // DSL 23: inner = (xu + 0.044715 * xu * xu * xu) * 0.7978845608028654
+        // DSL 25: inner = (xu + 0.044715 * xu * xu * xu) * 0.7978845608028654
         Muls(inner, xu, 0.044715f, cLen);
         Mul(inner, inner, xu, cLen);
         Mul(inner, inner, xu, cLen);
         Add(inner, xu, inner, cLen);
         Muls(inner, inner, 0.7978845608028654f, cLen);
-        // DSL 24: yu = 0.5 * xu * (1.0 + tanh(inner))
+        // DSL 26: yu = 0.5 * xu * (1.0 + tanh(inner))
         Muls(yu, xu, 0.5f, cLen);
         LocalTensor<float> tmp0 = Scratch<float>(0);
         // tanh(x) = 1 - 2 / (exp(2x) + 1): no Tanh in the basic vector API
@@ -78,7 +78,7 @@ private:
     }
 
     __aicore__ inline void CopyOut(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 26: store(y[r, c], yu)
+        // DSL 28: store(y[r, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams yuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};

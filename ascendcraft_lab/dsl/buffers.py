@@ -499,7 +499,7 @@ def solve_fits(program: Program, plan: UbPlan, soc: Soc) -> Program:
         grow = (n - lo.get(id(b), 0)) / step
         share = b.nbuf * (_share(grow, per_unit, rows and dtype.elems_per_block * dtype.nbytes) if grow > 0 else 1)
         units += share
-        parts.append(f"{b.name}" + (f" x{b.nbuf}" if b.nbuf > 1 else "") + ("" if grow > 0 else " (fixed)"))
+        parts.append(f"{b.name}" + (f" x{b.nbuf}" if b.nbuf > 1 else "") + ("" if grow > 0 else " (fixed size)"))
     if plan.scratch_slots:
         grow = (usages[1].scratch_bytes - usages[0].scratch_bytes) / step
         units += _share(grow, per_unit, rows and dtype.elems_per_block * dtype.nbytes) if grow > 0 else plan.scratch_slots
@@ -508,11 +508,13 @@ def solve_fits(program: Program, plan: UbPlan, soc: Soc) -> Program:
     lanes = Const(dtype.elems_per_block, "int")
     solved: Expr = Call("ub_elems", (fit.args[0], Const(live, "int"), Const(1, "int")), span=fit.span, type=fit.type)
     if rows:
-        pitch_e = Call("align_up", (fit.args[1], lanes), span=fit.span, type=fit.type)
+        pitch_e = fit.args[1] if _whole_blocks(fit.args[1], {st.target: st.value for st in host.body},
+                                               dtype.elems_per_block) \
+            else Call("align_up", (fit.args[1], lanes), span=fit.span, type=fit.type)
         solved = Call("max", (Call("floordiv", (solved, pitch_e), span=fit.span, type=fit.type), Const(1, "int")),
                       span=fit.span, type=fit.type)
-    what = "rows" if rows else "tile"
-    note = f"{fit.op}: {live} {what}-sized UB copies in the plan ({', '.join(parts)})"
+    what = "row" if rows else "tile"
+    note = f"{fit.op}: {live} {what}-sized UB copies counted from the plan ({', '.join(parts)})"
 
     def sub(e: Expr) -> Expr:
         if e is fit:
@@ -524,6 +526,26 @@ def solve_fits(program: Program, plan: UbPlan, soc: Soc) -> Program:
     launch = _replace(host.launch, cores=sub(host.launch.cores),
                       fields=tuple(_replace(f, value=sub(f.value)) for f in host.launch.fields))
     return _replace(program, host=_replace(host, body=body, launch=launch, fits=((fit.span.line, note),)))
+
+
+def _whole_blocks(e: Expr, host_vars: Mapping[str, Expr], lanes: int, depth: int = 0) -> bool:
+    """`e` is provably a multiple of `lanes` (align_up / align_down to a multiple of it, a literal
+    multiple, a min / max of such): the pitch is `e` itself, with no align_up around it."""
+    if depth > 32:
+        return False
+    rec = lambda x: _whole_blocks(x, host_vars, lanes, depth + 1)  # noqa: E731
+    if isinstance(e, Const):
+        return e.kind == "int" and int(e.value) % lanes == 0
+    if isinstance(e, Name):
+        return e.id in host_vars and rec(host_vars[e.id])
+    if isinstance(e, Call):
+        if e.op in ("align_up", "align_down"):
+            return isinstance(e.args[1], Const) and int(e.args[1].value) % lanes == 0
+        if e.op in ("min", "max"):
+            return all(rec(a) for a in e.args)
+        if e.op == "mul":
+            return any(rec(a) for a in e.args)
+    return False
 
 
 def _share(grow: float, per_unit: int, block: int) -> float:

@@ -110,7 +110,7 @@ def bias_add(x: GM[f32, (B, N)], b: GM[f32, (N,)], y: Out[f32, (B, N)], t: Tilin
 def test_fit_rows_counts_row_copies_and_the_bias_row_and_fits(N):
     typed = verify(parse(ROWS, "rows.dsl.py"))
     rows = next(st for st in typed.host.body if st.target == "tile_rows")
-    assert expr_text(rows.value) == "max(ub_elems(f32, live=5, buffers=1) // align_up(cols, 8), 1)"
+    assert expr_text(rows.value) == "max(ub_elems(f32, live=5, buffers=1) // cols, 1)"      # cols: whole blocks
     verify(typed, shapes={"x": (4096, N), "b": (N,)})      # the budget check holds
 
 
@@ -121,4 +121,10 @@ def test_the_tiling_cpp_says_what_the_compiler_counted():
     assert "auto rows = CeilDiv(B, std::min<int64_t>(VECTOR_CORES, B));" in cpp
     assert "auto cores = CeilDiv(B, rows);" in cpp
     line = next(x for x in cpp.splitlines() if "UbElems(" in x and "auto tile" in x)
-    assert "fit_tile: 6 tile-sized UB copies in the plan (xu x2, inner, yu x2, scratch)" in line
+    assert "fit_tile: 6 tile-sized UB copies counted from the plan (xu x2, inner, yu x2, scratch)" in line
+
+
+def test_fit_rows_pads_a_column_count_that_may_not_be_whole_blocks():
+    typed = verify(parse(ROWS.replace("cols = min(align_up(N, 8), 2040)", "cols = min(N, 2040)"), "rows.dsl.py"))
+    rows = next(st for st in typed.host.body if st.target == "tile_rows")
+    assert expr_text(rows.value) == "max(ub_elems(f32, live=5, buffers=1) // align_up(cols, 8), 1)"

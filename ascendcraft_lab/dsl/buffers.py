@@ -457,8 +457,10 @@ def ub_buffers(program: Program) -> UbPlan:
 
 # ----------------------------------------------------------------------------- fit_tile / fit_rows
 
-PROBE_DIM = 1 << 24        # every dim while the plan is probed: larger than any tile, so min(tile, N) is the tile
-PROBE_FIT = (256, 512)     # two values of the fitted tile: the plan grows affinely between them
+# Every dim while the plan is probed: larger than the probed tiles even split over the cores, so
+# min(tile, N) is the tile, and small enough that a product of four dims stays a 64-bit number.
+PROBE_DIM = 1 << 15
+PROBE_FIT = (256, 512)     # two values of the fitted tile (whole f16 and f32 repeats): the plan grows affinely between them
 
 
 def solve_fits(program: Program, plan: UbPlan, soc: Soc) -> Program:
@@ -485,8 +487,16 @@ def solve_fits(program: Program, plan: UbPlan, soc: Soc) -> Program:
     dtype = fit.args[0].dtype
     rows = fit.op == "fit_rows"
     usages, pitch = [], None
+
+    def fail(msg: str, help: str) -> DslError:
+        return DslError(msg, fit.span, help, program.path, program.source)
     for value in PROBE_FIT:
-        env, unit = _probe(program, fit, value, soc)
+        try:
+            env, unit = _probe(program, fit, value, soc)
+        except DslError as e:
+            raise fail(f"{fit.op}() cannot be solved: the host function does not run on probe shapes "
+                       f"(every dim {PROBE_DIM}, int scalars 1, float scalars 1.0): {e.message}",
+                       "size the tile by hand with ub_elems(dtype, live=K)") from None
         usages.append(plan.usage(env, soc))
         pitch = unit
     per_unit = (pitch if rows else 1) * dtype.nbytes        # bytes of one fitted unit of `dtype`
@@ -504,6 +514,15 @@ def solve_fits(program: Program, plan: UbPlan, soc: Soc) -> Program:
         grow = (usages[1].scratch_bytes - usages[0].scratch_bytes) / step
         units += _share(grow, per_unit, rows and dtype.elems_per_block * dtype.nbytes) if grow > 0 else plan.scratch_slots
         parts.append(f"scratch x{plan.scratch_slots}" if plan.scratch_slots > 1 else "scratch")
+    shares = [(n - lo.get(id(b), 0)) / step / per_unit for b, _, n in usages[1].items if b.level is Level.UB]
+    if not any(x > 0 for x in shares):
+        raise fail(f"{fit.op}() reaches no UB buffer: no tile of the kernel grows with it",
+                   "pass it to the Launch field that sizes the tiles (`tile=min(tile, N)` read by `tiles(N, t.tile)`); "
+                   "a tile of rows is `tile_rows = fit_rows(f32, cols)`")
+    if not rows and max(shares) < 0.25:      # a tile grows by >= 1 byte per element of a 4-byte dtype
+        raise fail("fit_tile() counts elements of a tile, but here the plan grows by a fraction of one per "
+                   "element: it is divided (by a row's length?) before it sizes the tiles",
+                   "for a tile of rows write `tile_rows = fit_rows(f32, cols)` with the row's columns")
     live = max(1, -int(-round(units, 6) // 1))
     lanes = Const(dtype.elems_per_block, "int")
     solved: Expr = Call("ub_elems", (fit.args[0], Const(live, "int"), Const(1, "int")), span=fit.span, type=fit.type)

@@ -40,15 +40,15 @@ from ..passes.merge import Conflict
 from ..passes.pipeline import PIPELINE, get_pass
 from ..passes.spec import LowerOptions
 from ..passes.tiling_report import TilingReport, tiling_report
-from ..dsl.generic import VariantMismatch, binding_for, instantiate, variant_name
+from ..dsl.generic import VariantMismatch, instantiate, variant_name
 from ..perf import estimate_eager, estimate_trace
 from ..perf.report import Profile
 from ..procs import scratch_dir
-from ..reference import ReferenceError, bind, load_cases, load_reference, reference_format, sidecars
+from ..reference import ReferenceError, bind, load_cases, load_reference, reference_format, sidecars, variant_for
 from ..soc import get_soc
 from ..atomic import NotText, read_text
 from ..passes.variants import variant_files
-from .cases import CaseReport, case_dtypes, check_cases
+from .cases import CaseReport, check_cases
 from .folder import LOCK_FILE, PROJECT, SOURCEMAP, FolderBusy, SessionFolder, files_hash, text_hash
 
 DSL_NAME = "kernel.dsl.py"          # a draft typed in a notebook cell: its name in messages and generated comments
@@ -221,13 +221,10 @@ def parse_override(text: str) -> tuple[str, Any]:
 
 def variant_of(program: ir.Program, ref) -> ir.Program:
     """The variant of a dtype-generic kernel that serves this input set (the program itself when plain)."""
-    if not program.generic:
-        return program
     try:
-        binding = binding_for(program, case_dtypes(program, ref), "the reference's first input set")
+        return variant_for(program, ref, "the reference's first input set")
     except VariantMismatch as exc:
         raise SessionError(f"error: {exc}\n  = help: add its dtype to the kernel's @kernel(...) type variable") from None
-    return instantiate(program, binding)
 
 
 def bind_shapes(program: ir.Program, ref) -> tuple[dict, dict]:

@@ -739,15 +739,15 @@ class Session:
         as_file = self._reference_as_file()
         try:
             ref = cached_reference(ref_path, overrides, seed, as_file=as_file)
-            program = variant_of(self.program, ref)
-            shapes, scalars = bind_shapes(program, ref)
-            candidates = tiling_candidates(program, shapes, scalars, get_soc(self.soc))
+            variant = variant_of(self.program, ref)      # a generic kernel's UB plan in this input set's dtypes
+            shapes, scalars = bind_shapes(variant, ref)
+            candidates = tiling_candidates(variant, shapes, scalars, get_soc(self.soc))
             if not candidates:
                 raise SessionError("error: nothing to rank: the kernel has no tile field stepping a tiles() loop "
                                    "(the cube's base tiles are explained, not ranked)")
             if progress:
                 progress(f"ranking {len(candidates)} tiling candidates: each runs traced on the emulator")
-            ranking = rank_tilings(program, project, ref, self.soc, candidates)
+            ranking = rank_tilings(self.program, project, ref, self.soc, candidates)   # run as verify() runs it
         except DslError as exc:
             raise SessionError(exc.with_source(self.dsl_name, self.dsl).render()) from exc
         except ReferenceError as exc:

@@ -74,3 +74,11 @@ def test_the_tiling_explanation_names_the_winner_and_its_margin(ranked):
     assert f"=> {best['label']}" in text and f"won at est. {best['seconds'] * 1e6:.2f} us" in text
     assert f"{margin:.1f} % faster than the runner-up, {second['label']}" in text
     assert "ESTIMATED" in text
+
+
+def test_rank_tiling_without_a_reference_says_what_it_needs(tmp_path, capsys):
+    from ascendcraft_lab.cli import main
+    rc = main(["lower", str(EXAMPLES / "gelu.dsl.py"), "-o", str(tmp_path / "s"), "--rank-tiling"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "no PyTorch reference" in err and "--ref" in err
+    assert "Traceback" not in err

@@ -757,6 +757,7 @@ class Session:
             if manifest.get("tiling") is not None:
                 manifest["tiling"]["ranking"] = _jsonable(ranking)
                 self.folder.save_manifest(manifest)
+        self._changed()         # views showing the tiling explanation redraw with the ranking
         return ranking
 
     # ----------------------------------------------------------------------------- internals

@@ -316,8 +316,11 @@ def ranking_summary(ranking: list[dict]) -> str:
 
     def name(r: dict) -> str:
         return r["label"] + (" (the draft's)" if r is draft else "")
-    text = (f"{name(best)} won at est. {_us(best['seconds'])}, {_margin(second['seconds'], best['seconds'])} faster than "
-            f"the runner-up, {name(second)} at {_us(second['seconds'])}")
+    if second["seconds"] - best["seconds"] < 5e-4 * best["seconds"]:     # the same time to the printed digit
+        text = f"{name(best)} won at est. {_us(best['seconds'])}, tied with {name(second)}"
+    else:
+        text = (f"{name(best)} won at est. {_us(best['seconds'])}, {_margin(second['seconds'], best['seconds'])} faster "
+                f"than the runner-up, {name(second)} at {_us(second['seconds'])}")
     if draft is not None and draft is not best:
         if draft is not second:
             text += f" and {_margin(draft['seconds'], best['seconds'])} faster than the draft's {draft['label']}"

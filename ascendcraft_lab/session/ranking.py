@@ -40,7 +40,7 @@ def rank_tilings(program: ir.Program, project: Bundle, ref, soc: str,
                 trace = Path(tmp) / f"{i}.trace"
                 verdict, _ = check_emulator(program, bundle, ref, soc=soc, trace=trace, tiling=dict(cand.fields))
                 if not verdict.correct:
-                    entry["status"] = f"not ranked: {verdict.message}"
+                    entry["status"] = f"not ranked: {verdict.message.split(';')[0]} on the emulator"
                     continue
                 launches = estimate_trace(trace, soc)
             except (OSError, ValueError) as exc:

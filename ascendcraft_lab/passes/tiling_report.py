@@ -44,12 +44,17 @@ class TilingReport:
         for lv in self.levels:
             lines.append(f"  {lv['level']} used {human_bytes(lv['used'])} of {human_bytes(lv['budget'])} "
                          f"({100 * lv['used'] / lv['budget']:.0f} %)")
-        lines.extend(f"  - {c}" for c in self.candidates)
-        if self.ranking:
-            lines.append("  ranked by the ESTIMATED kernel time (pipe model of traced emulator runs on the reference's inputs):")
-            lines.extend(f"    {ln}" for ln in ranking_lines(self.ranking))
-            lines.append(f"  => {ranking_summary(self.ranking)}")
+        lines.extend(f"  {ln}" for ln in self.alternatives())
         return "\n".join(lines)
+
+    def alternatives(self) -> list[str]:
+        """The candidates not taken and, after a ranking, every candidate's estimate and the winner."""
+        lines = [f"- {c}" for c in self.candidates]
+        if self.ranking:
+            lines.append("ranked by the ESTIMATED kernel time (pipe model of traced emulator runs on the reference's inputs):")
+            lines.extend(f"  {ln}" for ln in ranking_lines(self.ranking))
+            lines.append(f"=> {ranking_summary(self.ranking)}")
+        return lines
 
 
 def tiling_report(program: ir.Program, shapes: dict, scalars: dict, soc: Soc) -> TilingReport:

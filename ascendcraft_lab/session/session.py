@@ -421,6 +421,11 @@ class Session:
         t = self.tiling
         return TilingReport(**t).text() if t else ""
 
+    def tiling_alternatives(self) -> list[str]:
+        """The tiling explanation's candidates not taken and any ranking by the estimate, one a line."""
+        t = self.tiling
+        return TilingReport(**t).alternatives() if t else []
+
     def summary(self) -> str:
         """The plain-text view: one line per pass, findings, conflicts, notes and the verdict."""
         lines = [f"ascendcraft session `{self.name}` in {self.folder.path} ({self.soc}, engine {self.engine})"]

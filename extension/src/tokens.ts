@@ -136,6 +136,8 @@ export interface IPipelinePayload {
     total?: number;
     buffers?: { [key: string]: unknown }[];
     candidates?: string[];
+    /** The candidates not taken and any ranking by the estimate, as the CLI prints them. */
+    alternatives?: string[];
   } | null;
   dsl_colors: { [line: string]: string };
   palette: string[];

@@ -82,3 +82,14 @@ def test_rank_tiling_without_a_reference_says_what_it_needs(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 1 and "no PyTorch reference" in err and "--ref" in err
     assert "Traceback" not in err
+
+
+def test_the_notebook_payload_carries_the_ranking_for_the_views(ranked):
+    import jsonschema
+    from ascendcraft_lab.notebook.payload import load_schema, pipeline_payload
+    session, ranking = ranked
+    doc = pipeline_payload(session)
+    jsonschema.Draft202012Validator(load_schema()).validate(doc)
+    why = doc["tiling"]["alternatives"]
+    assert any(line.startswith(f"=> {ranking[0]['label']}") for line in why)
+    assert sum(1 for line in why if "est." in line) >= len(ranking)

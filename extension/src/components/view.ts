@@ -675,6 +675,10 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
       table.append(row);
     }
     box.append(table);
+    if (t.alternatives && t.alternatives.length) {
+      // the alternatives and, after a ranking, which candidate won by the estimate and by how much
+      box.append(el('pre', 'acl-tiling-why', t.alternatives.join('\n')));
+    }
     return box;
   }
 

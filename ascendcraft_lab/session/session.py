@@ -40,15 +40,15 @@ from ..passes.merge import Conflict
 from ..passes.pipeline import PIPELINE, get_pass
 from ..passes.spec import LowerOptions
 from ..passes.tiling_report import TilingReport, tiling_candidates, tiling_report
-from ..dsl.generic import VariantMismatch, binding_for, instantiate, variant_name
+from ..dsl.generic import VariantMismatch, instantiate, variant_name
 from ..perf import estimate_eager, estimate_trace
 from ..perf.report import Profile
 from ..procs import scratch_dir
-from ..reference import ReferenceError, bind, load_cases, load_reference, reference_format, sidecars
+from ..reference import ReferenceError, bind, load_cases, load_reference, reference_format, sidecars, variant_for
 from ..soc import get_soc
 from ..atomic import NotText, read_text
 from ..passes.variants import variant_files
-from .cases import CaseReport, case_dtypes, check_cases
+from .cases import CaseReport, check_cases
 from .ranking import rank_tilings
 from .folder import LOCK_FILE, PROJECT, SOURCEMAP, FolderBusy, SessionFolder, files_hash, text_hash
 
@@ -222,13 +222,10 @@ def parse_override(text: str) -> tuple[str, Any]:
 
 def variant_of(program: ir.Program, ref) -> ir.Program:
     """The variant of a dtype-generic kernel that serves this input set (the program itself when plain)."""
-    if not program.generic:
-        return program
     try:
-        binding = binding_for(program, case_dtypes(program, ref), "the reference's first input set")
+        return variant_for(program, ref, "the reference's first input set")
     except VariantMismatch as exc:
         raise SessionError(f"error: {exc}\n  = help: add its dtype to the kernel's @kernel(...) type variable") from None
-    return instantiate(program, binding)
 
 
 def bind_shapes(program: ir.Program, ref) -> tuple[dict, dict]:
@@ -744,7 +741,8 @@ class Session:
         as_file = self._reference_as_file()
         try:
             ref = cached_reference(ref_path, overrides, seed, as_file=as_file)
-            variant = variant_of(self.program, ref)      # a generic kernel's UB plan in this input set's dtypes
+            # a generic kernel's UB plan in this input set's dtypes (as the lowering binds it)
+            variant = verify(variant_of(self.program, ref), self.soc) if self.program.generic else self.program
             shapes, scalars = bind_shapes(variant, ref)
             candidates = tiling_candidates(variant, shapes, scalars, get_soc(self.soc))
             if not candidates:

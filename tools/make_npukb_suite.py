@@ -171,6 +171,9 @@ TASKS = {
         "14_Mul": binary("Mul of two tensors of one shape, also on integers.", "x * y", FLOATS + ("int32", "int16")),
         "15_Maximum": binary("Maximum of two tensors, also on integers.", "torch.maximum(x, y)", FLOATS + ("int32", "int16")),
         "16_SubMul": binary("A fused (x - y) * y.", "(x - y) * y"),
+        # rounding to whole numbers (a Cast to the same float type)
+        "33_Round": unary("Round to the nearest whole number, ties to even.", "torch.round(x)"),
+        "34_Floor": unary("Floor.", "torch.floor(x)"),
         # broadcast: a per-row operand
         "17_MulRowScale": dict(doc="Broadcast: each row of x times its own scale r[..., 0].",
                                args="x: torch.Tensor, r: torch.Tensor", body="        return x * r", scale="2",

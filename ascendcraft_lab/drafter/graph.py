@@ -129,7 +129,8 @@ def result_dtype(*nodes) -> str:
 # -- the builder: canonical nodes with folding ----------------------------------------------------
 UNARY_FOLD = {"neg": lambda a: -a, "abs": abs, "exp": math.exp, "log": math.log, "sqrt": math.sqrt,
               "rsqrt": lambda a: 1 / math.sqrt(a), "reciprocal": lambda a: 1 / a,
-              "relu": lambda a: max(a, 0), "sigmoid": lambda a: 1 / (1 + math.exp(-a)), "tanh": math.tanh}
+              "relu": lambda a: max(a, 0), "sigmoid": lambda a: 1 / (1 + math.exp(-a)), "tanh": math.tanh,
+              "rint": round, "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc}
 BINARY_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
                "div": lambda a, b: a / b, "max": max, "min": min, "pow": lambda a, b: a ** b,
                "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,

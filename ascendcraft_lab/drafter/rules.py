@@ -233,6 +233,17 @@ for _cmp, _aliases in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"), 
     rule(", ".join(n for n in (_cmp, _aliases, f"__{_cmp}__") if n), "input, other")(_compare)
 
 
+# torch's rounding functions: the DSL's rint / floor / ceil / trunc (torch.round is half to even: rint)
+for _name, _mode in (("round", "rint"), ("floor", "floor"), ("ceil", "ceil"), ("trunc", "trunc"), ("fix", "trunc")):
+    def _rounding(b, input, decimals=0, _mode=_mode, _name=_name):
+        if val(decimals) != 0:
+            raise Unsupported(f"`{_name}` with decimals={val(decimals)!r} (only whole numbers)")
+        if not T(input).is_tensor or input.dtype not in G.FLOAT_DTYPES:
+            return input                                    # an integer tensor is already whole
+        return b.ew(_mode, input)
+    rule(_name, "input, decimals=0" if _name == "round" else "input")(_rounding)
+
+
 @rule("erf", "input")
 def _erf(b, input):
     return G.erf(b, input)

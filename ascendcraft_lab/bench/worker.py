@@ -302,15 +302,13 @@ def _trace_case(runs: list) -> ReferenceRun:
     """The case a draft is made from: non-empty, float32 first, at least 2-d (leading axes are
     what dim packs generalize; a 1-d case reads as a whole-tensor reduction), then the fewest
     elements (a quick trace). A case whose first tensor's last dim is 1 comes after the others: it
-    hides the rows (x * scale[..., None] reads as two tensors of one shape); one with any other
-    size-1 axis next (a (1, N) batch hides how a (N,) weight broadcasts over the rows)."""
+    hides the rows (x * scale[..., None] reads as two tensors of one shape)."""
     def key(r):
         ranks = [len(v.shape) for v in r.tensor_inputs] or [0]
         size = sum(int(np.size(v)) for v in r.tensor_inputs)
         empty = size == 0 or any(np.size(o) == 0 for o in r.outputs if isinstance(o, np.ndarray))
-        first = np.shape(r.tensor_inputs[0]) if r.tensor_inputs else ()
-        unit_row = first[-1:] == (1,)
-        return (empty, r.dtypes[:1] != ("float32",), max(ranks) < 2, unit_row, 1 in first, size)
+        unit_row = bool(r.tensor_inputs) and np.shape(r.tensor_inputs[0])[-1:] == (1,)
+        return (empty, r.dtypes[:1] != ("float32",), max(ranks) < 2, unit_row, size)
     return min(runs, key=key)
 
 

@@ -1,10 +1,10 @@
 """An NPUKernelBench reference whose cases pass different constant arguments (approximate="none" in
-some, "tanh" in others) gets one draft per value; the case a draft is traced from avoids size-1 axes."""
+some, "tanh" in others) gets one draft per value."""
 from __future__ import annotations
 
 import numpy as np
 
-from ascendcraft_lab.bench.worker import _trace_case, attribute_groups
+from ascendcraft_lab.bench.worker import attribute_groups
 from ascendcraft_lab.reference import ReferenceError, ReferenceRun
 
 
@@ -24,8 +24,3 @@ def test_numbers_vary_within_one_group_and_a_failed_case_joins_the_first():
     cases = [run(0, x, 0.1), ReferenceError("boom", "ref.py", None, "case 1"), run(2, x, 0.2)]
     assert attribute_groups(cases) == [((), [0, 1, 2])]
 
-
-def test_the_traced_case_is_one_without_size_1_axes_when_there_is_one():
-    one_row = run(0, np.zeros((1, 64), np.float32), np.zeros(64, np.float32))
-    rows = run(1, np.zeros((7, 128), np.float32), np.zeros(128, np.float32))
-    assert _trace_case([one_row, rows]) is rows

@@ -459,7 +459,8 @@ class Stage:
             return f"{op}({self._operand(args[0], 0)}, {self._operand(args[1], 0)})", 9
         if op == "where":
             return f"where({self._text(args[0])[0]}, {self._operand(args[1], 0)}, {self._operand(args[2], 0)})", 9
-        if op in ("abs", "relu", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh"):
+        if op in ("abs", "relu", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh", "rint", "floor", "ceil",
+                  "trunc"):
             return f"{op}({self._operand(args[0], 0)})", 9
         raise Unsupported(f"internal: no DSL text for `{op}`")
 

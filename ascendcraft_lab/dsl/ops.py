@@ -319,6 +319,8 @@ def cast_numpy(x, dtype: DType, round: str, src: DType):
             a = np.clip(np.nan_to_num(a), info.min, info.max)
         out = a.astype(dtype.np)
     else:
+        if dtype is src and src.is_float and _ROUNDERS.get(round):
+            a = _ROUNDERS[round](a.astype(np.float64))    # float -> the same float: rounds to an integer (Cast page)
         out = a.astype(dtype.np)
         if dtype is DType.bf16:
             out = to_bf16(out)
@@ -381,6 +383,14 @@ OPS_LIST: list[OpSpec] = [
            expand=(Step("Muls", "2.0f"), Step("Exp"), Step("Adds", "1.0f"), Step("Reciprocal"), Step("Muls", "-2.0f"),
                    Step("Adds", "1.0f")),
            why="tanh(x) = 1 - 2 / (exp(2x) + 1): no Tanh in the basic vector API", example="tanh(inner)"),
+    # rounding to whole numbers: a Cast to the same float type (the Cast page: float -> float rounds by the mode)
+    *[_unary(name, fn, doc, expand=(Step("Cast", f"RoundMode::{mode}"),),
+             why=f"{name}: Cast to the same type with RoundMode::{mode}", example=f"{name}(xu)")
+      for name, fn, doc, mode in (("rint", np.rint, "round to the nearest whole number, ties to even (torch.round)",
+                                   "CAST_RINT"),
+                                  ("floor", np.floor, "round toward -inf", "CAST_FLOOR"),
+                                  ("ceil", np.ceil, "round toward +inf", "CAST_CEIL"),
+                                  ("trunc", np.trunc, "round toward 0", "CAST_TRUNC"))],
     # -- selection --
     OpSpec("where", "select", (_p("mask"), _p("a"), _p("b")), np.where,
            "elementwise `a if mask else b`; mask is a bool tile, a and b tiles or scalars",

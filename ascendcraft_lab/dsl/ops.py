@@ -23,6 +23,8 @@ Categories (each has one typing rule in the verifier):
   repeat    tile of row values -> tile of whole rows: each value repeated k times
   gather    tile of whole rows + an index per row -> one element per row
   take      tile + a tile of indices into it -> one element per index (a gather within a row)
+  iota      no operand -> a tile of consecutive values start, start + 1, ... (index arithmetic on
+            the vector unit: resampling's per-column source positions)
   cube      the cube unit's matrix multiply-accumulate (mmad) and its L0C accumulator (zeros);
             their operands live in L0A / L0B / L0C, not UB (typing rules in the verifier's
             `_cube_type`, layouts in `cube.py`, lowering in `passes/cube.py`)
@@ -276,6 +278,12 @@ def _take(x, index):
     return x[idx]
 
 
+def _iota(n, start=0, dtype=None):
+    """start, start + 1, ..., start + n - 1 in `dtype` (f32: exact below 2^24)."""
+    dt = dtype.np if dtype is not None else np.float32
+    return (np.asarray(start, dtype=np.float64) + np.arange(int(n), dtype=np.float64)).astype(dt)
+
+
 def _reduce(fn):
     """numpy meaning of a reduction: over the whole tile (axis "all") to a scalar, or along one
     axis to a tile (with that axis kept as 1 when keepdim)."""
@@ -462,6 +470,14 @@ OPS_LIST: list[OpSpec] = [
            api="Gather", note="at byte offsets index[i] * sizeof(x) (Muls); an index outside the tile is "
            "reported by the emulator at this line (on the NPU it reads whatever lies there)",
            dtypes=F, scratch=1, inplace=False, example="take(xu, cast(iu, i32))"),
+    # -- index arithmetic on the vector unit --
+    OpSpec("iota", "iota", (OpParam("n", "int"), _p("start", "scalar", Const(0, "int")),
+                            OpParam("dtype", "dtype", DType.f32)), _iota,
+           "n consecutive values start, start + 1, ... (f32 or i32), e.g. the output columns of a tile, "
+           "`iota(c.len, c.start)`, whose source positions resampling computes by vector arithmetic",
+           api="CreateVecIndex", note="CreateVecIndex(dst, firstValue, n): the first value converted to the dtype "
+           "(f32 exact below 2^24)", dtypes=frozenset({DType.f32, DType.i32}), inplace=False,
+           example="iota(c.len, c.start)"),
     # -- conversion and element access --
     OpSpec("cast", "cast", (V, _p("dtype", "dtype"), _p("round", "round", "none")), cast_numpy,
            "convert to dtype; round: none (nearest for floats, truncate float->int) rint floor ceil round trunc odd",
@@ -598,6 +614,6 @@ UNARY_PRECEDENCE = 6
 # Functions with the same name as a table op but spelled with the Python builtin (`abs(x)`,
 # `max(a, b)`) need no alias; `**` and `pow` are the same op.
 assert all(op.category in {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce",
-                           "scan", "window", "cast", "element", "repeat", "gather", "take", "cube"}
+                           "scan", "window", "cast", "element", "repeat", "gather", "take", "iota", "cube"}
            for op in OPS_LIST)
 assert FLOATS >= {DType.f16, DType.f32}

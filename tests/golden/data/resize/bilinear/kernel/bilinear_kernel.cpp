@@ -34,7 +34,7 @@ public:
         pipe.InitBuffer(lxBuf, tileBytes);
         pipe.InitBuffer(leftBuf, tileBytes);
         pipe.InitBuffer(yuQueue, BUFFER_NUM, tileBytes);
-        scratchSlotBytes = AlignUp((MaxOf(tiling.tile, tiling.W)) * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, scratchSlotBytes);  // 1 temporary
     }
 
@@ -146,7 +146,6 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
-    __aicore__ inline static int64_t MaxOf(int64_t a, int64_t b) { return a > b ? a : b; }
     __aicore__ inline static float MaxOf(float a, float b) { return a > b ? a : b; }
     __aicore__ inline static int64_t FloorOf(float a) { const int64_t i = static_cast<int64_t>(a); return static_cast<float>(i) > a ? i - 1 : i; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }

@@ -25,7 +25,7 @@ public:
         pipe.InitBuffer(xuQueue, 1, AlignUp(tiling.W * sizeof(float), BLOCK_BYTES));  // loaded once per core: one buffer
         pipe.InitBuffer(wBuf, AlignUp(tiling.tile * sizeof(int32_t), BLOCK_BYTES));
         pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES));
-        scratchSlotBytes = AlignUp((MaxOf(tiling.tile, tiling.W)) * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, scratchSlotBytes);  // 1 temporary
     }
 
@@ -91,7 +91,6 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
-    __aicore__ inline static int64_t MaxOf(int64_t a, int64_t b) { return a > b ? a : b; }
     __aicore__ inline static int64_t FloorOf(float a) { const int64_t i = static_cast<int64_t>(a); return static_cast<float>(i) > a ? i - 1 : i; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 

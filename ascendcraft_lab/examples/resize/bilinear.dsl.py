@@ -6,8 +6,8 @@ are copied into UB whole and blended once per output row with one vector lerp
 (row = a + (b - a) * ly). Along the row every output column ow has its own source position
 sx = (ow + 0.5) * scale - 0.5 (PyTorch's align_corners=False, clamped at 0): the tile's columns
 come from CreateVecIndex (`iota(c.len, c.start)`), the positions, their floor w0 (Cast with
-CAST_FLOOR) and the weight lx are vector arithmetic, and the two taps are vector Gathers
-(`take`) from the blended row at byte offsets w0 * 4 and w1 * 4. No index table is read from GM.
+CAST_FLOOR) and the weight sx - w0 are vector arithmetic, and the two taps are vector Gathers
+(`take`) from the blended row at byte offsets w0 * 4 and (w0 + 1) * 4. No index table is read from GM.
 
 The scale is PyTorch's: 1 / scale_factor when the reference gives a scale factor (not the
 ratio of the sizes, which differs when the size was rounded down), computed on the host.
@@ -44,9 +44,7 @@ def bilinear(x: GM[f32, ((N, C), H, W)], y: Out[f32, ((N, C), H * 3 // 4, W * 3 
             with compute:
                 sx = max((iota(c.len, c.start) + 0.5) * t.scale - 0.5, 0.0)
                 w0 = cast(sx, i32, round="floor")
-                w1 = min(w0 + 1, W - 1)
-                lx = sx - cast(w0, f32)
-                left = take(row, w0)                # vector Gathers from the blended row
-                yu = left + (take(row, w1) - left) * lx
+                left = take(row, w0)                # vector Gathers from the blended row; w0 + 1 is the
+                yu = left + (take(row, min(w0 + 1, W - 1)) - left) * (sx - cast(w0, f32))   # right tap
             with copyout:
                 store(y[p, oh, c], yu)

@@ -13,9 +13,9 @@ class Model(nn.Module):
 
 
 batch_size = 2
-channels = 8
-height = 96
-width = 160
+channels = 4
+height = 48
+width = 80
 
 
 def get_inputs():

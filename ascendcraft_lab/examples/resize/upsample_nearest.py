@@ -12,10 +12,10 @@ class Model(nn.Module):
         return self.up(x)
 
 
-batch_size = 4
-channels = 8
-height = 64
-width = 96
+batch_size = 2
+channels = 4
+height = 32
+width = 48
 
 
 def get_inputs():

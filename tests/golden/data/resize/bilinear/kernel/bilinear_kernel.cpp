@@ -23,19 +23,16 @@ public:
         xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.N * tiling.C) * tiling.H * tiling.W);
         yGm.SetGlobalBuffer((__gm__ float *)y, (tiling.N * tiling.C) * outH * outW);
         const int64_t WBytes = AlignUp(tiling.W * sizeof(float), BLOCK_BYTES);  // bytes of one a, b or row tile
-        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one sx, lx, left or yu tile
-        const int64_t tileBytesI32 = AlignUp(tiling.tile * sizeof(int32_t), BLOCK_BYTES);  // bytes of one w0 or w1 tile
+        const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one sx, left or yu tile
         pipe.InitBuffer(aQueue, BUFFER_NUM, WBytes);
         pipe.InitBuffer(bQueue, BUFFER_NUM, WBytes);
         pipe.InitBuffer(rowBuf, WBytes);
         pipe.InitBuffer(sxBuf, tileBytes);
-        pipe.InitBuffer(w0Buf, tileBytesI32);
-        pipe.InitBuffer(w1Buf, tileBytesI32);
-        pipe.InitBuffer(lxBuf, tileBytes);
+        pipe.InitBuffer(w0Buf, AlignUp(tiling.tile * sizeof(int32_t), BLOCK_BYTES));
         pipe.InitBuffer(leftBuf, tileBytes);
         pipe.InitBuffer(yuQueue, BUFFER_NUM, tileBytes);
         scratchSlotBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
-        pipe.InitBuffer(scratchBuf, scratchSlotBytes);  // 1 temporary
+        pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
     }
 
     __aicore__ inline void Process() {
@@ -92,8 +89,6 @@ private:
         LocalTensor<float> row = rowBuf.Get<float>();
         LocalTensor<float> sx = sxBuf.Get<float>();
         LocalTensor<int32_t> w0 = w0Buf.Get<int32_t>();
-        LocalTensor<int32_t> w1 = w1Buf.Get<int32_t>();
-        LocalTensor<float> lx = lxBuf.Get<float>();
         LocalTensor<float> left = leftBuf.Get<float>();
         // DSL 45: sx = max((iota(c.len, c.start) + 0.5) * t.scale - 0.5, 0.0)
         CreateVecIndex(sx, static_cast<float>(cStart), cLen);  // cStart, cStart + 1, ...
@@ -103,13 +98,7 @@ private:
         Maxs(sx, sx, 0.0f, cLen);
         // DSL 46: w0 = cast(sx, i32, round="floor")
         Cast(w0, sx, RoundMode::CAST_FLOOR, cLen);
-        // DSL 47: w1 = min(w0 + 1, W - 1)
-        Adds(w1, w0, 1, cLen);
-        Mins(w1, w1, tiling.W - 1, cLen);
-        // DSL 48: lx = sx - cast(w0, f32)
-        Cast(lx, w0, RoundMode::CAST_NONE, cLen);
-        Sub(lx, sx, lx, cLen);
-        // DSL 49: left = take(row, w0)                # vector Gathers from the blended row
+        // DSL 47: left = take(row, w0)                # vector Gathers from the blended row; w0 + 1 is the
         LocalTensor<int32_t> tmp0I32 = Scratch<int32_t>(0);
         // take(row, w0): element index[i] of the source by a vector Gather at byte offset index[i] * size;
         // not clamped: the indices are the reference's. The Gather reads a handle sized to the source's
@@ -120,24 +109,30 @@ private:
             valid.SetSize(static_cast<uint32_t>(tiling.W));
             Gather(left, valid, tmp0I32.ReinterpretCast<uint32_t>(), 0, cLen);
         }
-        // DSL 50: yu = left + (take(row, w1) - left) * lx
-        // take(row, w1): element index[i] of the source by a vector Gather at byte offset index[i] * size;
+        // DSL 48: yu = left + (take(row, min(w0 + 1, W - 1)) - left) * (sx - cast(w0, f32))   # right tap
+        Adds(tmp0I32, w0, 1, cLen);
+        Mins(tmp0I32, tmp0I32, tiling.W - 1, cLen);
+        LocalTensor<int32_t> tmp1I32 = Scratch<int32_t>(1);
+        // take(row, min(w0 + 1, W - 1)): element index[i] of the source by a vector Gather at byte offset index[i] * size;
         // not clamped: the indices are the reference's. The Gather reads a handle sized to the source's
         // valid elements (SetSize), so an index into the buffer's padding is outside it too
-        Muls(tmp0I32, w1, static_cast<int32_t>(sizeof(float)), cLen);  // element -> byte offset
+        Muls(tmp1I32, tmp0I32, static_cast<int32_t>(sizeof(float)), cLen);  // element -> byte offset
         {
             LocalTensor<float> valid = row;
             valid.SetSize(static_cast<uint32_t>(tiling.W));
-            Gather(yu, valid, tmp0I32.ReinterpretCast<uint32_t>(), 0, cLen);
+            Gather(yu, valid, tmp1I32.ReinterpretCast<uint32_t>(), 0, cLen);
         }
         Sub(yu, yu, left, cLen);
-        Mul(yu, yu, lx, cLen);
+        LocalTensor<float> tmp0 = Scratch<float>(0);
+        Cast(tmp0, w0, RoundMode::CAST_NONE, cLen);
+        Sub(tmp0, sx, tmp0, cLen);
+        Mul(yu, yu, tmp0, cLen);
         Add(yu, left, yu, cLen);
         yuQueue.EnQue(yu);
     }
 
     __aicore__ inline void CopyOut(int64_t cStart, int64_t cLen) {
-        // DSL 52: store(y[p, oh, c], yu)
+        // DSL 50: store(y[p, oh, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams yuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -161,8 +156,6 @@ private:
     TBuf<TPosition::VECCALC> rowBuf;
     TBuf<TPosition::VECCALC> sxBuf;
     TBuf<TPosition::VECCALC> w0Buf;
-    TBuf<TPosition::VECCALC> w1Buf;
-    TBuf<TPosition::VECCALC> lxBuf;
     TBuf<TPosition::VECCALC> leftBuf;
     TQue<TPosition::VECOUT, 1> yuQueue;
     TBuf<TPosition::VECCALC> scratchBuf;

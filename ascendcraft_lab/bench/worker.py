@@ -34,8 +34,6 @@ from ..dsl.verifier import verify
 from ..engines.rule import render
 from ..passes.manager import run_pipeline
 from ..passes.spec import LowerOptions
-from ..drafter.cases import case_signature, fit_live, generalize
-from ..dsl.generic import instantiate, variants
 from ..perf import estimate_eager, estimate_trace
 from ..reference import ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs
 from ..session import check_cases, draft, engine_for
@@ -171,17 +169,16 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
     if not runs:
         out.update(stage="reference", error=_one_line(cases.cases[0]))
         return settled()
-    pick = _trace_case(runs)
     t0 = time.perf_counter()
-    text, template = _draft_cases(job, pick, runs, log)
+    text, template, traced_case = _draft_cases(job, runs, log)
     if isinstance(text, Exception):
         out.update(stage="draft", error=_one_line(text))
         log(f"draft: {text}")
         return settled()
     (opdir / "kernel.dsl.py").write_text(text)
     result["draft"] = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": "kernel.dsl.py",
-                       "traced_case": pick.case}
-    log(f"draft ({template}) from case {pick.case} in {time.perf_counter() - t0:.1f} s -> {opdir / 'kernel.dsl.py'}")
+                       "traced_case": traced_case}
+    log(f"draft ({template}) from case {traced_case} in {time.perf_counter() - t0:.1f} s -> {opdir / 'kernel.dsl.py'}")
 
     def tick(i, n, r):
         log(r.line())
@@ -213,65 +210,16 @@ def _progress(path: Path, done: int, total: int) -> None:
     tmp.replace(path)
 
 
-def _trace_case(runs: list) -> ReferenceRun:
-    """The case a draft is made from: non-empty, float32 first, at least 2-d (leading axes are
-    what dim packs generalize; a 1-d case reads as a whole-tensor reduction), then the fewest
-    elements (a quick trace). A case whose first tensor's last dim is 1 comes after the others: it
-    hides the rows (x * scale[..., None] reads as two tensors of one shape)."""
-    def key(r):
-        ranks = [len(v.shape) for v in r.tensor_inputs] or [0]
-        size = sum(int(np.size(v)) for v in r.tensor_inputs)
-        empty = size == 0 or any(np.size(o) == 0 for o in r.outputs if isinstance(o, np.ndarray))
-        unit_row = bool(r.tensor_inputs) and np.shape(r.tensor_inputs[0])[-1:] == (1,)
-        return (empty, r.dtypes[:1] != ("float32",), max(ranks) < 2, unit_row, size)
-    return min(runs, key=key)
-
-
-def _draft_cases(job, pick: ReferenceRun, runs: list, log):
-    """(text, template) of the draft for every case, or (exception, "")."""
-    if job["draft"] != "drafter":
-        try:
-            outcome = draft(job["path"], how="llm", soc=job.get("soc"), reference_run=pick, cases=runs)
-        except Exception as e:  # noqa: BLE001
-            return e, ""
-        return outcome.text, "llm"
-    # traced in float32 (a half-type case's floats cast up): the draft is generalized over the dtypes anyway
-    cast = "float32" if any(d in ("float16", "bfloat16") for d in pick.dtypes) else None
-    traced = run_jobs([{"mode": "trace", "path": job["path"], "case": pick.case, "cast_inputs": cast}],
-                      timeout=float(job.get("reference_timeout", 900)))[0]
-    if isinstance(traced, ReferenceError):
-        return traced, ""
+def _draft_cases(job, runs: list, log):
+    """(text, template, traced case) of the draft for every case, or (exception, "", None)."""
     try:
-        d = draft_from_trace(traced["graph"], name=kernel_name(job["path"]), soc=job.get("soc"),
-                             source=Path(job["path"]).name)
-    except DraftError as e:
-        return e, ""
-    for n in d.notes:
+        outcome = draft(job["path"], how=job["draft"], soc=job.get("soc"), cases=runs,
+                        timeout=float(job.get("reference_timeout", 900)))
+    except Exception as e:  # noqa: BLE001 - one failed op, in one line
+        return e, "", None
+    for n in outcome.notes:
         log(f"note: {n}")
-    text, notes = generalize(d.text, [case_signature(r) for r in runs])
-    for n in notes:
-        log(f"note: {n}")
-    text = fit_live(text, _shapes_for_live(text, runs), job.get("soc"))
-    return text, d.template
-
-
-def _shapes_for_live(text: str, runs: list) -> list:
-    """(shapes, scalars) of the largest cases of each variant: what the tile budget must fit."""
-    program = parse(text, "kernel.dsl.py")
-    out = []
-    for b in variants(program):
-        v = instantiate(program, b)
-        bound = []
-        for r in runs:
-            try:
-                inputs, _ = bind(v, r)
-            except DslError:
-                continue
-            shapes = {n: np.shape(a) for n, a in inputs.items() if isinstance(a, np.ndarray)}
-            bound.append((sum(int(np.prod(s)) for s in shapes.values()), shapes, {p.name: inputs[p.name] for p in v.scalars}))
-        bound.sort(key=lambda x: -x[0])
-        out += [(s, sc) for _, s, sc in bound[:2]]
-    return out
+    return outcome.text, outcome.template, outcome.traced_case
 
 
 def llm_usage(path: Path) -> dict:

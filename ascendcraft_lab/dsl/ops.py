@@ -605,7 +605,23 @@ HOST_BUILTINS: dict[str, HostBuiltin] = {b.name: b for b in (
                 "largest tile (elements) such that `live` tiles, each `buffers` times (2 = double buffering), "
                 "fit the UB for tiles (in a kernel that calls sync_all(), less SyncAll's UB work area); rounded "
                 "down to whole 256-byte vector repeats (so also whole 32-byte blocks)"),
+    HostBuiltin("core_split", (_i("rows"),),
+                "`cores, per_core = core_split(rows)`: `rows` split over at most VECTOR_CORES cores, per_core = "
+                "cdiv(rows, min(VECTOR_CORES, rows)) each, and no idle core (cores = cdiv(rows, per_core))"),
+    HostBuiltin("fit_tile", (OpParam("dtype", "dtype"),),
+                "largest tile (elements of dtype) whose UB plan fits: the compiler counts every buffer copy and "
+                "scratch slot that grows with the tile (each buffer of another size as one more tile), i.e. "
+                "ub_elems(dtype, live=<that count>, buffers=1)"),
+    HostBuiltin("fit_rows", (OpParam("dtype", "dtype"), _i("cols")),
+                "largest number of rows of `cols` columns (each row padded to a 32-byte pitch) whose UB plan "
+                "fits, at least 1: the compiler counts the row-sized copies the plan holds per row of the tile "
+                "(each buffer that does not grow with the rows as one more row)"),
 )}
+
+# Host builtins that give two values, spelled only as `a, b = name(...)`.
+HOST_PAIRS = {"core_split": ("cores", "per_core")}
+# Host builtins the verifier solves from the kernel's UB plan (the dtype is their first argument).
+HOST_FITS = ("fit_tile", "fit_rows")
 
 # Infix spellings, read by the parser and the printer.
 BINARY_SYMBOLS = {op.symbol: op.name for op in OPS_LIST if op.symbol and op.category != "unary"}

@@ -8,6 +8,9 @@
     totals.py     the loss templates: every core adds its share of a sum into the output
     pool.py       the pool template (max/avg pooling over the last 1-3 axes)
     broadcast.py  the bcast template: elementwise work with inputs broadcast against the output
+    resize.py     the resize template (F.interpolate / nn.Upsample: source rows blended once per
+                  output row, column taps by iota + Gather) and the gridsample template
+                  (grid_sample by affine_grid: a plane in UB, four Gathers per pixel)
     cube.py       the cube templates: one matrix product (matmul; epilogue with a Workspace and
                   the vector cores, triu/tril masks), matvec and diag(v) scalings on the vector unit
     draft.py      draft_reference / draft_from_trace: the above, plus the UB-driven tile size

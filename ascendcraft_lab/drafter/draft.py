@@ -104,7 +104,7 @@ def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = No
             else:
                 lo = mid + 1
         text, w, _ = attempt(lo)
-        notes = list(g.notes)
+        notes = list(g.notes) + [n for n in w.notes if n not in g.notes]
         if g.method != "fx":
             notes.append(f"traced with {g.method}")
         return Draft(text, lay.template, w.op_name, lo, g.method, notes)

@@ -121,6 +121,9 @@ def plan_layout(g: Graph) -> Layout:
     pools = [n for n in nodes if n.op == "pool"]
     if pools:
         return _pool_layout(nodes, outputs, pools)
+    resized = [n for n in nodes if n.op in ("resize", "grid_sample")]
+    if resized:
+        return _resize_layout(nodes, outputs, resized)
     picked = [n for n in nodes if n.op in INDEX_OPS]
     if picked:
         return _index_layout(nodes, outputs, picked)
@@ -601,6 +604,32 @@ def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
                           "an input of the tensor's dtype)")
     lay = Layout("index", tuple(x.shape), (n.attrs["axis"],), nodes=nodes, outputs=outputs)
     lay.space = {id(a): "full" for a in (n, *n.args)}
+    return lay
+
+
+def _resize_layout(nodes: list, outputs: list, resized: list) -> Layout:
+    """The resize template drafts one F.interpolate of a float32 input as the whole forward (see
+    resize.py); its base is the input's shape, its axes the spatial ones."""
+    n = resized[0]
+    what = "F.interpolate" if n.op == "resize" else "F.grid_sample"
+    if len(resized) > 1 or len(outputs) != 1 or outputs[0] is not n:
+        raise Unsupported(f"{what} combined with other operations (the resize template drafts one "
+                          "interpolation or grid_sample of an input as the whole forward)")
+    x = n.args[0]
+    if x.op != "input":
+        raise Unsupported(f"{what} of a value computed in forward (the resize template reads a Model input)")
+    if x.dtype != "float32":
+        raise Unsupported(f"{what} of a {x.dtype} tensor (the resize template reads float32)")
+    if n.op == "grid_sample":
+        grid = n.args[1]
+        if grid.op != "affine_grid" or grid.args[0].op != "input" or grid.args[0].dtype != "float32":
+            raise Unsupported("F.grid_sample by a grid that is not F.affine_grid of a float32 input theta (the "
+                              "gridsample template computes the positions from theta)")
+        lay = Layout("gridsample", tuple(x.shape), (2, 3), nodes=nodes, outputs=outputs)
+        lay.space = {id(x): "full", id(n): "full"}
+        return lay
+    lay = Layout("resize", tuple(x.shape), tuple(range(2, len(x.shape))), nodes=nodes, outputs=outputs)
+    lay.space = {id(x): "full", id(n): "full"}
     return lay
 
 

@@ -15,6 +15,7 @@ from typing import Callable
 from . import graph as G
 from .graph import Builder, Graph, Node, Unsupported
 from .norms import MODULE_RULES
+from .resize import affine_grid_node, grid_sample_node, resize_node
 
 _REQUIRED = object()
 
@@ -689,6 +690,56 @@ def _scatter_add(b, input, dim, index, src):
     return b.scatter_add(x, idx, s, axis)
 
 
+# -- resampling: F.interpolate / nn.Upsample as one `resize` node (resize.py) --------------------------------
+def _static(v, what: str, who: str = "F.interpolate"):
+    """A size or scale argument as Python numbers: a constant, a size of an input (x.size()) or a
+    number of get_init_inputs (a module attribute) by its traced value."""
+    if isinstance(v, (list, tuple)):
+        return [_static(a, what, who) for a in v]
+    if isinstance(v, Node):
+        if v.is_tensor:
+            raise Unsupported(f"{who} with a {what} computed from a tensor")
+        if v.op not in ("const", "dim") and not (v.op == "scalar" and v.attrs.get("source") == "init"):
+            raise Unsupported(f"{who} with a {what} that is a number among forward's inputs (the resize template "
+                              "fixes the output shape when drafting)")
+        return v.value
+    return v
+
+
+@rule("interpolate, upsample", "input, size=None, scale_factor=None, mode='nearest', align_corners=None, "
+      "recompute_scale_factor=None, antialias=False")
+def _interpolate(b, input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias):
+    return resize_node(T(input), _static(size, "size"), _static(scale_factor, "scale factor"), val(mode),
+                       val(align_corners), val(recompute_scale_factor), val(antialias))
+
+
+@rule("upsample_nearest", "input, size=None, scale_factor=None")
+def _upsample_nearest(b, input, size, scale_factor):
+    return _interpolate(b, input, size, scale_factor, "nearest", None, None, False)
+
+
+@rule("upsample_bilinear", "input, size=None, scale_factor=None")
+def _upsample_bilinear(b, input, size, scale_factor):
+    return _interpolate(b, input, size, scale_factor, "bilinear", True, None, False)
+
+
+@rule("affine_grid", "theta, size, align_corners=None")
+def _affine_grid(b, theta, size, align_corners):
+    return affine_grid_node(T(theta, "affine_grid's theta"), _static(size, "size", "F.affine_grid"),
+                            val(align_corners))
+
+
+@rule("grid_sample", "input, grid, mode='bilinear', padding_mode='zeros', align_corners=None")
+def _grid_sample(b, input, grid, mode, padding_mode, align_corners):
+    return grid_sample_node(T(input), T(grid, "grid_sample's grid"), val(mode), val(padding_mode), val(align_corners))
+
+
+for _name, _what in (("pixel_shuffle", "F.pixel_shuffle"), ("pixel_unshuffle", "F.pixel_unshuffle")):
+    def _unsupported_resample(b, input, rest, _w=_what):
+        raise Unsupported(f"{_w}: no template drafts it yet")
+    rule(_name, "input, *rest")(_unsupported_resample)
+
+
 _WRITES = ("scatter", "scatter_reduce", "index_copy", "index_put", "index_fill", "put", "masked_scatter", "setitem",
            "index_put_")    # torch.export spells x[index] = value as aten.index_put_
 for _name in _WRITES + ("nonzero", "masked_select", "unique", "bincount", "histc", "take"):
@@ -1320,6 +1371,9 @@ MODULES = {
     "TripletMarginLoss": ("triplet_margin_loss", {"margin": "margin", "p": "p", "eps": "eps", "swap": "swap",
                                                   "reduction": "reduction"}),
 }
+for _cls in ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"):
+    MODULES[_cls] = ("interpolate", {a: a for a in ("size", "scale_factor", "mode", "align_corners",
+                                                    "recompute_scale_factor")})
 _POOL_ATTRS = {"max": ("kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices"),
                "avg": ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")}
 for _d in (1, 2, 3):
@@ -1666,7 +1720,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
     if op in ("expand", "select", "pick", "matmul", "transpose", "diag", "triu", "tril", "argreduce", "gather",
-              "take_rows", "index_add", "scatter_add"):
+              "take_rows", "index_add", "scatter_add", "resize", "affine_grid", "grid_sample"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

@@ -5,8 +5,9 @@ from .broadcast import BroadcastWriter
 from .index import IndexWriter
 from .planes import PlanesWriter
 from .pool import PoolWriter
+from .resize import GridSampleWriter, ResizeWriter
 from .templates import ColsWriter, MapWriter, RowsWriter, WindowsWriter
 from .totals import TOTAL_WRITERS
 
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter,
-           "planes": PlanesWriter, "bcast": BroadcastWriter, "pool": PoolWriter, "index": IndexWriter, **TOTAL_WRITERS}
+           "planes": PlanesWriter, "bcast": BroadcastWriter, "pool": PoolWriter, "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, **TOTAL_WRITERS}

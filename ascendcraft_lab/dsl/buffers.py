@@ -428,7 +428,13 @@ def stmt_tile_sizes(st: Assign, cap, padded: frozenset[str] = frozenset()) -> tu
     """(capacity, dtype) of every tile-valued sub-expression (the scratch is sized by the largest;
     a window op reading one of the `padded` tiles in place needs no padded copy)."""
     out = []
+    # the source of a take() is read in place by Gather: a whole row or plane held in UB never
+    # sizes the scratch slots (its result, one element per index, does)
+    gathered = {id(n.args[0]) for n in walk_exprs(st.value)
+                if isinstance(n, Call) and n.op == "take" and isinstance(n.args[0], Name)}
     for n in walk_exprs(st.value):
+        if id(n) in gathered:
+            continue
         if isinstance(n.type, TileType):
             out.append((cap(n.type), n.type.dtype))
             form = window_form(n) if isinstance(n, Call) and n.op in OPS and OPS[n.op].category == "window" else "blocks"

@@ -29,6 +29,7 @@ _CATEGORY_TITLES = [
     ("repeat", "Per-row broadcast (1-D tiles of packed rows)"),
     ("gather", "Per-row gather (tiles of whole rows)"),
     ("take", "Gather by index (any element of a tile)"),
+    ("iota", "Consecutive values (index arithmetic on the vector unit)"),
     ("cast", "Conversion"),
     ("element", "Element access (tile -> scalar)"),
     ("cube", "The cube (matrices in L0A / L0B, the accumulator in L0C)"),

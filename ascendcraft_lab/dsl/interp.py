@@ -565,6 +565,17 @@ class _Run:
                 except ValueError as err:
                     raise self.err(node, str(err), None) from None
             return take
+        if cat == "iota":
+            fn_n, fstart = args[0], args[1]
+            dt = e.args[2].dtype
+            node = e
+
+            def iota(env):
+                n = int(fn_n(env))
+                if n < 0:
+                    raise self.err(node, f"iota() of {n} elements", None)
+                return fn(n, fstart(env), dt)
+            return iota
         if cat == "cube":
             if e.op == "zeros":
                 fr, fc = args[0], args[1]

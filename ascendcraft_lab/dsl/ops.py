@@ -23,6 +23,8 @@ Categories (each has one typing rule in the verifier):
   repeat    tile of row values -> tile of whole rows: each value repeated k times
   gather    tile of whole rows + an index per row -> one element per row
   take      tile + a tile of indices into it -> one element per index (a gather within a row)
+  iota      no operand -> a tile of consecutive values start, start + 1, ... (index arithmetic on
+            the vector unit: resampling's per-column source positions)
   cube      the cube unit's matrix multiply-accumulate (mmad) and its L0C accumulator (zeros);
             their operands live in L0A / L0B / L0C, not UB (typing rules in the verifier's
             `_cube_type`, layouts in `cube.py`, lowering in `passes/cube.py`)
@@ -276,6 +278,12 @@ def _take(x, index):
     return x[idx]
 
 
+def _iota(n, start=0, dtype=None):
+    """start, start + 1, ..., start + n - 1 in `dtype` (f32: exact below 2^24)."""
+    dt = dtype.np if dtype is not None else np.float32
+    return (np.asarray(start, dtype=np.float64) + np.arange(int(n), dtype=np.float64)).astype(dt)
+
+
 def _reduce(fn):
     """numpy meaning of a reduction: over the whole tile (axis "all") to a scalar, or along one
     axis to a tile (with that axis kept as 1 when keepdim)."""
@@ -316,7 +324,9 @@ def cast_numpy(x, dtype: DType, round: str, src: DType):
             f = _ROUNDERS.get(round) or np.trunc   # "none" float->int truncates, like torch .to(int)
             a = f(a.astype(np.float64))
             info = np.iinfo(dtype.np)
-            a = np.clip(np.nan_to_num(a), info.min, info.max)
+            # NaN -> 0, the rest saturated (what nan_to_num then clip give, without their per-call cost:
+            # the interpreter casts index positions once per tile)
+            a = np.clip(np.where(a != a, 0.0, a), float(info.min), float(info.max))
         out = a.astype(dtype.np)
     else:
         if dtype is src and src.is_float and _ROUNDERS.get(round):
@@ -472,6 +482,14 @@ OPS_LIST: list[OpSpec] = [
            api="Gather", note="at byte offsets index[i] * sizeof(x) (Muls); an index outside the tile is "
            "reported by the emulator at this line (on the NPU it reads whatever lies there)",
            dtypes=F, scratch=1, inplace=False, example="take(xu, cast(iu, i32))"),
+    # -- index arithmetic on the vector unit --
+    OpSpec("iota", "iota", (OpParam("n", "int"), _p("start", "scalar", Const(0, "int")),
+                            OpParam("dtype", "dtype", DType.f32)), _iota,
+           "n consecutive values start, start + 1, ... (f32 or i32), e.g. the output columns of a tile, "
+           "`iota(c.len, c.start)`, whose source positions resampling computes by vector arithmetic",
+           api="CreateVecIndex", note="CreateVecIndex(dst, firstValue, n): the first value converted to the dtype "
+           "(f32 exact below 2^24)", dtypes=frozenset({DType.f32, DType.i32}), inplace=False,
+           example="iota(c.len, c.start)"),
     # -- conversion and element access --
     OpSpec("cast", "cast", (V, _p("dtype", "dtype"), _p("round", "round", "none")), cast_numpy,
            "convert to dtype; round: none (nearest for floats, truncate float->int) rint floor ceil round trunc odd",
@@ -624,6 +642,6 @@ UNARY_PRECEDENCE = 6
 # Functions with the same name as a table op but spelled with the Python builtin (`abs(x)`,
 # `max(a, b)`) need no alias; `**` and `pow` are the same op.
 assert all(op.category in {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce",
-                           "scan", "window", "cast", "element", "repeat", "gather", "take", "cube"}
+                           "scan", "window", "cast", "element", "repeat", "gather", "take", "iota", "cube"}
            for op in OPS_LIST)
 assert FLOATS >= {DType.f16, DType.f32}

@@ -1050,6 +1050,17 @@ class _Verifier:
                 raise self.err(args[1], f"take() takes an i32 tile of positions, not a {_kind_text(idx)}",
                                "load the indices as a tile and convert them: `cast(iu, i32)`")
             return TileType(t.dtype, idx.shape)
+        if cat == "iota":
+            n, start, dtype = args
+            self._index_scalar(n, "the length of iota()")
+            st = self._value(start, op)
+            if not isinstance(st, ScalarType) or st.dtype is DType.bool:
+                raise self.err(start, f"iota() starts at a number, not a {_kind_text(st)}",
+                               "pass a scalar: `iota(c.len, c.start)`")
+            self._need_dtype(e, spec, dtype.dtype)
+            if dtype.dtype.is_int and st.dtype.is_float:
+                raise self.err(start, "an i32 iota() from a float start", "start at an integer, or make it f32")
+            return TileType(dtype.dtype, (_strip(n),))
         if cat == "cube":
             return self._cube_type(e, args)
         if cat == "cast":

@@ -103,6 +103,12 @@ EXAMPLES: list[Example] = [
     _ex("index", "embedding", {"batch_size": 3, "seq_len": 37, "num_embeddings": 1003, "embedding_dim": 20011},
         "nn.Embedding: the token read as a scalar from GM addresses the copy-in of its weight row (the Model's "
         "Param); a token past the table is a gm-out-of-bounds finding at the load line"),
+    _ex("resize", "upsample_nearest", {"batch_size": 3, "channels": 5, "height": 37, "width": 45},
+        "nearest upsampling: the source row a scalar of the output row, the source columns vector arithmetic "
+        "on CreateVecIndex (iota) and one vector Gather (take) per column tile"),
+    _ex("resize", "bilinear", {"batch_size": 3, "channels": 5, "height": 37, "width": 45},
+        "bilinear by a non-integer scale: two source rows blended once per output row (separable), two "
+        "Gathers and a lerp per column tile, PyTorch's 1 / scale_factor on the host"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

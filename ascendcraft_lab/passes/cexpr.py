@@ -65,6 +65,21 @@ HOST = Dialect("host", {
     "div": lambda e, args: f"(static_cast<double>({args[0]}) / ({args[1]}))",
 })
 
+def rounding_helper(e: ir.Call) -> str:
+    """The kernel helper a scalar float -> int cast() with round="floor" / "ceil" calls ("" for
+    none): a static_cast truncates toward zero, which is the floor of non-negative values only."""
+    if e.op != "cast" or len(e.args) < 3 or not _is_float(e.args[0]) or not e.args[1].dtype.is_int:
+        return ""
+    mode = e.args[2].value if isinstance(e.args[2], ir.Str) else "none"
+    return {"floor": "FloorOf", "ceil": "CeilOf"}.get(mode, "")
+
+
+def _kernel_cast(e: ir.Call, args: list[str]) -> str:
+    helper = rounding_helper(e)
+    inner = f"{helper}({args[0]})" if helper else args[0]
+    return f"static_cast<{e.args[1].dtype.cpp}>({inner})"
+
+
 KERNEL = Dialect("kernel", {
     "min": _chain("MinOf"), "max": _chain("MaxOf"), "cdiv": _call("CeilDiv"), "align_up": _call("AlignUp"),
     "div": _kernel_div,
@@ -72,7 +87,7 @@ KERNEL = Dialect("kernel", {
     "relu": lambda e, args: f"({args[0]} > 0 ? {args[0]} : 0)",
     "reciprocal": lambda e, args: f"1.0f / {paren(args[0])}",
     "clamp": lambda e, args: f"MinOf(MaxOf({args[0]}, {args[1]}), {args[2]})",
-    "cast": lambda e, args: f"static_cast<{e.args[1].dtype.cpp}>({args[0]})",
+    "cast": _kernel_cast,
 })
 
 

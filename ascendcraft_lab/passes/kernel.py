@@ -26,7 +26,7 @@ from ..dsl import cube
 from ..dsl.host import needs_workspace, syncs_all
 from ..dsl.printer import expr_text
 from ..dsl.ops import window_lead
-from .cexpr import KERNEL, float_literal, paren, render
+from .cexpr import KERNEL, float_literal, paren, render, rounding_helper
 from .emit import Emitter
 from .plan import Plan, cpp_name
 from .spec import LoweringError
@@ -292,6 +292,11 @@ class MinMaxHelper:
 MIN_MAX_HELPERS = tuple(MinMaxHelper(f"{fn}{':float' if t == 'float' else ''}",
                                      f"__aicore__ inline static {t} {fn}({t} a, {t} b) {{ return a {cmp} b ? a : b; }}")
                         for t in ("int64_t", "float") for fn, cmp in (("MinOf", "<"), ("MaxOf", ">"))) + (
+    # scalar float -> int casts that round down / up (cast(x, i32, round="floor")): truncate, then step
+    MinMaxHelper("FloorOf", "__aicore__ inline static int64_t FloorOf(float a) { const int64_t i = static_cast<int64_t>(a); "
+                            "return static_cast<float>(i) > a ? i - 1 : i; }"),
+    MinMaxHelper("CeilOf", "__aicore__ inline static int64_t CeilOf(float a) { const int64_t i = static_cast<int64_t>(a); "
+                           "return static_cast<float>(i) < a ? i + 1 : i; }"),
     MinMaxHelper("AlignUp", "__aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }"),
     MinMaxHelper("CeilDiv", "__aicore__ inline static int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }"),
 )
@@ -473,11 +478,14 @@ class KernelFacts:
             self.use_min_max(e.op)
         if e.op == "align_up":
             self.uses.add("AlignUp")
+        if rounding_helper(e):
+            self.uses.add(rounding_helper(e))
         return self.size_members.get(e)
 
     def use_min_max(self, op: str, float_: bool = False) -> None:
         """Note that the code calls MinOf / MaxOf (for `op` min, max or clamp), on floats or int64."""
-        for fn in {"min": ("MinOf",), "max": ("MaxOf",), "clamp": ("MinOf", "MaxOf")}[op]:
+        for fn in {"min": ("MinOf",), "max": ("MaxOf",), "clamp": ("MinOf", "MaxOf"), "floor": ("FloorOf",),
+                   "ceil": ("CeilOf",)}[op]:
             self.uses.add(fn + (":float" if float_ else ""))
 
     def element_count(self, t: ir.TileType) -> str:

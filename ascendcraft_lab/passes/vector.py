@@ -21,7 +21,7 @@ from ..dsl.buffers import padded_len
 from ..dsl.ops import OPS, ROUND_MODES, Step, fold, window_base, window_form, window_lead
 from ..dsl.printer import expr_text
 from .broadcast import Broadcaster
-from .cexpr import KERNEL, float_literal, paren as _paren, render
+from .cexpr import KERNEL, float_literal, paren as _paren, render, rounding_helper
 from .emit import Emitter
 from .kernel import CompareCount, ExactWrite, Hole, MaskWiden
 from .spec import LoweringError
@@ -232,6 +232,8 @@ class ComputeLowering(RegisterWalk):
             return self._scalar_vector_math(e.op, self._scalar(e.args[0]), e)
         if e.op in ("min", "max", "clamp"):
             self.ctx.use_min_max(e.op, isinstance(e.type, ir.ScalarType) and e.type.dtype.is_float)
+        if rounding_helper(e):
+            self.ctx.use_min_max("floor" if rounding_helper(e) == "FloorOf" else "ceil")
         if spec.category not in ("binary", "compare", "intbinary", "unary", "clamp", "cast"):
             raise LoweringError(f"`{e.op}` on scalars is not lowered by the rule engine", e)
         return None
@@ -439,6 +441,10 @@ class ComputeLowering(RegisterWalk):
             return
         if cat == "take":
             self._take(e, out, v[0], v[1], n)
+            return
+        if cat == "iota":
+            cpp = out.dtype.cpp
+            em.line(f"CreateVecIndex({out.name}, static_cast<{cpp}>({sc(1)}), {n});  // {sc(1)}, {sc(1)} + 1, ...")
             return
         raise LoweringError(f"`{e.op}` has no tile rule in the rule engine", e)
 

@@ -24,7 +24,7 @@ public:
         pipe.InitBuffer(xuQueue, 1, AlignUp(tiling.N * sizeof(float), BLOCK_BYTES));  // loaded once per core: one buffer
         pipe.InitBuffer(iuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(int64_t), BLOCK_BYTES));
         pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES));
-        scratchSlotBytes = AlignUp((MaxOf(tiling.tile, tiling.N)) * sizeof(int64_t), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
+        scratchSlotBytes = AlignUp(tiling.tile * sizeof(int64_t), BLOCK_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
     }
 
@@ -95,7 +95,6 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
-    __aicore__ inline static int64_t MaxOf(int64_t a, int64_t b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 
     // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.

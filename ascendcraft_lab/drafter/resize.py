@@ -1,0 +1,546 @@
+"""The resize template: F.interpolate / nn.Upsample (nearest, nearest-exact, linear, bilinear,
+bicubic, trilinear; align_corners both ways) of an (N, C, *spatial) input -> DSL.
+
+Resampling is index arithmetic, a gather and a weighted sum, and it is separable: an output
+element reads taps along every spatial axis, and its value is the product-weighted sum over
+them. The kernel splits the output rows (every (plane, outer output position)) over the cores:
+
+  outer axes   (D, H of trilinear; H of bilinear / bicubic / nearest 2-D) per output row: the
+               source positions and weights are scalars of the row index (scalar-unit
+               arithmetic), so each tap's source row is copied into UB whole (a DataCopyPad
+               from a GM address computed on the scalar unit), and the rows are blended into
+               one once per output row (Muls / Axpy-like vector arithmetic over the row).
+  last axis    (W) per tile of output columns: the source positions are vector arithmetic on
+               CreateVecIndex (`iota`), floored by Cast (CAST_FLOOR), and each column tap is one
+               vector Gather (`take`) from the blended row, weighted and summed.
+
+Source positions follow PyTorch (aten/native/UpSample.h, in f32): the scale is
+(in - 1) / (out - 1) with align_corners, else 1 / scale_factor when the reference gives a scale
+factor (and does not recompute it), else in / out; nearest reads floor(o * scale), nearest-exact
+floor((o + 0.5) * scale), linear (o + 0.5) * scale - 0.5 clamped at 0 (align_corners: o * scale)
+and its two neighbours, cubic the same position unclamped, its four neighbours clamped into the
+row and Keys' cubic convolution weights with A = -0.75.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from .graph import Node, Unsupported
+from .templates import DTYPE, Tensor, Writer, fmt_float
+
+MODES = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
+         "bicubic": "cubic", "trilinear": "linear"}
+RANK_OF_MODE = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+CUBIC_A = -0.75          # PyTorch's bicubic (Keys) parameter
+
+
+def _pair(v, k: int, what: str) -> tuple | None:
+    if v is None:
+        return None
+    if isinstance(v, (list, tuple)):
+        if len(v) != k:
+            raise Unsupported(f"F.interpolate with {len(v)} {what} for {k} spatial dims")
+        return tuple(v)
+    return (v,) * k
+
+
+def resize_node(x: Node, size, scale_factor, mode: str, align_corners, recompute_scale_factor, antialias) -> Node:
+    """The `resize` node of F.interpolate(x, ...): attrs mode (nearest | nearest-exact | linear |
+    cubic), align_corners, and per spatial axis the output size and the scale factor the
+    reference gives (None: PyTorch computes the scale from the sizes)."""
+    if not x.is_tensor:
+        raise Unsupported("F.interpolate of a scalar")
+    if not isinstance(mode, str) or mode not in MODES:
+        why = " (an adaptive average pooling)" if mode == "area" else ""
+        raise Unsupported(f"F.interpolate mode={mode!r}{why}: the resize template drafts nearest, nearest-exact, "
+                          "linear, bilinear, bicubic and trilinear")
+    rank = len(x.shape)
+    if rank < 3 or rank > 5:
+        raise Unsupported(f"F.interpolate of a rank-{rank} tensor (N, C and 1 to 3 spatial dims)")
+    if mode in RANK_OF_MODE and RANK_OF_MODE[mode] != rank:
+        raise Unsupported(f"F.interpolate mode={mode!r} of a rank-{rank} tensor (PyTorch takes rank "
+                          f"{RANK_OF_MODE[mode]})")
+    if antialias:
+        raise Unsupported("F.interpolate with antialias=True (a filter as wide as the downscale: no template yet)")
+    k = rank - 2
+    kind = MODES[mode]
+    if align_corners and kind in ("nearest", "nearest-exact"):
+        raise Unsupported("F.interpolate align_corners with a nearest mode (PyTorch rejects it)")
+    sizes, scales = _pair(size, k, "sizes"), _pair(scale_factor, k, "scale factors")
+    spatial = tuple(int(d) for d in x.shape[2:])
+    if sizes is None and scales is None:
+        raise Unsupported("F.interpolate without size or scale_factor")
+    if sizes is not None:
+        out = tuple(int(s) for s in sizes)
+        scales = (None,) * k
+    else:
+        scales = tuple(float(s) for s in scales)
+        scale_factor_list = scales
+        if any(s <= 0 for s in scales):
+            raise Unsupported(f"F.interpolate with scale factors {scales}")
+        out = tuple(int(math.floor(d * s)) for d, s in zip(spatial, scales))
+        if recompute_scale_factor:
+            scales = (None,) * k
+    if any(o < 1 for o in out):
+        raise Unsupported(f"F.interpolate to an empty output {out}")
+    attrs = {"mode": kind, "align_corners": bool(align_corners) and kind in ("linear", "cubic"),
+             "sizes": out, "scales": scales, "given_size": sizes is not None,
+             "factors": tuple(float(f) for f in scale_factor_list) if sizes is None else None}
+    return Node("resize", (x,), attrs, tuple(x.shape[:2]) + out, x.dtype)
+
+
+def _scale_factor_dims(d: str, s: float) -> str | None:
+    """floor(d * s) as an integer expression of the dim `d` (d * k, d // k or d * p // q) when it
+    equals PyTorch's floor(double(d) * s) for every size below 2^16; None when no such formula
+    exists (a factor like 0.7, whose double is a hair below 7/10: 90 * 0.7 floors to 62)."""
+    f = Fraction(s).limit_denominator(1024)
+    p, q = f.numerator, f.denominator
+    if any(math.floor(v * s) != v * p // q for v in range(1, 1 << 16)):
+        return None
+    if q == 1:
+        return f"{d} * {p}" if p != 1 else d
+    if p == 1:
+        return f"{d} // {q}"
+    return f"{d} * {p} // {q}"
+
+
+class ResizeWriter(Writer):
+    template = "resize"
+    whole_rows = True
+
+    def __init__(self, g, lay, op_name, live):
+        self.node: Node = lay.outputs[0]
+        super().__init__(g, lay, op_name, live)
+
+    def _collect(self):
+        n, g = self.node, self.g
+        x = n.args[0]
+        for i, desc in enumerate(g.inputs):
+            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            if desc.get("kind") == "scalar":
+                raise Unsupported(f"a number among forward's inputs of F.interpolate (`{pyname}`; the output size "
+                                  "must be known when drafting)")
+            if desc.get("kind") != "tensor":     # a size tuple among the inputs: drafted as its traced value
+                continue
+            if i != x.attrs["index"]:
+                raise Unsupported(f"input `{pyname}` that F.interpolate does not read")
+            t = Tensor(self.namer.fresh(pyname), x, "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
+            self.tensors.append(t)
+            self.loaded[id(x)] = t
+        self.out_tensors.append(Tensor(self.namer.fresh("y"), n, "Out", n.dtype, "", shape=tuple(n.shape)))
+        k = len(n.shape) - 2
+        self.sdims = [self.namer.fresh(d) for d in ("D", "H", "W")[3 - k:]]     # source spatial dims
+        self.lead = [self.namer.fresh("N"), self.namer.fresh("C")]
+        a = n.attrs
+        self.odims = []                                                       # output dims, as expressions
+        for d, src, out, s in zip(self.sdims, n.args[0].shape[2:], a["sizes"], a["scales"]):
+            formula = _scale_factor_dims(d, a["factors"][len(self.odims)]) if not a["given_size"] else None
+            if formula is None and not a["given_size"]:
+                self.notes.append(f"output size {out} along {d} written as a number: no integer formula gives "
+                                  f"PyTorch's floor({d} * {a['factors'][len(self.odims)]}) for every size")
+            self.odims.append(formula or str(out))
+
+    def dim_names(self, rank):
+        return tuple(f"S{i}" for i in range(rank))      # unused: the writer names its own dims
+
+    # -- text helpers ---------------------------------------------------------------------------------
+    @staticmethod
+    def par(text: str) -> str:
+        simple = text.isidentifier() or text.isdigit() or (text.startswith("(") and text.endswith(")")
+                                                            and text.count("(") == 1)
+        return text if simple else f"({text})"
+
+    def prod(self, names) -> str:
+        names = [self.par(x) for x in names]
+        return " * ".join(names) if names else "1"
+
+    def _scale_text(self, i: int) -> str:
+        """The host expression of axis i's scale (PyTorch's area_pixel_compute_scale)."""
+        a = self.node.attrs
+        d, o = self.sdims[i], self.odims[i]
+        if a["align_corners"]:
+            return f"({d} - 1) / max({o} - 1, 1)"        # one output position reads source 0 either way
+        s = a["scales"][i]
+        if s is not None:
+            return f"1.0 / {fmt_float(s)}"
+        return f"{d} / {self.par(o)}"
+
+    @property
+    def scale_names(self) -> list[str]:
+        return [f"s{d.lower()}" for d in self.sdims]
+
+    # -- the Writer's pieces --------------------------------------------------------------------------
+    def _views(self) -> tuple[str, str]:
+        lead = "(" + ", ".join(self.lead) + ")"
+        return (f"({lead}, {', '.join(self.sdims)})", f"({lead}, {', '.join(self.odims)})")
+
+    def host_tensor(self) -> str:
+        x = self.tensors[0]
+        return f"{x.name}: Tensor[{DTYPE[x.dtype]}, {self._views()[0]}]"
+
+    def host_params(self) -> list[str]:
+        return []
+
+    def kernel_signature(self) -> str:
+        x, y = self.tensors[0], self.out_tensors[0]
+        xv, yv = self._views()
+        one = f"def {self.op_name}({x.name}: GM[{DTYPE[x.dtype]}, {xv}], {y.name}: Out[{DTYPE[y.dtype]}, {yv}], t: Tiling):"
+        if len(one) <= 100:
+            return one
+        return (f"def {self.op_name}(\n    {x.name}: GM[{DTYPE[x.dtype]}, {xv}],\n    {y.name}: Out[{DTYPE[y.dtype]}, {yv}],\n"
+                "    t: Tiling,\n):")
+
+    def _rows_total(self) -> str:
+        return self.prod(self.lead + self.odims[:-1])
+
+    def host_body(self) -> list[str]:
+        return [f"rows = {self._rows_total()}          # one output row per (plane, outer output position)",
+                "cores = min(VECTOR_CORES, rows)",
+                "per_core = cdiv(rows, cores)",
+                "cores = cdiv(rows, per_core)",
+                f"tile = ub_elems(f32, live={self.live})"]
+
+    def launch_fields(self) -> str:
+        scales = "".join(f", {s}={self._scale_text(i)}" for i, s in enumerate(self.scale_names))
+        return f", rows=per_core, tile=min(tile, {self.odims[-1]}){scales}"
+
+    def docstring(self) -> str:
+        a = self.node.attrs
+        mode = {"linear": ["", "linear", "bilinear", "trilinear"][len(self.node.shape) - 2],
+                "cubic": "bicubic"}.get(a["mode"], a["mode"])
+        corners = ", align_corners" if a["align_corners"] else ""
+        return (f"Drafted from {self.source}: F.interpolate {mode}{corners}, resize template. The cores split the "
+                "output rows; each row's source rows (scalar positions) are copied whole and blended once, then every "
+                "tile of output columns gathers its taps from the blended row (iota, Cast floor, Gather) and sums "
+                "them by weight.")
+
+    # -- taps ----------------------------------------------------------------------------------------
+    def _scalar_taps(self, i: int, o: str) -> tuple[list[str], list[tuple[str, str | None]]]:
+        """(lines, [(source index, weight or None)]) of outer axis i at output position `o` (scalars)."""
+        fresh = self.namer.fresh
+        a = self.node.attrs
+        mode, S, s = a["mode"], self.sdims[i], f"t.{self.scale_names[i]}"
+        base = S.lower()
+        if mode in ("nearest", "nearest-exact"):
+            at = f"{o} * {s}" if mode == "nearest" else f"({o} + 0.5) * {s}"
+            j = fresh(base)
+            return [f"{j} = min(cast({at}, i32, round=\"floor\"), {S} - 1)"], [(j, None)]
+        src, lam = fresh(f"p{base}"), fresh(f"l{base}")
+        i0 = fresh(f"{base}0" if mode == "linear" else f"f{base}")
+        if mode == "linear":
+            pos = f"{o} * {s}" if a["align_corners"] else f"max(({o} + 0.5) * {s} - 0.5, 0.0)"
+            i1 = fresh(f"{base}1")
+            return ([f"{src} = {pos}", f"{i0} = cast({src}, i32, round=\"floor\")", f"{i1} = min({i0} + 1, {S} - 1)",
+                     f"{lam} = {src} - {i0}"], [(i0, f"1.0 - {lam}"), (i1, lam)])
+        pos = f"{o} * {s}" if a["align_corners"] else f"({o} + 0.5) * {s} - 0.5"
+        lines = [f"{src} = {pos}", f"{i0} = cast({src}, i32, round=\"floor\")", f"{lam} = {src} - {i0}"]
+        taps = []
+        for j, w in enumerate(_cubic_weights(lam)):
+            ij, wj = fresh(f"{base}{j}"), fresh(f"w{base}{j}")
+            lines += [f"{ij} = clamp({_offset(i0, j - 1)}, 0, {S} - 1)", f"{wj} = {w}"]
+            taps.append((ij, wj))
+        return lines, taps
+
+    def _vector_taps(self, col: str) -> tuple[list[str], list[tuple[str, str | None]]]:
+        """(lines, [(index tile, weight tile or None)]) along the last axis for the columns `col`."""
+        fresh = self.namer.fresh
+        a = self.node.attrs
+        mode, W, s = a["mode"], self.sdims[-1], f"t.{self.scale_names[-1]}"
+        if mode in ("nearest", "nearest-exact"):
+            at = f"{col} * {s}" if mode == "nearest" else f"({col} + 0.5) * {s}"
+            j = fresh("iw")
+            return [f"{j} = min(cast({at}, i32, round=\"floor\"), {W} - 1)"], [(j, None)]
+        src, lam = fresh("pw"), fresh("lw")
+        i0 = fresh("w0" if mode == "linear" else "fw")
+        if mode == "linear":
+            pos = f"{col} * {s}" if a["align_corners"] else f"max(({col} + 0.5) * {s} - 0.5, 0.0)"
+            i1 = fresh("w1")
+            return ([f"{src} = {pos}", f"{i0} = cast({src}, i32, round=\"floor\")", f"{i1} = min({i0} + 1, {W} - 1)",
+                     f"{lam} = {src} - cast({i0}, f32)"], [(i0, None), (i1, lam)])
+        pos = f"{col} * {s}" if a["align_corners"] else f"({col} + 0.5) * {s} - 0.5"
+        lines = [f"{src} = {pos}", f"{i0} = cast({src}, i32, round=\"floor\")", f"{lam} = {src} - cast({i0}, f32)"]
+        taps = []
+        for j, w in enumerate(_cubic_weights(lam)):
+            ij, wj = fresh(f"iw{j}"), fresh(f"cw{j}")
+            lines += [f"{ij} = clamp({_offset(i0, j - 1)}, 0, {W} - 1)", f"{wj} = {w}"]
+            taps.append((ij, wj))
+        return lines, taps
+
+    def kernel_body(self) -> list[str]:
+        fresh = self.namer.fresh
+        x, y = self.tensors[0], self.out_tensors[0]
+        outer = self.odims[:-1]
+        body = [f"for r in core_rows(t.rows, {self._rows_total()}):"]
+        opos = []
+        if outer:
+            p = fresh("p")
+            body.append(f"    {p} = r // {self.par(self.prod(outer))}")
+            for i, o in enumerate(outer):
+                name = fresh(f"o{self.sdims[i].lower()}")
+                inner = self.prod(outer[i + 1:])
+                whole = f"r // {self.par(inner)}" if inner != "1" else "r"
+                body.append(f"    {name} = {whole} % {self.par(o)}")
+                opos.append(name)
+        else:
+            p = "r"
+        # the source rows: every combination of the outer axes' taps, weighted by the product
+        rows: list[tuple[list[str], list[str]]] = [([], [])]
+        for i, o in enumerate(opos):
+            lines, taps = self._scalar_taps(i, o)
+            body += ["    " + l for l in lines]
+            rows = [(idx + [j], ws + ([w] if w is not None else [])) for idx, ws in rows for j, w in taps]
+        names = [fresh(f"src{k}") for k in range(len(rows))] if len(rows) > 1 else [fresh(f"{x.name}u")]
+        body.append("    with copyin:")
+        for name, (idx, _) in zip(names, rows):
+            at = ", ".join([p] + idx + [":"])
+            body.append(f"        {name} = load({x.name}[{at}])")
+        if len(rows) == 1:
+            row = names[0]
+        else:
+            row = fresh("row")
+            linear2 = self.node.attrs["mode"] == "linear" and len(rows) == 2
+            if linear2:                        # a lerp: one Sub, one Muls, one Add over the row
+                lam = rows[1][1][0]
+                blend = f"{names[0]} + ({names[1]} - {names[0]}) * {lam}"
+            else:
+                parts = []
+                for name, (_, ws) in zip(names, rows):
+                    w = " * ".join(self.par(v) if not v.isidentifier() else v for v in ws)
+                    parts.append(f"{name} * {w if len(ws) == 1 else '(' + w + ')'}")
+                blend = " + ".join(parts)
+            body += ["    with compute:",
+                     "        # the source rows blended once per output row: vector work over the row, not per tile",
+                     f"        {row} = {blend}"]
+        oat = ", ".join([p] + opos + ["c"])
+        body.append(f"    for c in tiles({self.odims[-1]}, t.tile):")
+        body.append("        with compute:")
+        col = fresh("col")
+        body.append(f"            {col} = iota(c.len, c.start)          # the tile's output columns (CreateVecIndex)")
+        lines, taps = self._vector_taps(col)
+        body += ["            " + l for l in lines]
+        yu = fresh("yu")
+        if len(taps) == 1:
+            body.append(f"            {yu} = take({row}, {taps[0][0]})          # one vector Gather")
+        elif self.node.attrs["mode"] == "linear":
+            left = fresh("left")
+            body.append(f"            {left} = take({row}, {taps[0][0]})          # vector Gathers from the row")
+            body.append(f"            {yu} = {left} + (take({row}, {taps[1][0]}) - {left}) * {taps[1][1]}")
+        else:
+            terms = " + ".join(f"take({row}, {j}) * {w}" for j, w in taps)
+            body.append(f"            {yu} = {terms}")
+        body += ["        with copyout:", f"            store({y.name}[{oat}], {yu})"]
+        return body
+
+    # -- the drafter's budget check on shapes 64 times larger ------------------------------------------
+    def scaled_shapes(self, shapes: dict) -> dict:
+        """Every dim x64 but the last: a source row is held whole in UB (its length is not a tile)."""
+        out = {}
+        for name, shp in shapes.items():
+            out[name] = tuple(d if i == len(shp) - 1 else d * 64 for i, d in enumerate(shp))
+        return out
+
+
+def _cubic_weights(t: str) -> list[str]:
+    """Keys' cubic convolution weights (A = -0.75) of the taps at -1, 0, 1, 2 for fraction `t`:
+    PyTorch's get_cubic_upsample_coefficients, as DSL expressions (scalars or tiles alike)."""
+    A = fmt_float(CUBIC_A)
+    a2, a3 = fmt_float(CUBIC_A + 2), fmt_float(CUBIC_A + 3)
+    a5, a8, a4 = fmt_float(5 * CUBIC_A), fmt_float(8 * CUBIC_A), fmt_float(4 * CUBIC_A)
+
+    def far(x):        # 1 < |x| < 2: ((A x - 5A) x + 8A) x - 4A
+        return f"(({x} * {A}{_minus(a5)}) * {x}{_plus(a8)}) * {x}{_minus(a4)}"
+
+    def near(x):       # |x| <= 1: ((A + 2) x - (A + 3)) x x + 1
+        return f"({x} * {a2}{_minus(a3)}) * {x} * {x} + 1.0"
+    return [far(f"({t} + 1.0)"), near(t), near(f"(1.0 - {t})"), far(f"(2.0 - {t})")]
+
+
+def _plus(c: str) -> str:
+    """` + c` of a float literal, written ` - |c|` when c is negative."""
+    return f" - {c[1:]}" if c.startswith("-") else f" + {c}"
+
+
+def _minus(c: str) -> str:
+    return f" + {c[1:]}" if c.startswith("-") else f" - {c}"
+
+
+def _offset(name: str, k: int) -> str:
+    return name if k == 0 else f"{name} {'+' if k > 0 else '-'} {abs(k)}"
+
+
+# -- grid_sample by an affine grid --------------------------------------------------------------------
+def affine_grid_node(theta: Node, size, align_corners) -> Node:
+    """F.affine_grid(theta, size): the (N, H, W, 2) sampling positions theta @ (x, y, 1) of the
+    output pixels' normalised centres (align_corners: of the corner pixels)."""
+    if not theta.is_tensor or len(theta.shape) != 3 or tuple(theta.shape[1:]) != (2, 3):
+        raise Unsupported("F.affine_grid of other than (N, 2, 3) matrices (the drafter samples 2-D images)")
+    size = tuple(int(s) for s in size)
+    if len(size) != 4:
+        raise Unsupported(f"F.affine_grid to a size of {len(size)} dims (the drafter samples 2-D images)")
+    return Node("affine_grid", (theta,), {"size": size, "align_corners": bool(align_corners)},
+                (size[0], size[2], size[3], 2), theta.dtype)
+
+
+def grid_sample_node(x: Node, grid: Node, mode, padding_mode, align_corners) -> Node:
+    if mode != "bilinear" or padding_mode != "zeros":
+        raise Unsupported(f"F.grid_sample mode={mode!r}, padding_mode={padding_mode!r} (the drafter samples "
+                          "bilinear with zeros padding)")
+    if not (x.is_tensor and grid.is_tensor) or len(x.shape) != 4 or len(grid.shape) != 4:
+        raise Unsupported("F.grid_sample of other than a 4-D input by a 4-D grid (2-D images)")
+    n, h, w, _ = grid.shape
+    return Node("grid_sample", (x, grid), {"align_corners": bool(align_corners)}, (x.shape[0], x.shape[1], h, w),
+                x.dtype)
+
+
+class GridSampleWriter(Writer):
+    """grid_sample(x, affine_grid(theta, size)) -> DSL: bilinear, zeros padding.
+
+    A sampling position can be anywhere in the image, so a core holds one whole source plane
+    (n, c) in UB (H x W elements) and answers every output pixel of that plane from there by
+    vector Gathers; the plane is read from GM once. The six theta entries of the plane's image
+    are scalar reads from GM. Per output row the y part of the affine map is scalar arithmetic;
+    per tile of output columns the positions are vector arithmetic on CreateVecIndex, floored by
+    Cast, and each of the four corners is one Gather at a clamped position, weighted by its
+    bilinear weight times 0 or 1 (inside the image or not: zeros padding) from two compares.
+    """
+    template = "gridsample"
+    whole_rows = True
+
+    def __init__(self, g, lay, op_name, live):
+        self.node: Node = lay.outputs[0]
+        super().__init__(g, lay, op_name, live)
+
+    def _collect(self):
+        n, g = self.node, self.g
+        x, theta = n.args[0], n.args[1].args[0]
+        by_index = {a.attrs["index"]: a for a in (x, theta)}
+        for i, desc in enumerate(g.inputs):
+            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            if desc.get("kind") != "tensor" or i not in by_index:
+                raise Unsupported(f"input `{pyname}` that grid_sample does not read")
+            t = Tensor(self.namer.fresh(pyname), by_index[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
+            self.tensors.append(t)
+            self.loaded[id(by_index[i])] = t
+        self.out_tensors.append(Tensor(self.namer.fresh("y"), n, "Out", n.dtype, "", shape=tuple(n.shape)))
+        self.N, self.C, self.H, self.W = (self.namer.fresh(d) for d in ("N", "C", "H", "W"))
+        oh, ow = n.shape[2:]
+        same = (oh, ow) == tuple(x.shape[2:])
+        self.OH, self.OW = (self.H, self.W) if same else (str(oh), str(ow))
+
+    def dim_names(self, rank):
+        return tuple(f"S{i}" for i in range(rank))
+
+    @property
+    def x(self) -> Tensor:
+        return self.loaded[id(self.node.args[0])]
+
+    @property
+    def theta(self) -> Tensor:
+        return self.loaded[id(self.node.args[1].args[0])]
+
+    def _views(self) -> dict:
+        N, C, H, W = self.N, self.C, self.H, self.W
+        return {self.x.name: f"(({N}, {C}), ({H}, {W}))", self.theta.name: f"({N}, 2, 3)",
+                self.out_tensors[0].name: f"(({N}, {C}), {self.OH}, {self.OW})"}
+
+    def host_tensor(self) -> str:
+        v = self._views()
+        return ", ".join(f"{t.name}: Tensor[{DTYPE[t.dtype]}, {v[t.name]}]" for t in self.tensors)
+
+    def host_params(self) -> list[str]:
+        return []
+
+    def kernel_signature(self) -> str:
+        v = self._views()
+        y = self.out_tensors[0]
+        params = [f"{t.name}: GM[{DTYPE[t.dtype]}, {v[t.name]}]" for t in self.tensors]
+        params += [f"{y.name}: Out[{DTYPE[y.dtype]}, {v[y.name]}]", "t: Tiling"]
+        one = f"def {self.op_name}({', '.join(params)}):"
+        return one if len(one) <= 100 else f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+
+    def host_body(self) -> list[str]:
+        planes = f"{self.N} * {self.C}"
+        return [f"cores = min(VECTOR_CORES, {planes})          # a core samples whole planes",
+                f"per_core = cdiv({planes}, cores)",
+                f"cores = cdiv({planes}, per_core)",
+                f"tile = ub_elems(f32, live={self.live})"]
+
+    def launch_fields(self) -> str:
+        corners = self.node.args[1].attrs["align_corners"]
+        # the step between normalised output pixel positions: 2 / size (centres) or 2 / (size - 1) (corners)
+        if corners:
+            steps = f"sx=2.0 / max({self.OW} - 1, 1), sy=2.0 / max({self.OH} - 1, 1)"
+        else:
+            steps = f"sx=2.0 / {self.OW}, sy=2.0 / {self.OH}"
+        return f", rows=per_core, tile=min(tile, {self.OW}), {steps}"
+
+    def docstring(self) -> str:
+        return (f"Drafted from {self.source}: F.grid_sample (bilinear, zeros padding) by F.affine_grid, gridsample "
+                "template. A core holds a whole source plane in UB; every output pixel's four corners are vector "
+                "Gathers from it, weighted by their bilinear weights and by 0 outside the image.")
+
+    def kernel_body(self) -> list[str]:
+        x, th, y = self.x, self.theta, self.out_tensors[0]
+        H, W = self.H, self.W
+        grid_corners = self.node.args[1].attrs["align_corners"]
+        corners = self.node.attrs["align_corners"]
+        fresh = self.namer.fresh
+        a = {k: fresh(f"a{k}") for k in ("00", "01", "02", "10", "11", "12")}
+        n, oh = fresh("n"), fresh("oh")
+        body = [f"for p in core_rows(t.rows, {self.N} * {self.C}):",
+                f"    {n} = p // {self.C}",
+                "    with copyin:",
+                f"        {fresh('xu')} = load({x.name}[p, :])          # the whole source plane, read once"]
+        xu = body[-1].split(" = ")[0].strip()
+        for k, name in a.items():
+            body.append(f"        {name} = load({th.name}[{n}, {k[0]}, {k[1]}])")
+        # normalised output positions: -1 + (o + 0.5) * 2 / size (centres) or -1 + o * 2 / (size - 1)
+        half = "" if grid_corners else " + 0.5"
+        by, cy, dy = fresh("by"), fresh("cy"), fresh("dy")
+        body += [f"    for {oh} in range({self.OH}):",
+                 f"        {by} = ({oh}{half}) * t.sy - 1.0",
+                 f"        {cy} = {a['01']} * {by} + {a['02']}          # theta's y terms, once per output row",
+                 f"        {dy} = {a['11']} * {by} + {a['12']}",
+                 f"        for c in tiles({self.OW}, t.tile):",
+                 "            with compute:"]
+        bx = fresh("bx")
+        ix, iy, fx, fy, ex, ey = (fresh(v) for v in ("ix", "iy", "fx", "fy", "ex", "ey"))
+        # unnormalise: ((g + 1) * size - 1) / 2 (centres) or (g + 1) / 2 * (size - 1) (corners)
+        if corners:
+            unx = f"({bx} * {a['00']} + {cy} + 1.0) * (0.5 * ({W} - 1))"
+            uny = f"({bx} * {a['10']} + {dy} + 1.0) * (0.5 * ({H} - 1))"
+        else:
+            unx = f"(({bx} * {a['00']} + {cy} + 1.0) * {W} - 1.0) * 0.5"
+            uny = f"(({bx} * {a['10']} + {dy} + 1.0) * {H} - 1.0) * 0.5"
+        wx0, wx1, wy0, wy1 = (fresh(v) for v in ("wx0", "wx1", "wy0", "wy1"))
+        jx0, jx1, jy0, jy1 = (fresh(v) for v in ("jx0", "jx1", "jy0", "jy1"))
+        top, bottom, yu = fresh("top"), fresh("bottom"), fresh("yu")
+        lines = [f"{bx} = (iota(c.len, c.start){half}) * t.sx - 1.0          # the tile's normalised x (CreateVecIndex)",
+                 f"{ix} = {unx}",
+                 f"{iy} = {uny}",
+                 f"{fx} = cast(cast({ix}, i32, round=\"floor\"), f32)",
+                 f"{fy} = cast(cast({iy}, i32, round=\"floor\"), f32)",
+                 f"{ex} = {ix} - {fx}",
+                 f"{ey} = {iy} - {fy}",
+                 "# each corner's weight, 0 outside the image (zeros padding)",
+                 f"{wx0} = where({fx} >= 0.0, where({fx} <= {W} - 1, 1.0 - {ex}, 0.0), 0.0)",
+                 f"{wx1} = where({fx} >= -1.0, where({fx} <= {W} - 2, {ex}, 0.0), 0.0)",
+                 f"{wy0} = where({fy} >= 0.0, where({fy} <= {H} - 1, 1.0 - {ey}, 0.0), 0.0)",
+                 f"{wy1} = where({fy} >= -1.0, where({fy} <= {H} - 2, {ey}, 0.0), 0.0)",
+                 "# the corners' positions in the plane, clamped so every Gather reads inside it",
+                 f"{jx0} = cast(clamp({fx}, 0.0, {W} - 1), i32)",
+                 f"{jx1} = cast(clamp({fx} + 1.0, 0.0, {W} - 1), i32)",
+                 f"{jy0} = cast(clamp({fy}, 0.0, {H} - 1), i32) * {W}",
+                 f"{jy1} = cast(clamp({fy} + 1.0, 0.0, {H} - 1), i32) * {W}",
+                 f"{top} = take({xu}, {jy0} + {jx0}) * {wx0} + take({xu}, {jy0} + {jx1}) * {wx1}",
+                 f"{bottom} = take({xu}, {jy1} + {jx0}) * {wx0} + take({xu}, {jy1} + {jx1}) * {wx1}",
+                 f"{yu} = {top} * {wy0} + {bottom} * {wy1}"]
+        body += ["                " + l for l in lines]
+        body += ["            with copyout:", f"                store({y.name}[p, {oh}, c], {yu})"]
+        return body
+
+    def scaled_shapes(self, shapes: dict) -> dict:
+        """The planes x64; a plane itself is held whole in UB (its size is not a tile)."""
+        x, th = self.x.name, self.theta.name
+        return {name: ((shp[0] * 64,) + tuple(shp[1:])) if name in (x, th) else shp for name, shp in shapes.items()}

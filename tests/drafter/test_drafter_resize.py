@@ -1,0 +1,57 @@
+"""Resampling (issue 17): F.interpolate / nn.Upsample and grid_sample by affine_grid drafted and checked
+on the emulator in spellings the suite does not reach; what the resize template cannot express is
+refused in one line naming the construct and the reference line."""
+from __future__ import annotations
+
+import pytest
+
+from ascendcraft_lab.drafter import DraftError, draft_reference
+from ascendcraft_lab.reference import load_reference
+
+from drafter_helpers import check_draft_on_emulator, write_ref
+
+CASES = {  # name -> (forward, inputs, init, template)
+    "nearest_module_3x_1d": ("def forward(self, x):\n    return self.up(x)", "[torch.randn(2, 3, 41)]",
+                             "|self.up = nn.Upsample(scale_factor=3)", "resize"),
+    "bicubic_down_size": ("def forward(self, x):\n    return F.interpolate(x, size=(7, 30), mode='bicubic')",
+                          "[torch.randn(1, 2, 19, 13)]", "", "resize"),
+    "grid_sample_identity_size": (
+        "def forward(self, x, theta):\n    g = F.affine_grid(theta, x.size(), align_corners=True)\n"
+        "    return F.grid_sample(x, g, align_corners=True)",
+        "[torch.randn(2, 3, 11, 17), torch.tensor([[[1.2, 0.3, 0.1], [-0.2, 0.9, 0.0]]] * 2)]", "", "gridsample"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_resize_reference_is_drafted_and_matches_pytorch_on_the_emulator(name, tmp_path):
+    forward, inputs, init, template = CASES[name]
+    ref_path = write_ref(tmp_path, name, forward, inputs, init)
+    d = draft_reference(ref_path)
+    assert d.template == template
+    verdict, run_, program = check_draft_on_emulator(d.text, load_reference(ref_path))
+    assert run_.findings == [] and verdict.correct, verdict.summary()
+
+
+X = "[torch.randn(2, 3, 8, 8)]"
+
+
+@pytest.mark.parametrize("forward, inputs, construct", [
+    ("def forward(self, x):\n    return F.interpolate(x, size=(4, 4), mode='bilinear', antialias=True)", X,
+     "antialias=True"),
+    ("def forward(self, x, g):\n    return F.grid_sample(x, g, mode='nearest')",
+     "[torch.randn(2, 3, 8, 8), torch.rand(2, 4, 4, 2)]", "F.grid_sample mode='nearest'"),
+])
+def test_what_the_resize_template_cannot_express_is_refused_in_one_line(forward, inputs, construct, tmp_path):
+    ref = write_ref(tmp_path, "bad", forward, inputs)
+    with pytest.raises(DraftError) as e:
+        draft_reference(ref)
+    text = str(e.value)
+    assert "\n" not in text and construct in text, text
+
+
+def test_an_interpolation_refusal_names_the_mode_and_its_reference_line(tmp_path):
+    ref = write_ref(tmp_path, "bad", "def forward(self, x):\n    return F.interpolate(x, size=(4, 4), mode='area')", X)
+    with pytest.raises(DraftError) as e:
+        draft_reference(ref)
+    line = 1 + next(i for i, l in enumerate(ref.read_text().splitlines()) if l.strip().startswith("return "))
+    assert "mode='area' (an adaptive average pooling)" in str(e.value) and f"reference line {line}" in str(e.value)

@@ -15,8 +15,8 @@ of 32 bytes), and its rows within one DataCopyPad (4095 blocks).
 """
 from __future__ import annotations
 
-from .graph import Node
-from .templates import LoopWriter, Root
+from .graph import Node, Unsupported
+from .templates import DTYPE, LoopWriter, Root
 
 MAX_COLS = 2040       # f32 columns of a row whose pitch is a vector repeat stride (255 blocks)
 MAX_ROWS = 4095       # rows of one strided DataCopyPad (blockCount)
@@ -129,4 +129,259 @@ class BroadcastWriter(LoopWriter):
                 "copy each; the lowering reads the smaller operands in place with repeat strides.")
 
 
-__all__ = ["BroadcastWriter"]
+
+# -- any broadcast: the shape folded per operand ------------------------------------------------------
+
+
+def fold_axes(base, shapes) -> list[list[int]]:
+    """The output shape `base` folded into the fewest axes along which every operand keeps one
+    pattern (NumPy rule: each operand, aligned at the last axis, is either the full size or 1 along
+    each axis): adjacent axes of one pattern merge into a group; size-1 axes of base join the group
+    before them (or the first). Returns the groups of base's axes, in order."""
+    rank = len(base)
+
+    def pattern(a):
+        return tuple(s[a] != 1 for s in shapes)
+    groups: list[list[int]] = []
+    for a in range(rank):
+        if base[a] == 1:
+            continue
+        if groups and pattern(groups[-1][-1]) == pattern(a):
+            groups[-1].append(a)
+        else:
+            groups.append([a])
+    if not groups:
+        return [list(range(rank))]
+    for a in range(rank):                  # the 1s keep their place, in a neighbouring group
+        if base[a] == 1:
+            g = next((g for g in groups if g[0] > a), None)
+            g = groups[-1] if g is None else g
+            prev = next((h for h in reversed(groups) if h[-1] < a), None)
+            (prev if prev is not None else g).append(a)
+    for g in groups:
+        g.sort()
+    return groups
+
+
+def own_axes(n: Node, rank: int) -> list[int | None]:
+    """The axis of the output shape each axis of leaf n's own tensor lies along (None: a size-1 axis
+    of its own): aligned at the last axis, or through a view that only adds or drops 1s."""
+    actual = tuple(n.attrs.get("actual", n.shape))
+    viewed = (1,) * (rank - len(n.shape)) + tuple(n.shape)
+    if "actual" not in n.attrs:
+        off = rank - len(actual)
+        return [None if d == 1 else off + i for i, d in enumerate(actual)]
+    mapped = [a for a, d in enumerate(viewed) if d != 1]
+    if [d for d in actual if d != 1] != [viewed[a] for a in mapped]:
+        raise Unsupported(f"`{n.name}` of shape {actual} viewed as {tuple(n.shape)} (a view that moves elements)")
+    it = iter(mapped)
+    return [None if d == 1 else next(it) for d in actual]
+
+
+class FoldedBroadcastWriter(LoopWriter):
+    """Elementwise work of operands broadcast in any NumPy pattern (a per-channel value of a 4-D
+    tensor, (A, 1, N) against (1, A, N), (R, 1, N) against (1, S, 1)): the output shape folded into
+    the fewest axes along which every operand is either full or 1 (`fold_axes`); the last group is a
+    row, the one before it the rows of a tile, every group before those an outer index that a core
+    walks with scalar GM offsets. Each operand is loaded in its own shape at those indices: full
+    along rows and columns a 2-D tile (one strided copy), along the columns only one row reused by
+    every row of a tile (repeat stride 0), along the rows only one value per row (Brcb, block stride
+    0), along neither a scalar read from GM once per column tile."""
+    template = "bcast_fold"
+
+    def __init__(self, g, lay, *a, **kw):
+        S = tuple(lay.base)
+        leaves = [n for n in lay.nodes if n.op in ("input", "param")]
+        self._aligned = {id(n): (1,) * (len(S) - len(n.shape)) + tuple(n.shape) for n in leaves}
+        self.groups = fold_axes(S, list(self._aligned.values()))
+        super().__init__(g, lay, *a, **kw)
+        self.outer = self.groups[:-2]
+        self.rows_group = self.groups[-2] if len(self.groups) > 1 else []
+        self.cols_group = self.groups[-1]
+        self.outer_vars = ["q"] if len(self.outer) == 1 else [f"i{j}" for j in range(len(self.outer))]
+        self._flat: dict[str, list[str]] = {}
+        self._index: dict[str, str] = {}
+        for t in self.tensors + self.out_tensors:
+            if t.node is not None:
+                t.view = self._operand_view(t)
+
+    # -- shapes ------------------------------------------------------------------------------------
+    def _extent(self, group) -> str:
+        names = [self.dims[a] for a in group if self.lay.base[a] != 1]
+        return " * ".join(names) if names else "1"
+
+    def _full_along(self, t, group) -> bool:
+        shape = self._aligned.get(id(t.node), tuple(self.lay.base))
+        return any(shape[a] != 1 for a in group) if group else False
+
+    def _operand_view(self, t) -> str:
+        """The GM view of tensor t: its own dims grouped as the folded axes it varies along, its
+        size-1 axes inside the neighbouring group, and a trailing literal 1 when it is one value per
+        row (binding reads the missing axis as a view that adds a 1: host.leading_ones)."""
+        rank = len(self.lay.base)
+        n = t.node
+        if t.kind == "Out":
+            axes = list(range(rank))
+        else:
+            axes = own_axes(n, rank)
+        own = [self.dims[a] if a is not None and self.lay.base[a] != 1 else "1" for a in axes]
+        group_of = {a: j for j, g in enumerate(self.groups) for a in g}
+        slots: list[list[str]] = []
+        keys: list[int] = []
+        pending: list[str] = []
+        for a, name in zip(axes, own):
+            j = group_of.get(a) if a is not None and self.lay.base[a] != 1 else None
+            if j is None or (t.kind != "Out" and not self._full_along(t, self.groups[j])):
+                (slots[-1] if slots else pending).append(name)
+                continue
+            if keys and keys[-1] == j:
+                slots[-1].append(name)
+            else:
+                slots.append(pending + [name])
+                pending = []
+                keys.append(j)
+        if not slots:                                   # one element
+            self._flat[t.name] = own or ["1"]
+            self._index[t.name] = "0"
+            return self.shape_text([self._group_text(own or ["1"])])
+        index = [self._var(j) for j in keys]
+        texts = [self._group_text(s) for s in slots]
+        flat = [x for s in slots for x in s]
+        rows_j = len(self.groups) - 2
+        if t.kind != "Out" and rows_j >= 0 and rows_j in keys and len(self.groups) - 1 not in keys:
+            # one value per row: a trailing axis of 1, its own last one if it has one
+            if len(slots[-1]) > 1 and slots[-1][-1] == "1" and axes[-1] is None:
+                slots[-1].pop()
+                texts[-1] = self._group_text(slots[-1])
+            else:
+                flat.append("1")
+            texts.append("1")
+            index.append(":")
+        self._flat[t.name] = flat
+        self._index[t.name] = ", ".join(index)
+        return self.shape_text(texts)
+
+    @staticmethod
+    def _group_text(names: list[str]) -> str:
+        return names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
+
+    def _var(self, j: int) -> str:
+        m = len(self.groups)
+        if j == m - 1:
+            return "k"
+        if j == m - 2:
+            return "c"
+        return self.outer_vars[j]
+
+    def full_view(self, shape=None) -> str:
+        return "(B,)"            # replaced by _operand_view once the tensors exist
+
+    def leaf_view(self, n: Node) -> str:
+        return self.full_view()
+
+    def leaf_load_index(self, t, index: str) -> str:
+        return self._index[t.name]
+
+    def kind_of(self, t) -> str:
+        """tile | vector (along the columns only) | scalar (along outer axes only, or one element)."""
+        rows = self._full_along(t, self.rows_group)
+        cols = self._full_along(t, self.cols_group)
+        if len(self.groups) == 1:
+            rows = cols
+        return "tile" if rows else ("vector" if cols else "scalar")
+
+    def scaled_shapes(self, shapes: dict) -> dict:
+        return {name: tuple(d if d == 1 else d * 64 for d in shp) for name, shp in shapes.items()}
+
+    def host_tensor(self) -> str:
+        """Inputs enough to name every dim of the output (the others are literal 1s)."""
+        need = {self.dims[a] for a in range(len(self.lay.base)) if self.lay.base[a] != 1}
+        chosen = []
+        for t in self.tensors:
+            names = {x for x in self._flat.get(t.name, []) if x != "1"}
+            if t.node is not None and names - set().union(*[set(self._flat[c.name]) for c in chosen] or [set()]):
+                chosen.append(t)
+            if need <= set().union(*[set(self._flat[c.name]) for c in chosen] or [set()]):
+                break
+        return ", ".join(f"{t.name}: Tensor[{DTYPE[t.dtype]}, {self._tuple(self._flat[t.name])}]" for t in chosen)
+
+    @staticmethod
+    def _tuple(names) -> str:
+        return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+
+    # -- the kernel ----------------------------------------------------------------------------------
+    def _load_kinds(self, kinds, env: dict) -> list[str]:
+        copyin, compute = [], []
+        for t in self.tensors:
+            if t.node is None or self.kind_of(t) not in kinds:
+                continue
+            if t.dtype not in ("float32", "float16"):
+                raise Unsupported(f"a broadcast {t.dtype} input `{t.name}` (the broadcast template stretches float tensors)")
+            scalar = self.kind_of(t) == "scalar"
+            if scalar and t.dtype != "float32":
+                raise Unsupported(f"a {t.dtype} input `{t.name}` that is one value per tile (read as a float32 scalar)")
+            tile = self.tile_name(t, "s" if scalar else ("h" if t.dtype == "float16" else "u"))
+            copyin.append(f"{tile} = load({t.name}[{self._index[t.name]}])")
+            if t.dtype == "float16":
+                compute.append(f"{self.tile_name(t, 'u')} = cast({tile}, f32)")
+            env[id(t.node)] = self.tile_name(t, "u") if t.dtype == "float16" else tile
+        return self.stages(copyin, compute, [])
+
+    def kernel_body(self) -> list[str]:
+        env: dict = {}
+        roots = [Root("out", o, self.namer.fresh(t.name + "u"), t) for o, t in zip(self.lay.outputs, self.out_tensors)]
+        for t in self.out_tensors:
+            self._operand_view(t)
+        store = self._index[self.out_tensors[0].name]
+        body: list[str] = []
+        depth = ""
+        R, N = self._extent(self.rows_group), self._extent(self.cols_group)
+        if self.outer:
+            P = " * ".join(self._extent(g) for g in self.outer)
+            body.append(f"for q in core_rows(t.per_core, {P}):          # an outer index: scalar GM offsets")
+            depth = "    "
+            if len(self.outer) > 1:
+                extents = [self._extent(g) for g in self.outer]
+                for j in range(len(self.outer)):
+                    inner = " * ".join(extents[j + 1:])
+                    e = f"q // ({inner})" if inner else "q"
+                    body.append(depth + f"i{j} = {e} % ({extents[j]})" if j else depth + f"i{j} = {e}")
+            rows = R
+        else:
+            body.append(f"for part in core_chunk(t.per_core, {R}):")
+            depth = "    "
+            rows = "part"
+        body.append(depth + f"for k in tiles({N}, t.cols):")
+        depth += "    "
+        body += [depth + l for l in self._load_kinds(("vector", "scalar"), env)]
+        copyin, compute, copyout, _ = self.sweep(roots, "", store, env)
+        body.append(depth + f"for c in tiles({rows}, t.tile_rows):")
+        depth += "    "
+        body += [depth + l for l in self.stages(copyin, compute, copyout)]
+        return body
+
+    def host_body(self) -> list[str]:
+        R, N = self._extent(self.rows_group), self._extent(self.cols_group)
+        split = " * ".join(self._extent(g) for g in self.outer) if self.outer else R
+        return [f"cores = min(VECTOR_CORES, {split})",
+                f"per_core = cdiv({split}, cores)",
+                f"cores = cdiv({split}, per_core)",
+                f"# a row's pitch is a vector repeat stride: at most 255 blocks of 32 bytes ({MAX_COLS} f32)",
+                f"cols = min(align_up({N}, 8), {MAX_COLS})",
+                f"tile_rows = max(ub_elems(f32, live={self.live}, buffers=1) // cols, 1)"]
+
+    def launch_fields(self) -> str:
+        R = self._extent(self.rows_group)
+        cap = "per_core" if not self.outer else R
+        return f", per_core=per_core, cols=cols, tile_rows=min(min(tile_rows, {cap}), {MAX_ROWS})"
+
+    def docstring(self) -> str:
+        shape = " x ".join(self._extent(g) for g in self.groups)
+        return (f"Drafted from {self.source}: elementwise with broadcasting (folded broadcast template): the output "
+                f"folded to [{shape}], the last axis a row, the one before it the rows of a tile"
+                + (", the axes before those outer indices a core walks with scalar GM offsets" if self.outer else "")
+                + ". Each input is loaded in its own shape: a 2-D tile where it varies along rows and columns, one "
+                "row reused by every row (repeat stride 0), one value per row (Brcb), or a scalar.")
+
+
+__all__ = ["BroadcastWriter", "FoldedBroadcastWriter", "fold_axes", "own_axes"]

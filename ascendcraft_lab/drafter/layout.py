@@ -176,9 +176,11 @@ def plan_layout(g: Graph) -> Layout:
         axes = ()
         # an input with one value per row (shape (..., 1) beside (..., N), x * scale[..., None]):
         # the layout is the rows of the last axis, and that input is read once per row
+        # unless another input broadcasts otherwise (a bias (N,) beside it: the broadcast templates)
         row_shape = tuple(base[:-1]) + (1,)
-        if len(base) >= 2 and base[-1] > 1 and any(n.op == "input" and n.is_tensor and tuple(n.shape) == row_shape
-                                                   for n in nodes):
+        leaves = [n for n in nodes if n.op in ("input", "param") and n.is_tensor]
+        if len(base) >= 2 and base[-1] > 1 and any(n.op == "input" and tuple(n.shape) == row_shape for n in leaves) \
+                and all(tuple(n.shape) in (tuple(base), row_shape) or "actual" in n.attrs for n in leaves):
             axes = (len(base) - 1,)
     if picks and not totals:
         raise Unsupported("a class-index pick whose per-row results are not summed over the rows (the drafter "
@@ -193,8 +195,15 @@ def plan_layout(g: Graph) -> Layout:
     lay = Layout("map", base, axes, nodes=nodes, outputs=outputs, reductions=reds, scans=scans, actual=actual,
                  totals=totals)
     lay.sym = next((tuple(n.attrs["sym"]) for n in nodes if n.op in ("input", "param") and "sym" in n.attrs), ())
-    if not axes and not scans and not picks and broadcast_fit(lay):
-        return lay
+    if not axes and not scans and not picks:
+        folded = _unsqueezed_leaves(outputs)
+        if folded is not None:            # a leaf seen through a view that adds 1s (bias.view(1, -1, 1, 1))
+            fl = Layout("map", base, axes, nodes=Graph(folded, [], [], [], [], {}, {}, "", False).nodes(),
+                        outputs=folded, actual=actual)
+            if broadcast_fit(fl):
+                return fl
+        if broadcast_fit(lay):
+            return lay
     _spaces(lay)
     adjacent = not axes or list(axes) == list(range(axes[0], axes[-1] + 1))
     if totals:
@@ -257,8 +266,14 @@ def broadcast_fit(lay: Layout) -> bool:
     S = tuple(lay.base)
     leaves = [n for n in lay.nodes if n.op in ("input", "param")]
     kinds = {id(n): broadcast_kind(n.shape, S) for n in leaves if "actual" not in n.attrs}
-    if all(k == "full" for k in kinds.values()):
+    viewed = [n for n in leaves if n.attrs.get("unsqueezed")]
+    if all(k == "full" for k in kinds.values()) and not viewed:
         return False
+    simple = not viewed and all(k is not None and k != "other" for k in kinds.values()) and \
+        not any("actual" in n.attrs for n in leaves) and any(k == "full" for k in kinds.values()) and \
+        (len(S) > 1 or all(k in ("full", "one", "col") for k in kinds.values()))
+    if not simple:
+        return _fold_fit(lay, leaves)
     for n in leaves:
         k = kinds.get(id(n))
         if k is None and "actual" in n.attrs:
@@ -287,6 +302,72 @@ def broadcast_fit(lay: Layout) -> bool:
     lay.kinds = kinds
     lay.template = "bcast"
     return True
+
+
+def _fold_fit(lay: Layout, leaves: list) -> bool:
+    """Any other NumPy broadcast of the leaves against S (a per-channel value of a 4-D tensor, two
+    operands stretched along different axes): the folded broadcast template (broadcast.py), or one
+    line naming what it cannot load."""
+    from .broadcast import fold_axes, own_axes
+    S = tuple(lay.base)
+    rank = len(S)
+    aligned = []
+    for n in leaves:
+        if not n.is_tensor or len(n.shape) > rank:
+            raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} does not broadcast against {S}")
+        a = (1,) * (rank - len(n.shape)) + tuple(n.shape)
+        if any(d not in (1, s) for d, s in zip(a, S)):
+            raise Unsupported(f"input `{n.name}` of shape {tuple(n.attrs.get('actual', n.shape))} does not broadcast "
+                              f"against {S}")
+        own_axes(n, rank)
+        if n.dtype == "bool":
+            raise Unsupported(f"a bool mask `{n.name}` of shape {tuple(n.shape)} broadcast against {S} (a where() "
+                              "mask of the result's shape is supported; a stretched one is not)")
+        if n.dtype not in ("float32", "float16"):
+            raise Unsupported(f"a {n.dtype} input `{n.name}` in a broadcast")
+        aligned.append(a)
+    if len(fold_axes(S, aligned)) < 2:
+        raise Unsupported(f"a broadcast against {S} that folds to one axis without an input of that shape")
+    for o in lay.outputs:
+        if not o.is_tensor or tuple(o.shape) != S:
+            raise Unsupported(f"an output of shape {tuple(o.shape) if o.is_tensor else ()} beside {S} in a broadcast")
+        if o.dtype == "bool":
+            raise Unsupported("a bool output tensor")
+    for n in lay.nodes:
+        if n.op == "reshape" and n.is_tensor:
+            raise Unsupported(f"a reshape to {tuple(n.shape)} in a broadcast")
+        lay.space[id(n)] = "full" if n.is_tensor else "scalar"
+    lay.template = "bcast_fold"
+    return True
+
+
+def _unsqueezed_leaves(outputs):
+    """The outputs with every view of an input or parameter that only adds or drops size-1 axes
+    (`bias.view(1, -1, 1, 1)`, `s.unsqueeze(-1)`) replaced by the leaf itself, which keeps its own
+    shape in `actual`; None when there is no such view."""
+    memo: dict = {}
+    found = []
+
+    def go(n):
+        if not isinstance(n, Node):
+            return n
+        if id(n) in memo:
+            return memo[id(n)]
+        args = tuple(go(a) for a in n.args)
+        if n.op == "reshape" and args and isinstance(args[0], Node) and args[0].op in ("input", "param") \
+                and "actual" not in args[0].attrs and _same_nontrivial(n.shape, args[0].shape):
+            leaf = args[0]
+            m = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True}, tuple(n.shape),
+                     leaf.dtype, leaf.value, leaf.name)
+            found.append(m)
+        elif any(x is not y for x, y in zip(args, n.args)):
+            m = Node(n.op, args, dict(n.attrs), n.shape, n.dtype, n.value, n.name)
+        else:
+            m = n
+        memo[id(n)] = m
+        return m
+    out = [go(o) for o in outputs]
+    return out if found else None
 
 
 def _prepare(b: Builder, outputs):

@@ -265,6 +265,9 @@ def render_reference() -> str:
       "(tensors, tuples and lists skipped); a kernel may declare a prefix of them.")
     w("- `Out[...]` parameters, in order, are compared with what `forward` returns (a 0-d result: `Out[f32, ()]`, "
       "written with `store(loss, s, accumulate=True)`).")
+    w("- A tensor of fewer dims than declared binds when the extra dims are literal 1s at the start (a 0-d "
+      "`torch.tensor(3.14)` as `(1,)`, PyTorch's broadcasting) or, failing that, at the end (a view that adds size-1 "
+      "axes: a `(C,)` bias declared `(C, 1)` is one value per row); no element moves.")
     w("- Dims bind from the actual shapes; a dim seen twice must agree. Tolerances: f32 1e-4, f16/bf16 1e-2 "
       "(rtol and atol), exact for ints.")
     w("")

@@ -2,7 +2,8 @@
 
 `ascendcraft bench ascendcraft_lab/suite` runs all of them: the 52 ops of the paper's seven
 categories (activation 15, loss 7, math 6, normalization 8, optimizer 5, pooling 6, reduce 5), and
-beyond them (issue 17) broadcast 7 (bias vectors, per-row values, one-element tensors) and index 11
+beyond them (issue 17) broadcast 12 (bias vectors, per-row values, one-element tensors; any NumPy pattern folded to outer indices,
+rows and columns: a per-channel bias, a per-plane divisor, (n, 1, d) x (1, n, d), (r, 1, d) vs (1, s, 1), a where() mask) and index 11
 (argmax/argmin, gather, take_along_dim, index_select, nn.Embedding, index_add, scatter_add,
 masked_fill), and the cube's matmul folder (issue 19, 12: square, rectangular, A^T, B^T, bmm, 4-D,
 nn.Linear + bias, linear + relu, matrix-vector, triu / tril of a product, diag(v) @ B).

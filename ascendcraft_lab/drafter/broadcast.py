@@ -182,11 +182,12 @@ class FoldedBroadcastWriter(LoopWriter):
     """Elementwise work of operands broadcast in any NumPy pattern (a per-channel value of a 4-D
     tensor, (A, 1, N) against (1, A, N), (R, 1, N) against (1, S, 1)): the output shape folded into
     the fewest axes along which every operand is either full or 1 (`fold_axes`); the last group is a
-    row, the one before it the rows of a tile, every group before those an outer index that a core
-    walks with scalar GM offsets. Each operand is loaded in its own shape at those indices: full
+    row, the one before it the rows of a tile (with a where() mask: the last one along which the mask
+    is constant), every other group an outer index that a core walks with scalar GM offsets. Each operand is loaded in its own shape at those indices: full
     along rows and columns a 2-D tile (one strided copy), along the columns only one row reused by
     every row of a tile (repeat stride 0), along the rows only one value per row (Brcb, block stride
-    0), along neither a scalar read from GM once per column tile."""
+    0), along neither a scalar read from GM once per column tile. A bool where() mask is then one
+    value per tile: the kernel branches on it (`if`) and loads only the side it chooses."""
     template = "bcast_fold"
 
     def __init__(self, g, lay, *a, **kw):
@@ -195,8 +196,17 @@ class FoldedBroadcastWriter(LoopWriter):
         self._aligned = {id(n): (1,) * (len(S) - len(n.shape)) + tuple(n.shape) for n in leaves}
         self.groups = fold_axes(S, list(self._aligned.values()))
         super().__init__(g, lay, *a, **kw)
-        self.outer = self.groups[:-2]
-        self.rows_group = self.groups[-2] if len(self.groups) > 1 else []
+        m = len(self.groups)
+        # a where() mask stays one value per tile: the rows of a tile are the last group before the
+        # columns along which no mask varies, every other group an outer index
+        masks = [n for n in leaves if n.dtype == "bool"]
+        candidates = [j for j in range(m - 1) if not any(self._aligned[id(x)][a] != 1 for x in masks
+                                                         for a in self.groups[j])]
+        self.rows_j = candidates[-1] if candidates else m - 2
+        self.masks = masks
+        self.outer_js = [j for j in range(m - 1) if j != self.rows_j]
+        self.outer = [self.groups[j] for j in self.outer_js]
+        self.rows_group = self.groups[self.rows_j] if m > 1 else []
         self.cols_group = self.groups[-1]
         self.outer_vars = ["q"] if len(self.outer) == 1 else [f"i{j}" for j in range(len(self.outer))]
         self._flat: dict[str, list[str]] = {}
@@ -247,7 +257,7 @@ class FoldedBroadcastWriter(LoopWriter):
         index = [self._var(j) for j in keys]
         texts = [self._group_text(s) for s in slots]
         flat = [x for s in slots for x in s]
-        rows_j = len(self.groups) - 2
+        rows_j = self.rows_j
         if t.kind != "Out" and rows_j >= 0 and rows_j in keys and len(self.groups) - 1 not in keys:
             # one value per row: a trailing axis of 1, its own last one if it has one
             if len(slots[-1]) > 1 and slots[-1][-1] == "1" and axes[-1] is None:
@@ -269,9 +279,9 @@ class FoldedBroadcastWriter(LoopWriter):
         m = len(self.groups)
         if j == m - 1:
             return "k"
-        if j == m - 2:
+        if j == self.rows_j:
             return "c"
-        return self.outer_vars[j]
+        return self.outer_vars[self.outer_js.index(j)]
 
     def full_view(self, shape=None) -> str:
         return "(B,)"            # replaced by _operand_view once the tensors exist
@@ -315,10 +325,10 @@ class FoldedBroadcastWriter(LoopWriter):
         for t in self.tensors:
             if t.node is None or self.kind_of(t) not in kinds:
                 continue
-            if t.dtype not in ("float32", "float16"):
-                raise Unsupported(f"a broadcast {t.dtype} input `{t.name}` (the broadcast template stretches float tensors)")
             scalar = self.kind_of(t) == "scalar"
-            if scalar and t.dtype != "float32":
+            if t.dtype not in ("float32", "float16") and not (scalar and t.dtype == "bool"):
+                raise Unsupported(f"a broadcast {t.dtype} input `{t.name}` (the broadcast template stretches float tensors)")
+            if scalar and t.dtype not in ("float32", "bool"):
                 raise Unsupported(f"a {t.dtype} input `{t.name}` that is one value per tile (read as a float32 scalar)")
             tile = self.tile_name(t, "s" if scalar else ("h" if t.dtype == "float16" else "u"))
             copyin.append(f"{tile} = load({t.name}[{self._index[t.name]}])")
@@ -354,11 +364,49 @@ class FoldedBroadcastWriter(LoopWriter):
         body.append(depth + f"for k in tiles({N}, t.cols):")
         depth += "    "
         body += [depth + l for l in self._load_kinds(("vector", "scalar"), env)]
-        copyin, compute, copyout, _ = self.sweep(roots, "", store, env)
         body.append(depth + f"for c in tiles({rows}, t.tile_rows):")
         depth += "    "
-        body += [depth + l for l in self.stages(copyin, compute, copyout)]
+        if not self.masks:
+            copyin, compute, copyout, _ = self.sweep(roots, "", store, env)
+            body += [depth + l for l in self.stages(copyin, compute, copyout)]
+            return body
+        # the mask is one bool per tile: branch on it and load only what the chosen side reads
+        for head, side in ((f"if {env[id(self.masks[0])]}:", 1), ("else:", 2)):
+            chosen = [Root("out", self._choose(r.node, side), r.name, r.tensor) for r in roots]
+            copyin, compute, copyout, _ = self.sweep(chosen, "", store, env)
+            body.append(depth + head)
+            body += [depth + "    " + l for l in self.stages(copyin, compute, copyout)]
         return body
+
+    def _choose(self, n: Node, side: int) -> Node:
+        """n with every where() on the mask replaced by its side (1: the mask holds, 2: it does not)."""
+        memo: dict = {}
+        mask = self.masks[0]
+
+        def go(x):
+            if not isinstance(x, Node):
+                return x
+            if id(x) in memo:
+                return memo[id(x)]
+            if x.op == "where" and x.args[0] is mask:
+                out = go(x.args[side])
+            else:
+                args = tuple(go(a) for a in x.args)
+                out = x if all(a is b for a, b in zip(args, x.args)) else Node(x.op, args, dict(x.attrs), x.shape,
+                                                                                x.dtype, x.value, x.name)
+            if out.is_tensor and out.op not in ("input", "param"):
+                self.lay.space.setdefault(id(out), "full")
+            memo[id(x)] = out
+            return out
+        out = go(n)
+        if not out.is_tensor:
+            raise Unsupported("a where() side that is a number beside a broadcast mask (the kernel loads the side "
+                              "the mask chooses)")
+        if out.op in ("input", "param"):         # the side as it is: a copy through UB
+            out = Node("mul", (out, Node("const", (), {}, None, "float", 1.0)), {}, out.shape, out.dtype)
+            self.lay.space[id(out)] = "full"
+            self.lay.space[id(out.args[1])] = "scalar"
+        return out
 
     def host_body(self) -> list[str]:
         R, N = self._extent(self.rows_group), self._extent(self.cols_group)
@@ -378,10 +426,12 @@ class FoldedBroadcastWriter(LoopWriter):
     def docstring(self) -> str:
         shape = " x ".join(self._extent(g) for g in self.groups)
         return (f"Drafted from {self.source}: elementwise with broadcasting (folded broadcast template): the output "
-                f"folded to [{shape}], the last axis a row, the one before it the rows of a tile"
-                + (", the axes before those outer indices a core walks with scalar GM offsets" if self.outer else "")
+                f"folded to [{shape}], the last axis a row, [{self._extent(self.rows_group)}] the rows of a tile"
+                + (", the other axes outer indices a core walks with scalar GM offsets" if self.outer else "")
                 + ". Each input is loaded in its own shape: a 2-D tile where it varies along rows and columns, one "
-                "row reused by every row (repeat stride 0), one value per row (Brcb), or a scalar.")
+                "row reused by every row (repeat stride 0), one value per row (Brcb), or a scalar."
+                + (" The where() mask is one bool per tile: the kernel branches on it and loads only the side it "
+                   "chooses." if self.masks else ""))
 
 
 __all__ = ["BroadcastWriter", "FoldedBroadcastWriter", "fold_axes", "own_axes"]

@@ -321,9 +321,8 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
                               f"against {S}")
         own_axes(n, rank)
         if n.dtype == "bool":
-            raise Unsupported(f"a bool mask `{n.name}` of shape {tuple(n.shape)} broadcast against {S} (a where() "
-                              "mask of the result's shape is supported; a stretched one is not)")
-        if n.dtype not in ("float32", "float16"):
+            _check_mask(lay, n, a, S)
+        elif n.dtype not in ("float32", "float16"):
             raise Unsupported(f"a {n.dtype} input `{n.name}` in a broadcast")
         aligned.append(a)
     if len(fold_axes(S, aligned)) < 2:
@@ -339,6 +338,20 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
         lay.space[id(n)] = "full" if n.is_tensor else "scalar"
     lay.template = "bcast_fold"
     return True
+
+
+def _check_mask(lay: Layout, mask: Node, aligned: tuple, S: tuple) -> None:
+    """A bool input beside a broadcast: one where() mask, read only as a mask, constant along the last
+    axis and along some other axis it is broadcast over (the folded template's rows)."""
+    uses = [n for n in lay.nodes if any(a is mask for a in n.args)]
+    what = f"a bool mask `{mask.name}` of shape {tuple(mask.shape)} broadcast against {S}"
+    if any(n.op != "where" or n.args[0] is not mask or any(a is mask for a in n.args[1:]) for n in uses):
+        raise Unsupported(f"{what} used other than as a where() mask")
+    if sum(1 for n in lay.nodes if n.op in ("input", "param") and n.dtype == "bool") > 1:
+        raise Unsupported(f"{what} beside another bool mask (the template branches on one)")
+    if aligned[-1] != 1 or not any(d == 1 and s != 1 for d, s in zip(aligned[:-1], S[:-1])):
+        raise Unsupported(f"{what} (a stretched mask must be constant along the last axis and along one more: "
+                          "the kernel branches on it per tile)")
 
 
 def _unsqueezed_leaves(outputs):

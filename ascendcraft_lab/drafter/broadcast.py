@@ -133,15 +133,16 @@ class BroadcastWriter(LoopWriter):
 # -- any broadcast: the shape folded per operand ------------------------------------------------------
 
 
-def fold_axes(base, shapes) -> list[list[int]]:
+def fold_axes(base, shapes, cuts=()) -> list[list[int]]:
     """The output shape `base` folded into the fewest axes along which every operand keeps one
     pattern (NumPy rule: each operand, aligned at the last axis, is either the full size or 1 along
     each axis): adjacent axes of one pattern merge into a group; size-1 axes of base join the group
-    before them (or the first). Returns the groups of base's axes, in order."""
+    before them (or the first). An axis in `cuts` (an operand read at an offset along it: a slice)
+    is a group of its own. Returns the groups of base's axes, in order."""
     rank = len(base)
 
     def pattern(a):
-        return tuple(s[a] != 1 for s in shapes)
+        return tuple(s[a] != 1 for s in shapes), (a if a in cuts else -1)
     groups: list[list[int]] = []
     for a in range(rank):
         if base[a] == 1:
@@ -168,6 +169,9 @@ def own_axes(n: Node, rank: int) -> list[int | None]:
     of its own): aligned at the last axis, or through a view that only adds or drops 1s."""
     actual = tuple(n.attrs.get("actual", n.shape))
     viewed = (1,) * (rank - len(n.shape)) + tuple(n.shape)
+    if "window" in n.attrs:                 # a slice of the leaf: its own axes, one of them longer
+        off = rank - len(actual)
+        return [None if d == 1 and viewed[off + i] == 1 else off + i for i, d in enumerate(actual)]
     if "actual" not in n.attrs:
         off = rank - len(actual)
         return [None if d == 1 else off + i for i, d in enumerate(actual)]
@@ -194,8 +198,15 @@ class FoldedBroadcastWriter(LoopWriter):
         S = tuple(lay.base)
         leaves = [n for n in lay.nodes if n.op in ("input", "param")]
         self._aligned = {id(n): (1,) * (len(S) - len(n.shape)) + tuple(n.shape) for n in leaves}
-        self.groups = fold_axes(S, list(self._aligned.values()))
+        # slices: (axis of S, start) per leaf read at an offset
+        self._windows = {id(n): (len(S) - len(n.shape) + n.attrs["window"][0], n.attrs["window"][1])
+                         for n in leaves if "window" in n.attrs}
+        cuts = {a for a, _ in self._windows.values()}
+        self.groups = fold_axes(S, list(self._aligned.values()), cuts)
         super().__init__(g, lay, *a, **kw)
+        for a in sorted(cuts):                 # a sliced axis: the output's size is the slice's length
+            self.dims[a] = str(S[a])
+        self._own_dims = {id(n): self.namer.fresh(self.dims_of_window(n)) for n in leaves if id(n) in self._windows}
         m = len(self.groups)
         # a where() mask stays one value per tile: the rows of a tile are the last group before the
         # columns along which no mask varies, every other group an outer index
@@ -214,6 +225,11 @@ class FoldedBroadcastWriter(LoopWriter):
         for t in self.tensors + self.out_tensors:
             if t.node is not None:
                 t.view = self._operand_view(t)
+
+    def dims_of_window(self, n: Node) -> str:
+        """A name for the full length of the axis a leaf is sliced along."""
+        a = self._windows[id(n)][0]
+        return (self.dim_names(len(self.lay.base))[a] if len(self.lay.base) in (1, 2, 3, 4, 5) else f"D{a}") + "0"
 
     # -- shapes ------------------------------------------------------------------------------------
     def _extent(self, group) -> str:
@@ -234,7 +250,9 @@ class FoldedBroadcastWriter(LoopWriter):
             axes = list(range(rank))
         else:
             axes = own_axes(n, rank)
-        own = [self.dims[a] if a is not None and self.lay.base[a] != 1 else "1" for a in axes]
+        window = self._windows.get(id(n)) if t.kind != "Out" else None
+        own = [(self._own_dims[id(n)] if window and a == window[0] else self.dims[a])
+               if a is not None and self.lay.base[a] != 1 else "1" for a in axes]
         group_of = {a: j for j, g in enumerate(self.groups) for a in g}
         slots: list[list[str]] = []
         keys: list[int] = []
@@ -255,6 +273,10 @@ class FoldedBroadcastWriter(LoopWriter):
             self._index[t.name] = "0"
             return self.shape_text([self._group_text(own or ["1"])])
         index = [self._var(j) for j in keys]
+        if window:                                      # read at an offset along the sliced axis
+            at = keys.index(group_of[window[0]])
+            v, start = index[at], window[1]
+            index[at] = f"{v} + {start}" if v not in ("c", "k") else f"{v}.start + {start}:{v}.start + {start} + {v}.len"
         texts = [self._group_text(s) for s in slots]
         flat = [x for s in slots for x in s]
         rows_j = self.rows_j
@@ -301,11 +323,22 @@ class FoldedBroadcastWriter(LoopWriter):
         return "tile" if rows else ("vector" if cols else "scalar")
 
     def scaled_shapes(self, shapes: dict) -> dict:
-        return {name: tuple(d if d == 1 else d * 64 for d in shp) for name, shp in shapes.items()}
+        """Every dim x64 but the 1s, and the outermost dims x64 once more: a slice's length is a literal
+        that does not grow, so the tile's rows must be bounded by UB, not by a core's share."""
+        S = self.lay.base
+        cuts = {a for a, _ in self._windows.values()}       # a sliced axis keeps its literal length
+        outer = next((a for a, d in enumerate(S) if d != 1 and a not in cuts), None)
+        nodes = {t.name: t.node for t in self.tensors}
+        out = {}
+        for name, shp in shapes.items():
+            n = nodes.get(name)
+            axes = own_axes(n, len(S)) if n is not None else [None] * len(shp)
+            out[name] = tuple(d if d == 1 or a in cuts else d * (4096 if a == outer else 64) for a, d in zip(axes, shp))
+        return out
 
     def host_tensor(self) -> str:
         """Inputs enough to name every dim of the output (the others are literal 1s)."""
-        need = {self.dims[a] for a in range(len(self.lay.base)) if self.lay.base[a] != 1}
+        need = {self.dims[a] for a in range(len(self.lay.base)) if self.lay.base[a] != 1 and self.dims[a].isidentifier()}
         chosen = []
         for t in self.tensors:
             names = {x for x in self._flat.get(t.name, []) if x != "1"}

@@ -124,6 +124,13 @@ def plan_layout(g: Graph) -> Layout:
     picked = [n for n in nodes if n.op in INDEX_OPS]
     if picked:
         return _index_layout(nodes, outputs, picked)
+    if any(n.op == "slice" for n in nodes) and not any(n.op in ("reduce", "scan", "pick") for n in nodes):
+        viewed = _unsqueezed_leaves(outputs)      # slices of inputs: loads at an offset (broadcast.py)
+        if viewed is not None and not any(n.op == "slice" for n in Graph(viewed, [], [], [], [], {}, {}, "", False).nodes()):
+            base = max({tuple(o.shape) for o in viewed if o.is_tensor}, key=lambda s: (math.prod(s), len(s)), default=())
+            fl = Layout("map", base, (), nodes=Graph(viewed, [], [], [], [], {}, {}, "", False).nodes(), outputs=viewed)
+            if base and broadcast_fit(fl):
+                return fl
     priority = {"flip": 0, "slice": 1, "cat": 2, "shift": 3, "select": 4, "expand": 5, "full": 6}
     indices = {id(n.args[1]) for n in nodes if n.op == "pick"}
     for n in nodes:
@@ -325,7 +332,15 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
         elif n.dtype not in ("float32", "float16"):
             raise Unsupported(f"a {n.dtype} input `{n.name}` in a broadcast")
         aligned.append(a)
-    if len(fold_axes(S, aligned)) < 2:
+    seen: dict = {}
+    for n in leaves:
+        key = (n.op, n.attrs.get("index"), n.attrs.get("name"))
+        if key in seen and seen[key] is not n:
+            raise Unsupported(f"`{n.name}` read through two different slices or views (a slice of an input is "
+                              "that input loaded at an offset: one slice per input)")
+        seen[key] = n
+    cuts = {rank - len(n.shape) + n.attrs["window"][0] for n in leaves if "window" in n.attrs}
+    if len(fold_axes(S, aligned, cuts)) < 2:
         raise Unsupported(f"a broadcast against {S} that folds to one axis without an input of that shape")
     for o in lay.outputs:
         if not o.is_tensor or tuple(o.shape) != S:
@@ -367,11 +382,17 @@ def _unsqueezed_leaves(outputs):
         if id(n) in memo:
             return memo[id(n)]
         args = tuple(go(a) for a in n.args)
-        if n.op == "reshape" and args and isinstance(args[0], Node) and args[0].op in ("input", "param") \
-                and "actual" not in args[0].attrs and _same_nontrivial(n.shape, args[0].shape):
-            leaf = args[0]
+        leaf = args[0] if args and isinstance(args[0], Node) and args[0].op in ("input", "param") \
+            and "actual" not in args[0].attrs else None
+        if n.op == "reshape" and leaf is not None and _same_nontrivial(n.shape, leaf.shape):
             m = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True}, tuple(n.shape),
                      leaf.dtype, leaf.value, leaf.name)
+            found.append(m)
+        elif n.op == "slice" and leaf is not None and n.shape[n.attrs["axis"]] > 0:
+            # x[..., a:b, ...] / narrow: the input itself, read at an offset along the axis
+            window = (n.attrs["axis"], n.attrs["start"], n.attrs["stop"])
+            m = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True, "window": window},
+                     tuple(n.shape), leaf.dtype, leaf.value, leaf.name)
             found.append(m)
         elif any(x is not y for x, y in zip(args, n.args)):
             m = Node(n.op, args, dict(n.attrs), n.shape, n.dtype, n.value, n.name)

@@ -103,6 +103,12 @@ EXAMPLES: list[Example] = [
     _ex("index", "embedding", {"batch_size": 3, "seq_len": 37, "num_embeddings": 1003, "embedding_dim": 20011},
         "nn.Embedding: the token read as a scalar from GM addresses the copy-in of its weight row (the Model's "
         "Param); a token past the table is a gm-out-of-bounds finding at the load line"),
+    _ex("layout", "crop_bias", {"batch_size": 37, "dim": 3011, "width": 2971},
+        "a slice of the last axis: one strided copy whose source starts at the crop's first column, the GM "
+        "gap to the next row as srcStride; the crop then reads like whole rows"),
+    _ex("layout", "crelu", {"batch_size": 37, "dim": 2045},
+        "torch.cat as stores at offsets: each half of the output row a strided copy (dstStride = the other "
+        "half), the input tile loaded once for both"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

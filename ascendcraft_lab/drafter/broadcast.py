@@ -15,6 +15,8 @@ of 32 bytes), and its rows within one DataCopyPad (4095 blocks).
 """
 from __future__ import annotations
 
+import re
+
 from .graph import Node, Unsupported
 from .templates import DTYPE, LoopWriter, Root
 
@@ -198,15 +200,25 @@ class FoldedBroadcastWriter(LoopWriter):
         S = tuple(lay.base)
         leaves = [n for n in lay.nodes if n.op in ("input", "param")]
         self._aligned = {id(n): (1,) * (len(S) - len(n.shape)) + tuple(n.shape) for n in leaves}
+        # torch.cat as the output: one loop nest per part, stored at its offset along the axis
+        out = lay.outputs[0] if len(lay.outputs) == 1 else None
+        self.cat_axis = out.attrs["axis"] if out is not None and out.op == "cat" else None
+        self.parts = [(out, S, 0)]
+        if self.cat_axis is not None:
+            offsets = [0]
+            for p in out.args:
+                offsets.append(offsets[-1] + p.shape[self.cat_axis])
+            self.parts = [(p, tuple(p.shape), off) for p, off in zip(out.args, offsets)]
+        self._S = S
         # slices: (axis of S, start) per leaf read at an offset
         self._windows = {id(n): (len(S) - len(n.shape) + n.attrs["window"][0], n.attrs["window"][1])
                          for n in leaves if "window" in n.attrs}
-        cuts = {a for a, _ in self._windows.values()}
+        cuts = {a for a, _ in self._windows.values()} | ({self.cat_axis} if self.cat_axis is not None else set())
+        self._cuts = cuts
         self.groups = fold_axes(S, list(self._aligned.values()), cuts)
         super().__init__(g, lay, *a, **kw)
-        for a in sorted(cuts):                 # a sliced axis: the output's size is the slice's length
-            self.dims[a] = str(S[a])
         self._own_dims = {id(n): self.namer.fresh(self.dims_of_window(n)) for n in leaves if id(n) in self._windows}
+        self._sized(leaves)
         m = len(self.groups)
         # a where() mask stays one value per tile: the rows of a tile are the last group before the
         # columns along which no mask varies, every other group an outer index
@@ -219,12 +231,49 @@ class FoldedBroadcastWriter(LoopWriter):
         self.outer = [self.groups[j] for j in self.outer_js]
         self.rows_group = self.groups[self.rows_j] if m > 1 else []
         self.cols_group = self.groups[-1]
-        self.outer_vars = ["q"] if len(self.outer) == 1 else [f"i{j}" for j in range(len(self.outer))]
+        # the outer loop's index (q) and, with several outer groups, each group's index: names of
+        # their own per part of a concatenation (sibling loops of one name do not lower yet)
+        self._part_vars = []
+        for _ in self.parts:
+            q = self.namer.fresh("q")
+            self._part_vars.append((q, [q] if len(self.outer) == 1 else
+                                    [self.namer.fresh(f"i{j}") for j in range(len(self.outer))]))
+        self.flat_var, self.outer_vars = self._part_vars[0]
         self._flat: dict[str, list[str]] = {}
         self._index: dict[str, str] = {}
         for t in self.tensors + self.out_tensors:
             if t.node is not None:
                 t.view = self._operand_view(t)
+
+    def _sized(self, leaves) -> None:
+        """Dims of the sliced and concatenated axes, as expressions of the inputs' dims (the draft
+        holds on other shapes): a slice's length is that of an input read whole along the axis, else
+        the sliced input's length less the cut at both ends; a concatenation's length is the sum of
+        its parts', each the dim of an input of that part (a dim of its own)."""
+        if self.cat_axis is not None and any(self._windows.get(id(n), (None,))[0] == self.cat_axis for n in leaves):
+            raise Unsupported("a slice along the axis of a concatenation")
+        for a in sorted(self._cuts - {self.cat_axis}):
+            if any(id(n) not in self._windows and self._aligned[id(n)][a] != 1 for n in leaves):
+                continue                       # named by an input read whole along it
+            n = next(n for n in leaves if id(n) in self._windows and self._windows[id(n)][0] == a)
+            axis, start, stop = n.attrs["window"]
+            cut = start + (n.attrs["actual"][axis] - stop)
+            own = self._own_dims[id(n)]
+            self.dims[a] = f"({own} - {cut})" if cut else own
+        self._cat_dims: dict = {}
+        self._part_len: list[str] = []
+        if self.cat_axis is None:
+            return
+        a = self.cat_axis
+        stem = self.dims[a]
+        for p, _, _ in self.parts:
+            names = []
+            for n in _nodes_of(p):
+                if n.op in ("input", "param") and self._aligned[id(n)][a] != 1:
+                    self._cat_dims.setdefault(id(n), self.namer.fresh(stem))
+                    names.append(self._cat_dims[id(n)])
+            self._part_len.append(names[0] if names else "1")
+        self.dims[a] = "(" + " + ".join(self._part_len) + ")"
 
     def dims_of_window(self, n: Node) -> str:
         """A name for the full length of the axis a leaf is sliced along."""
@@ -233,7 +282,7 @@ class FoldedBroadcastWriter(LoopWriter):
 
     # -- shapes ------------------------------------------------------------------------------------
     def _extent(self, group) -> str:
-        names = [self.dims[a] for a in group if self.lay.base[a] != 1]
+        names = [self.dims[a] for a in group if self._S[a] != 1]
         return " * ".join(names) if names else "1"
 
     def _full_along(self, t, group) -> bool:
@@ -251,8 +300,17 @@ class FoldedBroadcastWriter(LoopWriter):
         else:
             axes = own_axes(n, rank)
         window = self._windows.get(id(n)) if t.kind != "Out" else None
-        own = [(self._own_dims[id(n)] if window and a == window[0] else self.dims[a])
-               if a is not None and self.lay.base[a] != 1 else "1" for a in axes]
+        actual = tuple(n.attrs.get("actual", n.shape)) if t.kind != "Out" else tuple(self.lay.base)
+
+        def own_name(i, a):
+            if a is None or self.lay.base[a] == 1:
+                return "1"
+            if window and a == window[0]:
+                return self._own_dims[id(n)]
+            if a == self.cat_axis and t.kind != "Out":
+                return self._cat_dims[id(n)]          # a part of a concatenation: its own length
+            return self.dims[a]
+        own = [own_name(i, a) for i, a in enumerate(axes)]
         group_of = {a: j for j, g in enumerate(self.groups) for a in g}
         slots: list[list[str]] = []
         keys: list[int] = []
@@ -326,7 +384,7 @@ class FoldedBroadcastWriter(LoopWriter):
         """Every dim x64 but the 1s, and the outermost dims x64 once more: a slice's length is a literal
         that does not grow, so the tile's rows must be bounded by UB, not by a core's share."""
         S = self.lay.base
-        cuts = {a for a, _ in self._windows.values()}       # a sliced axis keeps its literal length
+        cuts = self._cuts       # a sliced or concatenated axis keeps its literal length
         outer = next((a for a, d in enumerate(S) if d != 1 and a not in cuts), None)
         nodes = {t.name: t.node for t in self.tensors}
         out = {}
@@ -338,7 +396,8 @@ class FoldedBroadcastWriter(LoopWriter):
 
     def host_tensor(self) -> str:
         """Inputs enough to name every dim of the output (the others are literal 1s)."""
-        need = {self.dims[a] for a in range(len(self.lay.base)) if self.lay.base[a] != 1 and self.dims[a].isidentifier()}
+        need = {x for a in range(len(self.lay.base)) if self.lay.base[a] != 1
+                for x in re.findall(r"[A-Za-z_]\w*", self.dims[a])}
         chosen = []
         for t in self.tensors:
             names = {x for x in self._flat.get(t.name, []) if x != "1"}
@@ -353,10 +412,10 @@ class FoldedBroadcastWriter(LoopWriter):
         return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
     # -- the kernel ----------------------------------------------------------------------------------
-    def _load_kinds(self, kinds, env: dict) -> list[str]:
+    def _load_kinds(self, kinds, env: dict, used) -> list[str]:
         copyin, compute = [], []
         for t in self.tensors:
-            if t.node is None or self.kind_of(t) not in kinds:
+            if t.node is None or self.kind_of(t) not in kinds or id(t.node) not in used:
                 continue
             scalar = self.kind_of(t) == "scalar"
             if t.dtype not in ("float32", "float16") and not (scalar and t.dtype == "bool"):
@@ -370,33 +429,85 @@ class FoldedBroadcastWriter(LoopWriter):
             env[id(t.node)] = self.tile_name(t, "u") if t.dtype == "float16" else tile
         return self.stages(copyin, compute, [])
 
+    def _per_part(self, i: int):
+        """Sizes and loop variables as part i of a concatenation sees them (its length along the axis)."""
+        _, shape, _ = self.parts[i]
+        self._S = shape
+        if self.cat_axis is not None:
+            self.dims[self.cat_axis] = self._part_len[i]
+        self._use_vars(i)
+
+    def _whole(self):
+        self._S = tuple(self.lay.base)
+        if self.cat_axis is not None:
+            self.dims[self.cat_axis] = "(" + " + ".join(self._part_len) + ")"
+        self._use_vars(0)
+
+    def _use_vars(self, i: int) -> None:
+        """Index every tensor with part i's loop variables (the views stay the same)."""
+        if (self.flat_var, self.outer_vars) == self._part_vars[i]:
+            return
+        self.flat_var, self.outer_vars = self._part_vars[i]
+        for t in self.tensors + self.out_tensors:
+            if t.node is not None:
+                self._operand_view(t)
+
+    def _store_index(self, off: str) -> str:
+        """The output's index, moved by `off` (a dim expression) along the concatenation axis."""
+        index = self._index[self.out_tensors[0].name].split(", ")
+        if off == "0":
+            return ", ".join(index)
+        group_of = {a: j for j, g in enumerate(self.groups) for a in g}
+        j = group_of[self.cat_axis]
+        v = self._var(j)
+        index[j] = f"{v} + {off}" if v not in ("c", "k") else f"{v}.start + {off}:{v}.start + {off} + {v}.len"
+        return ", ".join(index)
+
+    def _field(self, name: str, i: int) -> str:
+        return name if len(self.parts) == 1 else f"{name}{i}"
+
     def kernel_body(self) -> list[str]:
-        env: dict = {}
-        roots = [Root("out", o, self.namer.fresh(t.name + "u"), t) for o, t in zip(self.lay.outputs, self.out_tensors)]
         for t in self.out_tensors:
             self._operand_view(t)
-        store = self._index[self.out_tensors[0].name]
+        body: list[str] = []
+        for i, (part, _, _) in enumerate(self.parts):
+            off = " + ".join(self._part_len[:i]) or "0"
+            self._per_part(i)
+            if len(self.parts) > 1:
+                body.append(f"# part {i + 1} of the concatenation: from index {off} of the output along its axis")
+            body += self._nest(part, self._store_index(off), self._field("per_core", i), self._field("part", i))
+        self._whole()
+        return body
+
+    def _nest(self, node: Node, store: str, per_core: str, part_var: str) -> list[str]:
+        env: dict = {}
+        t0 = self.out_tensors[0]
+        roots = [Root("out", node, self.tile_name(t0, "u"), t0)] if self.cat_axis is not None else \
+            [Root("out", o, self.tile_name(t, "u"), t) for o, t in zip(self.lay.outputs, self.out_tensors)]
+        used = {id(x) for r in roots for x in _nodes_of(r.node)}
         body: list[str] = []
         depth = ""
         R, N = self._extent(self.rows_group), self._extent(self.cols_group)
         if self.outer:
             P = " * ".join(self._extent(g) for g in self.outer)
-            body.append(f"for q in core_rows(t.per_core, {P}):          # an outer index: scalar GM offsets")
+            q = self.flat_var
+            body.append(f"for {q} in core_rows(t.{per_core}, {P}):          # an outer index: scalar GM offsets")
             depth = "    "
             if len(self.outer) > 1:
                 extents = [self._extent(g) for g in self.outer]
                 for j in range(len(self.outer)):
                     inner = " * ".join(extents[j + 1:])
-                    e = f"q // ({inner})" if inner else "q"
-                    body.append(depth + f"i{j} = {e} % ({extents[j]})" if j else depth + f"i{j} = {e}")
+                    e = f"{q} // ({inner})" if inner else q
+                    v = self.outer_vars[j]
+                    body.append(depth + f"{v} = {e} % ({extents[j]})" if j else depth + f"{v} = {e}")
             rows = R
         else:
-            body.append(f"for part in core_chunk(t.per_core, {R}):")
+            body.append(f"for {part_var} in core_chunk(t.{per_core}, {R}):")
             depth = "    "
-            rows = "part"
+            rows = part_var
         body.append(depth + f"for k in tiles({N}, t.cols):")
         depth += "    "
-        body += [depth + l for l in self._load_kinds(("vector", "scalar"), env)]
+        body += [depth + l for l in self._load_kinds(("vector", "scalar"), env, used)]
         body.append(depth + f"for c in tiles({rows}, t.tile_rows):")
         depth += "    "
         if not self.masks:
@@ -442,19 +553,31 @@ class FoldedBroadcastWriter(LoopWriter):
         return out
 
     def host_body(self) -> list[str]:
-        R, N = self._extent(self.rows_group), self._extent(self.cols_group)
-        split = " * ".join(self._extent(g) for g in self.outer) if self.outer else R
-        return [f"cores = min(VECTOR_CORES, {split})",
-                f"per_core = cdiv({split}, cores)",
-                f"cores = cdiv({split}, per_core)",
-                f"# a row's pitch is a vector repeat stride: at most 255 blocks of 32 bytes ({MAX_COLS} f32)",
-                f"cols = min(align_up({N}, 8), {MAX_COLS})",
-                f"tile_rows = max(ub_elems(f32, live={self.live}, buffers=1) // cols, 1)"]
+        lines, widths = [], []
+        for i in range(len(self.parts)):
+            self._per_part(i)
+            R, N = self._extent(self.rows_group), self._extent(self.cols_group)
+            split = " * ".join(self._extent(g) for g in self.outer) if self.outer else R
+            cores, per_core = self._field("cores", i), self._field("per_core", i)
+            lines += [f"{cores} = min(VECTOR_CORES, {split})",
+                      f"{per_core} = cdiv({split}, {cores})",
+                      f"{cores} = cdiv({split}, {per_core})"]
+            widths.append(N)
+        self._whole()
+        if len(self.parts) > 1:
+            lines.append(f"cores = max({', '.join(self._field('cores', i) for i in range(len(self.parts)))})")
+        N = widths[0] if len(set(widths)) == 1 else f"max({', '.join(dict.fromkeys(widths))})"
+        return lines + [f"# a row's pitch is a vector repeat stride: at most 255 blocks of 32 bytes ({MAX_COLS} f32)",
+                        f"cols = min(align_up({N}, 8), {MAX_COLS})",
+                        f"tile_rows = max(ub_elems(f32, live={self.live}, buffers=1) // cols, 1)"]
 
     def launch_fields(self) -> str:
+        fields = "".join(f", {self._field('per_core', i)}={self._field('per_core', i)}" for i in range(len(self.parts)))
+        if len(self.parts) > 1:
+            return f"{fields}, cols=cols, tile_rows=min(tile_rows, {MAX_ROWS})"
         R = self._extent(self.rows_group)
         cap = "per_core" if not self.outer else R
-        return f", per_core=per_core, cols=cols, tile_rows=min(min(tile_rows, {cap}), {MAX_ROWS})"
+        return f"{fields}, cols=cols, tile_rows=min(min(tile_rows, {cap}), {MAX_ROWS})"
 
     def docstring(self) -> str:
         shape = " x ".join(self._extent(g) for g in self.groups)
@@ -465,6 +588,17 @@ class FoldedBroadcastWriter(LoopWriter):
                 "row reused by every row (repeat stride 0), one value per row (Brcb), or a scalar."
                 + (" The where() mask is one bool per tile: the kernel branches on it and loads only the side it "
                    "chooses." if self.masks else ""))
+
+
+def _nodes_of(n: Node):
+    seen, stack = set(), [n]
+    while stack:
+        x = stack.pop()
+        if not isinstance(x, Node) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        yield x
+        stack.extend(x.args)
 
 
 __all__ = ["BroadcastWriter", "FoldedBroadcastWriter", "fold_axes", "own_axes"]

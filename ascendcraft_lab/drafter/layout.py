@@ -124,9 +124,11 @@ def plan_layout(g: Graph) -> Layout:
     picked = [n for n in nodes if n.op in INDEX_OPS]
     if picked:
         return _index_layout(nodes, outputs, picked)
-    if any(n.op == "slice" for n in nodes) and not any(n.op in ("reduce", "scan", "pick") for n in nodes):
-        viewed = _unsqueezed_leaves(outputs)      # slices of inputs: loads at an offset (broadcast.py)
-        if viewed is not None and not any(n.op == "slice" for n in Graph(viewed, [], [], [], [], {}, {}, "", False).nodes()):
+    if any(n.op in ("slice", "cat") for n in nodes) and not any(n.op in ("reduce", "scan", "pick") for n in nodes):
+        # slices of inputs: loads at an offset; a concatenation as the output: stores at offsets (broadcast.py)
+        viewed = _unsqueezed_leaves(outputs) or list(outputs)
+        inner = [n for n in Graph(viewed, [], [], [], [], {}, {}, "", False).nodes() if n.op in ("slice", "cat")]
+        if all(n.op == "cat" and len(viewed) == 1 and n is viewed[0] for n in inner):
             base = max({tuple(o.shape) for o in viewed if o.is_tensor}, key=lambda s: (math.prod(s), len(s)), default=())
             fl = Layout("map", base, (), nodes=Graph(viewed, [], [], [], [], {}, {}, "", False).nodes(), outputs=viewed)
             if base and broadcast_fit(fl):
@@ -319,11 +321,13 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
     S = tuple(lay.base)
     rank = len(S)
     aligned = []
+    part_of = _part_shapes(lay)
     for n in leaves:
         if not n.is_tensor or len(n.shape) > rank:
             raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} does not broadcast against {S}")
         a = (1,) * (rank - len(n.shape)) + tuple(n.shape)
-        if any(d not in (1, s) for d, s in zip(a, S)):
+        P = part_of.get(id(n), S)
+        if any(d not in (1, s) for d, s in zip(a, P)):
             raise Unsupported(f"input `{n.name}` of shape {tuple(n.attrs.get('actual', n.shape))} does not broadcast "
                               f"against {S}")
         own_axes(n, rank)
@@ -340,6 +344,8 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
                               "that input loaded at an offset: one slice per input)")
         seen[key] = n
     cuts = {rank - len(n.shape) + n.attrs["window"][0] for n in leaves if "window" in n.attrs}
+    if part_of:
+        cuts.add(lay.outputs[0].attrs["axis"])
     if len(fold_axes(S, aligned, cuts)) < 2:
         raise Unsupported(f"a broadcast against {S} that folds to one axis without an input of that shape")
     for o in lay.outputs:
@@ -350,9 +356,27 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
     for n in lay.nodes:
         if n.op == "reshape" and n.is_tensor:
             raise Unsupported(f"a reshape to {tuple(n.shape)} in a broadcast")
+        if n.op == "cat" and (len(lay.outputs) != 1 or n is not lay.outputs[0] or
+                              any(not p.is_tensor or len(p.shape) != rank for p in n.args)):
+            raise Unsupported("a `cat` that is not the whole output (a concatenation is stores at offsets)")
         lay.space[id(n)] = "full" if n.is_tensor else "scalar"
     lay.template = "bcast_fold"
     return True
+
+
+def _part_shapes(lay: Layout) -> dict:
+    """id(leaf) -> the shape of the part of a concatenated output that reads it (none: no cat)."""
+    out = lay.outputs[0] if len(lay.outputs) == 1 else None
+    if out is None or out.op != "cat":
+        return {}
+    found: dict = {}
+    for p in out.args:
+        for x in _subgraph(p):
+            if x.op in ("input", "param"):
+                if id(x) in found and found[id(x)] != tuple(p.shape):
+                    raise Unsupported(f"`{x.name}` read by two parts of a `cat` of different lengths")
+                found[id(x)] = tuple(p.shape)
+    return found
 
 
 def _check_mask(lay: Layout, mask: Node, aligned: tuple, S: tuple) -> None:

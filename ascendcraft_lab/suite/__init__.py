@@ -6,8 +6,9 @@ beyond them (issue 17) broadcast 12 (bias vectors, per-row values, one-element t
 rows and columns: a per-channel bias, a per-plane divisor, (n, 1, d) x (1, n, d), (r, 1, d) vs (1, s, 1), a where() mask) and index 11
 (argmax/argmin, gather, take_along_dim, index_select, nn.Embedding, index_add, scatter_add,
 masked_fill), and the cube's matmul folder (issue 19, 12: square, rectangular, A^T, B^T, bmm, 4-D,
-nn.Linear + bias, linear + relu, matrix-vector, triu / tril of a product, diag(v) @ B), and layout 4 (issue 17:
-slices and narrow along any axis as loads at an offset, beside broadcasts and a where() mask).
+nn.Linear + bias, linear + relu, matrix-vector, triu / tril of a product, diag(v) @ B), and layout 6 (issue 17:
+slices and narrow along any axis as loads at an offset, torch.cat as stores at offsets, beside broadcasts and
+a where() mask).
 Each file declares its second ("tail") shape as a module-level dict of constant overrides, `TAIL = {"dim": 20011, ...}` (see ascendcraft_lab.bench.suite). The expert examples
 with hand-written DSL stay in ascendcraft_lab.examples.
 """

@@ -1,6 +1,7 @@
-"""Views as kernel inputs (issue 17): a slice or narrow of an input along any axis is that input
-loaded at an offset (a strided copy that starts further on), composed with broadcasting; what the
-layouts cannot copy is refused in one line (test_drafter_refusals)."""
+"""Views as kernel inputs and outputs (issue 17): a slice or narrow of an input along any axis is
+that input loaded at an offset (a strided copy that starts further on), torch.cat as the output is
+one loop nest per part stored at its offset, both composed with broadcasting; what the layouts
+cannot copy is refused in one line (test_drafter_refusals)."""
 from __future__ import annotations
 
 import pytest
@@ -23,6 +24,18 @@ def test_a_slice_of_an_input_is_a_load_at_an_offset_and_matches_pytorch(ref_dir,
     draft = draft_reference(path)
     assert draft.template == "bcast_fold" and line in draft.text, draft.text
     verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+def test_a_concatenation_is_stores_at_offsets_and_the_draft_holds_on_another_shape():
+    # drafted on the reference shape, run on the tail shape: the parts' lengths and offsets are dims
+    from ascendcraft_lab.bench.suite import read_tail
+    from ascendcraft_lab.suite import ROOT
+    path = ROOT / "layout" / "cat_features.py"
+    draft = draft_reference(path)
+    assert draft.template == "bcast_fold" and "store(y1[c, k.start + N1:k.start + N1 + k.len], y1u)" in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path, overrides=read_tail(path)[0]))
     assert emu.findings == [], render_run(emu, program)
     assert verdict.correct, verdict.summary() + "\n" + draft.text
 

@@ -41,6 +41,12 @@ NumPy rules (a bias (N,), a per-row value (B, 1), a one-element tensor) take the
 (broadcast.py): S viewed as rows x columns, each input loaded in its own shape as often as it
 changes, the lowering stretching it with repeat strides.
 
+Any other NumPy broadcast (a per-channel bias of a 4-D tensor, (A, 1, N) against (1, A, N), a
+bool where() mask of shape (1, S, 1)), a slice of an input along any axis and a torch.cat that is
+the whole output take the folded broadcast template (bcast_fold, broadcast.py): the output folded
+into the fewest axes of one pattern per operand, a slice a load at an offset, each part of a cat a
+loop nest of its own stored at its offset.
+
 A loss reduces to one number, which no single core may compute alone. The templates of
 `totals.py` split the work and let every core add its share into the output (an atomic add):
 

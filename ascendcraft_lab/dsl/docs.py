@@ -163,6 +163,16 @@ def render_reference() -> str:
       "against (P, H, W) loops over the planes. A stretched operand is never copied in GM: a binary op reads "
       "it in place through repeat strides; a comparison, `where()` or two stretched operands copy it out at the "
       "full shape in UB first (one scratch tile). A `where()` mask is not stretched: compare at the full shape.")
+    w("- **Views and layout** are GM indices, never copies in GM. A slice along any axis is a load or store "
+      "whose index starts further on: `x[c, k.start + 3:k.start + 3 + k.len]` is one DataCopyPad from the "
+      "crop's first column (blockLen the tile's row bytes, srcStride the GM gap to the next row's crop); a "
+      "scalar index on a middle axis (`x[c, q, k]`) gives rows that many planes apart, the gap again a "
+      "srcStride. A concatenation is stores at offsets: `store(y[c, k.start + N:k.start + N + k.len], t)` "
+      "writes a tile N columns further (DataCopyPad's dstStride the rest of the output row), one loop nest "
+      "per part. A per-tile bool (`m = load(cond[q])`, a where() mask constant over the tile) selects with "
+      "`if m:` around the stages, so only the chosen side is loaded. Transposes, flips, repeats and padding "
+      "are not GM views: they need an on-chip reorder (Transpose, Gather with an index tile) and are not "
+      "drafted yet (the drafter refuses them naming the reference line).")
     w("")
     w("## Loops")
     w("")

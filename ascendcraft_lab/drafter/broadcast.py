@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from .graph import Node, Unsupported
+from .layout import fold_axes, own_axes
 from .templates import DTYPE, LoopWriter, Root
 
 MAX_COLS = 2040       # f32 columns of a row whose pitch is a vector repeat stride (255 blocks)
@@ -133,55 +134,6 @@ class BroadcastWriter(LoopWriter):
 
 
 # -- any broadcast: the shape folded per operand ------------------------------------------------------
-
-
-def fold_axes(base, shapes, cuts=()) -> list[list[int]]:
-    """The output shape `base` folded into the fewest axes along which every operand keeps one
-    pattern (NumPy rule: each operand, aligned at the last axis, is either the full size or 1 along
-    each axis): adjacent axes of one pattern merge into a group; size-1 axes of base join the group
-    before them (or the first). An axis in `cuts` (an operand read at an offset along it: a slice)
-    is a group of its own. Returns the groups of base's axes, in order."""
-    rank = len(base)
-
-    def pattern(a):
-        return tuple(s[a] != 1 for s in shapes), (a if a in cuts else -1)
-    groups: list[list[int]] = []
-    for a in range(rank):
-        if base[a] == 1:
-            continue
-        if groups and pattern(groups[-1][-1]) == pattern(a):
-            groups[-1].append(a)
-        else:
-            groups.append([a])
-    if not groups:
-        return [list(range(rank))]
-    for a in range(rank):                  # the 1s keep their place, in a neighbouring group
-        if base[a] == 1:
-            g = next((g for g in groups if g[0] > a), None)
-            g = groups[-1] if g is None else g
-            prev = next((h for h in reversed(groups) if h[-1] < a), None)
-            (prev if prev is not None else g).append(a)
-    for g in groups:
-        g.sort()
-    return groups
-
-
-def own_axes(n: Node, rank: int) -> list[int | None]:
-    """The axis of the output shape each axis of leaf n's own tensor lies along (None: a size-1 axis
-    of its own): aligned at the last axis, or through a view that only adds or drops 1s."""
-    actual = tuple(n.attrs.get("actual", n.shape))
-    viewed = (1,) * (rank - len(n.shape)) + tuple(n.shape)
-    if "window" in n.attrs:                 # a slice of the leaf: its own axes, one of them longer
-        off = rank - len(actual)
-        return [None if d == 1 and viewed[off + i] == 1 else off + i for i, d in enumerate(actual)]
-    if "actual" not in n.attrs:
-        off = rank - len(actual)
-        return [None if d == 1 else off + i for i, d in enumerate(actual)]
-    mapped = [a for a, d in enumerate(viewed) if d != 1]
-    if [d for d in actual if d != 1] != [viewed[a] for a in mapped]:
-        raise Unsupported(f"`{n.name}` of shape {actual} viewed as {tuple(n.shape)} (a view that moves elements)")
-    it = iter(mapped)
-    return [None if d == 1 else next(it) for d in actual]
 
 
 class FoldedBroadcastWriter(LoopWriter):
@@ -601,4 +553,4 @@ def _nodes_of(n: Node):
         stack.extend(x.args)
 
 
-__all__ = ["BroadcastWriter", "FoldedBroadcastWriter", "fold_axes", "own_axes"]
+__all__ = ["BroadcastWriter", "FoldedBroadcastWriter"]

@@ -71,7 +71,7 @@ def test_any_numpy_broadcast_folds_to_outer_indices_rows_and_columns_and_matches
 
 
 def test_the_output_folds_into_the_fewest_axes_of_one_pattern_per_operand():
-    from ascendcraft_lab.drafter.broadcast import fold_axes
+    from ascendcraft_lab.drafter.layout import fold_axes
     # (B, C, H, W) against (1, C, 1, 1): H and W merge, B and C stay apart
     assert fold_axes((8, 5, 7, 9), [(8, 5, 7, 9), (1, 5, 1, 1)]) == [[0], [1], [2, 3]]
     # a size-1 axis of the output joins the group before it

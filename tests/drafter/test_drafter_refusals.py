@@ -37,8 +37,8 @@ def test_a_reference_that_raises_on_import_is_one_line(ref_dir, capsys):
 
 
 @pytest.mark.parametrize("forward,construct", [
-    ("x[:, 3:20] + 1.0", "a slice [3:20] along axis 1"),
-    ("torch.cat([x, x * 2.0], dim=1)", "`cat`"),
+    ("x[:, 3:20].sum(dim=-1)", "a slice [3:20] along axis 1"),      # a slice of an input is drafted, not in a reduction
+    ("torch.cat([x, x * 2.0], dim=1).sum(dim=-1)", "`cat`"),   # a cat as the whole output is drafted
     ("torch.flip(x, [1])", "`flip` along axes (1,)"),
 ], ids=["slice", "cat", "flip"])
 def test_a_view_the_layouts_cannot_copy_is_refused_naming_the_construct_and_its_reference_line(ref_dir, forward, construct):

@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# pytest workers (pytest-xdist): a test file runs whole on one worker, so module fixtures run once.
+TEST_WORKERS ?= 2
 
 .PHONY: demo test setup clean extension lab
 
@@ -12,7 +14,7 @@ demo: $(STAMP)
 
 test: $(STAMP) extension
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/python -m pytest -q --durations=25
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25
 	PYTHON=$(CURDIR)/$(BIN)/python bash tests/ui/run_ui_tests.sh
 
 # The JupyterLab extension: rebuilt only when its sources changed (see extension/README.md).

@@ -12,7 +12,8 @@ as MultiKernelBench's `reference/npukernelbench_level*` tasks do. The references
 as plain files (this script is how they were made, not something the bench runs): the bench reads
 them as any user's folder. Levels are the bench's categories:
 
-- npukernelbench_level1: elementwise, broadcast (a per-row operand) and index (a bool mask);
+- npukernelbench_level1: elementwise, broadcast (a per-row operand), index (a bool mask) and activation
+  backward (aten's *_backward ops);
 - npukernelbench_level2: reductions and normalizations over the last dim.
 
 Shapes cover 0-d, empty, 1-D to 5-D, odd sizes (not multiples of 32 bytes) and a few large
@@ -140,6 +141,13 @@ def rows(doc, expr, dtypes=FLOATS, scale="1", shift="", attrs=None, shapes=ROW_S
                 cases=row_cases(dtypes, attrs, shapes))
 
 
+def backward(doc, call, scale="4", shift="", saved="x"):
+    """An activation's backward as aten spells it: (grad_output, the forward's input x or output) -> grad_input."""
+    return dict(doc=doc, args=f"grad_output: torch.Tensor, {saved}: torch.Tensor",
+                body=f"        return torch.ops.aten.{call}", scale=scale, shift=shift,
+                cases=cases_for(ELEMENTWISE_SHAPES, FLOATS, 2, ("grad_output", saved)))
+
+
 # Non-empty rows only: max/min and a norm of an empty row have no value.
 NONEMPTY_ROWS = [s for s in ROW_SHAPES if 0 not in s]
 
@@ -163,6 +171,9 @@ TASKS = {
         "14_Mul": binary("Mul of two tensors of one shape, also on integers.", "x * y", FLOATS + ("int32", "int16")),
         "15_Maximum": binary("Maximum of two tensors, also on integers.", "torch.maximum(x, y)", FLOATS + ("int32", "int16")),
         "16_SubMul": binary("A fused (x - y) * y.", "(x - y) * y"),
+        # rounding to whole numbers (a Cast to the same float type)
+        "33_Round": unary("Round to the nearest whole number, ties to even.", "torch.round(x)"),
+        "34_Floor": unary("Floor.", "torch.floor(x)"),
         # broadcast: a per-row operand
         "17_MulRowScale": dict(doc="Broadcast: each row of x times its own scale r[..., 0].",
                                args="x: torch.Tensor, r: torch.Tensor", body="        return x * r", scale="2",
@@ -181,6 +192,27 @@ TASKS = {
                          cases=[{"inputs": [dict(c["inputs"][0], name="cond", dtype="bool"),
                                             dict(c["inputs"][0], name="x"), dict(c["inputs"][0], name="y")]}
                                 for c in cases_for(ELEMENTWISE_SHAPES, FLOATS)]),
+        # activation backward: aten's *_backward ops, grad_output and the forward's input (or output)
+        "21_ReluBackward": backward("Relu backward: grad where x > 0, else 0.", "threshold_backward(grad_output, x, 0.0)"),
+        "22_EluBackward": backward("Elu backward from the input (alpha 1.0).",
+                                   "elu_backward(grad_output, 1.0, 1.0, 1.0, False, x)"),
+        "23_EluResultBackward": backward("Elu backward from the forward's output (alpha 0.5, is_result).",
+                                         "elu_backward(grad_output, 0.5, 1.0, 1.0, True, output)", saved="output"),
+        "24_MishBackward": backward("Mish backward.", "mish_backward(grad_output, x)"),
+        "25_HardsigmoidBackward": backward("Hardsigmoid backward: grad / 6 inside (-3, 3).",
+                                           "hardsigmoid_backward(grad_output, x)"),
+        "26_GeluBackward": backward("Gelu backward (erf form).", "gelu_backward(grad_output, x)"),
+        "27_GeluTanhBackward": backward("Gelu backward, tanh approximation.",
+                                        "gelu_backward(grad_output, x, approximate='tanh')"),
+        # values of a sigmoid's / tanh's output: around 0.5, around 0
+        "28_SigmoidBackward": backward("Sigmoid backward from the forward's output y: grad (1 - y) y.",
+                                       "sigmoid_backward(grad_output, output)", "0.2", " + 0.5", "output"),
+        "29_TanhBackward": backward("Tanh backward from the forward's output y: grad (1 - y^2).",
+                                    "tanh_backward(grad_output, output)", "0.4", saved="output"),
+        "30_SiluBackward": backward("Silu backward.", "silu_backward(grad_output, x)"),
+        "31_SoftplusBackward": backward("Softplus backward (beta 2, threshold 10).",
+                                        "softplus_backward(grad_output, x, 2.0, 10.0)"),
+        "32_HardtanhBackward": backward("Hardtanh backward with bounds -2, 2.", "hardtanh_backward(grad_output, x, -2.0, 2.0)"),
     },
     "npukernelbench_level2": {
         # reductions over the last dim

@@ -5,6 +5,9 @@ loads every case, a second traces the case the draft is made from, the draft is 
 over the cases' dtypes and ranks (drafter/cases.py), and session/cases.py runs every case,
 each dtype variant compiled once (`ops/<level>/<op>/reference/<variant>/`). The op's result
 keeps every case; `progress.json` beside the log counts the cases done for the bench's bar.
+Cases that pass different string / bool / None arguments (`approximate="none"` or `"tanh"`) are
+drafted once per value (`kernel.dsl.py`, `kernel-2.dsl.py`, ...: a draft takes them as constants)
+and their reports merged in the cases' order.
 
 `python -m ascendcraft_lab.bench.worker JOB.json` runs `run_op(job)` and writes `result.json`
 beside the op's log, draft and AscendC projects, so a crash here (or in a kernel, or in the
@@ -34,11 +37,9 @@ from ..dsl.verifier import verify
 from ..engines.rule import render
 from ..passes.manager import run_pipeline
 from ..passes.spec import LowerOptions
-from ..drafter.cases import case_signature, fit_live, generalize
-from ..dsl.generic import instantiate, variants
 from ..perf import estimate_eager, estimate_trace
-from ..reference import ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs
-from ..session import check_cases, draft, engine_for
+from ..reference import CaseSet, ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs
+from ..session import CaseReport, CaseResult, check_cases, draft, engine_for
 from ..soc import get_soc
 from .metrics import check_output, inputs_unchanged
 
@@ -171,29 +172,33 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
     if not runs:
         out.update(stage="reference", error=_one_line(cases.cases[0]))
         return settled()
-    pick = _trace_case(runs)
-    t0 = time.perf_counter()
-    text, template = _draft_cases(job, pick, runs, log)
-    if isinstance(text, Exception):
-        out.update(stage="draft", error=_one_line(text))
-        log(f"draft: {text}")
-        return settled()
-    (opdir / "kernel.dsl.py").write_text(text)
-    result["draft"] = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": "kernel.dsl.py",
-                       "traced_case": pick.case}
-    log(f"draft ({template}) from case {pick.case} in {time.perf_counter() - t0:.1f} s -> {opdir / 'kernel.dsl.py'}")
-
-    def tick(i, n, r):
-        log(r.line())
-        _progress(progress, i, n)
-    try:
-        program = verify(parse(text, "kernel.dsl.py"), job.get("soc"))
-    except DslError as e:
-        out.update(stage="lower", error=_one_line(e))
-        log(f"lower: {e.render() if hasattr(e, 'render') else e}")
-        return settled()
-    report = check_cases(program, cases, soc=job.get("soc"), timeout=float(job.get("kernel_timeout", 300)),
-                         progress=tick, workdir=opdir / label)
+    groups = attribute_groups(cases.cases)
+    if len(groups) > 1:
+        log("one draft per value of the arguments a draft takes as constants: " +
+            "; ".join(f"{_attrs_text(k)} ({len(g)} cases)" for k, g in groups))
+    reports, drafts, done = [], [], 0
+    for k, (key, members) in enumerate(groups):
+        group = CaseSet(cases.path, cases.format, [cases.cases[i] for i in members], cases.notes)
+        suffix = "" if k == 0 else f"-{k + 1}"
+        report, draft_info, refused = _group_cases(job, opdir, log, group, suffix, done, len(cases), progress)
+        if refused and len(groups) == 1:       # the op's one draft failed: no case runs
+            out.update(stage=refused[0], error=refused[1])
+            if draft_info is not None:
+                result["draft"] = draft_info
+            return settled()
+        if draft_info is not None:
+            drafts.append(dict(draft_info, cases=len(members), attributes=_attrs_text(key)))
+        for i, c in zip(members, report.cases):
+            if c.stage == "reference":
+                c.label = f"case {i}"          # a failed reference case is named by its place in the group
+        reports.append((members, report))
+        done += len(members)
+    report = _merge(cases, reports, len(groups) > 1)
+    if len(groups) > 1:
+        report.notes.append("one draft per value of " + "; ".join(
+            f"{_attrs_text(k)}: {len(g)} cases" for k, g in groups))
+    if drafts:
+        result["draft"] = dict(drafts[0], drafts=drafts) if len(drafts) > 1 else drafts[0]
     out["cases"] = report.to_json()
     out["compiled"] = any(c.stage in ("ok", "verify", "run") for c in report.cases)
     out["correct"] = report.correct
@@ -207,71 +212,97 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
     log(report.summary())
 
 
+def attribute_groups(cases: list) -> list[tuple[tuple, list[int]]]:
+    """The cases grouped by the arguments a draft takes as constants, in order of first appearance:
+    strings, bools and None (`approximate="tanh"`, `is_result=True`). Numbers reach the kernel as
+    scalars and need no group; a case whose reference failed joins the first group."""
+    groups: dict[tuple, list[int]] = {}
+    failed = []
+    for i, c in enumerate(cases):
+        if not isinstance(c, ReferenceRun):
+            failed.append(i)
+            continue
+        key = tuple((j, v) for j, v in enumerate(c.inputs) if v is None or isinstance(v, (str, bool)))
+        groups.setdefault(key, []).append(i)
+    out = list(groups.items()) or [((), [])]
+    out[0] = (out[0][0], sorted(out[0][1] + failed))
+    return out
+
+
+def _attrs_text(key: tuple) -> str:
+    return ", ".join(f"argument {j + 1} = {v!r}" for j, v in key) or "(no constant arguments)"
+
+
+def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset: int, total: int, progress):
+    """One group of cases under its own draft `kernel<suffix>.dsl.py`: (report, draft info or None,
+    (stage, error) when the draft failed, its report failing every case of the group with that line)."""
+    runs = [c for c in group.cases if isinstance(c, ReferenceRun)]
+
+    def failed(stage: str, error: str, info=None):
+        report = CaseReport(group.format, notes=list(group.notes))
+        for c in group.cases:
+            if isinstance(c, ReferenceRun):
+                report.cases.append(CaseResult(c.label, c.describe(), list(c.dtypes), "", stage, message=error))
+            else:
+                report.cases.append(CaseResult("case ?", "the reference failed", [], "", "reference",
+                                               message=_one_line(c)))
+        _progress(progress, offset + len(group.cases), total)
+        return report, info, (stage, error)
+    t0 = time.perf_counter()
+    text, template, traced_case = _draft_cases(job, runs, log)
+    if isinstance(text, Exception):
+        log(f"draft: {text}")
+        return failed("draft", _one_line(text))
+    name = f"kernel{suffix}.dsl.py"
+    (opdir / name).write_text(text)
+    info = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": name, "traced_case": traced_case}
+    log(f"draft ({template}) from case {traced_case} in {time.perf_counter() - t0:.1f} s -> {opdir / name}")
+
+    def tick(i, n, r):
+        log(r.line())
+        _progress(progress, offset + i, total)
+    try:
+        program = verify(parse(text, name), job.get("soc"))
+    except DslError as e:
+        log(f"lower: {e.render() if hasattr(e, 'render') else e}")
+        return failed("lower", _one_line(e), info)
+    workdir = opdir / "reference" / (f"attrs{suffix}" if suffix else "")
+    report = check_cases(program, group, soc=job.get("soc"), timeout=float(job.get("kernel_timeout", 300)),
+                         progress=tick, workdir=workdir)
+    return report, info, None
+
+
+def _merge(cases: CaseSet, reports: list, prefixed: bool) -> CaseReport:
+    """One report of every case, in the cases' order, from the groups' reports."""
+    if len(reports) == 1:
+        return reports[0][1]
+    out = CaseReport(cases.format, notes=list(cases.notes))
+    placed = []
+    for k, (members, report) in enumerate(reports):
+        placed += list(zip(members, report.cases))
+        out.seconds += report.seconds
+        for v, info in report.variants.items():
+            out.variants[f"{v} (draft {k + 1})" if prefixed else v] = info
+    out.cases = [c for _, c in sorted(placed, key=lambda x: x[0])]
+    return out
+
+
 def _progress(path: Path, done: int, total: int) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps({"done": done, "total": total}))
     tmp.replace(path)
 
 
-def _trace_case(runs: list) -> ReferenceRun:
-    """The case a draft is made from: non-empty, float32 first, at least 2-d (leading axes are
-    what dim packs generalize; a 1-d case reads as a whole-tensor reduction), then the fewest
-    elements (a quick trace). A case whose first tensor's last dim is 1 comes after the others: it
-    hides the rows (x * scale[..., None] reads as two tensors of one shape)."""
-    def key(r):
-        ranks = [len(v.shape) for v in r.tensor_inputs] or [0]
-        size = sum(int(np.size(v)) for v in r.tensor_inputs)
-        empty = size == 0 or any(np.size(o) == 0 for o in r.outputs if isinstance(o, np.ndarray))
-        unit_row = bool(r.tensor_inputs) and np.shape(r.tensor_inputs[0])[-1:] == (1,)
-        return (empty, r.dtypes[:1] != ("float32",), max(ranks) < 2, unit_row, size)
-    return min(runs, key=key)
-
-
-def _draft_cases(job, pick: ReferenceRun, runs: list, log):
-    """(text, template) of the draft for every case, or (exception, "")."""
-    if job["draft"] != "drafter":
-        try:
-            outcome = draft(job["path"], how="llm", soc=job.get("soc"), reference_run=pick, cases=runs)
-        except Exception as e:  # noqa: BLE001
-            return e, ""
-        return outcome.text, "llm"
-    # traced in float32 (a half-type case's floats cast up): the draft is generalized over the dtypes anyway
-    cast = "float32" if any(d in ("float16", "bfloat16") for d in pick.dtypes) else None
-    traced = run_jobs([{"mode": "trace", "path": job["path"], "case": pick.case, "cast_inputs": cast}],
-                      timeout=float(job.get("reference_timeout", 900)))[0]
-    if isinstance(traced, ReferenceError):
-        return traced, ""
+def _draft_cases(job, runs: list, log):
+    """(text, template, traced case) of the draft for every case, or (exception, "", None)."""
     try:
-        d = draft_from_trace(traced["graph"], name=kernel_name(job["path"]), soc=job.get("soc"),
-                             source=Path(job["path"]).name)
-    except DraftError as e:
-        return e, ""
-    for n in d.notes:
+        outcome = draft(job["path"], how=job["draft"], soc=job.get("soc"), cases=runs,
+                        timeout=float(job.get("reference_timeout", 900)))
+    except Exception as e:  # noqa: BLE001 - one failed op, in one line
+        return e, "", None
+    for n in outcome.notes:
         log(f"note: {n}")
-    text, notes = generalize(d.text, [case_signature(r) for r in runs])
-    for n in notes:
-        log(f"note: {n}")
-    text = fit_live(text, _shapes_for_live(text, runs), job.get("soc"))
-    return text, d.template
-
-
-def _shapes_for_live(text: str, runs: list) -> list:
-    """(shapes, scalars) of the largest cases of each variant: what the tile budget must fit."""
-    program = parse(text, "kernel.dsl.py")
-    out = []
-    for b in variants(program):
-        v = instantiate(program, b)
-        bound = []
-        for r in runs:
-            try:
-                inputs, _ = bind(v, r)
-            except DslError:
-                continue
-            shapes = {n: np.shape(a) for n, a in inputs.items() if isinstance(a, np.ndarray)}
-            bound.append((sum(int(np.prod(s)) for s in shapes.values()), shapes, {p.name: inputs[p.name] for p in v.scalars}))
-        bound.sort(key=lambda x: -x[0])
-        out += [(s, sc) for _, s, sc in bound[:2]]
-    return out
+    return outcome.text, outcome.template, outcome.traced_case
 
 
 def llm_usage(path: Path) -> dict:

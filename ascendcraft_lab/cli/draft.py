@@ -9,8 +9,9 @@ from pathlib import Path
 from ..atomic import write_text
 from ..drafter.draft import kernel_name
 from ..dsl.errors import DslError
-from ..reference import ReferenceError, check_interpreter
-from ..session import DraftFailed, draft, parse_override
+from ..dsl.generic import VariantMismatch
+from ..reference import ReferenceError, check_interpreter, reference_format
+from ..session import DraftFailed, case_runs, draft, parse_override
 from ..soc import get_soc
 
 
@@ -59,11 +60,27 @@ def main(argv: list[str] | None = None) -> int:
     else:
         sys.stdout.write(outcome.text)
     if args.check:
-        try:
-            verdict = check_interpreter(outcome.text, args.reference, soc=args.soc, overrides=overrides or None)
-        except (DslError, ReferenceError) as e:
-            print(e.render(), file=sys.stderr)
-            return 1
-        print(verdict.message, file=sys.stderr)
-        return 0 if verdict.correct else 1
+        return _check(outcome.text, args, overrides)
+    return 0
+
+
+def _check(text: str, args, overrides: dict) -> int:
+    """The draft on the numpy interpreter against PyTorch: the reference's input set, or every
+    case of an NPUKernelBench reference (the first failing case is named)."""
+    try:
+        cases = (case_runs(args.reference, timeout=args.timeout)
+                 if reference_format(args.reference) == "NPUKernelBench" else [None])
+        for i, case in enumerate(cases):
+            verdict = check_interpreter(text, args.reference, soc=args.soc, overrides=overrides or None, reference=case)
+            if not verdict.correct:
+                where = f"{case.label} ({case.describe()}): " if case is not None else ""
+                print(f"{where}{verdict.message}", file=sys.stderr)
+                return 1
+    except (DslError, ReferenceError) as e:
+        print(e.render(), file=sys.stderr)
+        return 1
+    except (DraftFailed, VariantMismatch) as e:
+        print(f"ascendcraft draft: {e}", file=sys.stderr)
+        return 1
+    print(verdict.message if cases == [None] else f"correct on the interpreter on all {len(cases)} cases", file=sys.stderr)
     return 0

@@ -1,4 +1,4 @@
-"""`ascendcraft lower K.dsl.py [--ref REF.py] [-o DIR] [--until PASS] [--soc S] [--engine rule|llm]`."""
+"""`ascendcraft lower K.dsl.py [--ref REF.py] [-o DIR] [--until PASS] [--soc S] [--engine rule|llm] [--rank-tiling]`."""
 from __future__ import annotations
 
 import argparse
@@ -23,6 +23,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ref", help="the PyTorch reference: copied into the session; its shapes explain the tiling")
     ap.add_argument("--adopt-edits", action="store_true",
                     help="make hand edits of the folder's generated files (ascendc/, stages/) edits of their steps")
+    ap.add_argument("--rank-tiling", action="store_true",
+                    help="rank tiling candidates (tile lengths x buffers per queue) by the ESTIMATED kernel time: each "
+                         "runs traced on the emulator on the reference's inputs (needs --ref; a few seconds per candidate)")
     args = ap.parse_args(argv)
     path = Path(args.dsl)
     try:
@@ -47,5 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     except SessionError as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    if args.rank_tiling and not any(s.status == "failed" for s in session.steps):
+        try:
+            session.rank_tiling(progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+        except SessionError as exc:
+            print(session.summary())
+            print(str(exc), file=sys.stderr)
+            return 1
     print(session.summary())
     return 1 if any(s.status == "failed" for s in session.steps) else 0

@@ -111,9 +111,7 @@ class BroadcastWriter(LoopWriter):
                     f"tile = ub_elems(f32, live={self.live})"]
         rows = self.prod(range(len(self.dims) - 1))
         n = self.dims[-1]
-        return [f"cores = min(VECTOR_CORES, {rows})",
-                f"per_core = cdiv({rows}, cores)",
-                f"cores = cdiv({rows}, per_core)",
+        return [f"cores, per_core = core_split({rows})",
                 f"# a row's pitch is a vector repeat stride: at most 255 blocks of 32 bytes ({MAX_COLS} f32)",
                 f"cols = min(align_up({n}, 8), {MAX_COLS})",
                 f"tile_rows = max(ub_elems(f32, live={self.live}, buffers=1) // cols, 1)"]

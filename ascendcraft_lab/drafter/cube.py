@@ -333,9 +333,7 @@ summed into a scalar carry.
 
 @host
 def tiling({self._host_params(tensors)}):
-    cores = min(VECTOR_CORES, {rows})
-    rows = cdiv({rows}, cores)
-    cores = cdiv({rows}, rows)
+    cores, rows = core_split({rows})
     return Launch(cores, rows=rows, tile=min(ub_elems(f32, live={self.live}), {self.K}))
 
 
@@ -395,9 +393,7 @@ Each core takes whole rows of the matrix and streams them through UB in tiles.
 
 @host
 def tiling({", ".join(params(False))}):
-    cores = min(VECTOR_CORES, {self.M})
-    rows = cdiv({self.M}, cores)
-    cores = cdiv({self.M}, rows)
+    cores, rows = core_split({self.M})
     return Launch(cores, rows=rows, tile=min(ub_elems({self.dt}, live={self.live}), {self.N}))
 
 

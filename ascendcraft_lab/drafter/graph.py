@@ -129,7 +129,8 @@ def result_dtype(*nodes) -> str:
 # -- the builder: canonical nodes with folding ----------------------------------------------------
 UNARY_FOLD = {"neg": lambda a: -a, "abs": abs, "exp": math.exp, "log": math.log, "sqrt": math.sqrt,
               "rsqrt": lambda a: 1 / math.sqrt(a), "reciprocal": lambda a: 1 / a,
-              "relu": lambda a: max(a, 0), "sigmoid": lambda a: 1 / (1 + math.exp(-a)), "tanh": math.tanh}
+              "relu": lambda a: max(a, 0), "sigmoid": lambda a: 1 / (1 + math.exp(-a)), "tanh": math.tanh,
+              "rint": round, "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc}
 BINARY_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
                "div": lambda a, b: a / b, "max": max, "min": min, "pow": lambda a, b: a ** b,
                "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
@@ -463,6 +464,36 @@ def leaky_relu(b: Builder, x, slope=0.01) -> Node:
 
 def hardsigmoid(b: Builder, x) -> Node:
     return b.clamp(b.add(b.div(x, 6.0), 0.5), 0.0, 1.0)
+
+
+def gelu_derivative(b: Builder, x: Node, approximate: str = "none") -> Node:
+    """d gelu(x) / dx, the factor aten.gelu_backward multiplies the gradient by."""
+    if approximate == "tanh":
+        # gelu = 0.5 x (1 + t), t = tanh(u), u = k (x + c x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
+        x2 = b.mul(x, x)
+        t = b.ew("tanh", b.mul(b.add(x, b.mul(b.mul(x2, x), 0.044715)), SQRT_2_OVER_PI))
+        du = b.mul(b.add(b.mul(x2, 3.0 * 0.044715), 1.0), SQRT_2_OVER_PI)
+        return b.add(b.mul(b.add(t, 1.0), 0.5), b.mul(b.mul(b.mul(x, 0.5), b.sub(1.0, b.mul(t, t))), du))
+    # Phi(x) + x phi(x); Phi from erfc(|x| / sqrt 2) on the side of x that does not cancel
+    q = b.mul(erfc_pos(b, b.mul(b.ew("abs", x), 1.0 / math.sqrt(2.0))), 0.5)
+    cdf = b.ew("where", b.ew("lt", x, 0.0), q, b.sub(1.0, q))
+    pdf = b.mul(b.ew("exp", b.mul(b.mul(x, x), -0.5)), 1.0 / math.sqrt(2.0 * math.pi))
+    return b.add(cdf, b.mul(x, pdf))
+
+
+def elu_derivative(b: Builder, x, alpha=1.0, scale=1.0, input_scale=1.0, is_result=False) -> Node:
+    """d elu / dx as aten.elu_backward: of the input x, or (is_result) of the output y = elu(x)."""
+    if is_result:      # y <= 0: input_scale (y + alpha scale)
+        neg = b.mul(b.add(x, b.mul(alpha, scale)), input_scale)
+    else:              # x <= 0: input_scale alpha scale exp(input_scale x); exp of min(., 0) never overflows
+        neg = b.mul(b.ew("exp", b.minimum(b.mul(x, input_scale), 0.0)), b.mul(b.mul(alpha, scale), input_scale))
+    return b.ew("where", b.ew("gt", x, 0.0), b.const(scale), neg)
+
+
+def softplus_derivative(b: Builder, x, beta=1.0, threshold=20.0) -> Node:
+    """d softplus / dx = sigmoid(beta x), 1 past the threshold (where softplus is x)."""
+    bx = b.mul(x, beta)
+    return b.ew("where", b.ew("gt", bx, threshold), 1.0, b.ew("sigmoid", bx))
 
 
 def softmax_parts(b: Builder, x: Node, dim) -> tuple[Node, Node, Node]:

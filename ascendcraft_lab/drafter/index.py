@@ -236,9 +236,7 @@ class IndexWriter(Writer):
                     f"tile = ub_elems(f32, live={self.live})"]
         R = self.prod(rows)
         return [f"rows = {R}",
-                "cores = min(VECTOR_CORES, rows)",
-                "per_core = cdiv(rows, cores)",
-                "cores = cdiv(rows, per_core)",
+                "cores, per_core = core_split(rows)",
                 f"tile = ub_elems(f32, live={self.live})"]
 
     def columns(self) -> str:

@@ -71,7 +71,7 @@ from .graph import Builder, Graph, Node, Unsupported
 
 ELEMENTWISE = {"add", "sub", "mul", "div", "max", "min", "pow", "neg", "abs", "relu", "exp", "log", "sqrt",
                "rsqrt", "reciprocal", "sigmoid", "tanh", "where", "lt", "le", "gt", "ge", "eq", "ne", "cast",
-               "floordiv"}
+               "floordiv", "rint", "floor", "ceil", "trunc"}
 LEAVES = {"input", "param", "scalar", "const", "dim"}
 WINDOW_MAX_ROW = 4096          # longest row the windows template takes (a tile holds whole rows)
 SHORT_ROW = 256                # rows_total below this: rows are batched into tiles (windows_total)

@@ -197,9 +197,7 @@ class PlanesWriter(LoopWriter):
         else:
             what = f"# statistics groups; each is {self.size(self.R)} plane(s) of {self.size(self.Q)} elements"
         return [f"groups = {groups}      {what}",
-                "cores = min(VECTOR_CORES, groups)",
-                "rows = cdiv(groups, cores)",
-                "cores = cdiv(groups, rows)",
+                "cores, rows = core_split(groups)",
                 f"tile = ub_elems(f32, live={self.live})"]
 
     def launch_fields(self) -> str:

@@ -84,9 +84,7 @@ class PoolWriter(LoopWriter):
     # -- text -------------------------------------------------------------------------------------
     def host_body(self) -> list[str]:
         return [f"rows = {self.rows_expr()}      # output rows: {self.row_meaning()}",
-                "cores = min(VECTOR_CORES, rows)",
-                "per_core = cdiv(rows, cores)",
-                "cores = cdiv(rows, per_core)"]
+                "cores, per_core = core_split(rows)"]
 
     def launch_fields(self) -> str:
         return ", rows=per_core"

@@ -233,6 +233,17 @@ for _cmp, _aliases in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"), 
     rule(", ".join(n for n in (_cmp, _aliases, f"__{_cmp}__") if n), "input, other")(_compare)
 
 
+# torch's rounding functions: the DSL's rint / floor / ceil / trunc (torch.round is half to even: rint)
+for _name, _mode in (("round", "rint"), ("floor", "floor"), ("ceil", "ceil"), ("trunc", "trunc"), ("fix", "trunc")):
+    def _rounding(b, input, decimals=0, _mode=_mode, _name=_name):
+        if val(decimals) != 0:
+            raise Unsupported(f"`{_name}` with decimals={val(decimals)!r} (only whole numbers)")
+        if not T(input).is_tensor or input.dtype not in G.FLOAT_DTYPES:
+            return input                                    # an integer tensor is already whole
+        return b.ew(_mode, input)
+    rule(_name, "input, decimals=0" if _name == "round" else "input")(_rounding)
+
+
 @rule("erf", "input")
 def _erf(b, input):
     return G.erf(b, input)
@@ -381,6 +392,81 @@ def _softshrink(b, input, lambd):
 @rule("hardshrink", "input, lambd=0.5")
 def _hardshrink(b, input, lambd):
     return b.ew("where", b.ew("gt", b.ew("abs", input), lambd), input, 0.0)
+
+
+# -- activation backward (aten's *_backward: the gradient and the forward's input or output) --------
+# grad_input = grad_output * d act / dx, elementwise; a where() keeps PyTorch's zero gradient outside
+# a piecewise range (relu, hardtanh, hardsigmoid, shrinks) exactly 0, not 0 * grad.
+@rule("threshold_backward", "grad_output, self, threshold")
+def _threshold_backward(b, grad_output, self, threshold):
+    return b.ew("where", b.ew("gt", self, threshold), grad_output, 0.0)
+
+
+@rule("elu_backward", "grad_output, alpha, scale, input_scale, is_result, self_or_result")
+def _elu_backward(b, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    if not isinstance(val(is_result), bool):
+        raise Unsupported("`elu_backward` with an is_result that is not a constant bool")
+    return b.mul(grad_output, G.elu_derivative(b, self_or_result, alpha, scale, input_scale, val(is_result)))
+
+
+@rule("sigmoid_backward", "grad_output, output")
+def _sigmoid_backward(b, grad_output, output):
+    return b.mul(b.mul(grad_output, b.sub(1.0, output)), output)
+
+
+@rule("tanh_backward", "grad_output, output")
+def _tanh_backward(b, grad_output, output):
+    return b.mul(grad_output, b.sub(1.0, b.mul(output, output)))
+
+
+@rule("gelu_backward", "grad_output, self, approximate='none'")
+def _gelu_backward(b, grad_output, self, approximate):
+    return b.mul(grad_output, G.gelu_derivative(b, self, approximate))
+
+
+@rule("silu_backward", "grad_output, self")
+def _silu_backward(b, grad_output, self):
+    s = b.ew("sigmoid", self)
+    return b.mul(b.mul(grad_output, s), b.add(b.mul(self, b.sub(1.0, s)), 1.0))
+
+
+@rule("mish_backward", "grad_output, self")
+def _mish_backward(b, grad_output, self):
+    t = b.ew("tanh", G.softplus(b, self, 1.0, None))
+    return b.mul(grad_output, b.add(t, b.mul(b.mul(self, b.ew("sigmoid", self)), b.sub(1.0, b.mul(t, t)))))
+
+
+@rule("hardsigmoid_backward", "grad_output, self")
+def _hardsigmoid_backward(b, grad_output, self):
+    inside = b.ew("where", b.ew("lt", self, 3.0), b.div(grad_output, 6.0), 0.0)
+    return b.ew("where", b.ew("gt", self, -3.0), inside, 0.0)
+
+
+@rule("hardswish_backward", "grad_output, self")
+def _hardswish_backward(b, grad_output, self):
+    mid = b.ew("where", b.ew("le", self, 3.0), b.mul(grad_output, b.add(b.div(self, 3.0), 0.5)), grad_output)
+    return b.ew("where", b.ew("ge", self, -3.0), mid, 0.0)
+
+
+@rule("hardtanh_backward", "grad_output, self, min_val, max_val")
+def _hardtanh_backward(b, grad_output, self, min_val, max_val):
+    inside = b.ew("where", b.ew("lt", self, max_val), grad_output, 0.0)
+    return b.ew("where", b.ew("gt", self, min_val), inside, 0.0)
+
+
+@rule("leaky_relu_backward", "grad_output, self, negative_slope, self_is_result")
+def _leaky_relu_backward(b, grad_output, self, negative_slope, self_is_result):
+    return b.ew("where", b.ew("gt", self, 0.0), grad_output, b.mul(grad_output, negative_slope))
+
+
+@rule("softplus_backward", "grad_output, self, beta=1.0, threshold=20.0")
+def _softplus_backward(b, grad_output, self, beta, threshold):
+    return b.mul(grad_output, G.softplus_derivative(b, self, beta, threshold))
+
+
+@rule("hardshrink_backward, softshrink_backward", "grad_output, self, lambd=0.5")
+def _shrink_backward(b, grad_output, self, lambd):
+    return b.ew("where", b.ew("gt", b.ew("abs", self), lambd), grad_output, 0.0)
 
 
 @rule("softmax, _softmax, special_softmax", "input, dim=None, dtype=None")

@@ -26,14 +26,14 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ..dsl.ops import OPS
+from ..dsl.ops import HOST_BUILTINS, OPS
 from .graph import FLOAT_DTYPES, Graph, Node, Unsupported
 from .layout import Layout
 
 DTYPE = {"float32": "f32", "float16": "f16", "bool": "bool", "bfloat16": "bf16", "int64": "i64", "int32": "i32"}
 NBYTES = {"float32": 4, "float16": 2, "bool": 1, "bfloat16": 2, "int64": 8, "int32": 4}
 DIM_NAMES = {1: ("N",), 2: ("B", "N"), 3: ("B", "M", "N"), 4: ("B", "C", "H", "W"), 5: ("B", "C", "D", "H", "W")}
-RESERVED = set(OPS) | set(keyword.kwlist) | {
+RESERVED = set(OPS) | set(HOST_BUILTINS) | set(keyword.kwlist) | {
     "load", "store", "tiles", "core_rows", "core_chunk", "range", "windows", "copyin", "compute", "copyout",
     "host", "kernel", "Launch", "GM", "Out", "Param", "Tensor", "Tiling", "cdiv", "align_up", "align_down",
     "ub_elems", "inf", "f16", "bf16", "f32", "i8", "i16", "i32", "i64", "u8", "bool", "VECTOR_CORES",
@@ -459,7 +459,8 @@ class Stage:
             return f"{op}({self._operand(args[0], 0)}, {self._operand(args[1], 0)})", 9
         if op == "where":
             return f"where({self._text(args[0])[0]}, {self._operand(args[1], 0)}, {self._operand(args[2], 0)})", 9
-        if op in ("abs", "relu", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh"):
+        if op in ("abs", "relu", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh", "rint", "floor", "ceil",
+                  "trunc"):
             return f"{op}({self._operand(args[0], 0)})", 9
         raise Unsupported(f"internal: no DSL text for `{op}`")
 
@@ -887,9 +888,7 @@ class RowsWriter(LoopWriter):
             return ["cores = 1      # one row: a single core walks it",
                     f"tile = ub_elems(f32, live={self.live})"]
         A = self.prod(self.lay.lead)
-        return [f"cores = min(VECTOR_CORES, {A})",
-                f"rows = cdiv({A}, cores)",
-                f"cores = cdiv({A}, rows)",
+        return [f"cores, rows = core_split({A})",
                 f"tile = ub_elems(f32, live={self.live})"]
 
     def launch_fields(self) -> str:
@@ -951,9 +950,7 @@ class WindowsWriter(RowsWriter):
         A, R = self.prod(self.lay.lead), self.row_expr()
         Rp = R if " " not in R else f"({R})"
         return [f"rows = {A}",
-                "cores = min(VECTOR_CORES, rows)",
-                "per_core = cdiv(rows, cores)",
-                "cores = cdiv(rows, per_core)",
+                "cores, per_core = core_split(rows)",
                 *(f"# {line}" for line in self.tile_rows_comment(R)),
                 f"tile_rows = max(ub_elems(f32, live={self.live}) // ({Rp} + 1), 1)"]
 
@@ -1075,7 +1072,7 @@ class ColsWriter(LoopWriter):
         C = self.prod(self.lay.trail)
         if self.lay.lead:
             A = self.prod(self.lay.lead)
-            return [f"cores = min(VECTOR_CORES, {A})", f"rows = cdiv({A}, cores)", f"cores = cdiv({A}, rows)",
+            return [f"cores, rows = core_split({A})",
                     f"tile = ub_elems(f32, live={self.live})"]
         return [f"chunk = align_up(cdiv({C}, VECTOR_CORES), {self.align_elems()})", f"cores = cdiv({C}, chunk)",
                 f"tile = ub_elems(f32, live={self.live})"]

@@ -453,3 +453,155 @@ def ub_buffers(program: Program) -> UbPlan:
     if plan is None:
         raise ValueError("ub_buffers needs a verified program: call verify(program) first")
     return plan
+
+
+# ----------------------------------------------------------------------------- fit_tile / fit_rows
+
+# Every dim while the plan is probed: larger than the probed tiles even split over the cores, so
+# min(tile, N) is the tile, and small enough that a product of four dims stays a 64-bit number.
+PROBE_DIM = 1 << 15
+PROBE_FIT = (256, 512)     # two values of the fitted tile (whole f16 and f32 repeats): the plan grows affinely between them
+
+
+def solve_fits(program: Program, plan: UbPlan, soc: Soc) -> Program:
+    """`program` with its host's fit_tile(dtype) / fit_rows(dtype, cols) replaced by the ub_elems
+    they stand for, the live count taken from the UB plan instead of the author's hand count.
+
+    The plan is affine in the fitted value: the host function runs twice with the fit at two
+    probe values (every dim far larger), and each UB buffer copy and scratch slot counts by how
+    many elements of `dtype` (fit_rows: rows of the padded pitch) it grows by per fitted unit.
+    A buffer that does not grow with the fit (a weight, a one-element shift) counts as one more
+    unit, and the total rounds up: the budget check, which sums the plan exactly, then holds."""
+    from dataclasses import replace as _replace
+    host = program.host
+    calls = [(n, where) for where, e in _host_exprs(host) for n in walk_exprs(e)
+             if isinstance(n, Call) and n.op in ("fit_tile", "fit_rows")]
+    if not calls:
+        return program
+    if len(calls) > 1:
+        second = calls[1][0]
+        raise DslError(f"a second {second.op}() in the host function; the UB plan solves one fitted size",
+                       second.span, f"fit one size (`{calls[0][0].op}` on line {calls[0][0].span.line}) and derive "
+                       "the others from it, or size them with ub_elems(dtype, live=K)", program.path, program.source)
+    fit, _ = calls[0]
+    dtype = fit.args[0].dtype
+    rows = fit.op == "fit_rows"
+    usages, pitch = [], None
+
+    def fail(msg: str, help: str) -> DslError:
+        return DslError(msg, fit.span, help, program.path, program.source)
+    for value in PROBE_FIT:
+        try:
+            env, unit = _probe(program, fit, value, soc)
+        except DslError as e:
+            raise fail(f"{fit.op}() cannot be solved: the host function does not run on probe shapes "
+                       f"(every dim {PROBE_DIM}, int scalars 1, float scalars 1.0): {e.message}",
+                       "size the tile by hand with ub_elems(dtype, live=K)") from None
+        usages.append(plan.usage(env, soc))
+        pitch = unit
+    per_unit = (pitch if rows else 1) * dtype.nbytes        # bytes of one fitted unit of `dtype`
+    step = PROBE_FIT[1] - PROBE_FIT[0]
+    units, parts = 0.0, []
+    lo = {id(b): n for b, _, n in usages[0].items}
+    for b, _, n in usages[1].items:
+        if b.level is not Level.UB:
+            continue
+        grow = (n - lo.get(id(b), 0)) / step
+        share = b.nbuf * (_share(grow, per_unit, rows and dtype.elems_per_block * dtype.nbytes) if grow > 0 else 1)
+        units += share
+        parts.append(f"{b.name}" + (f" x{b.nbuf}" if b.nbuf > 1 else "") + ("" if grow > 0 else " (fixed size)"))
+    if plan.scratch_slots:
+        grow = (usages[1].scratch_bytes - usages[0].scratch_bytes) / step
+        units += _share(grow, per_unit, rows and dtype.elems_per_block * dtype.nbytes) if grow > 0 else plan.scratch_slots
+        parts.append(f"scratch x{plan.scratch_slots}" if plan.scratch_slots > 1 else "scratch")
+    shares = [(n - lo.get(id(b), 0)) / step / per_unit for b, _, n in usages[1].items if b.level is Level.UB]
+    if not any(x > 0 for x in shares):
+        raise fail(f"{fit.op}() reaches no UB buffer: no tile of the kernel grows with it",
+                   "pass it to the Launch field that sizes the tiles (`tile=min(tile, N)` read by `tiles(N, t.tile)`); "
+                   "a tile of rows is `tile_rows = fit_rows(f32, cols)`")
+    if not rows and max(shares) < 0.25:      # a tile grows by >= 1 byte per element of a 4-byte dtype
+        raise fail("fit_tile() counts elements of a tile, but here the plan grows by a fraction of one per "
+                   "element: it is divided (by a row's length?) before it sizes the tiles",
+                   "for a tile of rows write `tile_rows = fit_rows(f32, cols)` with the row's columns")
+    live = max(1, -int(-round(units, 6) // 1))
+    lanes = Const(dtype.elems_per_block, "int")
+    solved: Expr = Call("ub_elems", (fit.args[0], Const(live, "int"), Const(1, "int")), span=fit.span, type=fit.type)
+    if rows:
+        pitch_e = fit.args[1] if _whole_blocks(fit.args[1], {st.target: st.value for st in host.body},
+                                               dtype.elems_per_block) \
+            else Call("align_up", (fit.args[1], lanes), span=fit.span, type=fit.type)
+        solved = Call("max", (Call("floordiv", (solved, pitch_e), span=fit.span, type=fit.type), Const(1, "int")),
+                      span=fit.span, type=fit.type)
+    what = "row" if rows else "tile"
+    note = f"{fit.op}: {live} {what}-sized UB copies counted from the plan ({', '.join(parts)})"
+
+    def sub(e: Expr) -> Expr:
+        if e is fit:
+            return solved
+        if isinstance(e, Call):
+            return _replace(e, args=tuple(sub(a) for a in e.args))
+        return e
+    body = tuple(_replace(st, value=sub(st.value)) for st in host.body)
+    launch = _replace(host.launch, cores=sub(host.launch.cores),
+                      fields=tuple(_replace(f, value=sub(f.value)) for f in host.launch.fields))
+    return _replace(program, host=_replace(host, body=body, launch=launch, fits=((fit.span.line, note),)))
+
+
+def _whole_blocks(e: Expr, host_vars: Mapping[str, Expr], lanes: int, depth: int = 0) -> bool:
+    """`e` is provably a multiple of `lanes` (align_up / align_down to a multiple of it, a literal
+    multiple, a min / max of such): the pitch is `e` itself, with no align_up around it."""
+    if depth > 32:
+        return False
+    rec = lambda x: _whole_blocks(x, host_vars, lanes, depth + 1)  # noqa: E731
+    if isinstance(e, Const):
+        return e.kind == "int" and int(e.value) % lanes == 0
+    if isinstance(e, Name):
+        return e.id in host_vars and rec(host_vars[e.id])
+    if isinstance(e, Call):
+        if e.op in ("align_up", "align_down"):
+            return isinstance(e.args[1], Const) and int(e.args[1].value) % lanes == 0
+        if e.op in ("min", "max"):
+            return all(rec(a) for a in e.args)
+        if e.op == "mul":
+            return any(rec(a) for a in e.args)
+    return False
+
+
+def _share(grow: float, per_unit: int, block: int) -> float:
+    """Fitted units a buffer takes per unit it grows by `grow` bytes. For rows (`block`: the bytes
+    of the narrowest pitch) a buffer growing by less than the probe's pitch per row (one factor per
+    row) is counted against the narrowest pitch, where it weighs most."""
+    return max(grow / per_unit, min(1.0, grow / block)) if block else grow / per_unit
+
+
+def _host_exprs(host):
+    for st in host.body:
+        yield st, st.value
+    yield host.launch, host.launch.cores
+    for f in host.launch.fields:
+        yield f, f.value
+
+
+def _probe(program: Program, fit: Call, value: int, soc: Soc) -> tuple[dict, int]:
+    """The plan's environment with the fit at `value` and every dim PROBE_DIM (int scalars 1,
+    float scalars 1.0), and fit_rows's pitch in elements there."""
+    env: dict = {d: PROBE_DIM for d in program.dim_names()}
+    for p in program.scalars:
+        env.setdefault(p.name, 1.0 if p.dtype.is_float else 1)
+    ev = HostEvaluator(soc, env, program.path, program.source, fit=value)
+    host = program.host
+    for st in host.body:
+        ev.env[st.target] = ev.eval(st.value)
+    launch = {"cores": ev.eval(host.launch.cores)}
+    for f in host.launch.fields:
+        launch[f.name] = ev.eval(f.value)
+    tp = program.tiling_param
+    out = dict(env)
+    if tp is not None:
+        out.update({f"{tp.name}.{k}": v for k, v in launch.items()})
+    pitch = 1
+    if fit.op == "fit_rows":
+        cols = int(ev.eval(fit.args[1]))
+        lanes = fit.args[0].dtype.elems_per_block
+        pitch = max(-(-cols // lanes) * lanes, lanes)
+    return out, pitch

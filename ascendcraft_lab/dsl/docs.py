@@ -265,7 +265,11 @@ def render_reference() -> str:
       f"kernel that compares. The total must fit the SoC's usable UB ({human_bytes(soc.ub_usable)} on {soc.name}). "
       "`ub_elems(dtype, live=k, buffers=2)` sizes a tile so that k x 2 such tiles fit the UB for tiles "
       f"({human_bytes(soc.ub_for_tiles)}: the usable UB less the lowering's {human_bytes(soc.ub_headroom)} of headroom "
-      f"and 1 KiB for those small buffers).")
+      f"and 1 KiB for those small buffers). `fit_tile(dtype)` lets the compiler do that count: it probes the "
+      "plan (affine in the tile length) and writes the `ub_elems` whose live count is every copy and scratch "
+      "slot that grows with the tile, each buffer of another size as one more; `fit_rows(dtype, cols)` does the "
+      "same for a tile of rows, in rows of the padded pitch. `cores, per_core = core_split(B)` is the usual "
+      "core split (per_core = cdiv(B, min(VECTOR_CORES, B)), cores = cdiv(B, per_core)).")
     w("")
     w("## Binding to the reference")
     w("")

@@ -14,7 +14,7 @@ from .cube import uses_cube
 from .errors import DslError
 from .ir import (Attr, Call, Const, DType, DTypeRef, Expr, Name, Pack, Program, ScalarParam, SyncAll, TensorParam,
                  walk_exprs, walk_stmts)
-from .ops import HOST_BUILTINS
+from .ops import HOST_BUILTINS, HOST_FITS
 from .printer import expr_text
 
 # SoC constants a host function may read, each with its doc (rendered into the reference).
@@ -78,11 +78,12 @@ class HostEvaluator:
     """Evaluates host (and other static) expressions over a name -> number environment."""
 
     def __init__(self, soc: Soc, env: Mapping[str, int | float], path: str = "<dsl>", source: str = "",
-                 ub_reserve: int = 0):
+                 ub_reserve: int = 0, fit: int | None = None):
         self.soc = soc
         self.env = dict(env)
         self.path, self.source = path, source
         self.ub_reserve = ub_reserve      # UB bytes ub_elems leaves out (SyncAll's work area)
+        self.fit = fit                    # what fit_tile / fit_rows give while the plan is probed
 
     def fail(self, node, msg, help=None) -> DslError:
         return DslError(msg, node.span, help, self.path, self.source)
@@ -119,6 +120,11 @@ class HostEvaluator:
 
     def _call(self, e: Call, a):
         op = e.op
+        if op in HOST_FITS:
+            if self.fit is None:     # the verifier replaces them by the ub_elems the plan solves
+                raise self.fail(e, f"{op}() is solved from the kernel's UB plan, which needs the verified program",
+                                "verify the program (dsl.verifier.verify) before running its host function")
+            return self.fit
         try:
             if op == "add":
                 return a[0] + a[1]
@@ -156,7 +162,7 @@ class HostEvaluator:
             raise self.fail(e, f"`{op}` cannot take these values: {err}", None) from None
         # Comparisons and other kernel ops have no host meaning.
         raise self.fail(e, f"`{op}` is not available in the host function",
-                        "host expressions use + - * / // %, min, max, cdiv, align_up, align_down, pow and ub_elems")
+                        "host expressions use + - * / // %, " + ", ".join(HOST_BUILTINS))
 
 
 def bind_dims(program: Program, shapes: Mapping[str, tuple[int, ...]]) -> dict[str, int]:

@@ -444,6 +444,8 @@ class HostFunc(Node):
     params: tuple[Param, ...]
     body: tuple[Assign, ...]
     launch: Launch
+    # (DSL line, what the compiler counted) per fit_tile / fit_rows it solved from the UB plan
+    fits: tuple[tuple[int, str], ...] = field(default=(), compare=False, kw_only=True)
 
 
 @dataclass(frozen=True)

@@ -319,6 +319,8 @@ def cast_numpy(x, dtype: DType, round: str, src: DType):
             a = np.clip(np.nan_to_num(a), info.min, info.max)
         out = a.astype(dtype.np)
     else:
+        if dtype is src and src.is_float and _ROUNDERS.get(round):
+            a = _ROUNDERS[round](a.astype(np.float64))    # float -> the same float: rounds to an integer (Cast page)
         out = a.astype(dtype.np)
         if dtype is DType.bf16:
             out = to_bf16(out)
@@ -381,6 +383,14 @@ OPS_LIST: list[OpSpec] = [
            expand=(Step("Muls", "2.0f"), Step("Exp"), Step("Adds", "1.0f"), Step("Reciprocal"), Step("Muls", "-2.0f"),
                    Step("Adds", "1.0f")),
            why="tanh(x) = 1 - 2 / (exp(2x) + 1): no Tanh in the basic vector API", example="tanh(inner)"),
+    # rounding to whole numbers: a Cast to the same float type (the Cast page: float -> float rounds by the mode)
+    *[_unary(name, fn, doc, expand=(Step("Cast", f"RoundMode::{mode}"),),
+             why=f"{name}: Cast to the same type with RoundMode::{mode}", example=f"{name}(xu)")
+      for name, fn, doc, mode in (("rint", np.rint, "round to the nearest whole number, ties to even (torch.round)",
+                                   "CAST_RINT"),
+                                  ("floor", np.floor, "round toward -inf", "CAST_FLOOR"),
+                                  ("ceil", np.ceil, "round toward +inf", "CAST_CEIL"),
+                                  ("trunc", np.trunc, "round toward 0", "CAST_TRUNC"))],
     # -- selection --
     OpSpec("where", "select", (_p("mask"), _p("a"), _p("b")), np.where,
            "elementwise `a if mask else b`; mask is a bool tile, a and b tiles or scalars",
@@ -587,7 +597,23 @@ HOST_BUILTINS: dict[str, HostBuiltin] = {b.name: b for b in (
                 "largest tile (elements) such that `live` tiles, each `buffers` times (2 = double buffering), "
                 "fit the UB for tiles (in a kernel that calls sync_all(), less SyncAll's UB work area); rounded "
                 "down to whole 256-byte vector repeats (so also whole 32-byte blocks)"),
+    HostBuiltin("core_split", (_i("rows"),),
+                "`cores, per_core = core_split(rows)`: `rows` split over at most VECTOR_CORES cores, per_core = "
+                "cdiv(rows, min(VECTOR_CORES, rows)) each, and no idle core (cores = cdiv(rows, per_core))"),
+    HostBuiltin("fit_tile", (OpParam("dtype", "dtype"),),
+                "largest tile (elements of dtype) whose UB plan fits: the compiler counts every buffer copy and "
+                "scratch slot that grows with the tile (each buffer of another size as one more tile), i.e. "
+                "ub_elems(dtype, live=<that count>, buffers=1)"),
+    HostBuiltin("fit_rows", (OpParam("dtype", "dtype"), _i("cols")),
+                "largest number of rows of `cols` columns (each row padded to a 32-byte pitch) whose UB plan "
+                "fits, at least 1: the compiler counts the row-sized copies the plan holds per row of the tile "
+                "(each buffer that does not grow with the rows as one more row)"),
 )}
+
+# Host builtins that give two values, spelled only as `a, b = name(...)`.
+HOST_PAIRS = {"core_split": ("cores", "per_core")}
+# Host builtins the verifier solves from the kernel's UB plan (the dtype is their first argument).
+HOST_FITS = ("fit_tile", "fit_rows")
 
 # Infix spellings, read by the parser and the printer.
 BINARY_SYMBOLS = {op.symbol: op.name for op in OPS_LIST if op.symbol and op.category != "unary"}

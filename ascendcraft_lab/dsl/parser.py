@@ -18,7 +18,7 @@ from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTi
                  GmRef, HostFunc, If, IndexExpr, IndexSlice, IndexWindows, Kernel, Launch, LaunchField, Level,
                  LevelRef, Load, Name, Pack, Program, Range, ScalarParam, Stage, StageKind, Store, Str, TensorParam,
                  TensorRole, SyncAll, Tiles, TilingParam, walk_exprs)
-from .ops import BINARY_SYMBOLS, HOST_BUILTINS, OPS, ROUND_MODES, OpParam
+from .ops import BINARY_SYMBOLS, HOST_BUILTINS, HOST_PAIRS, OPS, ROUND_MODES, OpParam
 
 GRAMMAR = r"""
 file        := [docstring] host_fn kernel_fn                 # one of each, in either order
@@ -430,6 +430,8 @@ class _Parser:
                 stmts.append(Assign(st.targets[0].id, self._expr(st.value), span=self.span(st)))
             elif isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
                 stmts.append(self._augassign(st))
+            elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Tuple):
+                stmts.extend(self._host_pair(st))
             else:
                 raise self.err(st, f"{_what(st)} is not allowed in the host function",
                                "the host function is `name = expression` lines and a final `return Launch(cores, field=value, ...)`")
@@ -437,6 +439,30 @@ class _Parser:
             raise self.err(fn, f"host function `{fn.name}` does not return Launch(...)",
                            "end it with `return Launch(cores, rows=rows, tile=tile)`")
         return HostFunc(fn.name, params, tuple(stmts), launch, span=self._def_span(fn))
+
+    def _host_pair(self, st: ast.Assign) -> list[Assign]:
+        """`cores, per_core = core_split(rows)`: the split every kernel makes, as the two lines it
+        stands for (per_core = cdiv(rows, min(VECTOR_CORES, rows)); cores = cdiv(rows, per_core)),
+        so the tiling function and its C++ read as the author would write them by hand."""
+        target, v = st.targets[0], st.value
+        pair = v.func.id if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) else None
+        if pair not in HOST_PAIRS:
+            raise self.err(st, "only core_split() gives two values in the host function",
+                           "assign one name per line, or write `cores, per_core = core_split(B)`")
+        names = HOST_PAIRS[pair]
+        if len(target.elts) != 2 or not all(isinstance(t, ast.Name) for t in target.elts):
+            raise self.err(target, f"{pair}() gives two values: {names[0]} and {names[1]}",
+                           f"write `{names[0]}, {names[1]} = {pair}(B)`")
+        for t in target.elts:
+            self._check_name(t, t.id)
+        cores, per = (t.id for t in target.elts)
+        if cores == per:
+            raise self.err(target, f"{pair}() needs two different names", f"write `{names[0]}, {names[1]} = {pair}(B)`")
+        span = self.span(st)
+        (rows,) = self._bind_args(v, pair, HOST_BUILTINS[pair].params)
+        vc = Name("VECTOR_CORES", span=span)
+        return [Assign(per, Call("cdiv", (rows, Call("min", (vc, rows), span=span)), span=span), span=span),
+                Assign(cores, Call("cdiv", (rows, Name(per, span=span)), span=span), span=span)]
 
     def _launch(self, st: ast.Return) -> Launch:
         v = st.value
@@ -746,6 +772,10 @@ class _Parser:
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             raise self.err(node, "`*` / `**` arguments are not part of the DSL", "pass arguments one by one")
         if self.in_host:
+            if name in HOST_PAIRS:
+                a, b = HOST_PAIRS[name]
+                raise self.err(node, f"{name}() gives two values ({a} and {b}), so it is a line of its own",
+                               f"write `{a}, {b} = {_src(node)}` and use the names")
             if name in HOST_BUILTINS:
                 b = HOST_BUILTINS[name]
                 if b.variadic:

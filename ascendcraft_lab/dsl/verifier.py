@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from ..soc import Soc, get_soc
-from .buffers import (ScratchNeed, UbBuffer, UbPlan, byte_masks, check_budget, compares, loaded_once, needs_staging,
+from .buffers import (ScratchNeed, UbBuffer, UbPlan, byte_masks, check_budget, compares, loaded_once, needs_staging, solve_fits,
                       padded_len, padded_rows, scalar_outputs, stage_groups, stmt_tile_sizes)
 from .errors import DslError, Span
 from .host import HOST_BUILTINS, SOC_CONSTANTS, HostEvaluator, bind_dims, check_dims, evaluate_host, syncs_all
@@ -25,7 +25,7 @@ from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreCh
                  DTypeRef, Expr, For, GmRef, If, IndexExpr, IndexSlice, IndexWindows, Level, LevelRef, Load, MetaType,
                  Name, Program, RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, SyncAll, TensorParam,
                  TensorRole, TensorType, TileType, Tiles, TilingParam, TilingType, walk_exprs, walk_stmts)
-from .ops import OPS
+from .ops import HOST_FITS, OPS
 from .printer import expr_text, gmref_text, shape_text
 from .registers import statement_slots
 from .tiles import broadcast_shape, broadcasts, footprint, is_pitched
@@ -223,7 +223,8 @@ class _Verifier:
         locals_ = tuple((n, t) for n, (t, _) in self.kinds.items())
         plan = self._plan(body)
         kernel = replace(kernel, body=body, locals=locals_)
-        return replace(self.p, host=host, kernel=kernel, verified=True, plan=plan)
+        typed = replace(self.p, host=host, kernel=kernel, verified=True, plan=plan)
+        return solve_fits(typed, plan, get_soc(None))
 
     # -- parameters ------------------------------------------------------------------------
     def _kernel_params(self):
@@ -351,9 +352,9 @@ class _Verifier:
         op = e.op
         kinds, args = [], []
         for i, a in enumerate(e.args):
-            if op == "ub_elems" and i == 0:
+            if op in ("ub_elems",) + HOST_FITS and i == 0:
                 if not isinstance(a, DTypeRef):
-                    raise self.err(a, "ub_elems() takes a dtype first", "write ub_elems(f32, live=4)")
+                    raise self.err(a, f"{op}() takes a dtype first", f"write {op}(f32{', live=4' if op == 'ub_elems' else ', cols' if op == 'fit_rows' else ''})")
                 args.append(replace(a, type=MetaType("dtype")))
                 kinds.append("dtype")
                 continue
@@ -368,7 +369,7 @@ class _Verifier:
             return typed("float" if "float" in nums else "int")
         if op in ("div", "pow"):
             return typed("float")
-        if op in ("cdiv", "align_up", "align_down", "ub_elems"):
+        if op in ("cdiv", "align_up", "align_down", "ub_elems") + HOST_FITS:
             if "float" in nums:
                 raise self.err(e, f"{op}() takes integers", "pass int expressions (use // for integer division)")
             return typed("int")

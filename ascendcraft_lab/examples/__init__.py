@@ -120,6 +120,9 @@ CASE_EXAMPLES: list[Example] = [
     _ex("normalization", "rms_norm_cases", {},
         "one kernel for every case: T over f32/f16/bf16 (half types computed in f32), (*S, N) for any "
         "rank, a per-case eps attribute, empty batches that never launch, rows longer than the tile"),
+    _ex("activation", "gelu_backward_cases", {},
+        "an activation's backward (aten.gelu_backward, tanh form): two inputs streamed in one chunk, (*S,) for "
+        "0-d to 5-d cases, T over f32/f16/bf16, shared subexpressions named once"),
 ]
 
 

@@ -13,7 +13,7 @@ the session by its folder, as the pipeline payload gives it (`session.folder`):
 | `undo`       | `step`                                  | `payload`                         |
 | `regenerate` | `step`                                  | `payload`                         |
 | `compile`    | `backend` (default `emulator`)          | `payload` (its `verdict`)         |
-| `profile`    |                                         | `payload`, `profile` (text: the ESTIMATED profile with pipe timelines; the measured one on an NPU host) |
+| `profile`    |                                         | `payload`, `profile` (text: the ESTIMATED profile; the measured one on an NPU host), `timeline` (the first blocks' pipe spans: `perf.report.timeline_data`) |
 | `fetch_body` | `step`, `path`, `side` (before / after / final / dsl), `full` | `body`      |
 | `bundle`     |                                         | `bundle`: the cell's MIME bundle  |
 
@@ -95,20 +95,22 @@ def fetch_body(lab: LabSession, side: str, path: str | None = None, step: str | 
     return body(bundle.files[path], bundle.source_map.get(path, ()), cap)
 
 
-def profile(lab: LabSession) -> str:
-    """The session's ESTIMATED profile (offline: the pipe model of the emulator's trace, with a
-    timeline per pipe of the first blocks) and, on an NPU host, the measured one after it."""
+def profile(lab: LabSession) -> tuple[str, dict]:
+    """The session's ESTIMATED profile (offline: the pipe model of the emulator's trace) as text,
+    and on an NPU host the measured one after it; and the pipe timelines of the first blocks as
+    data (the extension draws them as SVG)."""
     if not lab.ready:
         raise LabError("error: profile needs every step accepted or edited, as compile does")
     try:
-        text = lab.estimate().text()
+        estimate = lab.estimate()
     except SessionError as exc:
         raise LabError(str(exc)) from None
+    text, timeline = estimate.text(timelines=0), estimate.timeline()
     reason = npu_refusal("profile")
     if reason:
-        return f"{text}\nmeasured profile: not here ({reason})"
+        return f"{text}\nmeasured profile: not here ({reason})", timeline
     try:
-        return f"{text}\n\n{profile_session(lab.folder.path).text()}"
+        return f"{text}\n\n{profile_session(lab.folder.path).text()}", timeline
     except ProfileFailed as exc:
         raise LabError(f"error: {exc}") from None
 
@@ -184,7 +186,7 @@ class PipelineChannel:
                 lab.compile_and_verify(str(data.get("backend") or "emulator"),
                                        progress=lambda text: self.send({"event": "progress", "id": rid, "text": text}))
             elif action == "profile":
-                extra["profile"] = profile(lab)
+                extra["profile"], extra["timeline"] = profile(lab)
         finally:
             self._busy -= 1
         return {"payload": lazy_payload(lab), **extra}

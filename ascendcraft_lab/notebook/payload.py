@@ -90,7 +90,7 @@ def pipeline_payload(lab, *, max_body_chars: int = MAX_BODY_CHARS, max_total_cha
             "backend": r.backend, "soc": r.soc, "max_abs_err": r.max_abs_err, "max_rel_err": r.max_rel_err,
             "status": r.status, "findings": [_plain_finding(f) for f in r.findings], "timings": r.timings,
             "current": r.current, "record": r.path},
-        "tiling": lab.tiling,
+        "tiling": None if not lab.tiling else {**lab.tiling, "alternatives": lab.tiling_alternatives()},
         "dsl_colors": {str(n): dsl_color(n) for n in used},
         "palette": list(PALETTE),
         "notes": list(lab.notes),

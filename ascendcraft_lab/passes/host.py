@@ -159,10 +159,12 @@ def tiling_source(plan: Plan, src: str) -> Emitter:
     em.blank()
     with em.block(tiling_signature(plan), dsl=host.span.line):
         locals_ = set()
+        notes = dict(host.fits)         # what the compiler counted for a fit_tile / fit_rows
         for st, text in body:
             decl = "" if st.target in locals_ else "auto "
             locals_.add(st.target)
-            em.line(f"{decl}{cpp_name(st.target)} = {text};  // DSL {st.span.line}", dsl=st.span.line)
+            note = f"; {notes.pop(st.span.line)}" if st.span.line in notes and "UbElems(" in text else ""
+            em.line(f"{decl}{cpp_name(st.target)} = {text};  // DSL {st.span.line}{note}", dsl=st.span.line)
         with em.dsl(launch.span.line):
             for f, lf in fields:
                 cast = f"static_cast<{f.ctype}>({values[f.name]})" if lf else values[f.name]

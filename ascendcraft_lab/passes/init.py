@@ -33,6 +33,21 @@ SPEC = PassSpec(
            "L0B, L0C, by the queues' TPosition)"))
 
 
+DOUBLE_BUFFERING = "constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i"
+SINGLE_BUFFERING = "constexpr int32_t BUFFER_NUM = 1;  // one buffer per queue: copy-in, compute and copy-out take turns"
+
+
+def with_buffer_num(bundle: Bundle, plan: Plan, buffers: int) -> Bundle:
+    """The project with `buffers` copies of every double-buffered queue (the tiling ranking's
+    single-buffered trial): the one BUFFER_NUM line of the vector kernel, rewritten."""
+    text = bundle[plan.kernel_path]
+    line = {2: DOUBLE_BUFFERING, 1: SINGLE_BUFFERING}[buffers]
+    found = [ln for ln in (DOUBLE_BUFFERING, SINGLE_BUFFERING) if ln in text]
+    if not found:
+        raise ValueError(f"{plan.kernel_path} has no BUFFER_NUM line as the init pass writes it (edited by hand?)")
+    return bundle.with_files({plan.kernel_path: text.replace(found[0], line)})
+
+
 def write(project: Project) -> None:
     source, facts = project.kernel, project.facts
     source.class_written = True
@@ -42,8 +57,7 @@ def write(project: Project) -> None:
             "constexpr int32_t BUFFER_NUM = 2;  // double buffering: the copies of K slice i+1 overlap the Mmad of slice i")
         cube_lowering.constants(source, facts)
     else:
-        source.part("constants", "buffers").line(
-            "constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i")
+        source.part("constants", "buffers").line(DOUBLE_BUFFERING)
     if facts.sync_line:
         sync = source.part("constants", "sync")
         sync.line(f"constexpr int32_t SYNC_ALL_INTS = {SYNC_ALL_BYTES_PER_CORE // 4};  "

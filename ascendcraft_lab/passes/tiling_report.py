@@ -29,6 +29,7 @@ class TilingReport:
     buffers: list[dict] = field(default_factory=list)    # name, role, copies, elements, bytes
     candidates: list[str] = field(default_factory=list)  # rejected or accepted alternatives, one line each
     levels: list[dict] = field(default_factory=list)     # the cube: per memory level, used and budget bytes
+    ranking: list[dict] = field(default_factory=list)    # candidates by ESTIMATED time, fastest first (opt-in)
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
@@ -43,8 +44,17 @@ class TilingReport:
         for lv in self.levels:
             lines.append(f"  {lv['level']} used {human_bytes(lv['used'])} of {human_bytes(lv['budget'])} "
                          f"({100 * lv['used'] / lv['budget']:.0f} %)")
-        lines.extend(f"  - {c}" for c in self.candidates)
+        lines.extend(f"  {ln}" for ln in self.alternatives())
         return "\n".join(lines)
+
+    def alternatives(self) -> list[str]:
+        """The candidates not taken and, after a ranking, every candidate's estimate and the winner."""
+        lines = [f"- {c}" for c in self.candidates]
+        if self.ranking:
+            lines.append("ranked by the ESTIMATED kernel time (pipe model of traced emulator runs on the reference's inputs):")
+            lines.extend(f"  {ln}" for ln in ranking_lines(self.ranking))
+            lines.append(f"=> {ranking_summary(self.ranking)}")
+        return lines
 
 
 def tiling_report(program: ir.Program, shapes: dict, scalars: dict, soc: Soc) -> TilingReport:
@@ -196,3 +206,153 @@ def _covers(program: ir.Program, env: dict, field_name: str) -> bool:
     tp = program.tiling_param
     value = env.get(f"{tp.name}.{field_name}") if tp else None
     return value is not None and any(value == v for k, v in env.items() if "." not in k and isinstance(v, int))
+
+
+# --------------------------------------------------------------------------- tiling candidates
+@dataclass(frozen=True)
+class TilingCandidate:
+    """One tiling the estimate can rank: the tile fields' values and the buffers per queue."""
+    fields: tuple[tuple[str, int], ...]     # (tiling field, elements), the draft's own value or a trial
+    buffers: int                            # BUFFER_NUM: copies of every double-buffered queue
+    ub_bytes: int                           # what the UB plan allocates for it
+    draft: bool = False                     # the tiling the draft's host function chose
+
+    @property
+    def label(self) -> str:
+        tiles = " / ".join(f"{v}" if len(self.fields) == 1 else f"{k}={v}" for k, v in self.fields)
+        return f"tile {tiles} x {self.buffers} buffer{'s' if self.buffers > 1 else ''}"
+
+
+def tiling_candidates(program: ir.Program, shapes: dict, scalars: dict, soc: Soc) -> list[TilingCandidate]:
+    """The tilings worth ranking for these shapes: for each buffer count the plan allows (2, and 1
+    when a queue is double-buffered), the longest tile the UB plan fits (no longer than the data
+    the tile steps over) and 1/2 and 1/4 of it; the draft's own tiling first. Every tile field
+    (a Launch field that steps a `tiles()` loop) scales together, in whole vector repeats of the
+    narrowest UB dtype. Empty for the cube (its base tiles are explained, not ranked) and for a
+    kernel without a tile field."""
+    plan = ub_buffers(program)
+    tp = program.tiling_param
+    if plan.uses_cube or tp is None:
+        return []
+    launch = evaluate_host(program, shapes, scalars, soc)
+    env: dict = dict(bind_dims(program, shapes))
+    env.update(scalars)
+    env.update({f"{tp.name}.{k}": v for k, v in launch.items()})
+    steps = _tile_extents(program, env, soc)
+    draft = {name: int(launch[name]) for name in steps if isinstance(launch.get(name), int) and launch[name] > 0}
+    if not draft:
+        return []
+    ub_dtypes = [b.dtype.nbytes for b in plan.buffers if b.level is ir.Level.UB] or [4]
+    unit = max(soc.repeat_bytes // min(ub_dtypes), 1)
+
+    def trial(scale: float) -> dict[str, int]:
+        out = {}
+        for name, v in draft.items():
+            t = int(v * scale) // unit * unit if v * scale >= unit else min(v, unit)
+            cap = steps[name]
+            out[name] = max(1, min(t, cap) if cap else t)
+        return out
+
+    def ub(values: dict[str, int], buffers: int) -> int:
+        trial_env = dict(env)
+        trial_env.update({f"{tp.name}.{k}": v for k, v in values.items()})
+        usage = plan.usage(trial_env, soc)
+        return usage.total() - sum((b.nbuf - min(b.nbuf, buffers)) * nbytes for b, _, nbytes in usage.items
+                                   if b.level is ir.Level.UB)
+
+    double = any(b.nbuf == 2 for b in plan.buffers if b.level is ir.Level.UB)
+    out = [TilingCandidate(tuple(draft.items()), 2 if double else 1, ub(draft, 2 if double else 1), draft=True)]
+    seen = {(out[0].fields, out[0].buffers)}
+    for buffers in ((2, 1) if double else (1,)):
+        # the longest tile that fits: scale up in repeats while the UB holds it and the data is not covered
+        lo, hi = 0.0, 16.0
+        for _ in range(24):
+            mid = (lo + hi) / 2
+            if ub(trial(mid), buffers) <= soc.ub_usable:
+                lo = mid
+            else:
+                hi = mid
+        if lo <= 0:
+            continue
+        longest = trial(lo)
+        for div in (1, 2, 4):
+            values = {k: max(1, (v // div) // unit * unit or min(v, unit)) for k, v in longest.items()}
+            key = (tuple(values.items()), buffers)
+            nbytes = ub(values, buffers)
+            if key in seen or nbytes > soc.ub_usable:
+                continue
+            seen.add(key)
+            out.append(TilingCandidate(key[0], buffers, nbytes))
+    return out
+
+
+def _tile_extents(program: ir.Program, env: dict, soc: Soc) -> dict[str, int]:
+    """Tiling fields that step a `tiles(extent, t.field)` loop -> the longest extent they step over
+    (0 when it is a range only known in the loop)."""
+    tp = program.tiling_param
+    ev = HostEvaluator(soc, env)
+    out: dict[str, int] = {}
+    for s, _ in ir.walk_stmts(program.kernel.body):
+        if not (isinstance(s, ir.For) and isinstance(s.iter, ir.Tiles)):
+            continue
+        step = s.iter.step
+        if not (isinstance(step, ir.Attr) and isinstance(step.obj, ir.Name) and step.obj.id == tp.name):
+            continue
+        extent = 0
+        if not isinstance(s.iter.extent.type, ir.RangeType):
+            try:
+                extent = int(ev.eval(s.iter.extent))
+            except Exception:      # an extent only the kernel knows: no cap
+                extent = 0
+        out[step.attr] = max(out.get(step.attr, 0), extent) if extent and out.get(step.attr, 1) else 0
+    return out
+
+
+def ranking_summary(ranking: list[dict]) -> str:
+    """One sentence: the winner and by how much it beats the runner-up (and the draft's own tiling)."""
+    timed = [r for r in ranking if r["seconds"] is not None]
+    if not timed:
+        return "no candidate could be estimated"
+    best = timed[0]
+    if len(timed) == 1:
+        return f"{best['label']} won at est. {_us(best['seconds'])}: the only candidate estimated"
+    second = timed[1]
+    draft = next((r for r in timed if r["draft"]), None)
+
+    def name(r: dict) -> str:
+        return r["label"] + (" (the draft's)" if r is draft else "")
+    if second["seconds"] - best["seconds"] < 5e-4 * best["seconds"]:     # the same time to the printed digit
+        text = f"{name(best)} won at est. {_us(best['seconds'])}, tied with {name(second)}"
+    else:
+        text = (f"{name(best)} won at est. {_us(best['seconds'])}, {_margin(second['seconds'], best['seconds'])} faster "
+                f"than the runner-up, {name(second)} at {_us(second['seconds'])}")
+    if draft is not None and draft is not best:
+        if draft is not second:
+            text += f" and {_margin(draft['seconds'], best['seconds'])} faster than the draft's {draft['label']}"
+        text += ("; to take it, size the tile so in the host function" if best["buffers"] == draft["buffers"] else
+                 "; the DSL double-buffers every streamed queue, so this is a finding about the kernel, not a choice it offers")
+    return text
+
+
+def ranking_lines(ranking: list[dict]) -> list[str]:
+    """The ranking as the tiling explanation prints it, one candidate a line."""
+    timed = [r for r in ranking if r["seconds"] is not None]
+    best = timed[0]["seconds"] if timed else None
+    lines = []
+    for r in ranking:
+        who = " (the draft's)" if r["draft"] else ""
+        if r["seconds"] is None:
+            lines.append(f"{r['label']}{who}: {r['status']}")
+            continue
+        vs = "fastest" if r["seconds"] == best else f"+{_margin(r['seconds'], best)}"
+        lines.append(f"{r['label']}{who}: est. {_us(r['seconds'])} ({vs}); MTE2/V overlap "
+                     f"{r['mte2_v_overlap']:.0%} of V's busy time")
+    return lines
+
+
+def _margin(slow: float, fast: float) -> str:
+    return f"{100 * (slow - fast) / fast:.1f} %" if fast > 0 else "?"
+
+
+def _us(s: float) -> str:
+    return f"{s * 1e6:.2f} us"

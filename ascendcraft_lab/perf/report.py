@@ -78,6 +78,10 @@ class Profile:
     def _repr_html_(self) -> str:
         return self.html()
 
+    def timeline(self, *, blocks: int = 3) -> dict:
+        """The pipe timelines of the first blocks the model kept spans of, as data (`timeline_data`)."""
+        return timeline_data([b for b in self.kernel.blocks if b.spans][:blocks])
+
 
 def timeline_text(b, width: int = 64) -> list[str]:
     """One row per pipe of one block: '#' where the pipe is busy for most of the column."""
@@ -102,24 +106,37 @@ _COLOURS = {"MTE2": "#3182bd", "V": "#e6550d", "MTE3": "#31a354", "S": "#969696"
             "FIX": "#8c6d31"}
 
 
+def timeline_data(blocks) -> dict:
+    """The pipe timelines of a few blocks as data: per block, per pipe that ran, its spans
+    [start s, end s, API, kernel line] on one time axis (what the SVG here and the JupyterLab
+    extension's Profile timeline draw)."""
+    out = []
+    for b in blocks:
+        pipes = [{"pipe": p, "spans": [[s.start, s.end, s.api, s.line] for s in b.spans if s.pipe == p and s.end > s.start]}
+                 for p in PIPE_ORDER if any(s.pipe == p for s in b.spans)]
+        out.append({"label": b.label, "elapsed": b.elapsed, "pipes": pipes})
+    end = max((s.end for b in blocks for s in b.spans), default=0.0)
+    return {"estimate": True, "end": end, "blocks": out}
+
+
 def timeline_svg(blocks, width: int = 1800) -> str:
     """Pipe timelines of a few blocks on one time axis (the spans the model scheduled), as inline SVG."""
     import html as h
-    rows = [(b, p) for b in blocks for p in PIPE_ORDER if any(s.pipe == p for s in b.spans)]
-    t_end = max(s.end for b in blocks for s in b.spans)
+    data = timeline_data(blocks)
+    rows = [(b["label"], p) for b in data["blocks"] for p in b["pipes"]]
+    t_end = data["end"]
     left, row_h, top = 110, 16, 18
     scale = (width - left - 10) / max(t_end, 1e-12)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + row_h * len(rows) + 24}" '
              f'font-family="monospace" font-size="11" role="img" aria-label="ESTIMATED pipe timeline">',
              f'<text x="4" y="12">ESTIMATED pipe timeline (0 .. {h.escape(_us(t_end))})</text>']
-    for i, (b, p) in enumerate(rows):
+    for i, (label, p) in enumerate(rows):
         y = top + i * row_h
-        parts.append(f'<text x="4" y="{y + 11}">block {b.label} {p}</text>')
-        for s in b.spans:
-            if s.pipe == p and s.end > s.start:
-                parts.append(f'<rect x="{left + s.start * scale:.2f}" y="{y + 2}" width="{max(0.5, (s.end - s.start) * scale):.2f}" '
-                             f'height="{row_h - 4}" fill="{_COLOURS.get(p, "#444")}"><title>{h.escape(s.api)} line {s.line}: '
-                             f'{h.escape(_us(s.start))} .. {h.escape(_us(s.end))}</title></rect>')
+        parts.append(f'<text x="4" y="{y + 11}">block {label} {p["pipe"]}</text>')
+        for start, end, api, line in p["spans"]:
+            parts.append(f'<rect x="{left + start * scale:.2f}" y="{y + 2}" width="{max(0.5, (end - start) * scale):.2f}" '
+                         f'height="{row_h - 4}" fill="{_COLOURS.get(p["pipe"], "#444")}"><title>{h.escape(api)} line {line}: '
+                         f'{h.escape(_us(start))} .. {h.escape(_us(end))}</title></rect>')
     parts.append("</svg>")
     return "".join(parts)
 

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..dsl.errors import DslError
+from ..dsl.generic import binding_for, instantiate
 from ..dsl.host import bind_dims, fold_shape, leading_ones, output_shape
 from ..dsl.interp import run
 from ..dsl.ir import DType, Program
@@ -220,6 +221,21 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, dtype: DType, rtol: fl
                        n_bad == 0 and unwritten == 0, worst)
 
 
+def case_dtypes(program: Program, case: ReferenceRun) -> list[str]:
+    """The torch dtypes a variant is picked by: the tensor inputs, then the Model tensors the kernel reads."""
+    named = case.named_tensors
+    return list(case.dtypes) + [str(named[p.param_name].dtype) if p.param_name in named else "?"
+                                for p in program.model_params]
+
+
+def variant_for(program: Program, ref: ReferenceRun, what: str = "the input set") -> Program:
+    """The variant of a dtype-generic kernel that serves this input set (the program itself when
+    plain); VariantMismatch (one line) when no variant does."""
+    if not program.generics:
+        return program
+    return instantiate(program, binding_for(program, case_dtypes(program, ref), what))
+
+
 def check_interpreter(dsl_path_or_text, ref_path, *, soc: str | None = None, overrides: dict | None = None,
                       rtol: float | None = None, atol: float | None = None, seed: int = 0,
                       reference: ReferenceRun | None = None) -> Verdict:
@@ -231,6 +247,7 @@ def check_interpreter(dsl_path_or_text, ref_path, *, soc: str | None = None, ove
     s = get_soc(soc)
     program = load_program(dsl_path_or_text)
     ref = reference if reference is not None else load_reference(ref_path, overrides=overrides, seed=seed)
+    program = variant_for(program, ref, ref.label)
     inputs, expected = bind(program, ref)
     shapes = {n: np.shape(v) for n, v in inputs.items() if isinstance(v, np.ndarray)}
     scalars = {p.name: inputs[p.name] for p in program.scalars}

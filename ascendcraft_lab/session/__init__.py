@@ -6,11 +6,11 @@ emulator or an NPU; `SessionFolder` (folder.py) is the folder's format; `draft` 
 makes a DSL draft from a reference; `npu.py` builds and profiles a session with CANN. The CLI
 (`ascendcraft lower / check / draft / profile`), the notebook and the bench call these.
 """
-from .draft import DraftFailed, DraftOutcome, draft
+from .draft import DraftFailed, DraftOutcome, case_runs, draft
 from .folder import SessionFolder, text_hash
 from .cases import CaseReport, CaseResult, check_cases
 from .session import (CheckResult, Session, SessionError, StepState, check_file, check_file_cases, engine_for,
                       load_dsl, parse_override)
 
 __all__ = ["CaseReport", "CaseResult", "check_cases", "check_file_cases", "CheckResult", "DraftFailed", "DraftOutcome", "Session", "SessionError", "SessionFolder", "StepState",
-           "check_file", "draft", "engine_for", "load_dsl", "parse_override", "text_hash"]
+           "case_runs", "check_file", "draft", "engine_for", "load_dsl", "parse_override", "text_hash"]

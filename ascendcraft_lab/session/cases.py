@@ -35,7 +35,7 @@ from ..engines.rule import render
 from ..passes.bundle import Bundle
 from ..passes.spec import LowerOptions
 from ..passes.variants import variant_program
-from ..reference import RULE_TEXT, RULES, CaseSet, ReferenceError, ReferenceRun, bind, check_rules
+from ..reference import RULE_TEXT, RULES, CaseSet, ReferenceError, bind, case_dtypes, check_rules
 from ..soc import get_soc
 
 # Which step a case failed at, in order (a report counts cases by it).
@@ -211,13 +211,6 @@ class Variants:
             root = self._scratch / (key or "kernel")
         root.mkdir(parents=True, exist_ok=True)
         return program, bundle, root
-
-
-def case_dtypes(program: ir.Program, case: ReferenceRun) -> list[str]:
-    """The torch dtypes a variant is picked by: the tensor inputs, then the Model tensors the kernel reads."""
-    named = case.named_tensors
-    return list(case.dtypes) + [str(named[p.param_name].dtype) if p.param_name in named else "?"
-                                for p in program.model_params]
 
 
 def check_cases(program: ir.Program, cases: CaseSet, *, soc: str | None = None, bundles: Mapping[str, Bundle] | None = None,

@@ -3,15 +3,26 @@
 The one place that decides how a draft is made, for `ascendcraft draft`, the notebook's
 `%ascendcraft NAME --ref REF.py` and the bench. Every failure is a `DraftFailed` whose `str`
 is one line.
+
+An NPUKernelBench-format reference (`get_input_groups()`) is drafted for all its cases: the
+offline draft is made from one case (`trace_case`), then generalized over the cases' dtypes and
+ranks (drafter/cases.py) and its tile budget fitted to the largest cases of each variant.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..drafter.draft import DraftError, draft_reference
+import numpy as np
+
+from ..drafter.cases import case_signature, fit_live, generalize
+from ..drafter.draft import DraftError, draft_from_trace, draft_reference, kernel_name
+from ..dsl.errors import DslError
+from ..dsl.generic import instantiate, variants
+from ..dsl.parser import parse
 from ..engines.llm.draft import draft_with_llm
 from ..engines.llm.engine import LlmEngineError, client_from_environment
+from ..reference import ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs
 
 HOW = ("drafter", "llm")
 
@@ -29,6 +40,7 @@ class DraftOutcome:
     text: str
     template: str                    # the drafter's template, or "llm"
     notes: list[str] = field(default_factory=list)
+    traced_case: int | None = None   # an NPUKernelBench reference: the case the offline draft was made from
 
 
 def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None, overrides: dict | None = None,
@@ -40,21 +52,87 @@ def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None
     (an NPUKernelBench reference's cases; its failing ones go back to the model one line each)."""
     if how not in HOW:
         raise DraftFailed(f"unknown drafting engine `{how}`; use drafter or llm")
+    if cases is None and reference_format(reference) == "NPUKernelBench":
+        cases = case_runs(reference, timeout=timeout)
+    pick = trace_case(cases) if cases else None
     try:
-        offline = draft_reference(reference, soc=soc, overrides=overrides or None, timeout=timeout)
+        offline = (draft_for_cases(reference, pick, cases, soc=soc, timeout=timeout) if cases else
+                   draft_reference(reference, soc=soc, overrides=overrides or None, timeout=timeout))
     except DraftError as exc:
         if how == "drafter":
             raise DraftFailed(str(exc)) from None
         offline = None
+    traced = pick.case if pick is not None else None
     if how == "drafter":
-        return DraftOutcome(offline.text, offline.template, list(offline.notes))
+        return DraftOutcome(offline.text, offline.template, list(offline.notes), traced)
     try:
         client = client_from_environment(**(client_settings or {}))
     except LlmEngineError as exc:
         raise DraftFailed(str(exc).splitlines()[0], unavailable=True) from None
     result = draft_with_llm(Path(reference), client=client, soc=soc, rounds=rounds,
-                            start_draft=offline.text if offline else None, reference=reference_run, cases=cases)
+                            start_draft=offline.text if offline else None, reference=reference_run or pick, cases=cases)
     notes = [result.message.splitlines()[0]] if result.message else []
     if result.dsl is None:
         raise DraftFailed(f"the LLM drafter found no verified draft ({result.stopped}): {result.message.splitlines()[0]}")
-    return DraftOutcome(result.dsl, "llm", notes)
+    return DraftOutcome(result.dsl, "llm", notes, traced)
+
+
+def case_runs(reference, *, timeout: float = 300) -> list[ReferenceRun]:
+    """The cases of an NPUKernelBench reference that ran (a failing case is that case's failure, later)."""
+    try:
+        cases = load_cases(reference, timeout=timeout)
+    except ReferenceError as e:
+        raise DraftFailed(str(e).splitlines()[0]) from None
+    runs = [c for c in cases if isinstance(c, ReferenceRun)]
+    if not runs:
+        raise DraftFailed(f"no case of {Path(reference).name} runs: {str(cases.cases[0]).splitlines()[0]}"
+                          if len(cases) else f"{Path(reference).name}: get_input_groups() returns no case")
+    return runs
+
+
+def trace_case(runs: list[ReferenceRun]) -> ReferenceRun:
+    """The case a draft is made from: non-empty, float32 first, at least 2-d (leading axes are
+    what dim packs generalize; a 1-d case reads as a whole-tensor reduction), then the fewest
+    elements (a quick trace). A case whose first tensor's last dim is 1 comes after the others: it
+    hides the rows (x * scale[..., None] reads as two tensors of one shape)."""
+    def key(r):
+        ranks = [len(v.shape) for v in r.tensor_inputs] or [0]
+        size = sum(int(np.size(v)) for v in r.tensor_inputs)
+        empty = size == 0 or any(np.size(o) == 0 for o in r.outputs if isinstance(o, np.ndarray))
+        unit_row = bool(r.tensor_inputs) and np.shape(r.tensor_inputs[0])[-1:] == (1,)
+        return (empty, r.dtypes[:1] != ("float32",), max(ranks) < 2, unit_row, size)
+    return min(runs, key=key)
+
+
+def draft_for_cases(reference, pick: ReferenceRun, runs: list[ReferenceRun], *, soc: str | None = None,
+                    timeout: float = 300) -> DraftOutcome:
+    """The offline draft for every case: drafted from `pick`, generalized over `runs`. Raises DraftError."""
+    # traced in float32 (a half-type case's floats cast up): the draft is generalized over the dtypes anyway
+    cast = "float32" if any(d in ("float16", "bfloat16") for d in pick.dtypes) else None
+    traced = run_jobs([{"mode": "trace", "path": str(reference), "case": pick.case, "cast_inputs": cast}],
+                      timeout=timeout)[0]
+    if isinstance(traced, ReferenceError):
+        raise DraftError(str(traced).splitlines()[0])
+    d = draft_from_trace(traced["graph"], name=kernel_name(reference), soc=soc, source=Path(reference).name)
+    text, notes = generalize(d.text, [case_signature(r) for r in runs])
+    text = fit_live(text, _largest_cases(text, runs), soc)
+    return DraftOutcome(text, d.template, [*d.notes, *notes], pick.case)
+
+
+def _largest_cases(text: str, runs: list[ReferenceRun]) -> list:
+    """(shapes, scalars) of the two largest cases of each variant: what the tile budget must fit."""
+    program = parse(text, "kernel.dsl.py")
+    out = []
+    for b in variants(program):
+        v = instantiate(program, b)
+        bound = []
+        for r in runs:
+            try:
+                inputs, _ = bind(v, r)
+            except DslError:
+                continue
+            shapes = {n: np.shape(a) for n, a in inputs.items() if isinstance(a, np.ndarray)}
+            bound.append((sum(int(np.prod(s)) for s in shapes.values()), shapes, {p.name: inputs[p.name] for p in v.scalars}))
+        bound.sort(key=lambda x: -x[0])
+        out += [(s, sc) for _, s, sc in bound[:2]]
+    return out

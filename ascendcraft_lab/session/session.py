@@ -39,16 +39,17 @@ from ..passes.manager import Step, run_pipeline
 from ..passes.merge import Conflict
 from ..passes.pipeline import PIPELINE, get_pass
 from ..passes.spec import LowerOptions
-from ..passes.tiling_report import TilingReport, tiling_report
-from ..dsl.generic import VariantMismatch, binding_for, instantiate, variant_name
+from ..passes.tiling_report import TilingReport, tiling_candidates, tiling_report
+from ..dsl.generic import VariantMismatch, instantiate, variant_name
 from ..perf import estimate_eager, estimate_trace
 from ..perf.report import Profile
 from ..procs import scratch_dir
-from ..reference import ReferenceError, bind, load_cases, load_reference, reference_format, sidecars
+from ..reference import ReferenceError, bind, load_cases, load_reference, reference_format, sidecars, variant_for
 from ..soc import get_soc
 from ..atomic import NotText, read_text
 from ..passes.variants import variant_files
-from .cases import CaseReport, case_dtypes, check_cases
+from .cases import CaseReport, check_cases
+from .ranking import rank_tilings
 from .folder import LOCK_FILE, PROJECT, SOURCEMAP, FolderBusy, SessionFolder, files_hash, text_hash
 
 DSL_NAME = "kernel.dsl.py"          # a draft typed in a notebook cell: its name in messages and generated comments
@@ -221,13 +222,10 @@ def parse_override(text: str) -> tuple[str, Any]:
 
 def variant_of(program: ir.Program, ref) -> ir.Program:
     """The variant of a dtype-generic kernel that serves this input set (the program itself when plain)."""
-    if not program.generic:
-        return program
     try:
-        binding = binding_for(program, case_dtypes(program, ref), "the reference's first input set")
+        return variant_for(program, ref, "the reference's first input set")
     except VariantMismatch as exc:
         raise SessionError(f"error: {exc}\n  = help: add its dtype to the kernel's @kernel(...) type variable") from None
-    return instantiate(program, binding)
 
 
 def bind_shapes(program: ir.Program, ref) -> tuple[dict, dict]:
@@ -419,6 +417,11 @@ class Session:
     def tiling_text(self) -> str:
         t = self.tiling
         return TilingReport(**t).text() if t else ""
+
+    def tiling_alternatives(self) -> list[str]:
+        """The tiling explanation's candidates not taken and any ranking by the estimate, one a line."""
+        t = self.tiling
+        return TilingReport(**t).alternatives() if t else []
 
     def summary(self) -> str:
         """The plain-text view: one line per pass, findings, conflicts, notes and the verdict."""
@@ -727,6 +730,38 @@ class Session:
                                 "profile": _jsonable(profile.to_dict()), "summary": profile.text().splitlines()[1].strip(),
                                 "seconds": round(time.perf_counter() - t0, 3), "estimated_bundle": bundle_hash(self.final)})
         return profile
+
+    def rank_tiling(self, *, seed: int = 0, progress: Callable[[str], None] | None = None) -> list[dict]:
+        """Rank the tiling candidates (tile lengths x buffers per queue, `tiling_candidates`) by the
+        ESTIMATED kernel time: each runs traced and verified on the emulator on the reference's
+        inputs. Opt-in (`ascendcraft lower --rank-tiling`, `lab.rank_tiling()`): a few emulator runs.
+        The ranking joins the tiling explanation until the next lowering; the project is unchanged."""
+        ref_path, overrides, files = self._runnable("emulator", False, None, None)
+        project = self._shipped_project(files)
+        as_file = self._reference_as_file()
+        try:
+            ref = cached_reference(ref_path, overrides, seed, as_file=as_file)
+            # a generic kernel's UB plan in this input set's dtypes (as the lowering binds it)
+            variant = verify(variant_of(self.program, ref), self.soc) if self.program.generic else self.program
+            shapes, scalars = bind_shapes(variant, ref)
+            candidates = tiling_candidates(variant, shapes, scalars, get_soc(self.soc))
+            if not candidates:
+                raise SessionError("error: nothing to rank: the kernel has no tile field stepping a tiles() loop "
+                                   "(the cube's base tiles are explained, not ranked)")
+            if progress:
+                progress(f"ranking {len(candidates)} tiling candidates: each runs traced on the emulator")
+            ranking = rank_tilings(self.program, project, ref, self.soc, candidates)   # run as verify() runs it
+        except DslError as exc:
+            raise SessionError(exc.with_source(self.dsl_name, self.dsl).render()) from exc
+        except ReferenceError as exc:
+            raise SessionError(exc.render()) from exc
+        with self._locked():
+            manifest = self._manifest()
+            if manifest.get("tiling") is not None:
+                manifest["tiling"]["ranking"] = _jsonable(ranking)
+                self.folder.save_manifest(manifest)
+        self._changed()         # views showing the tiling explanation redraw with the ranking
+        return ranking
 
     # ----------------------------------------------------------------------------- internals
     def _manifest(self) -> dict:

@@ -9,7 +9,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 
 import { IPipelineLink } from './link';
 import { IViewState, ViewEvent, initialState, reduce } from './logic/state';
-import { IBody, IPipelinePayload, IReply, IRequest, LinkStatus, Side } from './tokens';
+import { IBody, IPipelinePayload, IReply, IRequest, ITimeline, LinkStatus, Side } from './tokens';
 
 export class PipelineModel implements IDisposable {
   constructor(payload: IPipelinePayload) {
@@ -59,6 +59,11 @@ export class PipelineModel implements IDisposable {
 
   get session(): string {
     return this._payload.session.folder;
+  }
+
+  /** The pipe timelines of the last Profile (ESTIMATED), or null before one. */
+  get timeline(): ITimeline | null {
+    return this._timeline;
   }
 
   get changed(): ISignal<this, void> {
@@ -178,6 +183,9 @@ export class PipelineModel implements IDisposable {
     if (this._disposed) {
       return reply.ok;
     }
+    if (reply.ok && reply.timeline) {
+      this._timeline = reply.timeline;
+    }
     // The payload itself arrives through the link's payloadChanged (every view of the session).
     this.dispatch({ type: 'reply', ok: reply.ok, error: reply.error, info: reply.profile || okInfo });
     if (reply.ok && req.action !== 'profile') {
@@ -267,6 +275,7 @@ export class PipelineModel implements IDisposable {
 
   private _payload: IPipelinePayload;
   private _state: IViewState;
+  private _timeline: ITimeline | null = null;
   private _link: IPipelineLink | null = null;
   private _bodies = new Map<string, IBody | null>();
   private _inflight = new Set<string>();

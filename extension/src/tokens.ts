@@ -136,6 +136,8 @@ export interface IPipelinePayload {
     total?: number;
     buffers?: { [key: string]: unknown }[];
     candidates?: string[];
+    /** The candidates not taken and any ranking by the estimate, as the CLI prints them. */
+    alternatives?: string[];
   } | null;
   dsl_colors: { [line: string]: string };
   palette: string[];
@@ -167,6 +169,19 @@ export interface IRequest {
   full?: boolean;
 }
 
+/** One pipe of one block: its spans [start s, end s, API, kernel line] (perf/report.py: timeline_data). */
+export interface ITimelinePipe {
+  pipe: string;
+  spans: [number, number, string, number][];
+}
+
+/** The ESTIMATED pipe timelines of a profile's first blocks, on one time axis (seconds). */
+export interface ITimeline {
+  estimate: boolean;
+  end: number;
+  blocks: { label: string; elapsed: number; pipes: ITimelinePipe[] }[];
+}
+
 export interface IReply {
   id: number;
   ok: boolean;
@@ -174,6 +189,8 @@ export interface IReply {
   payload?: IPipelinePayload;
   body?: IBody;
   profile?: string;
+  /** The profile's pipe timelines (ESTIMATED): the first blocks' spans per pipe. */
+  timeline?: ITimeline;
   /** The cell's MIME bundle (payload with bodies, text/html, text/plain), to store in the output. */
   bundle?: { [mime: string]: unknown };
   /** Set by the link, not the kernel: the connection went away before a reply. */

@@ -1,8 +1,9 @@
 """Fuzz: token-level mutations of the examples end in a DslError (or a valid program), fast.
 
 2,100 seeded mutants, each parsed, verified, checked against synthetic shapes and run on the
-interpreter with a small loop budget. Any exception other than DslError, or a case slower
-than one second, is a bug.
+interpreter with a small loop budget. Any exception other than DslError, or a case that does not
+end within HANG_S seconds (a hang, not a speed: a mutant takes milliseconds on a quiet machine and the
+bound leaves room for a loaded one), is a bug.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from ascendcraft_lab.examples import EXAMPLES
 from dsl_helpers import synthetic_inputs
 
 CASES_PER_EXAMPLE = 150          # x 14 examples = 2,100 mutants
+HANG_S = 10.0
 POOL = ["load", "store", "tiles", "core_rows", "core_chunk", "range", "windows", "copyin", "compute", "copyout",
         "exp", "reduce_sum", "where", "cast", "last", "window_max", "cumsum", "f16", "i32", "bool", "inf", "Launch",
         "Tiling", "GM", "Out", "t", "c", "r", "xu", "yu", "N", "B", "x", "y", "ub_elems", "cdiv", "VECTOR_CORES",
@@ -66,7 +68,7 @@ def _exercise(text: str) -> None:
 
 
 @pytest.mark.parametrize("ex", EXAMPLES, ids=lambda e: e.name)
-def test_mutants_end_in_dsl_error_or_run_within_a_second(ex):
+def test_mutants_end_in_dsl_error_or_run_without_hanging(ex):
     text = ex.dsl.read_text()
     rnd = random.Random(f"fuzz-{ex.name}")
     outcomes = {"ok": 0, "error": 0}
@@ -82,5 +84,5 @@ def test_mutants_end_in_dsl_error_or_run_within_a_second(ex):
         except Exception as e:  # pragma: no cover - the failure message is the point
             pytest.fail(f"mutant {case} of {ex.name} raised {type(e).__name__}: {e}\n--- mutant ---\n{mutant}")
         elapsed = time.perf_counter() - start
-        assert elapsed < 1.0, f"mutant {case} of {ex.name} took {elapsed:.2f}s\n{mutant}"
+        assert elapsed < HANG_S, f"mutant {case} of {ex.name} took {elapsed:.2f}s\n{mutant}"
     assert outcomes["error"] > CASES_PER_EXAMPLE // 3   # the mutations do break things

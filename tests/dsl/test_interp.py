@@ -217,3 +217,19 @@ def test_a_store_of_the_wrong_length_is_a_dsl_error():
     text = text.replace("store(y[r, c], yu)", "store(y[r, 0:8], yu)")
     with pytest.raises(DslError):
         run(verify(parse(text)), {"x": np.ones((1, 12), np.float32)})
+
+
+def test_a_cast_to_the_same_float_type_rounds_to_whole_numbers_by_its_mode():
+    """The Cast page: float -> float rounds src by round_mode (0.5: rint 0, floor 0, ceil 1, round 1, trunc 0)."""
+    x = np.array([[0.5, -0.5, 1.5, -2.5, 2.7]], np.float32)
+    expected = {"rint": [0, -0, 2, -2, 3], "floor": [0, -1, 1, -3, 2], "ceil": [1, -0, 2, -2, 3],
+                "round": [1, -1, 2, -3, 3], "trunc": [0, -0, 1, -2, 2], "none": [0.5, -0.5, 1.5, -2.5, 2.7]}
+    for mode, want in expected.items():
+        y = run(rows_kernel(f'yu = cast(xu, f32, round="{mode}")'), {"x": x})["y"]
+        assert np.array_equal(y, np.array([want], np.float32)), mode
+
+
+def test_rint_floor_ceil_trunc_are_the_rounding_ops():
+    x = np.array([[0.5, 1.5, -0.5, -1.7]], np.float32)
+    y = run(rows_kernel("yu = rint(xu) + 10.0 * floor(xu) + 100.0 * ceil(xu) + 1000.0 * trunc(xu)"), {"x": x})["y"]
+    assert np.array_equal(y, np.rint(x) + 10 * np.floor(x) + 100 * np.ceil(x) + 1000 * np.trunc(x))

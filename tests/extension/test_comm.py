@@ -192,7 +192,12 @@ def test_profile_offline_replies_with_the_estimated_profile_and_its_pipe_timelin
     assert reply["ok"], reply.get("error")
     text = reply["profile"]
     assert text.startswith("ESTIMATED profile of gelu") and "x ESTIMATED" in text
-    timeline = text[text.index("timeline of block 0"):].splitlines()
-    assert [row.split("|")[0].strip() for row in timeline[1:4]] == ["MTE2", "V", "MTE3"]
+    # the timelines travel as data (the extension draws them): a row per pipe of each first block
+    timeline = reply["timeline"]
+    assert timeline["estimate"] and 1 <= len(timeline["blocks"]) <= 3
+    block = timeline["blocks"][0]
+    assert block["label"] == "0" and [p["pipe"] for p in block["pipes"]][:3] == ["MTE2", "V", "MTE3"]
+    for p in block["pipes"]:
+        assert all(0 <= start < end <= timeline["end"] for start, end, _api, _line in p["spans"])
     if npu_refusal("profile"):
         assert "measured profile: not here" in text

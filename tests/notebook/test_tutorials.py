@@ -32,9 +32,9 @@ def kernel_dir(tmp_path_factory):
     return root
 
 
-def test_the_tutorials_are_numbered_from_01_and_include_the_cube_unit():
+def test_the_tutorials_are_numbered_from_01_and_include_broadcasting_and_the_cube_unit():
     numbers = [p.name[:2] for p in TUTORIALS]
-    assert {"01", "02", "03", "04", "05", "07"} <= set(numbers) and numbers == sorted(set(numbers))
+    assert {"01", "02", "03", "04", "05", "06", "07"} <= set(numbers) and numbers == sorted(set(numbers))
 
 
 def outputs_text(cell) -> str:

@@ -33,7 +33,10 @@ class Sandbox:
         self.tag = uuid.uuid4().hex
         self.tmp = root / "tmp"
         self.tmp.mkdir(parents=True, exist_ok=True)
-        self.env = {**os.environ, TAG: self.tag, "TMPDIR": str(self.tmp)}
+        # torch.export may create its inductor cache folder (torchinductor_<user>) under TMPDIR: it is
+        # torch's persistent cache, not a temporary of ours, so it lives outside the folder we count.
+        self.env = {**os.environ, TAG: self.tag, "TMPDIR": str(self.tmp),
+                    "TORCHINDUCTOR_CACHE_DIR": str(root / "torchinductor")}
 
     def start(self, *argv, cwd: Path | None = None) -> subprocess.Popen:
         return subprocess.Popen([sys.executable, "-m", "ascendcraft_lab", *map(str, argv)], cwd=cwd or self.root,

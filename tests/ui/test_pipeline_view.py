@@ -213,7 +213,32 @@ def test_profile_offline_shows_the_estimated_profile_and_pipe_timelines(notebook
     info = nb.view.locator(".acl-info")
     info.wait_for(timeout=COMPILE_TIMEOUT)
     text = info.inner_text()
-    assert text.startswith("ESTIMATED profile of gelu") and "x ESTIMATED" in text
-    assert "timeline of block 0" in text and "MTE2 |" in text and "bound pipe" in text
+    assert text.startswith("ESTIMATED profile of gelu") and "x ESTIMATED" in text and "bound pipe" in text
+    # The pipe timeline is an SVG in the dock: a row per pipe of each block shown, boxes in each.
+    panel = nb.view.locator(".acl-dock-panel[data-panel='timeline']")
+    svg = panel.locator("svg.acl-timeline")
+    svg.wait_for()
+    assert "ESTIMATED pipe timeline" in panel.inner_text()
+    rows = svg.locator("g.acl-timeline-row")
+    pipes = [(rows.nth(i).get_attribute("data-block"), rows.nth(i).get_attribute("data-pipe")) for i in range(rows.count())]
+    assert [p for b, p in pipes if b == "0"][:3] == ["MTE2", "V", "MTE3"]
+    assert len({b for b, _ in pipes}) >= 2 and len(set(pipes)) == len(pipes)
+    for i in range(rows.count()):
+        assert rows.nth(i).locator("rect.acl-timeline-span").count() > 0, pipes[i]
+    # Zoom: + doubles the drawing (the box scrolls), Ctrl + wheel zooms too, Fit goes back.
+    width = float(svg.get_attribute("width"))
+    panel.locator("button[title='zoom in']").click()
+    assert float(svg.get_attribute("width")) > 1.9 * (width - 104)
+    svg.hover()
+    nb.page.keyboard.down("Control")
+    nb.page.mouse.wheel(0, -100)
+    nb.page.keyboard.up("Control")
+    panel.locator(".acl-timeline-level", has_text="4x").wait_for()
+    panel.locator("button[title='the whole run in the view']").click()
+    assert float(svg.get_attribute("width")) == width
     ARTIFACTS.mkdir(exist_ok=True)
+    nb.page.set_viewport_size({"width": 1280, "height": 800})
+    panel.scroll_into_view_if_needed()
+    nb.page.wait_for_timeout(300)
+    nb.page.screenshot(path=str(ARTIFACTS / "profile-timeline-1280x800.png"))
     nb.view.screenshot(path=str(ARTIFACTS / "profile-estimate.png"))

@@ -148,18 +148,25 @@ def write_bundle_files(bundle: Bundle, root: Path) -> None:
 
 def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, int | float],
             *, soc: str = DEFAULT_SOC, timeout: float = 120, root: Path | None = None,
-            trace: Path | None = None) -> EmulatorRun:
+            trace: Path | None = None, tiling: Mapping[str, int] | None = None) -> EmulatorRun:
     """Run the bundle's kernel on the emulator for concrete `inputs` (by GM param name).
 
     The bundle is written under `root` (a temporary folder when None) and compiled there; the
     inputs travel as in/out GM buffers, so what the kernel leaves in them comes back too
     (`inputs_after`), for a check that it did not write into its inputs. With `trace` the run
-    writes its pipe trace there (``ascendcraft_lab.perf`` estimates the kernel's time from it)."""
+    writes its pipe trace there (``ascendcraft_lab.perf`` estimates the kernel's time from it).
+    `tiling` replaces tiling fields after the generated tiling function was checked (the tiling
+    ranking's trials: the kernel reads them from the tiling struct, so one build serves them all)."""
     options_soc = get_soc(soc)
     checked, status, message = checked_launch(program, bundle, inputs, scalars, options_soc)
     if status:
         return EmulatorRun(status, message, tiling=checked.values)
     plan, dims, launch, values = checked.plan, checked.dims, checked.launch, checked.values
+    if tiling:
+        unknown = sorted(set(tiling) - {f.name for f in plan.tiling_fields})
+        if unknown:
+            raise ValueError(f"no tiling field {', '.join(unknown)} in {plan.tiling_struct}")
+        values = {**values, **tiling}
     env = {**dims, **scalars}
     args, names, kinds = [], [], []
     for t in program.tensors():
@@ -245,16 +252,17 @@ def compile_errors(bundle: Bundle, plan: Plan, *, link: bool, host: bool) -> lis
 
 
 def check_emulator(program: ir.Program, bundle: Bundle, ref, *, soc: str | None = None,
-                   rtol: float | None = None, atol: float | None = None, trace: Path | None = None):
+                   rtol: float | None = None, atol: float | None = None, trace: Path | None = None,
+                   tiling: Mapping[str, int] | None = None):
     """Run the bundle on the reference's inputs; a Verdict (as the interpreter's) plus the run
-    (with `trace`, its pipe trace is written there)."""
+    (with `trace`, its pipe trace is written there; `tiling` overrides fields, see `emulate`)."""
     s = get_soc(soc)
     inputs, expected = bind(program, ref)
     scalars = {p.name: inputs[p.name] for p in program.scalars}
     tensors = {n: v for n, v in inputs.items() if isinstance(v, np.ndarray)}
     shapes = {n: np.shape(v) for n, v in tensors.items()}
     typed = verify(program, s, shapes=shapes, scalars=scalars)
-    run = emulate(typed, bundle, tensors, scalars, soc=s.name, trace=trace)
+    run = emulate(typed, bundle, tensors, scalars, soc=s.name, trace=trace, tiling=tiling)
     name = typed.kernel.name
     if run.status not in ("ok", "findings"):
         return Verdict(False, float("inf"), float("inf"), 0.0, 0.0, [], f"{run.status}: {run.message}", "emulator",

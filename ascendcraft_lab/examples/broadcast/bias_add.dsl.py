@@ -18,12 +18,9 @@ tiles `k`; the bias tile of a column tile is loaded once per core and column til
 
 @host
 def tiling(x: Tensor[f32, (B, N)]):
-    cores = min(VECTOR_CORES, B)
-    per_core = cdiv(B, cores)
-    cores = cdiv(B, per_core)
+    cores, per_core = core_split(B)
     cols = min(align_up(N, 8), 2040)         # a row's pitch is a repeat stride: at most 255 blocks
-    # per row of a tile: xu and yu, double-buffered (4 pitches); the bias tile is one more row
-    tile_rows = max(ub_elems(f32, live=5, buffers=1) // cols, 1)
+    tile_rows = fit_rows(f32, cols)          # the compiler counts xu, yu (x2 each) and the bias row
     return Launch(cores, per_core=per_core, cols=cols, tile_rows=min(tile_rows, per_core))
 
 

@@ -15,9 +15,7 @@ rows (one contiguous copy); they are one value per row, stored densely.
 
 @host
 def tiling(x: Tensor[f32, (B, N)]):
-    cores = min(VECTOR_CORES, B)
-    per_core = cdiv(B, cores)
-    cores = cdiv(B, per_core)
+    cores, per_core = core_split(B)
     cols = min(align_up(N, 8), 2040)         # a row's pitch is a repeat stride: at most 255 blocks
     # per row of a tile: xu and yu double-buffered (4 pitches) and the Brcb'd factors (one block
     # per row, well under a pitch); the factors themselves are one float per row

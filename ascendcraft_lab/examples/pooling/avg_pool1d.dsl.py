@@ -12,9 +12,7 @@ This kernel has no padding; pooling with padding is in max_pool2d and avg_pool3d
 @host
 def tiling(x: Tensor[f32, (B, C, L)], k: i32, s: i32):
     rows = B * C
-    cores = min(VECTOR_CORES, rows)
-    per_core = cdiv(rows, cores)
-    cores = cdiv(rows, per_core)
+    cores, per_core = core_split(rows)
     # An output tile of T values reads (T - 1) * s + k inputs; both double-buffered. The window
     # op gathers element j of every window into a scratch tile, with a scratch tile of offsets
     # (as long as the input). T * (s + k) floats, four times, bound them all for any k and s.

@@ -22,9 +22,7 @@ window lies inside the padded input, so the divisor is the constant k^3.
 @host
 def tiling(x: Tensor[f32, (B, C, D, H, W)], k: i32, s: i32, p: i32):
     rows = B * C * ((D + 2 * p - k) // s + 1) * ((H + 2 * p - k) // s + 1)
-    cores = min(VECTOR_CORES, rows)
-    per_core = cdiv(rows, cores)
-    cores = cdiv(rows, per_core)
+    cores, per_core = core_split(rows)
     return Launch(cores, rows=per_core)
 
 

@@ -4,9 +4,7 @@
 @host
 def tiling(x: Tensor[f32, (B, C, L)], k: i32, s: i32):
     rows = B * C
-    cores = min(VECTOR_CORES, rows)
-    per_core = cdiv(rows, cores)
-    cores = cdiv(rows, per_core)
+    cores, per_core = core_split(rows)
     tile = max(ub_elems(f32, live=2) // (s + k), 1)      # the input, output and gather tiles (see avg_pool1d)
     return Launch(cores, rows=per_core, tile=min(tile, (L - k) // s + 1))
 

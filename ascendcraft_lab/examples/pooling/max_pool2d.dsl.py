@@ -26,9 +26,7 @@ input or its left padding (PyTorch's rule), so at most (W + p - 1) // s + 1 wind
 @host
 def tiling(x: Tensor[f32, (B, C, H, W)], k: i32, s: i32, p: i32, d: i32):
     rows = B * C * min((H + 2 * p - d * (k - 1) + s - 2) // s + 1, (H + p - 1) // s + 1)
-    cores = min(VECTOR_CORES, rows)
-    per_core = cdiv(rows, cores)
-    cores = cdiv(rows, per_core)
+    cores, per_core = core_split(rows)
     return Launch(cores, rows=per_core)
 
 

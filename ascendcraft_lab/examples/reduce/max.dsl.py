@@ -10,9 +10,7 @@ DataCopyPad wrote into each row's padding can never win the max.
 @host
 def tiling(x: Tensor[f32, (B, M, N)]):
     rows = B * M
-    cores = min(VECTOR_CORES, rows)
-    per_core = cdiv(rows, cores)
-    cores = cdiv(rows, per_core)
+    cores, per_core = core_split(rows)
     # per row: its pitch in the input tile and one max, double-buffered, and the fold's work pitch
     tile_rows = max(ub_elems(f32, live=1, buffers=1) // (3 * align_up(N, 8) + 2), 1)
     return Launch(cores, per_core=per_core, tile_rows=min(tile_rows, per_core))

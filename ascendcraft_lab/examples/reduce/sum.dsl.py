@@ -15,9 +15,7 @@ folded into their first repeat with Add. The sums of a tile leave in one contigu
 @host
 def tiling(x: Tensor[f32, (B, M, N)]):
     rows = B * M
-    cores = min(VECTOR_CORES, rows)
-    per_core = cdiv(rows, cores)
-    cores = cdiv(rows, per_core)
+    cores, per_core = core_split(rows)
     # A row costs its pitch (N rounded up to 8 floats) in the input tile and one float of the sums,
     # both double-buffered, plus the pitch again for the fold's work tile.
     tile_rows = max(ub_elems(f32, live=1, buffers=1) // (3 * align_up(N, 8) + 2), 1)

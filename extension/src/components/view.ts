@@ -25,6 +25,7 @@ import { dslPaneColours, lineColours, relatives } from '../logic/colours';
 import { Arrangement, PaneLayout } from '../logic/layout';
 import { formatSeconds, statLabel, visiblePasses } from '../logic/passes';
 import { ActionName, linkExplanation, whyNot } from '../logic/state';
+import { formatMicros, layoutTimeline, stepZoom } from '../logic/timeline';
 import { PipelineModel } from '../model';
 import { LayoutPrefs } from '../prefs';
 import { CommandIDs, IBody, IPass, IPipelinePayload, MIME_TYPE, SCHEMA_VERSION } from '../tokens';
@@ -200,6 +201,7 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
     }
     this._destroyCode();
     this._wide?.disconnect();
+    this._timelineResize?.disconnect();
     this._grid.dispose();
     this._services.prefs.changed.disconnect(this._onPrefs, this);
     this._services.registry.remove(this);
@@ -393,6 +395,7 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
     this._renderExplain(m);
     this._renderToolbar(m);
     this._renderVerdict(m);
+    this._renderTimeline(m);
     if (this.isAttached) {
       this._renderDsl(m);
       this._renderDiff(m);
@@ -672,7 +675,98 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
       table.append(row);
     }
     box.append(table);
+    if (t.alternatives && t.alternatives.length) {
+      // the alternatives and, after a ranking, which candidate won by the estimate and by how much
+      box.append(el('pre', 'acl-tiling-why', t.alternatives.join('\n')));
+    }
     return box;
+  }
+
+  /**
+   * The last Profile's pipe timelines (ESTIMATED) in a dock panel: an SVG with a row per pipe of
+   * each block shown, zoomed with the buttons or Ctrl + wheel, scrolled sideways in its box.
+   */
+  private _renderTimeline(m: PipelineModel): void {
+    const t = m.timeline;
+    if (!t || !t.blocks.length) {
+      return;
+    }
+    const panel = this.dockPanel('timeline', 'Estimated pipe timeline');
+    // Drawn for the dock's width: redrawn when the zoom, the timeline or that width changes.
+    const width = Math.max(400, (this._dock.clientWidth || this.node.clientWidth || 1000) - 16);
+    const key = `${this._timelineZoom}|${width}`;
+    if (panel.dataset.drawn === key && this._timelineShown === t) {
+      return;
+    }
+    if (!this._timelineResize && typeof ResizeObserver !== 'undefined') {
+      this._timelineResize = new ResizeObserver(() => this._model && this._renderTimeline(this._model));
+      this._timelineResize.observe(this._dock);
+    }
+    this._timelineShown = t;
+    panel.dataset.drawn = key;
+    panel.textContent = '';
+    const bar = el('div', 'acl-timeline-bar', undefined, { role: 'toolbar', 'aria-label': 'timeline zoom' });
+    bar.append(el('span', 'acl-timeline-title', `ESTIMATED pipe timeline of block${t.blocks.length > 1 ? 's' : ''} ` +
+      `${t.blocks.map(b => b.label).join(', ')} (0 .. ${formatMicros(t.end)}; pipe model, not a measurement)`));
+    const zoom = (z: number) => {
+      this._timelineZoom = z;
+      this._renderTimeline(m);
+    };
+    for (const [label, title, next] of [
+      ['-', 'zoom out', () => stepZoom(this._timelineZoom, -1)],
+      ['+', 'zoom in', () => stepZoom(this._timelineZoom, 1)],
+      ['Fit', 'the whole run in the view', () => 1]
+    ] as [string, string, () => number][]) {
+      const b = el('button', 'acl-tool acl-timeline-zoom', label, { type: 'button', title, 'aria-label': title });
+      b.addEventListener('click', () => zoom(next()));
+      bar.append(b);
+    }
+    bar.append(el('span', 'acl-timeline-level', `${this._timelineZoom}x`));
+    const box = el('div', 'acl-timeline-box');
+    const geo = layoutTimeline(t, width, this._timelineZoom);
+    const NS = 'http://www.w3.org/2000/svg';
+    const svg = document.createElementNS(NS, 'svg');
+    const attrs = (node: Element, a: { [k: string]: string | number }) => {
+      for (const [k, v] of Object.entries(a)) {
+        node.setAttribute(k, String(v));
+      }
+      return node;
+    };
+    attrs(svg, { width: geo.width, height: geo.height, class: 'acl-timeline', role: 'img',
+      'aria-label': 'ESTIMATED pipe timeline' });
+    geo.ticks.forEach((tick, i) => {
+      const last = i === geo.ticks.length - 1;    // the end's label ends at the end, inside the drawing
+      const label = attrs(document.createElementNS(NS, 'text'), { x: last ? tick.x - 2 : tick.x + 2, y: 12,
+        class: 'acl-timeline-tick', 'text-anchor': last ? 'end' : 'start' });
+      label.textContent = formatMicros(tick.t);
+      svg.append(attrs(document.createElementNS(NS, 'line'), { x1: tick.x, x2: tick.x, y1: 14, y2: geo.height,
+        class: 'acl-timeline-grid' }), label);
+    });
+    for (const row of geo.rows) {
+      const g = attrs(document.createElementNS(NS, 'g'), { class: 'acl-timeline-row', 'data-block': row.block,
+        'data-pipe': row.pipe });
+      const name = attrs(document.createElementNS(NS, 'text'), { x: 4, y: row.y + 13, class: 'acl-timeline-label' });
+      name.textContent = `block ${row.block} ${row.pipe}`;
+      g.append(name);
+      for (const box of row.boxes) {
+        const r = attrs(document.createElementNS(NS, 'rect'), { x: box.x.toFixed(2), y: row.y + 3,
+          width: box.width.toFixed(2), height: 12, class: 'acl-timeline-span' });
+        const tip = document.createElementNS(NS, 'title');
+        tip.textContent = box.title;
+        r.append(tip);
+        g.append(r);
+      }
+      svg.append(g);
+    }
+    box.append(svg);
+    box.addEventListener('wheel', (event: WheelEvent) => {
+      if (!event.ctrlKey) {
+        return;       // a plain wheel scrolls the page; Ctrl + wheel zooms
+      }
+      event.preventDefault();
+      zoom(stepZoom(this._timelineZoom, event.deltaY < 0 ? 1 : -1));
+    }, { passive: false });
+    panel.append(bar, box);
   }
 
   private _renderVerdict(m: PipelineModel): void {
@@ -1116,6 +1210,9 @@ export class PipelineView extends Widget implements IRenderMime.IRenderer {
   private _toolbar!: HTMLElement;
   private _grid!: PaneGrid;
   private _dock!: HTMLElement;
+  private _timelineZoom = 1;
+  private _timelineShown: object | null = null;
+  private _timelineResize: ResizeObserver | null = null;
   private _wide: ResizeObserver | null = null;
   private _verdict!: HTMLElement;
   private _dslPane!: IPane;

@@ -23,11 +23,10 @@ namespace {
 }  // namespace
 
 uint32_t BiasAddTilingFunc(int64_t B, int64_t N, BiasAddTiling &tiling) {
-    auto cores = std::min<int64_t>(VECTOR_CORES, B);  // DSL 21
-    auto per_core = CeilDiv(B, cores);  // DSL 22
-    cores = CeilDiv(B, per_core);  // DSL 23
-    auto cols = std::min<int64_t>(AlignUp(N, 8), 2040);  // DSL 24
-    auto tile_rows = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 5, 1) / cols, 1);  // DSL 26
+    auto per_core = CeilDiv(B, std::min<int64_t>(VECTOR_CORES, B));  // DSL 21
+    auto cores = CeilDiv(B, per_core);  // DSL 21
+    auto cols = std::min<int64_t>(AlignUp(N, 8), 2040);  // DSL 22
+    auto tile_rows = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 5, 1) / cols, 1);  // DSL 23; fit_rows: 5 row-sized UB copies counted from the plan (bu (fixed size), xu x2, yu x2)
     tiling.B = B;
     tiling.N = N;
     tiling.per_core = static_cast<int64_t>(per_core);

@@ -17,7 +17,7 @@ public:
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR b, GM_ADDR y, const BiasAddTiling &tilingData) {
         tiling = tilingData;
         const int64_t elems = tiling.B * tiling.N;  // elements of x and y
-        // DSL 32: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B):              # this core's rows
+        // DSL 29: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B):              # this core's rows
         partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.per_core, tiling.B);
         partLen = MinOf(partStart + tiling.per_core, tiling.B) - partStart;
         xGm.SetGlobalBuffer((__gm__ float *)x, elems);
@@ -30,13 +30,13 @@ public:
     }
 
     __aicore__ inline void Process() {
-        // DSL 32: for part in core_chunk(t.per_core, B):              # this core's rows
+        // DSL 29: for part in core_chunk(t.per_core, B):              # this core's rows
         if (partLen > 0) {
-            // DSL 33: for k in tiles(N, t.cols):                      # k: a tile of columns
+            // DSL 30: for k in tiles(N, t.cols):                      # k: a tile of columns
             for (int64_t kStart = 0; kStart < tiling.N; kStart += tiling.cols) {
                 const int64_t kLen = MinOf(tiling.cols, tiling.N - kStart);
                 CopyInBu(kStart, kLen);
-                // DSL 36: for c in tiles(part, t.tile_rows):          # c: a block of rows
+                // DSL 33: for c in tiles(part, t.tile_rows):          # c: a block of rows
                 for (int64_t cStart = partStart; cStart < partStart + partLen; cStart += tiling.tile_rows) {
                     const int64_t cLen = MinOf(tiling.tile_rows, (partStart + partLen) - cStart);
                     CopyInXu(kStart, kLen, cStart, cLen);
@@ -50,7 +50,7 @@ public:
 
 private:
     __aicore__ inline void CopyInBu(int64_t kStart, int64_t kLen) {
-        // DSL 35: bu = load(b[k])                         # the bias of these columns, once per core and k
+        // DSL 32: bu = load(b[k])                         # the bias of these columns, once per core and k
         bu = buQueue.AllocTensor<float>();
         // kLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams buCopy{1, static_cast<uint32_t>(kLen * sizeof(float)), 0, 0, 0};
@@ -62,7 +62,7 @@ private:
 
     __aicore__ inline void CopyInXu(int64_t kStart, int64_t kLen, int64_t cStart, int64_t cLen) {
         const int64_t kPitch = AlignUp(kLen, 8);  // row pitch of f32 tiles: each row starts on a 32-byte block
-        // DSL 38: xu = load(x[c, k])                  # c.len rows of k.len: one strided copy
+        // DSL 35: xu = load(x[c, k])                  # c.len rows of k.len: one strided copy
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen rows of kLen elements, tiling.N apart in GM, each padded to whole 32-byte blocks in UB (the row pitch): one strided DataCopyPad
         DataCopyExtParams xuCopy{static_cast<uint16_t>(cLen), static_cast<uint32_t>(kLen * sizeof(float)), static_cast<uint32_t>((tiling.N - kLen) * sizeof(float)), 0, 0};
@@ -76,7 +76,7 @@ private:
         const uint8_t kPitchBlocks = static_cast<uint8_t>(kPitch / 8);  // the row pitch in 32-byte blocks: a repeat stride of one row
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
-        // DSL 40: yu = xu + bu                        # bu read with repeat stride 0: the same for every row
+        // DSL 37: yu = xu + bu                        # bu read with repeat stride 0: the same for every row
         // `bu` is stretched to [c.len x k.len] by repeat strides, not copied at the full shape
         for (int64_t row = 0; row < cLen; row += REPEAT_ROWS) {
             const uint8_t reps = static_cast<uint8_t>(MinOf(REPEAT_ROWS, cLen - row));
@@ -89,7 +89,7 @@ private:
     }
 
     __aicore__ inline void CopyOut(int64_t kStart, int64_t kLen, int64_t cStart, int64_t cLen) {
-        // DSL 42: store(y[c, k], yu)                  # one strided copy back
+        // DSL 39: store(y[c, k], yu)                  # one strided copy back
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // cLen rows of kLen elements, tiling.N apart in GM, each padded to whole 32-byte blocks in UB (the row pitch): one strided DataCopyPad
         DataCopyExtParams yuCopy{static_cast<uint16_t>(cLen), static_cast<uint32_t>(kLen * sizeof(float)), 0, static_cast<uint32_t>((tiling.N - kLen) * sizeof(float)), 0};

@@ -23,11 +23,10 @@ namespace {
 }  // namespace
 
 uint32_t RowScaleTilingFunc(int64_t B, int64_t N, RowScaleTiling &tiling) {
-    auto cores = std::min<int64_t>(VECTOR_CORES, B);  // DSL 18
-    auto per_core = CeilDiv(B, cores);  // DSL 19
-    cores = CeilDiv(B, per_core);  // DSL 20
-    auto cols = std::min<int64_t>(AlignUp(N, 8), 2040);  // DSL 21
-    auto tile_rows = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 5, 1) / cols, 1);  // DSL 24
+    auto per_core = CeilDiv(B, std::min<int64_t>(VECTOR_CORES, B));  // DSL 18
+    auto cores = CeilDiv(B, per_core);  // DSL 18
+    auto cols = std::min<int64_t>(AlignUp(N, 8), 2040);  // DSL 19
+    auto tile_rows = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 5, 1) / cols, 1);  // DSL 22
     tiling.B = B;
     tiling.N = N;
     tiling.per_core = static_cast<int64_t>(per_core);

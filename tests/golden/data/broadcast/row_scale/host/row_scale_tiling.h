@@ -8,7 +8,7 @@
 struct RowScaleTiling {
     int64_t B;  // size of dim B, bound from the inputs
     int64_t N;  // size of dim N, bound from the inputs
-    int64_t per_core;  // cdiv(B, cores)
+    int64_t per_core;  // cdiv(B, min(VECTOR_CORES, B))
     int64_t cols;  // min(align_up(N, 8), 2040); a multiple of 8 elements
     int64_t tile_rows;  // min(tile_rows, per_core)
 };

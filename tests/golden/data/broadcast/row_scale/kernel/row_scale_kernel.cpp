@@ -17,7 +17,7 @@ public:
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR s, GM_ADDR w, GM_ADDR y, const RowScaleTiling &tilingData) {
         tiling = tilingData;
         const int64_t elems = tiling.B * tiling.N;  // elements of x and y
-        // DSL 32: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B):              # this core's rows
+        // DSL 30: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B):              # this core's rows
         partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.per_core, tiling.B);
         partLen = MinOf(partStart + tiling.per_core, tiling.B) - partStart;
         xGm.SetGlobalBuffer((__gm__ float *)x, elems);
@@ -35,12 +35,12 @@ public:
 
     __aicore__ inline void Process() {
         CopyInWu();
-        // DSL 32: for part in core_chunk(t.per_core, B):              # this core's rows
+        // DSL 30: for part in core_chunk(t.per_core, B):              # this core's rows
         if (partLen > 0) {
-            // DSL 33: for k in tiles(N, t.cols):                      # k: a tile of columns
+            // DSL 31: for k in tiles(N, t.cols):                      # k: a tile of columns
             for (int64_t kStart = 0; kStart < tiling.N; kStart += tiling.cols) {
                 const int64_t kLen = MinOf(tiling.cols, tiling.N - kStart);
-                // DSL 34: for c in tiles(part, t.tile_rows):          # c: a block of rows
+                // DSL 32: for c in tiles(part, t.tile_rows):          # c: a block of rows
                 for (int64_t cStart = partStart; cStart < partStart + partLen; cStart += tiling.tile_rows) {
                     const int64_t cLen = MinOf(tiling.tile_rows, (partStart + partLen) - cStart);
                     CopyInXu(kStart, kLen, cStart, cLen);
@@ -54,7 +54,7 @@ public:
 
 private:
     __aicore__ inline void CopyInWu() {
-        // DSL 31: wu = load(w[:])                                 # the one element, once per core
+        // DSL 29: wu = load(w[:])                                 # the one element, once per core
         wu = wuQueue.AllocTensor<float>();
         // 1 elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams wuCopy{1, static_cast<uint32_t>(1 * sizeof(float)), 0, 0, 0};
@@ -66,14 +66,14 @@ private:
 
     __aicore__ inline void CopyInXu(int64_t kStart, int64_t kLen, int64_t cStart, int64_t cLen) {
         const int64_t kPitch = AlignUp(kLen, 8);  // row pitch of f32 tiles: each row starts on a 32-byte block
-        // DSL 36: xu = load(x[c, k])                  # c.len rows of k.len: one strided copy
+        // DSL 34: xu = load(x[c, k])                  # c.len rows of k.len: one strided copy
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen rows of kLen elements, tiling.N apart in GM, each padded to whole 32-byte blocks in UB (the row pitch): one strided DataCopyPad
         DataCopyExtParams xuCopy{static_cast<uint16_t>(cLen), static_cast<uint32_t>(kLen * sizeof(float)), static_cast<uint32_t>((tiling.N - kLen) * sizeof(float)), 0, 0};
         DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(kPitch - kLen), 0};
         DataCopyPad(xu, xGm[cStart * tiling.N + kStart], xuCopy, xuPad);
         xuQueue.EnQue(xu);
-        // DSL 37: su = load(s[c, :])                  # one factor per row: [c.len x 1]
+        // DSL 35: su = load(s[c, :])                  # one factor per row: [c.len x 1]
         LocalTensor<float> su = suQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams suCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -88,7 +88,7 @@ private:
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> su = suQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
-        // DSL 39: yu = xu * su + wu                   # Brcb, then block stride 0 for su and for wu
+        // DSL 37: yu = xu * su + wu                   # Brcb, then block stride 0 for su and for wu
         // `su` is stretched to [c.len x k.len] by repeat strides, not copied at the full shape
         LocalTensor<float> tmp0 = Scratch<float>(0);
         // Brcb: every value of `su` to a 32-byte block of its own (8 values per repeat)
@@ -116,7 +116,7 @@ private:
     }
 
     __aicore__ inline void CopyOut(int64_t kStart, int64_t kLen, int64_t cStart, int64_t cLen) {
-        // DSL 41: store(y[c, k], yu)
+        // DSL 39: store(y[c, k], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // cLen rows of kLen elements, tiling.N apart in GM, each padded to whole 32-byte blocks in UB (the row pitch): one strided DataCopyPad
         DataCopyExtParams yuCopy{static_cast<uint16_t>(cLen), static_cast<uint32_t>(kLen * sizeof(float)), 0, static_cast<uint32_t>((tiling.N - kLen) * sizeof(float)), 0};

@@ -23,10 +23,9 @@ namespace {
 
 uint32_t AvgPool1dTilingFunc(int64_t B, int64_t C, int64_t L, int64_t k, int64_t s, AvgPool1dTiling &tiling) {
     auto rows = B * C;  // DSL 14
-    auto cores = std::min<int64_t>(VECTOR_CORES, rows);  // DSL 15
-    auto per_core = CeilDiv(rows, cores);  // DSL 16
-    cores = CeilDiv(rows, per_core);  // DSL 17
-    auto tile = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 2, 2) / (s + k), 1);  // DSL 21
+    auto per_core = CeilDiv(rows, std::min<int64_t>(VECTOR_CORES, rows));  // DSL 15
+    auto cores = CeilDiv(rows, per_core);  // DSL 15
+    auto tile = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 2, 2) / (s + k), 1);  // DSL 19
     tiling.B = B;
     tiling.C = C;
     tiling.L = L;

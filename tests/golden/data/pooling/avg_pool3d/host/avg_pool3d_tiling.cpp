@@ -14,9 +14,8 @@ namespace {
 
 uint32_t AvgPool3dTilingFunc(int64_t B, int64_t C, int64_t D, int64_t H, int64_t W, int64_t k, int64_t s, int64_t p, AvgPool3dTiling &tiling) {
     auto rows = B * C * ((D + 2 * p - k) / s + 1) * ((H + 2 * p - k) / s + 1);  // DSL 24
-    auto cores = std::min<int64_t>(VECTOR_CORES, rows);  // DSL 25
-    auto per_core = CeilDiv(rows, cores);  // DSL 26
-    cores = CeilDiv(rows, per_core);  // DSL 27
+    auto per_core = CeilDiv(rows, std::min<int64_t>(VECTOR_CORES, rows));  // DSL 25
+    auto cores = CeilDiv(rows, per_core);  // DSL 25
     tiling.B = B;
     tiling.C = C;
     tiling.D = D;

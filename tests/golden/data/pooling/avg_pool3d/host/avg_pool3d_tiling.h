@@ -11,7 +11,7 @@ struct AvgPool3dTiling {
     int64_t D;  // size of dim D, bound from the inputs
     int64_t H;  // size of dim H, bound from the inputs
     int64_t W;  // size of dim W, bound from the inputs
-    int64_t rows;  // cdiv(rows, cores)
+    int64_t rows;  // cdiv(rows, min(VECTOR_CORES, rows))
     int64_t k;  // scalar input `k`
     int64_t s;  // scalar input `s`
     int64_t p;  // scalar input `p`

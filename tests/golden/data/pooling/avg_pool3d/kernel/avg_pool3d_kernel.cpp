@@ -19,7 +19,7 @@ public:
         outH = (tiling.H + 2 * tiling.p - tiling.k) / tiling.s + 1;  // (H + 2 * p - k) // s + 1
         outW = (tiling.W + 2 * tiling.p - tiling.k) / tiling.s + 1;  // (W + 2 * p - k) // s + 1
         accLead = (tiling.p + 7) / 8 * 8;  // p rounded up to whole 32-byte blocks: where acc starts in its buffer, behind window_sum's padding
-        // DSL 43: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B * C * ((D + 2 * p - k) // s + 1) * ((H + 2 * p - k) // s + 1)):
+        // DSL 41: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B * C * ((D + 2 * p - k) // s + 1) * ((H + 2 * p - k) // s + 1)):
         rBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.B * tiling.C * outD * outH);
         rEnd = MinOf(rBegin + tiling.rows, tiling.B * tiling.C * outD * outH);
         xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.C) * tiling.D * tiling.H * tiling.W);
@@ -34,24 +34,24 @@ public:
     }
 
     __aicore__ inline void Process() {
-        OD = outD;  // DSL 40
-        OH = outH;  // DSL 41
-        inv = 1.0f / (tiling.k * tiling.k * tiling.k);  // DSL 42
-        // DSL 43: for r in core_rows(t.rows, B * C * ((D + 2 * p - k) // s + 1) * ((H + 2 * p - k) // s + 1)):
+        OD = outD;  // DSL 38
+        OH = outH;  // DSL 39
+        inv = 1.0f / (tiling.k * tiling.k * tiling.k);  // DSL 40
+        // DSL 41: for r in core_rows(t.rows, B * C * ((D + 2 * p - k) // s + 1) * ((H + 2 * p - k) // s + 1)):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            oh = r % OH;  // DSL 44
-            od = r / OH % OD;  // DSL 45
-            bc = r / (OD * OH);  // DSL 46
-            d0 = od * tiling.s - tiling.p;  // DSL 47
-            h0 = oh * tiling.s - tiling.p;  // DSL 48
-            jd0 = MaxOf(0, -d0);  // DSL 49
-            jd1 = MinOf(tiling.k, tiling.D - d0);  // DSL 50
-            jh0 = MaxOf(0, -h0);  // DSL 51
-            jh1 = MinOf(tiling.k, tiling.H - h0);  // DSL 52
-            nh = jh1 - jh0;  // DSL 53
+            oh = r % OH;  // DSL 42
+            od = r / OH % OD;  // DSL 43
+            bc = r / (OD * OH);  // DSL 44
+            d0 = od * tiling.s - tiling.p;  // DSL 45
+            h0 = oh * tiling.s - tiling.p;  // DSL 46
+            jd0 = MaxOf(0, -d0);  // DSL 47
+            jd1 = MinOf(tiling.k, tiling.D - d0);  // DSL 48
+            jh0 = MaxOf(0, -h0);  // DSL 49
+            jh1 = MinOf(tiling.k, tiling.H - h0);  // DSL 50
+            nh = jh1 - jh0;  // DSL 51
             CopyInXu();
             ComputeAcc();
-            // DSL 58: for q in range(1, (jd1 - jd0) * nh):
+            // DSL 56: for q in range(1, (jd1 - jd0) * nh):
             for (int64_t q = 1; q < (jd1 - jd0) * nh; ++q) {
                 CopyInXv(q);
                 ComputeAcc2();
@@ -63,7 +63,7 @@ public:
 
 private:
     __aicore__ inline void CopyInXu() {
-        // DSL 55: xu = load(x[bc, d0 + jd0, h0 + jh0, :])
+        // DSL 53: xu = load(x[bc, d0 + jd0, h0 + jh0, :])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(tiling.W * sizeof(float)), 0, 0, 0};
@@ -76,7 +76,7 @@ private:
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> accPadded = accBuf.Get<float>();  // acc behind accLead slots of window_sum's padding
         LocalTensor<float> acc = accPadded[accLead];
-        // DSL 57: acc = xu
+        // DSL 55: acc = xu
         // acc lives padded for window_sum: the padding around it holds 0, which adds nothing
         Duplicate(accPadded, 0.0f, MaxOf(accLead + tiling.W, outW * tiling.s + (accLead + (tiling.k - 1) - tiling.p - tiling.s + 1)));
         Muls(acc, xu, 1.0f, tiling.W);  // UB -> UB copy (any element count)
@@ -84,7 +84,7 @@ private:
     }
 
     __aicore__ inline void CopyInXv(int64_t q) {
-        // DSL 60: xv = load(x[bc, d0 + jd0 + q // nh, h0 + jh0 + q % nh, :])
+        // DSL 58: xv = load(x[bc, d0 + jd0 + q // nh, h0 + jh0 + q % nh, :])
         LocalTensor<float> xv = xvQueue.AllocTensor<float>();
         // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xvCopy{1, static_cast<uint32_t>(tiling.W * sizeof(float)), 0, 0, 0};
@@ -96,7 +96,7 @@ private:
     __aicore__ inline void ComputeAcc2() {
         LocalTensor<float> xv = xvQueue.DeQue<float>();
         LocalTensor<float> acc = accBuf.Get<float>()[accLead];  // behind window_sum's padding
-        // DSL 62: acc = acc + xv
+        // DSL 60: acc = acc + xv
         Add(acc, acc, xv, tiling.W);
         xvQueue.FreeTensor(xv);
     }
@@ -104,7 +104,7 @@ private:
     __aicore__ inline void ComputeYu() {
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         LocalTensor<float> accPadded = accBuf.Get<float>();  // acc behind accLead slots of window_sum's padding
-        // DSL 64: yu = window_sum(acc, k, s, pad=p, count=(W + 2 * p - k) // s + 1) * inv
+        // DSL 62: yu = window_sum(acc, k, s, pad=p, count=(W + 2 * p - k) // s + 1) * inv
         // window_sum: windows of tiling.k every tiling.s over the row padded by tiling.p, read in place:
         // acc starts accLead slots into its buffer, whose padding holds 0, which adds nothing.
         // Element j of window o is element o * tiling.s + j + accLead - tiling.p of accPadded: one Gather per window
@@ -124,7 +124,7 @@ private:
     }
 
     __aicore__ inline void CopyOut() {
-        // DSL 66: store(y[bc, od, oh, :], yu)
+        // DSL 64: store(y[bc, od, oh, :], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly outW elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams yuCopy{1, static_cast<uint32_t>(outW * sizeof(float)), 0, 0, 0};

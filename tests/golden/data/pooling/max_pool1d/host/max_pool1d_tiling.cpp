@@ -23,10 +23,9 @@ namespace {
 
 uint32_t MaxPool1dTilingFunc(int64_t B, int64_t C, int64_t L, int64_t k, int64_t s, MaxPool1dTiling &tiling) {
     auto rows = B * C;  // DSL 6
-    auto cores = std::min<int64_t>(VECTOR_CORES, rows);  // DSL 7
-    auto per_core = CeilDiv(rows, cores);  // DSL 8
-    cores = CeilDiv(rows, per_core);  // DSL 9
-    auto tile = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 2, 2) / (s + k), 1);  // DSL 10
+    auto per_core = CeilDiv(rows, std::min<int64_t>(VECTOR_CORES, rows));  // DSL 7
+    auto cores = CeilDiv(rows, per_core);  // DSL 7
+    auto tile = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 2, 2) / (s + k), 1);  // DSL 8
     tiling.B = B;
     tiling.C = C;
     tiling.L = L;

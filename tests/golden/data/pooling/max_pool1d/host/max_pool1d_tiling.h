@@ -9,7 +9,7 @@ struct MaxPool1dTiling {
     int64_t B;  // size of dim B, bound from the inputs
     int64_t C;  // size of dim C, bound from the inputs
     int64_t L;  // size of dim L, bound from the inputs
-    int64_t rows;  // cdiv(rows, cores)
+    int64_t rows;  // cdiv(rows, min(VECTOR_CORES, rows))
     int64_t tile;  // min(tile, (L - k) // s + 1)
     int64_t k;  // scalar input `k`
     int64_t s;  // scalar input `s`

@@ -16,7 +16,7 @@ public:
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const MaxPool1dTiling &tilingData) {
         tiling = tilingData;
         outL = (tiling.L - tiling.k) / tiling.s + 1;  // (L - k) // s + 1
-        // DSL 16: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B * C):
+        // DSL 14: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B * C):
         rBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.B * tiling.C);
         rEnd = MinOf(rBegin + tiling.rows, tiling.B * tiling.C);
         xGm.SetGlobalBuffer((__gm__ float *)x + rBegin * tiling.L, (rEnd - rBegin) * tiling.L);
@@ -28,9 +28,9 @@ public:
     }
 
     __aicore__ inline void Process() {
-        // DSL 16: for r in core_rows(t.rows, B * C):
+        // DSL 14: for r in core_rows(t.rows, B * C):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            // DSL 17: for c in tiles((L - k) // s + 1, t.tile):
+            // DSL 15: for c in tiles((L - k) // s + 1, t.tile):
             for (int64_t cStart = 0; cStart < outL; cStart += tiling.tile) {
                 const int64_t cLen = MinOf(tiling.tile, outL - cStart);
                 CopyIn(r, cStart, cLen);
@@ -43,7 +43,7 @@ public:
 private:
     __aicore__ inline void CopyIn(int64_t r, int64_t cStart, int64_t cLen) {
         const int64_t cElems = (cLen - 1) * tiling.s + tiling.k;  // elements of the tile
-        // DSL 19: xu = load(x[r, windows(c, k, s)])
+        // DSL 17: xu = load(x[r, windows(c, k, s)])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cElems elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(cElems * sizeof(float)), 0, 0, 0};
@@ -55,7 +55,7 @@ private:
     __aicore__ inline void Compute(int64_t cLen) {
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
-        // DSL 21: yu = window_max(xu, k, s)
+        // DSL 19: yu = window_max(xu, k, s)
         // window_max: windows of tiling.k every tiling.s, all inside the row.
         // Element j of window o is element o * tiling.s + j of the row: one Gather per window
         // offset j collects it from every window (no unaligned vector address), then it is folded in.
@@ -74,7 +74,7 @@ private:
     }
 
     __aicore__ inline void CopyOut(int64_t r, int64_t cStart, int64_t cLen) {
-        // DSL 23: store(y[r, c], yu)
+        // DSL 21: store(y[r, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams yuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};

@@ -14,9 +14,8 @@ namespace {
 
 uint32_t MaxPool2dTilingFunc(int64_t B, int64_t C, int64_t H, int64_t W, int64_t k, int64_t s, int64_t p, int64_t d, MaxPool2dTiling &tiling) {
     auto rows = B * C * std::min<int64_t>((H + 2 * p - d * (k - 1) + s - 2) / s + 1, (H + p - 1) / s + 1);  // DSL 28
-    auto cores = std::min<int64_t>(VECTOR_CORES, rows);  // DSL 29
-    auto per_core = CeilDiv(rows, cores);  // DSL 30
-    cores = CeilDiv(rows, per_core);  // DSL 31
+    auto per_core = CeilDiv(rows, std::min<int64_t>(VECTOR_CORES, rows));  // DSL 29
+    auto cores = CeilDiv(rows, per_core);  // DSL 29
     tiling.B = B;
     tiling.C = C;
     tiling.H = H;

@@ -19,7 +19,7 @@ public:
         outH = MinOf((tiling.H + 2 * tiling.p - tiling.d * (tiling.k - 1) + tiling.s - 2) / tiling.s + 1, (tiling.H + tiling.p - 1) / tiling.s + 1);  // min((H + 2 * p - d * (k - 1) + s - 2) // s + 1, (H + p - 1) // s + 1)
         outW = MinOf((tiling.W + 2 * tiling.p - tiling.d * (tiling.k - 1) + tiling.s - 2) / tiling.s + 1, (tiling.W + tiling.p - 1) / tiling.s + 1);  // min((W + 2 * p - d * (k - 1) + s - 2) // s + 1, (W + p - 1) // s + 1)
         accLead = (tiling.p + 7) / 8 * 8;  // p rounded up to whole 32-byte blocks: where acc starts in its buffer, behind window_max's padding
-        // DSL 47: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B * C * min((H + 2 * p - d * (k - 1) + s - 2) // s + 1, (H + p - 1) // s + 1)):
+        // DSL 45: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B * C * min((H + 2 * p - d * (k - 1) + s - 2) // s + 1, (H + p - 1) // s + 1)):
         rBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.B * tiling.C * outH);
         rEnd = MinOf(rBegin + tiling.rows, tiling.B * tiling.C * outH);
         xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.C) * tiling.H * tiling.W);
@@ -34,17 +34,17 @@ public:
     }
 
     __aicore__ inline void Process() {
-        OH = outH;  // DSL 46
-        // DSL 47: for r in core_rows(t.rows, B * C * min((H + 2 * p - d * (k - 1) + s - 2) // s + 1, (H + p - 1) // s + 1)):
+        OH = outH;  // DSL 44
+        // DSL 45: for r in core_rows(t.rows, B * C * min((H + 2 * p - d * (k - 1) + s - 2) // s + 1, (H + p - 1) // s + 1)):
         for (int64_t r = rBegin; r < rEnd; ++r) {
-            bc = r / OH;  // DSL 48
-            oh = r % OH;  // DSL 49
-            h0 = oh * tiling.s - tiling.p;  // DSL 50
-            j0 = (MaxOf(0, -h0) + tiling.d - 1) / tiling.d;  // DSL 51
-            j1 = MinOf(tiling.k, (tiling.H - 1 - h0) / tiling.d + 1);  // DSL 52
+            bc = r / OH;  // DSL 46
+            oh = r % OH;  // DSL 47
+            h0 = oh * tiling.s - tiling.p;  // DSL 48
+            j0 = (MaxOf(0, -h0) + tiling.d - 1) / tiling.d;  // DSL 49
+            j1 = MinOf(tiling.k, (tiling.H - 1 - h0) / tiling.d + 1);  // DSL 50
             CopyInXu();
             ComputeAcc();
-            // DSL 57: for j in range(j0 + 1, j1):
+            // DSL 55: for j in range(j0 + 1, j1):
             for (int64_t j = j0 + 1; j < j1; ++j) {
                 CopyInXv(j);
                 ComputeAcc2();
@@ -56,7 +56,7 @@ public:
 
 private:
     __aicore__ inline void CopyInXu() {
-        // DSL 54: xu = load(x[bc, h0 + j0 * d, :])
+        // DSL 52: xu = load(x[bc, h0 + j0 * d, :])
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xuCopy{1, static_cast<uint32_t>(tiling.W * sizeof(float)), 0, 0, 0};
@@ -69,7 +69,7 @@ private:
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> accPadded = accBuf.Get<float>();  // acc behind accLead slots of window_max's padding
         LocalTensor<float> acc = accPadded[accLead];
-        // DSL 56: acc = xu
+        // DSL 54: acc = xu
         // acc lives padded for window_max: the padding around it holds -F32_INF, which never wins
         Duplicate(accPadded, -F32_INF, MaxOf(accLead + tiling.W, outW * tiling.s + (accLead + (tiling.k - 1) * tiling.d - tiling.p - tiling.s + 1)));
         Muls(acc, xu, 1.0f, tiling.W);  // UB -> UB copy (any element count)
@@ -77,7 +77,7 @@ private:
     }
 
     __aicore__ inline void CopyInXv(int64_t j) {
-        // DSL 59: xv = load(x[bc, h0 + j * d, :])
+        // DSL 57: xv = load(x[bc, h0 + j * d, :])
         LocalTensor<float> xv = xvQueue.AllocTensor<float>();
         // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams xvCopy{1, static_cast<uint32_t>(tiling.W * sizeof(float)), 0, 0, 0};
@@ -89,7 +89,7 @@ private:
     __aicore__ inline void ComputeAcc2() {
         LocalTensor<float> xv = xvQueue.DeQue<float>();
         LocalTensor<float> acc = accBuf.Get<float>()[accLead];  // behind window_max's padding
-        // DSL 61: acc = max(acc, xv)
+        // DSL 59: acc = max(acc, xv)
         Max(acc, acc, xv, tiling.W);
         xvQueue.FreeTensor(xv);
     }
@@ -97,7 +97,7 @@ private:
     __aicore__ inline void ComputeYu() {
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
         LocalTensor<float> accPadded = accBuf.Get<float>();  // acc behind accLead slots of window_max's padding
-        // DSL 63: yu = window_max(acc, k, s, pad=p, dilation=d,
+        // DSL 61: yu = window_max(acc, k, s, pad=p, dilation=d,
         // window_max: windows of tiling.k every tiling.s (dilation tiling.d) over the row padded by tiling.p, read in place:
         // acc starts accLead slots into its buffer, whose padding holds -F32_INF, which never wins.
         // Element j of window o is element o * tiling.s + j * tiling.d + accLead - tiling.p of accPadded: one Gather per window
@@ -116,7 +116,7 @@ private:
     }
 
     __aicore__ inline void CopyOut() {
-        // DSL 66: store(y[bc, oh, :], yu)
+        // DSL 64: store(y[bc, oh, :], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly outW elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams yuCopy{1, static_cast<uint32_t>(outW * sizeof(float)), 0, 0, 0};

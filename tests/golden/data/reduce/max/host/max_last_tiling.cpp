@@ -24,10 +24,9 @@ namespace {
 
 uint32_t MaxLastTilingFunc(int64_t B, int64_t M, int64_t N, MaxLastTiling &tiling) {
     auto rows = B * M;  // DSL 12
-    auto cores = std::min<int64_t>(VECTOR_CORES, rows);  // DSL 13
-    auto per_core = CeilDiv(rows, cores);  // DSL 14
-    cores = CeilDiv(rows, per_core);  // DSL 15
-    auto tile_rows = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 1, 1) / (3 * AlignUp(N, 8) + 2), 1);  // DSL 17
+    auto per_core = CeilDiv(rows, std::min<int64_t>(VECTOR_CORES, rows));  // DSL 13
+    auto cores = CeilDiv(rows, per_core);  // DSL 13
+    auto tile_rows = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 1, 1) / (3 * AlignUp(N, 8) + 2), 1);  // DSL 15
     tiling.B = B;
     tiling.M = M;
     tiling.N = N;

@@ -16,7 +16,7 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const MaxLastTiling &tilingData) {
         tiling = tilingData;
-        // DSL 23: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B * M):
+        // DSL 21: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B * M):
         partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.per_core, tiling.B * tiling.M);
         partLen = MinOf(partStart + tiling.per_core, tiling.B * tiling.M) - partStart;
         xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.M) * tiling.N);
@@ -28,9 +28,9 @@ public:
     }
 
     __aicore__ inline void Process() {
-        // DSL 23: for part in core_chunk(t.per_core, B * M):
+        // DSL 21: for part in core_chunk(t.per_core, B * M):
         if (partLen > 0) {
-            // DSL 24: for c in tiles(part, t.tile_rows):
+            // DSL 22: for c in tiles(part, t.tile_rows):
             for (int64_t cStart = partStart; cStart < partStart + partLen; cStart += tiling.tile_rows) {
                 const int64_t cLen = MinOf(tiling.tile_rows, (partStart + partLen) - cStart);
                 CopyIn(cStart, cLen);
@@ -43,7 +43,7 @@ public:
 private:
     __aicore__ inline void CopyIn(int64_t cStart, int64_t cLen) {
         const int64_t nPitch = AlignUp(tiling.N, 8);  // row pitch of f32 tiles: each row starts on a 32-byte block
-        // DSL 26: xu = load(x[c, :])                      # c.len rows of N, one strided copy
+        // DSL 24: xu = load(x[c, :])                      # c.len rows of N, one strided copy
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen rows of tiling.N elements, back to back in GM, each padded to whole 32-byte blocks in UB (the row pitch): one strided DataCopyPad
         DataCopyExtParams xuCopy{static_cast<uint16_t>(cLen), static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};
@@ -57,7 +57,7 @@ private:
         const uint8_t nPitchBlocks = static_cast<uint8_t>(nPitch / 8);  // the row pitch in 32-byte blocks: a repeat stride of one row
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> mu = muQueue.AllocTensor<float>();
-        // DSL 28: mu = reduce_max(xu, axis=1)             # WholeReduceMax per row
+        // DSL 26: mu = reduce_max(xu, axis=1)             # WholeReduceMax per row
         LocalTensor<float> tmp0 = Scratch<float>(0);
         // reduce_max(xu, axis=1): one max per row, REPEAT_ROWS rows per instruction (a row per repeat,
         // repeat stride = the row pitch in 32-byte blocks); the mask covers the tiling.N columns, never the padding
@@ -80,7 +80,7 @@ private:
     }
 
     __aicore__ inline void CopyOut(int64_t cStart, int64_t cLen) {
-        // DSL 30: store(y[c], mu)
+        // DSL 28: store(y[c], mu)
         LocalTensor<float> mu = muQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams muCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};

@@ -24,10 +24,9 @@ namespace {
 
 uint32_t SumLastTilingFunc(int64_t B, int64_t M, int64_t N, SumLastTiling &tiling) {
     auto rows = B * M;  // DSL 17
-    auto cores = std::min<int64_t>(VECTOR_CORES, rows);  // DSL 18
-    auto per_core = CeilDiv(rows, cores);  // DSL 19
-    cores = CeilDiv(rows, per_core);  // DSL 20
-    auto tile_rows = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 1, 1) / (3 * AlignUp(N, 8) + 2), 1);  // DSL 23
+    auto per_core = CeilDiv(rows, std::min<int64_t>(VECTOR_CORES, rows));  // DSL 18
+    auto cores = CeilDiv(rows, per_core);  // DSL 18
+    auto tile_rows = std::max<int64_t>(UbElems(/*f32 bytes*/ 4, 1, 1) / (3 * AlignUp(N, 8) + 2), 1);  // DSL 21
     tiling.B = B;
     tiling.M = M;
     tiling.N = N;

@@ -9,7 +9,7 @@ struct SumLastTiling {
     int64_t B;  // size of dim B, bound from the inputs
     int64_t M;  // size of dim M, bound from the inputs
     int64_t N;  // size of dim N, bound from the inputs
-    int64_t per_core;  // cdiv(rows, cores)
+    int64_t per_core;  // cdiv(rows, min(VECTOR_CORES, rows))
     int64_t tile_rows;  // min(tile_rows, per_core)
 };
 

@@ -16,7 +16,7 @@ public:
 
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const SumLastTiling &tilingData) {
         tiling = tilingData;
-        // DSL 29: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B * M):          # this core's rows
+        // DSL 27: this core owns [partStart, partStart + partLen) of for part in core_chunk(t.per_core, B * M):          # this core's rows
         partStart = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.per_core, tiling.B * tiling.M);
         partLen = MinOf(partStart + tiling.per_core, tiling.B * tiling.M) - partStart;
         xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.B * tiling.M) * tiling.N);
@@ -28,9 +28,9 @@ public:
     }
 
     __aicore__ inline void Process() {
-        // DSL 29: for part in core_chunk(t.per_core, B * M):          # this core's rows
+        // DSL 27: for part in core_chunk(t.per_core, B * M):          # this core's rows
         if (partLen > 0) {
-            // DSL 30: for c in tiles(part, t.tile_rows):              # c: a block of rows
+            // DSL 28: for c in tiles(part, t.tile_rows):              # c: a block of rows
             for (int64_t cStart = partStart; cStart < partStart + partLen; cStart += tiling.tile_rows) {
                 const int64_t cLen = MinOf(tiling.tile_rows, (partStart + partLen) - cStart);
                 CopyIn(cStart, cLen);
@@ -43,7 +43,7 @@ public:
 private:
     __aicore__ inline void CopyIn(int64_t cStart, int64_t cLen) {
         const int64_t nPitch = AlignUp(tiling.N, 8);  // row pitch of f32 tiles: each row starts on a 32-byte block
-        // DSL 32: xu = load(x[c, :])                      # c.len rows of N: one strided copy
+        // DSL 30: xu = load(x[c, :])                      # c.len rows of N: one strided copy
         LocalTensor<float> xu = xuQueue.AllocTensor<float>();
         // cLen rows of tiling.N elements, back to back in GM, each padded to whole 32-byte blocks in UB (the row pitch): one strided DataCopyPad
         DataCopyExtParams xuCopy{static_cast<uint16_t>(cLen), static_cast<uint32_t>(tiling.N * sizeof(float)), 0, 0, 0};
@@ -57,7 +57,7 @@ private:
         const uint8_t nPitchBlocks = static_cast<uint8_t>(nPitch / 8);  // the row pitch in 32-byte blocks: a repeat stride of one row
         LocalTensor<float> xu = xuQueue.DeQue<float>();
         LocalTensor<float> su = suQueue.AllocTensor<float>();
-        // DSL 34: su = reduce_sum(xu, axis=1)             # one sum per row (WholeReduceSum)
+        // DSL 32: su = reduce_sum(xu, axis=1)             # one sum per row (WholeReduceSum)
         LocalTensor<float> tmp0 = Scratch<float>(0);
         // reduce_sum(xu, axis=1): one sum per row, REPEAT_ROWS rows per instruction (a row per repeat,
         // repeat stride = the row pitch in 32-byte blocks); the mask covers the tiling.N columns, never the padding
@@ -80,7 +80,7 @@ private:
     }
 
     __aicore__ inline void CopyOut(int64_t cStart, int64_t cLen) {
-        // DSL 36: store(y[c], su)
+        // DSL 34: store(y[c], su)
         LocalTensor<float> su = suQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams suCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};

@@ -67,7 +67,10 @@ def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = No
         g = build_graph(traced)
         if uses_cube(g):
             return _draft_cube(g, name, s, source)
-        lay = plan_layout(g)
+        try:
+            lay = plan_layout(g)
+        except Unsupported as e:
+            raise Unsupported(_with_line(g, str(e))) from None
         writer_cls = WRITERS[lay.template]
         attempts: dict[int, tuple[str, object, DslError | None]] = {}
 
@@ -133,6 +136,24 @@ def _draft_cube(g, name: str, s, source: str) -> Draft:
             notes.append(f"traced with {g.method}")
         return Draft(d.text, d.template, d.op, live, g.method, notes)
     raise Unsupported(f"no epilogue tile size fits UB on {s.name}")
+
+
+# a layout refusal's construct -> the calls whose reference line it names
+_VIEW_CALLS = {"slice": ("getitem", "narrow", "slice", "split", "chunk"), "`cat`": ("cat", "stack", "concat"),
+               "`flip`": ("flip", "fliplr", "flipud"), "`select`": ("getitem", "select", "unbind"),
+               "expand": ("expand", "expand_as", "broadcast_to"), "reshape": ("view", "reshape", "flatten")}
+
+
+def _with_line(g, text: str) -> str:
+    """A layout refusal with the reference line of the view construct it names, when recorded."""
+    if text.startswith("internal:") or "reference line" in text:
+        return text
+    for word, calls in _VIEW_CALLS.items():
+        if word in text:
+            line = next((g.lines[c] for c in calls if c in g.lines), None)
+            if line:
+                return f"{text} (reference line {line})"
+    return text
 
 
 def _over_budget(e: DslError) -> bool:

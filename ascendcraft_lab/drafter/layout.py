@@ -41,6 +41,12 @@ NumPy rules (a bias (N,), a per-row value (B, 1), a one-element tensor) take the
 (broadcast.py): S viewed as rows x columns, each input loaded in its own shape as often as it
 changes, the lowering stretching it with repeat strides.
 
+Any other NumPy broadcast (a per-channel bias of a 4-D tensor, (A, 1, N) against (1, A, N), a
+bool where() mask of shape (1, S, 1)), a slice of an input along any axis and a torch.cat that is
+the whole output take the folded broadcast template (bcast_fold, broadcast.py): the output folded
+into the fewest axes of one pattern per operand, a slice a load at an offset, each part of a cat a
+loop nest of its own stored at its offset.
+
 A loss reduces to one number, which no single core may compute alone. The templates of
 `totals.py` split the work and let every core add its share into the output (an atomic add):
 
@@ -127,6 +133,15 @@ def plan_layout(g: Graph) -> Layout:
     picked = [n for n in nodes if n.op in INDEX_OPS]
     if picked:
         return _index_layout(nodes, outputs, picked)
+    if any(n.op in ("slice", "cat") for n in nodes) and not any(n.op in ("reduce", "scan", "pick") for n in nodes):
+        # slices of inputs: loads at an offset; a concatenation as the output: stores at offsets (broadcast.py)
+        viewed = _unsqueezed_leaves(outputs) or list(outputs)
+        inner = [n for n in Graph(viewed, [], [], [], [], {}, {}, "", False).nodes() if n.op in ("slice", "cat")]
+        if all(n.op == "cat" and len(viewed) == 1 and n is viewed[0] for n in inner):
+            base = max({tuple(o.shape) for o in viewed if o.is_tensor}, key=lambda s: (math.prod(s), len(s)), default=())
+            fl = Layout("map", base, (), nodes=Graph(viewed, [], [], [], [], {}, {}, "", False).nodes(), outputs=viewed)
+            if base and broadcast_fit(fl):
+                return fl
     priority = {"flip": 0, "slice": 1, "cat": 2, "shift": 3, "select": 4, "expand": 5, "full": 6}
     indices = {id(n.args[1]) for n in nodes if n.op == "pick"}
     for n in nodes:
@@ -179,9 +194,11 @@ def plan_layout(g: Graph) -> Layout:
         axes = ()
         # an input with one value per row (shape (..., 1) beside (..., N), x * scale[..., None]):
         # the layout is the rows of the last axis, and that input is read once per row
+        # unless another input broadcasts otherwise (a bias (N,) beside it: the broadcast templates)
         row_shape = tuple(base[:-1]) + (1,)
-        if len(base) >= 2 and base[-1] > 1 and any(n.op == "input" and n.is_tensor and tuple(n.shape) == row_shape
-                                                   for n in nodes):
+        leaves = [n for n in nodes if n.op in ("input", "param") and n.is_tensor]
+        if len(base) >= 2 and base[-1] > 1 and any(n.op == "input" and tuple(n.shape) == row_shape for n in leaves) \
+                and all(tuple(n.shape) in (tuple(base), row_shape) or "actual" in n.attrs for n in leaves):
             axes = (len(base) - 1,)
     if picks and not totals:
         raise Unsupported("a class-index pick whose per-row results are not summed over the rows (the drafter "
@@ -196,8 +213,15 @@ def plan_layout(g: Graph) -> Layout:
     lay = Layout("map", base, axes, nodes=nodes, outputs=outputs, reductions=reds, scans=scans, actual=actual,
                  totals=totals)
     lay.sym = next((tuple(n.attrs["sym"]) for n in nodes if n.op in ("input", "param") and "sym" in n.attrs), ())
-    if not axes and not scans and not picks and broadcast_fit(lay):
-        return lay
+    if not axes and not scans and not picks:
+        folded = _unsqueezed_leaves(outputs)
+        if folded is not None:            # a leaf seen through a view that adds 1s (bias.view(1, -1, 1, 1))
+            fl = Layout("map", base, axes, nodes=Graph(folded, [], [], [], [], {}, {}, "", False).nodes(),
+                        outputs=folded, actual=actual)
+            if broadcast_fit(fl):
+                return fl
+        if broadcast_fit(lay):
+            return lay
     _spaces(lay)
     adjacent = not axes or list(axes) == list(range(axes[0], axes[-1] + 1))
     if totals:
@@ -260,8 +284,14 @@ def broadcast_fit(lay: Layout) -> bool:
     S = tuple(lay.base)
     leaves = [n for n in lay.nodes if n.op in ("input", "param")]
     kinds = {id(n): broadcast_kind(n.shape, S) for n in leaves if "actual" not in n.attrs}
-    if all(k == "full" for k in kinds.values()):
+    viewed = [n for n in leaves if n.attrs.get("unsqueezed")]
+    if all(k == "full" for k in kinds.values()) and not viewed:
         return False
+    simple = not viewed and all(k is not None and k != "other" for k in kinds.values()) and \
+        not any("actual" in n.attrs for n in leaves) and any(k == "full" for k in kinds.values()) and \
+        (len(S) > 1 or all(k in ("full", "one", "col") for k in kinds.values()))
+    if not simple:
+        return _fold_fit(lay, leaves)
     for n in leaves:
         k = kinds.get(id(n))
         if k is None and "actual" in n.attrs:
@@ -290,6 +320,169 @@ def broadcast_fit(lay: Layout) -> bool:
     lay.kinds = kinds
     lay.template = "bcast"
     return True
+
+
+def _fold_fit(lay: Layout, leaves: list) -> bool:
+    """Any other NumPy broadcast of the leaves against S (a per-channel value of a 4-D tensor, two
+    operands stretched along different axes): the folded broadcast template (broadcast.py), or one
+    line naming what it cannot load."""
+    S = tuple(lay.base)
+    rank = len(S)
+    aligned = []
+    part_of = _part_shapes(lay)
+    for n in leaves:
+        if not n.is_tensor or len(n.shape) > rank:
+            raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} does not broadcast against {S}")
+        a = (1,) * (rank - len(n.shape)) + tuple(n.shape)
+        P = part_of.get(id(n), S)
+        if any(d not in (1, s) for d, s in zip(a, P)):
+            raise Unsupported(f"input `{n.name}` of shape {tuple(n.attrs.get('actual', n.shape))} does not broadcast "
+                              f"against {S}")
+        own_axes(n, rank)
+        if n.dtype == "bool":
+            _check_mask(lay, n, a, S)
+        elif n.dtype not in ("float32", "float16"):
+            raise Unsupported(f"a {n.dtype} input `{n.name}` in a broadcast")
+        aligned.append(a)
+    seen: dict = {}
+    for n in leaves:
+        key = (n.op, n.attrs.get("index"), n.attrs.get("name"))
+        if key in seen and seen[key] is not n:
+            raise Unsupported(f"`{n.name}` read through two different slices or views (a slice of an input is "
+                              "that input loaded at an offset: one slice per input)")
+        seen[key] = n
+    cuts = {rank - len(n.shape) + n.attrs["window"][0] for n in leaves if "window" in n.attrs}
+    if part_of:
+        cuts.add(lay.outputs[0].attrs["axis"])
+    if len(fold_axes(S, aligned, cuts)) < 2:
+        raise Unsupported(f"a broadcast against {S} that folds to one axis without an input of that shape")
+    for o in lay.outputs:
+        if not o.is_tensor or tuple(o.shape) != S:
+            raise Unsupported(f"an output of shape {tuple(o.shape) if o.is_tensor else ()} beside {S} in a broadcast")
+        if o.dtype == "bool":
+            raise Unsupported("a bool output tensor")
+    for n in lay.nodes:
+        if n.op == "reshape" and n.is_tensor:
+            raise Unsupported(f"a reshape to {tuple(n.shape)} in a broadcast")
+        if n.op == "cat" and (len(lay.outputs) != 1 or n is not lay.outputs[0] or
+                              any(not p.is_tensor or len(p.shape) != rank for p in n.args)):
+            raise Unsupported("a `cat` that is not the whole output (a concatenation is stores at offsets)")
+        lay.space[id(n)] = "full" if n.is_tensor else "scalar"
+    lay.template = "bcast_fold"
+    return True
+
+
+def _part_shapes(lay: Layout) -> dict:
+    """id(leaf) -> the shape of the part of a concatenated output that reads it (none: no cat)."""
+    out = lay.outputs[0] if len(lay.outputs) == 1 else None
+    if out is None or out.op != "cat":
+        return {}
+    found: dict = {}
+    for p in out.args:
+        for x in _subgraph(p):
+            if x.op in ("input", "param"):
+                if id(x) in found and found[id(x)] != tuple(p.shape):
+                    raise Unsupported(f"`{x.name}` read by two parts of a `cat` of different lengths")
+                found[id(x)] = tuple(p.shape)
+    return found
+
+
+def fold_axes(base, shapes, cuts=()) -> list[list[int]]:
+    """The output shape `base` folded into the fewest axes along which every operand keeps one
+    pattern (NumPy rule: each operand, aligned at the last axis, is either the full size or 1 along
+    each axis): adjacent axes of one pattern merge into a group; size-1 axes of base join the group
+    before them (or the first). An axis in `cuts` (an operand read at an offset along it: a slice)
+    is a group of its own. Returns the groups of base's axes, in order."""
+    rank = len(base)
+
+    def pattern(a):
+        return tuple(s[a] != 1 for s in shapes), (a if a in cuts else -1)
+    groups: list[list[int]] = []
+    for a in range(rank):
+        if base[a] == 1:
+            continue
+        if groups and pattern(groups[-1][-1]) == pattern(a):
+            groups[-1].append(a)
+        else:
+            groups.append([a])
+    if not groups:
+        return [list(range(rank))]
+    for a in range(rank):                  # the 1s keep their place, in a neighbouring group
+        if base[a] == 1:
+            g = next((g for g in groups if g[0] > a), None)
+            g = groups[-1] if g is None else g
+            prev = next((h for h in reversed(groups) if h[-1] < a), None)
+            (prev if prev is not None else g).append(a)
+    for g in groups:
+        g.sort()
+    return groups
+
+
+def own_axes(n: Node, rank: int) -> list[int | None]:
+    """The axis of the output shape each axis of leaf n's own tensor lies along (None: a size-1 axis
+    of its own): aligned at the last axis, or through a view that only adds or drops 1s."""
+    actual = tuple(n.attrs.get("actual", n.shape))
+    viewed = (1,) * (rank - len(n.shape)) + tuple(n.shape)
+    if "window" in n.attrs:                 # a slice of the leaf: its own axes, one of them longer
+        off = rank - len(actual)
+        return [None if d == 1 and viewed[off + i] == 1 else off + i for i, d in enumerate(actual)]
+    if "actual" not in n.attrs:
+        off = rank - len(actual)
+        return [None if d == 1 else off + i for i, d in enumerate(actual)]
+    mapped = [a for a, d in enumerate(viewed) if d != 1]
+    if [d for d in actual if d != 1] != [viewed[a] for a in mapped]:
+        raise Unsupported(f"`{n.name}` of shape {actual} viewed as {tuple(n.shape)} (a view that moves elements)")
+    it = iter(mapped)
+    return [None if d == 1 else next(it) for d in actual]
+
+
+def _check_mask(lay: Layout, mask: Node, aligned: tuple, S: tuple) -> None:
+    """A bool input beside a broadcast: one where() mask, read only as a mask, constant along the last
+    axis and along some other axis it is broadcast over (the folded template's rows)."""
+    uses = [n for n in lay.nodes if any(a is mask for a in n.args)]
+    what = f"a bool mask `{mask.name}` of shape {tuple(mask.shape)} broadcast against {S}"
+    if any(n.op != "where" or n.args[0] is not mask or any(a is mask for a in n.args[1:]) for n in uses):
+        raise Unsupported(f"{what} used other than as a where() mask")
+    if sum(1 for n in lay.nodes if n.op in ("input", "param") and n.dtype == "bool") > 1:
+        raise Unsupported(f"{what} beside another bool mask (the template branches on one)")
+    if aligned[-1] != 1 or not any(d == 1 and s != 1 for d, s in zip(aligned[:-1], S[:-1])):
+        raise Unsupported(f"{what} (a stretched mask must be constant along the last axis and along one more: "
+                          "the kernel branches on it per tile)")
+
+
+def _unsqueezed_leaves(outputs):
+    """The outputs with every view of an input or parameter that only adds or drops size-1 axes
+    (`bias.view(1, -1, 1, 1)`, `s.unsqueeze(-1)`) replaced by the leaf itself, which keeps its own
+    shape in `actual`; None when there is no such view."""
+    memo: dict = {}
+    found = []
+
+    def go(n):
+        if not isinstance(n, Node):
+            return n
+        if id(n) in memo:
+            return memo[id(n)]
+        args = tuple(go(a) for a in n.args)
+        leaf = args[0] if args and isinstance(args[0], Node) and args[0].op in ("input", "param") \
+            and "actual" not in args[0].attrs else None
+        if n.op == "reshape" and leaf is not None and _same_nontrivial(n.shape, leaf.shape):
+            m = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True}, tuple(n.shape),
+                     leaf.dtype, leaf.value, leaf.name)
+            found.append(m)
+        elif n.op == "slice" and leaf is not None and n.shape[n.attrs["axis"]] > 0:
+            # x[..., a:b, ...] / narrow: the input itself, read at an offset along the axis
+            window = (n.attrs["axis"], n.attrs["start"], n.attrs["stop"])
+            m = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True, "window": window},
+                     tuple(n.shape), leaf.dtype, leaf.value, leaf.name)
+            found.append(m)
+        elif any(x is not y for x, y in zip(args, n.args)):
+            m = Node(n.op, args, dict(n.attrs), n.shape, n.dtype, n.value, n.name)
+        else:
+            m = n
+        memo[id(n)] = m
+        return m
+    out = [go(o) for o in outputs]
+    return out if found else None
 
 
 def _prepare(b: Builder, outputs):

@@ -1,7 +1,7 @@
 """The drafter's templates by name: the layout (`layout.py`) picks one, its writer renders the DSL."""
 from __future__ import annotations
 
-from .broadcast import BroadcastWriter
+from .broadcast import BroadcastWriter, FoldedBroadcastWriter
 from .index import IndexWriter
 from .planes import PlanesWriter
 from .pool import PoolWriter
@@ -10,4 +10,5 @@ from .templates import ColsWriter, MapWriter, RowsWriter, WindowsWriter
 from .totals import TOTAL_WRITERS
 
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter,
-           "planes": PlanesWriter, "bcast": BroadcastWriter, "pool": PoolWriter, "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, **TOTAL_WRITERS}
+           "planes": PlanesWriter, "bcast": BroadcastWriter, "bcast_fold": FoldedBroadcastWriter, "pool": PoolWriter,
+           "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, **TOTAL_WRITERS}

@@ -164,6 +164,16 @@ def render_reference() -> str:
       "against (P, H, W) loops over the planes. A stretched operand is never copied in GM: a binary op reads "
       "it in place through repeat strides; a comparison, `where()` or two stretched operands copy it out at the "
       "full shape in UB first (one scratch tile). A `where()` mask is not stretched: compare at the full shape.")
+    w("- **Views and layout** are GM indices, never copies in GM. A slice along any axis is a load or store "
+      "whose index starts further on: `x[c, k.start + 3:k.start + 3 + k.len]` is one DataCopyPad from the "
+      "crop's first column (blockLen the tile's row bytes, srcStride the GM gap to the next row's crop); a "
+      "scalar index on a middle axis (`x[c, q, k]`) gives rows that many planes apart, the gap again a "
+      "srcStride. A concatenation is stores at offsets: `store(y[c, k.start + N:k.start + N + k.len], t)` "
+      "writes a tile N columns further (DataCopyPad's dstStride the rest of the output row), one loop nest "
+      "per part. A per-tile bool (`m = load(cond[q])`, a where() mask constant over the tile) selects with "
+      "`if m:` around the stages, so only the chosen side is loaded. Transposes, flips, repeats and padding "
+      "are not GM views: they need an on-chip reorder (Transpose, Gather with an index tile) and are not "
+      "drafted yet (the drafter refuses them naming the reference line).")
     w("")
     w("## Loops")
     w("")
@@ -270,6 +280,9 @@ def render_reference() -> str:
       "(tensors, tuples and lists skipped); a kernel may declare a prefix of them.")
     w("- `Out[...]` parameters, in order, are compared with what `forward` returns (a 0-d result: `Out[f32, ()]`, "
       "written with `store(loss, s, accumulate=True)`).")
+    w("- A tensor of fewer dims than declared binds when the extra dims are literal 1s at the start (a 0-d "
+      "`torch.tensor(3.14)` as `(1,)`, PyTorch's broadcasting) or, failing that, at the end (a view that adds size-1 "
+      "axes: a `(C,)` bias declared `(C, 1)` is one value per row); no element moves.")
     w("- Dims bind from the actual shapes; a dim seen twice must agree. Tolerances: f32 1e-4, f16/bf16 1e-2 "
       "(rtol and atol), exact for ints.")
     w("")

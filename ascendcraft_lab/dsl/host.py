@@ -196,10 +196,20 @@ def bind_dims(program: Program, shapes: Mapping[str, tuple[int, ...]]) -> dict[s
 def leading_ones(t: TensorParam, shape: tuple[int, ...]) -> tuple[int, ...]:
     """`shape` read with leading 1s when `t` declares more dims and every extra leading one is the
     literal 1, as PyTorch broadcasts it: a 0-d `torch.tensor(3.14)` is the one element of a (1,)
-    tensor. Any other shape as it is (a rank mismatch stays an error)."""
+    tensor. Failing that, with trailing 1s when the extra dims are literal 1s at the end: a view
+    that adds size-1 axes (`bias.view(-1, 1, 1)`, unsqueeze) moves no element, so a (C,) bias may
+    be declared (C, 1) to be one value per row. Any other shape as it is (a rank mismatch stays an
+    error)."""
     missing = len(t.dims) - len(shape)
-    if missing > 0 and not t.packs and all(isinstance(d, Const) and d.value == 1 for d in t.dims[:missing]):
+    if missing <= 0 or t.packs:
+        return tuple(shape)
+
+    def ones(dims) -> bool:
+        return all(isinstance(d, Const) and d.value == 1 for d in dims)
+    if ones(t.dims[:missing]):
         return (1,) * missing + tuple(shape)
+    if ones(t.dims[len(t.dims) - missing:]):
+        return tuple(shape) + (1,) * missing
     return tuple(shape)
 
 

@@ -109,6 +109,12 @@ EXAMPLES: list[Example] = [
     _ex("resize", "bilinear", {"batch_size": 3, "channels": 5, "height": 37, "width": 45},
         "bilinear by a non-integer scale: two source rows blended once per output row (separable), two "
         "Gathers and a lerp per column tile, PyTorch's 1 / scale_factor on the host"),
+    _ex("layout", "crop_bias", {"batch_size": 37, "dim": 3011, "width": 2971},
+        "a slice of the last axis: one strided copy whose source starts at the crop's first column, the GM "
+        "gap to the next row as srcStride; the crop then reads like whole rows"),
+    _ex("layout", "crelu", {"batch_size": 37, "dim": 2045},
+        "torch.cat as stores at offsets: each half of the output row a strided copy (dstStride = the other "
+        "half), the input tile loaded once for both"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

@@ -52,13 +52,49 @@ def test_the_bias_tile_is_loaded_outside_the_loop_over_blocks_of_rows(runs):
     assert bias < rows
 
 
-def test_a_broadcast_along_a_middle_axis_is_refused_in_one_line_naming_the_input(ref_dir):
-    path = write_ref(ref_dir, "mid_ref", "def forward(self, x, s):\n    return x * s",
-                     "[torch.randn(4, 6, 8), torch.randn(4, 1, 8)]")
+FOLDED = [  # (name, forward, inputs, a line the draft must hold): a middle axis, no input of the output's shape
+    # (suite/broadcast runs more: a per-plane divisor, a middle-axis product)
+    ("channel", "x + s.view(1, -1, 1, 1)", "[torch.randn(3, 5, 7, 40), torch.randn(5)]", "s: GM[f32, (C, 1)]"),
+    ("both", "x * s", "[torch.randn(4, 1, 40), torch.randn(1, 4, 40)]", "su = load(s[c, k])"),
+    ("outer", "torch.maximum(x, s)", "[torch.randn(3, 1, 50), torch.randn(1, 7, 1)]", "su = load(s[c, :])"),
+]
+
+
+@pytest.mark.parametrize("name,forward,inputs,line", FOLDED, ids=[c[0] for c in FOLDED])
+def test_any_numpy_broadcast_folds_to_outer_indices_rows_and_columns_and_matches_pytorch(ref_dir, name, forward, inputs, line):
+    path = write_ref(ref_dir, f"{name}_ref", f"def forward(self, x, s):\n    return {forward}", inputs)
+    draft = draft_reference(path)
+    assert draft.template == "bcast_fold" and line in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+def test_the_output_folds_into_the_fewest_axes_of_one_pattern_per_operand():
+    from ascendcraft_lab.drafter.layout import fold_axes
+    # (B, C, H, W) against (1, C, 1, 1): H and W merge, B and C stay apart
+    assert fold_axes((8, 5, 7, 9), [(8, 5, 7, 9), (1, 5, 1, 1)]) == [[0], [1], [2, 3]]
+    # a size-1 axis of the output joins the group before it
+    assert fold_axes((4, 1, 6), [(4, 1, 6), (4, 1, 1)]) == [[0, 1], [2]]
+
+
+def test_a_broadcast_where_mask_is_one_bool_per_tile_and_the_kernel_loads_only_the_chosen_side(ref_dir):
+    path = write_ref(ref_dir, "mask_ref", "def forward(self, cond, x, y):\n    return torch.where(cond, x, y + 1.0)",
+                     "[torch.rand(1, 6, 1) > 0.5, torch.randn(4, 6, 40), torch.randn(4, 6, 40)]")
+    draft = draft_reference(path)
+    assert draft.template == "bcast_fold" and "conds = load(cond[q])" in draft.text and "if conds:" in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+def test_a_broadcast_where_mask_with_a_number_side_is_refused_in_one_line_naming_the_mask(ref_dir):
+    path = write_ref(ref_dir, "mask_ref", "def forward(self, m, x):\n    return torch.where(m, x, 0.0)",
+                     "[torch.rand(1, 6, 1) > 0.5, torch.randn(4, 6, 8)]")
     with pytest.raises(DraftError) as exc:
         draft_reference(path)
     msg = str(exc.value)
-    assert "\n" not in msg and "`s` of shape (4, 1, 8) broadcast against (4, 6, 8)" in msg
+    assert "\n" not in msg and "a where() side that is a number beside a broadcast mask" in msg, msg
 
 
 def test_a_zero_dimensional_tensor_is_the_one_element_of_its_declared_tensor(ref_dir):

@@ -34,3 +34,17 @@ def test_a_reference_that_raises_on_import_is_one_line(ref_dir, capsys):
     assert err.count("\n") == 0
     assert "on import" in err and "broken on purpose" in err and "line 2" in err
     assert not (ref_dir / "never.dsl.py").exists()
+
+
+@pytest.mark.parametrize("forward,construct", [
+    ("x[:, 3:20].sum(dim=-1)", "a slice [3:20] along axis 1"),      # a slice of an input is drafted, not in a reduction
+    ("torch.cat([x, x * 2.0], dim=1).sum(dim=-1)", "`cat`"),   # a cat as the whole output is drafted
+    ("torch.flip(x, [1])", "`flip` along axes (1,)"),
+], ids=["slice", "cat", "flip"])
+def test_a_view_the_layouts_cannot_copy_is_refused_naming_the_construct_and_its_reference_line(ref_dir, forward, construct):
+    path = write_ref(ref_dir, "view_ref", f"def forward(self, x):\n    return {forward}", "[torch.randn(6, 33)]")
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "return" in text and "x" in text)
+    with pytest.raises(DraftError) as exc:
+        draft_reference(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and construct in msg and f"(reference line {line})" in msg, msg

@@ -53,6 +53,7 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     "index": ("gather", "index_select", "embedding", "take_along_dim", "argmax", "argmin", "indices", "index"),
     "math": ("cumsum", "cumprod", "clamp", "where", "abs", "exp", "log", "sqrt", "pow"),
     "broadcast": ("bias", "broadcast", "expand", "scale", "shift"),
+    "layout": ("slice", "narrow", "cat", "concat", "concatenate", "crop", "chunk", "split", "stack", "crelu"),
     "matmul": ("matmul", "mm", "bmm", "addmm", "einsum", "linear", "gemm", "gemv", "matrix", "matrices", "transpose",
                "triu", "tril", "diag"),
 }

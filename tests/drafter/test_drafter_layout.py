@@ -1,0 +1,48 @@
+"""Views as kernel inputs and outputs (issue 17): a slice or narrow of an input along any axis is
+that input loaded at an offset (a strided copy that starts further on), torch.cat as the output is
+one loop nest per part stored at its offset, both composed with broadcasting; what the layouts
+cannot copy is refused in one line (test_drafter_refusals)."""
+from __future__ import annotations
+
+import pytest
+
+from ascendcraft_lab.backends.emulator.verify import render_run
+from ascendcraft_lab.drafter import DraftError, draft_reference
+from ascendcraft_lab.reference import load_reference
+
+from drafter_helpers import check_draft_on_emulator, write_ref
+
+CASES = [  # (name, forward, inputs, a line the draft must hold)
+    ("columns", "x[:, 3:20] + s", "[torch.randn(6, 33), torch.randn(17)]", "xu = load(x[c, k.start + 3:k.start + 3 + k.len])"),
+    ("planes", "x.narrow(0, 2, 3) * s", "[torch.randn(7, 5, 40), torch.randn(3, 1, 1)]", "xu = load(x[c.start + 2:c.start + 2 + c.len, k])"),
+]
+
+
+@pytest.mark.parametrize("name,forward,inputs,line", CASES, ids=[c[0] for c in CASES])
+def test_a_slice_of_an_input_is_a_load_at_an_offset_and_matches_pytorch(ref_dir, name, forward, inputs, line):
+    path = write_ref(ref_dir, f"{name}_ref", f"def forward(self, x, s):\n    return {forward}", inputs)
+    draft = draft_reference(path)
+    assert draft.template == "bcast_fold" and line in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+def test_a_concatenation_is_stores_at_offsets_and_the_draft_holds_on_another_shape():
+    # drafted on the reference shape, run on the tail shape: the parts' lengths and offsets are dims
+    from ascendcraft_lab.bench.suite import read_tail
+    from ascendcraft_lab.suite import ROOT
+    path = ROOT / "layout" / "cat_features.py"
+    draft = draft_reference(path)
+    assert draft.template == "bcast_fold" and "store(y1[c, k.start + N1:k.start + N1 + k.len], y1u)" in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path, overrides=read_tail(path)[0]))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+def test_an_input_read_through_two_slices_is_refused_in_one_line_with_its_reference_line(ref_dir):
+    path = write_ref(ref_dir, "halves_ref", "def forward(self, x):\n    return x[:, :16] * x[:, 16:]", "[torch.randn(8, 32)]")
+    with pytest.raises(DraftError) as exc:
+        draft_reference(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and "`x` read through two different slices" in msg and "(reference line 13)" in msg, msg

@@ -1068,6 +1068,9 @@ class _Verifier:
             dtype = args[1].dtype
             if isinstance(t, ScalarType):
                 return ScalarType(dtype)
+            if DType.i8 in (t.dtype, dtype) and {t.dtype, dtype} - {DType.i8, DType.f16}:
+                raise self.err(e, f"Cast converts i8 tiles to and from f16 only, not {t.dtype.value} -> {dtype.value} "
+                                  f"(API page Cast)", "cast through f16")
             return TileType(dtype, t.shape)
         raise self.err(e, f"no typing rule for `{op}`")
 

@@ -166,6 +166,14 @@ class FoldedBroadcastWriter(LoopWriter):
         cuts = {a for a, _ in self._windows.values()} | ({self.cat_axis} if self.cat_axis is not None else set())
         self._cuts = cuts
         self.groups = fold_axes(S, list(self._aligned.values()), cuts)
+        stacked = self.cat_axis is not None and all(shape[self.cat_axis] == 1 for _, shape, _ in self.parts)
+        if stacked and all(self.cat_axis in g for g in self.groups[:-1]):
+            # torch.stack: a tile's rows come from the parts' own axes, never the new one
+            last = [a for a in self.groups[-1] if S[a] != 1]
+            if len(last) < 2:
+                raise Unsupported("a stack of 1-D tensors (each part is one row of the output: stack 2-D tensors, "
+                                  "or cat their views)")
+            self.groups[-1:] = [[a for a in self.groups[-1] if a < last[-1]], [a for a in self.groups[-1] if a >= last[-1]]]
         super().__init__(g, lay, *a, **kw)
         self._own_dims = {id(n): self.namer.fresh(self.dims_of_window(n)) for n in leaves if id(n) in self._windows}
         self._sized(leaves)
@@ -175,6 +183,9 @@ class FoldedBroadcastWriter(LoopWriter):
         masks = [n for n in leaves if n.dtype == "bool"]
         candidates = [j for j in range(m - 1) if not any(self._aligned[id(x)][a] != 1 for x in masks
                                                          for a in self.groups[j])]
+        if self.cat_axis is not None and all(shape[self.cat_axis] == 1 for _, shape, _ in self.parts):
+            # torch.stack: every part one long along the new axis, an outer index (not a tile's rows)
+            candidates = [j for j in candidates if self.cat_axis not in self.groups[j]] or candidates
         self.rows_j = candidates[-1] if candidates else m - 2
         self.masks = masks
         self.outer_js = [j for j in range(m - 1) if j != self.rows_j]
@@ -184,7 +195,12 @@ class FoldedBroadcastWriter(LoopWriter):
         # the outer loop's index (q) and, with several outer groups, each group's index: names of
         # their own per part of a concatenation (sibling loops of one name do not lower yet)
         self._part_vars = []
-        for _ in self.parts:
+        if self.cat_axis is not None and len(self.outer) == 1 and self.cat_axis in self.outer[0] and \
+                all(shape[self.cat_axis] == 1 for _, shape, _ in self.parts):
+            # torch.stack: the new axis is each part's offset alone; the cores split the rows
+            self.outer = []
+            self._part_vars = [("0", ["0"]) for _ in self.parts]
+        for _ in self.parts[len(self._part_vars):]:
             q = self.namer.fresh("q")
             self._part_vars.append((q, [q] if len(self.outer) == 1 else
                                     [self.namer.fresh(f"i{j}") for j in range(len(self.outer))]))
@@ -223,7 +239,13 @@ class FoldedBroadcastWriter(LoopWriter):
                     self._cat_dims.setdefault(id(n), self.namer.fresh(stem))
                     names.append(self._cat_dims[id(n)])
             self._part_len.append(names[0] if names else "1")
-        self.dims[a] = "(" + " + ".join(self._part_len) + ")"
+        self.dims[a] = self._cat_len()
+
+    def _cat_len(self) -> str:
+        """The concatenation's length: the sum of its parts' (a number when they are all 1: a stack)."""
+        if all(n == "1" for n in self._part_len):
+            return str(len(self._part_len))
+        return "(" + " + ".join(self._part_len) + ")"
 
     def dims_of_window(self, n: Node) -> str:
         """A name for the full length of the axis a leaf is sliced along."""
@@ -390,7 +412,7 @@ class FoldedBroadcastWriter(LoopWriter):
     def _whole(self):
         self._S = tuple(self.lay.base)
         if self.cat_axis is not None:
-            self.dims[self.cat_axis] = "(" + " + ".join(self._part_len) + ")"
+            self.dims[self.cat_axis] = self._cat_len()
         self._use_vars(0)
 
     def _use_vars(self, i: int) -> None:
@@ -410,7 +432,7 @@ class FoldedBroadcastWriter(LoopWriter):
         group_of = {a: j for j, g in enumerate(self.groups) for a in g}
         j = group_of[self.cat_axis]
         v = self._var(j)
-        index[j] = f"{v} + {off}" if v not in ("c", "k") else f"{v}.start + {off}:{v}.start + {off} + {v}.len"
+        index[j] = off if v == "0" else f"{v} + {off}" if v not in ("c", "k") else f"{v}.start + {off}:{v}.start + {off} + {v}.len"
         return ", ".join(index)
 
     def _field(self, name: str, i: int) -> str:
@@ -421,7 +443,8 @@ class FoldedBroadcastWriter(LoopWriter):
             self._operand_view(t)
         body: list[str] = []
         for i, (part, _, _) in enumerate(self.parts):
-            off = " + ".join(self._part_len[:i]) or "0"
+            before = self._part_len[:i]
+            off = str(len(before)) if all(n == "1" for n in before) else " + ".join(before)
             self._per_part(i)
             if len(self.parts) > 1:
                 body.append(f"# part {i + 1} of the concatenation: from index {off} of the output along its axis")

@@ -353,7 +353,11 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
         seen[key] = n
     cuts = {rank - len(n.shape) + n.attrs["window"][0] for n in leaves if "window" in n.attrs}
     if part_of:
-        cuts.add(lay.outputs[0].attrs["axis"])
+        cat = lay.outputs[0]
+        cuts.add(cat.attrs["axis"])
+        if cat.attrs["axis"] == rank - 1 and all(p.shape[-1] == 1 for p in cat.args):
+            raise Unsupported("a `cat` or stack along the last axis of one-element parts (an interleave: each "
+                              "element its own store; stack along an earlier axis)")
     if len(fold_axes(S, aligned, cuts)) < 2:
         raise Unsupported(f"a broadcast against {S} that folds to one axis without an input of that shape")
     for o in lay.outputs:
@@ -455,6 +459,7 @@ def _unsqueezed_leaves(outputs):
     (`bias.view(1, -1, 1, 1)`, `s.unsqueeze(-1)`) replaced by the leaf itself, which keeps its own
     shape in `actual`; None when there is no such view."""
     memo: dict = {}
+    views: dict = {}
     found = []
 
     def go(n):
@@ -466,8 +471,11 @@ def _unsqueezed_leaves(outputs):
         leaf = args[0] if args and isinstance(args[0], Node) and args[0].op in ("input", "param") \
             and "actual" not in args[0].attrs else None
         if n.op == "reshape" and leaf is not None and _same_nontrivial(n.shape, leaf.shape):
-            m = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True}, tuple(n.shape),
-                     leaf.dtype, leaf.value, leaf.name)
+            key = (id(leaf), tuple(n.shape))      # one view of a leaf read twice (a stack of x and x * y)
+            if key not in views:
+                views[key] = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True},
+                                  tuple(n.shape), leaf.dtype, leaf.value, leaf.name)
+            m = views[key]
             found.append(m)
         elif n.op == "slice" and leaf is not None and n.shape[n.attrs["axis"]] > 0:
             # x[..., a:b, ...] / narrow: the input itself, read at an offset along the axis

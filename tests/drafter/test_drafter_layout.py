@@ -46,3 +46,26 @@ def test_an_input_read_through_two_slices_is_refused_in_one_line_with_its_refere
         draft_reference(path)
     msg = str(exc.value)
     assert "\n" not in msg and "`x` read through two different slices" in msg and "(reference line 13)" in msg, msg
+
+
+@pytest.mark.parametrize("name", ["stack_branches", "stack_planes_scale"])
+def test_a_stack_is_stores_at_the_index_along_the_new_axis_and_holds_on_the_tail_shape(name):
+    # each part viewed with a new axis of 1 is a part of a cat: stored at its index, the cores split its rows
+    from ascendcraft_lab.bench.suite import read_tail
+    from ascendcraft_lab.suite import ROOT
+    path = ROOT / "layout" / f"{name}.py"
+    draft = draft_reference(path)
+    line = "store(y1[c, 2, k], y1u)" if name == "stack_branches" else "store(y[i01 + 1, i11, c, k], yu)"
+    assert draft.template == "bcast_fold" and line in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path, overrides=read_tail(path)[0]))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+def test_a_stack_along_the_last_axis_is_refused_in_one_line_with_its_reference_line(ref_dir):
+    path = write_ref(ref_dir, "interleave_ref", "def forward(self, x, y):\n    return torch.stack([x, y], dim=-1)",
+                     "[torch.randn(4, 8), torch.randn(4, 8)]")
+    with pytest.raises(DraftError) as exc:
+        draft_reference(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and "an interleave" in msg and "(reference line 13)" in msg, msg

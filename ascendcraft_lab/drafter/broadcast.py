@@ -243,9 +243,8 @@ class FoldedBroadcastWriter(LoopWriter):
 
     def _cat_len(self) -> str:
         """The concatenation's length: the sum of its parts' (a number when they are all 1: a stack)."""
-        if all(n == "1" for n in self._part_len):
-            return str(len(self._part_len))
-        return "(" + " + ".join(self._part_len) + ")"
+        total = _sum(self._part_len)
+        return total if total.isdigit() or "+" not in total else f"({total})"
 
     def dims_of_window(self, n: Node) -> str:
         """A name for the full length of the axis a leaf is sliced along."""
@@ -443,8 +442,7 @@ class FoldedBroadcastWriter(LoopWriter):
             self._operand_view(t)
         body: list[str] = []
         for i, (part, _, _) in enumerate(self.parts):
-            before = self._part_len[:i]
-            off = str(len(before)) if all(n == "1" for n in before) else " + ".join(before)
+            off = _sum(self._part_len[:i]) or "0"
             self._per_part(i)
             if len(self.parts) > 1:
                 body.append(f"# part {i + 1} of the concatenation: from index {off} of the output along its axis")
@@ -561,6 +559,13 @@ class FoldedBroadcastWriter(LoopWriter):
                 "row reused by every row (repeat stride 0), one value per row (Brcb), or a scalar."
                 + (" The where() mask is one bool per tile: the kernel branches on it and loads only the side it "
                    "chooses." if self.masks else ""))
+
+
+def _sum(names: list[str]) -> str:
+    """A sum of part lengths, their literal 1s counted (a stack's offsets: `2`); names stay a sum (the
+    verifier cancels `k.start + N1 + N1` terms, not products)."""
+    ones = sum(1 for n in names if n == "1")
+    return " + ".join([n for n in names if n != "1"] + ([str(ones)] if ones else []))
 
 
 def _nodes_of(n: Node):

@@ -1079,6 +1079,34 @@ def _stack(b, tensors, dim):
     return _cat(b, viewed, axis)
 
 
+@rule("repeat", "input, *sizes")
+def _repeat(b, input, sizes):
+    x = T(input)
+    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
+        sizes = list(sizes[0])
+    return _repeat_along(b, x, [val(s) for s in sizes], "Tensor.repeat")
+
+
+@rule("tile", "input, dims")
+def _tile(b, input, dims):
+    x = T(input)
+    reps = [val(d) for d in dims]
+    return _repeat_along(b, x, [1] * (len(x.shape) - len(reps)) + reps, "torch.tile")
+
+
+def _repeat_along(b, x: Node, reps: list, what: str) -> Node:
+    """x repeated r times along one axis: a cat of r copies (the same tile stored at r offsets)."""
+    if len(reps) != len(x.shape):
+        raise Unsupported(f"{what}{tuple(reps)} of a rank-{len(x.shape)} tensor that adds axes (repeat along "
+                          "the tensor's own axes)")
+    along = [a for a, r in enumerate(reps) if r != 1]
+    if not along:
+        return x
+    if len(along) > 1:
+        raise Unsupported(f"{what}{tuple(reps)} along more than one axis (a repeat is a `cat` of copies along one axis)")
+    return _cat(b, [x] * reps[along[0]], along[0])
+
+
 _POINTWISE = {"add", "sub", "mul", "div", "max", "min", "pow", "neg", "abs", "relu", "exp", "log", "sqrt", "rsqrt",
               "reciprocal", "sigmoid", "tanh", "where", "lt", "le", "gt", "ge", "eq", "ne", "cast", "floordiv", "rint",
               "floor", "ceil", "trunc"}

@@ -69,3 +69,24 @@ def test_a_stack_along_the_last_axis_is_refused_in_one_line_with_its_reference_l
         draft_reference(path)
     msg = str(exc.value)
     assert "\n" not in msg and "an interleave" in msg and "(reference line 13)" in msg, msg
+
+
+@pytest.mark.parametrize("name,line", [("repeat_columns_bias", "store(y[c, k.start + N1 + N1:k.start + N1 + N1 + k.len], yu)"),
+                                       ("tile_batch", "store(y[c.start + B1:c.start + B1 + c.len, k], yu)")])
+def test_a_repeat_or_tile_is_one_copy_stored_per_offset_and_holds_on_the_tail_shape(name, line):
+    from ascendcraft_lab.bench.suite import read_tail
+    from ascendcraft_lab.suite import ROOT
+    path = ROOT / "layout" / f"{name}.py"
+    draft = draft_reference(path)
+    assert draft.template == "bcast_fold" and line in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path, overrides=read_tail(path)[0]))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+def test_a_repeat_along_two_axes_is_refused_in_one_line_with_its_reference_line(ref_dir):
+    path = write_ref(ref_dir, "repeat2_ref", "def forward(self, x):\n    return x.repeat(2, 3)", "[torch.randn(4, 8)]")
+    with pytest.raises(DraftError) as exc:
+        draft_reference(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and "along more than one axis" in msg and "(reference line 13)" in msg, msg

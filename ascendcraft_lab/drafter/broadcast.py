@@ -165,7 +165,9 @@ class FoldedBroadcastWriter(LoopWriter):
                          for n in leaves if "window" in n.attrs}
         cuts = {a for a, _ in self._windows.values()} | ({self.cat_axis} if self.cat_axis is not None else set())
         self._cuts = cuts
-        self.groups = fold_axes(S, list(self._aligned.values()), cuts)
+        # flips: the axis of S each flipped leaf is read backwards along (an outer index counted from the end)
+        self._flips = {id(n): len(S) - len(n.shape) + n.attrs["flipped"] for n in leaves if "flipped" in n.attrs}
+        self.groups = fold_axes(S, list(self._aligned.values()), cuts | set(self._flips.values()))
         stacked = self.cat_axis is not None and all(shape[self.cat_axis] == 1 for _, shape, _ in self.parts)
         if stacked and all(self.cat_axis in g for g in self.groups[:-1]):
             # torch.stack: a tile's rows come from the parts' own axes, never the new one
@@ -186,6 +188,11 @@ class FoldedBroadcastWriter(LoopWriter):
         if self.cat_axis is not None and all(shape[self.cat_axis] == 1 for _, shape, _ in self.parts):
             # torch.stack: every part one long along the new axis, an outer index (not a tile's rows)
             candidates = [j for j in candidates if self.cat_axis not in self.groups[j]] or candidates
+        flipped = set(self._flips.values())
+        candidates = [j for j in candidates if not flipped & set(self.groups[j])]
+        if flipped & set(self.groups[-1]) or (flipped and not candidates):
+            raise Unsupported("a `flip` along the last axis or the only axis before it (a flip is read backwards "
+                              "with scalar GM offsets along an outer axis; within a row it needs a Gather)")
         self.rows_j = candidates[-1] if candidates else m - 2
         self.masks = masks
         self.outer_js = [j for j in range(m - 1) if j != self.rows_j]
@@ -302,6 +309,10 @@ class FoldedBroadcastWriter(LoopWriter):
             self._index[t.name] = "0"
             return self.shape_text([self._group_text(own or ["1"])])
         index = [self._var(j) for j in keys]
+        if t.kind != "Out" and id(n) in self._flips:  # read backwards: the index counted from the end
+            a = self._flips[id(n)]
+            at = keys.index(group_of[a])
+            index[at] = f"{self.dims[a]} - 1 - {index[at]}"
         if window:                                      # read at an offset along the sliced axis
             at = keys.index(group_of[window[0]])
             v, start = index[at], window[1]

@@ -90,3 +90,24 @@ def test_a_repeat_along_two_axes_is_refused_in_one_line_with_its_reference_line(
         draft_reference(path)
     msg = str(exc.value)
     assert "\n" not in msg and "along more than one axis" in msg and "(reference line 13)" in msg, msg
+
+
+@pytest.mark.parametrize("name,line", [("flip_channels_bias", "xu = load(x[c, M - 1 - q, k])"),
+                                       ("flip_batch_scale", "xu = load(x[B - 1 - q, c, k])")])
+def test_a_flip_along_an_outer_axis_is_a_reversed_scalar_offset_and_holds_on_the_tail_shape(name, line):
+    from ascendcraft_lab.bench.suite import read_tail
+    from ascendcraft_lab.suite import ROOT
+    path = ROOT / "layout" / f"{name}.py"
+    draft = draft_reference(path)
+    assert draft.template == "bcast_fold" and line in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path, overrides=read_tail(path)[0]))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+def test_a_flip_within_a_row_is_refused_in_one_line_with_its_reference_line(ref_dir):
+    path = write_ref(ref_dir, "fliprow_ref", "def forward(self, x):\n    return x.flip(-1) * 2.0", "[torch.randn(4, 3, 8)]")
+    with pytest.raises(DraftError) as exc:
+        draft_reference(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and "a `flip` along the last axis" in msg and "(reference line 13)" in msg, msg

@@ -143,7 +143,9 @@ class FoldedBroadcastWriter(LoopWriter):
     along rows and columns a 2-D tile (one strided copy), along the columns only one row reused by
     every row of a tile (repeat stride 0), along the rows only one value per row (Brcb, block stride
     0), along neither a scalar read from GM once per column tile. A bool where() mask is then one
-    value per tile: the kernel branches on it (`if`) and loads only the side it chooses."""
+    value per tile: the kernel branches on it (`if`) and loads only the side it chooses. Views: a
+    slice is a load at an offset, a flip of an outer axis the index counted from the end, each part of
+    a torch.cat (a stack's parts, a repeat's copies) a loop nest stored at its offset."""
     template = "bcast_fold"
 
     def __init__(self, g, lay, *a, **kw):

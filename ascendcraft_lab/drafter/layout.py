@@ -45,7 +45,8 @@ Any other NumPy broadcast (a per-channel bias of a 4-D tensor, (A, 1, N) against
 bool where() mask of shape (1, S, 1)), a slice of an input along any axis and a torch.cat that is
 the whole output take the folded broadcast template (bcast_fold, broadcast.py): the output folded
 into the fewest axes of one pattern per operand, a slice a load at an offset, each part of a cat a
-loop nest of its own stored at its offset.
+loop nest of its own stored at its offset (torch.stack a cat of parts with a new axis of 1, a repeat
+or tile a cat of copies), a flip of an outer axis a scalar index counted from the end.
 
 A loss reduces to one number, which no single core may compute alone. The templates of
 `totals.py` split the work and let every core add its share into the output (an atomic add):

@@ -143,7 +143,9 @@ class FoldedBroadcastWriter(LoopWriter):
     along rows and columns a 2-D tile (one strided copy), along the columns only one row reused by
     every row of a tile (repeat stride 0), along the rows only one value per row (Brcb, block stride
     0), along neither a scalar read from GM once per column tile. A bool where() mask is then one
-    value per tile: the kernel branches on it (`if`) and loads only the side it chooses."""
+    value per tile: the kernel branches on it (`if`) and loads only the side it chooses. Views: a
+    slice is a load at an offset, a flip of an outer axis the index counted from the end, each part of
+    a torch.cat (a stack's parts, a repeat's copies) a loop nest stored at its offset."""
     template = "bcast_fold"
 
     def __init__(self, g, lay, *a, **kw):
@@ -165,7 +167,17 @@ class FoldedBroadcastWriter(LoopWriter):
                          for n in leaves if "window" in n.attrs}
         cuts = {a for a, _ in self._windows.values()} | ({self.cat_axis} if self.cat_axis is not None else set())
         self._cuts = cuts
-        self.groups = fold_axes(S, list(self._aligned.values()), cuts)
+        # flips: the axis of S each flipped leaf is read backwards along (an outer index counted from the end)
+        self._flips = {id(n): len(S) - len(n.shape) + n.attrs["flipped"] for n in leaves if "flipped" in n.attrs}
+        self.groups = fold_axes(S, list(self._aligned.values()), cuts | set(self._flips.values()))
+        stacked = self.cat_axis is not None and all(shape[self.cat_axis] == 1 for _, shape, _ in self.parts)
+        if stacked and all(self.cat_axis in g for g in self.groups[:-1]):
+            # torch.stack: a tile's rows come from the parts' own axes, never the new one
+            last = [a for a in self.groups[-1] if S[a] != 1]
+            if len(last) < 2:
+                raise Unsupported("a stack of 1-D tensors (each part is one row of the output: stack 2-D tensors, "
+                                  "or cat their views)")
+            self.groups[-1:] = [[a for a in self.groups[-1] if a < last[-1]], [a for a in self.groups[-1] if a >= last[-1]]]
         super().__init__(g, lay, *a, **kw)
         self._own_dims = {id(n): self.namer.fresh(self.dims_of_window(n)) for n in leaves if id(n) in self._windows}
         self._sized(leaves)
@@ -175,6 +187,14 @@ class FoldedBroadcastWriter(LoopWriter):
         masks = [n for n in leaves if n.dtype == "bool"]
         candidates = [j for j in range(m - 1) if not any(self._aligned[id(x)][a] != 1 for x in masks
                                                          for a in self.groups[j])]
+        if self.cat_axis is not None and all(shape[self.cat_axis] == 1 for _, shape, _ in self.parts):
+            # torch.stack: every part one long along the new axis, an outer index (not a tile's rows)
+            candidates = [j for j in candidates if self.cat_axis not in self.groups[j]] or candidates
+        flipped = set(self._flips.values())
+        candidates = [j for j in candidates if not flipped & set(self.groups[j])]
+        if flipped & set(self.groups[-1]) or (flipped and not candidates):
+            raise Unsupported("a `flip` along the last axis or the only axis before it (a flip is read backwards "
+                              "with scalar GM offsets along an outer axis; within a row it needs a Gather)")
         self.rows_j = candidates[-1] if candidates else m - 2
         self.masks = masks
         self.outer_js = [j for j in range(m - 1) if j != self.rows_j]
@@ -184,7 +204,12 @@ class FoldedBroadcastWriter(LoopWriter):
         # the outer loop's index (q) and, with several outer groups, each group's index: names of
         # their own per part of a concatenation (sibling loops of one name do not lower yet)
         self._part_vars = []
-        for _ in self.parts:
+        if self.cat_axis is not None and len(self.outer) == 1 and self.cat_axis in self.outer[0] and \
+                all(shape[self.cat_axis] == 1 for _, shape, _ in self.parts):
+            # torch.stack: the new axis is each part's offset alone; the cores split the rows
+            self.outer = []
+            self._part_vars = [("0", ["0"]) for _ in self.parts]
+        for _ in self.parts[len(self._part_vars):]:
             q = self.namer.fresh("q")
             self._part_vars.append((q, [q] if len(self.outer) == 1 else
                                     [self.namer.fresh(f"i{j}") for j in range(len(self.outer))]))
@@ -223,7 +248,12 @@ class FoldedBroadcastWriter(LoopWriter):
                     self._cat_dims.setdefault(id(n), self.namer.fresh(stem))
                     names.append(self._cat_dims[id(n)])
             self._part_len.append(names[0] if names else "1")
-        self.dims[a] = "(" + " + ".join(self._part_len) + ")"
+        self.dims[a] = self._cat_len()
+
+    def _cat_len(self) -> str:
+        """The concatenation's length: the sum of its parts' (a number when they are all 1: a stack)."""
+        total = _sum(self._part_len)
+        return total if total.isdigit() or "+" not in total else f"({total})"
 
     def dims_of_window(self, n: Node) -> str:
         """A name for the full length of the axis a leaf is sliced along."""
@@ -281,6 +311,10 @@ class FoldedBroadcastWriter(LoopWriter):
             self._index[t.name] = "0"
             return self.shape_text([self._group_text(own or ["1"])])
         index = [self._var(j) for j in keys]
+        if t.kind != "Out" and id(n) in self._flips:  # read backwards: the index counted from the end
+            a = self._flips[id(n)]
+            at = keys.index(group_of[a])
+            index[at] = f"{self.dims[a]} - 1 - {index[at]}"
         if window:                                      # read at an offset along the sliced axis
             at = keys.index(group_of[window[0]])
             v, start = index[at], window[1]
@@ -390,7 +424,7 @@ class FoldedBroadcastWriter(LoopWriter):
     def _whole(self):
         self._S = tuple(self.lay.base)
         if self.cat_axis is not None:
-            self.dims[self.cat_axis] = "(" + " + ".join(self._part_len) + ")"
+            self.dims[self.cat_axis] = self._cat_len()
         self._use_vars(0)
 
     def _use_vars(self, i: int) -> None:
@@ -410,7 +444,7 @@ class FoldedBroadcastWriter(LoopWriter):
         group_of = {a: j for j, g in enumerate(self.groups) for a in g}
         j = group_of[self.cat_axis]
         v = self._var(j)
-        index[j] = f"{v} + {off}" if v not in ("c", "k") else f"{v}.start + {off}:{v}.start + {off} + {v}.len"
+        index[j] = off if v == "0" else f"{v} + {off}" if v not in ("c", "k") else f"{v}.start + {off}:{v}.start + {off} + {v}.len"
         return ", ".join(index)
 
     def _field(self, name: str, i: int) -> str:
@@ -421,7 +455,7 @@ class FoldedBroadcastWriter(LoopWriter):
             self._operand_view(t)
         body: list[str] = []
         for i, (part, _, _) in enumerate(self.parts):
-            off = " + ".join(self._part_len[:i]) or "0"
+            off = _sum(self._part_len[:i]) or "0"
             self._per_part(i)
             if len(self.parts) > 1:
                 body.append(f"# part {i + 1} of the concatenation: from index {off} of the output along its axis")
@@ -538,6 +572,13 @@ class FoldedBroadcastWriter(LoopWriter):
                 "row reused by every row (repeat stride 0), one value per row (Brcb), or a scalar."
                 + (" The where() mask is one bool per tile: the kernel branches on it and loads only the side it "
                    "chooses." if self.masks else ""))
+
+
+def _sum(names: list[str]) -> str:
+    """A sum of part lengths, their literal 1s counted (a stack's offsets: `2`); names stay a sum (the
+    verifier cancels `k.start + N1 + N1` terms, not products)."""
+    ones = sum(1 for n in names if n == "1")
+    return " + ".join([n for n in names if n != "1"] + ([str(ones)] if ones else []))
 
 
 def _nodes_of(n: Node):

@@ -45,7 +45,8 @@ Any other NumPy broadcast (a per-channel bias of a 4-D tensor, (A, 1, N) against
 bool where() mask of shape (1, S, 1)), a slice of an input along any axis and a torch.cat that is
 the whole output take the folded broadcast template (bcast_fold, broadcast.py): the output folded
 into the fewest axes of one pattern per operand, a slice a load at an offset, each part of a cat a
-loop nest of its own stored at its offset.
+loop nest of its own stored at its offset (torch.stack a cat of parts with a new axis of 1, a repeat
+or tile a cat of copies), a flip of an outer axis a scalar index counted from the end.
 
 A loss reduces to one number, which no single core may compute alone. The templates of
 `totals.py` split the work and let every core add its share into the output (an atomic add):
@@ -133,10 +134,10 @@ def plan_layout(g: Graph) -> Layout:
     picked = [n for n in nodes if n.op in INDEX_OPS]
     if picked:
         return _index_layout(nodes, outputs, picked)
-    if any(n.op in ("slice", "cat") for n in nodes) and not any(n.op in ("reduce", "scan", "pick") for n in nodes):
+    if any(n.op in ("slice", "cat", "flip") for n in nodes) and not any(n.op in ("reduce", "scan", "pick") for n in nodes):
         # slices of inputs: loads at an offset; a concatenation as the output: stores at offsets (broadcast.py)
         viewed = _unsqueezed_leaves(outputs) or list(outputs)
-        inner = [n for n in Graph(viewed, [], [], [], [], {}, {}, "", False).nodes() if n.op in ("slice", "cat")]
+        inner = [n for n in Graph(viewed, [], [], [], [], {}, {}, "", False).nodes() if n.op in ("slice", "cat", "flip")]
         if all(n.op == "cat" and len(viewed) == 1 and n is viewed[0] for n in inner):
             base = max({tuple(o.shape) for o in viewed if o.is_tensor}, key=lambda s: (math.prod(s), len(s)), default=())
             fl = Layout("map", base, (), nodes=Graph(viewed, [], [], [], [], {}, {}, "", False).nodes(), outputs=viewed)
@@ -352,10 +353,20 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
                               "that input loaded at an offset: one slice per input)")
         seen[key] = n
     cuts = {rank - len(n.shape) + n.attrs["window"][0] for n in leaves if "window" in n.attrs}
+    cuts |= {rank - len(n.shape) + n.attrs["flipped"] for n in leaves if "flipped" in n.attrs}
     if part_of:
-        cuts.add(lay.outputs[0].attrs["axis"])
-    if len(fold_axes(S, aligned, cuts)) < 2:
+        cat = lay.outputs[0]
+        cuts.add(cat.attrs["axis"])
+        if cat.attrs["axis"] == rank - 1 and all(p.shape[-1] == 1 for p in cat.args):
+            raise Unsupported("a `cat` or stack along the last axis of one-element parts (an interleave: each "
+                              "element its own store; stack along an earlier axis)")
+    groups = fold_axes(S, aligned, cuts)
+    if len(groups) < 2:
         raise Unsupported(f"a broadcast against {S} that folds to one axis without an input of that shape")
+    flipped = {rank - len(n.shape) + n.attrs["flipped"] for n in leaves if "flipped" in n.attrs}
+    if flipped & set(groups[-1]) or (flipped and all(flipped & set(g) for g in groups[:-1])):
+        raise Unsupported("a `flip` along the last axis or the only axis before it (a flip is read backwards "
+                          "with scalar GM offsets along an outer axis; within a row it needs a Gather)")
     for o in lay.outputs:
         if not o.is_tensor or tuple(o.shape) != S:
             raise Unsupported(f"an output of shape {tuple(o.shape) if o.is_tensor else ()} beside {S} in a broadcast")
@@ -455,6 +466,7 @@ def _unsqueezed_leaves(outputs):
     (`bias.view(1, -1, 1, 1)`, `s.unsqueeze(-1)`) replaced by the leaf itself, which keeps its own
     shape in `actual`; None when there is no such view."""
     memo: dict = {}
+    views: dict = {}
     found = []
 
     def go(n):
@@ -466,8 +478,16 @@ def _unsqueezed_leaves(outputs):
         leaf = args[0] if args and isinstance(args[0], Node) and args[0].op in ("input", "param") \
             and "actual" not in args[0].attrs else None
         if n.op == "reshape" and leaf is not None and _same_nontrivial(n.shape, leaf.shape):
-            m = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True}, tuple(n.shape),
-                     leaf.dtype, leaf.value, leaf.name)
+            key = (id(leaf), tuple(n.shape))      # one view of a leaf read twice (a stack of x and x * y)
+            if key not in views:
+                views[key] = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True},
+                                  tuple(n.shape), leaf.dtype, leaf.value, leaf.name)
+            m = views[key]
+            found.append(m)
+        elif n.op == "flip" and leaf is not None and len(n.attrs["axes"]) == 1:
+            # x.flip(d): the input itself, its index along d reversed (a scalar GM offset counted from the end)
+            m = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True,
+                                   "flipped": n.attrs["axes"][0]}, tuple(n.shape), leaf.dtype, leaf.value, leaf.name)
             found.append(m)
         elif n.op == "slice" and leaf is not None and n.shape[n.attrs["axis"]] > 0:
             # x[..., a:b, ...] / narrow: the input itself, read at an offset along the axis

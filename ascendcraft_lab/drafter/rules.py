@@ -1069,6 +1069,62 @@ def _cat(b, tensors, dim):
     return Node("cat", tuple(parts), {"axis": axis}, tuple(shape), G.result_dtype(*parts))
 
 
+@rule("stack", "tensors, dim=0")
+def _stack(b, tensors, dim):
+    """torch.stack: a cat of the parts, each viewed with a new axis of 1 (stores at offsets along it)."""
+    parts = [T(t) for t in tensors]
+    axis = G.norm_axis(val(dim), len(parts[0].shape) + 1)
+    after = len(parts[0].shape) - axis
+    viewed = [_new_axis(b, p, after) for p in parts]
+    return _cat(b, viewed, axis)
+
+
+@rule("repeat", "input, *sizes")
+def _repeat(b, input, sizes):
+    x = T(input)
+    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
+        sizes = list(sizes[0])
+    return _repeat_along(b, x, [val(s) for s in sizes], "Tensor.repeat")
+
+
+@rule("tile", "input, dims")
+def _tile(b, input, dims):
+    x = T(input)
+    reps = [val(d) for d in dims]
+    return _repeat_along(b, x, [1] * (len(x.shape) - len(reps)) + reps, "torch.tile")
+
+
+def _repeat_along(b, x: Node, reps: list, what: str) -> Node:
+    """x repeated r times along one axis: a cat of r copies (the same tile stored at r offsets)."""
+    if len(reps) != len(x.shape):
+        raise Unsupported(f"{what}{tuple(reps)} of a rank-{len(x.shape)} tensor that adds axes (repeat along "
+                          "the tensor's own axes)")
+    along = [a for a, r in enumerate(reps) if r != 1]
+    if not along:
+        return x
+    if len(along) > 1:
+        raise Unsupported(f"{what}{tuple(reps)} along more than one axis (a repeat is a `cat` of copies along one axis)")
+    return _cat(b, [x] * reps[along[0]], along[0])
+
+
+_POINTWISE = {"add", "sub", "mul", "div", "max", "min", "pow", "neg", "abs", "relu", "exp", "log", "sqrt", "rsqrt",
+              "reciprocal", "sigmoid", "tanh", "where", "lt", "le", "gt", "ge", "eq", "ne", "cast", "floordiv", "rint",
+              "floor", "ceil", "trunc"}
+
+
+def _new_axis(b: Builder, n: Node, after: int) -> Node:
+    """n with a size-1 axis inserted before its last `after` axes, pushed down to the leaves through
+    elementwise work (a view of an input that adds a 1 is that input read in its own shape); an
+    operand too short to reach the new axis broadcasts past it unchanged."""
+    if not isinstance(n, Node) or not n.is_tensor or len(n.shape) < after:
+        return n
+    at = len(n.shape) - after
+    shape = tuple(n.shape[:at]) + (1,) + tuple(n.shape[at:])
+    if n.op in _POINTWISE:
+        return Node(n.op, tuple(_new_axis(b, a, after) for a in n.args), dict(n.attrs), shape, n.dtype, n.value, n.name)
+    return b.reshape(n, list(shape))
+
+
 @rule("zeros_like", "input, dtype=None")
 def _zeros_like(b, input, dtype):
     return b.full(0.0, T(input).shape, dtype.name if isinstance(dtype, TorchDType) else input.dtype)

@@ -170,8 +170,12 @@ def render_reference() -> str:
       "scalar index on a middle axis (`x[c, q, k]`) gives rows that many planes apart, the gap again a "
       "srcStride. A concatenation is stores at offsets: `store(y[c, k.start + N:k.start + N + k.len], t)` "
       "writes a tile N columns further (DataCopyPad's dstStride the rest of the output row), one loop nest "
-      "per part. A per-tile bool (`m = load(cond[q])`, a where() mask constant over the tile) selects with "
-      "`if m:` around the stages, so only the chosen side is loaded. Transposes, flips, repeats and padding "
+      "per part. A stack is a concatenation along a new axis of 1: each part's tile stored at a scalar index "
+      "(`store(y[c, 2, k], t)`: DataCopyPad's dstStride the other parts' rows between two of its rows); a "
+      "repeat or tile along one axis is a concatenation of copies, the input loaded and stored once per copy. A flip "
+      "of an outer axis is the scalar index counted from the end (`x[c, M - 1 - q, k]`: the DataCopyPad's GM "
+      "offset, rows still ascending). A per-tile bool (`m = load(cond[q])`, a where() mask constant over the tile) selects with "
+      "`if m:` around the stages, so only the chosen side is loaded. Transposes, flips within a row and padding "
       "are not GM views: they need an on-chip reorder (Transpose, Gather with an index tile) and are not "
       "drafted yet (the drafter refuses them naming the reference line).")
     w("")

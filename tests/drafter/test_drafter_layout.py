@@ -46,3 +46,68 @@ def test_an_input_read_through_two_slices_is_refused_in_one_line_with_its_refere
         draft_reference(path)
     msg = str(exc.value)
     assert "\n" not in msg and "`x` read through two different slices" in msg and "(reference line 13)" in msg, msg
+
+
+@pytest.mark.parametrize("name", ["stack_branches", "stack_planes_scale"])
+def test_a_stack_is_stores_at_the_index_along_the_new_axis_and_holds_on_the_tail_shape(name):
+    # each part viewed with a new axis of 1 is a part of a cat: stored at its index, the cores split its rows
+    from ascendcraft_lab.bench.suite import read_tail
+    from ascendcraft_lab.suite import ROOT
+    path = ROOT / "layout" / f"{name}.py"
+    draft = draft_reference(path)
+    line = "store(y1[c, 2, k], y1u)" if name == "stack_branches" else "store(y[i01 + 1, i11, c, k], yu)"
+    assert draft.template == "bcast_fold" and line in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path, overrides=read_tail(path)[0]))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+def test_a_stack_along_the_last_axis_is_refused_in_one_line_with_its_reference_line(ref_dir):
+    path = write_ref(ref_dir, "interleave_ref", "def forward(self, x, y):\n    return torch.stack([x, y], dim=-1)",
+                     "[torch.randn(4, 8), torch.randn(4, 8)]")
+    with pytest.raises(DraftError) as exc:
+        draft_reference(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and "an interleave" in msg and "(reference line 13)" in msg, msg
+
+
+@pytest.mark.parametrize("name,line", [("repeat_columns_bias", "store(y[c, k.start + N1 + N1:k.start + N1 + N1 + k.len], yu)"),
+                                       ("tile_batch", "store(y[c.start + B1:c.start + B1 + c.len, k], yu)")])
+def test_a_repeat_or_tile_is_one_copy_stored_per_offset_and_holds_on_the_tail_shape(name, line):
+    from ascendcraft_lab.bench.suite import read_tail
+    from ascendcraft_lab.suite import ROOT
+    path = ROOT / "layout" / f"{name}.py"
+    draft = draft_reference(path)
+    assert draft.template == "bcast_fold" and line in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path, overrides=read_tail(path)[0]))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+def test_a_repeat_along_two_axes_is_refused_in_one_line_with_its_reference_line(ref_dir):
+    path = write_ref(ref_dir, "repeat2_ref", "def forward(self, x):\n    return x.repeat(2, 3)", "[torch.randn(4, 8)]")
+    with pytest.raises(DraftError) as exc:
+        draft_reference(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and "along more than one axis" in msg and "(reference line 13)" in msg, msg
+
+
+@pytest.mark.parametrize("name,line", [("flip_channels_bias", "xu = load(x[c, M - 1 - q, k])"),
+                                       ("flip_batch_scale", "xu = load(x[B - 1 - q, c, k])")])
+def test_a_flip_along_an_outer_axis_is_a_reversed_scalar_offset_and_holds_on_the_tail_shape(name, line):
+    from ascendcraft_lab.bench.suite import read_tail
+    from ascendcraft_lab.suite import ROOT
+    path = ROOT / "layout" / f"{name}.py"
+    draft = draft_reference(path)
+    assert draft.template == "bcast_fold" and line in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path, overrides=read_tail(path)[0]))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+def test_a_flip_within_a_row_is_refused_in_one_line_with_its_reference_line(ref_dir):
+    path = write_ref(ref_dir, "fliprow_ref", "def forward(self, x):\n    return x.flip(-1) * 2.0", "[torch.randn(4, 3, 8)]")
+    with pytest.raises(DraftError) as exc:
+        draft_reference(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and "a `flip` along the last axis" in msg and "(reference line 13)" in msg, msg

@@ -18,8 +18,9 @@ them as any user's folder. Levels are the bench's categories:
 
 Shapes cover 0-d, empty, 1-D to 5-D, odd sizes (not multiples of 32 bytes) and a few large
 ones; dtypes float32 / float16 / bfloat16 for every floating op, int32 / int16 where the op has an
-integer form on the vector unit (no vector op has an int8 form: no task has int8 cases), bool as
-masks. Values are drawn by the reference (torch.randn, seeded by the
+integer form on the vector unit, int8 where the op's result is one of its operands' values (relu,
+maximum: an int8 variant computes in f16 and casts back saturating, so an int8 add or neg, which
+PyTorch wraps, is not served; dsl/generic.py), bool as masks. Values are drawn by the reference (torch.randn, seeded by the
 harness), so the JSON holds only what a case is.
 """
 from __future__ import annotations
@@ -154,7 +155,7 @@ NONEMPTY_ROWS = [s for s in ROW_SHAPES if 0 not in s]
 TASKS = {
     "npukernelbench_level1": {
         # elementwise
-        "1_Relu": unary("Relu: max(x, 0), also on integers.", "torch.relu(x)", FLOATS + ("int32",)),
+        "1_Relu": unary("Relu: max(x, 0), also on integers.", "torch.relu(x)", FLOATS + ("int32", "int8")),
         "2_Gelu": unary("Gelu (erf form).", "F.gelu(x)"),
         "3_GeluTanh": unary("Gelu, tanh approximation.", "F.gelu(x, approximate='tanh')"),
         "4_Sigmoid": unary("Sigmoid.", "torch.sigmoid(x)"),
@@ -169,7 +170,7 @@ TASKS = {
         "12_Sqrt": unary("Sqrt of |x|.", "torch.sqrt(torch.abs(x))"),
         "13_Add": binary("Add of two tensors of one shape, also on integers.", "x + y", FLOATS + ("int32", "int16")),
         "14_Mul": binary("Mul of two tensors of one shape, also on integers.", "x * y", FLOATS + ("int32", "int16")),
-        "15_Maximum": binary("Maximum of two tensors, also on integers.", "torch.maximum(x, y)", FLOATS + ("int32", "int16")),
+        "15_Maximum": binary("Maximum of two tensors, also on integers.", "torch.maximum(x, y)", FLOATS + ("int32", "int16", "int8")),
         "16_SubMul": binary("A fused (x - y) * y.", "(x - y) * y"),
         # rounding to whole numbers (a Cast to the same float type)
         "33_Round": unary("Round to the nearest whole number, ties to even.", "torch.round(x)"),

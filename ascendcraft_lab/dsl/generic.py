@@ -17,7 +17,16 @@ The compute type is chosen per statement, as AscendC requires (`promote`):
   round to nearest even as PyTorch rounds) at the end of the compute stage that makes it.
   A statement that only applies `cast` keeps its operands as they are (an explicit cast is
   the author's choice).
-- f32 and the integer types compute in their own type; an operation the vector unit does not
+- int8 tiles are computed in f16: the vector unit has no int8 arithmetic, and the Cast page
+  pairs int8 with half only (int8 -> half exactly, CAST_NONE; half -> int8 by a RoundMode,
+  saturating). The result is cast back with CAST_RINT (the values are whole numbers already).
+  An f16 result outside [-128, 127] would saturate where PyTorch's int8 arithmetic wraps (and an
+  f16 product of two int8 values is not even exact), so an int8 variant serves only operations
+  whose result is one of their operands' values (`INT8_EXACT`: relu, max, min, clamp, where,
+  comparisons, reductions by max/min, gathers); any other operation on int8 values (a sum, a
+  negation: -(-128) is -128 in PyTorch) is a DslError of that variant, and so one failing line
+  per int8 case.
+- f32 and the other integer types compute in their own type; an operation the vector unit does not
   offer for that type (the ops table lists each operation's tile dtypes) is a verifier error
   of that variant, reported as the failure of the input sets that need it.
 - bool tensors are byte masks (one uint8 per element): comparisons make them, `where`
@@ -34,9 +43,14 @@ from .ir import (Assign, Call, DType, DTypeRef, Expr, For, If, Load, Name, Progr
                  TensorRole, map_exprs, walk, walk_stmts)
 from .parser import parse
 
-# A half-type tensor's values are computed in f32 (see the module docstring).
-COMPUTE_TYPE = {DType.f16: DType.f32, DType.bf16: DType.f32}
+# A half-type tensor's values are computed in f32, an int8 tensor's in f16 (see the module docstring).
+COMPUTE_TYPE = {DType.f16: DType.f32, DType.bf16: DType.f32, DType.i8: DType.f16}
 TORCH_NAMES = {d.torch_name: d for d in DType}
+# The operations whose result is one of their operands' values (or a mask, or an index), so that
+# int8 values computed in f16 come back to int8 exactly (see the module docstring).
+INT8_EXACT = frozenset({"relu", "max", "min", "clamp", "where", "eq", "ne", "gt", "ge", "lt", "le", "cast",
+                        "reduce_max", "reduce_min", "window_max", "window_min", "argmax", "argmin", "first",
+                        "last", "pick", "take", "repeat", "rint", "floor", "ceil", "trunc"})
 
 
 class VariantMismatch(ValueError):
@@ -95,7 +109,7 @@ def _promotable(program: Program) -> bool:
 
 
 def promote(program: Program) -> Program:
-    """Compute the half-type tiles of a variant in f32 (the module docstring's rule)."""
+    """Compute the half-type tiles of a variant in f32 and the int8 tiles in f16 (the module docstring's rule)."""
     if not _promotable(program):
         return program
     low = {p.name: p.dtype for p in program.tensors() if p.dtype_var is not None and p.dtype in COMPUTE_TYPE}
@@ -112,14 +126,14 @@ def promote(program: Program) -> Program:
 
 class _Promoter:
     def __init__(self, low: dict[str, DType], taken: set[str], program: Program):
-        self.low = low                       # half-type GM tensors -> dtype
+        self.low = low                       # narrow GM tensors (half types, int8) -> dtype
         self.taken = set(taken)
         self.program = program
-        self.half: dict[str, DType] = {}     # tiles loaded from a half-type tensor -> its dtype
-        self.wide: set[str] = set()          # names computed in f32 from half-type values
-        self.casts: dict[str, str] = {}      # loaded half tile -> its f32 copy's name (in this compute stage)
-        self.back: dict[str, str] = {}       # f32 result -> its cast back to the stored tensor's dtype
-        self.pending: list = []              # the casts to f32 the current statement needs first
+        self.half: dict[str, DType] = {}     # tiles loaded from a narrow tensor -> its dtype
+        self.wide: set[str] = set()          # names computed in the compute type from narrow values
+        self.casts: dict[str, str] = {}      # loaded narrow tile -> its wide copy's name (in this compute stage)
+        self.back: dict[str, str] = {}       # wide result -> its cast back to the stored tensor's dtype
+        self.pending: list = []              # the casts to the compute type the current statement needs first
 
     def fresh(self, base: str) -> str:
         name, i = base, 1
@@ -153,7 +167,7 @@ class _Promoter:
 
     def compute(self, stage: Stage, after) -> Stage:
         body: list = []
-        self.casts = {}                     # a stage's f32 copies of its loaded tiles
+        self.casts = {}                     # a stage's wide copies of its loaded tiles
         for st in stage.body:
             if isinstance(st, Assign):
                 new = self.assign(st, body)
@@ -181,6 +195,8 @@ class _Promoter:
         if explicit and not uses_wide:
             self.wide.discard(st.target)
             return st
+        if (uses_half or uses_wide) and DType.i8 in self.low.values():
+            self._check_int8(st)
         if uses_half and body is not None:
             value = map_exprs(value, self._widen)
         if uses_half or uses_wide:
@@ -190,12 +206,21 @@ class _Promoter:
         self.back.pop(st.target, None)
         return replace(st, value=value) if value is not st.value else st
 
+    def _check_int8(self, st: Assign) -> None:
+        for n in walk(st.value):
+            if isinstance(n, Call) and n.op not in INT8_EXACT:
+                raise DslError(f"int8 `{n.op}` is not served: int8 values are computed in f16 (the vector unit has no "
+                               f"int8 arithmetic) and cast back saturating, where PyTorch's int8 `{n.op}` wraps",
+                               st.span, "int8 variants serve " + ", ".join(sorted(INT8_EXACT - {"cast"})),
+                               self.program.path, self.program.source)
+
     def _widen(self, e: Expr) -> Expr:
         if isinstance(e, Name) and e.id in self.half:
             if e.id not in self.casts:
-                name = self.fresh(f"{e.id}_f32")
+                wide = COMPUTE_TYPE[self.half[e.id]]
+                name = self.fresh(f"{e.id}_{wide.value}")
                 self.casts[e.id] = name
-                self.pending.append(Assign(name, Call("cast", (Name(e.id), DTypeRef(DType.f32), Str("none"))), span=e.span))
+                self.pending.append(Assign(name, Call("cast", (Name(e.id), DTypeRef(wide), Str("none"))), span=e.span))
             return Name(self.casts[e.id], span=e.span)
         return e
 
@@ -205,7 +230,8 @@ class _Promoter:
             if isinstance(st, Store) and st.value.id in self.back and st.dst.tensor in self.low:
                 st = replace(st, value=replace(st.value, id=self.back[st.value.id]))
             elif isinstance(st, Store) and st.value.id in self.wide and st.dst.tensor in self.low:
-                raise DslError(f"`{st.value.id}` is computed in f32 from {self.low[st.dst.tensor].value} values, but no "
+                wide = COMPUTE_TYPE[self.low[st.dst.tensor]].value
+                raise DslError(f"`{st.value.id}` is computed in {wide} from {self.low[st.dst.tensor].value} values, but no "
                                f"compute stage just before this store makes it, so there is no place to cast it back",
                                st.span, f"assign it in the compute stage right before this copyout",
                                self.program.path, self.program.source)

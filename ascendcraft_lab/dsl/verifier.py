@@ -179,6 +179,7 @@ class _Verifier:
         self.scratch: list[ScratchNeed] = []
         self.stage: StageKind | None = None
         self.core_loop = False
+        self.core_splits: dict[str, tuple[str, int]] = {}   # core-loop variable -> (its split, its line)
         self.stores: dict[str, tuple[bool, Span]] = {}
         self.launch_fields: dict[str, ScalarType] = {}
         self.synced = False       # a sync_all() came before: workspace stores of every core have landed
@@ -694,6 +695,13 @@ class _Verifier:
             if self.core_loop:
                 raise self.err(it, "a core loop inside another core loop", "split the cores once, in the outer loop")
             a, b = (it.rows, it.total) if isinstance(it, CoreRows) else (it.size, it.total)
+            # The split is kept in members named after the variable (partStart, rowsBegin): two core loops
+            # may share a name only when they split the same work the same way.
+            split = f"{'core_rows' if isinstance(it, CoreRows) else 'core_chunk'}({expr_text(a)}, {expr_text(b)})"
+            seen = self.core_splits.setdefault(st.var, (split, st.span.line))
+            if seen[0] != split:
+                raise self.err(st, f"`{st.var}` already names the core split `{seen[0]}` of line {seen[1]}; this loop "
+                               f"splits `{split}`", f"give this core loop a variable of its own (e.g. `{st.var}2`)")
             ta, tb = self._expr(a), self._expr(b)
             self._index_scalar(ta, "the per-core count")
             self._index_scalar(tb, "the total")
@@ -1068,6 +1076,9 @@ class _Verifier:
             dtype = args[1].dtype
             if isinstance(t, ScalarType):
                 return ScalarType(dtype)
+            if DType.i8 in (t.dtype, dtype) and {t.dtype, dtype} - {DType.i8, DType.f16}:
+                raise self.err(e, f"Cast converts i8 tiles to and from f16 only, not {t.dtype.value} -> {dtype.value} "
+                                  f"(API page Cast)", "cast through f16")
             return TileType(dtype, t.shape)
         raise self.err(e, f"no typing rule for `{op}`")
 

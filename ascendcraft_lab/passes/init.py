@@ -98,8 +98,10 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
             shared[text] = name
             what = f"a row of {_and(users)}" if rows else _and(users)
             em.line(f"const int64_t {name} = {text};  // elements of {what}")
+    split_done: set[str] = set()      # sibling core loops of one variable split alike (the verifier checks): once
     for s, _ in ir.walk_stmts(p.kernel.body):
-        if isinstance(s, ir.For) and isinstance(s.iter, (ir.CoreRows, ir.CoreChunk)):
+        if isinstance(s, ir.For) and isinstance(s.iter, (ir.CoreRows, ir.CoreChunk)) and s.var not in split_done:
+            split_done.add(s.var)
             v = cpp_name(s.var)
             per, total = ((s.iter.rows, s.iter.total) if isinstance(s.iter, ir.CoreRows) else (s.iter.size, s.iter.total))
             fields = {id(n.obj) for n in ir.walk_exprs(ir.Call("add", (per, total))) if isinstance(n, ir.Attr)}
@@ -251,11 +253,16 @@ def _members(source: KernelSource, facts: KernelFacts) -> None:
         gm.line("GlobalTensor<int32_t> syncFlagsGm;", dsl=facts.sync_line)
     tiling = source.part("members", "tiling")
     tiling.line(f"{plan.tiling_struct} tiling;")
+    members_done: set[str] = set()
     for s, _ in ir.walk_stmts(p.kernel.body):
-        if isinstance(s, ir.For) and isinstance(s.iter, ir.CoreRows):
+        if not isinstance(s, ir.For) or s.var in members_done:
+            continue
+        if isinstance(s.iter, (ir.CoreRows, ir.CoreChunk)):
+            members_done.add(s.var)
+        if isinstance(s.iter, ir.CoreRows):
             tiling.line(f"int64_t {cpp_name(s.var)}Begin = 0;", dsl=s.span.line)
             tiling.line(f"int64_t {cpp_name(s.var)}End = 0;", dsl=s.span.line)
-        elif isinstance(s, ir.For) and isinstance(s.iter, ir.CoreChunk):
+        elif isinstance(s.iter, ir.CoreChunk):
             tiling.line(f"int64_t {cpp_name(s.var)}Start = 0;", dsl=s.span.line)
             tiling.line(f"int64_t {cpp_name(s.var)}Len = 0;", dsl=s.span.line)
     sizes = source.part("members", "sizes")

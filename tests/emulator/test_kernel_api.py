@@ -148,3 +148,14 @@ def test_an_argument_no_overload_takes_says_so(tmp_path):
                            "    LocalTensor<float> t = b.Get<float>();\n    Add(t, t, t, 64, t);")
     assert not r.ok and "no overload of this API takes an argument in that position" in r.errors[0]["message"]
     assert "const char" not in r.errors[0]["message"]
+
+
+@pytest.mark.parametrize("src, dst, ok", [("half", "int8_t", True), ("int8_t", "float", False)])
+def test_cast_pairs_int8_with_half_only_as_the_page_does(tmp_path, src, dst, ok):
+    r = _compile(tmp_path, "    TPipe pipe;\n    TBuf<TPosition::VECCALC> b;\n    pipe.InitBuffer(b, 1024);\n"
+                           f"    LocalTensor<{src}> s = b.Get<{src}>();\n"
+                           f"    LocalTensor<{dst}> d = b.GetWithOffset<{dst}>(128, 512);\n"
+                           "    Cast(d, s, RoundMode::CAST_RINT, 128);")
+    assert r.ok == ok
+    if not ok:
+        assert "int8_t converts to and from half only (API page Cast)" in r.errors[0]["message"]

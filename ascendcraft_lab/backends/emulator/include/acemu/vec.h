@@ -88,6 +88,14 @@ template <typename D> inline D narrow(float x, AscendC::RoundMode mode) {
     }
 }
 
+// The Cast page's table pairs int8_t with half alone (half -> int8_t by a RoundMode, saturating;
+// int8_t -> half exactly): any other pair with an int8_t side does not compile.
+template <typename D, typename S> constexpr bool cast_int8_pair_ok() {
+    if constexpr (std::is_same<D, int8_t>::value) return std::is_same<S, half>::value;
+    else if constexpr (std::is_same<S, int8_t>::value) return std::is_same<D, half>::value;
+    else return true;
+}
+
 template <typename D, typename S> inline D cast_one(S v, AscendC::RoundMode mode) {
     if constexpr (is_fp<D>() && is_fp<S>()) {
         float x = float(v);
@@ -335,16 +343,18 @@ inline void Duplicate(const LocalTensor<T>& dst, const acemu::nd<T>& scalarValue
     detail::duplicate_repeat(dst, T(scalarValue), m, acemu::repeat_times("Duplicate", repeatTimes, ACEMU_SITE), dstBlockStride, dstRepeatStride, ACEMU_SITE);
 }
 
-// @api Cast | yes: every RoundMode; the pairs of element types are not checked against the page | Cast
+// @api Cast | yes: every RoundMode; of the pairs of element types, the int8_t ones are checked against the page (int8_t <-> half only) | Cast
 // ---- Cast --------------------------------------------------------------------------------
 template <typename T1, typename T2>
 inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& roundMode, const uint32_t count, ACEMU_SITE_PARAMS) {
+    static_assert(acemu::m::cast_int8_pair_ok<T1, T2>(), "Cast: int8_t converts to and from half only (API page Cast)");
     const RoundMode mode = roundMode;
     acemu::count_unary("Cast", dst, src, int64_t(count), [mode](T2 a) -> T1 { return acemu::m::cast_one<T1, T2>(a, mode); }, ACEMU_SITE);
 }
 template <typename T1, typename T2, bool isSetMask = true>
 inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& roundMode, uint64_t mask, int64_t repeatTimes,
                  const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {
+    static_assert(acemu::m::cast_int8_pair_ok<T1, T2>(), "Cast: int8_t converts to and from half only (API page Cast)");
     acemu::BlockCtx* c = acemu::ctx();
     constexpr uint32_t per = 256 / (sizeof(T1) > sizeof(T2) ? sizeof(T1) : sizeof(T2));
     acemu::Mask m = acemu::mask_cont<per>(c, "Cast", isSetMask, mask, ACEMU_SITE);
@@ -355,6 +365,7 @@ inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const R
 template <typename T1, typename T2, bool isSetMask = true>
 inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& roundMode, const uint64_t mask[], int64_t repeatTimes,
                  const UnaryRepeatParams& params, ACEMU_SITE_PARAMS) {
+    static_assert(acemu::m::cast_int8_pair_ok<T1, T2>(), "Cast: int8_t converts to and from half only (API page Cast)");
     acemu::BlockCtx* c = acemu::ctx();
     constexpr uint32_t per = 256 / (sizeof(T1) > sizeof(T2) ? sizeof(T1) : sizeof(T2));
     acemu::Mask m = acemu::mask_bits<per>(c, "Cast", isSetMask, mask, ACEMU_SITE);

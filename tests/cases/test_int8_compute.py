@@ -1,0 +1,63 @@
+"""int8 variants compute in f16 (the vector unit has no int8 arithmetic) and serve only the
+operations whose result is one of their operands' values."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ascendcraft_lab.dsl import DslError, parse, verify
+from ascendcraft_lab.dsl.generic import instantiate
+from ascendcraft_lab.dsl.interp import run
+from ascendcraft_lab.dsl.ir import DType
+
+from case_helpers import RELU_DSL
+
+I8_RELU = RELU_DSL.replace("T=(f32, f16, bf16)", "T=(f32, i8)")
+TWO = """@host
+def tiling(x: Tensor[T, (*S,)]):
+    chunk = align_up(cdiv(S, VECTOR_CORES), 32)
+    tile = ub_elems(f32, live=3)
+    return Launch(cdiv(S, chunk), chunk=chunk, tile=min(tile, chunk))
+
+
+@kernel(T=(f32, i8))
+def k(x: GM[T, (*S,)], y: GM[T, (*S,)], z: Out[T, (*S,)], t: Tiling):
+    for part in core_chunk(t.chunk, S):
+        for c in tiles(part, t.tile):
+            with copyin:
+                xu = load(x[c])
+                yu = load(y[c])
+            with compute:
+                zu = {expr}
+            with copyout:
+                store(z[c], zu)
+"""
+
+
+def test_an_int8_relu_is_computed_in_f16_and_cast_back_exactly_at_both_ends_of_the_range():
+    v = verify(instantiate(parse(I8_RELU, "relu.dsl.py"), {"T": DType.i8}))
+    x = np.array([-128, -1, 0, 1, 100, 127], np.int8)
+    y = run(v, {"x": x})["y"]
+    assert y.dtype == np.int8 and np.array_equal(y, np.maximum(x, 0))
+
+
+def test_an_int8_maximum_keeps_every_value_of_the_range():
+    v = verify(instantiate(parse(TWO.format(expr="max(xu, yu)"), "k.dsl.py"), {"T": DType.i8}))
+    x = np.arange(-128, 128, dtype=np.int8)
+    y = x[::-1].copy()
+    assert np.array_equal(run(v, {"x": x, "y": y})["z"], np.maximum(x, y))
+
+
+@pytest.mark.parametrize("expr, op", [("xu + yu", "add"), ("-xu", "neg"), ("max(xu, yu) * 2.0", "mul")])
+def test_an_int8_operation_that_can_leave_the_range_is_refused_in_one_line(expr, op):
+    with pytest.raises(DslError) as e:
+        instantiate(parse(TWO.format(expr=expr), "k.dsl.py"), {"T": DType.i8})
+    assert f"int8 `{op}` is not served" in e.value.message and "wraps" in e.value.message
+    assert "\n" not in e.value.message
+
+
+def test_an_int8_tile_cast_to_f32_is_refused_as_the_cast_page_pairs_int8_with_f16_only():
+    with pytest.raises(DslError) as e:
+        verify(parse(TWO.format(expr="cast(xu, f32)").replace("T=(f32, i8)", "T=(i8,)")
+                     .replace("z: Out[T,", "z: Out[f32,"), "k.dsl.py"))
+    assert "Cast converts i8 tiles to and from f16 only, not i8 -> f32 (API page Cast)" in e.value.message

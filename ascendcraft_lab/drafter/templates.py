@@ -160,7 +160,8 @@ class Writer:
             else:
                 view = self.full_view(o.shape) if lay.is_full(o) else self.reduced_view(o.shape)
             self.out_tensors.append(Tensor(name, o, "Out", o.dtype, view, shape=tuple(o.shape)))
-        # scalar parameters: the DSL binds get_inputs() scalars, then get_init_inputs() ones, in order
+        # scalar parameters: get_inputs() scalars, then get_init_inputs() ones, in order and named after
+        # their arguments, so the DSL's binding by name and by position (reference/scalars.py) agree
         order = []
         for i, d in enumerate(g.inputs):
             if _is_number(d):

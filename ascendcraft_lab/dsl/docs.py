@@ -280,8 +280,12 @@ def render_reference() -> str:
     w("")
     w("- `GM[...]` parameters, in order, take the tensors of `get_inputs()`, in order.")
     w("- `Param[dtype, shape, \"name\"]` takes the Model's parameter or buffer `name` (default: the parameter's own name).")
-    w("- Scalar parameters, in order, take the numbers of `get_inputs()` then of `get_init_inputs()` "
-      "(tensors, tuples and lists skipped); a kernel may declare a prefix of them.")
+    w("- A scalar parameter named like one of `forward`'s arguments takes that argument (`beta: f32` binds to "
+      "`forward(self, x, alpha, beta)`'s `beta`, in any declaration order), else one named like a Model attribute "
+      "takes it (`self.negative_slope`, set in `__init__`), else one named like an `__init__` argument takes that "
+      "value of `get_init_inputs()`; a name of a tensor, a tuple or a Model parameter is an error at the parameter.")
+    w("- The other scalar parameters, in order, take the numbers of `get_inputs()` then of `get_init_inputs()` "
+      "that no named scalar took (tensors, tuples and lists skipped); a kernel may declare a prefix of them.")
     w("- `Out[...]` parameters, in order, are compared with what `forward` returns (a 0-d result: `Out[f32, ()]`, "
       "written with `store(loss, s, accumulate=True)`).")
     w("- A tensor of fewer dims than declared binds when the extra dims are literal 1s at the start (a 0-d "

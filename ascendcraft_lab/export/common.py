@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..backends.cann.signature import bind_op_args
+from ..dsl.errors import DslError
 from ..dsl import ir
 from ..dsl.host import needs_workspace
 from ..engines.rule import render as render_bundle
@@ -23,6 +24,8 @@ from ..passes.host import dim_args
 from ..passes.pipeline import PIPELINE
 from ..passes.plan import Plan, camel, cpp_name, plan_for
 from ..passes.spec import LowerOptions
+from ..reference import ReferenceError, load_reference
+from ..reference.scalars import scalar_args, scalar_plan
 from ..session.folder import SessionFolder
 from ..session.session import load_dsl
 from ..soc import get_soc
@@ -39,6 +42,7 @@ class ExportSource:
     bundle: Bundle
     op: str                        # the benchmark problem name (MultiKernelBench: the reference's file stem)
     reference_source: str | None   # the PyTorch reference, when the session has one
+    scalar_plan: tuple | None = None   # how the scalars bind to a reference call (reference/scalars.py)
 
     @property
     def soc(self):
@@ -58,7 +62,7 @@ def load_session(folder: str | Path, *, op: str | None = None, soc: str | None =
         raise ExportError(f"{folder} has not been lowered through pass 4 (align); run `ascendcraft lower` first")
     program = load_dsl(session.dsl_path().read_text(), str(session.dsl_path()), soc_name)
     ref = session.path / "reference.py"
-    return _source(program, bundle, soc_name, op, ref.read_text() if ref.is_file() else None)
+    return _source(program, bundle, soc_name, op, ref if ref.is_file() else None)
 
 
 def load_dsl_file(path: str | Path, *, reference: str | Path | None = None, op: str | None = None,
@@ -68,10 +72,23 @@ def load_dsl_file(path: str | Path, *, reference: str | Path | None = None, op: 
     soc_name = get_soc(soc).name
     program = load_dsl(text, str(path), soc_name)
     bundle = render_bundle(program, LowerOptions(soc=soc_name), len(PIPELINE))
-    return _source(program, bundle, soc_name, op, Path(reference).read_text() if reference else None)
+    return _source(program, bundle, soc_name, op, Path(reference) if reference else None)
 
 
-def _source(program: ir.Program, bundle: Bundle, soc: str | None, op: str | None, reference: str | None) -> ExportSource:
+def _scalar_plan(program: ir.Program, reference: Path | None) -> tuple | None:
+    """The kernel's scalar binding, from one run of the reference (the names of its arguments);
+    None (by position) for a kernel without scalars or without a reference."""
+    if not program.scalars or reference is None:
+        return None
+    try:
+        return scalar_plan(program, load_reference(reference))
+    except ReferenceError as exc:
+        raise ExportError(f"the reference cannot run, so the scalars cannot be bound: {exc}") from None
+    except DslError as exc:
+        raise ExportError(exc.render()) from None
+
+
+def _source(program: ir.Program, bundle: Bundle, soc: str | None, op: str | None, reference: Path | None) -> ExportSource:
     plan = plan_for(program, LowerOptions(soc=get_soc(soc).name))
     for p in (plan.kernel_path, plan.tiling_path, plan.tiling_impl_path):
         if p not in bundle.files:
@@ -79,7 +96,8 @@ def _source(program: ir.Program, bundle: Bundle, soc: str | None, op: str | None
     name = op or program.kernel.name
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise ExportError(f"op name {name!r} must be lower_snake_case (MultiKernelBench derives the C++ names from it)")
-    return ExportSource(program, plan, bundle, name, reference)
+    return ExportSource(program, plan, bundle, name, reference.read_text() if reference else None,
+                        _scalar_plan(program, reference))
 
 
 # ----------------------------------------------------------------------------- pieces of the project
@@ -224,8 +242,9 @@ def model_new_source(src: ExportSource, *, module_import: str, call: str, header
 
     With no scalars and no Model parameters, forward takes the DSL's input tensors by name.
     Otherwise it binds arguments as dsl/check.py does (tensors of forward's inputs, the Model's
-    parameters, then scalars of forward's inputs and of get_init_inputs()); the parameters are
-    owned by a copy of the reference Model built in __init__, which MultiKernelBench seeds like
+    parameters, then the scalars by the session's scalar plan, reference/scalars.py: by name or
+    by position over forward's inputs and get_init_inputs()); the parameters (and attributes a
+    scalar reads) are owned by a copy of the reference Model built in __init__, which MultiKernelBench seeds like
     the reference, so the weights are equal. forward does no tensor arithmetic of its own
     (MultiKernelBench's cheating check rejects that).
     """
@@ -240,17 +259,20 @@ def model_new_source(src: ExportSource, *, module_import: str, call: str, header
                   "    def __init__(self, *init_inputs) -> None:", "        super().__init__()", "",
                   f"    def forward(self, {names}):", f"        return {call}({names})", ""]
         return "\n".join(lines)
-    if p.model_params and src.reference_source is None:
-        raise ExportError("the kernel reads Model parameters, so the export needs the session's reference.py")
-    lines += ["", "", inspect.getsource(bind_op_args).rstrip()]
-    if p.model_params:
+    plan = len(p.scalars) if src.scalar_plan is None else src.scalar_plan
+    needs_model = bool(p.model_params) or any(isinstance(s, str) for s in src.scalar_plan or ())
+    if needs_model and src.reference_source is None:
+        raise ExportError("the kernel reads Model parameters or attributes, so the export needs the session's reference.py")
+    lines += ["", "", inspect.getsource(scalar_args).rstrip(), "", "", inspect.getsource(bind_op_args).rstrip()]
+    if needs_model:
         lines += ["", "", f"_REFERENCE_SOURCE = {py_lines(src.reference_source)}", "", "",
                   "def _reference_model(*init_inputs):",
                   '    """The reference Model, built to own the parameters the kernel reads (same seed, same weights)."""',
                   '    namespace = {"__name__": "reference"}',
                   "    exec(_REFERENCE_SOURCE, namespace)",
-                  '    return namespace["Model"](*init_inputs)', "", "",
-                  "def _model_tensor(model, name):",
+                  '    return namespace["Model"](*init_inputs)']
+    if p.model_params:
+        lines += ["", "", "def _model_tensor(model, name):",
                   "    found = dict(model.named_buffers())",
                   "    found.update(dict(model.named_parameters()))",
                   "    return found[name]"]
@@ -258,10 +280,11 @@ def model_new_source(src: ExportSource, *, module_import: str, call: str, header
               f'    """`{p.kernel.name}` as an AscendC kernel generated by AscendCraft Lab."""', "",
               "    def __init__(self, *init_inputs) -> None:", "        super().__init__()",
               "        self.init_scalars = [v for v in init_inputs if isinstance(v, (bool, int, float))]"]
-    if p.model_params:
+    if needs_model:
         lines.append("        self.reference = _reference_model(*init_inputs)")
     lines += ["", "    def forward(self, *inputs):"]
     params = ", ".join(f"_model_tensor(self.reference, {t.param_name!r})" for t in p.model_params)
     lines.append(f"        params = [{params}]")
-    lines.append(f"        return {call}(*bind_op_args(inputs, self.init_scalars, params, {len(p.scalars)}))")
+    model = ", self.reference" if needs_model else ""
+    lines.append(f"        return {call}(*bind_op_args(inputs, self.init_scalars, params, {plan!r}{model}))")
     return "\n".join(lines) + "\n"

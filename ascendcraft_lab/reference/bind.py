@@ -5,9 +5,9 @@ Owns the binding of kernel parameters to a reference run and the verdict:
 - GM tensors (`x: GM[...]`), in declaration order, take the tensors of `get_inputs()` in order;
 - `w: Param[f32, (N,), "ln.weight"]` takes the Model's parameter or buffer of that name (the
   kernel parameter's own name when the string is left out);
-- scalars (`lr: f32`), in order, take the scalars of `get_inputs()` then of `get_init_inputs()`
-  (ints, floats and bools; tensors, tuples and lists are skipped); a kernel may declare a
-  prefix of them;
+- scalars (`lr: f32`) bind by name to a forward argument or a Model attribute, else in order
+  to the numbers of `get_inputs()` then of `get_init_inputs()` (ints, floats and bools; tensors,
+  tuples and lists are skipped; a kernel may declare a prefix of them): scalars.py;
 - outputs (`y: Out[...]`), in order, are compared with the values `forward` returns;
 - a tensor declared with dim packs (`GM[T, (*S, N)]`) is bound as the kernel's view of it: the
   array reshaped to one size per declared dim (`dsl.host.fold_shape`), and an output's
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -41,6 +42,7 @@ from ..dsl.parser import parse, parse_file
 from ..dsl.verifier import verify
 from ..soc import get_soc
 from .load import ReferenceRun, load_reference
+from .scalars import scalar_args, scalar_plan
 
 TOLERANCES = {DType.f32: 1e-4, DType.f16: 1e-2, DType.bf16: 1e-2}
 MKB_TOLERANCE = 1e-4
@@ -110,11 +112,7 @@ def bind(program: Program, ref: ReferenceRun) -> tuple[dict, dict]:
         raise fail(k, f"kernel `{k.name}` declares {len(declared)} input tensors but get_inputs() gives {len(tensors)}"
                    + (f" ({got})" if got else ""),
                    "declare one GM[dtype, shape] parameter per tensor of get_inputs(), in the same order")
-    scalars = ref.scalars
-    if len(program.scalars) > len(scalars):
-        raise fail(program.scalars[len(scalars)], f"kernel declares {len(program.scalars)} scalars but the reference "
-                   f"gives {len(scalars)} ({', '.join(map(repr, scalars)) or 'none'})",
-                   "scalars bind in order to the numbers of get_inputs() then get_init_inputs()")
+    scalars = scalar_args(scalar_plan(program, ref), ref.inputs, ref.init_inputs, SimpleNamespace(**ref.attrs))
     for p, v in zip(program.scalars, scalars):
         if p.dtype.is_int and isinstance(v, float):
             raise fail(p, f"scalar `{p.name}` is declared {p.dtype.value} but the reference gives {v!r}",

@@ -576,6 +576,7 @@ def run_one(model, inputs, init_inputs, out, path, exact, torch, np, params=True
         "training": bool(getattr(model, "training", False)),
         "notes": notes(),
         "case": case,
+        **argument_names(model, inputs, init_inputs),
     }
     if isinstance(model, torch.nn.Module) and params:
         for i, (k, v) in enumerate(model.named_parameters()):
@@ -583,6 +584,25 @@ def run_one(model, inputs, init_inputs, out, path, exact, torch, np, params=True
         for i, (k, v) in enumerate(model.named_buffers()):
             meta["buffers"][k] = save_array(v, out, f"buffer{i}", np, torch)
     (out / "meta.json").write_text(json.dumps(meta))
+
+
+def argument_names(model, inputs, init_inputs):
+    """What a DSL scalar can bind to by name (reference/scalars.py): forward's positional parameter
+    names (one per get_inputs() value), Model.__init__'s (one per get_init_inputs() value) and the
+    Model's own attributes (numbers, or the kind of anything else, which no scalar may take)."""
+    forward_fn = getattr(model, "forward", model)
+    try:
+        params = list(inspect.signature(forward_fn).parameters.values())
+        names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        names = []
+    attrs = {}
+    for k, v in (vars(model).items() if hasattr(model, "__dict__") else ()):
+        if k.startswith("_") or k == "training" or callable(v):
+            continue
+        attrs[k] = v if isinstance(v, (bool, int, float)) else {"kind": type(v).__name__}
+    return {"forward_args": (names + [None] * len(inputs))[: len(inputs)],
+            "init_args": init_names(type(model), init_inputs), "attrs": attrs}
 
 
 def notes():

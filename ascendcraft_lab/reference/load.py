@@ -82,6 +82,9 @@ class ReferenceRun:
     seed: int = 0
     case: int | None = None          # the input group of get_input_groups() (None: get_inputs())
     notes: list = field(default_factory=list)   # one-line notes from the child (a torch_npu stand-in)
+    forward_args: list = field(default_factory=list)   # forward's parameter name per input (None: unnamed)
+    init_args: list = field(default_factory=list)      # Model.__init__'s parameter name per init input
+    attrs: dict = field(default_factory=dict)          # the Model's attributes: a number, or {"kind": type}
 
     @property
     def label(self) -> str:
@@ -349,6 +352,9 @@ def _reference_run(out: Path, job: dict, overrides: dict | None, lazy: bool = Fa
         seed=int(job.get("seed", 0)),
         case=meta.get("case", job.get("case")),
         notes=list(meta.get("notes") or []),
+        forward_args=list(meta.get("forward_args") or []),
+        init_args=list(meta.get("init_args") or []),
+        attrs=dict(meta.get("attrs") or {}),
     )
 
 

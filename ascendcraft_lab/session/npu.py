@@ -16,6 +16,8 @@ from ..backends.cann.signature import OpSignature
 from ..atomic import read_text
 from ..dsl.errors import DslError
 from ..passes.bundle import read_bundle
+from ..reference import ReferenceError, load_reference
+from ..reference.scalars import scalar_plan
 from .folder import ManifestError, SessionFolder, files_hash
 from .session import load_dsl
 
@@ -68,9 +70,17 @@ def profile_session(folder: str | Path, kernel: str | None = None):
     except DslError as exc:
         raise ProfileFailed(exc.render()) from None
     sig = OpSignature.of(program)
+    reference = session.path / "reference.py"
     try:
-        report = profile_on_npu(built.library, str(session.path / "reference.py"), sig.entry, session.path / "profile",
-                                n_scalars=len(sig.scalars), param_names=tuple(p.param_name for p in sig.params),
+        # the scalars bind by name where they can (reference/scalars.py), so the names of the run are needed
+        plan = scalar_plan(program, load_reference(reference)) if sig.scalars else ()
+    except ReferenceError as exc:
+        raise ProfileFailed(exc.render()) from None
+    except DslError as exc:
+        raise ProfileFailed(exc.render()) from None
+    try:
+        report = profile_on_npu(built.library, str(reference), sig.entry, session.path / "profile",
+                                scalars=list(plan), param_names=tuple(p.param_name for p in sig.params),
                                 soc=session.manifest().get("soc"))
     except DeviceRefusal as exc:         # the device is not the session SoC (core count)
         raise ProfileFailed(str(exc)) from None

@@ -200,7 +200,7 @@ def _read(source: str | Path) -> str:
     return str(source)
 
 
-def profile_on_npu(library: str, reference: str, entry: str, out_dir: str | Path, *, n_scalars: int = 0,
+def profile_on_npu(library: str, reference: str, entry: str, out_dir: str | Path, *, scalars=0,
                    param_names: tuple[str, ...] = (), overrides: dict | None = None, seed: int = 0,
                    steps: int = 5, soc: str | None = None) -> ProfileReport:
     """Profile `steps` calls of the op with AI-core pipe utilisation on (needs torch_npu and an NPU).
@@ -208,7 +208,8 @@ def profile_on_npu(library: str, reference: str, entry: str, out_dir: str | Path
     Not yet run on hardware by the project. Follows the Ascend PyTorch Profiler guide:
     `torch_npu.profiler.profile(activities=[NPU], experimental_config=_ExperimentalConfig(
     profiler_level=Level1, aic_metrics=AiCMetrics.PipeUtilization), on_trace_ready=
-    tensorboard_trace_handler(out_dir))`, then reads the kernel_details.csv it writes. Like a
+    tensorboard_trace_handler(out_dir))`, then reads the kernel_details.csv it writes. `scalars`
+    binds the op's scalars (a plan of reference/scalars.py, or a count by position). Like a
     check, it first compares the device's core count with `soc`'s (run.device_preflight) and
     raises device.DeviceRefusal with the one-line refusal when they differ.
     """
@@ -236,7 +237,7 @@ def profile_on_npu(library: str, reference: str, entry: str, out_dir: str | Path
     torch.manual_seed(seed)
     inputs = [v.to(device) if isinstance(v, torch.Tensor) else v for v in ref.get_inputs()]
     args = bind_op_args(inputs, [v for v in init_inputs if isinstance(v, (bool, int, float))],
-                        [named[n] for n in param_names], n_scalars)
+                        [named[n] for n in param_names], scalars, model)
     config = torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1,
                                                     aic_metrics=torch_npu.profiler.AiCMetrics.PipeUtilization)
     with torch.no_grad(), torch_npu.profiler.profile(

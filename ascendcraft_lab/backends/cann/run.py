@@ -113,12 +113,13 @@ def _load_module(path: str, overrides: dict):
     return module
 
 
-def measure(library: str, reference: str, entry: str, n_scalars: int, param_names: list[str], *,
+def measure(library: str, reference: str, entry: str, scalars, param_names: list[str], *,
             soc: str | None = None, overrides: dict | None = None, seed: int = 0, trials: int = CORRECT_TRIALS,
             warmup: int = WARMUP, timed: int = TIMED, out_dir: str | None = None) -> dict:
     """The protocol above, in this process (needs torch_npu and an NPU). Returns plain data with a
     `status` (ok, or refused when the device's core count is not the session SoC's); outputs of
-    every trial go to `out_dir` as .npy files with the expected ones."""
+    every trial go to `out_dir` as .npy files with the expected ones. `scalars` is the kernel's
+    scalar plan (reference/scalars.py), or an int n for the first n by position."""
     import torch
     import torch_npu  # noqa: F401  (registers the NPU device)
     from .signature import bind_op_args
@@ -144,7 +145,7 @@ def measure(library: str, reference: str, entry: str, n_scalars: int, param_name
             torch.manual_seed(seed + t)
             inputs = [v.to(device) if isinstance(v, torch.Tensor) else v for v in ref.get_inputs()]
             expected = model(*inputs)
-            got = op(*bind_op_args(inputs, init_scalars, params, n_scalars))
+            got = op(*bind_op_args(inputs, init_scalars, params, scalars, model))
             torch.npu.synchronize()
             expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
             got = list(got) if isinstance(got, (tuple, list)) else [got]
@@ -170,7 +171,7 @@ def measure(library: str, reference: str, entry: str, n_scalars: int, param_name
 
         torch.manual_seed(seed)
         inputs = [v.to(device) if isinstance(v, torch.Tensor) else v for v in ref.get_inputs()]
-        custom = timeit(op, bind_op_args(inputs, init_scalars, params, n_scalars))
+        custom = timeit(op, bind_op_args(inputs, init_scalars, params, scalars, model))
         eager = timeit(model, inputs)
     return {"status": "ok", "trials": results, "custom_ms": float(np.mean(custom)), "eager_ms": float(np.mean(eager)),
             "custom_std_ms": float(np.std(custom)), "eager_std_ms": float(np.std(eager)), "cores": cores}
@@ -187,7 +188,7 @@ def child_main(argv: list[str] | None = None) -> int:
     ap.add_argument("--library", required=True)
     ap.add_argument("--reference", required=True)
     ap.add_argument("--entry", required=True)
-    ap.add_argument("--scalars", type=int, default=0)
+    ap.add_argument("--scalars", type=json.loads, default=0)     # a scalar plan (JSON list) or a count
     ap.add_argument("--param", action="append", default=[])
     ap.add_argument("--overrides", default="{}")
     ap.add_argument("--seed", type=int, default=0)
@@ -238,11 +239,12 @@ def parse_child_output(stdout: str, stderr: str, returncode: int) -> dict:
 
 def run_on_npu(program, library: str, ref, *, soc: str | None = None, seed: int = 0, timeout: float = 600) -> NpuRun:
     """Run the protocol in a child Python; the outputs of trial 0 come back for the verdict."""
+    from ...reference.scalars import scalar_plan
     from .signature import OpSignature
     sig = OpSignature.of(program)
     with procs.scratch_dir("ascendcraft-npu-") as tmp:
         cmd = [sys.executable, "-m", "ascendcraft_lab.backends.cann.run", "--library", library,
-               "--reference", str(ref.path), "--entry", sig.entry, "--scalars", str(len(sig.scalars)),
+               "--reference", str(ref.path), "--entry", sig.entry, "--scalars", json.dumps(list(scalar_plan(program, ref))),
                "--overrides", json.dumps(getattr(ref, "overrides", {}) or {}), "--seed", str(seed), "--out", str(tmp)]
         cmd += ["--soc", soc] if soc else []
         cmd += [a for p in sig.params for a in ("--param", p.param_name)]

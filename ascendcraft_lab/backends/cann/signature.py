@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ...dsl import ir
 from ...dsl.host import bind_dims, output_shape
+from ...reference.scalars import scalar_args
 from ...soc import get_soc
 
 
@@ -47,14 +48,13 @@ class OpSignature:
         return {o.name: output_shape(program, o, env, s) for o in self.outputs}
 
 
-def bind_op_args(inputs, init_scalars, params, n_scalars):
+def bind_op_args(inputs, init_scalars, params, scalars, model=None):
     """The op's arguments for one reference forward call, in the binding order of dsl/check.py:
-    the tensors of `inputs`, the Model parameters, then the first `n_scalars` of the scalars of
-    `inputs` followed by those of get_init_inputs() (`init_scalars`)."""
+    the tensors of `inputs`, the Model parameters, then the scalars as `scalars` binds them
+    (reference/scalars.py: a plan of sources, or an int n for the first n numbers of `inputs`
+    followed by those of get_init_inputs(), `init_scalars`); `model` serves attribute sources."""
     tensors = [v for v in inputs if hasattr(v, "shape")]
-    scalars = [v for v in inputs if isinstance(v, (bool, int, float))]
-    scalars.extend(init_scalars)
-    return [*tensors, *params, *scalars[:n_scalars]]
+    return [*tensors, *params, *scalar_args(scalars, inputs, init_scalars, model)]
 
 
 _DEF_RE = re.compile(r'm\.def\("(?P<schema>[^"]+)"\)')

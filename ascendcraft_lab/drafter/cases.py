@@ -26,12 +26,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from ..dsl.errors import DslError
 from ..dsl.generic import instantiate, variants
 from ..dsl.ir import Call, Const, DType, Expr, Name, Pack, Program, TensorParam, map_exprs, walk
 from ..dsl.parser import parse
 from ..dsl.printer import print_program
 from ..dsl.verifier import verify
+from ..reference import bind
 
 TORCH_TO_DSL = {d.torch_name: d for d in DType}
 FLOAT_ORDER = (DType.f32, DType.f16, DType.bf16)
@@ -91,6 +94,28 @@ def fit_live(text: str, shapes_list: list[tuple[dict, dict]], soc=None, path: st
         if fits(bumped):
             return bumped
     return text
+
+
+def largest_cases(text: str, runs: list) -> list:
+    """(shapes, scalars) of the two largest cases of each variant: what the tile budget must fit."""
+    program = parse(text, "kernel.dsl.py")
+    out = []
+    for b in variants(program):
+        try:
+            v = instantiate(program, b)
+        except DslError:
+            continue            # a variant that does not instantiate fails its own cases, with its error
+        bound = []
+        for r in runs:
+            try:
+                inputs, _ = bind(v, r)
+            except DslError:
+                continue
+            shapes = {n: np.shape(a) for n, a in inputs.items() if isinstance(a, np.ndarray)}
+            bound.append((sum(int(np.prod(s)) for s in shapes.values()), shapes, {p.name: inputs[p.name] for p in v.scalars}))
+        bound.sort(key=lambda x: -x[0])
+        out += [(s, sc) for _, s, sc in bound[:2]]
+    return out
 
 
 def _bump_live(program: Program, extra: int) -> Program:
@@ -265,4 +290,4 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
         return program, f"the generic draft does not parse ({e.message}): the draft keeps the traced dtypes"
 
 
-__all__ = ["generalize", "fit_live", "case_signature"]
+__all__ = ["generalize", "fit_live", "largest_cases", "case_signature"]

@@ -15,14 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..drafter.cases import case_signature, fit_live, generalize
+from ..drafter.cases import case_signature, fit_live, generalize, largest_cases
 from ..drafter.draft import DraftError, draft_from_trace, draft_reference, kernel_name
-from ..dsl.errors import DslError
-from ..dsl.generic import instantiate, variants
-from ..dsl.parser import parse
 from ..engines.llm.draft import draft_with_llm
 from ..engines.llm.engine import LlmEngineError, client_from_environment
-from ..reference import ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs
+from ..reference import ReferenceError, ReferenceRun, load_cases, reference_format, run_jobs
 
 HOW = ("drafter", "llm")
 
@@ -115,27 +112,5 @@ def draft_for_cases(reference, pick: ReferenceRun, runs: list[ReferenceRun], *, 
         raise DraftError(str(traced).splitlines()[0])
     d = draft_from_trace(traced["graph"], name=kernel_name(reference), soc=soc, source=Path(reference).name)
     text, notes = generalize(d.text, [case_signature(r) for r in runs])
-    text = fit_live(text, _largest_cases(text, runs), soc)
+    text = fit_live(text, largest_cases(text, runs), soc)
     return DraftOutcome(text, d.template, [*d.notes, *notes], pick.case)
-
-
-def _largest_cases(text: str, runs: list[ReferenceRun]) -> list:
-    """(shapes, scalars) of the two largest cases of each variant: what the tile budget must fit."""
-    program = parse(text, "kernel.dsl.py")
-    out = []
-    for b in variants(program):
-        try:
-            v = instantiate(program, b)
-        except DslError:
-            continue            # a variant that does not instantiate fails its own cases, with its error
-        bound = []
-        for r in runs:
-            try:
-                inputs, _ = bind(v, r)
-            except DslError:
-                continue
-            shapes = {n: np.shape(a) for n, a in inputs.items() if isinstance(a, np.ndarray)}
-            bound.append((sum(int(np.prod(s)) for s in shapes.values()), shapes, {p.name: inputs[p.name] for p in v.scalars}))
-        bound.sort(key=lambda x: -x[0])
-        out += [(s, sc) for _, s, sc in bound[:2]]
-    return out

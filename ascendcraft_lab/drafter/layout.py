@@ -836,10 +836,11 @@ def _resize_layout(nodes: list, outputs: list, resized: list) -> Layout:
         raise Unsupported(f"{what} of a {x.dtype} tensor (the resize template reads float32)")
     if n.op == "grid_sample":
         grid = n.args[1]
-        if grid.op != "affine_grid" or grid.args[0].op != "input" or grid.args[0].dtype != "float32":
-            raise Unsupported("F.grid_sample by a grid that is not F.affine_grid of a float32 input theta (the "
-                              "gridsample template computes the positions from theta)")
-        lay = Layout("gridsample", tuple(x.shape), (2, 3), nodes=nodes, outputs=outputs)
+        by_theta = grid.op == "affine_grid" and grid.args[0].op == "input" and grid.args[0].dtype == "float32"
+        if not by_theta and not (grid.op == "input" and grid.dtype == "float32"):
+            raise Unsupported("F.grid_sample by a grid computed in forward other than F.affine_grid of an input "
+                              "theta (the gridsample templates read a float32 grid or theta input)")
+        lay = Layout("gridsample" if by_theta else "gridinput", tuple(x.shape), (2, 3), nodes=nodes, outputs=outputs)
         lay.space = {id(x): "full", id(n): "full"}
         return lay
     lay = Layout("resize", tuple(x.shape), tuple(range(2, len(x.shape))), nodes=nodes, outputs=outputs)

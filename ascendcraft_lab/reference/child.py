@@ -25,7 +25,8 @@ cases through `__file__` finds the copies.
 torch_npu: when it is not installed, `import torch_npu` (and its submodules) gives a stand-in
 module, so a reference that imports it only to be importable runs on CPU (noted once in the
 answer); calling any of its operations raises, and the job is refused with one line naming the
-operation (there is no CPU version of an NPU op).
+operation (there is no CPU version of an NPU op). An op whose float16 / bfloat16 kernel CPU
+PyTorch lacks (avg_pool3d) runs that case in float32, its outputs rounded back, with a note.
 
 Errors go to error.json as one line: where (import, get_inputs, trace...) and the exception.
 """
@@ -532,15 +533,53 @@ def save_value(v, out, stem, np, torch):
     return {"kind": "scalar", "value": repr(v)}
 
 
-def forward(model, args, path, torch):
+# PyTorch's CPU build lacks some half-precision kernels the NPU has ("avg_pool3d_out_frame" not
+# implemented for 'Half'): such a case runs in float32, its half outputs rounded back, and says so.
+_NO_HALF_KERNEL = re.compile(r"not implemented for '(Half|BFloat16)'")
+
+
+def forward(model, args, path, torch, notes_out=None):
     try:
         with torch.no_grad():
             result = model(*args)
     except NpuOpCalled as e:
         raise JobError("in forward", npu_refusal(e))
     except BaseException as e:  # noqa: BLE001
-        raise JobError("in forward", _first_line(e), _line_in(e, path))
+        half = _NO_HALF_KERNEL.search(str(e)) if isinstance(e, (NotImplementedError, RuntimeError)) else None
+        if half is None or notes_out is None:
+            raise JobError("in forward", _first_line(e), _line_in(e, path))
+        result = _forward_upcast(model, args, path, torch)
+        dtype = {"Half": "float16", "BFloat16": "bfloat16"}[half.group(1)]
+        notes_out.append(f"reference run in float32, rounded to {dtype} (CPU PyTorch: {_first_line(e)})")
     return list(result) if isinstance(result, (tuple, list)) else [result]
+
+
+def _forward_upcast(model, args, path, torch):
+    """forward with float16/bfloat16 tensors as float32, float32 outputs cast back to that half dtype."""
+    halves = [v.dtype for v in _tensors(args, torch) if v.dtype in (torch.float16, torch.bfloat16)]
+    up = _map_tensors(args, torch, lambda t: t.float() if t.dtype in (torch.float16, torch.bfloat16) else t)
+    try:
+        with torch.no_grad():
+            result = model(*up)
+    except BaseException as e:  # noqa: BLE001
+        raise JobError("in forward", _first_line(e), _line_in(e, path))
+    return _map_tensors(result, torch, lambda t: t.to(halves[0]) if t.dtype == torch.float32 and halves else t)
+
+
+def _tensors(v, torch):
+    if isinstance(v, torch.Tensor):
+        return [v]
+    if isinstance(v, (list, tuple)):
+        return [t for x in v for t in _tensors(x, torch)]
+    return []
+
+
+def _map_tensors(v, torch, fn):
+    if isinstance(v, torch.Tensor):
+        return fn(v)
+    if isinstance(v, (list, tuple)):
+        return type(v)(_map_tensors(x, torch, fn) for x in v)
+    return v
 
 
 def clone(v, torch):
@@ -564,7 +603,8 @@ def run_one(model, inputs, init_inputs, out, path, exact, torch, np, params=True
         args = [v.double() if isinstance(v, torch.Tensor) and v.dtype == torch.float32 else v for v in args]
         if isinstance(model, torch.nn.Module):
             model = model.double()
-    outs = forward(model, args, path, torch)
+    case_notes = []
+    outs = forward(model, args, path, torch, case_notes)
     if exact:
         outs = [v.float() if isinstance(v, torch.Tensor) and v.dtype == torch.float64 else v for v in outs]
     meta = {
@@ -574,7 +614,7 @@ def run_one(model, inputs, init_inputs, out, path, exact, torch, np, params=True
                     for i, v in enumerate(outs)],
         "parameters": {}, "buffers": {},
         "training": bool(getattr(model, "training", False)),
-        "notes": notes(),
+        "notes": notes() + case_notes,
         "case": case,
         **argument_names(model, inputs, init_inputs),
     }

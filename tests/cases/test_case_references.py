@@ -1,0 +1,52 @@
+"""NPUKernelBench references as the public tasks write them load case by case: what CPU PyTorch
+cannot run as written is run the nearest honest way and said so."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import torch
+
+from ascendcraft_lab.reference import load_cases
+
+POOL_REFERENCE = '''\
+import json
+import os
+
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x, kernel_size):
+        return torch.nn.functional.avg_pool3d(x, kernel_size)
+
+
+def get_input_groups():
+    with open(os.path.join(os.path.dirname(__file__), "pool.json")) as f:
+        cases = [json.loads(line) for line in f if line.strip()]
+    dtypes = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+    return [[torch.randn(c["inputs"][0]["shape"], dtype=dtypes[c["inputs"][0]["dtype"]]), c["inputs"][1]["value"]]
+            for c in cases]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_an_op_cpu_pytorch_has_no_half_kernel_for_runs_in_float32_rounded_and_says_so(tmp_path):
+    # avg_pool3d has no float16 / bfloat16 CPU kernel; the NPU that MultiKernelBench runs on has one
+    (tmp_path / "pool.py").write_text(POOL_REFERENCE)
+    shape = [1, 2, 4, 4, 4]
+    (tmp_path / "pool.json").write_text("\n".join(json.dumps({"inputs": [
+        {"name": "x", "type": "tensor", "dtype": d, "shape": shape},
+        {"name": "kernel_size", "type": "attr", "value": 2}]}) for d in ("float32", "float16", "bfloat16")) + "\n")
+    f32, f16, bf16 = load_cases(tmp_path / "pool.py").cases
+    assert f32.notes == []
+    for run, dtype in ((f16, "float16"), (bf16, "bfloat16")):
+        assert run.output_dtypes == [dtype]
+        x = torch.from_numpy(np.asarray(run.inputs[0], dtype=np.float32))     # the case's own half values
+        want = torch.nn.functional.avg_pool3d(x, 2).to(getattr(torch, dtype)).float().numpy()
+        np.testing.assert_array_equal(run.outputs[0], want)
+        assert len(run.notes) == 1 and f"reference run in float32, rounded to {dtype}" in run.notes[0]

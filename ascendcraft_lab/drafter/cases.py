@@ -17,9 +17,10 @@ reference in NPUKernelBench format has tens of cases: float32 / float16 / bfloat
   as it is (its cases of another rank then fail to bind, one line each).
 
 Attributes the draft takes as constants (a reduction's `dim`, `approximate="tanh"`) keep the
-traced case's value; the bench drafts once per value of the string, bool and None arguments
-(`bench/worker.attribute_groups`: `approximate="none"` cases get their own draft), and cases that
-pass other constants are verified like any case and fail where the kernel does not serve them. `live` (the tile budget) is raised until every variant's UB plan
+traced case's value; the bench drafts once per value of the string, bool, None and list arguments
+(`bench/worker.attribute_groups`: `approximate="none"` cases get their own draft) and of the numbers
+a draft reads as constants rather than as kernel scalars (`bench/worker.SplitByConstants`: a `dim`).
+`live` (the tile budget) is raised until every variant's UB plan
 fits, on the traced shapes and on shapes 64 times larger.
 """
 from __future__ import annotations

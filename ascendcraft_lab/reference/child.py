@@ -404,12 +404,45 @@ def module_info(m, torch):
             "training": bool(m.training), "tensors": own}
 
 
-def _symbolic_trace(fx, model, concrete=None):
-    """fx.symbolic_trace, with each node's stack recorded (the line of forward that made it)."""
+def _symbolic_trace(fx, model, concrete=None, arg_names=(), defaults=None):
+    """fx.symbolic_trace, with each node's stack recorded (the line of forward that made it).
+    `concrete`: forward arguments traced as their values, the graph then keeping one placeholder
+    per forward argument (`_unspecialize`)."""
     tracer = fx.Tracer()
     tracer.record_stack_traces = True
     graph = tracer.trace(model, concrete_args=concrete)
+    if concrete:
+        _unspecialize(graph, concrete, arg_names, defaults or {}, fx)
     return fx.GraphModule(tracer.root, graph, type(model).__name__)
+
+
+def _unspecialize(graph, concrete, arg_names, defaults, fx):
+    """A trace with concrete arguments guards each value (`torch._assert(repeats_1 == 2)`,
+    `_assert_is_none(red_1)`) and gives a tuple one placeholder per item: the guards go (the
+    values are inlined where forward used them) and each concrete argument gets back one
+    placeholder, in forward's order, so placeholder i is forward's argument i again."""
+    import torch
+    from torch.fx._symbolic_trace import _assert_is_none
+    guards = [n for n in graph.nodes if n.op == "call_function" and n.target in (torch._assert, _assert_is_none)]
+    for n in guards:
+        checked = n.args[0] if n.args else None
+        graph.erase_node(n)
+        if getattr(checked, "op", None) == "call_function" and not checked.users:
+            graph.erase_node(checked)
+    kept = {n.target: n for n in graph.nodes if n.op == "placeholder" and n.target not in concrete}
+    kept = {t: n for t, n in kept.items() if t in arg_names or n.users}   # a concrete argument's items go
+    for n in [n for n in graph.nodes if n.op == "placeholder" and n not in kept.values()]:
+        graph.erase_node(n)
+    last, defaulted = None, False
+    for name in arg_names:
+        if name in kept:
+            last = kept[name]
+        elif name in concrete:
+            where = graph.inserting_after(last) if last is not None else graph.inserting_before(next(iter(graph.nodes)))
+            with where:   # a default when one comes before (the generated forward must be valid Python)
+                last = graph.placeholder(name, default_value=defaults.get(name) if defaulted else inspect.Signature.empty)
+        defaulted = defaulted or bool(last is not None and last.args)
+    graph._codegen = fx.graph.CodeGen()     # the trace's pytree flattening of the concrete arguments no longer applies
 
 
 def _forward_line(node, path):
@@ -427,13 +460,17 @@ def trace(module, model, inputs, torch, np):
         raise JobError("to trace", "Model(...) is not a torch.nn.Module")
     forward_params = list(inspect.signature(model.forward).parameters.values())
     arg_names = [p.name for p in forward_params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    defaults = {p.name: p.default for p in forward_params if p.default is not p.empty}
     had_math = module.__dict__.get("math")
     if isinstance(had_math, types.ModuleType) and had_math.__name__ == "math":
         module.__dict__["math"] = _MathShim(fx)
     method, gm, errors = None, None, []
+    # A None is never a runtime value: traced as itself, so `if reduce is not None:` takes the
+    # branch this input set takes (a placeholder is never None).
+    nones = {n: None for n, v in zip(arg_names, inputs) if v is None}
     try:
         try:
-            gm = _symbolic_trace(fx, model)
+            gm = _symbolic_trace(fx, model, nones, arg_names, defaults)
             method = "fx"
         except NpuOpCalled as e:
             raise JobError("to trace", npu_refusal(e))
@@ -443,7 +480,7 @@ def trace(module, model, inputs, torch, np):
             concrete = {n: v for n, v in zip(arg_names, inputs) if not isinstance(v, torch.Tensor)}
             if concrete:
                 try:
-                    gm = _symbolic_trace(fx, model, concrete)
+                    gm = _symbolic_trace(fx, model, concrete, arg_names, defaults)
                     method = "fx-concrete-scalars"
                 except NpuOpCalled as e:
                     raise JobError("to trace", npu_refusal(e))
@@ -475,7 +512,8 @@ def trace(module, model, inputs, torch, np):
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     run_args = []
     for i, n in enumerate(placeholders):
-        run_args.append(inputs[i] if i < len(inputs) else None)
+        # an argument the input set leaves out takes forward's default (fx keeps it as the placeholder's arg)
+        run_args.append(inputs[i] if i < len(inputs) else (n.args[0] if n.args else None))
     with torch.no_grad():
         try:
             Recorder(gm).run(*[a.clone() if isinstance(a, torch.Tensor) else a for a in run_args])

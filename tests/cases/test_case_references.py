@@ -7,7 +7,7 @@ import json
 import numpy as np
 import torch
 
-from ascendcraft_lab.reference import load_cases
+from ascendcraft_lab.reference import load_cases, run_jobs
 
 POOL_REFERENCE = '''\
 import json
@@ -50,3 +50,37 @@ def test_an_op_cpu_pytorch_has_no_half_kernel_for_runs_in_float32_rounded_and_sa
         want = torch.nn.functional.avg_pool3d(x, 2).to(getattr(torch, dtype)).float().numpy()
         np.testing.assert_array_equal(run.outputs[0], want)
         assert len(run.notes) == 1 and f"reference run in float32, rounded to {dtype}" in run.notes[0]
+
+
+UNPACK_REFERENCE = '''\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x, repeats, reduce=None, ceil_mode=False):
+        y = x.repeat(*repeats)            # a Proxy cannot be unpacked: traced with concrete arguments
+        if reduce is not None:            # a placeholder is never None: traced as the None it is
+            y = y * 2
+        return torch.nn.functional.max_pool1d(y, 2, ceil_mode=ceil_mode)   # left out: its default
+
+
+def get_inputs():
+    return [torch.randn(3, 4), (2, 1), None]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_arguments_traced_as_their_values_keep_one_placeholder_each_no_guards_and_left_out_ones_their_default(
+        tmp_path):
+    (tmp_path / "unpack.py").write_text(UNPACK_REFERENCE)
+    graph = run_jobs([{"mode": "trace", "path": str(tmp_path / "unpack.py")}])[0]["graph"]
+    assert graph["method"] == "fx-concrete-scalars"
+    placeholders = [n for n in graph["nodes"] if n["op"] == "placeholder"]
+    assert [n["target"] for n in placeholders] == ["x", "repeats", "reduce", "ceil_mode"]
+    assert placeholders[3]["meta"]["value"] is False          # the graph ran with forward's default, not None
+    calls = [n["target"] for n in graph["nodes"] if n["op"] in ("call_function", "call_method")]
+    assert calls[0] == "repeat" and len(calls) == 2     # no torch._assert / _assert_is_none guards, no `* 2`

@@ -277,6 +277,8 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
     # the tensors declared T: the varying ones, and a fixed one whose dtype equals T in every case
     t_params = {params[i].name for i in varying}
     choices = list(dict.fromkeys(d for row in per_case for d in [row[varying[0]]]))
+    if len(choices) == 1:       # one half dtype: the traced float32 stays the first variant (the one the
+        choices.insert(0, params[varying[0]].dtype)   # passes lower and verify), the cases' is promoted as usual
     choices.sort(key=T_ORDER.index)
     first = choices[0]
 

@@ -84,3 +84,35 @@ def test_arguments_traced_as_their_values_keep_one_placeholder_each_no_guards_an
     assert placeholders[3]["meta"]["value"] is False          # the graph ran with forward's default, not None
     calls = [n["target"] for n in graph["nodes"] if n["op"] in ("call_function", "call_method")]
     assert calls[0] == "repeat" and len(calls) == 2     # no torch._assert / _assert_is_none guards, no `* 2`
+
+
+LOOP_REFERENCE = '''\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        out = torch.zeros_like(x, dtype=torch.float32)     # exported with layout=torch.strided spelled out
+        for t in range(x.size(1)):                          # fx cannot iterate a size: torch.export can
+            out = out + x[:, t:t + 1]
+        return out
+
+
+def get_inputs():
+    return [torch.randn(2, 3)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_an_exported_trace_keeps_the_ops_without_exports_guards_and_reads_its_default_layout(tmp_path):
+    (tmp_path / "loop.py").write_text(LOOP_REFERENCE)
+    graph = run_jobs([{"mode": "trace", "path": str(tmp_path / "loop.py")}])[0]["graph"]
+    assert graph["method"] == "export"
+    calls = [n for n in graph["nodes"] if n["op"] == "call_function"]
+    assert not [n["target"] for n in calls if "assert" in n["target"]]
+    zeros = next(n for n in calls if "zeros_like" in n["target"])
+    assert {"repr": "torch.strided"} not in zeros["kwargs"].values()

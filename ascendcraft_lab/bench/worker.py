@@ -264,11 +264,15 @@ class SplitByConstants(Exception):
     @classmethod
     def of(cls, program, cases: list, traced: ReferenceRun):
         fixed = unbound_numbers(program, traced)
+        if not fixed:
+            return None
         by: dict[tuple, list[int]] = {}
         failed = []
         for i, c in enumerate(cases):
             if isinstance(c, ReferenceRun):
-                by.setdefault(tuple((j, c.inputs[j]) for j in fixed if j < len(c.inputs)), []).append(i)
+                # the ranks too: a constant `dim=0` is the last axis of a 1-d case and the first of a 2-d one
+                ranks = ("ranks", tuple(len(np.shape(v)) for v in c.tensor_inputs))
+                by.setdefault(tuple((j, c.inputs[j]) for j in fixed if j < len(c.inputs)) + (ranks,), []).append(i)
             else:
                 failed.append(i)
         if len(by) < 2:
@@ -280,7 +284,8 @@ class SplitByConstants(Exception):
 
 
 def _attrs_text(key: tuple) -> str:
-    return ", ".join(f"argument {j + 1} = {v!r}" for j, v in key) or "(no constant arguments)"
+    return ", ".join(f"argument {j + 1} = {v!r}" if j != "ranks" else f"ranks {v}" for j, v in key) \
+        or "(no constant arguments)"
 
 
 def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset: int, total: int, progress):

@@ -45,12 +45,14 @@ def named(case, names, *inputs):
 
 def test_a_number_the_draft_took_as_a_constant_splits_its_group_by_value_one_it_takes_as_a_scalar_does_not():
     program = parse(Path(examples.__file__).with_name("normalization").joinpath("rms_norm.dsl.py").read_text())
-    x = np.zeros((4, 8), np.float32)
+    x, x1 = np.zeros((4, 8), np.float32), np.zeros(8, np.float32)
     names = ("x", "dim", "eps")
     cases = [named(0, names, x, -1, 1e-5), ReferenceError("boom", "ref.py", None, "case 1"),
-             named(2, names, x, 0, 1e-6), named(3, names, x, -1, 1e-6)]
+             named(2, names, x, 0, 1e-6), named(3, names, x, -1, 1e-6), named(4, names, x1, 0, 1e-6)]
     split = SplitByConstants.of(program, cases, cases[0])      # `eps` binds to the kernel's scalar, `dim` to none
-    assert split.groups == [(((1, -1),), [0, 1, 3]), (((1, 0),), [2])]
+    # and by rank: dim=0 is the first axis of a 2-d case, the last of a 1-d one
+    assert split.groups == [(((1, -1), ("ranks", (2,))), [0, 1, 3]), (((1, 0), ("ranks", (2,))), [2]),
+                            (((1, 0), ("ranks", (1,))), [4])]
     assert "argument 2" in str(split)
     same_dim = [named(0, names, x, -1, 1e-5), named(1, names, x, -1, 1e-6)]
     assert SplitByConstants.of(program, same_dim, same_dim[0]) is None

@@ -130,10 +130,7 @@ class ResizeWriter(Writer):
         x = n.args[0]
         for i, desc in enumerate(g.inputs):
             pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
-            if desc.get("kind") == "scalar":
-                raise Unsupported(f"a number among forward's inputs of F.interpolate (`{pyname}`; the output size "
-                                  "must be known when drafting)")
-            if desc.get("kind") != "tensor":     # a size tuple among the inputs: drafted as its traced value
+            if desc.get("kind") != "tensor":     # a size or scale among the inputs: drafted as its traced value
                 continue
             if i != x.attrs["index"]:
                 raise Unsupported(f"input `{pyname}` that F.interpolate does not read")

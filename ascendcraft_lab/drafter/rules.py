@@ -739,14 +739,15 @@ def _scatter(b, input, dim, index, src, value, reduce):
 # -- resampling: F.interpolate / nn.Upsample as one `resize` node (resize.py) --------------------------------
 def _static(v, what: str, who: str = "F.interpolate"):
     """A size or scale argument as Python numbers: a constant, a size of an input (x.size()) or a
-    number of get_init_inputs (a module attribute) by its traced value."""
+    number of get_init_inputs or of forward's inputs by its traced value (the output shape is fixed
+    when drafting; cases passing another value get a draft of their own, bench/worker.SplitByConstants)."""
     if isinstance(v, (list, tuple)):
         return [_static(a, what, who) for a in v]
     if isinstance(v, Node):
         if v.is_tensor:
             raise Unsupported(f"{who} with a {what} computed from a tensor")
-        if v.op not in ("const", "dim") and not (v.op == "scalar" and v.attrs.get("source") == "init"):
-            raise Unsupported(f"{who} with a {what} that is a number among forward's inputs (the resize template "
+        if v.op not in ("const", "dim", "scalar"):
+            raise Unsupported(f"{who} with a {what} computed from forward's numbers (the resize template "
                               "fixes the output shape when drafting)")
         return v.value
     return v

@@ -29,6 +29,7 @@ _CATEGORY_TITLES = [
     ("repeat", "Per-row broadcast (1-D tiles of packed rows)"),
     ("gather", "Per-row gather (tiles of whole rows)"),
     ("take", "Gather by index (any element of a tile)"),
+    ("transpose", "On-chip transpose (a tile of rows to its columns)"),
     ("iota", "Consecutive values (index arithmetic on the vector unit)"),
     ("cast", "Conversion"),
     ("element", "Element access (tile -> scalar)"),

@@ -149,6 +149,27 @@ def backward(doc, call, scale="4", shift="", saved="x"):
                 cases=cases_for(ELEMENTWISE_SHAPES, FLOATS, 2, ("grad_output", saved)))
 
 
+# Layout (views): pure data movement, so every dtype is exact. Each case: (shape, per-case attributes).
+LAYOUT_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16")
+PERMUTE_CASES = [([16, 1024], [1, 0]), ([13, 2011], [1, 0]), ([3, 5, 7], [2, 0, 1]), ([2, 3, 17, 19], [0, 2, 3, 1]),
+                 ([2, 3, 4, 65], [0, 2, 1, 3]), ([2, 3, 4, 5, 6], [4, 2, 0, 3, 1]), ([1, 1, 129], [2, 1, 0]),
+                 ([4, 1, 8, 16], [0, 3, 2, 1]), ([5, 33], [1, 0]), ([7, 9, 11], [2, 0, 1]), ([0, 5], [1, 0]),
+                 ([3, 2, 40, 8], [0, 2, 1, 3])]
+TRANSPOSE_CASES = [([16, 1024], 0, 1), ([3, 5, 7], 1, 2), ([3, 5, 7], 0, 2), ([2, 3, 4, 65], 1, 2),
+                   ([2, 3, 4, 5, 6], 0, 4), ([13, 2011], -1, -2), ([4, 1, 8, 16], 1, 3), ([0, 4, 3], 1, 2)]
+
+
+def layout_cases(items, names, dtypes=LAYOUT_DTYPES, every=0):
+    """One case per (shape, attributes) item, dtypes round-robin, and every dtype on item `every`."""
+    out = []
+    for i, (shape, *attrs) in enumerate(items):
+        for d in (dtypes if i == every else [dtypes[i % len(dtypes)]]):
+            inputs = [{"name": "x", "type": "tensor", "dtype": d, "shape": shape}]
+            inputs += [{"name": n, "type": "attr", "value": v} for n, v in zip(names, attrs)]
+            out.append({"inputs": inputs})
+    return out
+
+
 # Non-empty rows only: max/min and a norm of an empty row have no value.
 NONEMPTY_ROWS = [s for s in ROW_SHAPES if 0 not in s]
 
@@ -214,6 +235,13 @@ TASKS = {
         "31_SoftplusBackward": backward("Softplus backward (beta 2, threshold 10).",
                                         "softplus_backward(grad_output, x, 2.0, 10.0)"),
         "32_HardtanhBackward": backward("Hardtanh backward with bounds -2, 2.", "hardtanh_backward(grad_output, x, -2.0, 2.0)"),
+        # layout (35-42): views and data movement, the permutation / axes a per-case attribute
+        "35_Permute": dict(doc="Layout: x.permute(dims), made contiguous; dims a per-case attribute (2-D to 5-D).",
+                           args="x: torch.Tensor, dims", body="        return x.permute(dims).contiguous()",
+                           scale="4", shift="", cases=layout_cases(PERMUTE_CASES, ("dims",))),
+        "36_Transpose": dict(doc="Layout: torch.transpose(x, dim0, dim1), made contiguous; the axes per case.",
+                             args="x: torch.Tensor, dim0, dim1", body="        return torch.transpose(x, dim0, dim1).contiguous()",
+                             scale="4", shift="", cases=layout_cases(TRANSPOSE_CASES, ("dim0", "dim1"))),
     },
     "npukernelbench_level2": {
         # reductions over the last dim

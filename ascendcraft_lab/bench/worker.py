@@ -214,23 +214,35 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
 
 def attribute_groups(cases: list) -> list[tuple[tuple, list[int]]]:
     """The cases grouped by the arguments a draft takes as constants, in order of first appearance:
-    strings, bools and None (`approximate="tanh"`, `is_result=True`). Numbers reach the kernel as
-    scalars and need no group; a case whose reference failed joins the first group."""
+    strings, bools and None (`approximate="tanh"`, `is_result=True`), ints and lists of them (a
+    `dim`, a permutation `dims`, `repeats`, pad widths: they shape the loops, not the values, so such
+    a group also keys on the tensors' ranks). Floats
+    reach the kernel as scalars and need no group; a case whose reference failed joins the first group."""
     groups: dict[tuple, list[int]] = {}
     failed = []
     for i, c in enumerate(cases):
         if not isinstance(c, ReferenceRun):
             failed.append(i)
             continue
-        key = tuple((j, v) for j, v in enumerate(c.inputs) if v is None or isinstance(v, (str, bool)))
+        key = tuple((j, _constant(v)) for j, v in enumerate(c.inputs)
+                    if v is None or isinstance(v, (str, bool, int, list, tuple)))
+        if any(isinstance(v, (int, list, tuple)) and not isinstance(v, bool) for _, v in key):
+            # an axis means what it means at one rank (dim=1 of a 3-D tensor is not of a 4-D one)
+            key += (("ranks", tuple(len(v.shape) for v in c.tensor_inputs)),)
         groups.setdefault(key, []).append(i)
     out = list(groups.items()) or [((), [])]
     out[0] = (out[0][0], sorted(out[0][1] + failed))
     return out
 
 
+def _constant(v):
+    """A case's constant argument as a group key (lists, hashable, as tuples)."""
+    return tuple(_constant(a) for a in v) if isinstance(v, (list, tuple)) else v
+
+
 def _attrs_text(key: tuple) -> str:
-    return ", ".join(f"argument {j + 1} = {v!r}" for j, v in key) or "(no constant arguments)"
+    return ", ".join(f"argument {j + 1} = {v!r}" if j != "ranks" else f"ranks {v}" for j, v in key) \
+        or "(no constant arguments)"
 
 
 def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset: int, total: int, progress):

@@ -262,7 +262,9 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
         per_case.append(dts)
     params = ins + outs
     seen = [list(dict.fromkeys(row[i] for row in per_case)) for i in range(len(params))]
-    varying = [i for i, s in enumerate(seen) if len(s) > 1]
+    # a tensor varies when its cases disagree, or all agree on a dtype other than the traced one (one
+    # float16 case traced in float32)
+    varying = [i for i, s in enumerate(seen) if len(s) > 1 or (s[0] in T_ORDER and s[0] is not params[i].dtype)]
     if not varying:
         return program, ""
     if any(d is None or d not in T_ORDER for i in varying for d in seen[i]):

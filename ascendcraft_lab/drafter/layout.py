@@ -128,6 +128,8 @@ def plan_layout(g: Graph) -> Layout:
     pools = [n for n in nodes if n.op == "pool"]
     if pools:
         return _pool_layout(nodes, outputs, pools)
+    if any(n.op in ("permute", "transpose") for n in nodes):
+        return _permute_layout(nodes, outputs)
     resized = [n for n in nodes if n.op in ("resize", "grid_sample")]
     if resized:
         return _resize_layout(nodes, outputs, resized)
@@ -817,6 +819,23 @@ def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
                           "an input of the tensor's dtype)")
     lay = Layout("index", tuple(x.shape), (n.attrs["axis"],), nodes=nodes, outputs=outputs)
     lay.space = {id(a): "full" for a in (n, *n.args)}
+    return lay
+
+
+def _permute_layout(nodes: list, outputs: list) -> Layout:
+    """The permute template drafts one permute of an input as the whole forward (see views.py); its
+    base is the input's shape."""
+    moved = [n for n in nodes if n.op in ("permute", "transpose")]
+    n = moved[0]
+    what = f"`permute`{tuple(n.attrs['order'])}" if n.op == "permute" else "`permute` (a transpose)"
+    if len(moved) > 1 or len(outputs) != 1 or outputs[0] is not n:
+        raise Unsupported(f"{what} combined with other operations (the permute template drafts one permute, "
+                          "transpose or movedim of an input as the whole forward)")
+    x = n.args[0]
+    if x.op != "input":
+        raise Unsupported(f"{what} of a value computed in forward (the permute template reads a Model input)")
+    lay = Layout("permute", tuple(x.shape), (), nodes=nodes, outputs=outputs)
+    lay.space = {id(x): "full", id(n): "full"}
     return lay
 
 

@@ -817,10 +817,9 @@ def _expand(b, input, rest):
 # A product is one canonical node, matmul(a, b) with a (..., M, K) and b (..., K, N), whatever
 # spelled it (torch.matmul, mm, bmm, @, an einsum that is a product, F.linear, nn.Linear, addmm).
 # An operand may be a `transpose` node (its last two axes swapped: x.t(), x.transpose(-1, -2),
-# x.mT, an einsum's index order), which only a matmul may read: the cube loads it as it lies.
-# torch.diag(v) and triu / tril are nodes too; cube.py drafts diag(v) @ B as a row scaling.
-_TRANSPOSE_ONLY = "a transpose or permute that is not an operand of a matrix product (the drafter's vector " \
-                  "layouts copy contiguous rows only)"
+# x.mT, an einsum's index order): the cube loads it as it lies; anywhere else it is a permute of
+# the last two axes (views.py). torch.diag(v) and triu / tril are nodes too; cube.py drafts diag(v) @ B
+# as a row scaling.
 
 
 def transpose(x: Node) -> Node:
@@ -832,15 +831,33 @@ def transpose(x: Node) -> Node:
     return Node("transpose", (x,), {}, tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2]), x.dtype)
 
 
+def permute(x: Node, order) -> Node:
+    """x with its axes reordered: axis i of the result is axis order[i] of x. A swap of the last two
+    axes is a `transpose` (what a matrix product reads as it lies); any other order a `permute`
+    node, which the permute template copies (views.py)."""
+    r = len(x.shape)
+    order = [int(a) for a in order]
+    if sorted(order) != list(range(r)):
+        raise Unsupported(f"permute{tuple(order)} of a rank-{r} tensor (not a permutation of its axes)")
+    if order == list(range(r)):
+        return x
+    if order == list(range(r - 2)) + [r - 1, r - 2]:
+        return transpose(x)
+    if x.op == "permute":                      # two permutes are one
+        inner = x.attrs["order"]
+        return permute(x.args[0], [inner[a] for a in order])
+    if x.op == "transpose":
+        inner = list(range(r - 2)) + [r - 1, r - 2]
+        return permute(x.args[0], [inner[a] for a in order])
+    return Node("permute", (x,), {"order": tuple(order)}, tuple(x.shape[a] for a in order), x.dtype)
+
+
 def _swap_axes(x: Node, d0, d1) -> Node:
     r = len(x.shape)
-    pair = sorted((G.norm_axis(val(d0), r), G.norm_axis(val(d1), r)))
-    if pair[0] == pair[1]:
-        return x
-    if pair != [r - 2, r - 1]:
-        raise Unsupported(f"a transpose of axes {pair[0]} and {pair[1]} of a rank-{r} tensor (the cube reads "
-                          "operands transposed in their last two axes only)")
-    return transpose(x)
+    order = list(range(r))
+    a, b = G.norm_axis(val(d0), r), G.norm_axis(val(d1), r)
+    order[a], order[b] = order[b], order[a]
+    return permute(x, order)
 
 
 @rule("transpose, swapaxes, swapdims", "input, dim0, dim1")
@@ -856,23 +873,32 @@ def _t(b, input):
     return transpose(x)
 
 
+def _axes_arg(dims) -> list:
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = list(dims[0])
+    return [val(d) for d in dims]
+
+
 @rule("permute", "input, *dims")
 def _permute(b, input, dims):
     x = T(input)
-    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
-        dims = list(dims[0])
-    order = [G.norm_axis(val(d), len(x.shape)) for d in dims]
+    return permute(x, [G.norm_axis(d, len(x.shape)) for d in _axes_arg(dims)])
+
+
+@rule("movedim, moveaxis", "input, source, destination")
+def _movedim(b, input, source, destination):
+    x = T(input)
     r = len(x.shape)
-    if order == list(range(r)):
-        return x
-    if order == list(range(r - 2)) + [r - 1, r - 2]:
-        return transpose(x)
-    raise Unsupported(f"permute{tuple(order)} (only a swap of the last two axes, a matmul operand, is drafted)")
-
-
-@rule("movedim, moveaxis", "input, *rest")
-def _movedim(b, input, rest):
-    raise Unsupported(_TRANSPOSE_ONLY)
+    src = [G.norm_axis(d, r) for d in _axes_arg([val(source)])]
+    dst = [G.norm_axis(d, r) for d in _axes_arg([val(destination)])]
+    if len(src) != len(dst):
+        raise Unsupported(f"movedim with {len(src)} source and {len(dst)} destination axes")
+    # torch.movedim: the moved axes land at their destinations, the others keep their order
+    order = [None] * r
+    for s_, d_ in zip(src, dst):
+        order[d_] = s_
+    rest = iter(a for a in range(r) if a not in src)
+    return permute(x, [a if a is not None else next(rest) for a in order])
 
 
 def matmul(b, a: Node, m: Node, what: str = "matmul") -> Node:
@@ -1775,7 +1801,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return b.cast(args[0], attrs["dtype"])
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
-    if op in ("expand", "select", "pick", "matmul", "transpose", "diag", "triu", "tril", "argreduce", "gather",
+    if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "diag", "triu", "tril", "argreduce", "gather",
               "take_rows", "index_add", "scatter_add", "resize", "affine_grid", "grid_sample"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)

@@ -24,3 +24,17 @@ def test_numbers_vary_within_one_group_and_a_failed_case_joins_the_first():
     cases = [run(0, x, 0.1), ReferenceError("boom", "ref.py", None, "case 1"), run(2, x, 0.2)]
     assert attribute_groups(cases) == [((), [0, 1, 2])]
 
+
+
+def test_int_and_list_arguments_shape_the_kernel_and_get_a_draft_each():
+    # a permutation `dims` or an axis `dim` decides the loops: one draft per value, lists as tuples
+    x = np.zeros((4, 8, 2), np.float32)
+    cases = [run(0, x, [1, 0, 2]), run(1, x, [2, 0, 1]), run(2, x, [1, 0, 2]), run(3, x, (2, 0, 1))]
+    ranks = ("ranks", (3,))
+    assert attribute_groups(cases) == [(((1, (1, 0, 2)), ranks), [0, 2]), (((1, (2, 0, 1)), ranks), [1, 3])]
+
+
+def test_an_int_argument_groups_the_cases_by_rank_too():
+    # dim=1 of a 2-D tensor and of a 3-D one are different loops
+    cases = [run(0, np.zeros((4, 8), np.float32), 1), run(1, np.zeros((4, 8, 2), np.float32), 1)]
+    assert [members for _, members in attribute_groups(cases)] == [[0], [1]]

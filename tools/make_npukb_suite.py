@@ -12,7 +12,8 @@ as MultiKernelBench's `reference/npukernelbench_level*` tasks do. The references
 as plain files (this script is how they were made, not something the bench runs): the bench reads
 them as any user's folder. Levels are the bench's categories:
 
-- npukernelbench_level1: elementwise, broadcast (a per-row operand), index (a bool mask) and activation
+- npukernelbench_level1: elementwise, broadcast (a per-row operand), index (a bool mask), layout (permute,
+  transpose, split, chunk, cat, stack, repeat: the axes, sizes and repeats per case) and activation
   backward (aten's *_backward ops);
 - npukernelbench_level2: reductions and normalizations over the last dim.
 
@@ -158,6 +159,33 @@ PERMUTE_CASES = [([16, 1024], [1, 0]), ([13, 2011], [1, 0]), ([3, 5, 7], [2, 0, 
 TRANSPOSE_CASES = [([16, 1024], 0, 1), ([3, 5, 7], 1, 2), ([3, 5, 7], 0, 2), ([2, 3, 4, 65], 1, 2),
                    ([2, 3, 4, 5, 6], 0, 4), ([13, 2011], -1, -2), ([4, 1, 8, 16], 1, 3), ([0, 4, 3], 1, 2)]
 
+SPLIT_CASES = [([16, 1024], 256, 1), ([13, 2011], 1000, -1), ([3, 5, 7], 2, 1), ([2, 3, 4, 65], 16, 3),
+               ([2, 3, 4, 5, 6], 2, 2), ([8, 33], 3, 0), ([4, 1, 8, 16], 5, 2)]
+CHUNK_CASES = [([16, 1024], 4, 1), ([13, 2011], 3, -1), ([3, 5, 7], 2, 1), ([2, 3, 4, 65], 2, 3), ([9, 40], 3, 0),
+               ([2, 3, 4, 5, 6], 3, 4)]
+# cat / stack: two inputs, x (the shape) and y (its size along dim changed by `extra` for cat)
+CAT_CASES = [([16, 1024], 512, 1), ([13, 2011], 5, -1), ([3, 5, 7], 2, 1), ([2, 3, 4, 65], 3, 0),
+             ([2, 3, 4, 5, 6], 1, 3), ([4, 1, 8, 16], 7, 2)]
+STACK_CASES = [([16, 1024], 1), ([13, 2011], 0), ([3, 5, 7], 3), ([2, 3, 4, 65], 2), ([5, 33], -1)]
+REPEAT_CASES = [([16, 1024], [2, 1]), ([13, 201], [1, 3]), ([3, 5, 7], [2, 1, 1]), ([2, 3, 4, 65], [1, 2, 1, 1]),
+                ([7], [4]), ([4, 1, 8, 16], [1, 3, 1, 1])]
+
+
+def two_input_cases(items, dtypes=LAYOUT_DTYPES, cat=True):
+    """x and y: the same shape, y longer along dim by `extra` for a cat; the dim a per-case attribute."""
+    out = []
+    for i, item in enumerate(items):
+        shape, *rest = item
+        dim = rest[-1]
+        yshape = list(shape)
+        if cat:
+            yshape[dim] = rest[0]
+        for d in (dtypes if i == 0 else [dtypes[i % len(dtypes)]]):
+            out.append({"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": shape},
+                                   {"name": "y", "type": "tensor", "dtype": d, "shape": yshape},
+                                   {"name": "dim", "type": "attr", "value": dim}]})
+    return out
+
 
 def layout_cases(items, names, dtypes=LAYOUT_DTYPES, every=0):
     """One case per (shape, attributes) item, dtypes round-robin, and every dtype on item `every`."""
@@ -242,6 +270,21 @@ TASKS = {
         "36_Transpose": dict(doc="Layout: torch.transpose(x, dim0, dim1), made contiguous; the axes per case.",
                              args="x: torch.Tensor, dim0, dim1", body="        return torch.transpose(x, dim0, dim1).contiguous()",
                              scale="4", shift="", cases=layout_cases(TRANSPOSE_CASES, ("dim0", "dim1"))),
+        "37_Split": dict(doc="Layout: torch.split(x, split_size, dim): a tuple of outputs, the last part shorter.",
+                         args="x: torch.Tensor, split_size, dim", body="        return torch.split(x, split_size, dim)",
+                         scale="4", shift="", cases=layout_cases(SPLIT_CASES, ("split_size", "dim"))),
+        "38_Chunk": dict(doc="Layout: torch.chunk(x, chunks, dim): a tuple of outputs of cdiv(size, chunks).",
+                         args="x: torch.Tensor, chunks, dim", body="        return torch.chunk(x, chunks, dim)",
+                         scale="4", shift="", cases=layout_cases(CHUNK_CASES, ("chunks", "dim"))),
+        "39_Cat": dict(doc="Layout: torch.cat([x, y], dim), y of another size along dim.",
+                       args="x: torch.Tensor, y: torch.Tensor, dim", body="        return torch.cat([x, y], dim)",
+                       scale="4", shift="", cases=two_input_cases(CAT_CASES)),
+        "40_Stack": dict(doc="Layout: torch.stack([x, y], dim): a new axis of 2 at dim.",
+                         args="x: torch.Tensor, y: torch.Tensor, dim", body="        return torch.stack([x, y], dim)",
+                         scale="4", shift="", cases=two_input_cases(STACK_CASES, cat=False)),
+        "41_Repeat": dict(doc="Layout: x.repeat(repeats), the repeats a per-case list.",
+                          args="x: torch.Tensor, repeats", body="        return x.repeat(repeats)",
+                          scale="4", shift="", cases=layout_cases(REPEAT_CASES, ("repeats",))),
     },
     "npukernelbench_level2": {
         # reductions over the last dim

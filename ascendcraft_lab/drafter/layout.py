@@ -130,6 +130,8 @@ def plan_layout(g: Graph) -> Layout:
         return _pool_layout(nodes, outputs, pools)
     if any(n.op in ("permute", "transpose") for n in nodes):
         return _permute_layout(nodes, outputs)
+    if any(n.op == "split" for n in nodes):
+        return _split_layout(nodes, outputs)
     resized = [n for n in nodes if n.op in ("resize", "grid_sample")]
     if resized:
         return _resize_layout(nodes, outputs, resized)
@@ -836,6 +838,25 @@ def _permute_layout(nodes: list, outputs: list) -> Layout:
         raise Unsupported(f"{what} of a value computed in forward (the permute template reads a Model input)")
     lay = Layout("permute", tuple(x.shape), (), nodes=nodes, outputs=outputs)
     lay.space = {id(x): "full", id(n): "full"}
+    return lay
+
+
+def _split_layout(nodes: list, outputs: list) -> Layout:
+    """The split template drafts the parts of one input along one axis, every part an output (see
+    views.py); its base is the input's shape."""
+    parts = [n for n in nodes if n.op == "split"]
+    x = parts[0].args[0]
+    if any(o.op != "split" for o in outputs) or len({id(p.args[0]) for p in parts}) > 1 \
+            or len({(p.attrs["axis"], p.attrs["how"]) for p in parts}) > 1:
+        raise Unsupported("a `split` whose parts are not the outputs, as they are (the split template drafts "
+                          "forward returning the parts of one input: split, chunk, tensor_split, unbind)")
+    if x.op != "input":
+        raise Unsupported("a `split` of a value computed in forward (the split template reads a Model input)")
+    if parts[0].attrs["squeeze"] and parts[0].attrs["axis"] == len(x.shape) - 1:
+        raise Unsupported("a `split` (unbind) along the last axis: each output is a column, one element of every "
+                          "row, a gather rather than a copy of runs")
+    lay = Layout("split", tuple(x.shape), (parts[0].attrs["axis"],), nodes=nodes, outputs=outputs)
+    lay.space = {id(n): "full" for n in (x, *parts)}
     return lay
 
 

@@ -1086,6 +1086,71 @@ def _slice_node(x: Node, axis: int, start: int, stop: int) -> Node:
     return Node("slice", (x,), {"axis": axis, "start": start, "stop": stop}, shape, x.dtype)
 
 
+# -- splits: forward returns the parts (several outputs), each a run along one axis -----------------
+# A part is a `split` node: its start and length along the axis, and how they follow from the axis's
+# length A (the draft writes them as dim expressions, so a tail shape splits the same way):
+#   ("size", s)      torch.split(x, s): part i starts at i * s, min(s, A - i * s) long
+#   ("chunks", n)    chunk(x, n): parts of cdiv(A, n), the last shorter (and maybe fewer than n parts)
+#   ("sections", n)  tensor_split(x, n): the first A % n parts one longer than A // n
+#   ("sizes", ls)    split(x, [l0, l1, ...]), tensor_split(x, [i0, i1, ...]): the given lengths
+#   ("unbind",)      unbind(x): every index of the axis, the axis dropped
+def _split_parts(x: Node, axis: int, how: tuple, bounds: list) -> tuple:
+    parts = []
+    for i, (start, stop) in enumerate(bounds):
+        squeeze = how[0] == "unbind"
+        shape = tuple(s for a, s in enumerate(x.shape) if a != axis) if squeeze else \
+            tuple(stop - start if a == axis else s for a, s in enumerate(x.shape))
+        parts.append(Node("split", (x,), {"axis": axis, "start": start, "stop": stop, "part": i, "how": how,
+                                          "squeeze": squeeze}, shape, x.dtype))
+    return tuple(parts)
+
+
+@rule("split, split_with_sizes", "tensor, split_size_or_sections, dim=0")
+def _split(b, tensor, split_size_or_sections, dim):
+    x = T(tensor)
+    d = G.norm_axis(val(dim), len(x.shape))
+    n = x.shape[d]
+    sizes = val(split_size_or_sections)
+    if isinstance(sizes, (list, tuple)):
+        sizes = [int(val(v)) for v in sizes]
+        edges = [sum(sizes[:i]) for i in range(len(sizes) + 1)]
+        return _split_parts(x, d, ("sizes", tuple(sizes)), list(zip(edges, edges[1:])))
+    s = int(sizes)
+    return _split_parts(x, d, ("size", s), [(i, min(i + s, n)) for i in range(0, n, s)] or [(0, 0)])
+
+
+@rule("chunk", "input, chunks, dim=0")
+def _chunk(b, input, chunks, dim):
+    x = T(input)
+    d = G.norm_axis(val(dim), len(x.shape))
+    n, k = x.shape[d], int(val(chunks))
+    c = -(-n // k) if n else 1
+    return _split_parts(x, d, ("chunks", k), [(i, min(i + c, n)) for i in range(0, n, c)] or [(0, 0)])
+
+
+@rule("tensor_split", "input, indices_or_sections, dim=0")
+def _tensor_split(b, input, indices_or_sections, dim):
+    x = T(input)
+    d = G.norm_axis(val(dim), len(x.shape))
+    n = x.shape[d]
+    v = val(indices_or_sections)
+    if isinstance(v, (list, tuple)):
+        cuts = [min(max(int(val(i)), 0), n) for i in v]
+        edges = [0] + cuts + [n]
+        return _split_parts(x, d, ("sizes", tuple(b_ - a for a, b_ in zip(edges, edges[1:]))), list(zip(edges, edges[1:])))
+    k = int(v)
+    lens = [n // k + (1 if i < n % k else 0) for i in range(k)]
+    edges = [sum(lens[:i]) for i in range(k + 1)]
+    return _split_parts(x, d, ("sections", k), list(zip(edges, edges[1:])))
+
+
+@rule("unbind", "input, dim=0")
+def _unbind(b, input, dim):
+    x = T(input)
+    d = G.norm_axis(val(dim), len(x.shape))
+    return _split_parts(x, d, ("unbind",), [(i, i + 1) for i in range(x.shape[d])])
+
+
 @rule("cat, concat, concatenate", "tensors, dim=0")
 def _cat(b, tensors, dim):
     parts = [T(t) for t in tensors]
@@ -1801,7 +1866,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return b.cast(args[0], attrs["dtype"])
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
-    if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "diag", "triu", "tril", "argreduce", "gather",
+    if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "split", "diag", "triu", "tril", "argreduce", "gather",
               "take_rows", "index_add", "scatter_add", "resize", "affine_grid", "grid_sample"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)

@@ -182,3 +182,154 @@ class PermuteWriter(Writer):
                    "at computed offsets) turns each into rows along the input's last axis in UB, and one strided "
                    "copy writes them out")
         return f"Drafted from {self.source}: permute{order} (permute template); {how}."
+
+
+class SplitWriter(Writer):
+    """The split template: forward returns the parts of one input along one axis (torch.split, chunk,
+    tensor_split, unbind), each part an output of the kernel.
+
+    The input is viewed as rows x columns: the axes before the split axis are the rows, the split
+    axis and the axes after it the columns, so a part is a run of columns of every row, starting at
+    start x (the inner axes' size): one loop nest per part, a strided copy from that column (the
+    other parts' columns the srcStride) and a dense copy out, exactly a crop. A split along the first
+    axis has one row: the input is viewed flat and the cores split each part's elements. A part's
+    start and length are dim expressions of the axis's length (chunk(x, 3): parts of (A + 2) // 3),
+    so a tail shape splits the way PyTorch splits it."""
+
+    template = "split"
+
+    def __init__(self, g, lay, op_name, live):
+        super().__init__(g, lay, op_name, live)
+        self.axis = lay.axes[0]
+        self.parts = list(lay.outputs)
+        self.flat = self.axis == 0
+        for t in self.out_tensors:
+            t.view = self._view(self._len(t.node), t.node.attrs["squeeze"])
+        self.tensors[0].view = self._view(self.dims[self.axis], False)
+
+    def full_view(self, shape=None) -> str:
+        return "()"                          # set in __init__: the views need the axis
+
+    # -- the parts' extents as dim expressions --------------------------------------------------------
+    def _start(self, n: Node) -> str:
+        how, i, A = n.attrs["how"], n.attrs["part"], self.dims[self.axis]
+        if how[0] == "size":
+            return str(i * how[1])
+        if how[0] == "chunks":
+            c = f"({A} + {how[1] - 1}) // {how[1]}"
+            return "0" if not i else c if i == 1 else f"{i} * ({c})"
+        if how[0] == "sections":
+            k = how[1]
+            q = f"{A} // {k}" if i == 1 else f"{i} * ({A} // {k})"
+            return f"{q} + min({i}, {A} % {k})" if i else "0"
+        return str(n.attrs["start"])         # sizes, unbind: the traced offsets
+
+    def _len(self, n: Node) -> str:
+        how, i, A = n.attrs["how"], n.attrs["part"], self.dims[self.axis]
+        if how[0] == "size":
+            return f"min({how[1]}, {A} - {i * how[1]})" if i else f"min({how[1]}, {A})"
+        if how[0] == "chunks":
+            c = f"(({A} + {how[1] - 1}) // {how[1]})"
+            return f"min({c[1:-1]}, {A} - {c if i == 1 else f'{i} * {c}'})" if i else c[1:-1]
+        if how[0] == "sections":
+            extra = how[1] - 1 - i
+            return f"({A} + {extra}) // {how[1]}" if extra else f"{A} // {how[1]}"
+        return str(n.attrs["stop"] - n.attrs["start"])
+
+    def _inner(self) -> list[str]:
+        return list(self.dims[self.axis + 1:])
+
+    def _view(self, length: str, squeeze: bool) -> str:
+        cols = ([] if squeeze else [length]) + self._inner()
+        if not cols:
+            cols = ["1"]                      # unbind along the last axis: one value per row
+        col = cols[0] if len(cols) == 1 else "(" + ", ".join(cols) + ")"
+        if self.flat:
+            return f"({col},)" if len(cols) > 1 or cols == ["1"] else f"({col},)"
+        rows = self.group(range(self.axis))
+        return f"({rows}, {col})"
+
+    def _cols(self, n: Node) -> str:
+        """Elements of a part in one row (its length times the inner axes)."""
+        inner = self._inner()
+        length = "1" if n.attrs["squeeze"] else self._len(n)
+        if not inner:
+            return length
+        return " * ".join(([length if " " not in length else f"({length})"] if length != "1" else []) + inner)
+
+    def _offset(self, n: Node) -> str:
+        start, inner = self._start(n), self._inner()
+        if start == "0":
+            return ""
+        if not inner:
+            return start
+        return " * ".join([start if " " not in start else f"({start})"] + inner)
+
+    # -- text ---------------------------------------------------------------------------------------
+    def kernel_body(self) -> list[str]:
+        x = self.tensors[0]
+        xu = self.namer.fresh(x.name + "u")
+        body = []
+        for n, t in zip(self.parts, self.out_tensors):
+            yu = self.namer.fresh(t.name + "u")
+            off = self._offset(n)
+            if off and not off.isdigit():     # the part's first column, named once (a dim expression)
+                name = self.namer.fresh(f"start{n.attrs['part']}")
+                body.append(f"{name} = {off}")
+                off = name
+            cols = self._cols(n)
+            part = self.namer.fresh("part")
+            if self.flat:
+                chunk = self.namer.fresh(f"chunk{n.attrs['part']}")
+                self.host_fields.append(_Field(chunk, f"cdiv({cols}, cores)"))
+                src = f"k.start + {off}:k.start + {off} + k.len" if off else "k"
+                body += [f"for {part} in core_chunk(t.{chunk}, {cols}):      # part {n.attrs['part']}: this core's elements",
+                         f"    for k in tiles({part}, t.tile):",
+                         "        with copyin:", f"            {xu} = load({x.name}[{src}])",
+                         "        with compute:", f"            {yu} = {xu}",
+                         "        with copyout:", f"            store({t.name}[k], {yu})"]
+            else:
+                src = f"k.start + {off}:k.start + {off} + k.len" if off else "k"
+                body += [f"for {part} in core_chunk(t.per_core, {self.prod(range(self.axis))}):      # part {n.attrs['part']}: this core's rows",
+                         f"    for c in tiles({part}, t.rows):",
+                         f"        for k in tiles({cols}, t.cols):",
+                         "            with copyin:", f"                {xu} = load({x.name}[c, {src}])",
+                         "            with compute:", f"                {yu} = {xu}",
+                         "            with copyout:", f"                store({t.name}[c, k], {yu})"]
+        return body
+
+    def host_body(self) -> list[str]:
+        total = self.prod(range(len(self.dims)))
+        if self.flat:
+            return [f"cores = max(min(VECTOR_CORES, cdiv({total}, 64)), 1)   # at least 64 elements a core",
+                    f"tile = ub_elems(f32, live={self.live})"]
+        row = self.prod(range(self.axis, len(self.dims)))
+        return [f"cores, per_core = core_split({self.prod(range(self.axis))})",
+                f"cols = min(align_up({row}, 8), {MAX_COLS})   # a row's pitch is a repeat stride: at most 255 blocks",
+                f"rows = min(max(ub_elems(f32, live={self.live}) // cols, 1), per_core)"]
+
+    def launch_fields(self) -> str:
+        return ", tile=tile" if self.flat else ", per_core=per_core, rows=rows, cols=cols"
+
+    def host_tensor(self) -> str:
+        t = self.tensors[0]
+        dims = ", ".join(self.dims)
+        return f"{t.name}: Tensor[{DTYPE[t.dtype]}, ({dims}{',' if len(self.dims) == 1 else ''})]"
+
+    def scaled_shapes(self, shapes: dict) -> dict:
+        return {name: tuple(d * 64 for d in shp) for name, shp in shapes.items()}
+
+    def docstring(self) -> str:
+        how = self.parts[0].attrs["how"][0]
+        what = {"size": "torch.split by a size", "sizes": "a split by given sizes", "chunks": "chunk",
+                "sections": "tensor_split into sections", "unbind": "unbind"}[how]
+        return (f"Drafted from {self.source}: {what} along axis {self.axis} into {len(self.parts)} outputs (split "
+                "template); each part is a run of columns of the input's rows, copied by its own loop nest from its "
+                "offset (a strided copy in, a dense copy out).")
+
+
+class _Field:
+    """A host field the split template adds itself (a per-part chunk size)."""
+
+    def __init__(self, name: str, text: str):
+        self.name, self.text, self.is_float = name, text, False

@@ -8,9 +8,9 @@ from .pool import PoolWriter
 from .resize import GridSampleWriter, ResizeWriter
 from .templates import ColsWriter, MapWriter, RowsWriter, WindowsWriter
 from .totals import TOTAL_WRITERS
-from .views import PermuteWriter
+from .views import PermuteWriter, SplitWriter
 
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter,
            "planes": PlanesWriter, "bcast": BroadcastWriter, "bcast_fold": FoldedBroadcastWriter, "pool": PoolWriter,
            "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, **TOTAL_WRITERS,
-           "permute": PermuteWriter}
+           "permute": PermuteWriter, "split": SplitWriter}

@@ -1,7 +1,9 @@
-"""Permutes as a kernel's whole forward (issue 17): every spelling (permute, transpose, swapaxes,
-movedim, .t()) is one `permute` node; a permute that keeps the last axis is strided copies only,
-one that moves it transposes blocks in UB (`transpose`: one vector Gather); what the permute
-template cannot draft is refused in one line naming the construct and its reference line."""
+"""Permutes and splits as a kernel's whole forward (issue 17): every spelling (permute, transpose,
+swapaxes, movedim, .t()) is one `permute` node; a permute that keeps the last axis is strided copies
+only, one that moves it transposes blocks in UB (`transpose`: one vector Gather); split / chunk /
+tensor_split / unbind return several outputs, each part a crop of the rows whose extent is a dim
+expression; what the templates cannot draft is refused in one line naming the construct and its
+reference line."""
 from __future__ import annotations
 
 import pytest
@@ -9,6 +11,8 @@ import pytest
 from ascendcraft_lab.backends.emulator.verify import render_run
 from ascendcraft_lab.drafter import DraftError, draft_from_trace
 from ascendcraft_lab.drafter.trace import run_jobs
+
+from ascendcraft_lab.reference.bind import check_interpreter
 
 from drafter_helpers import check_draft_on_emulator, write_ref
 
@@ -19,6 +23,9 @@ CASES = {  # name -> (forward's expression, get_inputs)
     "heads": ("x.permute(0, 2, 1, 3)", "[torch.randn(2, 5, 3, 40)]"),
     "nhwc": ("x.permute(0, 2, 3, 1).contiguous()", "[torch.randn(2, 5, 9, 37)]"),
     "mixed": ("x.permute(1, 0) * 2.0", "[torch.randn(8, 32)]"),
+    "chunk": ("x.chunk(3, dim=1)", "[torch.randn(4, 7, 19)]"),
+    "unbind": ("torch.unbind(x, dim=1)", "[torch.randn(6, 3, 5)]"),
+    "unbind_last": ("torch.unbind(x, dim=-1)", "[torch.randn(6, 5, 3)]"),
 }
 
 
@@ -69,3 +76,28 @@ def test_a_permute_combined_with_other_operations_is_refused_in_one_line_with_it
     msg = str(exc.value)
     assert "\n" not in msg and "`permute`" in msg and "combined with other operations" in msg \
         and "(reference line 13)" in msg, msg
+
+
+def test_chunk_parts_are_dim_expressions_of_the_axis_and_match_pytorch(traced):
+    # chunk(x, 3) of 7 channels: parts of cdiv(7, 3) = 3, 3 and 1, as PyTorch cuts them for any size
+    d = draft(traced, "chunk")
+    assert d.template == "split" and "y2: Out[f32, (B, (min((M + 2) // 3, M - 2 * ((M + 2) // 3)), N))]" in d.text, d.text
+    path, _, run = traced["chunk"]
+    verdict = check_interpreter(d.text, path, reference=run["run"])
+    assert verdict.correct, verdict.summary()
+
+
+def test_unbind_along_a_middle_axis_gives_one_output_per_index_on_the_emulator(traced):
+    text = draft(traced, "unbind").text
+    assert "y2: Out[f32, (B, N)]" in text and "start2 = 2 * N" in text \
+        and "load(x[c, k.start + start2:k.start + start2 + k.len])" in text, text
+    verdict, emu, program = check_draft_on_emulator(text, traced["unbind"][2]["run"])
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + text
+
+
+def test_unbind_along_the_last_axis_is_refused_in_one_line_with_its_reference_line(traced):
+    with pytest.raises(DraftError) as exc:
+        draft(traced, "unbind_last")
+    msg = str(exc.value)
+    assert "\n" not in msg and "`split` (unbind) along the last axis" in msg and "(reference line 13)" in msg, msg

@@ -327,6 +327,15 @@ def broadcast_fit(lay: Layout) -> bool:
     return True
 
 
+MOVED_DTYPES = ("int32", "int16")     # integer tensors a pure copy moves as they are (a UB copy is Muls by 1)
+
+
+def moves_only(lay: Layout) -> bool:
+    """The graph only moves data (slices, cats, stacks, repeats, flips of inputs): no arithmetic, so
+    integer tensors pass through unchanged."""
+    return all(n.op in ("input", "slice", "cat", "flip", "select", "reshape") for n in lay.nodes)
+
+
 def _fold_fit(lay: Layout, leaves: list) -> bool:
     """Any other NumPy broadcast of the leaves against S (a per-channel value of a 4-D tensor, two
     operands stretched along different axes): the folded broadcast template (broadcast.py), or one
@@ -346,7 +355,7 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
         own_axes(n, rank)
         if n.dtype == "bool":
             _check_mask(lay, n, a, S)
-        elif n.dtype not in ("float32", "float16"):
+        elif n.dtype not in ("float32", "float16") and not (moves_only(lay) and n.dtype in MOVED_DTYPES):
             raise Unsupported(f"a {n.dtype} input `{n.name}` in a broadcast")
         aligned.append(a)
     seen: dict = {}

@@ -12,7 +12,8 @@ as MultiKernelBench's `reference/npukernelbench_level*` tasks do. The references
 as plain files (this script is how they were made, not something the bench runs): the bench reads
 them as any user's folder. Levels are the bench's categories:
 
-- npukernelbench_level1: elementwise, broadcast (a per-row operand), index (a bool mask) and activation
+- npukernelbench_level1: elementwise, broadcast (a per-row operand), index (a bool mask), layout (permute,
+  transpose, split, chunk, cat, stack, repeat: the axes, sizes and repeats per case) and activation
   backward (aten's *_backward ops);
 - npukernelbench_level2: reductions and normalizations over the last dim.
 
@@ -149,6 +150,54 @@ def backward(doc, call, scale="4", shift="", saved="x"):
                 cases=cases_for(ELEMENTWISE_SHAPES, FLOATS, 2, ("grad_output", saved)))
 
 
+# Layout (views): pure data movement, so every dtype is exact. Each case: (shape, per-case attributes).
+LAYOUT_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16")
+PERMUTE_CASES = [([16, 1024], [1, 0]), ([13, 2011], [1, 0]), ([3, 5, 7], [2, 0, 1]), ([2, 3, 17, 19], [0, 2, 3, 1]),
+                 ([2, 3, 4, 65], [0, 2, 1, 3]), ([2, 3, 4, 5, 6], [4, 2, 0, 3, 1]), ([1, 1, 129], [2, 1, 0]),
+                 ([4, 1, 8, 16], [0, 3, 2, 1]), ([5, 33], [1, 0]), ([7, 9, 11], [2, 0, 1]), ([0, 5], [1, 0]),
+                 ([3, 2, 40, 8], [0, 2, 1, 3])]
+TRANSPOSE_CASES = [([16, 1024], 0, 1), ([3, 5, 7], 1, 2), ([3, 5, 7], 0, 2), ([2, 3, 4, 65], 1, 2),
+                   ([2, 3, 4, 5, 6], 0, 4), ([13, 2011], -1, -2), ([4, 1, 8, 16], 1, 3), ([0, 4, 3], 1, 2)]
+
+SPLIT_CASES = [([16, 1024], 256, 1), ([13, 2011], 1000, -1), ([3, 5, 7], 2, 1), ([2, 3, 4, 65], 16, 3),
+               ([2, 3, 4, 5, 6], 2, 2), ([8, 33], 3, 0), ([4, 1, 8, 16], 5, 2)]
+CHUNK_CASES = [([16, 1024], 4, 1), ([13, 2011], 3, -1), ([3, 5, 7], 2, 1), ([2, 3, 4, 65], 2, 3), ([9, 40], 3, 0),
+               ([2, 3, 4, 5, 6], 3, 4)]
+# cat / stack: two inputs, x (the shape) and y (its size along dim changed by `extra` for cat)
+CAT_CASES = [([16, 1024], 512, 1), ([13, 2011], 5, -1), ([3, 5, 7], 2, 1), ([2, 3, 4, 65], 3, 0),
+             ([2, 3, 4, 5, 6], 1, 3), ([4, 1, 8, 16], 7, 2)]
+STACK_CASES = [([16, 1024], 1), ([13, 2011], 0), ([3, 5, 7], 3), ([2, 3, 4, 65], 2), ([5, 33], -1)]
+REPEAT_CASES = [([16, 1024], [2, 1]), ([13, 201], [1, 3]), ([3, 5, 7], [2, 1, 1]), ([2, 3, 4, 65], [1, 2, 1, 1]),
+                ([7], [4]), ([4, 1, 8, 16], [1, 3, 1, 1])]
+
+
+def two_input_cases(items, dtypes=LAYOUT_DTYPES, cat=True):
+    """x and y: the same shape, y longer along dim by `extra` for a cat; the dim a per-case attribute."""
+    out = []
+    for i, item in enumerate(items):
+        shape, *rest = item
+        dim = rest[-1]
+        yshape = list(shape)
+        if cat:
+            yshape[dim] = rest[0]
+        for d in (dtypes if i == 0 else [dtypes[i % len(dtypes)]]):
+            out.append({"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": shape},
+                                   {"name": "y", "type": "tensor", "dtype": d, "shape": yshape},
+                                   {"name": "dim", "type": "attr", "value": dim}]})
+    return out
+
+
+def layout_cases(items, names, dtypes=LAYOUT_DTYPES, every=0):
+    """One case per (shape, attributes) item, dtypes round-robin, and every dtype on item `every`."""
+    out = []
+    for i, (shape, *attrs) in enumerate(items):
+        for d in (dtypes if i == every else [dtypes[i % len(dtypes)]]):
+            inputs = [{"name": "x", "type": "tensor", "dtype": d, "shape": shape}]
+            inputs += [{"name": n, "type": "attr", "value": v} for n, v in zip(names, attrs)]
+            out.append({"inputs": inputs})
+    return out
+
+
 # Non-empty rows only: max/min and a norm of an empty row have no value.
 NONEMPTY_ROWS = [s for s in ROW_SHAPES if 0 not in s]
 
@@ -214,6 +263,28 @@ TASKS = {
         "31_SoftplusBackward": backward("Softplus backward (beta 2, threshold 10).",
                                         "softplus_backward(grad_output, x, 2.0, 10.0)"),
         "32_HardtanhBackward": backward("Hardtanh backward with bounds -2, 2.", "hardtanh_backward(grad_output, x, -2.0, 2.0)"),
+        # layout (35-42): views and data movement, the permutation / axes a per-case attribute
+        "35_Permute": dict(doc="Layout: x.permute(dims), made contiguous; dims a per-case attribute (2-D to 5-D).",
+                           args="x: torch.Tensor, dims", body="        return x.permute(dims).contiguous()",
+                           scale="4", shift="", cases=layout_cases(PERMUTE_CASES, ("dims",))),
+        "36_Transpose": dict(doc="Layout: torch.transpose(x, dim0, dim1), made contiguous; the axes per case.",
+                             args="x: torch.Tensor, dim0, dim1", body="        return torch.transpose(x, dim0, dim1).contiguous()",
+                             scale="4", shift="", cases=layout_cases(TRANSPOSE_CASES, ("dim0", "dim1"))),
+        "37_Split": dict(doc="Layout: torch.split(x, split_size, dim): a tuple of outputs, the last part shorter.",
+                         args="x: torch.Tensor, split_size, dim", body="        return torch.split(x, split_size, dim)",
+                         scale="4", shift="", cases=layout_cases(SPLIT_CASES, ("split_size", "dim"))),
+        "38_Chunk": dict(doc="Layout: torch.chunk(x, chunks, dim): a tuple of outputs of cdiv(size, chunks).",
+                         args="x: torch.Tensor, chunks, dim", body="        return torch.chunk(x, chunks, dim)",
+                         scale="4", shift="", cases=layout_cases(CHUNK_CASES, ("chunks", "dim"))),
+        "39_Cat": dict(doc="Layout: torch.cat([x, y], dim), y of another size along dim.",
+                       args="x: torch.Tensor, y: torch.Tensor, dim", body="        return torch.cat([x, y], dim)",
+                       scale="4", shift="", cases=two_input_cases(CAT_CASES)),
+        "40_Stack": dict(doc="Layout: torch.stack([x, y], dim): a new axis of 2 at dim.",
+                         args="x: torch.Tensor, y: torch.Tensor, dim", body="        return torch.stack([x, y], dim)",
+                         scale="4", shift="", cases=two_input_cases(STACK_CASES, cat=False)),
+        "41_Repeat": dict(doc="Layout: x.repeat(repeats), the repeats a per-case list.",
+                          args="x: torch.Tensor, repeats", body="        return x.repeat(repeats)",
+                          scale="4", shift="", cases=layout_cases(REPEAT_CASES, ("repeats",))),
     },
     "npukernelbench_level2": {
         # reductions over the last dim

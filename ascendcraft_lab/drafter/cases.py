@@ -263,9 +263,10 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
         per_case.append(dts)
     params = ins + outs
     seen = [list(dict.fromkeys(row[i] for row in per_case)) for i in range(len(params))]
-    # varying across the cases, or one half dtype in every case where the draft (traced in float32) says f32
+    # varying across the cases, or one dtype in every case other than the traced one (a float16 or an
+    # integer group traced in float32)
     varying = [i for i, s in enumerate(seen) if len(s) > 1 or
-               (s[0] in FLOAT_ORDER and getattr(params[i], "dtype", s[0]) in FLOAT_ORDER and params[i].dtype != s[0])]
+               (s[0] in T_ORDER and getattr(params[i], "dtype", s[0]) in T_ORDER and params[i].dtype != s[0])]
     if not varying:
         return program, ""
     if any(d is None or d not in T_ORDER for i in varying for d in seen[i]):

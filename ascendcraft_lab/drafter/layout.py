@@ -128,6 +128,10 @@ def plan_layout(g: Graph) -> Layout:
     pools = [n for n in nodes if n.op == "pool"]
     if pools:
         return _pool_layout(nodes, outputs, pools)
+    if any(n.op in ("permute", "transpose") for n in nodes):
+        return _permute_layout(nodes, outputs)
+    if any(n.op == "split" for n in nodes):
+        return _split_layout(nodes, outputs)
     resized = [n for n in nodes if n.op in ("resize", "grid_sample")]
     if resized:
         return _resize_layout(nodes, outputs, resized)
@@ -323,6 +327,15 @@ def broadcast_fit(lay: Layout) -> bool:
     return True
 
 
+MOVED_DTYPES = ("int32", "int16")     # integer tensors a pure copy moves as they are (a UB copy is Muls by 1)
+
+
+def moves_only(lay: Layout) -> bool:
+    """The graph only moves data (slices, cats, stacks, repeats, flips of inputs): no arithmetic, so
+    integer tensors pass through unchanged."""
+    return all(n.op in ("input", "slice", "cat", "flip", "select", "reshape") for n in lay.nodes)
+
+
 def _fold_fit(lay: Layout, leaves: list) -> bool:
     """Any other NumPy broadcast of the leaves against S (a per-channel value of a 4-D tensor, two
     operands stretched along different axes): the folded broadcast template (broadcast.py), or one
@@ -342,7 +355,7 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
         own_axes(n, rank)
         if n.dtype == "bool":
             _check_mask(lay, n, a, S)
-        elif n.dtype not in ("float32", "float16"):
+        elif n.dtype not in ("float32", "float16") and not (moves_only(lay) and n.dtype in MOVED_DTYPES):
             raise Unsupported(f"a {n.dtype} input `{n.name}` in a broadcast")
         aligned.append(a)
     seen: dict = {}
@@ -818,6 +831,42 @@ def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
                           "an input of the tensor's dtype)")
     lay = Layout("index", tuple(x.shape), (n.attrs["axis"],), nodes=nodes, outputs=outputs)
     lay.space = {id(a): "full" for a in (n, *n.args)}
+    return lay
+
+
+def _permute_layout(nodes: list, outputs: list) -> Layout:
+    """The permute template drafts one permute of an input as the whole forward (see views.py); its
+    base is the input's shape."""
+    moved = [n for n in nodes if n.op in ("permute", "transpose")]
+    n = moved[0]
+    what = f"`permute`{tuple(n.attrs['order'])}" if n.op == "permute" else "`permute` (a transpose)"
+    if len(moved) > 1 or len(outputs) != 1 or outputs[0] is not n:
+        raise Unsupported(f"{what} combined with other operations (the permute template drafts one permute, "
+                          "transpose or movedim of an input as the whole forward)")
+    x = n.args[0]
+    if x.op != "input":
+        raise Unsupported(f"{what} of a value computed in forward (the permute template reads a Model input)")
+    lay = Layout("permute", tuple(x.shape), (), nodes=nodes, outputs=outputs)
+    lay.space = {id(x): "full", id(n): "full"}
+    return lay
+
+
+def _split_layout(nodes: list, outputs: list) -> Layout:
+    """The split template drafts the parts of one input along one axis, every part an output (see
+    views.py); its base is the input's shape."""
+    parts = [n for n in nodes if n.op == "split"]
+    x = parts[0].args[0]
+    if any(o.op != "split" for o in outputs) or len({id(p.args[0]) for p in parts}) > 1 \
+            or len({(p.attrs["axis"], p.attrs["how"]) for p in parts}) > 1:
+        raise Unsupported("a `split` whose parts are not the outputs, as they are (the split template drafts "
+                          "forward returning the parts of one input: split, chunk, tensor_split, unbind)")
+    if x.op != "input":
+        raise Unsupported("a `split` of a value computed in forward (the split template reads a Model input)")
+    if parts[0].attrs["squeeze"] and parts[0].attrs["axis"] == len(x.shape) - 1:
+        raise Unsupported("a `split` (unbind) along the last axis: each output is a column, one element of every "
+                          "row, a gather rather than a copy of runs")
+    lay = Layout("split", tuple(x.shape), (parts[0].attrs["axis"],), nodes=nodes, outputs=outputs)
+    lay.space = {id(n): "full" for n in (x, *parts)}
     return lay
 
 

@@ -8,7 +8,9 @@ from .pool import PoolWriter
 from .resize import GridInputWriter, GridSampleWriter, ResizeWriter
 from .templates import ColsWriter, MapWriter, RowsWriter, WindowsWriter
 from .totals import TOTAL_WRITERS
+from .views import PermuteWriter, SplitWriter
 
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter,
            "planes": PlanesWriter, "bcast": BroadcastWriter, "bcast_fold": FoldedBroadcastWriter, "pool": PoolWriter,
-           "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, "gridinput": GridInputWriter, **TOTAL_WRITERS}
+           "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, "gridinput": GridInputWriter,
+           **TOTAL_WRITERS, "permute": PermuteWriter, "split": SplitWriter}

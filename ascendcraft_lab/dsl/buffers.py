@@ -440,6 +440,8 @@ def stmt_tile_sizes(st: Assign, cap, padded: frozenset[str] = frozenset()) -> tu
             form = window_form(n) if isinstance(n, Call) and n.op in OPS and OPS[n.op].category == "window" else "blocks"
             if form == "padded" and isinstance(n.args[0], Name) and n.args[0].id in padded:
                 form = "gather"
+            if isinstance(n, Call) and n.op == "transpose":   # its lanes' offsets are f32 / i32 in scratch
+                out.append((cap(n.type), DType.i32))
             dt = n.type.dtype
             if form == "padded":      # the padded copy is longer than the row
                 out.append((cap(TileType(dt, (padded_len(n),))), dt))

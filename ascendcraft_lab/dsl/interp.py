@@ -568,6 +568,9 @@ class _Run:
                 except ValueError as err:
                     raise self.err(node, str(err), None) from None
             return take
+        if cat == "transpose":
+            f = args[0]
+            return lambda env: fn(f(env))
         if cat == "iota":
             fn_n, fstart = args[0], args[1]
             dt = e.args[2].dtype

@@ -278,6 +278,11 @@ def _take(x, index):
     return x[idx]
 
 
+def _transpose(x):
+    """The rows of a 2-D tile become its columns: y[j, i] = x[i, j]."""
+    return np.ascontiguousarray(np.asarray(x).T)
+
+
 def _iota(n, start=0, dtype=None):
     """start, start + 1, ..., start + n - 1 in `dtype` (f32: exact below 2^24)."""
     dt = dtype.np if dtype is not None else np.float32
@@ -482,6 +487,16 @@ OPS_LIST: list[OpSpec] = [
            api="Gather", note="at byte offsets index[i] * sizeof(x) (Muls); an index outside the tile is "
            "reported by the emulator at this line (on the NPU it reads whatever lies there)",
            dtypes=F, scratch=1, inplace=False, example="take(xu, cast(iu, i32))"),
+    # -- an on-chip transpose of a tile of rows (a permute whose last axis moves) --
+    OpSpec("transpose", "transpose", (V,), _transpose,
+           "the 2-D tile x (R rows of C) transposed: C rows of R, y[j, i] = x[i, j] (a permute that moves the "
+           "last axis: load rows along the axis that becomes last, transpose, store rows along the old last axis)",
+           api="Gather", note="one Gather over the result's rows x pitch lanes at byte offsets of x computed on the "
+           "vector unit: lane p of row j = floor((p + 0.5) / pitch_y) reads x[p - j * pitch_y, j], i.e. offset "
+           "p * pitch_x - j * (pitch_y * pitch_x - 1), clamped into x for the padding lanes (CreateVecIndex, "
+           "Adds, Muls, Cast(CAST_FLOOR), Muls, Sub, Mins, Muls); Gather takes 2- and 4-byte elements",
+           dtypes=frozenset({DType.f16, DType.bf16, DType.f32, DType.i16, DType.i32}), scratch=2, inplace=False,
+           example="yu = transpose(xu)"),
     # -- index arithmetic on the vector unit --
     OpSpec("iota", "iota", (OpParam("n", "int"), _p("start", "scalar", Const(0, "int")),
                             OpParam("dtype", "dtype", DType.f32)), _iota,
@@ -642,6 +657,6 @@ UNARY_PRECEDENCE = 6
 # Functions with the same name as a table op but spelled with the Python builtin (`abs(x)`,
 # `max(a, b)`) need no alias; `**` and `pow` are the same op.
 assert all(op.category in {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce",
-                           "scan", "window", "cast", "element", "repeat", "gather", "take", "iota", "cube"}
+                           "scan", "window", "cast", "element", "repeat", "gather", "take", "transpose", "iota", "cube"}
            for op in OPS_LIST)
 assert FLOATS >= {DType.f16, DType.f32}

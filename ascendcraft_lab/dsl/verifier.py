@@ -1083,6 +1083,14 @@ class _Verifier:
                 raise self.err(args[1], f"take() takes an i32 tile of positions, not a {_kind_text(idx)}",
                                "load the indices as a tile and convert them: `cast(iu, i32)`")
             return TileType(t.dtype, idx.shape)
+        if cat == "transpose":
+            t = self._value(args[0], op)
+            if not (isinstance(t, TileType) and len(t.shape) == 2):
+                raise self.err(args[0], f"transpose() turns the rows of a 2-D tile into its columns, not a {_kind_text(t)}",
+                               "load a tile of rows: a range on the axis that becomes the rows of the result and one "
+                               "on the last axis, `load(x[r, k])`")
+            self._need_dtype(e, spec, t.dtype)
+            return TileType(t.dtype, (t.shape[1], t.shape[0]))
         if cat == "iota":
             n, start, dtype = args
             self._index_scalar(n, "the length of iota()")

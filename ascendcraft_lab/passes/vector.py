@@ -442,6 +442,9 @@ class ComputeLowering(RegisterWalk):
         if cat == "take":
             self._take(e, out, v[0], v[1], n)
             return
+        if cat == "transpose":
+            self._transpose(e, out, v[0], n)
+            return
         if cat == "iota":
             cpp = out.dtype.cpp
             em.line(f"CreateVecIndex({out.name}, static_cast<{cpp}>({sc(1)}), {n});  // {sc(1)}, {sc(1)} + 1, ...")
@@ -677,6 +680,42 @@ class ComputeLowering(RegisterWalk):
         em.line(f"    Gather({out.name}, valid, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
         em.line("}")
         self.ctx.release(offs)
+
+    def _transpose(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
+        """y = transpose(x) for a tile of rows: one vector Gather. AscendC's Transpose works on 16 x 16
+        blocks of 2-byte data and TransDataTo5HD on 16 rows of 32 bytes, so neither takes a tile of any
+        rows x columns of 4-byte data; Gather reads any element of a tile by byte offset (2- and 4-byte
+        types). Lane p of the result (rows `pitch_y` apart) is row j = floor((p + 0.5) / pitch_y),
+        column i = p - j * pitch_y, and reads x[i, j] at element i * pitch_x + j
+        = p * pitch_x - j * (pitch_y * pitch_x - 1): no division on the integer unit, f32 exact below
+        2^22 lanes. A padding lane (i past x's rows) reads a valid element (clamped): padding lanes are
+        free after compute, but a Gather outside the source is not."""
+        if out.name == src.name:
+            raise LoweringError("transpose() cannot write over its own operand; assign it to a new name", e)
+        st, dt = e.args[0].type, e.type
+        src_rows, _, src_pitch, _ = self.ctx.layout(st)
+        _, _, dst_pitch, _ = self.ctx.layout(dt)
+        lane = self.ctx.take_slot(ir.DType.f32)
+        offs = self.ctx.take_slot(ir.DType.i32)
+        em = self.em
+        em.line(f"// {expr_text(e)}: row j of the result is column j of the source, by one vector Gather; lane p of")
+        em.line(f"// row j = floor((p + 0.5) / {dst_pitch}) reads source element p * {src_pitch} - j * ({dst_pitch} * {src_pitch} - 1)")
+        em.line(f"CreateVecIndex({lane.name}, 0.0f, {n});")
+        em.line(f"Adds({lane.name}, {lane.name}, 0.5f, {n});")
+        em.line(f"Muls({lane.name}, {lane.name}, 1.0f / static_cast<float>({dst_pitch}), {n});")
+        em.line(f"Cast({offs.name}, {lane.name}, RoundMode::CAST_FLOOR, {n});  // j, the result's row")
+        em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>({dst_pitch} * {src_pitch} - 1), {n});")
+        em.line("{")
+        em.line(f"    LocalTensor<int32_t> offsets = {lane.name}.ReinterpretCast<int32_t>();  // the f32 lanes are done with")
+        em.line(f"    CreateVecIndex(offsets, static_cast<int32_t>(0), {n});  // p, the lane")
+        em.line(f"    Muls(offsets, offsets, static_cast<int32_t>({src_pitch}), {n});")
+        em.line(f"    Sub(offsets, offsets, {offs.name}, {n});")
+        em.line(f"    Mins(offsets, offsets, static_cast<int32_t>({_paren(src_rows)} * {src_pitch} - 1), {n});  // padding lanes stay in the source")
+        em.line(f"    Muls(offsets, offsets, static_cast<int32_t>(sizeof({src.dtype.cpp})), {n});  // element -> byte offset")
+        em.line(f"    Gather({out.name}, {src.name}, offsets.ReinterpretCast<uint32_t>(), 0, {n});")
+        em.line("}")
+        self.ctx.release(offs)
+        self.ctx.release(lane)
 
     def _index_call(self, e: ir.Call) -> str | None:
         """Index arithmetic calls min/max through the kernel's int64 helpers."""

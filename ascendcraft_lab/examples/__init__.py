@@ -115,6 +115,10 @@ EXAMPLES: list[Example] = [
     _ex("layout", "crelu", {"batch_size": 37, "dim": 2045},
         "torch.cat as stores at offsets: each half of the output row a strided copy (dstStride = the other "
         "half), the input tile loaded once for both"),
+    _ex("sort", "topk", {"batch_size": 13, "dim": 1003, "k": 37},
+        "Sort32 groups of 32, MrgSort rounds of four queues, Extract: top-k positions, values by Gather"),
+    _ex("sort", "sort_stable", {"batch_size": 13, "dim": 1003},
+        "an ascending, stable fp16 sort: negated scores; equal values keep their order (ties in fp16 randn)"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

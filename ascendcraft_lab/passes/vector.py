@@ -90,7 +90,6 @@ class ComputeContext:
         i = 0
         while any(j in self.slots_in_use for j in range(i, i + count)):
             i += 1
-        tile = None
         for j in range(i, i + count):
             self.slots_in_use.add(j)
         self.max_slots = max(self.max_slots, i + count)
@@ -101,8 +100,7 @@ class ComputeContext:
         if (i, cpp) not in self.declared_slots:
             self.em.line(f"LocalTensor<{cpp}> {name} = Scratch<{cpp}>({i});")
             self.declared_slots.add((i, cpp))
-        tile = Tile(name, dtype, i)
-        return tile
+        return Tile(name, dtype, i)
 
     def release_slots(self, t: Tile, count: int) -> None:
         for j in range(t.slot, t.slot + count):

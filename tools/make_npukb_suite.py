@@ -150,8 +150,8 @@ def backward(doc, call, scale="4", shift="", saved="x"):
 
 
 # Rows to sort: a row is held whole in UB (argsort's scratch is 6 slots of the padded row), 1-D to
-# 4-D, odd widths, a single element; the f16 rows of 1024 randn values hold many equal values.
-SORT_SHAPES = [[1000], [1], [16, 1024], [13, 2011], [7, 1], [3, 5, 7], [2, 3, 4, 65], [64, 2048], [1, 1, 257]]
+# 4-D, odd widths, a single element, an empty batch; f16 rows of 1024 randn values hold many ties.
+SORT_SHAPES = [[1000], [1], [16, 1024], [13, 2011], [7, 1], [3, 5, 7], [2, 3, 4, 65], [64, 2048], [1, 1, 257], [0, 64]]
 
 
 def sort_cases(attrs_for, dtypes=FLOATS, tie_free=False):

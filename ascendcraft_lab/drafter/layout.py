@@ -795,7 +795,7 @@ def _pool_layout(nodes: list, outputs: list, pools: list) -> Layout:
 
 
 INDEX_OPS = {"argreduce": "arg{kind}", "gather": "gather", "take_rows": "index_select", "index_add": "index_add",
-             "scatter_add": "scatter_add"}
+             "scatter_add": "scatter_add", "index_copy": "index_copy", "scatter": "scatter"}
 
 
 def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
@@ -815,8 +815,9 @@ def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
     if len(n.args) > 1 and (n.args[1].op != "input" or n.args[1].dtype not in INDEX_DTYPES):
         raise Unsupported(f"indices of `{what}` computed in forward (the index template reads int64/int32 index "
                           "tensors straight from the inputs)")
-    if n.op in ("index_add", "scatter_add") and (n.args[2].op != "input" or n.args[2].dtype != x.dtype):
-        raise Unsupported(f"a `{what}` source computed in forward or of another dtype (the index template adds "
+    if n.op in ("index_add", "scatter_add", "index_copy", "scatter") and (n.args[2].op != "input"
+                                                                          or n.args[2].dtype != x.dtype):
+        raise Unsupported(f"a `{what}` source computed in forward or of another dtype (the index template writes "
                           "an input of the tensor's dtype)")
     lay = Layout("index", tuple(x.shape), (n.attrs["axis"],), nodes=nodes, outputs=outputs)
     lay.space = {id(a): "full" for a in (n, *n.args)}
@@ -870,10 +871,11 @@ def _resize_layout(nodes: list, outputs: list, resized: list) -> Layout:
         raise Unsupported(f"{what} of a {x.dtype} tensor (the resize template reads float32)")
     if n.op == "grid_sample":
         grid = n.args[1]
-        if grid.op != "affine_grid" or grid.args[0].op != "input" or grid.args[0].dtype != "float32":
-            raise Unsupported("F.grid_sample by a grid that is not F.affine_grid of a float32 input theta (the "
-                              "gridsample template computes the positions from theta)")
-        lay = Layout("gridsample", tuple(x.shape), (2, 3), nodes=nodes, outputs=outputs)
+        by_theta = grid.op == "affine_grid" and grid.args[0].op == "input" and grid.args[0].dtype == "float32"
+        if not by_theta and not (grid.op == "input" and grid.dtype == "float32"):
+            raise Unsupported("F.grid_sample by a grid computed in forward other than F.affine_grid of an input "
+                              "theta (the gridsample templates read a float32 grid or theta input)")
+        lay = Layout("gridsample" if by_theta else "gridinput", tuple(x.shape), (2, 3), nodes=nodes, outputs=outputs)
         lay.space = {id(x): "full", id(n): "full"}
         return lay
     lay = Layout("resize", tuple(x.shape), tuple(range(2, len(x.shape))), nodes=nodes, outputs=outputs)

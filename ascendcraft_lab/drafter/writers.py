@@ -5,12 +5,12 @@ from .broadcast import BroadcastWriter, FoldedBroadcastWriter
 from .index import IndexWriter
 from .planes import PlanesWriter
 from .pool import PoolWriter
-from .resize import GridSampleWriter, ResizeWriter
+from .resize import GridInputWriter, GridSampleWriter, ResizeWriter
 from .sort import SortWriter
 from .templates import ColsWriter, MapWriter, RowsWriter, WindowsWriter
 from .totals import TOTAL_WRITERS
 
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter,
            "planes": PlanesWriter, "bcast": BroadcastWriter, "bcast_fold": FoldedBroadcastWriter, "pool": PoolWriter,
-           "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, **TOTAL_WRITERS,
+           "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, "gridinput": GridInputWriter, **TOTAL_WRITERS,
            "sort": SortWriter}

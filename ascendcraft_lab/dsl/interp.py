@@ -202,9 +202,12 @@ class _Run:
         value = self._expr(st.value)
         name = st.target
         t = st.value.type
-        # a statement with temporaries sizes the scratch slots by the largest tile it touches
+        # a statement with temporaries sizes the scratch slots by the largest tile it touches, but for
+        # the source of a take(), which Gather reads in place (dsl/buffers.py: stmt_tile_sizes)
         temps = any(s.span == st.span for s in self.p.plan.scratch)
-        leaves = sorted({n.id for n in walk_exprs(st.value) if isinstance(n, Name) and isinstance(n.type, TileType)})
+        gathered = {id(n.args[0]) for n in walk_exprs(st.value) if isinstance(n, Call) and n.op == "take"}
+        leaves = sorted({n.id for n in walk_exprs(st.value)
+                         if isinstance(n, Name) and isinstance(n.type, TileType) and id(n) not in gathered})
         if isinstance(t, TileType):
             ub = self.ub
 

@@ -221,11 +221,36 @@ class _Verifier:
                 raise self.err(info.span, f"tile `{name}` is loaded but never read",
                                f"use it in {where}, or drop the load (it would only cost a copy)")
         self._check_units(body)
+        self._check_stored_carries(body)
         locals_ = tuple((n, t) for n, (t, _) in self.kinds.items())
         plan = self._plan(body)
         kernel = replace(kernel, body=body, locals=locals_)
         typed = replace(self.p, host=host, kernel=kernel, verified=True, plan=plan)
         return solve_fits(typed, plan, get_soc(None))
+
+    def _check_stored_carries(self, body) -> None:
+        """A stored tile is an output queue (VECOUT): its buffer is taken when a compute stage
+        writes it and handed to the copy-out after that stage. A compute stage that reads it
+        before writing it would read a buffer no stage of this pass through the queue wrote."""
+        stored = {st.value.id for st, _ in walk_stmts(body) if isinstance(st, Store)}
+        for stage, _ in walk_stmts(body):
+            if not (isinstance(stage, Stage) and stage.kind is StageKind.compute):
+                continue
+            written: set[str] = set()
+            for st in stage.body:
+                if not isinstance(st, Assign):
+                    continue
+                carried = [n for n in walk_exprs(st.value) if isinstance(n, Name) and n.id in stored
+                           and n.id not in written and self.tiles.get(n.id) is not None
+                           and self.tiles[n.id].origin == "compute" and self.tiles[n.id].level is Level.UB]
+                if carried:
+                    name = carried[0].id
+                    raise self.err(st, f"`{name}` is stored, and this compute stage reads the value an earlier stage "
+                                       "gave it: a stored tile is an output queue, taken afresh by each stage that "
+                                       "writes it",
+                                   f"carry the value in another tile (`acc = acc + ...` in the loop, then "
+                                   f"`{name} = acc` in the stage before the store)")
+                written.add(st.target)
 
     # -- parameters ------------------------------------------------------------------------
     def _kernel_params(self):

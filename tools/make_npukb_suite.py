@@ -13,8 +13,8 @@ as plain files (this script is how they were made, not something the bench runs)
 them as any user's folder. Levels are the bench's categories:
 
 - npukernelbench_level1: elementwise, broadcast (a per-row operand), index (a bool mask), layout (permute,
-  transpose, split, chunk, cat, stack, repeat: the axes, sizes and repeats per case) and activation
-  backward (aten's *_backward ops);
+  transpose, split, chunk, cat, stack, repeat: the axes, sizes and repeats per case), activation
+  backward (aten's *_backward ops) and sorting (sort, argsort, topk, kthvalue along the last dim);
 - npukernelbench_level2: reductions and normalizations over the last dim.
 
 Shapes cover 0-d, empty, 1-D to 5-D, odd sizes (not multiples of 32 bytes) and a few large
@@ -198,6 +198,38 @@ def layout_cases(items, names, dtypes=LAYOUT_DTYPES, every=0):
     return out
 
 
+# Rows to sort: a row is held whole in UB (argsort's scratch is 6 slots of the padded row), 1-D to
+# 4-D, odd widths, a single element, an empty batch; f16 rows of 1024 randn values hold many ties.
+SORT_SHAPES = [[1000], [1], [16, 1024], [13, 2011], [7, 1], [3, 5, 7], [2, 3, 4, 65], [64, 2048], [1, 1, 257], [0, 64]]
+
+
+def sort_cases(attrs_for, dtypes=FLOATS, tie_free=False):
+    """One case per shape (dtypes round-robin, every dtype on the third), with per-case attributes
+    `attrs_for(i, shape)` (dim as -1 or as its positive number, the order, k). `tie_free`: float16 /
+    bfloat16 only on rows short enough to hold no equal values, for topk / kthvalue, whose order among
+    equal values PyTorch leaves undocumented (its CPU selection algorithm picks one; the kernel keeps
+    input order): long rows are float32 there, where randn rows hold distinct values."""
+    out = []
+    for i, shape in enumerate(SORT_SHAPES):
+        choice = dtypes if i == 2 else [dtypes[i % len(dtypes)]]
+        if tie_free and shape[-1] > 65:
+            choice = ["float32"]
+        for j, d in enumerate(choice):
+            attrs = attrs_for(i + j, shape)
+            out.append({"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": shape}]
+                        + [{"name": k, "type": "attr", "value": v} for k, v in attrs.items()]})
+    return out
+
+
+def _last_dim(i, shape):
+    return -1 if i % 2 == 0 else len(shape) - 1
+
+
+def sorting(doc, args, expr, attrs_for, tie_free=False):
+    return dict(doc=doc, args="x: torch.Tensor, " + args, body=f"        return {expr}", scale="1", shift="",
+                cases=sort_cases(attrs_for, tie_free=tie_free))
+
+
 # Non-empty rows only: max/min and a norm of an empty row have no value.
 NONEMPTY_ROWS = [s for s in ROW_SHAPES if 0 not in s]
 
@@ -285,6 +317,22 @@ TASKS = {
         "41_Repeat": dict(doc="Layout: x.repeat(repeats), the repeats a per-case list.",
                           args="x: torch.Tensor, repeats", body="        return x.repeat(repeats)",
                           scale="4", shift="", cases=layout_cases(REPEAT_CASES, ("repeats",))),
+        # sorting along the last dim (Sort32 + MrgSort + Extract; stable: equal values keep their order)
+        "43_Sort": sorting("Sort along the last dim, stable (values and int64 indices), ascending or descending.",
+                           "dim: int, descending: bool",
+                           "torch.sort(x, dim=dim, descending=descending, stable=True)",
+                           lambda i, shape: {"dim": _last_dim(i, shape), "descending": i % 3 == 1}),
+        "44_Argsort": sorting("Argsort along the last dim, stable.", "dim: int, descending: bool",
+                              "torch.argsort(x, dim=dim, descending=descending, stable=True)",
+                              lambda i, shape: {"dim": _last_dim(i, shape), "descending": i % 2 == 0}),
+        "45_TopK": sorting("TopK along the last dim: the k largest (or smallest) values, sorted, and their indices.",
+                           "k: int, dim: int, largest: bool", "torch.topk(x, k, dim=dim, largest=largest, sorted=True)",
+                           lambda i, shape: {"k": min(shape[-1], (1, 5, 16, 37)[i % 4]), "dim": _last_dim(i, shape),
+                                             "largest": i % 3 != 2}, tie_free=True),
+        "46_KthValue": sorting("KthValue along the last dim: the k-th smallest value and its index.",
+                               "k: int, dim: int, keepdim: bool", "torch.kthvalue(x, k, dim=dim, keepdim=keepdim)",
+                               lambda i, shape: {"k": 1 + (7 * i) % shape[-1], "dim": _last_dim(i, shape),
+                                                 "keepdim": i % 2 == 1}, tie_free=True),
     },
     "npukernelbench_level2": {
         # reductions over the last dim

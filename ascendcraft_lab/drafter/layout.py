@@ -135,6 +135,9 @@ def plan_layout(g: Graph) -> Layout:
     resized = [n for n in nodes if n.op in ("resize", "grid_sample")]
     if resized:
         return _resize_layout(nodes, outputs, resized)
+    sorts = [n for n in nodes if n.op == "sort"]
+    if sorts:
+        return _sort_layout(nodes, outputs, sorts)
     picked = [n for n in nodes if n.op in INDEX_OPS]
     if picked:
         return _index_layout(nodes, outputs, picked)
@@ -867,6 +870,38 @@ def _split_layout(nodes: list, outputs: list) -> Layout:
                           "row, a gather rather than a copy of runs")
     lay = Layout("split", tuple(x.shape), (parts[0].attrs["axis"],), nodes=nodes, outputs=outputs)
     lay.space = {id(n): "full" for n in (x, *parts)}
+    return lay
+
+
+SORT_DTYPES = ("float32", "float16", "bfloat16")
+
+
+def _sort_layout(nodes: list, outputs: list, sorts: list) -> Layout:
+    """The sort template drafts one sort / argsort / topk / kthvalue / msort of a Model input as the
+    whole forward (its values, its indices or both; see sort.py); its base is the input's shape."""
+    n = sorts[0]
+    what = n.attrs["what"]
+    x = n.args[0]
+    key = {k: v for k, v in n.attrs.items() if k != "part"}
+    if any(m.args[0] is not x or {k: v for k, v in m.attrs.items() if k != "part"} != key for m in sorts) or \
+            any(o.op != "sort" for o in outputs) or len(outputs) > 2:
+        raise Unsupported(f"`{what}` combined with other operations (the sort template drafts one sort, argsort, "
+                          "topk or kthvalue of an input as the whole forward: its values, its indices or both)")
+    if x.op != "input":
+        raise Unsupported(f"`{what}` of a value computed in forward (the sort template reads a Model input)")
+    if x.dtype not in SORT_DTYPES:
+        raise Unsupported(f"`{what}` of a {x.dtype} tensor: Sort32 sorts half and float scores only (API page "
+                          "Sort32); the sort template reads float32, float16 and bfloat16")
+    if not x.shape:
+        raise Unsupported(f"`{what}` of a 0-d tensor (the sort template sorts rows)")
+    axis = n.attrs["axis"]
+    if axis != len(x.shape) - 1:
+        raise Unsupported(f"`{what}` along dim {axis}, not the last of {len(x.shape)}: the sort template sorts "
+                          "rows held whole in UB (move the axis last, e.g. x.transpose, in the reference)")
+    lay = Layout("sort", tuple(x.shape), (axis,), nodes=nodes, outputs=outputs)
+    lay.space = {id(a): "full" for a in (*sorts, x)}
+    for a in n.args[1:]:
+        lay.space[id(a)] = "scalar"
     return lay
 
 

@@ -581,11 +581,61 @@ def _argreduce(kind):
     return fn
 
 
+# -- sorting: (values, indices) of a stable sort along one axis (sort.py) ---------------------------
+@rule("sort", "input, dim=-1, descending=False, stable=False")
+def _sort(b, input, dim, descending, stable):
+    # PyTorch orders equal values as they come only with stable=True; the kernel's sort is stable
+    # either way, which is one of the orders stable=False allows
+    return ReturnTuple(*b.sort(T(input), val(dim), bool(val(descending))), both=True)
+
+
+@rule("argsort", "input, dim=-1, descending=False, stable=False")
+def _argsort(b, input, dim, descending, stable):
+    return b.sort(T(input), val(dim), bool(val(descending)), what="argsort")[1]
+
+
+@rule("msort", "input")
+def _msort(b, input):
+    return b.sort(T(input), 0, False, what="msort")[0]
+
+
+def _count(b, k):
+    """k of topk / kthvalue as the kernel should read it: a forward scalar stays that scalar, an int
+    equal to exactly one int of get_init_inputs() is that init input (the Model's self.k, so a tail
+    shape with another k runs the same draft), anything else a constant."""
+    if isinstance(k, Node) and not k.is_tensor and k.op == "scalar":
+        return k
+    v = val(k)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise Unsupported(f"k = {v!r} (an int)")
+    same = [i for i, d in enumerate(b.init_inputs) if d.get("kind") == "scalar" and d.get("type") == "int"
+            and d.get("value") == v]
+    if len(same) == 1:
+        i = same[0]
+        name = b.init_names[i] if i < len(b.init_names) and b.init_names[i] else f"init{i}"
+        return Node("scalar", (), {"source": "init", "index": i, "pyname": name}, None, "int", v, name=name)
+    return v
+
+
+@rule("topk", "input, k, dim=-1, largest=True, sorted=True")
+def _topk(b, input, k, dim, largest, sorted):
+    if not bool(val(sorted)):
+        raise Unsupported("torch.topk(sorted=False): PyTorch leaves the order of the k values unspecified; "
+                          "the drafter writes them sorted, so pass sorted=True")
+    return ReturnTuple(*b.sort(T(input), val(dim), bool(val(largest)), _count(b, k), what="topk"), both=True)
+
+
+@rule("kthvalue", "input, k, dim=-1, keepdim=False")
+def _kthvalue(b, input, k, dim, keepdim):
+    return ReturnTuple(*b.sort(T(input), val(dim), False, _count(b, k), kth=True, keepdim=bool(val(keepdim)),
+                               what="kthvalue"), both=True)
+
+
 rule("argmax", "input, dim=None, keepdim=False")(_argreduce("max"))
 rule("argmin", "input, dim=None, keepdim=False")(_argreduce("min"))
 
 
-for _name in ("topk", "sort", "argsort", "var", "std", "median", "mode", "kthvalue"):
+for _name in ("var", "std", "median", "mode"):
     def _unsupported_reduction(b, input, rest, _n=_name):
         raise Unsupported(f"`{_n}` (index-valued and order statistics have no template yet)")
     rule(_name, "input, *rest")(_unsupported_reduction)
@@ -1583,6 +1633,7 @@ class ReturnTuple:
     """(values, indices) of torch.max(x, dim) and friends: either one is drafted, not both."""
     values: Node
     indices: Node | Unsupported          # Unsupported: why the indices cannot be drafted (pooling's)
+    both: bool = False                   # both may be drafted (a sort's values and indices)
 
     def __getitem__(self, i):
         if i in (0, -2):
@@ -1658,6 +1709,8 @@ def build_graph(traced: dict) -> Graph:
         elif op == "output":
             result = _decode(nd["args"][0], env, init_values)
             items = list(result) if isinstance(result, (list, tuple)) else [result]
+            if len(items) == 1 and isinstance(items[0], ReturnTuple) and items[0].both:
+                items = [items[0].values, items[0].indices]
             for it in items:
                 if isinstance(it, ReturnTuple):
                     raise Unsupported("forward returns both (values, indices) of a max/min (the drafter drafts one "
@@ -1915,7 +1968,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return Node("full", args, attrs, n.shape, n.dtype)
     if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "split", "diag", "triu", "tril", "argreduce",
               "gather", "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize", "affine_grid",
-              "grid_sample"):
+              "grid_sample", "sort"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

@@ -31,6 +31,7 @@ _CATEGORY_TITLES = [
     ("take", "Gather by index (any element of a tile)"),
     ("transpose", "On-chip transpose (a tile of rows to its columns)"),
     ("iota", "Consecutive values (index arithmetic on the vector unit)"),
+    ("sort", "Sorting (a whole row in UB: Sort32, MrgSort, Extract)"),
     ("cast", "Conversion"),
     ("element", "Element access (tile -> scalar)"),
     ("cube", "The cube (matrices in L0A / L0B, the accumulator in L0C)"),

@@ -571,6 +571,22 @@ class _Run:
         if cat == "transpose":
             f = args[0]
             return lambda env: fn(f(env))
+        if cat == "sort":
+            fx, fk = args[0], args[2]
+            descending = bool(e.args[1].value)
+            whole = isinstance(e.args[2], Const) and e.args[2].value == 0
+            node = e
+
+            def argsort(env):
+                k = int(fk(env))
+                if not whole and k < 1:
+                    raise self.err(node, f"argsort() keeps k = {k} elements; k must be at least 1 (k=0, the "
+                                   "literal, keeps them all)", None)
+                try:
+                    return fn(fx(env), descending, k)
+                except ValueError as err:
+                    raise self.err(node, str(err), None) from None
+            return argsort
         if cat == "iota":
             fn_n, fstart = args[0], args[1]
             dt = e.args[2].dtype

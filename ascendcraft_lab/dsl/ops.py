@@ -25,6 +25,8 @@ Categories (each has one typing rule in the verifier):
   take      tile + a tile of indices into it -> one element per index (a gather within a row)
   iota      no operand -> a tile of consecutive values start, start + 1, ... (index arithmetic on
             the vector unit: resampling's per-column source positions)
+  sort      tile -> the i32 positions that sort it (stable), all or the first k: a whole row held
+            in UB; its values are take(x, positions) (torch.sort, argsort, topk, kthvalue)
   cube      the cube unit's matrix multiply-accumulate (mmad) and its L0C accumulator (zeros);
             their operands live in L0A / L0B / L0C, not UB (typing rules in the verifier's
             `_cube_type`, layouts in `cube.py`, lowering in `passes/cube.py`)
@@ -289,6 +291,38 @@ def _iota(n, start=0, dtype=None):
     return (np.asarray(start, dtype=np.float64) + np.arange(int(n), dtype=np.float64)).astype(dt)
 
 
+# The most elements one argsort() sorts: Sort32 takes at most 255 repeats of 32, and the row is
+# padded to whole Extract repeats (64 floats, 128 halves), so 8128 f32 / 8064 f16 elements.
+SORT32_MAX_REPEATS = 255
+
+
+def sort_padded_len(n: int, dtype) -> int:
+    """Elements a row of n is padded to for Sort32 + MrgSort + Extract: whole Extract repeats
+    (256 bytes of scores: 64 floats, 128 halves), themselves whole Sort32 groups of 32."""
+    unit = 256 // dtype.nbytes
+    return -(-n // unit) * unit
+
+
+def sort_limit(dtype) -> int:
+    unit = 256 // dtype.nbytes
+    return SORT32_MAX_REPEATS * 32 // unit * unit
+
+
+def _argsort(x, descending=False, k=0):
+    """Positions that sort x, stable (equal values keep their order, as torch.sort(stable=True)
+    and as Sort32 orders equal scores); descending: largest first. k > 0: only the first k."""
+    x = np.asarray(x)
+    limit = sort_limit(DType.f16 if x.dtype == np.float16 else DType.f32)
+    if x.size > limit:
+        raise ValueError(f"argsort() of {x.size} elements: one Sort32 call sorts at most {limit} "
+                         f"({SORT32_MAX_REPEATS} repeats of 32, padded to whole Extract repeats); split the row")
+    k = int(k)
+    if k < 0 or k > x.size:
+        raise ValueError(f"argsort() keeps k = {k} of {x.size} elements; k must lie in [0, {x.size}]")
+    order = np.argsort(-x if descending else x, kind="stable").astype(np.int32)
+    return order[:k] if k else order
+
+
 def _reduce(fn):
     """numpy meaning of a reduction: over the whole tile (axis "all") to a scalar, or along one
     axis to a tile (with that axis kept as 1 when keepdim)."""
@@ -505,6 +539,16 @@ OPS_LIST: list[OpSpec] = [
            api="CreateVecIndex", note="CreateVecIndex(dst, firstValue, n): the first value converted to the dtype "
            "(f32 exact below 2^24)", dtypes=frozenset({DType.f32, DType.i32}), inplace=False,
            example="iota(c.len, c.start)"),
+    # -- sorting (Sort32 + MrgSort + Extract) --
+    OpSpec("argsort", "sort", (V, OpParam("descending", "bool", Const(False, "bool")), OpParam("k", "int", Const(0, "int"))),
+           _argsort,
+           "the i32 positions that sort the tile, stable (equal values keep their order); descending: largest "
+           "first; k > 0: only the first k (top-k). The values are `take(x, argsort(x))`, e.g. torch.sort, "
+           "torch.topk, torch.kthvalue of a row held whole in UB",
+           api="Sort32", note="scores (negated for ascending) and positions (CreateVecIndex) padded with -inf to whole "
+           "Extract repeats; Sort32 sorts groups of 32 largest first into (score, index) pairs, MrgSort merges 4 "
+           "queues a round (32, 128, 512, ...), Extract splits off the indices; at most 8128 f32 / 8064 f16 elements",
+           scratch=6, inplace=False, example="argsort(xu, descending=True, k=K)"),
     # -- conversion and element access --
     OpSpec("cast", "cast", (V, _p("dtype", "dtype"), _p("round", "round", "none")), cast_numpy,
            "convert to dtype; round: none (nearest for floats, truncate float->int) rint floor ceil round trunc odd",
@@ -657,6 +701,7 @@ UNARY_PRECEDENCE = 6
 # Functions with the same name as a table op but spelled with the Python builtin (`abs(x)`,
 # `max(a, b)`) need no alias; `**` and `pow` are the same op.
 assert all(op.category in {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce",
-                           "scan", "window", "cast", "element", "repeat", "gather", "take", "transpose", "iota", "cube"}
+                           "scan", "window", "cast", "element", "repeat", "gather", "take", "transpose", "iota", "sort",
+                           "cube"}
            for op in OPS_LIST)
 assert FLOATS >= {DType.f16, DType.f32}

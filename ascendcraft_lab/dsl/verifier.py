@@ -1102,6 +1102,17 @@ class _Verifier:
             if dtype.dtype.is_int and st.dtype.is_float:
                 raise self.err(start, "an i32 iota() from a float start", "start at an integer, or make it f32")
             return TileType(dtype.dtype, (_strip(n),))
+        if cat == "sort":
+            x, _descending, k = args
+            t = self._value(x, op)
+            if not isinstance(t, TileType) or len(t.shape) != 1:
+                raise self.err(x, f"argsort() sorts a 1-D tile (a whole row in UB), not a {_kind_text(t)}",
+                               "load the row as one tile: `xu = load(x[r, :])`")
+            self._need_dtype(e, spec, t.dtype)
+            self._index_scalar(k, "argsort()'s k")
+            if isinstance(k, Const) and k.value == 0:
+                return TileType(DType.i32, t.shape)
+            return TileType(DType.i32, (_strip(k),))
         if cat == "cube":
             return self._cube_type(e, args)
         if cat == "cast":

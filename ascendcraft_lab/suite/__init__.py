@@ -9,7 +9,8 @@ masked_fill; index_copy, x[index] = value and scatter, a repeated index keeping 
 align_corners both ways, by sizes and by scale factors, bilinear and bicubic with antialias; grid_sample by affine_grid or by an input grid), layout 22 (slices and
 narrow along any axis as loads at an offset, torch.cat, torch.stack, repeat and tile as stores at offsets, a flip of an outer axis as a reversed index, beside broadcasts and a where()
 mask; permute / transpose / movedim / .t() of 2-D to 5-D tensors, the last axis kept or moved; split, chunk, tensor_split and unbind as several outputs), and the cube's matmul folder (issue 19, 12: square, rectangular, A^T, B^T, bmm, 4-D,
-nn.Linear + bias, linear + relu, matrix-vector, triu / tril of a product, diag(v) @ B).
+nn.Linear + bias, linear + relu, matrix-vector, triu / tril of a product, diag(v) @ B), and sort 7 (torch.sort,
+argsort, topk largest / smallest, kthvalue, msort, a stable fp16 sort: Sort32 + MrgSort + Extract).
 Each file declares its second ("tail") shape as a module-level dict of constant overrides, `TAIL = {"dim": 20011, ...}` (see ascendcraft_lab.bench.suite). The expert examples
 with hand-written DSL stay in ascendcraft_lab.examples.
 """

@@ -131,6 +131,9 @@ def plan_layout(g: Graph) -> Layout:
     resized = [n for n in nodes if n.op in ("resize", "grid_sample")]
     if resized:
         return _resize_layout(nodes, outputs, resized)
+    counted = [n for n in nodes if n.op in DATADEP_OPS]
+    if counted:
+        return _datadep_layout(nodes, outputs, counted)
     picked = [n for n in nodes if n.op in INDEX_OPS]
     if picked:
         return _index_layout(nodes, outputs, picked)
@@ -817,6 +820,25 @@ def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
                           "an input of the tensor's dtype)")
     lay = Layout("index", tuple(x.shape), (n.attrs["axis"],), nodes=nodes, outputs=outputs)
     lay.space = {id(a): "full" for a in (n, *n.args)}
+    return lay
+
+
+DATADEP_OPS = {"histc": "torch.histc", "interleave": "repeat_interleave", "nonzero": "torch.nonzero"}
+
+
+def _datadep_layout(nodes: list, outputs: list, counted: list) -> Layout:
+    """One histc, repeat_interleave or nonzero of a Model input as the whole forward (datadep.py):
+    the template is the op; the base is the input's shape."""
+    n = counted[0]
+    what = DATADEP_OPS[n.op]
+    if len(counted) > 1 or len(outputs) != 1 or outputs[0] is not n:
+        raise Unsupported(f"{what} combined with other operations (the {n.op} template drafts one {what} of an "
+                          "input as the whole forward)")
+    x = n.args[0]
+    if x.op != "input":
+        raise Unsupported(f"{what} of a value computed in forward (the {n.op} template reads a Model input)")
+    lay = Layout(n.op, tuple(x.shape), (), nodes=nodes, outputs=outputs)
+    lay.space = {id(x): "full", id(n): "full"}
     return lay
 
 

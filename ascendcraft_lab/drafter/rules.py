@@ -742,7 +742,7 @@ for _name, _what in (("pixel_shuffle", "F.pixel_shuffle"), ("pixel_unshuffle", "
 
 _WRITES = ("scatter", "scatter_reduce", "index_copy", "index_put", "index_fill", "put", "masked_scatter", "setitem",
            "index_put_")    # torch.export spells x[index] = value as aten.index_put_
-for _name in _WRITES + ("nonzero", "masked_select", "unique", "bincount", "histc", "take"):
+for _name in _WRITES + ("masked_select", "unique", "bincount", "take"):
     def _unsupported_index(b, input, rest, _n=_name):
         if _n in _WRITES:
             what = "an assignment x[index] = value" if _n in ("setitem", "index_put_") else f"`{_n}`"
@@ -753,6 +753,69 @@ for _name in _WRITES + ("nonzero", "masked_select", "unique", "bincount", "histc
             "no template reads it"
         raise Unsupported(f"`{_n}` ({why})")
     rule(_name, "input, *rest")(_unsupported_index)
+
+
+# -- data-dependent sizes and addressing: histc, repeat_interleave, nonzero (datadep.py) -----------------
+def _number(b, v, what: str, kinds=(int, float)) -> Node:
+    """A histc / repeat_interleave argument as a scalar node: a number among forward's inputs as it
+    is, a constant equal to exactly one number of get_init_inputs() as that init input (so the draft
+    takes it as a kernel scalar and a tail shape may change it), else a constant."""
+    if isinstance(v, Node):
+        if v.is_tensor:
+            raise Unsupported(f"{what} given as a tensor")
+        return v
+    if isinstance(v, bool) or not isinstance(v, kinds):
+        raise Unsupported(f"{what} {v!r} (a number)")
+    same = [i for i, d in enumerate(b.init_inputs) if d.get("kind") == "scalar" and d.get("value") == v
+            and d.get("type") == ("int" if isinstance(v, int) else "float")]
+    if len(same) == 1:
+        i = same[0]
+        name = b.init_names[i] if i < len(b.init_names) and b.init_names[i] else f"init{i}"
+        return Node("scalar", (), {"source": "init", "index": i, "pyname": name}, None,
+                    "int" if isinstance(v, int) else "float", v, name=name)
+    return b.const(v)
+
+
+@rule("histc", "input, bins=100, min=0, max=0")
+def _histc(b, input, bins, min, max):
+    """Counts in `bins` equal bins over [min, max]; min == max: over the data's own min and max."""
+    x = T(input)
+    if x.dtype != "float32":
+        raise Unsupported(f"torch.histc of a {x.dtype} tensor (the drafter counts float32 values: PyTorch "
+                          "computes a half type's bin positions in that type)")
+    nb = _number(b, bins, "histc's bins", (int,))
+    if nb.value is None or nb.value < 1:
+        raise Unsupported(f"histc with bins = {nb.value!r}")
+    lo, hi = _number(b, min, "histc's min"), _number(b, max, "histc's max")
+    return Node("histc", (x, nb, lo, hi), {}, (int(nb.value),), x.dtype)
+
+
+@rule("repeat_interleave", "input, repeats=None, dim=None, output_size=None")
+def _repeat_interleave(b, input, repeats, dim, output_size):
+    x = T(input)
+    if isinstance(repeats, Node) and repeats.is_tensor:
+        raise Unsupported("repeat_interleave by a tensor of repeats (the drafter repeats every element "
+                          "the same number of times)")
+    r = _number(b, repeats, "repeat_interleave's repeats", (int,))
+    if r.value is None or r.value < 0:
+        raise Unsupported(f"repeat_interleave with repeats = {r.value!r}")
+    if dim is None:                  # over the flattened tensor
+        axis = None
+        shape = (math.prod(x.shape) * r.value,)
+    else:
+        axis = G.norm_axis(val(dim), len(x.shape))
+        shape = tuple(d * r.value if i == axis else d for i, d in enumerate(x.shape))
+    return Node("interleave", (x, r), {"axis": axis}, shape, x.dtype)
+
+
+@rule("nonzero, argwhere", "input, as_tuple=False")
+def _nonzero(b, input, as_tuple):
+    x = T(input)
+    if val(as_tuple):
+        raise Unsupported("torch.nonzero(as_tuple=True) (one index tensor per axis; the drafter writes the "
+                          "(count, rank) index rows)")
+    # the rows are as many as the set elements: declared here at their upper bound, the input's size
+    return Node("nonzero", (x,), {}, (math.prod(x.shape), len(x.shape)), "int64")
 
 
 # -- shapes ----------------------------------------------------------------------------------------------
@@ -1776,7 +1839,8 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
     if op in ("expand", "select", "pick", "matmul", "transpose", "diag", "triu", "tril", "argreduce", "gather",
-              "take_rows", "index_add", "scatter_add", "resize", "affine_grid", "grid_sample"):
+              "take_rows", "index_add", "scatter_add", "resize", "affine_grid", "grid_sample", "histc", "interleave",
+              "nonzero"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 
@@ -1811,6 +1875,8 @@ def _check_meta(traced: dict, g: Graph) -> None:
     meta = (out or {}).get("meta") or {}
     items = meta.get("items") if meta.get("kind") == "sequence" else [meta]
     for o, m in zip(g.outputs, items or []):
+        if o.op == "nonzero":     # rows up to the input's size: the traced count is one run's
+            continue
         if m and m.get("kind") == "tensor" and tuple(m["shape"]) != tuple(o.shape):
             raise Unsupported(f"internal: output shape {tuple(o.shape)} differs from the traced {tuple(m['shape'])}")
 

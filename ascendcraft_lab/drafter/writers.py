@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .broadcast import BroadcastWriter, FoldedBroadcastWriter
+from .datadep import DatadepWriter
 from .index import IndexWriter
 from .planes import PlanesWriter
 from .pool import PoolWriter
@@ -11,4 +12,5 @@ from .totals import TOTAL_WRITERS
 
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter,
            "planes": PlanesWriter, "bcast": BroadcastWriter, "bcast_fold": FoldedBroadcastWriter, "pool": PoolWriter,
-           "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, **TOTAL_WRITERS}
+           "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, **TOTAL_WRITERS,
+           "histc": DatadepWriter, "interleave": DatadepWriter, "nonzero": DatadepWriter}

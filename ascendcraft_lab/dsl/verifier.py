@@ -1291,7 +1291,8 @@ def _strip(e: Expr) -> Expr:
 
 
 def _linear(e: Expr) -> dict | None:
-    """e as {term: integer coefficient} over + - and integer scaling (term None: the constant)."""
+    """e as {term: integer coefficient} over + - (term None: the constant; a product or another
+    integer call is one term)."""
     if isinstance(e, Const) and e.kind == "int":
         return {None: int(e.value)}
     if isinstance(e, (Name, Attr)):
@@ -1308,6 +1309,8 @@ def _linear(e: Expr) -> dict | None:
     if isinstance(e, Call) and e.op == "neg":
         a = _linear(e.args[0])
         return None if a is None else {k: -v for k, v in a.items()}
+    if isinstance(e, Call) and e.op in ("mul", "floordiv", "mod", "min", "max"):
+        return {_strip(e): 1}        # an opaque term: `c.start * k + c.len * k - c.start * k` is `c.len * k`
     return None
 
 

@@ -71,6 +71,8 @@ class DatadepWriter(Writer):
         self.xdims = [self.namer.fresh(d) for d in (DIM_NAMES.get(rank) or tuple(f"D{i}" for i in range(rank)))]
         self.y = Tensor(self.namer.fresh("y"), n, "Out", n.dtype, "", shape=tuple(n.shape))
         self.out_tensors.append(self.y)
+        if self.template == "nonzero":
+            self.count, self.counts = self.namer.fresh("count"), self.namer.fresh("counts")
 
     def num(self, a: Node, as_float=False) -> str:
         """A number argument as DSL text: its kernel scalar, or the literal."""
@@ -117,8 +119,8 @@ class DatadepWriter(Writer):
                 return [f"{y.name}: Out[{DTYPE[y.dtype]}, ({inner},)]"]
             return [f"{y.name}: Out[{DTYPE[y.dtype]}, {self._rows_views()[1]}]"]
         rank = len(self.xdims)
-        self.count = self.namer.fresh("count")
-        return [f"{y.name}: Out[i64, ({self.total}, {rank})]", f'{self.count}: Out[i64, (1,), "{y.name}"]']
+        return [f"{self.counts}: Workspace[i32, (64,)]",          # a slot per core (VECTOR_CORES <= 64)
+                f"{y.name}: Out[i64, ({self.total}, {rank})]", f'{self.count}: Out[i64, (1,), "{y.name}"]']
 
     def host_tensor(self) -> str:
         dims = ", ".join(self.xdims)
@@ -141,7 +143,8 @@ class DatadepWriter(Writer):
     def launch_fields(self) -> str:
         if self._is_rows():
             return f", rows=per_core, tile=min(tile, {self._trail()})"
-        return ", chunk=chunk, tile=min(tile, chunk)"
+        parts = ", parts=cores" if self.template == "nonzero" else ""     # the kernel's loop over the cores' counts
+        return f", chunk=chunk{parts}, tile=min(tile, chunk)"
 
     def docstring(self) -> str:
         text = {"histc": "each core bins its chunk on the vector unit (pos = (x - min) * bins / (max - min), a true "
@@ -249,4 +252,49 @@ class DatadepWriter(Writer):
 
     # -- nonzero ----------------------------------------------------------------------------------
     def _nonzero(self) -> list[str]:
-        raise Unsupported("torch.nonzero: not drafted yet")
+        x, y = self.x, self.y
+        fresh = self.namer.fresh
+        T, D = self.total, self.xdims
+        boolean = x.dtype == "bool"
+        xu, k, ki, part, me, pos, total, q, v, n, i, m = (fresh(a) for a in (
+            "xu", "k", "ki", "part", "me", "pos", "total", "q", "v", "n", "i", "m"))
+        coords = []
+        for a in range(len(D)):
+            stride = " * ".join(D[a + 1:])
+            at = f"{i} // {stride if len(D) - a == 2 else '(' + stride + ')'}" if stride else i
+            coords.append(at if a == 0 else f"({at}) % {D[a]}" if stride else f"{i} % {D[a]}")
+        names = [fresh(f"i{a}") for a in range(len(D))]
+        set_ = f"{xu}" if boolean else f"{xu} != 0"
+        return [f"for {part} in core_chunk(t.chunk, {T}):          # 1. count this core's set elements",
+                f"    {k} = 0.0",
+                f"    for c in tiles({part}, t.tile):",
+                "        with copyin:",
+                f"            {xu} = load({x.name}[c])",
+                "        with compute:",
+                f"            {k} = {k} + reduce_sum(where({set_}, 1.0, 0.0))      # exact below 2^24 per core",
+                f"    {ki} = cast({k}, i32)",
+                "    with copyout:",
+                f"        store({self.counts}[{part}.start // t.chunk], {ki})          # one slot per core",
+                "sync_all()                                     # every core's count is in GM",
+                f"for {part} in core_chunk(t.chunk, {T}):          # 2. write the index rows from this core's offset",
+                f"    {me} = {part}.start // t.chunk",
+                f"    {pos} = 0",
+                f"    {total} = 0",
+                f"    for {q} in range(t.parts):",
+                "        with copyin:",
+                f"            {v} = load({self.counts}[{q}])",
+                f"        if {q} < {me}:",
+                f"            {pos} = {pos} + {v}          # the rows of the cores before this one",
+                f"        {total} = {total} + {v}",
+                f"    if {me} == 0:          # the row count the harness trims `{y.name}` to",
+                f"        {n} = cast({total}, i64)",
+                "        with copyout:",
+                f"            store({self.count}[0], {n})",
+                f"    for {i} in range({part}.start, {part}.start + {part}.len):      # the scalar unit, element by element",
+                "        with copyin:",
+                f"            {m} = load({x.name}[{i}])",
+                f"        if {m if boolean else m + ' != 0'}:",
+                *[f"            {nm} = cast({c}, i64)" for nm, c in zip(names, coords)],
+                "            with copyout:",
+                *[f"                store({y.name}[{pos}, {a}], {nm})" for a, nm in enumerate(names)],
+                f"            {pos} = {pos} + 1"]

@@ -32,6 +32,7 @@ from ..backends.cann.run import check_cann
 from ..backends.emulator.verify import emulate
 from ..drafter.draft import DraftError, draft_from_trace, kernel_name
 from ..dsl.errors import DslError
+from ..dsl.generic import instantiate
 from ..dsl.parser import parse
 from ..dsl.verifier import verify
 from ..engines.rule import render
@@ -39,7 +40,7 @@ from ..passes.manager import run_pipeline
 from ..passes.spec import LowerOptions
 from ..perf import estimate_eager, estimate_trace
 from ..reference import (CaseSet, ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs,
-                         trim_outputs)
+                         trim_outputs, unbound_numbers)
 from ..session import CaseReport, CaseResult, check_cases, draft, engine_for
 from ..soc import get_soc
 from .metrics import check_output, inputs_unchanged
@@ -178,11 +179,19 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
         log("one draft per value of the arguments a draft takes as constants: " +
             "; ".join(f"{_attrs_text(k)} ({len(g)} cases)" for k, g in groups))
     reports, drafts, done = [], [], 0
-    for k, (key, members) in enumerate(groups):
+    pending, ran, k = list(groups), [], 0
+    while pending:
+        key, members = pending.pop(0)
         group = CaseSet(cases.path, cases.format, [cases.cases[i] for i in members], cases.notes)
         suffix = "" if k == 0 else f"-{k + 1}"
-        report, draft_info, refused = _group_cases(job, opdir, log, group, suffix, done, len(cases), progress)
-        if refused and len(groups) == 1:       # the op's one draft failed: no case runs
+        k += 1
+        report, draft_info, refused, rest = _group_cases(job, opdir, log, group, suffix, done, len(cases), progress,
+                                                         split=k < MAX_DRAFTS)
+        if rest:        # cases of another rank or other constants: a draft of their own, after this one
+            pending.append((key, [members[i] for i in rest]))
+            members = [m for i, m in enumerate(members) if i not in set(rest)]
+        ran.append((key, members))
+        if refused and len(groups) == 1 and not pending:       # the op's one draft failed: no case runs
             out.update(stage=refused[0], error=refused[1])
             if draft_info is not None:
                 result["draft"] = draft_info
@@ -194,10 +203,12 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
                 c.label = f"case {i}"          # a failed reference case is named by its place in the group
         reports.append((members, report))
         done += len(members)
-    report = _merge(cases, reports, len(groups) > 1)
-    if len(groups) > 1:
+    report = _merge(cases, reports, len(ran) > 1)
+    if len(ran) > 1:
         report.notes.append("one draft per value of " + "; ".join(
-            f"{_attrs_text(k)}: {len(g)} cases" for k, g in groups))
+            f"{_attrs_text(k)}: {len(g)} cases" for k, g in ran) if len(ran) == len(groups) else
+            f"{len(ran)} drafts (per value of the constant arguments, per rank a view cannot pack): " +
+            "; ".join(f"{_attrs_text(k)}: {len(g)} cases" for k, g in ran))
     if drafts:
         result["draft"] = dict(drafts[0], drafts=drafts) if len(drafts) > 1 else drafts[0]
     out["cases"] = report.to_json()
@@ -234,9 +245,39 @@ def _attrs_text(key: tuple) -> str:
     return ", ".join(f"argument {j + 1} = {v!r}" for j, v in key) or "(no constant arguments)"
 
 
-def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset: int, total: int, progress):
+MAX_DRAFTS = 16     # drafts per op at most: the cases a draft cannot serve get the next one
+
+
+def _unserved(program, group: CaseSet, traced) -> list[int]:
+    """Positions (in the group) of the cases the draft serves only by being drafted again: a tensor
+    of another rank than a view without dim packs declares (nonzero: one column per axis), or a
+    number the draft took as a constant (`dim`) with another value than the traced case's."""
+    base = next((c for c in group.cases if isinstance(c, ReferenceRun) and c.case == traced), None)
+    if base is None:
+        return []
+    try:
+        fixed = dict(unbound_numbers(program, base))
+    except DslError:
+        return []
+    out = []
+    for j, c in enumerate(group.cases):
+        if not isinstance(c, ReferenceRun) or c is base:
+            continue
+        ranks = any(not p.packs and len(p.dims) != np.ndim(v) for p, v in zip(program.inputs, c.tensor_inputs))
+        try:
+            other = dict(unbound_numbers(program, c))
+        except DslError:
+            other = fixed
+        if ranks or other != fixed:
+            out.append(j)
+    return out
+
+
+def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset: int, total: int, progress,
+                 split: bool = False):
     """One group of cases under its own draft `kernel<suffix>.dsl.py`: (report, draft info or None,
-    (stage, error) when the draft failed, its report failing every case of the group with that line)."""
+    (stage, error) when the draft failed, its report failing every case of the group with that line,
+    the positions of the cases left for another draft (with `split`: `_unserved`))."""
     runs = [c for c in group.cases if isinstance(c, ReferenceRun)]
 
     def failed(stage: str, error: str, info=None):
@@ -248,7 +289,7 @@ def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset
                 report.cases.append(CaseResult("case ?", "the reference failed", [], "", "reference",
                                                message=_one_line(c)))
         _progress(progress, offset + len(group.cases), total)
-        return report, info, (stage, error)
+        return report, info, (stage, error), []
     t0 = time.perf_counter()
     text, template, traced_case = _draft_cases(job, runs, log)
     if isinstance(text, Exception):
@@ -263,14 +304,21 @@ def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset
         log(r.line())
         _progress(progress, offset + i, total)
     try:
-        program = verify(parse(text, name), job.get("soc"))
+        program = parse(text, name)                 # generic or plain: check_cases instantiates its variants
+        verify(instantiate(program), job.get("soc"))   # the first variant as it computes (a half type in f32)
     except DslError as e:
         log(f"lower: {e.render() if hasattr(e, 'render') else e}")
         return failed("lower", _one_line(e), info)
+    rest = _unserved(program, group, traced_case) if split else []
+    if rest:
+        log(f"{len(rest)} case(s) of another rank or other constant arguments than case {traced_case}: "
+            "drafted again after these")
+        group = CaseSet(group.path, group.format, [c for i, c in enumerate(group.cases) if i not in set(rest)],
+                        group.notes)
     workdir = opdir / "reference" / (f"attrs{suffix}" if suffix else "")
     report = check_cases(program, group, soc=job.get("soc"), timeout=float(job.get("kernel_timeout", 300)),
                          progress=tick, workdir=workdir)
-    return report, info, None
+    return report, info, None, rest
 
 
 def _merge(cases: CaseSet, reports: list, prefixed: bool) -> CaseReport:

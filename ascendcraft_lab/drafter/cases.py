@@ -136,7 +136,10 @@ def _packs(program: Program) -> Program:
     """Flattened dims -> one dim pack each (see the module docstring); the program itself when
     the draft's views cannot be generalized safely."""
     runs: list[tuple[str, ...]] = []
+    scalars = {p.name for p in program.scalars}
     for p in program.tensors():
+        if p.groups and all(type(d) is Name and d.id in scalars for g in p.groups for d in g):
+            continue                                  # sized by scalars alone (histc's (bins,)): no input dims
         if len(p.groups) == 1 and len(p.groups[0]) >= 1:
             run = p.groups[0]                         # ((B, M, N),) or (N,): the whole tensor
             while len(run) > 1 and isinstance(run[-1], Const) and run[-1].value == 1:
@@ -253,7 +256,7 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
     if not cases:
         return program, ""
     ins = program.inputs
-    outs = program.outputs
+    outs = program.results          # a row count is i64 in every case
     per_case = []
     for c in cases:
         dts = [TORCH_TO_DSL.get(d) for d in c["inputs"]] + [TORCH_TO_DSL.get(d) for d in c["outputs"]]
@@ -262,7 +265,8 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
         per_case.append(dts)
     params = ins + outs
     seen = [list(dict.fromkeys(row[i] for row in per_case)) for i in range(len(params))]
-    varying = [i for i, s in enumerate(seen) if len(s) > 1]
+    # a dtype that varies, or that every case has other than the traced one (a group of f16 cases only)
+    varying = [i for i, s in enumerate(seen) if len(s) > 1 or (s[0] is not None and s[0] != params[i].dtype)]
     if not varying:
         return program, ""
     if any(d is None or d not in T_ORDER for i in varying for d in seen[i]):

@@ -44,26 +44,27 @@ class DatadepWriter(Writer):
     # -- parameters -------------------------------------------------------------------------------
     def _collect(self):
         n, g = self.node, self.g
-        x = n.args[0]
+        by_index = {a.attrs["index"]: a for a in n.args if a.op == "input"}
         for i, desc in enumerate(g.inputs):
             if desc.get("kind") != "tensor":
                 continue
-            if i != x.attrs["index"]:
-                pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            if i not in by_index:
                 raise Unsupported(f"input `{pyname}` that the {self.template} template does not read")
-            pyname = g.input_names[i] if i < len(g.input_names) else "x"
-            t = Tensor(self.namer.fresh(pyname), x, "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
+            t = Tensor(self.namer.fresh(pyname), by_index[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
             self.tensors.append(t)
-            self.loaded[id(x)] = t
-        self.x = self.tensors[0]
+            self.loaded[id(by_index[i])] = t
+        self.x = self.loaded[id(n.args[0])]
+        self.mask = self.loaded[id(n.args[1])] if n.attrs.get("select") else None
         # the numbers: kernel scalars for those the reference passes (bound by name, else in order)
         self.numbers: dict[int, str] = {}
+        floats = n.args[2:] if n.op == "histc" else ()        # histc's min and max: f32 whatever a case passes
         for a in n.args[1:]:
             if a.op == "scalar":
                 src, i = a.attrs["source"], a.attrs["index"]
                 desc = (g.inputs if src == "input" else g.init_inputs)[i]
                 name = self.namer.fresh(a.attrs.get("pyname") or f"{src}{i}")
-                dt = "i32" if desc["type"] == "int" else "f32"
+                dt = "i32" if desc["type"] == "int" and not any(a is f for f in floats) else "f32"
                 self.kernel_scalars.append((name, dt))
                 self._scalar_params.append((src, i, name, desc))
                 self.numbers[id(a)] = name
@@ -92,7 +93,7 @@ class DatadepWriter(Writer):
 
     # -- the Writer's pieces ----------------------------------------------------------------------
     def kernel_signature(self) -> str:
-        params = [f"{self.x.name}: GM[{DTYPE[self.x.dtype]}, {self.x_view()}]"]
+        params = [f"{t.name}: GM[{DTYPE[t.dtype]}, {self.x_view()}]" for t in self.tensors]
         params += [f"{n}: {dt}" for n, dt in self.kernel_scalars]
         params += self.out_params()
         params.append("t: Tiling")
@@ -113,18 +114,21 @@ class DatadepWriter(Writer):
             return [f"{y.name}: Out[f32, ({self.num(self.node.args[1])},)]"]
         if self.template == "interleave":
             r = self.num(self.node.args[1])
-            if self.node.attrs["axis"] is None or self.node.attrs["axis"] == len(self.xdims) - 1:
+            if self.node.attrs["axis"] is None:        # the flattened tensor
+                return [f"{y.name}: Out[{DTYPE[y.dtype]}, ({self.total} * {r},)]"]
+            if self.node.attrs["axis"] == len(self.xdims) - 1:
                 dims = self.xdims[:-1] + [f"{self.xdims[-1]} * {r}"]
                 inner = dims[0] if len(dims) == 1 else "(" + ", ".join(dims) + ")"
                 return [f"{y.name}: Out[{DTYPE[y.dtype]}, ({inner},)]"]
             return [f"{y.name}: Out[{DTYPE[y.dtype]}, {self._rows_views()[1]}]"]
         rank = len(self.xdims)
+        shape = f"({self.total},)" if self.mask else f"({self.total}, {rank})"
         return [f"{self.counts}: Workspace[i32, (64,)]",          # a slot per core (VECTOR_CORES <= 64)
-                f"{y.name}: Out[i64, ({self.total}, {rank})]", f'{self.count}: Out[i64, (1,), "{y.name}"]']
+                f"{y.name}: Out[{DTYPE[y.dtype]}, {shape}]", f'{self.count}: Out[i64, (1,), "{y.name}"]']
 
     def host_tensor(self) -> str:
-        dims = ", ".join(self.xdims)
-        return f"{self.x.name}: Tensor[{DTYPE[self.x.dtype]}, ({dims}{',' if len(self.xdims) == 1 else ''})]"
+        dims = ", ".join(self.xdims) + ("," if len(self.xdims) == 1 else "")
+        return ", ".join(f"{t.name}: Tensor[{DTYPE[t.dtype]}, ({dims})]" for t in self.tensors)
 
     def host_params(self) -> list[str]:
         return [f"{n}: {dt}" for n, dt in self.kernel_scalars]
@@ -252,7 +256,7 @@ class DatadepWriter(Writer):
 
     # -- nonzero ----------------------------------------------------------------------------------
     def _nonzero(self) -> list[str]:
-        x, y = self.x, self.y
+        x, y = self.mask or self.x, self.y        # masked_select: set elements of the mask pick values of x
         fresh = self.namer.fresh
         T, D = self.total, self.xdims
         boolean = x.dtype == "bool"
@@ -294,7 +298,16 @@ class DatadepWriter(Writer):
                 "        with copyin:",
                 f"            {m} = load({x.name}[{i}])",
                 f"        if {m if boolean else m + ' != 0'}:",
-                *[f"            {nm} = cast({c}, i64)" for nm, c in zip(names, coords)],
-                "            with copyout:",
-                *[f"                store({y.name}[{pos}, {a}], {nm})" for a, nm in enumerate(names)],
+                *(self._picked(i, pos) if self.mask else
+                  [*[f"            {nm} = cast({c}, i64)" for nm, c in zip(names, coords)],
+                   "            with copyout:",
+                   *[f"                store({y.name}[{pos}, {a}], {nm})" for a, nm in enumerate(names)]]),
                 f"            {pos} = {pos} + 1"]
+
+    def _picked(self, i: str, pos: str) -> list[str]:
+        """masked_select: the value under a set mask element, read and stored as a scalar."""
+        v = self.namer.fresh("val")
+        return ["            with copyin:",
+                f"                {v} = load({self.x.name}[{i}])",
+                "            with copyout:",
+                f"                store({self.y.name}[{pos}], {v})"]

@@ -823,7 +823,7 @@ def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
     return lay
 
 
-DATADEP_OPS = {"histc": "torch.histc", "interleave": "repeat_interleave", "nonzero": "torch.nonzero"}
+DATADEP_OPS = {"histc": "torch.histc", "interleave": "repeat_interleave", "nonzero": "torch.nonzero / masked_select"}
 
 
 def _datadep_layout(nodes: list, outputs: list, counted: list) -> Layout:
@@ -835,10 +835,10 @@ def _datadep_layout(nodes: list, outputs: list, counted: list) -> Layout:
         raise Unsupported(f"{what} combined with other operations (the {n.op} template drafts one {what} of an "
                           "input as the whole forward)")
     x = n.args[0]
-    if x.op != "input":
-        raise Unsupported(f"{what} of a value computed in forward (the {n.op} template reads a Model input)")
+    if any(a.op != "input" for a in n.args if a.is_tensor):
+        raise Unsupported(f"{what} of a value computed in forward (the {n.op} template reads Model inputs)")
     lay = Layout(n.op, tuple(x.shape), (), nodes=nodes, outputs=outputs)
-    lay.space = {id(x): "full", id(n): "full"}
+    lay.space = {id(a): "full" for a in (n, *n.args) if a.is_tensor}
     return lay
 
 

@@ -742,7 +742,7 @@ for _name, _what in (("pixel_shuffle", "F.pixel_shuffle"), ("pixel_unshuffle", "
 
 _WRITES = ("scatter", "scatter_reduce", "index_copy", "index_put", "index_fill", "put", "masked_scatter", "setitem",
            "index_put_")    # torch.export spells x[index] = value as aten.index_put_
-for _name in _WRITES + ("masked_select", "unique", "bincount", "take"):
+for _name in _WRITES + ("unique", "bincount", "take"):
     def _unsupported_index(b, input, rest, _n=_name):
         if _n in _WRITES:
             what = "an assignment x[index] = value" if _n in ("setitem", "index_put_") else f"`{_n}`"
@@ -816,6 +816,16 @@ def _nonzero(b, input, as_tuple):
                           "(count, rank) index rows)")
     # the rows are as many as the set elements: declared here at their upper bound, the input's size
     return Node("nonzero", (x,), {}, (math.prod(x.shape), len(x.shape)), "int64")
+
+
+@rule("masked_select", "input, mask")
+def _masked_select(b, input, mask):
+    x, m = T(input), T(mask, "mask")
+    if m.dtype != "bool" or tuple(m.shape) != tuple(x.shape):
+        raise Unsupported(f"masked_select by a {m.dtype} mask of shape {tuple(m.shape)} for values of shape "
+                          f"{tuple(x.shape)} (a bool mask of the values' shape)")
+    # as many values as set elements: declared at the upper bound, every element
+    return Node("nonzero", (x, m), {"select": True}, (math.prod(x.shape),), x.dtype)
 
 
 # -- shapes ----------------------------------------------------------------------------------------------

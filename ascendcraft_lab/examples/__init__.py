@@ -115,6 +115,10 @@ EXAMPLES: list[Example] = [
     _ex("layout", "crelu", {"batch_size": 37, "dim": 2045},
         "torch.cat as stores at offsets: each half of the output row a strided copy (dstStride = the other "
         "half), the input tile loaded once for both"),
+    _ex("datadep", "histc", {"batch_size": 3, "dim": 1003, "bins": 37},
+        "a histogram without a scatter: per bin a Compare + Select + ReduceSum count, added atomically across cores"),
+    _ex("datadep", "repeat_interleave", {"batch_size": 5, "dim": 1003, "repeats": 4},
+        "output addresses computed on the vector unit: one Gather repeats every element in place"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

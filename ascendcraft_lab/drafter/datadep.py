@@ -147,8 +147,7 @@ class DatadepWriter(Writer):
     def launch_fields(self) -> str:
         if self._is_rows():
             return f", rows=per_core, tile=min(tile, {self._trail()})"
-        parts = ", parts=cores" if self.template == "nonzero" else ""     # the kernel's loop over the cores' counts
-        return f", chunk=chunk{parts}, tile=min(tile, chunk)"
+        return ", chunk=chunk, tile=min(tile, chunk)"
 
     def docstring(self) -> str:
         text = {"histc": "each core bins its chunk on the vector unit (pos = (x - min) * bins / (max - min), a true "
@@ -284,7 +283,7 @@ class DatadepWriter(Writer):
                 f"    {me} = {part}.start // t.chunk",
                 f"    {pos} = 0",
                 f"    {total} = 0",
-                f"    for {q} in range(t.parts):",
+                f"    for {q} in range(t.cores):",
                 "        with copyin:",
                 f"            {v} = load({self.counts}[{q}])",
                 f"        if {q} < {me}:",

@@ -22,6 +22,10 @@ operations the templates understand:
   take_rows    table[index] along one axis, whole slices after it (index_select, nn.Embedding, x[idx])
   index_add    x with alpha * source[i] added into row index[i] along the first axis (Tensor.index_add)
   scatter_add  x with source[i, j] added at index[i, j] along one axis of a 2-D tensor
+  index_copy   x with row index[i] replaced by source[i] along the first axis (Tensor.index_copy,
+               x[index] = value); a repeated index keeps the last write, as PyTorch's loop on one thread
+  scatter      x with source[i, j] written at index[i, j] along the last axis of a 2-D tensor (the last
+               write of a repeated index wins, as on one thread)
 
 Every torch function, Tensor method and nn module maps through one rule in `RULES` to these
 (an activation becomes its formula: F.elu is relu(x) + alpha * (exp(min(x, 0)) - 1)), so the
@@ -387,6 +391,14 @@ class Builder:
     def scatter_add(self, x: Node, index: Node, source: Node, axis: int) -> Node:
         """x with source[i, j] added at index[i, j] along `axis` of a 2-D tensor (repeats add up)."""
         return Node("scatter_add", (x, index, source), {"axis": axis}, x.shape, x.dtype)
+
+    def index_copy(self, x: Node, index: Node, source: Node) -> Node:
+        """x with slice index[i] along the first axis replaced by source[i] (the last i wins a repeat)."""
+        return Node("index_copy", (x, index, source), {"axis": 0}, x.shape, x.dtype)
+
+    def scatter(self, x: Node, index: Node, source: Node, axis: int) -> Node:
+        """x with source[i, j] written at index[i, j] along `axis` of a 2-D tensor (the last j wins a repeat)."""
+        return Node("scatter", (x, index, source), {"axis": axis}, x.shape, x.dtype)
 
     def full(self, value, shape, dtype="float32") -> Node:
         return Node("full", (self.const(value),), {}, tuple(shape), dtype)

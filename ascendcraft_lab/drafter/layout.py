@@ -795,7 +795,7 @@ def _pool_layout(nodes: list, outputs: list, pools: list) -> Layout:
 
 
 INDEX_OPS = {"argreduce": "arg{kind}", "gather": "gather", "take_rows": "index_select", "index_add": "index_add",
-             "scatter_add": "scatter_add"}
+             "scatter_add": "scatter_add", "index_copy": "index_copy", "scatter": "scatter"}
 
 
 def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
@@ -815,8 +815,9 @@ def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
     if len(n.args) > 1 and (n.args[1].op != "input" or n.args[1].dtype not in INDEX_DTYPES):
         raise Unsupported(f"indices of `{what}` computed in forward (the index template reads int64/int32 index "
                           "tensors straight from the inputs)")
-    if n.op in ("index_add", "scatter_add") and (n.args[2].op != "input" or n.args[2].dtype != x.dtype):
-        raise Unsupported(f"a `{what}` source computed in forward or of another dtype (the index template adds "
+    if n.op in ("index_add", "scatter_add", "index_copy", "scatter") and (n.args[2].op != "input"
+                                                                          or n.args[2].dtype != x.dtype):
+        raise Unsupported(f"a `{what}` source computed in forward or of another dtype (the index template writes "
                           "an input of the tensor's dtype)")
     lay = Layout("index", tuple(x.shape), (n.attrs["axis"],), nodes=nodes, outputs=outputs)
     lay.space = {id(a): "full" for a in (n, *n.args)}

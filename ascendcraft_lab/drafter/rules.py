@@ -690,6 +690,52 @@ def _scatter_add(b, input, dim, index, src):
     return b.scatter_add(x, idx, s, axis)
 
 
+def _rows_source(x: Node, idx: Node, src: Node, who: str) -> None:
+    """A write of whole rows along dim 0: a 1-D index and a source of (len(index),) + x's other dims."""
+    if len(x.shape) < 2:
+        raise Unsupported(f"{who} into a rank-{len(x.shape)} tensor (the drafter writes whole rows along dim 0 of "
+                          "a tensor of rank 2 or more)")
+    if len(idx.shape) != 1 or tuple(src.shape) != (idx.shape[0],) + tuple(x.shape[1:]):
+        raise Unsupported(f"{who} of a source of shape {tuple(src.shape)} by an index of shape {tuple(idx.shape)} "
+                          f"into {tuple(x.shape)} (one source row per index)")
+
+
+@rule("index_copy", "input, dim, index, source")
+def _index_copy(b, input, dim, index, source):
+    x, idx, src = T(input), _index(index, "index_copy's index"), T(source, "index_copy's source")
+    if G.norm_axis(val(dim), len(x.shape)) != 0:
+        raise Unsupported(f"index_copy along dim {val(dim)} (the drafter writes whole rows along dim 0)")
+    _rows_source(x, idx, src, "index_copy")
+    return b.index_copy(x, idx, src)
+
+
+@rule("index_put, index_put_", "input, indices, values, accumulate=False")
+def _index_put(b, input, indices, values, accumulate):
+    """x[index] = values (torch.export's aten.index_put_), or index_put(..., accumulate=True): an index_add."""
+    x = T(input)
+    if not isinstance(indices, (list, tuple)) or len(indices) != 1 or indices[0] is None:
+        raise Unsupported("an assignment x[index] = value by other than one index tensor along dim 0")
+    idx, src = _index(indices[0], "the assignment's index"), T(values, "the assigned value")
+    _rows_source(x, idx, src, "an assignment x[index] = value")
+    return b.index_add(x, idx, src, 1.0) if val(accumulate) else b.index_copy(x, idx, src)
+
+
+@rule("scatter", "input, dim, index, src=None, value=None, reduce=None")
+def _scatter(b, input, dim, index, src, value, reduce):
+    x, idx = T(input), _index(index, "scatter's index")
+    if src is None or reduce is not None:
+        raise Unsupported("scatter of a value or with reduce= (the drafter scatters a src tensor)")
+    s = T(src, "scatter's src")
+    axis = G.norm_axis(val(dim), len(x.shape))
+    if len(x.shape) != 2 or axis != 1:
+        raise Unsupported(f"scatter along dim {val(dim)} of a rank-{len(x.shape)} tensor (the drafter scatters "
+                          "along the last axis of a 2-D tensor, a core owning whole rows)")
+    if tuple(idx.shape) != tuple(s.shape) or idx.shape[0] != x.shape[0]:
+        raise Unsupported(f"scatter by an index of shape {tuple(idx.shape)} with src {tuple(s.shape)} into "
+                          f"{tuple(x.shape)} (index and src of one shape, one row per row of the tensor)")
+    return b.scatter(x, idx, s, axis)
+
+
 # -- resampling: F.interpolate / nn.Upsample as one `resize` node (resize.py) --------------------------------
 def _static(v, what: str, who: str = "F.interpolate"):
     """A size or scale argument as Python numbers: a constant, a size of an input (x.size()) or a
@@ -740,16 +786,16 @@ for _name, _what in (("pixel_shuffle", "F.pixel_shuffle"), ("pixel_unshuffle", "
     rule(_name, "input, *rest")(_unsupported_resample)
 
 
-_WRITES = ("scatter", "scatter_reduce", "index_copy", "index_put", "index_fill", "put", "masked_scatter", "setitem",
-           "index_put_")    # torch.export spells x[index] = value as aten.index_put_
+_WRITES = ("scatter_reduce", "index_fill", "put", "masked_scatter", "setitem")
 for _name in _WRITES + ("unique", "bincount", "take"):
     def _unsupported_index(b, input, rest, _n=_name):
         if _n in _WRITES:
             what = "an assignment x[index] = value" if _n in ("setitem", "index_put_") else f"`{_n}`"
             raise Unsupported(f"{what} (a write to positions an index names: with a repeated index the result "
-                              "depends on the order of the writes; the drafter writes by index only where the "
-                              "writes add up: index_add, scatter_add)")
-        why = "the output size depends on the values" if _n in ("nonzero", "masked_select", "unique") else \
+                              "depends on the order of the writes; the drafter writes by index where the writes "
+                              "add up, index_add and scatter_add, or where one core writes in index order: "
+                              "index_copy, x[index] = value, scatter)")
+        why = "the output size depends on the values" if _n == "unique" else \
             "no template reads it"
         raise Unsupported(f"`{_n}` ({why})")
     rule(_name, "input, *rest")(_unsupported_index)
@@ -1849,8 +1895,8 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
     if op in ("expand", "select", "pick", "matmul", "transpose", "diag", "triu", "tril", "argreduce", "gather",
-              "take_rows", "index_add", "scatter_add", "resize", "affine_grid", "grid_sample", "histc", "interleave",
-              "nonzero"):
+              "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize", "affine_grid",
+              "grid_sample", "histc", "interleave", "nonzero"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

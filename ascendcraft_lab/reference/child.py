@@ -15,6 +15,9 @@ fixed as MultiKernelBench does) and does one thing:
   time    PyTorch eager forward: 3 warm-up calls, then `repeats` timed calls (perf_counter),
           one thread -> timing.json
 
+Every job but `time` (which takes `threads`) runs torch on one thread, so outputs do not depend
+on the machine: a write by a repeated index keeps its last write, as PyTorch's loop does.
+
 A reference is KernelBench format (`get_inputs()`, one input set per seed) or NPUKernelBench
 format (`get_input_groups()`: a list of input sets, usually read from a JSON-lines file beside
 the reference); `trace`, `run` and `time` take `case` to use one input group. A job may give
@@ -707,6 +710,10 @@ def main():
             if key not in modules:
                 modules[key] = load_module(path, dict(job.get("overrides", {})), job.get("as_file"))
             module = modules[key]
+            # the outputs are computed on one thread: a write by a repeated index (index_copy, x[i] = v,
+            # scatter) is then PyTorch's sequential loop, the last write winning; on several threads the
+            # result of a repeat depends on how the threads split the work
+            torch.set_num_threads(1)
             {"trace": job_trace, "run": job_run, "cases": job_cases, "time": job_time}[job["mode"]](job, module, out, torch, np)
         except JobError as e:
             (out / "error.json").write_text(json.dumps({"where": e.where, "message": e.message, "line": e.line}))

@@ -14,7 +14,9 @@ them as any user's folder. Levels are the bench's categories:
 
 - npukernelbench_level1: elementwise, broadcast (a per-row operand), index (a bool mask), layout (permute,
   transpose, split, chunk, cat, stack, repeat: the axes, sizes and repeats per case), activation
-  backward (aten's *_backward ops) and sorting (sort, argsort, topk, kthvalue along the last dim);
+  backward (aten's *_backward ops), sorting (sort, argsort, topk, kthvalue along the last dim) and
+  data-dependent sizes (47-51: histc, repeat_interleave with per-case dims, nonzero of float / int32 /
+  int64, argwhere of a mask, masked_select);
 - npukernelbench_level2: reductions and normalizations over the last dim.
 
 Shapes cover 0-d, empty, 1-D to 5-D, odd sizes (not multiples of 32 bytes) and a few large
@@ -41,7 +43,7 @@ import torch.nn as nn
 import torch.nn.functional as F  # noqa: F401 - some tasks call F
 
 DTYPES = {{"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
-          "int32": torch.int32, "int16": torch.int16, "int8": torch.int8, "bool": torch.bool}}
+          "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8, "bool": torch.bool}}
 
 
 class Model(nn.Module):
@@ -230,6 +232,42 @@ def sorting(doc, args, expr, attrs_for, tie_free=False):
                 cases=sort_cases(attrs_for, tie_free=tie_free))
 
 
+def attr_cases(specs):
+    """One case per (shape, dtype, attributes): `specs` lists (shape, dtype, {attr: value})."""
+    return [{"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": shape}]
+             + [{"name": k, "type": "attr", "value": v} for k, v in attrs.items()]} for shape, d, attrs in specs]
+
+
+def datadep(doc, args, expr, cases, scale="1", shift=""):
+    """A data-dependent task (histc, repeat_interleave, nonzero): attributes per case."""
+    return dict(doc=doc, args=args, body=f"        return {expr}", scale=scale, shift=shift, cases=cases)
+
+
+# histc: float32 only (PyTorch computes a half type's bin positions in that type); min == max is the data's range
+HISTC_CASES = attr_cases([
+    ([1000], "float32", {"bins": 10, "min": -2.0, "max": 2.0}), ([16, 1024], "float32", {"bins": 100, "min": 0, "max": 0}),
+    ([13, 2011], "float32", {"bins": 37, "min": -1.0, "max": 1.5}), ([3, 5, 7], "float32", {"bins": 1, "min": 0, "max": 0}),
+    ([2, 3, 4, 65], "float32", {"bins": 64, "min": -3, "max": 3}), ([2, 2, 3, 4, 33], "float32", {"bins": 5, "min": 0.0, "max": 0.0}),
+    ([7], "float32", {"bins": 3, "min": -0.5, "max": 0.5}), ([64, 4096], "float32", {"bins": 256, "min": -4.0, "max": 4.0})])
+# repeat_interleave by an int: dims per case, dim=None (the flattened tensor) drafted on its own
+INTERLEAVE_CASES = attr_cases([
+    ([1000], "float32", {"repeats": 3, "dim": 0}), ([16, 1024], "float16", {"repeats": 2, "dim": -1}),
+    ([13, 2011], "bfloat16", {"repeats": 2, "dim": 1}), ([3, 5, 7], "float32", {"repeats": 4, "dim": -1}),
+    ([2, 3, 4, 65], "float32", {"repeats": 1, "dim": 3}), ([7], "float16", {"repeats": 5, "dim": 0}),
+    ([16, 1024], "float32", {"repeats": 2, "dim": -1}), ([16, 1024], "bfloat16", {"repeats": 3, "dim": -1}),
+    ([3, 5, 7], "float32", {"repeats": 2, "dim": 1}), ([2, 3, 4, 65], "float16", {"repeats": 3, "dim": 1}),
+    ([3, 5, 7], "float32", {"repeats": 3, "dim": None}), ([2, 33], "float16", {"repeats": 2, "dim": None})])
+# nonzero of numbers: float inputs about half zero (randn times a random mask), integers from [-100, 100)
+NONZERO_SHAPES = [[1000], [16, 1024], [13, 201], [3, 5, 7], [2, 3, 4, 65], [2, 2, 3, 4, 33], [7], [1, 1, 257]]
+NONZERO_CASES = [{"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": s}]}
+                 for i, s in enumerate(NONZERO_SHAPES) for d in (["float32", "float16", "int32", "int64"] if i in (1, 3)
+                                                                  else [("float32", "float16", "int32", "int64")[i % 4]])]
+MASK_CASES = [{"inputs": [{"name": "x", "type": "tensor", "dtype": "bool", "shape": s}]} for s in NONZERO_SHAPES]
+SELECT_CASES = [{"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": s},
+                            {"name": "mask", "type": "tensor", "dtype": "bool", "shape": s}]}
+                for i, s in enumerate(NONZERO_SHAPES) for d in (["float32", "float16", "int32"] if i == 1
+                                                                 else [("float32", "float16", "int32")[i % 3]])]
+
 # Non-empty rows only: max/min and a norm of an empty row have no value.
 NONEMPTY_ROWS = [s for s in ROW_SHAPES if 0 not in s]
 
@@ -333,6 +371,21 @@ TASKS = {
                                "k: int, dim: int, keepdim: bool", "torch.kthvalue(x, k, dim=dim, keepdim=keepdim)",
                                lambda i, shape: {"k": 1 + (7 * i) % shape[-1], "dim": _last_dim(i, shape),
                                                  "keepdim": i % 2 == 1}, tie_free=True),
+        # data-dependent sizes and addressing (drafter/datadep.py)
+        "47_Histc": datadep("Histc: counts in `bins` equal bins over [min, max]; min == max: the data's range.",
+                            "x: torch.Tensor, bins, min, max", "torch.histc(x, bins=bins, min=min, max=max)",
+                            HISTC_CASES),
+        "48_RepeatInterleave": datadep("RepeatInterleave by an int along dim (None: the flattened tensor).",
+                                       "x: torch.Tensor, repeats, dim", "torch.repeat_interleave(x, repeats, dim=dim)",
+                                       INTERLEAVE_CASES, scale="4"),
+        "49_Nonzero": datadep("Nonzero: the (count, rank) int64 indices of the nonzero elements, row-major.",
+                              "x: torch.Tensor", "torch.nonzero(x)", NONZERO_CASES,
+                              scale='(torch.rand(info["shape"]) < 0.5)'),     # about half the floats zero
+        "50_ArgwhereMask": datadep("Argwhere of a bool mask: the indices of the set elements.", "x: torch.Tensor",
+                                   "torch.argwhere(x)", MASK_CASES),
+        "51_MaskedSelect": datadep("MaskedSelect: the elements of x where mask is set, as a 1-D tensor.",
+                                   "x: torch.Tensor, mask: torch.Tensor", "torch.masked_select(x, mask)", SELECT_CASES,
+                                   scale="4"),
     },
     "npukernelbench_level2": {
         # reductions over the last dim

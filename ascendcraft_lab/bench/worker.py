@@ -40,7 +40,8 @@ from ..engines.rule import render
 from ..passes.manager import run_pipeline
 from ..passes.spec import LowerOptions
 from ..perf import estimate_eager, estimate_trace
-from ..reference import CaseSet, ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs
+from ..reference import (CaseSet, ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs,
+                         trim_outputs)
 from ..reference.scalars import unbound_numbers
 from ..session import CaseReport, CaseResult, check_cases, draft, engine_for
 from ..soc import get_soc
@@ -264,14 +265,17 @@ class SplitByConstants(Exception):
     @classmethod
     def of(cls, program, cases: list, traced: ReferenceRun):
         fixed = unbound_numbers(program, traced)
-        if not fixed:
+        # a view that packs no dims into one axis has the traced case's rank (nonzero: a column per axis)
+        ranked = [k for k, p in enumerate(program.inputs) if not p.packs]
+        if not fixed and not ranked:
             return None
         by: dict[tuple, list[int]] = {}
         failed = []
         for i, c in enumerate(cases):
             if isinstance(c, ReferenceRun):
-                # the ranks too: a constant `dim=0` is the last axis of a 1-d case and the first of a 2-d one
-                ranks = ("ranks", tuple(len(np.shape(v)) for v in c.tensor_inputs))
+                shapes = [np.shape(v) for v in c.tensor_inputs]
+                # with constants, every rank: a constant `dim=0` is the last axis of a 1-d case, the first of a 2-d one
+                ranks = ("ranks", tuple(len(shp) for k, shp in enumerate(shapes) if fixed or k in ranked))
                 by.setdefault(tuple((j, c.inputs[j]) for j in fixed if j < len(c.inputs)) + (ranks,), []).append(i)
             else:
                 failed.append(i)
@@ -279,6 +283,9 @@ class SplitByConstants(Exception):
             return None
         groups = list(by.items())
         groups[0] = (groups[0][0], sorted(groups[0][1] + failed))
+        if not fixed:
+            return cls("its views have the traced case's ranks, which differ between its cases: one draft per rank",
+                       groups)
         names = ", ".join(f"argument {j + 1}" for j in fixed)
         return cls(f"it reads {names} as constants, which differ between its cases: one draft per value", groups)
 
@@ -511,7 +518,8 @@ def _run_seed(job, program, bundle, project, ref, log, exact=None, trace: Path |
         res["error"] = f"{kr.status}: {kr.message}"
         log(f"seed {ref.seed}: {res['error']}")
         return res
-    checks = [check_output(p.name, kr.outputs.get(p.name), expected[p.name], _torch_dtype(p)) for p in program.outputs]
+    got = trim_outputs(program, kr.outputs)
+    checks = [check_output(p.name, got.get(p.name), expected[p.name], _torch_dtype(p)) for p in program.outputs]
     if exact is not None and not all(c.correct for c in checks) and job.get("dtype", "float32") == "float32" \
             and all(_is_f32(p) for p in program.outputs):
         # PyTorch's float32 answer is not always the better one (torch.norm of 67 M floats is off by

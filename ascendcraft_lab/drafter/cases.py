@@ -137,7 +137,10 @@ def _packs(program: Program) -> Program:
     """Flattened dims -> one dim pack each (see the module docstring); the program itself when
     the draft's views cannot be generalized safely."""
     runs: list[tuple[str, ...]] = []
+    scalars = {p.name for p in program.scalars}
     for p in program.tensors():
+        if p.groups and all(type(d) is Name and d.id in scalars for g in p.groups for d in g):
+            continue                                  # sized by scalars alone (histc's (bins,)): no input dims
         if len(p.groups) == 1 and len(p.groups[0]) >= 1:
             run = p.groups[0]                         # ((B, M, N),) or (N,): the whole tensor
             while len(run) > 1 and isinstance(run[-1], Const) and run[-1].value == 1:
@@ -254,7 +257,7 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
     if not cases:
         return program, ""
     ins = program.inputs
-    outs = program.outputs
+    outs = program.results          # a row count is i64 in every case
     per_case = []
     for c in cases:
         dts = [TORCH_TO_DSL.get(d) for d in c["inputs"]] + [TORCH_TO_DSL.get(d) for d in c["outputs"]]
@@ -266,7 +269,7 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
     # varying across the cases, or one dtype in every case other than the traced one (a float16 or an
     # integer group traced in float32)
     varying = [i for i, s in enumerate(seen) if len(s) > 1 or
-               (s[0] in T_ORDER and getattr(params[i], "dtype", s[0]) in T_ORDER and params[i].dtype != s[0])]
+               (s[0] is not None and getattr(params[i], "dtype", s[0]) != s[0])]
     if not varying:
         return program, ""
     if any(d is None or d not in T_ORDER for i in varying for d in seen[i]):

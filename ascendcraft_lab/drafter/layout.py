@@ -138,6 +138,9 @@ def plan_layout(g: Graph) -> Layout:
     sorts = [n for n in nodes if n.op == "sort"]
     if sorts:
         return _sort_layout(nodes, outputs, sorts)
+    counted = [n for n in nodes if n.op in DATADEP_OPS]
+    if counted:
+        return _datadep_layout(nodes, outputs, counted)
     picked = [n for n in nodes if n.op in INDEX_OPS]
     if picked:
         return _index_layout(nodes, outputs, picked)
@@ -902,6 +905,25 @@ def _sort_layout(nodes: list, outputs: list, sorts: list) -> Layout:
     lay.space = {id(a): "full" for a in (*sorts, x)}
     for a in n.args[1:]:
         lay.space[id(a)] = "scalar"
+    return lay
+
+
+DATADEP_OPS = {"histc": "torch.histc", "interleave": "repeat_interleave", "nonzero": "torch.nonzero / masked_select"}
+
+
+def _datadep_layout(nodes: list, outputs: list, counted: list) -> Layout:
+    """One histc, repeat_interleave or nonzero of a Model input as the whole forward (datadep.py):
+    the template is the op; the base is the input's shape."""
+    n = counted[0]
+    what = DATADEP_OPS[n.op]
+    if len(counted) > 1 or len(outputs) != 1 or outputs[0] is not n:
+        raise Unsupported(f"{what} combined with other operations (the {n.op} template drafts one {what} of an "
+                          "input as the whole forward)")
+    x = n.args[0]
+    if any(a.op != "input" for a in n.args if a.is_tensor):
+        raise Unsupported(f"{what} of a value computed in forward (the {n.op} template reads Model inputs)")
+    lay = Layout(n.op, tuple(x.shape), (), nodes=nodes, outputs=outputs)
+    lay.space = {id(a): "full" for a in (n, *n.args) if a.is_tensor}
     return lay
 
 

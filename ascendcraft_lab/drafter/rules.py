@@ -838,7 +838,7 @@ for _name, _what in (("pixel_shuffle", "F.pixel_shuffle"), ("pixel_unshuffle", "
 
 
 _WRITES = ("scatter_reduce", "index_fill", "put", "masked_scatter", "setitem")
-for _name in _WRITES + ("nonzero", "masked_select", "unique", "bincount", "histc", "take"):
+for _name in _WRITES + ("unique", "bincount", "take"):
     def _unsupported_index(b, input, rest, _n=_name):
         if _n in _WRITES:
             what = "an assignment x[index] = value" if _n in ("setitem", "index_put_") else f"`{_n}`"
@@ -846,10 +846,83 @@ for _name in _WRITES + ("nonzero", "masked_select", "unique", "bincount", "histc
                               "depends on the order of the writes; the drafter writes by index where the writes "
                               "add up, index_add and scatter_add, or where one core writes in index order: "
                               "index_copy, x[index] = value, scatter)")
-        why = "the output size depends on the values" if _n in ("nonzero", "masked_select", "unique") else \
+        why = "the output size depends on the values" if _n == "unique" else \
             "no template reads it"
         raise Unsupported(f"`{_n}` ({why})")
     rule(_name, "input, *rest")(_unsupported_index)
+
+
+# -- data-dependent sizes and addressing: histc, repeat_interleave, nonzero (datadep.py) -----------------
+def _number(b, v, what: str, kinds=(int, float)) -> Node:
+    """A histc / repeat_interleave argument as a scalar node: a number among forward's inputs as it
+    is, a constant equal to exactly one number of get_init_inputs() as that init input (so the draft
+    takes it as a kernel scalar and a tail shape may change it), else a constant."""
+    if isinstance(v, Node):
+        if v.is_tensor:
+            raise Unsupported(f"{what} given as a tensor")
+        return v
+    if isinstance(v, bool) or not isinstance(v, kinds):
+        raise Unsupported(f"{what} {v!r} (a number)")
+    same = [i for i, d in enumerate(b.init_inputs) if d.get("kind") == "scalar" and d.get("value") == v
+            and d.get("type") == ("int" if isinstance(v, int) else "float")]
+    if len(same) == 1:
+        i = same[0]
+        name = b.init_names[i] if i < len(b.init_names) and b.init_names[i] else f"init{i}"
+        return Node("scalar", (), {"source": "init", "index": i, "pyname": name}, None,
+                    "int" if isinstance(v, int) else "float", v, name=name)
+    return b.const(v)
+
+
+@rule("histc", "input, bins=100, min=0, max=0")
+def _histc(b, input, bins, min, max):
+    """Counts in `bins` equal bins over [min, max]; min == max: over the data's own min and max."""
+    x = T(input)
+    if x.dtype != "float32":
+        raise Unsupported(f"torch.histc of a {x.dtype} tensor (the drafter counts float32 values: PyTorch "
+                          "computes a half type's bin positions in that type)")
+    nb = _number(b, bins, "histc's bins", (int,))
+    if nb.value is None or nb.value < 1:
+        raise Unsupported(f"histc with bins = {nb.value!r}")
+    lo, hi = _number(b, min, "histc's min"), _number(b, max, "histc's max")
+    return Node("histc", (x, nb, lo, hi), {}, (int(nb.value),), x.dtype)
+
+
+@rule("repeat_interleave", "input, repeats=None, dim=None, output_size=None")
+def _repeat_interleave(b, input, repeats, dim, output_size):
+    x = T(input)
+    if isinstance(repeats, Node) and repeats.is_tensor:
+        raise Unsupported("repeat_interleave by a tensor of repeats (the drafter repeats every element "
+                          "the same number of times)")
+    r = _number(b, repeats, "repeat_interleave's repeats", (int,))
+    if r.value is None or r.value < 0:
+        raise Unsupported(f"repeat_interleave with repeats = {r.value!r}")
+    if dim is None:                  # over the flattened tensor
+        axis = None
+        shape = (math.prod(x.shape) * r.value,)
+    else:
+        axis = G.norm_axis(val(dim), len(x.shape))
+        shape = tuple(d * r.value if i == axis else d for i, d in enumerate(x.shape))
+    return Node("interleave", (x, r), {"axis": axis}, shape, x.dtype)
+
+
+@rule("nonzero, argwhere", "input, as_tuple=False")
+def _nonzero(b, input, as_tuple):
+    x = T(input)
+    if val(as_tuple):
+        raise Unsupported("torch.nonzero(as_tuple=True) (one index tensor per axis; the drafter writes the "
+                          "(count, rank) index rows)")
+    # the rows are as many as the set elements: declared here at their upper bound, the input's size
+    return Node("nonzero", (x,), {}, (math.prod(x.shape), len(x.shape)), "int64")
+
+
+@rule("masked_select", "input, mask")
+def _masked_select(b, input, mask):
+    x, m = T(input), T(mask, "mask")
+    if m.dtype != "bool" or tuple(m.shape) != tuple(x.shape):
+        raise Unsupported(f"masked_select by a {m.dtype} mask of shape {tuple(m.shape)} for values of shape "
+                          f"{tuple(x.shape)} (a bool mask of the values' shape)")
+    # as many values as set elements: declared at the upper bound, every element
+    return Node("nonzero", (x, m), {"select": True}, (math.prod(x.shape),), x.dtype)
 
 
 # -- shapes ----------------------------------------------------------------------------------------------
@@ -1968,7 +2041,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return Node("full", args, attrs, n.shape, n.dtype)
     if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "split", "diag", "triu", "tril", "argreduce",
               "gather", "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize", "affine_grid",
-              "grid_sample", "sort"):
+              "grid_sample", "sort", "histc", "interleave", "nonzero"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 
@@ -2003,6 +2076,8 @@ def _check_meta(traced: dict, g: Graph) -> None:
     meta = (out or {}).get("meta") or {}
     items = meta.get("items") if meta.get("kind") == "sequence" else [meta]
     for o, m in zip(g.outputs, items or []):
+        if o.op == "nonzero":     # rows up to the input's size: the traced count is one run's
+            continue
         if m and m.get("kind") == "tensor" and tuple(m["shape"]) != tuple(o.shape):
             raise Unsupported(f"internal: output shape {tuple(o.shape)} differs from the traced {tuple(m['shape'])}")
 

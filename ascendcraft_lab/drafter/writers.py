@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .broadcast import BroadcastWriter, FoldedBroadcastWriter
+from .datadep import DatadepWriter
 from .index import IndexWriter
 from .planes import PlanesWriter
 from .pool import PoolWriter
@@ -14,4 +15,5 @@ from .views import PermuteWriter, SplitWriter
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter,
            "planes": PlanesWriter, "bcast": BroadcastWriter, "bcast_fold": FoldedBroadcastWriter, "pool": PoolWriter,
            "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, "gridinput": GridInputWriter,
-           **TOTAL_WRITERS, "permute": PermuteWriter, "split": SplitWriter, "sort": SortWriter}
+           **TOTAL_WRITERS, "permute": PermuteWriter, "split": SplitWriter, "sort": SortWriter,
+           "histc": DatadepWriter, "interleave": DatadepWriter, "nonzero": DatadepWriter}

@@ -123,6 +123,12 @@ def render_reference() -> str:
       "(bound from the reference), ints, or int expressions of dims and int scalar parameters (for outputs, "
       "e.g. `(L - k) // s + 1`). A nested tuple views contiguous dims as one axis: `GM[f32, ((B, M), N)]` is "
       "a `(B*M, N)` view of a `(B, M, N)` tensor, `GM[f32, ((B, N),)]` a flat one.")
+    w("- **Data-dependent output sizes** (nonzero, masked_select): the output is declared at its upper bound "
+      "(`y: Out[i64, (B * N, 2)]`, one row per element) beside a *row count*, `n: Out[i64, (1,), \"y\"]`, the one "
+      "element the kernel stores to say how many leading rows of `y` it filled. The reference's output is compared "
+      "with those rows only and the count with its row count; rows past the count are never read. This is CANN's "
+      "`OutputShapeDependOnCompute`: the kernel writes the actual shape into an output and the framework sizes "
+      "the result by it, since the host cannot know it before the kernel has run.")
     w("- **Workspaces** `Workspace[dtype, shape]` are GM scratch the cores share, not bound to the reference "
       "(dims as for outputs): they start at zero, take stores (plain or `accumulate=True`) and loads, and "
       "are how cores exchange values, e.g. each core adds a partial sum, `sync_all()`, every core reads the "
@@ -293,7 +299,8 @@ def render_reference() -> str:
     w("- The other scalar parameters, in order, take the numbers of `get_inputs()` then of `get_init_inputs()` "
       "that no named scalar took (tensors, tuples and lists skipped); a kernel may declare a prefix of them.")
     w("- `Out[...]` parameters, in order, are compared with what `forward` returns (a 0-d result: `Out[f32, ()]`, "
-      "written with `store(loss, s, accumulate=True)`).")
+      "written with `store(loss, s, accumulate=True)`); a row count `Out[i64, (1,), \"y\"]` is not one of them: "
+      "`y` is compared on its first `n` rows, `n` with the rows forward returned.")
     w("- A tensor of fewer dims than declared binds when the extra dims are literal 1s at the start (a 0-d "
       "`torch.tensor(3.14)` as `(1,)`, PyTorch's broadcasting) or, failing that, at the end (a view that adds size-1 "
       "axes: a `(C,)` bias declared `(C, 1)` is one value per row); no element moves.")

@@ -147,6 +147,11 @@ class _Run:
         out.update(self.full_outputs)
         out.launch = self.launch
         out.unwritten = {n: int(w.size - np.count_nonzero(w)) for n, w in self.written.items()}
+        for n, count in self.p.row_counts.items():     # only the rows the kernel says it filled must be written
+            if n in self.written and count.name in self.full_outputs:
+                rows = min(max(int(np.reshape(self.full_outputs[count.name], -1)[0]), 0), len(self.written[n]))
+                w = self.written[n][:rows]
+                out.unwritten[n] = int(w.size - np.count_nonzero(w))
         out.ub_peak = self.ub.peak
         return out
 

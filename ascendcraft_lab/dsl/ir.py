@@ -373,7 +373,8 @@ class TensorParam(Node):
     dtype: DType
     groups: tuple[tuple[Expr, ...], ...]
     role: TensorRole = TensorRole.input
-    source: str | None = None      # Param: the Model's parameter/buffer name (default: `name`)
+    source: str | None = None      # Param: the Model's parameter/buffer name (default: `name`); Out: the
+                                   # output whose valid rows this one-element i64 output counts
     dtype_var: str | None = None   # declared with a type variable (`GM[T, ...]`), bound to `dtype`
 
     @property
@@ -502,6 +503,18 @@ class Program(Node):
     @property
     def workspaces(self) -> list[TensorParam]:
         return self.tensors(TensorRole.workspace)
+
+    @property
+    def results(self) -> list[TensorParam]:
+        """The outputs compared with what forward returns, in order: every output but row counts."""
+        return [p for p in self.outputs if p.source is None]
+
+    @property
+    def row_counts(self) -> dict[str, TensorParam]:
+        """Output name -> the output counting its valid leading rows (`n: Out[i64, (1,), "y"]`): `y` is
+        declared at an upper bound and the kernel writes how many rows it filled (data-dependent
+        sizes: nonzero)."""
+        return {p.source: p for p in self.outputs if p.source is not None}
 
     @property
     def scalars(self) -> list[ScalarParam]:

@@ -31,6 +31,7 @@ kernel_fn   := "@kernel" "def" NAME "(" kparam {"," kparam} ")" ":" block
 kparam      := NAME ":" "GM"  "[" DTYPE "," shape "]"           # an input tensor (reference input)
              | NAME ":" "Param" "[" DTYPE "," shape ["," STRING] "]"  # a Model parameter/buffer by name
              | NAME ":" "Out" "[" DTYPE "," shape "]"           # an output tensor (reference output)
+             | NAME ":" "Out" "[" "i64" "," "(1,)" "," STRING "]"   # the rows the kernel filled of output STRING
              | NAME ":" "Workspace" "[" DTYPE "," shape "]"     # GM scratch shared by the cores, starts at zero
              | NAME ":" DTYPE                                   # a scalar (reference scalar input)
              | NAME ":" "Tiling"                                # the fields of the host's Launch
@@ -319,7 +320,7 @@ class _Parser:
             allowed = ("Tensor",) if host else ("GM", "Out", "Param", "Workspace")
             if head in allowed:
                 items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-                nmax = 3 if head == "Param" else 2
+                nmax = 3 if head in ("Param", "Out") else 2
                 if not 2 <= len(items) <= nmax:
                     raise self.err(ann, f"`{head}[...]` takes a dtype and a shape" + (" and an optional name" if head == "Param" else ""),
                                    f"write `{head}[f32, (B, N)]`")
@@ -329,6 +330,9 @@ class _Parser:
                 if len(items) == 3:
                     s = items[2]
                     if not (isinstance(s, ast.Constant) and isinstance(s.value, str) and s.value):
+                        if head == "Out":
+                            raise self.err(s, "the third item of Out[...] names the output whose rows this one "
+                                           "counts, a string", 'write e.g. n: Out[i64, (1,), "y"]')
                         raise self.err(s, "the third item of Param[...] is the Model's parameter name, a string",
                                        'write e.g. Param[f32, (N,), "ln.weight"]')
                     source = s.value

@@ -60,7 +60,8 @@ def _param_text(p, host: bool) -> str:
         return f"{p.name}: Tiling"
     assert isinstance(p, TensorParam)
     head = "Tensor" if host else p.role.value
-    extra = f', "{p.source}"' if p.role is TensorRole.param and p.source and p.source != p.name else ""
+    extra = f', "{p.source}"' if (p.role is TensorRole.param and p.source and p.source != p.name) or \
+        (p.role is TensorRole.output and p.source) else ""
     return f"{p.name}: {head}[{p.dtype_var or p.dtype.value}, {shape_text(p.groups)}{extra}]"
 
 

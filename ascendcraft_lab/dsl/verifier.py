@@ -294,6 +294,28 @@ class _Verifier:
                                        f"declare `{n.id}` on its own as a dim of some input")
         for name in bound:
             top.setdefault(name, _Sym("dim", ScalarType(INDEX), self.p.kernel.span))
+        self._row_counts(params)
+
+    def _row_counts(self, params):
+        """`n: Out[i64, (1,), "y"]` counts the rows the kernel filled of output `y`, declared at an upper bound."""
+        outs = {p.name: p for p in params if isinstance(p, TensorParam) and p.role is TensorRole.output}
+        counted: set[str] = set()
+        for p in outs.values():
+            if p.source is None:
+                continue
+            y = outs.get(p.source)
+            if y is None or y.source is not None:
+                raise self.err(p, f"`{p.name}` counts the rows of `{p.source}`, which is not an output of this kernel",
+                               "name an Out[...] parameter whose rows the kernel fills: n: Out[i64, (1,), \"y\"]")
+            if p.dtype is not DType.i64 or p.shape != (ONE,):
+                raise self.err(p, f"the row count `{p.name}` of `{p.source}` is one i64 element",
+                               f'declare it `{p.name}: Out[i64, (1,), "{p.source}"]`')
+            if y.rank < 1:
+                raise self.err(p, f"`{p.source}` has no rows to count (a 0-d output)",
+                               "count the rows of an output of rank 1 or more")
+            if p.source in counted:
+                raise self.err(p, f"`{p.source}` has two row counts", "keep one")
+            counted.add(p.source)
 
     # -- host ------------------------------------------------------------------------------
     def _host(self):
@@ -1335,7 +1357,8 @@ def _strip(e: Expr) -> Expr:
 
 
 def _linear(e: Expr) -> dict | None:
-    """e as {term: integer coefficient} over + - and integer scaling (term None: the constant)."""
+    """e as {term: integer coefficient} over + - (term None: the constant; a product or another
+    integer call is one term)."""
     if isinstance(e, Const) and e.kind == "int":
         return {None: int(e.value)}
     if isinstance(e, (Name, Attr)):
@@ -1352,6 +1375,8 @@ def _linear(e: Expr) -> dict | None:
     if isinstance(e, Call) and e.op == "neg":
         a = _linear(e.args[0])
         return None if a is None else {k: -v for k, v in a.items()}
+    if isinstance(e, Call) and e.op in ("mul", "floordiv", "mod", "min", "max"):
+        return {_strip(e): 1}        # an opaque term: `c.start * k + c.len * k - c.start * k` is `c.len * k`
     return None
 
 

@@ -125,6 +125,10 @@ EXAMPLES: list[Example] = [
         "Sort32 groups of 32, MrgSort rounds of four queues, Extract: top-k positions, values by Gather"),
     _ex("sort", "sort_stable", {"batch_size": 13, "dim": 1003},
         "an ascending, stable fp16 sort: negated scores; equal values keep their order (ties in fp16 randn)"),
+    _ex("datadep", "histc", {"batch_size": 3, "dim": 1003, "bins": 37},
+        "a histogram without a scatter: per bin a Compare + Select + ReduceSum count, added atomically across cores"),
+    _ex("datadep", "repeat_interleave", {"batch_size": 5, "dim": 1003, "repeats": 4},
+        "output addresses computed on the vector unit: one Gather repeats every element in place"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

@@ -452,7 +452,8 @@ class KernelFacts:
         tp = self.p.tiling_param
         if isinstance(e, ir.Attr):
             if tp is not None and e.obj.id == tp.name:
-                return f"tiling.{e.attr}"
+                # t.cores is the launch's block count, not a field of the tiling struct
+                return "GetBlockNum()" if e.attr == "cores" else f"tiling.{e.attr}"
             if e.obj.id in self.loops:
                 self._use(e.obj.id, e.attr)
                 return f"{cpp_name(e.obj.id)}{e.attr.capitalize()}"

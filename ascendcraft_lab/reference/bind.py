@@ -8,7 +8,10 @@ Owns the binding of kernel parameters to a reference run and the verdict:
 - scalars (`lr: f32`) bind by name to a forward argument or a Model attribute, else in order
   to the numbers of `get_inputs()` then of `get_init_inputs()` (ints, floats and bools; tensors,
   tuples and lists are skipped; a kernel may declare a prefix of them): scalars.py;
-- outputs (`y: Out[...]`), in order, are compared with the values `forward` returns;
+- outputs (`y: Out[...]`), in order, are compared with the values `forward` returns; an output
+  with a row count (`n: Out[i64, (1,), "y"]`, nonzero's data-dependent rows) is declared at an
+  upper bound, compared on the rows the kernel says it filled (`trim_outputs`), and the count
+  with the reference's rows;
 - a tensor declared with dim packs (`GM[T, (*S, N)]`) is bound as the kernel's view of it: the
   array reshaped to one size per declared dim (`dsl.host.fold_shape`), and an output's
   reference value reshaped to the kernel's view when it holds as many elements (a `keepdim`
@@ -130,7 +133,7 @@ def bind(program: Program, ref: ReferenceRun) -> tuple[dict, dict]:
                        'name one of them: Param[dtype, shape, "name"]')
         _check_dtype(p, str(named[p.param_name].dtype), f"Model parameter `{p.param_name}`", fail)
         inputs[p.name] = _view(program, p, named[p.param_name], scalar_env)
-    outs = program.outputs
+    outs = program.results
     if len(outs) != len(ref.outputs):
         raise fail(k, f"kernel `{k.name}` declares {len(outs)} outputs but forward returns {len(ref.outputs)}",
                    "declare one Out[dtype, shape] parameter per returned tensor, in order")
@@ -139,9 +142,18 @@ def bind(program: Program, ref: ReferenceRun) -> tuple[dict, dict]:
     env.update({p.name: inputs[p.name] for p in program.scalars})
     soc = get_soc(None)
     expected = {}
+    counts = program.row_counts
     for p, (i, v) in zip(outs, enumerate(ref.outputs)):
         _check_dtype(p, ref.output_dtypes[i] or str(v.dtype), f"reference output {i}", fail)
         shape = output_shape(program, p, env, soc)
+        if p.name in counts:               # declared at an upper bound: the reference's rows must fit
+            rows = int(np.shape(v)[0]) if np.ndim(v) else -1
+            if np.ndim(v) != len(shape) or tuple(np.shape(v)[1:]) != tuple(shape[1:]) or rows > shape[0]:
+                raise fail(p, f"output `{p.name}` holds up to {tuple(shape)} here but forward returns "
+                              f"{tuple(np.shape(v))}", "declare the output at the largest shape forward can return")
+            expected[p.name] = v
+            expected[counts[p.name].name] = np.array([rows], dtype=np.int64)
+            continue
         if p.packs and int(np.prod(shape, dtype=np.int64)) == int(np.size(v)) and tuple(shape) != tuple(np.shape(v)):
             v = np.reshape(v, shape)           # the kernel's view of the output (dim packs)
         if tuple(shape) != tuple(np.shape(v)):
@@ -149,6 +161,20 @@ def bind(program: Program, ref: ReferenceRun) -> tuple[dict, dict]:
                        "declare the output's dims so they evaluate to the reference shape")
         expected[p.name] = v
     return inputs, expected
+
+
+def trim_outputs(program: Program, outputs) -> dict:
+    """The kernel's outputs as forward returns them: an output with a row count (`n: Out[i64, (1,),
+    "y"]`, data-dependent sizes) cut to the rows the kernel says it filled (clamped to its bound), as
+    CANN's framework sizes an OutputShapeDependOnCompute output by the shape the kernel wrote."""
+    out = dict(outputs)
+    for name, count in program.row_counts.items():
+        got, n = out.get(name), out.get(count.name)
+        if got is None or n is None or np.size(n) < 1:
+            continue
+        rows = min(max(int(np.reshape(n, -1)[0]), 0), int(np.shape(got)[0]))
+        out[name] = np.asarray(got)[:rows]
+    return out
 
 
 def _view(program: Program, p, v: np.ndarray, scalars: dict) -> np.ndarray:
@@ -251,7 +277,8 @@ def check_interpreter(dsl_path_or_text, ref_path, *, soc: str | None = None, ove
     scalars = {p.name: inputs[p.name] for p in program.scalars}
     typed = verify(program, s, shapes=shapes, scalars=scalars)
     outs = run(typed, inputs, s)
-    checks = [compare(p.name, outs[p.name], expected[p.name], p.dtype, rtol, atol, outs.unwritten.get(p.name, 0))
+    got = trim_outputs(typed, outs)
+    checks = [compare(p.name, got[p.name], expected[p.name], p.dtype, rtol, atol, outs.unwritten.get(p.name, 0))
               for p in typed.outputs]
     correct = all(c.correct for c in checks)
     max_abs = max((c.max_abs_err for c in checks), default=0.0)

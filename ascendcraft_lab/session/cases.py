@@ -35,7 +35,7 @@ from ..engines.rule import render
 from ..passes.bundle import Bundle
 from ..passes.spec import LowerOptions
 from ..passes.variants import variant_program
-from ..reference import RULE_TEXT, RULES, CaseSet, ReferenceError, bind, case_dtypes, check_rules
+from ..reference import RULE_TEXT, RULES, CaseSet, ReferenceError, bind, case_dtypes, check_rules, trim_outputs
 from ..soc import get_soc
 
 # Which step a case failed at, in order (a report counts cases by it).
@@ -303,6 +303,7 @@ def _compare(program: ir.Program, outputs: dict, expected: dict, res: CaseResult
     ok = {r: True for r in RULES}
     why = {r: "" for r in RULES}
     worst_abs = worst_rel = 0.0
+    outputs = trim_outputs(program, outputs)
     for p in program.outputs:
         got = outputs.get(p.name)
         if got is None:

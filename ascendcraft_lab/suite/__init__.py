@@ -10,7 +10,9 @@ align_corners both ways, by sizes and by scale factors, bilinear and bicubic wit
 narrow along any axis as loads at an offset, torch.cat, torch.stack, repeat and tile as stores at offsets, a flip of an outer axis as a reversed index, beside broadcasts and a where()
 mask; permute / transpose / movedim / .t() of 2-D to 5-D tensors, the last axis kept or moved; split, chunk, tensor_split and unbind as several outputs), and the cube's matmul folder (issue 19, 12: square, rectangular, A^T, B^T, bmm, 4-D,
 nn.Linear + bias, linear + relu, matrix-vector, triu / tril of a product, diag(v) @ B), and sort 7 (torch.sort,
-argsort, topk largest / smallest, kthvalue, msort, a stable fp16 sort: Sort32 + MrgSort + Extract).
+argsort, topk largest / smallest, kthvalue, msort, a stable fp16 sort: Sort32 + MrgSort + Extract), and issue 18's datadep 7
+(histc over a range and over the data's range, repeat_interleave along the last and a middle dim, nonzero, argwhere,
+masked_select: outputs whose size the data decides).
 Each file declares its second ("tail") shape as a module-level dict of constant overrides, `TAIL = {"dim": 20011, ...}` (see ascendcraft_lab.bench.suite). The expert examples
 with hand-written DSL stay in ascendcraft_lab.examples.
 """

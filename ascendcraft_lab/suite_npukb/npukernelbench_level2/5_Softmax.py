@@ -7,7 +7,7 @@ import torch.nn as nn
 import torch.nn.functional as F  # noqa: F401 - some tasks call F
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
-          "int32": torch.int32, "int16": torch.int16, "int8": torch.int8, "bool": torch.bool}
+          "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8, "bool": torch.bool}
 
 
 class Model(nn.Module):

@@ -30,6 +30,7 @@ import numpy as np
 from .. import procs
 from ..backends.cann.run import check_cann
 from ..backends.emulator.verify import emulate
+from ..drafter.cases import broadcast_pattern
 from ..drafter.draft import DraftError, draft_from_trace, kernel_name
 from ..dsl.errors import DslError
 from ..dsl.parser import parse
@@ -181,6 +182,9 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
         group = CaseSet(cases.path, cases.format, [cases.cases[i] for i in members], cases.notes)
         suffix = "" if k == 0 else f"-{k + 1}"
         report, draft_info, refused = _group_cases(job, opdir, log, group, suffix, done, len(cases), progress)
+        report, more = _by_broadcast(job, opdir, log, group, report, None if refused else draft_info, suffix)
+        if more:                               # the cases run under the drafts of their broadcast patterns
+            refused = None
         if refused and len(groups) == 1:       # the op's one draft failed: no case runs
             out.update(stage=refused[0], error=refused[1])
             if draft_info is not None:
@@ -188,6 +192,7 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
             return settled()
         if draft_info is not None:
             drafts.append(dict(draft_info, cases=len(members), attributes=_attrs_text(key)))
+        drafts += more
         for i, c in zip(members, report.cases):
             if c.stage == "reference":
                 c.label = f"case {i}"          # a failed reference case is named by its place in the group
@@ -270,6 +275,41 @@ def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset
     report = check_cases(program, group, soc=job.get("soc"), timeout=float(job.get("kernel_timeout", 300)),
                          progress=tick, workdir=workdir)
     return report, info, None
+
+
+def _by_broadcast(job, opdir: Path, log: Log, group: CaseSet, report: CaseReport, draft_info, suffix: str):
+    """The failed cases of a group whose cases broadcast in several ways (y of shape (N,) against x
+    (M, N) in one case, (M, 1) or one element in another; drafter/cases.broadcast_pattern), drafted
+    again per way they broadcast: a draft fixes how each operand is loaded, so one traced case cannot
+    serve the others. `draft_info`: the group's draft (None when it was refused); its traced
+    case's pattern is not drafted again. Returns (the report with the cases that pass now, and every
+    failed one of a redrafted pattern, taken from the new drafts; the new drafts' info)."""
+    runs = {i: c for i, c in enumerate(group.cases) if isinstance(c, ReferenceRun)}
+    pattern = {i: broadcast_pattern([np.shape(v) for v in c.tensor_inputs]) for i, c in runs.items()}
+    if len(set(pattern.values())) < 2:
+        return report, []
+    traced = next((pattern[i] for i, c in runs.items() if draft_info is not None and c.case == draft_info.get("traced_case")),
+                  None)
+    redo: dict[tuple, list[int]] = {}
+    for i, res in enumerate(report.cases):
+        if i in runs and not res.correct and pattern[i] != traced:
+            redo.setdefault(pattern[i], []).append(i)
+    if not redo:
+        return report, []
+    log(f"{sum(map(len, redo.values()))} failed cases broadcast in {len(redo)} other ways than the traced case: "
+        "one draft per way")
+    infos = []
+    for k, members in enumerate(redo.values()):
+        sub = CaseSet(group.path, group.format, [group.cases[i] for i in members], group.notes)
+        r, info, _ = _group_cases(job, opdir, log, sub, f"{suffix}-b{k + 1}", 0, len(members),
+                                  opdir / "progress-regroup.json")
+        for i, res in zip(members, r.cases):
+            report.cases[i] = res
+        for v, vinfo in r.variants.items():
+            report.variants[f"{v} (broadcast draft {k + 1})"] = vinfo
+        if info is not None:
+            infos.append(dict(info, cases=len(members), attributes=f"broadcast {pattern[members[0]]}"))
+    return report, infos
 
 
 def _merge(cases: CaseSet, reports: list, prefixed: bool) -> CaseReport:

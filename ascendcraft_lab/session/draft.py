@@ -88,7 +88,8 @@ def case_runs(reference, *, timeout: float = 300) -> list[ReferenceRun]:
 
 
 def trace_case(runs: list[ReferenceRun]) -> ReferenceRun:
-    """The case a draft is made from: non-empty, float32 first, at least 2-d (leading axes are
+    """The case a draft is made from: non-empty, float32 first (then the half types, traced in
+    float32 as well; an integer case last), at least 2-d (leading axes are
     what dim packs generalize; a 1-d case reads as a whole-tensor reduction), then the fewest
     elements (a quick trace). A case whose first tensor's last dim is 1 comes after the others: it
     hides the rows (x * scale[..., None] reads as two tensors of one shape)."""
@@ -97,7 +98,8 @@ def trace_case(runs: list[ReferenceRun]) -> ReferenceRun:
         size = sum(int(np.size(v)) for v in r.tensor_inputs)
         empty = size == 0 or any(np.size(o) == 0 for o in r.outputs if isinstance(o, np.ndarray))
         unit_row = bool(r.tensor_inputs) and np.shape(r.tensor_inputs[0])[-1:] == (1,)
-        return (empty, r.dtypes[:1] != ("float32",), max(ranks) < 2, unit_row, size)
+        floats = r.dtypes[:1] in (("float32",), ("float16",), ("bfloat16",))
+        return (empty, r.dtypes[:1] != ("float32",), not floats, max(ranks) < 2, unit_row, size)
     return min(runs, key=key)
 
 

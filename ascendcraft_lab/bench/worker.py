@@ -7,7 +7,9 @@ each dtype variant compiled once (`ops/<level>/<op>/reference/<variant>/`). The 
 keeps every case; `progress.json` beside the log counts the cases done for the bench's bar.
 Cases that pass different string / bool / None arguments (`approximate="none"` or `"tanh"`) are
 drafted once per value (`kernel.dsl.py`, `kernel-2.dsl.py`, ...: a draft takes them as constants)
-and their reports merged in the cases' order.
+and their reports merged in the cases' order. Cases a draft fails that broadcast another way than
+its traced case (y (N,) against x (M, N) there, (M, 1) or 0-d here), or whose ranks its views do not
+bind, are drafted again per way and ranks (`kernel-b1.dsl.py`, ...) and take those drafts' results.
 
 `python -m ascendcraft_lab.bench.worker JOB.json` runs `run_op(job)` and writes `result.json`
 beside the op's log, draft and AscendC projects, so a crash here (or in a kernel, or in the
@@ -281,23 +283,25 @@ def _by_broadcast(job, opdir: Path, log: Log, group: CaseSet, report: CaseReport
     """The failed cases of a group whose cases broadcast in several ways (y of shape (N,) against x
     (M, N) in one case, (M, 1) or one element in another; drafter/cases.broadcast_pattern), drafted
     again per way they broadcast: a draft fixes how each operand is loaded, so one traced case cannot
-    serve the others. `draft_info`: the group's draft (None when it was refused); its traced
+    serve the others. Cases the draft's views do not bind are drafted again per ranks as well. `draft_info`: the group's draft (None when it was refused); its traced
     case's pattern is not drafted again. Returns (the report with the cases that pass now, and every
     failed one of a redrafted pattern, taken from the new drafts; the new drafts' info)."""
     runs = {i: c for i, c in enumerate(group.cases) if isinstance(c, ReferenceRun)}
     pattern = {i: broadcast_pattern([np.shape(v) for v in c.tensor_inputs]) for i, c in runs.items()}
-    if len(set(pattern.values())) < 2:
-        return report, []
-    traced = next((pattern[i] for i, c in runs.items() if draft_info is not None and c.case == draft_info.get("traced_case")),
-                  None)
+    # a case the draft's views do not bind (a rank its dims cannot pack: a group norm's (B, C, H, W)
+    # against a 3-D case) is drafted again with the cases of its ranks
+    key = {i: (pattern[i], tuple(len(np.shape(v)) for v in runs[i].tensor_inputs)
+               if report.cases[i].stage in ("bind", "launch") else ()) for i in runs}
+    traced = next(((pattern[i], ()) for i, c in runs.items()
+                   if draft_info is not None and c.case == draft_info.get("traced_case")), None)
     redo: dict[tuple, list[int]] = {}
     for i, res in enumerate(report.cases):
-        if i in runs and not res.correct and pattern[i] != traced:
-            redo.setdefault(pattern[i], []).append(i)
-    if not redo:
+        if i in runs and not res.correct and key[i] != traced:
+            redo.setdefault(key[i], []).append(i)
+    if len(set(key.values())) < 2 or not redo:
         return report, []
-    log(f"{sum(map(len, redo.values()))} failed cases broadcast in {len(redo)} other ways than the traced case: "
-        "one draft per way")
+    log(f"{sum(map(len, redo.values()))} failed cases broadcast in other ways than the traced case or have other "
+        f"ranks: {len(redo)} more drafts")
     infos = []
     for k, members in enumerate(redo.values()):
         sub = CaseSet(group.path, group.format, [group.cases[i] for i in members], group.notes)
@@ -308,7 +312,7 @@ def _by_broadcast(job, opdir: Path, log: Log, group: CaseSet, report: CaseReport
         for v, vinfo in r.variants.items():
             report.variants[f"{v} (broadcast draft {k + 1})"] = vinfo
         if info is not None:
-            infos.append(dict(info, cases=len(members), attributes=f"broadcast {pattern[members[0]]}"))
+            infos.append(dict(info, cases=len(members), attributes=f"shapes like case {runs[members[0]].case}"))
     return report, infos
 
 

@@ -593,7 +593,7 @@ def _group_norm(b, input, num_groups, weight, bias, eps):
     from .norms import channel_leaf, grouped
     x = T(input)
     G = int(val(num_groups))
-    groups = num_groups if isinstance(num_groups, Node) else b.const(G)
+    groups = num_groups if isinstance(num_groups, Node) and num_groups.op == "scalar" else b.const(G)
     return grouped(b, x, G, groups, eps if isinstance(eps, Node) else float(val(eps)),
                    channel_leaf(b, x, weight, "weight"), channel_leaf(b, x, bias, "bias"))
 

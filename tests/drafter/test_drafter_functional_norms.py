@@ -18,6 +18,8 @@ SPELLINGS = {
                     "[torch.randn(6, 301), torch.randn(301)]"),
     "rms_weighted": ("def forward(self, x, res, w):\n    s = x + res\n    return F.rms_norm(s, (301,), w, 1e-6), s",
                      "[torch.randn(2, 3, 301), torch.randn(2, 3, 301), torch.randn(301)]"),
+    "gn_weighted": ("def forward(self, x, w, b, num_groups):\n    return F.group_norm(x, num_groups, w, b, 1e-5)",
+                    "[torch.randn(2, 6, 5, 7), torch.randn(6), torch.randn(6), 3]"),
 }
 
 
@@ -57,6 +59,12 @@ def test_functional_layer_norm_with_a_weight_tensor_reads_it_as_a_row_beside_eac
 def test_a_fused_add_and_rms_norm_with_a_weight_input_returns_both_outputs_from_one_rows_kernel(traced):
     path, d = _draft(traced, "rms_weighted")
     assert d.template == "rows" and d.text.count(": Out[") == 2
+    assert check_interpreter(d.text, path).correct
+
+
+def test_functional_group_norm_reads_its_per_channel_weight_and_bias_inputs_once_per_plane(traced):
+    path, d = _draft(traced, "gn_weighted")
+    assert d.template == "planes" and "w: GM[f32, (C,)]" in d.text
     assert check_interpreter(d.text, path).correct
 
 

@@ -283,9 +283,10 @@ def _by_broadcast(job, opdir: Path, log: Log, group: CaseSet, report: CaseReport
     """The failed cases of a group whose cases broadcast in several ways (y of shape (N,) against x
     (M, N) in one case, (M, 1) or one element in another; drafter/cases.broadcast_pattern), drafted
     again per way they broadcast: a draft fixes how each operand is loaded, so one traced case cannot
-    serve the others. Cases the draft's views do not bind are drafted again per ranks as well. `draft_info`: the group's draft (None when it was refused); its traced
-    case's pattern is not drafted again. Returns (the report with the cases that pass now, and every
-    failed one of a redrafted pattern, taken from the new drafts; the new drafts' info)."""
+    serve the others. Cases the draft's views do not bind are drafted again per ranks as well.
+    `draft_info`: the group's draft (None when it was refused); its traced case's pattern is not
+    drafted again. Returns (the report, each redrafted case's result taken from its new draft; the
+    new drafts' info)."""
     runs = {i: c for i, c in enumerate(group.cases) if isinstance(c, ReferenceRun)}
     pattern = {i: broadcast_pattern([np.shape(v) for v in c.tensor_inputs]) for i, c in runs.items()}
     # a case the draft's views do not bind (a rank its dims cannot pack: a group norm's (B, C, H, W)

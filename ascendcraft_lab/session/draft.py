@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..drafter.cases import case_signature, fit_live, generalize, largest_cases
+from ..drafter.cases import broadcast_pattern, case_signature, fit_live, generalize, largest_cases
 from ..drafter.draft import DraftError, draft_from_trace, draft_reference, kernel_name
 from ..engines.llm.draft import draft_with_llm
 from ..engines.llm.engine import LlmEngineError, client_from_environment
@@ -88,18 +88,23 @@ def case_runs(reference, *, timeout: float = 300) -> list[ReferenceRun]:
 
 
 def trace_case(runs: list[ReferenceRun]) -> ReferenceRun:
-    """The case a draft is made from: non-empty, float32 first (then the half types, traced in
+    """The case a draft is made from: non-empty, of the way of broadcasting most cases share (the
+    others are drafted again by the bench), float32 first (then the half types, traced in
     float32 as well; an integer case last), at least 2-d (leading axes are
     what dim packs generalize; a 1-d case reads as a whole-tensor reduction), then the fewest
     elements (a quick trace). A case whose first tensor's last dim is 1 comes after the others: it
     hides the rows (x * scale[..., None] reads as two tensors of one shape)."""
+    patterns = [broadcast_pattern([np.shape(v) for v in r.tensor_inputs]) for r in runs]
+    count = {p: patterns.count(p) for p in patterns}
+    of = {id(r): p for r, p in zip(runs, patterns)}
+
     def key(r):
         ranks = [len(v.shape) for v in r.tensor_inputs] or [0]
         size = sum(int(np.size(v)) for v in r.tensor_inputs)
         empty = size == 0 or any(np.size(o) == 0 for o in r.outputs if isinstance(o, np.ndarray))
         unit_row = bool(r.tensor_inputs) and np.shape(r.tensor_inputs[0])[-1:] == (1,)
         floats = r.dtypes[:1] in (("float32",), ("float16",), ("bfloat16",))
-        return (empty, r.dtypes[:1] != ("float32",), not floats, max(ranks) < 2, unit_row, size)
+        return (empty, -count[of[id(r)]], r.dtypes[:1] != ("float32",), not floats, max(ranks) < 2, unit_row, size)
     return min(runs, key=key)
 
 

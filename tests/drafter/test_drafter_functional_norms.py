@@ -18,7 +18,7 @@ SPELLINGS = {
                     "[torch.randn(6, 301), torch.randn(301)]"),
     "rms_weighted": ("def forward(self, x, res, w):\n    s = x + res\n    return F.rms_norm(s, (301,), w, 1e-6), s",
                      "[torch.randn(2, 3, 301), torch.randn(2, 3, 301), torch.randn(301)]"),
-    "gn_weighted": ("def forward(self, x, w, b, num_groups):\n    return F.group_norm(x, num_groups, w, b, 1e-5)",
+    "gn_weighted": ("def forward(self, x, w, b, groups):\n    return F.group_norm(x, groups, w, b, 1e-5)",
                     "[torch.randn(2, 6, 5, 7), torch.randn(6), torch.randn(6), 3]"),
 }
 

@@ -111,8 +111,11 @@ def trace_case(runs: list[ReferenceRun]) -> ReferenceRun:
 def draft_for_cases(reference, pick: ReferenceRun, runs: list[ReferenceRun], *, soc: str | None = None,
                     timeout: float = 300) -> DraftOutcome:
     """The offline draft for every case: drafted from `pick`, generalized over `runs`. Raises DraftError."""
-    # traced in float32 (a half-type case's floats cast up): the draft is generalized over the dtypes anyway
+    # traced in float32 (a half-type case's floats cast up, an integer case's tensors too when they are all
+    # of one integer type, no index beside data): the draft is generalized over the dtypes anyway
     cast = "float32" if any(d in ("float16", "bfloat16") for d in pick.dtypes) else None
+    if pick.dtypes and len(set(pick.dtypes)) == 1 and pick.dtypes[0] in ("int8", "int16", "int32"):
+        cast = "float32:integers"
     traced = run_jobs([{"mode": "trace", "path": str(reference), "case": pick.case, "cast_inputs": cast}],
                       timeout=timeout)[0]
     if isinstance(traced, ReferenceError):

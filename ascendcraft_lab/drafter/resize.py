@@ -20,6 +20,14 @@ factor (and does not recompute it), else in / out; nearest reads floor(o * scale
 floor((o + 0.5) * scale), linear (o + 0.5) * scale - 0.5 clamped at 0 (align_corners: o * scale)
 and its two neighbours, cubic the same position unclamped, its four neighbours clamped into the
 row and Keys' cubic convolution weights with A = -0.75.
+
+antialias=True (bilinear, bicubic) widens the filter with the downscale, as PyTorch's
+_upsample_*_aa does: with scale s and base support b (1 for the triangle filter, 2 for the cubic
+one with A = -0.5), the support is b * max(s, 1); output o centres at (o + 0.5) * s and reads the
+taps [max(int(centre - support + 0.5), 0), min(int(centre + support + 0.5), in)), each weighted by
+the filter at (tap - centre + 0.5) / max(s, 1), normalised by the taps' sum. Along H the taps are a
+scalar loop of row loads (the count varies with the row); along W a fixed number of Gathers (the
+most taps any column has, a tiling field), a tap beyond the row weighted 0 and read clamped.
 """
 from __future__ import annotations
 
@@ -33,6 +41,8 @@ MODES = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "line
          "bicubic": "cubic", "trilinear": "linear"}
 RANK_OF_MODE = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 CUBIC_A = -0.75          # PyTorch's bicubic (Keys) parameter
+AA_CUBIC_A = -0.5        # the anti-aliasing cubic filter's parameter (PyTorch's aa bicubic)
+AA_SUPPORT = {"linear": 1, "cubic": 2}     # the filters' half-width at scale 1
 
 
 def _pair(v, k: int, what: str) -> tuple | None:
@@ -61,10 +71,11 @@ def resize_node(x: Node, size, scale_factor, mode: str, align_corners, recompute
     if mode in RANK_OF_MODE and RANK_OF_MODE[mode] != rank:
         raise Unsupported(f"F.interpolate mode={mode!r} of a rank-{rank} tensor (PyTorch takes rank "
                           f"{RANK_OF_MODE[mode]})")
-    if antialias:
-        raise Unsupported("F.interpolate with antialias=True (a filter as wide as the downscale: no template yet)")
     k = rank - 2
     kind = MODES[mode]
+    if antialias and (kind not in ("linear", "cubic") or rank != 4):
+        raise Unsupported(f"F.interpolate antialias=True with mode={mode!r} (PyTorch anti-aliases bilinear and "
+                          "bicubic only)")
     if align_corners and kind in ("nearest", "nearest-exact"):
         raise Unsupported("F.interpolate align_corners with a nearest mode (PyTorch rejects it)")
     sizes, scales = _pair(size, k, "sizes"), _pair(scale_factor, k, "scale factors")
@@ -86,7 +97,8 @@ def resize_node(x: Node, size, scale_factor, mode: str, align_corners, recompute
         raise Unsupported(f"F.interpolate to an empty output {out}")
     attrs = {"mode": kind, "align_corners": bool(align_corners) and kind in ("linear", "cubic"),
              "sizes": out, "scales": scales, "given_size": sizes is not None,
-             "factors": tuple(float(f) for f in scale_factor_list) if sizes is None else None}
+             "factors": tuple(float(f) for f in scale_factor_list) if sizes is None else None,
+             "antialias": bool(antialias)}
     return Node("resize", (x,), attrs, tuple(x.shape[:2]) + out, x.dtype)
 
 
@@ -203,13 +215,39 @@ class ResizeWriter(Writer):
 
     def launch_fields(self) -> str:
         scales = "".join(f", {s}={self._scale_text(i)}" for i, s in enumerate(self.scale_names))
+        if self.node.attrs["antialias"]:
+            scales += "".join(self._aa_fields(i) for i in range(len(self.sdims)))
         return f", rows=per_core, tile=min(tile, {self.odims[-1]}){scales}"
+
+    def _aa_fields(self, i: int) -> str:
+        """Axis i's anti-aliasing fields: the support, the filter's argument scale and (the last
+        axis) the most taps a column reads, 2 * ceil(support) + 1, on integers."""
+        a = self.node.attrs
+        b = AA_SUPPORT[a["mode"]]
+        d, o, low = self.sdims[i], self.odims[i], self.sdims[i].lower()
+        s = self._scale_text(i)
+        widened = f"max({s}, 1.0)"
+        fields = f", sup{low}={widened if b == 1 else f'{fmt_float(b)} * {widened}'}, inv{low}=1.0 / {widened}"
+        if i < len(self.sdims) - 1:
+            return fields
+        if a["align_corners"]:
+            ceil = f"max(cdiv({b} * ({d} - 1), max({o} - 1, 1)), {b})"
+        elif a["scales"][i] is not None:
+            ceil = str(math.ceil(b * max(1.0 / a["scales"][i], 1.0)))
+        else:
+            ceil = f"max(cdiv({b} * {d}, {self.par(o)}), {b})"
+        return fields + f", taps{low}=2 * {ceil} + 1"
 
     def docstring(self) -> str:
         a = self.node.attrs
         mode = {"linear": ["", "linear", "bilinear", "trilinear"][len(self.node.shape) - 2],
                 "cubic": "bicubic"}.get(a["mode"], a["mode"])
         corners = ", align_corners" if a["align_corners"] else ""
+        if a["antialias"]:
+            return (f"Drafted from {self.source}: F.interpolate {mode}{corners}, antialias, resize template. The cores "
+                    "split the output rows; each row's source rows (as many as its filter covers, a scalar loop) are "
+                    "weighted into one, then every tile of output columns gathers the most taps any column reads "
+                    "(iota, Cast floor, Gather), weighted by the filter at each column's centre and normalised.")
         return (f"Drafted from {self.source}: F.interpolate {mode}{corners}, resize template. The cores split the "
                 "output rows; each row's source rows (scalar positions) are copied whole and blended once, then every "
                 "tile of output columns gathers its taps from the blended row (iota, Cast floor, Gather) and sums "
@@ -268,6 +306,8 @@ class ResizeWriter(Writer):
         return lines, taps
 
     def kernel_body(self) -> list[str]:
+        if self.node.attrs["antialias"]:
+            return self._aa_body()
         fresh = self.namer.fresh
         x, y = self.tensors[0], self.out_tensors[0]
         outer = self.odims[:-1]
@@ -330,6 +370,79 @@ class ResizeWriter(Writer):
             terms = " + ".join(f"take({row}, {j}) * {w}" for j, w in taps)
             body.append(f"            {yu} = {terms}")
         body += ["        with copyout:", f"            store({y.name}[{oat}], {yu})"]
+        return body
+
+    # -- antialias=True: a filter as wide as the downscale -----------------------------------------------
+    def _aa_filter(self, d: str, tile: bool) -> tuple[list[str], str]:
+        """(lines, weight) of the anti-aliasing filter at `d` (a scalar or a tile expression)."""
+        fresh = self.namer.fresh
+        ad = fresh("ad")
+        if self.node.attrs["mode"] == "linear":            # the triangle max(1 - |d|, 0)
+            w = fresh("wt")
+            return [f"{ad} = abs({d})", f"{w} = {'relu' if tile else 'max'}(1.0 - {ad}{'' if tile else ', 0.0'})"], w
+        A = fmt_float(AA_CUBIC_A)
+        near = f"({ad} * {fmt_float(AA_CUBIC_A + 2)}{_minus(fmt_float(AA_CUBIC_A + 3))}) * {ad} * {ad} + 1.0"
+        far = f"(({ad} - 5.0) * {ad} + 8.0) * {ad} * {A}{_minus(fmt_float(4 * AA_CUBIC_A))}"
+        w = fresh("wt")
+        if tile:
+            return [f"{ad} = abs({d})", f"{w} = where({ad} < 1.0, {near}, where({ad} < 2.0, {far}, 0.0))"], w
+        return [f"{ad} = abs({d})", f"{w} = 0.0", f"if {ad} < 1.0:", f"    {w} = {near}", f"elif {ad} < 2.0:",
+                f"    {w} = {far}"], w
+
+    def _aa_body(self) -> list[str]:
+        """One output row: its source rows [h0, h1) weighted into one row (a scalar loop of row
+        loads), then per tile of output columns `taps` Gathers from that row, weighted by the
+        filter at every column's own centre and normalised."""
+        fresh = self.namer.fresh
+        x, y = self.tensors[0], self.out_tensors[0]
+        H, W = self.sdims
+        h, w = H.lower(), W.lower()
+        OH = self.odims[0]
+        p, oh, ch, h0, h1 = fresh("p"), fresh("oh"), fresh("ch"), fresh("h0"), fresh("h1")
+        body = [f"for r in core_rows(t.rows, {self._rows_total()}):",
+                f"    {p} = r // {self.par(OH)}",
+                f"    {oh} = r % {self.par(OH)}",
+                f"    {ch} = ({oh} + 0.5) * t.s{h}          # the row's centre in the source; its taps [{h0}, {h1})",
+                f"    {h0} = max(cast({ch} - t.sup{h} + 0.5, i32, round=\"floor\"), 0)",
+                f"    {h1} = min(cast({ch} + t.sup{h} + 0.5, i32, round=\"floor\"), {H})"]
+        lines, w0 = self._aa_filter(f"({h0} - {ch} + 0.5) * t.inv{h}", tile=False)
+        xu, acc, total = fresh(f"{x.name}u"), fresh("acc"), fresh("total")
+        body += ["    " + l for l in lines]
+        body += ["    with copyin:", f"        {xu} = load({x.name}[{p}, {h0}, :])",
+                 "    with compute:", f"        {acc} = {xu} * {w0}", f"    {total} = {w0}"]
+        q = fresh("q")
+        lines, wq = self._aa_filter(f"({h0} + {q} - {ch} + 0.5) * t.inv{h}", tile=False)
+        xv = fresh(f"{x.name}v")
+        body += [f"    for {q} in range(1, {h1} - {h0}):          # the row's other taps: one row load each"]
+        body += ["        " + l for l in lines]
+        body += [f"        {total} = {total} + {wq}", "        with copyin:", f"            {xv} = load({x.name}[{p}, {h0} + {q}, :])",
+                 "        with compute:", f"            {acc} = {acc} + {xv} * {wq}"]
+        row = fresh("row")
+        body += ["    with compute:", f"        {row} = {acc} * (1.0 / {total})          # the taps' weights sum to 1"]
+        col, cw, j0 = fresh("col"), fresh("cw"), fresh("j0")
+        body += [f"    for c in tiles({self.odims[-1]}, t.tile):", "        with compute:",
+                 f"            {col} = iota(c.len, c.start)          # the tile's output columns (CreateVecIndex)",
+                 f"            {cw} = ({col} + 0.5) * t.s{w}          # every column's centre in the source row",
+                 "            # the first tap; clamped into the row, as the lanes past the tile's columns (a compare's",
+                 "            # padding to whole repeats) are gathered too",
+                 f"            {j0} = clamp(cast({cw} - t.sup{w} + 0.5, i32, round=\"floor\"), 0, {W} - 1)"]
+        lines, wt = self._aa_filter(f"(cast({j0}, f32) - {cw} + 0.5) * t.inv{w}", tile=True)
+        yacc, ytot = fresh("yacc"), fresh("ytot")
+        body += ["            " + l for l in lines]
+        body += [f"            {yacc} = take({row}, {j0}) * {wt}          # one vector Gather per tap",
+                 f"            {ytot} = {wt}"]
+        j, jj = fresh("j"), fresh("jj")
+        lines, wj = self._aa_filter(f"(cast({jj}, f32) - {cw} + 0.5) * t.inv{w}", tile=True)
+        body += [f"        for {j} in range(1, t.taps{w}):          # the most taps any column reads", "            with compute:",
+                 f"                {jj} = {j0} + {j}"]
+        body += ["                " + l for l in lines]
+        inside = fresh("win")
+        body += [f"                {inside} = where(cast({jj}, f32) < {W}, {wj}, 0.0)          # a tap past the row weighs 0",
+                 f"                {yacc} = {yacc} + take({row}, min({jj}, {W} - 1)) * {inside}",
+                 f"                {ytot} = {ytot} + {inside}"]
+        yu = fresh("yu")
+        body += ["        with compute:", f"            {yu} = {yacc} / {ytot}",
+                 "        with copyout:", f"            store({y.name}[{p}, {oh}, c], {yu})"]
         return body
 
     # -- the drafter's budget check on shapes 64 times larger ------------------------------------------

@@ -109,6 +109,9 @@ EXAMPLES: list[Example] = [
     _ex("resize", "bilinear", {"batch_size": 3, "channels": 5, "height": 37, "width": 45},
         "bilinear by a non-integer scale: two source rows blended once per output row (separable), two "
         "Gathers and a lerp per column tile, PyTorch's 1 / scale_factor on the host"),
+    _ex("resize", "antialias", {"batch_size": 3, "channels": 1, "height": 47, "width": 101},
+        "anti-aliased downscaling: a filter as wide as the scale, a scalar loop of row loads along H and a "
+        "loop of Gathers along W, taps past the row weighted 0 and read clamped"),
     _ex("layout", "crop_bias", {"batch_size": 37, "dim": 3011, "width": 2971},
         "a slice of the last axis: one strided copy whose source starts at the crop's first column, the GM "
         "gap to the next row as srcStride; the crop then reads like whole rows"),

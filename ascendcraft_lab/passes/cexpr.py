@@ -41,6 +41,23 @@ def _chain(fn: str) -> CallText:
     return text
 
 
+def _kernel_min_max(fn: str) -> CallText:
+    """A kernel's min/max: MinOf / MaxOf on integers, MinOfFloat / MaxOfFloat on floats (kernel.py)."""
+    ints, floats = _chain(fn), _chain(fn + "Float")
+    return lambda e, args: (floats if _is_float(e) else ints)(e, args)
+
+
+def _host_min_max(fn: str) -> CallText:
+    """The host's min/max: on int64_t for sizes, on double when an argument is a float (a scale)."""
+    ints, floats = _chain(fn + "<int64_t>"), _chain(fn + "<double>")
+    return lambda e, args: (floats if any(_is_float(a) for a in e.args) else ints)(e, args)
+
+
+def _kernel_clamp(e: ir.Call, args: list[str]) -> str:
+    kind = "Float" if _is_float(e) else ""
+    return f"MinOf{kind}(MaxOf{kind}({args[0]}, {args[1]}), {args[2]})"
+
+
 def _call(fn: str) -> CallText:
     return lambda e, args: f"{fn}({', '.join(args)})"
 
@@ -59,7 +76,7 @@ def _kernel_div(e: ir.Call, args: list[str]) -> str:
 
 HOST = Dialect("host", {
     "cdiv": _call("CeilDiv"), "align_up": _call("AlignUp"), "align_down": _call("AlignDown"),
-    "min": _chain("std::min<int64_t>"), "max": _chain("std::max<int64_t>"),
+    "min": _host_min_max("std::min"), "max": _host_min_max("std::max"),
     "pow": lambda e, args: f"std::pow(static_cast<double>({args[0]}), static_cast<double>({args[1]}))",
     "ub_elems": lambda e, args: f"UbElems(/*{e.args[0].dtype.value} bytes*/ {e.args[0].dtype.nbytes}, {args[0]}, {args[1]})",
     "div": lambda e, args: f"(static_cast<double>({args[0]}) / ({args[1]}))",
@@ -81,12 +98,12 @@ def _kernel_cast(e: ir.Call, args: list[str]) -> str:
 
 
 KERNEL = Dialect("kernel", {
-    "min": _chain("MinOf"), "max": _chain("MaxOf"), "cdiv": _call("CeilDiv"), "align_up": _call("AlignUp"),
-    "div": _kernel_div,
+    "min": _kernel_min_max("MinOf"), "max": _kernel_min_max("MaxOf"), "cdiv": _call("CeilDiv"),
+    "align_up": _call("AlignUp"), "div": _kernel_div,
     "abs": lambda e, args: f"({args[0]} < 0 ? -{paren(args[0])} : {args[0]})",
     "relu": lambda e, args: f"({args[0]} > 0 ? {args[0]} : 0)",
     "reciprocal": lambda e, args: f"1.0f / {paren(args[0])}",
-    "clamp": lambda e, args: f"MinOf(MaxOf({args[0]}, {args[1]}), {args[2]})",
+    "clamp": _kernel_clamp,
     "cast": _kernel_cast,
 })
 

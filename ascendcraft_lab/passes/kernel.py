@@ -287,10 +287,12 @@ class MinMaxHelper:
     text: str
 
 
-# The kernel class's min/max: int64 for sizes and indices, float for float scalars (overloads);
+# The kernel class's min/max: MinOf / MaxOf on int64 for sizes and indices, MinOfFloat / MaxOfFloat for float
+# scalars (two names, not overloads: an int32_t beside an int literal would fit both overloads equally);
 # then the size helpers (AlignUp for copies, buffers and row pitches; CeilDiv for the cube's whole fractals).
 MIN_MAX_HELPERS = tuple(MinMaxHelper(f"{fn}{':float' if t == 'float' else ''}",
-                                     f"__aicore__ inline static {t} {fn}({t} a, {t} b) {{ return a {cmp} b ? a : b; }}")
+                                     f"__aicore__ inline static {t} {fn}{'Float' if t == 'float' else ''}({t} a, {t} b) "
+                                     f"{{ return a {cmp} b ? a : b; }}")
                         for t in ("int64_t", "float") for fn, cmp in (("MinOf", "<"), ("MaxOf", ">"))) + (
     # scalar float -> int casts that round down / up (cast(x, i32, round="floor")): truncate, then step
     MinMaxHelper("FloorOf", "__aicore__ inline static int64_t FloorOf(float a) { const int64_t i = static_cast<int64_t>(a); "

@@ -5,8 +5,8 @@ categories (activation 15, loss 7, math 6, normalization 8, optimizer 5, pooling
 beyond them (issue 17) broadcast 12 (bias vectors, per-row values, one-element tensors; any NumPy pattern folded to outer indices,
 rows and columns: a per-channel bias, a per-plane divisor, (n, 1, d) x (1, n, d), (r, 1, d) vs (1, s, 1), a where() mask) and index 11
 (argmax/argmin, gather, take_along_dim, index_select, nn.Embedding, index_add, scatter_add,
-masked_fill), resize 11 (F.interpolate nearest / nearest-exact / linear / bilinear / bicubic / trilinear,
-align_corners both ways, by sizes and by scale factors; grid_sample by affine_grid), layout 12 (slices and
+masked_fill), resize 13 (F.interpolate nearest / nearest-exact / linear / bilinear / bicubic / trilinear,
+align_corners both ways, by sizes and by scale factors, bilinear and bicubic with antialias; grid_sample by affine_grid), layout 12 (slices and
 narrow along any axis as loads at an offset, torch.cat, torch.stack, repeat and tile as stores at offsets, a flip of an outer axis as a reversed index, beside broadcasts and a where()
 mask), and the cube's matmul folder (issue 19, 12: square, rectangular, A^T, B^T, bmm, 4-D,
 nn.Linear + bias, linear + relu, matrix-vector, triu / tril of a product, diag(v) @ B).

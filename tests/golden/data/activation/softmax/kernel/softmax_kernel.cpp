@@ -78,7 +78,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS1);
         WaitFlag<HardEvent::V_S>(eventVS1);
         float r1 = scalarTmp.GetValue(0);
-        m = MaxOf(m, r1);
+        m = MaxOfFloat(m, r1);
         xuQueue.FreeTensor(xu);
     }
 
@@ -119,7 +119,7 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
-    __aicore__ inline static float MaxOf(float a, float b) { return a > b ? a : b; }
+    __aicore__ inline static float MaxOfFloat(float a, float b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 
     // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.

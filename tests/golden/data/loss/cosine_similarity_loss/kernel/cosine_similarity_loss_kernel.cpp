@@ -102,7 +102,7 @@ private:
     __aicore__ inline void ComputeAcc() {
         // DSL 44: acc = acc + 1.0 - pq / sqrt(max(pp, 1e-16) * max(qq, 1e-16))
         // sqrt of a scalar runs on the vector unit (the scalar unit has no sqrt)
-        Duplicate(scalarTmp, static_cast<float>(MaxOf(pp, 1.0e-16f) * MaxOf(qq, 1.0e-16f)), SCALAR_LANES);
+        Duplicate(scalarTmp, static_cast<float>(MaxOfFloat(pp, 1.0e-16f) * MaxOfFloat(qq, 1.0e-16f)), SCALAR_LANES);
         Sqrt(scalarTmp, scalarTmp, SCALAR_LANES);
         TEventID eventVS1 = GetTPipePtr()->FetchEventID(HardEvent::V_S);
         SetFlag<HardEvent::V_S>(eventVS1);
@@ -128,7 +128,7 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
-    __aicore__ inline static float MaxOf(float a, float b) { return a > b ? a : b; }
+    __aicore__ inline static float MaxOfFloat(float a, float b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 
     // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.

@@ -122,7 +122,7 @@ private:
         SetFlag<HardEvent::V_S>(eventVS2);
         WaitFlag<HardEvent::V_S>(eventVS2);
         float s2 = scalarTmp.GetValue(0);
-        acc = acc + MaxOf(s1 - s2 + tiling.margin, 0.0f);
+        acc = acc + MaxOfFloat(s1 - s2 + tiling.margin, 0.0f);
     }
 
     __aicore__ inline void CopyOut() {
@@ -142,7 +142,7 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
-    __aicore__ inline static float MaxOf(float a, float b) { return a > b ? a : b; }
+    __aicore__ inline static float MaxOfFloat(float a, float b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 
     // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.

@@ -42,7 +42,7 @@ public:
         for (int64_t r = rBegin; r < rEnd; ++r) {
             p = r / OH;  // DSL 32
             oh = r % OH;  // DSL 33
-            sy = MaxOf((oh + 0.5f) * tiling.scale - 0.5f, 0.0f);  // DSL 34
+            sy = MaxOfFloat((oh + 0.5f) * tiling.scale - 0.5f, 0.0f);  // DSL 34
             h0 = static_cast<int32_t>(FloorOf(sy));  // DSL 35
             h1 = MinOf(h0 + 1, tiling.H - 1);  // DSL 36
             ly = sy - h0;  // DSL 37
@@ -141,7 +141,7 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
-    __aicore__ inline static float MaxOf(float a, float b) { return a > b ? a : b; }
+    __aicore__ inline static float MaxOfFloat(float a, float b) { return a > b ? a : b; }
     __aicore__ inline static int64_t FloorOf(float a) { const int64_t i = static_cast<int64_t>(a); return static_cast<float>(i) > a ? i - 1 : i; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
 

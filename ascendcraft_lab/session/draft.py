@@ -53,8 +53,10 @@ def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None
         cases = case_runs(reference, timeout=timeout)
     pick = trace_case(cases) if cases else None
     try:
-        offline = (draft_for_cases(reference, pick, cases, soc=soc, timeout=timeout) if cases else
-                   draft_reference(reference, soc=soc, overrides=overrides or None, timeout=timeout))
+        if cases:
+            offline, pick = _draft_some_case(reference, cases, soc, timeout)
+        else:
+            offline = draft_reference(reference, soc=soc, overrides=overrides or None, timeout=timeout)
     except DraftError as exc:
         if how == "drafter":
             raise DraftFailed(str(exc)) from None
@@ -85,6 +87,33 @@ def case_runs(reference, *, timeout: float = 300) -> list[ReferenceRun]:
         raise DraftFailed(f"no case of {Path(reference).name} runs: {str(cases.cases[0]).splitlines()[0]}"
                           if len(cases) else f"{Path(reference).name}: get_input_groups() returns no case")
     return runs
+
+
+RETRACES = 2     # other cases a refused draft is tried from
+
+
+def _draft_some_case(reference, runs: list[ReferenceRun], soc, timeout) -> tuple["DraftOutcome", ReferenceRun]:
+    """The draft for every case from the best case to trace (`trace_case`), or, when the drafter
+    refuses that one (a group norm whose groups are single channels), from the next best of other
+    shapes or attributes, up to RETRACES more; the first refusal when none drafts."""
+    first, tried = None, []
+    for _ in range(1 + RETRACES):
+        left = [r for r in runs if not any(r.describe() == t.describe() or _same_kind(r, t) for t in tried)]
+        if not left:
+            break
+        pick = trace_case(left)
+        tried.append(pick)
+        try:
+            return draft_for_cases(reference, pick, runs, soc=soc, timeout=timeout), pick
+        except DraftError as e:
+            first = first or e
+    raise first
+
+
+def _same_kind(a: ReferenceRun, b: ReferenceRun) -> bool:
+    """Two cases a drafter would draft alike: the same tensor shapes and the same other arguments."""
+    return [np.shape(v) for v in a.tensor_inputs] == [np.shape(v) for v in b.tensor_inputs] and \
+        [v for v in a.inputs if not isinstance(v, np.ndarray)] == [v for v in b.inputs if not isinstance(v, np.ndarray)]
 
 
 def trace_case(runs: list[ReferenceRun]) -> ReferenceRun:

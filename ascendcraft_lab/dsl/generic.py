@@ -237,8 +237,10 @@ class _Promoter:
                 refuse(sums[0].op, f" (here `{n.op}` reads the sum before it is wrapped: give the sum a statement "
                                    f"of its own)")
         if sums and isinstance(st.value, Call) and st.value.op in INT8_WRAP:
-            if len(sums) >= INT8_WRAP_TERMS:
-                refuse(sums[0].op, f" (a chain of {len(sums) + 1} terms may leave f16's exact whole numbers)")
+            big = [n.value for n in walk(st.value) if isinstance(n, Const) and abs(float(n.value)) > 1024]
+            if len(sums) >= INT8_WRAP_TERMS or big:
+                refuse(sums[0].op, f" (a chain of {len(sums) + 1} terms may leave f16's exact whole numbers)" if not big
+                       else f" (the literal {big[0]:g} leaves f16's exact whole numbers: at most 1024 beside int8 values)")
             self.wrap = True
 
     def _wrapped(self, st: Assign) -> list:

@@ -58,7 +58,7 @@ def test_int8_sums_and_negations_wrap_modulo_256_as_pytorch_does(expr, want):
         assert np.array_equal(run(v, {"x": x, "y": y})["z"], want(x, y).astype(np.int8))
 
 
-@pytest.mark.parametrize("expr, op", [("max(xu, yu) * 2.0", "mul"), ("relu(xu + yu)", "add")])
+@pytest.mark.parametrize("expr, op", [("max(xu, yu) * 2.0", "mul"), ("relu(xu + yu)", "add"), ("xu + yu + 5000", "add")])
 def test_an_int8_operation_that_can_leave_the_range_is_refused_in_one_line(expr, op):
     with pytest.raises(DslError) as e:
         instantiate(parse(TWO.format(expr=expr), "k.dsl.py"), {"T": DType.i8})

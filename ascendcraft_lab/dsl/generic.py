@@ -44,8 +44,8 @@ from dataclasses import replace
 from typing import Mapping, Sequence
 
 from .errors import DslError
-from .ir import (Assign, Call, Const, DType, DTypeRef, Expr, For, If, Load, Name, Program, Stage, StageKind, Store, Str,
-                 TensorRole, map_exprs, walk, walk_stmts)
+from .ir import (Assign, Call, Const, DType, DTypeRef, Expr, For, If, Load, Name, Program, ScalarParam, Stage,
+                 StageKind, Store, Str, TensorRole, map_exprs, walk, walk_stmts)
 from .parser import parse
 
 # A half-type tensor's values are computed in f32, an int8 tensor's in f16 (see the module docstring).
@@ -85,7 +85,23 @@ def instantiate(program: Program, binding: Mapping[str, DType] | None = None) ->
         return program
     binding = {**dict(program.binding), **dict(binding or {})}
     variant = parse(program.source, program.path, binding) if binding != dict(program.binding) else program
-    return promote(variant)
+    return promote(integer_scalars(variant))
+
+
+def integer_scalars(program: Program) -> Program:
+    """In a variant whose type variables are all integers, the f32 scalar parameters as i32: PyTorch
+    gives an integer tensor integer scalars (`torch.add(x, y, alpha=2)` on int32 is int32; a float
+    alpha it refuses), and a float scalar with an int tile is an error. A case that passes a
+    fractional value then fails its binding in one line (`declared i32`)."""
+    if not program.binding or not all(d.is_int for _, d in program.binding):
+        return program
+
+    def retype(p):
+        return replace(p, dtype=DType.i32) if isinstance(p, ScalarParam) and p.dtype is DType.f32 else p
+    if not any(isinstance(p, ScalarParam) and p.dtype is DType.f32 for p in program.kernel.params):
+        return program
+    return replace(program, kernel=replace(program.kernel, params=tuple(retype(p) for p in program.kernel.params)),
+                   host=replace(program.host, params=tuple(retype(p) for p in program.host.params)))
 
 
 def binding_for(program: Program, dtypes: Sequence[str], what: str = "the input set") -> dict[str, DType]:

@@ -1,5 +1,6 @@
 """int8 variants compute in f16 (the vector unit has no int8 arithmetic): the operations whose result
-is one of their operands' values as they are, sums and negations wrapped modulo 256."""
+is one of their operands' values as they are, sums and negations wrapped modulo 256; an integer
+variant's float scalar parameters are integers."""
 from __future__ import annotations
 
 import numpy as np
@@ -71,3 +72,14 @@ def test_an_int8_tile_cast_to_f32_is_refused_as_the_cast_page_pairs_int8_with_f1
         verify(parse(TWO.format(expr="cast(xu, f32)").replace("T=(f32, i8)", "T=(i8,)")
                      .replace("z: Out[T,", "z: Out[f32,"), "k.dsl.py"))
     assert "Cast converts i8 tiles to and from f16 only, not i8 -> f32 (API page Cast)" in e.value.message
+
+
+def test_an_integer_variant_takes_its_float_scalar_parameters_as_integers_as_pytorch_does():
+    text = TWO.format(expr="xu + yu * alpha").replace("T=(f32, i8)", "T=(f32, i32)").replace(
+        "y: GM[T, (*S,)], z:", "y: GM[T, (*S,)], alpha: f32, z:")
+    program = parse(text, "k.dsl.py")
+    v = verify(instantiate(program, {"T": DType.i32}))
+    assert [p.dtype for p in v.scalars] == [DType.i32]
+    assert [p.dtype for p in verify(instantiate(program, {"T": DType.f32})).scalars] == [DType.f32]
+    x = np.arange(-5, 5, dtype=np.int32)
+    assert np.array_equal(run(v, {"x": x, "y": x, "alpha": 3})["z"], x + 3 * x)

@@ -146,8 +146,9 @@ def render_reference() -> str:
       "and the vector unit has no int8 arithmetic: an operation whose result is one of its operands' values "
       "(max, relu, where, comparisons, ...) comes back exactly, and a statement of sums, differences and "
       "negations is wrapped modulo 256 (`r - 256 * floor((r + 128) / 256)`, exact in f16) as PyTorch's int8 "
-      "arithmetic wraps; an int8 product, or an order operation of an unwrapped sum, is an error of that variant "
-      "(`dsl/generic.py`).")
+      "arithmetic wraps; an int8 product, or an order operation of an unwrapped sum, is an error of that variant. "
+      "In a variant of integer types a `f32` scalar parameter is `i32`, as PyTorch gives integer tensors integer "
+      "scalars (`dsl/generic.py`).")
     w("")
     w("## Tiles of rows and broadcasting")
     w("")

@@ -5,11 +5,13 @@ loads every case, a second traces the case the draft is made from, the draft is 
 over the cases' dtypes and ranks (drafter/cases.py), and session/cases.py runs every case,
 each dtype variant compiled once (`ops/<level>/<op>/reference/<variant>/`). The op's result
 keeps every case; `progress.json` beside the log counts the cases done for the bench's bar.
-Cases that pass different string / bool / None arguments (`approximate="none"` or `"tanh"`) are
-drafted once per value (`kernel.dsl.py`, `kernel-2.dsl.py`, ...: a draft takes them as constants)
-and their reports merged in the cases' order. Cases a draft fails that broadcast another way than
-its traced case (y (N,) against x (M, N) there, (M, 1) or 0-d here), or whose ranks its views do not
-bind, are drafted again per way and ranks (`kernel-b1.dsl.py`, ...) and take those drafts' results.
+Cases that pass different string / bool / None / list arguments (`approximate="none"` or `"tanh"`,
+`normalized_shape=[64]` or `[4, 65]`) are drafted once per value (`kernel.dsl.py`, `kernel-2.dsl.py`,
+...: a draft takes them as constants), and so are cases passing different values of a number a
+group's draft read as a constant instead of taking it as a kernel scalar (a `dim`); their reports
+are merged in the cases' order. Cases a draft fails that broadcast another way than its traced case
+(y (N,) against x (M, N) there, (M, 1) or 0-d here), or whose ranks its views do not bind, are
+drafted again per way and ranks (`kernel-b1.dsl.py`, ...) and take those drafts' results.
 
 `python -m ascendcraft_lab.bench.worker JOB.json` runs `run_op(job)` and writes `result.json`
 beside the op's log, draft and AscendC projects, so a crash here (or in a kernel, or in the
@@ -42,6 +44,7 @@ from ..passes.manager import run_pipeline
 from ..passes.spec import LowerOptions
 from ..perf import estimate_eager, estimate_trace
 from ..reference import CaseSet, ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs
+from ..reference.scalars import unbound_numbers
 from ..session import CaseReport, CaseResult, check_cases, draft, engine_for
 from ..soc import get_soc
 from .metrics import check_output, inputs_unchanged
@@ -179,15 +182,22 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
     if len(groups) > 1:
         log("one draft per value of the arguments a draft takes as constants: " +
             "; ".join(f"{_attrs_text(k)} ({len(g)} cases)" for k, g in groups))
-    reports, drafts, done = [], [], 0
-    for k, (key, members) in enumerate(groups):
+    reports, drafts, done, pending, groups = [], [], 0, groups, []
+    while pending:
+        key, members = pending.pop(0)
         group = CaseSet(cases.path, cases.format, [cases.cases[i] for i in members], cases.notes)
-        suffix = "" if k == 0 else f"-{k + 1}"
-        report, draft_info, refused = _group_cases(job, opdir, log, group, suffix, done, len(cases), progress)
+        suffix = "" if not groups else f"-{len(groups) + 1}"
+        try:
+            report, draft_info, refused = _group_cases(job, opdir, log, group, suffix, done, len(cases), progress)
+        except SplitByConstants as split:       # the draft read numbers as constants that differ between its cases
+            log(f"draft{suffix}: {split}")
+            pending[0:0] = [(key + extra, [members[i] for i in idx]) for extra, idx in split.groups]
+            continue
+        groups.append((key, members))
         report, more = _by_broadcast(job, opdir, log, group, report, None if refused else draft_info, suffix)
         if more:                               # the cases run under the drafts of their broadcast patterns
             refused = None
-        if refused and len(groups) == 1:       # the op's one draft failed: no case runs
+        if refused and len(groups) == 1 and not pending:       # the op's one draft failed: no case runs
             out.update(stage=refused[0], error=refused[1])
             if draft_info is not None:
                 result["draft"] = draft_info
@@ -221,23 +231,68 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
 
 def attribute_groups(cases: list) -> list[tuple[tuple, list[int]]]:
     """The cases grouped by the arguments a draft takes as constants, in order of first appearance:
-    strings, bools and None (`approximate="tanh"`, `is_result=True`). Numbers reach the kernel as
-    scalars and need no group; a case whose reference failed joins the first group."""
+    strings, bools, None and lists of them or of numbers (`approximate="tanh"`, `is_result=True`,
+    `normalized_shape=[4, 65]`; a list is a tuple in the key). A number reaches the kernel as a scalar
+    unless the draft reads it as a constant (a `dim`), which `SplitByConstants` finds once a group is
+    drafted; a case whose reference failed joins the first group."""
     groups: dict[tuple, list[int]] = {}
     failed = []
     for i, c in enumerate(cases):
         if not isinstance(c, ReferenceRun):
             failed.append(i)
             continue
-        key = tuple((j, v) for j, v in enumerate(c.inputs) if v is None or isinstance(v, (str, bool)))
+        key = tuple((j, _hashable(v)) for j, v in enumerate(c.inputs) if _constant(v))
         groups.setdefault(key, []).append(i)
     out = list(groups.items()) or [((), [])]
     out[0] = (out[0][0], sorted(out[0][1] + failed))
     return out
 
 
+def _constant(v) -> bool:
+    """A string, bool or None, or a list of them or of numbers (not a list of tensors)."""
+    if isinstance(v, (list, tuple)):
+        return all(_constant(x) or isinstance(x, (int, float)) for x in v)
+    return v is None or isinstance(v, (str, bool))
+
+
+def _hashable(v):
+    return tuple(_hashable(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
+class SplitByConstants(Exception):
+    """A group's draft read numbers of forward as constants (reference/scalars.unbound_numbers) and
+    its cases pass different values: `groups` are (key additions, indices in the group) per value,
+    in order of first appearance (a failed reference case in the first)."""
+
+    def __init__(self, message: str, groups: list):
+        super().__init__(message)
+        self.groups = groups
+
+    @classmethod
+    def of(cls, program, cases: list, traced: ReferenceRun):
+        fixed = unbound_numbers(program, traced)
+        if not fixed:
+            return None
+        by: dict[tuple, list[int]] = {}
+        failed = []
+        for i, c in enumerate(cases):
+            if isinstance(c, ReferenceRun):
+                # the ranks too: a constant `dim=0` is the last axis of a 1-d case and the first of a 2-d one
+                ranks = ("ranks", tuple(len(np.shape(v)) for v in c.tensor_inputs))
+                by.setdefault(tuple((j, c.inputs[j]) for j in fixed if j < len(c.inputs)) + (ranks,), []).append(i)
+            else:
+                failed.append(i)
+        if len(by) < 2:
+            return None
+        groups = list(by.items())
+        groups[0] = (groups[0][0], sorted(groups[0][1] + failed))
+        names = ", ".join(f"argument {j + 1}" for j in fixed)
+        return cls(f"it reads {names} as constants, which differ between its cases: one draft per value", groups)
+
+
 def _attrs_text(key: tuple) -> str:
-    return ", ".join(f"argument {j + 1} = {v!r}" for j, v in key) or "(no constant arguments)"
+    return ", ".join(f"argument {j + 1} = {v!r}" if j != "ranks" else f"ranks {v}" for j, v in key) \
+        or "(no constant arguments)"
 
 
 def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset: int, total: int, progress):
@@ -273,6 +328,10 @@ def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset
     except DslError as e:
         log(f"lower: {e.render() if hasattr(e, 'render') else e}")
         return failed("lower", _one_line(e), info)
+    traced = next((r for r in runs if r.case == traced_case), None)
+    split = SplitByConstants.of(program, group.cases, traced) if traced is not None else None
+    if split is not None:
+        raise split
     workdir = opdir / "reference" / (f"attrs{suffix}" if suffix else "")
     report = check_cases(program, group, soc=job.get("soc"), timeout=float(job.get("kernel_timeout", 300)),
                          progress=tick, workdir=workdir)
@@ -306,8 +365,12 @@ def _by_broadcast(job, opdir: Path, log: Log, group: CaseSet, report: CaseReport
     infos = []
     for k, members in enumerate(redo.values()):
         sub = CaseSet(group.path, group.format, [group.cases[i] for i in members], group.notes)
-        r, info, _ = _group_cases(job, opdir, log, sub, f"{suffix}-b{k + 1}", 0, len(members),
-                                  opdir / "progress-regroup.json")
+        try:
+            r, info, _ = _group_cases(job, opdir, log, sub, f"{suffix}-b{k + 1}", 0, len(members),
+                                      opdir / "progress-regroup.json")
+        except SplitByConstants as split:      # constants differ within this way too: its cases keep their results
+            log(f"draft{suffix}-b{k + 1}: {split}")
+            continue
         for i, res in zip(members, r.cases):
             report.cases[i] = res
         for v, vinfo in r.variants.items():

@@ -17,9 +17,10 @@ reference in NPUKernelBench format has tens of cases: float32 / float16 / bfloat
   as it is (its cases of another rank then fail to bind, one line each).
 
 Attributes the draft takes as constants (a reduction's `dim`, `approximate="tanh"`) keep the
-traced case's value; the bench drafts once per value of the string, bool and None arguments
-(`bench/worker.attribute_groups`: `approximate="none"` cases get their own draft), and cases that
-pass other constants are verified like any case and fail where the kernel does not serve them. `live` (the tile budget) is raised until every variant's UB plan
+traced case's value; the bench drafts once per value of the string, bool, None and list arguments
+(`bench/worker.attribute_groups`: `approximate="none"` cases get their own draft) and of the numbers
+a draft reads as constants rather than as kernel scalars (`bench/worker.SplitByConstants`: a `dim`).
+`live` (the tile budget) is raised until every variant's UB plan
 fits, on the traced shapes and on shapes 64 times larger.
 """
 from __future__ import annotations
@@ -295,9 +296,10 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
         per_case.append(dts)
     params = ins + outs
     seen = [list(dict.fromkeys(row[i] for row in per_case)) for i in range(len(params))]
-    # a tensor whose dtype changes from case to case, or is not the traced one in any case (a group
-    # of half-type cases, traced in float32): T, of the cases' dtypes
-    varying = [i for i, s in enumerate(seen) if len(s) > 1 or s[0] is not params[i].dtype]
+    # varying across the cases, or one dtype in every case other than the traced one (a float16 or an
+    # integer group traced in float32)
+    varying = [i for i, s in enumerate(seen) if len(s) > 1 or
+               (s[0] in T_ORDER and getattr(params[i], "dtype", s[0]) in T_ORDER and params[i].dtype != s[0])]
     if not varying:
         return program, ""
     if any(d is None or d not in T_ORDER for i in varying for d in seen[i]):

@@ -22,6 +22,10 @@ operations the templates understand:
   take_rows    table[index] along one axis, whole slices after it (index_select, nn.Embedding, x[idx])
   index_add    x with alpha * source[i] added into row index[i] along the first axis (Tensor.index_add)
   scatter_add  x with source[i, j] added at index[i, j] along one axis of a 2-D tensor
+  index_copy   x with row index[i] replaced by source[i] along the first axis (Tensor.index_copy,
+               x[index] = value); a repeated index keeps the last write, as PyTorch's loop on one thread
+  scatter      x with source[i, j] written at index[i, j] along the last axis of a 2-D tensor (the last
+               write of a repeated index wins, as on one thread)
 
 Every torch function, Tensor method and nn module maps through one rule in `RULES` to these
 (an activation becomes its formula: F.elu is relu(x) + alpha * (exp(min(x, 0)) - 1)), so the
@@ -371,6 +375,28 @@ class Builder:
             shape = tuple(index.shape)
         return Node("gather", (x, index), {"axis": axis, "shared": shared}, shape, x.dtype)
 
+    def sort(self, x: Node, axis, descending: bool, k: "int | Node" = 0, kth: bool = False, keepdim: bool = False,
+             what: str = "sort") -> tuple[Node, Node]:
+        """(values, int64 indices) of a stable sort along `axis` (descending: largest first); k > 0:
+        only the first k (topk); `kth`: only the k-th (kthvalue: the axis dropped unless keepdim)."""
+        if not x.is_tensor:
+            raise Unsupported(f"`{what}` of a scalar")
+        count = k if isinstance(k, Node) else None      # k read by the kernel (a scalar input)
+        k = int(count.value) if count is not None else k
+        rank = len(x.shape)
+        axis = norm_axis(axis, rank) if rank else 0
+        if k and not (rank and 0 < k <= x.shape[axis]) and not (not rank and k == 1):
+            raise Unsupported(f"`{what}` with k = {k} of {x.shape[axis] if rank else 1} elements")
+        attrs = {"axis": axis, "descending": bool(descending), "k": int(k), "kth": kth, "keepdim": keepdim, "what": what}
+        if kth:
+            shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keepdim else \
+                tuple(d for i, d in enumerate(x.shape) if i != axis)
+        else:
+            shape = tuple(k if (k and i == axis) else d for i, d in enumerate(x.shape))
+        args = (x,) if count is None else (x, count)
+        return (Node("sort", args, {**attrs, "part": "values"}, shape, x.dtype),
+                Node("sort", args, {**attrs, "part": "indices"}, shape, "int64"))
+
     def take_rows(self, x: Node, index: Node, axis) -> Node:
         """x[..., index, ...] along `axis`: the slice after the axis named by every index, in the
         index's own shape (index_select with a 1-D index, nn.Embedding with any)."""
@@ -387,6 +413,14 @@ class Builder:
     def scatter_add(self, x: Node, index: Node, source: Node, axis: int) -> Node:
         """x with source[i, j] added at index[i, j] along `axis` of a 2-D tensor (repeats add up)."""
         return Node("scatter_add", (x, index, source), {"axis": axis}, x.shape, x.dtype)
+
+    def index_copy(self, x: Node, index: Node, source: Node) -> Node:
+        """x with slice index[i] along the first axis replaced by source[i] (the last i wins a repeat)."""
+        return Node("index_copy", (x, index, source), {"axis": 0}, x.shape, x.dtype)
+
+    def scatter(self, x: Node, index: Node, source: Node, axis: int) -> Node:
+        """x with source[i, j] written at index[i, j] along `axis` of a 2-D tensor (the last j wins a repeat)."""
+        return Node("scatter", (x, index, source), {"axis": axis}, x.shape, x.dtype)
 
     def full(self, value, shape, dtype="float32") -> Node:
         return Node("full", (self.const(value),), {}, tuple(shape), dtype)

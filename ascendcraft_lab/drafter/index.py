@@ -23,11 +23,22 @@ Six kernel shapes ("forms"), after what the index op reads or writes:
   scatter    scatter_add of a 2-D tensor: the same, one element at a time: each (index, src)
              pair is read as scalars from GM and src added at y[row, index] (along dim 1) or
              y[index, column] (along dim 0) by an accumulating scalar store.
+  put        index_copy / x[index] = value along dim 0, where a repeated index keeps the last write
+             (PyTorch's loop on one thread; the docs call the result of repeats undefined): the
+             cores split the OUTPUT rows, and each output row r finds the last pick naming it, a
+             vector search over the index tiles (Compare against r, Select the pick's position + 1,
+             ReduceMax); it then copies that source row, or x's own row when no pick names it.
+             Every output row is written once, by one core: no atomics, no sync. An index past
+             the output is never found (its write is dropped), where PyTorch raises.
+  set        scatter along the last axis of a 2-D tensor, a repeated index keeping the last
+             write: a core owns whole rows, copies x's row, then writes the row's (index, src)
+             pairs in index order by scalar stores, which leave the core in program order
+             through one queue (MTE3), so the last pair of a repeat lands last.
 
 An index outside the source is no crash: on the emulator a `take` past the row's valid
 elements, a copy from a row past the table and an add into a row past the output are findings
 at the DSL line. Writes by index whose result depends on their order (scatter, index_copy,
-x[index] = value with repeated indices) are refused by the rules (rules.py).
+x[index] = value with repeated indices) keep the last write, as above.
 """
 from __future__ import annotations
 
@@ -66,8 +77,8 @@ class IndexWriter(Writer):
                            a.attrs["name"], tuple(a.shape))
                 self.tensors.append(t)
                 self.loaded[id(a)] = t
-        if any(d.get("kind") == "scalar" for d in g.inputs):
-            raise Unsupported(f"a number among forward's inputs of a {self.what}")
+        # a number among forward's inputs (index_select's `dim`) was read by its traced value: the
+        # kernel takes no scalar, and cases passing another value get a draft of their own (the bench)
         self.out_tensors.append(Tensor(self.namer.fresh("y"), n, "Out", n.dtype, "", shape=tuple(n.shape)))
         self._name_dims()
 
@@ -75,13 +86,15 @@ class IndexWriter(Writer):
     def what(self) -> str:
         n = self.node
         return "arg" + n.attrs["kind"] if n.op == "argreduce" else \
-            {"gather": "gather", "take_rows": "index_select", "index_add": "index_add", "scatter_add": "scatter_add"}[n.op]
+            {"gather": "gather", "take_rows": "index_select", "index_add": "index_add", "scatter_add": "scatter_add",
+             "index_copy": "index_copy", "scatter": "scatter"}[n.op]
 
     @property
     def form(self) -> str:
         if self.node.op == "argreduce":
             return "rows" if self.node.attrs["axis"] == len(self.src.shape) - 1 else "cols"
-        return {"gather": "take", "take_rows": "copy", "index_add": "add", "scatter_add": "scatter"}[self.node.op]
+        return {"gather": "take", "take_rows": "copy", "index_add": "add", "scatter_add": "scatter",
+                "index_copy": "put", "scatter": "set"}[self.node.op]
 
     @property
     def src(self) -> Tensor:
@@ -107,25 +120,25 @@ class IndexWriter(Writer):
         n, x = self.node, self.src
         rank, axis = len(x.shape), n.attrs["axis"]
         base = {1: ("N",), 2: ("B", "N"), 3: ("B", "M", "N")}.get(rank) or tuple(f"D{i}" for i in range(rank))
-        if n.op in ("take_rows", "index_add"):
+        if n.op in ("take_rows", "index_add", "index_copy"):
             base = tuple("L" if i < axis else "V" if i == axis else "D" for i in range(rank))
         self.xdims = [self._dim(x, i, base[i]) for i in range(rank)]
-        if n.op in ("gather", "scatter_add"):
+        if n.op in ("gather", "scatter_add", "scatter"):
             self.kdim = self.namer.fresh("K")          # the index's own axis: picks per row, or index rows
-        if n.op == "scatter_add":
+        if n.op in ("scatter_add", "scatter"):
             # the index and src: (B, K) against x (B, N) along dim 1, (K, N) against x (V, N) along 0
             self.own_dims_scatter = [self.xdims[0], self.kdim] if axis == 1 else [self.kdim, self.xdims[1]]
-        if n.op in ("take_rows", "index_add"):
+        if n.op in ("take_rows", "index_add", "index_copy"):
             self.idims = [self.namer.fresh("K" if len(self.idx.shape) == 1 else f"I{i}")
                           for i in range(len(self.idx.shape))]
         self.own_dims = {x.name: self.xdims}
         if n.op == "gather":
             self.own_dims[self.idx.name] = [self.kdim] if n.attrs["shared"] else self.xdims[:-1] + [self.kdim]
-        elif n.op in ("take_rows", "index_add"):
+        elif n.op in ("take_rows", "index_add", "index_copy"):
             self.own_dims[self.idx.name] = self.idims
-        if n.op == "index_add":
+        if n.op in ("index_add", "index_copy"):
             self.own_dims[self.added.name] = self.idims + self.xdims[1:]
-        if n.op == "scatter_add":
+        if n.op in ("scatter_add", "scatter"):
             self.own_dims[self.idx.name] = self.own_dims[self.added.name] = self.own_dims_scatter
 
     def dim_names(self, rank):
@@ -167,12 +180,12 @@ class IndexWriter(Writer):
             ys = ([self.group(lead)] if lead else []) + [K]
             ks = [K] if n.attrs["shared"] else ys
             return {x.name: self.shape(xs), self.idx.name: self.shape(ks), y.name: self.shape(ys)}
-        if self.form == "scatter":
+        if self.form in ("scatter", "set"):
             shp = self.shape(self.own_dims_scatter)
             return {x.name: self.shape(X), self.idx.name: shp, self.added.name: shp, y.name: self.shape(X)}
         I = self.idims                                   # copy, add
         D = self.group(trail)
-        if self.form == "add":
+        if self.form in ("add", "put"):
             return {x.name: self.shape([X[0], D]), self.idx.name: self.shape([self.group(I)]),
                     self.added.name: self.shape([self.group(I), D]), y.name: self.shape([X[0], D])}
         xs = ([self.group(lead)] if lead else []) + [X[axis], D]
@@ -218,6 +231,8 @@ class IndexWriter(Writer):
             return lead, "a source row"
         if self.form in ("add", "scatter"):
             return [], "a row"
+        if self.form in ("put", "set"):
+            return [self.xdims[0]], "an output row"
         return lead + self.idims, "a picked slice"
 
     def host_body(self) -> list[str]:
@@ -249,8 +264,10 @@ class IndexWriter(Writer):
             return self.prod(self.xdims[axis + 1:])
         if self.form == "take":
             return self.kdim
-        if self.form == "scatter":
+        if self.form in ("scatter", "set"):
             return self.xdims[1]
+        if self.form == "put":
+            return self.prod(self.xdims[1:])
         return self.prod(self.xdims[axis + 1:])
 
     def launch_fields(self) -> str:
@@ -277,6 +294,11 @@ class IndexWriter(Writer):
                    "indices add up in any order",
             "scatter": "the output is only added into (atomic adds): each core adds its rows of x, then every (index, "
                        "src) pair of its rows, read as scalars, by an accumulating scalar store; repeated indices add up",
+            "put": "the cores split the output rows: each finds the last pick naming it (a vector search over the "
+                   "indices: Compare, Select, ReduceMax) and copies that source row, or its own row of x; a repeated "
+                   "index keeps the last write, as PyTorch on one thread",
+            "set": "a core owns whole rows: it copies x's row, then writes the row's (index, src) pairs in index order "
+                   "by scalar stores, so a repeated index keeps the last write, as PyTorch on one thread",
         }
         kind = n.attrs.get("kind", "max")
         text = forms[self.form].format(k=kind, better="greater" if kind == "max" else "smaller")
@@ -284,7 +306,7 @@ class IndexWriter(Writer):
 
     def kernel_body(self) -> list[str]:
         return {"rows": self._argrows, "cols": self._argcols, "take": self._take, "copy": self._copy,
-                "add": self._add, "scatter": self._scatter}[self.form]()
+                "add": self._add, "scatter": self._scatter, "put": self._put, "set": self._set}[self.form]()
 
     # -- loops ---------------------------------------------------------------------------------------
     def _outer(self) -> tuple[str, str]:
@@ -455,6 +477,59 @@ class IndexWriter(Writer):
                   "        with copyout:",
                   f"            store({y.name}[{at}], {u}, accumulate=True)      # atomic: repeated indices add up"]
         return lines
+
+    def _put(self) -> list[str]:
+        x, ix, src, y = self.src, self.idx, self.added, self.out_tensors[0]
+        V, K, D = self.xdims[0], self.prod(self.idims), self.columns()
+        fresh = self.namer.fresh
+        last, iu, m, k = fresh("last"), fresh(ix.name + "u"), fresh("m"), fresh("k")
+        su, xu, yu, yv = fresh(src.name + "u"), fresh(x.name + "u"), fresh("yu"), fresh("yv")
+        return [f"for r in core_rows(t.rows, {V}):          # one output row, written once",
+                f"    {last} = 0.0          # 1 + the last pick naming row r (0: none)",
+                f"    for c in tiles({K}, t.tile):",
+                "        with copyin:",
+                f"            {iu} = load({ix.name}[c])",
+                "        with compute:",
+                f"            {m} = reduce_max(where(cast(cast({iu}, i32), f32) == r, iota(c.len, c.start) + 1.0, 0.0))",
+                f"        {last} = max({last}, {m})",
+                f"    {k} = cast({last}, i32) - 1",
+                f"    if {k} >= 0:          # the last write of row r: source row k",
+                f"        for c in tiles({D}, t.tile):",
+                "            with copyin:",
+                f"                {su} = load({src.name}[{k}, c])",
+                "            with compute:",
+                f"                {yu} = {su}",
+                "            with copyout:",
+                f"                store({y.name}[r, c], {yu})",
+                "    else:          # no pick names row r: x's own row",
+                f"        for c in tiles({D}, t.tile):",
+                "            with copyin:",
+                f"                {xu} = load({x.name}[r, c])",
+                "            with compute:",
+                f"                {yv} = {xu}",
+                "            with copyout:",
+                f"                store({y.name}[r, c], {yv})"]
+
+    def _set(self) -> list[str]:
+        x, ix, src, y = self.src, self.idx, self.added, self.out_tensors[0]
+        V, N = self.xdims
+        K = self.own_dims_scatter[1]
+        fresh = self.namer.fresh
+        xu, yu, k, u = fresh(x.name + "u"), fresh("yu"), fresh("k"), fresh("u")
+        return [f"for r in core_rows(t.rows, {V}):          # a core owns whole rows",
+                f"    for c in tiles({N}, t.tile):",
+                "        with copyin:",
+                f"            {xu} = load({x.name}[r, c])",
+                "        with compute:",
+                f"            {yu} = {xu}",
+                "        with copyout:",
+                f"            store({y.name}[r, c], {yu})",
+                f"    for j in range({K}):          # in index order: a repeated index keeps the last write",
+                "        with copyin:",
+                f"            {k} = load({ix.name}[r, j])          # where this src element goes, and the element",
+                f"            {u} = load({src.name}[r, j])",
+                "        with copyout:",
+                f"            store({y.name}[r, {k}], {u})"]
 
     # -- the drafter's budget check on shapes 64 times larger ------------------------------------------
     def scaled_shapes(self, shapes: dict) -> dict:

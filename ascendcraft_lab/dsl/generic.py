@@ -55,7 +55,7 @@ TORCH_NAMES = {d.torch_name: d for d in DType}
 # int8 values computed in f16 come back to int8 exactly (see the module docstring).
 INT8_EXACT = frozenset({"relu", "max", "min", "clamp", "where", "eq", "ne", "gt", "ge", "lt", "le", "cast",
                         "reduce_max", "reduce_min", "window_max", "window_min", "argmax", "argmin", "first",
-                        "last", "pick", "take", "repeat", "rint", "floor", "ceil", "trunc"})
+                        "last", "pick", "take", "transpose", "repeat", "rint", "floor", "ceil", "trunc"})
 # The operations an int8 variant wraps as PyTorch does (see the module docstring): a ring's sums,
 # at most INT8_WRAP_TERMS int8 terms per statement so the f16 value stays exact.
 INT8_WRAP = frozenset({"add", "sub", "neg"})

@@ -195,6 +195,10 @@ def _zero_tail(source: KernelSource, facts) -> None:
                     # Duplicate takes no 8-bit type: zero the (even, 32-byte aligned) tail as 16-bit lanes.
                     em.line("Duplicate(t[filled].ReinterpretCast<uint16_t>(), static_cast<uint16_t>(0), "
                             "static_cast<int32_t>((wanted - filled) / 2));")
+                elif dt.nbytes == 8:
+                    # nor a 64-bit one: zero the tail as twice as many 32-bit lanes (all-zero bits either way).
+                    em.line("Duplicate(t[filled].ReinterpretCast<uint32_t>(), static_cast<uint32_t>(0), "
+                            "static_cast<int32_t>((wanted - filled) * 2));")
                 else:
                     em.line(f"Duplicate(t[filled], static_cast<{dt.cpp}>(0), static_cast<int32_t>(wanted - filled));")
                 em.line("PipeBarrier<PIPE_V>();")

@@ -118,3 +118,16 @@ def scalar_args(plan, inputs, init_inputs, model=None):
     if isinstance(plan, int):
         return numbers[:plan]
     return [numbers[s] if isinstance(s, int) else getattr(model, s) for s in plan]
+
+
+def unbound_numbers(program: Program, ref: ReferenceRun) -> list[int]:
+    """The forward arguments of `ref` (positions) holding a number (not a bool) that no scalar of
+    `program` takes: numbers the draft read as constants when it was made (a `dim`, a `k`, a size),
+    so a case passing another value needs a draft of its own. Every number when the kernel's
+    scalars do not bind to `ref` at all (their own error, reported where the kernel runs)."""
+    numbers = [j for j, v in enumerate(ref.inputs) if _is_scalar(v)]
+    try:
+        taken = {s for s in scalar_plan(program, ref) if isinstance(s, int)}
+    except DslError:
+        taken = set()
+    return [j for k, j in enumerate(numbers) if k not in taken and not isinstance(ref.inputs[j], bool)]

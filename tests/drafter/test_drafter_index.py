@@ -33,6 +33,13 @@ CASES = {  # name -> (forward, inputs, init, init_inputs): spellings the suite d
                           "[torch.randn(9, 4, 11), torch.tensor([3, 3, 0, 8, 3]), torch.randn(5, 4, 11)]", "", "[]"),
     "scatter_add_rows": ("def forward(self, x, i, s):\n    return torch.scatter_add(x, 0, i, s)",
                          "[torch.randn(6, 10), torch.randint(0, 6, (9, 10)), torch.randn(9, 10)]", "", "[]"),
+    # writes by a repeated index keep the last one (PyTorch's loop on one thread)
+    "index_copy_repeats": ("def forward(self, x, i, s):\n    return x.index_copy(0, i, s)",
+                           "[torch.randn(9, 37), torch.tensor([3, 3, 0, 8, 3]), torch.randn(5, 37)]", "", "[]"),
+    "setitem_repeats": ("def forward(self, x, i, v):\n    x[i] = v\n    return x",
+                        "[torch.randn(7, 3, 5), torch.tensor([6, 1, 6, 2]), torch.randn(4, 3, 5)]", "", "[]"),
+    "scatter_last_repeats": ("def forward(self, x, i, s):\n    return x.scatter(1, i, s)",
+                             "[torch.randn(5, 12), torch.randint(0, 12, (5, 9)), torch.randn(5, 9)]", "", "[]"),
     "embedding_fn": ("def forward(self, i):\n    return F.embedding(i, self.w)",
                      "[torch.randint(0, 40, (6, 9))]", "|self.w = nn.Parameter(torch.randn(40, 13))", "[]"),
 }
@@ -111,9 +118,9 @@ THREE = "[torch.zeros(10, 4), torch.randint(0, 10, (6, 4)), torch.randn(6, 4)]"
 
 
 @pytest.mark.parametrize("forward, inputs, construct", [
-    ("def forward(self, x, i, s):\n    return x.scatter(0, i, s)", THREE, "`scatter`"),
-    ("def forward(self, x, i, s):\n    return x.index_copy(0, i, s)",
-     "[torch.zeros(10, 4), torch.randint(0, 10, (6,)), torch.randn(6, 4)]", "`index_copy`"),
+    ("def forward(self, x, i, s):\n    return x.scatter(0, i, s)", THREE, "scatter along dim 0"),
+    ("def forward(self, x, i, s):\n    return x.index_copy(1, i, s)",
+     "[torch.zeros(10, 4), torch.randint(0, 4, (6,)), torch.randn(10, 6)]", "index_copy along dim 1"),
     ("def forward(self, x, i, s):\n    return torch.gather(x, 0, i)", THREE, "torch.gather along dim 0"),
 ])
 def test_what_the_drafter_cannot_express_is_refused_in_one_line_with_the_reference_line(forward, inputs, construct,

@@ -12,18 +12,19 @@ as MultiKernelBench's `reference/npukernelbench_level*` tasks do. The references
 as plain files (this script is how they were made, not something the bench runs): the bench reads
 them as any user's folder. Levels are the bench's categories:
 
-- npukernelbench_level1: elementwise, broadcast (a per-row operand), index (a bool mask), layout (permute,
-  transpose, split, chunk, cat, stack, repeat: the axes, sizes and repeats per case), activation
-  backward (aten's *_backward ops), sorting (sort, argsort, topk, kthvalue along the last dim) and
-  data-dependent sizes (47-51: histc, repeat_interleave with per-case dims, nonzero of float / int32 /
-  int64, argwhere of a mask, masked_select);
-- npukernelbench_level2: reductions and normalizations over the last dim.
+- npukernelbench_level1: elementwise, broadcast (a per-row operand; operands broadcast a different way
+  per case), index (a bool mask), layout (permute, transpose, split, chunk, cat, stack, repeat: the
+  axes, sizes and repeats per case), activation backward (aten's *_backward ops), sorting (sort,
+  argsort, topk, kthvalue along the last dim) and data-dependent sizes (47-51: histc, repeat_interleave
+  with per-case dims, nonzero of float / int32 / int64, argwhere of a mask, masked_select);
+- npukernelbench_level2: reductions and normalizations over the last dim (weights and biases as
+  inputs, several outputs), group norm, dynamic quantization.
 
 Shapes cover 0-d, empty, 1-D to 5-D, odd sizes (not multiples of 32 bytes) and a few large
 ones; dtypes float32 / float16 / bfloat16 for every floating op, int32 / int16 where the op has an
 integer form on the vector unit, int8 where the op's result is one of its operands' values (relu,
-maximum: an int8 variant computes in f16 and casts back saturating, so an int8 add or neg, which
-PyTorch wraps, is not served; dsl/generic.py), bool as masks. Values are drawn by the reference (torch.randn, seeded by the
+maximum) or a sum, difference or negation (which an int8 variant wraps modulo 256, as PyTorch does:
+dsl/generic.py), bool as masks. Values are drawn by the reference (torch.randn, seeded by the
 harness), so the JSON holds only what a case is.
 """
 from __future__ import annotations
@@ -271,6 +272,57 @@ SELECT_CASES = [{"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape":
 # Non-empty rows only: max/min and a norm of an empty row have no value.
 NONEMPTY_ROWS = [s for s in ROW_SHAPES if 0 not in s]
 
+# (x, y) shapes that broadcast either way: a vector (N,) or a row of 1s against rows, a per-row (M, 1), one
+# element, a 0-d operand, x the smaller one, size-1 axes on both sides, a per-channel (1, C, 1, 1), empty, 5-D.
+BROADCAST_PAIRS = [([16, 1024], [1024]), ([13, 2011], [13, 1]), ([7, 33], [1]), ([3, 5, 7], []), ([65], [9, 65]),
+                   ([2, 3, 4, 5], [1, 3, 1, 1]), ([2, 1, 5], [1, 4, 5]), ([2, 3, 4, 5, 6], [6]), ([4, 8], [4, 8]),
+                   ([1], [3, 17]), ([0, 7], [7]), ([2, 2, 3, 4, 33], [2, 2, 3, 4, 1])]
+
+
+def broadcast_cases(dtypes, attrs=None, pairs=BROADCAST_PAIRS, names=("x", "y")):
+    """One case per shape pair, dtypes round-robin (every dtype on the first pair); per-case attributes
+    `attrs(dtype) -> {name: value}` (an alpha that is an int for integer tensors, as PyTorch requires)."""
+    out = []
+    combos = [(p, dtypes[i % len(dtypes)]) for i, p in enumerate(pairs)] + [(pairs[0], d) for d in dtypes[1:]]
+    for (xs, ys), d in combos:
+        inputs = [{"name": names[0], "type": "tensor", "dtype": d, "shape": xs},
+                  {"name": names[1], "type": "tensor", "dtype": d, "shape": ys}]
+        inputs += [{"name": k, "type": "attr", "value": v} for k, v in (attrs(d) if attrs else {}).items()]
+        out.append({"inputs": inputs})
+    return out
+
+
+def weighted_rows_cases(dtypes, n_rows=1, weights=("weight",), attrs=None, shapes=None):
+    """x [..., N] (and `n_rows` - 1 more tensors of its shape), one (N,) tensor per name in `weights`, per-case attrs."""
+    out = []
+    shapes = shapes or [s for s in ROW_SHAPES if 0 not in s]
+    for i, shape in enumerate(shapes):
+        for d in ([dtypes[i % len(dtypes)]] if i != 2 else dtypes):
+            inputs = [{"name": n, "type": "tensor", "dtype": d, "shape": shape}
+                      for n in ("x", "residual", "other")[:n_rows]]
+            inputs += [{"name": w, "type": "tensor", "dtype": d, "shape": shape[-1:]} for w in weights]
+            inputs += [{"name": k, "type": "attr", "value": v} for k, v in (attrs or {}).items()]
+            out.append({"inputs": inputs})
+    return out
+
+
+def group_norm_cases(dtypes):
+    """x (N, C, *spatial) of rank 3 to 5 with a per-channel weight and bias, num_groups a per-case attribute."""
+    shapes = [([2, 8, 5, 5], 4), ([3, 6, 7], 3), ([2, 4, 3, 3, 3], 2), ([4, 12, 33], 6), ([1, 32, 16, 16], 8),
+              ([5, 3, 10], 1), ([2, 6, 4, 4], 6)]
+    out = []
+    for i, (shape, g) in enumerate(shapes):
+        for d in ([dtypes[i % len(dtypes)]] if i != 0 else dtypes):
+            out.append({"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": shape},
+                                   {"name": "weight", "type": "tensor", "dtype": d, "shape": [shape[1]]},
+                                   {"name": "bias", "type": "tensor", "dtype": d, "shape": [shape[1]]},
+                                   {"name": "num_groups", "type": "attr", "value": g},
+                                   {"name": "eps", "type": "attr", "value": 1e-5}]})
+    return out
+
+
+INTS = ("int32", "int16", "int8")
+
 TASKS = {
     "npukernelbench_level1": {
         # elementwise
@@ -386,6 +438,25 @@ TASKS = {
         "51_MaskedSelect": datadep("MaskedSelect: the elements of x where mask is set, as a 1-D tensor.",
                                    "x: torch.Tensor, mask: torch.Tensor", "torch.masked_select(x, mask)", SELECT_CASES,
                                    scale="4"),
+        # per-case broadcasting (either operand, 0-d, one element) and int8 that wraps as PyTorch does
+        "53_AddAlphaBroadcast": dict(doc="torch.add(x, y, alpha=alpha): y (or x) broadcast in a different way per case.",
+                                     args="x: torch.Tensor, y: torch.Tensor, alpha: float",
+                                     body="        return torch.add(x, y, alpha=alpha)", scale="4", shift="",
+                                     cases=broadcast_cases(FLOATS, lambda d: {"alpha": 0.5 if d == "float32" else 2.0})),
+        "54_MulBroadcast": dict(doc="x * y, broadcast in a different way per case.",
+                                args="x: torch.Tensor, y: torch.Tensor", body="        return x * y", scale="2", shift="",
+                                cases=broadcast_cases(FLOATS)),
+        "55_MaximumBroadcast": dict(doc="torch.maximum(x, y), broadcast in a different way per case.",
+                                    args="x: torch.Tensor, y: torch.Tensor", body="        return torch.maximum(x, y)",
+                                    scale="4", shift="", cases=broadcast_cases(FLOATS)),
+        "56_AddInt": binary("Add of two tensors of one shape on every integer type: int8 wraps as PyTorch's does.",
+                            "x + y", INTS + FLOATS),
+        "57_SubInt": binary("Sub of two tensors of one shape on every integer type: int8 wraps.", "x - y", INTS + FLOATS),
+        "58_NegInt": unary("Neg on every integer type: -(-128) is -128 in int8.", "torch.neg(x)", INTS + FLOATS),
+        "59_AddSubChainInt": binary("A chain x + y - x - y + x: int8 wraps once per statement, as PyTorch's does per op.",
+                                    "x + y - x - y + x", INTS + FLOATS),
+        "60_SwiGlu": unary("SwiGlu: the last dim chunked in two, silu(a) * b (each half a slice of x).",
+                           "F.silu(x.chunk(2, dim=-1)[0]) * x.chunk(2, dim=-1)[1]"),
     },
     "npukernelbench_level2": {
         # reductions over the last dim
@@ -404,6 +475,36 @@ TASKS = {
         "9_L2Normalize": rows("L2 normalize each row (F.normalize).", "F.normalize(x, dim=-1)", shapes=NONEMPTY_ROWS),
         "10_SubRowMax": rows("Broadcast: each row minus its own max.", "x - torch.amax(x, dim=-1, keepdim=True)",
                              shapes=NONEMPTY_ROWS),
+        # normalizations with per-column weights and biases passed as inputs, several outputs, quantization
+        "11_AddRmsNorm": dict(doc="Fused add + RmsNorm: s = x + residual, then s * rsqrt(mean(s^2) + eps) * weight; returns both.",
+                              args="x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float",
+                              body="        s = x + residual\n"
+                                   "        y = s * torch.rsqrt(s.pow(2).mean(-1, keepdim=True) + eps) * weight\n"
+                                   "        return y, s", scale="1", shift="",
+                              cases=weighted_rows_cases(FLOATS, 2, attrs={"eps": 1e-6})),
+        "12_LayerNormAffine": dict(doc="F.layer_norm over the last dim with a weight and bias of the row's size.",
+                                   args="x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float",
+                                   body="        return F.layer_norm(x, x.shape[-1:], weight, bias, eps)", scale="1",
+                                   shift="", cases=weighted_rows_cases(FLOATS, 1, ("weight", "bias"), {"eps": 1e-5})),
+        "13_RmsNormFunctional": dict(doc="F.rms_norm over the last dim with a weight (eps left to PyTorch: the dtype's).",
+                                     args="x: torch.Tensor, weight: torch.Tensor",
+                                     body="        return F.rms_norm(x, x.shape[-1:], weight)", scale="1", shift="",
+                                     cases=weighted_rows_cases(("float32",), 1)),
+        "14_GroupNormAffine": dict(doc="F.group_norm with a per-channel weight and bias; num_groups per case.",
+                                   args="x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, num_groups: int, eps: float",
+                                   body="        return F.group_norm(x, num_groups, weight, bias, eps)", scale="1",
+                                   shift="", cases=group_norm_cases(FLOATS)),
+        "15_DynamicQuant": dict(doc="Dynamic per-row int8 quantization: scale = amax(|x|) / 127 per row, y = round(x / scale); "
+                                    "returns y (int8) and the scales (float32).",
+                                args="x: torch.Tensor",
+                                body="        scale = x.abs().amax(dim=-1, keepdim=True).float() / 127.0\n"
+                                     "        y = torch.round(x.float() / scale).clamp(-128, 127).to(torch.int8)\n"
+                                     "        return y, scale.squeeze(-1)", scale="1", shift="",
+                                cases=row_cases(FLOATS, shapes=NONEMPTY_ROWS)),
+        "16_LayerNormResidual": dict(doc="x + residual, then a LayerNorm with weight and bias; returns the normalized sum.",
+                                     args="x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor",
+                                     body="        return F.layer_norm(x + residual, x.shape[-1:], weight, bias, 1e-5)",
+                                     scale="1", shift="", cases=weighted_rows_cases(FLOATS, 2, ("weight", "bias"))),
     },
 }
 

@@ -9,7 +9,9 @@ Cases that pass different string / bool / None / list arguments (`approximate="n
 `normalized_shape=[64]` or `[4, 65]`) are drafted once per value (`kernel.dsl.py`, `kernel-2.dsl.py`,
 ...: a draft takes them as constants), and so are cases passing different values of a number a
 group's draft read as a constant instead of taking it as a kernel scalar (a `dim`); their reports
-are merged in the cases' order.
+are merged in the cases' order. Cases a draft fails that broadcast another way than its traced case
+(y (N,) against x (M, N) there, (M, 1) or 0-d here), or whose ranks its views do not bind, are
+drafted again per way and ranks (`kernel-b1.dsl.py`, ...) and take those drafts' results.
 
 `python -m ascendcraft_lab.bench.worker JOB.json` runs `run_op(job)` and writes `result.json`
 beside the op's log, draft and AscendC projects, so a crash here (or in a kernel, or in the
@@ -32,6 +34,7 @@ import numpy as np
 from .. import procs
 from ..backends.cann.run import check_cann
 from ..backends.emulator.verify import emulate
+from ..drafter.cases import broadcast_pattern
 from ..drafter.draft import DraftError, draft_from_trace, kernel_name
 from ..dsl.errors import DslError
 from ..dsl.parser import parse
@@ -192,6 +195,9 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
             pending[0:0] = [(key + extra, [members[i] for i in idx]) for extra, idx in split.groups]
             continue
         groups.append((key, members))
+        report, more = _by_broadcast(job, opdir, log, group, report, None if refused else draft_info, suffix)
+        if more:                               # the cases run under the drafts of their broadcast patterns
+            refused = None
         if refused and len(groups) == 1 and not pending:       # the op's one draft failed: no case runs
             out.update(stage=refused[0], error=refused[1])
             if draft_info is not None:
@@ -199,6 +205,7 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
             return settled()
         if draft_info is not None:
             drafts.append(dict(draft_info, cases=len(members), attributes=_attrs_text(key)))
+        drafts += more
         for i, c in zip(members, report.cases):
             if c.stage == "reference":
                 c.label = f"case {i}"          # a failed reference case is named by its place in the group
@@ -336,6 +343,48 @@ def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset
     report = check_cases(program, group, soc=job.get("soc"), timeout=float(job.get("kernel_timeout", 300)),
                          progress=tick, workdir=workdir)
     return report, info, None
+
+
+def _by_broadcast(job, opdir: Path, log: Log, group: CaseSet, report: CaseReport, draft_info, suffix: str):
+    """The failed cases of a group whose cases broadcast in several ways (y of shape (N,) against x
+    (M, N) in one case, (M, 1) or one element in another; drafter/cases.broadcast_pattern), drafted
+    again per way they broadcast: a draft fixes how each operand is loaded, so one traced case cannot
+    serve the others. Cases the draft's views do not bind are drafted again per ranks as well.
+    `draft_info`: the group's draft (None when it was refused); its traced case's pattern is not
+    drafted again. Returns (the report, each redrafted case's result taken from its new draft; the
+    new drafts' info)."""
+    runs = {i: c for i, c in enumerate(group.cases) if isinstance(c, ReferenceRun)}
+    pattern = {i: broadcast_pattern([np.shape(v) for v in c.tensor_inputs]) for i, c in runs.items()}
+    # a case the draft's views do not bind (a rank its dims cannot pack: a group norm's (B, C, H, W)
+    # against a 3-D case) is drafted again with the cases of its ranks
+    key = {i: (pattern[i], tuple(len(np.shape(v)) for v in runs[i].tensor_inputs)
+               if report.cases[i].stage in ("bind", "launch") else ()) for i in runs}
+    traced = next(((pattern[i], ()) for i, c in runs.items()
+                   if draft_info is not None and c.case == draft_info.get("traced_case")), None)
+    redo: dict[tuple, list[int]] = {}
+    for i, res in enumerate(report.cases):
+        if i in runs and not res.correct and key[i] != traced:
+            redo.setdefault(key[i], []).append(i)
+    if len(set(key.values())) < 2 or not redo:
+        return report, []
+    log(f"{sum(map(len, redo.values()))} failed cases broadcast in other ways than the traced case or have other "
+        f"ranks: {len(redo)} more drafts")
+    infos = []
+    for k, members in enumerate(redo.values()):
+        sub = CaseSet(group.path, group.format, [group.cases[i] for i in members], group.notes)
+        try:
+            r, info, _ = _group_cases(job, opdir, log, sub, f"{suffix}-b{k + 1}", 0, len(members),
+                                      opdir / "progress-regroup.json")
+        except SplitByConstants as split:      # constants differ within this way too: its cases keep their results
+            log(f"draft{suffix}-b{k + 1}: {split}")
+            continue
+        for i, res in zip(members, r.cases):
+            report.cases[i] = res
+        for v, vinfo in r.variants.items():
+            report.variants[f"{v} (broadcast draft {k + 1})"] = vinfo
+        if info is not None:
+            infos.append(dict(info, cases=len(members), attributes=f"shapes like case {runs[members[0]].case}"))
+    return report, infos
 
 
 def _merge(cases: CaseSet, reports: list, prefixed: bool) -> CaseReport:

@@ -63,6 +63,12 @@ class BroadcastWriter(LoopWriter):
             return f"({last},)"
         return f"(({', '.join(ones + [last])}),)"   # (1, N) or (1, 1): one flat axis
 
+    def host_tensor(self) -> str:
+        """The host function sizes the launch from an input of the full shape (the first may be the
+        smaller operand: x 0-d or (N,) against y (M, N))."""
+        t = next(t for t in self.tensors if t.node is not None and self.kind(t.node) == "full")
+        return f"{t.name}: Tensor[{DTYPE[t.dtype]}, ({', '.join(self.dims)}{',' if len(self.dims) == 1 else ''})]"
+
     def scaled_shapes(self, shapes: dict) -> dict:
         """Every dim x64 but the 1s of a broadcast input (the draft must hold on larger shapes)."""
         return {name: tuple(d if d == 1 else d * 64 for d in shp) for name, shp in shapes.items()}

@@ -50,6 +50,30 @@ def case_signature(case) -> dict:
             "outputs": [str(d) for d in case.output_dtypes]}
 
 
+def broadcast_pattern(shapes) -> tuple:
+    """How the tensor shapes of one case broadcast against each other, rank-free: per axis of the
+    broadcast shape that is not 1, each tensor full there (`F`), of size 1 (`1`) or without the
+    axis (`-`), runs of equal axes folded into one; `()` when every tensor has one shape (or there
+    is no broadcast to speak of). Cases of one pattern can share a draft (dim packs cover their
+    ranks); cases of another pattern need a draft of their own (bench/worker.py regroups them)."""
+    shapes = [tuple(s) for s in shapes]
+    if len(set(shapes)) <= 1:
+        return ()
+    try:
+        out = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return ("no broadcast",)
+    rank = len(out)
+    cols: list[tuple] = []
+    for a in range(rank):
+        if out[a] == 1:
+            continue
+        col = tuple("-" if a < rank - len(s) else "F" if s[a - rank + len(s)] == out[a] else "1" for s in shapes)
+        if not cols or cols[-1] != col:
+            cols.append(col)
+    return () if all(set(c) == {"F"} for c in cols) else tuple(cols)
+
+
 def generalize(text: str, cases: list[dict], path: str = "kernel.dsl.py") -> tuple[str, list[str]]:
     """The concrete draft `text` made generic over the dtypes and ranks of `cases`
     (`case_signature` dicts); returns (text, notes)."""
@@ -138,9 +162,18 @@ def _packs(program: Program) -> Program:
     the draft's views cannot be generalized safely."""
     runs: list[tuple[str, ...]] = []
     scalars = {p.name for p in program.scalars}
+    # the row length of a rows view ((B, M), N): a tensor of one row, (N,) (a bias, a weight), is
+    # read along it and packs nothing
+    row_dims = {p.groups[1][0].id for p in program.tensors()
+                if len(p.groups) == 2 and len(p.groups[1]) == 1 and type(p.groups[1][0]) is Name}
     for p in program.tensors():
         if p.groups and all(type(d) is Name and d.id in scalars for g in p.groups for d in g):
             continue                                  # sized by scalars alone (histc's (bins,)): no input dims
+        if all(isinstance(d, Const) and d.value == 1 for g in p.groups for d in g):
+            continue                                  # one element ((1,), ((1, 1),)): the same at any rank
+        if len(p.groups) == 1 and len(p.groups[0]) == 1 and type(p.groups[0][0]) is Name \
+                and p.groups[0][0].id in row_dims:
+            continue
         if len(p.groups) == 1 and len(p.groups[0]) >= 1:
             run = p.groups[0]                         # ((B, M, N),) or (N,): the whole tensor
             while len(run) > 1 and isinstance(run[-1], Const) and run[-1].value == 1:
@@ -281,8 +314,9 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
     # the tensors declared T: the varying ones, and a fixed one whose dtype equals T in every case
     t_params = {params[i].name for i in varying}
     choices = list(dict.fromkeys(d for row in per_case for d in [row[varying[0]]]))
-    if len(choices) == 1:       # one half dtype: the traced float32 stays the first variant (the one the
-        choices.insert(0, params[varying[0]].dtype)   # passes lower and verify), the cases' is promoted as usual
+    traced = params[varying[0]].dtype
+    if traced not in choices:
+        choices.append(traced)     # the traced dtype stays the base variant (no case of it: never compiled)
     choices.sort(key=T_ORDER.index)
     first = choices[0]
 
@@ -299,4 +333,4 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
         return program, f"the generic draft does not parse ({e.message}): the draft keeps the traced dtypes"
 
 
-__all__ = ["generalize", "fit_live", "largest_cases", "case_signature"]
+__all__ = ["broadcast_pattern", "generalize", "fit_live", "largest_cases", "case_signature"]

@@ -171,11 +171,19 @@ def plan_layout(g: Graph) -> Layout:
             raise Unsupported("a constant tensor used as a whole (zeros_like/ones_like as an output)")
         if n.op == "expand":
             raise Unsupported("an explicit expand/broadcast_to that reaches an output")
-        if n.is_tensor and n.dtype not in ("float32", "float16", "bool") and id(n) not in indices:
+        # an int8 result (a quantization) leaves as a cast at an output: computed in f32, converted on the store
+        int8_out = n.op == "cast" and n.dtype == "int8" and any(n is o for o in outputs) and \
+            n.args[0].dtype in ("float32", "float16")
+        if n.is_tensor and n.dtype not in ("float32", "float16", "bool") and id(n) not in indices and not int8_out:
             raise Unsupported(f"{n.dtype} tensors (the drafter handles float32, float16 and bool, and int "
                               "class indices read by cross_entropy/nll_loss)")
         if n.op == "floordiv" and n.is_tensor:
             raise Unsupported("floor division of tensors")
+    if any(n.op == "reduce" for n in nodes):
+        aligned = _aligned_leaves(outputs)
+        if aligned is not None:             # a weight (N,) of inputs beside rows (..., N): a leaf seen with 1s
+            outputs = aligned
+            nodes = Graph(outputs, [], [], [], [], {}, {}, "", False).nodes()
     reds = [n for n in nodes if n.op == "reduce"]
     scans = [n for n in nodes if n.op == "scan"]
     picks = [n for n in nodes if n.op == "pick"]
@@ -522,6 +530,42 @@ def _unsqueezed_leaves(outputs):
         return m
     out = [go(o) for o in outputs]
     return out if found else None
+
+
+def _aligned_leaves(outputs):
+    """The outputs with every input or parameter of fewer axes than the elementwise op that reads it
+    (a weight or bias (N,) passed as an input beside rows (..., N): `s * rsqrt(ms + eps) * weight`)
+    replaced by the leaf seen with NumPy's leading 1s, its own shape kept in `actual`, as a module's
+    parameter view is: the layouts then place it by the axes it varies along (a row beside a row
+    reduction, a number per plane). None when there is no such leaf."""
+    memo: dict = {}
+    views: dict = {}
+
+    def go(n):
+        if not isinstance(n, Node):
+            return n
+        if id(n) in memo:
+            return memo[id(n)]
+        args = tuple(go(a) for a in n.args)
+        if n.op in ELEMENTWISE and n.is_tensor:
+            rank = len(n.shape)
+            out = []
+            for a in args:
+                if isinstance(a, Node) and a.op in ("input", "param") and a.is_tensor and "actual" not in a.attrs \
+                        and 0 < len(a.shape) < rank and math.prod(a.shape) > 1:
+                    key = (id(a), rank)
+                    if key not in views:
+                        views[key] = Node(a.op, (), {**a.attrs, "actual": tuple(a.shape)},
+                                          (1,) * (rank - len(a.shape)) + tuple(a.shape), a.dtype, a.value, a.name)
+                    a = views[key]
+                out.append(a)
+            args = tuple(out)
+        m = n if all(x is y for x, y in zip(args, n.args)) else Node(n.op, args, dict(n.attrs), n.shape, n.dtype,
+                                                                       n.value, n.name)
+        memo[id(n)] = m
+        return m
+    out = [go(o) for o in outputs]
+    return out if views else None
 
 
 def _prepare(b: Builder, outputs):

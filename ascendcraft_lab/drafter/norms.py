@@ -127,12 +127,30 @@ def layer_norm(b: Builder, x: Node, info: dict, module: str, tensors: dict) -> N
 
 def group_norm(b: Builder, x: Node, info: dict, module: str, tensors: dict) -> Node:
     attrs = info["attrs"]
+    ch = (b.dim_of(x, 1),)
+    w, bias = leaf(info, module, "weight", tensors, ch), leaf(info, module, "bias", tensors, ch)
+    return grouped(b, x, int(attrs["num_groups"]), _int_init(b, int(attrs["num_groups"])),
+                   float(attrs.get("eps", 1e-5)), w, bias)
+
+
+def channel_leaf(b: Builder, x: Node, t: Node | None, what: str) -> Node | None:
+    """A per-channel tensor of forward's inputs (F.group_norm's weight) as a leaf whose size is x's
+    channel dim, as a module's parameter is (`leaf`)."""
+    if t is None:
+        return None
+    if not isinstance(t, Node) or not t.is_tensor or t.op not in ("input", "param") or len(t.shape) != 1 \
+            or t.shape[0] != x.shape[1]:
+        raise Unsupported(f"a {what} that is not a tensor of the input's {x.shape[1]} channels")
+    return Node(t.op, (), {**t.attrs, "dims": (b.dim_of(x, 1),)}, t.shape, t.dtype, t.value, t.name)
+
+
+def grouped(b: Builder, x: Node, G: int, groups: Node, eps, w: Node | None, bias: Node | None) -> Node:
+    """Group norm of x (N, C, *spatial) in G groups (`groups`: G as a node, a scalar parameter when
+    it is one), then the per-channel weight and bias."""
     C = _channels(x, "GroupNorm")
-    G = int(attrs["num_groups"])
     if C % G:
         raise Unsupported(f"nn.GroupNorm with {C} channels in {G} groups")
     N, rest = x.shape[0], tuple(x.shape[2:])
-    groups = _int_init(b, G)
     cg = b.ew("floordiv", b.dim_of(x, 1), groups)
     sym = (b.dim_of(x, 0), groups, cg) + tuple(b.dim_of(x, 2 + i) for i in range(len(rest)))
     x5 = Node("reshape", (x,), {"sym": sym}, (N, G, C // G) + rest, x.dtype)
@@ -140,9 +158,7 @@ def group_norm(b: Builder, x: Node, info: dict, module: str, tensors: dict) -> N
     count = cg
     for s in sym[3:]:
         count = b.mul(count, s)
-    y = normalize(b, x5, axes, float(attrs.get("eps", 1e-5)), count)
-    ch = (b.dim_of(x, 1),)
-    w, bias = leaf(info, module, "weight", tensors, ch), leaf(info, module, "bias", tensors, ch)
+    y = normalize(b, x5, axes, eps, count)
     y = affine(b, y, w, bias, (1, G, C // G) + (1,) * len(rest))
     return Node("reshape", (y,), {}, tuple(x.shape), y.dtype)
 

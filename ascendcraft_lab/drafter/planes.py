@@ -62,7 +62,9 @@ class PlanesWriter(LoopWriter):
             self.sizes = list(self.dims)
 
     def _size_text(self, n) -> str:
-        if n.op in ("const", "scalar", "dim"):
+        if n.op == "const":
+            return str(int(n.value))          # a size: an int literal (F.group_norm(x, 3, ...)), never 3.0
+        if n.op in ("scalar", "dim"):
             return self.scalar_text(n)
         # a derived size (channels per group, C // num_groups): one int host field
         name = self.namer.fresh("per_group")
@@ -196,8 +198,9 @@ class PlanesWriter(LoopWriter):
             what = f"# planes of {self.size(self.Q)} contiguous elements, each with its own parameters"
         else:
             what = f"# statistics groups; each is {self.size(self.R)} plane(s) of {self.size(self.Q)} elements"
-        return [f"groups = {groups}      {what}",
-                "cores, rows = core_split(groups)",
+        g = self.namer.fresh("groups")      # not a scalar parameter's name (a forward `groups`)
+        return [f"{g} = {groups}      {what}",
+                f"cores, rows = core_split({g})",
                 f"tile = ub_elems(f32, live={self.live})"]
 
     def launch_fields(self) -> str:

@@ -284,7 +284,7 @@ def _type_as(b, input, other):
 def _to_dtype(b, x, name):
     if name in ("float64", "double"):
         raise Unsupported("float64 (double) tensors: the vector unit computes in f32 or f16")
-    if name not in ("float32", "float16", "bool", "bfloat16"):
+    if name not in ("float32", "float16", "bool", "bfloat16", "int8"):
         raise Unsupported(f"conversion to {name}")
     return b.cast(x, name)
 
@@ -561,18 +561,53 @@ def _normalize(b, input, p, dim, eps, out):
     return b.div(x, b.maximum(G.norm(b, x, val(p), _axes(val(dim)), True), b.const(float(val(eps)))))
 
 
-@rule("layer_norm", "input, normalized_shape, weight=None, bias=None, eps=1e-5")
-def _layer_norm(b, input, normalized_shape, weight, bias, eps):
-    """F.layer_norm without weight and bias (with them: nn.LayerNorm, whose tensors are the Model's)."""
-    from .norms import normalize
-    x = T(input)
+def _trailing(x: Node, normalized_shape, what: str) -> tuple:
     shape = tuple(int(val(d)) for d in val(normalized_shape))   # traced dims (x.shape[-1:]) carry their value
     rank = len(x.shape)
-    if weight is not None or bias is not None:
-        raise Unsupported("F.layer_norm with weight or bias tensors (nn.LayerNorm holds them as parameters)")
     if not shape or tuple(x.shape[rank - len(shape):]) != shape:
-        raise Unsupported(f"F.layer_norm over {shape} of a tensor of shape {tuple(x.shape)}")
-    return normalize(b, x, tuple(range(rank - len(shape), rank)), float(val(eps)))
+        raise Unsupported(f"{what} over {shape} of a tensor of shape {tuple(x.shape)}")
+    return tuple(range(rank - len(shape), rank))
+
+
+def _elementwise_affine(b, y: Node, weight, bias) -> Node:
+    """y * weight + bias, the tensors (of the normalized shape) broadcast against y as NumPy does."""
+    if weight is not None:
+        y = b.mul(y, T(weight, "weight"))
+    if bias is not None:
+        y = b.add(y, T(bias, "bias"))
+    return y
+
+
+@rule("layer_norm", "input, normalized_shape, weight=None, bias=None, eps=1e-5")
+def _layer_norm(b, input, normalized_shape, weight, bias, eps):
+    """F.layer_norm; a weight and bias (forward's tensors, or nn.LayerNorm's) of the normalized shape."""
+    from .norms import normalize
+    x = T(input)
+    axes = _trailing(x, normalized_shape, "F.layer_norm")
+    return _elementwise_affine(b, normalize(b, x, axes, eps if isinstance(eps, Node) else float(val(eps))), weight, bias)
+
+
+@rule("group_norm", "input, num_groups, weight=None, bias=None, eps=1e-5")
+def _group_norm(b, input, num_groups, weight, bias, eps):
+    """F.group_norm; a per-channel weight and bias of forward's inputs, as nn.GroupNorm's."""
+    from .norms import channel_leaf, grouped
+    x = T(input)
+    G = int(val(num_groups))
+    groups = num_groups if isinstance(num_groups, Node) and num_groups.op == "scalar" else b.const(G)
+    return grouped(b, x, G, groups, eps if isinstance(eps, Node) else float(val(eps)),
+                   channel_leaf(b, x, weight, "weight"), channel_leaf(b, x, bias, "bias"))
+
+
+@rule("rms_norm", "input, normalized_shape, weight=None, eps=None")
+def _rms_norm(b, input, normalized_shape, weight, eps):
+    """F.rms_norm: x * rsqrt(mean(x * x) + eps) over the trailing axes, times the weight; eps None
+    is the input dtype's machine epsilon, as PyTorch takes it."""
+    x = T(input)
+    axes = _trailing(x, normalized_shape, "F.rms_norm")
+    if val(eps) is None:       # torch.finfo(x.dtype).eps
+        eps = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}.get(x.dtype, 2.0 ** -23)
+    ms = b.div(b.reduce("sum", b.mul(x, x), axes, True), b.count(x, axes))
+    return _elementwise_affine(b, b.mul(x, b.ew("rsqrt", b.add(ms, eps))), weight, None)
 
 
 def _argreduce(kind):

@@ -142,7 +142,12 @@ class Writer:
             name = self.namer.fresh(pyname)
             if node is None and tuple(desc["shape"]) != tuple(lay.base):
                 raise Unsupported(f"unused input `{pyname}` of shape {tuple(desc['shape'])} beside {tuple(lay.base)}")
-            view = self.reduced_view(desc["shape"]) if node is not None and lay.is_reduced(node) else self.full_view()
+            if node is not None and "actual" in node.attrs and (lay.is_row(node) or lay.is_plane(node)):
+                view = self.leaf_view(node)          # a weight passed as an input, read as a parameter is
+            elif node is not None and lay.is_reduced(node):
+                view = self.reduced_view(desc["shape"])
+            else:
+                view = self.full_view()
             t = Tensor(name, node, "GM", desc["dtype"], view, shape=tuple(desc["shape"]))
             self.tensors.append(t)
             if node is not None:
@@ -586,6 +591,10 @@ class LoopWriter(Writer):
             elif r.kind == "out":
                 if r.tensor.dtype == "float16":
                     st.lines.append(f"{r.name} = cast({st.value(r.node)}, f16)")
+                elif r.tensor.dtype == "int8" and r.node.op == "cast":
+                    # the Cast page pairs int8 with half only: f32 -> f16 (exact for |v| <= 2048), then
+                    # f16 -> int8 truncating, as torch's .to(torch.int8) does (out of range: saturating)
+                    st.lines.append(f"{r.name} = cast(cast({st.value(r.node.args[0])}, f16), i8, round='trunc')")
                 elif id(r.node) in env:
                     st.lines.append(f"{r.name} = {env[id(r.node)]}")
                 elif r.node.op == "scan" and scan_mode == "carry":

@@ -148,6 +148,15 @@ def render_reference() -> str:
       "(`s = 0.0` is f32); int with float gives float; `/` of ints gives f32.")
     w("- Tile with tile needs one dtype (`cast` to convert) and shapes that broadcast; tile with scalar converts "
       "the scalar to the tile's dtype (a float scalar with an int tile is an error).")
+    w("- **Dtype-generic kernels** `@kernel(T=(f32, f16, bf16, i8))` write `T` wherever a dtype goes; each binding "
+      "is a variant, picked per input set by its tensors' dtypes. Half-type tiles are computed in f32 (cast after "
+      "the load, cast back with rint before the store); int8 tiles in f16, since Cast pairs int8 with half only "
+      "and the vector unit has no int8 arithmetic: an operation whose result is one of its operands' values "
+      "(max, relu, where, comparisons, ...) comes back exactly, and a statement of sums, differences and "
+      "negations is wrapped modulo 256 (`r - 256 * floor((r + 128) / 256)`, exact in f16) as PyTorch's int8 "
+      "arithmetic wraps; an int8 product, or an order operation of an unwrapped sum, is an error of that variant. "
+      "In a variant of integer types a `f32` scalar parameter is `i32`, as PyTorch gives integer tensors integer "
+      "scalars (`dsl/generic.py`).")
     w("")
     w("## Tiles of rows and broadcasting")
     w("")

@@ -20,12 +20,17 @@ The compute type is chosen per statement, as AscendC requires (`promote`):
 - int8 tiles are computed in f16: the vector unit has no int8 arithmetic, and the Cast page
   pairs int8 with half only (int8 -> half exactly, CAST_NONE; half -> int8 by a RoundMode,
   saturating). The result is cast back with CAST_RINT (the values are whole numbers already).
-  An f16 result outside [-128, 127] would saturate where PyTorch's int8 arithmetic wraps (and an
-  f16 product of two int8 values is not even exact), so an int8 variant serves only operations
-  whose result is one of their operands' values (`INT8_EXACT`: relu, max, min, clamp, where,
-  comparisons, reductions by max/min, gathers); any other operation on int8 values (a sum, a
-  negation: -(-128) is -128 in PyTorch) is a DslError of that variant, and so one failing line
-  per int8 case.
+  An f16 result outside [-128, 127] would saturate in that Cast (the page: overflow saturates by
+  default; no Cast keeps the low 8 bits) where PyTorch's int8 arithmetic wraps. So an int8 variant
+  serves the operations whose result is one of their operands' values (`INT8_EXACT`: relu, max,
+  min, clamp, where, comparisons, reductions by max/min, gathers) as they are, and sums,
+  differences and negations (`INT8_WRAP`) by wrapping them arithmetically: a statement of those
+  on int8 values is a whole number of at most 2048 in magnitude (exact in f16), and
+  `r - 256 * floor((r + 128) / 256)` (Adds, Muls by 2^-8, Cast CAST_FLOOR, Muls, Sub: every step
+  exact) is r modulo 256 in [-128, 127], PyTorch's wrapped int8 (sums and negations commute with
+  the wrap, so one wrap per statement serves a chain). An order operation of such a sum in the
+  same statement (relu(x + y)) would see it unwrapped, and a product of two int8 values is not
+  exact in f16: both are a DslError of that variant, and so one failing line per int8 case.
 - f32 and the other integer types compute in their own type; an operation the vector unit does not
   offer for that type (the ops table lists each operation's tile dtypes) is a verifier error
   of that variant, reported as the failure of the input sets that need it.
@@ -39,8 +44,8 @@ from dataclasses import replace
 from typing import Mapping, Sequence
 
 from .errors import DslError
-from .ir import (Assign, Call, DType, DTypeRef, Expr, For, If, Load, Name, Program, Stage, StageKind, Store, Str,
-                 TensorRole, map_exprs, walk, walk_stmts)
+from .ir import (Assign, Call, Const, DType, DTypeRef, Expr, For, If, Load, Name, Program, ScalarParam, Stage,
+                 StageKind, Store, Str, TensorRole, map_exprs, walk, walk_stmts)
 from .parser import parse
 
 # A half-type tensor's values are computed in f32, an int8 tensor's in f16 (see the module docstring).
@@ -51,6 +56,10 @@ TORCH_NAMES = {d.torch_name: d for d in DType}
 INT8_EXACT = frozenset({"relu", "max", "min", "clamp", "where", "eq", "ne", "gt", "ge", "lt", "le", "cast",
                         "reduce_max", "reduce_min", "window_max", "window_min", "argmax", "argmin", "first",
                         "last", "pick", "take", "transpose", "repeat", "rint", "floor", "ceil", "trunc"})
+# The operations an int8 variant wraps as PyTorch does (see the module docstring): a ring's sums,
+# at most INT8_WRAP_TERMS int8 terms per statement so the f16 value stays exact.
+INT8_WRAP = frozenset({"add", "sub", "neg"})
+INT8_WRAP_TERMS = 16
 
 
 class VariantMismatch(ValueError):
@@ -76,7 +85,23 @@ def instantiate(program: Program, binding: Mapping[str, DType] | None = None) ->
         return program
     binding = {**dict(program.binding), **dict(binding or {})}
     variant = parse(program.source, program.path, binding) if binding != dict(program.binding) else program
-    return promote(variant)
+    return promote(integer_scalars(variant))
+
+
+def integer_scalars(program: Program) -> Program:
+    """In a variant whose type variables are all integers, the f32 scalar parameters as i32: PyTorch
+    gives an integer tensor integer scalars (`torch.add(x, y, alpha=2)` on int32 is int32; a float
+    alpha it refuses), and a float scalar with an int tile is an error. A case that passes a
+    fractional value then fails its binding in one line (`declared i32`)."""
+    if not program.binding or not all(d.is_int for _, d in program.binding):
+        return program
+
+    def retype(p):
+        return replace(p, dtype=DType.i32) if isinstance(p, ScalarParam) and p.dtype is DType.f32 else p
+    if not any(isinstance(p, ScalarParam) and p.dtype is DType.f32 for p in program.kernel.params):
+        return program
+    return replace(program, kernel=replace(program.kernel, params=tuple(retype(p) for p in program.kernel.params)),
+                   host=replace(program.host, params=tuple(retype(p) for p in program.host.params)))
 
 
 def binding_for(program: Program, dtypes: Sequence[str], what: str = "the input set") -> dict[str, DType]:
@@ -134,6 +159,7 @@ class _Promoter:
         self.casts: dict[str, str] = {}      # loaded narrow tile -> its wide copy's name (in this compute stage)
         self.back: dict[str, str] = {}       # wide result -> its cast back to the stored tensor's dtype
         self.pending: list = []              # the casts to the compute type the current statement needs first
+        self.wrap = False                    # the current statement is an int8 sum to wrap modulo 256
 
     def fresh(self, base: str) -> str:
         name, i = base, 1
@@ -173,7 +199,11 @@ class _Promoter:
                 new = self.assign(st, body)
                 body.extend(self.pending)
                 self.pending = []
-                body.append(new)
+                if self.wrap:
+                    body += self._wrapped(new)
+                    self.wrap = False
+                else:
+                    body.append(new)
             else:
                 body.append(st)
         # results stored into a half-type tensor: cast back at the end of this stage
@@ -207,12 +237,36 @@ class _Promoter:
         return replace(st, value=value) if value is not st.value else st
 
     def _check_int8(self, st: Assign) -> None:
+        """Refuse what an int8 variant cannot compute exactly; mark a sum to wrap (`INT8_WRAP`)."""
+        def refuse(op: str, why: str):
+            raise DslError(f"int8 `{op}` is not served: int8 values are computed in f16 (the vector unit has no "
+                           f"int8 arithmetic) and cast back saturating, where PyTorch's int8 `{op}` wraps{why}",
+                           st.span, "int8 variants serve " + ", ".join(sorted((INT8_EXACT | INT8_WRAP) - {"cast"}))
+                           + " (sums wrapped modulo 256), an order operation of a sum in a statement of its own",
+                           self.program.path, self.program.source)
+        sums = [n for n in walk(st.value) if isinstance(n, Call) and n.op in INT8_WRAP]
         for n in walk(st.value):
-            if isinstance(n, Call) and n.op not in INT8_EXACT:
-                raise DslError(f"int8 `{n.op}` is not served: int8 values are computed in f16 (the vector unit has no "
-                               f"int8 arithmetic) and cast back saturating, where PyTorch's int8 `{n.op}` wraps",
-                               st.span, "int8 variants serve " + ", ".join(sorted(INT8_EXACT - {"cast"})),
-                               self.program.path, self.program.source)
+            if isinstance(n, Call) and n.op not in INT8_EXACT | INT8_WRAP:
+                refuse(n.op, "")
+            if isinstance(n, Call) and n.op not in INT8_WRAP and n.op != "cast" and \
+                    any(isinstance(m, Call) and m.op in INT8_WRAP for a in n.args for m in walk(a)):
+                refuse(sums[0].op, f" (here `{n.op}` reads the sum before it is wrapped: give the sum a statement "
+                                   f"of its own)")
+        if sums and isinstance(st.value, Call) and st.value.op in INT8_WRAP:
+            big = [n.value for n in walk(st.value) if isinstance(n, Const) and abs(float(n.value)) > 1024]
+            if len(sums) >= INT8_WRAP_TERMS or big:
+                refuse(sums[0].op, f" (a chain of {len(sums) + 1} terms may leave f16's exact whole numbers)" if not big
+                       else f" (the literal {big[0]:g} leaves f16's exact whole numbers: at most 1024 beside int8 values)")
+            self.wrap = True
+
+    def _wrapped(self, st: Assign) -> list:
+        """`st` as its sum r, then its target = r - 256 * floor((r + 128) / 256): r modulo 256 in [-128, 127]."""
+        raw = self.fresh(f"{st.target}_sum")
+        r = Name(raw, span=st.span)
+        q = Call("floor", (Call("mul", (Call("add", (r, Const(128.0, "float"))), Const(0.00390625, "float"))),))
+        wrapped = Call("sub", (r, Call("mul", (q, Const(256.0, "float")))))
+        self.wide.add(raw)
+        return [replace(st, target=raw), replace(st, value=wrapped)]
 
     def _widen(self, e: Expr) -> Expr:
         if isinstance(e, Name) and e.id in self.half:

@@ -143,6 +143,10 @@ CASE_EXAMPLES: list[Example] = [
     _ex("activation", "gelu_backward_cases", {},
         "an activation's backward (aten.gelu_backward, tanh form): two inputs streamed in one chunk, (*S,) for "
         "0-d to 5-d cases, T over f32/f16/bf16, shared subexpressions named once"),
+    _ex("reduce", "sum_cases", {},
+        "a reduction for every case: whole rows per core swept tile by tile into a scalar (rows of 1 to 50003 "
+        "elements, where a 2-D tile's pitch would pass a repeat stride), T over f32/f16/bf16 summed in f32, "
+        "(*S, N) -> (*S,) for any rank"),
 ]
 
 

@@ -300,10 +300,16 @@ def build_model(module, path, seed, torch, np):
 
 
 def cast(inputs, cast_inputs, torch):
+    """The inputs with their floating tensors cast to `cast_inputs` ("float32"); "float32:integers"
+    casts int8 / int16 / int32 tensors as well (a draft traced in float32 for integer cases; int64
+    indices and bool masks stay)."""
     if not cast_inputs:
         return list(inputs)
-    dt = getattr(torch, cast_inputs)
-    return [v.to(dt) if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in inputs]
+    name, _, also = cast_inputs.partition(":")
+    dt = getattr(torch, name)
+    ints = (torch.int8, torch.int16, torch.int32) if also == "integers" else ()
+    return [v.to(dt) if isinstance(v, torch.Tensor) and (v.is_floating_point() or v.dtype in ints) else v
+            for v in inputs]
 
 
 def describe_value(v, torch):

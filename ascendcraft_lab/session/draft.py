@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..drafter.cases import case_signature, fit_live, generalize, largest_cases
+from ..drafter.cases import broadcast_pattern, case_signature, fit_live, generalize, largest_cases
 from ..drafter.draft import DraftError, draft_from_trace, draft_reference, kernel_name
 from ..engines.llm.draft import draft_with_llm
 from ..engines.llm.engine import LlmEngineError, client_from_environment
@@ -54,8 +54,10 @@ def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None
         cases = case_runs(reference, timeout=timeout)
     pick = trace_case(cases) if cases else None
     try:
-        offline = (draft_for_cases(reference, pick, cases, soc=soc, timeout=timeout) if cases else
-                   draft_reference(reference, soc=soc, overrides=overrides or None, timeout=timeout))
+        if cases:
+            offline, pick = _draft_some_case(reference, cases, soc, timeout)
+        else:
+            offline = draft_reference(reference, soc=soc, overrides=overrides or None, timeout=timeout)
     except DraftError as exc:
         if how == "drafter":
             raise DraftFailed(str(exc)) from None
@@ -88,25 +90,62 @@ def case_runs(reference, *, timeout: float = 300) -> list[ReferenceRun]:
     return runs
 
 
+RETRACES = 2     # other cases a refused draft is tried from
+
+
+def _draft_some_case(reference, runs: list[ReferenceRun], soc, timeout) -> tuple["DraftOutcome", ReferenceRun]:
+    """The draft for every case from the best case to trace (`trace_case`), or, when the drafter
+    refuses that one (a group norm whose groups are single channels), from the next best of other
+    shapes or attributes, up to RETRACES more; the first refusal when none drafts."""
+    first, tried = None, []
+    for _ in range(1 + RETRACES):
+        left = [r for r in runs if not any(r.describe() == t.describe() or _same_kind(r, t) for t in tried)]
+        if not left:
+            break
+        pick = trace_case(left)
+        tried.append(pick)
+        try:
+            return draft_for_cases(reference, pick, runs, soc=soc, timeout=timeout), pick
+        except DraftError as e:
+            first = first or e
+    raise first
+
+
+def _same_kind(a: ReferenceRun, b: ReferenceRun) -> bool:
+    """Two cases a drafter would draft alike: the same tensor shapes and the same other arguments."""
+    return [np.shape(v) for v in a.tensor_inputs] == [np.shape(v) for v in b.tensor_inputs] and \
+        [v for v in a.inputs if not isinstance(v, np.ndarray)] == [v for v in b.inputs if not isinstance(v, np.ndarray)]
+
+
 def trace_case(runs: list[ReferenceRun]) -> ReferenceRun:
-    """The case a draft is made from: non-empty, float32 first, at least 2-d (leading axes are
+    """The case a draft is made from: non-empty, of the way of broadcasting most cases share (the
+    others are drafted again by the bench), float32 first (then the half types, traced in
+    float32 as well; an integer case last), at least 2-d (leading axes are
     what dim packs generalize; a 1-d case reads as a whole-tensor reduction), then the fewest
     elements (a quick trace). A case whose first tensor's last dim is 1 comes after the others: it
     hides the rows (x * scale[..., None] reads as two tensors of one shape)."""
+    patterns = [broadcast_pattern([np.shape(v) for v in r.tensor_inputs]) for r in runs]
+    count = {p: patterns.count(p) for p in patterns}
+    of = {id(r): p for r, p in zip(runs, patterns)}
+
     def key(r):
         ranks = [len(v.shape) for v in r.tensor_inputs] or [0]
         size = sum(int(np.size(v)) for v in r.tensor_inputs)
         empty = size == 0 or any(np.size(o) == 0 for o in r.outputs if isinstance(o, np.ndarray))
         unit_row = bool(r.tensor_inputs) and np.shape(r.tensor_inputs[0])[-1:] == (1,)
-        return (empty, r.dtypes[:1] != ("float32",), max(ranks) < 2, unit_row, size)
+        floats = r.dtypes[:1] in (("float32",), ("float16",), ("bfloat16",))
+        return (empty, -count[of[id(r)]], r.dtypes[:1] != ("float32",), not floats, max(ranks) < 2, unit_row, size)
     return min(runs, key=key)
 
 
 def draft_for_cases(reference, pick: ReferenceRun, runs: list[ReferenceRun], *, soc: str | None = None,
                     timeout: float = 300) -> DraftOutcome:
     """The offline draft for every case: drafted from `pick`, generalized over `runs`. Raises DraftError."""
-    # traced in float32 (a half-type case's floats cast up): the draft is generalized over the dtypes anyway
+    # traced in float32 (a half-type case's floats cast up, an integer case's tensors too when they are all
+    # of one integer type, no index beside data): the draft is generalized over the dtypes anyway
     cast = "float32" if any(d in ("float16", "bfloat16") for d in pick.dtypes) else None
+    if pick.dtypes and len(set(pick.dtypes)) == 1 and pick.dtypes[0] in ("int8", "int16", "int32"):
+        cast = "float32:integers"
     traced = run_jobs([{"mode": "trace", "path": str(reference), "case": pick.case, "cast_inputs": cast}],
                       timeout=timeout)[0]
     if isinstance(traced, ReferenceError):

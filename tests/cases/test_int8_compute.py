@@ -1,5 +1,6 @@
-"""int8 variants compute in f16 (the vector unit has no int8 arithmetic) and serve only the
-operations whose result is one of their operands' values."""
+"""int8 variants compute in f16 (the vector unit has no int8 arithmetic): the operations whose result
+is one of their operands' values as they are, sums and negations wrapped modulo 256; an integer
+variant's float scalar parameters are integers."""
 from __future__ import annotations
 
 import numpy as np
@@ -48,7 +49,17 @@ def test_an_int8_maximum_keeps_every_value_of_the_range():
     assert np.array_equal(run(v, {"x": x, "y": y})["z"], np.maximum(x, y))
 
 
-@pytest.mark.parametrize("expr, op", [("xu + yu", "add"), ("-xu", "neg"), ("max(xu, yu) * 2.0", "mul")])
+@pytest.mark.parametrize("expr, want", [("xu + yu", lambda x, y: x + y), ("xu - yu - xu", lambda x, y: x - y - x),
+                                        ("-xu - yu + yu", lambda x, y: -x), ("max(xu, yu) + 100", lambda x, y: np.maximum(x, y) + 100)])
+def test_int8_sums_and_negations_wrap_modulo_256_as_pytorch_does(expr, want):
+    v = verify(instantiate(parse(TWO.format(expr=expr), "k.dsl.py"), {"T": DType.i8}))
+    x = np.repeat(np.arange(-128, 128, dtype=np.int8), 256)
+    y = np.tile(np.arange(-128, 128, dtype=np.int8), 256)
+    with np.errstate(over="ignore"):
+        assert np.array_equal(run(v, {"x": x, "y": y})["z"], want(x, y).astype(np.int8))
+
+
+@pytest.mark.parametrize("expr, op", [("max(xu, yu) * 2.0", "mul"), ("relu(xu + yu)", "add"), ("xu + yu + 5000", "add")])
 def test_an_int8_operation_that_can_leave_the_range_is_refused_in_one_line(expr, op):
     with pytest.raises(DslError) as e:
         instantiate(parse(TWO.format(expr=expr), "k.dsl.py"), {"T": DType.i8})
@@ -61,3 +72,14 @@ def test_an_int8_tile_cast_to_f32_is_refused_as_the_cast_page_pairs_int8_with_f1
         verify(parse(TWO.format(expr="cast(xu, f32)").replace("T=(f32, i8)", "T=(i8,)")
                      .replace("z: Out[T,", "z: Out[f32,"), "k.dsl.py"))
     assert "Cast converts i8 tiles to and from f16 only, not i8 -> f32 (API page Cast)" in e.value.message
+
+
+def test_an_integer_variant_takes_its_float_scalar_parameters_as_integers_as_pytorch_does():
+    text = TWO.format(expr="xu + yu * alpha").replace("T=(f32, i8)", "T=(f32, i32)").replace(
+        "y: GM[T, (*S,)], z:", "y: GM[T, (*S,)], alpha: f32, z:")
+    program = parse(text, "k.dsl.py")
+    v = verify(instantiate(program, {"T": DType.i32}))
+    assert [p.dtype for p in v.scalars] == [DType.i32]
+    assert [p.dtype for p in verify(instantiate(program, {"T": DType.f32})).scalars] == [DType.f32]
+    x = np.arange(-5, 5, dtype=np.int32)
+    assert np.array_equal(run(v, {"x": x, "y": x, "alpha": 3})["z"], x + 3 * x)

@@ -88,3 +88,50 @@ def test_a_bool_that_varies_between_cases_keeps_the_traced_dtypes():
     text, notes = generalize(MAP, [sig("float32", 3), sig("bool", 3, "float32")])
     assert "@kernel\n" in text
     assert any("the draft keeps the traced ones" in n for n in notes)
+
+
+BIAS = '''\
+@host
+def tiling(x: Tensor[f32, (B, N)]):
+    cores, per_core = core_split(B)
+    cols = min(align_up(N, 8), 2040)
+    tile_rows = max(ub_elems(f32, live=4, buffers=1) // cols, 1)
+    return Launch(cores, per_core=per_core, cols=cols, tile_rows=min(min(tile_rows, per_core), 4095))
+
+
+@kernel
+def add(x: GM[f32, (B, N)], b: GM[f32, (N,)], y: Out[f32, (B, N)], t: Tiling):
+    for part in core_chunk(t.per_core, B):
+        for k in tiles(N, t.cols):
+            with copyin:
+                bu = load(b[k])
+            for c in tiles(part, t.tile_rows):
+                with copyin:
+                    xu = load(x[c, k])
+                with compute:
+                    yu = xu + bu
+                with copyout:
+                    store(y[c, k], yu)
+'''
+
+
+def test_a_vector_read_along_the_rows_stays_its_own_dim_while_the_rows_pack():
+    text, _ = generalize(BIAS, [{"inputs": ["float32", "float32"], "ranks": [4, 1], "outputs": ["float32"]}])
+    assert "x: GM[f32, (*S, N)]" in text and "b: GM[f32, (N,)]" in text
+
+
+def test_cases_of_one_half_type_traced_in_float32_are_generic_with_float32_as_the_base_variant():
+    text, _ = generalize(MAP, [sig("bfloat16", 2), sig("bfloat16", 3)])
+    program = parse(text, "kernel.dsl.py")
+    assert [d.value for d in dict(program.generics)["T"]] == ["f32", "bf16"]
+
+
+def test_broadcast_patterns_are_rank_free_and_tell_either_operand_and_0d_apart():
+    from ascendcraft_lab.drafter.cases import broadcast_pattern as bp
+    assert bp([(4, 8), (4, 8)]) == bp([(3,), (3,)]) == bp([(), ()]) == ()
+    assert bp([(5, 33), (33,)]) == bp([(2, 3, 33), (33,)]) == (("F", "-"), ("F", "F"))
+    assert bp([(7, 20), (7, 1)]) == (("F", "F"), ("F", "1"))
+    assert bp([(9,), (6, 9)]) == (("-", "F"), ("F", "F"))
+    assert bp([(), (3, 4)]) == (("-", "F"),)
+    assert bp([(1,), (3, 4)]) == (("-", "F"), ("1", "F"))
+    assert bp([(2, 1, 5), (1, 4, 5)]) == (("F", "1"), ("1", "F"), ("F", "F"))

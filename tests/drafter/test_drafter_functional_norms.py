@@ -1,9 +1,9 @@
-"""F.layer_norm and F.normalize: the functional spellings of two normalizations, drafted as the rows template."""
+"""F.layer_norm, F.rms_norm and F.normalize: the functional spellings of two normalizations, drafted as the rows template."""
 from __future__ import annotations
 
 import pytest
 
-from ascendcraft_lab.drafter import DraftError, draft_from_trace
+from ascendcraft_lab.drafter import draft_from_trace
 from ascendcraft_lab.drafter.trace import run_jobs
 from ascendcraft_lab.reference import check_interpreter
 
@@ -16,6 +16,10 @@ SPELLINGS = {
     "normalize": ("def forward(self, x):\n    return F.normalize(x, dim=-1)", "[torch.randn(6, 301)]"),
     "ln_weighted": ("def forward(self, x, w):\n    return F.layer_norm(x, (301,), w)",
                     "[torch.randn(6, 301), torch.randn(301)]"),
+    "rms_weighted": ("def forward(self, x, res, w):\n    s = x + res\n    return F.rms_norm(s, (301,), w, 1e-6), s",
+                     "[torch.randn(2, 3, 301), torch.randn(2, 3, 301), torch.randn(301)]"),
+    "gn_weighted": ("def forward(self, x, w, b, groups):\n    return F.group_norm(x, groups, w, b, 1e-5)",
+                    "[torch.randn(2, 6, 5, 7), torch.randn(6), torch.randn(6), 3]"),
 }
 
 
@@ -46,10 +50,22 @@ def test_the_functional_normalizations_draft_correct_kernels(traced, name):
     assert check_interpreter(d.text, path).correct
 
 
-def test_functional_layer_norm_with_a_weight_tensor_is_refused_in_one_line(traced):
-    with pytest.raises(DraftError) as err:
-        _draft(traced, "ln_weighted")
-    assert "F.layer_norm with weight or bias tensors" in str(err.value) and "\n" not in str(err.value)
+def test_functional_layer_norm_with_a_weight_tensor_reads_it_as_a_row_beside_each_tile(traced):
+    path, d = _draft(traced, "ln_weighted")
+    assert d.template == "rows" and "w: GM[f32, (N,)]" in d.text and "= load(w[c])" in d.text
+    assert check_interpreter(d.text, path).correct
+
+
+def test_a_fused_add_and_rms_norm_with_a_weight_input_returns_both_outputs_from_one_rows_kernel(traced):
+    path, d = _draft(traced, "rms_weighted")
+    assert d.template == "rows" and d.text.count(": Out[") == 2
+    assert check_interpreter(d.text, path).correct
+
+
+def test_functional_group_norm_reads_its_per_channel_weight_and_bias_inputs_once_per_plane(traced):
+    path, d = _draft(traced, "gn_weighted")
+    assert d.template == "planes" and "w: GM[f32, (C,)]" in d.text
+    assert check_interpreter(d.text, path).correct
 
 
 def test_a_per_row_operand_reads_one_scalar_per_row(ref_dir):

@@ -12,9 +12,11 @@ as MultiKernelBench's `reference/npukernelbench_level*` tasks do. The references
 as plain files (this script is how they were made, not something the bench runs): the bench reads
 them as any user's folder. Levels are the bench's categories:
 
-- npukernelbench_level1: elementwise, broadcast (a per-row operand), index (a bool mask), activation
-  backward (aten's *_backward ops) and data-dependent sizes (47-51: histc, repeat_interleave with per-case
-  dims, nonzero of float / int32 / int64, argwhere of a mask, masked_select);
+- npukernelbench_level1: elementwise, broadcast (a per-row operand), index (a bool mask), layout (permute,
+  transpose, split, chunk, cat, stack, repeat: the axes, sizes and repeats per case), activation
+  backward (aten's *_backward ops), sorting (sort, argsort, topk, kthvalue along the last dim) and
+  data-dependent sizes (47-51: histc, repeat_interleave with per-case dims, nonzero of float / int32 /
+  int64, argwhere of a mask, masked_select);
 - npukernelbench_level2: reductions and normalizations over the last dim.
 
 Shapes cover 0-d, empty, 1-D to 5-D, odd sizes (not multiples of 32 bytes) and a few large
@@ -150,6 +152,85 @@ def backward(doc, call, scale="4", shift="", saved="x"):
                 cases=cases_for(ELEMENTWISE_SHAPES, FLOATS, 2, ("grad_output", saved)))
 
 
+# Layout (views): pure data movement, so every dtype is exact. Each case: (shape, per-case attributes).
+LAYOUT_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16")
+PERMUTE_CASES = [([16, 1024], [1, 0]), ([13, 2011], [1, 0]), ([3, 5, 7], [2, 0, 1]), ([2, 3, 17, 19], [0, 2, 3, 1]),
+                 ([2, 3, 4, 65], [0, 2, 1, 3]), ([2, 3, 4, 5, 6], [4, 2, 0, 3, 1]), ([1, 1, 129], [2, 1, 0]),
+                 ([4, 1, 8, 16], [0, 3, 2, 1]), ([5, 33], [1, 0]), ([7, 9, 11], [2, 0, 1]), ([0, 5], [1, 0]),
+                 ([3, 2, 40, 8], [0, 2, 1, 3])]
+TRANSPOSE_CASES = [([16, 1024], 0, 1), ([3, 5, 7], 1, 2), ([3, 5, 7], 0, 2), ([2, 3, 4, 65], 1, 2),
+                   ([2, 3, 4, 5, 6], 0, 4), ([13, 2011], -1, -2), ([4, 1, 8, 16], 1, 3), ([0, 4, 3], 1, 2)]
+
+SPLIT_CASES = [([16, 1024], 256, 1), ([13, 2011], 1000, -1), ([3, 5, 7], 2, 1), ([2, 3, 4, 65], 16, 3),
+               ([2, 3, 4, 5, 6], 2, 2), ([8, 33], 3, 0), ([4, 1, 8, 16], 5, 2)]
+CHUNK_CASES = [([16, 1024], 4, 1), ([13, 2011], 3, -1), ([3, 5, 7], 2, 1), ([2, 3, 4, 65], 2, 3), ([9, 40], 3, 0),
+               ([2, 3, 4, 5, 6], 3, 4)]
+# cat / stack: two inputs, x (the shape) and y (its size along dim changed by `extra` for cat)
+CAT_CASES = [([16, 1024], 512, 1), ([13, 2011], 5, -1), ([3, 5, 7], 2, 1), ([2, 3, 4, 65], 3, 0),
+             ([2, 3, 4, 5, 6], 1, 3), ([4, 1, 8, 16], 7, 2)]
+STACK_CASES = [([16, 1024], 1), ([13, 2011], 0), ([3, 5, 7], 3), ([2, 3, 4, 65], 2), ([5, 33], -1)]
+REPEAT_CASES = [([16, 1024], [2, 1]), ([13, 201], [1, 3]), ([3, 5, 7], [2, 1, 1]), ([2, 3, 4, 65], [1, 2, 1, 1]),
+                ([7], [4]), ([4, 1, 8, 16], [1, 3, 1, 1])]
+
+
+def two_input_cases(items, dtypes=LAYOUT_DTYPES, cat=True):
+    """x and y: the same shape, y longer along dim by `extra` for a cat; the dim a per-case attribute."""
+    out = []
+    for i, item in enumerate(items):
+        shape, *rest = item
+        dim = rest[-1]
+        yshape = list(shape)
+        if cat:
+            yshape[dim] = rest[0]
+        for d in (dtypes if i == 0 else [dtypes[i % len(dtypes)]]):
+            out.append({"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": shape},
+                                   {"name": "y", "type": "tensor", "dtype": d, "shape": yshape},
+                                   {"name": "dim", "type": "attr", "value": dim}]})
+    return out
+
+
+def layout_cases(items, names, dtypes=LAYOUT_DTYPES, every=0):
+    """One case per (shape, attributes) item, dtypes round-robin, and every dtype on item `every`."""
+    out = []
+    for i, (shape, *attrs) in enumerate(items):
+        for d in (dtypes if i == every else [dtypes[i % len(dtypes)]]):
+            inputs = [{"name": "x", "type": "tensor", "dtype": d, "shape": shape}]
+            inputs += [{"name": n, "type": "attr", "value": v} for n, v in zip(names, attrs)]
+            out.append({"inputs": inputs})
+    return out
+
+
+# Rows to sort: a row is held whole in UB (argsort's scratch is 6 slots of the padded row), 1-D to
+# 4-D, odd widths, a single element, an empty batch; f16 rows of 1024 randn values hold many ties.
+SORT_SHAPES = [[1000], [1], [16, 1024], [13, 2011], [7, 1], [3, 5, 7], [2, 3, 4, 65], [64, 2048], [1, 1, 257], [0, 64]]
+
+
+def sort_cases(attrs_for, dtypes=FLOATS, tie_free=False):
+    """One case per shape (dtypes round-robin, every dtype on the third), with per-case attributes
+    `attrs_for(i, shape)` (dim as -1 or as its positive number, the order, k). `tie_free`: float16 /
+    bfloat16 only on rows short enough to hold no equal values, for topk / kthvalue, whose order among
+    equal values PyTorch leaves undocumented (its CPU selection algorithm picks one; the kernel keeps
+    input order): long rows are float32 there, where randn rows hold distinct values."""
+    out = []
+    for i, shape in enumerate(SORT_SHAPES):
+        choice = dtypes if i == 2 else [dtypes[i % len(dtypes)]]
+        if tie_free and shape[-1] > 65:
+            choice = ["float32"]
+        for j, d in enumerate(choice):
+            attrs = attrs_for(i + j, shape)
+            out.append({"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": shape}]
+                        + [{"name": k, "type": "attr", "value": v} for k, v in attrs.items()]})
+    return out
+
+
+def _last_dim(i, shape):
+    return -1 if i % 2 == 0 else len(shape) - 1
+
+
+def sorting(doc, args, expr, attrs_for, tie_free=False):
+    return dict(doc=doc, args="x: torch.Tensor, " + args, body=f"        return {expr}", scale="1", shift="",
+                cases=sort_cases(attrs_for, tie_free=tie_free))
+
 def attr_cases(specs):
     """One case per (shape, dtype, attributes): `specs` lists (shape, dtype, {attr: value})."""
     return [{"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": shape}]
@@ -251,6 +332,44 @@ TASKS = {
         "31_SoftplusBackward": backward("Softplus backward (beta 2, threshold 10).",
                                         "softplus_backward(grad_output, x, 2.0, 10.0)"),
         "32_HardtanhBackward": backward("Hardtanh backward with bounds -2, 2.", "hardtanh_backward(grad_output, x, -2.0, 2.0)"),
+        # layout (35-42): views and data movement, the permutation / axes a per-case attribute
+        "35_Permute": dict(doc="Layout: x.permute(dims), made contiguous; dims a per-case attribute (2-D to 5-D).",
+                           args="x: torch.Tensor, dims", body="        return x.permute(dims).contiguous()",
+                           scale="4", shift="", cases=layout_cases(PERMUTE_CASES, ("dims",))),
+        "36_Transpose": dict(doc="Layout: torch.transpose(x, dim0, dim1), made contiguous; the axes per case.",
+                             args="x: torch.Tensor, dim0, dim1", body="        return torch.transpose(x, dim0, dim1).contiguous()",
+                             scale="4", shift="", cases=layout_cases(TRANSPOSE_CASES, ("dim0", "dim1"))),
+        "37_Split": dict(doc="Layout: torch.split(x, split_size, dim): a tuple of outputs, the last part shorter.",
+                         args="x: torch.Tensor, split_size, dim", body="        return torch.split(x, split_size, dim)",
+                         scale="4", shift="", cases=layout_cases(SPLIT_CASES, ("split_size", "dim"))),
+        "38_Chunk": dict(doc="Layout: torch.chunk(x, chunks, dim): a tuple of outputs of cdiv(size, chunks).",
+                         args="x: torch.Tensor, chunks, dim", body="        return torch.chunk(x, chunks, dim)",
+                         scale="4", shift="", cases=layout_cases(CHUNK_CASES, ("chunks", "dim"))),
+        "39_Cat": dict(doc="Layout: torch.cat([x, y], dim), y of another size along dim.",
+                       args="x: torch.Tensor, y: torch.Tensor, dim", body="        return torch.cat([x, y], dim)",
+                       scale="4", shift="", cases=two_input_cases(CAT_CASES)),
+        "40_Stack": dict(doc="Layout: torch.stack([x, y], dim): a new axis of 2 at dim.",
+                         args="x: torch.Tensor, y: torch.Tensor, dim", body="        return torch.stack([x, y], dim)",
+                         scale="4", shift="", cases=two_input_cases(STACK_CASES, cat=False)),
+        "41_Repeat": dict(doc="Layout: x.repeat(repeats), the repeats a per-case list.",
+                          args="x: torch.Tensor, repeats", body="        return x.repeat(repeats)",
+                          scale="4", shift="", cases=layout_cases(REPEAT_CASES, ("repeats",))),
+        # sorting along the last dim (Sort32 + MrgSort + Extract; stable: equal values keep their order)
+        "43_Sort": sorting("Sort along the last dim, stable (values and int64 indices), ascending or descending.",
+                           "dim: int, descending: bool",
+                           "torch.sort(x, dim=dim, descending=descending, stable=True)",
+                           lambda i, shape: {"dim": _last_dim(i, shape), "descending": i % 3 == 1}),
+        "44_Argsort": sorting("Argsort along the last dim, stable.", "dim: int, descending: bool",
+                              "torch.argsort(x, dim=dim, descending=descending, stable=True)",
+                              lambda i, shape: {"dim": _last_dim(i, shape), "descending": i % 2 == 0}),
+        "45_TopK": sorting("TopK along the last dim: the k largest (or smallest) values, sorted, and their indices.",
+                           "k: int, dim: int, largest: bool", "torch.topk(x, k, dim=dim, largest=largest, sorted=True)",
+                           lambda i, shape: {"k": min(shape[-1], (1, 5, 16, 37)[i % 4]), "dim": _last_dim(i, shape),
+                                             "largest": i % 3 != 2}, tie_free=True),
+        "46_KthValue": sorting("KthValue along the last dim: the k-th smallest value and its index.",
+                               "k: int, dim: int, keepdim: bool", "torch.kthvalue(x, k, dim=dim, keepdim=keepdim)",
+                               lambda i, shape: {"k": 1 + (7 * i) % shape[-1], "dim": _last_dim(i, shape),
+                                                 "keepdim": i % 2 == 1}, tie_free=True),
         # data-dependent sizes and addressing (drafter/datadep.py)
         "47_Histc": datadep("Histc: counts in `bins` equal bins over [min, max]; min == max: the data's range.",
                             "x: torch.Tensor, bins, min, max", "torch.histc(x, bins=bins, min=min, max=max)",

@@ -5,9 +5,11 @@ loads every case, a second traces the case the draft is made from, the draft is 
 over the cases' dtypes and ranks (drafter/cases.py), and session/cases.py runs every case,
 each dtype variant compiled once (`ops/<level>/<op>/reference/<variant>/`). The op's result
 keeps every case; `progress.json` beside the log counts the cases done for the bench's bar.
-Cases that pass different string / bool / None arguments (`approximate="none"` or `"tanh"`) are
-drafted once per value (`kernel.dsl.py`, `kernel-2.dsl.py`, ...: a draft takes them as constants)
-and their reports merged in the cases' order.
+Cases that pass different string / bool / None / list arguments (`approximate="none"` or `"tanh"`,
+`normalized_shape=[64]` or `[4, 65]`) are drafted once per value (`kernel.dsl.py`, `kernel-2.dsl.py`,
+...: a draft takes them as constants), and so are cases passing different values of a number a
+group's draft read as a constant instead of taking it as a kernel scalar (a `dim`); their reports
+are merged in the cases' order.
 
 `python -m ascendcraft_lab.bench.worker JOB.json` runs `run_op(job)` and writes `result.json`
 beside the op's log, draft and AscendC projects, so a crash here (or in a kernel, or in the
@@ -40,7 +42,8 @@ from ..passes.manager import run_pipeline
 from ..passes.spec import LowerOptions
 from ..perf import estimate_eager, estimate_trace
 from ..reference import (CaseSet, ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs,
-                         trim_outputs, unbound_numbers)
+                         trim_outputs)
+from ..reference.scalars import unbound_numbers
 from ..session import CaseReport, CaseResult, check_cases, draft, engine_for
 from ..soc import get_soc
 from .metrics import check_output, inputs_unchanged
@@ -178,19 +181,18 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
     if len(groups) > 1:
         log("one draft per value of the arguments a draft takes as constants: " +
             "; ".join(f"{_attrs_text(k)} ({len(g)} cases)" for k, g in groups))
-    reports, drafts, done = [], [], 0
-    pending, ran, k = list(groups), [], 0
+    reports, drafts, done, pending, groups = [], [], 0, groups, []
     while pending:
         key, members = pending.pop(0)
         group = CaseSet(cases.path, cases.format, [cases.cases[i] for i in members], cases.notes)
-        suffix = "" if k == 0 else f"-{k + 1}"
-        k += 1
-        report, draft_info, refused, rest = _group_cases(job, opdir, log, group, suffix, done, len(cases), progress,
-                                                         split=k < MAX_DRAFTS)
-        if rest:        # cases of another rank or other constants: a draft of their own, after this one
-            pending.append((key, [members[i] for i in rest]))
-            members = [m for i, m in enumerate(members) if i not in set(rest)]
-        ran.append((key, members))
+        suffix = "" if not groups else f"-{len(groups) + 1}"
+        try:
+            report, draft_info, refused = _group_cases(job, opdir, log, group, suffix, done, len(cases), progress)
+        except SplitByConstants as split:       # the draft read numbers as constants that differ between its cases
+            log(f"draft{suffix}: {split}")
+            pending[0:0] = [(key + extra, [members[i] for i in idx]) for extra, idx in split.groups]
+            continue
+        groups.append((key, members))
         if refused and len(groups) == 1 and not pending:       # the op's one draft failed: no case runs
             out.update(stage=refused[0], error=refused[1])
             if draft_info is not None:
@@ -203,12 +205,10 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
                 c.label = f"case {i}"          # a failed reference case is named by its place in the group
         reports.append((members, report))
         done += len(members)
-    report = _merge(cases, reports, len(ran) > 1)
-    if len(ran) > 1:
+    report = _merge(cases, reports, len(groups) > 1)
+    if len(groups) > 1:
         report.notes.append("one draft per value of " + "; ".join(
-            f"{_attrs_text(k)}: {len(g)} cases" for k, g in ran) if len(ran) == len(groups) else
-            f"{len(ran)} drafts (per value of the constant arguments, per rank a view cannot pack): " +
-            "; ".join(f"{_attrs_text(k)}: {len(g)} cases" for k, g in ran))
+            f"{_attrs_text(k)}: {len(g)} cases" for k, g in groups))
     if drafts:
         result["draft"] = dict(drafts[0], drafts=drafts) if len(drafts) > 1 else drafts[0]
     out["cases"] = report.to_json()
@@ -226,58 +226,77 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
 
 def attribute_groups(cases: list) -> list[tuple[tuple, list[int]]]:
     """The cases grouped by the arguments a draft takes as constants, in order of first appearance:
-    strings, bools and None (`approximate="tanh"`, `is_result=True`). Numbers reach the kernel as
-    scalars and need no group; a case whose reference failed joins the first group."""
+    strings, bools, None and lists of them or of numbers (`approximate="tanh"`, `is_result=True`,
+    `normalized_shape=[4, 65]`; a list is a tuple in the key). A number reaches the kernel as a scalar
+    unless the draft reads it as a constant (a `dim`), which `SplitByConstants` finds once a group is
+    drafted; a case whose reference failed joins the first group."""
     groups: dict[tuple, list[int]] = {}
     failed = []
     for i, c in enumerate(cases):
         if not isinstance(c, ReferenceRun):
             failed.append(i)
             continue
-        key = tuple((j, v) for j, v in enumerate(c.inputs) if v is None or isinstance(v, (str, bool)))
+        key = tuple((j, _hashable(v)) for j, v in enumerate(c.inputs) if _constant(v))
         groups.setdefault(key, []).append(i)
     out = list(groups.items()) or [((), [])]
     out[0] = (out[0][0], sorted(out[0][1] + failed))
     return out
 
 
+def _constant(v) -> bool:
+    """A string, bool or None, or a list of them or of numbers (not a list of tensors)."""
+    if isinstance(v, (list, tuple)):
+        return all(_constant(x) or isinstance(x, (int, float)) for x in v)
+    return v is None or isinstance(v, (str, bool))
+
+
+def _hashable(v):
+    return tuple(_hashable(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
+class SplitByConstants(Exception):
+    """A group's draft read numbers of forward as constants (reference/scalars.unbound_numbers) and
+    its cases pass different values: `groups` are (key additions, indices in the group) per value,
+    in order of first appearance (a failed reference case in the first)."""
+
+    def __init__(self, message: str, groups: list):
+        super().__init__(message)
+        self.groups = groups
+
+    @classmethod
+    def of(cls, program, cases: list, traced: ReferenceRun):
+        fixed = unbound_numbers(program, traced)
+        # a tensor view without dim packs serves one rank (nonzero writes one column per axis)
+        ranked = any(not p.packs for p in program.inputs)
+        if not fixed and not ranked:
+            return None
+        by: dict[tuple, list[int]] = {}
+        failed = []
+        for i, c in enumerate(cases):
+            if isinstance(c, ReferenceRun):
+                # the ranks too: a constant `dim=0` is the last axis of a 1-d case and the first of a 2-d one
+                ranks = ("ranks", tuple(len(np.shape(v)) for v in c.tensor_inputs))
+                by.setdefault(tuple((j, c.inputs[j]) for j in fixed if j < len(c.inputs)) + (ranks,), []).append(i)
+            else:
+                failed.append(i)
+        if len(by) < 2:
+            return None
+        groups = list(by.items())
+        groups[0] = (groups[0][0], sorted(groups[0][1] + failed))
+        names = ", ".join(f"argument {j + 1}" for j in fixed)
+        if not fixed:
+            return cls("its tensor views serve one rank, and its cases have several: one draft per rank", groups)
+        return cls(f"it reads {names} as constants, which differ between its cases: one draft per value", groups)
+
+
 def _attrs_text(key: tuple) -> str:
-    return ", ".join(f"argument {j + 1} = {v!r}" for j, v in key) or "(no constant arguments)"
+    return ", ".join(f"argument {j + 1} = {v!r}" if j != "ranks" else f"ranks {v}" for j, v in key) \
+        or "(no constant arguments)"
 
 
-MAX_DRAFTS = 16     # drafts per op at most: the cases a draft cannot serve get the next one
-
-
-def _unserved(program, group: CaseSet, traced) -> list[int]:
-    """Positions (in the group) of the cases the draft serves only by being drafted again: a tensor
-    of another rank than a view without dim packs declares (nonzero: one column per axis), or a
-    number the draft took as a constant (`dim`) with another value than the traced case's."""
-    base = next((c for c in group.cases if isinstance(c, ReferenceRun) and c.case == traced), None)
-    if base is None:
-        return []
-    try:
-        fixed = dict(unbound_numbers(program, base))
-    except DslError:
-        return []
-    out = []
-    for j, c in enumerate(group.cases):
-        if not isinstance(c, ReferenceRun) or c is base:
-            continue
-        ranks = any(not p.packs and len(p.dims) != np.ndim(v) for p, v in zip(program.inputs, c.tensor_inputs))
-        try:
-            other = dict(unbound_numbers(program, c))
-        except DslError:
-            other = fixed
-        if ranks or other != fixed:
-            out.append(j)
-    return out
-
-
-def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset: int, total: int, progress,
-                 split: bool = False):
+def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset: int, total: int, progress):
     """One group of cases under its own draft `kernel<suffix>.dsl.py`: (report, draft info or None,
-    (stage, error) when the draft failed, its report failing every case of the group with that line,
-    the positions of the cases left for another draft (with `split`: `_unserved`))."""
+    (stage, error) when the draft failed, its report failing every case of the group with that line)."""
     runs = [c for c in group.cases if isinstance(c, ReferenceRun)]
 
     def failed(stage: str, error: str, info=None):
@@ -289,7 +308,7 @@ def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset
                 report.cases.append(CaseResult("case ?", "the reference failed", [], "", "reference",
                                                message=_one_line(c)))
         _progress(progress, offset + len(group.cases), total)
-        return report, info, (stage, error), []
+        return report, info, (stage, error)
     t0 = time.perf_counter()
     text, template, traced_case = _draft_cases(job, runs, log)
     if isinstance(text, Exception):
@@ -309,16 +328,14 @@ def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset
     except DslError as e:
         log(f"lower: {e.render() if hasattr(e, 'render') else e}")
         return failed("lower", _one_line(e), info)
-    rest = _unserved(program, group, traced_case) if split else []
-    if rest:
-        log(f"{len(rest)} case(s) of another rank or other constant arguments than case {traced_case}: "
-            "drafted again after these")
-        group = CaseSet(group.path, group.format, [c for i, c in enumerate(group.cases) if i not in set(rest)],
-                        group.notes)
+    traced = next((r for r in runs if r.case == traced_case), None)
+    split = SplitByConstants.of(program, group.cases, traced) if traced is not None else None
+    if split is not None:
+        raise split
     workdir = opdir / "reference" / (f"attrs{suffix}" if suffix else "")
     report = check_cases(program, group, soc=job.get("soc"), timeout=float(job.get("kernel_timeout", 300)),
                          progress=tick, workdir=workdir)
-    return report, info, None, rest
+    return report, info, None
 
 
 def _merge(cases: CaseSet, reports: list, prefixed: bool) -> CaseReport:

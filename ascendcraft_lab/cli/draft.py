@@ -60,16 +60,18 @@ def main(argv: list[str] | None = None) -> int:
     else:
         sys.stdout.write(outcome.text)
     if args.check:
-        return _check(outcome.text, args, overrides)
+        return _check(outcome.text, args, overrides, outcome.cases)
     return 0
 
 
-def _check(text: str, args, overrides: dict) -> int:
+def _check(text: str, args, overrides: dict, cases: list | None = None) -> int:
     """The draft on the numpy interpreter against PyTorch: the reference's input set, or every
-    case of an NPUKernelBench reference (the first failing case is named)."""
+    case of an NPUKernelBench reference (the first failing case is named). `cases`: the cases
+    the draft was made from (loading them again would cost another reference child)."""
     try:
-        cases = (case_runs(args.reference, timeout=args.timeout)
-                 if reference_format(args.reference) == "NPUKernelBench" else [None])
+        if not cases:
+            cases = (case_runs(args.reference, timeout=args.timeout)
+                     if reference_format(args.reference) == "NPUKernelBench" else [None])
         for i, case in enumerate(cases):
             verdict = check_interpreter(text, args.reference, soc=args.soc, overrides=overrides or None, reference=case)
             if not verdict.correct:

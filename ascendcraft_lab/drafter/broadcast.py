@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from .graph import Node, Unsupported
-from .layout import fold_axes, own_axes
+from .layout import MOVED_DTYPES, fold_axes, moves_only, own_axes
 from .templates import DTYPE, LoopWriter, Root
 
 MAX_COLS = 2040       # f32 columns of a row whose pitch is a vector repeat stride (255 blocks)
@@ -402,7 +402,8 @@ class FoldedBroadcastWriter(LoopWriter):
             if t.node is None or self.kind_of(t) not in kinds or id(t.node) not in used:
                 continue
             scalar = self.kind_of(t) == "scalar"
-            if t.dtype not in ("float32", "float16") and not (scalar and t.dtype == "bool"):
+            moved = not scalar and self.kind_of(t) == "full" and t.dtype in MOVED_DTYPES and moves_only(self.lay)
+            if t.dtype not in ("float32", "float16") and not (scalar and t.dtype == "bool") and not moved:
                 raise Unsupported(f"a broadcast {t.dtype} input `{t.name}` (the broadcast template stretches float tensors)")
             if scalar and t.dtype not in ("float32", "bool"):
                 raise Unsupported(f"a {t.dtype} input `{t.name}` that is one value per tile (read as a float32 scalar)")

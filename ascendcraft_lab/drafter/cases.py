@@ -17,9 +17,10 @@ reference in NPUKernelBench format has tens of cases: float32 / float16 / bfloat
   as it is (its cases of another rank then fail to bind, one line each).
 
 Attributes the draft takes as constants (a reduction's `dim`, `approximate="tanh"`) keep the
-traced case's value; the bench drafts once per value of the string, bool and None arguments
-(`bench/worker.attribute_groups`: `approximate="none"` cases get their own draft), and cases that
-pass other constants are verified like any case and fail where the kernel does not serve them. `live` (the tile budget) is raised until every variant's UB plan
+traced case's value; the bench drafts once per value of the string, bool, None and list arguments
+(`bench/worker.attribute_groups`: `approximate="none"` cases get their own draft) and of the numbers
+a draft reads as constants rather than as kernel scalars (`bench/worker.SplitByConstants`: a `dim`).
+`live` (the tile budget) is raised until every variant's UB plan
 fits, on the traced shapes and on shapes 64 times larger.
 """
 from __future__ import annotations
@@ -136,10 +137,7 @@ def _packs(program: Program) -> Program:
     """Flattened dims -> one dim pack each (see the module docstring); the program itself when
     the draft's views cannot be generalized safely."""
     runs: list[tuple[str, ...]] = []
-    scalars = {p.name for p in program.scalars}
     for p in program.tensors():
-        if p.groups and all(type(d) is Name and d.id in scalars for g in p.groups for d in g):
-            continue                                  # sized by scalars alone (histc's (bins,)): no input dims
         if len(p.groups) == 1 and len(p.groups[0]) >= 1:
             run = p.groups[0]                         # ((B, M, N),) or (N,): the whole tensor
             while len(run) > 1 and isinstance(run[-1], Const) and run[-1].value == 1:
@@ -256,7 +254,7 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
     if not cases:
         return program, ""
     ins = program.inputs
-    outs = program.results          # a row count is i64 in every case
+    outs = program.outputs
     per_case = []
     for c in cases:
         dts = [TORCH_TO_DSL.get(d) for d in c["inputs"]] + [TORCH_TO_DSL.get(d) for d in c["outputs"]]
@@ -265,8 +263,10 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
         per_case.append(dts)
     params = ins + outs
     seen = [list(dict.fromkeys(row[i] for row in per_case)) for i in range(len(params))]
-    # a dtype that varies, or that every case has other than the traced one (a group of f16 cases only)
-    varying = [i for i, s in enumerate(seen) if len(s) > 1 or (s[0] is not None and s[0] != params[i].dtype)]
+    # varying across the cases, or one dtype in every case other than the traced one (a float16 or an
+    # integer group traced in float32)
+    varying = [i for i, s in enumerate(seen) if len(s) > 1 or
+               (s[0] in T_ORDER and getattr(params[i], "dtype", s[0]) in T_ORDER and params[i].dtype != s[0])]
     if not varying:
         return program, ""
     if any(d is None or d not in T_ORDER for i in varying for d in seen[i]):
@@ -278,6 +278,8 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
     # the tensors declared T: the varying ones, and a fixed one whose dtype equals T in every case
     t_params = {params[i].name for i in varying}
     choices = list(dict.fromkeys(d for row in per_case for d in [row[varying[0]]]))
+    if len(choices) == 1:       # one half dtype: the traced float32 stays the first variant (the one the
+        choices.insert(0, params[varying[0]].dtype)   # passes lower and verify), the cases' is promoted as usual
     choices.sort(key=T_ORDER.index)
     first = choices[0]
 

@@ -39,7 +39,8 @@ MASKS = ("triu", "tril")
 
 def uses_cube(g: Graph) -> bool:
     """The graph holds a matrix product (or a node only the cube templates read)."""
-    return any(n.op in CUBE_OPS for n in g.nodes())
+    ops = {n.op for n in g.nodes()}
+    return bool(ops & (set(CUBE_OPS) - {"transpose"}))   # a transpose alone is a permute (views.py)
 
 
 class CubeDraft:
@@ -82,6 +83,10 @@ def _plan(g: Graph, name: str, live: int) -> CubeDraft:
             if n.op in MASKS:
                 raise Unsupported(f"torch.{n.op} that is not applied to a matrix product's result")
         raise Unsupported("internal: no matrix product in a cube graph")
+    for n in nodes:
+        if n.op == "permute":
+            raise Unsupported(f"permute{tuple(n.attrs['order'])} beside a matrix product (the cube reads operands "
+                              "transposed in their last two axes only)")
     if len(mms) > 1:
         raise Unsupported(f"{len(mms)} matrix products in one forward (the cube templates draft one product, with an "
                           "elementwise epilogue)")

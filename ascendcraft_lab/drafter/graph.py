@@ -375,6 +375,28 @@ class Builder:
             shape = tuple(index.shape)
         return Node("gather", (x, index), {"axis": axis, "shared": shared}, shape, x.dtype)
 
+    def sort(self, x: Node, axis, descending: bool, k: "int | Node" = 0, kth: bool = False, keepdim: bool = False,
+             what: str = "sort") -> tuple[Node, Node]:
+        """(values, int64 indices) of a stable sort along `axis` (descending: largest first); k > 0:
+        only the first k (topk); `kth`: only the k-th (kthvalue: the axis dropped unless keepdim)."""
+        if not x.is_tensor:
+            raise Unsupported(f"`{what}` of a scalar")
+        count = k if isinstance(k, Node) else None      # k read by the kernel (a scalar input)
+        k = int(count.value) if count is not None else k
+        rank = len(x.shape)
+        axis = norm_axis(axis, rank) if rank else 0
+        if k and not (rank and 0 < k <= x.shape[axis]) and not (not rank and k == 1):
+            raise Unsupported(f"`{what}` with k = {k} of {x.shape[axis] if rank else 1} elements")
+        attrs = {"axis": axis, "descending": bool(descending), "k": int(k), "kth": kth, "keepdim": keepdim, "what": what}
+        if kth:
+            shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keepdim else \
+                tuple(d for i, d in enumerate(x.shape) if i != axis)
+        else:
+            shape = tuple(k if (k and i == axis) else d for i, d in enumerate(x.shape))
+        args = (x,) if count is None else (x, count)
+        return (Node("sort", args, {**attrs, "part": "values"}, shape, x.dtype),
+                Node("sort", args, {**attrs, "part": "indices"}, shape, "int64"))
+
     def take_rows(self, x: Node, index: Node, axis) -> Node:
         """x[..., index, ...] along `axis`: the slice after the axis named by every index, in the
         index's own shape (index_select with a 1-D index, nn.Embedding with any)."""

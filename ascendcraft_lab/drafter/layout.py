@@ -128,12 +128,19 @@ def plan_layout(g: Graph) -> Layout:
     pools = [n for n in nodes if n.op == "pool"]
     if pools:
         return _pool_layout(nodes, outputs, pools)
+    if any(n.op in ("permute", "transpose") for n in nodes):
+        return _permute_layout(nodes, outputs)
+    if any(n.op == "split" for n in nodes):
+        return _split_layout(nodes, outputs)
     resized = [n for n in nodes if n.op in ("resize", "grid_sample")]
     if resized:
         return _resize_layout(nodes, outputs, resized)
     counted = [n for n in nodes if n.op in DATADEP_OPS]
     if counted:
         return _datadep_layout(nodes, outputs, counted)
+    sorts = [n for n in nodes if n.op == "sort"]
+    if sorts:
+        return _sort_layout(nodes, outputs, sorts)
     picked = [n for n in nodes if n.op in INDEX_OPS]
     if picked:
         return _index_layout(nodes, outputs, picked)
@@ -326,6 +333,15 @@ def broadcast_fit(lay: Layout) -> bool:
     return True
 
 
+MOVED_DTYPES = ("int32", "int16")     # integer tensors a pure copy moves as they are (a UB copy is Muls by 1)
+
+
+def moves_only(lay: Layout) -> bool:
+    """The graph only moves data (slices, cats, stacks, repeats, flips of inputs): no arithmetic, so
+    integer tensors pass through unchanged."""
+    return all(n.op in ("input", "slice", "cat", "flip", "select", "reshape") for n in lay.nodes)
+
+
 def _fold_fit(lay: Layout, leaves: list) -> bool:
     """Any other NumPy broadcast of the leaves against S (a per-channel value of a 4-D tensor, two
     operands stretched along different axes): the folded broadcast template (broadcast.py), or one
@@ -345,7 +361,7 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
         own_axes(n, rank)
         if n.dtype == "bool":
             _check_mask(lay, n, a, S)
-        elif n.dtype not in ("float32", "float16"):
+        elif n.dtype not in ("float32", "float16") and not (moves_only(lay) and n.dtype in MOVED_DTYPES):
             raise Unsupported(f"a {n.dtype} input `{n.name}` in a broadcast")
         aligned.append(a)
     seen: dict = {}
@@ -843,6 +859,74 @@ def _datadep_layout(nodes: list, outputs: list, counted: list) -> Layout:
     return lay
 
 
+def _permute_layout(nodes: list, outputs: list) -> Layout:
+    """The permute template drafts one permute of an input as the whole forward (see views.py); its
+    base is the input's shape."""
+    moved = [n for n in nodes if n.op in ("permute", "transpose")]
+    n = moved[0]
+    what = f"`permute`{tuple(n.attrs['order'])}" if n.op == "permute" else "`permute` (a transpose)"
+    if len(moved) > 1 or len(outputs) != 1 or outputs[0] is not n:
+        raise Unsupported(f"{what} combined with other operations (the permute template drafts one permute, "
+                          "transpose or movedim of an input as the whole forward)")
+    x = n.args[0]
+    if x.op != "input":
+        raise Unsupported(f"{what} of a value computed in forward (the permute template reads a Model input)")
+    lay = Layout("permute", tuple(x.shape), (), nodes=nodes, outputs=outputs)
+    lay.space = {id(x): "full", id(n): "full"}
+    return lay
+
+
+def _split_layout(nodes: list, outputs: list) -> Layout:
+    """The split template drafts the parts of one input along one axis, every part an output (see
+    views.py); its base is the input's shape."""
+    parts = [n for n in nodes if n.op == "split"]
+    x = parts[0].args[0]
+    if any(o.op != "split" for o in outputs) or len({id(p.args[0]) for p in parts}) > 1 \
+            or len({(p.attrs["axis"], p.attrs["how"]) for p in parts}) > 1:
+        raise Unsupported("a `split` whose parts are not the outputs, as they are (the split template drafts "
+                          "forward returning the parts of one input: split, chunk, tensor_split, unbind)")
+    if x.op != "input":
+        raise Unsupported("a `split` of a value computed in forward (the split template reads a Model input)")
+    if parts[0].attrs["squeeze"] and parts[0].attrs["axis"] == len(x.shape) - 1:
+        raise Unsupported("a `split` (unbind) along the last axis: each output is a column, one element of every "
+                          "row, a gather rather than a copy of runs")
+    lay = Layout("split", tuple(x.shape), (parts[0].attrs["axis"],), nodes=nodes, outputs=outputs)
+    lay.space = {id(n): "full" for n in (x, *parts)}
+    return lay
+
+
+SORT_DTYPES = ("float32", "float16", "bfloat16")
+
+
+def _sort_layout(nodes: list, outputs: list, sorts: list) -> Layout:
+    """The sort template drafts one sort / argsort / topk / kthvalue / msort of a Model input as the
+    whole forward (its values, its indices or both; see sort.py); its base is the input's shape."""
+    n = sorts[0]
+    what = n.attrs["what"]
+    x = n.args[0]
+    key = {k: v for k, v in n.attrs.items() if k != "part"}
+    if any(m.args[0] is not x or {k: v for k, v in m.attrs.items() if k != "part"} != key for m in sorts) or \
+            any(o.op != "sort" for o in outputs) or len(outputs) > 2:
+        raise Unsupported(f"`{what}` combined with other operations (the sort template drafts one sort, argsort, "
+                          "topk or kthvalue of an input as the whole forward: its values, its indices or both)")
+    if x.op != "input":
+        raise Unsupported(f"`{what}` of a value computed in forward (the sort template reads a Model input)")
+    if x.dtype not in SORT_DTYPES:
+        raise Unsupported(f"`{what}` of a {x.dtype} tensor: Sort32 sorts half and float scores only (API page "
+                          "Sort32); the sort template reads float32, float16 and bfloat16")
+    if not x.shape:
+        raise Unsupported(f"`{what}` of a 0-d tensor (the sort template sorts rows)")
+    axis = n.attrs["axis"]
+    if axis != len(x.shape) - 1:
+        raise Unsupported(f"`{what}` along dim {axis}, not the last of {len(x.shape)}: the sort template sorts "
+                          "rows held whole in UB (move the axis last, e.g. x.transpose, in the reference)")
+    lay = Layout("sort", tuple(x.shape), (axis,), nodes=nodes, outputs=outputs)
+    lay.space = {id(a): "full" for a in (*sorts, x)}
+    for a in n.args[1:]:
+        lay.space[id(a)] = "scalar"
+    return lay
+
+
 def _resize_layout(nodes: list, outputs: list, resized: list) -> Layout:
     """The resize template drafts one F.interpolate of a float32 input as the whole forward (see
     resize.py); its base is the input's shape, its axes the spatial ones."""
@@ -858,10 +942,11 @@ def _resize_layout(nodes: list, outputs: list, resized: list) -> Layout:
         raise Unsupported(f"{what} of a {x.dtype} tensor (the resize template reads float32)")
     if n.op == "grid_sample":
         grid = n.args[1]
-        if grid.op != "affine_grid" or grid.args[0].op != "input" or grid.args[0].dtype != "float32":
-            raise Unsupported("F.grid_sample by a grid that is not F.affine_grid of a float32 input theta (the "
-                              "gridsample template computes the positions from theta)")
-        lay = Layout("gridsample", tuple(x.shape), (2, 3), nodes=nodes, outputs=outputs)
+        by_theta = grid.op == "affine_grid" and grid.args[0].op == "input" and grid.args[0].dtype == "float32"
+        if not by_theta and not (grid.op == "input" and grid.dtype == "float32"):
+            raise Unsupported("F.grid_sample by a grid computed in forward other than F.affine_grid of an input "
+                              "theta (the gridsample templates read a float32 grid or theta input)")
+        lay = Layout("gridsample" if by_theta else "gridinput", tuple(x.shape), (2, 3), nodes=nodes, outputs=outputs)
         lay.space = {id(x): "full", id(n): "full"}
         return lay
     lay = Layout("resize", tuple(x.shape), tuple(range(2, len(x.shape))), nodes=nodes, outputs=outputs)

@@ -130,10 +130,7 @@ class ResizeWriter(Writer):
         x = n.args[0]
         for i, desc in enumerate(g.inputs):
             pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
-            if desc.get("kind") == "scalar":
-                raise Unsupported(f"a number among forward's inputs of F.interpolate (`{pyname}`; the output size "
-                                  "must be known when drafting)")
-            if desc.get("kind") != "tensor":     # a size tuple among the inputs: drafted as its traced value
+            if desc.get("kind") != "tensor":     # a size or scale among the inputs: drafted as its traced value
                 continue
             if i != x.attrs["index"]:
                 raise Unsupported(f"input `{pyname}` that F.interpolate does not read")
@@ -657,3 +654,133 @@ class GridSampleWriter(Writer):
         """The planes x64; a plane itself is held whole in UB (its size is not a tile)."""
         x, th = self.x.name, self.theta.name
         return {name: ((shp[0] * 64,) + tuple(shp[1:])) if name in (x, th) else shp for name, shp in shapes.items()}
+
+
+class GridInputWriter(GridSampleWriter):
+    """grid_sample(x, grid) with the grid an input (N, OH, OW, 2) -> DSL: bilinear, zeros padding.
+
+    A sampling position can be anywhere in the image and a plane need not fit UB, so the plane is
+    read in blocks of `t.block` elements of its flat (H * W) view, and only the blocks the tile's
+    corners fall in: per tile of output columns the tile's (x, y) pairs are one copy (the grid's
+    last two axes are contiguous) split by two vector Gathers, the corners and their weights are
+    vector arithmetic as with affine_grid, their flat positions' min and max (ReduceMin /
+    ReduceMax) say which blocks to read, and each such block adds every corner inside it (a
+    Gather at the position less the block's start, weighted by 0 outside the block). A smooth warp
+    reads one or two blocks per tile; an arbitrary grid reads each block at most once per tile.
+    """
+    template = "gridinput"
+
+    def _collect(self):
+        n, g = self.node, self.g
+        x, grid = n.args[0], n.args[1]
+        by_index = {a.attrs["index"]: a for a in (x, grid)}
+        for i, desc in enumerate(g.inputs):
+            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            if desc.get("kind") != "tensor" or i not in by_index:
+                raise Unsupported(f"input `{pyname}` that grid_sample does not read")
+            t = Tensor(self.namer.fresh(pyname), by_index[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
+            self.tensors.append(t)
+            self.loaded[id(by_index[i])] = t
+        self.out_tensors.append(Tensor(self.namer.fresh("y"), n, "Out", n.dtype, "", shape=tuple(n.shape)))
+        self.N, self.C, self.H, self.W = (self.namer.fresh(d) for d in ("N", "C", "H", "W"))
+        self.OH, self.OW = self.namer.fresh("OH"), self.namer.fresh("OW")
+
+    @property
+    def grid(self) -> Tensor:
+        return self.loaded[id(self.node.args[1])]
+
+    def _views(self) -> dict:
+        N, C, H, W = self.N, self.C, self.H, self.W
+        return {self.x.name: f"(({N}, {C}), ({H}, {W}))", self.grid.name: f"({N}, {self.OH}, ({self.OW}, 2))",
+                self.out_tensors[0].name: f"(({N}, {C}), {self.OH}, {self.OW})"}
+
+    def host_body(self) -> list[str]:
+        planes = f"{self.N} * {self.C}"
+        return [f"cores, per_core = core_split({planes})          # a core samples whole planes",
+                f"tile = ub_elems(f32, live={self.live})",
+                f"block = min(4 * tile, {self.H} * {self.W})          # the plane's blocks: 4 tiles each"]
+
+    def launch_fields(self) -> str:
+        return f", rows=per_core, tile=min(tile, {self.OW}), block=block"
+
+    def docstring(self) -> str:
+        return (f"Drafted from {self.source}: F.grid_sample (bilinear, zeros padding) by an input grid, gridinput "
+                "template. Per tile of output pixels the grid's (x, y) pairs give four corners and their weights "
+                "(vector arithmetic); the plane is read in blocks, only those the corners fall in, and every corner "
+                "is a vector Gather from its block, weighted by its bilinear weight and by 0 outside the image.")
+
+    def kernel_body(self) -> list[str]:
+        x, gr, y = self.x, self.grid, self.out_tensors[0]
+        H, W = self.H, self.W
+        corners = self.node.attrs["align_corners"]
+        fresh = self.namer.fresh
+        n, oh = fresh("n"), fresh("oh")
+        g, lane, gx, gy = fresh("g"), fresh("lane"), fresh("gx"), fresh("gy")
+        ix, iy, fx, fy, ex, ey = (fresh(v) for v in ("ix", "iy", "fx", "fy", "ex", "ey"))
+        if corners:
+            unx, uny = f"({gx} + 1.0) * (0.5 * ({W} - 1))", f"({gy} + 1.0) * (0.5 * ({H} - 1))"
+        else:
+            unx, uny = f"(({gx} + 1.0) * {W} - 1.0) * 0.5", f"(({gy} + 1.0) * {H} - 1.0) * 0.5"
+        wx0, wx1, wy0, wy1 = (fresh(v) for v in ("wx0", "wx1", "wy0", "wy1"))
+        jx0, jx1, jy0, jy1 = (fresh(v) for v in ("jx0", "jx1", "jy0", "jy1"))
+        lo, hi, acc, yu = fresh("lo"), fresh("hi"), fresh("acc"), fresh("yu")
+        taps = [(fresh("f00"), jy0, jx0, wy0, wx0), (fresh("f01"), jy0, jx1, wy0, wx1),
+                (fresh("f10"), jy1, jx0, wy1, wx0), (fresh("f11"), jy1, jx1, wy1, wx1)]
+        body = [f"for p in core_rows(t.rows, {self.N} * {self.C}):",
+                f"    {n} = p // {self.C}",
+                f"    for {oh} in range({self.OH}):",
+                "        with copyin:",
+                f"            {g} = load({gr.name}[{n}, {oh}, :])          # the output row's (x, y) pairs: one copy",
+                f"        for c in tiles({self.OW}, t.tile):",
+                "            with compute:"]
+        lines = ["# each column's x in the pairs; clamped, as the lanes past the tile (a compare's padding) gather too",
+                 f"{lane} = min(iota(c.len, c.start, dtype=i32) * 2, 2 * {self.OW} - 2)",
+                 f"{gx} = take({g}, {lane})          # the tile's pairs split by two vector Gathers",
+                 f"{gy} = take({g}, {lane} + 1)",
+                 f"{ix} = {unx}",
+                 f"{iy} = {uny}",
+                 f"{fx} = cast(cast({ix}, i32, round=\"floor\"), f32)",
+                 f"{fy} = cast(cast({iy}, i32, round=\"floor\"), f32)",
+                 f"{ex} = {ix} - {fx}",
+                 f"{ey} = {iy} - {fy}",
+                 "# each corner's weight, 0 outside the image (zeros padding)",
+                 f"{wx0} = where({fx} >= 0.0, where({fx} <= {W} - 1, 1.0 - {ex}, 0.0), 0.0)",
+                 f"{wx1} = where({fx} >= -1.0, where({fx} <= {W} - 2, {ex}, 0.0), 0.0)",
+                 f"{wy0} = where({fy} >= 0.0, where({fy} <= {H} - 1, 1.0 - {ey}, 0.0), 0.0)",
+                 f"{wy1} = where({fy} >= -1.0, where({fy} <= {H} - 2, {ey}, 0.0), 0.0)",
+                 "# the corners' flat positions in the plane, clamped inside it",
+                 f"{jx0} = cast(clamp({fx}, 0.0, {W} - 1), i32)",
+                 f"{jx1} = cast(clamp({fx} + 1.0, 0.0, {W} - 1), i32)",
+                 f"{jy0} = cast(clamp({fy}, 0.0, {H} - 1), i32) * {W}",
+                 f"{jy1} = cast(clamp({fy} + 1.0, 0.0, {H} - 1), i32) * {W}"]
+        lines += [f"{f} = {jy} + {jx}" for f, jy, jx, _, _ in taps]
+        lines += [f"{lo} = reduce_min(cast({taps[0][0]}, f32))          # the blocks to read: those holding [lo, hi]",
+                  f"{hi} = reduce_max(cast({taps[3][0]}, f32))          # (f32 positions: exact below 2^24)",
+                  f"{acc} = {wx0} * 0.0"]
+        body += ["                " + l for l in lines]
+        xb = fresh("xb")
+        body += [f"            for b in tiles({H} * {W}, t.block):",
+                 f"                if b.start <= {hi}:",
+                 f"                    if b.start + b.len > {lo}:",
+                 "                        with copyin:",
+                 f"                            {xb} = load({x.name}[p, b])",
+                 "                        with compute:"]
+        # the Gather alone in its statement: the temporaries of the others are tile-sized, not block-sized
+        inner = []
+        for f, _, _, wy, wx in taps:
+            d, at, v = fresh(f"d{f[1:]}"), fresh(f"at{f[1:]}"), fresh(f"v{f[1:]}")
+            inner += [f"{d} = {f} - b.start",
+                      f"{at} = clamp({d}, 0, b.len - 1)",
+                      f"{v} = take({xb}, {at})",
+                      f"{acc} = {acc} + {v} * where(cast({d}, f32) >= 0.0, where(cast({d}, f32) < b.len, {wy} * {wx}, "
+                      "0.0), 0.0)"]
+        body += ["                            " + l for l in inner]
+        body += ["            with compute:", f"                {yu} = {acc}",
+                 "            with copyout:", f"                store({y.name}[p, {oh}, c], {yu})"]
+        return body
+
+    def scaled_shapes(self, shapes: dict) -> dict:
+        """The planes and the grid's batch x64 (a block of the plane is a tile, not the plane; an output
+        row's pairs are held whole)."""
+        x, gr = self.x.name, self.grid.name
+        return {name: ((shp[0] * 64,) + tuple(shp[1:])) if name in (x, gr) else shp for name, shp in shapes.items()}

@@ -581,11 +581,61 @@ def _argreduce(kind):
     return fn
 
 
+# -- sorting: (values, indices) of a stable sort along one axis (sort.py) ---------------------------
+@rule("sort", "input, dim=-1, descending=False, stable=False")
+def _sort(b, input, dim, descending, stable):
+    # PyTorch orders equal values as they come only with stable=True; the kernel's sort is stable
+    # either way, which is one of the orders stable=False allows
+    return ReturnTuple(*b.sort(T(input), val(dim), bool(val(descending))), both=True)
+
+
+@rule("argsort", "input, dim=-1, descending=False, stable=False")
+def _argsort(b, input, dim, descending, stable):
+    return b.sort(T(input), val(dim), bool(val(descending)), what="argsort")[1]
+
+
+@rule("msort", "input")
+def _msort(b, input):
+    return b.sort(T(input), 0, False, what="msort")[0]
+
+
+def _count(b, k):
+    """k of topk / kthvalue as the kernel should read it: a forward scalar stays that scalar, an int
+    equal to exactly one int of get_init_inputs() is that init input (the Model's self.k, so a tail
+    shape with another k runs the same draft), anything else a constant."""
+    if isinstance(k, Node) and not k.is_tensor and k.op == "scalar":
+        return k
+    v = val(k)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise Unsupported(f"k = {v!r} (an int)")
+    same = [i for i, d in enumerate(b.init_inputs) if d.get("kind") == "scalar" and d.get("type") == "int"
+            and d.get("value") == v]
+    if len(same) == 1:
+        i = same[0]
+        name = b.init_names[i] if i < len(b.init_names) and b.init_names[i] else f"init{i}"
+        return Node("scalar", (), {"source": "init", "index": i, "pyname": name}, None, "int", v, name=name)
+    return v
+
+
+@rule("topk", "input, k, dim=-1, largest=True, sorted=True")
+def _topk(b, input, k, dim, largest, sorted):
+    if not bool(val(sorted)):
+        raise Unsupported("torch.topk(sorted=False): PyTorch leaves the order of the k values unspecified; "
+                          "the drafter writes them sorted, so pass sorted=True")
+    return ReturnTuple(*b.sort(T(input), val(dim), bool(val(largest)), _count(b, k), what="topk"), both=True)
+
+
+@rule("kthvalue", "input, k, dim=-1, keepdim=False")
+def _kthvalue(b, input, k, dim, keepdim):
+    return ReturnTuple(*b.sort(T(input), val(dim), False, _count(b, k), kth=True, keepdim=bool(val(keepdim)),
+                               what="kthvalue"), both=True)
+
+
 rule("argmax", "input, dim=None, keepdim=False")(_argreduce("max"))
 rule("argmin", "input, dim=None, keepdim=False")(_argreduce("min"))
 
 
-for _name in ("topk", "sort", "argsort", "var", "std", "median", "mode", "kthvalue"):
+for _name in ("var", "std", "median", "mode"):
     def _unsupported_reduction(b, input, rest, _n=_name):
         raise Unsupported(f"`{_n}` (index-valued and order statistics have no template yet)")
     rule(_name, "input, *rest")(_unsupported_reduction)
@@ -739,14 +789,15 @@ def _scatter(b, input, dim, index, src, value, reduce):
 # -- resampling: F.interpolate / nn.Upsample as one `resize` node (resize.py) --------------------------------
 def _static(v, what: str, who: str = "F.interpolate"):
     """A size or scale argument as Python numbers: a constant, a size of an input (x.size()) or a
-    number of get_init_inputs (a module attribute) by its traced value."""
+    number of get_init_inputs or of forward's inputs by its traced value (the output shape is fixed
+    when drafting; cases passing another value get a draft of their own, bench/worker.SplitByConstants)."""
     if isinstance(v, (list, tuple)):
         return [_static(a, what, who) for a in v]
     if isinstance(v, Node):
         if v.is_tensor:
             raise Unsupported(f"{who} with a {what} computed from a tensor")
-        if v.op not in ("const", "dim") and not (v.op == "scalar" and v.attrs.get("source") == "init"):
-            raise Unsupported(f"{who} with a {what} that is a number among forward's inputs (the resize template "
+        if v.op not in ("const", "dim", "scalar"):
+            raise Unsupported(f"{who} with a {what} computed from forward's numbers (the resize template "
                               "fixes the output shape when drafting)")
         return v.value
     return v
@@ -936,10 +987,9 @@ def _expand(b, input, rest):
 # A product is one canonical node, matmul(a, b) with a (..., M, K) and b (..., K, N), whatever
 # spelled it (torch.matmul, mm, bmm, @, an einsum that is a product, F.linear, nn.Linear, addmm).
 # An operand may be a `transpose` node (its last two axes swapped: x.t(), x.transpose(-1, -2),
-# x.mT, an einsum's index order), which only a matmul may read: the cube loads it as it lies.
-# torch.diag(v) and triu / tril are nodes too; cube.py drafts diag(v) @ B as a row scaling.
-_TRANSPOSE_ONLY = "a transpose or permute that is not an operand of a matrix product (the drafter's vector " \
-                  "layouts copy contiguous rows only)"
+# x.mT, an einsum's index order): the cube loads it as it lies; anywhere else it is a permute of
+# the last two axes (views.py). torch.diag(v) and triu / tril are nodes too; cube.py drafts diag(v) @ B
+# as a row scaling.
 
 
 def transpose(x: Node) -> Node:
@@ -951,15 +1001,33 @@ def transpose(x: Node) -> Node:
     return Node("transpose", (x,), {}, tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2]), x.dtype)
 
 
+def permute(x: Node, order) -> Node:
+    """x with its axes reordered: axis i of the result is axis order[i] of x. A swap of the last two
+    axes is a `transpose` (what a matrix product reads as it lies); any other order a `permute`
+    node, which the permute template copies (views.py)."""
+    r = len(x.shape)
+    order = [int(a) for a in order]
+    if sorted(order) != list(range(r)):
+        raise Unsupported(f"permute{tuple(order)} of a rank-{r} tensor (not a permutation of its axes)")
+    if order == list(range(r)):
+        return x
+    if order == list(range(r - 2)) + [r - 1, r - 2]:
+        return transpose(x)
+    if x.op == "permute":                      # two permutes are one
+        inner = x.attrs["order"]
+        return permute(x.args[0], [inner[a] for a in order])
+    if x.op == "transpose":
+        inner = list(range(r - 2)) + [r - 1, r - 2]
+        return permute(x.args[0], [inner[a] for a in order])
+    return Node("permute", (x,), {"order": tuple(order)}, tuple(x.shape[a] for a in order), x.dtype)
+
+
 def _swap_axes(x: Node, d0, d1) -> Node:
     r = len(x.shape)
-    pair = sorted((G.norm_axis(val(d0), r), G.norm_axis(val(d1), r)))
-    if pair[0] == pair[1]:
-        return x
-    if pair != [r - 2, r - 1]:
-        raise Unsupported(f"a transpose of axes {pair[0]} and {pair[1]} of a rank-{r} tensor (the cube reads "
-                          "operands transposed in their last two axes only)")
-    return transpose(x)
+    order = list(range(r))
+    a, b = G.norm_axis(val(d0), r), G.norm_axis(val(d1), r)
+    order[a], order[b] = order[b], order[a]
+    return permute(x, order)
 
 
 @rule("transpose, swapaxes, swapdims", "input, dim0, dim1")
@@ -975,23 +1043,32 @@ def _t(b, input):
     return transpose(x)
 
 
+def _axes_arg(dims) -> list:
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = list(dims[0])
+    return [val(d) for d in dims]
+
+
 @rule("permute", "input, *dims")
 def _permute(b, input, dims):
     x = T(input)
-    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
-        dims = list(dims[0])
-    order = [G.norm_axis(val(d), len(x.shape)) for d in dims]
+    return permute(x, [G.norm_axis(d, len(x.shape)) for d in _axes_arg(dims)])
+
+
+@rule("movedim, moveaxis", "input, source, destination")
+def _movedim(b, input, source, destination):
+    x = T(input)
     r = len(x.shape)
-    if order == list(range(r)):
-        return x
-    if order == list(range(r - 2)) + [r - 1, r - 2]:
-        return transpose(x)
-    raise Unsupported(f"permute{tuple(order)} (only a swap of the last two axes, a matmul operand, is drafted)")
-
-
-@rule("movedim, moveaxis", "input, *rest")
-def _movedim(b, input, rest):
-    raise Unsupported(_TRANSPOSE_ONLY)
+    src = [G.norm_axis(d, r) for d in _axes_arg([val(source)])]
+    dst = [G.norm_axis(d, r) for d in _axes_arg([val(destination)])]
+    if len(src) != len(dst):
+        raise Unsupported(f"movedim with {len(src)} source and {len(dst)} destination axes")
+    # torch.movedim: the moved axes land at their destinations, the others keep their order
+    order = [None] * r
+    for s_, d_ in zip(src, dst):
+        order[d_] = s_
+    rest = iter(a for a in range(r) if a not in src)
+    return permute(x, [a if a is not None else next(rest) for a in order])
 
 
 def matmul(b, a: Node, m: Node, what: str = "matmul") -> Node:
@@ -1177,6 +1254,71 @@ def _slice_node(x: Node, axis: int, start: int, stop: int) -> Node:
         return x
     shape = tuple(max(stop - start, 0) if i == axis else s for i, s in enumerate(x.shape))
     return Node("slice", (x,), {"axis": axis, "start": start, "stop": stop}, shape, x.dtype)
+
+
+# -- splits: forward returns the parts (several outputs), each a run along one axis -----------------
+# A part is a `split` node: its start and length along the axis, and how they follow from the axis's
+# length A (the draft writes them as dim expressions, so a tail shape splits the same way):
+#   ("size", s)      torch.split(x, s): part i starts at i * s, min(s, A - i * s) long
+#   ("chunks", n)    chunk(x, n): parts of cdiv(A, n), the last shorter (and maybe fewer than n parts)
+#   ("sections", n)  tensor_split(x, n): the first A % n parts one longer than A // n
+#   ("sizes", ls)    split(x, [l0, l1, ...]), tensor_split(x, [i0, i1, ...]): the given lengths
+#   ("unbind",)      unbind(x): every index of the axis, the axis dropped
+def _split_parts(x: Node, axis: int, how: tuple, bounds: list) -> tuple:
+    parts = []
+    for i, (start, stop) in enumerate(bounds):
+        squeeze = how[0] == "unbind"
+        shape = tuple(s for a, s in enumerate(x.shape) if a != axis) if squeeze else \
+            tuple(stop - start if a == axis else s for a, s in enumerate(x.shape))
+        parts.append(Node("split", (x,), {"axis": axis, "start": start, "stop": stop, "part": i, "how": how,
+                                          "squeeze": squeeze}, shape, x.dtype))
+    return tuple(parts)
+
+
+@rule("split, split_with_sizes", "tensor, split_size_or_sections, dim=0")
+def _split(b, tensor, split_size_or_sections, dim):
+    x = T(tensor)
+    d = G.norm_axis(val(dim), len(x.shape))
+    n = x.shape[d]
+    sizes = val(split_size_or_sections)
+    if isinstance(sizes, (list, tuple)):
+        sizes = [int(val(v)) for v in sizes]
+        edges = [sum(sizes[:i]) for i in range(len(sizes) + 1)]
+        return _split_parts(x, d, ("sizes", tuple(sizes)), list(zip(edges, edges[1:])))
+    s = int(sizes)
+    return _split_parts(x, d, ("size", s), [(i, min(i + s, n)) for i in range(0, n, s)] or [(0, 0)])
+
+
+@rule("chunk", "input, chunks, dim=0")
+def _chunk(b, input, chunks, dim):
+    x = T(input)
+    d = G.norm_axis(val(dim), len(x.shape))
+    n, k = x.shape[d], int(val(chunks))
+    c = -(-n // k) if n else 1
+    return _split_parts(x, d, ("chunks", k), [(i, min(i + c, n)) for i in range(0, n, c)] or [(0, 0)])
+
+
+@rule("tensor_split", "input, indices_or_sections, dim=0")
+def _tensor_split(b, input, indices_or_sections, dim):
+    x = T(input)
+    d = G.norm_axis(val(dim), len(x.shape))
+    n = x.shape[d]
+    v = val(indices_or_sections)
+    if isinstance(v, (list, tuple)):
+        cuts = [min(max(int(val(i)), 0), n) for i in v]
+        edges = [0] + cuts + [n]
+        return _split_parts(x, d, ("sizes", tuple(b_ - a for a, b_ in zip(edges, edges[1:]))), list(zip(edges, edges[1:])))
+    k = int(v)
+    lens = [n // k + (1 if i < n % k else 0) for i in range(k)]
+    edges = [sum(lens[:i]) for i in range(k + 1)]
+    return _split_parts(x, d, ("sections", k), list(zip(edges, edges[1:])))
+
+
+@rule("unbind", "input, dim=0")
+def _unbind(b, input, dim):
+    x = T(input)
+    d = G.norm_axis(val(dim), len(x.shape))
+    return _split_parts(x, d, ("unbind",), [(i, i + 1) for i in range(x.shape[d])])
 
 
 @rule("cat, concat, concatenate", "tensors, dim=0")
@@ -1564,6 +1706,7 @@ class ReturnTuple:
     """(values, indices) of torch.max(x, dim) and friends: either one is drafted, not both."""
     values: Node
     indices: Node | Unsupported          # Unsupported: why the indices cannot be drafted (pooling's)
+    both: bool = False                   # both may be drafted (a sort's values and indices)
 
     def __getitem__(self, i):
         if i in (0, -2):
@@ -1639,6 +1782,8 @@ def build_graph(traced: dict) -> Graph:
         elif op == "output":
             result = _decode(nd["args"][0], env, init_values)
             items = list(result) if isinstance(result, (list, tuple)) else [result]
+            if len(items) == 1 and isinstance(items[0], ReturnTuple) and items[0].both:
+                items = [items[0].values, items[0].indices]
             for it in items:
                 if isinstance(it, ReturnTuple):
                     raise Unsupported("forward returns both (values, indices) of a max/min (the drafter drafts one "
@@ -1894,9 +2039,9 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return b.cast(args[0], attrs["dtype"])
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
-    if op in ("expand", "select", "pick", "matmul", "transpose", "diag", "triu", "tril", "argreduce", "gather",
-              "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize", "affine_grid",
-              "grid_sample", "histc", "interleave", "nonzero"):
+    if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "split", "diag", "triu", "tril", "argreduce",
+              "gather", "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize", "affine_grid",
+              "grid_sample", "sort", "histc", "interleave", "nonzero"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

@@ -6,11 +6,14 @@ from .datadep import DatadepWriter
 from .index import IndexWriter
 from .planes import PlanesWriter
 from .pool import PoolWriter
-from .resize import GridSampleWriter, ResizeWriter
+from .resize import GridInputWriter, GridSampleWriter, ResizeWriter
+from .sort import SortWriter
 from .templates import ColsWriter, MapWriter, RowsWriter, WindowsWriter
 from .totals import TOTAL_WRITERS
+from .views import PermuteWriter, SplitWriter
 
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter,
            "planes": PlanesWriter, "bcast": BroadcastWriter, "bcast_fold": FoldedBroadcastWriter, "pool": PoolWriter,
-           "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, **TOTAL_WRITERS,
+           "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, "gridinput": GridInputWriter,
+           **TOTAL_WRITERS, "permute": PermuteWriter, "split": SplitWriter, "sort": SortWriter,
            "histc": DatadepWriter, "interleave": DatadepWriter, "nonzero": DatadepWriter}

@@ -440,11 +440,19 @@ def stmt_tile_sizes(st: Assign, cap, padded: frozenset[str] = frozenset()) -> tu
             form = window_form(n) if isinstance(n, Call) and n.op in OPS and OPS[n.op].category == "window" else "blocks"
             if form == "padded" and isinstance(n.args[0], Name) and n.args[0].id in padded:
                 form = "gather"
+            if isinstance(n, Call) and n.op == "transpose":   # its lanes' offsets are f32 / i32 in scratch
+                out.append((cap(n.type), DType.i32))
             dt = n.type.dtype
             if form == "padded":      # the padded copy is longer than the row
                 out.append((cap(TileType(dt, (padded_len(n),))), dt))
             if form != "blocks" and dt.nbytes < 4:    # one uint32 gather offset per window
                 out.append((cap(TileType(dt, (Call("mul", (Const(4 // dt.nbytes, "int"), n.type.shape[0])),))), dt))
+            if isinstance(n, Call) and n.op in OPS and OPS[n.op].category == "sort":
+                # a slot holds the row padded to whole Extract repeats in f32 (scores, positions);
+                # a buffer of (score, index) pairs takes two
+                src = n.args[0].type
+                unit = Const(256 // src.dtype.nbytes, "int")
+                out.append((cap(TileType(DType.f32, (Call("align_up", (src.shape[0], unit)),))), DType.f32))
             for i in stretched(n):                    # Brcb spreads 8 values at a time over a block each
                 a = n.args[i].type
                 if per_row(a.shape, n.type.shape) or not is_pitched(n.type):

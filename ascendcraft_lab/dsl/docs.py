@@ -29,7 +29,9 @@ _CATEGORY_TITLES = [
     ("repeat", "Per-row broadcast (1-D tiles of packed rows)"),
     ("gather", "Per-row gather (tiles of whole rows)"),
     ("take", "Gather by index (any element of a tile)"),
+    ("transpose", "On-chip transpose (a tile of rows to its columns)"),
     ("iota", "Consecutive values (index arithmetic on the vector unit)"),
+    ("sort", "Sorting (a whole row in UB: Sort32, MrgSort, Extract)"),
     ("cast", "Conversion"),
     ("element", "Element access (tile -> scalar)"),
     ("cube", "The cube (matrices in L0A / L0B, the accumulator in L0C)"),
@@ -181,9 +183,13 @@ def render_reference() -> str:
       "repeat or tile along one axis is a concatenation of copies, the input loaded and stored once per copy. A flip "
       "of an outer axis is the scalar index counted from the end (`x[c, M - 1 - q, k]`: the DataCopyPad's GM "
       "offset, rows still ascending). A per-tile bool (`m = load(cond[q])`, a where() mask constant over the tile) selects with "
-      "`if m:` around the stages, so only the chosen side is loaded. Transposes, flips within a row and padding "
-      "are not GM views: they need an on-chip reorder (Transpose, Gather with an index tile) and are not "
-      "drafted yet (the drafter refuses them naming the reference line).")
+      "`if m:` around the stages, so only the chosen side is loaded. A permute that keeps the last axis is "
+      "strided copies only: `load(x[i, mi, j, k])` brings rows a stride apart, `store(y[i, j, mi, k], t)` "
+      "writes them dense. A permute that moves the last axis is not a GM view (GM copies move rows, not "
+      "columns): a block of rows along the axis that becomes last comes in with one strided copy, "
+      "`transpose(t)` turns it into rows along the old last axis in UB (one Gather at computed offsets), and "
+      "one strided copy stores it (`examples/layout/transpose`). Flips within a row and padding need an "
+      "on-chip reorder too and are not drafted yet (the drafter refuses them naming the reference line).")
     w("")
     w("## Loops")
     w("")

@@ -50,7 +50,7 @@ TORCH_NAMES = {d.torch_name: d for d in DType}
 # int8 values computed in f16 come back to int8 exactly (see the module docstring).
 INT8_EXACT = frozenset({"relu", "max", "min", "clamp", "where", "eq", "ne", "gt", "ge", "lt", "le", "cast",
                         "reduce_max", "reduce_min", "window_max", "window_min", "argmax", "argmin", "first",
-                        "last", "pick", "take", "repeat", "rint", "floor", "ceil", "trunc"})
+                        "last", "pick", "take", "transpose", "repeat", "rint", "floor", "ceil", "trunc"})
 
 
 class VariantMismatch(ValueError):

@@ -207,9 +207,12 @@ class _Run:
         value = self._expr(st.value)
         name = st.target
         t = st.value.type
-        # a statement with temporaries sizes the scratch slots by the largest tile it touches
+        # a statement with temporaries sizes the scratch slots by the largest tile it touches, but for
+        # the source of a take(), which Gather reads in place (dsl/buffers.py: stmt_tile_sizes)
         temps = any(s.span == st.span for s in self.p.plan.scratch)
-        leaves = sorted({n.id for n in walk_exprs(st.value) if isinstance(n, Name) and isinstance(n.type, TileType)})
+        gathered = {id(n.args[0]) for n in walk_exprs(st.value) if isinstance(n, Call) and n.op == "take"}
+        leaves = sorted({n.id for n in walk_exprs(st.value)
+                         if isinstance(n, Name) and isinstance(n.type, TileType) and id(n) not in gathered})
         if isinstance(t, TileType):
             ub = self.ub
 
@@ -570,6 +573,25 @@ class _Run:
                 except ValueError as err:
                     raise self.err(node, str(err), None) from None
             return take
+        if cat == "transpose":
+            f = args[0]
+            return lambda env: fn(f(env))
+        if cat == "sort":
+            fx, fk = args[0], args[2]
+            descending = bool(e.args[1].value)
+            whole = isinstance(e.args[2], Const) and e.args[2].value == 0
+            node = e
+
+            def argsort(env):
+                k = int(fk(env))
+                if not whole and k < 1:
+                    raise self.err(node, f"argsort() keeps k = {k} elements; k must be at least 1 (k=0, the "
+                                   "literal, keeps them all)", None)
+                try:
+                    return fn(fx(env), descending, k)
+                except ValueError as err:
+                    raise self.err(node, str(err), None) from None
+            return argsort
         if cat == "iota":
             fn_n, fstart = args[0], args[1]
             dt = e.args[2].dtype

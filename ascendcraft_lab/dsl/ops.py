@@ -25,6 +25,8 @@ Categories (each has one typing rule in the verifier):
   take      tile + a tile of indices into it -> one element per index (a gather within a row)
   iota      no operand -> a tile of consecutive values start, start + 1, ... (index arithmetic on
             the vector unit: resampling's per-column source positions)
+  sort      tile -> the i32 positions that sort it (stable), all or the first k: a whole row held
+            in UB; its values are take(x, positions) (torch.sort, argsort, topk, kthvalue)
   cube      the cube unit's matrix multiply-accumulate (mmad) and its L0C accumulator (zeros);
             their operands live in L0A / L0B / L0C, not UB (typing rules in the verifier's
             `_cube_type`, layouts in `cube.py`, lowering in `passes/cube.py`)
@@ -278,10 +280,47 @@ def _take(x, index):
     return x[idx]
 
 
+def _transpose(x):
+    """The rows of a 2-D tile become its columns: y[j, i] = x[i, j]."""
+    return np.ascontiguousarray(np.asarray(x).T)
+
+
 def _iota(n, start=0, dtype=None):
     """start, start + 1, ..., start + n - 1 in `dtype` (f32: exact below 2^24)."""
     dt = dtype.np if dtype is not None else np.float32
     return (np.asarray(start, dtype=np.float64) + np.arange(int(n), dtype=np.float64)).astype(dt)
+
+
+# The most elements one argsort() sorts: Sort32 takes at most 255 repeats of 32, and the row is
+# padded to whole Extract repeats (64 floats, 128 halves), so 8128 f32 / 8064 f16 elements.
+SORT32_MAX_REPEATS = 255
+
+
+def sort_padded_len(n: int, dtype) -> int:
+    """Elements a row of n is padded to for Sort32 + MrgSort + Extract: whole Extract repeats
+    (256 bytes of scores: 64 floats, 128 halves), themselves whole Sort32 groups of 32."""
+    unit = 256 // dtype.nbytes
+    return -(-n // unit) * unit
+
+
+def sort_limit(dtype) -> int:
+    unit = 256 // dtype.nbytes
+    return SORT32_MAX_REPEATS * 32 // unit * unit
+
+
+def _argsort(x, descending=False, k=0):
+    """Positions that sort x, stable (equal values keep their order, as torch.sort(stable=True)
+    and as Sort32 orders equal scores); descending: largest first. k > 0: only the first k."""
+    x = np.asarray(x)
+    limit = sort_limit(DType.f16 if x.dtype == np.float16 else DType.f32)
+    if x.size > limit:
+        raise ValueError(f"argsort() of {x.size} elements: one Sort32 call sorts at most {limit} "
+                         f"({SORT32_MAX_REPEATS} repeats of 32, padded to whole Extract repeats); split the row")
+    k = int(k)
+    if k < 0 or k > x.size:
+        raise ValueError(f"argsort() keeps k = {k} of {x.size} elements; k must lie in [0, {x.size}]")
+    order = np.argsort(-x if descending else x, kind="stable").astype(np.int32)
+    return order[:k] if k else order
 
 
 def _reduce(fn):
@@ -482,6 +521,16 @@ OPS_LIST: list[OpSpec] = [
            api="Gather", note="at byte offsets index[i] * sizeof(x) (Muls); an index outside the tile is "
            "reported by the emulator at this line (on the NPU it reads whatever lies there)",
            dtypes=F, scratch=1, inplace=False, example="take(xu, cast(iu, i32))"),
+    # -- an on-chip transpose of a tile of rows (a permute whose last axis moves) --
+    OpSpec("transpose", "transpose", (V,), _transpose,
+           "the 2-D tile x (R rows of C) transposed: C rows of R, y[j, i] = x[i, j] (a permute that moves the "
+           "last axis: load rows along the axis that becomes last, transpose, store rows along the old last axis)",
+           api="Gather", note="one Gather over the result's rows x pitch lanes at byte offsets of x computed on the "
+           "vector unit: lane p of row j = floor((p + 0.5) / pitch_y) reads x[p - j * pitch_y, j], i.e. offset "
+           "p * pitch_x - j * (pitch_y * pitch_x - 1), clamped into x for the padding lanes (CreateVecIndex, "
+           "Adds, Muls, Cast(CAST_FLOOR), Muls, Sub, Mins, Muls); Gather takes 2- and 4-byte elements",
+           dtypes=frozenset({DType.f16, DType.bf16, DType.f32, DType.i16, DType.i32}), scratch=2, inplace=False,
+           example="yu = transpose(xu)"),
     # -- index arithmetic on the vector unit --
     OpSpec("iota", "iota", (OpParam("n", "int"), _p("start", "scalar", Const(0, "int")),
                             OpParam("dtype", "dtype", DType.f32)), _iota,
@@ -490,6 +539,16 @@ OPS_LIST: list[OpSpec] = [
            api="CreateVecIndex", note="CreateVecIndex(dst, firstValue, n): the first value converted to the dtype "
            "(f32 exact below 2^24)", dtypes=frozenset({DType.f32, DType.i32}), inplace=False,
            example="iota(c.len, c.start)"),
+    # -- sorting (Sort32 + MrgSort + Extract) --
+    OpSpec("argsort", "sort", (V, OpParam("descending", "bool", Const(False, "bool")), OpParam("k", "int", Const(0, "int"))),
+           _argsort,
+           "the i32 positions that sort the tile, stable (equal values keep their order); descending: largest "
+           "first; k > 0: only the first k (top-k). The values are `take(x, argsort(x))`, e.g. torch.sort, "
+           "torch.topk, torch.kthvalue of a row held whole in UB",
+           api="Sort32", note="scores (negated for ascending) and positions (CreateVecIndex) padded with -inf to whole "
+           "Extract repeats; Sort32 sorts groups of 32 largest first into (score, index) pairs, MrgSort merges 4 "
+           "queues a round (32, 128, 512, ...), Extract splits off the indices; at most 8128 f32 / 8064 f16 elements",
+           scratch=6, inplace=False, example="argsort(xu, descending=True, k=K)"),
     # -- conversion and element access --
     OpSpec("cast", "cast", (V, _p("dtype", "dtype"), _p("round", "round", "none")), cast_numpy,
            "convert to dtype; round: none (nearest for floats, truncate float->int) rint floor ceil round trunc odd",
@@ -642,6 +701,7 @@ UNARY_PRECEDENCE = 6
 # Functions with the same name as a table op but spelled with the Python builtin (`abs(x)`,
 # `max(a, b)`) need no alias; `**` and `pow` are the same op.
 assert all(op.category in {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce",
-                           "scan", "window", "cast", "element", "repeat", "gather", "take", "iota", "cube"}
+                           "scan", "window", "cast", "element", "repeat", "gather", "take", "transpose", "iota", "sort",
+                           "cube"}
            for op in OPS_LIST)
 assert FLOATS >= {DType.f16, DType.f32}

@@ -221,11 +221,36 @@ class _Verifier:
                 raise self.err(info.span, f"tile `{name}` is loaded but never read",
                                f"use it in {where}, or drop the load (it would only cost a copy)")
         self._check_units(body)
+        self._check_stored_carries(body)
         locals_ = tuple((n, t) for n, (t, _) in self.kinds.items())
         plan = self._plan(body)
         kernel = replace(kernel, body=body, locals=locals_)
         typed = replace(self.p, host=host, kernel=kernel, verified=True, plan=plan)
         return solve_fits(typed, plan, get_soc(None))
+
+    def _check_stored_carries(self, body) -> None:
+        """A stored tile is an output queue (VECOUT): its buffer is taken when a compute stage
+        writes it and handed to the copy-out after that stage. A compute stage that reads it
+        before writing it would read a buffer no stage of this pass through the queue wrote."""
+        stored = {st.value.id for st, _ in walk_stmts(body) if isinstance(st, Store)}
+        for stage, _ in walk_stmts(body):
+            if not (isinstance(stage, Stage) and stage.kind is StageKind.compute):
+                continue
+            written: set[str] = set()
+            for st in stage.body:
+                if not isinstance(st, Assign):
+                    continue
+                carried = [n for n in walk_exprs(st.value) if isinstance(n, Name) and n.id in stored
+                           and n.id not in written and self.tiles.get(n.id) is not None
+                           and self.tiles[n.id].origin == "compute" and self.tiles[n.id].level is Level.UB]
+                if carried:
+                    name = carried[0].id
+                    raise self.err(st, f"`{name}` is stored, and this compute stage reads the value an earlier stage "
+                                       "gave it: a stored tile is an output queue, taken afresh by each stage that "
+                                       "writes it",
+                                   f"carry the value in another tile (`acc = acc + ...` in the loop, then "
+                                   f"`{name} = acc` in the stage before the store)")
+                written.add(st.target)
 
     # -- parameters ------------------------------------------------------------------------
     def _kernel_params(self):
@@ -1080,6 +1105,14 @@ class _Verifier:
                 raise self.err(args[1], f"take() takes an i32 tile of positions, not a {_kind_text(idx)}",
                                "load the indices as a tile and convert them: `cast(iu, i32)`")
             return TileType(t.dtype, idx.shape)
+        if cat == "transpose":
+            t = self._value(args[0], op)
+            if not (isinstance(t, TileType) and len(t.shape) == 2):
+                raise self.err(args[0], f"transpose() turns the rows of a 2-D tile into its columns, not a {_kind_text(t)}",
+                               "load a tile of rows: a range on the axis that becomes the rows of the result and one "
+                               "on the last axis, `load(x[r, k])`")
+            self._need_dtype(e, spec, t.dtype)
+            return TileType(t.dtype, (t.shape[1], t.shape[0]))
         if cat == "iota":
             n, start, dtype = args
             self._index_scalar(n, "the length of iota()")
@@ -1091,6 +1124,17 @@ class _Verifier:
             if dtype.dtype.is_int and st.dtype.is_float:
                 raise self.err(start, "an i32 iota() from a float start", "start at an integer, or make it f32")
             return TileType(dtype.dtype, (_strip(n),))
+        if cat == "sort":
+            x, _descending, k = args
+            t = self._value(x, op)
+            if not isinstance(t, TileType) or len(t.shape) != 1:
+                raise self.err(x, f"argsort() sorts a 1-D tile (a whole row in UB), not a {_kind_text(t)}",
+                               "load the row as one tile: `xu = load(x[r, :])`")
+            self._need_dtype(e, spec, t.dtype)
+            self._index_scalar(k, "argsort()'s k")
+            if isinstance(k, Const) and k.value == 0:
+                return TileType(DType.i32, t.shape)
+            return TileType(DType.i32, (_strip(k),))
         if cat == "cube":
             return self._cube_type(e, args)
         if cat == "cast":

@@ -118,6 +118,13 @@ EXAMPLES: list[Example] = [
     _ex("layout", "crelu", {"batch_size": 37, "dim": 2045},
         "torch.cat as stores at offsets: each half of the output row a strided copy (dstStride = the other "
         "half), the input tile loaded once for both"),
+    _ex("layout", "transpose", {"batch_size": 3, "rows": 77, "cols": 131},
+        "a transpose that moves the last axis: a block of rows in by one strided copy, transposed in UB by one "
+        "vector Gather at computed offsets (transpose), out by one strided copy into rows M apart"),
+    _ex("sort", "topk", {"batch_size": 13, "dim": 1003, "k": 37},
+        "Sort32 groups of 32, MrgSort rounds of four queues, Extract: top-k positions, values by Gather"),
+    _ex("sort", "sort_stable", {"batch_size": 13, "dim": 1003},
+        "an ascending, stable fp16 sort: negated scores; equal values keep their order (ties in fp16 randn)"),
     _ex("datadep", "histc", {"batch_size": 3, "dim": 1003, "bins": 37},
         "a histogram without a scatter: per bin a Compare + Select + ReduceSum count, added atomically across cores"),
     _ex("datadep", "repeat_interleave", {"batch_size": 5, "dim": 1003, "repeats": 4},

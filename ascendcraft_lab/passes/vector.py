@@ -84,6 +84,28 @@ class ComputeContext:
             self.declared_slots.add(key)
         return Tile(name, dtype, i)
 
+    def take_slots(self, dtype: ir.DType, count: int) -> Tile:
+        """`count` adjacent scratch slots viewed as one tile (Sort32's (score, index) pairs, 8 bytes
+        an element, span two f32 slots); `release_slots` gives them back."""
+        i = 0
+        while any(j in self.slots_in_use for j in range(i, i + count)):
+            i += 1
+        for j in range(i, i + count):
+            self.slots_in_use.add(j)
+        self.max_slots = max(self.max_slots, i + count)
+        cpp = dtype.cpp
+        name = f"tmp{i}" if cpp == "float" else f"tmp{i}{dtype.value.upper()}"
+        while name in self.reserved:
+            name += "_"
+        if (i, cpp) not in self.declared_slots:
+            self.em.line(f"LocalTensor<{cpp}> {name} = Scratch<{cpp}>({i});")
+            self.declared_slots.add((i, cpp))
+        return Tile(name, dtype, i)
+
+    def release_slots(self, t: Tile, count: int) -> None:
+        for j in range(t.slot, t.slot + count):
+            self.slots_in_use.discard(j)
+
     def release(self, t: Tile) -> None:
         if t.slot is not None:
             self.slots_in_use.discard(t.slot)
@@ -442,6 +464,12 @@ class ComputeLowering(RegisterWalk):
         if cat == "take":
             self._take(e, out, v[0], v[1], n)
             return
+        if cat == "transpose":
+            self._transpose(e, out, v[0], n)
+            return
+        if cat == "sort":
+            self._argsort(e, out, v[0], n)
+            return
         if cat == "iota":
             cpp = out.dtype.cpp
             em.line(f"CreateVecIndex({out.name}, static_cast<{cpp}>({sc(1)}), {n});  // {sc(1)}, {sc(1)} + 1, ...")
@@ -677,6 +705,109 @@ class ComputeLowering(RegisterWalk):
         em.line(f"    Gather({out.name}, valid, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
         em.line("}")
         self.ctx.release(offs)
+
+    def _transpose(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
+        """y = transpose(x) for a tile of rows: one vector Gather. AscendC's Transpose works on 16 x 16
+        blocks of 2-byte data and TransDataTo5HD on 16 rows of 32 bytes, so neither takes a tile of any
+        rows x columns of 4-byte data; Gather reads any element of a tile by byte offset (2- and 4-byte
+        types). Lane p of the result (rows `pitch_y` apart) is row j = floor((p + 0.5) / pitch_y),
+        column i = p - j * pitch_y, and reads x[i, j] at element i * pitch_x + j
+        = p * pitch_x - j * (pitch_y * pitch_x - 1): no division on the integer unit, f32 exact below
+        2^22 lanes. A padding lane (i past x's rows) reads a valid element (clamped): padding lanes are
+        free after compute, but a Gather outside the source is not."""
+        if out.name == src.name:
+            raise LoweringError("transpose() cannot write over its own operand; assign it to a new name", e)
+        st, dt = e.args[0].type, e.type
+        src_rows, _, src_pitch, _ = self.ctx.layout(st)
+        _, _, dst_pitch, _ = self.ctx.layout(dt)
+        lane = self.ctx.take_slot(ir.DType.f32)
+        offs = self.ctx.take_slot(ir.DType.i32)
+        em = self.em
+        em.line(f"// {expr_text(e)}: row j of the result is column j of the source, by one vector Gather; lane p of")
+        em.line(f"// row j = floor((p + 0.5) / {dst_pitch}) reads source element p * {src_pitch} - j * ({dst_pitch} * {src_pitch} - 1)")
+        em.line(f"CreateVecIndex({lane.name}, 0.0f, {n});")
+        em.line(f"Adds({lane.name}, {lane.name}, 0.5f, {n});")
+        em.line(f"Muls({lane.name}, {lane.name}, 1.0f / static_cast<float>({dst_pitch}), {n});")
+        em.line(f"Cast({offs.name}, {lane.name}, RoundMode::CAST_FLOOR, {n});  // j, the result's row")
+        em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>({dst_pitch} * {src_pitch} - 1), {n});")
+        em.line("{")
+        em.line(f"    LocalTensor<int32_t> offsets = {lane.name}.ReinterpretCast<int32_t>();  // the f32 lanes are done with")
+        em.line(f"    CreateVecIndex(offsets, static_cast<int32_t>(0), {n});  // p, the lane")
+        em.line(f"    Muls(offsets, offsets, static_cast<int32_t>({src_pitch}), {n});")
+        em.line(f"    Sub(offsets, offsets, {offs.name}, {n});")
+        em.line(f"    Mins(offsets, offsets, static_cast<int32_t>({_paren(src_rows)} * {src_pitch} - 1), {n});  // padding lanes stay in the source")
+        em.line(f"    Muls(offsets, offsets, static_cast<int32_t>(sizeof({src.dtype.cpp})), {n});  // element -> byte offset")
+        em.line(f"    Gather({out.name}, {src.name}, offsets.ReinterpretCast<uint32_t>(), 0, {n});")
+        em.line("}")
+        self.ctx.release(offs)
+        self.ctx.release(lane)
+
+    def _argsort(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
+        """argsort() by the vector unit's sorting instructions. Sort32 sorts scores largest first,
+        32 at a time, into (score, index) pairs of 8 bytes; MrgSort merges up to four sorted queues
+        into one, so rounds of it turn queues of 32 pairs into 128, 512, ...; Extract splits the
+        indices off. Equal scores keep their positions' order (Sort32's rule, and the queues are
+        merged in position order), so the sort is stable; an ascending sort sorts the negated scores."""
+        if out.name == src.name:
+            raise LoweringError("argsort() cannot write over its own operand; assign it to a new name", e)
+        em, ctx = self.em, self.ctx
+        t = src.dtype.cpp
+        unit = 256 // src.dtype.nbytes                 # one Extract repeat: 64 floats, 128 halves
+        pair = 8 // src.dtype.nbytes                   # elements of T in one (score, index) pair
+        descending = bool(e.args[1].value)
+        length = ctx.count(e.args[0].type, exact=True)
+        ctx.use_min_max("min")
+        # scores and positions of P elements, then two buffers of P pairs (two slots each)
+        scores = ctx.take_slot(src.dtype)
+        positions = ctx.take_slot(ir.DType.i32)
+        pairs = ctx.take_slots(src.dtype, 2)
+        merged = ctx.take_slots(src.dtype, 2)
+        em.line(f"// {expr_text(e)}: Sort32 sorts groups of 32 (score, index) pairs largest first, MrgSort merges")
+        em.line("// four sorted queues a round (32 -> 128 -> 512 ... pairs), Extract splits the indices off. The row is")
+        em.line(f"// padded with -inf to whole Extract repeats ({unit} elements), so the padding sorts after every element")
+        em.line("// (equal scores keep their positions' order: the sort is stable)")
+        em.line("{")
+        with em.indented():
+            em.line(f"const uint32_t sortLen = static_cast<uint32_t>({length});")
+            em.line(f"const uint32_t sortPadded = (sortLen + {unit - 1}) / {unit} * {unit};")
+            as_t = (lambda v: v) if t == "float" else (lambda v: f"static_cast<{t}>({v})")
+            em.line(f"Duplicate({scores.name}, {as_t('-F32_INF')}, sortPadded);")
+            sign = "1.0f" if descending else "-1.0f"
+            why = "the scores as they are: largest first" if descending else "negated: the smallest value sorts first"
+            em.line(f"Muls({scores.name}, {src.name}, {as_t(sign)}, sortLen);  // {why}")
+            em.line(f"CreateVecIndex({positions.name}, 0, sortPadded);  // each score's position")
+            em.line(f"LocalTensor<{t}> sorted = {pairs.name};")
+            em.line(f"LocalTensor<{t}> spare = {merged.name};")
+            em.line(f"Sort32(sorted, {scores.name}, {positions.name}.ReinterpretCast<uint32_t>(), "
+                    "static_cast<int32_t>(sortPadded / 32));")
+            em.line("for (uint32_t run = 32; run < sortPadded; run *= 4) {  // sorted queues of `run` pairs -> of 4 * run")
+            with em.indented():
+                em.line("for (uint32_t start = 0; start < sortPadded; start += 4 * run) {")
+                with em.indented():
+                    em.line("const uint32_t left = sortPadded - start;  // pairs from this group's first queue on")
+                    em.line("const uint32_t q1 = MinOf(run, left), q2 = MinOf(2 * run, left), q3 = MinOf(3 * run, left);")
+                    em.line("const uint16_t lengths[4] = {static_cast<uint16_t>(q1), static_cast<uint16_t>(q2 - q1), "
+                            "static_cast<uint16_t>(q3 - q2),")
+                    em.line("                             static_cast<uint16_t>(MinOf(4 * run, left) - q3)};")
+                    em.line("// a last group of one queue merges it with an empty one: a copy")
+                    em.line("const uint16_t validBit = lengths[2] == 0 ? 0b11 : (lengths[3] == 0 ? 0b111 : 0b1111);")
+                    em.line(f"MrgSort(spare[start * {pair}], MrgSortSrcList<{t}>(sorted[start * {pair}], sorted[(start + q1) * {pair}], "
+                            f"sorted[(start + q2) * {pair}],")
+                    em.line(f"                                                 sorted[(start + q3) * {pair}]), "
+                            "MrgSort4Info(lengths, false, validBit, 1));")
+                em.line("}")
+                em.line(f"const LocalTensor<{t}> done = spare;")
+                em.line("spare = sorted;")
+                em.line("sorted = done;")
+            em.line("}")
+            em.line(f"Extract({scores.name}, {positions.name}.ReinterpretCast<uint32_t>(), sorted, "
+                    f"static_cast<int32_t>(sortPadded / {unit}));")
+            em.line(f"Adds({out.name}, {positions.name}, 0, {n});  // the first {n} positions")
+        em.line("}")
+        ctx.release(scores)
+        ctx.release(positions)
+        ctx.release_slots(pairs, 2)
+        ctx.release_slots(merged, 2)
 
     def _index_call(self, e: ir.Call) -> str | None:
         """Index arithmetic calls min/max through the kernel's int64 helpers."""

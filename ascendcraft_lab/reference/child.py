@@ -28,7 +28,8 @@ cases through `__file__` finds the copies.
 torch_npu: when it is not installed, `import torch_npu` (and its submodules) gives a stand-in
 module, so a reference that imports it only to be importable runs on CPU (noted once in the
 answer); calling any of its operations raises, and the job is refused with one line naming the
-operation (there is no CPU version of an NPU op).
+operation (there is no CPU version of an NPU op). An op whose float16 / bfloat16 kernel CPU
+PyTorch lacks (avg_pool3d) runs that case in float32, its outputs rounded back, with a note.
 
 Errors go to error.json as one line: where (import, get_inputs, trace...) and the exception.
 """
@@ -369,7 +370,7 @@ def encode_arg(a, fx, torch, names):
         return {"ellipsis": True}
     if isinstance(a, torch.dtype):
         return {"dtype": str(a).replace("torch.", "")}
-    if isinstance(a, torch.memory_format):
+    if isinstance(a, torch.memory_format) or a is torch.strided:    # the defaults torch.export spells out
         return {"const": None}
     if isinstance(a, torch.device):
         return {"device": str(a)}
@@ -406,12 +407,45 @@ def module_info(m, torch):
             "training": bool(m.training), "tensors": own}
 
 
-def _symbolic_trace(fx, model, concrete=None):
-    """fx.symbolic_trace, with each node's stack recorded (the line of forward that made it)."""
+def _symbolic_trace(fx, model, concrete=None, arg_names=(), defaults=None):
+    """fx.symbolic_trace, with each node's stack recorded (the line of forward that made it).
+    `concrete`: forward arguments traced as their values, the graph then keeping one placeholder
+    per forward argument (`_unspecialize`)."""
     tracer = fx.Tracer()
     tracer.record_stack_traces = True
     graph = tracer.trace(model, concrete_args=concrete)
+    if concrete:
+        _unspecialize(graph, concrete, arg_names, defaults or {}, fx)
     return fx.GraphModule(tracer.root, graph, type(model).__name__)
+
+
+def _unspecialize(graph, concrete, arg_names, defaults, fx):
+    """A trace with concrete arguments guards each value (`torch._assert(repeats_1 == 2)`,
+    `_assert_is_none(red_1)`) and gives a tuple one placeholder per item: the guards go (the
+    values are inlined where forward used them) and each concrete argument gets back one
+    placeholder, in forward's order, so placeholder i is forward's argument i again."""
+    import torch
+    from torch.fx._symbolic_trace import _assert_is_none
+    guards = [n for n in graph.nodes if n.op == "call_function" and n.target in (torch._assert, _assert_is_none)]
+    for n in guards:
+        checked = n.args[0] if n.args else None
+        graph.erase_node(n)
+        if getattr(checked, "op", None) == "call_function" and not checked.users:
+            graph.erase_node(checked)
+    kept = {n.target: n for n in graph.nodes if n.op == "placeholder" and n.target not in concrete}
+    kept = {t: n for t, n in kept.items() if t in arg_names or n.users}   # a concrete argument's items go
+    for n in [n for n in graph.nodes if n.op == "placeholder" and n not in kept.values()]:
+        graph.erase_node(n)
+    last, defaulted = None, False
+    for name in arg_names:
+        if name in kept:
+            last = kept[name]
+        elif name in concrete:
+            where = graph.inserting_after(last) if last is not None else graph.inserting_before(next(iter(graph.nodes)))
+            with where:   # a default when one comes before (the generated forward must be valid Python)
+                last = graph.placeholder(name, default_value=defaults.get(name) if defaulted else inspect.Signature.empty)
+        defaulted = defaulted or bool(last is not None and last.args)
+    graph._codegen = fx.graph.CodeGen()     # the trace's pytree flattening of the concrete arguments no longer applies
 
 
 def _forward_line(node, path):
@@ -429,13 +463,17 @@ def trace(module, model, inputs, torch, np):
         raise JobError("to trace", "Model(...) is not a torch.nn.Module")
     forward_params = list(inspect.signature(model.forward).parameters.values())
     arg_names = [p.name for p in forward_params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    defaults = {p.name: p.default for p in forward_params if p.default is not p.empty}
     had_math = module.__dict__.get("math")
     if isinstance(had_math, types.ModuleType) and had_math.__name__ == "math":
         module.__dict__["math"] = _MathShim(fx)
     method, gm, errors = None, None, []
+    # A None is never a runtime value: traced as itself, so `if reduce is not None:` takes the
+    # branch this input set takes (a placeholder is never None).
+    nones = {n: None for n, v in zip(arg_names, inputs) if v is None}
     try:
         try:
-            gm = _symbolic_trace(fx, model)
+            gm = _symbolic_trace(fx, model, nones, arg_names, defaults)
             method = "fx"
         except NpuOpCalled as e:
             raise JobError("to trace", npu_refusal(e))
@@ -445,7 +483,7 @@ def trace(module, model, inputs, torch, np):
             concrete = {n: v for n, v in zip(arg_names, inputs) if not isinstance(v, torch.Tensor)}
             if concrete:
                 try:
-                    gm = _symbolic_trace(fx, model, concrete)
+                    gm = _symbolic_trace(fx, model, concrete, arg_names, defaults)
                     method = "fx-concrete-scalars"
                 except NpuOpCalled as e:
                     raise JobError("to trace", npu_refusal(e))
@@ -460,6 +498,10 @@ def trace(module, model, inputs, torch, np):
             ep = torch.export.export(model, tensors)
             gm = ep.module()
             method = "export"
+            # its guards compute nothing (aten._assert_tensor_metadata, _assert_async): not the op's
+            for n in [n for n in gm.graph.nodes if n.op == "call_function" and not n.users
+                      and str(getattr(n.target, "__name__", n.target)).lstrip("_").startswith("assert")]:
+                gm.graph.erase_node(n)
         except NpuOpCalled as e:
             raise JobError("to trace", npu_refusal(e))
         except Exception as e:  # noqa: BLE001
@@ -477,7 +519,8 @@ def trace(module, model, inputs, torch, np):
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     run_args = []
     for i, n in enumerate(placeholders):
-        run_args.append(inputs[i] if i < len(inputs) else None)
+        # an argument the input set leaves out takes forward's default (fx keeps it as the placeholder's arg)
+        run_args.append(inputs[i] if i < len(inputs) else (n.args[0] if n.args else None))
     with torch.no_grad():
         try:
             Recorder(gm).run(*[a.clone() if isinstance(a, torch.Tensor) else a for a in run_args])
@@ -535,15 +578,53 @@ def save_value(v, out, stem, np, torch):
     return {"kind": "scalar", "value": repr(v)}
 
 
-def forward(model, args, path, torch):
+# PyTorch's CPU build lacks some half-precision kernels the NPU has ("avg_pool3d_out_frame" not
+# implemented for 'Half'): such a case runs in float32, its half outputs rounded back, and says so.
+_NO_HALF_KERNEL = re.compile(r"not implemented for '(Half|BFloat16)'")
+
+
+def forward(model, args, path, torch, notes_out=None):
     try:
         with torch.no_grad():
             result = model(*args)
     except NpuOpCalled as e:
         raise JobError("in forward", npu_refusal(e))
     except BaseException as e:  # noqa: BLE001
-        raise JobError("in forward", _first_line(e), _line_in(e, path))
+        half = _NO_HALF_KERNEL.search(str(e)) if isinstance(e, (NotImplementedError, RuntimeError)) else None
+        if half is None or notes_out is None:
+            raise JobError("in forward", _first_line(e), _line_in(e, path))
+        result = _forward_upcast(model, args, path, torch)
+        dtype = {"Half": "float16", "BFloat16": "bfloat16"}[half.group(1)]
+        notes_out.append(f"reference run in float32, rounded to {dtype} (CPU PyTorch: {_first_line(e)})")
     return list(result) if isinstance(result, (tuple, list)) else [result]
+
+
+def _forward_upcast(model, args, path, torch):
+    """forward with float16/bfloat16 tensors as float32, float32 outputs cast back to that half dtype."""
+    halves = [v.dtype for v in _tensors(args, torch) if v.dtype in (torch.float16, torch.bfloat16)]
+    up = _map_tensors(args, torch, lambda t: t.float() if t.dtype in (torch.float16, torch.bfloat16) else t)
+    try:
+        with torch.no_grad():
+            result = model(*up)
+    except BaseException as e:  # noqa: BLE001
+        raise JobError("in forward", _first_line(e), _line_in(e, path))
+    return _map_tensors(result, torch, lambda t: t.to(halves[0]) if t.dtype == torch.float32 and halves else t)
+
+
+def _tensors(v, torch):
+    if isinstance(v, torch.Tensor):
+        return [v]
+    if isinstance(v, (list, tuple)):
+        return [t for x in v for t in _tensors(x, torch)]
+    return []
+
+
+def _map_tensors(v, torch, fn):
+    if isinstance(v, torch.Tensor):
+        return fn(v)
+    if isinstance(v, (list, tuple)):
+        return type(v)(_map_tensors(x, torch, fn) for x in v)
+    return v
 
 
 def clone(v, torch):
@@ -567,7 +648,8 @@ def run_one(model, inputs, init_inputs, out, path, exact, torch, np, params=True
         args = [v.double() if isinstance(v, torch.Tensor) and v.dtype == torch.float32 else v for v in args]
         if isinstance(model, torch.nn.Module):
             model = model.double()
-    outs = forward(model, args, path, torch)
+    case_notes = []
+    outs = forward(model, args, path, torch, case_notes)
     if exact:
         outs = [v.float() if isinstance(v, torch.Tensor) and v.dtype == torch.float64 else v for v in outs]
     meta = {
@@ -577,7 +659,7 @@ def run_one(model, inputs, init_inputs, out, path, exact, torch, np, params=True
                     for i, v in enumerate(outs)],
         "parameters": {}, "buffers": {},
         "training": bool(getattr(model, "training", False)),
-        "notes": notes(),
+        "notes": notes() + case_notes,
         "case": case,
         **argument_names(model, inputs, init_inputs),
     }

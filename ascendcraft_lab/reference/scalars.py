@@ -110,21 +110,6 @@ def scalar_plan(program: Program, ref: ReferenceRun) -> tuple:
     return tuple(plan)
 
 
-def unbound_numbers(program: Program, ref: ReferenceRun) -> tuple:
-    """(position, value) of the numbers among forward's inputs that no scalar of `program` takes:
-    what a draft took as constants (a `dim`, a `repeats` its views depend on), so an input set that
-    passes other values needs a draft of its own. DslError when the scalars do not bind."""
-    plan = scalar_plan(program, ref)
-    claimed = {s for s in plan if isinstance(s, int)}
-    out, index = [], 0
-    for i, v in enumerate(ref.inputs):
-        if _is_scalar(v):
-            if index not in claimed and not isinstance(v, bool):
-                out.append((i, v))
-            index += 1
-    return tuple(out)
-
-
 def scalar_args(plan, inputs, init_inputs, model=None):
     """The scalar arguments of one call: `plan` (scalar_plan's tuple, or an int n for the first n
     by position) applied to the forward inputs, get_init_inputs() and the Model (its attributes).
@@ -133,3 +118,16 @@ def scalar_args(plan, inputs, init_inputs, model=None):
     if isinstance(plan, int):
         return numbers[:plan]
     return [numbers[s] if isinstance(s, int) else getattr(model, s) for s in plan]
+
+
+def unbound_numbers(program: Program, ref: ReferenceRun) -> list[int]:
+    """The forward arguments of `ref` (positions) holding a number (not a bool) that no scalar of
+    `program` takes: numbers the draft read as constants when it was made (a `dim`, a `k`, a size),
+    so a case passing another value needs a draft of its own. Every number when the kernel's
+    scalars do not bind to `ref` at all (their own error, reported where the kernel runs)."""
+    numbers = [j for j, v in enumerate(ref.inputs) if _is_scalar(v)]
+    try:
+        taken = {s for s in scalar_plan(program, ref) if isinstance(s, int)}
+    except DslError:
+        taken = set()
+    return [j for k, j in enumerate(numbers) if k not in taken and not isinstance(ref.inputs[j], bool)]

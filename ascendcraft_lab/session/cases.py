@@ -226,7 +226,7 @@ def check_cases(program: ir.Program, cases: CaseSet, *, soc: str | None = None, 
     report = CaseReport(cases.format, notes=list(cases.notes))
     with Variants(program, soc, bundles, workdir=workdir) as builds:
         for i, case in enumerate(cases.cases):
-            result = _one(program, case, i, builds, soc, timeout, runner)
+            result = _one(program, case, i, builds, soc, timeout, runner, cases.notes)
             if result.variant is not None:
                 v = report.variants.setdefault(result.variant or "kernel", {"cases": 0})
                 v["cases"] += 1
@@ -237,10 +237,11 @@ def check_cases(program: ir.Program, cases: CaseSet, *, soc: str | None = None, 
     return report
 
 
-def _one(program, case, i, builds: Variants, soc, timeout, runner) -> CaseResult:
+def _one(program, case, i, builds: Variants, soc, timeout, runner, set_notes=()) -> CaseResult:
     if isinstance(case, ReferenceError):
         return CaseResult(f"case {i}", "the reference failed", [], "", "reference", message=one_line(case))
-    res = CaseResult(case.label, case.describe(), list(case.dtypes))
+    own_notes = [n for n in case.notes if n not in set_notes]     # this case's alone (a float32 stand-in run)
+    res = CaseResult(case.label, "; ".join([case.describe(), *own_notes]), list(case.dtypes))
     try:
         binding = binding_for(program, case_dtypes(program, case), res.label)
     except VariantMismatch as e:

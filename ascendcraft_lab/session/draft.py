@@ -38,6 +38,7 @@ class DraftOutcome:
     template: str                    # the drafter's template, or "llm"
     notes: list[str] = field(default_factory=list)
     traced_case: int | None = None   # an NPUKernelBench reference: the case the offline draft was made from
+    cases: list | None = None        # ... and every case that ran (ReferenceRuns): a check reuses them, no second load
 
 
 def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None, overrides: dict | None = None,
@@ -61,7 +62,7 @@ def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None
         offline = None
     traced = pick.case if pick is not None else None
     if how == "drafter":
-        return DraftOutcome(offline.text, offline.template, list(offline.notes), traced)
+        return DraftOutcome(offline.text, offline.template, list(offline.notes), traced, cases)
     try:
         client = client_from_environment(**(client_settings or {}))
     except LlmEngineError as exc:
@@ -71,7 +72,7 @@ def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None
     notes = [result.message.splitlines()[0]] if result.message else []
     if result.dsl is None:
         raise DraftFailed(f"the LLM drafter found no verified draft ({result.stopped}): {result.message.splitlines()[0]}")
-    return DraftOutcome(result.dsl, "llm", notes, traced)
+    return DraftOutcome(result.dsl, "llm", notes, traced, cases)
 
 
 def case_runs(reference, *, timeout: float = 300) -> list[ReferenceRun]:

@@ -2,6 +2,8 @@
 does), and `--check` runs the draft on the interpreter against every case."""
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from ascendcraft_lab.cli import main
@@ -11,12 +13,19 @@ from ascendcraft_lab.session import case_runs
 
 from case_helpers import RELU_DSL, case_line
 
+session_draft = sys.modules["ascendcraft_lab.session.draft"]     # the module (the package exports its draft())
 
-def test_draft_of_a_task_is_generic_over_its_dtypes_and_ranks_and_checks_every_case(relu_task, tmp_path, capsys):
+
+def test_draft_of_a_task_is_generic_over_its_dtypes_and_ranks_and_checks_every_case_loaded_once(
+        relu_task, tmp_path, capsys, monkeypatch):
     ref = relu_task([case_line("float32", []), case_line("float16", [3, 5, 7]),
                      case_line("bfloat16", [2, 3, 4, 5]), case_line("float32", [16, 40])])
     out = tmp_path / "relu.dsl.py"
+    loads = []
+    real = session_draft.load_cases
+    monkeypatch.setattr(session_draft, "load_cases", lambda *a, **k: loads.append(a) or real(*a, **k))
     assert main(["draft", str(ref), "-o", str(out), "--check"]) == 0
+    assert len(loads) == 1          # the check reuses the cases the draft was made from (one reference child)
     err = capsys.readouterr().err
     text = out.read_text()
     assert "@kernel(T=(f32, f16, bf16))" in text and "(*S" in text      # one source, any rank

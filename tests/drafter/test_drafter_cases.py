@@ -60,6 +60,13 @@ def test_cases_of_float_and_integer_dtypes_make_the_kernel_generic_over_all_of_t
     assert "generic over T in (f32, f16, bf16, i32)" in notes
 
 
+def test_cases_of_one_half_dtype_make_the_draft_traced_in_float32_generic_over_float32_and_that_dtype():
+    text, _ = generalize(MAP, [sig("bfloat16", 3), sig("bfloat16", 2)])
+    program = parse(text, "kernel.dsl.py")
+    assert [d.value for d in dict(program.generics)["T"]] == ["f32", "bf16"]     # f32 first: the variant lowered
+    assert {p.name: p.dtype_var for p in program.kernel.params if hasattr(p, "dtype_var")} == {"x": "T", "y": "T"}
+
+
 def test_a_flattened_view_becomes_one_dim_pack_for_any_rank():
     text, _ = generalize(MAP, [sig("float32", 0), sig("float32", 5)])
     assert "x: GM[f32, (*S,)]" in text and "core_chunk(t.chunk, S)" in text

@@ -28,10 +28,11 @@ REFUSED = {
     "no_computed_operand": ("def forward(self, a, b):\n    return (a + 1.0) @ b", AB, ["computed in forward", "reference line"]),
     "no_reduction_after": ("def forward(self, a, b):\n    return torch.matmul(a, b).sum(dim=1)", AB,
                            ["`reduce` on the result", "reference line"]),
-    "no_middle_permute": ("def forward(self, a):\n    return a.permute(1, 0, 2)", "[torch.randn(4, 5, 6)]",
-                          ["permute(1, 0, 2)", "reference line"]),
+    "no_middle_permute": ("def forward(self, a, b):\n    return a.permute(1, 0, 2) @ b",
+                          "[torch.randn(4, 5, 6), torch.randn(6, 3)]", ["permute(1, 0, 2) beside a matrix product",
+                                                                         "reference line"]),
     "no_lone_transpose": ("def forward(self, a):\n    return a.t() + 1.0", "[torch.randn(4, 5)]",
-                          ["not an operand of a matrix product"]),
+                          ["`permute` (a transpose) combined with other operations", "reference line"]),
 }
 CASES = {  # name -> (forward, get_inputs, write_ref keywords)
     **{name: (f"def forward(self, a, b):\n    return {form}", AB, {}) for name, form in FORMS.items()},

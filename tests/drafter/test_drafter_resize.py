@@ -19,6 +19,9 @@ CASES = {  # name -> (forward, inputs, init, template)
     # columns, so a compare pads the tile to a whole repeat and the padding lanes gather too
     "bicubic_antialias_half": ("def forward(self, x):\n    return F.interpolate(x, scale_factor=0.5, mode='bicubic', "
                                "antialias=True)", "[torch.randn(1, 2, 12, 18)]", "", "resize"),
+    # a grid input reaching past the border: the plane read in blocks, corners outside weighted 0
+    "grid_sample_input_grid": ("def forward(self, x, g):\n    return F.grid_sample(x, g, align_corners=True)",
+                               "[torch.randn(1, 2, 9, 14), torch.rand(1, 6, 11, 2) * 2.4 - 1.2]", "", "gridinput"),
     "grid_sample_identity_size": (
         "def forward(self, x, theta):\n    g = F.affine_grid(theta, x.size(), align_corners=True)\n"
         "    return F.grid_sample(x, g, align_corners=True)",

@@ -11,7 +11,7 @@ from ascendcraft_lab.reference import ReferenceRun
 from ascendcraft_lab.soc import get_soc
 
 CATEGORY_ORDER = ("activation", "normalization", "optimizer", "reduce", "pooling", "math", "loss", "matmul", "broadcast",
-                  "index", "resize", "layout", "datadep")
+                  "index", "resize", "layout", "sort", "datadep")
 
 
 def test_catalog_has_at_least_two_examples_in_each_category():
@@ -44,7 +44,8 @@ def test_example_matches_pytorch_on_the_interpreter(ex, shape, reference_runs):
     assert isinstance(ref, ReferenceRun), str(ref)
     verdict = check_interpreter(ex.dsl, ex.reference, reference=ref)
     assert verdict.correct, verdict.summary()
-    tol = 1e-4 if all(o.dtype == np.float32 for o in ref.outputs) else 1e-2   # f32, or a cube example in f16
+    # f32 (beside exact integer outputs such as sort indices), or an example in f16
+    tol = 1e-4 if all(o.dtype == np.float32 or o.dtype.kind in "iu" for o in ref.outputs) else 1e-2
     assert verdict.rtol == verdict.atol == tol
     assert verdict.ub_peak <= get_soc().ub_usable        # the whole UB plan fits Ascend910B2
 
@@ -61,7 +62,12 @@ def test_tail_shapes_use_several_tiles_with_a_short_last_one(reference_runs):
     assert n > 2 * launch["tile"] and n % launch["tile"] != 0
 
 
-def test_reference_outputs_are_float32_arrays_but_for_the_f16_cube_example(reference_runs):
+# outputs that are not float32: the f16 cube example, and the sorts' values beside their int64 indices
+OUTPUT_DTYPES = {"batched_matmul_bt": (np.float16,), "topk": (np.float32, np.int64), "sort_stable": (np.float16, np.int64)}
+
+
+def test_reference_outputs_are_float32_arrays_but_for_the_f16_cube_example_and_the_sort_indices(reference_runs):
     for key, ref in reference_runs.items():
-        want = np.float16 if key[0] == "batched_matmul_bt" else np.float32
-        assert all(isinstance(o, np.ndarray) and o.dtype == want for o in ref.outputs), key
+        want = OUTPUT_DTYPES.get(key[0], (np.float32,) * len(ref.outputs))
+        assert all(isinstance(o, np.ndarray) for o in ref.outputs), key
+        assert tuple(o.dtype for o in ref.outputs) == want, key

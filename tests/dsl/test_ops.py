@@ -11,7 +11,7 @@ from ascendcraft_lab.dsl.interp import run
 from ascendcraft_lab.dsl.ops import OPS_LIST
 
 CATEGORIES = {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce", "scan", "window", "cast", "element",
-              "repeat", "gather", "take", "iota", "cube"}
+              "repeat", "gather", "take", "transpose", "iota", "sort", "cube"}
 
 
 @pytest.mark.parametrize("op", OPS_LIST, ids=lambda o: o.name)

@@ -159,3 +159,18 @@ def test_cast_pairs_int8_with_half_only_as_the_page_does(tmp_path, src, dst, ok)
     assert r.ok == ok
     if not ok:
         assert "int8_t converts to and from half only (API page Cast)" in r.errors[0]["message"]
+
+
+def test_sort32_mrgsort_and_extract_sort_a_row_largest_first_keeping_input_order_on_ties():
+    x = np.random.default_rng(0).integers(-8, 8, 128).astype(np.float32)  # many ties
+    out = ok(run("sort_merge", 1, [Arg.input(x), Arg.output("float32", 128), Arg.output("uint32", 128)]))
+    order = np.argsort(-x, kind="stable")
+    np.testing.assert_array_equal(out[2], order)
+    np.testing.assert_array_equal(out[1], x[order])
+
+
+def test_sort32_takes_only_the_score_types_its_page_lists(tmp_path):
+    r = _compile(tmp_path, "    TPipe pipe;\n    TBuf<TPosition::VECCALC> b;\n    pipe.InitBuffer(b, 1024);\n"
+                           "    LocalTensor<int32_t> t = b.Get<int32_t>();\n"
+                           "    Sort32(t, t, t.ReinterpretCast<uint32_t>(), 1);")
+    assert not r.ok and "Sort32 supports only half, float on Atlas A2/A3 (API reference: Sort32)" in r.errors[0]["message"]

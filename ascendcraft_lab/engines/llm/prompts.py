@@ -56,6 +56,7 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     "layout": ("slice", "narrow", "cat", "concat", "concatenate", "crop", "chunk", "split", "stack", "crelu"),
     "matmul": ("matmul", "mm", "bmm", "addmm", "einsum", "linear", "gemm", "gemv", "matrix", "matrices", "transpose",
                "triu", "tril", "diag"),
+    "sort": ("sort", "argsort", "msort", "topk", "top_k", "kthvalue"),
 }
 
 

@@ -14,6 +14,7 @@
 #include "acemu/vec_core.h"
 #include "acemu/vec.h"
 #include "acemu/gather.h"
+#include "acemu/sort.h"
 #include "acemu/reduce.h"
 #include "acemu/gather_mask.h"
 #include "acemu/adv.h"

@@ -44,6 +44,9 @@
 #define ACEMU_DT_RepeatReduceSum half, float
 #define ACEMU_DT_CreateVecIndex half, float, int16_t, int32_t
 #define ACEMU_DT_Gather half, bfloat16_t, float, int16_t, uint16_t, int32_t, uint32_t
+#define ACEMU_DT_Sort32 half, float
+#define ACEMU_DT_MrgSort half, float
+#define ACEMU_DT_Extract half, float
 #define ACEMU_DT_Brcb int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float
 #define ACEMU_DT_GatherMask half, bfloat16_t, uint16_t, int16_t, float, uint32_t, int32_t
 #define ACEMU_DT_BroadCast uint8_t, int8_t, half, float

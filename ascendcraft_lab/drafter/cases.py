@@ -254,7 +254,7 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
     if not cases:
         return program, ""
     ins = program.inputs
-    outs = program.outputs
+    outs = program.results          # a row count is i64 in every case
     per_case = []
     for c in cases:
         dts = [TORCH_TO_DSL.get(d) for d in c["inputs"]] + [TORCH_TO_DSL.get(d) for d in c["outputs"]]

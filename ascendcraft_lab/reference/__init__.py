@@ -9,9 +9,8 @@ from .bind import (RULE_TEXT, RULES, TOLERANCES, OutputCheck, Verdict, bind, cas
                    compare, load_program, trim_outputs, variant_for)
 from .load import (CaseSet, ReferenceError, ReferenceRun, load_cases, load_reference, load_references, reference_format,
                    run_jobs, sidecars)
-from .scalars import unbound_numbers
 
 __all__ = ["ReferenceError", "ReferenceRun", "CaseSet", "load_reference", "load_references", "load_cases",
            "reference_format", "run_jobs", "sidecars", "bind", "compare", "check_interpreter", "load_program", "Verdict",
            "OutputCheck", "TOLERANCES", "RULES", "RULE_TEXT", "check_rules", "case_dtypes", "variant_for",
-           "trim_outputs", "unbound_numbers"]
+           "trim_outputs"]

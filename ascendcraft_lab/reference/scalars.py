@@ -110,21 +110,6 @@ def scalar_plan(program: Program, ref: ReferenceRun) -> tuple:
     return tuple(plan)
 
 
-def unbound_numbers(program: Program, ref: ReferenceRun) -> tuple:
-    """(position, value) of the numbers among forward's inputs that no scalar of `program` takes:
-    what a draft took as constants (a `dim`, a `repeats` its views depend on), so an input set that
-    passes other values needs a draft of its own. DslError when the scalars do not bind."""
-    plan = scalar_plan(program, ref)
-    claimed = {s for s in plan if isinstance(s, int)}
-    out, index = [], 0
-    for i, v in enumerate(ref.inputs):
-        if _is_scalar(v):
-            if index not in claimed and not isinstance(v, bool):
-                out.append((i, v))
-            index += 1
-    return tuple(out)
-
-
 def scalar_args(plan, inputs, init_inputs, model=None):
     """The scalar arguments of one call: `plan` (scalar_plan's tuple, or an int n for the first n
     by position) applied to the forward inputs, get_init_inputs() and the Model (its attributes).

@@ -207,7 +207,7 @@ def _packs(program: Program) -> Program:
         return _substitute(e, names)
 
     def param(p):
-        if not isinstance(p, TensorParam):
+        if not isinstance(p, TensorParam) or not p.groups:     # a 0-d tensor (kthvalue of a vector) packs nothing
             return p
         groups = list(p.groups)
         flat = tuple(d.id if type(d) is Name else None for d in p.dims)

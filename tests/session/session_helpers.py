@@ -39,9 +39,11 @@ class Sandbox:
                     "TORCHINDUCTOR_CACHE_DIR": str(root / "torchinductor")}
 
     def start(self, *argv, cwd: Path | None = None) -> subprocess.Popen:
+        # a command typed at a terminal starts with SIGINT at its default; a test run started in the
+        # background of a non-interactive shell ignores SIGINT, and its children would inherit that
         return subprocess.Popen([sys.executable, "-m", "ascendcraft_lab", *map(str, argv)], cwd=cwd or self.root,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                env=self.env, start_new_session=True)
+                                env=self.env, start_new_session=True, preexec_fn=_default_sigint)
 
     def run(self, *argv, cwd: Path | None = None, timeout: float = 120, signal_after: tuple[float, int] | None = None,
             when=None) -> Child:
@@ -79,6 +81,10 @@ class Sandbox:
 
     def temporaries(self) -> list[str]:
         return sorted(p.name for p in self.tmp.iterdir())
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def tagged(tag: str) -> list[tuple[int, str]]:

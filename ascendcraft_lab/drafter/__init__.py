@@ -11,6 +11,8 @@
     resize.py     the resize template (F.interpolate / nn.Upsample: source rows blended once per
                   output row, column taps by iota + Gather) and the gridsample template
                   (grid_sample by affine_grid: a plane in UB, four Gathers per pixel)
+    remap.py      the remap template (F.pad in every mode, flips within a row, torch.roll: an
+                  index map per axis, the source row in UB, one Gather per column tile)
     cube.py       the cube templates: one matrix product (matmul; epilogue with a Workspace and
                   the vector cores, triu/tril masks), matvec and diag(v) scalings on the vector unit
     draft.py      draft_reference / draft_from_trace: the above, plus the UB-driven tile size

@@ -141,7 +141,8 @@ def _draft_cube(g, name: str, s, source: str) -> Draft:
 # a layout refusal's construct -> the calls whose reference line it names
 _VIEW_CALLS = {"slice": ("getitem", "narrow", "slice", "split", "chunk"),
                "`split`": ("split", "chunk", "tensor_split", "unbind", "split_with_sizes"), "`cat`": ("cat", "stack", "concat", "repeat", "tile"),
-               "`flip`": ("flip", "fliplr", "flipud"), "`select`": ("getitem", "select", "unbind"),
+               "`flip`": ("flip", "fliplr", "flipud"),
+               "pad, flip or roll": ("pad", "roll", "flip", "fliplr", "flipud"), "`select`": ("getitem", "select", "unbind"),
                "expand": ("expand", "expand_as", "broadcast_to"), "reshape": ("view", "reshape", "flatten"),
                "`permute`": ("permute", "transpose", "t", "movedim", "moveaxis", "swapaxes", "swapdims")}
 

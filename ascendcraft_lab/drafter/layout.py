@@ -48,6 +48,10 @@ into the fewest axes of one pattern per operand, a slice a load at an offset, ea
 loop nest of its own stored at its offset (torch.stack a cat of parts with a new axis of 1, a repeat
 or tile a cat of copies), a flip of an outer axis a scalar index counted from the end.
 
+A chain of pads (any mode), flips that include the last axis and rolls of one input, with
+elementwise work before and after it, takes the remap template (remap.py): each output element
+reads one input element (or a constant pad's value) through an index map per axis.
+
 A loss reduces to one number, which no single core may compute alone. The templates of
 `totals.py` split the work and let every core add its share into the output (an atomic add):
 
@@ -144,6 +148,9 @@ def plan_layout(g: Graph) -> Layout:
     picked = [n for n in nodes if n.op in INDEX_OPS]
     if picked:
         return _index_layout(nodes, outputs, picked)
+    if any(n.op in ("pad", "roll") or (n.op == "flip" and n.is_tensor and len(n.shape) - 1 in n.attrs["axes"])
+           for n in nodes):
+        return _remap_layout(nodes, outputs)
     if any(n.op in ("slice", "cat", "flip") for n in nodes) and not any(n.op in ("reduce", "scan", "pick") for n in nodes):
         # slices of inputs: loads at an offset; a concatenation as the output: stores at offsets (broadcast.py)
         viewed = _unsqueezed_leaves(outputs) or list(outputs)
@@ -969,6 +976,99 @@ def _datadep_layout(nodes: list, outputs: list, counted: list) -> Layout:
     lay = Layout(n.op, tuple(x.shape), (), nodes=nodes, outputs=outputs)
     lay.space = {id(a): "full" for a in (n, *n.args) if a.is_tensor}
     return lay
+
+
+def _remap_layout(nodes: list, outputs: list) -> Layout:
+    """The remap template drafts a chain of pads, flips and rolls of one input, with elementwise work
+    before and after it, as the whole forward (see remap.py); its base is the output's shape."""
+    if len(outputs) != 1 or not outputs[0].is_tensor:
+        raise Unsupported("a pad, flip or roll beside other outputs (the remap template drafts one output)")
+    for n in nodes:
+        if n.is_tensor and n.op not in ELEMENTWISE | LEAVES | {"pad", "roll", "flip", "reshape"}:
+            raise Unsupported(f"a `{n.op}` beside a pad, flip or roll (the remap template moves the elements of one "
+                              "input, with elementwise work before and after)")
+        if n.op == "reshape" and n.is_tensor:
+            raise Unsupported(f"a reshape to {tuple(n.shape)} beside a pad, flip or roll")
+    check_remap(outputs[0])
+    lay = Layout("remap", tuple(outputs[0].shape), (), nodes=nodes, outputs=outputs)
+    lay.space = {id(n): "full" if n.is_tensor else "scalar" for n in nodes}
+    return lay
+
+
+REMAP_OPS = ("pad", "roll", "flip")
+REMAP_MOVED = ("float32", "float16", "bfloat16", "int32", "int16")   # the dtypes Gather moves (2 and 4 bytes)
+REMAP_ARITH = ("float32", "float16")                                 # the dtypes with vector arithmetic and Select
+
+
+def touches(m: Node, a: int) -> bool:
+    """Does the pad, roll or flip m move elements along axis a?"""
+    if m.op == "pad":
+        return a in m.attrs["pads"]
+    if m.op == "roll":
+        return a in m.attrs["shifts"]
+    return a in m.attrs["axes"]
+
+
+def chain_of(out: Node) -> tuple[list[Node], list[Node], Node, Node]:
+    """(post, maps, pre, x): the output computed by elementwise nodes `post` from the last of the
+    remap nodes `maps` (in order from the input), whose first reads `pre`, elementwise work on the one
+    input x. Raises Unsupported naming what does not fit."""
+    found = [n for n in _walk(out) if n.op in REMAP_OPS]
+    if not found:
+        raise Unsupported("internal: no remap node")
+    last = next(n for n in found if not any(m is not n and _reads(m, n) for m in found))
+    maps = [last]
+    while maps[0].args[0].op in REMAP_OPS:
+        maps.insert(0, maps[0].args[0])
+    if len(maps) != len(found):
+        raise Unsupported("two pads, flips or rolls with other work between them (the remap template composes "
+                          "a chain of them applied one after another)")
+    pre = maps[0].args[0]
+    inputs = {id(n): n for n in _walk(out) if n.op in ("input", "param") and n.is_tensor}
+    if len(inputs) != 1:
+        raise Unsupported("a pad, flip or roll beside another tensor input (the remap template reads one input)")
+    x = next(iter(inputs.values()))
+    if x.op != "input":
+        raise Unsupported("a pad, flip or roll of a Model parameter (the remap template reads a Model input)")
+    for n in _walk(pre):
+        if n.is_tensor and tuple(n.shape) != tuple(x.shape) and n.op not in ("input",):
+            raise Unsupported(f"a `{n.op}` of shape {tuple(n.shape)} before a pad, flip or roll of {tuple(x.shape)}")
+    post = [n for n in _walk(out) if n.is_tensor and _reads(n, last) and n is not last]
+    for n in post:
+        if tuple(n.shape) != tuple(out.shape):
+            raise Unsupported(f"a `{n.op}` of shape {tuple(n.shape)} after a pad, flip or roll (elementwise work on the "
+                              "result only)")
+    return post, maps, pre, x
+
+
+def _walk(n: Node, seen=None):
+    seen = set() if seen is None else seen
+    if not isinstance(n, Node) or id(n) in seen:
+        return
+    seen.add(id(n))
+    for a in n.args:
+        yield from _walk(a, seen)
+    yield n
+
+
+def _reads(n: Node, m: Node) -> bool:
+    return any(x is m for x in _walk(n))
+
+
+def check_remap(out: Node) -> None:
+    """Refuse, in one line, what the remap template cannot draft (called by the layout)."""
+    post, maps, pre, x = chain_of(out)
+    last = len(x.shape) - 1
+    along_last = any(touches(m, last) for m in maps)
+    constant = any(m.op == "pad" and m.attrs["mode"] == "constant" for m in maps)
+    if x.dtype not in REMAP_MOVED:
+        raise Unsupported(f"a pad, flip or roll of a {x.dtype} tensor along its last axis (the Gather that reorders a "
+                          "row moves 2- and 4-byte elements)" if along_last else
+                          f"a pad, flip or roll of a {x.dtype} tensor")
+    if (post or pre is not x or constant) and x.dtype not in REMAP_ARITH:
+        what = "a constant pad" if constant else "elementwise work"
+        raise Unsupported(f"{what} of a {x.dtype} tensor in the remap template (Select and vector arithmetic take "
+                          "float32 and float16 here)")
 
 
 def _resize_layout(nodes: list, outputs: list, resized: list) -> Layout:

@@ -15,6 +15,7 @@ from typing import Callable
 from . import graph as G
 from .graph import Builder, Graph, Node, Unsupported
 from .norms import MODULE_RULES
+from .remap import pad_node, roll_node
 from .resize import affine_grid_node, grid_sample_node, resize_node
 
 _REQUIRED = object()
@@ -696,6 +697,40 @@ def _flip(b, input, dims):
     return Node("flip", (x,), {"axes": axes}, x.shape, x.dtype)
 
 
+@rule("pad", "input, pad, mode='constant', value=None")
+def _pad(b, input, pad, mode, value):
+    return pad_node(T(input), _static(pad, "pad sizes", "F.pad"), val(mode), val(value))
+
+
+@rule("constant_pad_nd", "input, pad, value=0")
+def _constant_pad_nd(b, input, pad, value):
+    return pad_node(T(input), _static(pad, "pad sizes", "F.pad"), "constant", val(value))
+
+
+def _pad_rule(mode: str):
+    def fn(b, input, padding, value=None):
+        p = _static(padding, "pad sizes", "F.pad")
+        x = T(input)
+        if isinstance(p, int):          # nn.ReflectionPad2d(3): the same pad on every side of its dims
+            k = {"1d": 1, "2d": 2, "3d": 3}[fn.dims]
+            p = [p] * (2 * k)
+        return pad_node(x, p, mode, val(value))
+    return fn
+
+
+for _mode, _aten in (("reflect", "reflection_pad"), ("replicate", "replication_pad"), ("circular", "circular_pad"),
+                     ("constant", "constant_pad")):
+    for _d in ("1d", "2d", "3d"):
+        _fn = _pad_rule(_mode)
+        _fn.dims = _d
+        rule(f"{_aten}{_d}", "input, padding, value=None")(_fn)
+
+
+@rule("roll", "input, shifts, dims=None")
+def _roll(b, input, shifts, dims):
+    return roll_node(T(input), _static(shifts, "shifts", "torch.roll"), _static(dims, "dims", "torch.roll"))
+
+
 # -- indexing: integer index tensors pick elements or whole slices -----------------------------------------
 def _index(x, what) -> Node:
     x = T(x, what)
@@ -832,8 +867,8 @@ def _static(v, what: str, who: str = "F.interpolate"):
         if v.is_tensor:
             raise Unsupported(f"{who} with a {what} computed from a tensor")
         if v.op not in ("const", "dim", "scalar"):
-            raise Unsupported(f"{who} with a {what} computed from forward's numbers (the resize template "
-                              "fixes the output shape when drafting)")
+            raise Unsupported(f"{who} with a {what} computed from forward's numbers (a draft fixes "
+                              "its output shape)")
         return v.value
     return v
 
@@ -1723,6 +1758,10 @@ MODULES = {
     "TripletMarginLoss": ("triplet_margin_loss", {"margin": "margin", "p": "p", "eps": "eps", "swap": "swap",
                                                   "reduction": "reduction"}),
 }
+for _d in (1, 2, 3):      # nn.ReflectionPad2d and friends: F.pad of their `padding` (and `value`)
+    for _cls, _fn in (("ReflectionPad", "reflection_pad"), ("ReplicationPad", "replication_pad"),
+                      ("CircularPad", "circular_pad"), ("ConstantPad", "constant_pad"), ("ZeroPad", "constant_pad")):
+        MODULES[f"{_cls}{_d}d"] = (f"{_fn}{_d}d", {"padding": "padding", "value": "value"})
 for _cls in ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"):
     MODULES[_cls] = ("interpolate", {a: a for a in ("size", "scale_factor", "mode", "align_corners",
                                                     "recompute_scale_factor")})
@@ -2076,7 +2115,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return Node("full", args, attrs, n.shape, n.dtype)
     if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "split", "diag", "triu", "tril", "argreduce",
               "gather", "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize", "affine_grid",
-              "grid_sample", "sort", "histc", "interleave", "nonzero"):
+              "grid_sample", "sort", "histc", "interleave", "nonzero", "pad", "roll"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

@@ -166,8 +166,12 @@ class Writer:
             else:
                 view = self.full_view(o.shape) if lay.is_full(o) else self.reduced_view(o.shape)
             self.out_tensors.append(Tensor(name, o, "Out", o.dtype, view, shape=tuple(o.shape)))
-        # scalar parameters: get_inputs() scalars, then get_init_inputs() ones, in order and named after
-        # their arguments, so the DSL's binding by name and by position (reference/scalars.py) agree
+        self.collect_scalars()
+
+    def collect_scalars(self):
+        """Scalar parameters: get_inputs() scalars, then get_init_inputs() ones, in order and named after
+        their arguments, so the DSL's binding by name and by position (reference/scalars.py) agree."""
+        g = self.g
         order = []
         for i, d in enumerate(g.inputs):
             if _is_number(d):
@@ -175,7 +179,7 @@ class Writer:
         for i, d in enumerate(g.init_inputs):
             if _is_number(d):
                 order.append(("init", i, d))
-        used = {(n.attrs["source"], n.attrs["index"]): n for n in lay.nodes if n.op == "scalar"}
+        used = {(n.attrs["source"], n.attrs["index"]): n for n in self.lay.nodes if n.op == "scalar"}
         last = max((k for k, key in enumerate(order) if key[:2] in used), default=-1)
         for k in range(last + 1):
             src, i, d = order[k]

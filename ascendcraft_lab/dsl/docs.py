@@ -197,8 +197,11 @@ def render_reference() -> str:
       "writes them dense. A permute that moves the last axis is not a GM view (GM copies move rows, not "
       "columns): a block of rows along the axis that becomes last comes in with one strided copy, "
       "`transpose(t)` turns it into rows along the old last axis in UB (one Gather at computed offsets), and "
-      "one strided copy stores it (`examples/layout/transpose`). Flips within a row and padding need an "
-      "on-chip reorder too and are not drafted yet (the drafter refuses them naming the reference line).")
+      "one strided copy stores it (`examples/layout/transpose`). A flip within a row, a pad (constant, "
+      "reflect, replicate, circular) or a roll reorders a row on chip: the source row is loaded whole, the "
+      "tile's source columns are vector arithmetic on `iota(c.len, c.start)` (an index map per axis), and one "
+      "`take` (a Gather by byte offset) reads them, a `where` putting a constant pad's value outside the "
+      "input (`examples/layout/pad_reflect`).")
     w("")
     w("## Loops")
     w("")

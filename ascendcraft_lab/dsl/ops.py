@@ -520,7 +520,8 @@ OPS_LIST: list[OpSpec] = [
            "along a row held whole in UB",
            api="Gather", note="at byte offsets index[i] * sizeof(x) (Muls); an index outside the tile is "
            "reported by the emulator at this line (on the NPU it reads whatever lies there)",
-           dtypes=F, scratch=1, inplace=False, example="take(xu, cast(iu, i32))"),
+           dtypes=frozenset({DType.f16, DType.bf16, DType.f32, DType.i16, DType.i32}), scratch=1, inplace=False,
+           example="take(xu, cast(iu, i32))"),
     # -- an on-chip transpose of a tile of rows (a permute whose last axis moves) --
     OpSpec("transpose", "transpose", (V,), _transpose,
            "the 2-D tile x (R rows of C) transposed: C rows of R, y[j, i] = x[i, j] (a permute that moves the "

@@ -121,6 +121,9 @@ EXAMPLES: list[Example] = [
     _ex("layout", "transpose", {"batch_size": 3, "rows": 77, "cols": 131},
         "a transpose that moves the last axis: a block of rows in by one strided copy, transposed in UB by one "
         "vector Gather at computed offsets (transpose), out by one strided copy into rows M apart"),
+    _ex("layout", "pad_reflect", {"batch_size": 3, "channels": 1, "height": 5, "width": 37},
+        "padding reorders a row on chip: the source row loaded whole, the source columns computed on the vector "
+        "unit from iota, one Gather reads them (reflect here; replicate, circular, constant, flip and roll alike)"),
     _ex("sort", "topk", {"batch_size": 13, "dim": 1003, "k": 37},
         "Sort32 groups of 32, MrgSort rounds of four queues, Extract: top-k positions, values by Gather"),
     _ex("sort", "sort_stable", {"batch_size": 13, "dim": 1003},

@@ -1,0 +1,394 @@
+"""The remap template: every output element is one input element, or a constant -> DSL.
+
+F.pad (constant, reflect, replicate, circular; any number of trailing dims, negative pads crop),
+torch.flip along any axes (the last one too) and torch.roll along given dims move elements without
+computing them. Each is an *index map per axis*: output index v along an axis reads input index
+u(v) along the same axis, so a chain of them (a pad of a flip) composes axis by axis, from the
+output back to the input. With n the step's input length, b its padding before (or the shift):
+
+  constant   u = v - b, and the element is the pad value where u falls outside [0, n)
+  reflect    u = (n - 1) - |(n - 1) - |v - b||          (PyTorch: b, after < n)
+  replicate  u = clamp(v - b, 0, n - 1)
+  circular   u = v - b, plus n when below 0, minus n from n on (b, after <= n)
+  flip       u = (n - 1) - v
+  roll       u = v - s (s = shift mod n), plus n when below 0
+
+The kernel walks output rows (all axes but the last), split over the cores. Along the outer axes
+the map is scalar arithmetic on the row's indices, so each output row reads one source row, copied
+into UB whole by one DataCopyPad from the GM address the scalar unit computes (a row outside the
+input, in a constant pad, reads a clamped row and is masked). Along the last axis the map is vector
+arithmetic on the tile's output columns (CreateVecIndex, `iota`, in f32: exact below 2^24), and one
+vector Gather (`take`) answers the tile from the row in UB: Gather reads any element of a tile by
+byte offset, which is how a row is read backwards or folded at its ends on chip (a DataCopy moves
+runs forwards only). A constant pad selects the value (Select) where any map fell outside.
+Elementwise work before the maps (on the input) is done on the gathered tile, as it commutes with
+moving elements; work after them (on the result) after the select. When the last axis maps to
+itself (a pad of outer axes only) no Gather is needed: the row's tiles are copied as they are.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .graph import Node, Unsupported
+from .layout import chain_of, touches
+from .templates import DTYPE, Stage, Tensor, Writer, fmt_float
+
+PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad_node(x: Node, pads, mode: str, value) -> Node:
+    """F.pad(x, pads, mode, value): pads lists (before, after) pairs from the last axis backwards."""
+    if not x.is_tensor or not x.shape:
+        raise Unsupported("F.pad of a scalar or 0-d tensor")
+    if mode not in PAD_MODES:
+        raise Unsupported(f"F.pad mode={mode!r} (the remap template pads constant, reflect, replicate, circular)")
+    pads = [int(p) for p in pads]
+    if len(pads) % 2 or len(pads) // 2 > len(x.shape):
+        raise Unsupported(f"F.pad with {len(pads)} pad sizes for a rank-{len(x.shape)} tensor")
+    rank = len(x.shape)
+    per_axis = {rank - 1 - i: (pads[2 * i], pads[2 * i + 1]) for i in range(len(pads) // 2)}
+    shape = list(x.shape)
+    for a, (b, e) in per_axis.items():
+        n = x.shape[a]
+        if mode != "constant" and (b < 0 or e < 0):
+            raise Unsupported(f"F.pad mode={mode!r} with a negative pad (PyTorch crops with mode='constant' only)")
+        if mode == "reflect" and (b >= n or e >= n):
+            raise Unsupported(f"F.pad mode='reflect' of {b}, {e} along an axis of {n} (PyTorch needs pads < size)")
+        if mode == "circular" and (b > n or e > n):
+            raise Unsupported(f"F.pad mode='circular' of {b}, {e} along an axis of {n} (PyTorch needs pads <= size)")
+        shape[a] = n + b + e
+        if shape[a] < 0:
+            raise Unsupported(f"F.pad that crops an axis of {n} below nothing")
+    per_axis = {a: p for a, p in per_axis.items() if p != (0, 0)}
+    v = 0.0 if value is None else float(value)
+    return Node("pad", (x,), {"mode": mode, "pads": per_axis, "value": v}, tuple(shape), x.dtype)
+
+
+def roll_node(x: Node, shifts, dims) -> Node:
+    if dims is None or dims == [] or dims == ():
+        raise Unsupported("torch.roll without dims (a roll of the flattened tensor)")
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    if len(shifts) != len(dims):
+        raise Unsupported(f"torch.roll with {len(shifts)} shifts for {len(dims)} dims")
+    rank = len(x.shape)
+    per_axis: dict[int, int] = {}
+    for s, d in zip(shifts, dims):
+        a = d % rank if rank else 0
+        per_axis[a] = per_axis.get(a, 0) + int(s)
+    return Node("roll", (x,), {"shifts": per_axis}, x.shape, x.dtype)
+
+
+@dataclass
+class Step:
+    """One axis of one remap node: what output index v of that node reads along the axis."""
+    kind: str          # constant | reflect | replicate | circular | flip | roll
+    before: int = 0    # the padding before the input (a pad), or the shift (a roll)
+    after: int = 0
+    n: str = ""        # the input's length along the axis, as DSL text
+
+
+class RemapWriter(Writer):
+    template = "remap"
+    whole_rows = True
+
+    def __init__(self, g, lay, op_name, live):
+        self.node: Node = lay.outputs[0]
+        self.post, self.maps, self.pre, self.x = chain_of(self.node)
+        super().__init__(g, lay, op_name, live)
+        self._plan_steps()
+
+    def _collect(self):
+        g = self.g
+        for i, desc in enumerate(g.inputs):
+            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            if desc.get("kind") != "tensor":
+                continue
+            if i != self.x.attrs["index"]:
+                raise Unsupported(f"input `{pyname}` that the pad, flip or roll does not read")
+            t = Tensor(self.namer.fresh(pyname), self.x, "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
+            self.tensors.append(t)
+            self.loaded[id(self.x)] = t
+        self.collect_scalars()
+        self.out_tensors.append(Tensor(self.namer.fresh("y"), self.node, "Out", self.node.dtype, "",
+                                       shape=tuple(self.node.shape)))
+
+    # -- the maps, axis by axis ---------------------------------------------------------------------
+    @property
+    def value_needed(self) -> bool:
+        return any(m.op == "pad" and m.attrs["mode"] == "constant" for m in self.maps)
+
+    @property
+    def last_mapped(self) -> bool:
+        return bool(self.steps[len(self.x.shape) - 1])
+
+    def dim_names(self, rank):
+        return {1: ("W",), 2: ("H", "W"), 3: ("C", "H", "W"), 4: ("N", "C", "H", "W"),
+                5: ("N", "C", "D", "H", "W")}.get(rank) or tuple(f"D{i}" for i in range(rank))
+
+    def _plan_steps(self):
+        """steps[a]: the maps along axis a from the output back to the input, each with its input length;
+        odims[a]: the output's length along axis a, as DSL text."""
+        rank = len(self.x.shape)
+        values = {m.attrs["value"] for m in self.maps if m.op == "pad" and m.attrs["mode"] == "constant"}
+        if len(values) > 1:
+            raise Unsupported("two constant pads of different values (the remap template selects one constant)")
+        self.value = values.pop() if values else 0.0
+        self.steps: dict[int, list[Step]] = {a: [] for a in range(rank)}
+        self.odims = list(self.dims)
+        for m in self.maps:                          # from the input outwards: each step's input length
+            for a in range(rank):
+                if not touches(m, a):
+                    continue
+                n = self.odims[a]
+                if m.op == "pad":
+                    b, e = m.attrs["pads"][a]
+                    self.steps[a].insert(0, Step(m.attrs["mode"], b, e, n))
+                    self.odims[a] = _plus(n, b + e)
+                elif m.op == "roll":
+                    self.steps[a].insert(0, Step("roll", m.attrs["shifts"][a], 0, n))
+                else:
+                    self.steps[a].insert(0, Step("flip", 0, 0, n))
+
+    # -- views -----------------------------------------------------------------------------------------
+    def _groups(self) -> list[list[int]]:
+        """The axes of the kernel's views: the leading axes no map touches as one (the row's plane), then
+        every axis from the first mapped outer one on by itself, the last axis last."""
+        rank = len(self.x.shape)
+        outer = [a for a in range(rank - 1) if self.steps[a]]
+        first = outer[0] if outer else rank - 1
+        groups = [list(range(first))] if first else []
+        groups += [[a] for a in range(first, rank)]
+        return groups
+
+    def _view(self, dims) -> str:
+        parts = []
+        for gr in self._groups():
+            names = [dims[a] for a in gr]
+            parts.append(names[0] if len(names) == 1 else "(" + ", ".join(names) + ")")
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+    def host_tensor(self) -> str:
+        x = self.tensors[0]
+        dims = ", ".join(self.dims)
+        return f"{x.name}: Tensor[{DTYPE[x.dtype]}, ({dims}{',' if len(self.dims) == 1 else ''})]"
+
+    def kernel_signature(self) -> str:
+        x, y = self.tensors[0], self.out_tensors[0]
+        params = [f"{x.name}: GM[{DTYPE[x.dtype]}, {self._view(self.dims)}]"]
+        params += [f"{n}: {dt}" for n, dt in self.kernel_scalars]
+        params += [f"{y.name}: Out[{DTYPE[y.dtype]}, {self._view(self.odims)}]", "t: Tiling"]
+        one = f"def {self.op_name}({', '.join(params)}):"
+        return one if len(one) <= 100 else f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+
+    def _rows_total(self) -> str:
+        outer = self.odims[:-1]
+        return " * ".join(_par(d) for d in outer) if outer else "1"
+
+    def host_body(self) -> list[str]:
+        return [f"cores, per_core = core_split({self._rows_total()})      # one output row per core step",
+                f"tile = fit_tile({DTYPE[self.x.dtype]})"]
+
+    def launch_fields(self) -> str:
+        return f", rows=per_core, tile=min(tile, {self.odims[-1]})"
+
+    def docstring(self) -> str:
+        what = ", then ".join(_describe(m) for m in self.maps)
+        how = ("each output row reads one source row (scalar index maps), copied into UB whole; every tile of "
+               "output columns is one vector Gather from it at positions computed on the vector unit"
+               if self.last_mapped else
+               "each output row reads one source row (scalar index maps), copied tile by tile")
+        return f"Drafted from {self.source}: {what} (remap template); {how}."
+
+    # -- the kernel ------------------------------------------------------------------------------------
+    def _scalar_map(self, a: int, v: str, body: list[str]) -> tuple[str, str | None]:
+        """Lines mapping output index `v` along outer axis a to the input (scalar unit); returns the
+        input index and, for a constant pad, a scalar that is positive when the row is outside."""
+        fresh = self.namer.fresh
+        bad = None
+        base = self.dims[a].lower()
+        for s in self.steps[a]:
+            u = fresh(base)
+            n = s.n
+            if s.kind == "flip":
+                body.append(f"{u} = {n} - 1 - {v}")
+            elif s.kind == "roll":
+                body.append(f"{u} = ({v} - {_par(_shift(s.before, n))} + {n}) % {n}")
+            elif s.kind == "circular":
+                body.append(f"{u} = ({_minus(v, s.before)} + {n}) % {n}")
+            elif s.kind == "replicate":
+                body.append(f"{u} = min(max({_minus(v, s.before)}, 0), {n} - 1)")
+            elif s.kind == "reflect":
+                d, w = fresh("d"), _minus(v, s.before)
+                body.append(f"{d} = max({w}, {_neg(w)})")
+                body.append(f"{u} = {n} - 1 - max({n} - 1 - {d}, {d} - ({n} - 1))")
+            else:                                     # constant: outside when v - b < 0 or v - b >= n
+                out = fresh("out")
+                w = _minus(v, s.before)
+                body.append(f"{out} = max(max({_neg(w)}, {w} - ({n} - 1)), 0)")
+                body.append(f"{u} = min(max({w}, 0), {n} - 1)")
+                if bad is None:
+                    bad = out
+                else:
+                    body.append(f"{bad} = {bad} + {out}")
+            v = u
+        return v, bad
+
+    def _vector_map(self, col: str, lines: list[str]) -> tuple[str, list[str]]:
+        """Lines mapping the f32 output columns `col` to source columns; returns the index tile (f32)
+        and the tiles whose sum is positive where a constant pad applies."""
+        fresh = self.namer.fresh
+        bad = []
+        v = col
+        for s in self.steps[len(self.x.shape) - 1]:
+            u = fresh("src")
+            n = s.n
+            w = _minus(v, s.before, "f")
+            if s.kind == "flip":
+                lines.append(f"{u} = ({n} - 1) - {v}")
+            elif s.kind in ("roll", "circular"):
+                if s.kind == "roll":
+                    w = f"{v} - {_par(_shift(s.before, n))}"
+                lines.append(f"{u} = {w}")
+                lines.append(f"{u} = where({u} < 0.0, {u} + {n}, where({u} >= {n}, {u} - {n}, {u}))"
+                             if s.kind == "circular" else f"{u} = where({u} < 0.0, {u} + {n}, {u})")
+            elif s.kind == "replicate":
+                lines.append(f"{u} = clamp({w}, 0, {n} - 1)")
+            elif s.kind == "reflect":
+                lines.append(f"{u} = ({n} - 1) - abs(({n} - 1) - abs({w}))")
+            else:
+                lines.append(f"{u} = clamp({w}, 0, {n} - 1)")
+                off = fresh("off")
+                lines.append(f"{off} = abs({w} - {u})          # > 0 where the column is padding")
+                bad.append(off)
+            v = u
+        steps = self.steps[len(self.x.shape) - 1]
+        if steps[-1].kind not in ("replicate", "constant"):
+            # the vector work runs over whole repeats: the lanes past c.len must index the row too
+            lines.append(f"{v} = clamp({v}, 0, {steps[-1].n} - 1)          # lanes past the tile stay in the row")
+        return v, bad
+
+    def kernel_body(self) -> list[str]:
+        fresh = self.namer.fresh
+        x, y = self.tensors[0], self.out_tensors[0]
+        groups = self._groups()
+        rank = len(self.x.shape)
+        body = [f"for r in core_rows(t.rows, {self._rows_total()}):"]
+        inner: list[str] = []
+        oidx: list[str] = []                 # the output's index per group (the last: the column tile)
+        iidx: list[str] = []
+        outer_groups = groups[:-1]
+        sizes = [" * ".join(_par(self.odims[a]) for a in gr) for gr in outer_groups]
+        for k, gr in enumerate(outer_groups):
+            later = " * ".join(_par(s) for s in sizes[k + 1:])
+            whole = f"r // {_par(later)}" if later else "r"
+            name = fresh("p" if len(gr) > 1 or not self.steps[gr[0]] else "o" + self.dims[gr[0]].lower())
+            inner.append(f"{name} = {whole} % {_par(sizes[k])}" if k else f"{name} = {whole}")
+            oidx.append(name)
+        bads = []
+        for k, gr in enumerate(outer_groups):
+            if len(gr) == 1 and self.steps[gr[0]]:
+                src, bad = self._scalar_map(gr[0], oidx[k], inner)
+                iidx.append(src)
+                if bad:
+                    bads.append(bad)
+            else:
+                iidx.append(oidx[k])
+        rowbad = None
+        if len(bads) > 1:
+            rowbad = fresh("outside")
+            inner.append(f"{rowbad} = {' + '.join(bads)}")
+        elif bads:
+            rowbad = bads[0]
+        body += ["    " + l for l in inner]
+        xu, yu = fresh(x.name + "u"), fresh(y.name + "u")
+        last = self.steps[rank - 1]
+        at = lambda idx, c: ", ".join(idx + [c])      # noqa: E731 - a view index
+        stage = Stage(self, {})
+        if last:
+            body += ["    with copyin:", f"        {xu} = load({x.name}[{at(iidx, ':')}])      # the source row, whole"]
+        body.append(f"    for c in tiles({self.odims[-1]}, t.tile):")
+        if not last:
+            body += ["        with copyin:", f"            {xu} = load({x.name}[{at(iidx, 'c')}])"]
+        comp: list[str] = []                 # "name = expression" lines; the last one is renamed yu
+        col = fresh("col")
+        offs: list[str] = []
+        val = xu
+        if last:
+            comp.append(f"{col} = iota(c.len, c.start)          # the tile's output columns (CreateVecIndex)")
+            src, offs = self._vector_map(col, comp)
+            val = fresh("g")
+            comp.append(f"{val} = take({xu}, cast({src}, i32))          # one vector Gather from the row")
+        half = self.x.dtype == "float16" and (self.post or self.pre is not self.x)
+        if half:
+            comp.append(f"{val}32 = cast({val}, f32)")
+            val = f"{val}32"
+        if self.pre is not self.x:                   # elementwise work on the input, done on the moved elements
+            stage.env[id(self.x)] = val
+            val = stage.assign(fresh("v"), self.pre)
+            comp += stage.lines
+            stage.lines = []
+        if self.value_needed:
+            terms = offs + ([rowbad] if rowbad else [])
+            if not offs:
+                comp.append(f"{col} = iota(c.len, c.start)          # a tile of zeros beside the row flag")
+                terms = [f"{col} * 0.0"] + terms
+            sel = fresh("pv")
+            comp.append(f"{sel} = where({' + '.join(terms)} > 0.0, {fmt_float(self.value)}, {val})"
+                        "          # the pad value outside the input (Select)")
+            val = sel
+        if self.post:
+            stage.env[id(self.maps[-1])] = val
+            val = stage.assign(fresh("w"), self.node)
+            comp += stage.lines
+        if half:
+            comp.append(f"{yu} = cast({val}, f16)")
+        elif val == xu:
+            comp.append(f"{yu} = {xu}          # UB -> UB: the tile goes out as it came in")
+        else:
+            target, rest = comp[-1].split(" = ", 1)
+            assert target == val, comp[-1]
+            comp[-1] = f"{yu} = {rest}"
+        body += ["        with compute:"] + ["            " + l for l in comp]
+        body += ["        with copyout:", f"            store({y.name}[{at(oidx, 'c')}], {yu})"]
+        return body
+
+    def scaled_shapes(self, shapes: dict) -> dict:
+        """Every dim x64 but the last: a source row is held whole in UB (its length is not a tile)."""
+        return {name: tuple(d if i == len(shp) - 1 else d * 64 for i, d in enumerate(shp))
+                for name, shp in shapes.items()}
+
+
+def _par(text: str) -> str:
+    whole = text.startswith("(") and text.endswith(")") and text.count("(") == 1
+    return text if text.isidentifier() or text.isdigit() or whole else f"({text})"
+
+
+def _neg(w: str) -> str:
+    return f"-{w}" if w.isidentifier() else f"-({w})"
+
+
+def _plus(n: str, k: int) -> str:
+    return n if k == 0 else f"{n} + {k}" if k > 0 else f"{n} - {-k}"
+
+
+def _minus(v: str, k: int, kind: str = "i") -> str:
+    if k == 0:
+        return v
+    lit = f"{abs(k)}.0" if kind == "f" else str(abs(k))
+    return f"{v} - {lit}" if k > 0 else f"{v} + {lit}"
+
+
+def _shift(s: int, n: str) -> str:
+    """The roll's shift taken modulo n, non-negative (n a dim: a tail shape rolls by the same amount)."""
+    return f"{s} % {_par(n)}" if s >= 0 else f"{_par(n)} - {-s} % {_par(n)}"
+
+
+def _describe(m: Node) -> str:
+    if m.op == "pad":
+        pads = ", ".join(f"dim {a}: {b}, {e}" for a, (b, e) in sorted(m.attrs["pads"].items()))
+        value = f" value {fmt_float(m.attrs['value'])}" if m.attrs["mode"] == "constant" else ""
+        return f"F.pad {m.attrs['mode']}{value} ({pads})"
+    if m.op == "roll":
+        return "torch.roll (" + ", ".join(f"dim {a} by {s}" for a, s in sorted(m.attrs["shifts"].items())) + ")"
+    return f"torch.flip{tuple(m.attrs['axes'])}"

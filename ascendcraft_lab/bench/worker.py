@@ -195,7 +195,7 @@ def _run_cases(job: dict, opdir: Path, log: Log, result: dict) -> None:
             pending[0:0] = [(key + extra, [members[i] for i in idx]) for extra, idx in split.groups]
             continue
         groups.append((key, members))
-        report, more = _by_broadcast(job, opdir, log, group, report, None if refused else draft_info, suffix)
+        report, more = _redraft_failed(job, opdir, log, group, report, None if refused else draft_info, suffix)
         if more:                               # the cases run under the drafts of their broadcast patterns
             refused = None
         if refused and len(groups) == 1 and not pending:       # the op's one draft failed: no case runs
@@ -345,21 +345,24 @@ def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset
     return report, info, None
 
 
-def _by_broadcast(job, opdir: Path, log: Log, group: CaseSet, report: CaseReport, draft_info, suffix: str):
-    """The failed cases of a group whose cases broadcast in several ways (y of shape (N,) against x
-    (M, N) in one case, (M, 1) or one element in another; drafter/cases.broadcast_pattern), drafted
-    again per way they broadcast: a draft fixes how each operand is loaded, so one traced case cannot
-    serve the others. Cases the draft's views do not bind are drafted again per ranks as well.
-    `draft_info`: the group's draft (None when it was refused); its traced case's pattern is not
-    drafted again. Returns (the report, each redrafted case's result taken from its new draft; the
-    new drafts' info)."""
+def _redraft_failed(job, opdir: Path, log: Log, group: CaseSet, report: CaseReport, draft_info, suffix: str):
+    """The failed cases of a group drafted again, with the cases they share a key with, when one traced
+    case cannot serve them: a draft fixes how each operand is loaded, so cases that broadcast in another
+    way (y of shape (N,) against x (M, N) in one case, (M, 1) or one element in another;
+    drafter/cases.broadcast_pattern) need their own; so do cases the draft's views do not bind (a rank
+    its dims cannot pack: a group norm's (B, C, H, W) against a 3-D case), keyed by their ranks as
+    well, and cases whose dtype variant does not verify (an operation the vector unit lacks in that
+    dtype, which a draft traced in that dtype may avoid: a Select of int16 values done in f32), keyed
+    by their dtypes. `draft_info`: the group's draft (None when it was refused); its traced case's key
+    is not drafted again. Returns (the report, each redrafted case's result taken from its new draft;
+    the new drafts' info)."""
     runs = {i: c for i, c in enumerate(group.cases) if isinstance(c, ReferenceRun)}
     pattern = {i: broadcast_pattern([np.shape(v) for v in c.tensor_inputs]) for i, c in runs.items()}
-    # a case the draft's views do not bind (a rank its dims cannot pack: a group norm's (B, C, H, W)
-    # against a 3-D case) is drafted again with the cases of its ranks
-    key = {i: (pattern[i], tuple(len(np.shape(v)) for v in runs[i].tensor_inputs)
-               if report.cases[i].stage in ("bind", "launch") else ()) for i in runs}
-    traced = next(((pattern[i], ()) for i, c in runs.items()
+    key = {i: (pattern[i],
+               tuple(len(np.shape(v)) for v in runs[i].tensor_inputs) if report.cases[i].stage in ("bind", "launch")
+               else (),
+               tuple(runs[i].dtypes) if report.cases[i].stage == "variant" else ()) for i in runs}
+    traced = next(((pattern[i], (), ()) for i, c in runs.items()
                    if draft_info is not None and c.case == draft_info.get("traced_case")), None)
     redo: dict[tuple, list[int]] = {}
     for i, res in enumerate(report.cases):
@@ -367,8 +370,8 @@ def _by_broadcast(job, opdir: Path, log: Log, group: CaseSet, report: CaseReport
             redo.setdefault(key[i], []).append(i)
     if len(set(key.values())) < 2 or not redo:
         return report, []
-    log(f"{sum(map(len, redo.values()))} failed cases broadcast in other ways than the traced case or have other "
-        f"ranks: {len(redo)} more drafts")
+    log(f"{sum(map(len, redo.values()))} failed cases broadcast in other ways than the traced case, have other "
+        f"ranks or dtypes its variants lack operations for: {len(redo)} more drafts")
     infos = []
     for k, members in enumerate(redo.values()):
         sub = CaseSet(group.path, group.format, [group.cases[i] for i in members], group.notes)

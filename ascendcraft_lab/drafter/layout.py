@@ -148,6 +148,8 @@ def plan_layout(g: Graph) -> Layout:
     picked = [n for n in nodes if n.op in INDEX_OPS]
     if picked:
         return _index_layout(nodes, outputs, picked)
+    if _interleaved(outputs):
+        return _interleave_layout(nodes, outputs)
     if any(n.op in ("pad", "roll") or (n.op == "flip" and n.is_tensor and len(n.shape) - 1 in n.attrs["axes"])
            for n in nodes):
         return _remap_layout(nodes, outputs)
@@ -1069,6 +1071,46 @@ def check_remap(out: Node) -> None:
         what = "a constant pad" if constant else "elementwise work"
         raise Unsupported(f"{what} of a {x.dtype} tensor in the remap template (Select and vector arithmetic take "
                           "float32 and float16 here)")
+
+
+INTERLEAVED = ("float32", "float16", "bfloat16", "int16", "int32")
+
+
+def _interleaved(outputs: list) -> bool:
+    """The one output is a cat along its last axis of one-element parts (torch.stack(..., dim=-1))."""
+    o = outputs[0] if len(outputs) == 1 else None
+    return o is not None and o.op == "cat" and len(o.shape) >= 2 and o.attrs["axis"] == len(o.shape) - 1 and \
+        all(p.shape[-1] == 1 for p in o.args) and len(o.args) > 1
+
+
+def _interleave_layout(nodes: list, outputs: list) -> Layout:
+    """torch.stack along a new last axis (see remap.InterleaveWriter): each part elementwise work on
+    inputs of the parts' shape, viewed with a last axis of 1."""
+    out = outputs[0]
+    inner = tuple(out.shape[:-1])
+    viewed = inner + (1,)
+    for p in out.args:
+        q = p.args[0] if p.op == "reshape" else p
+        if tuple(q.shape) not in (inner, viewed):
+            raise Unsupported("a `cat` along the last axis of one-element parts that are not stacked tensors (an "
+                              "interleave of slices)")
+        for n in _walk(q):
+            if n.op == "reshape" and n.args[0].op == "input" and tuple(n.args[0].shape) == inner:
+                continue                          # an input viewed with the new axis of 1
+            if n.is_tensor and (n.op not in ELEMENTWISE | {"input"} or tuple(n.shape) not in (inner, viewed)):
+                raise Unsupported(f"a `{n.op}` of shape {tuple(n.shape)} in a part of a stack along the last axis "
+                                  f"(the interleave template stacks elementwise work on inputs of shape {inner})")
+            if n.op == "param":
+                raise Unsupported("a Model parameter stacked along the last axis")
+    if out.dtype not in INTERLEAVED:
+        raise Unsupported(f"a stack of {out.dtype} tensors along the last axis (the Gather that interleaves them moves "
+                          "2- and 4-byte elements)")
+    if out.dtype in ("bfloat16", "int16", "int32") and any(
+            n.is_tensor and n.op not in ("input", "reshape", "cat") for n in nodes):
+        raise Unsupported(f"elementwise work on {out.dtype} tensors stacked along the last axis")
+    lay = Layout("interleave_last", tuple(out.shape), (), nodes=nodes, outputs=outputs)
+    lay.space = {id(n): "full" if n.is_tensor else "scalar" for n in nodes}
+    return lay
 
 
 def _resize_layout(nodes: list, outputs: list, resized: list) -> Layout:

@@ -392,3 +392,158 @@ def _describe(m: Node) -> str:
     if m.op == "roll":
         return "torch.roll (" + ", ".join(f"dim {a} by {s}" for a, s in sorted(m.attrs["shifts"].items())) + ")"
     return f"torch.flip{tuple(m.attrs['axes'])}"
+
+
+class InterleaveWriter(Writer):
+    """The interleave template: torch.stack of K tensors along a new last axis (a cat of one-element
+    parts along the last axis). Output row r, viewed as N * K elements, holds element j // K of part
+    j % K: the parts' rows are loaded (and computed, when a part is elementwise work on inputs) whole,
+    then every tile of output columns is K Gathers at the source position floor((j + 0.5) / K) and a
+    Select per part by the lane's part number j - K * floor(...) (the vector unit's index arithmetic on
+    iota, f32). Half and int16 values are selected in f32 (exact both ways); an int32 pair is blended as
+    g0 + (g1 - g0) * s in i32, exact by two's complement wrap-around, as Select takes float types."""
+
+    template = "interleave_last"
+    whole_rows = True
+
+    def __init__(self, g, lay, op_name, live):
+        self.node: Node = lay.outputs[0]
+        self.parts = [p.args[0] if p.op == "reshape" else p for p in self.node.args]
+        super().__init__(g, lay, op_name, live)
+
+    def dim_names(self, rank):
+        return {2: ("N", "K"), 3: ("B", "N", "K"), 4: ("B", "M", "N", "K")}.get(rank) or \
+            tuple(f"D{i}" for i in range(rank - 1)) + ("K",)
+
+    def _collect(self):
+        g = self.g
+        leaves = {n.attrs["index"]: n for n in self.lay.nodes if n.op == "input" and n.is_tensor}
+        for i, desc in enumerate(g.inputs):
+            if desc.get("kind") != "tensor":
+                continue
+            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            if i not in leaves:
+                raise Unsupported(f"input `{pyname}` that the stack does not read")
+            t = Tensor(self.namer.fresh(pyname), leaves[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
+            self.tensors.append(t)
+            self.loaded[id(leaves[i])] = t
+        self.collect_scalars()
+        self.out_tensors.append(Tensor(self.namer.fresh("y"), self.node, "Out", self.node.dtype, "",
+                                       shape=tuple(self.node.shape)))
+
+    @property
+    def k(self) -> int:
+        return len(self.parts)
+
+    def _part_view(self) -> str:
+        outer = self.dims[:-2]
+        return "(" + (("(" + ", ".join(outer) + "), ") if len(outer) > 1 else
+                      (outer[0] + ", ") if outer else "") + self.dims[-2] + ("," if not outer else "") + ")"
+
+    def _out_view(self) -> str:
+        outer = self.dims[:-2]
+        row = f"({self.dims[-2]}, {self.k})"
+        if not outer:
+            return f"({row},)"
+        return "(" + ("(" + ", ".join(outer) + ")" if len(outer) > 1 else outer[0]) + f", {row})"
+
+    def host_tensor(self) -> str:
+        x = self.tensors[0]
+        dims = ", ".join(self.dims[:-1])
+        return f"{x.name}: Tensor[{DTYPE[x.dtype]}, ({dims}{',' if len(self.dims) == 2 else ''})]"
+
+    def kernel_signature(self) -> str:
+        params = [f"{t.name}: GM[{DTYPE[t.dtype]}, {self._part_view()}]" for t in self.tensors]
+        params += [f"{n}: {dt}" for n, dt in self.kernel_scalars]
+        y = self.out_tensors[0]
+        params += [f"{y.name}: Out[{DTYPE[y.dtype]}, {self._out_view()}]", "t: Tiling"]
+        one = f"def {self.op_name}({', '.join(params)}):"
+        return one if len(one) <= 100 else f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+
+    def _rows(self) -> str:
+        outer = self.dims[:-2]
+        return " * ".join(outer) if outer else "1"
+
+    def host_body(self) -> list[str]:
+        return [f"cores, per_core = core_split({self._rows()})      # one output row per core step",
+                f"tile = fit_tile({DTYPE[self.node.dtype]})"]
+
+    def launch_fields(self) -> str:
+        return f", rows=per_core, tile=min(tile, {self.dims[-2]} * {self.k})"
+
+    def docstring(self) -> str:
+        return (f"Drafted from {self.source}: torch.stack of {self.k} tensors along a new last axis (interleave "
+                "template); each part's row is loaded whole, and every tile of output columns gathers the element "
+                "each lane reads from its part (iota, Cast floor, Gather) and selects the lane's part.")
+
+    def kernel_body(self) -> list[str]:
+        fresh = self.namer.fresh
+        dt = self.node.dtype
+        wide = dt in ("bfloat16", "int16")                   # selected in f32, exact both ways
+        rows = self._rows()
+        loop = "r" if self.dims[:-2] else "0"
+        body = [f"for r in core_rows(t.rows, {rows}):"] if self.dims[:-2] else ["for r in core_rows(t.rows, 1):"]
+        body.append("    with copyin:")
+        stage = Stage(self, {})
+        for t in self.tensors:
+            name = fresh(t.name + "u")
+            at = f"{loop}, :" if self.dims[:-2] else ":"
+            body.append(f"        {name} = load({t.name}[{at}])      # the part's row, whole")
+            stage.env[id(t.node)] = name
+        for n in self.lay.nodes:                 # an input viewed with the new axis of 1 is its row too
+            if n.op == "reshape" and n.args[0].op == "input" and id(n.args[0]) in stage.env:
+                stage.env[id(n)] = stage.env[id(n.args[0])]
+        comp = []
+        rowsrc = []
+        for p in self.parts:
+            if id(p) in stage.env and not wide:
+                rowsrc.append(stage.env[id(p)])
+                continue
+            if wide:
+                src = stage.value(p) if id(p) not in stage.env else stage.env[id(p)]
+                comp += stage.lines
+                stage.lines = []
+                name = fresh("p")
+                comp.append(f"{name} = cast({src}, f32)")
+            else:
+                name = stage.assign(fresh("p"), p)
+                comp += stage.lines
+                stage.lines = []
+            rowsrc.append(name)
+        if comp:
+            body += ["    with compute:"] + ["        " + l for l in comp]
+        k, n = self.k, self.dims[-2]
+        col, fl, sel, src, yu = fresh("col"), fresh("at"), fresh("which"), fresh("src"), fresh("yu")
+        inv = fmt_float(1.0 / k)
+        lines = [f"{col} = iota(c.len, c.start)          # the tile's output columns",
+                 f"{fl} = min(floor(({col} + 0.5) * {inv}), {n} - 1)          # the element's position in its part",
+                 f"{sel} = {col} - {k} * {fl}          # the lane's part, 0 .. {k - 1}",
+                 f"{src} = cast({fl}, i32)"]
+        if dt == "int32":
+            if k != 2:
+                raise Unsupported(f"a stack of {k} int32 tensors along the last axis (Select takes float types; "
+                                  "an int32 pair is blended exactly)")
+            g0 = fresh("g0")
+            lines += [f"{g0} = take({rowsrc[0]}, {src})",
+                      f"{yu} = {g0} + (take({rowsrc[1]}, {src}) - {g0}) * cast({sel}, i32)"
+                      "          # exact: i32 arithmetic wraps"]
+        else:
+            acc = fresh("g")
+            lines.append(f"{acc} = take({rowsrc[0]}, {src})          # vector Gathers from the parts' rows")
+            for j in range(1, k):
+                nxt = yu if j == k - 1 and not wide else fresh("g")
+                lines.append(f"{nxt} = where({sel} == {fmt_float(float(j))}, take({rowsrc[j]}, {src}), {acc})")
+                acc = nxt
+            if wide:
+                rnd = ', round="rint"' if dt == "bfloat16" else ""
+                lines.append(f"{yu} = cast({acc}, {DTYPE[dt]}{rnd})")
+        body.append(f"    for c in tiles({n} * {k}, t.tile):")
+        body += ["        with compute:"] + ["            " + l for l in lines]
+        at = "r, c" if self.dims[:-2] else "c"
+        body += ["        with copyout:", f"            store({self.out_tensors[0].name}[{at}], {yu})"]
+        return body
+
+    def scaled_shapes(self, shapes: dict) -> dict:
+        """Every dim x64 but the last: the parts' rows are held whole in UB."""
+        return {name: tuple(d if i == len(shp) - 1 else d * 64 for i, d in enumerate(shp))
+                for name, shp in shapes.items()}

@@ -6,7 +6,7 @@ from .datadep import DatadepWriter
 from .index import IndexWriter
 from .planes import PlanesWriter
 from .pool import PoolWriter
-from .remap import RemapWriter
+from .remap import InterleaveWriter, RemapWriter
 from .resize import GridInputWriter, GridSampleWriter, ResizeWriter
 from .sort import SortWriter
 from .templates import ColsWriter, MapWriter, RowsWriter, WindowsWriter
@@ -16,6 +16,6 @@ from .views import PermuteWriter, SplitWriter
 WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter,
            "planes": PlanesWriter, "bcast": BroadcastWriter, "bcast_fold": FoldedBroadcastWriter, "pool": PoolWriter,
            "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, "gridinput": GridInputWriter,
-           "remap": RemapWriter,
+           "remap": RemapWriter, "interleave_last": InterleaveWriter,
            **TOTAL_WRITERS, "permute": PermuteWriter, "split": SplitWriter, "sort": SortWriter,
            "histc": DatadepWriter, "interleave": DatadepWriter, "nonzero": DatadepWriter}

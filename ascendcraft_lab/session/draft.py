@@ -17,8 +17,13 @@ import numpy as np
 
 from ..drafter.cases import broadcast_pattern, case_signature, fit_live, generalize, largest_cases
 from ..drafter.draft import DraftError, draft_from_trace, draft_reference, kernel_name
+from ..dsl.errors import DslError
+from ..dsl.generic import VariantMismatch, binding_for, instantiate, variants
+from ..dsl.parser import parse
+from ..dsl.verifier import verify
 from ..engines.llm.draft import draft_with_llm
 from ..engines.llm.engine import LlmEngineError, client_from_environment
+from ..passes.variants import variant_program
 from ..reference import ReferenceError, ReferenceRun, load_cases, reference_format, run_jobs
 
 HOW = ("drafter", "llm")
@@ -146,11 +151,40 @@ def draft_for_cases(reference, pick: ReferenceRun, runs: list[ReferenceRun], *, 
     cast = "float32" if any(d in ("float16", "bfloat16") for d in pick.dtypes) else None
     if pick.dtypes and len(set(pick.dtypes)) == 1 and pick.dtypes[0] in ("int8", "int16", "int32"):
         cast = "float32:integers"
+    d, text, notes = _draft_traced(reference, pick, runs, cast, soc, timeout)
+    if cast is not None and not _serves(text, pick, soc):
+        # the float32 draft uses an operation the vector unit lacks in the case's dtype (a Select of
+        # int16 values): a draft traced in that dtype may choose another way (select in f32, exactly)
+        try:
+            own = _draft_traced(reference, pick, runs, None, soc, timeout)
+        except DraftError:
+            own = None
+        if own is not None and _serves(own[1], pick, soc):
+            d, text, notes = own[0], own[1], [*own[2], f"traced in {pick.dtypes[0]}: the float32 draft's "
+                                               f"{pick.dtypes[0]} variant lacks an operation"]
+    text = fit_live(text, largest_cases(text, runs), soc)
+    return DraftOutcome(text, d.template, [*d.notes, *notes], pick.case)
+
+
+def _draft_traced(reference, pick: ReferenceRun, runs: list[ReferenceRun], cast, soc, timeout):
+    """(draft, generalized text, notes) of `pick` traced with its inputs cast to `cast` (None: as they are)."""
     traced = run_jobs([{"mode": "trace", "path": str(reference), "case": pick.case, "cast_inputs": cast}],
                       timeout=timeout)[0]
     if isinstance(traced, ReferenceError):
         raise DraftError(str(traced).splitlines()[0])
     d = draft_from_trace(traced["graph"], name=kernel_name(reference), soc=soc, source=Path(reference).name)
     text, notes = generalize(d.text, [case_signature(r) for r in runs])
-    text = fit_live(text, largest_cases(text, runs), soc)
-    return DraftOutcome(text, d.template, [*d.notes, *notes], pick.case)
+    return d, text, notes
+
+
+def _serves(text: str, pick: ReferenceRun, soc) -> bool:
+    """Does the variant of the generic draft that `pick`'s dtypes select verify?"""
+    try:
+        program = parse(text, "kernel.dsl.py")
+        binding = binding_for(program, list(pick.dtypes))
+        variant = instantiate(program, binding) if dict(binding) == variants(program)[0] else \
+            variant_program(program, binding)
+        verify(variant, soc)
+    except (DslError, VariantMismatch):
+        return False
+    return True

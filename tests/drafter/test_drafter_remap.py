@@ -49,3 +49,25 @@ def test_a_reflect_pad_as_wide_as_the_axis_is_refused_as_pytorch_refuses_it(ref_
     with pytest.raises(DraftError) as exc:       # PyTorch itself raises: the trace fails first
         draft_reference(path)
     assert "\n" not in str(exc.value)
+
+
+STACKS = [  # (name, forward body, inputs, a line the draft must hold)
+    ("three_parts", "torch.stack([x, x * y, y], dim=-1)", "[torch.randn(2, 3, 7), torch.randn(2, 3, 7)]",
+     "g1 = where(which == 1.0, take(p, src), g)"),
+    ("int32_pair", "torch.stack([x, y], -1)",
+     "[torch.randint(-2**31, 2**31 - 1, (3, 13), dtype=torch.int32), torch.randint(-2**31, 2**31 - 1, (3, 13), "
+     "dtype=torch.int32)]", "(take(yu, src) - g0) * cast(which, i32)"),
+]
+
+
+@pytest.mark.parametrize("name,body,inputs,line", STACKS, ids=[c[0] for c in STACKS])
+def test_a_stack_along_the_last_axis_interleaves_by_gathers_and_matches_pytorch_on_the_emulator(ref_dir, name, body,
+                                                                                                 inputs, line):
+    # an int32 pair is blended g0 + (g1 - g0) * s, exact only if the i32 arithmetic wraps: the extreme
+    # values of randint make (g1 - g0) overflow in most lanes
+    path = write_ref(ref_dir, f"{name}_ref", f"def forward(self, x, y):\n    return {body}", inputs)
+    draft = draft_reference(path)
+    assert draft.template == "interleave_last" and line in draft.text, draft.text
+    verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path))
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text

@@ -446,11 +446,15 @@ class FoldedBroadcastWriter(LoopWriter):
     def _store_index(self, off: str) -> str:
         """The output's index, moved by `off` (a dim expression) along the concatenation axis."""
         index = self._index[self.out_tensors[0].name].split(", ")
-        if off == "0":
+        if self.cat_axis is None:
             return ", ".join(index)
         group_of = {a: j for j, g in enumerate(self.groups) for a in g}
         j = group_of[self.cat_axis]
         v = self._var(j)
+        if v in ("c", "k") and self.dims[self.cat_axis] == "1":
+            v = "0"                   # a part one long along the axis: its tile has no such axis, a scalar index
+        elif off == "0":
+            return ", ".join(index)
         index[j] = off if v == "0" else f"{v} + {off}" if v not in ("c", "k") else f"{v}.start + {off}:{v}.start + {off} + {v}.len"
         return ", ".join(index)
 

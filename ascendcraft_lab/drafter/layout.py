@@ -150,7 +150,7 @@ def plan_layout(g: Graph) -> Layout:
         return _index_layout(nodes, outputs, picked)
     if _interleaved(outputs):
         return _interleave_layout(nodes, outputs)
-    if any(n.op in ("pad", "roll") or (n.op == "flip" and n.is_tensor and len(n.shape) - 1 in n.attrs["axes"])
+    if any(n.op in ("pad", "roll", "tile") or (n.op == "flip" and n.is_tensor and len(n.shape) - 1 in n.attrs["axes"])
            for n in nodes):
         return _remap_layout(nodes, outputs)
     if any(n.op in ("slice", "cat", "flip") for n in nodes) and not any(n.op in ("reduce", "scan", "pick") for n in nodes):
@@ -986,7 +986,7 @@ def _remap_layout(nodes: list, outputs: list) -> Layout:
     if len(outputs) != 1 or not outputs[0].is_tensor:
         raise Unsupported("a pad, flip or roll beside other outputs (the remap template drafts one output)")
     for n in nodes:
-        if n.is_tensor and n.op not in ELEMENTWISE | LEAVES | {"pad", "roll", "flip", "reshape"}:
+        if n.is_tensor and n.op not in ELEMENTWISE | LEAVES | set(REMAP_OPS) | {"reshape"}:
             raise Unsupported(f"a `{n.op}` beside a pad, flip or roll (the remap template moves the elements of one "
                               "input, with elementwise work before and after)")
         if n.op == "reshape" and n.is_tensor:
@@ -997,7 +997,7 @@ def _remap_layout(nodes: list, outputs: list) -> Layout:
     return lay
 
 
-REMAP_OPS = ("pad", "roll", "flip")
+REMAP_OPS = ("pad", "roll", "flip", "tile")
 REMAP_MOVED = ("float32", "float16", "bfloat16", "int32", "int16")   # the dtypes Gather moves (2 and 4 bytes)
 REMAP_ARITH = ("float32", "float16")                                 # the dtypes with vector arithmetic and Select
 
@@ -1008,6 +1008,8 @@ def touches(m: Node, a: int) -> bool:
         return a in m.attrs["pads"]
     if m.op == "roll":
         return a in m.attrs["shifts"]
+    if m.op == "tile":
+        return a in m.attrs["reps"]
     return a in m.attrs["axes"]
 
 
@@ -1094,14 +1096,17 @@ def _interleave_layout(nodes: list, outputs: list) -> Layout:
         if tuple(q.shape) not in (inner, viewed):
             raise Unsupported("a `cat` along the last axis of one-element parts that are not stacked tensors (an "
                               "interleave of slices)")
-        for n in _walk(q):
-            if n.op == "reshape" and n.args[0].op == "input" and tuple(n.args[0].shape) == inner:
-                continue                          # an input viewed with the new axis of 1
-            if n.is_tensor and (n.op not in ELEMENTWISE | {"input"} or tuple(n.shape) not in (inner, viewed)):
-                raise Unsupported(f"a `{n.op}` of shape {tuple(n.shape)} in a part of a stack along the last axis "
-                                  f"(the interleave template stacks elementwise work on inputs of shape {inner})")
-            if n.op == "param":
-                raise Unsupported("a Model parameter stacked along the last axis")
+        nodes_q = [n for n in _walk(q) if n.is_tensor and not (n.op == "reshape" and n.args[0].op == "input"
+                                                                and tuple(n.args[0].shape) == inner)]
+        for n in nodes_q:                         # (an input viewed with the new axis of 1 is that input)
+            if n.op not in ELEMENTWISE | {"input", "reshape"}:
+                raise Unsupported(f"a `{n.op}` in a part of a stack along the last axis (the interleave template "
+                                  f"stacks elementwise work on inputs of the parts' shape {inner})")
+        for n in nodes_q:
+            if tuple(n.shape) not in (inner, viewed):
+                raise Unsupported(f"`{n.name or n.op}` of shape {tuple(n.shape)} in a part of a stack along the last "
+                                  f"axis (the interleave template stacks elementwise work on inputs of the parts' shape "
+                                  f"{inner})")
     if out.dtype not in INTERLEAVED:
         raise Unsupported(f"a stack of {out.dtype} tensors along the last axis (the Gather that interleaves them moves "
                           "2- and 4-byte elements)")

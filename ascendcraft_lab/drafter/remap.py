@@ -79,11 +79,17 @@ def roll_node(x: Node, shifts, dims) -> Node:
     return Node("roll", (x,), {"shifts": per_axis}, x.shape, x.dtype)
 
 
+def tile_node(x: Node, reps: dict) -> Node:
+    """x.repeat(...) / torch.tile along the axes of `reps` (axis -> copies): y[v] = x[v mod n]."""
+    shape = tuple(d * reps.get(a, 1) for a, d in enumerate(x.shape))
+    return Node("tile", (x,), {"reps": dict(reps)}, shape, x.dtype)
+
+
 @dataclass
 class Step:
     """One axis of one remap node: what output index v of that node reads along the axis."""
-    kind: str          # constant | reflect | replicate | circular | flip | roll
-    before: int = 0    # the padding before the input (a pad), or the shift (a roll)
+    kind: str          # constant | reflect | replicate | circular | flip | roll | tile
+    before: int = 0    # the padding before the input (a pad), the shift (a roll) or the copies (a tile)
     after: int = 0
     n: str = ""        # the input's length along the axis, as DSL text
 
@@ -147,6 +153,9 @@ class RemapWriter(Writer):
                     self.odims[a] = _plus(n, b + e)
                 elif m.op == "roll":
                     self.steps[a].insert(0, Step("roll", m.attrs["shifts"][a], 0, n))
+                elif m.op == "tile":
+                    self.steps[a].insert(0, Step("tile", m.attrs["reps"][a], 0, n))
+                    self.odims[a] = f"{_par(n)} * {m.attrs['reps'][a]}"
                 else:
                     self.steps[a].insert(0, Step("flip", 0, 0, n))
 
@@ -212,6 +221,8 @@ class RemapWriter(Writer):
             n = s.n
             if s.kind == "flip":
                 body.append(f"{u} = {n} - 1 - {v}")
+            elif s.kind == "tile":
+                body.append(f"{u} = {v} % {_par(n)}")
             elif s.kind == "roll":
                 body.append(f"{u} = ({v} - {_par(_shift(s.before, n))} + {n}) % {n}")
             elif s.kind == "circular":
@@ -246,6 +257,8 @@ class RemapWriter(Writer):
             w = _minus(v, s.before, "f")
             if s.kind == "flip":
                 lines.append(f"{u} = ({n} - 1) - {v}")
+            elif s.kind == "tile":          # v mod n: floor((v + 0.5) / n) is exact in f32 for rows below 2^23
+                lines.append(f"{u} = {v} - {_par(n)} * floor(({v} + 0.5) / {_par(n)})")
             elif s.kind in ("roll", "circular"):
                 if s.kind == "roll":
                     w = f"{v} - {_par(_shift(s.before, n))}"
@@ -391,6 +404,8 @@ def _describe(m: Node) -> str:
         return f"F.pad {m.attrs['mode']}{value} ({pads})"
     if m.op == "roll":
         return "torch.roll (" + ", ".join(f"dim {a} by {s}" for a, s in sorted(m.attrs["shifts"].items())) + ")"
+    if m.op == "tile":
+        return "a repeat (" + ", ".join(f"dim {a} {r} times" for a, r in sorted(m.attrs["reps"].items())) + ")"
     return f"torch.flip{tuple(m.attrs['axes'])}"
 
 

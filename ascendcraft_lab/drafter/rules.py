@@ -15,7 +15,7 @@ from typing import Callable
 from . import graph as G
 from .graph import Builder, Graph, Node, Unsupported
 from .norms import MODULE_RULES
-from .remap import pad_node, roll_node
+from .remap import pad_node, roll_node, tile_node
 from .resize import affine_grid_node, grid_sample_node, resize_node
 
 _REQUIRED = object()
@@ -1433,8 +1433,9 @@ def _repeat_along(b, x: Node, reps: list, what: str) -> Node:
     along = [a for a, r in enumerate(reps) if r != 1]
     if not along:
         return x
-    if len(along) > 1:
-        raise Unsupported(f"{what}{tuple(reps)} along more than one axis (a repeat is a `cat` of copies along one axis)")
+    if len(along) > 1 or len(x.shape) == 1:
+        # copies along several axes (or of a whole 1-D tensor): an index map per axis, y[v] = x[v mod n] (remap.py)
+        return tile_node(x, {a: int(reps[a]) for a in along})
     return _cat(b, [x] * reps[along[0]], along[0])
 
 
@@ -2115,7 +2116,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return Node("full", args, attrs, n.shape, n.dtype)
     if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "split", "diag", "triu", "tril", "argreduce",
               "gather", "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize", "affine_grid",
-              "grid_sample", "sort", "histc", "interleave", "nonzero", "pad", "roll"):
+              "grid_sample", "sort", "histc", "interleave", "nonzero", "pad", "roll", "tile"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

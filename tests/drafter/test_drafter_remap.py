@@ -1,5 +1,5 @@
-"""Elements moved within rows (issue 17): F.pad in every mode, a flip along the last axis and
-torch.roll are index maps per axis; the remap template loads each output row's source row whole and
+"""Elements moved within rows (issue 17): F.pad in every mode, a flip along the last axis,
+torch.roll and repeats along several axes are index maps per axis; the remap template loads each output row's source row whole and
 reads its columns with one Gather at positions computed on the vector unit. Each case runs on the
 emulator at a shape whose rows are not whole vector repeats, so padding lanes are exercised."""
 from __future__ import annotations
@@ -20,6 +20,7 @@ CASES = [  # (name, forward body, inputs, a line the draft must hold)
     ("roll_circular", "F.pad(torch.roll(x, shifts=(2, -3), dims=(1, 2)), (4, 3), mode='circular')",
      "[torch.randn(2, 7, 13)]", "src1 = where(src1 < 0.0, src1 + W, src1)"),
     ("flip_half", "x.flip(-1, 0)", "[torch.randn(5, 19).half()]", "= (W - 1) - col"),
+    ("repeat_two_axes", "x.repeat(2, 3) * 2.0", "[torch.randn(5, 13)]", "src = col - W * floor((col + 0.5) / W)"),
 ]
 
 

@@ -31,6 +31,9 @@ The compute type is chosen per statement, as AscendC requires (`promote`):
   the wrap, so one wrap per statement serves a chain). An order operation of such a sum in the
   same statement (relu(x + y)) would see it unwrapped, and a product of two int8 values is not
   exact in f16: both are a DslError of that variant, and so one failing line per int8 case.
+- int64 tiles compute in their own type too, but Compare has no int64 form: a test against zero
+  (`x != 0`, torch.nonzero's) is `cast(x, f32) != 0.0`, exact since the cast maps zero, and only
+  zero, to zero.
 - f32 and the other integer types compute in their own type; an operation the vector unit does not
   offer for that type (the ops table lists each operation's tile dtypes) is a verifier error
   of that variant, reported as the failure of the input sets that need it.
@@ -135,6 +138,7 @@ def _promotable(program: Program) -> bool:
 
 def promote(program: Program) -> Program:
     """Compute the half-type tiles of a variant in f32 and the int8 tiles in f16 (the module docstring's rule)."""
+    program = _int64_zero_tests(program)
     if not _promotable(program):
         return program
     low = {p.name: p.dtype for p in program.tensors() if p.dtype_var is not None and p.dtype in COMPUTE_TYPE}
@@ -291,6 +295,30 @@ class _Promoter:
                                self.program.path, self.program.source)
             body.append(st)
         return replace(stage, body=tuple(body))
+
+
+def _int64_zero_tests(program: Program) -> Program:
+    """In an int64 variant, `x == 0` / `x != 0` of a tile loaded from a T tensor as `cast(x, f32) == 0.0`:
+    Compare has no int64 form, and the cast keeps zero and only zero at zero (torch.nonzero of an int64
+    tensor). Any other int64 arithmetic stays as it is (and fails its variant where the unit lacks it)."""
+    wide = {p.name for p in program.tensors() if p.dtype_var is not None and p.dtype is DType.i64}
+    if not wide:
+        return program
+    tiles = {s.target for s, _ in walk_stmts(program.kernel.body) if isinstance(s, Load) and s.src.tensor in wide}
+
+    def zero(e) -> bool:
+        return isinstance(e, Const) and not isinstance(e.value, bool) and e.value == 0
+
+    def rewrite(e: Expr) -> Expr:
+        if isinstance(e, Call) and e.op in ("eq", "ne") and len(e.args) == 2:
+            a, b = e.args
+            if isinstance(b, Name) and b.id in tiles and zero(a):
+                a, b = b, a
+            if isinstance(a, Name) and a.id in tiles and zero(b):
+                cast = Call("cast", (a, DTypeRef(DType.f32), Str("none")), span=e.span)
+                return replace(e, args=(cast, Const(0.0, "float", span=b.span)))
+        return e
+    return replace(program, kernel=replace(program.kernel, body=map_exprs(program.kernel.body, rewrite)))
 
 
 def _stores_after(stmts) -> list[Store]:

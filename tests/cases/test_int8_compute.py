@@ -83,3 +83,30 @@ def test_an_integer_variant_takes_its_float_scalar_parameters_as_integers_as_pyt
     assert [p.dtype for p in verify(instantiate(program, {"T": DType.f32})).scalars] == [DType.f32]
     x = np.arange(-5, 5, dtype=np.int32)
     assert np.array_equal(run(v, {"x": x, "y": x, "alpha": 3})["z"], x + 3 * x)
+
+
+I64_TEST = """@host
+def tiling(x: Tensor[T, (*S,)]):
+    chunk = align_up(cdiv(S, VECTOR_CORES), 32)
+    tile = ub_elems(f32, live=3)
+    return Launch(cdiv(S, chunk), chunk=chunk, tile=min(tile, chunk))
+
+
+@kernel(T=(f32, i64))
+def k(x: GM[T, (*S,)], z: Out[f32, (*S,)], t: Tiling):
+    for part in core_chunk(t.chunk, S):
+        for c in tiles(part, t.tile):
+            with copyin:
+                xu = load(x[c])
+            with compute:
+                zu = where(xu != 0, 1.0, 0.0)
+            with copyout:
+                store(z[c], zu)
+"""
+
+
+def test_an_int64_variant_tests_for_zero_through_f32_which_keeps_zero_and_only_zero_at_zero():
+    # Compare has no int64 form: without the rewrite this variant does not verify
+    v = verify(instantiate(parse(I64_TEST, "k.dsl.py"), {"T": DType.i64}))
+    x = np.array([0, 1, -1, 2**40, -(2**62), 2**63 - 1, 0, 7], np.int64)
+    assert np.array_equal(run(v, {"x": x})["z"], (x != 0).astype(np.float32))

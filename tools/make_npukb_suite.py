@@ -173,6 +173,30 @@ STACK_CASES = [([16, 1024], 1), ([13, 2011], 0), ([3, 5, 7], 3), ([2, 3, 4, 65],
 REPEAT_CASES = [([16, 1024], [2, 1]), ([13, 201], [1, 3]), ([3, 5, 7], [2, 1, 1]), ([2, 3, 4, 65], [1, 2, 1, 1]),
                 ([7], [4]), ([4, 1, 8, 16], [1, 3, 1, 1])]
 
+# elements moved within rows (the remap template): pads of every mode, rolls, flips along any axes
+# F.pad in a mode other than constant pads the last 1-3 dims of a 2-5-d input (as PyTorch requires)
+PAD_CASES = [([16, 1024], [3, 5], "constant", 0.0), ([4, 13, 201], [2, 2, 1, 0], "reflect", None),
+             ([3, 5, 7], [1, 2], "replicate", None), ([3, 4, 65], [4, 3], "circular", None),
+             ([2, 3, 9, 17], [2, 3, 1, 2], "reflect", None), ([2, 2, 3, 4, 33], [1, 1, 1, 1, 1, 1], "replicate", None),
+             ([7, 33], [-2, 4], "constant", 1.5), ([1000], [3, 5], "constant", -1.0), ([4, 1, 8, 16], [0, 0, 2, 2], "circular", None)]
+ROLL_CASES = [([16, 1024], [3], [1]), ([13, 201], [-5, 2], [1, 0]), ([3, 5, 7], [2], [-1]), ([2, 3, 4, 65], [70], [3]),
+              ([1000], [-1], [0]), ([2, 3, 17, 19], [1, 4], [2, 3])]
+FLIP_CASES = [([16, 1024], [1]), ([13, 2011], [0, 1]), ([3, 5, 7], [2]), ([2, 3, 4, 65], [1, 3]), ([1000], [0]),
+              ([2, 2, 3, 4, 33], [0, 4]), ([5, 1], [1])]
+
+
+def pad_cases():
+    """Per case: pad sizes, mode and value; a constant pad of floats only (its Select takes float types)."""
+    out = []
+    for i, (shape, pad, mode, value) in enumerate(PAD_CASES):
+        dtypes = FLOATS if mode == "constant" else LAYOUT_DTYPES
+        for d in (dtypes if i in (0, 1) else [dtypes[i % len(dtypes)]]):
+            out.append({"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": shape},
+                                   {"name": "pad", "type": "attr", "value": pad},
+                                   {"name": "mode", "type": "attr", "value": mode},
+                                   {"name": "value", "type": "attr", "value": value}]})
+    return out
+
 
 def two_input_cases(items, dtypes=LAYOUT_DTYPES, cat=True):
     """x and y: the same shape, y longer along dim by `extra` for a cat; the dim a per-case attribute."""
@@ -407,6 +431,15 @@ TASKS = {
         "41_Repeat": dict(doc="Layout: x.repeat(repeats), the repeats a per-case list.",
                           args="x: torch.Tensor, repeats", body="        return x.repeat(repeats)",
                           scale="4", shift="", cases=layout_cases(REPEAT_CASES, ("repeats",))),
+        "42_Pad": dict(doc="Layout: F.pad(x, pad, mode, value): constant, reflect, replicate or circular per case.",
+                       args="x: torch.Tensor, pad, mode, value", body="        return F.pad(x, pad, mode=mode, value=value)",
+                       scale="4", shift="", cases=pad_cases()),
+        "52_Roll": dict(doc="Layout: torch.roll(x, shifts, dims): a cyclic shift along the given dims.",
+                        args="x: torch.Tensor, shifts, dims", body="        return torch.roll(x, shifts, dims)",
+                        scale="4", shift="", cases=layout_cases(ROLL_CASES, ("shifts", "dims"))),
+        "61_Flip": dict(doc="Layout: torch.flip(x, dims), the last axis among them in most cases.",
+                        args="x: torch.Tensor, dims", body="        return torch.flip(x, dims)",
+                        scale="4", shift="", cases=layout_cases(FLIP_CASES, ("dims",))),
         # sorting along the last dim (Sort32 + MrgSort + Extract; stable: equal values keep their order)
         "43_Sort": sorting("Sort along the last dim, stable (values and int64 indices), ascending or descending.",
                            "dim: int, descending: bool",

@@ -899,14 +899,24 @@ def _permute_layout(nodes: list, outputs: list) -> Layout:
     moved = [n for n in nodes if n.op in ("permute", "transpose")]
     n = moved[0]
     what = f"`permute`{tuple(n.attrs['order'])}" if n.op == "permute" else "`permute` (a transpose)"
-    if len(moved) > 1 or len(outputs) != 1 or outputs[0] is not n:
+    inputs = [m for m in nodes if m.op in ("input", "param") and m.is_tensor]
+    if len(moved) > 1 or len(outputs) != 1 or len(inputs) != 1 or inputs[0].op != "input" or \
+            any(m.is_tensor and m.op not in ELEMENTWISE | {"input", "permute", "transpose"} for m in nodes):
         raise Unsupported(f"{what} combined with other operations (the permute template drafts one permute, "
-                          "transpose or movedim of an input as the whole forward)")
-    x = n.args[0]
-    if x.op != "input":
-        raise Unsupported(f"{what} of a value computed in forward (the permute template reads a Model input)")
+                          "transpose or movedim of a Model input, with elementwise work on it before and after)")
+    x = inputs[0]
+    before = {id(m) for m in _walk(n.args[0])}
+    for m in nodes:
+        if m.is_tensor and m.op != "input" and m is not n:
+            want = tuple(x.shape) if id(m) in before else tuple(outputs[0].shape)
+            if tuple(m.shape) != want:
+                raise Unsupported(f"{what} with a `{m.op}` of shape {tuple(m.shape)} beside it (elementwise work of "
+                                  "the input's or the result's shape)")
+    if (n.args[0] is not x or outputs[0] is not n) and x.dtype not in ("float32", "float16"):
+        raise Unsupported(f"{what} with elementwise work on a {x.dtype} tensor (vector arithmetic here takes float32 "
+                          "and float16)")
     lay = Layout("permute", tuple(x.shape), (), nodes=nodes, outputs=outputs)
-    lay.space = {id(x): "full", id(n): "full"}
+    lay.space = {id(m): "full" if m.is_tensor else "scalar" for m in nodes}
     return lay
 
 

@@ -15,6 +15,9 @@ runs stay contiguous, and that decides the kernel's shape ("form"):
              of 32 bytes), and one strided copy writes them into y, where x's last axis is axis
              j = p.index(r - 1) and the rows are that axis's stride apart.
 
+Elementwise work on the input before the permute and on its result after it (a GELU, then a
+transpose, then a scale) runs in the same compute stage, on the tile in UB: no GM round trip.
+
 The cores split the outer axes (their flat index, the scalar indices computed from it) when there
 are many of them, otherwise the longer of the tile's two axes (a 2-D transpose, an NCHW -> NHWC
 with a small batch). The permutation is the draft's: a reference whose cases pass other `dims`
@@ -27,7 +30,7 @@ from __future__ import annotations
 import math
 
 from .graph import Node, Unsupported
-from .templates import DTYPE, Writer
+from .templates import DTYPE, Stage, Writer
 
 BLOCK = 64            # rows and columns of a transpose block: six 64 x 64 f32 tiles are 96 KiB of UB
 MAX_COLS = 2040       # f32 columns of a row whose pitch is a vector repeat stride (255 blocks)
@@ -39,7 +42,7 @@ class PermuteWriter(Writer):
     template = "permute"
 
     def __init__(self, g, lay, op_name, live):
-        self.node: Node = lay.outputs[0]
+        self.node: Node = next(n for n in lay.nodes if n.op in ("permute", "transpose"))
         super().__init__(g, lay, op_name, live)
         r = len(lay.base)
         self.order = list(self.node.attrs["order"]) if self.node.op == "permute" else \
@@ -127,17 +130,40 @@ class PermuteWriter(Writer):
         y_rows = self.order.index(rows_x)
         yi[y_rows], yi[self.order.index(cols_x)] = mi, ni
         xu, yu = self.namer.fresh(x.name + "u"), self.namer.fresh(y.name + "u")
-        if self.form == "rows":
-            compute = f"{yu} = {xu}                     # UB -> UB: the rows go out as they came in"
-        else:
-            compute = f"{yu} = transpose({xu})          # {ni}.len rows of {mi}.len, in UB"
         emit("with copyin:")
         emit(f"    {xu} = load({x.name}[{', '.join(xi)}])")
         emit("with compute:")
-        emit(f"    {compute}")
+        for line in self._compute(xu, yu, f"{ni}.len rows of {mi}.len"):
+            emit(f"    {line}")
         emit("with copyout:")
         emit(f"    store({y.name}[{', '.join(yi)}], {yu})")
         return body
+
+    def _compute(self, xu: str, yu: str, shape: str) -> list[str]:
+        """The compute stage: elementwise work on the input (`pre`), the transpose (when the last axis
+        moves), elementwise work on the result, the last line assigning `yu`."""
+        out = self.lay.outputs[0]
+        pre = self.node.args[0]
+        stage = Stage(self, {id(pre if pre.op == "input" else _input_of(pre)): xu})
+        lines: list[str] = []
+        v = xu
+        if pre.op != "input":
+            v = stage.assign(self.namer.fresh("v"), pre)
+            lines += stage.lines
+            stage.lines = []
+        if self.form == "transpose":
+            t = self.namer.fresh("tu")
+            lines.append(f"{t} = transpose({v})          # {shape}, in UB")
+            v = t
+        if out is not self.node:
+            stage.env[id(self.node)] = v
+            v = stage.assign(self.namer.fresh("w"), out)
+            lines += stage.lines
+        if v == xu:
+            return [f"{yu} = {xu}                     # UB -> UB: the rows go out as they came in"]
+        target, rest = lines[-1].split(" = ", 1)
+        lines[-1] = f"{yu} = {rest}"
+        return lines
 
     def host_body(self) -> list[str]:
         rows_x, cols_x, _ = self._tile_axes()
@@ -182,6 +208,20 @@ class PermuteWriter(Writer):
                    "at computed offsets) turns each into rows along the input's last axis in UB, and one strided "
                    "copy writes them out")
         return f"Drafted from {self.source}: permute{order} (permute template); {how}."
+
+
+def _input_of(n: Node) -> Node:
+    """The one input an elementwise chain reads."""
+    stack, seen = [n], set()
+    while stack:
+        m = stack.pop()
+        if id(m) in seen or not isinstance(m, Node):
+            continue
+        seen.add(id(m))
+        if m.op == "input":
+            return m
+        stack.extend(m.args)
+    raise Unsupported("internal: a permute of no input")
 
 
 class SplitWriter(Writer):

@@ -31,7 +31,7 @@ REFUSED = {
     "no_middle_permute": ("def forward(self, a, b):\n    return a.permute(1, 0, 2) @ b",
                           "[torch.randn(4, 5, 6), torch.randn(6, 3)]", ["permute(1, 0, 2) beside a matrix product",
                                                                          "reference line"]),
-    "no_lone_transpose": ("def forward(self, a):\n    return a.t() + 1.0", "[torch.randn(4, 5)]",
+    "no_lone_transpose": ("def forward(self, a):\n    return a.t().sum(dim=0)", "[torch.randn(4, 5)]",
                           ["`permute` (a transpose) combined with other operations", "reference line"]),
 }
 CASES = {  # name -> (forward, get_inputs, write_ref keywords)

@@ -22,7 +22,8 @@ CASES = {  # name -> (forward's expression, get_inputs)
     **{name: (expr, "[torch.randn(3, 20, 33)]") for name, expr in SPELLINGS.items()},
     "heads": ("x.permute(0, 2, 1, 3)", "[torch.randn(2, 5, 3, 40)]"),
     "nhwc": ("x.permute(0, 2, 3, 1).contiguous()", "[torch.randn(2, 5, 9, 37)]"),
-    "mixed": ("x.permute(1, 0) * 2.0", "[torch.randn(8, 32)]"),
+    "mixed": ("x.permute(1, 0).sum(dim=-1)", "[torch.randn(8, 32)]"),
+    "fused": ("torch.relu(torch.sigmoid(x).transpose(1, 2) * 2.0 + 1.0)", "[torch.randn(2, 37, 21)]"),
     "chunk": ("x.chunk(3, dim=1)", "[torch.randn(4, 7, 19)]"),
     "unbind": ("torch.unbind(x, dim=1)", "[torch.randn(6, 3, 5)]"),
     "unbind_last": ("torch.unbind(x, dim=-1)", "[torch.randn(6, 5, 3)]"),
@@ -66,6 +67,15 @@ def test_nchw_to_nhwc_transposes_blocks_in_ub_and_matches_pytorch_on_the_emulato
     text = draft(traced, "nhwc").text
     assert "yu = transpose(xu)" in text, text
     verdict, emu, program = check_draft_on_emulator(text, traced["nhwc"][2]["run"])
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + text
+
+
+def test_elementwise_work_before_and_after_a_transpose_is_fused_into_its_compute_stage(traced):
+    # sigmoid(x) before the transpose and the arithmetic after it run on the tile in UB, no GM round trip
+    text = draft(traced, "fused").text
+    assert "= transpose(" in text and "sigmoid(xu)" in text, text
+    verdict, emu, program = check_draft_on_emulator(text, traced["fused"][2]["run"])
     assert emu.findings == [], render_run(emu, program)
     assert verdict.correct, verdict.summary() + "\n" + text
 

@@ -999,8 +999,9 @@ def _remap_layout(nodes: list, outputs: list) -> Layout:
         if n.is_tensor and n.op not in ELEMENTWISE | LEAVES | set(REMAP_OPS) | {"reshape"}:
             raise Unsupported(f"a `{n.op}` beside a pad, flip or roll (the remap template moves the elements of one "
                               "input, with elementwise work before and after)")
-        if n.op == "reshape" and n.is_tensor:
-            raise Unsupported(f"a reshape to {tuple(n.shape)} beside a pad, flip or roll")
+        if n.op == "reshape" and n.is_tensor and not (
+                n.args[0].op == "input" and any(m.op == "tile" and m.args[0] is n for m in nodes)):
+            raise Unsupported(f"a reshape to {tuple(n.shape)} beside a pad, flip or roll")   # (not a repeat's new axes)
     check_remap(outputs[0])
     lay = Layout("remap", tuple(outputs[0].shape), (), nodes=nodes, outputs=outputs)
     lay.space = {id(n): "full" if n.is_tensor else "scalar" for n in nodes}
@@ -1038,6 +1039,9 @@ def chain_of(out: Node) -> tuple[list[Node], list[Node], Node, Node]:
         raise Unsupported("two pads, flips or rolls with other work between them (the remap template composes "
                           "a chain of them applied one after another)")
     pre = maps[0].args[0]
+    if pre.op == "reshape" and pre.args[0].op == "input" and \
+            tuple(pre.shape) == (1,) * (len(pre.shape) - len(pre.args[0].shape)) + tuple(pre.args[0].shape):
+        pre = pre.args[0]            # a repeat that adds leading axes: the input seen with 1s in front
     inputs = {id(n): n for n in _walk(out) if n.op in ("input", "param") and n.is_tensor}
     if len(inputs) != 1:
         raise Unsupported("a pad, flip or roll beside another tensor input (the remap template reads one input)")

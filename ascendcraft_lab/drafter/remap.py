@@ -102,6 +102,10 @@ class RemapWriter(Writer):
         self.node: Node = lay.outputs[0]
         self.post, self.maps, self.pre, self.x = chain_of(self.node)
         super().__init__(g, lay, op_name, live)
+        self.rank = len(self.node.shape)
+        self.lead = self.rank - len(self.x.shape)     # axes a repeat adds in front: the input is 1 along them
+        for a in range(self.lead):
+            self.dims[a] = "1"
         self._plan_steps()
 
     def _collect(self):
@@ -126,7 +130,7 @@ class RemapWriter(Writer):
 
     @property
     def last_mapped(self) -> bool:
-        return bool(self.steps[len(self.x.shape) - 1])
+        return bool(self.steps[self.rank - 1])
 
     def dim_names(self, rank):
         return {1: ("W",), 2: ("H", "W"), 3: ("C", "H", "W"), 4: ("N", "C", "H", "W"),
@@ -135,7 +139,7 @@ class RemapWriter(Writer):
     def _plan_steps(self):
         """steps[a]: the maps along axis a from the output back to the input, each with its input length;
         odims[a]: the output's length along axis a, as DSL text."""
-        rank = len(self.x.shape)
+        rank = self.rank
         values = {m.attrs["value"] for m in self.maps if m.op == "pad" and m.attrs["mode"] == "constant"}
         if len(values) > 1:
             raise Unsupported("two constant pads of different values (the remap template selects one constant)")
@@ -155,7 +159,7 @@ class RemapWriter(Writer):
                     self.steps[a].insert(0, Step("roll", m.attrs["shifts"][a], 0, n))
                 elif m.op == "tile":
                     self.steps[a].insert(0, Step("tile", m.attrs["reps"][a], 0, n))
-                    self.odims[a] = f"{_par(n)} * {m.attrs['reps'][a]}"
+                    self.odims[a] = str(m.attrs["reps"][a]) if n == "1" else f"{_par(n)} * {m.attrs['reps'][a]}"
                 else:
                     self.steps[a].insert(0, Step("flip", 0, 0, n))
 
@@ -163,28 +167,35 @@ class RemapWriter(Writer):
     def _groups(self) -> list[list[int]]:
         """The axes of the kernel's views: the leading axes no map touches as one (the row's plane), then
         every axis from the first mapped outer one on by itself, the last axis last."""
-        rank = len(self.x.shape)
+        rank = self.rank
         outer = [a for a in range(rank - 1) if self.steps[a]]
         first = outer[0] if outer else rank - 1
         groups = [list(range(first))] if first else []
         groups += [[a] for a in range(first, rank)]
         return groups
 
-    def _view(self, dims) -> str:
+    def _view(self, dims, own: bool = False) -> str:
+        """A view over the groups; `own`: the input's, without the axes a repeat adds in front."""
         parts = []
         for gr in self._groups():
-            names = [dims[a] for a in gr]
-            parts.append(names[0] if len(names) == 1 else "(" + ", ".join(names) + ")")
+            names = [dims[a] for a in gr if not (own and a < self.lead)]
+            if names:
+                parts.append(names[0] if len(names) == 1 else "(" + ", ".join(names) + ")")
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+    def _own(self, idx: list[str]) -> list[str]:
+        """The input's index of the output groups' indices: none for a group of added axes only."""
+        return [i for gr, i in zip(self._groups(), idx) if any(a >= self.lead for a in gr)]
 
     def host_tensor(self) -> str:
         x = self.tensors[0]
-        dims = ", ".join(self.dims)
-        return f"{x.name}: Tensor[{DTYPE[x.dtype]}, ({dims}{',' if len(self.dims) == 1 else ''})]"
+        own = self.dims[self.lead:]
+        dims = ", ".join(own)
+        return f"{x.name}: Tensor[{DTYPE[x.dtype]}, ({dims}{',' if len(own) == 1 else ''})]"
 
     def kernel_signature(self) -> str:
         x, y = self.tensors[0], self.out_tensors[0]
-        params = [f"{x.name}: GM[{DTYPE[x.dtype]}, {self._view(self.dims)}]"]
+        params = [f"{x.name}: GM[{DTYPE[x.dtype]}, {self._view(self.dims, own=True)}]"]
         params += [f"{n}: {dt}" for n, dt in self.kernel_scalars]
         params += [f"{y.name}: Out[{DTYPE[y.dtype]}, {self._view(self.odims)}]", "t: Tiling"]
         one = f"def {self.op_name}({', '.join(params)}):"
@@ -215,8 +226,11 @@ class RemapWriter(Writer):
         input index and, for a constant pad, a scalar that is positive when the row is outside."""
         fresh = self.namer.fresh
         bad = None
-        base = self.dims[a].lower()
+        base = self.dims[a].lower() if self.dims[a].isidentifier() else f"i{a}"
         for s in self.steps[a]:
+            if s.kind == "tile" and s.n == "1":       # an axis the repeat adds: the input's only index
+                v = "0"
+                continue
             u = fresh(base)
             n = s.n
             if s.kind == "flip":
@@ -251,7 +265,7 @@ class RemapWriter(Writer):
         fresh = self.namer.fresh
         bad = []
         v = col
-        for s in self.steps[len(self.x.shape) - 1]:
+        for s in self.steps[self.rank - 1]:
             u = fresh("src")
             n = s.n
             w = _minus(v, s.before, "f")
@@ -275,7 +289,7 @@ class RemapWriter(Writer):
                 lines.append(f"{off} = abs({w} - {u})          # > 0 where the column is padding")
                 bad.append(off)
             v = u
-        steps = self.steps[len(self.x.shape) - 1]
+        steps = self.steps[self.rank - 1]
         if steps[-1].kind not in ("replicate", "constant"):
             # the vector work runs over whole repeats: the lanes past c.len must index the row too
             lines.append(f"{v} = clamp({v}, 0, {steps[-1].n} - 1)          # lanes past the tile stay in the row")
@@ -285,7 +299,7 @@ class RemapWriter(Writer):
         fresh = self.namer.fresh
         x, y = self.tensors[0], self.out_tensors[0]
         groups = self._groups()
-        rank = len(self.x.shape)
+        rank = self.rank
         body = [f"for r in core_rows(t.rows, {self._rows_total()}):"]
         inner: list[str] = []
         oidx: list[str] = []                 # the output's index per group (the last: the column tile)
@@ -295,7 +309,9 @@ class RemapWriter(Writer):
         for k, gr in enumerate(outer_groups):
             later = " * ".join(_par(s) for s in sizes[k + 1:])
             whole = f"r // {_par(later)}" if later else "r"
-            name = fresh("p" if len(gr) > 1 or not self.steps[gr[0]] else "o" + self.dims[gr[0]].lower())
+            one = self.dims[gr[0]]
+            name = fresh("p" if len(gr) > 1 or not self.steps[gr[0]] else
+                         "o" + (one.lower() if one.isidentifier() else str(gr[0])))
             inner.append(f"{name} = {whole} % {_par(sizes[k])}" if k else f"{name} = {whole}")
             oidx.append(name)
         bads = []
@@ -319,10 +335,10 @@ class RemapWriter(Writer):
         at = lambda idx, c: ", ".join(idx + [c])      # noqa: E731 - a view index
         stage = Stage(self, {})
         if last:
-            body += ["    with copyin:", f"        {xu} = load({x.name}[{at(iidx, ':')}])      # the source row, whole"]
+            body += ["    with copyin:", f"        {xu} = load({x.name}[{at(self._own(iidx), ':')}])      # the source row, whole"]
         body.append(f"    for c in tiles({self.odims[-1]}, t.tile):")
         if not last:
-            body += ["        with copyin:", f"            {xu} = load({x.name}[{at(iidx, 'c')}])"]
+            body += ["        with copyin:", f"            {xu} = load({x.name}[{at(self._own(iidx), 'c')}])"]
         comp: list[str] = []                 # "name = expression" lines; the last one is renamed yu
         col = fresh("col")
         offs: list[str] = []

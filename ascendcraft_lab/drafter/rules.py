@@ -1427,9 +1427,11 @@ def _tile(b, input, dims):
 
 def _repeat_along(b, x: Node, reps: list, what: str) -> Node:
     """x repeated r times along one axis: a cat of r copies (the same tile stored at r offsets)."""
-    if len(reps) != len(x.shape):
-        raise Unsupported(f"{what}{tuple(reps)} of a rank-{len(x.shape)} tensor that adds axes (repeat along "
-                          "the tensor's own axes)")
+    if len(reps) < len(x.shape):
+        raise Unsupported(f"{what}{tuple(reps)} of a rank-{len(x.shape)} tensor (fewer repeats than axes)")
+    if len(reps) > len(x.shape):     # new leading axes: the tensor seen with 1s in front, repeated along them
+        x = b.reshape(x, (1,) * (len(reps) - len(x.shape)) + tuple(x.shape))
+        return tile_node(x, {a: int(r) for a, r in enumerate(reps) if r != 1})
     along = [a for a, r in enumerate(reps) if r != 1]
     if not along:
         return x

@@ -21,6 +21,7 @@ CASES = [  # (name, forward body, inputs, a line the draft must hold)
      "[torch.randn(2, 7, 13)]", "src1 = where(src1 < 0.0, src1 + W, src1)"),
     ("flip_half", "x.flip(-1, 0)", "[torch.randn(5, 19).half()]", "= (W - 1) - col"),
     ("repeat_two_axes", "x.repeat(2, 3) * 2.0", "[torch.randn(5, 13)]", "src = col - W * floor((col + 0.5) / W)"),
+    ("repeat_new_axes", "x.repeat(3, 2, 1)", "[torch.randn(6, 19)]", "y: Out[f32, (3, H * 2, W)]"),
 ]
 
 

@@ -119,7 +119,17 @@ def _draft_some_case(reference, runs: list[ReferenceRun], soc, timeout) -> tuple
 def _same_kind(a: ReferenceRun, b: ReferenceRun) -> bool:
     """Two cases a drafter would draft alike: the same tensor shapes and the same other arguments."""
     return [np.shape(v) for v in a.tensor_inputs] == [np.shape(v) for v in b.tensor_inputs] and \
-        [v for v in a.inputs if not isinstance(v, np.ndarray)] == [v for v in b.inputs if not isinstance(v, np.ndarray)]
+        [_plain(v) for v in a.inputs if not isinstance(v, np.ndarray)] == \
+        [_plain(v) for v in b.inputs if not isinstance(v, np.ndarray)]
+
+
+def _plain(v):
+    """An argument as a comparable value: arrays (also inside lists, a list of tensors) by dtype and shape."""
+    if isinstance(v, np.ndarray):
+        return ("array", str(v.dtype), v.shape)
+    if isinstance(v, (list, tuple)):
+        return tuple(_plain(x) for x in v)
+    return v
 
 
 def trace_case(runs: list[ReferenceRun]) -> ReferenceRun:

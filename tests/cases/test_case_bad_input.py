@@ -27,3 +27,33 @@ def test_a_case_whose_dtype_no_variant_serves_fails_alone_in_one_line(relu_task)
     line = bad.line()
     assert "case 1" in line and "int32" in line and "\n" not in line
     assert report.passed() == 2 and not report.correct
+
+
+CAT_LIST = '''\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, tensors: list, dim: int) -> torch.Tensor:
+        return torch.cat(tensors, dim=dim)
+
+
+def get_input_groups():
+    return [[[torch.randn(16, 33), torch.randn(5, 33)], 0], [[torch.randn(7), torch.randn(13)], 0]]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_a_list_of_tensors_as_one_argument_is_refused_in_one_line_naming_it(tmp_path):
+    # comparing cases once compared their lists of arrays elementwise (a numpy error); now the drafter says what
+    from ascendcraft_lab.session.draft import DraftFailed, draft
+    path = tmp_path / "cat_list.py"
+    path.write_text(CAT_LIST)
+    with pytest.raises(DraftFailed) as err:
+        draft(path, how="drafter")
+    msg = str(err.value)
+    assert "\n" not in msg and "`tensors` is a sequence" in msg, msg

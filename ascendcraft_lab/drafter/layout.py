@@ -426,7 +426,7 @@ def _part_shapes(lay: Layout) -> dict:
         return {}
     found: dict = {}
     for p in out.args:
-        for x in _subgraph(p):
+        for x in subgraph(p):
             if x.op in ("input", "param"):
                 if id(x) in found and found[id(x)] != tuple(p.shape):
                     raise Unsupported(f"`{x.name}` read by two parts of a `cat` of different lengths")
@@ -732,7 +732,7 @@ def _lead_shape(lay: Layout) -> tuple:
 
 def _reads_reduced(n: Node) -> bool:
     """n depends on a reduction or a pick: a reduction of it reduces per-row values again."""
-    return any(x.op in ("reduce", "pick") for x in _subgraph(n))
+    return any(x.op in ("reduce", "pick") for x in subgraph(n))
 
 
 def _check_totals(lay: Layout) -> None:
@@ -829,14 +829,15 @@ def _windows_fit(lay: Layout) -> bool:
     if any(r.attrs["kind"] not in ("sum", "max", "min") for r in lay.reductions):
         return False
     for r in lay.reductions:
-        for n in _subgraph(r.args[0]):
+        for n in subgraph(r.args[0]):
             if lay.is_reduced(n):
                 return False           # a reduction that reads another one needs the row twice
     row = math.prod(lay.base[i] for i in lay.axes)
     return len(lay.lead) > 0 and row <= WINDOW_MAX_ROW
 
 
-def _subgraph(n: Node):
+def subgraph(n: Node):
+    """Every node n reads, n included, each once."""
     seen, stack = set(), [n]
     while stack:
         x = stack.pop()
@@ -905,7 +906,7 @@ def _permute_layout(nodes: list, outputs: list) -> Layout:
         raise Unsupported(f"{what} combined with other operations (the permute template drafts one permute, "
                           "transpose or movedim of a Model input, with elementwise work on it before and after)")
     x = inputs[0]
-    before = {id(m) for m in _walk(n.args[0])}
+    before = {id(m) for m in subgraph(n.args[0])}
     for m in nodes:
         if m.is_tensor and m.op != "input" and m is not n:
             want = tuple(x.shape) if id(m) in before else tuple(outputs[0].shape)
@@ -1028,7 +1029,7 @@ def chain_of(out: Node) -> tuple[list[Node], list[Node], Node, Node]:
     """(post, maps, pre, x): the output computed by elementwise nodes `post` from the last of the
     remap nodes `maps` (in order from the input), whose first reads `pre`, elementwise work on the one
     input x. Raises Unsupported naming what does not fit."""
-    found = [n for n in _walk(out) if n.op in REMAP_OPS]
+    found = [n for n in subgraph(out) if n.op in REMAP_OPS]
     if not found:
         raise Unsupported("internal: no remap node")
     last = next(n for n in found if not any(m is not n and _reads(m, n) for m in found))
@@ -1042,16 +1043,16 @@ def chain_of(out: Node) -> tuple[list[Node], list[Node], Node, Node]:
     if pre.op == "reshape" and pre.args[0].op == "input" and \
             tuple(pre.shape) == (1,) * (len(pre.shape) - len(pre.args[0].shape)) + tuple(pre.args[0].shape):
         pre = pre.args[0]            # a repeat that adds leading axes: the input seen with 1s in front
-    inputs = {id(n): n for n in _walk(out) if n.op in ("input", "param") and n.is_tensor}
+    inputs = {id(n): n for n in subgraph(out) if n.op in ("input", "param") and n.is_tensor}
     if len(inputs) != 1:
         raise Unsupported("a pad, flip or roll beside another tensor input (the remap template reads one input)")
     x = next(iter(inputs.values()))
     if x.op != "input":
         raise Unsupported("a pad, flip or roll of a Model parameter (the remap template reads a Model input)")
-    for n in _walk(pre):
+    for n in subgraph(pre):
         if n.is_tensor and tuple(n.shape) != tuple(x.shape) and n.op not in ("input",):
             raise Unsupported(f"a `{n.op}` of shape {tuple(n.shape)} before a pad, flip or roll of {tuple(x.shape)}")
-    post = [n for n in _walk(out) if n.is_tensor and _reads(n, last) and n is not last]
+    post = [n for n in subgraph(out) if n.is_tensor and _reads(n, last) and n is not last]
     for n in post:
         if tuple(n.shape) != tuple(out.shape):
             raise Unsupported(f"a `{n.op}` of shape {tuple(n.shape)} after a pad, flip or roll (elementwise work on the "
@@ -1059,18 +1060,8 @@ def chain_of(out: Node) -> tuple[list[Node], list[Node], Node, Node]:
     return post, maps, pre, x
 
 
-def _walk(n: Node, seen=None):
-    seen = set() if seen is None else seen
-    if not isinstance(n, Node) or id(n) in seen:
-        return
-    seen.add(id(n))
-    for a in n.args:
-        yield from _walk(a, seen)
-    yield n
-
-
 def _reads(n: Node, m: Node) -> bool:
-    return any(x is m for x in _walk(n))
+    return any(x is m for x in subgraph(n))
 
 
 def check_remap(out: Node) -> None:
@@ -1110,7 +1101,7 @@ def _interleave_layout(nodes: list, outputs: list) -> Layout:
         if tuple(q.shape) not in (inner, viewed):
             raise Unsupported("a `cat` along the last axis of one-element parts that are not stacked tensors (an "
                               "interleave of slices)")
-        nodes_q = [n for n in _walk(q) if n.is_tensor and not (n.op == "reshape" and n.args[0].op == "input"
+        nodes_q = [n for n in subgraph(q) if n.is_tensor and not (n.op == "reshape" and n.args[0].op == "input"
                                                                 and tuple(n.args[0].shape) == inner)]
         for n in nodes_q:                         # (an input viewed with the new axis of 1 is that input)
             if n.op not in ELEMENTWISE | {"input", "reshape"}:

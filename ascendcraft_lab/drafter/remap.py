@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from .graph import Node, Unsupported
 from .layout import chain_of, touches
-from .templates import DTYPE, Stage, Tensor, Writer, fmt_float
+from .templates import DTYPE, Stage, Tensor, Writer, fmt_float, par, scale_but_last
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
@@ -159,7 +159,7 @@ class RemapWriter(Writer):
                     self.steps[a].insert(0, Step("roll", m.attrs["shifts"][a], 0, n))
                 elif m.op == "tile":
                     self.steps[a].insert(0, Step("tile", m.attrs["reps"][a], 0, n))
-                    self.odims[a] = str(m.attrs["reps"][a]) if n == "1" else f"{_par(n)} * {m.attrs['reps'][a]}"
+                    self.odims[a] = str(m.attrs["reps"][a]) if n == "1" else f"{par(n)} * {m.attrs['reps'][a]}"
                 else:
                     self.steps[a].insert(0, Step("flip", 0, 0, n))
 
@@ -203,7 +203,7 @@ class RemapWriter(Writer):
 
     def _rows_total(self) -> str:
         outer = self.odims[:-1]
-        return " * ".join(_par(d) for d in outer) if outer else "1"
+        return " * ".join(par(d) for d in outer) if outer else "1"
 
     def host_body(self) -> list[str]:
         return [f"cores, per_core = core_split({self._rows_total()})      # one output row per core step",
@@ -236,9 +236,9 @@ class RemapWriter(Writer):
             if s.kind == "flip":
                 body.append(f"{u} = {n} - 1 - {v}")
             elif s.kind == "tile":
-                body.append(f"{u} = {v} % {_par(n)}")
+                body.append(f"{u} = {v} % {par(n)}")
             elif s.kind == "roll":
-                body.append(f"{u} = ({v} - {_par(_shift(s.before, n))} + {n}) % {n}")
+                body.append(f"{u} = ({v} - {par(_shift(s.before, n))} + {n}) % {n}")
             elif s.kind == "circular":
                 body.append(f"{u} = ({_minus(v, s.before)} + {n}) % {n}")
             elif s.kind == "replicate":
@@ -272,10 +272,10 @@ class RemapWriter(Writer):
             if s.kind == "flip":
                 lines.append(f"{u} = ({n} - 1) - {v}")
             elif s.kind == "tile":          # v mod n: floor((v + 0.5) / n) is exact in f32 for rows below 2^23
-                lines.append(f"{u} = {v} - {_par(n)} * floor(({v} + 0.5) / {_par(n)})")
+                lines.append(f"{u} = {v} - {par(n)} * floor(({v} + 0.5) / {par(n)})")
             elif s.kind in ("roll", "circular"):
                 if s.kind == "roll":
-                    w = f"{v} - {_par(_shift(s.before, n))}"
+                    w = f"{v} - {par(_shift(s.before, n))}"
                 lines.append(f"{u} = {w}")
                 lines.append(f"{u} = where({u} < 0.0, {u} + {n}, where({u} >= {n}, {u} - {n}, {u}))"
                              if s.kind == "circular" else f"{u} = where({u} < 0.0, {u} + {n}, {u})")
@@ -305,14 +305,14 @@ class RemapWriter(Writer):
         oidx: list[str] = []                 # the output's index per group (the last: the column tile)
         iidx: list[str] = []
         outer_groups = groups[:-1]
-        sizes = [" * ".join(_par(self.odims[a]) for a in gr) for gr in outer_groups]
+        sizes = [" * ".join(par(self.odims[a]) for a in gr) for gr in outer_groups]
         for k, gr in enumerate(outer_groups):
-            later = " * ".join(_par(s) for s in sizes[k + 1:])
-            whole = f"r // {_par(later)}" if later else "r"
+            later = " * ".join(par(s) for s in sizes[k + 1:])
+            whole = f"r // {par(later)}" if later else "r"
             one = self.dims[gr[0]]
             name = fresh("p" if len(gr) > 1 or not self.steps[gr[0]] else
                          "o" + (one.lower() if one.isidentifier() else str(gr[0])))
-            inner.append(f"{name} = {whole} % {_par(sizes[k])}" if k else f"{name} = {whole}")
+            inner.append(f"{name} = {whole} % {par(sizes[k])}" if k else f"{name} = {whole}")
             oidx.append(name)
         bads = []
         for k, gr in enumerate(outer_groups):
@@ -383,14 +383,7 @@ class RemapWriter(Writer):
         return body
 
     def scaled_shapes(self, shapes: dict) -> dict:
-        """Every dim x64 but the last: a source row is held whole in UB (its length is not a tile)."""
-        return {name: tuple(d if i == len(shp) - 1 else d * 64 for i, d in enumerate(shp))
-                for name, shp in shapes.items()}
-
-
-def _par(text: str) -> str:
-    whole = text.startswith("(") and text.endswith(")") and text.count("(") == 1
-    return text if text.isidentifier() or text.isdigit() or whole else f"({text})"
+        return scale_but_last(shapes)         # a source row is held whole in UB
 
 
 def _neg(w: str) -> str:
@@ -410,7 +403,7 @@ def _minus(v: str, k: int, kind: str = "i") -> str:
 
 def _shift(s: int, n: str) -> str:
     """The roll's shift taken modulo n, non-negative (n a dim: a tail shape rolls by the same amount)."""
-    return f"{s} % {_par(n)}" if s >= 0 else f"{_par(n)} - {-s} % {_par(n)}"
+    return f"{s} % {par(n)}" if s >= 0 else f"{par(n)} - {-s} % {par(n)}"
 
 
 def _describe(m: Node) -> str:
@@ -575,6 +568,4 @@ class InterleaveWriter(Writer):
         return body
 
     def scaled_shapes(self, shapes: dict) -> dict:
-        """Every dim x64 but the last: the parts' rows are held whole in UB."""
-        return {name: tuple(d if i == len(shp) - 1 else d * 64 for i, d in enumerate(shp))
-                for name, shp in shapes.items()}
+        return scale_but_last(shapes)         # the parts' rows are held whole in UB

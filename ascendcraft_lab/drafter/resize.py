@@ -35,7 +35,7 @@ import math
 from fractions import Fraction
 
 from .graph import Node, Unsupported
-from .templates import DTYPE, Tensor, Writer, fmt_float
+from .templates import DTYPE, Tensor, Writer, fmt_float, par, scale_but_last
 
 MODES = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
          "bicubic": "cubic", "trilinear": "linear"}
@@ -154,11 +154,7 @@ class ResizeWriter(Writer):
         return tuple(f"S{i}" for i in range(rank))      # unused: the writer names its own dims
 
     # -- text helpers ---------------------------------------------------------------------------------
-    @staticmethod
-    def par(text: str) -> str:
-        simple = text.isidentifier() or text.isdigit() or (text.startswith("(") and text.endswith(")")
-                                                            and text.count("(") == 1)
-        return text if simple else f"({text})"
+    par = staticmethod(par)
 
     def prod(self, names) -> str:
         names = [self.par(x) for x in names]
@@ -444,11 +440,7 @@ class ResizeWriter(Writer):
 
     # -- the drafter's budget check on shapes 64 times larger ------------------------------------------
     def scaled_shapes(self, shapes: dict) -> dict:
-        """Every dim x64 but the last: a source row is held whole in UB (its length is not a tile)."""
-        out = {}
-        for name, shp in shapes.items():
-            out[name] = tuple(d if i == len(shp) - 1 else d * 64 for i, d in enumerate(shp))
-        return out
+        return scale_but_last(shapes)         # a source row is held whole in UB
 
 
 def _cubic_weights(t: str) -> list[str]:

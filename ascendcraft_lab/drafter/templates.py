@@ -53,6 +53,18 @@ SYM = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", "g
        "eq": "==", "ne": "!=", "floordiv": "//"}
 
 
+def par(text: str) -> str:
+    """DSL text parenthesised unless it is a name, a number or one parenthesised group already."""
+    whole = text.startswith("(") and text.endswith(")") and text.count("(") == 1
+    return text if text.isidentifier() or text.isdigit() or whole else f"({text})"
+
+
+def scale_but_last(shapes: dict) -> dict:
+    """Every dim x64 but the last: the budget check of a template that holds a source row whole in
+    UB (the row's length is not a tile size the drafter picks)."""
+    return {name: tuple(d if i == len(shp) - 1 else d * 64 for i, d in enumerate(shp)) for name, shp in shapes.items()}
+
+
 class Namer:
     def __init__(self, reserved=()):
         self.used = set(RESERVED) | set(reserved)

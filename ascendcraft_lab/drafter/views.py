@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 
 from .graph import Node, Unsupported
+from .layout import subgraph
 from .templates import DTYPE, Stage, Writer
 
 BLOCK = 64            # rows and columns of a transpose block: six 64 x 64 f32 tiles are 96 KiB of UB
@@ -144,7 +145,8 @@ class PermuteWriter(Writer):
         moves), elementwise work on the result, the last line assigning `yu`."""
         out = self.lay.outputs[0]
         pre = self.node.args[0]
-        stage = Stage(self, {id(pre if pre.op == "input" else _input_of(pre)): xu})
+        x = next(m for m in subgraph(pre) if m.op == "input")
+        stage = Stage(self, {id(x): xu})
         lines: list[str] = []
         v = xu
         if pre.op != "input":
@@ -208,20 +210,6 @@ class PermuteWriter(Writer):
                    "at computed offsets) turns each into rows along the input's last axis in UB, and one strided "
                    "copy writes them out")
         return f"Drafted from {self.source}: permute{order} (permute template); {how}."
-
-
-def _input_of(n: Node) -> Node:
-    """The one input an elementwise chain reads."""
-    stack, seen = [n], set()
-    while stack:
-        m = stack.pop()
-        if id(m) in seen or not isinstance(m, Node):
-            continue
-        seen.add(id(m))
-        if m.op == "input":
-            return m
-        stack.extend(m.args)
-    raise Unsupported("internal: a permute of no input")
 
 
 class SplitWriter(Writer):

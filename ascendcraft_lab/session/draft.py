@@ -18,12 +18,11 @@ import numpy as np
 from ..drafter.cases import broadcast_pattern, case_signature, fit_live, generalize, largest_cases
 from ..drafter.draft import DraftError, draft_from_trace, draft_reference, kernel_name
 from ..dsl.errors import DslError
-from ..dsl.generic import VariantMismatch, binding_for, instantiate, variants
+from ..dsl.generic import VariantMismatch, binding_for, instantiate
 from ..dsl.parser import parse
 from ..dsl.verifier import verify
 from ..engines.llm.draft import draft_with_llm
 from ..engines.llm.engine import LlmEngineError, client_from_environment
-from ..passes.variants import variant_program
 from ..reference import ReferenceError, ReferenceRun, load_cases, reference_format, run_jobs
 
 HOW = ("drafter", "llm")
@@ -191,10 +190,7 @@ def _serves(text: str, pick: ReferenceRun, soc) -> bool:
     """Does the variant of the generic draft that `pick`'s dtypes select verify?"""
     try:
         program = parse(text, "kernel.dsl.py")
-        binding = binding_for(program, list(pick.dtypes))
-        variant = instantiate(program, binding) if dict(binding) == variants(program)[0] else \
-            variant_program(program, binding)
-        verify(variant, soc)
+        verify(instantiate(program, binding_for(program, list(pick.dtypes))), soc)
     except (DslError, VariantMismatch):
         return False
     return True

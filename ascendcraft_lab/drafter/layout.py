@@ -16,6 +16,9 @@ The axes X must be adjacent, which splits S into lead (before X), X and trail (a
            accumulator *tile* while the X index steps through contiguous [trail] slices
   windows  a rows graph whose only outputs are sum/max/min reductions of short rows: many whole
            rows per tile, one window reduction per row (what the expert reduce examples do)
+  row_blocks  a rows graph of short rows whose results are full-shaped (softmax, a layer norm of
+           64 features): a tile is a block of whole rows, every reduction one value per row
+           broadcast back against them, one compute stage (blocks.py)
   planes   the reduced axes end with a contiguous plane Q but are not one adjacent run (batch
            norm: N and H, W per channel), or a tensor varies along a reduced axis outside Q
            (group norm's per-channel weight within a group): each statistic group is a set of
@@ -79,6 +82,7 @@ ELEMENTWISE = {"add", "sub", "mul", "div", "max", "min", "pow", "neg", "abs", "r
                "floordiv", "rint", "floor", "ceil", "trunc"}
 LEAVES = {"input", "param", "scalar", "const", "dim"}
 WINDOW_MAX_ROW = 4096          # longest row the windows template takes (a tile holds whole rows)
+BLOCK_MAX_ROW = 2040           # longest row the row_blocks template takes: its f32 pitch is a repeat stride
 SHORT_ROW = 256                # rows_total below this: rows are batched into tiles (windows_total)
 INDEX_DTYPES = ("int64", "int32")
 
@@ -273,6 +277,8 @@ def plan_layout(g: Graph) -> Layout:
         lay.template = "rows"
         if _windows_fit(lay):
             lay.template = "windows"
+        elif _row_blocks_fit(lay):
+            lay.template = "row_blocks"
         elif _total_fit(lay):
             lay.template = "total"
     if len({s.attrs["reverse"] for s in scans}) > 1:
@@ -834,6 +840,19 @@ def _windows_fit(lay: Layout) -> bool:
                 return False           # a reduction that reads another one needs the row twice
     row = math.prod(lay.base[i] for i in lay.axes)
     return len(lay.lead) > 0 and row <= WINDOW_MAX_ROW
+
+
+def _row_blocks_fit(lay: Layout) -> bool:
+    """Rows short enough to hold whole, many per tile, whose results are all full-shaped (softmax,
+    a layer norm over a short last axis): every reduction a per-row sum/max/min, no scan, no
+    per-row input (blocks.py)."""
+    if lay.scans or not lay.lead or not lay.reductions or not all(lay.is_full(o) for o in lay.outputs):
+        return False
+    if any(r.attrs["kind"] not in ("sum", "max", "min") for r in lay.reductions):
+        return False
+    if any(n.op == "input" and lay.is_reduced(n) for n in lay.nodes):
+        return False
+    return math.prod(lay.base[i] for i in lay.axes) <= BLOCK_MAX_ROW
 
 
 def subgraph(n: Node):

@@ -25,18 +25,19 @@ from typing import Callable
 from .graph import Builder, Node, Unsupported
 
 
-def moments(b: Builder, x: Node, axes, count: Node | None = None) -> tuple[Node, Node]:
-    """(mean, biased variance) over `axes` (keepdim), the variance in two passes."""
+def moments(b: Builder, x: Node, axes, count: Node | None = None) -> tuple[Node, Node, Node]:
+    """(mean, deviation x - mean, biased variance) over `axes` (keepdim), the variance in two passes."""
     n = count if count is not None else b.count(x, axes)
     mean = b.div(b.reduce("sum", x, axes, True), n)
     d = b.sub(x, mean)
-    return mean, b.div(b.reduce("sum", b.mul(d, d), axes, True), n)
+    return mean, d, b.div(b.reduce("sum", b.mul(d, d), axes, True), n)
 
 
 def normalize(b: Builder, x: Node, axes, eps, count: Node | None = None) -> Node:
-    """(x - mean) * rsqrt(var + eps) over `axes` (keepdim), two-pass biased variance."""
-    mean, var = moments(b, x, axes, count)
-    return b.mul(b.sub(x, mean), b.ew("rsqrt", b.add(var, eps)))
+    """(x - mean) * rsqrt(var + eps) over `axes` (keepdim), two-pass biased variance; the deviation
+    is one node, so a template computing both in one stage computes it once."""
+    _, d, var = moments(b, x, axes, count)
+    return b.mul(d, b.ew("rsqrt", b.add(var, eps)))
 
 
 def leaf(info: dict, module: str, name: str, tensors: dict, dims: tuple) -> Node | None:
@@ -85,7 +86,7 @@ def batch_norm(b: Builder, x: Node, info: dict, module: str, tensors: dict) -> N
     bshape = tuple(C if i == 1 else 1 for i in range(rank))
     eps = float(attrs.get("eps", 1e-5))
     if info.get("training", True) or not attrs.get("track_running_stats", True):
-        mean, var = moments(b, x, tuple(i for i in range(rank) if i != 1))
+        mean, _, var = moments(b, x, tuple(i for i in range(rank) if i != 1))
     else:   # eval mode: the running statistics
         mean, var = leaf(info, module, "running_mean", tensors, ch), leaf(info, module, "running_var", tensors, ch)
         if mean is None or var is None:

@@ -9,13 +9,15 @@ the last axis with one window op that knows the padding, dilation, output count 
 
     for r in core_rows(t.rows, B * C * OH):          # r = (bc, oh)
         ... h0 = oh * s - p; taps [j0, j1) of the window inside the input
-        with copyin:  xu = load(x[bc, h0 + j0 * d, :])
-        with compute: acc = xu
-        for q in range(j0 + 1, j1):
-            with copyin:  xv = load(x[bc, h0 + q * d, :])
-            with compute: acc = max(acc, xv)
-        with compute: yu = window_max(acc, k, s, pad=p, dilation=d, count=OW)
+        with copyin:  xw = load(x[bc, h0 + j0 * d:h0 + j1 * d:d, :])     # the window's rows: one copy
+        with compute: acc = reduce_max(xw, axis=0)                      # folded into one row
+                      yu = window_max(acc, k, s, pad=p, dilation=d, count=OW)
         with copyout: store(y[bc, oh, :], yu)
+
+The window's rows along the last outer axis (H) are one 2-D tile: one strided DataCopyPad (rows d
+apart in GM, a stepped slice), its buffer sized k rows by the bounds of j0 and j1, folded on chip
+by reduce_max/reduce_sum(axis=0). 3-D pooling loops over the taps along D, one such tile each.
+Rows so long that k of them would take over a quarter of UB come in one row at a time instead.
 
 Max and avg pooling are separable, so combining the rows first and pooling along the last axis
 once is the same as pooling every row. Avg pooling counts the padding (PyTorch's
@@ -25,9 +27,11 @@ scalar by the outer axes' (a constant except where a ceil-mode window hangs past
 from __future__ import annotations
 
 from .graph import Node
-from .templates import DTYPE, LoopWriter
+from ..soc import get_soc
+from .templates import DTYPE, NBYTES, LoopWriter
 
 SPATIAL = {1: ("L",), 2: ("H", "W"), 3: ("D", "H", "W")}
+UB_SHARE = get_soc(None).ub_bytes // 4     # what one double-buffered window tile may take
 LEAD = ("B", "C")
 
 
@@ -156,6 +160,30 @@ class PoolWriter(LoopWriter):
             if fp16:                           # f16 rows are pooled in f32
                 value = fresh(x.name + "u")
                 pre = [f"{value} = cast({xu}, f32)"]
+        elif self.window_tile_fits:
+            # the window's rows along the last outer axis (d rows apart in GM) are one 2-D tile, one
+            # strided copy, folded into one row with reduce_max/reduce_sum(axis=0)
+            acc, h = fresh("acc"), outer[-1]
+            j0, j1 = taps[h]
+            d = self.d[h]
+            rows = f"{row(h, j0)}:{starts[h]} + {j1 if d == 1 else f'{_par(j1)} * {d}:{d}'}"
+            xw = self.tile_name(x, "w")
+
+            def folded(tile: str) -> str:
+                if self.kind == "max":             # max is exact in any float type: fold, then widen
+                    return widen(f"reduce_max({tile}, axis=0)")
+                return f"reduce_sum({widen(tile)}, axis=0)"
+            if len(outer) == 1:                   # the window op joins the same stages
+                first_in, pre = [load(xw, [rows])], [f"{acc} = {folded(xw)}"]
+            else:                                  # 3-D: one tile per tap along D
+                i0 = outer[0]
+                q = fresh("j" + self.sp_names[i0].lower())
+                stages += self.stages([load(xw, [row(i0, taps[i0][0]), rows])], [f"{acc} = {folded(xw)}"], [])
+                xv = fresh(x.name + "v")
+                fold = f"max({acc}, {folded(xv)})" if self.kind == "max" else f"{acc} + {folded(xv)}"
+                stages += [f"for {q} in range({'1' if taps[i0][0] == '0' else taps[i0][0] + ' + 1'}, {taps[i0][1]}):"]
+                stages += ["    " + l for l in self.stages([load(xv, [row(i0, q), rows])], [f"{acc} = {fold}"], [])]
+            value = acc
         else:
             acc, xv = fresh("acc"), fresh(x.name + ("h2" if fp16 else "v"))
             stages += self.stages([load(xu, [row(i, taps[i][0]) for i in outer])], [f"{acc} = {widen(xu)}"], [])
@@ -184,6 +212,15 @@ class PoolWriter(LoopWriter):
         store = f"store({y.name}[{', '.join([lead] + [coords[i] for i in outer] + [':'])}], {out_tile})"
         stages += self.stages(first_in, compute, [store])
         return [f"for r in core_rows(t.rows, {self.rows_expr()}):"] + ["    " + l for l in body + stages]
+
+    @property
+    def window_tile_fits(self) -> bool:
+        """A window's rows along the last outer axis fit UB as one tile (double-buffered, a quarter of
+        UB at most, at the traced row length); else they come in one row at a time."""
+        i = self.nsp - 2
+        block = 32 // NBYTES[self.tensors[0].dtype]
+        pitch = -(-self.lay.base[-1] // block) * block
+        return i >= 0 and 2 * self.k[i] * pitch * NBYTES[self.tensors[0].dtype] <= UB_SHARE
 
     def _window(self, value: str, starts: dict[int, str]) -> tuple[str, list[str]]:
         """The window op along the last axis (times the outer axes' 1/count for avg), and the

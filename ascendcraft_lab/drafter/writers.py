@@ -1,6 +1,7 @@
 """The drafter's templates by name: the layout (`layout.py`) picks one, its writer renders the DSL."""
 from __future__ import annotations
 
+from .blocks import RowBlocksWriter
 from .broadcast import BroadcastWriter, FoldedBroadcastWriter
 from .datadep import DatadepWriter
 from .index import IndexWriter
@@ -13,7 +14,7 @@ from .templates import ColsWriter, MapWriter, RowsWriter, WindowsWriter
 from .totals import TOTAL_WRITERS
 from .views import PermuteWriter, SplitWriter
 
-WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "cols": ColsWriter,
+WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "row_blocks": RowBlocksWriter, "cols": ColsWriter,
            "planes": PlanesWriter, "bcast": BroadcastWriter, "bcast_fold": FoldedBroadcastWriter, "pool": PoolWriter,
            "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, "gridinput": GridInputWriter,
            "remap": RemapWriter, "interleave_last": InterleaveWriter,

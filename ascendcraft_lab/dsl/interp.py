@@ -280,12 +280,19 @@ class _Run:
         if isinstance(ix, IndexSlice):
             lo = self._expr(ix.lo) if ix.lo is not None else (lambda env: 0)
             hi = self._expr(ix.hi) if ix.hi is not None else (lambda env: size)
+            step = self._expr(ix.step) if ix.step is not None else (lambda env: 1)
 
             def sl(env):
-                a, b = lo(env), hi(env)
-                if not 0 <= a <= b <= size:
+                a, b, s = lo(env), hi(env), step(env)
+                if s < 1:
+                    raise self.err(ix, f"a slice step of {s}: the rows of a stepped slice go forward",
+                                   "compute the step so that it is at least 1")
+                if s == 1 and not 0 <= a <= b <= size:
                     raise oob("slice", a, b)
-                return slice(a, b)
+                if s > 1 and b > a and not (0 <= a and a + (b - a - 1) // s * s < size):
+                    # a stepped slice reads lo, lo + step, ... below hi: only those must lie inside
+                    raise oob(f"slice with step {s}: rows", a, a + (b - a - 1) // s * s + 1)
+                return slice(a, max(a, b), s)
             return sl
         assert isinstance(ix, IndexWindows)
         var, k, s = self._expr(ix.var), self._expr(ix.k), self._expr(ix.stride)

@@ -217,10 +217,11 @@ class IndexExpr(Node):
 
 @dataclass(frozen=True)
 class IndexSlice(Node):
-    """`lo:hi`, `:` (both None) — keeps the axis."""
+    """`lo:hi`, `:` (both None), `lo:hi:step` (every step-th row from lo) — keeps the axis."""
 
     lo: Expr | None = None
     hi: Expr | None = None
+    step: Expr | None = None
 
 
 @dataclass(frozen=True)

@@ -453,16 +453,20 @@ OPS_LIST: list[OpSpec] = [
     OpSpec("reduce_sum", "reduce", REDUCE_PARAMS, _reduce(lambda x, **kw: x.sum(dtype=x.dtype, **kw)),
            "sum of the tile's elements; with `axis`, along that axis (the last: one sum per row)",
            api="ReduceSum", note="work tensor in scratch; along the last axis of rows: WholeReduceSum per row "
-           "(each row's repeats first folded into one with Add and repeat strides)", scratch=1, inplace=False,
+           "(each row's repeats first folded into one with Add and repeat strides); along axis 0 of a 2-D tile: the "
+           "rows folded into one with Add, one instruction per row", scratch=1, inplace=False,
            example="reduce_sum(xu, axis=1)"),
     OpSpec("reduce_max", "reduce", REDUCE_PARAMS, _reduce(np.max),
-           "largest element of the tile; with `axis`, along that axis",
+           "largest element of the tile; with `axis`, along that axis (the last: one per row; axis 0 of a 2-D "
+           "tile: one per column)",
            api="ReduceMax", note="work tensor in scratch; along the last axis of rows: WholeReduceMax per row "
-           "(rows folded with Max and repeat strides)", scratch=1, inplace=False,
+           "(rows folded with Max and repeat strides); along axis 0 of a 2-D tile: the rows folded into one with Max, "
+           "one instruction per row", scratch=1, inplace=False,
            example="reduce_max(xu, axis=1, keepdim=True)"),
     OpSpec("reduce_min", "reduce", REDUCE_PARAMS, _reduce(np.min),
            "smallest element of the tile; with `axis`, along that axis",
-           api="ReduceMin", note="work tensor in scratch; along the last axis of rows: WholeReduceMin per row",
+           api="ReduceMin", note="work tensor in scratch; along the last axis of rows: WholeReduceMin per row; along "
+           "axis 0 of a 2-D tile: the rows folded into one with Min",
            scratch=1, inplace=False, example="reduce_min(xu)"),
     OpSpec("reduce_prod", "reduce", REDUCE_PARAMS, _reduce(lambda x, **kw: x.prod(dtype=x.dtype, **kw)),
            "product of the tile's elements", note="a running product on the scalar unit (exact)",

@@ -693,10 +693,9 @@ class _Parser:
         for it in items:
             isp = self.span(it)
             if isinstance(it, ast.Slice):
-                if it.step is not None:
-                    raise self.err(it, "strided slices are not supported", "use windows(c, k, s) or a unit-stride slice lo:hi")
                 index.append(IndexSlice(self._expr(it.lower) if it.lower else None,
-                                        self._expr(it.upper) if it.upper else None, span=isp))
+                                        self._expr(it.upper) if it.upper else None,
+                                        self._expr(it.step) if it.step else None, span=isp))
             elif _is_call(it, "windows"):
                 if len(it.args) != 3 or it.keywords or not isinstance(it.args[0], ast.Name):
                     raise self.err(it, "windows() takes a range variable, k and stride", "write `x[r, windows(c, K, S)]`")

@@ -152,7 +152,7 @@ def index_text(i) -> str:
     if isinstance(i, IndexSlice):
         lo = expr_text(i.lo) if i.lo is not None else ""
         hi = expr_text(i.hi) if i.hi is not None else ""
-        return f"{lo}:{hi}"
+        return f"{lo}:{hi}" if i.step is None else f"{lo}:{hi}:{expr_text(i.step)}"
     if isinstance(i, IndexWindows):
         return f"windows({expr_text(i.var)}, {expr_text(i.k)}, {expr_text(i.stride)})"
     raise TypeError(type(i).__name__)

@@ -186,6 +186,7 @@ class _Verifier:
         self.cast_masks: frozenset[str] = frozenset()   # bool tiles assigned from cast(): one byte per element
         self.operands: dict[str, cube.Operand] = {}     # L1 tile -> how it reaches L0A / L0B
         self.mmad_uses: dict[str, tuple[str, Span]] = {}  # L0 tile -> the mmad operand it is (a / b), first use
+        self.defs = _single_defs(program.kernel.body)   # scalar -> its one definition (bounds a tile's size)
 
     # -- helpers ---------------------------------------------------------------------------
     def err(self, where, message: str, help: str | None = None) -> DslError:
@@ -689,13 +690,31 @@ class _Verifier:
             elif isinstance(ix, IndexSlice):
                 lo = self._expr(ix.lo) if ix.lo is not None else None
                 hi = self._expr(ix.hi) if ix.hi is not None else None
+                step = self._expr(ix.step) if ix.step is not None else None
                 for part in (lo, hi):
                     if part is not None:
                         self._index_scalar(part, "a slice bound")
                 top = hi if hi is not None else dim
-                kept.append(top if lo is None or lo == Const(0, "int") else _difference(top, lo))
+                length = top if lo is None or lo == Const(0, "int") else _difference(top, lo)
+                if step is not None:
+                    self._index_scalar(step, "a slice step")
+                    if isinstance(step, Const) and int(step.value) < 1:
+                        raise self.err(ix.step, f"a slice step of {step.value}", "step forward: lo:hi:s with s >= 1 "
+                                       "(a flip is a scalar index counted from the end)")
+                    if i == rank - 1 or all(d == ONE for d in tensor.shape[i + 1:]):
+                        raise self.err(ix.step, f"a step along the last axis of `{g.tensor}`: a tile's row is a "
+                                       "contiguous run in GM", "load the whole row and take() every s-th element "
+                                       "(take(xu, iota(n) * s)), or view the axes so the stepped one is not last")
+                    if level is not Level.UB:
+                        raise self.err(ix.step, "a stepped slice into L1", "the cube copies whole matrices: "
+                                       "load the rows into L1 with a unit step")
+                    if step != Const(1, "int"):      # cdiv(length, step), in kernel arithmetic
+                        s = _strip(step)
+                        up = Const(int(s.value) - 1, "int") if isinstance(s, Const) else Call("sub", (s, ONE))
+                        length = Call("floordiv", (Call("add", (length, up)), s))
+                kept.append(length)
                 kept_axes.append(i)
-                index.append(replace(ix, lo=lo, hi=hi))
+                index.append(replace(ix, lo=lo, hi=hi, step=step))
             else:
                 var = self._expr(ix.var)
                 if not isinstance(var.type, RangeType):
@@ -1244,9 +1263,16 @@ class _Verifier:
         a %= rank
         if op not in ("reduce_sum", "reduce_max", "reduce_min"):
             raise self.err(e, f"`{op}` along an axis is not in the DSL yet", f"reduce the whole tile: {op}(x)")
+        if a == 0 and rank == 2 and is_pitched(t):
+            # the rows folded into one (a pooling window's rows): elementwise across rows, one per column
+            if keepdim.value:
+                raise self.err(keepdim, f"`{op}` along axis 0 gives one row, a 1-D tile of the columns",
+                               f"write {op}(x, axis=0)")
+            return TileType(t.dtype, (t.shape[1],))
         if a != rank - 1:
             raise self.err(axis, f"`{op}` along axis {a}: the vector unit reduces along the last axis of a tile "
-                           "(one value per row)", "view the axes so the reduced one is last, or keep a running "
+                           "(one value per row), or folds the rows of a 2-D tile into one (axis=0)",
+                           "view the axes so the reduced one is last, or keep a running "
                            "tile across the rows (acc = acc + xu)")
         shape = tuple(t.shape[:-1]) + ((ONE,) if keepdim.value else ())
         if not shape:
@@ -1255,7 +1281,11 @@ class _Verifier:
 
     # -- capacities and the plan -------------------------------------------------------------
     def _cap_expr(self, e: Expr) -> Expr | None:
-        """`e` with range lengths replaced by their static bounds; None if it depends on the loop."""
+        """`e` with range lengths replaced by their static bounds; None if it depends on the loop.
+        An expression of local scalars is bounded through their definitions (`_bound`)."""
+        if any(isinstance(x, Name) and (sym := self.lookup(x.id)) is not None and sym.kind == "local"
+               for x in walk_exprs(e)):
+            return self._bound(e, True)
         if isinstance(e, Attr):
             sym = self.lookup(e.obj.id)
             if sym is None:
@@ -1276,6 +1306,68 @@ class _Verifier:
                 return None
             return Call(e.op, tuple(parts))
         return None
+
+    def _bound(self, e: Expr, upper: bool, depth: int = 0) -> Expr | None:
+        """A static upper (or lower) bound of the integer expression `e`, by interval arithmetic over
+        the definitions of the local scalars it reads (each assigned once in the kernel): a window's
+        rows inside the input, `min(k, H - h0) - max(0, -h0)`, are at most k. None: no bound."""
+        if depth > 32:
+            return None
+        if isinstance(e, Const):
+            return _strip(e)
+        if isinstance(e, Name):
+            sym = self.lookup(e.id)
+            if sym is not None and sym.kind in ("dim", "param"):
+                return _strip(e)
+            if sym is not None and sym.kind == "local" and e.id in self.defs:
+                return self._bound(self.defs[e.id], upper, depth + 1)
+            return None
+        if isinstance(e, Attr):
+            sym = self.lookup(e.obj.id) if isinstance(e.obj, Name) else None
+            if sym is not None and sym.kind == "tiling":
+                return _strip(e)
+            if sym is not None and isinstance(sym.type, RangeType) and e.attr == "len":
+                return sym.cap if upper else Const(0, "int")
+            return None
+        if not isinstance(e, Call):
+            return None
+        args = e.args
+        if e.op in ("add", "sub", "neg"):
+            flips = {"add": (False, False), "sub": (False, True), "neg": (True,)}[e.op]
+            parts = [self._bound(a, upper != flip, depth + 1) for a, flip in zip(args, flips)]
+            if any(p is None for p in parts):
+                return None
+            if e.op != "neg" and parts[1] == Const(0, "int"):
+                return parts[0]                    # min(k, ...) - max(0, ...) <= k - 0 = k
+            return _folded(e.op, parts)
+        if e.op in ("min", "max"):
+            parts = [self._bound(a, upper, depth + 1) for a in args]
+            known = [p for p in parts if p is not None]
+            if (e.op == "min") == upper:       # min(a, b) <= a: one known side bounds it
+                return None if not known else known[0] if len(known) == 1 else _folded(e.op, known)
+            return None if len(known) < len(parts) else _folded(e.op, parts)
+        if e.op == "floordiv" and len(args) == 2 and self._size(args[1]) and args[1] != Const(0, "int"):
+            b = self._bound(args[0], upper, depth + 1)     # rows of a stepped slice: (span + s - 1) // s
+            return None if b is None else _folded("floordiv", [b, _strip(args[1])])
+        if e.op == "mul" and len(args) == 2:
+            for c, other in (args, args[::-1]):
+                if self._size(c):          # a rows x pitch footprint: the pitch is a size
+                    b = self._bound(other, upper, depth + 1)
+                    return None if b is None else _folded("mul", [_strip(c), b])
+        return None
+
+    def _size(self, e: Expr) -> bool:
+        """`e` is static and at least 0: constants, dims, tiling fields, and + * // align_up of them."""
+        if isinstance(e, Const):
+            return e.kind == "int" and int(e.value) >= 0
+        if isinstance(e, Name):
+            sym = self.lookup(e.id)
+            return sym is not None and sym.kind == "dim"
+        if isinstance(e, Attr):
+            sym = self.lookup(e.obj.id) if isinstance(e.obj, Name) else None
+            return sym is not None and sym.kind == "tiling"
+        return isinstance(e, Call) and e.op in ("add", "mul", "floordiv", "align_up", "cdiv", "min", "max") and \
+            all(self._size(a) for a in e.args)
 
     def _cap_shape(self, t) -> Expr | None:
         """Elements the tile takes in UB at most (rows x pitch, see tiles.py), from static bounds."""
@@ -1380,6 +1472,26 @@ def _linear(e: Expr) -> dict | None:
     return None
 
 
+_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+         "floordiv": lambda a, b: a // b, "min": min, "max": max, "neg": lambda a: -a}
+
+
+def _folded(op: str, parts) -> Expr:
+    """Call(op, parts), computed when every part is an integer constant."""
+    if all(isinstance(p, Const) and p.kind == "int" for p in parts) and not (op == "floordiv" and parts[1].value == 0):
+        return Const(_FOLD[op](*(int(p.value) for p in parts)), "int")
+    return Call(op, tuple(parts))
+
+
+def _single_defs(body) -> dict[str, Expr]:
+    """Names assigned exactly once in the kernel body -> their value expression."""
+    seen: dict[str, list[Expr]] = {}
+    for st, _ in walk_stmts(body):
+        if isinstance(st, Assign):
+            seen.setdefault(st.target, []).append(st.value)
+    return {name: values[0] for name, values in seen.items() if len(values) == 1}
+
+
 def _difference(hi: Expr, lo: Expr) -> Expr:
     """hi - lo, simplified when it is a single term or a constant (a mirrored slice
     `x[N - c.start - c.len : N - c.start]` is `c.len` long, which bounds its tile)."""
@@ -1393,6 +1505,17 @@ def _difference(hi: Expr, lo: Expr) -> Expr:
                 return Const(v, "int")
             if v == 1:
                 return k
+        if all(k is not None and v in (1, -1) for k, v in d.items()):
+            # `(h0 + j1) - (h0 + j0)` is `j1 - j0`: the common start cancels
+            plus = [k for k, v in d.items() if v == 1]
+            minus = [k for k, v in d.items() if v == -1]
+            if plus:
+                out = plus[0]
+                for k in plus[1:]:
+                    out = Call("add", (out, k))
+                for k in minus:
+                    out = Call("sub", (out, k))
+                return out
     return Call("sub", (hi, lo))
 
 

@@ -302,7 +302,11 @@ class ComputeWriter:
                 stride = part if stride is None else f"{stride} * {part}"
             keeps = not (isinstance(ix, ir.IndexExpr) and not isinstance(ix.expr.type, ir.RangeType))
             if keeps:
-                strides.append(stride or "1")
+                step = ix.step if isinstance(ix, ir.IndexSlice) else None
+                if step is not None and step != ir.Const(1, "int"):   # every step-th row: rows step x stride apart
+                    strides.append(f"{paren(facts.scalar_text(step))} * {stride or '1'}")
+                else:
+                    strides.append(stride or "1")
             if isinstance(ix, ir.IndexExpr):
                 e = ix.expr
                 if isinstance(e.type, ir.RangeType):

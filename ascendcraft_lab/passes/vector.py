@@ -518,6 +518,10 @@ class ComputeLowering(RegisterWalk):
         every row per instruction, then WholeReduce reduces that repeat."""
         t = e.args[0].type
         kind = {"reduce_sum": "Sum", "reduce_max": "Max", "reduce_min": "Min"}[e.op]
+        if tiles.is_pitched(t) and not tiles.is_pitched(e.type) and len(e.type.shape) == 1 and len(t.shape) == 2 \
+                and e.type.shape[0] == t.shape[1]:
+            self._fold_rows(e, out, src, kind)
+            return
         work = self.ctx.take_slot(t.dtype)
         order = "" if kind == "Sum" else ", ReduceOrder::ORDER_ONLY_VALUE"
         em = self.em
@@ -554,6 +558,22 @@ class ComputeLowering(RegisterWalk):
                     em.line(f"WholeReduce{kind}({out.name}[{row}], {work.name}, {per}, {reps}, 1, 1, {per // block}{order});")
         self.ctx.release(work)
         em.line(self.ctx.hole(ExactWrite(out.name, e.type.dtype, rows)))
+
+    def _fold_rows(self, e: ir.Call, out: Tile, src: Tile, kind: str) -> None:
+        """Along axis 0 of a tile of rows: the rows folded into one, elementwise over the columns.
+        Every row starts on a 32-byte block (`pitch` apart), so row i is the aligned operand
+        src[i * pitch]: a copy of the first row, then one Add/Max/Min per further row."""
+        t = e.args[0].type
+        rows, cols, pitch, _ = self.ctx.layout(t)
+        fold = {"Sum": "Add", "Max": "Max", "Min": "Min"}[kind]
+        row = self.ctx.scalar_name("row") if "row" in self.ctx.reserved else "row"
+        em = self.em
+        em.line(f"// {expr_text(e)}: the rows folded into one with {fold}, one instruction per further row")
+        em.line(f"// (row i starts i * {pitch} elements in, on a 32-byte block)")
+        em.line(f"Muls({out.name}, {src.name}, {_one(t.dtype)}, {cols});")
+        with em.block(f"for (int64_t {row} = 1; {row} < {rows}; ++{row})"):
+            em.line(f"{fold}({out.name}, {out.name}, {src.name}[{row} * {pitch}], {cols});")
+        em.line(self.ctx.hole(ExactWrite(out.name, e.type.dtype, cols)))
 
     def _is_byte_mask(self, e: ir.Expr) -> bool:
         """A bool tile from GM or from cast() holds one byte per element; Select wants the bit

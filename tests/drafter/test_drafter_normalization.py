@@ -26,8 +26,8 @@ CASES = [  # (suite op, overrides, template, a phrase the draft must contain)
     ("instance_norm", {"batch_size": 2, "features": 3, "dim1": 90, "dim2": 101}, "rows", "reduce_sum(v * v)"),
     ("layer_norm", {"batch_size": 3, "features": 4, "dim1": 50, "dim2": 51}, "rows", "load(ln_weight[c])"),
     ("frobenius_norm", SMALL, "rows", "sync_all()"),
-    ("l1_norm", {"batch_size": 3, "dim": 1003}, "rows", "abs("),
-    ("l2_norm", {"batch_size": 3, "dim": 1003}, "rows", "sqrt("),
+    ("l1_norm", {"batch_size": 3, "dim": 3001}, "rows", "abs("),          # a row past a repeat stride: sweeps
+    ("l2_norm", {"batch_size": 3, "dim": 1003}, "row_blocks", "sqrt(reduce_sum(xu * xu, axis=1, keepdim=True))"),
     ("rms_norm", SMALL, "cols", "for m in range(1, C)"),
 ]
 

@@ -212,6 +212,49 @@ def test_gm_accesses_are_bounds_checked():
     assert "index 49 is outside axis 0 of `x` (size 49)" in e.value.message
 
 
+WINDOW_ROWS = """@host
+def tiling(x: Tensor[f32, (B, H, W)]):
+    cores, per_core = core_split(B)
+    return Launch(cores, rows=per_core)
+
+
+@kernel
+def k(x: GM[f32, (B, H, W)], y: Out[f32, (B, W)], t: Tiling):
+    for r in core_rows(t.rows, B):
+        j0 = max(0, 1 - r)
+        j1 = {hi}
+        with copyin:
+            xw = load(x[r, j0:j1:{step}, :])
+        with compute:
+            yu = reduce_{kind}(xw, axis=0)
+        with copyout:
+            store(y[r, :], yu)
+"""
+
+
+@pytest.mark.parametrize("kind, step", [("sum", 1), ("max", 2), ("min", 3)])
+def test_a_stepped_slice_of_rows_folds_like_numpy(kind, step):
+    p = verify(parse(WINDOW_ROWS.format(hi="H", step=step, kind=kind)))
+    x = np.random.default_rng(3).standard_normal((5, 7, 11)).astype(np.float32)
+    y = run(p, {"x": x})["y"]
+    want = np.stack([getattr(x[r, max(0, 1 - r):7:step], kind)(axis=0) for r in range(5)])
+    np.testing.assert_allclose(y, want, rtol=1e-6)
+    # the tile's rows are bounded through the scalars' definitions: (min(H, H) - 0 + step - 1) // step
+    xw = next(b for b in p.plan.buffers if b.name == "xw")
+    assert all(c is not None for c in xw.capacities)
+
+
+def test_a_stepped_slice_is_bounds_checked_on_the_rows_it_reads():
+    # hi = H + 1 is past the axis; only the rows read count: row 0 reads rows 1, 3, 5, 7 (7 is outside),
+    # row 1 would read 0, 2, 4, 6 (inside)
+    p = verify(parse(WINDOW_ROWS.format(hi="H + 1", step=2, kind="max")))
+    with pytest.raises(DslError) as e:
+        run(p, {"x": np.ones((2, 7, 4), np.float32)})
+    assert "slice with step 2: rows [1, 8) is outside axis 1" in e.value.message, e.value.message
+    # one row of 8: it reads rows 1, 3, 5, 7 though the slice ends at 9
+    assert run(p, {"x": np.ones((1, 8, 4), np.float32)})["y"].shape == (1, 4)
+
+
 def test_a_store_of_the_wrong_length_is_a_dsl_error():
     text = ROWS.format(dt="f32", odt="f32", tile=8, total="B", compute="                yu = xu * 1.0")
     text = text.replace("store(y[r, c], yu)", "store(y[r, 0:8], yu)")

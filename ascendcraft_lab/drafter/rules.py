@@ -498,6 +498,10 @@ def _logsumexp(b, input, dim, keepdim):
 
 # -- reductions --------------------------------------------------------------------------------
 def _axes(dim):
+    """The reduced axes of a dim argument: None (all), an int, a list of them; a forward argument
+    (a get_inputs() scalar or list) by its traced value."""
+    if isinstance(dim, Node) and not dim.is_tensor:
+        dim = dim.value
     if dim is None:
         return None
     if isinstance(dim, (list, tuple)):
@@ -507,27 +511,27 @@ def _axes(dim):
 
 @rule("sum", "input, dim=None, keepdim=False, dtype=None")
 def _sum(b, input, dim, keepdim, dtype):
-    return b.reduce("sum", T(input), _axes(dim), bool(keepdim))
+    return b.reduce("sum", T(input), _axes(dim), bool(val(keepdim)))
 
 
 @rule("mean", "input, dim=None, keepdim=False, dtype=None")
 def _mean(b, input, dim, keepdim, dtype):
-    return b.mean(T(input), _axes(dim), bool(keepdim))
+    return b.mean(T(input), _axes(dim), bool(val(keepdim)))
 
 
 @rule("prod", "input, dim=None, keepdim=False, dtype=None")
 def _prod(b, input, dim, keepdim, dtype):
-    return b.reduce("prod", T(input), _axes(dim), bool(keepdim))
+    return b.reduce("prod", T(input), _axes(dim), bool(val(keepdim)))
 
 
 @rule("amax", "input, dim=(), keepdim=False")
 def _amax(b, input, dim, keepdim):
-    return b.reduce("max", T(input), _axes(dim) or None, bool(keepdim))
+    return b.reduce("max", T(input), _axes(dim) or None, bool(val(keepdim)))
 
 
 @rule("amin", "input, dim=(), keepdim=False")
 def _amin(b, input, dim, keepdim):
-    return b.reduce("min", T(input), _axes(dim) or None, bool(keepdim))
+    return b.reduce("min", T(input), _axes(dim) or None, bool(val(keepdim)))
 
 
 def _max_min(kind):
@@ -536,8 +540,8 @@ def _max_min(kind):
             return b.ew(kind, input, dim)
         if dim is None:
             return b.reduce(kind, T(input), None, False)
-        values = b.reduce(kind, T(input), [val(dim)], bool(keepdim))
-        return ReturnTuple(values, b.argreduce(kind, T(input), val(dim), bool(keepdim)))
+        values = b.reduce(kind, T(input), [val(dim)], bool(val(keepdim)))
+        return ReturnTuple(values, b.argreduce(kind, T(input), val(dim), bool(val(keepdim))))
     return fn
 
 
@@ -547,12 +551,12 @@ rule("min", "input, dim=None, keepdim=False")(_max_min("min"))
 
 @rule("norm", "input, p='fro', dim=None, keepdim=False, dtype=None")
 def _norm(b, input, p, dim, keepdim, dtype):
-    return G.norm(b, T(input), val(p), _axes(dim), bool(keepdim))
+    return G.norm(b, T(input), val(p), _axes(dim), bool(val(keepdim)))
 
 
 @rule("vector_norm, linalg_vector_norm", "input, ord=2, dim=None, keepdim=False, dtype=None")
 def _vector_norm(b, input, ord, dim, keepdim, dtype):
-    return G.norm(b, T(input), val(ord), _axes(dim), bool(keepdim))
+    return G.norm(b, T(input), val(ord), _axes(dim), bool(val(keepdim)))
 
 
 @rule("normalize", "input, p=2.0, dim=1, eps=1e-12, out=None")
@@ -695,6 +699,22 @@ def _flip(b, input, dims):
     x = T(input)
     axes = tuple(sorted({G.norm_axis(val(d), len(x.shape)) for d in dims}))
     return Node("flip", (x,), {"axes": axes}, x.shape, x.dtype)
+
+
+@rule("fliplr", "input")
+def _fliplr(b, input):
+    x = T(input)
+    if len(x.shape) < 2:
+        raise Unsupported("torch.fliplr of a tensor with fewer than 2 axes (PyTorch refuses it too)")
+    return Node("flip", (x,), {"axes": (1,)}, x.shape, x.dtype)
+
+
+@rule("flipud", "input")
+def _flipud(b, input):
+    x = T(input)
+    if not x.shape:
+        raise Unsupported("torch.flipud of a 0-d tensor (PyTorch refuses it too)")
+    return Node("flip", (x,), {"axes": (0,)}, x.shape, x.dtype)
 
 
 @rule("pad", "input, pad, mode='constant', value=None")

@@ -33,6 +33,7 @@ from typing import Iterable
 import numpy as np
 
 from .. import procs
+from . import warm
 from ..dsl.errors import Span, format_diagnostic
 
 CHILD = Path(__file__).with_name("child.py")
@@ -254,7 +255,8 @@ def _jsonable(o: dict) -> dict:
 
 def run_jobs(jobs: list[dict], *, timeout: float = 300) -> list[dict | ReferenceError]:
     """Run `jobs` ({mode: trace|run|time, path, overrides, seed, cast_inputs, ...}) in one child
-    (`python -I child.py`: isolated, it imports nothing from this package).
+    (`python -I child.py`: isolated, it imports nothing from this package), forked from a warm
+    parent that has imported torch already when one is free (`warm.py`).
 
     Returns per job a dict (`graph` for trace, a ReferenceRun as `run`, `timing` for time) or
     the ReferenceError it raised.
@@ -278,7 +280,8 @@ def run_jobs(jobs: list[dict], *, timeout: float = 300) -> list[dict | Reference
         (tmpd / "jobs.json").write_text(json.dumps(spec))
         proc_error = None
         try:
-            proc = procs.run([sys.executable, "-I", str(CHILD), str(tmpd / "jobs.json")], timeout=timeout, cwd=tmpd)
+            proc = warm.run_child(tmpd / "jobs.json", tmpd, timeout) or \
+                procs.run([sys.executable, "-I", str(CHILD), str(tmpd / "jobs.json")], timeout=timeout, cwd=tmpd)
             if proc.returncode != 0:
                 tail = (proc.stderr or "").strip().splitlines()
                 proc_error = f"the reference process exited with code {proc.returncode}" + (f" ({tail[-1]})" if tail else "")

@@ -22,3 +22,24 @@ def test_interpolate_to_a_forward_size_is_drafted_to_that_size(tmp_path):
                     "[torch.randn(2, 3, 16), 33]")
     d = draft_reference(ref)
     assert d.template == "resize" and "33" in d.text and not parse(d.text, "k.dsl.py").scalars
+
+
+def test_a_forward_dim_and_keepdim_of_a_reduction_are_their_traced_values(tmp_path):
+    # keepdim=False passed by get_inputs(): the result drops the axis (it was kept: the argument's
+    # node, not its value, was read as a truth value); dim=None reduces every axis
+    forward = "def forward(self, x, dim=None, keepdim: bool = False):\n    return torch.sum(x, dim=dim, keepdim=keepdim)"
+    for inputs, out in (("[torch.randn(3, 1, 100), 1, False]", "y: Out[f32, (B, N)]"),
+                        ("[torch.randn(4, 5, 37), [1, 2], True]", "y: Out[f32, ((B, 1, 1),)]"),
+                        ("[torch.randn(2, 3, 4, 65), None, False]", "y: Out[f32, ()]")):
+        d = draft_reference(write_ref(tmp_path, "sum_args", forward, inputs))
+        assert out in d.text, (inputs, d.text)
+
+
+def test_fliplr_and_flipud_draft_as_the_flips_they_are(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = draft_reference(write_ref(tmp_path / "a", "flip", "def forward(self, x):\n    return torch.flipud(torch.fliplr(x))",
+                                  "[torch.randn(5, 13)]"))
+    b = draft_reference(write_ref(tmp_path / "b", "flip", "def forward(self, x):\n    return x.flip(0).flip(1)",
+                                  "[torch.randn(5, 13)]"))
+    assert a.template == b.template == "remap" and a.text.split('"""', 2)[2] == b.text.split('"""', 2)[2]

@@ -101,6 +101,13 @@ def tagged(tag: str) -> list[tuple[int, str]]:
     return out
 
 
+def reference_running(tag: str) -> bool:
+    """A reference child runs: a cold `child.py`, or a fork of the warm parent (reference/zygote.py:
+    the zygote and its fork share the command line, so two of them)."""
+    cmds = [cmd for _, cmd in tagged(tag)]
+    return any("reference/child.py" in c for c in cmds) or sum("reference/zygote.py" in c for c in cmds) >= 2
+
+
 def dead_scratch(prefix: str = "acemu-run-") -> list[str]:
     """Emulator scratch folders in /dev/shm whose process is gone."""
     shm = Path("/dev/shm")

@@ -6,7 +6,7 @@ import json
 import signal
 import time
 
-from session_helpers import KERNEL, Sandbox, dead_scratch, ref_with, tagged
+from session_helpers import KERNEL, Sandbox, dead_scratch, ref_with, reference_running, tagged
 from ascendcraft_lab.backends.emulator import runner
 from ascendcraft_lab.reference import ReferenceError, load_reference
 
@@ -31,7 +31,7 @@ def test_sigterm_to_check_stops_the_spinning_kernel_and_removes_its_scratch(sess
 def test_sigterm_in_the_reference_phase_leaves_no_temporary_folder(session, gelu_ref, tmp_path):
     (tmp_path / "slow.py").write_text(ref_with(gelu_ref, "import time\ntime.sleep(600)"))
     box = Sandbox(tmp_path)
-    reference_runs = lambda: any("reference/child.py" in cmd for _, cmd in tagged(box.tag))   # noqa: E731
+    reference_runs = lambda: reference_running(box.tag)   # noqa: E731
     child = box.run("check", session, "--ref", tmp_path / "slow.py", signal_after=(120, signal.SIGTERM),
                     when=reference_runs)
     assert child.rc == 143

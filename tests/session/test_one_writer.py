@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from session_helpers import KERNEL, Sandbox, ref_with, tagged
+from session_helpers import Sandbox, ref_with, reference_running
 from ascendcraft_lab.session import Session, SessionFolder
 from ascendcraft_lab.session.folder import JOURNAL, TEMP_SUFFIX
 
@@ -62,7 +62,7 @@ def test_ctrl_c_while_lowering_leaves_the_session_as_it_was(session, inputs, gel
     (tmp_path / "slow.py").write_text(ref_with(gelu_ref, "import time\ntime.sleep(600)"))
     before = snapshot(session)
     box = Sandbox(tmp_path)
-    reference_runs = lambda: any("reference/child.py" in cmd for _, cmd in tagged(box.tag))   # noqa: E731
+    reference_runs = lambda: reference_running(box.tag)   # noqa: E731
     child = box.run("lower", inputs / "gelu.dsl.py", "--ref", tmp_path / "slow.py", "-o", session,
                     signal_after=(120, signal.SIGINT), when=reference_runs)
     assert child.rc == 130 and "interrupted" in child.out

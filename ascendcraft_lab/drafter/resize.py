@@ -38,7 +38,7 @@ from .graph import Node, Unsupported
 from .templates import DTYPE, Tensor, Writer, fmt_float, par, scale_but_last
 
 MODES = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
-         "bicubic": "cubic", "trilinear": "linear"}
+         "bicubic": "cubic", "trilinear": "linear", "area": "area"}
 RANK_OF_MODE = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 CUBIC_A = -0.75          # PyTorch's bicubic (Keys) parameter
 AA_CUBIC_A = -0.5        # the anti-aliasing cubic filter's parameter (PyTorch's aa bicubic)
@@ -62,10 +62,12 @@ def resize_node(x: Node, size, scale_factor, mode: str, align_corners, recompute
     if not x.is_tensor:
         raise Unsupported("F.interpolate of a scalar")
     if not isinstance(mode, str) or mode not in MODES:
-        why = " (an adaptive average pooling)" if mode == "area" else ""
-        raise Unsupported(f"F.interpolate mode={mode!r}{why}: the resize template drafts nearest, nearest-exact, "
-                          "linear, bilinear, bicubic and trilinear")
+        raise Unsupported(f"F.interpolate mode={mode!r}: the resize template drafts nearest, nearest-exact, "
+                          "linear, bilinear, bicubic, trilinear and area")
     rank = len(x.shape)
+    if mode == "area" and rank != 4:
+        raise Unsupported(f"mode='area' (adaptive average pooling) of a rank-{rank} tensor: the resize template "
+                          "averages 2-D windows of (N, C, H, W)")
     if rank < 3 or rank > 5:
         raise Unsupported(f"F.interpolate of a rank-{rank} tensor (N, C and 1 to 3 spatial dims)")
     if mode in RANK_OF_MODE and RANK_OF_MODE[mode] != rank:
@@ -207,6 +209,9 @@ class ResizeWriter(Writer):
                 f"tile = ub_elems(f32, live={self.live})"]
 
     def launch_fields(self) -> str:
+        if self.node.attrs["mode"] == "area":      # a window's rows / columns at most: cdiv(in, out) + 1
+            taps = "".join(f", taps{d.lower()}=cdiv({d}, {self.par(o)}) + 1" for d, o in zip(self.sdims, self.odims))
+            return f", rows=per_core, tile=min(tile, {self.odims[-1]}){taps}"
         scales = "".join(f", {s}={self._scale_text(i)}" for i, s in enumerate(self.scale_names))
         if self.node.attrs["antialias"]:
             scales += "".join(self._aa_fields(i) for i in range(len(self.sdims)))
@@ -236,6 +241,12 @@ class ResizeWriter(Writer):
         mode = {"linear": ["", "linear", "bilinear", "trilinear"][len(self.node.shape) - 2],
                 "cubic": "bicubic"}.get(a["mode"], a["mode"])
         corners = ", align_corners" if a["align_corners"] else ""
+        if a["mode"] == "area":
+            return (f"Drafted from {self.source}: adaptive average pooling (F.interpolate area, resize template). The "
+                    "cores split the output rows; each row's window of source rows [oh * H // OH, cdiv((oh + 1) * H, "
+                    "OH)) comes in as one tile and is averaged by reduce_sum(axis=0), then every tile of output "
+                    "columns gathers the most taps any column's window holds (iota, Cast floor, Gather), a tap past "
+                    "its window weighted 0, and divides by the window's length.")
         if a["antialias"]:
             return (f"Drafted from {self.source}: F.interpolate {mode}{corners}, antialias, resize template. The cores "
                     "split the output rows; each row's source rows (as many as its filter covers, a scalar loop) are "
@@ -299,6 +310,8 @@ class ResizeWriter(Writer):
         return lines, taps
 
     def kernel_body(self) -> list[str]:
+        if self.node.attrs["mode"] == "area":
+            return self._area_body()
         if self.node.attrs["antialias"]:
             return self._aa_body()
         fresh = self.namer.fresh
@@ -438,6 +451,47 @@ class ResizeWriter(Writer):
                  "        with copyout:", f"            store({y.name}[{p}, {oh}, c], {yu})"]
         return body
 
+    # -- mode='area': adaptive average pooling ------------------------------------------------------------
+    def _area_body(self) -> list[str]:
+        """One output row: its window of source rows [h0, h1) as one tile, averaged; then per tile of
+        output columns the windows [floor(o * W / OW), ceil((o + 1) * W / OW)) of the averaged row, a
+        fixed number of Gathers (the longest window, a tiling field), a tap past its window weighted 0."""
+        fresh = self.namer.fresh
+        x, y = self.tensors[0], self.out_tensors[0]
+        H, W = self.sdims
+        h, w = H.lower(), W.lower()
+        OH, OW = (self.par(o) for o in self.odims)
+        p, oh, h0, n = fresh("p"), fresh("oh"), fresh("h0"), fresh("n")
+        xw, row = fresh(f"{x.name}w"), fresh("row")
+        body = [f"for r in core_rows(t.rows, {self._rows_total()}):",
+                f"    {p} = r // {OH}",
+                f"    {oh} = r % {OH}",
+                f"    {h0} = {oh} * {H} // {OH}          # the row's window [{h0}, {h0} + {n}) of source rows",
+                f"    {n} = min((({oh} + 1) * {H} + {_less(OH, 1)}) // {OH} - {h0}, t.taps{h})      # at most taps{h} rows",
+                "    with copyin:",
+                f"        {xw} = load({x.name}[{p}, {h0}:{h0} + {n}, :])          # one strided copy",
+                "    with compute:",
+                f"        {row} = reduce_sum({xw}, axis=0) * (1.0 / {n})          # the window's rows averaged"]
+        col, j0, j1, cnt = fresh("col"), fresh("j0"), fresh("j1"), fresh("cnt")
+        body += [f"    for c in tiles({self.odims[-1]}, t.tile):", "        with compute:",
+                 f"            {col} = iota(c.len, c.start)          # the tile's output columns (CreateVecIndex)",
+                 "            # each column's window [j0, j1) of source columns; + 0.5 keeps floor() off the integers a",
+                 "            # product by the reciprocal of OW may miss by a rounding",
+                 f"            {j0} = cast(({col} * {W} + 0.5) / {OW}, i32, round=\"floor\")",
+                 f"            {j1} = cast((({col} + 1.0) * {W} + {_less(OW, 0.5)}) / {OW}, i32, round=\"floor\")",
+                 f"            {cnt} = cast({j1} - {j0}, f32)",
+                 f"            {fresh('yacc')} = take({row}, min({j0}, {W} - 1))          # one vector Gather per tap"]
+        yacc = body[-1].split("=")[0].strip()
+        j, jj, inside = fresh("j"), fresh("jj"), fresh("win")
+        body += [f"        for {j} in range(1, t.taps{w}):          # the longest window's other taps", "            with compute:",
+                 f"                {jj} = {j0} + {j}",
+                 f"                {inside} = where({jj} < {j1}, 1.0, 0.0)          # a tap past the column's window weighs 0",
+                 f"                {yacc} = {yacc} + take({row}, min({jj}, {W} - 1)) * {inside}"]
+        yu = fresh("yu")
+        body += ["        with compute:", f"            {yu} = {yacc} / {cnt}",
+                 "        with copyout:", f"            store({y.name}[{p}, {oh}, c], {yu})"]
+        return body
+
     # -- the drafter's budget check on shapes 64 times larger ------------------------------------------
     def scaled_shapes(self, shapes: dict) -> dict:
         return scale_but_last(shapes)         # a source row is held whole in UB
@@ -465,6 +519,14 @@ def _plus(c: str) -> str:
 
 def _minus(c: str) -> str:
     return f" + {c[1:]}" if c.startswith("-") else f" - {c}"
+
+
+def _less(size: str, k) -> str:
+    """`size - k` as DSL text, computed when the size is a number."""
+    if size.isdigit():
+        v = int(size) - k
+        return str(v) if isinstance(v, int) else fmt_float(v)
+    return f"({size} - {k})"
 
 
 def _offset(name: str, k: int) -> str:

@@ -1744,8 +1744,26 @@ for _d in (1, 2, 3):
     rule(f"avg_pool{_d}d", "input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True"
          + (", divisor_override=None" if _d > 1 else ""))(_avg_pool(_d))
 
+@rule("adaptive_avg_pool2d", "input, output_size")
+def _adaptive_avg_pool2d(b, input, output_size):
+    """Adaptive average pooling is F.interpolate's mode='area': output o of an axis of n averages
+    [floor(o * n / out), ceil((o + 1) * n / out)) (the resize template)."""
+    x = T(input)
+    if len(x.shape) not in (3, 4):
+        raise Unsupported(f"adaptive_avg_pool2d of a rank-{len(x.shape)} tensor (PyTorch takes 3 or 4)")
+    size = _static(output_size, "output size", "adaptive_avg_pool2d")
+    size = list(size) if isinstance(size, (list, tuple)) else [size, size]
+    size = [x.shape[-2 + i] if s is None else int(s) for i, s in enumerate(size)]
+    if size == [1, 1]:                        # global average pooling: a mean over H and W
+        return b.mean(x, [-2, -1], True)
+    if len(x.shape) == 3:
+        raise Unsupported("adaptive_avg_pool2d of an unbatched (C, H, W) tensor (the resize template averages "
+                          "windows of (N, C, H, W))")
+    return resize_node(x, size, None, "area", None, None, False)
+
+
 _OTHER_POOLS = ("adaptive_max_pool", "adaptive_avg_pool", "lp_pool", "fractional_max_pool", "max_unpool")
-for _name in (f"{p}{d}d" for p in _OTHER_POOLS for d in (1, 2, 3)):
+for _name in (f"{p}{d}d" for p in _OTHER_POOLS for d in (1, 2, 3) if f"{p}{d}d" != "adaptive_avg_pool2d"):
     def _unsupported_pool(b, input, rest, _n=_name):
         raise Unsupported(f"`{_n}` (the pool template drafts max and avg pooling with fixed windows)")
     rule(_name, "input, *rest")(_unsupported_pool)
@@ -1795,7 +1813,7 @@ for _d in (1, 2, 3):
     MODULES[f"AvgPool{_d}d"] = (f"avg_pool{_d}d", {a: a for a in _POOL_ATTRS["avg"] if _d > 1 or a != "divisor_override"})
 for _d in (1, 2, 3):     # pooling modules the pool template does not draft: their rules say why
     for _cls, _fn in zip(("AdaptiveMaxPool", "AdaptiveAvgPool", "LPPool", "FractionalMaxPool", "MaxUnpool"), _OTHER_POOLS):
-        MODULES[f"{_cls}{_d}d"] = (f"{_fn}{_d}d", {})
+        MODULES[f"{_cls}{_d}d"] = (f"{_fn}{_d}d", {"output_size": "output_size"} if _fn == "adaptive_avg_pool" else {})
 
 
 @dataclass

@@ -48,7 +48,7 @@ REFUSED = [  # (forward, the words of the one-line refusal)
     ("return F.max_pool2d(x, 2, return_indices=True)[1].float()", "return_indices=True"),
     ("return F.avg_pool2d(x, 3, 2, 1, count_include_pad=False)", "count_include_pad=False"),
     ("return F.avg_pool2d(x, 2, divisor_override=3)", "divisor_override=3"),
-    ("return F.adaptive_avg_pool2d(x, 4)", "adaptive_avg_pool2d"),
+    ("return F.adaptive_max_pool2d(x, 4)", "adaptive_max_pool2d"),
     ("return torch.relu(F.max_pool2d(x, 2))", "pooling combined with other operations"),
 ]
 SPELLINGS = {  # one pooling, written as a module and as a function call

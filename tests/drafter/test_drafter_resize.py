@@ -22,6 +22,13 @@ CASES = {  # name -> (forward, inputs, init, template)
     # a grid input reaching past the border: the plane read in blocks, corners outside weighted 0
     "grid_sample_input_grid": ("def forward(self, x, g):\n    return F.grid_sample(x, g, align_corners=True)",
                                "[torch.randn(1, 2, 9, 14), torch.rand(1, 6, 11, 2) * 2.4 - 1.2]", "", "gridinput"),
+    # adaptive average pooling (mode='area'): windows [floor(o * n / out), ceil((o + 1) * n / out)) of 3-4 rows
+    # and columns, the rows one strided copy folded by reduce_sum(axis=0), the columns Gathers weighted 0 past
+    # their window
+    "adaptive_avg_module": ("def forward(self, x):\n    return self.pool(x)", "[torch.randn(2, 3, 17, 23)]",
+                            "|self.pool = nn.AdaptiveAvgPool2d((5, 7))", "resize"),
+    "area_up_and_down": ("def forward(self, x):\n    return F.interpolate(x, size=(4, 30), mode='area')",
+                         "[torch.randn(1, 2, 9, 11)]", "", "resize"),
     "grid_sample_identity_size": (
         "def forward(self, x, theta):\n    g = F.affine_grid(theta, x.size(), align_corners=True)\n"
         "    return F.grid_sample(x, g, align_corners=True)",
@@ -55,8 +62,17 @@ def test_what_the_resize_template_cannot_express_is_refused_in_one_line(forward,
 
 
 def test_an_interpolation_refusal_names_the_mode_and_its_reference_line(tmp_path):
-    ref = write_ref(tmp_path, "bad", "def forward(self, x):\n    return F.interpolate(x, size=(4, 4), mode='area')", X)
+    ref = write_ref(tmp_path, "bad", "def forward(self, x):\n    return F.interpolate(x, size=4, mode='area')",
+                    "[torch.randn(2, 3, 8)]")
     with pytest.raises(DraftError) as e:
         draft_reference(ref)
     line = 1 + next(i for i, l in enumerate(ref.read_text().splitlines()) if l.strip().startswith("return "))
-    assert "mode='area' (an adaptive average pooling)" in str(e.value) and f"reference line {line}" in str(e.value)
+    assert "mode='area' (adaptive average pooling) of a rank-3 tensor" in str(e.value), str(e.value)
+    assert f"reference line {line}" in str(e.value)
+
+
+def test_global_average_pooling_is_a_mean_over_the_plane(tmp_path):
+    ref = write_ref(tmp_path, "gap", "def forward(self, x):\n    return F.adaptive_avg_pool2d(x, 1)",
+                    "[torch.randn(2, 3, 9, 11)]")
+    d = draft_reference(ref)
+    assert d.template == "windows" and "window_sum(" in d.text, d.text

@@ -1,5 +1,6 @@
 """The resize template: F.interpolate / nn.Upsample (nearest, nearest-exact, linear, bilinear,
-bicubic, trilinear; align_corners both ways) of an (N, C, *spatial) input -> DSL.
+bicubic, trilinear; align_corners both ways; area, which is adaptive average pooling, also
+F.adaptive_avg_pool2d / nn.AdaptiveAvgPool2d) of an (N, C, *spatial) input -> DSL.
 
 Resampling is index arithmetic, a gather and a weighted sum, and it is separable: an output
 element reads taps along every spatial axis, and its value is the product-weighted sum over
@@ -28,6 +29,12 @@ taps [max(int(centre - support + 0.5), 0), min(int(centre + support + 0.5), in))
 the filter at (tap - centre + 0.5) / max(s, 1), normalised by the taps' sum. Along H the taps are a
 scalar loop of row loads (the count varies with the row); along W a fixed number of Gathers (the
 most taps any column has, a tiling field), a tap beyond the row weighted 0 and read clamped.
+
+mode='area' (2-D) averages the window [floor(o * in / out), ceil((o + 1) * in / out)) of each axis,
+PyTorch's adaptive_avg_pool2d: an output row's window of source rows is one strided copy, folded by
+reduce_sum(axis=0) and scaled by 1 / its length; along W a fixed number of Gathers (the longest
+window, cdiv(in, out) + 1) with the taps past a column's window weighted 0, divided by its length.
+An output of 1 x 1 (global average pooling) is drafted as the mean over H and W instead.
 """
 from __future__ import annotations
 

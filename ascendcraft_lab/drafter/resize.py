@@ -209,16 +209,20 @@ class ResizeWriter(Writer):
         return self.prod(self.lead + self.odims[:-1])
 
     def host_body(self) -> list[str]:
-        return [f"rows = {self._rows_total()}          # one output row per (plane, outer output position)",
-                "cores = min(VECTOR_CORES, rows)",
-                "per_core = cdiv(rows, cores)",
-                "cores = cdiv(rows, per_core)",
-                f"tile = ub_elems(f32, live={self.live})"]
+        lines = [f"rows = {self._rows_total()}          # one output row per (plane, outer output position)",
+                 "cores = min(VECTOR_CORES, rows)",
+                 "per_core = cdiv(rows, cores)",
+                 "cores = cdiv(rows, per_core)",
+                 f"tile = ub_elems(f32, live={self.live})"]
+        if self.node.attrs["mode"] == "area":       # a window's rows per copy: as many as UB holds
+            lines.append(f"win_rows = max(tile // align_up({self.sdims[-1]}, 8), 1)")
+        return lines
 
     def launch_fields(self) -> str:
         if self.node.attrs["mode"] == "area":      # a window's rows / columns at most: cdiv(in, out) + 1
-            taps = "".join(f", taps{d.lower()}=cdiv({d}, {self.par(o)}) + 1" for d, o in zip(self.sdims, self.odims))
-            return f", rows=per_core, tile=min(tile, {self.odims[-1]}){taps}"
+            (H, W), (OH, OW) = self.sdims, [self.par(o) for o in self.odims]
+            return (f", rows=per_core, tile=min(tile, {self.odims[-1]}), win_rows=min(win_rows, cdiv({H}, {OH}) + 1), "
+                    f"taps{W.lower()}=cdiv({W}, {OW}) + 1")
         scales = "".join(f", {s}={self._scale_text(i)}" for i, s in enumerate(self.scale_names))
         if self.node.attrs["antialias"]:
             scales += "".join(self._aa_fields(i) for i in range(len(self.sdims)))
@@ -468,17 +472,25 @@ class ResizeWriter(Writer):
         H, W = self.sdims
         h, w = H.lower(), W.lower()
         OH, OW = (self.par(o) for o in self.odims)
-        p, oh, h0, n = fresh("p"), fresh("oh"), fresh("h0"), fresh("n")
-        xw, row = fresh(f"{x.name}w"), fresh("row")
+        p, oh, h0, n, k0 = fresh("p"), fresh("oh"), fresh("h0"), fresh("n"), fresh("k0")
+        xw, xv, acc, row = fresh(f"{x.name}w"), fresh(f"{x.name}v"), fresh("acc"), fresh("row")
         body = [f"for r in core_rows(t.rows, {self._rows_total()}):",
                 f"    {p} = r // {OH}",
                 f"    {oh} = r % {OH}",
                 f"    {h0} = {oh} * {H} // {OH}          # the row's window [{h0}, {h0} + {n}) of source rows",
-                f"    {n} = min((({oh} + 1) * {H} + {_less(OH, 1)}) // {OH} - {h0}, t.taps{h})      # at most taps{h} rows",
+                f"    {n} = (({oh} + 1) * {H} + {_less(OH, 1)}) // {OH} - {h0}",
+                f"    {k0} = min({n}, t.win_rows)",
                 "    with copyin:",
-                f"        {xw} = load({x.name}[{p}, {h0}:{h0} + {n}, :])          # one strided copy",
+                f"        {xw} = load({x.name}[{p}, {h0}:{h0} + {k0}, :])          # its first rows: one strided copy",
                 "    with compute:",
-                f"        {row} = reduce_sum({xw}, axis=0) * (1.0 / {n})          # the window's rows averaged"]
+                f"        {acc} = reduce_sum({xw}, axis=0)          # the rows folded into one",
+                f"    for k in tiles({n} - {k0}, t.win_rows):          # a window longer than a tile: the rest",
+                "        with copyin:",
+                f"            {xv} = load({x.name}[{p}, {h0} + {k0} + k.start:{h0} + {k0} + k.start + k.len, :])",
+                "        with compute:",
+                f"            {acc} = {acc} + reduce_sum({xv}, axis=0)",
+                "    with compute:",
+                f"        {row} = {acc} * (1.0 / {n})          # the window's rows averaged"]
         col, j0, j1, cnt = fresh("col"), fresh("j0"), fresh("j1"), fresh("cnt")
         body += [f"    for c in tiles({self.odims[-1]}, t.tile):", "        with compute:",
                  f"            {col} = iota(c.len, c.start)          # the tile's output columns (CreateVecIndex)",

@@ -27,6 +27,9 @@ CASES = {  # name -> (forward, inputs, init, template)
     # their window
     "adaptive_avg_module": ("def forward(self, x):\n    return self.pool(x)", "[torch.randn(2, 3, 17, 23)]",
                             "|self.pool = nn.AdaptiveAvgPool2d((5, 7))", "resize"),
+    # a window of 2000 rows, longer than the rows one tile holds: the rest come win_rows at a time
+    "area_long_window": ("def forward(self, x):\n    return F.adaptive_avg_pool2d(x, (1, 3))",
+                         "[torch.randn(1, 2, 2000, 8)]", "", "resize"),
     "area_up_and_down": ("def forward(self, x):\n    return F.interpolate(x, size=(4, 30), mode='area')",
                          "[torch.randn(1, 2, 9, 11)]", "", "resize"),
     "grid_sample_identity_size": (

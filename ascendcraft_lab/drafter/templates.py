@@ -758,8 +758,8 @@ class RowsWriter(LoopWriter):
 
     def reduced_view(self, shape) -> str:
         lead = list(self.lay.lead)
-        if not lead:
-            return "()"
+        if not lead:                     # every axis reduced: one number (keepdim: ones, one axis of 1)
+            return "()" if not shape else self.shape_text(["1" if len(shape) == 1 else f"({', '.join(['1'] * len(shape))})"])
         keep = len(shape) == len(self.lay.base)
         axes = lead + (list(self.lay.axes) if keep else [])
         names = [self.dims[a] if a in lead else "1" for a in sorted(axes)]
@@ -823,7 +823,8 @@ class RowsWriter(LoopWriter):
                 if t.dtype == "float16":
                     value = f"cast({value}, f16)"
                 st.lines.append(f"{name} = {value}")
-                copyout.append(f"store({t.name}{'' if self.global_row else '[r]'}, {name})")
+                at = "[r]" if not self.global_row else "" if t.view == "()" else "[0]"   # keepdim: one axis of 1
+                copyout.append(f"store({t.name}{at}, {name})")
             body += self.stages([], st.lines, copyout)
         if self.global_row:
             return body

@@ -38,7 +38,7 @@ class _Shares:
             if t.dtype == "float16":
                 value = f"cast({value}, f16)"
             scalars.append(f"{name} = {value}")
-            stores.append(f"store({t.name}, {name}, accumulate=True)")
+            stores.append(f"store({t.name}{'[0]' if t.view != '()' else ''}, {name}, accumulate=True)")
         return scalars + self.stages([], [], stores)
 
 

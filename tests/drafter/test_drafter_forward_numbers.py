@@ -43,3 +43,14 @@ def test_fliplr_and_flipud_draft_as_the_flips_they_are(tmp_path):
     b = draft_reference(write_ref(tmp_path / "b", "flip", "def forward(self, x):\n    return x.flip(0).flip(1)",
                                   "[torch.randn(5, 13)]"))
     assert a.template == b.template == "remap" and a.text.split('"""', 2)[2] == b.text.split('"""', 2)[2]
+
+
+def test_a_reduction_of_every_axis_with_keepdim_keeps_ones(tmp_path):
+    # sum (the total template, an atomic add) and max (one core's sweep) to shape (1,) / (1, 1)
+    from ascendcraft_lab.reference import check_interpreter
+    for body, inputs, out in (("torch.sum(x, 0, keepdim=True)", "[torch.randn(1000)]", "y: Out[f32, (1,)]"),
+                              ("torch.amax(x, (0, 1), keepdim=True)", "[torch.randn(16, 33)]", "y: Out[f32, ((1, 1),)]")):
+        ref = write_ref(tmp_path, "keep_all", f"def forward(self, x):\n    return {body}", inputs)
+        d = draft_reference(ref)
+        assert out in d.text, d.text
+        assert check_interpreter(d.text, ref).correct

@@ -351,7 +351,7 @@ def _redraft_failed(job, opdir: Path, log: Log, group: CaseSet, report: CaseRepo
     way (y of shape (N,) against x (M, N) in one case, (M, 1) or one element in another;
     drafter/cases.broadcast_pattern) need their own; so do cases the draft's views do not bind (a rank
     its dims cannot pack: a group norm's (B, C, H, W) against a 3-D case), keyed by their ranks as
-    well, and cases whose dtype variant does not verify (an operation the vector unit lacks in that
+    well (and by which axes are 1), and cases whose dtype variant does not verify (an operation the vector unit lacks in that
     dtype, which a draft traced in that dtype may avoid: a Select of int16 values done in f32), keyed
     by their dtypes. `draft_info`: the group's draft (None when it was refused); its traced case's key
     is not drafted again. Returns (the report, each redrafted case's result taken from its new draft;
@@ -359,8 +359,7 @@ def _redraft_failed(job, opdir: Path, log: Log, group: CaseSet, report: CaseRepo
     runs = {i: c for i, c in enumerate(group.cases) if isinstance(c, ReferenceRun)}
     pattern = {i: broadcast_pattern([np.shape(v) for v in c.tensor_inputs]) for i, c in runs.items()}
     key = {i: (pattern[i],
-               tuple(len(np.shape(v)) for v in runs[i].tensor_inputs) if report.cases[i].stage in ("bind", "launch")
-               else (),
+               _ones(runs[i].tensor_inputs) if report.cases[i].stage in ("bind", "launch") else (),
                tuple(runs[i].dtypes) if report.cases[i].stage == "variant" else ()) for i in runs}
     traced = next(((pattern[i], (), ()) for i, c in runs.items()
                    if draft_info is not None and c.case == draft_info.get("traced_case")), None)
@@ -388,6 +387,12 @@ def _redraft_failed(job, opdir: Path, log: Log, group: CaseSet, report: CaseRepo
         if info is not None:
             infos.append(dict(info, cases=len(members), attributes=f"shapes like case {runs[members[0]].case}"))
     return report, infos
+
+
+def _ones(tensors) -> tuple:
+    """Each tensor's rank and which of its axes are 1: a draft declares a traced axis of 1 as the
+    literal 1, so a case with more there (x of (2, 64, 56, 56) beside the traced (1, 64, 56, 56)) does not bind."""
+    return tuple(tuple(d == 1 for d in np.shape(v)) for v in tensors)
 
 
 def _merge(cases: CaseSet, reports: list, prefixed: bool) -> CaseReport:

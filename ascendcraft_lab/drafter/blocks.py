@@ -63,25 +63,13 @@ class RowBlocksWriter(RowsWriter):
     def kernel_body(self) -> list[str]:
         lay = self.lay
         env: dict = {}
-        once = []
         # parameters shaped like the row are the same for every row: loaded once per core
-        for t in self.tensors:
-            if t.node is not None and lay.is_row(t.node):
-                once += self._load_once(t, env)
+        once = self.load_once([t for t in self.tensors if t.node is not None and lay.is_row(t.node)], ":", env)
         roots = [Root("out", o, self.tile_name(t), t) for o, t in zip(lay.outputs, self.out_tensors)]
         copyin, compute, copyout, _ = self.sweep(roots, "c, :", "c, :", env)
         body = [f"for part in core_chunk(t.per_core, {self.prod(lay.lead)}):",
                 "    for c in tiles(part, t.tile_rows):          # c: a block of whole rows"]
-        body += ["        " + l for l in self.stages(copyin, compute, copyout)]
-        return self.stages(*once_stages(once)) + body if once else body
-
-    def _load_once(self, t, env: dict) -> list[tuple[str, str]]:
-        tile = self.tile_name(t, "h" if t.dtype == "float16" else "u")
-        env[id(t.node)] = self.tile_name(t, "u")
-        lines = [("copyin", f"{tile} = load({t.name}[:])")]
-        if t.dtype == "float16":
-            lines.append(("compute", f"{self.tile_name(t, 'u')} = cast({tile}, f32)"))
-        return lines
+        return once + body + ["        " + l for l in self.stages(copyin, compute, copyout)]
 
     def host_body(self) -> list[str]:
         R = self.row_expr()
@@ -97,11 +85,6 @@ class RowBlocksWriter(RowsWriter):
         return (f"Drafted from {self.source}: row-wise over short rows (row-blocks template, per-row {kinds}). "
                 "A tile is a block of whole rows, one strided copy in and one out; each reduction gives one "
                 "value per row, broadcast back against the rows, all in one compute stage.")
-
-
-def once_stages(lines: list[tuple[str, str]]) -> tuple[list, list, list]:
-    """(copyin, compute, copyout) of the per-core loads."""
-    return ([l for k, l in lines if k == "copyin"], [l for k, l in lines if k == "compute"], [])
 
 
 __all__ = ["RowBlocksWriter"]

@@ -76,16 +76,7 @@ class BroadcastWriter(LoopWriter):
     # -- the kernel ---------------------------------------------------------------------------
     def _load_once(self, kind: str, index: str, env: dict) -> list[str]:
         """Stages loading every input of `kind` at `index`, its tile then known to the sweeps."""
-        copyin, compute = [], []
-        for t in self.tensors:
-            if t.node is None or self.kind(t.node) != kind:
-                continue
-            tile = self.tile_name(t, "h" if t.dtype == "float16" else "u")
-            copyin.append(f"{tile} = load({t.name}[{index}])")
-            if t.dtype == "float16":
-                compute.append(f"{self.tile_name(t, 'u')} = cast({tile}, f32)")
-            env[id(t.node)] = self.tile_name(t, "u")
-        return self.stages(copyin, compute, [])
+        return self.load_once([t for t in self.tensors if t.node is not None and self.kind(t.node) == kind], index, env)
 
     def leaf_load_index(self, t, index: str) -> str:
         if self.kind(t.node) == "row":

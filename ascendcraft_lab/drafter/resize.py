@@ -470,7 +470,7 @@ class ResizeWriter(Writer):
         fresh = self.namer.fresh
         x, y = self.tensors[0], self.out_tensors[0]
         H, W = self.sdims
-        h, w = H.lower(), W.lower()
+        w = W.lower()
         OH, OW = (self.par(o) for o in self.odims)
         p, oh, h0, n, k0 = fresh("p"), fresh("oh"), fresh("h0"), fresh("n"), fresh("k0")
         xw, xv, acc, row = fresh(f"{x.name}w"), fresh(f"{x.name}v"), fresh("acc"), fresh("row")
@@ -491,7 +491,7 @@ class ResizeWriter(Writer):
                 f"            {acc} = {acc} + reduce_sum({xv}, axis=0)",
                 "    with compute:",
                 f"        {row} = {acc} * (1.0 / {n})          # the window's rows averaged"]
-        col, j0, j1, cnt = fresh("col"), fresh("j0"), fresh("j1"), fresh("cnt")
+        col, j0, j1, cnt, yacc = fresh("col"), fresh("j0"), fresh("j1"), fresh("cnt"), fresh("yacc")
         body += [f"    for c in tiles({self.odims[-1]}, t.tile):", "        with compute:",
                  f"            {col} = iota(c.len, c.start)          # the tile's output columns (CreateVecIndex)",
                  "            # each column's window [j0, j1) of source columns; + 0.5 keeps floor() off the integers a",
@@ -499,8 +499,7 @@ class ResizeWriter(Writer):
                  f"            {j0} = cast(({col} * {W} + 0.5) / {OW}, i32, round=\"floor\")",
                  f"            {j1} = cast((({col} + 1.0) * {W} + {_less(OW, 0.5)}) / {OW}, i32, round=\"floor\")",
                  f"            {cnt} = cast({j1} - {j0}, f32)",
-                 f"            {fresh('yacc')} = take({row}, min({j0}, {W} - 1))          # one vector Gather per tap"]
-        yacc = body[-1].split("=")[0].strip()
+                 f"            {yacc} = take({row}, min({j0}, {W} - 1))          # one vector Gather per tap"]
         j, jj, inside = fresh("j"), fresh("jj"), fresh("win")
         body += [f"        for {j} in range(1, t.taps{w}):          # the longest window's other taps", "            with compute:",
                  f"                {jj} = {j0} + {j}",

@@ -626,6 +626,18 @@ class LoopWriter(Writer):
                 st.lines.append(f"{r.name} = {r.name} + {f'reduce_sum({value})' if window else value}")
         return copyin, st.lines, copyout, st.carries
 
+    def load_once(self, tensors: list[Tensor], index: str, env: dict) -> list[str]:
+        """Stages loading each of `tensors` at `index` (f16 widened to f32) outside the sweeps, its
+        tile then known to them through `env`: a tensor the same for every tile, loaded once per core."""
+        copyin, compute = [], []
+        for t in tensors:
+            tile = self.tile_name(t, "h" if t.dtype == "float16" else "u")
+            copyin.append(f"{tile} = load({t.name}[{index}])")
+            if t.dtype == "float16":
+                compute.append(f"{self.tile_name(t, 'u')} = cast({tile}, f32)")
+            env[id(t.node)] = self.tile_name(t, "u")
+        return self.stages(copyin, compute, [])
+
     def leaf_load_index(self, t: Tensor, index: str) -> str:
         """How a sweep indexes tensor `t` (the full tensors' index unless the template says otherwise)."""
         return index

@@ -99,7 +99,7 @@ class _Zygote:
     def _request(self, jobs: Path, cwd: Path, timeout: float) -> subprocess.CompletedProcess | None:
         out, err = cwd / "child.stdout", cwd / "child.stderr"
         req = {"jobs": str(jobs), "cwd": str(cwd), "stdout": str(out), "stderr": str(err), "env": procs.child_env()}
-        args = [sys.executable, "-I", str(jobs.parent), str(jobs)]
+        args = [sys.executable, "-I", str(ZYGOTE.with_name("child.py")), str(jobs)]   # what a cold child runs
         pid = None
         try:
             self.proc.stdin.write((json.dumps(req) + "\n").encode())

@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # pytest workers (pytest-xdist): a test file runs whole on one worker, so module fixtures run once.
 TEST_WORKERS ?= 2
 
-.PHONY: demo test setup clean extension lab
+.PHONY: demo test test-fast setup clean extension lab
 
 demo: $(STAMP)
 	$(BIN)/ascendcraft demo
@@ -16,6 +16,11 @@ test: $(STAMP) extension
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25
 	PYTHON=$(CURDIR)/$(BIN)/python bash tests/ui/run_ui_tests.sh
+
+# The inner loop: no C++ compile, no child process (tests marked `heavy` are left out, and the
+# conftest refuses a process started by any other test), well under two minutes.
+test-fast: $(STAMP)
+	ASCENDCRAFT_TEST_TIER=fast $(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not heavy" --durations=10
 
 # The JupyterLab extension: rebuilt only when its sources changed (see extension/README.md).
 extension: $(STAMP)

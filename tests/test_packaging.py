@@ -1,4 +1,5 @@
 """The package's set-up promises: dependencies agree, the CLI lists its commands."""
+import pytest
 import re
 import subprocess
 import sys
@@ -37,6 +38,7 @@ def _cli(*args):
     return subprocess.run([sys.executable, "-m", "ascendcraft_lab", *args], capture_output=True, text=True, cwd=ROOT)
 
 
+@pytest.mark.heavy
 def test_help_lists_every_architecture_command():
     out = _cli("--help")
     assert out.returncode == 0
@@ -54,6 +56,7 @@ def test_unbuilt_command_says_so_in_one_line_without_traceback():
         assert len(out.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.heavy
 def test_doctor_reports_offline_pipeline_ready_and_hides_the_key(monkeypatch):
     env = {"OPENAI_API_KEY": "sk-secret-value-123", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "PATH": "/usr/bin:/bin"}
     import os

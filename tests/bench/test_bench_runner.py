@@ -5,10 +5,14 @@ an out-of-memory kill would): the run goes on, the other op passes on both shape
 dead op is one failed result with its log kept.
 """
 from __future__ import annotations
+import pytest
 
 import json
 
 from ascendcraft_lab.bench.cli import main as bench_main
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 REF = '''import os, signal
 import torch

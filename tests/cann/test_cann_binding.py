@@ -69,6 +69,7 @@ def test_the_timed_path_makes_no_host_to_device_copy_of_a_known_tiling():
     assert upload[0].startswith("static std::mutex") and "static auto *uploaded = new std::map" in upload[1]
 
 
+@pytest.mark.heavy
 def test_the_binding_builds_warning_free_and_on_cpu_zeroes_flushes_and_uploads_each_tiling_once(tmp_path):
     """frobenius_norm: a Workspace plus SyncAll's flags (zeroed), so every property at once."""
     torch = pytest.importorskip("torch")

@@ -25,6 +25,7 @@ def session(gelu_session, tmp_path):
     return shutil.copytree(gelu_session, tmp_path / "gelu")
 
 
+@pytest.mark.heavy
 def test_build_issues_the_documented_cmake_commands_for_the_socs_architecture(session, fake_toolchain):
     ft = fake_toolchain
     result = build_session(session, jobs=2, toolchain=detect(ft.env, dev_dir=ft.no_dev_dir), env=ft.env)
@@ -47,6 +48,7 @@ def test_build_issues_the_documented_cmake_commands_for_the_socs_architecture(se
     assert [r["action"] for r in recorded] == ["build"] and recorded[0]["status"] == "ok"
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("soc, arch", [("Ascend910B3", "dav-2201"), ("Ascend310P", "dav-2002")])
 def test_the_architecture_comes_from_the_soc_table(session, fake_toolchain, soc, arch):
     ft = fake_toolchain
@@ -55,6 +57,7 @@ def test_the_architecture_comes_from_the_soc_table(session, fake_toolchain, soc,
     assert f"-DCMAKE_ASC_ARCHITECTURES={arch}" in result.commands[0]
 
 
+@pytest.mark.heavy
 def test_the_cmake_project_compiles_exactly_the_bundles_sources(session):
     bundle = read_bundle(session / "ascendc")
     sources = {p for p in bundle.files if p.endswith((".cpp", ".asc"))}
@@ -65,6 +68,7 @@ def test_the_cmake_project_compiles_exactly_the_bundles_sources(session):
     assert preflight(bundle) == []                     # no error and none of the documented-pattern warnings
 
 
+@pytest.mark.heavy
 def test_one_asc_translation_unit_defines_the_kernel_and_launches_it(session):
     bundle = read_bundle(session / "ascendc")
     assert asc_sources(bundle["CMakeLists.txt"]) == {"host/gelu_launch.cpp"}
@@ -79,6 +83,7 @@ def test_one_asc_translation_unit_defines_the_kernel_and_launches_it(session):
     assert "__global__" not in "".join(strip_comments(bundle[p]) for p in others)
 
 
+@pytest.mark.heavy
 def test_the_library_links_with_the_asc_linker_against_the_toolkits_lib64(session, fake_toolchain):
     ft = fake_toolchain
     assert build_session(session, toolchain=detect(ft.env), env=ft.env).ok
@@ -92,6 +97,7 @@ def test_the_library_links_with_the_asc_linker_against_the_toolkits_lib64(sessio
     assert ft.torch_npu / "lib" in folders
 
 
+@pytest.mark.heavy
 def test_acl_h_is_found_by_the_asc_launch_and_by_the_cxx_binding(session, fake_toolchain):
     ft = fake_toolchain
     assert build_session(session, toolchain=detect(ft.env), env=ft.env).ok
@@ -105,6 +111,7 @@ def test_acl_h_is_found_by_the_asc_launch_and_by_the_cxx_binding(session, fake_t
     assert '#include "acl/acl.h"' in bundle["host/gelu_launch.cpp"] and '#include "acl/acl.h"' in bundle["torch/gelu_torch.cpp"]
 
 
+@pytest.mark.heavy
 def test_lint_names_a_kernel_declared_in_one_asc_source_and_defined_in_another(session):
     bundle = read_bundle(session / "ascendc")
     cmake = bundle["CMakeLists.txt"].replace("    host/gelu_launch.cpp\n", "    kernel/gelu_kernel.cpp\n    host/gelu_launch.cpp\n")
@@ -120,6 +127,7 @@ def test_lint_names_a_kernel_declared_in_one_asc_source_and_defined_in_another(s
     assert not [d for d in lint_sources(separate) if "whole-program" in d["message"]]
 
 
+@pytest.mark.heavy
 def test_preflight_refuses_a_kernel_compiled_twice(session):
     bundle = read_bundle(session / "ascendc")
     twice = bundle.with_files({"CMakeLists.txt": bundle["CMakeLists.txt"].replace(
@@ -129,6 +137,7 @@ def test_preflight_refuses_a_kernel_compiled_twice(session):
                       "its definitions would be linked twice"]
 
 
+@pytest.mark.heavy
 def test_lint_names_stream_false_and_acl_h_without_its_include_folder(session):
     bundle = read_bundle(session / "ascendc")
     raw = bundle["torch/gelu_torch.cpp"].replace(".stream(true)", ".stream(false)")
@@ -140,6 +149,7 @@ def test_lint_names_stream_false_and_acl_h_without_its_include_folder(session):
     assert {f for f, m in messages if 'includes "acl/acl.h"' in m} == {"host/gelu_launch.cpp", "torch/gelu_torch.cpp"}
 
 
+@pytest.mark.heavy
 def test_a_cmakelists_out_of_step_with_its_sources_stops_the_build_before_cmake(session, fake_toolchain):
     ft = fake_toolchain
     bundle = read_bundle(session / "ascendc")
@@ -152,6 +162,7 @@ def test_a_cmakelists_out_of_step_with_its_sources_stops_the_build_before_cmake(
     assert ft.calls("cmake") == []
 
 
+@pytest.mark.heavy
 def test_a_compiler_error_points_at_the_generated_line_and_its_dsl_line(session, fake_toolchain):
     ft = fake_toolchain
     bundle = read_bundle(session / "ascendc")
@@ -216,6 +227,7 @@ target_link_libraries(ops PRIVATE ascendcl torch_npu)
     assert lint_cmake(documented) == []
 
 
+@pytest.mark.heavy
 def test_a_toolkit_found_through_ascend_toolkit_home_is_exported_as_ascend_home_path(session, fake_toolchain):
     ft = fake_toolchain
     env = {k: v for k, v in ft.env.items() if k != "ASCEND_HOME_PATH"}

@@ -31,6 +31,7 @@ def test_a_toolkit_variable_pointing_nowhere_is_named(tmp_path):
     assert f"ASCEND_HOME_PATH={tmp_path / 'missing'} is not a directory" in refuse_reason("build", tc)
 
 
+@pytest.mark.heavy
 def test_the_fake_toolkit_is_found_part_by_part(fake_toolchain):
     ft = fake_toolchain
     tc = detect(ft.env, dev_dir=ft.no_dev_dir)
@@ -44,6 +45,7 @@ def test_the_fake_toolkit_is_found_part_by_part(fake_toolchain):
     assert refuse_reason("run", detect(ft.env, dev_dir=ft.dev_dir)) is None
 
 
+@pytest.mark.heavy
 def test_a_toolkit_without_the_cmake_package_says_so(fake_toolchain):
     ft = fake_toolchain
     (ft.asc_dir / "ASCConfig.cmake").unlink()
@@ -61,6 +63,7 @@ def test_doctor_says_why_cann_is_missing(monkeypatch):
     assert "ASCEND_HOME_PATH" in check.detail
 
 
+@pytest.mark.heavy
 def test_doctor_reports_the_fake_toolkit_with_its_cmake_package(fake_toolchain, monkeypatch):
     from ascendcraft_lab.cli import doctor
     for k, v in fake_toolchain.env.items():
@@ -75,6 +78,7 @@ def test_doctor_reports_the_fake_toolkit_with_its_cmake_package(fake_toolchain, 
 needs_no_npu_here = pytest.mark.skipif(refuse_reason("run") is None, reason="this machine has the NPU toolchain")
 
 
+@pytest.mark.heavy
 @needs_no_npu_here
 def test_check_cann_refuses_with_the_one_line_reason(gelu_session):
     from ascendcraft_lab.backends.cann import check_cann
@@ -87,6 +91,7 @@ def test_check_cann_refuses_with_the_one_line_reason(gelu_session):
     assert _one_line(verdict.summary()) == verdict.message
 
 
+@pytest.mark.heavy
 @needs_no_npu_here
 @pytest.mark.parametrize("command, flags", [("build_main", []), ("profile_main", ["--npu"])])
 def test_the_npu_commands_refuse_in_one_line(command, flags, gelu_session, capsys):
@@ -97,6 +102,7 @@ def test_the_npu_commands_refuse_in_one_line(command, flags, gelu_session, capsy
     assert _one_line(err).startswith(f"ascendcraft {command.removesuffix('_main')}: cannot ")
 
 
+@pytest.mark.heavy
 @needs_no_npu_here
 def test_check_on_the_npu_backend_refuses_before_any_work(gelu_session, capsys):
     from ascendcraft_lab.cli.check import main
@@ -114,11 +120,13 @@ def _set_version(ft, text: str | None) -> None:
         info.write_text(f"package_name=Ascend-cann-toolkit\nversion={text}\n")
 
 
+@pytest.mark.heavy
 def test_doctor_names_the_toolkits_cann_version(fake_toolchain):
     ok, detail = toolkit_summary(detect(fake_toolchain.env))
     assert ok and "CANN 8.5.0" in detail
 
 
+@pytest.mark.heavy
 def test_a_toolkit_older_than_find_package_asc_refuses_the_build_and_points_at_the_exports(fake_toolchain):
     _set_version(fake_toolchain, "8.2.RC1")
     tc = detect(fake_toolchain.env, dev_dir=fake_toolchain.dev_dir)
@@ -129,6 +137,7 @@ def test_a_toolkit_older_than_find_package_asc_refuses_the_build_and_points_at_t
     assert not ok and "8.2.RC1" in detail
 
 
+@pytest.mark.heavy
 def test_an_unknown_toolkit_version_is_said_and_does_not_refuse(fake_toolchain):
     _set_version(fake_toolchain, None)
     tc = detect(fake_toolchain.env)

@@ -18,6 +18,7 @@ def gelu(gelu_session):
     return load_dsl(s.dsl_path().read_text(), str(s.dsl_path()), "Ascend910B2"), s.read_stage("align")
 
 
+@pytest.mark.heavy
 def test_the_python_schema_is_the_generated_bindings(gelu):
     program, bundle = gelu
     assert OpSignature.of(program).schema() == "gelu(Tensor x) -> Tensor"
@@ -26,6 +27,7 @@ def test_the_python_schema_is_the_generated_bindings(gelu):
     assert "the DSL gives `gelu(Tensor x) -> Tensor`" in check_binding_schema(program, edited)
 
 
+@pytest.mark.heavy
 def test_opcheck_passes_and_meta_tensors_get_the_dsl_output_shape(gelu):
     program, _ = gelu
     result = check_fake(program, [torch.randn(3, 100)])
@@ -33,6 +35,7 @@ def test_opcheck_passes_and_meta_tensors_get_the_dsl_output_shape(gelu):
     assert result["meta_shapes"] == [(3, 100)] and result["meta_dtypes"] == ["torch.float32"]
 
 
+@pytest.mark.heavy
 def test_a_fake_kernel_that_disagrees_with_the_dsl_is_caught(gelu, monkeypatch):
     program, _ = gelu
     wrong = OpSignature.output_shapes

@@ -24,6 +24,7 @@ def _one_line(text: str) -> str:
     return text
 
 
+@pytest.mark.heavy
 def test_the_core_count_is_read_through_acl_as_the_socs_kind_of_core(acl, monkeypatch):
     monkeypatch.setenv("FAKE_ACL_VECTOR_CORES", "48")
     monkeypatch.setenv("FAKE_ACL_AI_CORES", "8")
@@ -31,12 +32,14 @@ def test_the_core_count_is_read_through_acl_as_the_socs_kind_of_core(acl, monkey
     assert device.kernel_cores(get_soc("Ascend310P"), library=acl) == 8        # vector and cube share an AI core
 
 
+@pytest.mark.heavy
 def test_a_device_with_the_socs_core_count_passes_and_is_recorded(acl, monkeypatch):
     monkeypatch.setenv("FAKE_ACL_VECTOR_CORES", "48")
     cores, refusal = run.device_preflight("Ascend910B2", library=acl)
     assert refusal is None and cores == {"expected": 48, "found": 48, "checked": True}
 
 
+@pytest.mark.heavy
 def test_a_session_for_another_core_count_is_refused_in_one_line_naming_the_soc_to_lower_for(acl, monkeypatch):
     monkeypatch.setenv("FAKE_ACL_VECTOR_CORES", "40")                        # a 910B3 running a 910B2 session
     cores, refusal = run.device_preflight("Ascend910B2", library=acl)
@@ -45,12 +48,14 @@ def test_a_session_for_another_core_count_is_refused_in_one_line_naming_the_soc_
     assert "would hang" in refusal and "--soc Ascend910B3" in refusal and "ASCENDCRAFT_CORE_CHECK=0" in refusal
 
 
+@pytest.mark.heavy
 def test_the_core_check_can_be_switched_off_and_still_records_the_count(acl, monkeypatch):
     monkeypatch.setenv("FAKE_ACL_VECTOR_CORES", "40")
     cores, refusal = run.device_preflight("Ascend910B2", library=acl, env={"ASCENDCRAFT_CORE_CHECK": "0"})
     assert refusal is None and cores == {"expected": 48, "found": 40, "checked": False}
 
 
+@pytest.mark.heavy
 def test_a_failing_acl_query_is_recorded_and_refuses_nothing(acl, monkeypatch):
     monkeypatch.delenv("FAKE_ACL_VECTOR_CORES", raising=False)
     cores, refusal = run.device_preflight("Ascend910B2", library=acl)
@@ -58,6 +63,7 @@ def test_a_failing_acl_query_is_recorded_and_refuses_nothing(acl, monkeypatch):
     assert cores["error"] == "aclGetDeviceCapability(0, ACL_DEVICE_INFO_VECTOR_CORE_NUM) failed with aclError 107001"
 
 
+@pytest.mark.heavy
 def test_the_toolkits_libascendcl_is_the_one_loaded(fake_toolchain, monkeypatch):
     monkeypatch.setenv("FAKE_ACL_SOC_NAME", "Ascend910B2")
     lib = device.acl_library(fake_toolchain.home)
@@ -102,6 +108,7 @@ def test_a_child_that_dies_in_the_device_query_keeps_its_results():
     assert run.parse_child_output("", "Illegal instruction", -4)["status"] == "crash"
 
 
+@pytest.mark.heavy
 def test_the_verdict_reports_the_projects_tolerance_and_multikernelbenchs(gelu_session, fake_toolchain, monkeypatch):
     """An f16 output 5e-3 off: inside the project's 1e-2, outside MultiKernelBench's 1e-4."""
     from ascendcraft_lab.backends.cann.build import BuildResult

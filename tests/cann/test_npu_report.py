@@ -1,10 +1,14 @@
 """tools/npu_report.py, the once-per-NPU-host report, run against the test-double toolchain."""
 from __future__ import annotations
+import pytest
 
 import json
 import runpy
 import tarfile
 from pathlib import Path
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 REPORT = Path(__file__).parents[2] / "tools" / "npu_report.py"
 

@@ -16,6 +16,9 @@ from ascendcraft_lab.dsl.verifier import verify
 from ascendcraft_lab.engines.rule import render
 from ascendcraft_lab.passes.spec import LowerOptions
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 STUBS = Path(__file__).resolve().parents[1] / "cann" / "fixtures" / "npu_stubs"
 
 ROW_SUM = '''\

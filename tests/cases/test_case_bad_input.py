@@ -9,6 +9,9 @@ from ascendcraft_lab.session import check_cases
 
 from case_helpers import RELU_DSL, case_line
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 
 def test_a_json_line_that_does_not_parse_names_its_file_and_line(relu_task):
     path = relu_task([case_line("float32", [4, 8]), case_line("float16", [3]), '{"inputs": [{"name": "x",'])

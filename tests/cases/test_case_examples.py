@@ -14,6 +14,9 @@ from ascendcraft_lab.passes.variants import variant_program
 from ascendcraft_lab.reference import load_cases
 from ascendcraft_lab.session import check_cases
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 
 @pytest.mark.parametrize("ex", CASE_EXAMPLES, ids=[e.name for e in CASE_EXAMPLES])
 def test_every_case_of_the_example_passes_and_float32_under_both_rules(ex):

@@ -1,10 +1,14 @@
 """`ascendcraft profile` of a session whose reference is an NPUKernelBench task: the estimate of its
 first case, saying that eager is not estimated for such references."""
 from __future__ import annotations
+import pytest
 
 from ascendcraft_lab.cli import main
 
 from case_helpers import RELU_DSL, case_line
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 
 def test_profile_of_a_cases_session_estimates_its_first_case_and_says_eager_is_not_estimated(relu_task, tmp_path, capsys):

@@ -1,6 +1,7 @@
 """NPUKernelBench references as the public tasks write them load case by case: what CPU PyTorch
 cannot run as written is run the nearest honest way and said so."""
 from __future__ import annotations
+import pytest
 
 import json
 
@@ -8,6 +9,9 @@ import numpy as np
 import torch
 
 from ascendcraft_lab.reference import load_cases, run_jobs
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 POOL_REFERENCE = '''\
 import json

@@ -16,6 +16,7 @@ from case_helpers import RELU_DSL, case_line
 session_draft = sys.modules["ascendcraft_lab.session.draft"]     # the module (the package exports its draft())
 
 
+@pytest.mark.heavy
 def test_draft_of_a_task_is_generic_over_its_dtypes_and_ranks_and_checks_every_case_loaded_once(
         relu_task, tmp_path, capsys, monkeypatch):
     ref = relu_task([case_line("float32", []), case_line("float16", [3, 5, 7]),
@@ -32,6 +33,7 @@ def test_draft_of_a_task_is_generic_over_its_dtypes_and_ranks_and_checks_every_c
     assert "correct on the interpreter on all 4 cases" in err
 
 
+@pytest.mark.heavy
 def test_the_interpreter_check_runs_each_case_on_its_own_variant_and_names_a_dtype_none_serves(relu_task):
     ref = relu_task([case_line("bfloat16", [4, 9]), case_line("int32", [6])])
     runs = case_runs(ref)

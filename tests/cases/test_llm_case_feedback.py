@@ -1,10 +1,14 @@
 """The LLM drafter's feedback names every case a draft does not serve: which case, its dtypes and shapes, why."""
 from __future__ import annotations
+import pytest
 
 from ascendcraft_lab.engines.llm.draft import check_draft
 from ascendcraft_lab.reference import load_cases
 
 from case_helpers import RELU_DSL, case_line
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 PLAIN_F32 = RELU_DSL.replace("@kernel(T=(f32, f16, bf16))", "@kernel").replace("[T,", "[f32,")
 

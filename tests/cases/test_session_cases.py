@@ -1,9 +1,13 @@
 """A session of a generic kernel against an NPUKernelBench task: one project serving every case."""
 from __future__ import annotations
+import pytest
 
 from ascendcraft_lab.cli import main
 
 from case_helpers import RELU_DSL, case_line
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 
 def test_a_generic_kernels_session_ships_every_variant_and_passes_every_case(relu_task, tmp_path, capsys):

@@ -10,6 +10,9 @@ from ascendcraft_lab.reference.bind import check_interpreter
 
 from drafter_helpers import write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 INPUTS = "[torch.randn(4, 301), torch.randn(4, 301) * 4]"     # x * 4 reaches every piece (|x| > 3, > 20)
 
 CALLS = {

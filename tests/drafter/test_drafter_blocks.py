@@ -14,6 +14,9 @@ from ascendcraft_lab.reference import load_reference
 
 from drafter_helpers import check_draft_on_emulator, write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 CASES = [  # (name, forward, inputs, init, lines the draft must hold)
     ("layer_norm", "def forward(self, x):\n    return self.ln(x)", "[torch.randn(300, 64)]",
      "|self.ln = nn.LayerNorm(64)\nwith torch.no_grad():\n    self.ln.weight.uniform_(0.5, 1.5)\n    self.ln.bias.uniform_(-1, 1)",

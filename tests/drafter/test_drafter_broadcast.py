@@ -33,6 +33,7 @@ def runs():
     return {case[0]: (answers[2 * i], answers[2 * i + 1]) for i, case in enumerate(CASES)}
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("op,overrides,template,line", CASES, ids=[c[0] for c in CASES])
 def test_a_broadcast_input_is_loaded_in_its_own_shape_and_the_draft_matches_pytorch(runs, op, overrides, template, line):
     traced, run = runs[op]
@@ -44,6 +45,7 @@ def test_a_broadcast_input_is_loaded_in_its_own_shape_and_the_draft_matches_pyto
     assert verdict.correct, verdict.summary() + "\n" + draft.text
 
 
+@pytest.mark.heavy
 def test_the_bias_tile_is_loaded_outside_the_loop_over_blocks_of_rows(runs):
     traced, _ = runs["broadcast/bias_add"]
     lines = draft_from_trace(traced["graph"], name="bias_add").text.splitlines()
@@ -60,6 +62,7 @@ FOLDED = [  # (name, forward, inputs, a line the draft must hold): a middle axis
 ]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name,forward,inputs,line", FOLDED, ids=[c[0] for c in FOLDED])
 def test_any_numpy_broadcast_folds_to_outer_indices_rows_and_columns_and_matches_pytorch(ref_dir, name, forward, inputs, line):
     path = write_ref(ref_dir, f"{name}_ref", f"def forward(self, x, s):\n    return {forward}", inputs)
@@ -78,6 +81,7 @@ def test_the_output_folds_into_the_fewest_axes_of_one_pattern_per_operand():
     assert fold_axes((4, 1, 6), [(4, 1, 6), (4, 1, 1)]) == [[0, 1], [2]]
 
 
+@pytest.mark.heavy
 def test_a_broadcast_where_mask_is_one_bool_per_tile_and_the_kernel_loads_only_the_chosen_side(ref_dir):
     path = write_ref(ref_dir, "mask_ref", "def forward(self, cond, x, y):\n    return torch.where(cond, x, y + 1.0)",
                      "[torch.rand(1, 6, 1) > 0.5, torch.randn(4, 6, 40), torch.randn(4, 6, 40)]")
@@ -88,6 +92,7 @@ def test_a_broadcast_where_mask_is_one_bool_per_tile_and_the_kernel_loads_only_t
     assert verdict.correct, verdict.summary() + "\n" + draft.text
 
 
+@pytest.mark.heavy
 def test_a_broadcast_where_mask_with_a_number_side_is_refused_in_one_line_naming_the_mask(ref_dir):
     path = write_ref(ref_dir, "mask_ref", "def forward(self, m, x):\n    return torch.where(m, x, 0.0)",
                      "[torch.rand(1, 6, 1) > 0.5, torch.randn(4, 6, 8)]")
@@ -97,6 +102,7 @@ def test_a_broadcast_where_mask_with_a_number_side_is_refused_in_one_line_naming
     assert "\n" not in msg and "a where() side that is a number beside a broadcast mask" in msg, msg
 
 
+@pytest.mark.heavy
 def test_a_zero_dimensional_tensor_is_the_one_element_of_its_declared_tensor(ref_dir):
     # torch.tensor(3.1415) has shape (): the draft declares it (1,), and binding reads it with a leading 1
     path = write_ref(ref_dir, "scalar_tensor_ref", "def forward(self, x, b):\n    return x + b",

@@ -15,6 +15,9 @@ from ascendcraft_lab.reference.bind import check_interpreter
 
 from drafter_helpers import check_draft_on_emulator, write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 AB = "[torch.randn(37, 45), torch.randn(45, 29)]"
 LINEAR = {"init": ", i: int, o: int|self.fc = nn.Linear(i, o)", "init_inputs": "[40, 27]"}
 FORMS = {"mm_base": "torch.matmul(a, b)", "mm_mm": "torch.mm(a, b)", "mm_at_op": "a @ b",

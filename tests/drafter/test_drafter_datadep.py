@@ -66,11 +66,12 @@ def test_masked_select_keeps_the_values_under_the_mask_in_order():
     assert np.array_equal(got["y"], want) and got["count"].tolist() == [int(m.sum())]
 
 
-def test_a_half_histc_is_refused_naming_why():
+def test_a_half_histc_trace_is_refused_naming_why():
     with pytest.raises(DraftError, match="float32 values: PyTorch computes a half type's bin positions"):
         draft_from_trace(traced("histc", [("x", torch.randn(64).half())], ["@x", 10], {}, (10,), "float16"))
 
 
+@pytest.mark.heavy
 def test_nonzero_on_the_emulator_compares_the_rows_the_kernel_counted(tmp_path):
     ref_path = write_ref(tmp_path, "nz", "def forward(self, x):\n    return torch.nonzero(x)",
                          "[torch.randn(5, 203) > 0.5]")
@@ -81,7 +82,8 @@ def test_nonzero_on_the_emulator_compares_the_rows_the_kernel_counted(tmp_path):
     assert 0 < rows < 5 * 203 and run.outputs["count"].tolist() == [rows]
 
 
-def test_a_half_histc_is_refused_naming_why(tmp_path):
+@pytest.mark.heavy
+def test_a_half_histc_reference_is_refused_naming_why(tmp_path):
     ref_path = write_ref(tmp_path, "hh", "def forward(self, x):\n    return torch.histc(x, 10)", "[torch.randn(64).half()]")
     with pytest.raises(DraftError, match="float32 values: PyTorch computes a half type's bin positions"):
         draft_reference(ref_path)

@@ -20,6 +20,9 @@ from ascendcraft_lab.suite import ROOT as SUITE
 
 from drafter_helpers import check_draft_on_emulator
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 CASES = [  # (suite op, overrides, expected template, cast inputs)
     ("activation/gelu", {"batch_size": 3, "dim": 1003}, "map", None),
     ("activation/log_softmax", {"batch_size": 3, "dim": 9001}, "rows", None),

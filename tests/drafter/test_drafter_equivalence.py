@@ -8,6 +8,9 @@ from ascendcraft_lab.drafter.trace import run_jobs
 
 from drafter_helpers import write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 SPELLINGS = {
     # GELU (tanh): the functional call, the module, and the formula written out
     "gelu_functional": ("def forward(self, x):\n    return F.gelu(x, approximate='tanh')", "[torch.randn(4, 1000)]"),

@@ -2,11 +2,15 @@
 interpolate's `size`) is drafted as its traced value; the kernel takes no scalar for it (the bench
 drafts again for a case passing another value: bench/worker.SplitByConstants)."""
 from __future__ import annotations
+import pytest
 
 from ascendcraft_lab.drafter import draft_reference
 from ascendcraft_lab.dsl import parse
 
 from drafter_helpers import write_ref
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 
 def test_index_select_with_a_forward_dim_is_drafted_for_that_dim(tmp_path):

@@ -10,6 +10,9 @@ from ascendcraft_lab.reference import check_interpreter
 
 from drafter_helpers import write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 SPELLINGS = {
     "ln_functional": ("def forward(self, x):\n    return F.layer_norm(x, x.shape[-1:])", "[torch.randn(6, 301)]"),
     "ln_module": ("def forward(self, x):\n    return self.ln(x)", "[torch.randn(6, 301)]",

@@ -45,6 +45,7 @@ CASES = {  # name -> (forward, inputs, init, init_inputs): spellings the suite d
 }
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_index_reference_is_drafted_and_matches_pytorch_on_the_emulator(name, tmp_path):
     forward, inputs, init, init_inputs = CASES[name]
@@ -63,6 +64,7 @@ def _emulate_embedding(tokens: np.ndarray):
     return emulate(program, render(program, LowerOptions(shapes=shapes), 4), {"tokens": tokens, "w": w}, {})
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("bad", [10, -3])
 def test_a_token_outside_the_table_is_a_gm_finding_at_the_load_line(bad):
     tokens = (np.arange(16, dtype=np.int64) % 10).reshape(2, 8)
@@ -85,6 +87,7 @@ def _emulate_gather(index: np.ndarray, n: int):
     return emulate(program, render(program, LowerOptions(shapes=shapes), 4), {"x": x, "index": index}, {}), x
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("bad", [1003, 1010, -1])
 def test_a_gather_index_outside_the_row_is_a_finding_at_the_take_line_even_inside_the_padding(bad):
     # a row of 1003 f32 lives in a 1008-element buffer: index 1003 reads DataCopyPad's padding
@@ -95,6 +98,7 @@ def test_a_gather_index_outside_the_row_is_a_finding_at_the_take_line_even_insid
     assert {f["dsl_line"] for f in result.findings} == {_line_of("index/gather", "yu = take(")}
 
 
+@pytest.mark.heavy
 def test_a_gather_index_at_the_last_element_reads_it():
     index = np.full((3, 40), 1002, dtype=np.int64)
     result, x = _emulate_gather(index, 1003)
@@ -117,6 +121,7 @@ def test_the_interpreter_refuses_an_index_outside_the_tile_at_the_take_line():
 THREE = "[torch.zeros(10, 4), torch.randint(0, 10, (6, 4)), torch.randn(6, 4)]"
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("forward, inputs, construct", [
     ("def forward(self, x, i, s):\n    return x.scatter(0, i, s)", THREE, "scatter along dim 0"),
     ("def forward(self, x, i, s):\n    return x.index_copy(1, i, s)",

@@ -12,6 +12,9 @@ from ascendcraft_lab.reference import load_reference
 
 from drafter_helpers import check_draft_on_emulator, write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 CASES = [  # (name, forward, inputs, a line the draft must hold)
     ("columns", "x[:, 3:20] + s", "[torch.randn(6, 33), torch.randn(17)]", "xu = load(x[c, k.start + 3:k.start + 3 + k.len])"),
     ("planes", "x.narrow(0, 2, 3) * s", "[torch.randn(7, 5, 40), torch.randn(3, 1, 1)]", "xu = load(x[c.start + 2:c.start + 2 + c.len, k])"),

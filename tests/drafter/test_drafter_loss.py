@@ -22,6 +22,9 @@ from ascendcraft_lab.suite import ROOT as SUITE
 
 from drafter_helpers import write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 SUITE_CASES = [  # (suite op, overrides, template)
     ("cosine_similarity_loss", {"batch_size": 5, "input_dim": 1003}, "rows_total"),
     ("cross_entropy", {"batch_size": 203, "num_classes": 7}, "windows_total"),

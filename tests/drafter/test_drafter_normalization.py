@@ -18,6 +18,9 @@ from ascendcraft_lab.suite import ROOT as SUITE
 
 from drafter_helpers import check_draft_on_emulator, write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 SMALL = {"batch_size": 3, "features": 5, "dim1": 9, "dim2": 13}
 CASES = [  # (suite op, overrides, template, a phrase the draft must contain)
     ("batch_norm", SMALL, "planes", "load(x[p * C + g, c])"),

@@ -89,6 +89,7 @@ def _draft_and_check(runs, name):
     return draft, run["run"]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("op", [c[0] for c in SUITE_CASES])
 def test_suite_pooling_draft_matches_pytorch_on_the_emulator(runs, op):
     draft, _ = _draft_and_check(runs, op)
@@ -96,6 +97,7 @@ def test_suite_pooling_draft_matches_pytorch_on_the_emulator(runs, op):
         assert "load(x[bc, " in draft.text and ", axis=0)" in draft.text, draft.text
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", list(CUSTOM))
 def test_pooling_corner_matches_pytorch_on_the_emulator_and_interpreter(runs, name):
     draft, ref = _draft_and_check(runs, name)
@@ -103,6 +105,7 @@ def test_pooling_corner_matches_pytorch_on_the_emulator_and_interpreter(runs, na
     assert verdict.correct, verdict.summary()
 
 
+@pytest.mark.heavy
 def test_ceil_mode_output_size_drops_a_window_that_would_start_in_the_padding(runs):
     # k=2, s=2, p=1 with ceil mode: PyTorch keeps at most (X + p - 1) // s + 1 windows
     draft, _ = _draft_and_check(runs, "max_pool_2d")
@@ -116,6 +119,7 @@ def test_ceil_mode_output_size_drops_a_window_that_would_start_in_the_padding(ru
 
 
 # -- refusals: one line naming what is not drafted ----------------------------------------------------
+@pytest.mark.heavy
 @pytest.mark.parametrize("i", range(len(REFUSED)), ids=[w for _, w in REFUSED])
 def test_pooling_the_template_does_not_cover_is_refused_in_one_line(runs, i):
     traced, _ = runs[f"refused{i}"]
@@ -125,6 +129,7 @@ def test_pooling_the_template_does_not_cover_is_refused_in_one_line(runs, i):
     assert "\n" not in str(exc.value) and words in str(exc.value), str(exc.value)
 
 
+@pytest.mark.heavy
 def test_module_and_functional_spellings_give_one_draft(runs):
     a, b = (draft_from_trace(runs[n][0]["graph"], name="pool").text for n in SPELLINGS)
     assert a.split('"""')[2] == b.split('"""')[2]
@@ -210,6 +215,7 @@ extern "C" __global__ __aicore__ void gather_odd(GM_ADDR x, GM_ADDR y, GM_ADDR w
 """
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("base, finding", [(4, None), (16, "ub-overflow"), (2, "unaligned-ub-address")])
 def test_emulator_gather_reads_by_byte_offset_and_reports_a_bad_one(tmp_path, base, finding):
     from ascendcraft_lab.backends.emulator.runner import Arg, pack_tiling, run_kernel

@@ -8,6 +8,9 @@ from ascendcraft_lab.cli.draft import main as draft_main
 
 from drafter_helpers import write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 
 def test_an_unsupported_op_is_named_in_one_line(ref_dir, capsys):
     path = write_ref(ref_dir, "erfinv_ref", "def forward(self, x):\n    return torch.erfinv(x * 0.5)", "[torch.rand(4, 8)]")

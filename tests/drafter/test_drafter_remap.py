@@ -12,6 +12,9 @@ from ascendcraft_lab.reference import load_reference
 
 from drafter_helpers import check_draft_on_emulator, write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 CASES = [  # (name, forward body, inputs, a line the draft must hold)
     ("reflect_relu", "F.pad(torch.relu(x), (2, 3, 1, 2), mode='reflect') + 1.0", "[torch.randn(2, 3, 9, 17)]",
      "src = (W - 1) - abs((W - 1) - abs(col - 2.0))"),

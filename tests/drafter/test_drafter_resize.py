@@ -10,6 +10,9 @@ from ascendcraft_lab.reference import load_reference
 
 from drafter_helpers import check_draft_on_emulator, write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 CASES = {  # name -> (forward, inputs, init, template)
     "nearest_module_3x_1d": ("def forward(self, x):\n    return self.up(x)", "[torch.randn(2, 3, 41)]",
                              "|self.up = nn.Upsample(scale_factor=3)", "resize"),

@@ -9,6 +9,9 @@ from ascendcraft_lab.drafter.trace import run_jobs
 
 from drafter_helpers import check_draft_on_emulator, write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 # exact ties (x.5) and both signs: where the four rounding modes differ
 TIES = "[torch.tensor([[0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49, -0.51, 3.0, 7.75] * 13])]"
 

@@ -11,6 +11,9 @@ from ascendcraft_lab.reference.bind import check_interpreter
 
 from drafter_helpers import check_draft_on_emulator, write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 CASES = {  # name -> (forward, inputs, init, init_inputs): spellings and dtypes the suite does not all reach
     "sort_bf16": ("def forward(self, x):\n    return torch.sort(x, stable=True)",
                   "[torch.randn(2, 3, 100).bfloat16()]", "", "[]"),

@@ -16,6 +16,9 @@ from ascendcraft_lab.reference.bind import check_interpreter
 
 from drafter_helpers import check_draft_on_emulator, write_ref
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 SPELLINGS = {"permute": "x.permute(0, 2, 1)", "transpose": "torch.transpose(x, 1, 2)", "swapaxes": "x.swapaxes(-1, 1)",
              "movedim": "torch.movedim(x, 2, 1)"}
 CASES = {  # name -> (forward's expression, get_inputs)

@@ -83,6 +83,7 @@ def test_unstored_elements_make_the_verdict_incorrect(tmp_path):
     assert "16 elements of `y` are never stored" in verdict.message
 
 
+@pytest.mark.heavy
 def test_check_command_exit_codes(tmp_path, capsys):
     # 0: correct, printing the errors and the tolerance used (on a small tail-like shape)
     assert check_main([str(GELU.dsl), "--ref", str(GELU.reference), "--override", "dim=1003", "--override", "batch_size=3", "--backend", "interpreter"]) == 0
@@ -107,6 +108,7 @@ def test_check_command_exit_codes(tmp_path, capsys):
     assert "unknown SoC" in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 def test_check_command_accepts_a_session_folder(tmp_path, capsys):
     session = tmp_path / "gelu"
     session.mkdir()

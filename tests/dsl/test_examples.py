@@ -37,6 +37,7 @@ def test_tail_shape_is_not_a_multiple_of_32_bytes(ex):
     assert any(isinstance(v, int) and v % 8 for v in sizes), "some f32 size must not fill whole 32-byte blocks"
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("shape", ["own", "tail"])
 @pytest.mark.parametrize("ex", EXAMPLES, ids=lambda e: e.name)
 def test_example_matches_pytorch_on_the_interpreter(ex, shape, reference_runs):
@@ -50,6 +51,7 @@ def test_example_matches_pytorch_on_the_interpreter(ex, shape, reference_runs):
     assert verdict.ub_peak <= get_soc().ub_usable        # the whole UB plan fits Ascend910B2
 
 
+@pytest.mark.heavy
 def test_tail_shapes_use_several_tiles_with_a_short_last_one(reference_runs):
     """cumsum's tail is the case the carry exists for: a row longer than one tile."""
     from ascendcraft_lab.dsl import parse, verify
@@ -66,6 +68,7 @@ def test_tail_shapes_use_several_tiles_with_a_short_last_one(reference_runs):
 OUTPUT_DTYPES = {"batched_matmul_bt": (np.float16,), "topk": (np.float32, np.int64), "sort_stable": (np.float16, np.int64)}
 
 
+@pytest.mark.heavy
 def test_reference_outputs_are_float32_arrays_but_for_the_f16_cube_example_and_the_sort_indices(reference_runs):
     for key, ref in reference_runs.items():
         want = OUTPUT_DTYPES.get(key[0], (np.float32,) * len(ref.outputs))

@@ -20,6 +20,9 @@ from ascendcraft_lab.examples import EXAMPLES
 
 from dsl_helpers import synthetic_inputs
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 CASES_PER_EXAMPLE = 150          # x 14 examples = 2,100 mutants
 HANG_S = 10.0
 POOL = ["load", "store", "tiles", "core_rows", "core_chunk", "range", "windows", "copyin", "compute", "copyout",

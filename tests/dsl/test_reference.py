@@ -7,6 +7,9 @@ import pytest
 from ascendcraft_lab.examples import get_example
 from ascendcraft_lab.reference import ReferenceError, ReferenceRun, load_reference, load_references
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 GOOD = '''
 import torch
 import torch.nn as nn

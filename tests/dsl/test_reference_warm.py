@@ -11,6 +11,9 @@ import pytest
 from ascendcraft_lab.reference import ReferenceError, load_reference
 from ascendcraft_lab.reference import warm
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 REF = '''
 import os
 import torch

@@ -32,6 +32,7 @@ def test_every_node_of_an_example_has_a_source_span(name):
         assert 1 <= node.span.line <= node.span.end_line <= lines + 1, node
 
 
+@pytest.mark.heavy
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(sorted(TEXTS)), seed=st.integers(0, 2**32 - 1))
 def test_reformatted_example_parses_to_the_same_ir_and_text(name, seed):
@@ -83,6 +84,7 @@ def k(x: GM[f32, (N,)], y: Out[f32, (N,)]):
 """
 
 
+@pytest.mark.heavy
 @settings(max_examples=300, deadline=None)
 @given(EXPRS)
 def test_printed_expressions_parse_back_to_the_same_tree(expr):

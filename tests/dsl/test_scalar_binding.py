@@ -97,6 +97,7 @@ def refs(tmp_path_factory):
     return {"affine": (paths["affine"], runs[0]), "leaky": (paths["leaky"], runs[1])}
 
 
+@pytest.mark.heavy
 def test_scalars_bind_to_forward_arguments_by_name_in_any_order(refs):
     path, ref = refs["affine"]
     assert scalar_plan(parse(AFFINE), ref) == (1, 0)          # beta is the 2nd number, alpha the 1st
@@ -107,6 +108,7 @@ def test_scalars_bind_to_forward_arguments_by_name_in_any_order(refs):
     assert not check_interpreter(positional, path, reference=ref).correct
 
 
+@pytest.mark.heavy
 def test_a_scalar_binds_to_a_model_attribute_by_name(refs):
     path, ref = refs["leaky"]
     assert scalar_plan(parse(LEAKY), ref) == ("negative_slope",)    # not get_init_inputs()[0] (gain)
@@ -114,6 +116,7 @@ def test_a_scalar_binds_to_a_model_attribute_by_name(refs):
     assert verdict.correct, verdict.message
 
 
+@pytest.mark.heavy
 def test_the_npu_run_binds_the_op_arguments_by_the_same_plan(refs):
     torch = pytest.importorskip("torch")
     _, ref = refs["affine"]
@@ -122,6 +125,7 @@ def test_the_npu_run_binds_the_op_arguments_by_the_same_plan(refs):
     assert bind_op_args([x, 2.0, 0.5], [], [], plan)[1:] == [0.5, 2.0]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name, dsl", [("affine", AFFINE), ("leaky", LEAKY)])
 def test_the_exported_model_new_binds_by_the_plan(refs, tmp_path, name, dsl):
     torch = pytest.importorskip("torch")

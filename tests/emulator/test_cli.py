@@ -1,5 +1,6 @@
 """`python -m ascendcraft_lab.backends.emulator.cli` end to end."""
 from __future__ import annotations
+import pytest
 
 import json
 import subprocess
@@ -8,6 +9,9 @@ import sys
 import numpy as np
 
 from emulator_helpers import KERNELS
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 CLI = [sys.executable, "-m", "ascendcraft_lab.backends.emulator.cli"]
 

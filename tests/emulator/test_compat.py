@@ -1,10 +1,14 @@
 """The README's compatibility table is generated from the headers: it must be current, and every
 API it lists must exist where it says."""
 from __future__ import annotations
+import pytest
 
 import re
 
 from ascendcraft_lab.backends.emulator import compat
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 
 def test_the_readme_table_is_what_the_headers_say():

@@ -4,11 +4,15 @@ seen after the matching wait, and a wait nothing can release any more is a cross
 instead of a hang. Many rounds of ping-pong are the regression test of the deadlock detector: a core
 that a set has released but that has not woken yet is not "blocked"."""
 from __future__ import annotations
+import pytest
 
 import numpy as np
 
 from ascendcraft_lab.backends.emulator import runner
 from ascendcraft_lab.backends.emulator.runner import Arg
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 KERNEL = r"""
 #include "kernel_operator.h"

@@ -10,6 +10,9 @@ from ascendcraft_lab.backends.emulator.runner import Arg, bf16_to_float32, float
 
 from emulator_helpers import KERNELS, marked_line, run
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 RNG = np.random.default_rng(19)
 
 

@@ -10,6 +10,9 @@ from ascendcraft_lab.backends.emulator.runner import Arg
 
 from emulator_helpers import KERNELS, marked_line, run
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 BUGGY = {
     # kernel: (block_dim, input elements, output elements)
     "bug_ub_overflow": (1, 12800, 12800),

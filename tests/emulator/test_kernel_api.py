@@ -10,6 +10,9 @@ from ascendcraft_lab.soc import get_soc
 
 from emulator_helpers import KERNELS, marked_line, run
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 
 def ok(report):
     assert report.status == "ok", report.summary()

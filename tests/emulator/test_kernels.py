@@ -1,5 +1,6 @@
 """Hand-written AscendC kernels run on the emulator and compared with numpy."""
 from __future__ import annotations
+import pytest
 
 import subprocess
 
@@ -9,6 +10,9 @@ from ascendcraft_lab.backends.emulator import runner
 from ascendcraft_lab.backends.emulator.runner import Arg, bf16_to_float32, float32_to_bf16, pack_tiling
 
 from emulator_helpers import KERNELS, run
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 RNG = np.random.default_rng(2024)
 

@@ -1,12 +1,16 @@
 """A kernel-launch sample's CPU-debug host program (ICPU_RUN_KF, GmAlloc, ReadFile / WriteFile) builds
 and runs unchanged: `ascendcraft emulate --program main.cpp add_custom.cpp --run-in DIR`."""
 from __future__ import annotations
+import pytest
 
 import numpy as np
 
 from ascendcraft_lab.backends.emulator.cli import main
 
 from emulator_helpers import KERNELS
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 SAMPLE = KERNELS / "programs" / "add_cpu_debug"
 

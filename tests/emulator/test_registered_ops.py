@@ -1,12 +1,16 @@
 """Registered ops (msopgen projects) on the op harness: OpDef, TilingFunc, tiling keys, workspaces,
 the high-level APIs' host tiling, dynamic inputs and InitValue (kernels/ops/)."""
 from __future__ import annotations
+import pytest
 
 import numpy as np
 
 from ascendcraft_lab.backends.emulator.runner import run_op
 
 from emulator_helpers import KERNELS
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 OPS = KERNELS / "ops"
 RNG = np.random.default_rng(7)

@@ -17,6 +17,9 @@ import torch
 from ascendcraft_lab.backends.emulator import mkb_protocol as mkb
 from ascendcraft_lab.backends.emulator.submission import check_batch, check_submission, main
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 HERE = Path(__file__).parent / "submissions"
 EXAMPLES = Path(__file__).resolve().parents[2] / "ascendcraft_lab" / "examples" / "activation"
 GELU_REF = EXAMPLES / "gelu.py"

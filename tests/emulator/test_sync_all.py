@@ -4,12 +4,16 @@ finding instead of a hang. Both forms: the hardware SyncAll() (op projects) and 
 SyncAll(gmWorkspace, ubWorkspace) a kernel-launch project uses, whose documented preconditions
 (GM flags of 32 B per core, zero at the first barrier; a UB work area of 32 B per core) are checked."""
 from __future__ import annotations
+import pytest
 
 import numpy as np
 
 from ascendcraft_lab.backends.emulator import runner
 from ascendcraft_lab.backends.emulator.runner import Arg
 from ascendcraft_lab.soc import get_soc
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 KERNEL = r"""
 #include "kernel_operator.h"

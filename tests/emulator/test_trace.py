@@ -9,6 +9,9 @@ from ascendcraft_lab.backends.emulator.runner import Arg, pack_tiling
 from ascendcraft_lab.perf import trace as tr
 from emulator_helpers import run
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 N, TILE, BLOCKS = 8 * 4 * 512, 512, 8
 
 

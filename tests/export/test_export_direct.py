@@ -11,6 +11,9 @@ from ascendcraft_lab.export.common import kernel_class_text, load_session
 from ascendcraft_lab.export.direct import TOP_LEVEL, export_direct, validate_direct
 from ascendcraft_lab.cli.export import main
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 
 @pytest.fixture(scope="module")
 def exported(gelu_session, tmp_path_factory):

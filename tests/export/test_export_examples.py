@@ -26,6 +26,7 @@ def example(request):
     return e, load_dsl_file(e.dsl, reference=e.reference)
 
 
+@pytest.mark.heavy
 def test_both_exports_are_complete_and_keep_the_kernel_and_tiling(example):
     _, src = example
     fields = export_mkb(src)
@@ -38,6 +39,7 @@ def test_both_exports_are_complete_and_keep_the_kernel_and_tiling(example):
     assert kernel_class_text(src) in files[f"kernel/{src.plan.op}_kernel.cpp"]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("fmt", ["mkb", "mkb-direct"])
 def test_model_new_binds_the_reference_call_to_the_op(example, fmt, monkeypatch):
     e, src = example

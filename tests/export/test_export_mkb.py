@@ -21,12 +21,14 @@ def exported(gelu_session, tmp_path_factory):
     return load_session(gelu_session), read_submission(out.read_text())
 
 
+@pytest.mark.heavy
 def test_the_submission_assigns_the_six_strings_and_validates(exported):
     _, fields = exported
     assert list(fields) == list(FIELDS)
     assert validate_fields(fields) == []
 
 
+@pytest.mark.heavy
 def test_project_json_describes_the_op_for_msopgen(exported):
     _, fields = exported
     [op] = json.loads(fields["project_json_src"])
@@ -36,6 +38,7 @@ def test_project_json_describes_the_op_for_msopgen(exported):
     assert "attr" not in op                                    # gelu has no scalars
 
 
+@pytest.mark.heavy
 def test_the_tiling_header_declares_the_sessions_tiling_fields(exported):
     src, fields = exported
     declared = re.findall(r"TILING_DATA_FIELD_DEF\((\w+), (\w+)\)", fields["host_tiling_src"])
@@ -45,6 +48,7 @@ def test_the_tiling_header_declares_the_sessions_tiling_fields(exported):
     assert "REGISTER_TILING_DATA_CLASS(GeluCustom, GeluCustomTilingData)" in fields["host_tiling_src"]
 
 
+@pytest.mark.heavy
 def test_the_host_operator_runs_the_sessions_tiling_function_on_the_input_shapes(exported):
     src, fields = exported
     host = fields["host_operator_src"]
@@ -58,6 +62,7 @@ def test_the_host_operator_runs_the_sessions_tiling_function_on_the_input_shapes
     assert 'this->AICore().AddConfig("ascend910b");' in host and "OP_ADD(GeluCustom);" in host
 
 
+@pytest.mark.heavy
 def test_the_translated_tiling_compiles_as_plain_cpp(exported, tmp_path):
     if shutil.which("g++") is None:
         pytest.skip("no g++")
@@ -72,6 +77,7 @@ def test_the_translated_tiling_compiles_as_plain_cpp(exported, tmp_path):
     assert subprocess.run([str(tmp_path / "probe")]).returncode == 0
 
 
+@pytest.mark.heavy
 def test_the_kernel_keeps_the_sessions_class_and_reads_the_tiling_data(exported):
     src, fields = exported
     kernel = fields["kernel_src"]
@@ -83,6 +89,7 @@ def test_the_kernel_keeps_the_sessions_class_and_reads_the_tiling_data(exported)
     assert "op.Init(x, y, t);" in kernel
 
 
+@pytest.mark.heavy
 def test_the_binding_calls_aclnn_with_the_dsl_output_shape(exported):
     _, fields = exported
     bind = fields["python_bind_src"]
@@ -91,6 +98,7 @@ def test_the_binding_calls_aclnn_with_the_dsl_output_shape(exported):
     assert 'm.def("gelu_custom", &gelu_custom_impl_npu' in bind
 
 
+@pytest.mark.heavy
 def test_model_new_imports_and_calls_the_custom_op(exported, monkeypatch):
     torch = pytest.importorskip("torch")
     _, fields = exported
@@ -102,6 +110,7 @@ def test_model_new_imports_and_calls_the_custom_op(exported, monkeypatch):
     assert stub.calls == [("gelu_custom", (x,))]
 
 
+@pytest.mark.heavy
 def test_validation_names_what_a_broken_submission_lacks(exported):
     _, fields = exported
     assert validate_fields({k: v for k, v in fields.items() if k != "kernel_src"}) == ["missing kernel_src"]
@@ -113,6 +122,7 @@ def test_validation_names_what_a_broken_submission_lacks(exported):
     assert any(p.startswith("model_src does arithmetic in forward") for p in problems)
 
 
+@pytest.mark.heavy
 def test_the_problem_name_sets_the_op_names(gelu_session):
     fields = export_mkb(load_session(gelu_session, op="min_gpt_new_gelu"))
     assert json.loads(fields["project_json_src"])[0]["op"] == "MinGptNewGeluCustom"

@@ -58,6 +58,7 @@ def ask(comm, lab, action, **kw):
     return comm.receive({"id": 1, "action": action, "session": str(lab.folder.path), **kw})
 
 
+@pytest.mark.heavy
 def test_state_replies_with_the_payload_minus_the_pass_bodies(channel, lab):
     reply = ask(channel, lab, "state")
     assert reply["ok"] and reply["id"] == 1
@@ -68,6 +69,7 @@ def test_state_replies_with_the_payload_minus_the_pass_bodies(channel, lab):
     assert doc["dsl"]["text"] == lab.dsl and doc["final"]["files"][0]["body"]["text"]
 
 
+@pytest.mark.heavy
 def test_fetch_body_returns_one_step_file_with_its_source_map(channel, lab):
     full = next(f for f in pipeline_payload(lab)["passes"][2]["files"] if f["path"] == KERNEL)
     after = ask(channel, lab, "fetch_body", step="compute", path=KERNEL, side="after")["body"]
@@ -79,6 +81,7 @@ def test_fetch_body_returns_one_step_file_with_its_source_map(channel, lab):
     assert missing["missing"] is True
 
 
+@pytest.mark.heavy
 def test_accept_edit_undo_act_on_the_session_the_notebook_holds(channel, lab):
     assert ask(channel, lab, "accept", step="host")["payload"]["passes"][0]["status"] == "accepted"
     assert lab.step("host").status == "accepted"          # the same LabSession as the cell's `lab`
@@ -90,6 +93,7 @@ def test_accept_edit_undo_act_on_the_session_the_notebook_holds(channel, lab):
     assert ask(channel, lab, "undo", step="compute")["payload"]["passes"][2]["status"] == "pending"
 
 
+@pytest.mark.heavy
 def test_a_user_error_is_one_paragraph_not_a_traceback(channel, lab):
     reply = ask(channel, lab, "compile")
     assert reply == {"id": 1, "ok": False, "error": reply["error"]}
@@ -99,6 +103,7 @@ def test_a_user_error_is_one_paragraph_not_a_traceback(channel, lab):
     assert "not a session folder" in channel.receive({"id": 2, "action": "state", "session": "/nonexistent/x"})["error"]
 
 
+@pytest.mark.heavy
 def test_compile_sends_progress_then_the_verdict(channel, lab):
     lab.accept_all()
     reply = ask(channel, lab, "compile")
@@ -108,6 +113,7 @@ def test_compile_sends_progress_then_the_verdict(channel, lab):
     assert progress and progress[0]["id"] == 1
 
 
+@pytest.mark.heavy
 def test_a_change_made_in_a_cell_is_pushed_to_the_view(channel, lab):
     ask(channel, lab, "state")
     sent = len(channel.sent)
@@ -119,6 +125,7 @@ def test_a_change_made_in_a_cell_is_pushed_to_the_view(channel, lab):
     assert [m.get("event") for m in channel.sent[sent + 1:]] == [None]
 
 
+@pytest.mark.heavy
 def test_after_a_restart_the_session_is_resumed_from_its_folder(lab):
     lab.accept("host")
     pipeline_lab._RESUMED.clear()
@@ -130,6 +137,7 @@ def test_after_a_restart_the_session_is_resumed_from_its_folder(lab):
     assert resumed is not lab and resumed is find_session(lab.folder.path, {})
 
 
+@pytest.mark.heavy
 def test_the_newest_displayed_session_wins(lab, tmp_path):
     older = LabSession.resume(lab.folder.path)
     assert find_session(lab.folder.path, {"Out": {1: older, 2: lab}}) is lab
@@ -140,6 +148,7 @@ def test_the_newest_displayed_session_wins(lab, tmp_path):
         pipeline_lab._DISPLAYED.clear()
 
 
+@pytest.mark.heavy
 def test_lazy_payload_is_the_payload_with_pass_bodies_left_out(lab):
     full, lazy = pipeline_payload(lab), lazy_payload(lab)
     for p_full, p_lazy in zip(full["passes"], lazy["passes"]):
@@ -166,6 +175,7 @@ def test_the_comm_target_registers_once_in_a_kernel_and_not_elsewhere():
     assert register_comm_target(object()) is False
 
 
+@pytest.mark.heavy
 def test_the_bundle_is_what_the_cell_displays_minus_the_live_widget(channel, lab):
     ask(channel, lab, "accept", step="host")
     bundle = ask(channel, lab, "bundle")["bundle"]
@@ -174,6 +184,7 @@ def test_the_bundle_is_what_the_cell_displays_minus_the_live_widget(channel, lab
     assert doc["passes"][0]["status"] == "accepted" and not doc["passes"][1]["files"][0]["after"]["omitted"]
 
 
+@pytest.mark.heavy
 def test_regenerate_reruns_a_pass_and_says_the_rule_engine_is_deterministic(channel, lab):
     ask(channel, lab, "accept", step="init")
     doc = ask(channel, lab, "regenerate", step="init")["payload"]
@@ -181,11 +192,13 @@ def test_regenerate_reruns_a_pass_and_says_the_rule_engine_is_deterministic(chan
     assert any("deterministic" in n for n in doc["notes"])
 
 
+@pytest.mark.heavy
 def test_profile_needs_every_step_reviewed_as_compile_does(channel, lab):
     reply = ask(channel, lab, "profile")
     assert not reply["ok"] and "every step accepted or edited" in reply["error"]
 
 
+@pytest.mark.heavy
 def test_profile_offline_replies_with_the_estimated_profile_and_its_pipe_timelines(channel, lab):
     lab.accept_all()
     reply = ask(channel, lab, "profile")

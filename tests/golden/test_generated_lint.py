@@ -41,12 +41,14 @@ def project(request, tmp_path_factory):
     return plan, bundle, root
 
 
+@pytest.mark.heavy
 def test_kernel_builds_warning_free_with_werror(project):
     plan, _, root = project
     result = compile_sources([root / plan.kernel_path], include_dirs=[root / "host"], extra_flags=("-Werror",))
     assert not result.errors, "\n".join(d["message"] for d in result.errors)
 
 
+@pytest.mark.heavy
 def test_host_tiling_code_builds_warning_free_with_werror(project):
     plan, _, root = project
     out = subprocess.run(["g++", "-std=c++17", *STRICT, "-fsyntax-only", "-I", str(root / "host"),

@@ -17,6 +17,7 @@ def client_for(base_url, cache_dir, mode, **settings):
                      cache_dir=cache_dir, sleep=lambda s: None)
 
 
+@pytest.mark.heavy
 def test_a_repeated_run_is_served_from_the_cache_with_zero_requests(fake_openai, tmp_path):
     fake_openai.push(reply("```python\nrelu\n```", tokens_in=5, tokens_out=3))
     first = client_for(fake_openai.base_url, tmp_path / "c", "live", price_in_per_1k=1.0).chat(MSGS, purpose="draft")

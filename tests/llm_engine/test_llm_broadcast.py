@@ -3,6 +3,7 @@ client and the loopback fake server: the prompt carries the 2-D tile, broadcast,
 helper sections generated from the DSL's tables and the broadcast examples; a misused helper goes
 back with its line and the fix; the corrected draft verifies on the interpreter."""
 from __future__ import annotations
+import pytest
 
 from fake_openai import reply
 from llm_engine_support import fenced
@@ -10,6 +11,9 @@ from llm_engine_support import fenced
 from ascendcraft_lab.dsl.docs import render_reference
 from ascendcraft_lab.dsl.ops import HOST_BUILTINS, OPS
 from ascendcraft_lab.engines.llm import draft_with_llm
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 REFERENCE = '''\
 """y = x + bias, the bias of shape (dim,) broadcast over the rows (a small shape for tests)."""

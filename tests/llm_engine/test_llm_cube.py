@@ -18,6 +18,9 @@ from ascendcraft_lab.engines.rule import render
 from ascendcraft_lab.examples import get_example
 from ascendcraft_lab.passes.manager import LowerOptions, run_pipeline
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 MATMUL = get_example("matmul/matmul")
 OPTIONS = LowerOptions(shapes={"a": (40, 24), "b": (24, 50)})
 REFERENCE = '''\

@@ -10,6 +10,9 @@ from ascendcraft_lab.dsl.ops import OPS
 from ascendcraft_lab.dsl.parser import GRAMMAR
 from ascendcraft_lab.engines.llm import draft_with_llm
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 SYNTAX_LINE = next(i for i, line in enumerate(GELU_DSL.splitlines(), 1) if "rows = cdiv(B, cores)" in line)
 BROKEN_SYNTAX = GELU_DSL.replace("rows = cdiv(B, cores)", "rows = cdiv(B, cores", 1)
 STORE_IN_COMPUTE = GELU_DSL.replace("                yu = 0.5 * xu * (1.0 + tanh(inner))\n",

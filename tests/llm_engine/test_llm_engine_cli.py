@@ -1,5 +1,6 @@
 """`ascendcraft lower --engine llm` through `engine_for("llm")`, and the key never reaching disk."""
 from __future__ import annotations
+import pytest
 
 import json
 
@@ -30,6 +31,7 @@ def test_lower_with_the_llm_engine_and_no_endpoint_is_one_clear_message(tmp_path
     assert err.startswith("error: the LLM engine has no endpoint: set OPENAI_BASE_URL")
 
 
+@pytest.mark.heavy
 def test_lower_with_the_llm_engine_writes_the_session_and_reruns_from_the_cache(fake_openai, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
     monkeypatch.setenv("ASCENDCRAFT_MODEL", "fake-model-cli")  # its own entries in the session-wide cache
@@ -52,6 +54,7 @@ def test_lower_with_the_llm_engine_writes_the_session_and_reruns_from_the_cache(
     assert len(fake_openai.chat_requests) == 4, "the repeated run reached the server"
 
 
+@pytest.mark.heavy
 def test_the_key_never_reaches_disk(fake_openai, tmp_path, monkeypatch, session_cache, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)

@@ -12,6 +12,9 @@ from ascendcraft_lab.engines.rule import RuleEngine, render
 from ascendcraft_lab.passes.manager import LowerOptions, run_pipeline
 from ascendcraft_lab.passes.pipeline import get_pass
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 OPTIONS = LowerOptions()
 KERNEL = "kernel/gelu_kernel.cpp"
 

@@ -1,6 +1,7 @@
 """What `ascendcraft bench --draft llm / --engine llm` reports per op: calls and tokens, read
 from the call log the LLM client writes into the op's folder."""
 from __future__ import annotations
+import pytest
 
 from fake_openai import reply
 
@@ -26,6 +27,7 @@ def test_no_log_means_no_usage(tmp_path):
     assert llm_usage(tmp_path / "missing.jsonl") == {"calls": 0, "cached": 0, "requests": 0, "tokens_in": 0, "tokens_out": 0}
 
 
+@pytest.mark.heavy
 def test_draft_cli_says_when_the_offline_draft_made_the_model_call_unneeded(fake_openai, tmp_path, monkeypatch, capsys):
     from ascendcraft_lab.cli.draft import main as draft_main
     from ascendcraft_lab.suite import ROOT

@@ -17,6 +17,9 @@ from ascendcraft_lab.passes.manager import LowerOptions, run_pipeline
 from ascendcraft_lab.reference import load_reference
 from ascendcraft_lab.reference.bind import bind
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 PER_PLANE = ("s", "x * s", lambda x, s: x * s, "[torch.randn(5, 3, 17), torch.randn(5, 1, 1)]", """
 @host
 def tiling(x: Tensor[f32, (P, H, W)]):

@@ -2,8 +2,12 @@
 (`partStart`, `partLen` are declared and set once); the verifier refuses the name for a different
 split (tests/dsl_invalid/core_split_name_reused.dsl.py)."""
 from __future__ import annotations
+import pytest
 
 from ascendcraft_lab.cli import main
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 KERNEL = '''
 @host

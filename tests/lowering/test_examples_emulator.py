@@ -19,6 +19,9 @@ from ascendcraft_lab.passes.manager import LowerOptions, run_pipeline
 from ascendcraft_lab.backends.emulator.verify import check_emulator, render_run
 from ascendcraft_lab.reference import load_reference
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 CASES = [(ex, shape) for ex in EXAMPLES for shape in ("reference", "tail")]
 
 

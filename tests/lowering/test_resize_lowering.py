@@ -63,6 +63,7 @@ def get_init_inputs():
 """
 
 
+@pytest.mark.heavy
 def test_iota_and_floors_of_negative_positions_match_pytorch_on_the_emulator(tmp_path):
     program = verify(parse(KERNEL, "k.dsl.py"))
     (tmp_path / "ref.py").write_text(textwrap.dedent(REFERENCE))

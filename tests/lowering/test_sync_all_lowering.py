@@ -8,6 +8,7 @@ the UB plan and left out of `ub_elems`, so the verifier's budget, the host tilin
 kernel's InitBuffer calls agree.
 """
 from __future__ import annotations
+import pytest
 
 import re
 import textwrap
@@ -45,6 +46,7 @@ def test_the_kernel_calls_the_soft_form_with_flags_after_the_workspace_tensors()
     assert "at::zeros({workspaceBytes}" in torch_cpp
 
 
+@pytest.mark.heavy
 def test_the_ub_plan_counts_the_work_area_and_ub_elems_leaves_it_out():
     ex, program = _frobenius()
     soc = get_soc()
@@ -107,6 +109,7 @@ def twice_plus_one(x: GM[f32, (N,)], y: Out[f32, (N,)], t: Tiling):
 '''
 
 
+@pytest.mark.heavy
 def test_a_kernel_that_only_syncs_gets_a_workspace_for_the_flags_and_runs_clean(tmp_path):
     ref_path = tmp_path / "twice_plus_one.py"
     ref_path.write_text(textwrap.dedent(REFERENCE))

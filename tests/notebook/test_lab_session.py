@@ -38,6 +38,7 @@ def resolve_keeping_regenerated(text: str) -> str:
     return "".join(out)
 
 
+@pytest.mark.heavy
 def test_open_runs_every_pass_and_leaves_them_pending(lab, folder):
     assert statuses(lab) == {"host": "pending", "init": "pending", "compute": "pending", "align": "pending"}
     assert (folder / "ascendcraft.json").is_file() and (folder / "reference.py").is_file()
@@ -46,6 +47,7 @@ def test_open_runs_every_pass_and_leaves_them_pending(lab, folder):
     assert "UB used" in lab.tiling_text()
 
 
+@pytest.mark.heavy
 def test_accept_marks_the_step_and_is_saved_in_the_manifest(lab, folder):
     lab.accept("host")
     assert lab.step("host").status == "accepted"
@@ -54,11 +56,13 @@ def test_accept_marks_the_step_and_is_saved_in_the_manifest(lab, folder):
     assert manifest["steps"]["init"]["status"] == "pending"
 
 
+@pytest.mark.heavy
 def test_accept_all_makes_the_session_ready(lab):
     lab.accept_all()
     assert set(statuses(lab).values()) == {"accepted"} and lab.ready
 
 
+@pytest.mark.heavy
 def test_edit_is_saved_and_merged_into_every_later_step(lab, folder):
     edited = lab.text(KERNEL, "init").replace("constexpr int32_t BUFFER_NUM = 2;",
                                                 "constexpr int32_t BUFFER_NUM = 2;  // reviewed by me")
@@ -71,6 +75,7 @@ def test_edit_is_saved_and_merged_into_every_later_step(lab, folder):
     assert lab.conflicts == []
 
 
+@pytest.mark.heavy
 def test_an_edit_that_overlaps_regenerated_lines_is_a_conflict_not_a_loss(lab):
     lab.edit("init", placeholder_edit(lab))
     compute = lab.step("compute")
@@ -84,6 +89,7 @@ def test_an_edit_that_overlaps_regenerated_lines_is_a_conflict_not_a_loss(lab):
         lab.accept("compute")
 
 
+@pytest.mark.heavy
 def test_editing_the_conflicted_step_resolves_the_conflict(lab):
     lab.edit("init", placeholder_edit(lab))
     lab.edit("compute", resolve_keeping_regenerated(lab.text(KERNEL, "compute")))
@@ -92,6 +98,7 @@ def test_editing_the_conflicted_step_resolves_the_conflict(lab):
     assert "<<<<<<<" not in lab.text(KERNEL, "align")
 
 
+@pytest.mark.heavy
 def test_undo_drops_the_edit_and_rederives_later_steps(lab, folder):
     original = lab.text(KERNEL, "align")
     lab.edit("init", placeholder_edit(lab))
@@ -101,6 +108,7 @@ def test_undo_drops_the_edit_and_rederives_later_steps(lab, folder):
     assert not (folder / "stages" / "02-init.edit").exists()
 
 
+@pytest.mark.heavy
 def test_undo_withdraws_an_acceptance_and_refuses_when_nothing_to_undo(lab):
     lab.accept("init")
     lab.undo("init")
@@ -109,6 +117,7 @@ def test_undo_withdraws_an_acceptance_and_refuses_when_nothing_to_undo(lab):
         lab.undo("init")
 
 
+@pytest.mark.heavy
 def test_edit_of_a_step_with_several_files_needs_the_path(lab):
     with pytest.raises(LabError, match="changed 6 files: name the one you edit"):
         lab.edit("host", "int x;\n")
@@ -116,12 +125,14 @@ def test_edit_of_a_step_with_several_files_needs_the_path(lab):
         lab.edit("host", {"host/nope.cpp": "int x;\n"})
 
 
+@pytest.mark.heavy
 def test_compile_needs_every_step_reviewed(lab):
     lab.accept("host")
     with pytest.raises(LabError, match=r"init is pending, compute is pending, align is pending"):
         lab.compile_and_verify()
 
 
+@pytest.mark.heavy
 def test_compile_and_verify_gives_the_emulator_verdict_and_records_it(lab, folder):
     lab.accept_all()
     result = lab.compile_and_verify()
@@ -132,6 +143,7 @@ def test_compile_and_verify_gives_the_emulator_verdict_and_records_it(lab, folde
     assert record["correct"] is True and record["bundle_hash"]
 
 
+@pytest.mark.heavy
 def test_a_dsl_error_points_at_the_line_and_keeps_the_folder(lab, folder, gelu_dsl, gelu_ref):
     before = (folder / "kernel.dsl.py").read_text()
     manifest = (folder / "ascendcraft.json").read_text()
@@ -143,6 +155,7 @@ def test_a_dsl_error_points_at_the_line_and_keeps_the_folder(lab, folder, gelu_d
     assert (folder / "ascendcraft.json").read_text() == manifest
 
 
+@pytest.mark.heavy
 def test_a_tile_too_big_for_ub_is_reported_at_the_dsl_line(folder, gelu_dsl, gelu_ref):
     with pytest.raises(LabError, match=r"tile `xu` of 20000 f32 .* UB") as err:
         LabSession.open(folder, gelu_dsl.replace("tile=min(tile, N)", "tile=20000"), reference=gelu_ref)
@@ -154,6 +167,7 @@ def test_a_missing_reference_is_one_clear_error(folder, gelu_dsl):
         LabSession.open(folder, gelu_dsl, reference="nope.py")
 
 
+@pytest.mark.heavy
 def test_an_edit_made_for_an_earlier_draft_is_flagged(lab, folder, gelu_dsl):
     lab.edit("init", lab.text(KERNEL, "init") + "// mine\n")
     again = LabSession.open(folder, gelu_dsl.replace("0.5 * xu", "xu * 0.5"))
@@ -171,6 +185,7 @@ print(json.dumps({"status": {s.name: s.status for s in lab.steps},
 """
 
 
+@pytest.mark.heavy
 def test_a_fresh_python_process_resumes_the_same_state(lab, folder):
     lab.accept("host")
     lab.edit("init", lab.text(KERNEL, "init").replace("using namespace AscendC;",
@@ -184,6 +199,7 @@ def test_a_fresh_python_process_resumes_the_same_state(lab, folder):
     assert state["verdict"] is None
 
 
+@pytest.mark.heavy
 def test_emulator_findings_point_at_the_cpp_and_dsl_lines(lab):
     text = lab.text(KERNEL, "align")
     store = "DataCopyPad(yGm[(r - rBegin) * tiling.N + cStart]"
@@ -208,6 +224,7 @@ def test_two_drafts_differing_only_in_layout_keep_their_own_dsl_lines(tmp_path, 
     assert f"// DSL {line}: for r in core_rows" in second.text(KERNEL)
 
 
+@pytest.mark.heavy
 def test_estimate_shows_the_pipe_timeline_of_the_first_blocks_offline(lab):
     lab.accept_all()
     profile = lab.estimate()

@@ -22,6 +22,7 @@ def format_all(shell, value) -> dict:
     return data
 
 
+@pytest.mark.heavy
 def test_the_cell_makes_a_session_folder_and_one_display_with_four_mime_types(shell, tmp_path, gelu_dsl, gelu_ref):
     lab, err = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path}", gelu_dsl)
     assert err is None
@@ -38,6 +39,7 @@ def test_the_cell_makes_a_session_folder_and_one_display_with_four_mime_types(sh
     assert sum(len(json.dumps(v)) for v in data.values()) < 3_000_000
 
 
+@pytest.mark.heavy
 def test_rerunning_the_cell_restores_the_reviewed_state(shell, tmp_path, gelu_dsl, gelu_ref):
     lab, _ = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path}", gelu_dsl)
     lab.accept("host").accept("init")
@@ -48,6 +50,7 @@ def test_rerunning_the_cell_restores_the_reviewed_state(shell, tmp_path, gelu_ds
     assert err is None and [s.status for s in resumed.steps] == ["accepted", "accepted", "pending", "pending"]
 
 
+@pytest.mark.heavy
 def test_check_accepts_every_step_and_shows_the_verdict(shell, tmp_path, gelu_dsl, gelu_ref):
     lab, err = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path} --check", gelu_dsl)
     assert err is None, err
@@ -138,6 +141,7 @@ def test_a_lab_error_from_a_session_call_is_one_message(shell, magics, capsys):
     assert "Traceback" in out.out + out.err
 
 
+@pytest.mark.heavy
 def test_the_line_form_with_a_reference_drafts_the_kernel_offline(shell, tmp_path, gelu_ref):
     value, err = run(shell, f"drafted --ref {gelu_ref} --engine rule --draft drafter --workdir {tmp_path} --check", None)
     assert err is None, err

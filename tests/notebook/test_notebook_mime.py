@@ -19,6 +19,7 @@ def validate(doc):
     jsonschema.Draft202012Validator(load_schema()).validate(doc)
 
 
+@pytest.mark.heavy
 def test_the_payload_follows_its_schema(lab):
     validate(pipeline_payload(lab))
     lab.accept_all()
@@ -28,6 +29,7 @@ def test_the_payload_follows_its_schema(lab):
     assert doc["verdict"]["correct"] is True
 
 
+@pytest.mark.heavy
 def test_a_payload_that_breaks_the_schema_is_rejected(lab):
     doc = pipeline_payload(lab)
     doc["passes"][0]["status"] = "approved"
@@ -35,6 +37,7 @@ def test_a_payload_that_breaks_the_schema_is_rejected(lab):
         validate(doc)
 
 
+@pytest.mark.heavy
 def test_each_step_carries_before_after_text_and_dsl_lines(lab):
     doc = pipeline_payload(lab)
     init = next(p for p in doc["passes"] if p["name"] == "init")
@@ -51,11 +54,13 @@ def test_each_step_carries_before_after_text_and_dsl_lines(lab):
     assert init["explain"].startswith("Every core runs the same kernel function")
 
 
+@pytest.mark.heavy
 def test_no_nan_or_infinity_reaches_the_browser(lab):
     text = json.dumps(pipeline_payload(lab), allow_nan=False)      # raises on NaN/inf
     assert "Infinity" not in text
 
 
+@pytest.mark.heavy
 def test_huge_bodies_are_capped_and_flagged(lab):
     launch = "host/gelu_launch.cpp"
     filler = "".join(f"// filler line {i} {'x' * 240}\n" for i in range(20_000))
@@ -70,6 +75,7 @@ def test_huge_bodies_are_capped_and_flagged(lab):
     assert small["limits"]["truncated"] and len(json.dumps(small)) <= 100_000
 
 
+@pytest.mark.heavy
 def test_static_html_colours_a_dsl_line_and_its_cpp_lines_alike(lab):
     page = render.static_html(lab)
     load_line = next(i for i, l in enumerate(lab.dsl.splitlines(), 1) if "load(x[r, c])" in l)

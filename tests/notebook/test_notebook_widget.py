@@ -1,7 +1,11 @@
 """The ipywidgets view: its buttons and editor drive the LabSession, and it redraws after every change."""
 from __future__ import annotations
+import pytest
 
 from ascendcraft_lab.notebook.widget import PipelineView
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 KERNEL = "kernel/gelu_kernel.cpp"
 

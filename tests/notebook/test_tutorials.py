@@ -49,6 +49,7 @@ def outputs_text(cell) -> str:
     return "".join(parts)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
 def test_tutorial_runs_and_ends_verified(path, kernel_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("JUPYTER_PATH", str(kernel_dir))

@@ -1,4 +1,5 @@
 """The pass manager: diffs per pass, placeholders, source maps, edits and merges, session folders."""
+import pytest
 import json
 import subprocess
 import sys
@@ -64,6 +65,7 @@ def test_conflicting_edit_is_reported_with_both_sides(gelu):
     assert "<<<<<<< your edit" in align.bundle[KERNEL] and "/*mine*/" in align.bundle[KERNEL]
 
 
+@pytest.mark.heavy
 def test_session_folder_resumes_edits_and_states(tmp_path, gelu_text):
     folder = tmp_path / "gelu"
     first = Session.open(folder, gelu_text, accept_all=True)
@@ -82,6 +84,7 @@ def test_session_folder_resumes_edits_and_states(tmp_path, gelu_text):
     assert again["steps"]["host"]["status"] == "accepted"   # unchanged steps keep their acceptance
 
 
+@pytest.mark.heavy
 def test_generated_kernel_compiles_without_warnings_and_matches_numpy(gelu, gelu_steps):
     import numpy as np
     from ascendcraft_lab.backends.emulator.verify import emulate

@@ -12,6 +12,9 @@ import pytest
 
 from random_kernels import check_case, random_kernel
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 
 def test_plan_equals_init_for_random_kernels():
     counts = collections.Counter(check_case(random_kernel(seed)) for seed in range(300))

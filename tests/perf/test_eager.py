@@ -9,6 +9,9 @@ import ascendcraft_lab
 from ascendcraft_lab.drafter.trace import trace_reference
 from ascendcraft_lab.perf import costs_for, estimate_eager
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 MSE = Path(ascendcraft_lab.__file__).parent / "examples" / "loss" / "mse_loss.py"
 
 

@@ -6,6 +6,9 @@ import pytest
 from ascendcraft_lab.perf import costs_for
 from perf_helpers import SOC, traced
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 BW = costs_for(SOC).gm_bandwidth.value
 
 

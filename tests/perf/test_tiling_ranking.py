@@ -54,6 +54,7 @@ def ranked(tmp_path_factory):
     return s, s.rank_tiling()
 
 
+@pytest.mark.heavy
 def test_the_ranking_picks_double_buffering_over_one_buffer_per_queue(ranked):
     _, ranking = ranked
     assert all(r["seconds"] is not None for r in ranking), [r["status"] for r in ranking]
@@ -66,6 +67,7 @@ def test_the_ranking_picks_double_buffering_over_one_buffer_per_queue(ranked):
     assert [r["seconds"] for r in ranking] == sorted(r["seconds"] for r in ranking)
 
 
+@pytest.mark.heavy
 def test_the_tiling_explanation_names_the_winner_and_its_margin(ranked):
     session, ranking = ranked
     text = TilingReport(**session.tiling).text()
@@ -84,6 +86,7 @@ def test_rank_tiling_without_a_reference_says_what_it_needs(tmp_path, capsys):
     assert "Traceback" not in err
 
 
+@pytest.mark.heavy
 def test_the_notebook_payload_carries_the_ranking_for_the_views(ranked):
     import jsonschema
     from ascendcraft_lab.notebook.payload import load_schema, pipeline_payload

@@ -17,17 +17,20 @@ from ascendcraft_lab.reference import ReferenceError, load_reference
 from ascendcraft_lab.reference.bind import compare
 
 
+@pytest.mark.heavy
 def test_export_into_an_existing_folder_writes_inside_it(session, tmp_path, cli):
     (tmp_path / "subs").mkdir()
     assert cli("export", session, "-o", tmp_path / "subs")[0] == 0
     assert (tmp_path / "subs" / "gelu.mkb.py").is_file()
 
 
+@pytest.mark.heavy
 def test_export_into_a_new_folder_named_with_a_slash_writes_inside_it(session, tmp_path, cli):
     assert cli("export", session, "-o", f"{tmp_path / 'new'}/")[0] == 0
     assert (tmp_path / "new" / "gelu.mkb.py").is_file()
 
 
+@pytest.mark.heavy
 def test_draft_into_an_existing_folder_writes_inside_it(inputs, tmp_path, cli):
     (tmp_path / "drafts").mkdir()
     rc, out = cli("draft", inputs / "gelu.py", "-o", tmp_path / "drafts")
@@ -62,12 +65,14 @@ def test_a_dsl_file_that_is_not_utf8_is_named_with_the_byte_offset(gelu_dsl, tmp
     assert not (tmp_path / "s").exists()
 
 
+@pytest.mark.heavy
 def test_a_reference_that_is_not_utf8_is_named_with_the_byte_offset(gelu_ref, tmp_path):
     (tmp_path / "ref.py").write_bytes(latin1(gelu_ref))
     with pytest.raises(ReferenceError, match=r"failed to read \(line 1\): it is not UTF-8 text: byte 0xe9 at offset 5"):
         load_reference(tmp_path / "ref.py")
 
 
+@pytest.mark.heavy
 def test_a_session_whose_draft_was_deleted_says_so(session, cli):
     (session / "kernel.dsl.py").unlink()
     rc, out = cli("check", session)
@@ -83,6 +88,7 @@ def test_a_kernel_name_cpp_cannot_carry_is_refused_before_a_folder_exists(gelu_d
     assert not (tmp_path / "s").exists()
 
 
+@pytest.mark.heavy
 def test_eight_million_outputs_are_compared_without_float64_copies_of_them():
     rng = np.random.default_rng(0)
     want = rng.standard_normal((512, 16384)).astype(np.float32)

@@ -45,6 +45,7 @@ def results(out):
     return json.loads((out / "results.json").read_text())
 
 
+@pytest.mark.heavy
 def test_ctrl_c_stops_the_run_writes_partial_results_and_resume_finishes_it(suite, tmp_path):
     box = Sandbox(tmp_path)
     out = tmp_path / "out"
@@ -70,6 +71,7 @@ def test_ctrl_c_stops_the_run_writes_partial_results_and_resume_finishes_it(suit
     assert done["results"][0] == doc["results"][0]                 # the finished op was not run again
 
 
+@pytest.mark.heavy
 def test_a_new_run_replaces_an_older_results_json_at_once(suite, tmp_path, cli):
     out = tmp_path / "out"
     out.mkdir()

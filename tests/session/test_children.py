@@ -1,6 +1,7 @@
 """Child processes stop with their work: on a timeout, on SIGINT/SIGTERM, and when their parent dies;
 temporary folders go on every path; a reference cannot wait on stdin or hold its answer back."""
 from __future__ import annotations
+import pytest
 
 import json
 import signal
@@ -19,6 +20,7 @@ def spinning(session):
         "    __aicore__ inline void Process() {\n        for (volatile int spin = 0; spin == 0;) {}", 1))
 
 
+@pytest.mark.heavy
 def test_sigterm_to_check_stops_the_spinning_kernel_and_removes_its_scratch(session, tmp_path):
     spinning(session)
     box = Sandbox(tmp_path)
@@ -28,6 +30,7 @@ def test_sigterm_to_check_stops_the_spinning_kernel_and_removes_its_scratch(sess
     assert box.processes() == [] and box.temporaries() == [] and dead_scratch() == []
 
 
+@pytest.mark.heavy
 def test_sigterm_in_the_reference_phase_leaves_no_temporary_folder(session, gelu_ref, tmp_path):
     (tmp_path / "slow.py").write_text(ref_with(gelu_ref, "import time\ntime.sleep(600)"))
     box = Sandbox(tmp_path)
@@ -38,6 +41,7 @@ def test_sigterm_in_the_reference_phase_leaves_no_temporary_folder(session, gelu
     assert box.processes() == [] and box.temporaries() == []
 
 
+@pytest.mark.heavy
 def test_a_references_own_processes_are_stopped_with_its_timeout(gelu_ref, tmp_path):
     (tmp_path / "spawn.py").write_text(ref_with(gelu_ref, "import subprocess, time\n"
                                                           "subprocess.Popen(['sleep', '600'])\ntime.sleep(600)"))
@@ -47,6 +51,7 @@ def test_a_references_own_processes_are_stopped_with_its_timeout(gelu_ref, tmp_p
     assert box.processes() == [] and box.temporaries() == []
 
 
+@pytest.mark.heavy
 def test_a_reference_reading_stdin_fails_at_once(gelu_ref, tmp_path):
     (tmp_path / "ask.py").write_text(ref_with(gelu_ref, "input('size? ')"))
     t0 = time.monotonic()
@@ -59,6 +64,7 @@ def test_a_reference_reading_stdin_fails_at_once(gelu_ref, tmp_path):
     assert time.monotonic() - t0 < 30
 
 
+@pytest.mark.heavy
 def test_a_reference_with_a_running_thread_answers_when_its_work_is_done(gelu_ref, tmp_path):
     (tmp_path / "thread.py").write_text(ref_with(gelu_ref, "import threading, time\n"
                                                            "threading.Thread(target=time.sleep, args=(600,)).start()"))
@@ -67,6 +73,7 @@ def test_a_reference_with_a_running_thread_answers_when_its_work_is_done(gelu_re
     assert run.outputs[0].shape == (16, 16384) and time.monotonic() - t0 < 30
 
 
+@pytest.mark.heavy
 def test_draft_takes_a_timeout_for_a_reference_that_loops_on_import(gelu_ref, tmp_path, cli):
     (tmp_path / "loop.py").write_text(ref_with(gelu_ref, "while True:\n    pass"))
     t0 = time.monotonic()
@@ -79,6 +86,7 @@ extern "C" __global__ __aicore__ void twice(GM_ADDR x) { (void)x; }
 """
 
 
+@pytest.mark.heavy
 def test_the_compile_cache_is_keyed_by_content_not_by_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("ASCENDCRAFT_CACHE_DIR", str(tmp_path / "cache"))
     first, second = tmp_path / "a" / "k.cpp", tmp_path / "b" / "c" / "k.cpp"
@@ -104,6 +112,7 @@ def test_the_compile_cache_evicts_the_least_recently_used_entries(tmp_path):
     assert freed == 1000 and sorted(p.name for p in tmp_path.iterdir()) == ["mid", "new"]
 
 
+@pytest.mark.heavy
 def test_rechecking_a_session_hits_the_compile_cache(session, cli):
     assert cli("check", session)[0] == 0
     last = sorted((session / "runs").glob("*.json"))[-1]

@@ -1,5 +1,6 @@
 """`lower` never deletes a file it did not write, and never overwrites a hand edit without a word."""
 from __future__ import annotations
+import pytest
 
 from session_helpers import KERNEL
 
@@ -14,6 +15,7 @@ def test_lower_refuses_a_folder_that_is_not_a_session_and_not_empty(inputs, tmp_
     assert sorted(p.name for p in mine.iterdir()) == ["ascendc"]
 
 
+@pytest.mark.heavy
 def test_lower_keeps_and_reports_files_it_did_not_write(session, inputs, cli):
     (session / "ascendc" / "kernel" / "notes.txt").write_text("mine\n")
     (session / "stages" / "02-init" / "mine.h").write_text("// mine\n")
@@ -24,6 +26,7 @@ def test_lower_keeps_and_reports_files_it_did_not_write(session, inputs, cli):
     assert (session / "stages" / "02-init" / "mine.h").read_text() == "// mine\n"
 
 
+@pytest.mark.heavy
 def test_lower_until_host_removes_only_the_project_files_it_wrote(session, inputs, cli):
     (session / "ascendc" / "mine.txt").write_text("mine\n")
     rc, out = cli("lower", inputs / "gelu.dsl.py", "--until", "host", "-o", session)
@@ -32,6 +35,7 @@ def test_lower_until_host_removes_only_the_project_files_it_wrote(session, input
     assert (session / "ascendc" / "mine.txt").read_text() == "mine\n"
 
 
+@pytest.mark.heavy
 def test_lower_refuses_to_overwrite_a_hand_edit_of_a_stage_and_names_the_step(session, inputs, cli):
     stage = session / "stages" / "02-init" / "kernel" / "gelu_kernel.cpp"
     stage.write_text(stage.read_text().replace("TPipe pipe;", "TPipe pipe;  // mine"))

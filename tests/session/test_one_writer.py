@@ -18,6 +18,9 @@ from session_helpers import Sandbox, ref_with, reference_running
 from ascendcraft_lab.session import Session, SessionFolder
 from ascendcraft_lab.session.folder import JOURNAL, TEMP_SUFFIX
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 
 def snapshot(folder):
     return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()

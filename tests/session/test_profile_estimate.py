@@ -1,10 +1,14 @@
 """`ascendcraft profile SESSION` offline: the estimated profile of a lowered session, labelled as an estimate."""
 from __future__ import annotations
+import pytest
 
 import json
 
 from ascendcraft_lab.backends.cann.detect import refuse_reason
 from ascendcraft_lab.perf import costs_for
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
 
 
 def test_profile_of_a_lowered_session_estimates_each_block_and_the_eager_time_offline(session, cli):

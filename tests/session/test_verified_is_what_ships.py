@@ -13,6 +13,9 @@ from session_helpers import KERNEL
 from ascendcraft_lab.session import Session, SessionError, SessionFolder
 from ascendcraft_lab.session.folder import files_hash
 
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 
 def hand_edit(session):
     kernel = session / KERNEL

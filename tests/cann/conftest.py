@@ -185,7 +185,7 @@ def fake_toolchain(tmp_path, monkeypatch, fake_acl_library) -> FakeToolchain:
     (asc_dir / "ASCConfig.cmake").write_text("# test double of CANN's AscendC CMake package\n")
     (home / "set_env.sh").write_text("export ASCEND_HOME_PATH=" + str(home) + "\n")
     (home / f"{platform.machine()}-linux" / "ascend_toolkit_install.info").write_text("package_name=Ascend-cann-toolkit\n"
-                                                                                     "version=8.5.0\n")
+                                                                                     "version=9.0.0\n")
     (home / "include" / "acl").mkdir(parents=True)
     (home / "include" / "acl" / "acl.h").write_text("// test double of CANN's acl/acl.h\n")
     (home / "lib64").mkdir()

@@ -90,6 +90,11 @@ def run_step(log: Log, title: str, cmd: list[str], timeout: float) -> str:
     return ended
 
 
+def versions_command() -> list[str]:
+    """This script in a child, printing versions() as JSON."""
+    return [sys.executable, str(Path(__file__).resolve()), "--versions"]
+
+
 def versions() -> dict:
     """What this machine has (called in a child: importing torch_npu may crash or hang)."""
     from ascendcraft_lab.backends.cann.detect import detect
@@ -172,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from ascendcraft_lab import procs
         try:
-            found = procs.run([sys.executable, str(Path(__file__).resolve()), "--versions"], timeout=args.step_timeout)
+            found = procs.run(versions_command(), timeout=args.step_timeout)
             text = found.stdout if found.returncode == 0 else json.dumps({"error": (found.stderr or "").strip()[-2000:]})
         except subprocess.TimeoutExpired:
             text = json.dumps({"error": f"reading the versions timed out after {args.step_timeout:g} s"})

@@ -70,9 +70,9 @@ class NpuRun:
     device: str = ""
     cores: dict = field(default_factory=dict)      # what the device reported, and whether it was checked
     mkb: dict = field(default_factory=dict)        # the verdict at MultiKernelBench's tolerance
-    draws: str = ""                                # how the inputs were drawn (DRAWS)
     # per input set: [(output param, got, expected)], compared by check_cann
     arrays: list = field(default_factory=list, repr=False)
+    draws: str = ""                                # how the inputs were drawn (DRAWS)
 
     def to_json(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in ("outputs", "arrays")}
@@ -91,9 +91,11 @@ def mkb_allclose(got: np.ndarray, want: np.ndarray, tol: float = MKB_TOLERANCE) 
 
 
 def device_preflight(soc_name: str, *, library=None, env=None) -> tuple[dict, str | None]:
-    """(what the device reported, the one-line refusal or None), before any kernel runs."""
+    """(what the device reported, the one-line refusal or None), before any kernel runs: the chip's name
+    (aclrtGetSocName) selects its SoC table entry, which must be the session's or one with the same
+    kernel-visible facts; then the core count must be the session SoC's (device.py)."""
     from ...soc import get_soc
-    from .device import DeviceQueryError, core_check_enabled, core_refusal, kernel_cores
+    from .device import DeviceQueryError, core_check_enabled, core_refusal, kernel_cores, soc_refusal
     soc = get_soc(soc_name)
     checked = core_check_enabled(env)
     try:
@@ -101,7 +103,12 @@ def device_preflight(soc_name: str, *, library=None, env=None) -> tuple[dict, st
     except DeviceQueryError as exc:
         return {"expected": soc.vector_cores, "found": None, "checked": checked, "error": str(exc)}, None
     info = {"expected": soc.vector_cores, "found": found, "checked": checked}
-    return info, core_refusal(soc, found) if checked else None
+    name, refusal = soc_refusal(soc, library=library)
+    if name:
+        info["soc_name"] = name
+    if not checked:
+        return info, None
+    return info, refusal or core_refusal(soc, found)
 
 
 # ----------------------------------------------------------------------------- the child process

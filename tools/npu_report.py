@@ -178,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         from ascendcraft_lab import procs
         try:
             found = procs.run(versions_command(), timeout=args.step_timeout)
-            text = found.stdout if found.returncode == 0 else json.dumps({"error": (found.stderr or "").strip()[-2000:]})
+            failed = json.dumps({"error": (found.stderr or "").strip()[-2000:]})
+            text = found.stdout if found.returncode == 0 else failed
         except subprocess.TimeoutExpired:
             text = json.dumps({"error": f"reading the versions timed out after {args.step_timeout:g} s"})
         (root / "versions.json").write_text(text.strip() + "\n")

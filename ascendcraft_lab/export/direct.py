@@ -61,10 +61,12 @@ def _kernel_file(src: ExportSource) -> str:
     before, _ = split_kernel(src)
     mix = needs_sync_base(p)
     if mix:       # the launch below asks ACL for the cross-core sync base
-        before = before.replace('#include "kernel_operator.h"\n', '#include "kernel_operator.h"\n#include "acl/acl.h"\n', 1)
+        head = '#include "kernel_operator.h"\n'
+        before = before.replace(head, head + '#include "acl/acl.h"\n', 1)
     gm = _gm_args(src)
     fields = plan.tiling_fields
-    params = [f"GM_ADDR {n}" for n in gm] + [f"{f.ctype} {f.name}" for f in fields] + [f"GM_ADDR {SYNC_BASE_PARAM}"] * mix
+    params = [f"GM_ADDR {n}" for n in gm] + [f"{f.ctype} {f.name}" for f in fields]
+    params += [f"GM_ADDR {SYNC_BASE_PARAM}"] * mix
     lines = [before.rstrip(), "",
              "// Direct launch: the tiling fields arrive as kernel arguments (GET_TILING_DATA belongs to msopgen",
              "// projects), and are gathered into the struct the kernel class reads.",
@@ -79,13 +81,14 @@ def _kernel_file(src: ExportSource) -> str:
         lines += [f'extern "C" void launch_{plan.entry}({", ".join(launch_params)})', "{",
                   f"    {plan.entry}<<<blockDim, nullptr, stream>>>({', '.join(args)});", "}", ""]
         return "\n".join(lines)
-    lines += [f"// The cross-core flags' base address for the kernel ({SYNC_BASE_QUERY}); its aclError is returned, and",
-              "// the kernel is launched only when it succeeded.",
+    base = f"static_cast<GM_ADDR>({SYNC_BASE_PARAM})"
+    lines += [f"// The cross-core flags' base address for the kernel ({SYNC_BASE_QUERY}); its aclError is",
+              "// returned, and the kernel is launched only when it succeeded.",
               f'extern "C" int launch_{plan.entry}({", ".join(launch_params)})', "{",
               f"    void *{SYNC_BASE_PARAM} = nullptr;",
               f"    const aclError status = {SYNC_BASE_QUERY}(&{SYNC_BASE_PARAM});",
               "    if (status != ACL_SUCCESS) {", "        return status;", "    }",
-              f"    {plan.entry}<<<blockDim, nullptr, stream>>>({', '.join(args + [f'static_cast<GM_ADDR>({SYNC_BASE_PARAM})'])});",
+              f"    {plan.entry}<<<blockDim, nullptr, stream>>>({', '.join(args + [base])});",
               "    return ACL_SUCCESS;", "}", ""]
     return "\n".join(lines)
 

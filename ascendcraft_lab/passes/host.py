@@ -241,7 +241,8 @@ def launch_source(plan: Plan, src: str) -> Emitter:
     args = [cpp_name(n) for n in gm] + ["workspace", "tiling"]
     if not needs_sync_base(plan.program):
         with em.block(f"void {name}(uint32_t blockDim, aclrtStream stream, {', '.join(host_params)})"):
-            em.line(f"{plan.entry}<<<blockDim, nullptr, stream>>>({', '.join(f'static_cast<GM_ADDR>({a})' for a in args)});")
+            cast = ", ".join(f"static_cast<GM_ADDR>({a})" for a in args)
+            em.line(f"{plan.entry}<<<blockDim, nullptr, stream>>>({cast});")
         return em
     em.line("// A cube + vector (MIX) kernel hands over by cross-core flags, whose base address a <<<>>> launch does")
     em.line(f"// not set: {SYNC_BASE_QUERY} (ACL, Atlas A2 / A3) reads it for the kernel to set first.")
@@ -572,7 +573,7 @@ def cmake_source(plan: Plan, src: str) -> Emitter:
     include_dirs = " ".join(["host"] + [f"variants/{v.value}/host" for v, _ in others])
     em.lines(f"""# Builds {plan.entry} with CANN's AscendC toolchain (bisheng) for {plan.soc.name} ({plan.soc.arch}).
 # {HEADER_NOTE.format(src=src)}
-# Needs CANN {MIN_CANN_FOR_FIND_PACKAGE_ASC} or newer: the first whose samples build ASC and C++ sources into one target.
+# Needs CANN {MIN_CANN_FOR_FIND_PACKAGE_ASC} or newer: the first whose samples build ASC and C++ in one target.
 # Configure on an NPU host after sourcing CANN's set_env.sh:
 #   cmake -S . -B build -DCMAKE_ASC_ARCHITECTURES={plan.soc.arch} \\
 #         -DCMAKE_PREFIX_PATH="$(python -c 'import torch; print(torch.utils.cmake_prefix_path)')" \\

@@ -19,8 +19,8 @@ from .bundle import Bundle
 from .cexpr import KERNEL, paren, render
 from .emit import Emitter
 from .findings import Finding, finding, kernel_text
-from .kernel import (KERNEL_TYPE_NOTE, SYNC_BASE_PARAM, SYNC_BASE_QUERY, BufferBytes, KernelFacts, KernelSource, dsl_text,
-                     kernel_type, needs_sync_base, plain_buffer_bytes)
+from .kernel import (KERNEL_TYPE_NOTE, SYNC_BASE_PARAM, SYNC_BASE_QUERY, BufferBytes, KernelFacts, KernelSource,
+                     dsl_text, kernel_type, needs_sync_base, plain_buffer_bytes)
 from .plan import Plan, cpp_name, sample_dim
 from .project import Project
 from .spec import LoweringError, PassSpec

@@ -37,7 +37,8 @@ list(APPEND CMAKE_MODULE_PATH "${CMAKE_CURRENT_LIST_DIR}/modules")
 set(ASC_FOUND TRUE)
 """
 DETERMINE = """find_program(CMAKE_ASC_COMPILER NAMES bisheng REQUIRED)
-configure_file(${CMAKE_CURRENT_LIST_DIR}/CMakeASCCompiler.cmake.in ${CMAKE_PLATFORM_INFO_DIR}/CMakeASCCompiler.cmake @ONLY)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/CMakeASCCompiler.cmake.in
+               ${CMAKE_PLATFORM_INFO_DIR}/CMakeASCCompiler.cmake @ONLY)
 set(CMAKE_ASC_COMPILER_ENV_VAR "ASC")
 """
 COMPILER_IN = """set(CMAKE_ASC_COMPILER "@CMAKE_ASC_COMPILER@")
@@ -49,7 +50,8 @@ set(CMAKE_ASC_COMPILER_ENV_VAR "ASC")
 INFORMATION = """set(CMAKE_INCLUDE_FLAG_ASC "-I")
 set(CMAKE_ASC_COMPILE_OBJECT "<CMAKE_ASC_COMPILER> <DEFINES> <INCLUDES> <FLAGS> -o <OBJECT> -c <SOURCE>")
 set(CMAKE_SHARED_LIBRARY_CREATE_ASC_FLAGS "-shared")
-set(CMAKE_ASC_CREATE_SHARED_LIBRARY "<CMAKE_ASC_COMPILER> <CMAKE_SHARED_LIBRARY_CREATE_ASC_FLAGS> <LINK_FLAGS> -o <TARGET> <OBJECTS> <LINK_LIBRARIES>")
+set(CMAKE_ASC_CREATE_SHARED_LIBRARY "<CMAKE_ASC_COMPILER> <CMAKE_SHARED_LIBRARY_CREATE_ASC_FLAGS> <LINK_FLAGS>")
+string(APPEND CMAKE_ASC_CREATE_SHARED_LIBRARY " -o <TARGET> <OBJECTS> <LINK_LIBRARIES>")
 set(CMAKE_ASC_INFORMATION_LOADED 1)
 """
 TEST = """set(CMAKE_ASC_COMPILER_WORKS 1 CACHE INTERNAL "")
@@ -86,7 +88,8 @@ if "-c" in argv:
             keep.append(a)
         i += 1
     device = [f"-I{{d}}" for d in os.environ.get("FAKE_DEVICE_INCLUDE", "").split(os.pathsep) if d]
-    r = subprocess.run(["g++", "-std=c++17", "-M", "-x", "c++"] + keep + device + [source], capture_output=True, text=True)
+    cmd = ["g++", "-std=c++17", "-M", "-x", "c++"] + keep + device + [source]
+    r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         sys.stderr.write(r.stderr)
         sys.exit(1)

@@ -2,7 +2,8 @@
 the exported submissions. Its order (utils/correctness.py, wzzll123/MultiKernelBench at 460a972):
 get_init_inputs() unseeded; set_seed(1024); Model(*init); set_seed(1024); ModelNew(*init); then the
 five get_inputs() drawn one after another, before any forward. Here the real exported ModelNew (the
-direct-launch export's ModelNew.py, the compiled op stubbed) is built in that order, and the check's draws must equal it."""
+direct-launch export's ModelNew.py, the compiled op stubbed) is built in that order, and the check's
+draws must equal it."""
 from __future__ import annotations
 
 import sys

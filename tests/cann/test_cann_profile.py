@@ -118,7 +118,8 @@ def test_the_profile_read_is_the_newest_one_the_run_wrote_in_its_private_folder(
     out.mkdir()
     (out / "kernel_details.csv").write_text("Name,Duration(us)\ngelu_0,999\n")    # an earlier run's, never read
     tc = detect(fake_toolchain.env, dev_dir=fake_toolchain.dev_dir)
-    report = profile_on_npu("lib.so", "ref.py", "gelu", out, timeout=120, toolchain=tc, python=_child(tmp_path, "writes"))
+    report = profile_on_npu("lib.so", "ref.py", "gelu", out, timeout=120, toolchain=tc,
+                            python=_child(tmp_path, "writes"))
     assert (report.kernel_time_us, report.block_dim) == (10.5, 16)
     assert "stale_kernel" not in (out / "kernel_details.csv").read_text()
     assert sorted(p.name for p in out.iterdir()) == ["kernel_details.csv"]     # the run's own folder stayed private

@@ -94,4 +94,5 @@ def test_a_hung_step_costs_one_line_and_the_archive_holds_every_step_done(tmp_pa
     # written after the versions and after every step: a stop at any point keeps the steps done before it
     assert len(snapshots) == 1 + len(titles) + 1
     for k, title in enumerate(titles):
-        assert f"$ {title}" in snapshots[k + 1] and (k + 1 == len(titles) or f"$ {titles[k + 1]}" not in snapshots[k + 1])
+        assert f"$ {title}" in snapshots[k + 1]
+        assert k + 1 == len(titles) or f"$ {titles[k + 1]}" not in snapshots[k + 1]

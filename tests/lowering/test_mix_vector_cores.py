@@ -48,5 +48,6 @@ def test_every_vector_core_of_the_mix_launch_stores_rows(traced):
     vector = [b for b in launch.blocks if not b.cube]
     cube = [b for b in launch.blocks if b.cube]
     assert len(cube) == run.block_dim and len(vector) == 2 * run.block_dim
-    idle = [b.index for b in vector if not any(e.api.startswith("DataCopy") and e.pipe_name == "MTE3" for e in b.events)]
+    idle = [b.index for b in vector
+            if not any(e.api.startswith("DataCopy") and e.pipe_name == "MTE3" for e in b.events)]
     assert idle == [], f"vector cores {idle} of {len(vector)} stored nothing"

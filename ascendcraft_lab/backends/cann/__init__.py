@@ -8,7 +8,8 @@ mapping, the profile parser, the fake op) is tested on CPU with test doubles.
 Modules: `detect` (what is installed, the toolkit's version; `refuse_reason(action)` gives the
 one-line refusal), `build` (CMake configure + build, preflight of the CMakeLists and the
 translation units, lint of patterns working projects avoid, compiler errors -> DSL lines), `run`
-(the correctness/timing check, with the project's or MultiKernelBench's draws; `check_cann`), `device` (the core count and SoC
+(the correctness/timing check, with the project's or MultiKernelBench's draws; `check_cann`), `device`
+(the core count and SoC
 name through ACL), `fake` (torch.library mirror with a fake kernel, checked by
 `torch.library.opcheck`), `profile` (torch_npu.profiler and `kernel_details.csv`), `signature`
 (the op's schema and argument binding), `cli`.

@@ -192,10 +192,10 @@ def detect(env: Mapping[str, str] | None = None, *, dev_dir: str | Path = "/dev"
         "bisheng": f"bisheng not found (not on PATH nor under {home}/compiler/ccec_compiler/bin)",
         "cmake": "cmake not found on PATH (CMake 3.16 or newer)",
         "asc_cmake": f"the AscendC CMake package (ASCConfig.cmake) is not under {home}; set ASC_DIR to its folder",
-        "cann_version": (f"CANN {version} is older than {MIN_CANN_FOR_FIND_PACKAGE_ASC}, the first whose samples build ASC "
-                         "and C++ sources into one CMake target as the generated project does; `ascendcraft export "
-                         "--format mkb|mkb-direct` still works there (MultiKernelBench builds the exports with its own "
-                         "CMake)"),
+        "cann_version": (f"CANN {version} is older than {MIN_CANN_FOR_FIND_PACKAGE_ASC}, the first whose samples "
+                         "build ASC and C++ sources into one CMake target as the generated project does; "
+                         "`ascendcraft export --format mkb|mkb-direct` still works there (MultiKernelBench builds the "
+                         "exports with its own CMake)"),
         "torch_npu": "torch_npu is not installed (pip install torch_npu matching your torch and CANN)",
         "npu": f"no Ascend NPU visible (no {Path(dev_dir) / 'davinci<N>'} device)",
     }

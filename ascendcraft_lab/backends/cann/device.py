@@ -114,9 +114,9 @@ def soc_refusal(soc: Soc, *, library: ctypes.CDLL | None = None) -> tuple[str | 
     entry = soc_of_device(name)
     if entry is None or kernel_facts(entry) == kernel_facts(soc):
         return name, None
-    return name, (f"the session was lowered for {soc.name} but the device is {entry.name} ({entry.vector_cores} vector "
-                  f"cores, {entry.cube_cores} cube cores): its tiling and buffers would be wrong; lower it for the device "
-                  f"(--soc {entry.name}), or set {CHECK_VAR}=0 to run it anyway")
+    return name, (f"the session was lowered for {soc.name} but the device is {entry.name} ({entry.vector_cores} "
+                  f"vector cores, {entry.cube_cores} cube cores): its tiling and buffers would be wrong; lower it for "
+                  f"the device (--soc {entry.name}), or set {CHECK_VAR}=0 to run it anyway")
 
 
 def soc_name(*, library: ctypes.CDLL | None = None) -> str | None:

@@ -387,7 +387,8 @@ def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | No
     mkb = f"MultiKernelBench's {MKB_TOLERANCE:g} tolerance: {'passes' if run.mkb['correct'] else 'fails'}"
     if correct:
         msg = (f"correct: `{program.kernel.name}` matches the reference on the NPU ({run.device or s.name}) over "
-               f"{len(run.trials)} input sets ({draws_note(draws, seed)}): max abs err {max_abs:.3g} (rtol {used_rtol:g}, atol {used_atol:g}; {mkb}); "
+               f"{len(run.trials)} input sets ({draws_note(draws, seed)}):"
+               f" max abs err {max_abs:.3g} (rtol {used_rtol:g}, atol {used_atol:g}; {mkb}); "
                f"{run.timings['custom_ms']:.4g} ms vs eager {run.timings['eager_ms']:.4g} ms (speedup {sp:.3g}x)")
     else:
         bad = next(t for t in run.trials if not t["correct"])

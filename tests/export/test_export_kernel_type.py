@@ -97,3 +97,12 @@ def test_a_vector_or_cube_kernel_takes_no_sync_base():
         src = _lowered(name)
         params, statements = _entry(src.bundle[src.plan.kernel_path], src.plan.entry)
         assert "GM_ADDR syncBase" not in params and not any("SetSyncBaseAddr" in s for s in statements)
+
+
+@pytest.mark.parametrize("soc, family", [("Ascend910B4", "ascend910b"), ("Ascend910_9392", "ascend910_93")])
+def test_the_six_string_op_registers_for_the_chips_family(soc, family):
+    """msopgen builds the op for the SoC families its OpDef adds (an A3 part is "ascend910_93")."""
+    ex = get_example("gelu")
+    src = load_dsl_file(ex.dsl, reference=ex.reference, soc=soc)
+    host = export_mkb(src)["host_operator_src"]
+    assert re.findall(r'AddConfig\("(\w+)"\)', host) == [family]

@@ -73,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"ascendcraft check: {exc}", file=sys.stderr)
         return 2
+    if args.draws and args.backend != "cann":
+        print("ascendcraft check: --draws chooses the NPU check's inputs; use it with --backend cann", file=sys.stderr)
+        return 2
     if target.is_dir() and not SessionFolder(target).exists() and args.backend != "interpreter":
         print(f"ascendcraft check: {target} is not a session folder (no ascendcraft.json)", file=sys.stderr)
         return 2

@@ -125,6 +125,7 @@ def test_the_verdict_reports_the_projects_tolerance_and_multikernelbenchs(gelu_s
     assert verdict.correct and (verdict.rtol, verdict.atol) == (1e-2, 1e-2)
     assert npu.mkb == {"correct": False, "atol": 1e-4, "rtol": 1e-4, "failed_input_sets": [0, 1, 2, 3, 4]}
     assert "MultiKernelBench's 0.0001 tolerance: fails" in verdict.message
+    assert "the project's draws (input set t after manual_seed(0 + t))" in verdict.message and npu.draws == "project"
     assert npu.to_json()["mkb"]["correct"] is False and npu.to_json()["cores"]["found"] == 48
 
 
@@ -159,3 +160,20 @@ def test_an_unknown_part_is_checked_by_its_core_count_only(acl, monkeypatch):
     monkeypatch.setenv("FAKE_ACL_SOC_NAME", "Ascend910_9381")
     cores, refusal = run.device_preflight("Ascend910B2", library=acl)
     assert refusal is None and cores == {"expected": 48, "found": 48, "checked": True, "soc_name": "Ascend910_9381"}
+
+
+def test_a_session_holding_exported_submissions_is_checked_with_multikernelbenchs_draws(tmp_path):
+    from ascendcraft_lab.cli.check import npu_draws_for
+    assert npu_draws_for(tmp_path) == "project"
+    (tmp_path / "export").mkdir()
+    (tmp_path / "export" / "notes.txt").write_text("")
+    assert npu_draws_for(tmp_path) == "project"
+    (tmp_path / "export" / "gelu.mkb-direct.json").write_text("{}")
+    assert npu_draws_for(tmp_path) == "mkb"
+
+
+def test_draws_without_the_npu_backend_is_refused_in_one_line(gelu_session, capsys):
+    from ascendcraft_lab.cli.check import main
+    assert main([str(gelu_session), "--draws", "mkb"]) == 2
+    assert capsys.readouterr().err == ("ascendcraft check: --draws chooses the NPU check's inputs; use it with "
+                                       "--backend cann\n")

@@ -2,7 +2,9 @@
 TPipe, its queues and buffers) and the members they need; Process stays a placeholder.
 
 Every UB tile of the DSL gets a VECIN / VECOUT queue (double-buffered) or a VECCALC TBuf, sized
-by the largest definition of its name. The checker holds any engine's output to the plan's
+by the largest definition of its name. The entry declares the kernel type, and a cube + vector (MIX)
+entry takes the cross-core sync base and sets it first (`kernel_entry_prologue`, which the exports
+share); in a MIX kernel core_rows splits each AI core's rows between its two vector cores. The checker holds any engine's output to the plan's
 tiles (each has its queue or TBuf) and evaluates the InitBuffer total against the SoC's UB.
 """
 from __future__ import annotations

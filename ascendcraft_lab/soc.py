@@ -59,24 +59,57 @@ class Soc:
 LOWERING_RESERVE = 1024
 
 
+# Where each figure comes from. The [SoCInfo] / [AICoreSpec] lines are CANN's platform file
+# <toolkit>/<arch>-linux/data/platform_config/<SoC>.ini, quoted in public repositories (no copy of the
+# files themselves is public):
+#   Ascend910B1    cube_core_cnt=24 vector_core_cnt=48 memory_size=68719476736 l2_size=201326592 ub_size=196608
+#                  l1_size=524288 l0_a_size=l0_b_size=65536 l0_c_size=131072 NpuArch=2201 (the ini quoted whole
+#                  in a public test fixture of an Ascend capability reader)
+#   Ascend910B2    ai_core_cnt=24 cube_core_cnt=24 vector_core_cnt=48 memory_size=68719476736 l2_size=201326592
+#                  (quoted by pto-isa's tutorials, with l0_a/b 64 KiB and l0_c 128 KiB)
+#   Ascend910B3    cube 20 / vector 40 / 64 GiB (a public hardware-configuration table); its ini's L2 line
+#                  was not found: 192 MiB is 910B2's, kept
+#   Ascend910B4    ai_core_cnt=20 cube_core_cnt=20 vector_core_cnt=40 memory_size=34359738368 l2_size=100663296
+#                  (quoted by pto-isa's tutorials: "910B4's HBM and L2 are half of 910B2's")
+#   Ascend910_9392 ai_core_cnt=24 cube_core_cnt=24 vector_core_cnt=48 ub_size=196608,
+#                  Short_SoC_version=Ascend910_93 (an A3 part; quoted in a public benchmark's hardware.txt);
+#                  its L1 / L0 sizes, L2 and HBM were not in the excerpt: the A2 figures are kept, as A2 and A3
+#                  share the core (dav-2201, asc-devkit 00_basic_compile README)
+# Other A3 parts (Ascend910_9391, _9381, _9382, _9372, _9362) exist (aclrtGetSocName returns such names)
+# but no public source gave their counts: a device reporting one is not looked up, only its core count
+# is checked. The op-project family names (OpDef AICore().AddConfig) are "ascend910b" for A2 and
+# "ascend910_93" for A3 (public op definitions add both).
+_A2 = dict(has_datacopypad=True, bt_bytes=1 * KIB, ub_headroom=8 * KIB)
 SOCS: dict[str, Soc] = {
     s.name: s
     for s in (
         # 192 KiB UB of which the runtime keeps 256 B: GetCoreMemSize(UB) reports 196352 B. Kernels may
         # reserve more themselves (PlatformAscendC::ReserveLocalMemory, 8/16/32 KiB). The lowering
         # leaves 8 KiB of headroom, the reserve older CANN releases kept by default, so its tilings
-        # hold there too. L2 192 MiB, 64 GiB HBM. The bias table is 1 KiB (CCE intrinsic reference,
-        # copy_cbuf_to_bt: "偏置表缓冲区的大小为1KB").
-        Soc("Ascend910B2", "dav-2201", 48, 24, 192 * KIB, 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True,
-            "ascend910b", bt_bytes=1 * KIB, l2_bytes=192 * MIB, hbm_bytes=64 * GIB, ub_headroom=8 * KIB),
-        Soc("Ascend910B3", "dav-2201", 40, 20, 192 * KIB, 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB, True,
-            "ascend910b", bt_bytes=1 * KIB, l2_bytes=192 * MIB, hbm_bytes=64 * GIB, ub_headroom=8 * KIB),
+        # hold there too. The bias table is 1 KiB (CCE intrinsic reference, copy_cbuf_to_bt:
+        # "偏置表缓冲区的大小为1KB").
+        Soc("Ascend910B1", "dav-2201", 48, 24, 192 * KIB, 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB,
+            family="ascend910b", l2_bytes=192 * MIB, hbm_bytes=64 * GIB, **_A2),
+        Soc("Ascend910B2", "dav-2201", 48, 24, 192 * KIB, 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB,
+            family="ascend910b", l2_bytes=192 * MIB, hbm_bytes=64 * GIB, **_A2),
+        Soc("Ascend910B3", "dav-2201", 40, 20, 192 * KIB, 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB,
+            family="ascend910b", l2_bytes=192 * MIB, hbm_bytes=64 * GIB, **_A2),
+        Soc("Ascend910B4", "dav-2201", 40, 20, 192 * KIB, 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB,
+            family="ascend910b", l2_bytes=96 * MIB, hbm_bytes=32 * GIB, **_A2),
+        Soc("Ascend910_9392", "dav-2201", 48, 24, 192 * KIB, 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB,
+            family="ascend910_93", l2_bytes=192 * MIB, hbm_bytes=64 * GIB, **_A2),
         # 256 KiB UB of which 248 KiB usable for vector locals; cube and vector share one AI core.
         Soc("Ascend310P", "dav-2002", 8, 8, 256 * KIB, 8 * KIB, 1024 * KIB, 64 * KIB, 64 * KIB, 256 * KIB, False, "ascend310p"),
     )
 }
 
 DEFAULT_SOC = "Ascend910B2"
+
+
+def soc_of_device(name: str | None) -> Soc | None:
+    """The table's entry for the SoC name a device reports (aclrtGetSocName, e.g. "Ascend910B3"); None when
+    the table has no such part."""
+    return SOCS.get((name or "").strip()) if name else None
 
 
 def get_soc(name: str | None = None) -> Soc:

@@ -8,16 +8,23 @@ The project has never run on an NPU; this script is how a first run comes back. 
 records whatever each step prints, success or not:
 
 1. `ascendcraft doctor`, plus the Python, torch, torch_npu and CANN versions;
-2. for three bundled examples, chosen to cover what differs on the chip — gelu (elementwise),
+2. for six bundled examples, chosen to cover what differs on the chip — gelu (elementwise),
    softmax (a reduction along rows), frobenius_norm (a GM Workspace shared by the cores and
-   sync_all, so a zeroed workspace and every core of the launch) — `ascendcraft lower` into
-   a session, `ascendcraft build`, the NPU check (5 input sets, the project's and
-   MultiKernelBench's tolerances, timing against eager; `ascendcraft check --backend cann`)
-   and `ascendcraft profile` (the offline estimate, then the measured profile: a calibration point of the model);
+   sync_all), matmul (a cube kernel: KERNEL_TYPE_AIC_ONLY), linear_relu (a cube + vector MIX
+   kernel: the cross-core sync base and rows for both vector cores of each AI core) and
+   rms_norm_cases (dtype-generic: one library of three dtype variants) — `ascendcraft lower` into
+   a session, `ascendcraft build`, the NPU check with MultiKernelBench's draws (`ascendcraft
+   check --backend cann --draws mkb`: what the exports below would be judged on) and `ascendcraft
+   profile` (the offline estimate, then the measured profile: a calibration point of the model);
 3. both MultiKernelBench exports of each session (`--format mkb` and `mkb-direct`), to try with
    the benchmark's own harness;
 4. one .tar.gz of the log, every session's runs/*.json, CMake's logs from the build folders
    and the exports.
+
+Every step is a child process stopped after `--step-timeout` seconds: a kernel that hangs on the chip
+costs one line of the log ("timed out"), and the steps after it still run. The archive is rewritten
+after every step, so stopping the script (or a crash of the machine) leaves the report of every step
+done so far.
 
 Nothing secret goes in: no environment variable but the CANN ones (ASCEND_*, ASC_DIR,
 ASCENDCRAFT_*) is recorded, and the runs hold commands, versions, messages and numbers. Look
@@ -27,26 +34,25 @@ device) are recorded with their one-line refusal, so the script also runs on a C
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import tarfile
 import tempfile
 import time
-import traceback
 from pathlib import Path
 
-EXAMPLES = ("gelu", "softmax", "frobenius_norm")
+EXAMPLES = ("gelu", "softmax", "frobenius_norm", "matmul", "linear_relu", "rms_norm_cases")
 RECORDED_ENV = ("ASCEND_", "ASC_DIR", "ASCENDCRAFT_")
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+STEP_TIMEOUT = 1800.0      # a build of the dtype-generic example takes minutes; only a hang takes this long
 
 
 class Log:
-    """Everything the steps print, on the console and in log.txt."""
+    """Everything the steps print, on the console and in log.txt (flushed line by line)."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -54,29 +60,43 @@ class Log:
 
     def write(self, text: str) -> None:
         sys.stdout.write(text)
+        sys.stdout.flush()
         self.file.write(text)
         self.file.flush()
 
-    def step(self, title: str, fn, *args) -> int | None:
-        """Run fn(*args) with its output captured into the log; a crash is logged, not raised."""
-        self.write(f"\n$ {title}\n")
-        out = io.StringIO()
-        started = time.perf_counter()
-        code = None
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            try:
-                code = fn(*args)
-            except SystemExit as exc:        # argparse and a few commands exit this way
-                code = exc.code if isinstance(exc.code, int) else 2
-            except Exception:                # noqa: BLE001 - the report must go on and say what broke
-                traceback.print_exc()
-                code = "crashed"
-        self.write(out.getvalue())
-        self.write(f"[exit {code}, {time.perf_counter() - started:.1f} s]\n")
-        return code
+
+def ascendcraft(*args: str) -> list[str]:
+    """The command line of one `ascendcraft` step, in a fresh Python (the package this script belongs to)."""
+    return [sys.executable, "-m", "ascendcraft_lab", *args]
+
+
+def run_step(log: Log, title: str, cmd: list[str], timeout: float) -> str:
+    """Run `cmd` in its own process group, its output into the log; a hang is stopped at `timeout` and
+    costs one line. Returns how it ended: an exit code, `timed out` or `could not start`."""
+    from ascendcraft_lab import procs
+    log.write(f"\n$ {title}\n")
+    started = time.perf_counter()
+    try:
+        proc = procs.run(cmd, timeout=timeout)
+        log.write((proc.stdout or "") + (proc.stderr or ""))
+        ended = f"exit {proc.returncode}"
+    except subprocess.TimeoutExpired:
+        ended = "timed out"
+        log.write(f"timed out after {timeout:g} s: stopped (the step's processes were ended)\n")
+    except OSError as exc:
+        ended = "could not start"
+        log.write(f"could not start: {exc}\n")
+    log.write(f"[{ended}, {time.perf_counter() - started:.1f} s]\n")
+    return ended
+
+
+def versions_command() -> list[str]:
+    """This script in a child, printing versions() as JSON."""
+    return [sys.executable, str(Path(__file__).resolve()), "--versions"]
 
 
 def versions() -> dict:
+    """What this machine has (called in a child: importing torch_npu may crash or hang)."""
     from ascendcraft_lab.backends.cann.detect import detect
     found = {"python": platform.python_version(), "platform": platform.platform()}
     for module in ("torch", "torch_npu", "numpy"):
@@ -92,65 +112,91 @@ def versions() -> dict:
     return found
 
 
-def report_example(log: Log, name: str, work: Path, exports: Path) -> Path:
-    from ascendcraft_lab import cli
-    from ascendcraft_lab.examples import get_example
-    example = get_example(name)
-    session = work / name
-    log.step(f"ascendcraft lower {example.dsl.name} --ref {example.reference.name} -o {session}",
-             cli.main, ["lower", str(example.dsl), "--ref", str(example.reference), "-o", str(session)])
-    log.step(f"ascendcraft build {session}", cli.main, ["build", str(session)])
-    log.step(f"ascendcraft check {session} --backend cann", cli.main, ["check", str(session), "--backend", "cann"])
-    log.step(f"ascendcraft profile {session}", cli.main, ["profile", str(session)])
+def example_steps(name: str, work: Path, exports: Path) -> list[tuple[str, list[str]]]:
+    """(title, command) of each step for one bundled example."""
+    from ascendcraft_lab.examples import CASE_EXAMPLES, EXAMPLES as ALL
+    example = next(e for e in ALL + CASE_EXAMPLES if name in (e.op, e.name))
+    session = work / example.op
+    steps = [
+        (f"ascendcraft lower {example.dsl.name} --ref {example.reference.name} -o {session}",
+         ascendcraft("lower", str(example.dsl), "--ref", str(example.reference), "-o", str(session))),
+        (f"ascendcraft build {session}", ascendcraft("build", str(session))),
+        (f"ascendcraft check {session} --backend cann --draws mkb",
+         ascendcraft("check", str(session), "--backend", "cann", "--draws", "mkb")),
+        (f"ascendcraft profile {session}", ascendcraft("profile", str(session))),
+    ]
     # The exports are for trying in MultiKernelBench even when the check above failed (or could
     # not run): --unverified, and the log keeps export's note saying so.
     for fmt, suffix in (("mkb", ".py"), ("mkb-direct", ".json")):
-        out = exports / f"{name}_{fmt}{suffix}"
-        log.step(f"ascendcraft export {session} --format {fmt} --unverified -o {out}", cli.main,
-                 ["export", str(session), "--format", fmt, "--unverified", "-o", str(out)])
-    return session
+        out = exports / f"{example.op}_{fmt}{suffix}"
+        steps.append((f"ascendcraft export {session} --format {fmt} --unverified -o {out}",
+                      ascendcraft("export", str(session), "--format", fmt, "--unverified", "-o", str(out))))
+    return steps
 
 
-def bundle(archive: Path, root: Path, sessions: list[Path]) -> list[str]:
-    """The archive: log, versions, exports, and per session its runs and CMake's logs."""
+def bundle(archive: Path, root: Path) -> list[str]:
+    """The archive as it stands: log, versions, exports, and per session its runs and CMake's logs. Written
+    beside the target and renamed over it, so a reader never finds half an archive."""
     members = []
-    with tarfile.open(archive, "w:gz") as tar:
+    tmp = archive.with_name(archive.name + ".partial")
+    with tarfile.open(tmp, "w:gz") as tar:
         def add(path: Path, name: str) -> None:
             tar.add(path, arcname=name)
             members.append(name)
         for name in ("log.txt", "versions.json"):
-            add(root / name, name)
+            if (root / name).is_file():
+                add(root / name, name)
         for path in sorted((root / "exports").glob("*")):
             add(path, f"exports/{path.name}")
-        for session in sessions:
+        for session in sorted(p for p in (root / "sessions").glob("*") if p.is_dir()):
             for path in sorted((session / "runs").glob("*.json")):
                 add(path, f"sessions/{session.name}/runs/{path.name}")
             for path in sorted((session / "build").rglob("CMake*.log")):
                 add(path, f"sessions/{session.name}/build/{path.relative_to(session / 'build')}")
+    os.replace(tmp, archive)
     return members
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Run the NPU path on three examples and bundle what happened.")
+    ap = argparse.ArgumentParser(description="Run the NPU path on the bundled examples and bundle what happened.")
     ap.add_argument("-o", "--output", default="ascendcraft-npu-report.tar.gz", help="the archive to write")
     ap.add_argument("--examples", default=",".join(EXAMPLES), help="comma-separated bundled examples")
     ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep the sessions (default: a temporary folder)")
+    ap.add_argument("--step-timeout", type=float, default=STEP_TIMEOUT,
+                    help=f"seconds one step may take before it is stopped (default {STEP_TIMEOUT:g})")
+    ap.add_argument("--versions", action="store_true", help=argparse.SUPPRESS)   # the child that reads versions
     args = ap.parse_args(argv)
-    from ascendcraft_lab.cli import doctor
+    if args.versions:
+        print(json.dumps(versions(), indent=2))
+        return 0
+    archive = Path(args.output).resolve()
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ascendcraft-npu-report-"))
     (root / "exports").mkdir(parents=True, exist_ok=True)
     log = Log(root / "log.txt")
     log.write(f"AscendCraft Lab NPU report, {time.strftime('%Y-%m-%d %H:%M:%S %Z')}\n")
-    (root / "versions.json").write_text(json.dumps(versions(), indent=2) + "\n")
-    log.write((root / "versions.json").read_text())
-    log.step("ascendcraft doctor", doctor.main, [])
-    sessions = [report_example(log, name.strip(), root / "sessions", root / "exports")
-                for name in args.examples.split(",") if name.strip()]
-    log.file.close()
-    members = bundle(Path(args.output), root, sessions)
-    print(f"\nwrote {args.output} ({len(members)} files); look it over, then attach it to an issue")
-    if not args.keep:
-        shutil.rmtree(root, ignore_errors=True)
+    try:
+        from ascendcraft_lab import procs
+        try:
+            found = procs.run(versions_command(), timeout=args.step_timeout)
+            failed = json.dumps({"error": (found.stderr or "").strip()[-2000:]})
+            text = found.stdout if found.returncode == 0 else failed
+        except subprocess.TimeoutExpired:
+            text = json.dumps({"error": f"reading the versions timed out after {args.step_timeout:g} s"})
+        (root / "versions.json").write_text(text.strip() + "\n")
+        log.write((root / "versions.json").read_text())
+        bundle(archive, root)
+        steps = [("ascendcraft doctor", ascendcraft("doctor"))]
+        for name in (n.strip() for n in args.examples.split(",") if n.strip()):
+            steps += example_steps(name, root / "sessions", root / "exports")
+        for title, cmd in steps:
+            run_step(log, title, cmd, args.step_timeout)
+            bundle(archive, root)          # after every step: what is done so far survives a stop
+    finally:
+        log.file.close()
+        members = bundle(archive, root)
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    print(f"\nwrote {archive} ({len(members)} files); look it over, then attach it to an issue")
     return 0
 
 

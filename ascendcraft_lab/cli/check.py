@@ -15,6 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..backends.cann.run import DRAWS
 from ..backends.emulator.verify import render_run
 from ..dsl.errors import DslError
 from ..reference import ReferenceError, check_interpreter
@@ -54,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
                     help="set a module-level constant of the reference, e.g. dim=1003")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--draws", choices=DRAWS, default=None,
+                    help="--backend cann: how the input sets are drawn: project (seed + t per set) or mkb "
+                         "(MultiKernelBench's: seed 1024, the sets drawn one after another; the default for a "
+                         "session that holds exported submissions in export/)")
     ap.add_argument("--rtol", type=float, default=None, help="interpreter backend: relative tolerance")
     ap.add_argument("--atol", type=float, default=None, help="interpreter backend: absolute tolerance")
     ap.add_argument("--rule", choices=("dtype-aware", "mkb"), default="dtype-aware",
@@ -68,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"ascendcraft check: {exc}", file=sys.stderr)
         return 2
+    if args.draws and args.backend != "cann":
+        print("ascendcraft check: --draws chooses the NPU check's inputs; use it with --backend cann", file=sys.stderr)
+        return 2
     if target.is_dir() and not SessionFolder(target).exists() and args.backend != "interpreter":
         print(f"ascendcraft check: {target} is not a session folder (no ascendcraft.json)", file=sys.stderr)
         return 2
@@ -78,8 +86,13 @@ def main(argv: list[str] | None = None) -> int:
             session = Session.open(target, soc=args.soc, adopt_edits=args.adopt_edits)
             for note in session.notes:
                 print(f"note: {note}", file=sys.stderr)
+            draws = args.draws or npu_draws_for(target)
+            if args.backend == "cann" and args.draws is None and draws == "mkb":
+                print("note: MultiKernelBench's draws: the session holds exported submissions (--draws project for "
+                      "the project's)", file=sys.stderr)
             result = session.verify(args.backend, reviewed=False, seed=args.seed, overrides=overrides or None,
-                                    reference=args.ref, progress=_progress if result_has_cases(session, args) else None)
+                                    reference=args.ref, progress=_progress if result_has_cases(session, args) else None,
+                                    npu_draws=draws)
             _clear_progress()
             print(result.summary)
             if result.detail:
@@ -97,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             print(report.summary())
             return 0 if (report.mkb_correct if args.rule == "mkb" else report.correct) else 1
         verdict, run, program = check_file(target, args.ref, soc=args.soc, backend=args.backend,
-                                           overrides=overrides, seed=args.seed)
+                                           overrides=overrides, seed=args.seed, npu_draws=args.draws or "project")
     except SessionError as exc:
         print(str(exc), file=sys.stderr)
         return 2
@@ -112,6 +125,16 @@ def main(argv: list[str] | None = None) -> int:
     if detail:
         print(detail)
     return 0 if verdict.correct else 1
+
+
+EXPORTED = ("*.mkb.py", "*.mkb-direct.json")      # what `ascendcraft export` writes into <session>/export/
+
+
+def npu_draws_for(folder: Path) -> str:
+    """The NPU check's default draws for a session: MultiKernelBench's once it holds exported submissions
+    (its verdict is then the one those submissions would get), else the project's."""
+    exports = folder / "export"
+    return "mkb" if any(p for pattern in EXPORTED for p in exports.glob(pattern)) else "project"
 
 
 def result_has_cases(session: Session, args) -> bool:

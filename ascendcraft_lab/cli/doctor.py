@@ -2,7 +2,8 @@
 
 Required for the offline pipeline: Python 3.11+, numpy, torch, a g++ that compiles C++17,
 and the emulator's headers. Everything else (CANN, torch_npu, an NPU, an LLM endpoint) is
-reported as available or not and never fails the command.
+reported as available or not and never fails the command; the "NPU path" row says, per NPU
+action, exactly which parts are missing (the same one-line reasons the actions refuse with).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import procs
-from ..backends.cann.detect import toolkit_summary
+from ..backends.cann.detect import Toolchain, detect, toolkit_summary
 from ..backends.emulator.runner import INCLUDE_DIR
 from ..engines.llm.errors import LlmError
 from ..engines.llm.settings import ENV_BASE_URL, LlmConfig
@@ -66,20 +67,47 @@ def _emulator() -> Check:
     return Check("emulator headers", header.is_file(), str(INCLUDE_DIR) if header.is_file() else f"missing {header}", True)
 
 
-def _cann() -> Check:
+def _cann(tc: Toolchain | None = None) -> Check:
     """The toolkit, its bisheng and its AscendC CMake package (backends/cann/detect.py)."""
-    ok, detail = toolkit_summary()
+    ok, detail = toolkit_summary(tc)
     return Check("CANN toolkit", ok, detail)
 
 
-def _npu() -> Check:
+def _npu(tc: Toolchain | None = None) -> Check:
+    """The devices the driver shows (/dev/davinci<N>) and, with torch_npu, how many torch sees."""
+    tc = tc if tc is not None else detect()
+    if not tc.devices:
+        return Check("NPU", False, tc.reasons["npu"])
+    shown = f"{len(tc.devices)} device file(s) ({', '.join(tc.devices[:4])}{', ...' if len(tc.devices) > 4 else ''})"
+    if tc.torch_npu is None:
+        return Check("NPU", False, f"{shown}; torch cannot use them: {tc.reasons['torch_npu']}")
     try:
         import torch_npu  # noqa: F401
         import torch
         count = torch.npu.device_count()
-    except Exception:
-        return Check("NPU", False, "not available (needs torch_npu and a visible Ascend device)")
-    return Check("NPU", count > 0, f"{count} device(s)" if count else "torch_npu sees no device")
+    except Exception as exc:      # an import can fail in many ways; say which
+        return Check("NPU", False, f"{shown}; importing torch_npu failed: {type(exc).__name__}: {exc}".splitlines()[0])
+    return Check("NPU", count > 0, f"{shown}; torch_npu sees {count}" if count else f"{shown}; torch_npu sees none")
+
+
+PART_LABEL = {"toolkit": "a CANN toolkit", "bisheng": "bisheng", "asc_cmake": "the AscendC CMake package",
+              "cann_version": "a newer CANN", "torch_npu": "torch_npu", "npu": "an NPU"}
+
+
+def _npu_path(tc: Toolchain | None = None) -> Check:
+    """Each NPU action and exactly what it still lacks here (detect.py's root causes; the rows above say how
+    to get each, and cmake, which no row above covers, says it here)."""
+    tc = tc if tc is not None else detect()
+    def missing(action: str, before: list[str]) -> list[str]:
+        return [PART_LABEL.get(p) or tc.reasons[p] for p in tc.missing_parts(action) if p not in before]
+    build = tc.missing_parts("build")
+    run = missing("run", build)
+    if not build and not run:
+        return Check("NPU path", True, "build, check --backend cann and profile can run here")
+    text = ("build: ready" if not build else "build needs " + ", ".join(missing("build", [])))
+    if run:
+        text += " | check --backend cann and profile need " + ("also " if build else "") + ", ".join(run)
+    return Check("NPU path", False, text)
 
 
 def _llm(timeout: float = 3.0) -> Check:
@@ -103,16 +131,18 @@ def _llm(timeout: float = 3.0) -> Check:
     return Check("LLM endpoint", True, f"{cfg.base_url} {status}; model {cfg.model}; {key} ({cfg.source})")
 
 
-def run_checks() -> list[Check]:
+def run_checks(toolchain: Toolchain | None = None) -> list[Check]:
+    tc = toolchain if toolchain is not None else detect()
     return [
         _python(),
         _module("numpy", True),
         _module("torch", True),
         _gxx(),
         _emulator(),
-        _cann(),
+        _cann(tc),
         _module("torch_npu", False),
-        _npu(),
+        _npu(tc),
+        _npu_path(tc),
         _llm(),
     ]
 

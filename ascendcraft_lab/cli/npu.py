@@ -4,7 +4,9 @@
 `profile --csv kernel_details.csv --kernel gelu` reads a recorded profile (works anywhere);
 `profile SESSION` works offline: the ESTIMATED profile (the pipe model of the emulator's trace,
 `ascendcraft_lab.perf`) beside the estimated eager time of the reference, and on an NPU host the
-measured profile after it; `--npu` asks for the measured one only (refused without an NPU).
+measured profile after it; `--npu` asks for the measured one only (refused without an NPU). The
+measured run is a child process stopped after `--timeout` seconds (a hung kernel costs that, not
+the command).
 Every run is recorded in the session's runs/ folder. The NPU check is
 `ascendcraft check SESSION --backend cann`.
 """
@@ -17,7 +19,7 @@ from pathlib import Path
 
 from ..backends.cann.build import render_build
 from ..backends.cann.detect import refuse_reason
-from ..backends.cann.profile import parse_kernel_details
+from ..backends.cann.profile import PROFILE_TIMEOUT, parse_kernel_details
 from ..session import Session, SessionError
 from ..session.npu import ProfileFailed, build_session, profile_session
 
@@ -51,6 +53,8 @@ def profile_main(argv: list[str] | None = None) -> int:
     ap.add_argument("--npu", action="store_true", help="only the measured profile on the NPU (refused without one)")
     ap.add_argument("--json", action="store_true", help="print the estimate as JSON")
     ap.add_argument("--blocks", type=int, default=8, help="blocks to list (default 8)")
+    ap.add_argument("--timeout", type=float, default=PROFILE_TIMEOUT,
+                    help=f"seconds the measured run may take before it is stopped (default {PROFILE_TIMEOUT:g})")
     args = ap.parse_args(argv)
     if args.csv:
         try:
@@ -79,7 +83,7 @@ def profile_main(argv: list[str] | None = None) -> int:
     elif reason:
         return _fail("profile", reason)
     try:
-        report = profile_session(args.session, args.kernel)
+        report = profile_session(args.session, args.kernel, timeout=args.timeout)
     except ProfileFailed as exc:
         return _fail("profile", str(exc))
     _show(report, args.html)

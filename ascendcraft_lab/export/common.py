@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..backends.cann.signature import bind_op_args
+from ..backends.cann.signature import bind_op_args, model_new_builds_reference
 from ..dsl.errors import DslError
 from ..dsl import ir
 from ..dsl.host import needs_workspace
@@ -260,7 +260,7 @@ def model_new_source(src: ExportSource, *, module_import: str, call: str, header
                   f"    def forward(self, {names}):", f"        return {call}({names})", ""]
         return "\n".join(lines)
     plan = len(p.scalars) if src.scalar_plan is None else src.scalar_plan
-    needs_model = bool(p.model_params) or any(isinstance(s, str) for s in src.scalar_plan or ())
+    needs_model = model_new_builds_reference(p, src.scalar_plan)
     if needs_model and src.reference_source is None:
         raise ExportError("the kernel reads Model parameters or attributes, so the export needs the session's reference.py")
     lines += ["", "", inspect.getsource(scalar_args).rstrip(), "", "", inspect.getsource(bind_op_args).rstrip()]

@@ -36,6 +36,7 @@ import re
 from ..dsl import ir
 from ..dsl.host import syncs_all
 from ..passes.host import dim_args
+from ..passes.init import kernel_entry_prologue
 from ..passes.plan import cpp_name
 from .common import (ExportError, ExportSource, check_names, dim_sources, init_call,
                      model_new_source, op_order, output_allocations, pascal, py_string, shape_exprs, split_kernel,
@@ -185,10 +186,12 @@ def kernel(src: ExportSource) -> str:
     params = ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in op_order(src)) + ", GM_ADDR workspace, GM_ADDR tiling"
     lines = [head.rstrip(), "",
              "// The msopgen project passes the TilingData filled by TilingFunc; copy it into the struct the class reads.",
-             f'extern "C" __global__ __aicore__ void {n["snake"]}({params}) {{',
-             "    (void)workspace;  // this kernel needs no GM workspace",
-             "    GET_TILING_DATA(tilingData, tiling);",
-             f"    {plan.tiling_struct} t;"]
+             f'extern "C" __global__ __aicore__ void {n["snake"]}({params}) {{']
+    # The kernel type as the session's entry declares it (a MIX kernel syncs, which refuse_workspaces refused).
+    lines += [f"    {line}" for line in kernel_entry_prologue(src.program)]
+    lines += ["    (void)workspace;  // this kernel needs no GM workspace",
+              "    GET_TILING_DATA(tilingData, tiling);",
+              f"    {plan.tiling_struct} t;"]
     lines += [f"    t.{f.name} = tilingData.{f.name};" for f in plan.tiling_fields]
     lines += [f"    {plan.cls} op;", f"    {init_call(src, 't')}", "    op.Process();", "}", ""]
     return "\n".join(lines)

@@ -59,6 +59,7 @@ class ComputeWriter:
         self._counts: dict[str, tuple[str, str, str]] | None = None      # element counts the current method names once
         self.method_locals: list[tuple[str, str, str]] = []   # (name, C++ value, comment) the method declares first
         self.cube = cube_lowering.CubeStages(self) if cube_lowering.uses_cube(project.facts) else None
+        self.unit: str | None = None                   # in a MIX kernel: the core kind ("cube" / "vector") of the code
 
     def write(self) -> None:
         source, facts = self.source, self.facts
@@ -463,7 +464,9 @@ class ComputeWriter:
                     if i > 0:
                         self._handover(em, syncs[i - 1], phases[i - 1][1], u, unit, used)
                     if u == unit:
+                        self.unit = unit          # which kind of core runs the code written now
                         self._process_body(em, stmts, lower)
+                        self.unit = None
         sync = self.source.part("constants", "sync")
         notes = {"FLAG_CUBE_DONE": "mode 0: every cube core has reached the sync_all()",
                  "FLAG_TO_VECTOR": "mode 2: a cube core hands over to its two vector cores",

@@ -374,7 +374,10 @@ class CubeStages:
         while block in self.facts.reserved:
             block += "_"
         total = " * ".join(counts)
-        with em.block(f"for (int64_t {block} = GetBlockIdx(); {block} < {total}; {block} += GetBlockNum())"):
+        # In a MIX kernel's vector part GetBlockIdx() counts vector cores (GetSubBlockNum() per AI core):
+        # stepping by all of them gives each block to exactly one. A cube core's counts AI cores.
+        step = "GetBlockNum() * GetSubBlockNum()" if getattr(self.w, "unit", None) == "vector" else "GetBlockNum()"
+        with em.block(f"for (int64_t {block} = GetBlockIdx(); {block} < {total}; {block} += {step})"):
             for i, (v, ext, step) in enumerate(zip(names, it.extents, it.steps)):
                 inner = " * ".join(counts[i + 1:])
                 index = block if not inner else f"{block} / {paren(inner)}" if len(counts[i + 1:]) > 1 else f"{block} / {inner}"

@@ -2,7 +2,9 @@
 TPipe, its queues and buffers) and the members they need; Process stays a placeholder.
 
 Every UB tile of the DSL gets a VECIN / VECOUT queue (double-buffered) or a VECCALC TBuf, sized
-by the largest definition of its name. The checker holds any engine's output to the plan's
+by the largest definition of its name. The entry declares the kernel type, and a cube + vector (MIX)
+entry takes the cross-core sync base and sets it first (`kernel_entry_prologue`, which the exports
+share); in a MIX kernel core_rows splits each AI core's rows between its two vector cores. The checker holds any engine's output to the plan's
 tiles (each has its queue or TBuf) and evaluates the InitBuffer total against the SoC's UB.
 """
 from __future__ import annotations
@@ -19,7 +21,8 @@ from .bundle import Bundle
 from .cexpr import KERNEL, paren, render
 from .emit import Emitter
 from .findings import Finding, finding, kernel_text
-from .kernel import BufferBytes, KernelFacts, KernelSource, dsl_text, plain_buffer_bytes
+from .kernel import (KERNEL_TYPE_NOTE, SYNC_BASE_PARAM, SYNC_BASE_QUERY, BufferBytes, KernelFacts, KernelSource,
+                     dsl_text, kernel_type, needs_sync_base, plain_buffer_bytes)
 from .plan import Plan, cpp_name, sample_dim
 from .project import Project
 from .spec import LoweringError, PassSpec
@@ -115,7 +118,9 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
             total = shared.get(_unparen(total), total)
             facts.use_min_max("min")
             with em.dsl(s.span.line):
-                if isinstance(s.iter, ir.CoreRows):
+                if facts.mixed and isinstance(s.iter, ir.CoreRows):
+                    _mixed_core_rows(em, facts, s, v, paren(per), total)
+                elif isinstance(s.iter, ir.CoreRows):
                     em.line(f"// DSL {s.span.line}: this core owns rows [{v}Begin, {v}End) of {dsl_text(p, s)}")
                     em.line(f"{v}Begin = MinOf(static_cast<int64_t>(GetBlockIdx()) * {paren(per)}, {total});")
                     em.line(f"{v}End = MinOf({v}Begin + {paren(per)}, {total});")
@@ -149,6 +154,25 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
             em.line(f"// SyncAll's flags, {where} the launch's workspace (zeroed by the host): the soft")
             em.line("// form, as a kernel-launch project cannot use the hardware SyncAll()")
             em.line(f"syncFlagsGm.SetGlobalBuffer((__gm__ int32_t *)({at}), GetBlockNum() * SYNC_ALL_INTS);")
+
+
+def _mixed_core_rows(em: Emitter, facts: KernelFacts, s: ir.For, v: str, per: str, total: str) -> None:
+    """core_rows in a MIX kernel. The DSL's `per` rows are one block's, an AI core's; its vector cores split
+    them. On a vector core of a MIX launch GetBlockIdx() counts vector cores, two per AI core (asc-devkit's
+    matmul_leakyrelu_basic_api sample maps one back to its cube core by GetBlockIdx() / 2), so its AI core is
+    GetBlockIdx() / GetSubBlockNum() and its part GetSubBlockIdx(); a cube core, one sub-block whose
+    GetBlockIdx() counts AI cores, keeps the whole share. (A core_chunk keeps the plain split: halving
+    a chunk would lose the 32-byte alignment the align pass relies on.)"""
+    facts.uses.add("CeilDiv")
+    em.line(f"// DSL {s.span.line}: this core owns rows [{v}Begin, {v}End) of {dsl_text(facts.p, s)}")
+    em.line("// A cube + vector launch: the rows of this AI core, split between its vector cores")
+    parts, first, last, part = f"{v}Parts", f"{v}AiCoreBegin", f"{v}AiCoreEnd", f"{v}Part"
+    em.line(f"const int64_t {parts} = static_cast<int64_t>(GetSubBlockNum());")
+    em.line(f"const int64_t {first} = MinOf(static_cast<int64_t>(GetBlockIdx()) / {parts} * {per}, {total});")
+    em.line(f"const int64_t {last} = MinOf({first} + {per}, {total});")
+    em.line(f"const int64_t {part} = CeilDiv({last} - {first}, {parts});")
+    em.line(f"{v}Begin = MinOf({first} + static_cast<int64_t>(GetSubBlockIdx()) * {part}, {last});")
+    em.line(f"{v}End = MinOf({v}Begin + {part}, {last});")
 
 
 def _unparen(text: str) -> str:
@@ -270,16 +294,26 @@ def _members(source: KernelSource, facts: KernelFacts) -> None:
         sizes.line(f"int64_t {name} = 0;  // {facts.size_notes.get(d, expr_text(d))}")
 
 
+def kernel_entry_prologue(p: ir.Program, sync_base: str = SYNC_BASE_PARAM) -> list[str]:
+    """The first statements of every entry of `p` (the session's and the exports'): the kernel type, and in a
+    MIX kernel the cross-core sync base from the entry's `sync_base` argument, set before any flag."""
+    ktype = kernel_type(p)
+    lines = [f"KERNEL_TASK_TYPE_DEFAULT({ktype});  // {KERNEL_TYPE_NOTE[ktype]}"] if ktype else []
+    if needs_sync_base(p):
+        lines += [f"// The cross-core flags' base address, which the host read with {SYNC_BASE_QUERY}: a <<<>>> launch",
+                  "// does not set it, and a flag wait without it never returns.",
+                  f"SetSyncBaseAddr(reinterpret_cast<uint64_t>({sync_base}));"]
+    return lines
+
+
 def _entry(plan: Plan) -> Emitter:
     p = plan.program
     em = Emitter()
     gm = [cpp_name(t.name) for t in p.tensors()]
-    params = ", ".join(f"GM_ADDR {n}" for n in gm + ["workspace", "tiling"])
+    params = ", ".join(f"GM_ADDR {n}" for n in gm + ["workspace", "tiling"] + [SYNC_BASE_PARAM] * needs_sync_base(p))
     with em.block(f'extern "C" __global__ __aicore__ void {plan.entry}({params})', dsl=p.kernel.span.line):
-        if p.plan is not None and p.plan.uses_cube and len({u for _, u in cube.phases(p)}) > 1:
-            em.line("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // blockDim AI cores: a cube core and two vector cores each")
-        elif p.plan is not None and p.plan.uses_cube:
-            em.line("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);  // the cube cores only: blockDim AIC cores start")
+        for line in kernel_entry_prologue(p):
+            em.line(line)
         if not needs_workspace(p):
             em.line("(void)workspace;  // this kernel needs no GM workspace")
         em.line("// A kernel-launch project reads its tiling struct straight from GM (GET_TILING_DATA")

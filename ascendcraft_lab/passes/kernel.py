@@ -191,7 +191,7 @@ class KernelSource:
     def render(self) -> Emitter:
         p, plan = self.plan.program, self.plan
         em = Emitter()
-        mixed = p.plan is not None and p.plan.uses_cube and len({u for _, u in cube.phases(p)}) > 1
+        mixed = is_mix(p)
         unit = ("cube and vector kernel, one instance per AI core (a cube core and its two vector cores)" if mixed else
                 "cube kernel, one instance per cube core (AIC)" if p.plan is not None and p.plan.uses_cube else
                 "vector kernel, one instance per core")
@@ -262,6 +262,39 @@ class KernelSource:
     def init_params(self) -> str:
         p = self.plan.program
         return ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in p.tensors()) + (", GM_ADDR workspace" if needs_workspace(p) else "")
+
+
+# The kernel types of KERNEL_TASK_TYPE_DEFAULT (API reference "设置Kernel类型"): what a launch's blockDim counts.
+MIX_AIC_1_2 = "KERNEL_TYPE_MIX_AIC_1_2"      # blockDim AI cores, each a cube core and two vector cores
+AIC_ONLY = "KERNEL_TYPE_AIC_ONLY"            # blockDim cube cores
+
+
+def is_mix(p: ir.Program) -> bool:
+    """A kernel of cube and vector parts: each part runs on its own kind of core, handing over by flags."""
+    return p.plan is not None and p.plan.uses_cube and len({u for _, u in cube.phases(p)}) > 1
+
+
+def kernel_type(p: ir.Program) -> str | None:
+    """The kernel type every launch form of `p` declares (the session's entry and the exports'); None for
+    a vector kernel, which runs on vector cores only (the default without a declaration)."""
+    if is_mix(p):
+        return MIX_AIC_1_2
+    return AIC_ONLY if p.plan is not None and p.plan.uses_cube else None
+
+
+KERNEL_TYPE_NOTE = {MIX_AIC_1_2: "blockDim AI cores: a cube core and two vector cores each",
+                    AIC_ONLY: "the cube cores only: blockDim AIC cores start"}
+
+# A <<<>>> launch of a MIX kernel does not set the base address of the cross-core flags (the FFTS
+# registers): the host asks the runtime for it (ACL API reference aclrtGetHardwareSyncAddr, Atlas A2 / A3)
+# and the kernel sets it with SetSyncBaseAddr before its first CrossCoreSetFlag / CrossCoreWaitFlag, as
+# the public CATLASS and tilelang-ascend kernels do (their hosts read it with rtGetC2cCtrlAddr).
+SYNC_BASE_PARAM = "syncBase"
+SYNC_BASE_QUERY = "aclrtGetHardwareSyncAddr"
+
+
+def needs_sync_base(p: ir.Program) -> bool:
+    return is_mix(p)
 
 
 def named_constants(soc) -> tuple[tuple[str, str], ...]:

@@ -138,9 +138,9 @@ def _310p(name: str) -> Costs:
                     "core_gm_bandwidth": Param(40e9, "B/s", "guess")})
 
 
+# Every A2 / A3 part (the same dav-2201 core) gets the A2 model; their HBM bandwidths are not told apart.
 COSTS: dict[str, Costs] = {
-    "Ascend910B2": _a2("Ascend910B2"),
-    "Ascend910B3": _a2("Ascend910B3"),
+    **{name: _a2(name) for name in ("Ascend910B1", "Ascend910B2", "Ascend910B3", "Ascend910B4", "Ascend910_9392")},
     "Ascend310P": _310p("Ascend310P"),
 }
 assert set(COSTS) == set(SOCS), "every SoC of soc.py needs a cost table (and no other)"

@@ -11,7 +11,7 @@ from typing import Mapping
 from ..backends.cann.build import BuildResult, build_project
 from ..backends.cann.detect import Toolchain, refuse_reason
 from ..backends.cann.device import DeviceRefusal
-from ..backends.cann.profile import parse_kernel_details, profile_on_npu
+from ..backends.cann.profile import PROFILE_TIMEOUT, ProfileError, parse_kernel_details, profile_on_npu
 from ..backends.cann.signature import OpSignature
 from ..atomic import read_text
 from ..dsl.errors import DslError
@@ -53,13 +53,15 @@ class ProfileFailed(Exception):
     """The session could not be profiled: `str()` is one line."""
 
 
-def profile_session(folder: str | Path, kernel: str | None = None):
-    """Build the session and profile its op on the NPU (not yet run on hardware by the project)."""
-    reason = npu_refusal("profile")
+def profile_session(folder: str | Path, kernel: str | None = None, *, timeout: float = PROFILE_TIMEOUT,
+                    toolchain: Toolchain | None = None, env: Mapping[str, str] | None = None):
+    """Build the session and profile its op on the NPU (not yet run on hardware by the project), the
+    profiled calls in a child process stopped after `timeout` seconds (backends/cann/profile.py)."""
+    reason = refuse_reason("profile", toolchain) or ""
     if reason:
         raise ProfileFailed(reason)
     session = SessionFolder(folder)
-    built = build_session(folder)
+    built = build_session(folder, toolchain=toolchain, env=env)
     if not built.ok:
         raise ProfileFailed(built.message)
     try:
@@ -81,10 +83,10 @@ def profile_session(folder: str | Path, kernel: str | None = None):
     try:
         report = profile_on_npu(built.library, str(reference), sig.entry, session.path / "profile",
                                 scalars=list(plan), param_names=tuple(p.param_name for p in sig.params),
-                                soc=session.manifest().get("soc"))
-    except DeviceRefusal as exc:         # the device is not the session SoC (core count)
+                                soc=session.manifest().get("soc"), timeout=timeout, toolchain=toolchain)
+    except (DeviceRefusal, ProfileError) as exc:    # not the session's SoC; timed out, crashed, no profile
         raise ProfileFailed(str(exc)) from None
     if kernel:
-        report = parse_kernel_details(session.path / "profile", kernel)
+        report = parse_kernel_details(session.path / "profile" / "kernel_details.csv", kernel)
     session.record_run({"backend": "cann", "action": "profile", **report.to_json()})
     return report

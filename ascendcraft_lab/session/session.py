@@ -551,12 +551,13 @@ class Session:
     # ----------------------------------------------------------------------------- verify
     def verify(self, backend: str = "emulator", *, reviewed: bool = True, seed: int = 0,
                overrides: Mapping[str, Any] | None = None, reference: str | Path | None = None,
-               progress: Callable[[str], None] | None = None) -> CheckResult:
+               progress: Callable[[str], None] | None = None, npu_draws: str = "project") -> CheckResult:
         """Compile the final AscendC project, run it and compare with the PyTorch reference.
 
         `reviewed=False` verifies without asking for every step to be accepted (the CLI's
         `check`, which reviews nothing); `overrides` and `seed` pick the input set (default: the
-        session's), `reference` another reference file. Every run is recorded in runs/."""
+        session's), `reference` another reference file; `npu_draws` how the cann backend draws its
+        inputs (backends/cann/run.py DRAWS). Every run is recorded in runs/."""
         ref_path, overrides, files = self._runnable(backend, reviewed, reference, overrides)
         project = self._shipped_project(files)
         if progress:
@@ -570,7 +571,7 @@ class Session:
             ref = cached_reference(ref_path, overrides, seed, as_file=as_file)
             t1 = time.perf_counter()
             if backend == "cann":
-                verdict, run = check_cann(self.program, project, ref, self.soc, seed=seed)
+                verdict, run = check_cann(self.program, project, ref, self.soc, seed=seed, draws=npu_draws)
                 detail = ""
             else:
                 verdict, run = check_emulator(self.program, project, ref, soc=self.soc)
@@ -1109,7 +1110,7 @@ def check_file_cases(dsl_path: str | Path, reference: str | Path, *, soc: str | 
 
 
 def check_file(dsl_path: str | Path, reference: str | Path, *, soc: str | None = None, backend: str = "emulator",
-               overrides: Mapping[str, Any] | None = None, seed: int = 0):
+               overrides: Mapping[str, Any] | None = None, seed: int = 0, npu_draws: str = "project"):
     """Verify a DSL file without a session folder: lowered in memory by the rule engine.
 
     Returns (verdict, run, program); raises DslError / ReferenceError / OSError for bad input."""
@@ -1121,7 +1122,7 @@ def check_file(dsl_path: str | Path, reference: str | Path, *, soc: str | None =
         program = verify(variant_of(program, ref), soc_name)
         bundle = render(program, LowerOptions(soc=soc_name), len(PIPELINE))
     if backend == "cann":
-        verdict, run = check_cann(program, bundle, ref, soc_name, seed=seed)
+        verdict, run = check_cann(program, bundle, ref, soc_name, seed=seed, draws=npu_draws)
     else:
         verdict, run = check_emulator(program, bundle, ref, soc=soc_name)
     return verdict, run, program

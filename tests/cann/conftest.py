@@ -176,6 +176,19 @@ def fake_acl_library(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def fake_toolchain(tmp_path, monkeypatch, fake_acl_library) -> FakeToolchain:
+    ft = build_fake_toolchain(tmp_path, fake_acl_library)
+    monkeypatch.syspath_prepend(str(ft.torch_npu.parent))
+    return ft
+
+
+@pytest.fixture(scope="session")
+def make_fake_toolchain(fake_acl_library):
+    """For module-scoped fixtures: `make_fake_toolchain(tmp)` builds one (torch_npu's folder is not put on
+    sys.path: a child process gets it through PYTHONPATH)."""
+    return lambda tmp: build_fake_toolchain(tmp, fake_acl_library)
+
+
+def build_fake_toolchain(tmp_path: Path, fake_acl_library: Path) -> FakeToolchain:
     root = tmp_path / "toolchain"
     home = root / "Ascend" / "cann"
     bisheng = home / "compiler" / "ccec_compiler" / "bin" / "bisheng"
@@ -185,7 +198,7 @@ def fake_toolchain(tmp_path, monkeypatch, fake_acl_library) -> FakeToolchain:
     (asc_dir / "ASCConfig.cmake").write_text("# test double of CANN's AscendC CMake package\n")
     (home / "set_env.sh").write_text("export ASCEND_HOME_PATH=" + str(home) + "\n")
     (home / f"{platform.machine()}-linux" / "ascend_toolkit_install.info").write_text("package_name=Ascend-cann-toolkit\n"
-                                                                                     "version=8.5.0\n")
+                                                                                     "version=9.0.0\n")
     (home / "include" / "acl").mkdir(parents=True)
     (home / "include" / "acl" / "acl.h").write_text("// test double of CANN's acl/acl.h\n")
     (home / "lib64").mkdir()
@@ -198,7 +211,6 @@ def fake_toolchain(tmp_path, monkeypatch, fake_acl_library) -> FakeToolchain:
     (site / "torch_npu" / "include" / "third_party" / "acl" / "inc" / "acl" / "acl.h").write_text("// torch_npu's copy\n")
     (site / "torch_npu" / "lib").mkdir()
     (site / "torch_npu" / "lib" / "libtorch_npu.so").write_bytes(b"\x7fELF test double")
-    monkeypatch.syspath_prepend(str(site))
     dev, no_dev = root / "dev", root / "nodev"
     dev.mkdir()
     no_dev.mkdir()

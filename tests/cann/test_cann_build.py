@@ -223,8 +223,14 @@ set_target_properties(ops PROPERTIES LINKER_LANGUAGE ASC)
 target_include_directories(ops PRIVATE ${TORCH_NPU_PATH}/include)
 target_link_directories(ops PRIVATE ${TORCH_NPU_PATH}/lib ${ASCEND_HOME_PATH}/lib64)
 target_link_libraries(ops PRIVATE ascendcl torch_npu)
+target_compile_options(ops PRIVATE $<$<COMPILE_LANGUAGE:ASC>:--npu-arch=${CMAKE_ASC_ARCHITECTURES}>)
 """
     assert lint_cmake(documented) == []
+    # CANN's CMake guide and every ASC sample pass --npu-arch; the ASC package does not add it
+    without = documented.replace("target_compile_options(ops PRIVATE $<$<COMPILE_LANGUAGE:ASC>:--npu-arch="
+                                 "${CMAKE_ASC_ARCHITECTURES}>)\n", "")
+    assert [d["message"].split(":")[0] for d in lint_cmake(without)] == [
+        "no target_compile_options passes --npu-arch to the ASC sources"]
 
 
 @pytest.mark.heavy

@@ -123,18 +123,18 @@ def _set_version(ft, text: str | None) -> None:
 @pytest.mark.heavy
 def test_doctor_names_the_toolkits_cann_version(fake_toolchain):
     ok, detail = toolkit_summary(detect(fake_toolchain.env))
-    assert ok and "CANN 8.5.0" in detail
+    assert ok and "CANN 9.0.0" in detail
 
 
 @pytest.mark.heavy
 def test_a_toolkit_older_than_find_package_asc_refuses_the_build_and_points_at_the_exports(fake_toolchain):
-    _set_version(fake_toolchain, "8.2.RC1")
+    _set_version(fake_toolchain, "8.5.0")
     tc = detect(fake_toolchain.env, dev_dir=fake_toolchain.dev_dir)
     reason = _one_line(refuse_reason("build", tc))
-    assert "CANN 8.2.RC1 is older than 8.3.RC1, the first with find_package(ASC)" in reason
+    assert "CANN 8.5.0 is older than 9.0.0, the first whose samples build ASC and C++ sources into one CMake" in reason
     assert "ascendcraft export --format mkb|mkb-direct" in reason and "MultiKernelBench" in reason
     ok, detail = toolkit_summary(tc)
-    assert not ok and "8.2.RC1" in detail
+    assert not ok and "8.5.0" in detail
 
 
 @pytest.mark.heavy
@@ -142,11 +142,33 @@ def test_an_unknown_toolkit_version_is_said_and_does_not_refuse(fake_toolchain):
     _set_version(fake_toolchain, None)
     tc = detect(fake_toolchain.env)
     assert tc.version is None and refuse_reason("build", tc) is None
-    assert "CANN version unknown" in toolkit_summary(tc)[1] and "8.3.RC1 or newer" in toolkit_summary(tc)[1]
+    assert "CANN version unknown" in toolkit_summary(tc)[1] and "9.0.0 or newer" in toolkit_summary(tc)[1]
 
 
-@pytest.mark.parametrize("version, older", [("8.0.RC2", True), ("8.3.RC1.alpha002", True), ("8.3.RC1", False),
-                                            ("8.5.0", False), ("9.0.0-beta.1", False), ("not a version", False)])
+@pytest.mark.parametrize("version, older", [("8.0.RC2", True), ("8.3.RC1.alpha002", True), ("8.3.RC1", True),
+                                            ("8.5.0", True), ("9.0.0-beta.1", True), ("9.0.0", False),
+                                            ("9.1.0", False), ("not a version", False)])
 def test_cann_versions_compare_release_candidates_before_releases(version, older):
     from ascendcraft_lab.backends.cann.detect import cann_older_than_required
     assert cann_older_than_required(version) is older
+
+
+def test_doctor_says_exactly_what_each_npu_action_lacks_on_a_machine_without_cann(tmp_path):
+    """No toolkit, no torch_npu double, no device: root causes only (not the toolkit's bisheng or package)."""
+    from ascendcraft_lab.cli import doctor
+    tc = detect({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, dev_dir=tmp_path)
+    lacks = [p for p in ("toolkit", "torch_npu") if not tc.has(p)] + (["cmake"] if not tc.has("cmake") else [])
+    check = doctor._npu_path(tc)
+    assert not check.ok and check.detail.startswith("build needs a CANN toolkit")
+    assert ("torch_npu" in check.detail) == ("torch_npu" in lacks)
+    assert check.detail.endswith("| check --backend cann and profile need also an NPU")
+    assert "bisheng" not in check.detail and "CMake package" not in check.detail
+    assert doctor._npu(tc).detail == f"no Ascend NPU visible (no {tmp_path / 'davinci<N>'} device)"
+
+
+def test_doctor_says_a_complete_toolkit_lacks_only_the_npu(fake_toolchain):
+    from ascendcraft_lab.cli import doctor
+    check = doctor._npu_path(detect(fake_toolchain.env, dev_dir=fake_toolchain.no_dev_dir))
+    assert (check.ok, check.detail) == (False, "build: ready | check --backend cann and profile need an NPU")
+    ready = doctor._npu_path(detect(fake_toolchain.env, dev_dir=fake_toolchain.dev_dir))
+    assert ready.ok and ready.detail == "build, check --backend cann and profile can run here"

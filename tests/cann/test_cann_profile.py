@@ -66,3 +66,73 @@ def test_profile_command_shows_a_recorded_csv(tmp_path, capsys):
     assert profile_main(["--csv", str(src), "--kernel", "gelu", "--html", str(tmp_path / "p.html")]) == 0
     assert "mte2 (vector core)" in capsys.readouterr().out
     assert "width:80.0%" in (tmp_path / "p.html").read_text()
+
+
+# ----------------------------------------------------------------------------- the measured run (test doubles)
+
+_CHILD = r'''#!{python}
+"""Test double of the profiled child: {behaviour}"""
+import json, os, sys, time
+from pathlib import Path
+argv = sys.argv[1:]
+out = Path(argv[argv.index("--out") + 1])
+if "{behaviour}" == "hangs":
+    time.sleep(600)
+# torch_npu names its folders <host>_<pid>_<time>_ascend_pt: the older run's name sorts last here
+older = out / "worker_99999_20990101_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+newer = out / "worker_10000_20000101_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+for path, kernel in ((older, "stale_kernel"), (newer, "gelu_0")):
+    path.parent.mkdir(parents=True)
+    path.write_text("Name,Type,Accelerator Core,Duration(us),Block Dim\n" + kernel + ",k,AI_VECTOR_CORE,10.5,16\n")
+os.utime(older, ns=(10**18, 10**18))
+os.utime(newer, ns=(2 * 10**18, 2 * 10**18))
+print(json.dumps({{"status": "ok"}}), flush=True)
+'''
+
+
+def _child(tmp_path, behaviour: str) -> str:
+    import stat
+    import sys
+    script = tmp_path / f"child-{behaviour}"
+    script.write_text(_CHILD.format(python=sys.executable, behaviour=behaviour))
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return str(script)
+
+
+@pytest.mark.heavy
+def test_a_hung_profiled_run_is_stopped_at_the_timeout_and_said_in_one_line(fake_toolchain, tmp_path):
+    from ascendcraft_lab.backends.cann.detect import detect
+    from ascendcraft_lab.backends.cann.profile import ProfileError, profile_on_npu
+    tc = detect(fake_toolchain.env, dev_dir=fake_toolchain.dev_dir)
+    with pytest.raises(ProfileError, match=r"did not finish in 2 s and was stopped"):
+        profile_on_npu("lib.so", "ref.py", "gelu", tmp_path / "out", timeout=2, toolchain=tc,
+                       python=_child(tmp_path, "hangs"))
+    assert not (tmp_path / "out" / "kernel_details.csv").exists()
+
+
+@pytest.mark.heavy
+def test_the_profile_read_is_the_newest_one_the_run_wrote_in_its_private_folder(fake_toolchain, tmp_path):
+    from ascendcraft_lab.backends.cann.detect import detect
+    from ascendcraft_lab.backends.cann.profile import profile_on_npu
+    out = tmp_path / "session-profile"
+    out.mkdir()
+    (out / "kernel_details.csv").write_text("Name,Duration(us)\ngelu_0,999\n")    # an earlier run's, never read
+    tc = detect(fake_toolchain.env, dev_dir=fake_toolchain.dev_dir)
+    report = profile_on_npu("lib.so", "ref.py", "gelu", out, timeout=120, toolchain=tc,
+                            python=_child(tmp_path, "writes"))
+    assert (report.kernel_time_us, report.block_dim) == (10.5, 16)
+    assert "stale_kernel" not in (out / "kernel_details.csv").read_text()
+    assert sorted(p.name for p in out.iterdir()) == ["kernel_details.csv"]     # the run's own folder stayed private
+
+
+def test_a_folder_of_profiles_is_read_newest_first_not_by_name(tmp_path):
+    import os
+    from ascendcraft_lab.backends.cann.profile import newest_kernel_details
+    paths = {}
+    for name, when in (("b_99_ascend_pt", 1), ("a_10_ascend_pt", 2)):
+        path = tmp_path / name / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+        path.parent.mkdir(parents=True)
+        path.write_text(KERNEL_DETAILS)
+        os.utime(path, ns=(when * 10**18, when * 10**18))
+        paths[name] = path
+    assert newest_kernel_details(tmp_path) == paths["a_10_ascend_pt"]

@@ -132,6 +132,7 @@ def test_the_verdict_reports_the_projects_tolerance_and_multikernelbenchs(gelu_s
     assert verdict.correct and (verdict.rtol, verdict.atol) == (1e-2, 1e-2)
     assert npu.mkb == {"correct": False, "atol": 1e-4, "rtol": 1e-4, "failed_input_sets": [0, 1, 2, 3, 4]}
     assert "MultiKernelBench's 0.0001 tolerance: fails" in verdict.message
+    assert "the project's draws (input set t after manual_seed(0 + t))" in verdict.message and npu.draws == "project"
     assert npu.to_json()["mkb"]["correct"] is False and npu.to_json()["cores"]["found"] == 48
 
 
@@ -141,3 +142,45 @@ def test_multikernelbenchs_allclose_is_relative_to_the_new_output():
     assert not run.mkb_allclose(want + np.array([2.1e-4, 0.0]), want)
     assert not run.mkb_allclose(np.array([np.nan, 100.0]), np.array([np.nan, 100.0]))   # NaN is never close
     assert not run.mkb_allclose(want[:1], want)
+
+
+def test_the_chips_soc_name_selects_its_table_entry_and_refuses_another_parts_session(acl, monkeypatch):
+    monkeypatch.setenv("FAKE_ACL_VECTOR_CORES", "40")
+    monkeypatch.setenv("FAKE_ACL_SOC_NAME", "Ascend910B4")
+    cores, refusal = run.device_preflight("Ascend910B2", library=acl)
+    assert cores["soc_name"] == "Ascend910B4"
+    assert _one_line(refusal).startswith("the session was lowered for Ascend910B2 but the device is Ascend910B4 "
+                                         "(40 vector cores, 20 cube cores)")
+    assert "--soc Ascend910B4" in refusal
+
+
+def test_a_part_with_the_same_kernel_facts_runs_the_session(acl, monkeypatch):
+    monkeypatch.setenv("FAKE_ACL_VECTOR_CORES", "48")
+    for name in ("Ascend910B1", "Ascend910_9392"):          # 910B2's cores and memories, another name
+        monkeypatch.setenv("FAKE_ACL_SOC_NAME", name)
+        cores, refusal = run.device_preflight("Ascend910B2", library=acl)
+        assert refusal is None and cores["soc_name"] == name
+
+
+def test_an_unknown_part_is_checked_by_its_core_count_only(acl, monkeypatch):
+    monkeypatch.setenv("FAKE_ACL_VECTOR_CORES", "48")
+    monkeypatch.setenv("FAKE_ACL_SOC_NAME", "Ascend910_9381")
+    cores, refusal = run.device_preflight("Ascend910B2", library=acl)
+    assert refusal is None and cores == {"expected": 48, "found": 48, "checked": True, "soc_name": "Ascend910_9381"}
+
+
+def test_a_session_holding_exported_submissions_is_checked_with_multikernelbenchs_draws(tmp_path):
+    from ascendcraft_lab.cli.check import npu_draws_for
+    assert npu_draws_for(tmp_path) == "project"
+    (tmp_path / "export").mkdir()
+    (tmp_path / "export" / "notes.txt").write_text("")
+    assert npu_draws_for(tmp_path) == "project"
+    (tmp_path / "export" / "gelu.mkb-direct.json").write_text("{}")
+    assert npu_draws_for(tmp_path) == "mkb"
+
+
+def test_draws_without_the_npu_backend_is_refused_in_one_line(gelu_session, capsys):
+    from ascendcraft_lab.cli.check import main
+    assert main([str(gelu_session), "--draws", "mkb"]) == 2
+    assert capsys.readouterr().err == ("ascendcraft check: --draws chooses the NPU check's inputs; use it with "
+                                       "--backend cann\n")

@@ -8,7 +8,8 @@ mapping, the profile parser, the fake op) is tested on CPU with test doubles.
 Modules: `detect` (what is installed, the toolkit's version; `refuse_reason(action)` gives the
 one-line refusal), `build` (CMake configure + build, preflight of the CMakeLists and the
 translation units, lint of patterns working projects avoid, compiler errors -> DSL lines), `run`
-(MultiKernelBench's correctness/timing protocol; `check_cann`), `device` (the core count and SoC
+(the correctness/timing check, with the project's or MultiKernelBench's draws; `check_cann`), `device`
+(the core count and SoC
 name through ACL), `fake` (torch.library mirror with a fake kernel, checked by
 `torch.library.opcheck`), `profile` (torch_npu.profiler and `kernel_details.csv`), `signature`
 (the op's schema and argument binding), `cli`.
@@ -40,7 +41,11 @@ Sources (documentation and samples' documented behaviour only; no Huawei impl/in
   warm-ups, timed trials), backends/ascendc_direct_launch_backend.py (ascendc.cmake build,
   `${ASCEND_CANN_PACKAGE_PATH}/lib64` and `/include`) and prompts/*.json/.py (export formats),
   backends/ascendc_backend.py ("torch_npu.npu.get_device_name(device) causes crash");
-- CANN 8.3.RC1 guide "通过CMake编译" (atlas_ascendc_10_00039): the first with find_package(ASC);
+- CANN 8.3.RC1 guide "通过CMake编译" (atlas_ascendc_10_00039): the first with find_package(ASC); asc-devkit
+  04_compile/00_basic_compile README: ASC + C++ in one target for Atlas A2 / A3 from CANN 9.0.0;
+- ACL aclrtGetHardwareSyncAddr (the cross-core sync base a MIX kernel sets with SetSyncBaseAddr; CATLASS
+  hosts read it with rtGetC2cCtrlAddr); asc-devkit matmul_leakyrelu_basic_api (GetBlockIdx() / 2 on a
+  vector core of a MIX launch);
   CANN's CMake guide and asc-devkit examples/01_simd_cpp_api/02_features/04_compile
   (00_basic_compile: kernel and <<<>>> in one .asc, LINKER_LANGUAGE ASC,
   -I${ASCEND_HOME_PATH}/include; 01_separate_compile: whole-program mode by default, `-dc`);

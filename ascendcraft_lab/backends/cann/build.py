@@ -156,7 +156,9 @@ def lint_sources(bundle: Bundle) -> list[dict]:
       compiled with `-dc` (asc-devkit 04_compile/01_separate_compile README);
     - `#include "acl/acl.h"` with no CANN or torch_npu ACL include folder on the include path;
     - `stream(false)`: torch_npu returns the raw stream without flushing its task queue, so work
-      queued just before (a zeroed workspace, the tiling upload) may run after the kernel.
+      queued just before (a zeroed workspace, the tiling upload) may run after the kernel;
+    - cross-core flags in an ASC unit that never calls SetSyncBaseAddr (nor uses CANN 9's
+      `__mix__` kernel form): the flags' base address is not set by a <<<>>> launch (passes/kernel.py).
     """
     text = bundle.files.get("CMakeLists.txt", "")
     out = []
@@ -185,6 +187,13 @@ def lint_sources(bundle: Bundle) -> list[dict]:
                          f"kernel {name} is declared here but defined in another translation unit{where}: bisheng's "
                          "whole-program mode rejects that; define and launch it in one ASC source, or compile every "
                          "ASC source with -dc")
+    for source in asc:
+        unit_code = "".join(code.get(path, "") for path in units.get(source, []))
+        flags = re.search(r"\bCrossCore(Set|Wait)Flag\b", unit_code)
+        if flags and "SetSyncBaseAddr" not in unit_code and "__mix__" not in unit_code:
+            warn(source, 0, "the kernel waits on cross-core flags but never sets their base address: a <<<>>> launch "
+                            "of a cube + vector kernel hangs at the first wait; pass the host's "
+                            "aclrtGetHardwareSyncAddr value and call SetSyncBaseAddr before the first flag")
     cmake_code = re.sub(r"#[^\n]*", "", text)
     if "ASCEND_HOME_PATH}/include" not in cmake_code and "third_party/acl/inc" not in cmake_code:
         for path in sorted({path for unit in units.values() for path in unit}):
@@ -215,7 +224,9 @@ def lint_cmake(text: str) -> list[dict]:
       no linker preference, so the C++ linker would link it (CANN's "Compilation Using CMake"
       guide, asc-devkit 04_compile samples);
     - linking `ascendcl` needs the toolkit's `lib64` as a link folder (MultiKernelBench's
-      direct-launch build links it from there).
+      direct-launch build links it from there);
+    - ASC sources need `--npu-arch` among the target's compile options (CANN's CMake guide, every ASC
+      sample; the ASC CMake modules up to 9.0.0-beta.2 do not add it).
     """
     calls = cmake_calls(text)
     out = []
@@ -257,6 +268,11 @@ def lint_cmake(text: str) -> list[dict]:
                 warn(c.line, f"{c.args[0]} mixes ASC and C++ sources but does not set LINKER_LANGUAGE ASC: CANN's package "
                              "gives ASC no linker preference, so the C++ linker would link it without the AscendC "
                              f"runtime (set_target_properties({c.args[0]} PROPERTIES LINKER_LANGUAGE ASC))")
+    if marked and not re.search(r"--npu-arch=", " ".join(a for c in calls if c.name == "target_compile_options"
+                                                       for a in c.args)):
+        line = next((c.line for c in calls if c.name in ("add_library", "add_executable")), 0)
+        warn(line, "no target_compile_options passes --npu-arch to the ASC sources: bisheng requires it and the ASC "
+                   "package does not add it (add $<$<COMPILE_LANGUAGE:ASC>:--npu-arch=${CMAKE_ASC_ARCHITECTURES}>)")
     for c in calls:
         if c.name == "target_link_libraries" and "ascendcl" in c.args:
             dirs = [a for d in calls if d.name == "target_link_directories" and d.args[:1] == c.args[:1] for a in d.args]

@@ -13,9 +13,10 @@ What is looked for (CANN's documented layout, see `backends/cann/__init__.py` fo
   then the toolkit's `lib64/cmake/ASC`, `<arch>-linux/lib64/cmake[/ASC]`, the
   `ascendc_kernel_cmake` folders, then a bounded search of the toolkit;
 - the toolkit's version, from the `version=` line of its `ascend_toolkit_install.info` (under
-  `<arch>-linux/`, where torch_npu and triton-ascend read it): the generated CMake project needs
-  find_package(ASC), documented from CANN 8.3.RC1 on; an older toolkit refuses the build and
-  points at the exports, which MultiKernelBench builds with its own CMake (ascendc.cmake);
+  `<arch>-linux/`, where torch_npu and triton-ascend read it): the generated CMake project follows
+  the pattern asc-devkit's compile samples state for Atlas A2 / A3 from CANN 9.0.0 on
+  (passes/host.py MIN_CANN_FOR_FIND_PACKAGE_ASC); an older toolkit refuses the build and points
+  at the exports, which MultiKernelBench builds with its own CMake;
 - `cmake` on PATH;
 - torch_npu importable (found, not imported);
 - an NPU: the Ascend driver's device files `/dev/davinci<N>`.
@@ -191,9 +192,10 @@ def detect(env: Mapping[str, str] | None = None, *, dev_dir: str | Path = "/dev"
         "bisheng": f"bisheng not found (not on PATH nor under {home}/compiler/ccec_compiler/bin)",
         "cmake": "cmake not found on PATH (CMake 3.16 or newer)",
         "asc_cmake": f"the AscendC CMake package (ASCConfig.cmake) is not under {home}; set ASC_DIR to its folder",
-        "cann_version": (f"CANN {version} is older than {MIN_CANN_FOR_FIND_PACKAGE_ASC}, the first with find_package(ASC), "
-                         "which the generated CMake project needs; `ascendcraft export --format mkb|mkb-direct` still "
-                         "works there (MultiKernelBench builds the exports with its own CMake)"),
+        "cann_version": (f"CANN {version} is older than {MIN_CANN_FOR_FIND_PACKAGE_ASC}, the first whose samples "
+                         "build ASC and C++ sources into one CMake target as the generated project does; "
+                         "`ascendcraft export --format mkb|mkb-direct` still works there (MultiKernelBench builds the "
+                         "exports with its own CMake)"),
         "torch_npu": "torch_npu is not installed (pip install torch_npu matching your torch and CANN)",
         "npu": f"no Ascend NPU visible (no {Path(dev_dir) / 'davinci<N>'} device)",
     }

@@ -16,7 +16,9 @@ name. They run after torch_npu has initialised the device (it calls aclInit and 
   The tiling spreads rows over the SoC table's count, and a kernel that calls SyncAll waits for
   every block of its launch: on a device with fewer cores (a 40-core 910B3 running a 910B2
   session) some blocks never start and the launch hangs;
-- `soc_name()`: `aclrtGetSocName()` (None-safe), asked only after a run has printed its results.
+- `soc_name()`: `aclrtGetSocName()` (None-safe); `soc_refusal(soc)` looks the name up in the SoC
+  table (soc.soc_of_device) and refuses a session lowered for a part with other core counts or
+  memory sizes, naming the entry to lower for.
 
 The ACL documentation gives no figure for what VECTOR_CORE_NUM returns on Atlas A2 (its note
 counts one cube core and its vector cores as one AI core), so the evidence that it is the AIV
@@ -92,6 +94,29 @@ def core_refusal(soc: Soc, found: int) -> str | None:
     return (f"the session was lowered for {soc.name} ({soc.vector_cores} vector cores) but the device reports {found}: "
             f"its tiling would be wrong and a kernel that syncs all cores would hang; {fix}, or set {CHECK_VAR}=0 "
             "if this count is not the number of cores a kernel runs on")
+
+
+def kernel_facts(soc: Soc) -> tuple:
+    """What a lowered kernel depends on: its core counts and memory sizes (the tiling and the buffers)."""
+    return (soc.arch, soc.vector_cores, soc.cube_cores, soc.ub_usable, soc.l1_bytes, soc.l0a_bytes, soc.l0b_bytes,
+            soc.l0c_bytes)
+
+
+def soc_refusal(soc: Soc, *, library: ctypes.CDLL | None = None) -> tuple[str | None, str | None]:
+    """(the chip's SoC name, the one-line refusal or None). The name selects the chip's SoC table entry
+    (soc.soc_of_device); a session lowered for a part with other core counts or memory sizes is refused,
+    naming the entry to lower for. A name the table lacks refuses nothing (the core count is still checked)."""
+    from ...soc import soc_of_device
+    try:
+        name = soc_name(library=library)
+    except (AttributeError, OSError):          # an ACL without the call: the core count decides alone
+        return None, None
+    entry = soc_of_device(name)
+    if entry is None or kernel_facts(entry) == kernel_facts(soc):
+        return name, None
+    return name, (f"the session was lowered for {soc.name} but the device is {entry.name} ({entry.vector_cores} "
+                  f"vector cores, {entry.cube_cores} cube cores): its tiling and buffers would be wrong; lower it for "
+                  f"the device (--soc {entry.name}), or set {CHECK_VAR}=0 to run it anyway")
 
 
 def soc_name(*, library: ctypes.CDLL | None = None) -> str | None:

@@ -1,7 +1,8 @@
 """Profile a kernel on the NPU with torch_npu.profiler, and read `kernel_details.csv` into a view.
 
 `profile_on_npu` is NOT YET RUN ON HARDWARE by the project (it follows the Ascend PyTorch
-Profiler guide); `parse_kernel_details` and the renderers are tested with recorded CSVs.
+Profiler guide); it runs the profiled calls in a child process with a timeout, into a folder private
+to the run. `parse_kernel_details` and the renderers are tested with recorded CSVs.
 
 `kernel_details.csv` (ASCEND_PROFILER_OUTPUT/ of a torch_npu profile) has one row per kernel
 launch. The columns this parser reads, by header name (the set varies by version and options):
@@ -14,12 +15,19 @@ A ratio is the fraction of the kernel's cycles a pipe was busy (0..1); "N/A" mea
 """
 from __future__ import annotations
 
+import argparse
 import csv
 import html
 import io
+import json
 import statistics
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ... import procs
+from ...atomic import write_text
 
 PIPES = ("vec", "mac", "scalar", "mte1", "mte2", "mte3", "fixpipe")
 PIPE_MEANING = {
@@ -192,40 +200,87 @@ def _read(source: str | Path) -> str:
         if not p.exists():
             raise ValueError(f"{p} does not exist")
         if p.is_dir():
-            found = sorted(p.rglob("kernel_details.csv"))
-            if not found:
+            found = newest_kernel_details(p)
+            if found is None:
                 raise ValueError(f"no kernel_details.csv under {p}")
-            p = found[-1]
+            p = found
         return p.read_text(encoding="utf-8", errors="replace")
     return str(source)
 
 
+PROFILE_TIMEOUT = 900.0      # seconds: a profiled run with warm-ups takes a few; only a hung kernel reaches this
+
+
+class ProfileError(RuntimeError):
+    """The profiled run did not produce a profile; the message says why in one line."""
+
+
+def newest_kernel_details(folder: str | Path) -> Path | None:
+    """The most recently written kernel_details.csv under `folder` (by modification time: torch_npu names its
+    output folders after the host and process id, so sorting the names says nothing about their age)."""
+    found = list(Path(folder).rglob("kernel_details.csv"))
+    return max(found, key=lambda f: (f.stat().st_mtime_ns, str(f))) if found else None
+
+
 def profile_on_npu(library: str, reference: str, entry: str, out_dir: str | Path, *, scalars=0,
                    param_names: tuple[str, ...] = (), overrides: dict | None = None, seed: int = 0,
-                   steps: int = 5, soc: str | None = None) -> ProfileReport:
-    """Profile `steps` calls of the op with AI-core pipe utilisation on (needs torch_npu and an NPU).
+                   steps: int = 5, soc: str | None = None, timeout: float = PROFILE_TIMEOUT, toolchain=None,
+                   python: str = sys.executable) -> ProfileReport:
+    """Profile `steps` calls of the op with AI-core pipe utilisation on (needs torch_npu and an NPU), in a
+    child Python stopped after `timeout` seconds: a kernel that hangs costs that long, not the caller.
 
-    Not yet run on hardware by the project. Follows the Ascend PyTorch Profiler guide:
-    `torch_npu.profiler.profile(activities=[NPU], experimental_config=_ExperimentalConfig(
-    profiler_level=Level1, aic_metrics=AiCMetrics.PipeUtilization), on_trace_ready=
-    tensorboard_trace_handler(out_dir))`, then reads the kernel_details.csv it writes. `scalars`
-    binds the op's scalars (a plan of reference/scalars.py, or a count by position). Like a
-    check, it first compares the device's core count with `soc`'s (run.device_preflight) and
-    raises device.DeviceRefusal with the one-line refusal when they differ.
-    """
+    The child (`profile_child`) writes torch_npu's output into a scratch folder private to this run, so
+    no earlier run's profile can be read back; its kernel_details.csv is copied to
+    `out_dir/kernel_details.csv` (atomically) and read. Raises ProfileError with one line when the run
+    timed out, crashed or wrote no profile, and device.DeviceRefusal when the device's core count is not
+    the session SoC's (run.device_preflight)."""
     from .detect import refuse_reason
-    reason = refuse_reason("profile")
+    from .device import DeviceRefusal
+    from .run import parse_child_output
+    reason = refuse_reason("profile", toolchain)
     if reason:
-        raise RuntimeError(reason)
+        raise ProfileError(reason)
+    with procs.scratch_dir("ascendcraft-profile-") as private:
+        cmd = [python, "-m", "ascendcraft_lab.backends.cann.profile", "--library", str(library), "--reference",
+               str(reference), "--entry", entry, "--out", str(private), "--scalars", json.dumps(scalars),
+               "--overrides", json.dumps(dict(overrides or {})), "--seed", str(seed), "--steps", str(steps)]
+        cmd += ["--soc", soc] if soc else []
+        cmd += [a for name in param_names for a in ("--param", name)]
+        try:
+            proc = procs.run(cmd, timeout=timeout)       # its own process group: stopped whole on timeout
+        except subprocess.TimeoutExpired:
+            raise ProfileError(f"the profiled run did not finish in {timeout:g} s and was stopped (a kernel that "
+                               "hangs, e.g. a cross-core wait that is never released)") from None
+        data = parse_child_output(proc.stdout, proc.stderr, proc.returncode)
+        if data["status"] == "refused":
+            raise DeviceRefusal(data["message"])
+        if data["status"] != "ok":
+            raise ProfileError(data["message"])
+        found = newest_kernel_details(private)
+        if found is None:
+            raise ProfileError(f"torch_npu wrote no kernel_details.csv (the profiled run exited {proc.returncode})")
+        target = Path(out_dir) / "kernel_details.csv"
+        write_text(target, found.read_text(encoding="utf-8", errors="replace"))
+    return parse_kernel_details(target, entry)
+
+
+def profile_child(library: str, reference: str, entry: str, out_dir: str | Path, *, scalars=0,
+                  param_names: tuple[str, ...] = (), overrides: dict | None = None, seed: int = 0,
+                  steps: int = 5, soc: str | None = None) -> dict:
+    """The profiled run itself, in the child (needs torch_npu and an NPU). Not yet run on hardware by the
+    project. Follows the Ascend PyTorch Profiler guide: `torch_npu.profiler.profile(activities=[NPU],
+    experimental_config=_ExperimentalConfig(profiler_level=Level1, aic_metrics=AiCMetrics.PipeUtilization),
+    on_trace_ready=tensorboard_trace_handler(out_dir))`. `scalars` binds the op's scalars (a plan of
+    reference/scalars.py, or a count by position). Like a check, it first compares the device's core
+    count with `soc`'s (run.device_preflight) and returns status `refused` when they differ."""
     import torch
     import torch_npu
     from .run import _load_module, device_preflight
     from .signature import bind_op_args
     torch.npu.set_device(0)
-    _, refusal = device_preflight(soc)
+    cores, refusal = device_preflight(soc)
     if refusal:
-        from .device import DeviceRefusal
-        raise DeviceRefusal(refusal)
+        return {"status": "refused", "message": refusal, "cores": cores}
     torch.ops.load_library(library)
     op = getattr(torch.ops.ascendcraft, entry)
     ref = _load_module(reference, dict(overrides or {}))
@@ -249,4 +304,28 @@ def profile_on_npu(library: str, reference: str, entry: str, out_dir: str | Path
             op(*args)
             torch.npu.synchronize()
             prof.step()
-    return parse_kernel_details(Path(out_dir), entry)
+    return {"status": "ok", "cores": cores}
+
+
+def child_main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m ascendcraft_lab.backends.cann.profile")
+    ap.add_argument("--library", required=True)
+    ap.add_argument("--reference", required=True)
+    ap.add_argument("--entry", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--scalars", type=json.loads, default=0)
+    ap.add_argument("--param", action="append", default=[])
+    ap.add_argument("--overrides", type=json.loads, default={})
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--soc", default=None)
+    a = ap.parse_args(argv)
+    result = profile_child(a.library, a.reference, a.entry, a.out, scalars=a.scalars, param_names=tuple(a.param),
+                           overrides=a.overrides, seed=a.seed, steps=a.steps, soc=a.soc)
+    print(json.dumps(result), flush=True)
+    return 0 if result["status"] == "ok" else 2
+
+
+if __name__ == "__main__":
+    procs.die_with_parent()
+    sys.exit(child_main())

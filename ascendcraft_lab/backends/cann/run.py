@@ -6,8 +6,10 @@ not need the chip (refusal, argument binding, the verdict) is tested on CPU.
 
 The protocol (in a child process, so a crashing kernel never takes the caller down):
 - load the library (`torch.ops.load_library`) and the reference module (with overrides);
-- `Model(*get_init_inputs())` after `torch.manual_seed(seed)`, moved to the NPU;
-- correctness: 5 input sets, set `t` drawn from `get_inputs()` after `manual_seed(seed + t)`;
+- the draws (DRAWS): by default the project's, `Model(*get_init_inputs())` after
+  `torch.manual_seed(seed)` and input set `t` from `get_inputs()` after `manual_seed(seed + t)`; or
+  MultiKernelBench's (`draws="mkb"`), the same tensors its harness gives the exported submission;
+- correctness: 5 input sets (or the reference's get_input_groups() under MultiKernelBench's draws);
   the reference forward and `torch.ops.ascendcraft.<entry>` (arguments bound as in
   dsl/check.py) are compared with the project's tolerances (dsl/check.py: f32 1e-4, f16/bf16
   1e-2; MultiKernelBench uses 1e-4 for f32 too);
@@ -41,6 +43,15 @@ from ... import procs
 from .detect import Toolchain, detect, refuse_reason
 
 CORRECT_TRIALS = 5
+# How a check draws its inputs. `project`: Model after manual_seed(seed), input set t after
+# manual_seed(seed + t) (the emulator's and interpreter's checks draw the same way). `mkb`:
+# MultiKernelBench's utils/correctness.py (wzzll123/MultiKernelBench at 460a972): get_init_inputs()
+# unseeded, manual_seed(1024) (torch and the NPU) before Model and again before ModelNew, then five
+# get_inputs() drawn one after the other (or get_input_groups()) before any forward. Where ModelNew
+# builds a copy of the reference Model (signature.model_new_builds_reference) that copy is built here
+# too, so the inputs are the very tensors MultiKernelBench would feed the exported submission.
+DRAWS = ("project", "mkb")
+MKB_SEED = 1024
 WARMUP = 3
 TIMED = 100
 FAST_P = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)
@@ -61,6 +72,7 @@ class NpuRun:
     mkb: dict = field(default_factory=dict)        # the verdict at MultiKernelBench's tolerance
     # per input set: [(output param, got, expected)], compared by check_cann
     arrays: list = field(default_factory=list, repr=False)
+    draws: str = ""                                # how the inputs were drawn (DRAWS)
 
     def to_json(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in ("outputs", "arrays")}
@@ -79,9 +91,11 @@ def mkb_allclose(got: np.ndarray, want: np.ndarray, tol: float = MKB_TOLERANCE) 
 
 
 def device_preflight(soc_name: str, *, library=None, env=None) -> tuple[dict, str | None]:
-    """(what the device reported, the one-line refusal or None), before any kernel runs."""
+    """(what the device reported, the one-line refusal or None), before any kernel runs: the chip's name
+    (aclrtGetSocName) selects its SoC table entry, which must be the session's or one with the same
+    kernel-visible facts; then the core count must be the session SoC's (device.py)."""
     from ...soc import get_soc
-    from .device import DeviceQueryError, core_check_enabled, core_refusal, kernel_cores
+    from .device import DeviceQueryError, core_check_enabled, core_refusal, kernel_cores, soc_refusal
     soc = get_soc(soc_name)
     checked = core_check_enabled(env)
     try:
@@ -89,7 +103,12 @@ def device_preflight(soc_name: str, *, library=None, env=None) -> tuple[dict, st
     except DeviceQueryError as exc:
         return {"expected": soc.vector_cores, "found": None, "checked": checked, "error": str(exc)}, None
     info = {"expected": soc.vector_cores, "found": found, "checked": checked}
-    return info, core_refusal(soc, found) if checked else None
+    name, refusal = soc_refusal(soc, library=library)
+    if name:
+        info["soc_name"] = name
+    if not checked:
+        return info, None
+    return info, refusal or core_refusal(soc, found)
 
 
 # ----------------------------------------------------------------------------- the child process
@@ -113,9 +132,36 @@ def _load_module(path: str, overrides: dict):
     return module
 
 
+def mkb_seed(seed: int = MKB_SEED) -> None:
+    """MultiKernelBench's set_seed: torch's generator and, where the backend has one, the NPU's."""
+    import torch
+    torch.manual_seed(seed)
+    npu = getattr(torch, "npu", None)
+    if npu is not None and hasattr(npu, "manual_seed"):
+        npu.manual_seed(seed)
+
+
+def mkb_draws(ref, device, builds_reference: bool, trials: int = CORRECT_TRIALS):
+    """(init inputs, reference Model, input sets) in MultiKernelBench's order (see DRAWS)."""
+    import torch
+
+    def to_device(values):
+        return [v.to(device) if isinstance(v, torch.Tensor) else v for v in values]
+    init = to_device(list(ref.get_init_inputs()))
+    mkb_seed()
+    model = ref.Model(*init).to(device)
+    mkb_seed()
+    if builds_reference:        # the exported ModelNew's own copy of the reference Model
+        ref.Model(*init)
+    groups = getattr(ref, "get_input_groups", None)
+    sets = [list(g) for g in groups()] if callable(groups) else [list(ref.get_inputs()) for _ in range(trials)]
+    return init, model, sets
+
+
 def measure(library: str, reference: str, entry: str, scalars, param_names: list[str], *,
             soc: str | None = None, overrides: dict | None = None, seed: int = 0, trials: int = CORRECT_TRIALS,
-            warmup: int = WARMUP, timed: int = TIMED, out_dir: str | None = None) -> dict:
+            warmup: int = WARMUP, timed: int = TIMED, out_dir: str | None = None, draws: str = "project",
+            builds_reference: bool = False) -> dict:
     """The protocol above, in this process (needs torch_npu and an NPU). Returns plain data with a
     `status` (ok, or refused when the device's core count is not the session SoC's); outputs of
     every trial go to `out_dir` as .npy files with the expected ones. `scalars` is the kernel's
@@ -132,18 +178,25 @@ def measure(library: str, reference: str, entry: str, scalars, param_names: list
     op = getattr(torch.ops.ascendcraft, entry)
     ref = _load_module(reference, dict(overrides or {}))
     device = torch.device("npu:0")
-    init_inputs = list(ref.get_init_inputs())
+    if draws == "mkb":
+        with torch.no_grad():
+            init_inputs, model, sets = mkb_draws(ref, device, builds_reference, trials)
+    else:
+        init_inputs = list(ref.get_init_inputs())
+        torch.manual_seed(seed)
+        model = ref.Model(*[v.to(device) if isinstance(v, torch.Tensor) else v for v in init_inputs]).to(device)
+        sets = None
     init_scalars = [v for v in init_inputs if isinstance(v, (bool, int, float))]
-    torch.manual_seed(seed)
-    model = ref.Model(*[v.to(device) if isinstance(v, torch.Tensor) else v for v in init_inputs]).to(device)
     named = {**dict(model.named_buffers()), **dict(model.named_parameters())}
     params = [named[n] for n in param_names]
     out = Path(out_dir) if out_dir else None
     results = []
     with torch.no_grad():
-        for t in range(trials):
-            torch.manual_seed(seed + t)
-            inputs = [v.to(device) if isinstance(v, torch.Tensor) else v for v in ref.get_inputs()]
+        for t in range(len(sets) if sets is not None else trials):
+            if sets is None:
+                torch.manual_seed(seed + t)
+            drawn = sets[t] if sets is not None else ref.get_inputs()
+            inputs = [v.to(device) if isinstance(v, torch.Tensor) else v for v in drawn]
             expected = model(*inputs)
             got = op(*bind_op_args(inputs, init_scalars, params, scalars, model))
             torch.npu.synchronize()
@@ -194,13 +247,16 @@ def child_main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--soc", default=None)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--draws", choices=DRAWS, default="project")
+    ap.add_argument("--builds-reference", action="store_true")
     args = ap.parse_args(argv)
     reason = refuse_reason("run")
     if reason:
         print(json.dumps({"status": "refused", "message": reason}), flush=True)
         return 2
     result = measure(args.library, args.reference, args.entry, args.scalars, args.param, soc=args.soc,
-                     overrides=json.loads(args.overrides), seed=args.seed, out_dir=args.out)
+                     overrides=json.loads(args.overrides), seed=args.seed, out_dir=args.out, draws=args.draws,
+                     builds_reference=args.builds_reference)
     print(json.dumps(result), flush=True)        # the results first: nothing below can lose them
     if result["status"] != "ok":
         return 2
@@ -237,15 +293,19 @@ def parse_child_output(stdout: str, stderr: str, returncode: int) -> dict:
 # ----------------------------------------------------------------------------- the check
 
 
-def run_on_npu(program, library: str, ref, *, soc: str | None = None, seed: int = 0, timeout: float = 600) -> NpuRun:
+def run_on_npu(program, library: str, ref, *, soc: str | None = None, seed: int = 0, timeout: float = 600,
+               draws: str = "project") -> NpuRun:
     """Run the protocol in a child Python; the outputs of trial 0 come back for the verdict."""
     from ...reference.scalars import scalar_plan
-    from .signature import OpSignature
+    from .signature import OpSignature, model_new_builds_reference
     sig = OpSignature.of(program)
+    plan = list(scalar_plan(program, ref))
     with procs.scratch_dir("ascendcraft-npu-") as tmp:
         cmd = [sys.executable, "-m", "ascendcraft_lab.backends.cann.run", "--library", library,
-               "--reference", str(ref.path), "--entry", sig.entry, "--scalars", json.dumps(list(scalar_plan(program, ref))),
-               "--overrides", json.dumps(getattr(ref, "overrides", {}) or {}), "--seed", str(seed), "--out", str(tmp)]
+               "--reference", str(ref.path), "--entry", sig.entry, "--scalars", json.dumps(plan),
+               "--overrides", json.dumps(getattr(ref, "overrides", {}) or {}), "--seed", str(seed), "--out", str(tmp),
+               "--draws", draws]
+        cmd += ["--builds-reference"] if model_new_builds_reference(program, plan) else []
         cmd += ["--soc", soc] if soc else []
         cmd += [a for p in sig.params for a in ("--param", p.param_name)]
         try:
@@ -266,13 +326,24 @@ def run_on_npu(program, library: str, ref, *, soc: str | None = None, seed: int 
     return NpuRun("ok", message, outputs, [], timings, {}, {}, data.get("device", ""), data.get("cores", {}), {}, arrays)
 
 
+def draws_note(draws: str, seed: int = 0) -> str:
+    """How the inputs of a check were drawn, for its verdict line."""
+    if draws == "mkb":
+        return f"MultiKernelBench's draws (seed {MKB_SEED}, input sets drawn one after another after both models)"
+    return f"the project's draws (input set t after manual_seed({seed} + t))"
+
+
 def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | None = None, atol: float | None = None,
-               workdir: str | Path | None = None, toolchain: Toolchain | None = None, seed: int = 0):
+               workdir: str | Path | None = None, toolchain: Toolchain | None = None, seed: int = 0,
+               draws: str = "project"):
     """`ascendcraft check --backend cann`: build the bundle, run it on the NPU, compare with PyTorch.
 
     Returns (Verdict, NpuRun) like passes/verify.py:check_emulator. Without CANN, torch_npu or
-    an NPU the verdict is incorrect and its message is the one-line refusal.
+    an NPU the verdict is incorrect and its message is the one-line refusal. `draws` picks how the
+    input sets are drawn (DRAWS): `mkb` gives MultiKernelBench's very inputs.
     """
+    if draws not in DRAWS:
+        raise ValueError(f"unknown draws {draws!r}; one of {', '.join(DRAWS)}")
     from ...reference.bind import Verdict, compare
     from ...soc import get_soc
     from .build import build_project
@@ -293,8 +364,9 @@ def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | No
         msg = built.message.splitlines()[0]
         return (Verdict(False, math.inf, math.inf, 0.0, 0.0, [], f"build failed: {msg}", "cann", s.name, {}),
                 NpuRun("build-error", msg, build=built.to_json()))
-    run = run_on_npu(program, built.library, ref, soc=s.name, seed=seed)
+    run = run_on_npu(program, built.library, ref, soc=s.name, seed=seed, draws=draws)
     run.build = built.to_json()
+    run.draws = draws
     if run.status != "ok":
         return Verdict(False, math.inf, math.inf, 0.0, 0.0, [], f"{run.status}: {run.message}", "cann", s.name, {}), run
     checks_by_trial = [[compare(o.name, got, want, o.dtype, rtol, atol) for o, got, want in trial]
@@ -315,12 +387,13 @@ def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | No
     mkb = f"MultiKernelBench's {MKB_TOLERANCE:g} tolerance: {'passes' if run.mkb['correct'] else 'fails'}"
     if correct:
         msg = (f"correct: `{program.kernel.name}` matches the reference on the NPU ({run.device or s.name}) over "
-               f"{len(run.trials)} input sets: max abs err {max_abs:.3g} (rtol {used_rtol:g}, atol {used_atol:g}; {mkb}); "
+               f"{len(run.trials)} input sets ({draws_note(draws, seed)}):"
+               f" max abs err {max_abs:.3g} (rtol {used_rtol:g}, atol {used_atol:g}; {mkb}); "
                f"{run.timings['custom_ms']:.4g} ms vs eager {run.timings['eager_ms']:.4g} ms (speedup {sp:.3g}x)")
     else:
         bad = next(t for t in run.trials if not t["correct"])
         msg = (f"incorrect: input set {bad['trial']} differs from the reference (max abs err {bad['max_abs_err']:.3g}; "
-               f"{mkb})")
+               f"{mkb}; {draws_note(draws, seed)})")
     return Verdict(correct, max_abs, max_rel, used_rtol, used_atol, checks, msg, "cann", s.name, {}), run
 
 

@@ -57,6 +57,14 @@ def bind_op_args(inputs, init_scalars, params, scalars, model=None):
     return [*tensors, *params, *scalar_args(scalars, inputs, init_scalars, model)]
 
 
+def model_new_builds_reference(program: ir.Program, scalar_plan=None) -> bool:
+    """Whether the exported ModelNew builds a copy of the reference Model in its __init__ (to own the
+    parameters the kernel reads, or the attributes a scalar comes from; export/common.py). Under
+    MultiKernelBench's protocol that construction follows the second torch.manual_seed and comes before
+    the input draws, so it moves the random stream the inputs are drawn from."""
+    return bool(program.model_params) or any(isinstance(s, str) for s in scalar_plan or ())
+
+
 _DEF_RE = re.compile(r'm\.def\("(?P<schema>[^"]+)"\)')
 
 

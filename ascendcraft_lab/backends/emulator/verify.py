@@ -24,6 +24,7 @@ from ...dsl.host import bind_dims, evaluate_host, output_shape, workspace_layout
 from ...dsl.verifier import verify
 from ...passes.bundle import Bundle
 from ...passes.host import dim_args
+from ...passes.kernel import needs_sync_base
 from ...passes.plan import Plan, plan_for
 from ...passes.spec import LowerOptions
 from ...reference.bind import Verdict, bind, compare, trim_outputs
@@ -184,6 +185,8 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
         names.append(t.name)
     args.append(Arg.workspace(max(32, workspace_layout(program, env, options_soc, int(launch["cores"]))[1])))   # zeroed GM
     args.append(Arg.tiling(pack_tiling(tiling_fields(plan, values))))
+    if needs_sync_base(program):      # the launch's cross-core sync base (passes/kernel.py): any GM address
+        args.append(Arg.workspace(32))
 
     def run(folder: Path):
         write_bundle_files(bundle, folder)
@@ -238,7 +241,8 @@ def compile_errors(bundle: Bundle, plan: Plan, *, link: bool, host: bool) -> lis
         if host and plan.tiling_impl_path in bundle.files:
             jobs.append((plan.tiling_impl_path, False))
         for path, full in jobs:
-            kw = dict(entry=plan.entry, n_args=len(plan.program.tensors()) + 2) if full else {}
+            n_args = len(plan.program.tensors()) + 2 + needs_sync_base(plan.program)
+            kw = dict(entry=plan.entry, n_args=n_args) if full else {}
             result = compile_sources([root / path], include_dirs=[root / "host"], **kw)
             for d in result.errors:
                 where = local(str(d.get("file") or ""))

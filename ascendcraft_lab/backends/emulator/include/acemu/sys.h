@@ -72,6 +72,13 @@ inline int64_t GetSubBlockNum() { return acemu::ctx()->sub_block_num; }
 inline int64_t GetTaskRation() { return acemu::ctx()->task_ration; }
 inline int64_t GetTaskRatio() { return acemu::ctx()->task_ration; }
 
+// The base address of the cross-core flags: a <<<>>> launch of a cube + vector kernel passes the value the host
+// read (ACL aclrtGetHardwareSyncAddr; public kernels also use rtGetC2cCtrlAddr) and sets it before the first
+// CrossCoreSetFlag / CrossCoreWaitFlag. The emulator's flags need no address: the call is accepted and the
+// value unused.
+// @api SetSyncBaseAddr | yes: accepted; the emulator's cross-core flags need no base address | -
+inline void SetSyncBaseAddr(uint64_t config) { (void)config; }
+
 // @api GetSystemCycle | yes: 50 MHz from the host clock | GetSystemCycle
 // The system cycle counter, at the documented 50 MHz (cycles / 50 = microseconds).
 inline int64_t GetSystemCycle() {

@@ -10,6 +10,15 @@
 #include "../kernel/linear_relu_kernel.cpp"
 
 // Every pointer is device memory; `tiling` holds a copy of the host's tiling struct.
-void LaunchLinearRelu(uint32_t blockDim, aclrtStream stream, void *x, void *w, void *bias, void *y, void *workspace, void *tiling) {
-    linear_relu<<<blockDim, nullptr, stream>>>(static_cast<GM_ADDR>(x), static_cast<GM_ADDR>(w), static_cast<GM_ADDR>(bias), static_cast<GM_ADDR>(y), static_cast<GM_ADDR>(workspace), static_cast<GM_ADDR>(tiling));
+// A cube + vector (MIX) kernel hands over by cross-core flags, whose base address a <<<>>> launch does
+// not set: aclrtGetHardwareSyncAddr (ACL, Atlas A2 / A3) reads it for the kernel to set first.
+// Returns the query's aclError; the kernel is launched only when it succeeded.
+aclError LaunchLinearRelu(uint32_t blockDim, aclrtStream stream, void *x, void *w, void *bias, void *y, void *workspace, void *tiling) {
+    void *syncBase = nullptr;
+    const aclError status = aclrtGetHardwareSyncAddr(&syncBase);
+    if (status != ACL_SUCCESS) {
+        return status;
+    }
+    linear_relu<<<blockDim, nullptr, stream>>>(static_cast<GM_ADDR>(x), static_cast<GM_ADDR>(w), static_cast<GM_ADDR>(bias), static_cast<GM_ADDR>(y), static_cast<GM_ADDR>(workspace), static_cast<GM_ADDR>(tiling), static_cast<GM_ADDR>(syncBase));
+    return ACL_SUCCESS;
 }

@@ -22,8 +22,13 @@ public:
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR w, GM_ADDR bias, GM_ADDR y, GM_ADDR workspace, const LinearReluTiling &tilingData) {
         tiling = tilingData;
         // DSL 46: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, M):
-        rBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.M);
-        rEnd = MinOf(rBegin + tiling.rows, tiling.M);
+        // A cube + vector launch: the rows of this AI core, split between its vector cores
+        const int64_t rParts = static_cast<int64_t>(GetSubBlockNum());
+        const int64_t rAiCoreBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) / rParts * tiling.rows, tiling.M);
+        const int64_t rAiCoreEnd = MinOf(rAiCoreBegin + tiling.rows, tiling.M);
+        const int64_t rPart = CeilDiv(rAiCoreEnd - rAiCoreBegin, rParts);
+        rBegin = MinOf(rAiCoreBegin + static_cast<int64_t>(GetSubBlockIdx()) * rPart, rAiCoreEnd);
+        rEnd = MinOf(rBegin + rPart, rAiCoreEnd);
         xGm.SetGlobalBuffer((__gm__ float *)x, tiling.M * tiling.K);
         wGm.SetGlobalBuffer((__gm__ float *)w, tiling.N * tiling.K);
         biasGm.SetGlobalBuffer((__gm__ float *)bias, tiling.N);
@@ -224,8 +229,11 @@ private:
     bool accEmpty = true;  // no Mmad has written `acc` since zeros()
 };
 
-extern "C" __global__ __aicore__ void linear_relu(GM_ADDR x, GM_ADDR w, GM_ADDR bias, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+extern "C" __global__ __aicore__ void linear_relu(GM_ADDR x, GM_ADDR w, GM_ADDR bias, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling, GM_ADDR syncBase) {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // blockDim AI cores: a cube core and two vector cores each
+    // The cross-core flags' base address, which the host read with aclrtGetHardwareSyncAddr: a <<<>>> launch
+    // does not set it, and a flag wait without it never returns.
+    SetSyncBaseAddr(reinterpret_cast<uint64_t>(syncBase));
     // A kernel-launch project reads its tiling struct straight from GM (GET_TILING_DATA
     // is for registered op projects): copy it word by word into a local struct.
     LinearReluTiling tilingData;

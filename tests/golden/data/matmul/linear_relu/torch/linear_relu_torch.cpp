@@ -12,7 +12,7 @@
 #include "torch_npu/csrc/core/npu/NPUStream.h"
 #include "../host/linear_relu_tiling.h"
 
-void LaunchLinearRelu(uint32_t blockDim, aclrtStream stream, void *, void *, void *, void *, void *, void *);
+aclError LaunchLinearRelu(uint32_t blockDim, aclrtStream stream, void *, void *, void *, void *, void *, void *);
 
 // The tiling struct depends only on the shapes and scalars, so each distinct one goes to the device
 // once and stays there: a timed call makes no host-to-device copy. The cache is never destroyed (its
@@ -48,7 +48,8 @@ at::Tensor linear_relu_npu(const at::Tensor &x, const at::Tensor &w, const at::T
     at::Tensor workspace = at::zeros({workspaceBytes}, x.options().dtype(at::kByte));
     // stream(true) flushes torch_npu's task queue first, so the work queued above runs before the kernel: keep it last
     aclrtStream stream = c10_npu::getCurrentNPUStream().stream(true);
-    LaunchLinearRelu(blockDim, stream, x.data_ptr(), w.data_ptr(), bias.data_ptr(), y.data_ptr(), workspace.data_ptr(), tilingDevice.data_ptr());
+    const aclError launched = LaunchLinearRelu(blockDim, stream, x.data_ptr(), w.data_ptr(), bias.data_ptr(), y.data_ptr(), workspace.data_ptr(), tilingDevice.data_ptr());
+    TORCH_CHECK(launched == ACL_SUCCESS, "linear_relu: aclrtGetHardwareSyncAddr failed with aclError ", launched, " (the cross-core sync base of a cube + vector kernel)");
     return y;
 }
 

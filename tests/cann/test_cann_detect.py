@@ -166,6 +166,7 @@ def test_doctor_says_exactly_what_each_npu_action_lacks_on_a_machine_without_can
     assert doctor._npu(tc).detail == f"no Ascend NPU visible (no {tmp_path / 'davinci<N>'} device)"
 
 
+@pytest.mark.heavy
 def test_doctor_says_a_complete_toolkit_lacks_only_the_npu(fake_toolchain):
     from ascendcraft_lab.cli import doctor
     check = doctor._npu_path(detect(fake_toolchain.env, dev_dir=fake_toolchain.no_dev_dir))

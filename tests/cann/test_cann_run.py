@@ -144,6 +144,7 @@ def test_multikernelbenchs_allclose_is_relative_to_the_new_output():
     assert not run.mkb_allclose(want[:1], want)
 
 
+@pytest.mark.heavy
 def test_the_chips_soc_name_selects_its_table_entry_and_refuses_another_parts_session(acl, monkeypatch):
     monkeypatch.setenv("FAKE_ACL_VECTOR_CORES", "40")
     monkeypatch.setenv("FAKE_ACL_SOC_NAME", "Ascend910B4")
@@ -154,6 +155,7 @@ def test_the_chips_soc_name_selects_its_table_entry_and_refuses_another_parts_se
     assert "--soc Ascend910B4" in refusal
 
 
+@pytest.mark.heavy
 def test_a_part_with_the_same_kernel_facts_runs_the_session(acl, monkeypatch):
     monkeypatch.setenv("FAKE_ACL_VECTOR_CORES", "48")
     for name in ("Ascend910B1", "Ascend910_9392"):          # 910B2's cores and memories, another name
@@ -162,6 +164,7 @@ def test_a_part_with_the_same_kernel_facts_runs_the_session(acl, monkeypatch):
         assert refusal is None and cores["soc_name"] == name
 
 
+@pytest.mark.heavy
 def test_an_unknown_part_is_checked_by_its_core_count_only(acl, monkeypatch):
     monkeypatch.setenv("FAKE_ACL_VECTOR_CORES", "48")
     monkeypatch.setenv("FAKE_ACL_SOC_NAME", "Ascend910_9381")
@@ -179,6 +182,7 @@ def test_a_session_holding_exported_submissions_is_checked_with_multikernelbench
     assert npu_draws_for(tmp_path) == "mkb"
 
 
+@pytest.mark.heavy
 def test_draws_without_the_npu_backend_is_refused_in_one_line(gelu_session, capsys):
     from ascendcraft_lab.cli.check import main
     assert main([str(gelu_session), "--draws", "mkb"]) == 2

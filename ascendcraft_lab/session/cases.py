@@ -213,9 +213,10 @@ class Variants:
         return program, bundle, root
 
 
-def check_cases(program: ir.Program, cases: CaseSet, *, soc: str | None = None, bundles: Mapping[str, Bundle] | None = None,
-                timeout: float = 300, progress: Callable[[int, int, CaseResult], None] | None = None,
-                runner: Callable | None = None, workdir: Path | None = None) -> CaseReport:
+def check_cases(program: ir.Program, cases: CaseSet, *, soc: str | None = None,
+                bundles: Mapping[str, Bundle] | None = None, timeout: float = 300,
+                progress: Callable[[int, int, CaseResult], None] | None = None, runner: Callable | None = None,
+                workdir: Path | None = None) -> CaseReport:
     """Run `program` (generic or plain, parsed) on every case of `cases` on the emulator.
 
     `bundles` maps variant names to projects to use as they are (a session's verified one);
@@ -287,7 +288,8 @@ def _one(program, case, i, builds: Variants, soc, timeout, runner, set_notes=())
         problems = []
         if run.status == "findings":
             f = run.findings[0]
-            problems.append(f"{len(run.findings)} emulator finding(s), first {f.get('kind')}: {one_line(f.get('message', ''))}")
+            problems.append(f"{len(run.findings)} emulator finding(s), first {f.get('kind')}: "
+                            f"{one_line(f.get('message', ''))}")
         for name, before in tensors.items():
             after = run.inputs_after.get(name)
             if after is not None and np.ascontiguousarray(before).tobytes() != \

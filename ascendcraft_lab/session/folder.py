@@ -391,46 +391,56 @@ class SessionFolder:
         for rel in data:
             if not _inside(rel):
                 raise ValueError(f"refusing to write {rel!r} outside the session folder")
-        result = Committed()
+        result = Committed(foreign=self._foreign(set(data) | set(old)))
         writes = {rel: b for rel, b in data.items() if _read(self.path / rel) != b}
+        deletes = self._unchanged_leftovers(old, data, result.kept)
+        manifest = dict(manifest, written={rel: text_hash(b) for rel, b in data.items()})
+        staged = self._stage([*((self.path / rel, b) for rel, b in writes.items()),
+                              (self.manifest_path, (json.dumps(manifest, indent=2) + "\n").encode())])
+        # Paths inside the folder are kept relative, so a folder moved after a crash still recovers.
+        journal = {"renames": [[self._journal_path(a), self._journal_path(b)] for a, b in staged], "deletes": deletes}
+        with procs.shielded():                # the switch runs to its end, whatever Ctrl-C says
+            write_json(self.path / JOURNAL, journal)
+            _roll_forward(self.path, journal)
+        result.written, result.deleted = len(writes), len(deletes)
+        return result
+
+    def _unchanged_leftovers(self, old: Mapping[str, str], data: Mapping[str, bytes], kept: list[str]) -> list[str]:
+        """Files written before and not now: those unchanged since (to delete); the others go to `kept`."""
         deletes = []
         for rel, digest in sorted(old.items()):
-            if rel in data:
-                continue
-            current = _read(self.path / rel)
+            current = None if rel in data else _read(self.path / rel)
             if current is None:
                 continue
             if text_hash(current) == digest:
                 deletes.append(rel)
             else:
-                result.kept.append(rel)
-        known = set(data) | set(old)
+                kept.append(rel)
+        return deletes
+
+    def _foreign(self, known: set[str]) -> list[str]:
+        """Files under the generated folders that ascendcraft did not write and is not writing (kept)."""
+        found = []
         for root in self.generated_roots():
             base = self.path / root
-            if base.is_dir():
-                for p in sorted(base.rglob("*")):
-                    rel = p.relative_to(self.path).as_posix()
-                    if p.is_file() and rel not in known and not _is_temp(p.name):
-                        result.foreign.append(rel)
-        manifest = dict(manifest, written={rel: text_hash(b) for rel, b in data.items()})
+            for p in sorted(base.rglob("*")) if base.is_dir() else ():
+                rel = p.relative_to(self.path).as_posix()
+                if p.is_file() and rel not in known and not _is_temp(p.name):
+                    found.append(rel)
+        return sorted(found)
+
+    def _stage(self, writes: list[tuple[Path, bytes]]) -> list[tuple[str, str]]:
+        """(temporary, target) of each write, staged beside its target; none left when one fails."""
         staged: list[tuple[str, str]] = []
         try:
-            manifest_text = (json.dumps(manifest, indent=2) + "\n").encode()
-            for path, b in [*((self.path / rel, b) for rel, b in writes.items()), (self.manifest_path, manifest_text)]:
+            for path, b in writes:
                 tmp, target = stage(path, b, TEMP_SUFFIX)     # the renames are the journal's
                 staged.append((str(tmp), str(target)))
         except BaseException:
             for tmp, _ in staged:
                 Path(tmp).unlink(missing_ok=True)
             raise
-        # Paths inside the folder are kept relative, so a folder moved after a crash still recovers.
-        journal = {"renames": [[self._journal_path(a), self._journal_path(b)] for a, b in staged], "deletes": deletes}
-        with procs.shielded():                # the switch runs to its end, whatever Ctrl-C says
-            write_json(self.path / JOURNAL, journal)
-            _roll_forward(self.path, journal)
-        result.foreign.sort()
-        result.written, result.deleted = len(writes), len(deletes)
-        return result
+        return staged
 
     def _journal_path(self, path: str) -> str:
         try:

@@ -9,8 +9,8 @@ overlap becoming a conflict on the later step. `edit_notes` says where that poli
 surprise: an edit made for an earlier draft, or an edited step that an edit of an earlier step,
 made after it, does not reach.
 
-Nothing here drops an edit on its own: only `drop_edit` does, when the user undoes it. The
-user's actions (accept, edit, undo, regenerate, adopt) are in `edits.py`.
+Nothing here drops an edit on its own: only `drop_edit` does, when the user undoes the edit or
+regenerates its step. The user's actions (accept, edit, undo, regenerate, adopt) are in `edits.py`.
 """
 from __future__ import annotations
 

@@ -1,14 +1,18 @@
 """The session folder: the unit of persistence for one kernel (ARCHITECTURE.md).
 
 ```
-<dir>/ascendcraft.json     manifest: DSL hash, SoC, engine and state per step, findings, results,
-                           and the hash of every file the lowering wrote (`written`)
+<dir>/ascendcraft.json     manifest: DSL hash, SoC, engine and state per step, findings, the edit log
+                           (`notebook.edits`), the tiling explained, and the hash of every file the
+                           lowering wrote (`written`)
 <dir>/kernel.dsl.py        the DSL draft
 <dir>/reference.py         the PyTorch reference (when given)
+<dir>/reference_files/     the files it reads beside it (an NPUKernelBench reference's JSON cases)
 <dir>/stages/NN-pass/      the bundle after each pass (the files the user sees)
 <dir>/stages/NN-pass.edit/ the user's edit of that step, when there is one
 <dir>/ascendc/             the final AscendC project: what `check` verifies, `export` ships and CANN builds
-<dir>/runs/<stamp>.json    compile/verify/profile results (with the hash of the project they ran)
+                           (a generic kernel's other dtypes in ascendc/variants/<dtype>/)
+<dir>/runs/<stamp>.json    compile/verify/profile results (with the hash of the project they ran);
+                           runs/llm-calls.jsonl: the LLM engine's calls
 ```
 
 Three rules keep a folder trustworthy:

@@ -1,5 +1,9 @@
 """Atomic file writes (write beside the target, fsync, rename over it) and strict text reads.
 
+The package's one implementation of it: `write_bytes` / `write_text` / `write_json`, and
+`stage` when the rename is the caller's (the session folder's journalled commit renames many
+files as one switch).
+
 An interrupted write leaves the old file intact, never a half-written one. The new file gets
 the mode the old one had, or the user's umask for a new file (as `open()` would give it), and
 a symlink is written through: its target is replaced, the link stays.
@@ -41,25 +45,41 @@ def current_umask() -> int:
     return mask
 
 
-def write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    path = Path(path)
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
+def stage(path: str | os.PathLike, data: bytes, suffix: str | None = None) -> tuple[Path, Path]:
+    """(temporary, target): `data` written and fsync'd in a temporary beside `path`'s target, with
+    the target's mode (the umask's for a new file). Renaming the temporary over the target is the
+    write. With `suffix` the temporary is `.<name><suffix>`, a name a journal can find again (the
+    session folder's commit); without, a unique name."""
+    target = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        mode = stat.S_IMODE(path.stat().st_mode)
+        mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = 0o666 & ~current_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if suffix is None:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        tmp = Path(name)
+    else:
+        tmp = target.with_name(f".{target.name}{suffix}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fchmod(fh.fileno(), mode)
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp, target
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    tmp, target = stage(path, data)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
         raise
 
 

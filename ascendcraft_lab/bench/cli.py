@@ -28,6 +28,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from .. import procs
+from ..atomic import write_text
+from ..soc import DEFAULT_SOC
 from .metrics import summarise
 from .report import render_html, render_markdown, write_json
 from .suite import SuiteOp, discover
@@ -70,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--shapes", default="reference,tail", help="reference, tail or both (comma-separated)")
     ap.add_argument("--dtype", choices=("f32", "f16"), default="f32",
                     help="f16 casts the references' floating-point inputs to half (tolerance 1e-2)")
-    ap.add_argument("--soc", default=None, help="SoC from the SoC table (default Ascend910B2)")
+    ap.add_argument("--soc", default=None, help=f"SoC from the SoC table (default {DEFAULT_SOC})")
     ap.add_argument("--seeds", type=_positive_int, default=5, help="random input sets per shape (MultiKernelBench: 5)")
     ap.add_argument("--only", nargs="+", default=None, metavar="OP", help="only these ops (op, category/op or category)")
     ap.add_argument("--timeout", type=_seconds, default=1800, help="seconds one op may take before it is stopped")
@@ -203,8 +205,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _write_reports(out: Path, doc: dict) -> None:
     write_json(out / "results.json", doc)
-    (out / "report.html").write_text(render_html(doc))
-    (out / "report.md").write_text(render_markdown(doc))
+    write_text(out / "report.html", render_html(doc))
+    write_text(out / "report.md", render_markdown(doc))
 
 
 def _previous_run(out: Path, config: dict) -> tuple[dict | None, str]:

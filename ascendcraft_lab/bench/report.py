@@ -11,6 +11,7 @@ import html
 import json
 from pathlib import Path
 
+from ..atomic import write_text
 from ..perf import costs_for
 from ..perf.model import assumptions
 
@@ -40,9 +41,8 @@ TIMING = ("Timing (informational, NOT an NPU speed): the emulator's kernel time 
 
 
 def write_json(path: Path, doc: dict) -> None:
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, indent=1, default=str))
-    tmp.rename(path)
+    """The bench's results document (indent 1; values JSON cannot hold as their text), written atomically."""
+    write_text(path, json.dumps(doc, indent=1, default=str))
 
 
 def _pct(x) -> str:

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import procs
+from ..atomic import write_text
 from ..backends.cann.run import check_cann
 from ..backends.emulator.verify import emulate
 from ..drafter.cases import broadcast_pattern
@@ -145,7 +146,7 @@ def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
     if isinstance(draft_text, Exception):
         fail_all("draft", _one_line(draft_text))
         return
-    (opdir / "kernel.dsl.py").write_text(draft_text)
+    write_text(opdir / "kernel.dsl.py", draft_text)
     result["draft"] = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": "kernel.dsl.py"}
     log(f"draft ({template}) in {time.perf_counter() - t0:.1f} s -> {opdir / 'kernel.dsl.py'}")
     for s in shapes:
@@ -323,7 +324,7 @@ def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset
         log(f"draft: {text}")
         return failed("draft", _one_line(text))
     name = f"kernel{suffix}.dsl.py"
-    (opdir / name).write_text(text)
+    write_text(opdir / name, text)
     info = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": name, "traced_case": traced_case}
     log(f"draft ({template}) from case {traced_case} in {time.perf_counter() - t0:.1f} s -> {opdir / name}")
 
@@ -411,9 +412,7 @@ def _merge(cases: CaseSet, reports: list, prefixed: bool) -> CaseReport:
 
 
 def _progress(path: Path, done: int, total: int) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"done": done, "total": total}))
-    tmp.replace(path)
+    write_text(path, json.dumps({"done": done, "total": total}))
 
 
 def _draft_cases(job, runs: list, log):
@@ -620,9 +619,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     job = json.loads(Path(argv[0]).read_text())
     result = run_op(job)
-    tmp = Path(job["opdir"]) / "result.json.tmp"
-    tmp.write_text(json.dumps(result, indent=1, default=_json_default))
-    tmp.rename(Path(job["opdir"]) / "result.json")
+    write_text(Path(job["opdir"]) / "result.json", json.dumps(result, indent=1, default=_json_default))
     return 0
 
 

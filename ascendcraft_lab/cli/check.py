@@ -21,7 +21,7 @@ from ..dsl.errors import DslError
 from ..reference import ReferenceError, check_interpreter
 from ..reference import reference_format
 from ..session import Session, SessionError, SessionFolder, check_file, check_file_cases, parse_override
-from ..soc import get_soc
+from ..soc import DEFAULT_SOC, get_soc
 
 BACKENDS = ("interpreter", "emulator", "cann")
 
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("target", help="a kernel.dsl.py file or a session folder")
     ap.add_argument("--ref", help="the PyTorch reference (default: the session's reference.py)")
     ap.add_argument("--backend", default="emulator", choices=BACKENDS)
-    ap.add_argument("--soc", default=None, help="SoC from the SoC table (default: the session's, else Ascend910B2)")
+    ap.add_argument("--soc", default=None, help=f"SoC from the SoC table (default: the session's, else {DEFAULT_SOC})")
     ap.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
                     help="set a module-level constant of the reference, e.g. dim=1003")
     ap.add_argument("--seed", type=int, default=0)

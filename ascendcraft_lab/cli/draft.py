@@ -12,7 +12,7 @@ from ..dsl.errors import DslError
 from ..dsl.generic import VariantMismatch
 from ..reference import ReferenceError, check_interpreter, reference_format
 from ..session import DraftFailed, case_runs, draft, parse_override
-from ..soc import get_soc
+from ..soc import DEFAULT_SOC, get_soc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
                                  description="PyTorch reference (KernelBench format) -> DSL draft.")
     ap.add_argument("reference", help="the reference file: Model, get_inputs(), get_init_inputs()")
     ap.add_argument("-o", "--out", help="write the draft here (default: print it)")
-    ap.add_argument("--soc", default=None, help="SoC from the SoC table (default Ascend910B2)")
+    ap.add_argument("--soc", default=None, help=f"SoC from the SoC table (default {DEFAULT_SOC})")
     ap.add_argument("--engine", choices=("drafter", "llm"), default="drafter",
                     help="drafter: the offline rule-based drafter (default); llm: the LLM drafter")
     ap.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",

@@ -11,6 +11,7 @@ from ..dsl.errors import DslError
 from ..dsl.parser import parse
 from ..passes.pipeline import PIPELINE
 from ..session import Session, SessionError
+from ..soc import DEFAULT_SOC
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("dsl", help="the kernel (.dsl.py)")
     ap.add_argument("-o", "--out", help="session folder (default: ascendcraft-sessions/<kernel name>)")
     ap.add_argument("--until", choices=[p.name for p in PIPELINE], help="stop after this pass")
-    ap.add_argument("--soc", default=None, help="SoC (default Ascend910B2)")
+    ap.add_argument("--soc", default=None, help=f"SoC (default {DEFAULT_SOC})")
     ap.add_argument("--engine", default="rule", choices=["rule", "llm"])
     ap.add_argument("--ref", help="the PyTorch reference: copied into the session; its shapes explain the tiling")
     ap.add_argument("--adopt-edits", action="store_true",

@@ -27,7 +27,7 @@ from ..passes.spec import LowerOptions
 from ..reference import ReferenceError, load_reference
 from ..reference.scalars import scalar_args, scalar_plan
 from ..session.folder import SessionFolder
-from ..session.session import load_dsl
+from ..session.lower import load_dsl
 from ..soc import get_soc
 
 

@@ -146,7 +146,9 @@ class CaseReport:
                 "variants": self.variants, "cases": [c.to_json() for c in self.cases]}
 
 
-class VariantFailure(Exception):
+class CaseStopped(Exception):
+    """Where a case stopped (`stage`: dtype, variant, bind, launch, compile, run) and why, in one line."""
+
     def __init__(self, stage: str, message: str):
         super().__init__(message)
         self.stage, self.message = stage, message
@@ -165,7 +167,7 @@ class Variants:
         self.soc = get_soc(soc).name
         self.bundles = dict(bundles or {})
         self.lower = lower or (lambda p: render(p, LowerOptions(soc=self.soc), 4))
-        self.made: dict[str, tuple | VariantFailure] = {}
+        self.made: dict[str, tuple | CaseStopped] = {}
         self.workdir = Path(workdir) if workdir is not None else None   # keep the projects there (the bench)
         self._scratch = None
 
@@ -185,7 +187,7 @@ class Variants:
         if key not in self.made:
             self.made[key] = self._make(binding, key)
         made = self.made[key]
-        if isinstance(made, VariantFailure):
+        if isinstance(made, CaseStopped):
             raise made
         return made
 
@@ -198,11 +200,11 @@ class Variants:
             program = verify(instantiate(self.program, binding) if dict(binding) == first
                              else variant_program(self.program, binding), self.soc)
         except DslError as e:
-            return VariantFailure("variant", f"{what} does not verify: {one_line(e)}")
+            return CaseStopped("variant", f"{what} does not verify: {one_line(e)}")
         try:
             bundle = self.bundles.get(key) or self.lower(program)
         except Exception as e:  # noqa: BLE001 - a lowering failure is this variant's result
-            return VariantFailure("variant", f"{what} does not lower: {one_line(e)}")
+            return CaseStopped("variant", f"{what} does not lower: {one_line(e)}")
         if self.workdir is not None:
             root = self.workdir / (key or "kernel") / "ascendc"
         else:
@@ -213,9 +215,10 @@ class Variants:
         return program, bundle, root
 
 
-def check_cases(program: ir.Program, cases: CaseSet, *, soc: str | None = None, bundles: Mapping[str, Bundle] | None = None,
-                timeout: float = 300, progress: Callable[[int, int, CaseResult], None] | None = None,
-                runner: Callable | None = None, workdir: Path | None = None) -> CaseReport:
+def check_cases(program: ir.Program, cases: CaseSet, *, soc: str | None = None,
+                bundles: Mapping[str, Bundle] | None = None, timeout: float = 300,
+                progress: Callable[[int, int, CaseResult], None] | None = None, runner: Callable | None = None,
+                workdir: Path | None = None) -> CaseReport:
     """Run `program` (generic or plain, parsed) on every case of `cases` on the emulator.
 
     `bundles` maps variant names to projects to use as they are (a session's verified one);
@@ -238,65 +241,88 @@ def check_cases(program: ir.Program, cases: CaseSet, *, soc: str | None = None, 
 
 
 def _one(program, case, i, builds: Variants, soc, timeout, runner, set_notes=()) -> CaseResult:
+    """One case: the variant its dtypes pick (built once), bound, its launch checked, run, compared."""
     if isinstance(case, ReferenceError):
         return CaseResult(f"case {i}", "the reference failed", [], "", "reference", message=one_line(case))
     own_notes = [n for n in case.notes if n not in set_notes]     # this case's alone (a float32 stand-in run)
     res = CaseResult(case.label, "; ".join([case.describe(), *own_notes]), list(case.dtypes))
     try:
+        typed, bundle, root = _variant(program, case, builds, res)
+        inputs, expected = _bound(typed, case)
+        scalars = {p.name: inputs[p.name] for p in typed.scalars}
+        tensors = {n: v for n, v in inputs.items() if isinstance(v, np.ndarray)}
+        if expected and all(np.size(v) == 0 for v in expected.values()):
+            # Nothing to write: the generated launch code returns before the launch, as PyTorch's ops do.
+            res.stage, res.correct, res.mkb, res.max_abs_err, res.max_rel_err = "ok", True, True, 0.0, 0.0
+            res.message = ""
+            res.what += "; empty output, no launch"
+            return res
+        _check_launch(typed, builds, tensors, scalars)
+        if runner is not None:
+            outputs = _run_by(runner, typed, bundle, case, root)
+        else:
+            outputs = _emulated(typed, bundle, tensors, scalars, builds, timeout, root, res)
+    except CaseStopped as stop:
+        res.stage, res.message = stop.stage, stop.message
+        return res
+    return _compare(typed, outputs, expected, res)
+
+
+def _variant(program, case, builds: Variants, res: CaseResult) -> tuple[ir.Program, Bundle, Path]:
+    """(variant program, its project, its folder) for the case's dtypes; `res` names the variant."""
+    try:
         binding = binding_for(program, case_dtypes(program, case), res.label)
     except VariantMismatch as e:
-        res.stage, res.message = "dtype", one_line(e)
-        return res
+        raise CaseStopped("dtype", one_line(e)) from None
     res.variant = variant_name(binding)
+    return builds.get(binding)
+
+
+def _bound(typed: ir.Program, case) -> tuple[dict, dict]:
     try:
-        typed, bundle, root = builds.get(binding)
-    except VariantFailure as e:
-        res.stage, res.message = e.stage, e.message
-        return res
-    try:
-        inputs, expected = bind(typed, case)
+        return bind(typed, case)
     except DslError as e:
-        res.stage, res.message = "bind", one_line(e)
-        return res
-    scalars = {p.name: inputs[p.name] for p in typed.scalars}
-    tensors = {n: v for n, v in inputs.items() if isinstance(v, np.ndarray)}
-    if expected and all(np.size(v) == 0 for v in expected.values()):
-        # Nothing to write: the generated launch code returns before the launch, as PyTorch's ops do.
-        res.stage, res.correct, res.mkb, res.max_abs_err, res.max_rel_err = "ok", True, True, 0.0, 0.0
-        res.message = ""
-        res.what += "; empty output, no launch"
-        return res
+        raise CaseStopped("bind", one_line(e)) from None
+
+
+def _check_launch(typed: ir.Program, builds: Variants, tensors: dict, scalars: dict) -> None:
+    """The launch and the UB budget at the case's shapes."""
     try:
         verify(typed, builds.soc, shapes={n: np.shape(v) for n, v in tensors.items()}, scalars=scalars)
     except DslError as e:
-        res.stage, res.message = "launch", one_line(e)
-        return res
-    if runner is not None:
-        outputs, problem = runner(typed, bundle, case, root)
-        if problem:
-            res.stage, res.message = "run", problem
-            return res
-    else:
-        run = emulate(typed, bundle, tensors, scalars, soc=builds.soc, timeout=timeout, root=root)
-        res.kernel_s = run.timings.get("kernel_s")
-        if run.status not in ("ok", "findings"):
-            res.stage = "compile" if run.status in ("compile-error", "tiling-mismatch") else "run"
-            res.message = f"{run.status}: {one_line(run.message)}"
-            return res
-        outputs = run.outputs
-        problems = []
-        if run.status == "findings":
-            f = run.findings[0]
-            problems.append(f"{len(run.findings)} emulator finding(s), first {f.get('kind')}: {one_line(f.get('message', ''))}")
-        for name, before in tensors.items():
-            after = run.inputs_after.get(name)
-            if after is not None and np.ascontiguousarray(before).tobytes() != \
-                    np.ascontiguousarray(after).reshape(np.shape(before)).tobytes():
-                problems.append(f"the kernel wrote into its input `{name}`")
-        if problems:
-            res.stage, res.message = "run", "; ".join(problems)
-            return res
-    return _compare(typed, outputs, expected, res)
+        raise CaseStopped("launch", one_line(e)) from None
+
+
+def _run_by(runner, typed: ir.Program, bundle: Bundle, case, root: Path) -> dict:
+    """The outputs of a run by `runner` (the NPU backend)."""
+    outputs, problem = runner(typed, bundle, case, root)
+    if problem:
+        raise CaseStopped("run", problem)
+    return outputs
+
+
+def _emulated(typed: ir.Program, bundle: Bundle, tensors: dict, scalars: dict, builds: Variants, timeout, root: Path,
+              res: CaseResult) -> dict:
+    """The outputs of the run on the emulator (its kernel time into `res`); stopped by a failed
+    build or run, an emulator finding, or a write into an input."""
+    run = emulate(typed, bundle, tensors, scalars, soc=builds.soc, timeout=timeout, root=root)
+    res.kernel_s = run.timings.get("kernel_s")
+    if run.status not in ("ok", "findings"):
+        stage = "compile" if run.status in ("compile-error", "tiling-mismatch") else "run"
+        raise CaseStopped(stage, f"{run.status}: {one_line(run.message)}")
+    problems = []
+    if run.status == "findings":
+        f = run.findings[0]
+        problems.append(f"{len(run.findings)} emulator finding(s), first {f.get('kind')}: "
+                        f"{one_line(f.get('message', ''))}")
+    for name, before in tensors.items():
+        after = run.inputs_after.get(name)
+        if after is not None and np.ascontiguousarray(before).tobytes() != \
+                np.ascontiguousarray(after).reshape(np.shape(before)).tobytes():
+            problems.append(f"the kernel wrote into its input `{name}`")
+    if problems:
+        raise CaseStopped("run", "; ".join(problems))
+    return run.outputs
 
 
 def _compare(program: ir.Program, outputs: dict, expected: dict, res: CaseResult) -> CaseResult:

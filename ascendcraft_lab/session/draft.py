@@ -77,7 +77,8 @@ def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None
                             start_draft=offline.text if offline else None, reference=reference_run or pick, cases=cases)
     notes = [result.message.splitlines()[0]] if result.message else []
     if result.dsl is None:
-        raise DraftFailed(f"the LLM drafter found no verified draft ({result.stopped}): {result.message.splitlines()[0]}")
+        raise DraftFailed(f"the LLM drafter found no verified draft ({result.stopped}): "
+                          f"{result.message.splitlines()[0]}")
     return DraftOutcome(result.dsl, "llm", notes, traced, cases)
 
 

@@ -1,14 +1,18 @@
 """The session folder: the unit of persistence for one kernel (ARCHITECTURE.md).
 
 ```
-<dir>/ascendcraft.json     manifest: DSL hash, SoC, engine and state per step, findings, results,
-                           and the hash of every file the lowering wrote (`written`)
+<dir>/ascendcraft.json     manifest: DSL hash, SoC, engine and state per step, findings, the edit log
+                           (`notebook.edits`), the tiling explained, and the hash of every file the
+                           lowering wrote (`written`)
 <dir>/kernel.dsl.py        the DSL draft
 <dir>/reference.py         the PyTorch reference (when given)
+<dir>/reference_files/     the files it reads beside it (an NPUKernelBench reference's JSON cases)
 <dir>/stages/NN-pass/      the bundle after each pass (the files the user sees)
 <dir>/stages/NN-pass.edit/ the user's edit of that step, when there is one
 <dir>/ascendc/             the final AscendC project: what `check` verifies, `export` ships and CANN builds
-<dir>/runs/<stamp>.json    compile/verify/profile results (with the hash of the project they ran)
+                           (a generic kernel's other dtypes in ascendc/variants/<dtype>/)
+<dir>/runs/<stamp>.json    compile/verify/profile results (with the hash of the project they ran);
+                           runs/llm-calls.jsonl: the LLM engine's calls
 ```
 
 Three rules keep a folder trustworthy:
@@ -24,6 +28,10 @@ Three rules keep a folder trustworthy:
   are unchanged since; files it did not write (`foreign`) and generated files changed by hand
   are kept and reported. `drift()` lists the generated files changed or removed since the last
   commit, so the session can treat a hand edit as what it is.
+
+The checks a session makes of its folder before it writes (a file, a foreign folder, a
+read-only one, a damaged manifest, a busy lock, hand edits of generated files) are here too,
+as `SessionError`s: one message, saying what to do.
 """
 from __future__ import annotations
 
@@ -43,9 +51,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from .. import procs
-from ..atomic import current_umask, write_json
+from ..atomic import current_umask, stage, write_json
+from ..engines.llm.client import LOG_FILE_NAME
 from ..passes.bundle import Bundle, read_bundle, write_bundle
-from ..passes.pipeline import PIPELINE
+from ..passes.pipeline import PIPELINE, get_pass
+from .errors import SessionError
 
 MANIFEST = "ascendcraft.json"
 LOCK_FILE = ".ascendcraft.lock"
@@ -170,7 +180,8 @@ class SessionFolder:
         try:
             data = json.loads(self.manifest_path.read_bytes().decode("utf-8"))
         except json.JSONDecodeError as exc:
-            raise ManifestError(f"{self.manifest_path}: manifest is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+            raise ManifestError(f"{self.manifest_path}: manifest is not valid JSON ({exc.msg} at line {exc.lineno})"
+                                ) from None
         except UnicodeDecodeError as exc:
             raise ManifestError(f"{self.manifest_path}: manifest is not UTF-8 text (byte offset {exc.start})") from None
         except OSError as exc:
@@ -384,46 +395,56 @@ class SessionFolder:
         for rel in data:
             if not _inside(rel):
                 raise ValueError(f"refusing to write {rel!r} outside the session folder")
-        result = Committed()
+        result = Committed(foreign=self._foreign(set(data) | set(old)))
         writes = {rel: b for rel, b in data.items() if _read(self.path / rel) != b}
-        deletes = []
-        for rel, digest in sorted(old.items()):
-            if rel in data:
-                continue
-            current = _read(self.path / rel)
-            if current is None:
-                continue
-            if text_hash(current) == digest:
-                deletes.append(rel)
-            else:
-                result.kept.append(rel)
-        known = set(data) | set(old)
-        for root in self.generated_roots():
-            base = self.path / root
-            if base.is_dir():
-                for p in sorted(base.rglob("*")):
-                    rel = p.relative_to(self.path).as_posix()
-                    if p.is_file() and rel not in known and not _is_temp(p.name):
-                        result.foreign.append(rel)
+        deletes = self._unchanged_leftovers(old, data, result.kept)
         manifest = dict(manifest, written={rel: text_hash(b) for rel, b in data.items()})
-        staged: list[tuple[str, str]] = []
-        try:
-            for rel, b in writes.items():
-                staged.append((str(_prepare(self.path / rel, b)), str(_target(self.path / rel))))
-            staged.append((str(_prepare(self.manifest_path, (json.dumps(manifest, indent=2) + "\n").encode())),
-                           str(self.manifest_path)))
-        except BaseException:
-            for tmp, _ in staged:
-                Path(tmp).unlink(missing_ok=True)
-            raise
+        staged = self._stage([*((self.path / rel, b) for rel, b in writes.items()),
+                              (self.manifest_path, (json.dumps(manifest, indent=2) + "\n").encode())])
         # Paths inside the folder are kept relative, so a folder moved after a crash still recovers.
         journal = {"renames": [[self._journal_path(a), self._journal_path(b)] for a, b in staged], "deletes": deletes}
         with procs.shielded():                # the switch runs to its end, whatever Ctrl-C says
             write_json(self.path / JOURNAL, journal)
             _roll_forward(self.path, journal)
-        result.foreign.sort()
         result.written, result.deleted = len(writes), len(deletes)
         return result
+
+    def _unchanged_leftovers(self, old: Mapping[str, str], data: Mapping[str, bytes], kept: list[str]) -> list[str]:
+        """Files written before and not now: those unchanged since (to delete); the others go to `kept`."""
+        deletes = []
+        for rel, digest in sorted(old.items()):
+            current = None if rel in data else _read(self.path / rel)
+            if current is None:
+                continue
+            if text_hash(current) == digest:
+                deletes.append(rel)
+            else:
+                kept.append(rel)
+        return deletes
+
+    def _foreign(self, known: set[str]) -> list[str]:
+        """Files under the generated folders that ascendcraft did not write and is not writing (kept)."""
+        found = []
+        for root in self.generated_roots():
+            base = self.path / root
+            for p in sorted(base.rglob("*")) if base.is_dir() else ():
+                rel = p.relative_to(self.path).as_posix()
+                if p.is_file() and rel not in known and not _is_temp(p.name):
+                    found.append(rel)
+        return sorted(found)
+
+    def _stage(self, writes: list[tuple[Path, bytes]]) -> list[tuple[str, str]]:
+        """(temporary, target) of each write, staged beside its target; none left when one fails."""
+        staged: list[tuple[str, str]] = []
+        try:
+            for path, b in writes:
+                tmp, target = stage(path, b, TEMP_SUFFIX)     # the renames are the journal's
+                staged.append((str(tmp), str(target)))
+        except BaseException:
+            for tmp, _ in staged:
+                Path(tmp).unlink(missing_ok=True)
+            raise
+        return staged
 
     def _journal_path(self, path: str) -> str:
         try:
@@ -491,34 +512,6 @@ def _read(p: Path) -> bytes | None:
         return None
 
 
-def _target(p: Path) -> Path:
-    """Where a write of `p` lands: through a symlink, onto its target."""
-    return Path(os.path.realpath(p)) if p.is_symlink() else p
-
-
-def _prepare(path: Path, data: bytes) -> Path:
-    """`data` in a temporary beside `path`'s target, fsync'd, with the mode the target has (or
-    the umask's for a new file): renaming it over the target is the whole switch."""
-    target = _target(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o666 & ~current_umask()
-    tmp = target.with_name(f".{target.name}{TEMP_SUFFIX}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fchmod(fh.fileno(), mode)
-            os.fsync(fh.fileno())
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return tmp
-
-
 def _holder(lock_path: Path) -> str:
     try:
         text = lock_path.read_text(errors="replace").strip()
@@ -526,3 +519,85 @@ def _holder(lock_path: Path) -> str:
         return ""
     m = re.match(r"pid (\d+): ?(.*)", text)
     return f"pid {m.group(1)} ({m.group(2)})" if m and m.group(2) else (f"pid {m.group(1)}" if m else "")
+
+
+# ----------------------------------------------------------------------------- what a session checks of its folder
+def read_manifest(folder: SessionFolder) -> dict[str, Any]:
+    """The manifest, or a SessionError saying it is damaged and what to do."""
+    try:
+        return folder.manifest()
+    except ValueError as exc:
+        raise SessionError(f"error: {exc}\n  = help: restore the file, or delete the folder to start over") from None
+
+
+@contextlib.contextmanager
+def locked(folder: SessionFolder) -> Iterator[None]:
+    """The folder's lock, as a SessionError when another process keeps it too long."""
+    try:
+        with folder.lock():
+            yield
+    except FolderBusy as exc:
+        raise SessionError(f"error: {exc.strerror}\n  = help: wait for it to finish (or stop it), then run this again"
+                           ) from None
+
+
+def require_session(path: str | Path) -> None:
+    """Refuse a folder that holds no session (resuming one); `path` as the user gave it."""
+    if not SessionFolder(path).exists():
+        raise SessionError(f"error: {path} is not a session folder (no ascendcraft.json)\n"
+                           "  = help: create it with %%ascendcraft NAME or `ascendcraft lower K.dsl.py -o DIR`")
+
+
+def refuse_unsuitable(folder: SessionFolder) -> None:
+    """Refuse, before any work, a folder a session cannot safely live in: a file, a folder of
+    someone else's files, a read-only folder."""
+    path = folder.path
+    if path.exists() and not path.is_dir():
+        raise SessionError(f"error: {path} is a file, not a session folder\n"
+                           "  = help: give -o a folder (it is created when missing)")
+    if not path.is_dir():
+        return
+    if not (path / LOCK_FILE).exists():     # else another process may be writing it: asked under the lock
+        refuse_foreign(folder)
+    refuse_read_only(folder, "every lowering and check records its result there: make it writable "
+                             "(chmod -R u+w) or copy the session somewhere writable")
+
+
+def refuse_foreign(folder: SessionFolder) -> None:
+    """A new session goes only into an empty folder (asked again under the lock: another process
+    may be making a session there right now)."""
+    if folder.exists():
+        return
+    foreign = folder.foreign_files(ours=(LOG_FILE_NAME, "runs"))
+    if foreign:
+        path = folder.path
+        raise SessionError(f"error: {path} is not a session folder and is not empty ({listing(foreign, 3)})\n"
+                           "  = help: a session writes stages/, ascendc/ and its manifest: give an empty or new "
+                           f"folder, e.g. -o {path / 'SESSION'}")
+
+
+def refuse_read_only(folder: SessionFolder, help: str) -> None:
+    blocked = folder.unwritable()
+    if blocked is not None:
+        raise SessionError(f"error: the session folder {folder.path} is read-only ({blocked} cannot be written)\n"
+                           f"  = help: {help}")
+
+
+def hand_edit_error(folder: SessionFolder, paths: list[str]) -> SessionError:
+    """Generated files changed by hand: where such edits belong, and the two ways on."""
+    steps = sorted({folder.owner_of(p) for p in paths}, key=lambda n: get_pass(n).number)
+    where = ", ".join(f"pass {get_pass(n).number} ({n}), kept in stages/{get_pass(n).dirname}.edit/" for n in steps)
+    one = len(paths) == 1
+    return SessionError(
+        f"error: {listing(paths)} {'was' if one else 'were'} changed by hand since ascendcraft wrote "
+        f"{'it' if one else 'them'}\n"
+        f"  = note: {PROJECT}/ and stages/ are regenerated from the session's steps: this change would be "
+        "overwritten, and it is not what the steps verify\n"
+        "  = help: edits belong to a step: --adopt-edits (in a notebook: lab.adopt_edits(), or %%ascendcraft "
+        f"... --adopt-edits) makes this an edit of {where}, merged into every later lowering; or delete the "
+        "changed file to have it regenerated")
+
+
+def listing(paths: list[str], limit: int = 4) -> str:
+    """`a, b, c, d and 3 more`: a list of paths in a message."""
+    return ", ".join(paths[:limit]) + (f" and {len(paths) - limit} more" if len(paths) > limit else "")

@@ -19,7 +19,7 @@ from ..passes.bundle import read_bundle
 from ..reference import ReferenceError, load_reference
 from ..reference.scalars import scalar_plan
 from .folder import ManifestError, SessionFolder, files_hash
-from .session import load_dsl
+from .lower import load_dsl
 
 
 def build_session(folder: str | Path, *, jobs: int | None = None, toolchain: Toolchain | None = None,

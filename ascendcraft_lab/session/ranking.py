@@ -30,8 +30,9 @@ def rank_tilings(program: ir.Program, project: Bundle, ref, soc: str,
     results = []
     with scratch_dir("ascendcraft-rank-") as tmp:
         for i, cand in enumerate(candidates):
-            entry = {"label": cand.label, "fields": dict(cand.fields), "buffers": cand.buffers, "ub_bytes": cand.ub_bytes,
-                     "draft": cand.draft, "seconds": None, "mte2_v_overlap": None, "status": "ok"}
+            entry = {"label": cand.label, "fields": dict(cand.fields), "buffers": cand.buffers,
+                     "ub_bytes": cand.ub_bytes, "draft": cand.draft, "seconds": None, "mte2_v_overlap": None,
+                     "status": "ok"}
             results.append(entry)
             try:
                 bundle = variants.get(cand.buffers)

@@ -919,7 +919,7 @@ def run_op(
     attrs: Sequence[Any] = (),
     *,
     kernel: str | None = None,
-    soc: str = "Ascend910B2",
+    soc: str = DEFAULT_SOC,
     timeout: float = 60,
     extra_flags: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),

@@ -17,6 +17,7 @@ import traceback
 import types
 from pathlib import Path
 
+from ...atomic import write_text
 from . import mkb_protocol as mkb
 from . import submission_build as sb
 from .runner import NOTE_KINDS
@@ -176,10 +177,7 @@ def check(spec: dict) -> dict:
 def main(argv: list[str]) -> int:
     spec = json.loads(Path(argv[0]).read_text())
     result = check(spec)
-    out = Path(spec["result"])
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result, indent=1, default=str))
-    tmp.replace(out)
+    write_text(Path(spec["result"]), json.dumps(result, indent=1, default=str))
     return 0
 
 

@@ -1,0 +1,229 @@
+"""The session's function modules on a folder of stage texts: lower, accept, edit, undo, merge, adopt.
+
+No reference and the rule engine: nothing here compiles C++ or starts a process (the fast tier;
+`no_children` makes a test that tried fail). Each test works on a copy of one GELU session
+lowered once for the module.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ascendcraft_lab.session import edit_store, edits
+from ascendcraft_lab.session.check import RECORD_FIELDS, record_check
+from ascendcraft_lab.session.errors import SessionError
+from ascendcraft_lab.session.folder import SessionFolder
+from ascendcraft_lab.session.lower import lower, settle
+from ascendcraft_lab.session.state import SessionState
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "ascendcraft_lab" / "examples" / "activation"
+KERNEL = "kernel/gelu_kernel.cpp"
+MARK = "using namespace AscendC;"
+
+
+@pytest.fixture(autouse=True)
+def no_children(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"this test must not start a process: {args[:1]}")
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
+
+
+@pytest.fixture(scope="module")
+def dsl() -> str:
+    return (EXAMPLES / "gelu.dsl.py").read_text()
+
+
+def opened(folder: Path, dsl: str | None = None) -> SessionState:
+    """A session state as `Session.open` makes it, through the functions alone."""
+    state = SessionState(SessionFolder(folder))
+    settle(state, dsl, soc=None, engine=None, until=None, overrides=None, dsl_name=None)
+    lower(state)
+    return state
+
+
+@pytest.fixture(scope="module")
+def lowered(tmp_path_factory, dsl) -> Path:
+    folder = tmp_path_factory.mktemp("lowered") / "gelu"
+    opened(folder, dsl)
+    return folder
+
+
+@pytest.fixture
+def state(lowered, tmp_path) -> SessionState:
+    folder = tmp_path / "gelu"
+    shutil.copytree(lowered, folder)
+    return opened(folder)          # resumed: the draft and settings from the folder
+
+
+def statuses(state: SessionState) -> dict[str, str]:
+    return {s.name: s.status for s in state.steps}
+
+
+def manifest(state: SessionState) -> dict:
+    return json.loads((state.folder.path / "ascendcraft.json").read_text())
+
+
+def kernel(state: SessionState, step: str) -> str:
+    return state.step(step).bundle.files[KERNEL]
+
+
+def marked(state: SessionState, step: str, comment: str) -> str:
+    return kernel(state, step).replace(MARK, f"{MARK}  // {comment}")
+
+
+def overlapping_edit(state: SessionState) -> str:
+    """Init's kernel with the line pass 3 replaces rewritten: the merge into compute must conflict."""
+    lines = kernel(state, "init").splitlines(keepends=True)
+    i = next(k for k, line in enumerate(lines) if "TODO(pass 3" in line)
+    lines[i] = "        // my own Process loop\n"
+    return "".join(lines)
+
+
+def keeping_regenerated(text: str) -> str:
+    """A conflict resolved for the regenerated side: the user's side and the markers dropped."""
+    out, side = [], None
+    for line in text.splitlines(keepends=True):
+        if line.startswith("<<<<<<< "):
+            side = "ours"
+        elif line.startswith("=======") and side:
+            side = "theirs"
+        elif line.startswith(">>>>>>> "):
+            side = None
+        elif side != "ours":
+            out.append(line)
+    return "".join(out)
+
+
+def test_a_resumed_session_has_every_pass_pending_and_its_stages_on_disk(state):
+    assert statuses(state) == dict.fromkeys(("host", "init", "compute", "align"), "pending")
+    assert (state.folder.path / "stages" / "04-align" / KERNEL).read_text() == kernel(state, "align")
+    assert (state.folder.path / "ascendc" / KERNEL).read_text() == kernel(state, "align")
+
+
+def test_an_acceptance_is_saved_and_kept_by_the_next_lowering(state):
+    edits.accept(state, "host")
+    assert manifest(state)["steps"]["host"]["status"] == "accepted"
+    again = opened(state.folder.path)
+    assert statuses(again)["host"] == "accepted"
+
+
+def test_an_acceptance_lapses_when_a_new_draft_changes_the_steps_output(state, dsl):
+    edits.accept_all(state)
+    shifted = opened(state.folder.path, "# one line more\n" + dsl)    # every `// DSL n:` comment moves
+    assert statuses(shifted) == dict.fromkeys(("host", "init", "compute", "align"), "pending")
+
+
+def test_an_edit_replaces_its_step_and_is_merged_into_every_later_step(state):
+    edits.edit(state, "init", marked(state, "init", "mine"))
+    assert statuses(state) == {"host": "pending", "init": "edited", "compute": "pending", "align": "pending"}
+    assert (state.folder.path / "stages" / "02-init.edit" / KERNEL).read_text() == kernel(state, "init")
+    for later in ("compute", "align"):
+        assert f"{MARK}  // mine" in kernel(state, later)
+    assert "init" in manifest(state)["notebook"]["edits"]
+    assert state.conflicts == []
+
+
+def test_an_overlapping_edit_is_a_conflict_on_the_next_step_and_is_resolved_by_editing_it(state):
+    edits.edit(state, "init", overlapping_edit(state))
+    assert statuses(state)["compute"] == "failed" and len(state.conflicts) == 1
+    text = kernel(state, "compute")
+    assert "<<<<<<< your edit" in text and "my own Process loop" in text
+    with pytest.raises(SessionError, match="failed and cannot be accepted"):
+        edits.accept(state, "compute")
+    edits.edit(state, "compute", keeping_regenerated(text))
+    assert statuses(state)["compute"] == "edited" and state.conflicts == []
+    assert "<<<<<<<" not in kernel(state, "align")
+
+
+def test_undo_of_an_edit_rederives_the_later_steps_and_forgets_the_edit(state):
+    before = kernel(state, "align")
+    edits.edit(state, "init", marked(state, "init", "mine"))
+    edits.undo(state, "init")
+    assert kernel(state, "align") == before
+    assert not (state.folder.path / "stages" / "02-init.edit").exists()
+    assert "init" not in manifest(state)["notebook"]["edits"]
+
+
+def test_undo_withdraws_an_acceptance_then_has_nothing_left_to_undo(state):
+    edits.accept(state, "init")
+    edits.undo(state, "init")
+    assert statuses(state)["init"] == "pending"
+    assert manifest(state)["steps"]["init"]["status"] == "pending"
+    with pytest.raises(SessionError, match="no edit or acceptance to undo"):
+        edits.undo(state, "init")
+
+
+def test_an_edit_that_changes_nothing_is_refused_and_writes_nothing(state):
+    before = (state.folder.path / "ascendcraft.json").read_text()
+    with pytest.raises(SessionError, match=r"the edit does not change pass 2 \(init\)"):
+        edits.edit(state, "init", kernel(state, "init"))
+    assert (state.folder.path / "ascendcraft.json").read_text() == before
+    assert not (state.folder.path / "stages" / "02-init.edit").exists()
+
+
+def test_an_edit_of_a_step_with_several_files_names_the_file(state):
+    with pytest.raises(SessionError, match="changed 6 files: name the one you edit"):
+        edits.edit(state, "host", "int x;\n")
+    with pytest.raises(SessionError, match="has no file host/nope.cpp"):
+        edits.edit(state, "host", {"host/nope.cpp": "int x;\n"})
+
+
+def test_an_edit_made_for_an_earlier_draft_says_so(state, dsl):
+    edits.edit(state, "init", marked(state, "init", "mine"))
+    redrafted = opened(state.folder.path, dsl.replace("0.5 * xu", "xu * 0.5"))
+    assert redrafted.step("init").status == "edited"
+    assert any("earlier DSL draft" in n for n in redrafted.step("init").notes)
+
+
+def test_a_later_edit_of_an_earlier_step_is_named_on_the_edited_step_it_does_not_reach(state):
+    """Issue 40's case today: an edited step replaces its output, so a later edit of an earlier
+    step does not reach it; the note says so (the edit is kept, not dropped)."""
+    edits.edit(state, "compute", marked(state, "compute", "mine in compute"))
+    edits.edit(state, "init", marked(state, "init", "mine in init"))
+    notes = state.step("compute").notes
+    assert any("your later edit of init is not in this edited step" in n for n in notes)
+    assert "mine in compute" in kernel(state, "align")
+    assert set(manifest(state)["notebook"]["edits"]) == {"init", "compute"}
+
+
+def test_regenerate_drops_the_edit_and_says_the_rule_engine_gives_the_same_output(state):
+    generated = kernel(state, "init")
+    edits.edit(state, "init", marked(state, "init", "mine"))
+    edits.regenerate(state, "init")
+    assert statuses(state)["init"] == "pending" and kernel(state, "init") == generated
+    assert any("deterministic" in n for n in state.notes)
+
+
+def test_a_hand_edit_of_the_project_is_refused_then_adopted_as_an_edit_of_the_last_pass(state):
+    shipped = state.folder.path / "ascendc" / KERNEL
+    shipped.write_text(shipped.read_text() + "// by hand\n")
+    with pytest.raises(SessionError, match="changed by hand since ascendcraft wrote it"):
+        lower(state)
+    assert shipped.read_text().endswith("// by hand\n")          # refused, and kept
+    edits.adopt(state)
+    assert statuses(state)["align"] == "edited"
+    assert (state.folder.path / "stages" / "04-align.edit" / KERNEL).read_text().endswith("// by hand\n")
+    assert any("adopted the hand edit of kernel/gelu_kernel.cpp" in n for n in state.notes)
+
+
+def test_edit_notes_are_empty_for_a_step_that_is_not_edited(state):
+    assert edit_store.edit_notes(state.step("init").step, {"init": {"dsl_hash": "other"}}, state.dsl) == []
+
+
+def test_a_check_is_recorded_once_with_its_fields_in_the_records_order(state):
+    files = state.folder.project_files()
+    fields = {"timings": {"verify_s": 1.0}, "summary": "s", "correct": True, "message": "m", "backend": "emulator",
+              "run": {"status": "ok"}, "seed": 0, "soc": state.soc, "detail": "", "max_abs_err": 0.0,
+              "max_rel_err": float("nan")}
+    result = record_check(state, fields, {"dim": 3}, files)
+    records = list((state.folder.path / "runs").glob("*.json"))
+    assert len(records) == 1 and str(records[0]) == result.path
+    record = json.loads(records[0].read_text())
+    assert list(record) == [k for k in RECORD_FIELDS if k in record] and "cases" not in record
+    assert record["overrides"] == {"dim": 3} and record["project_hash"] == state.folder.project_hash(files)
+    assert result.correct and result.max_rel_err is None and state.result is result
+    assert state.timings["verify_s"] == 1.0

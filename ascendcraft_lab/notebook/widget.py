@@ -21,7 +21,7 @@ import ipywidgets as w
 
 from . import render
 from ..session import Session as LabSession, SessionError as LabError
-from .comm import profile
+from .profile import profile
 from .viewmodel import PIPELINE_ACTIONS, STEP_ACTIONS, ViewModel, view_model
 
 PANE_HEIGHT = "460px"

@@ -1,6 +1,8 @@
 """The ipywidgets view: its buttons and editor drive the LabSession, and it redraws after every change."""
 from __future__ import annotations
 
+import pytest
+
 from ascendcraft_lab.notebook.widget import PipelineView
 
 KERNEL = "kernel/gelu_kernel.cpp"
@@ -71,3 +73,13 @@ def test_focus_on_a_dsl_line_dims_the_others_and_show_all_lifts_the_cap(lab):
     assert "opacity:0.35" in view.dsl_pane.value and "outline:1px solid" in view.dsl_pane.value
     view.show_all.value = True
     assert view._limit() > 200
+
+
+@pytest.mark.heavy      # runs the kernel traced on the emulator (a C++ compile)
+def test_profile_button_shows_the_estimated_profile_once_every_step_is_reviewed(lab):
+    view = PipelineView(lab)
+    assert view.profile_button.disabled and "accept or edit every step" in view.profile_button.tooltip
+    lab.accept_all()
+    assert not view.profile_button.disabled and "ESTIMATED" in view.profile_button.tooltip
+    view.profile_button.click()
+    assert "ESTIMATED profile of gelu" in view.message.value and not view.profile_button.disabled

@@ -13,9 +13,12 @@ the session by its folder, as the pipeline payload gives it (`session.folder`):
 | `undo`       | `step`                                  | `payload`                         |
 | `regenerate` | `step`                                  | `payload`                         |
 | `compile`    | `backend` (default `emulator`)          | `payload` (its `verdict`)         |
-| `profile`    |                                         | `payload`, `profile` (text: the ESTIMATED profile; the measured one on an NPU host), `timeline` (the first blocks' pipe spans: `perf.report.timeline_data`) |
+| `profile`    |                                         | `payload`, `profile`, `timeline`  |
 | `fetch_body` | `step`, `path`, `side` (before / after / final / dsl), `full` | `body`      |
 | `bundle`     |                                         | `bundle`: the cell's MIME bundle  |
+
+`profile` is the ESTIMATED profile as text (the measured one after it on an NPU host) and
+`timeline` the first blocks' pipe spans (`perf.report.timeline_data`); see profile.py.
 
 `payload` is `payload.pipeline_payload(lab)` with every pass body left out (`omitted: true`):
 the view fetches the bodies of the pass it shows with `fetch_body`, so a browser never holds

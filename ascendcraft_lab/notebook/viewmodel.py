@@ -180,14 +180,14 @@ def _pass(s) -> str:
 
 def _accept(s, ran: list) -> Action:
     does = f"accept {_pass(s)} as generated"
-    why = {
-        "pending": "",
-        "accepted": f"{_pass(s)} is already accepted (Undo withdraws the acceptance)",
-        "edited": f"your edit is the output of {_pass(s)}: there is nothing to accept (Undo drops the edit)",
-        "unchanged": f"{_pass(s)} changed nothing: there is nothing to accept",
-        "failed": f"a failed step cannot be accepted: {_fix(s, ran)}",
-    }[s.status]
-    return Action(not why, does, why)
+    if s.status == "pending":
+        return Action(True, does)
+    if s.status == "failed":
+        return Action(False, does, f"a failed step cannot be accepted: {_fix(s, ran)}")
+    why = {"accepted": f"{_pass(s)} is already accepted (Undo withdraws the acceptance)",
+           "edited": f"your edit is the output of {_pass(s)}: there is nothing to accept (Undo drops the edit)",
+           "unchanged": f"{_pass(s)} changed nothing: there is nothing to accept"}[s.status]
+    return Action(False, does, why)
 
 
 def _edit(s, files: tuple[FileChange, ...]) -> Action:
@@ -230,6 +230,8 @@ def _fix(s, ran: list) -> str:
     earlier = next((e for e in ran if e.number < s.number and e.status == "failed"), None)
     if earlier is not None:        # an earlier pass's errors count again at every later step
         return f"{_pass(earlier)} failed before it: mend that step first"
+    if not s.diffs:                # the pass could not lower the draft: there is no output to edit
+        return "change the DSL draft (the pass could not lower it, so it made no output to edit)"
     return "change the DSL draft, or edit the step so its checks pass"
 
 

@@ -95,6 +95,16 @@ def test_passes_that_did_not_run_say_why(folder, gelu_dsl, gelu_ref):
     assert "--until" in vm.actions["profile"].why_not
 
 
+def test_a_pass_that_cannot_lower_the_draft_offers_no_edit_and_says_to_change_the_draft(folder, gelu_dsl):
+    # Ascend310P has no DataCopyPad: the align pass cannot lower a tail it cannot prove aligned.
+    lab = LabSession.open(folder, gelu_dsl, soc="Ascend310P")
+    align = view_model(lab).step("align")
+    assert align.status == "failed" and not align.files
+    assert not align.actions["edit"].enabled and not align.actions["undo"].enabled
+    assert align.actions["accept"].why_not == ("a failed step cannot be accepted: change the DSL draft "
+                                               "(the pass could not lower it, so it made no output to edit)")
+
+
 def test_the_payload_carries_the_view_model(lab):
     lab.accept("host")
     doc, vm = pipeline_payload(lab), view_model(lab).to_json()

@@ -5,6 +5,9 @@
 #   extension/build.sh            build if any source is newer than the build, else do nothing
 #   FORCE=1 extension/build.sh    build anyway
 #   PYTHON=/path/to/python ...    the environment to use (default: .venv/bin/python, else python3)
+#   ASCENDCRAFT_NO_LINK=1 ...     build only: leave the environment's labextensions alone (a second
+#                                 checkout sharing one venv; `ascendcraft lab` and the browser tests
+#                                 load this checkout's build through extra_labextensions_path)
 #
 # Offline-safe: packages come only from the npm registry that npm is configured with (read at
 # run time, never written into a file), at the exact versions of yarn.lock; with CI set, yarn
@@ -34,6 +37,10 @@ done
 link_into_environment() {
   # What `jupyter labextension develop` does: the environment's JupyterLab finds the build.
   local prefix dest
+  if [ "${ASCENDCRAFT_NO_LINK:-0}" = 1 ]; then
+    echo "build.sh: ASCENDCRAFT_NO_LINK=1: not linking the build into the environment"
+    return
+  fi
   prefix="$("$PY" -c 'import sys; print(sys.prefix if sys.prefix != sys.base_prefix else "")')"
   if [ -z "$prefix" ]; then
     echo "build.sh: not a virtual environment: not linking (ascendcraft lab adds the build to JupyterLab's path itself)"

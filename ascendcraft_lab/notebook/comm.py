@@ -13,9 +13,12 @@ the session by its folder, as the pipeline payload gives it (`session.folder`):
 | `undo`       | `step`                                  | `payload`                         |
 | `regenerate` | `step`                                  | `payload`                         |
 | `compile`    | `backend` (default `emulator`)          | `payload` (its `verdict`)         |
-| `profile`    |                                         | `payload`, `profile` (text: the ESTIMATED profile; the measured one on an NPU host), `timeline` (the first blocks' pipe spans: `perf.report.timeline_data`) |
+| `profile`    |                                         | `payload`, `profile`, `timeline`  |
 | `fetch_body` | `step`, `path`, `side` (before / after / final / dsl), `full` | `body`      |
 | `bundle`     |                                         | `bundle`: the cell's MIME bundle  |
+
+`profile` is the ESTIMATED profile as text (the measured one after it on an NPU host) and
+`timeline` the first blocks' pipe spans (`perf.report.timeline_data`); see profile.py.
 
 `payload` is `payload.pipeline_payload(lab)` with every pass body left out (`omitted: true`):
 the view fetches the bodies of the pass it shows with `fetch_body`, so a browser never holds
@@ -44,11 +47,10 @@ from typing import Any
 
 from IPython import get_ipython
 
-from ..session import SessionError
-from ..session.npu import ProfileFailed, npu_refusal, profile_session
 from .display import mimebundle
 from .lab import LabError, LabSession, find_session, remember
 from .payload import MAX_BODY_CHARS, body, pipeline_payload
+from .profile import profile
 
 TARGET = "ascendcraft.pipeline"
 PROTOCOL_VERSION = 1
@@ -93,26 +95,6 @@ def fetch_body(lab: LabSession, side: str, path: str | None = None, step: str | 
         return {"text": "", "lines": 0, "shown_lines": 0, "truncated": False, "omitted": False, "dsl_lines": [],
                 "missing": True}
     return body(bundle.files[path], bundle.source_map.get(path, ()), cap)
-
-
-def profile(lab: LabSession) -> tuple[str, dict]:
-    """The session's ESTIMATED profile (offline: the pipe model of the emulator's trace) as text,
-    and on an NPU host the measured one after it; and the pipe timelines of the first blocks as
-    data (the extension draws them as SVG)."""
-    if not lab.ready:
-        raise LabError("error: profile needs every step accepted or edited, as compile does")
-    try:
-        estimate = lab.estimate()
-    except SessionError as exc:
-        raise LabError(str(exc)) from None
-    text, timeline = estimate.text(timelines=0), estimate.timeline()
-    reason = npu_refusal("profile")
-    if reason:
-        return f"{text}\nmeasured profile: not here ({reason})", timeline
-    try:
-        return f"{text}\n\n{profile_session(lab.folder.path).text()}", timeline
-    except ProfileFailed as exc:
-        raise LabError(f"error: {exc}") from None
 
 
 class PipelineChannel:

@@ -8,14 +8,18 @@ the tutorials' session folders land in `<notebooks>/ascendcraft-sessions/`.
 
 The extension ships prebuilt in the wheel (share/jupyter/labextensions/ascendcraft-lab). In a
 source checkout that was not installed as a wheel, the build from `extension/build.sh` sits in
-`ascendcraft_lab/labextension/`: it is added to JupyterLab's extension path for this run.
+`ascendcraft_lab/labextension/`: it is added to JupyterLab's extension path for this run, through
+a folder that holds it under the extension's name (`checkout_labextensions`).
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 from pathlib import Path
+
+from ..config import cache_dir
 
 PACKAGE = Path(__file__).resolve().parents[1]
 BUILT = PACKAGE / "labextension"
@@ -38,14 +42,33 @@ def extension_installed() -> bool:
     return any((Path(p) / EXTENSION_NAME / "package.json").is_file() for p in jupyter_path("labextensions"))
 
 
+def checkout_labextensions(built: Path | None = None) -> Path:
+    """A labextensions folder that holds this checkout's build as `ascendcraft-lab/` (a link).
+
+    JupyterLab reads an extension's metadata from any `<folder>/<any>/package.json`, but serves
+    its files from `<folder>/<name>/`: the package folder itself (which holds the build as
+    `labextension/`) would name files the server then cannot find. One folder per checkout, in
+    the user's cache, made once and replaced atomically.
+    """
+    built = (built or BUILT).resolve()
+    folder = cache_dir() / "labextensions" / hashlib.sha256(str(built).encode()).hexdigest()[:12]
+    link = folder / EXTENSION_NAME
+    if not (link.is_symlink() and link.resolve() == built):
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{EXTENSION_NAME}.{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(built, target_is_directory=True)
+        os.replace(tmp, link)
+    return folder
+
+
 def lab_argv(notebooks: Path, extra: list[str]) -> list[str]:
     """The `jupyter lab` arguments for this run."""
     argv = [f"--ServerApp.root_dir={notebooks}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0 and not any(a.startswith("--allow-root") for a in extra):
         argv.append("--allow-root")          # containers and CI run as root; Jupyter refuses it by default
     if not extension_installed() and (BUILT / "package.json").is_file():
-        # JupyterLab looks for <dir>/<any>/package.json: the package folder holds labextension/.
-        argv.append(f"--LabApp.extra_labextensions_path={PACKAGE}")
+        argv.append(f"--LabApp.extra_labextensions_path={checkout_labextensions()}")
     return argv + extra
 
 

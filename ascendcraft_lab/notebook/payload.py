@@ -1,7 +1,9 @@
 """`application/vnd.ascendcraft.pipeline+json`: the pipeline as data, a projection of `LabSession`.
 
-Python computes every fact (statuses, diffs' before/after text, source maps, colours, the
-verdict); a renderer (the JupyterLab extension) only draws it. The shape is documented in
+Python computes every fact (statuses, which actions are open and why, diffs' before/after text,
+source maps, colours, the verdict); a renderer (the JupyterLab extension) only draws it. The
+steps, their states and actions are the view model (viewmodel.py) that the ipywidgets view and
+the static HTML render too; this module adds the text bodies. The shape is documented in
 `schema.json` beside this file and in docs/pipeline-mime.md. Bodies are capped: a text longer
 than `max_body_chars` is cut at a line end and flagged `truncated`, and when the whole payload
 would pass `max_total_chars` the largest bodies are dropped (`omitted`) first — a browser must
@@ -13,11 +15,11 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..passes.pipeline import PIPELINE
 from .render import PALETTE, dsl_color, used_dsl_lines
+from .viewmodel import view_model
 
 MIME_TYPE = "application/vnd.ascendcraft.pipeline+json"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2         # 2: the view model (actions, label, unchanged, status, review_next)
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 MAX_BODY_CHARS = 200_000
 MAX_TOTAL_CHARS = 2_000_000
@@ -39,39 +41,18 @@ def body(text: str | None, dsl_lines: Sequence[int], max_chars: int = MAX_BODY_C
             "dsl_lines": [int(x) for x in list(dsl_lines)[:len(shown)]]}
 
 
-def _finding(f, dsl: str) -> dict:
-    return {**f.to_json(), "text": f.render("kernel.dsl.py", dsl)}
-
-
 def pipeline_payload(lab, *, max_body_chars: int = MAX_BODY_CHARS, max_total_chars: int = MAX_TOTAL_CHARS) -> dict:
-    """The JSON document for one LabSession (see schema.json)."""
-    passes = []
-    for s in lab.steps:
-        before = s.previous
-        files = []
-        for d in s.diffs:
-            b = before.files.get(d.path) if before else None
-            a = s.bundle.files.get(d.path)
-            files.append({
-                "path": d.path, "change": "added" if b is None else "removed" if a is None else "modified",
-                "added": d.added, "removed": d.removed,
-                "before": body(b, before.source_map.get(d.path, ()) if before else (), max_body_chars),
-                "after": body(a, s.bundle.source_map.get(d.path, ()), max_body_chars),
-            })
-        passes.append({
-            "number": s.number, "name": s.name, "status": s.status, "stat": s.stat,
-            "added": sum(d.added for d in s.diffs), "removed": sum(d.removed for d in s.diffs),
-            "engine": s.engine, "seconds": round(s.seconds, 6), "reason": s.spec.reason, "explain": s.spec.explain,
-            "findings": [_finding(f, lab.dsl) for f in s.findings],
-            "conflicts": [{"path": c.path, "line": c.line, "ours": list(c.ours), "theirs": list(c.theirs)}
-                          for c in s.conflicts],
-            "notes": list(s.notes), "files": files, "report": s.report,
-        })
-    for spec in PIPELINE[len(lab.steps):]:
-        passes.append({"number": spec.number, "name": spec.name, "status": "not-run", "stat": "", "added": 0,
-                       "removed": 0, "engine": lab.engine, "seconds": 0.0, "reason": spec.reason,
-                       "explain": spec.explain, "findings": [], "conflicts": [], "notes": [], "files": [],
-                       "report": None})
+    """The JSON document for one LabSession (see schema.json): its view model plus the text bodies."""
+    model = view_model(lab).to_json()
+    ran = {s.name: s for s in lab.steps}
+    for p in model["passes"]:
+        s = ran.get(p["name"])
+        before = s.previous if s is not None else None
+        for f in p["files"]:
+            b = before.files.get(f["path"]) if before else None
+            a = s.bundle.files.get(f["path"])
+            f["before"] = body(b, before.source_map.get(f["path"], ()) if before else (), max_body_chars)
+            f["after"] = body(a, s.bundle.source_map.get(f["path"], ()), max_body_chars)
     final = lab.final
     r = lab.result
     used = sorted(used_dsl_lines(lab))
@@ -80,11 +61,15 @@ def pipeline_payload(lab, *, max_body_chars: int = MAX_BODY_CHARS, max_total_cha
         "session": {"name": lab.name, "folder": str(lab.folder.path), "kernel": _kernel_name(lab), "soc": lab.soc,
                     "engine": lab.engine, "until": lab.until,
                     "reference": "reference.py" if lab.reference is not None else None},
-        "dsl": {"path": "kernel.dsl.py", **body(lab.dsl, list(range(1, len(lab.dsl.splitlines()) + 1)), max_body_chars)},
-        "passes": passes,
-        "final": None if final is None else {"files": [{"path": p, "body": body(t, final.source_map.get(p, ()), max_body_chars)}
-                                                       for p, t in final.files.items()]},
-        "ready": lab.ready,
+        "dsl": {"path": "kernel.dsl.py", **body(lab.dsl, range(1, len(lab.dsl.splitlines()) + 1), max_body_chars)},
+        "passes": model["passes"],
+        "final": None if final is None else {
+            "files": [{"path": p, "body": body(t, final.source_map.get(p, ()), max_body_chars)}
+                      for p, t in final.files.items()]},
+        "ready": model["ready"],
+        "actions": model["actions"],
+        "status": model["status"],
+        "review_next": model["review_next"],
         "verdict": None if r is None else {
             "correct": r.correct, "message": r.message, "summary": r.summary, "detail": r.detail,
             "backend": r.backend, "soc": r.soc, "max_abs_err": r.max_abs_err, "max_rel_err": r.max_rel_err,

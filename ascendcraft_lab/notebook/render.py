@@ -1,6 +1,7 @@
 """HTML for the pipeline: highlighted code panes coloured by DSL line, diffs, and the static page.
 
-Shared by the ipywidgets view and the static `text/html` fallback. Styles are inline (no
+Shared by the ipywidgets view and the static `text/html` fallback. The pass list, the statuses
+and the status line are the view model's (viewmodel.py), as in the extension. Styles are inline (no
 `<style>`, no classes, no script) so the page survives nbconvert and GitHub's sanitiser. Every
 line carries the colour of the DSL line it came from — the same colour for a DSL line and all
 its C++ lines — and a tooltip quoting that DSL line. Long lines wrap, indented past the line
@@ -16,13 +17,14 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .lexer import lexer_for
+from .viewmodel import view_model
 
 # Light, distinct backgrounds; DSL line n takes PALETTE[(n - 1) % len(PALETTE)], 0 (boilerplate) none.
 PALETTE = ("#fde2e4", "#e2ece9", "#dfe7fd", "#fff1c1", "#e8dff5", "#d7f3f5", "#fce1c8", "#e4f4d7",
            "#f5d9ec", "#dbe9f6", "#f1ecd9", "#d9f0e3")
 STATUS_COLORS = {"pending": "#9e9e9e", "accepted": "#2e7d32", "edited": "#1565c0", "failed": "#c62828",
-                 "unchanged": "#bdbdbd"}
-STATUS_MARKS = {"pending": "○", "accepted": "✓", "edited": "✎", "failed": "✗", "unchanged": "·"}
+                 "unchanged": "#bdbdbd", "not-run": "#bdbdbd"}
+STATUS_MARKS = {"pending": "○", "accepted": "✓", "edited": "✎", "failed": "✗", "unchanged": "·", "not-run": "–"}
 DEFAULT_LINES = 200        # lines shown before "show all"
 HARD_CHARS = 120_000       # source characters a pane ever holds; beyond: "open the file"
 MONO = "font-family:SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;line-height:1.45"
@@ -154,7 +156,8 @@ def _row(r: Row, dsl_source: Sequence[str], focus: int) -> str:
               f'padding-right:6px;user-select:none">{number or ""}</span>')
     mark = (f'<span style="{MARK_STYLE[r.kind]};flex:none;width:2ch;user-select:none">'
             f'{r.kind if r.kind != " " else " "}</span>')
-    return f'<div style="{";".join(s for s in style if s)}"{title}>{gutter}{mark}<span style="{WRAP}">{r.html or " "}</span></div>'
+    text = f'<span style="{WRAP}">{r.html or " "}</span>'
+    return f'<div style="{";".join(s for s in style if s)}"{title}>{gutter}{mark}{text}</div>'
 
 
 def dsl_rows(dsl: str) -> list[Row]:
@@ -171,7 +174,8 @@ def used_dsl_lines(lab) -> set[int]:
     return lines
 
 
-def dsl_pane(lab, *, focus: int = 0, limit_lines: int = DEFAULT_LINES, expandable: bool = True, max_height: str = "") -> str:
+def dsl_pane(lab, *, focus: int = 0, limit_lines: int = DEFAULT_LINES, expandable: bool = True,
+             max_height: str = "") -> str:
     used = used_dsl_lines(lab)
     rows = [r if r.dsl_line in used else Row(r.kind, r.old, r.new, r.html, 0, r.chars) for r in dsl_rows(lab.dsl)]
     # Keep the tooltip off for the draft itself: a line quoting itself adds nothing.
@@ -190,7 +194,8 @@ def step_diff_panes(lab, step, *, focus: int = 0, limit_lines: int = DEFAULT_LIN
         rows = diff_rows(d.path, b_text, a_text, before.source_map.get(d.path, ()) if before else (),
                          step.bundle.source_map.get(d.path, ()))
         parts.append(f'<div style="{MONO};font-weight:bold;margin:6px 0 2px">{html.escape(d.path)} '
-                     f'<span style="color:#2e7d32">+{d.added}</span> <span style="color:#c62828">-{d.removed}</span></div>'
+                     f'<span style="color:#2e7d32">+{d.added}</span> '
+                     f'<span style="color:#c62828">-{d.removed}</span></div>'
                      + pane(rows, dsl_source=src, limit_lines=limit_lines, focus=focus, expandable=expandable,
                             max_height=max_height))
     return "".join(parts) or f'<div style="color:#9e9e9e">pass {step.number} changed nothing</div>'
@@ -203,44 +208,57 @@ def file_pane(lab, bundle, path: str, *, focus: int = 0, limit_lines: int = DEFA
                 max_height=max_height)
 
 
-def status_badge(status: str) -> str:
+def status_badge(status: str, label: str | None = None) -> str:
     color = STATUS_COLORS.get(status, "#9e9e9e")
     return (f'<span style="color:{color};font-weight:bold" title="{status}">{STATUS_MARKS.get(status, "?")} '
-            f'{status}</span>')
+            f'{html.escape(label or status)}</span>')
 
 
-def explain_html(lab, step) -> str:
-    """What the pass did and why, its findings and conflicts, and notes (for the selected step)."""
-    parts = [f'<div style="font-weight:bold">pass {step.number} · {step.name} — {status_badge(step.status)} '
-             f'<span style="color:#616161;font-weight:normal">{step.stat}, {step.seconds * 1000:.1f} ms, '
-             f'{html.escape(step.engine)} engine</span></div>',
-             f'<div style="margin:4px 0"><i>{html.escape(step.spec.reason)}.</i></div>',
-             f'<div style="margin:4px 0;color:#37474f">{html.escape(step.spec.explain)}</div>']
-    if step.name in ("host", "init") and lab.tiling:
-        parts.append(f'<pre style="{MONO};background:#fafafa;padding:4px;margin:4px 0">{html.escape(lab.tiling_text())}</pre>')
-    for f in step.findings:
-        parts.append(f'<pre style="{MONO};color:#b71c1c;background:#ffebee;padding:4px;margin:4px 0;white-space:pre-wrap">'
-                     f'{html.escape(f.render("kernel.dsl.py", lab.dsl))}</pre>')
-    for c in step.conflicts:
-        parts.append(f'<div style="color:#e65100">conflict in {html.escape(c.path)}:{c.line}: your edit and the '
-                     f'regenerated text overlap; both are kept between <code>&lt;&lt;&lt;&lt;&lt;&lt;&lt;</code> markers — '
-                     f'edit pass {step.number} to resolve it, or undo the earlier edit</div>')
-    for n in step.notes:
+def explain_html(lab, view) -> str:
+    """What the pass did and why, its findings and conflicts, and notes (a StepView of the selected step)."""
+    timing = f", {view.seconds * 1000:.1f} ms, {html.escape(view.engine)} engine" if view.status != "not-run" else ""
+    badge = status_badge(view.status, view.label)
+    parts = [f'<div style="font-weight:bold">pass {view.number} · {view.name} — {badge} '
+             f'<span style="color:#616161;font-weight:normal">{view.stat or "not run"}{timing}</span></div>',
+             f'<div style="margin:4px 0"><i>{html.escape(view.reason)}.</i></div>',
+             f'<div style="margin:4px 0;color:#37474f">{html.escape(view.explain)}</div>']
+    if view.name in ("host", "init") and lab.tiling:
+        parts.append(f'<pre style="{MONO};background:#fafafa;padding:4px;margin:4px 0">'
+                     f'{html.escape(lab.tiling_text())}</pre>')
+    for f in view.findings:
+        parts.append(f'<pre style="{MONO};color:#b71c1c;background:#ffebee;padding:4px;margin:4px 0;'
+                     f'white-space:pre-wrap">{html.escape(f["text"])}</pre>')
+    for c in view.conflicts:
+        parts.append(f'<div style="color:#e65100">conflict in {html.escape(c["path"])}:{c["line"]}: your edit and the '
+                     f'regenerated text overlap; both are kept between <code>&lt;&lt;&lt;&lt;&lt;&lt;&lt;</code> '
+                     f'markers — edit pass {view.number} to resolve it, or undo the earlier edit</div>')
+    for n in view.notes:
         parts.append(f'<div style="color:#5d4037">note: {html.escape(n)}</div>')
     return "".join(parts)
 
 
-def verdict_html(lab) -> str:
+def not_run_html(view) -> str:
+    """A pass that did not run: why (the view model's reason)."""
+    return f'<div style="color:#9e9e9e">{html.escape(view.actions["accept"].why_not)}</div>'
+
+
+def status_line_html(status) -> str:
+    """The view model's status line: where the pipeline stands and what to do next."""
+    color = {"failed": "#b71c1c", "verified": "#1b5e20", "wrong": "#b71c1c", "stale": "#e65100"}.get(status.state,
+                                                                                                       "#616161")
+    return (f'<div style="color:{color}" data-status="{status.state}">'
+            f'{html.escape(status.text).replace("Compile &amp; verify", "<b>Compile &amp; verify</b>")}</div>')
+
+
+def verdict_html(lab, model=None) -> str:
+    """The last run's verdict, or before any run the view model's status line."""
+    model = model if model is not None else view_model(lab)
     r = lab.result
     if r is None:
-        if lab.ready:
-            return '<div style="color:#616161">every step is reviewed: <b>Compile &amp; verify</b> runs it on the emulator</div>'
-        todo = [s.name for s in lab.steps if s.status not in ("accepted", "edited", "unchanged")]
-        return (f'<div style="color:#616161">to compile &amp; verify, accept or edit every step first'
-                f'{" (" + ", ".join(todo) + ")" if todo else ""}</div>')
+        return status_line_html(model.status)
     color, bg = ("#1b5e20", "#e8f5e9") if r.correct else ("#b71c1c", "#ffebee")
-    stale = '' if r.current else '<div style="color:#e65100">stale: the steps changed since this run</div>'
-    detail = (f'<pre style="{MONO};white-space:pre-wrap;margin:4px 0">{html.escape(r.detail)}</pre>' if r.detail else "")
+    stale = "" if r.current else status_line_html(model.status)
+    detail = f'<pre style="{MONO};white-space:pre-wrap;margin:4px 0">{html.escape(r.detail)}</pre>' if r.detail else ""
     timing = ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in r.timings.items())
     return (f'<div style="border-left:4px solid {color};background:{bg};padding:6px 8px;margin:4px 0">'
             f'<div style="color:{color};font-weight:bold">{"✓ verified" if r.correct else "✗ not verified"} '
@@ -249,20 +267,25 @@ def verdict_html(lab) -> str:
             f'<div style="color:#757575;font-size:11px">{html.escape(timing)}</div></div>')
 
 
-def pass_table(lab) -> str:
+def pass_table(model) -> str:
+    """The four passes as the view model lists them (a pass that did not run says why)."""
     def row(cells: list, last: str, attrs: str = "") -> str:
         # Short cells ("1.4 ms", "✓ accepted") stay on one line; only the description wraps.
         return (f"<tr{attrs}>" + "".join(f'<td style="padding:1px 8px;white-space:nowrap">{c}</td>' for c in cells)
                 + f'<td style="padding:1px 8px">{last}</td></tr>')
 
-    rows = [row([s.number, f"<b>{s.name}</b>", status_badge(s.status),
-                 f'<span style="{MONO}"><span style="color:#2e7d32">+{sum(d.added for d in s.diffs)}</span> '
-                 f'<span style="color:#c62828">-{sum(d.removed for d in s.diffs)}</span></span>',
-                 f"{s.seconds * 1000:.1f} ms"], html.escape(s.spec.reason)) for s in lab.steps]
-    from ..passes.pipeline import PIPELINE
-    rows += [row([spec.number, spec.name, "not run", "", ""], f"--until {html.escape(str(lab.until))}",
-                 ' style="color:#9e9e9e"') for spec in PIPELINE[len(lab.steps):]]
-    head = "".join(f'<th style="padding:1px 8px">{h}</th>' for h in ("#", "pass", "status", "lines", "time", "what it adds"))
+    rows = []
+    for s in model.steps:
+        if s.status == "not-run":
+            rows.append(row([s.number, s.name, html.escape(s.label), "", ""], html.escape(s.actions["accept"].why_not),
+                            ' style="color:#9e9e9e"'))
+            continue
+        rows.append(row([s.number, f"<b>{s.name}</b>", status_badge(s.status, s.label),
+                         f'<span style="{MONO}"><span style="color:#2e7d32">+{s.added}</span> '
+                         f'<span style="color:#c62828">-{s.removed}</span></span>',
+                         f"{s.seconds * 1000:.1f} ms"], html.escape(s.reason)))
+    head = "".join(f'<th style="padding:1px 8px">{h}</th>'
+                   for h in ("#", "pass", "status", "lines", "time", "what it adds"))
     return f'<table style="border-collapse:collapse;text-align:left"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
@@ -275,12 +298,14 @@ def header_html(lab) -> str:
 
 def static_html(lab, *, limit_lines: int = DEFAULT_LINES) -> str:
     """The whole pipeline as one self-contained page (for nbconvert, GitHub, and as a fallback)."""
-    parts = [f'<div style="font-family:system-ui,sans-serif;font-size:13px">{header_html(lab)}', pass_table(lab),
+    model = view_model(lab)
+    parts = [f'<div style="font-family:system-ui,sans-serif;font-size:13px">{header_html(lab)}', pass_table(model),
              f'<details open><summary style="cursor:pointer"><b>DSL draft</b> (kernel.dsl.py)</summary>'
              f"{dsl_pane(lab, limit_lines=limit_lines)}</details>"]
     for s in lab.steps:
+        view = model.step(s.name)
         parts.append(f'<details><summary style="cursor:pointer"><b>pass {s.number} · {s.name}</b> '
-                     f"{status_badge(s.status)} {s.stat}</summary>{explain_html(lab, s)}"
+                     f"{status_badge(view.status, view.label)} {s.stat}</summary>{explain_html(lab, view)}"
                      f"{step_diff_panes(lab, s, limit_lines=limit_lines)}</details>")
     final = lab.final
     if final is not None:
@@ -288,6 +313,6 @@ def static_html(lab, *, limit_lines: int = DEFAULT_LINES) -> str:
                         f"{file_pane(lab, final, p, limit_lines=limit_lines)}</details>" for p in final.files)
         parts.append(f'<details><summary style="cursor:pointer"><b>final AscendC project</b> '
                      f"({len(final.files)} files)</summary>{files}</details>")
-    parts.append(verdict_html(lab))
+    parts.append(verdict_html(lab, model))
     parts.append("</div>")
     return "".join(parts)

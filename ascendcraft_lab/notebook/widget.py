@@ -1,21 +1,28 @@
 """`PipelineView`: the ipywidgets view of a `LabSession` (JupyterLab without the extension, VS Code, Notebook 7).
 
 Layout: a pass list (status, `+N -M`, time; up/down keys move between steps) beside what the
-selected pass did and why; Accept / Edit / Undo / Regenerate / Compile & verify; three panes —
-the DSL draft | the selected step's diff | the final AscendC (a tab per file, rendered when
-opened) — every line coloured by the DSL line it came from; a "DSL line" picker that outlines
-one line's relatives in all three panes; "show all lines" lifts the pane cap. Buttons call the
-LabSession; a `LabError` lands in the message area, never as a traceback. The view refreshes
-whenever the session changes, whoever changed it.
+selected pass did and why; Accept / Edit / Undo / Regenerate / Compile & verify / Profile; three
+panes — the DSL draft | the selected step's diff | the final AscendC (a tab per file, rendered
+when opened) — every line coloured by the DSL line it came from; a "DSL line" picker that
+outlines one line's relatives in all three panes; "show all lines" lifts the pane cap.
+
+It renders the view model (viewmodel.py), as the JupyterLab extension and the static HTML do:
+the list's statuses, which buttons are open and their tooltips (what a button does, or why it
+is closed) are the model's, never decided here. Buttons call the LabSession; a `LabError`
+lands in the message area, never as a traceback. The view refreshes whenever the session
+changes, whoever changed it.
 """
 from __future__ import annotations
 
 import html
+from contextlib import contextmanager
 
 import ipywidgets as w
 
 from . import render
 from ..session import Session as LabSession, SessionError as LabError
+from .profile import profile
+from .viewmodel import PIPELINE_ACTIONS, STEP_ACTIONS, ViewModel, view_model
 
 PANE_HEIGHT = "460px"
 HARD_LINES = 5000
@@ -24,20 +31,27 @@ HARD_LINES = 5000
 class PipelineView:
     def __init__(self, lab: LabSession):
         self.lab = lab
-        self.selected = lab.steps[0].name if lab.steps else None
+        self.model: ViewModel = view_model(lab)
+        self.selected = self.model.review_next or self.model.steps[0].name
         self.header = w.HTML()
         self.steps_list = w.Select(options=[], rows=5, layout=w.Layout(width="264px"),
                                    style={"description_width": "0px"})
         self.explain = w.HTML(layout=w.Layout(flex="1 1 auto", padding="0 0 0 10px", overflow="hidden"))
-        self.accept_button = w.Button(description="Accept", icon="check", tooltip="accept the selected step as generated")
+        self.accept_button = w.Button(description="Accept", icon="check",
+                                      tooltip="accept the selected step as generated")
         self.edit_button = w.Button(description="Edit", icon="pencil", tooltip="edit the selected step's output")
         self.undo_button = w.Button(description="Undo", icon="undo", tooltip="drop the edit or the acceptance")
         self.regenerate_button = w.Button(description="Regenerate", icon="refresh", tooltip="run the pass again")
         self.compile_button = w.Button(description="Compile & verify", icon="play", button_style="primary",
                                        tooltip="compile on the emulator and compare with PyTorch",
                                        layout=w.Layout(width="auto"))
+        self.profile_button = w.Button(description="Profile", icon="tachometer", tooltip="the ESTIMATED profile",
+                                       layout=w.Layout(width="auto"))
         for b in (self.accept_button, self.edit_button, self.undo_button, self.regenerate_button):
             b.layout = w.Layout(width="128px")
+        self.buttons = {"accept": self.accept_button, "edit": self.edit_button, "undo": self.undo_button,
+                        "regenerate": self.regenerate_button, "compile": self.compile_button,
+                        "profile": self.profile_button}
         # the editor (hidden until Edit)
         self.edit_file = w.Dropdown(description="file", layout=w.Layout(width="420px"))
         self.editor = w.Textarea(layout=w.Layout(width="100%", height="360px"))
@@ -60,7 +74,8 @@ class PipelineView:
             w.HBox([w.VBox([self.steps_list,
                             w.HBox([self.accept_button, self.edit_button]),
                             w.HBox([self.undo_button, self.regenerate_button]),
-                            self.compile_button], layout=w.Layout(flex="0 0 270px", min_width="270px")),
+                            w.HBox([self.compile_button, self.profile_button])],
+                           layout=w.Layout(flex="0 0 270px", min_width="270px")),
                     self.explain]),
             self.edit_box,
             w.HBox([self.focus, self.show_all]),
@@ -69,6 +84,7 @@ class PipelineView:
         ])
         self._final_paths: list[str] = []
         self._refreshing = False
+        self._busy = False
         self.steps_list.observe(self._on_select, names="value")
         self.final_tabs.observe(lambda _: self._render_tab(), names="selected_index")
         self.focus.observe(lambda _: self._render_panes(), names="value")
@@ -81,6 +97,7 @@ class PipelineView:
         self.save_edit_button.on_click(lambda _: self.save_edit())
         self.cancel_edit_button.on_click(lambda _: self.close_editor())
         self.compile_button.on_click(lambda _: self.compile())
+        self.profile_button.on_click(lambda _: self.profile())
         lab.on_change(lambda _: self.refresh())
         self.refresh()
 
@@ -88,10 +105,11 @@ class PipelineView:
     def refresh(self) -> None:
         """Re-read the session: pass list, explanation, panes, tabs and verdict."""
         lab = self.lab
+        self.model = view_model(lab)
         self._refreshing = True
         try:
             self.header.value = render.header_html(lab)
-            options = [(self._label(s), s.name) for s in lab.steps]
+            options = [(self._label(s), s.name) for s in self.model.steps]
             self.steps_list.options = options
             self.steps_list.rows = max(len(options), 2)
             if self.selected not in [v for _, v in options]:
@@ -113,12 +131,15 @@ class PipelineView:
                 self.final_tabs.selected_index = kernel if paths else None
         finally:
             self._refreshing = False
-        self.compile_button.disabled = not lab.ready
         self._render_panes()
-        self.verdict.value = render.verdict_html(lab)
+        self.verdict.value = render.verdict_html(lab, self.model)
 
     def _label(self, s) -> str:
-        label = f"{render.STATUS_MARKS.get(s.status, '?')} {s.number} {s.name:<8} {s.stat:>10}  {s.seconds * 1000:5.1f} ms"
+        """One line of the pass list: mark, number, name, status, `+N -M`, time (a StepView)."""
+        if s.status == "not-run":
+            return f"{render.STATUS_MARKS[s.status]} {s.number} {s.name:<8} {s.label}"
+        label = (f"{render.STATUS_MARKS[s.status]} {s.number} {s.name:<8} {s.label:<9} {s.stat:>10}  "
+                 f"{s.seconds * 1000:5.1f} ms")
         if s.report:   # the LLM engine made this step: how many tries and tokens it took
             r = s.report
             label += f"  {s.engine} {r['attempts']} tries, {r['tokens_in'] + r['tokens_out']} tok"
@@ -126,7 +147,19 @@ class PipelineView:
 
     @property
     def step(self):
-        return self.lab.step(self.selected) if self.selected else None
+        """The selected step's StepState, or None when none is selected or it did not run."""
+        ran = {s.name: s for s in self.lab.steps}
+        return ran.get(self.selected) if self.selected else None
+
+    def _render_actions(self) -> None:
+        """Every button open or closed, with its tooltip, as the view model says."""
+        selected = self.model.step(self.selected) if self.selected else None
+        for name in STEP_ACTIONS + PIPELINE_ACTIONS:
+            action = self.model.actions[name] if name in PIPELINE_ACTIONS else (
+                selected.actions[name] if selected is not None else None)
+            button = self.buttons[name]
+            button.disabled = action is None or not action.enabled or self._busy
+            button.tooltip = "select a pass" if action is None else action.title
 
     def _limit(self) -> int:
         return HARD_LINES if self.show_all.value else render.DEFAULT_LINES
@@ -135,20 +168,19 @@ class PipelineView:
         if self._refreshing:
             return
         lab, focus, limit = self.lab, self.focus.value or 0, self._limit()
-        self.dsl_pane.value = _titled("DSL draft", render.dsl_pane(lab, focus=focus, limit_lines=limit, expandable=False,
-                                                                  max_height=PANE_HEIGHT))
+        self.dsl_pane.value = _titled("DSL draft", render.dsl_pane(lab, focus=focus, limit_lines=limit,
+                                                                  expandable=False, max_height=PANE_HEIGHT))
         step = self.step
         if step is None:
-            self.diff_pane.value = _titled("diff", "")
-            self.explain.value = ""
+            view = self.model.step(self.selected) if self.selected else None
+            self.diff_pane.value = _titled("diff", render.not_run_html(view) if view is not None else "")
+            self.explain.value = render.explain_html(lab, view) if view is not None else ""
         else:
             diffs = render.step_diff_panes(lab, step, focus=focus, limit_lines=limit, expandable=False)
             self.diff_pane.value = _titled(f"pass {step.number} · {step.name}: diff",
                                            f'<div style="max-height:{PANE_HEIGHT};overflow:auto">{diffs}</div>')
-            self.explain.value = render.explain_html(lab, step)
-            self.accept_button.disabled = step.status not in ("pending",)
-            self.undo_button.disabled = step.status not in ("accepted", "edited")
-            self.regenerate_button.disabled = False
+            self.explain.value = render.explain_html(lab, self.model.step(step.name))
+        self._render_actions()
         for child in self.final_tabs.children:
             child.value = ""
         self._render_tab()
@@ -190,12 +222,13 @@ class PipelineView:
         self._say(f"pass {self.lab.step(name).number} ({name}) {done}")
 
     def open_editor(self) -> None:
+        """The editor over the files the step changed (the view model's list, as the extension's)."""
         step = self.step
-        if step is None:
+        if step is None or not self.model.step(step.name).actions["edit"].enabled:
             return
-        changed = [d.path for d in step.diffs]
-        self.edit_file.options = list(step.bundle.files)
-        self.edit_file.value = changed[0] if changed else next(iter(step.bundle.files))
+        paths = [f.path for f in self.model.step(step.name).files]
+        self.edit_file.options = paths
+        self.edit_file.value = paths[0]
         self._load_editor()
         self.edit_box.layout.display = "flex"
 
@@ -219,22 +252,43 @@ class PipelineView:
         conflicts = [c for s in later for c in s.conflicts]
         if conflicts:
             c = conflicts[0]
-            self._say(f"edit saved; {len(conflicts)} conflict(s) with regenerated later steps, first at {c.path}:{c.line} "
-                      "— both sides are kept between markers: edit that step to resolve", "error")
+            self._say(f"edit saved; {len(conflicts)} conflict(s) with regenerated later steps, first at "
+                      f"{c.path}:{c.line} — both sides are kept between markers: edit that step to resolve", "error")
         else:
-            self._say(f"edit of {path} saved; later steps re-derived and merged ({', '.join(s.name for s in later) or 'none'})")
+            names = ", ".join(s.name for s in later) or "none"
+            self._say(f"edit of {path} saved; later steps re-derived and merged ({names})")
 
     def compile(self) -> None:
         self._say("compiling on the emulator and comparing with PyTorch…", "progress")
-        self.compile_button.disabled = True
-        try:
-            result = self.lab.compile_and_verify(progress=lambda m: self._say(m, "progress"))
-        except LabError as exc:
-            self._say(str(exc), "error")
-            return
-        finally:
-            self.compile_button.disabled = not self.lab.ready
+        with self._running():
+            try:
+                result = self.lab.compile_and_verify(progress=lambda m: self._say(m, "progress"))
+            except LabError as exc:
+                self._say(str(exc), "error")
+                return
         self._say(result.message, "info" if result.correct else "error")
+
+    def profile(self) -> None:
+        """The ESTIMATED profile (and the measured one on an NPU host) in the message area."""
+        self._say("profiling: running the kernel traced on the emulator…", "progress")
+        with self._running():
+            try:
+                text, _timeline = profile(self.lab)
+            except LabError as exc:
+                self._say(str(exc), "error")
+                return
+        self._say(text)
+
+    @contextmanager
+    def _running(self):
+        """Every button closed while a long action runs (one at a time, as in the extension)."""
+        self._busy = True
+        self._render_actions()
+        try:
+            yield
+        finally:
+            self._busy = False
+            self._render_actions()
 
     def _repr_mimebundle_(self, **kwargs):
         return self.root._repr_mimebundle_(**kwargs)

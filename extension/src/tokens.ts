@@ -6,7 +6,7 @@
  */
 
 export const MIME_TYPE = 'application/vnd.ascendcraft.pipeline+json';
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 export const COMM_TARGET = 'ascendcraft.pipeline';
 export const PROTOCOL_VERSION = 1;
 /** Registers the comm target in a Python kernel; silent, leaves no name behind. */
@@ -58,13 +58,31 @@ export interface IConflict {
   theirs: string[];
 }
 
+/**
+ * One button as Python's view model decides it (ascendcraft_lab/notebook/viewmodel.py): a view
+ * shows `does` as the tooltip of an open button and `why_not` as that of a closed one.
+ */
+export interface IAction {
+  enabled: boolean;
+  does: string;
+  why_not: string;
+}
+
+export type StepActionName = 'accept' | 'edit' | 'undo' | 'regenerate';
+export type PipelineActionName = 'compile' | 'profile';
+export type ActionName = StepActionName | PipelineActionName;
+
 export interface IPass {
   number: number;
   name: string;
   status: StepStatus;
+  /** The status as a person reads it ("to review"). */
+  label: string;
   stat: string;
   added: number;
   removed: number;
+  /** The pass changed nothing: "hide unchanged" hides it (never a failed or not-run pass). */
+  unchanged: boolean;
   engine: string;
   seconds: number;
   reason: string;
@@ -73,6 +91,7 @@ export interface IPass {
   conflicts: IConflict[];
   notes: string[];
   files: IFileChange[];
+  actions: { [action in StepActionName]: IAction };
   /** Null for the rule engine; what the LLM engine did for this step. */
   report?: {
     model?: string;
@@ -129,6 +148,11 @@ export interface IPipelinePayload {
   passes: IPass[];
   final: { files: { path: string; body: IBody }[] } | null;
   ready: boolean;
+  actions: { [action in PipelineActionName]: IAction };
+  /** Where the pipeline stands and what to do next, in one line. */
+  status: { state: string; text: string };
+  /** The first pass that needs review: a view selects it first. */
+  review_next: string | null;
   verdict: IVerdict | null;
   tiling: {
     launch?: { [key: string]: unknown };
@@ -315,7 +339,8 @@ export const COMMANDS: {
   },
   [CommandIDs.profile]: {
     label: 'Profile',
-    caption: 'Time the kernel on an Ascend NPU against PyTorch eager',
+    caption:
+      "The ESTIMATED profile (the emulator's trace through the pipe model; measured only on an NPU host) and its pipe timeline",
     args: { type: 'object', properties: { session } }
   },
   [CommandIDs.focusDslLine]: {

@@ -2,14 +2,27 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { defaultFinalFile, initialState, reduce, whyNot } from '../lib/logic/state.js';
+import { actionTitle, defaultFinalFile, initialState, reduce, whyNot } from '../lib/logic/state.js';
 
 const KERNEL = 'kernel/gelu_kernel.cpp';
 const file = path => ({ path });
+// An action as Python's view model sends it: open, or closed with its reason.
+const open = does => ({ enabled: true, does, why_not: '' });
+const closed = why => ({ enabled: false, does: 'what it would do', why_not: why });
+// Per status, the step actions the view model opens (ascendcraft_lab/notebook/viewmodel.py).
+const STEP_ACTIONS = {
+  pending: { accept: open('accept it'), edit: open('edit it'), undo: closed('nothing to undo'), regenerate: open('again') },
+  accepted: { accept: closed('already accepted'), edit: open('edit it'), undo: open('withdraw'), regenerate: open('again') },
+  edited: { accept: closed('your edit is the output'), edit: open('edit it'), undo: open('drop the edit'), regenerate: open('again') },
+  failed: { accept: closed('a failed step cannot be accepted'), edit: open('edit it'), undo: closed('holds no edit of yours'),
+    regenerate: open('again') },
+  unchanged: { accept: closed('changed nothing'), edit: closed('changed no file'), undo: closed('changed nothing'),
+    regenerate: open('again') }
+};
 const pass = (name, status, files = [file(KERNEL)], added = 5, removed = 1) => ({
-  name, status, files, added, removed, seconds: 0.01
+  name, status, files, added, removed, seconds: 0.01, unchanged: status === 'unchanged', actions: STEP_ACTIONS[status]
 });
-const payload = (statuses, ready = false) => ({
+const payload = (statuses, ready = false, reviewNext = undefined) => ({
   passes: [
     pass('host', statuses[0], [file('CMakeLists.txt'), file('host/gelu_tiling.cpp'), file(KERNEL)]),
     pass('init', statuses[1]),
@@ -17,15 +30,21 @@ const payload = (statuses, ready = false) => ({
     pass('align', statuses[3])
   ],
   final: { files: [file('CMakeLists.txt'), file(KERNEL)] },
-  ready
+  actions: ready
+    ? { compile: open('compile it'), profile: open('profile it') }
+    : { compile: closed('accept or edit every step first'), profile: closed('accept or edit every step first') },
+  review_next:
+    reviewNext !== undefined ? reviewNext : (['host', 'init', 'compute', 'align'].find((_, i) => ['pending', 'failed'].includes(statuses[i])) ?? null)
 });
 
 const pending = payload(['pending', 'pending', 'pending', 'pending']);
 const live = p => ({ ...initialState(p), link: 'live' });
 
-test('the first pass to review is selected, its kernel file shown', () => {
+test("the view model's first pass to review is selected, its kernel file shown", () => {
   const s = initialState(payload(['accepted', 'pending', 'pending', 'pending']));
   assert.equal(s.selected, 'init');
+  assert.equal(initialState(payload(['accepted', 'pending', 'pending', 'pending'], false, 'compute')).selected, 'compute');
+  assert.equal(initialState(payload(['accepted', 'accepted', 'accepted', 'accepted'], true, null)).selected, 'host');
   assert.equal(s.files.host, KERNEL);
   assert.equal(s.finalFile, KERNEL);
   assert.equal(s.link, 'read-only');
@@ -76,19 +95,35 @@ test('a new payload keeps the selection and chosen tabs, and bumps the revision'
   assert.equal(after.revision, s.revision + 1);
 });
 
-test('actions open by step status', () => {
+test("a live, idle view opens exactly the actions the view model opens, with its reasons", () => {
   const p = payload(['accepted', 'edited', 'pending', 'failed']);
-  const at = step => ({ ...live(p), selected: step });
-  assert.equal(whyNot('accept', at('compute'), p), null);
-  assert.match(whyNot('accept', at('host'), p), /already accepted/);
-  assert.match(whyNot('accept', at('align'), p), /failed step cannot be accepted/);
-  assert.equal(whyNot('undo', at('init'), p), null);
-  assert.match(whyNot('undo', at('compute'), p), /nothing to undo/);
-  assert.equal(whyNot('undo', at('align'), p), null, 'a failed step may hold an edit to drop');
-  assert.equal(whyNot('edit', at('align'), p), null);
-  assert.match(whyNot('compile', at('host'), p), /accept or edit every step/);
+  for (const step of ['host', 'init', 'compute', 'align']) {
+    const s = { ...live(p), selected: step };
+    const actions = p.passes.find(x => x.name === step).actions;
+    for (const [name, a] of Object.entries(actions)) {
+      assert.equal(whyNot(name, s, p), a.enabled ? null : a.why_not, `${name} on ${step}`);
+      assert.equal(actionTitle(name, s, p), a.enabled ? a.does : a.why_not, `${name} on ${step}`);
+    }
+  }
+  // Undo of a failed step is Python's call: here the step holds no edit, so it stays closed.
+  assert.match(whyNot('undo', { ...live(p), selected: 'align' }, p), /holds no edit of yours/);
+  assert.match(whyNot('compile', { ...live(p), selected: 'host' }, p), /accept or edit every step/);
   const ready = payload(['accepted', 'edited', 'accepted', 'unchanged'], true);
   assert.equal(whyNot('compile', { ...live(ready), selected: 'host' }, ready), null);
+  assert.equal(actionTitle('profile', { ...live(ready), selected: 'host' }, ready), 'profile it');
+});
+
+test("the view's own state closes actions the view model opens: an open editor, no pass selected", () => {
+  const p = payload(['pending', 'pending', 'pending', 'pending']);
+  const editing = reduce(live(p), { type: 'edit', step: 'compute' }, p);
+  assert.match(whyNot('accept', editing, p), /Save or cancel the edit first/);
+  assert.equal(whyNot('edit', editing, p), 'already editing');
+  const none = { ...live(p), selected: null };
+  assert.equal(whyNot('accept', none, p), 'select a pass');
+  assert.equal(whyNot('compile', none, p), 'accept or edit every step first');
+  const refused = reduce(live(p), { type: 'edit', step: 'host' }, payload(['unchanged', 'pending', 'pending', 'pending']));
+  assert.equal(refused.editing, null);
+  assert.equal(refused.error, 'changed no file');
 });
 
 test('without a live kernel every action explains that the view is read-only', () => {

@@ -1,6 +1,8 @@
 """`ascendcraft lab` (notebook/lab_cli.py): which folder it opens and how it finds the extension."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from ascendcraft_lab.notebook import lab_cli
 
 
@@ -18,14 +20,19 @@ def test_jupyter_lab_options_pass_through(tmp_path):
     assert argv[-2:] == ["--port=9999", "--no-browser"]
 
 
-def test_an_uninstalled_build_is_put_on_the_extension_path(tmp_path, monkeypatch):
+def test_an_uninstalled_build_is_put_on_the_extension_path_under_its_name(tmp_path, monkeypatch):
     built = tmp_path / "pkg" / "labextension"
-    built.mkdir(parents=True)
+    (built / "static").mkdir(parents=True)
     (built / "package.json").write_text('{"name": "ascendcraft-lab"}')
+    (built / "static" / "remoteEntry.0123.js").write_text("// entry")
+    monkeypatch.setenv("ASCENDCRAFT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(lab_cli, "BUILT", built)
     monkeypatch.setattr(lab_cli, "PACKAGE", built.parent)
     monkeypatch.setattr(lab_cli, "extension_installed", lambda: False)
-    assert f"--LabApp.extra_labextensions_path={built.parent}" in lab_cli.lab_argv(tmp_path, [])
+    extra = [a.split("=", 1)[1] for a in lab_cli.lab_argv(tmp_path, []) if "extra_labextensions_path" in a]
+    # JupyterLab serves the files from <folder>/<extension name>/: the build must be there
+    assert len(extra) == 1 and (Path(extra[0]) / "ascendcraft-lab" / "static" / "remoteEntry.0123.js").is_file()
+    assert lab_cli.checkout_labextensions() == Path(extra[0])          # made once, then the same
     monkeypatch.setattr(lab_cli, "extension_installed", lambda: True)
     assert not any("extra_labextensions_path" in a for a in lab_cli.lab_argv(tmp_path, []))
 

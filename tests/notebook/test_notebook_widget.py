@@ -2,6 +2,8 @@
 from __future__ import annotations
 import pytest
 
+import pytest
+
 from ascendcraft_lab.notebook.widget import PipelineView
 
 # Compiles C++, starts a child process or runs long: not in `make test-fast`.
@@ -75,3 +77,13 @@ def test_focus_on_a_dsl_line_dims_the_others_and_show_all_lifts_the_cap(lab):
     assert "opacity:0.35" in view.dsl_pane.value and "outline:1px solid" in view.dsl_pane.value
     view.show_all.value = True
     assert view._limit() > 200
+
+
+@pytest.mark.heavy      # runs the kernel traced on the emulator (a C++ compile)
+def test_profile_button_shows_the_estimated_profile_once_every_step_is_reviewed(lab):
+    view = PipelineView(lab)
+    assert view.profile_button.disabled and "accept or edit every step" in view.profile_button.tooltip
+    lab.accept_all()
+    assert not view.profile_button.disabled and "ESTIMATED" in view.profile_button.tooltip
+    view.profile_button.click()
+    assert "ESTIMATED profile of gelu" in view.message.value and not view.profile_button.disabled

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -21,6 +22,7 @@ import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+BUILT = REPO / "ascendcraft_lab" / "labextension"      # extension/build.sh's output in this checkout
 NOTEBOOKS = REPO / "notebooks"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = os.environ.get("ASCENDCRAFT_CHROMIUM", "/usr/bin/chromium")
@@ -51,7 +53,11 @@ class LabServer:
         env.update(JUPYTER_CONFIG_DIR=str(self.home / "config"), JUPYTER_RUNTIME_DIR=str(self.home / "runtime"),
                    JUPYTERLAB_SETTINGS_DIR=str(self.home / "settings"),
                    JUPYTERLAB_WORKSPACES_DIR=str(self.home / "workspaces"), PYTHONUNBUFFERED="1")
+        # This checkout's build comes first (JupyterLab takes the first extension of a name it finds),
+        # whatever another checkout sharing the environment linked into its labextensions.
+        from ascendcraft_lab.notebook.lab_cli import checkout_labextensions
         cmd = [sys.executable, "-m", "ascendcraft_lab.notebook.lab_cli", "--notebooks", str(self.root),
+               f"--LabApp.extra_labextensions_path={checkout_labextensions(BUILT)}",
                "--no-browser", f"--port={self.port}", "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1",
                f"--IdentityProvider.token={self.token}", "--LabApp.expose_app_in_browser=True",
                "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
@@ -80,6 +86,16 @@ class LabServer:
         req = urllib.request.Request(f"{self.url}/lab/api/extensions?token={self.token}")
         with urllib.request.urlopen(req, timeout=10) as r:
             return [e["name"] for e in json.load(r)]
+
+    def federated_extension(self, name: str) -> dict:
+        """What the page loads for extension `name` (its entry in the page config's federated_extensions)."""
+        with urllib.request.urlopen(f"{self.url}/lab?token={self.token}", timeout=20) as r:
+            page = r.read().decode()
+        config = re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>', page, re.S)
+        assert config, "the JupyterLab page has no jupyter-config-data"
+        found = [e for e in json.loads(config.group(1))["federated_extensions"] if e["name"] == name]
+        assert found, f"JupyterLab does not load {name}"
+        return found[0]
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:

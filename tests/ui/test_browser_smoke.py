@@ -18,3 +18,12 @@ def test_chromium_starts_and_renders_a_page(browser):
 
 def test_jupyterlab_serves_the_pipeline_extension(lab):
     assert "ascendcraft-lab" in lab.labextensions()
+
+
+def test_jupyterlab_loads_this_checkouts_build(lab):
+    """The browser tests test this checkout's extension, not another one linked into the environment."""
+    from lab_driver import BUILT
+    entry = lab.federated_extension("ascendcraft-lab")
+    built = sorted(p.name for p in (BUILT / "static").glob("remoteEntry.*.js"))
+    assert built, f"no build in {BUILT}: run extension/build.sh"
+    assert entry["load"].rsplit("/", 1)[-1] in built, (entry, built)

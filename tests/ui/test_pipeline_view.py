@@ -187,7 +187,7 @@ def test_a_saved_notebook_without_a_kernel_shows_the_pipeline_read_only(lab, pag
     nbformat.write(saved, folder / "saved.ipynb")
 
     page.goto(f"{lab.url}/lab/tree/saved/saved.ipynb?token={lab.token}&reset")
-    page.locator(".jp-Dialog button", has_text="No Kernel").click()
+    page.locator(".jp-Dialog button", has_text="No Kernel").click(timeout=90_000)   # slow on a loaded machine
     nb = NotebookPage(page, lab, "saved/saved.ipynb")
     nb.view.wait_for()
     assert nb.view.locator(".acl-link").get_attribute("data-link") != "live"

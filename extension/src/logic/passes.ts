@@ -1,6 +1,7 @@
 /**
  * The pass list: which passes show, moving the selection, and the short labels beside each.
- * Facts (status, +N -M, seconds) come from the payload; this only filters and formats them.
+ * Facts (status, +N -M, seconds, whether a pass changed anything) come from the payload; this
+ * only filters and formats them.
  */
 
 export interface IPassLike {
@@ -9,19 +10,13 @@ export interface IPassLike {
   added: number;
   removed: number;
   seconds: number;
+  /** Python's: the pass changed nothing (never a failed or not-run pass). */
+  unchanged: boolean;
 }
 
-/** A pass that changed nothing: the "hide unchanged" toggle hides it. */
-export function isUnchanged(p: IPassLike): boolean {
-  if (p.status === 'failed') {
-    return false;
-  }
-  return p.status === 'unchanged' || (p.added === 0 && p.removed === 0 && p.status !== 'not-run');
-}
-
-/** The passes to list: all, or those that changed something (a failed pass always shows). */
+/** The passes to list: all, or those the view model does not call unchanged. */
 export function visiblePasses<T extends IPassLike>(passes: readonly T[], hideUnchanged: boolean): T[] {
-  return hideUnchanged ? passes.filter(p => !isUnchanged(p)) : passes.slice();
+  return hideUnchanged ? passes.filter(p => !p.unchanged) : passes.slice();
 }
 
 /**

@@ -1,18 +1,21 @@
 /**
- * The view's own state (what is selected and shown, what is in flight) and its transitions,
- * as a pure reducer; and which actions a person can take in a given state. The session's
- * state itself (statuses, ready, verdict) is Python's, in the payload.
+ * The view's own state (what is selected and shown, what is in flight, the link to the kernel)
+ * and its transitions, as a pure reducer. Whether an action is open on a step, and why not, is
+ * Python's view model (the payload's `actions`, ascendcraft_lab/notebook/viewmodel.py): this
+ * adds only what the view itself knows — no kernel, a request in flight, an open editor.
  */
+import type { ActionName, IAction, PipelineActionName, StepActionName } from '../tokens.js';
 import { IPassLike, keepSelection, moveSelection, visiblePasses } from './passes.js';
 
 export type Layout = 'split' | 'unified';
 export type LinkState = 'read-only' | 'connecting' | 'live' | 'no-kernel' | 'unavailable';
-export type ActionName = 'accept' | 'edit' | 'undo' | 'regenerate' | 'compile' | 'profile';
+export type { ActionName };
 
 export interface IPayloadLike {
-  passes: (IPassLike & { files: { path: string }[] })[];
+  passes: (IPassLike & { files: { path: string }[]; actions: { [a in StepActionName]: IAction } })[];
   final: { files: { path: string }[] } | null;
-  ready: boolean;
+  actions: { [a in PipelineActionName]: IAction };
+  review_next: string | null;
 }
 
 export interface IViewState {
@@ -54,10 +57,9 @@ export type ViewEvent =
 
 const FINISH_EDIT = 'Save or cancel the edit first.';
 
-/** The first state for a payload: the first pass that needs review is selected. */
+/** The first state for a payload: the pass the view model says needs review first is selected. */
 export function initialState(payload: IPayloadLike, link: LinkState = 'read-only'): IViewState {
-  const first =
-    payload.passes.find(p => p.status === 'pending' || p.status === 'failed') || payload.passes[0];
+  const first = payload.passes.find(p => p.name === payload.review_next) || payload.passes[0];
   return withPayload(
     {
       selected: first ? first.name : null,
@@ -173,7 +175,16 @@ export function reduce(state: IViewState, event: ViewEvent, payload: IPayloadLik
   return state;
 }
 
-/** Why `action` cannot be taken now, or null when it can (the button's tooltip). */
+/** The view model's verdict on `action` for the selected pass (or the pipeline), or null with no pass selected. */
+export function actionOf(action: ActionName, state: IViewState, payload: IPayloadLike): IAction | null {
+  if (action === 'compile' || action === 'profile') {
+    return payload.actions[action];
+  }
+  const pass = payload.passes.find(p => p.name === state.selected);
+  return pass ? pass.actions[action] : null;
+}
+
+/** Why `action` cannot be taken now, or null when it can. */
 export function whyNot(action: ActionName, state: IViewState, payload: IPayloadLike): string | null {
   if (state.link !== 'live') {
     return linkExplanation(state);
@@ -181,35 +192,19 @@ export function whyNot(action: ActionName, state: IViewState, payload: IPayloadL
   if (state.busy) {
     return `waiting for ${state.busy} to finish`;
   }
-  if (state.editing && action !== 'edit') {
-    return FINISH_EDIT;
+  if (state.editing) {
+    return action === 'edit' ? 'already editing' : FINISH_EDIT;
   }
-  if (action === 'compile' || action === 'profile') {
-    return payload.ready ? null : 'accept or edit every step first';
-  }
-  const pass = payload.passes.find(p => p.name === state.selected);
-  if (!pass) {
+  const a = actionOf(action, state, payload);
+  if (!a) {
     return 'select a pass';
   }
-  if (pass.status === 'not-run') {
-    return 'this pass has not run (the session stops earlier: --until)';
-  }
-  switch (action) {
-    case 'accept':
-      return pass.status === 'pending'
-        ? null
-        : pass.status === 'failed'
-          ? 'a failed step cannot be accepted: edit it, or change the DSL draft'
-          : `already ${pass.status}`;
-    case 'edit':
-      return state.editing ? 'already editing' : pass.files.length ? null : 'this pass changed no file';
-    case 'undo':
-      // A failed step may hold an edit (the kernel says if it does not).
-      return ['accepted', 'edited', 'failed'].includes(pass.status) ? null : 'nothing to undo: no edit or acceptance';
-    case 'regenerate':
-      return null;
-  }
-  return null;
+  return a.enabled ? null : a.why_not;
+}
+
+/** A button's tooltip: why it is closed, or what it does (the view model's words). */
+export function actionTitle(action: ActionName, state: IViewState, payload: IPayloadLike): string {
+  return whyNot(action, state, payload) ?? actionOf(action, state, payload)?.does ?? '';
 }
 
 export function linkExplanation(state: IViewState): string {

@@ -31,7 +31,8 @@ from .errors import DslError, Span, human_bytes
 from .host import HostEvaluator, sync_all_ub_bytes
 from .ir import (Assign, Attr, Call, Const, DType, Expr, For, If, Level, Load, Name, Program, ScalarType, Stage,
                  StageKind, Store, TileType, walk, walk_exprs, walk_stmts)
-from .ops import OPS, window_form, window_padded_len
+from .ops import OPS, REDUCTIONS, window_form, window_padded_len
+from .registers import is_byte_mask
 from .tiles import MAX_PITCH_BLOCKS, footprint, is_pitched, per_row, stretched
 
 
@@ -344,14 +345,19 @@ def loaded_once(groups: list[StageGroup], tiles: set[str]) -> frozenset[str]:
     return frozenset(keep)
 
 
+def _category(call: Call) -> str:
+    spec = OPS.get(call.op)
+    return spec.category if spec is not None else ""
+
+
 def needs_staging(body) -> bool:
     """Whether scalars pass through the vector unit: a reduction's result, or a function the
     scalar unit has no instruction for (exp, log, sqrt, ... of a scalar)."""
     for n in walk(Stage(StageKind.compute, tuple(body))):
         if isinstance(n, Call) and n.op in OPS:
             spec = OPS[n.op]
-            if n.op in ("reduce_sum", "reduce_max", "reduce_min") and isinstance(n.type, ScalarType):
-                return True
+            if spec.category == "reduce" and spec.api and isinstance(n.type, ScalarType):
+                return True      # a vector reduction's result, read back through the staging block
             if isinstance(n.type, ScalarType) and spec.category in ("unary", "binary") and spec.vector_for_scalar:
                 return True
     return False
@@ -360,16 +366,15 @@ def needs_staging(body) -> bool:
 def byte_masks(body, loaded_bool: set[str]) -> frozenset[str]:
     """bool tiles holding one byte per element: loaded from GM, or made by cast()."""
     cast = {s.target for s, _ in walk_stmts(body) if isinstance(s, Assign) and isinstance(s.value, Call)
-            and s.value.op == "cast" and isinstance(s.value.type, TileType) and s.value.type.dtype is DType.bool}
+            and _category(s.value) == "cast" and isinstance(s.value.type, TileType)
+            and s.value.type.dtype is DType.bool}
     return frozenset(loaded_bool | cast)
 
 
 def compares(body, masks: frozenset[str]) -> bool:
     """Whether a Compare runs (a tile comparison, or a byte mask turned into Select's bit mask)."""
     return any(isinstance(n, Call) and isinstance(n.type, TileType) and (
-        n.op in ("lt", "le", "gt", "ge", "eq", "ne")
-        or (n.op == "where" and ((isinstance(n.args[0], Name) and n.args[0].id in masks)
-                                 or (isinstance(n.args[0], Call) and n.args[0].op == "cast"))))
+        _category(n) == "compare" or (_category(n) == "select" and is_byte_mask(n.args[0], masks)))
         for n in walk(Stage(StageKind.compute, tuple(body))))
 
 
@@ -380,9 +385,6 @@ def scalar_outputs(body) -> tuple[str, ...]:
         if isinstance(s, Store) and isinstance(s.value.type, ScalarType) and s.value.id not in out:
             out.append(s.value.id)
     return tuple(out)
-
-
-PAD_FILLS = {"max": "-inf", "min": "inf", "sum": "0", "avg": "0"}   # window kind -> what its padding holds
 
 
 def padded_rows(body, calc: Mapping[str, tuple], compare: bool, locals_: set[str]) -> tuple[tuple[str, Call], ...]:
@@ -407,12 +409,16 @@ def padded_rows(body, calc: Mapping[str, tuple], compare: bool, locals_: set[str
     out = []
     for name, calls in uses.items():
         first = calls[0]
-        same = all(c.args[1:6] == first.args[1:6] and PAD_FILLS[c.op.split("_")[1]] == PAD_FILLS[first.op.split("_")[1]]
-                   for c in calls)
+        same = all(c.args[1:6] == first.args[1:6] and _pad_value(c) == _pad_value(first) for c in calls)
         invariant = not any(isinstance(x, Name) and x.id in locals_ for x in walk_exprs(first.args[3]))
         if same and invariant and len(set(calc[name])) == 1:
             out.append((name, first))
     return tuple(out)
+
+
+def _pad_value(window: Call) -> float:
+    """What a window op's padding holds: its reduction's identity (-inf for max, 0 for a sum)."""
+    return REDUCTIONS[OPS[window.op].reduction].identity
 
 
 def padded_len(call: Call) -> Expr:
@@ -424,14 +430,19 @@ def padded_len(call: Call) -> Expr:
 # ----------------------------------------------------------------------------- statement temporaries
 
 
+def gathered_sources(e: Expr) -> set[int]:
+    """ids of the tiles in `e` that a Gather reads in place (a take()'s source, its row's `gathers`):
+    a whole row or plane held in UB never sizes the scratch slots (the result, one element per
+    index, does)."""
+    return {id(n.args[0]) for n in walk_exprs(e)
+            if isinstance(n, Call) and n.op in OPS and OPS[n.op].gathers and isinstance(n.args[0], Name)}
+
+
 def stmt_tile_sizes(st: Assign, cap, padded: frozenset[str] = frozenset()) -> tuple[tuple[Expr | None, DType], ...]:
     """(capacity, dtype) of every tile-valued sub-expression (the scratch is sized by the largest;
     a window op reading one of the `padded` tiles in place needs no padded copy)."""
     out = []
-    # the source of a take() is read in place by Gather: a whole row or plane held in UB never
-    # sizes the scratch slots (its result, one element per index, does)
-    gathered = {id(n.args[0]) for n in walk_exprs(st.value)
-                if isinstance(n, Call) and n.op == "take" and isinstance(n.args[0], Name)}
+    gathered = gathered_sources(st.value)
     for n in walk_exprs(st.value):
         if id(n) in gathered:
             continue
@@ -440,7 +451,7 @@ def stmt_tile_sizes(st: Assign, cap, padded: frozenset[str] = frozenset()) -> tu
             form = window_form(n) if isinstance(n, Call) and n.op in OPS and OPS[n.op].category == "window" else "blocks"
             if form == "padded" and isinstance(n.args[0], Name) and n.args[0].id in padded:
                 form = "gather"
-            if isinstance(n, Call) and n.op == "transpose":   # its lanes' offsets are f32 / i32 in scratch
+            if isinstance(n, Call) and _category(n) == "transpose":   # its lanes' offsets are f32 / i32
                 out.append((cap(n.type), DType.i32))
             dt = n.type.dtype
             if form == "padded":      # the padded copy is longer than the row

@@ -456,7 +456,7 @@ def torch_source(plan: Plan, src: str) -> Emitter:
             shape = out_shape[o.name]
             alloc = "at::zeros" if o.name in accumulated and not meta else "at::empty"
             why = "  // accumulated into by every core" if o.name in accumulated and not meta else ""
-            em.line(f"at::Tensor {cpp_name(o.name)} = {alloc}({shape}, {cpp_name(ins[0].name)}.options().dtype(at::k{_at_dtype(o.dtype)}));{why}")
+            em.line(f"at::Tensor {cpp_name(o.name)} = {alloc}({shape}, {cpp_name(ins[0].name)}.options().dtype(at::k{o.dtype.aten}));{why}")
 
     def views(meta: bool = False):
         for t in packed:
@@ -470,13 +470,13 @@ def torch_source(plan: Plan, src: str) -> Emitter:
             d = cpp_name(dispatch_tensor(p).name)
             call_args = ", ".join([cpp_name(t.name) for t in ins] + [cpp_name(s.name) for s in p.scalars])
             for v, entry in others:
-                em.line(f"if ({d}.scalar_type() == at::k{_at_dtype(v)}) return {entry}_{suffix}({call_args});")
+                em.line(f"if ({d}.scalar_type() == at::k{v.aten}) return {entry}_{suffix}({call_args});")
 
     with em.block(f"{ret} {plan.entry}_npu({', '.join(sig_in)})"):
         dispatch("npu")
         for t in ins:
             n = cpp_name(t.name)
-            em.line(f'TORCH_CHECK({n}.is_contiguous() && {n}.scalar_type() == at::k{_at_dtype(t.dtype)}, '
+            em.line(f'TORCH_CHECK({n}.is_contiguous() && {n}.scalar_type() == at::k{t.dtype.aten}, '
                     f'"{plan.entry}: `{t.name}` must be a contiguous {t.dtype.torch_name} tensor");')
         em.line(f"c10::OptionalDeviceGuard guard({cpp_name(ins[0].name)}.device());")
         views()
@@ -534,11 +534,6 @@ def dispatch_variants(p: ir.Program) -> list[tuple[ir.DType, str]]:
 def dispatch_tensor(p: ir.Program) -> ir.TensorParam:
     """The first input declared with a type variable: its dtype picks the variant."""
     return next(t for t in p.inputs + p.model_params if t.dtype_var is not None)
-
-
-def _at_dtype(d: ir.DType) -> str:
-    return {"f16": "Half", "bf16": "BFloat16", "f32": "Float", "i8": "Char", "i16": "Short", "i32": "Int",
-            "i64": "Long", "u8": "Byte", "bool": "Bool"}[d.value]
 
 
 def cmake_source(plan: Plan, src: str) -> Emitter:

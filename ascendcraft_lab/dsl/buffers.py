@@ -142,7 +142,6 @@ class UbPlan:
         """Bytes of every buffer with `env` (dims, scalar params, `t.field`s), as the init pass
         allocates them; buffers whose size is unknown are skipped."""
         ev = HostEvaluator(soc, env)
-        unit = self.unit(soc)
         items = []
         for b in self.buffers:
             known = [c for c in (_try_eval(ev, c, env) for c in b.capacities) if c is not None]
@@ -497,47 +496,57 @@ def solve_fits(program: Program, plan: UbPlan, soc: Soc) -> Program:
     many elements of `dtype` (fit_rows: rows of the padded pitch) it grows by per fitted unit.
     A buffer that does not grow with the fit (a weight, a one-element shift) counts as one more
     unit, and the total rounds up: the budget check, which sums the plan exactly, then holds."""
-    from dataclasses import replace as _replace
-    host = program.host
-    calls = [(n, where) for where, e in _host_exprs(host) for n in walk_exprs(e)
-             if isinstance(n, Call) and n.op in ("fit_tile", "fit_rows")]
-    if not calls:
+    fit = _the_fit(program)
+    if fit is None:
         return program
+    live, parts = _live_units(program, plan, soc, fit)
+    what = "row" if fit.op == "fit_rows" else "tile"
+    note = f"{fit.op}: {live} {what}-sized UB copies counted from the plan ({', '.join(parts)})"
+    return _with_fit(program, fit, _solved(program.host, fit, live), note)
+
+
+def _the_fit(program: Program) -> Call | None:
+    """The host function's one fit_tile() / fit_rows() call (None without; a second is an error)."""
+    calls = [(n, where) for where, e in _host_exprs(program.host) for n in walk_exprs(e)
+             if isinstance(n, Call) and n.op in ("fit_tile", "fit_rows")]
     if len(calls) > 1:
         second = calls[1][0]
         raise DslError(f"a second {second.op}() in the host function; the UB plan solves one fitted size",
                        second.span, f"fit one size (`{calls[0][0].op}` on line {calls[0][0].span.line}) and derive "
                        "the others from it, or size them with ub_elems(dtype, live=K)", program.path, program.source)
-    fit, _ = calls[0]
+    return calls[0][0] if calls else None
+
+
+def _live_units(program: Program, plan: UbPlan, soc: Soc, fit: Call) -> tuple[int, list[str]]:
+    """How many fitted units of UB the plan takes (rounded up), and the buffers that count, by name."""
     dtype = fit.args[0].dtype
     rows = fit.op == "fit_rows"
-    usages, pitch = [], None
 
     def fail(msg: str, help: str) -> DslError:
         return DslError(msg, fit.span, help, program.path, program.source)
+    usages, pitch = [], None
     for value in PROBE_FIT:
         try:
-            env, unit = _probe(program, fit, value, soc)
+            env, pitch = _probe(program, fit, value, soc)
         except DslError as e:
             raise fail(f"{fit.op}() cannot be solved: the host function does not run on probe shapes "
                        f"(every dim {PROBE_DIM}, int scalars 1, float scalars 1.0): {e.message}",
                        "size the tile by hand with ub_elems(dtype, live=K)") from None
         usages.append(plan.usage(env, soc))
-        pitch = unit
     per_unit = (pitch if rows else 1) * dtype.nbytes        # bytes of one fitted unit of `dtype`
     step = PROBE_FIT[1] - PROBE_FIT[0]
+    block = rows and dtype.elems_per_block * dtype.nbytes
     units, parts = 0.0, []
     lo = {id(b): n for b, _, n in usages[0].items}
     for b, _, n in usages[1].items:
         if b.level is not Level.UB:
             continue
         grow = (n - lo.get(id(b), 0)) / step
-        share = b.nbuf * (_share(grow, per_unit, rows and dtype.elems_per_block * dtype.nbytes) if grow > 0 else 1)
-        units += share
+        units += b.nbuf * (_share(grow, per_unit, block) if grow > 0 else 1)
         parts.append(f"{b.name}" + (f" x{b.nbuf}" if b.nbuf > 1 else "") + ("" if grow > 0 else " (fixed size)"))
     if plan.scratch_slots:
         grow = (usages[1].scratch_bytes - usages[0].scratch_bytes) / step
-        units += _share(grow, per_unit, rows and dtype.elems_per_block * dtype.nbytes) if grow > 0 else plan.scratch_slots
+        units += _share(grow, per_unit, block) if grow > 0 else plan.scratch_slots
         parts.append(f"scratch x{plan.scratch_slots}" if plan.scratch_slots > 1 else "scratch")
     shares = [(n - lo.get(id(b), 0)) / step / per_unit for b, _, n in usages[1].items if b.level is Level.UB]
     if not any(x > 0 for x in shares):
@@ -548,17 +557,28 @@ def solve_fits(program: Program, plan: UbPlan, soc: Soc) -> Program:
         raise fail("fit_tile() counts elements of a tile, but here the plan grows by a fraction of one per "
                    "element: it is divided (by a row's length?) before it sizes the tiles",
                    "for a tile of rows write `tile_rows = fit_rows(f32, cols)` with the row's columns")
-    live = max(1, -int(-round(units, 6) // 1))
-    lanes = Const(dtype.elems_per_block, "int")
+    return max(1, -int(-round(units, 6) // 1)), parts
+
+
+def _solved(host, fit: Call, live: int) -> Expr:
+    """What the fit stands for: ub_elems(dtype, live, 1), for fit_rows divided by the row's pitch
+    (at least one row)."""
+    dtype = fit.args[0].dtype
     solved: Expr = Call("ub_elems", (fit.args[0], Const(live, "int"), Const(1, "int")), span=fit.span, type=fit.type)
-    if rows:
-        pitch_e = fit.args[1] if _whole_blocks(fit.args[1], {st.target: st.value for st in host.body},
-                                               dtype.elems_per_block) \
-            else Call("align_up", (fit.args[1], lanes), span=fit.span, type=fit.type)
-        solved = Call("max", (Call("floordiv", (solved, pitch_e), span=fit.span, type=fit.type), Const(1, "int")),
-                      span=fit.span, type=fit.type)
-    what = "row" if rows else "tile"
-    note = f"{fit.op}: {live} {what}-sized UB copies counted from the plan ({', '.join(parts)})"
+    if fit.op != "fit_rows":
+        return solved
+    lanes = Const(dtype.elems_per_block, "int")
+    pitch_e = fit.args[1] if _whole_blocks(fit.args[1], {st.target: st.value for st in host.body},
+                                           dtype.elems_per_block) \
+        else Call("align_up", (fit.args[1], lanes), span=fit.span, type=fit.type)
+    return Call("max", (Call("floordiv", (solved, pitch_e), span=fit.span, type=fit.type), Const(1, "int")),
+                span=fit.span, type=fit.type)
+
+
+def _with_fit(program: Program, fit: Call, solved: Expr, note: str) -> Program:
+    """`program` with the fit call replaced by `solved` wherever the host function has it."""
+    from dataclasses import replace as _replace
+    host = program.host
 
     def sub(e: Expr) -> Expr:
         if e is fit:

@@ -364,9 +364,8 @@ class _Run:
         return store
 
     def _for(self, st: For):
+        """A loop: its body run for every value the iterator gives this core, within the loop budget."""
         body = self._block(st.body)
-        it = st.iter
-        var = st.var
         limit = self.max_iterations
 
         def count(n):
@@ -374,72 +373,85 @@ class _Run:
             if self.iterations > limit:
                 raise self.err(st, f"the kernel runs more than {limit} loop iterations",
                                "use larger tiles (t.tile) or fewer rows per core; the interpreter stops runaway loops")
+        return _LOOPS[type(st.iter)](self, st, body, count)
 
-        if isinstance(it, CoreRows):
-            rows, total = self._expr(it.rows), self._expr(it.total)
+    def _core_rows(self, st: For, body, count):
+        """This core's rows: cdiv(total, cores) of them from block * rows on."""
+        it, var = st.iter, st.var
+        rows, total = self._expr(it.rows), self._expr(it.total)
 
-            def core_rows(env):
-                n, tot = rows(env), total(env)
-                if n < 0:
-                    raise self.err(it, f"core_rows() gets {n} rows per core", "rows per core is cdiv(total, cores) >= 0")
-                start = env["__block__"] * n
-                stop = min(start + n, tot)
-                count(max(stop - start, 0))
-                for r in range(start, stop):
-                    env[var] = r
-                    body(env)
-            return core_rows
-        if isinstance(it, CoreChunk):
-            size, total = self._expr(it.size), self._expr(it.total)
+        def core_rows(env):
+            n, tot = rows(env), total(env)
+            if n < 0:
+                raise self.err(it, f"core_rows() gets {n} rows per core", "rows per core is cdiv(total, cores) >= 0")
+            start = env["__block__"] * n
+            stop = min(start + n, tot)
+            count(max(stop - start, 0))
+            for r in range(start, stop):
+                env[var] = r
+                body(env)
+        return core_rows
 
-            def core_chunk(env):
-                n, tot = size(env), total(env)
-                if n < 1:
-                    raise self.err(it, f"core_chunk() gets a chunk of {n}", "the per-core size is at least 1")
-                b = env["__block__"]
-                start = b * n
-                if start < tot:
-                    count(1)
-                    env[var] = RangeVal(start, min(n, tot - start), b)
-                    body(env)
-            return core_chunk
-        if isinstance(it, CoreTiles):
-            exts, steps = [self._expr(x) for x in it.extents], [self._expr(x) for x in it.steps]
-            names = st.vars
-            cores = int(self.launch["cores"])
+    def _core_chunk(self, st: For, body, count):
+        """This core's one chunk of `size` elements (the last one shorter, none past the total)."""
+        it, var = st.iter, st.var
+        size, total = self._expr(it.size), self._expr(it.total)
 
-            def core_tiles(env):
-                ext, step = [f(env) for f in exts], [f(env) for f in steps]
-                if any(x < 1 for x in step):
-                    raise self.err(it, f"core_tiles() gets steps {step}", "every tile step is at least 1")
-                counts = [-(-max(e, 0) // x) for e, x in zip(ext, step)]
-                total = int(np.prod(counts, dtype=np.int64))
-                mine = range(env["__block__"], total, cores)      # round-robin: block q on core q % cores
-                count(len(mine))
-                for q in mine:
-                    for var, i, e, x in zip(names, np.unravel_index(q, counts), ext, step):
-                        i = int(i)
-                        env[var] = RangeVal(i * x, min(x, e - i * x), i)
-                    body(env)
-            return core_tiles
-        if isinstance(it, Tiles):
-            ext, step = self._expr(it.extent), self._expr(it.step)
-            ranged = isinstance(it.extent.type, RangeType)
+        def core_chunk(env):
+            n, tot = size(env), total(env)
+            if n < 1:
+                raise self.err(it, f"core_chunk() gets a chunk of {n}", "the per-core size is at least 1")
+            b = env["__block__"]
+            start = b * n
+            if start < tot:
+                count(1)
+                env[var] = RangeVal(start, min(n, tot - start), b)
+                body(env)
+        return core_chunk
 
-            def tiles(env):
-                s = step(env)
-                if s < 1:
-                    raise self.err(it, f"tiles() gets a step of {s}", "the tile size must be at least 1 element")
-                e = ext(env)
-                base, end = (e.start, e.start + e.len) if ranged else (0, e)
-                n = -(-(end - base) // s) if end > base else 0
-                count(n)
-                for i in range(n):
-                    start = base + i * s
-                    env[var] = RangeVal(start, min(s, end - start), i)
-                    body(env)
-            return tiles
-        assert isinstance(it, Range)
+    def _core_tiles(self, st: For, body, count):
+        """The blocks of a grid of tiles, dealt round-robin: block q on core q % cores."""
+        it, names = st.iter, st.vars
+        exts, steps = [self._expr(x) for x in it.extents], [self._expr(x) for x in it.steps]
+        cores = int(self.launch["cores"])
+
+        def core_tiles(env):
+            ext, step = [f(env) for f in exts], [f(env) for f in steps]
+            if any(x < 1 for x in step):
+                raise self.err(it, f"core_tiles() gets steps {step}", "every tile step is at least 1")
+            counts = [-(-max(e, 0) // x) for e, x in zip(ext, step)]
+            total = int(np.prod(counts, dtype=np.int64))
+            mine = range(env["__block__"], total, cores)
+            count(len(mine))
+            for q in mine:
+                for var, i, e, x in zip(names, np.unravel_index(q, counts), ext, step):
+                    i = int(i)
+                    env[var] = RangeVal(i * x, min(x, e - i * x), i)
+                body(env)
+        return core_tiles
+
+    def _tiles(self, st: For, body, count):
+        """Tiles of `step` elements over an extent (or over a range variable's elements)."""
+        it, var = st.iter, st.var
+        ext, step = self._expr(it.extent), self._expr(it.step)
+        ranged = isinstance(it.extent.type, RangeType)
+
+        def tiles(env):
+            s = step(env)
+            if s < 1:
+                raise self.err(it, f"tiles() gets a step of {s}", "the tile size must be at least 1 element")
+            e = ext(env)
+            base, end = (e.start, e.start + e.len) if ranged else (0, e)
+            n = -(-(end - base) // s) if end > base else 0
+            count(n)
+            for i in range(n):
+                start = base + i * s
+                env[var] = RangeVal(start, min(s, end - start), i)
+                body(env)
+        return tiles
+
+    def _range(self, st: For, body, count):
+        it, var = st.iter, st.var
         a, b, c = self._expr(it.start), self._expr(it.stop), self._expr(it.step)
 
         def range_(env):
@@ -485,6 +497,11 @@ class _Run:
         if rule is None:
             raise self.err(e, f"cannot run `{e.op}`")
         return rule(self, e, spec, [self._expr(a) for a in e.args])
+
+
+# what each iterator of a loop runs (`_Run._for`)
+_LOOPS = {CoreRows: _Run._core_rows, CoreChunk: _Run._core_chunk, CoreTiles: _Run._core_tiles, Tiles: _Run._tiles,
+          Range: _Run._range}
 
 
 # ----------------------------------------------------------------------------- the rules

@@ -653,24 +653,9 @@ class _Verifier:
         return replace(st, dst=dst, value=replace(st.value, type=vt))
 
     def _gmref(self, g: GmRef, write: bool, level: Level = Level.UB):
-        sym = self.lookup(g.tensor)
-        if sym is None or sym.kind != "tensor":
-            if sym is None and g.tensor not in self.kinds:
-                close = difflib.get_close_matches(g.tensor, [p.name for p in self.p.tensors()], n=2)
-                raise self.err(g, f"`{g.tensor}` is not a GM tensor parameter",
-                               f"did you mean `{close[0]}`?" if close else "load from and store to GM tensor parameters")
-            raise self.err(g, f"`{g.tensor}` is not a GM tensor", "load from and store to GM tensor parameters")
-        tensor: TensorType = sym.type
+        """A typed GM view, its tensor's type and the extents of the axes it keeps (the tile's shape)."""
+        tensor = self._gm_tensor(g, write)
         param = self.p.param(g.tensor)
-        if write and tensor.role not in (TensorRole.output, TensorRole.workspace):
-            raise self.err(g, f"`{g.tensor}` is an input; only Out[...] tensors are stored to (and Workspace[...] scratch)",
-                           f"declare the result as `y: Out[{tensor.dtype.value}, ...]` and store there")
-        if not write and tensor.role is TensorRole.output:
-            raise self.err(g, f"`{g.tensor}` is an output; loads read inputs",
-                           "load from a GM[...], Param[...] or Workspace[...] tensor")
-        if not write and tensor.role is TensorRole.workspace and not self.synced:
-            raise self.err(g, f"`{g.tensor}` is a workspace the cores write; loading it before sync_all() reads "
-                           "whatever the other cores have stored so far", "put `sync_all()` between the stores and this load")
         rank = len(tensor.shape)
         if g.index is None:
             if rank != 0:
@@ -682,54 +667,90 @@ class _Verifier:
                            "give one index per axis (group dims in the declaration, e.g. ((B, M), N), to view them as one)")
         kept, kept_axes, index = [], [], []
         for i, (ix, dim) in enumerate(zip(g.index, tensor.shape)):
-            if isinstance(ix, IndexExpr):
-                e = self._expr(ix.expr)
-                if isinstance(e.type, RangeType):
-                    kept.append(Attr(Name(e.id) if isinstance(e, Name) else e, "len"))
-                    kept_axes.append(i)
-                else:
-                    self.index_scalar(e, "an index")
-                index.append(replace(ix, expr=e))
-            elif isinstance(ix, IndexSlice):
-                lo = self._expr(ix.lo) if ix.lo is not None else None
-                hi = self._expr(ix.hi) if ix.hi is not None else None
-                step = self._expr(ix.step) if ix.step is not None else None
-                for part in (lo, hi):
-                    if part is not None:
-                        self.index_scalar(part, "a slice bound")
-                top = hi if hi is not None else dim
-                length = top if lo is None or lo == Const(0, "int") else _difference(top, lo)
-                if step is not None:
-                    self.index_scalar(step, "a slice step")
-                    if isinstance(step, Const) and int(step.value) < 1:
-                        raise self.err(ix.step, f"a slice step of {step.value}", "step forward: lo:hi:s with s >= 1 "
-                                       "(a flip is a scalar index counted from the end)")
-                    if i == rank - 1 or all(d == ONE for d in tensor.shape[i + 1:]):
-                        raise self.err(ix.step, f"a step along the last axis of `{g.tensor}`: a tile's row is a "
-                                       "contiguous run in GM", "load the whole row and take() every s-th element "
-                                       "(take(xu, iota(n) * s)), or view the axes so the stepped one is not last")
-                    if level is not Level.UB:
-                        raise self.err(ix.step, "a stepped slice into L1", "the cube copies whole matrices: "
-                                       "load the rows into L1 with a unit step")
-                    if step != Const(1, "int"):      # cdiv(length, step), in kernel arithmetic
-                        s = strip(step)
-                        up = Const(int(s.value) - 1, "int") if isinstance(s, Const) else Call("sub", (s, ONE))
-                        length = Call("floordiv", (Call("add", (length, up)), s))
+            typed, length = self._index_axis(g, tensor, i, ix, dim, level)
+            index.append(typed)
+            if length is not None:
                 kept.append(length)
                 kept_axes.append(i)
-                index.append(replace(ix, lo=lo, hi=hi, step=step))
-            else:
-                var = self._expr(ix.var)
-                if not isinstance(var.type, RangeType):
-                    raise self.err(ix.var, "windows() takes a range variable (from tiles or core_chunk)",
-                                   "write `x[r, windows(c, K, S)]` inside `for c in tiles(L, t.tile)`")
-                k = self._expr(ix.k)
-                s = self._expr(ix.stride)
-                self.index_scalar(k, "a window size")
-                self.index_scalar(s, "a window stride")
-                kept.append(windows_len(var, k, s))
-                kept_axes.append(i)
-                index.append(replace(ix, var=var, k=k, stride=s))
+        self._check_kept(g, tensor, kept, kept_axes, level)
+        return replace(g, index=tuple(index)), tensor, [strip(k) for k in kept]
+
+    def _gm_tensor(self, g: GmRef, write: bool) -> TensorType:
+        """The GM tensor a load reads (an input, a parameter, a workspace after sync_all()) or a
+        store writes (an output or a workspace)."""
+        sym = self.lookup(g.tensor)
+        if sym is None or sym.kind != "tensor":
+            if sym is None and g.tensor not in self.kinds:
+                close = difflib.get_close_matches(g.tensor, [p.name for p in self.p.tensors()], n=2)
+                raise self.err(g, f"`{g.tensor}` is not a GM tensor parameter",
+                               f"did you mean `{close[0]}`?" if close else "load from and store to GM tensor parameters")
+            raise self.err(g, f"`{g.tensor}` is not a GM tensor", "load from and store to GM tensor parameters")
+        tensor: TensorType = sym.type
+        if write and tensor.role not in (TensorRole.output, TensorRole.workspace):
+            raise self.err(g, f"`{g.tensor}` is an input; only Out[...] tensors are stored to (and Workspace[...] scratch)",
+                           f"declare the result as `y: Out[{tensor.dtype.value}, ...]` and store there")
+        if not write and tensor.role is TensorRole.output:
+            raise self.err(g, f"`{g.tensor}` is an output; loads read inputs",
+                           "load from a GM[...], Param[...] or Workspace[...] tensor")
+        if not write and tensor.role is TensorRole.workspace and not self.synced:
+            raise self.err(g, f"`{g.tensor}` is a workspace the cores write; loading it before sync_all() reads "
+                           "whatever the other cores have stored so far", "put `sync_all()` between the stores and this load")
+        return tensor
+
+    def _index_axis(self, g: GmRef, tensor: TensorType, i: int, ix, dim: Expr, level: Level):
+        """One axis of a GM view: (the typed index, the axis's extent in the tile, None when the
+        index is a scalar and the axis is dropped)."""
+        if isinstance(ix, IndexExpr):
+            e = self._expr(ix.expr)
+            if isinstance(e.type, RangeType):
+                return replace(ix, expr=e), Attr(Name(e.id) if isinstance(e, Name) else e, "len")
+            self.index_scalar(e, "an index")
+            return replace(ix, expr=e), None
+        if isinstance(ix, IndexSlice):
+            return self._index_slice(g, tensor, i, ix, dim, level)
+        var = self._expr(ix.var)
+        if not isinstance(var.type, RangeType):
+            raise self.err(ix.var, "windows() takes a range variable (from tiles or core_chunk)",
+                           "write `x[r, windows(c, K, S)]` inside `for c in tiles(L, t.tile)`")
+        k = self._expr(ix.k)
+        s = self._expr(ix.stride)
+        self.index_scalar(k, "a window size")
+        self.index_scalar(s, "a window stride")
+        return replace(ix, var=var, k=k, stride=s), windows_len(var, k, s)
+
+    def _index_slice(self, g: GmRef, tensor: TensorType, i: int, ix: IndexSlice, dim: Expr, level: Level):
+        """`lo:hi:step` along axis i: (the typed slice, its length, cdiv(hi - lo, step) with a step)."""
+        rank = len(tensor.shape)
+        lo = self._expr(ix.lo) if ix.lo is not None else None
+        hi = self._expr(ix.hi) if ix.hi is not None else None
+        step = self._expr(ix.step) if ix.step is not None else None
+        for part in (lo, hi):
+            if part is not None:
+                self.index_scalar(part, "a slice bound")
+        top = hi if hi is not None else dim
+        length = top if lo is None or lo == Const(0, "int") else _difference(top, lo)
+        if step is not None:
+            self.index_scalar(step, "a slice step")
+            if isinstance(step, Const) and int(step.value) < 1:
+                raise self.err(ix.step, f"a slice step of {step.value}", "step forward: lo:hi:s with s >= 1 "
+                               "(a flip is a scalar index counted from the end)")
+            if i == rank - 1 or all(d == ONE for d in tensor.shape[i + 1:]):
+                raise self.err(ix.step, f"a step along the last axis of `{g.tensor}`: a tile's row is a "
+                               "contiguous run in GM", "load the whole row and take() every s-th element "
+                               "(take(xu, iota(n) * s)), or view the axes so the stepped one is not last")
+            if level is not Level.UB:
+                raise self.err(ix.step, "a stepped slice into L1", "the cube copies whole matrices: "
+                               "load the rows into L1 with a unit step")
+            if step != Const(1, "int"):      # cdiv(length, step), in kernel arithmetic
+                s = strip(step)
+                up = Const(int(s.value) - 1, "int") if isinstance(s, Const) else Call("sub", (s, ONE))
+                length = Call("floordiv", (Call("add", (length, up)), s))
+        return replace(ix, lo=lo, hi=hi, step=step), length
+
+    def _check_kept(self, g: GmRef, tensor: TensorType, kept: list, kept_axes: list, level: Level) -> None:
+        """The axes a view keeps make a tile: at most two for an L1 matrix, one with windows(), and
+        the last axis among them (a tile's rows are contiguous runs in GM)."""
+        rank = len(tensor.shape)
         if level is Level.L1 and len(kept) > 2:
             raise self.err(g, f"`{gmref_text(g)}` keeps {len(kept)} axes; a cube tile in L1 is a matrix (2-D)",
                            "index the batch axes with scalars (a core_tiles range per axis)")
@@ -745,7 +766,6 @@ class _Verifier:
                                "keep the last axis too (a 2-D tile of rows, e.g. "
                                f"{g.tensor}[{', '.join('c' if j == axis else ':' if j > axis else 'r' for j in range(rank))}]), "
                                "or view the axes so the tiled one is last")
-        return replace(g, index=tuple(index)), tensor, [strip(k) for k in kept]
 
     def index_scalar(self, e: Expr, what: str):
         t = e.type

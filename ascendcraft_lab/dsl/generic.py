@@ -290,7 +290,7 @@ class _Promoter:
                 wide = COMPUTE_TYPE[self.low[st.dst.tensor]].value
                 raise DslError(f"`{st.value.id}` is computed in {wide} from {self.low[st.dst.tensor].value} values, but no "
                                f"compute stage just before this store makes it, so there is no place to cast it back",
-                               st.span, f"assign it in the compute stage right before this copyout",
+                               st.span, "assign it in the compute stage right before this copyout",
                                self.program.path, self.program.source)
             body.append(st)
         return replace(stage, body=tuple(body))

@@ -6,7 +6,7 @@ AscendC mapping (`api`, `scalar_api`, `expand`, `cmp_mode`, ...), and `docs.rend
 and the LLM prompts all of it (`ascendc` and `ascendc_scalar` are written from the mapping).
 
 Each category has three rules, small named functions in a table keyed by the category:
-`verifier_rules.TYPE_RULES` (types and shapes), `interp.EVAL_RULES` (numpy meaning) and
+`typerules.TYPE_RULES` (types and shapes), `interp.EVAL_RULES` (numpy meaning) and
 `passes/vector.LOWER_RULES` (AscendC; the cube's in `passes/cube.CUBE_RULES`). What makes one op of
 a category differ from another (pow's small integer powers, ReduceMax's index argument, a scan
 from the end, ...) is a field of its row, never a test of its name. `LOWERED` says at which tile
@@ -493,8 +493,8 @@ OPS_LIST: list[OpSpec] = [
            api="ReduceMax", note="work tensor in scratch; along the last axis of rows: WholeReduceMax per row "
            "(rows folded with Max and repeat strides); along axis 0 of a 2-D tile: the rows folded into one with Max, "
            "one instruction per row", scratch=1, inplace=False,
-           example="reduce_max(xu, axis=1, keepdim=True)", reduction="max", api_args=", false", row_api="WholeReduceMax",
-           row_args=", ReduceOrder::ORDER_ONLY_VALUE", int8="exact"),
+           example="reduce_max(xu, axis=1, keepdim=True)", reduction="max", api_args=", false",
+           row_api="WholeReduceMax", row_args=", ReduceOrder::ORDER_ONLY_VALUE", int8="exact"),
     OpSpec("reduce_min", "reduce", REDUCE_PARAMS, _reduce(np.min),
            "smallest element of the tile; with `axis`, along that axis",
            api="ReduceMin", note="work tensor in scratch; along the last axis of rows: WholeReduceMin per row; along "
@@ -521,7 +521,8 @@ OPS_LIST: list[OpSpec] = [
     OpSpec("cumsum_rev", "scan", (V, _p("init", "scalar", Const(0.0))), _scan_rev(np.add),
            "running sum from the last element back: y[i] = init + x[i] + ... + x[n-1] (a suffix sum; "
            "continue a row from its end with the previous tile's first value)",
-           note="the scan of cumsum, from the end", example="cumsum_rev(xu, init=carry)", reduction="sum", reverse=True),
+           note="the scan of cumsum, from the end", example="cumsum_rev(xu, init=carry)", reduction="sum",
+           reverse=True),
     OpSpec("cumprod_rev", "scan", (V, _p("init", "scalar", Const(1.0))), _scan_rev(np.multiply),
            "running product from the last element back", note="the scan of cumprod, from the end",
            example="cumprod_rev(xu, init=carry)", reduction="prod", reverse=True),

@@ -166,5 +166,6 @@ def broadcast_work(e) -> int:
     return len(which) + (1 if rows else 0)
 
 
-__all__ = ["kind", "principal", "per_row", "stretched", "direct_broadcast", "broadcast_work", "is_pitched", "rows", "cols", "pitch", "footprint", "footprint_elems", "broadcast_shape", "aligned",
-           "broadcasts", "MAX_PITCH_BLOCKS"]
+__all__ = ["kind", "principal", "per_row", "stretched", "direct_broadcast", "broadcast_work", "is_pitched", "rows",
+           "cols", "pitch", "footprint", "footprint_elems", "broadcast_shape", "aligned", "broadcasts",
+           "MAX_PITCH_BLOCKS"]

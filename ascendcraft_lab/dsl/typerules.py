@@ -301,7 +301,8 @@ def _type_gather(v, e: Call, spec, args):
         idx = _i32_indices(v, spec, args[1], "pick() takes one i32 index per row", per_row)
         if tuple(idx.shape) != (t.shape[0],):
             raise v.err(args[1], f"pick() takes one index per row: [{expr_text(t.shape[0])}] indices, not "
-                        f"[{' x '.join(expr_text(d) for d in idx.shape)}]", "load the indices with the range of the rows")
+                        f"[{' x '.join(expr_text(d) for d in idx.shape)}]",
+                        "load the indices with the range of the rows")
         return TileType(t.dtype, (t.shape[0],))
     _one_d(v, e, spec, t, args[0])
     if k == ZERO:
@@ -410,7 +411,8 @@ def _accumulated(v, acc, want: DType, dtype: DType, shape: tuple, mn: tuple) -> 
     if isinstance(acc, Const):
         if acc.value != 0:
             raise v.err(acc, "mmad's accumulator is an L0C tile, or 0.0 (start a new sum)",
-                        "write `acc = zeros(mi.len, ni.len, L0C)` before the K loop and `acc = mmad(a0, b0, acc)` in it")
+                        "write `acc = zeros(mi.len, ni.len, L0C)` before the K loop and `acc = mmad(a0, b0, acc)` "
+                        "in it")
         return TileType(want, shape, Level.L0C)
     tc = acc.type
     if not (isinstance(acc, Name) and isinstance(tc, TileType) and tc.level is Level.L0C):
@@ -418,7 +420,8 @@ def _accumulated(v, acc, want: DType, dtype: DType, shape: tuple, mn: tuple) -> 
                     "start it with `acc = zeros(mi.len, ni.len, L0C)` before the K loop")
     if tc.dtype is not want:
         raise v.err(acc, f"{dtype.value} products accumulate in {want.value}, but `{acc.id}` is {tc.dtype.value}",
-                    f"make it `zeros(..., L0C, dtype={want.value})`" if want is not DType.f32 else "drop its dtype= (f32)")
+                    f"make it `zeros(..., L0C, dtype={want.value})`" if want is not DType.f32
+                    else "drop its dtype= (f32)")
     if tuple(strip(d) for d in tc.shape) != shape:
         have = " x ".join(expr_text(d) for d in tc.shape)
         raise v.err(acc, f"`{acc.id}` is [{have}] but A x B is [{expr_text(mn[0])} x {expr_text(mn[1])}]",
@@ -463,7 +466,8 @@ def refusal(spec, t, kind: str, kinds, node: Expr) -> tuple[str, str]:
         return (f"`{expr_text(arg)}` is an {t.level.value} tile; vector operations work on UB tiles",
                 "load it into UB (the default level) for vector work")
     if kind == "scalar" and cat in ("reduce", "scan", "window", "element"):
-        return f"`{op}` takes a tile, not a scalar", "a scalar needs no reduction" if cat == "reduce" else "pass a UB tile"
+        return (f"`{op}` takes a tile, not a scalar",
+                "a scalar needs no reduction" if cat == "reduce" else "pass a UB tile")
     if kind == "scalar" and cat in ("repeat", "gather"):
         return (f"`{op}` takes a tile of rows, not a scalar",
                 "a scalar broadcasts over a tile by itself: `xu - m`" if cat == "repeat" else "pass a UB tile")

@@ -2,7 +2,9 @@
 
 It owns the meaning rules of the DSL:
 - names and scopes (loop and `if` bodies are scopes; stages are not), one kind per name;
-- types and shapes of every expression (ops-table categories), dtype support per operation;
+- types and shapes of every expression, by the typing rule of the op's category
+  (`typerules.TYPE_RULES`), at the tile kinds (`ops.LOWERED`) and dtypes (its row's `dtypes`) the
+  lowering takes;
 - stage rules: copyin holds only loads, copyout only stores, tile work only in compute, and a
   tile crosses stages only copyin -> compute -> copyout;
 - the host function (its names, types and Launch fields) and the kernel's `t.field` reads;
@@ -664,7 +666,8 @@ class _Verifier:
             return g, tensor, []
         if len(g.index) != rank:
             raise self.err(g, f"`{g.tensor}` has {rank} axes {shape_text(param.groups)} but {len(g.index)} indices",
-                           "give one index per axis (group dims in the declaration, e.g. ((B, M), N), to view them as one)")
+                           "give one index per axis (group dims in the declaration, e.g. ((B, M), N), to view them "
+                           "as one)")
         kept, kept_axes, index = [], [], []
         for i, (ix, dim) in enumerate(zip(g.index, tensor.shape)):
             typed, length = self._index_axis(g, tensor, i, ix, dim, level)

@@ -8,7 +8,8 @@ way). EnQue / DeQue between the methods order the pipes (MTE2 -> MTE1 -> M -> FI
 buffers per input queue let the copy of K slice i+1 overlap the Mmad of slice i.
 
 Where each tile's fractals lie and which LoadData moves them is `dsl/cube.py`'s `Operand`; this
-module only writes the code. Counts of fractals and rows in fractals are holes
+module only writes the code. The cube category's operations (mmad, zeros) are lowered by
+`CUBE_RULES`, its counterpart of vector.py's `LOWER_RULES`. Counts of fractals and rows in fractals are holes
 (`FractalCount`, `FractalSpan`): compute writes them for whole fractals (`mLen / BLOCK_CUBE`),
 align rewrites them for tails (`CeilDiv`, `AlignUp`), as it rewrites the vector copies.
 """
@@ -225,7 +226,6 @@ class CubeStages:
     def split(self, em: Emitter, st: ir.Load) -> None:
         op = self.plan.operand(st.src.tensor)
         l1t = self.p.local_type(op.l1)
-        l0t = self.p.local_type(op.l0)
         cpp = l1t.dtype.cpp
         src, dst = cpp_name(op.l1), cpp_name(op.l0)
         if op.dtype is ir.DType.i8 and op.hw_transpose:

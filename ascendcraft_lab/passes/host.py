@@ -411,7 +411,8 @@ class _TorchBinding:
         self.others = dispatch_variants(p)
         self.outs = outs = p.outputs
         self.ret = "at::Tensor" if len(outs) == 1 else f"std::tuple<{', '.join(['at::Tensor'] * len(outs))}>"
-        self.result = cpp_name(outs[0].name) if len(outs) == 1 else "{" + ", ".join(cpp_name(o.name) for o in outs) + "}"
+        names = [cpp_name(o.name) for o in outs]
+        self.result = names[0] if len(outs) == 1 else "{" + ", ".join(names) + "}"
         self.sig_in = [f"const at::Tensor &{cpp_name(t.name)}" for t in ins]
         self.sig_in += [f"double {cpp_name(s.name)}" if s.dtype.is_float else f"int64_t {cpp_name(s.name)}"
                         for s in p.scalars]

@@ -1,7 +1,7 @@
 """Pass 3's expression lowering: DSL expressions -> AscendC vector and scalar code.
 
 A compute statement is lowered like a register allocator would: tile sub-expressions are
-evaluated in Sethi-Ullman order (the same order `dsl/buffers.py` used to size the scratch),
+evaluated in Sethi-Ullman order (`dsl/registers.py`'s walk, which the UB plan counts the scratch by),
 an in-place AscendC call writes its result over an operand's buffer, and other
 temporaries take slots of the shared scratch TBuf. Each DSL operation is lowered by the rule
 of its category and tile kind (`LOWER_RULES`, the kinds `dsl.ops.LOWERED` names), which reads
@@ -960,11 +960,11 @@ def _lower_compare(low: ComputeLowering, e: ir.Call, spec, out: Tile | None, v: 
     if 0 in v and 1 in v:
         low.em.line(f"{spec.api}({out.name}, {v[0].name}, {v[1].name}, CMPMODE::{mode}, {cn});")
     elif 0 in v:
-        low.em.line(f"{spec.scalar_api}({out.name}, {v[0].name}, static_cast<{a[0].type.dtype.cpp}>({low._scalar(a[1])}), "
-                    f"CMPMODE::{mode}, {cn});")
-    else:
-        low.em.line(f"{spec.scalar_api}({out.name}, {v[1].name}, static_cast<{a[1].type.dtype.cpp}>({low._scalar(a[0])}), "
-                    f"CMPMODE::{SWAPPED_MODE[mode]}, {cn});")
+        s = f"static_cast<{a[0].type.dtype.cpp}>({low._scalar(a[1])})"
+        low.em.line(f"{spec.scalar_api}({out.name}, {v[0].name}, {s}, CMPMODE::{mode}, {cn});")
+    else:                       # s < x is x > s: the comparison with its operands swapped
+        s = f"static_cast<{a[1].type.dtype.cpp}>({low._scalar(a[0])})"
+        low.em.line(f"{spec.scalar_api}({out.name}, {v[1].name}, {s}, CMPMODE::{SWAPPED_MODE[mode]}, {cn});")
     return None
 
 

@@ -68,7 +68,8 @@ def _cases():
         for expr, out in FORMS[op.category]:
             for dt in VECTOR_DTYPES:
                 for kind in ("tile", "rows") if dt in (DType.f32, DType.i32) else ("tile",):
-                    yield pytest.param(op, expr, out, dt, kind, id=f"{op.name}-{expr.split('(')[1][:-1]}-{dt.value}-{kind}")
+                    form = expr.split("(")[1][:-1]
+                    yield pytest.param(op, expr, out, dt, kind, id=f"{op.name}-{form}-{dt.value}-{kind}")
 
 
 @pytest.mark.parametrize("op, expr, out, dt, kind", list(_cases()))

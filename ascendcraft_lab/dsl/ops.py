@@ -20,10 +20,10 @@ Categories:
   binary    a (op) b over tiles and/or scalars; a tile result if either side is a tile
   intbinary scalar integer arithmetic (index math): `//`, `%`
   compare   like binary, the result is bool (a mask tile or a bool scalar)
-  unary     f(x) elementwise, same dtype (`float_only` ones need a float input)
+  unary     f(x) elementwise, same dtype (`float_only` ones give f32 for an integer scalar)
   select    where(mask, a, b)
   clamp     clamp(x, lo, hi) with scalar bounds
-  reduce    tile -> scalar (or index) of the whole tile
+  reduce    tile -> scalar (or index) of the whole tile; along an axis, tile -> tile
   scan      tile -> tile, running sum/product continuing from the scalar `init`
   window    tile -> shorter tile: one value per window of k elements every `stride` (pooling:
             with padding, dilation and an explicit window count)

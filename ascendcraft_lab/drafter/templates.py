@@ -26,13 +26,11 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from ..dsl.dtypes import DSL_NAMES as DTYPE, TORCH_NBYTES as NBYTES
 from ..dsl.ops import HOST_BUILTINS, OPS
 from .graph import FLOAT_DTYPES, Graph, Node, Unsupported
 from .layout import Layout
 
-DTYPE = {"float32": "f32", "float16": "f16", "bool": "bool", "bfloat16": "bf16", "int64": "i64", "int32": "i32",
-         "int16": "i16", "int8": "i8", "uint8": "u8"}
-NBYTES = {"float32": 4, "float16": 2, "bool": 1, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1}
 DIM_NAMES = {1: ("N",), 2: ("B", "N"), 3: ("B", "M", "N"), 4: ("B", "C", "H", "W"), 5: ("B", "C", "D", "H", "W")}
 RESERVED = set(OPS) | set(HOST_BUILTINS) | set(keyword.kwlist) | {
     "load", "store", "tiles", "core_rows", "core_chunk", "range", "windows", "copyin", "compute", "copyout",

@@ -31,7 +31,8 @@ from .errors import DslError, Span, human_bytes
 from .host import HostEvaluator, sync_all_ub_bytes
 from .ir import (Assign, Attr, Call, Const, DType, Expr, For, If, Level, Load, Name, Program, ScalarType, Stage,
                  StageKind, Store, TileType, walk, walk_exprs, walk_stmts)
-from .ops import OPS, window_form, window_padded_len
+from .ops import OPS, REDUCTIONS, window_form, window_padded_len
+from .registers import is_byte_mask
 from .tiles import MAX_PITCH_BLOCKS, footprint, is_pitched, per_row, stretched
 
 
@@ -141,7 +142,6 @@ class UbPlan:
         """Bytes of every buffer with `env` (dims, scalar params, `t.field`s), as the init pass
         allocates them; buffers whose size is unknown are skipped."""
         ev = HostEvaluator(soc, env)
-        unit = self.unit(soc)
         items = []
         for b in self.buffers:
             known = [c for c in (_try_eval(ev, c, env) for c in b.capacities) if c is not None]
@@ -344,14 +344,19 @@ def loaded_once(groups: list[StageGroup], tiles: set[str]) -> frozenset[str]:
     return frozenset(keep)
 
 
+def _category(call: Call) -> str:
+    spec = OPS.get(call.op)
+    return spec.category if spec is not None else ""
+
+
 def needs_staging(body) -> bool:
     """Whether scalars pass through the vector unit: a reduction's result, or a function the
     scalar unit has no instruction for (exp, log, sqrt, ... of a scalar)."""
     for n in walk(Stage(StageKind.compute, tuple(body))):
         if isinstance(n, Call) and n.op in OPS:
             spec = OPS[n.op]
-            if n.op in ("reduce_sum", "reduce_max", "reduce_min") and isinstance(n.type, ScalarType):
-                return True
+            if spec.category == "reduce" and spec.api and isinstance(n.type, ScalarType):
+                return True      # a vector reduction's result, read back through the staging block
             if isinstance(n.type, ScalarType) and spec.category in ("unary", "binary") and spec.vector_for_scalar:
                 return True
     return False
@@ -360,16 +365,15 @@ def needs_staging(body) -> bool:
 def byte_masks(body, loaded_bool: set[str]) -> frozenset[str]:
     """bool tiles holding one byte per element: loaded from GM, or made by cast()."""
     cast = {s.target for s, _ in walk_stmts(body) if isinstance(s, Assign) and isinstance(s.value, Call)
-            and s.value.op == "cast" and isinstance(s.value.type, TileType) and s.value.type.dtype is DType.bool}
+            and _category(s.value) == "cast" and isinstance(s.value.type, TileType)
+            and s.value.type.dtype is DType.bool}
     return frozenset(loaded_bool | cast)
 
 
 def compares(body, masks: frozenset[str]) -> bool:
     """Whether a Compare runs (a tile comparison, or a byte mask turned into Select's bit mask)."""
     return any(isinstance(n, Call) and isinstance(n.type, TileType) and (
-        n.op in ("lt", "le", "gt", "ge", "eq", "ne")
-        or (n.op == "where" and ((isinstance(n.args[0], Name) and n.args[0].id in masks)
-                                 or (isinstance(n.args[0], Call) and n.args[0].op == "cast"))))
+        _category(n) == "compare" or (_category(n) == "select" and is_byte_mask(n.args[0], masks)))
         for n in walk(Stage(StageKind.compute, tuple(body))))
 
 
@@ -380,9 +384,6 @@ def scalar_outputs(body) -> tuple[str, ...]:
         if isinstance(s, Store) and isinstance(s.value.type, ScalarType) and s.value.id not in out:
             out.append(s.value.id)
     return tuple(out)
-
-
-PAD_FILLS = {"max": "-inf", "min": "inf", "sum": "0", "avg": "0"}   # window kind -> what its padding holds
 
 
 def padded_rows(body, calc: Mapping[str, tuple], compare: bool, locals_: set[str]) -> tuple[tuple[str, Call], ...]:
@@ -407,12 +408,16 @@ def padded_rows(body, calc: Mapping[str, tuple], compare: bool, locals_: set[str
     out = []
     for name, calls in uses.items():
         first = calls[0]
-        same = all(c.args[1:6] == first.args[1:6] and PAD_FILLS[c.op.split("_")[1]] == PAD_FILLS[first.op.split("_")[1]]
-                   for c in calls)
+        same = all(c.args[1:6] == first.args[1:6] and _pad_value(c) == _pad_value(first) for c in calls)
         invariant = not any(isinstance(x, Name) and x.id in locals_ for x in walk_exprs(first.args[3]))
         if same and invariant and len(set(calc[name])) == 1:
             out.append((name, first))
     return tuple(out)
+
+
+def _pad_value(window: Call) -> float:
+    """What a window op's padding holds: its reduction's identity (-inf for max, 0 for a sum)."""
+    return REDUCTIONS[OPS[window.op].reduction].identity
 
 
 def padded_len(call: Call) -> Expr:
@@ -424,14 +429,19 @@ def padded_len(call: Call) -> Expr:
 # ----------------------------------------------------------------------------- statement temporaries
 
 
+def gathered_sources(e: Expr) -> set[int]:
+    """ids of the tiles in `e` that a Gather reads in place (a take()'s source, its row's `gathers`):
+    a whole row or plane held in UB never sizes the scratch slots (the result, one element per
+    index, does)."""
+    return {id(n.args[0]) for n in walk_exprs(e)
+            if isinstance(n, Call) and n.op in OPS and OPS[n.op].gathers and isinstance(n.args[0], Name)}
+
+
 def stmt_tile_sizes(st: Assign, cap, padded: frozenset[str] = frozenset()) -> tuple[tuple[Expr | None, DType], ...]:
     """(capacity, dtype) of every tile-valued sub-expression (the scratch is sized by the largest;
     a window op reading one of the `padded` tiles in place needs no padded copy)."""
     out = []
-    # the source of a take() is read in place by Gather: a whole row or plane held in UB never
-    # sizes the scratch slots (its result, one element per index, does)
-    gathered = {id(n.args[0]) for n in walk_exprs(st.value)
-                if isinstance(n, Call) and n.op == "take" and isinstance(n.args[0], Name)}
+    gathered = gathered_sources(st.value)
     for n in walk_exprs(st.value):
         if id(n) in gathered:
             continue
@@ -440,7 +450,7 @@ def stmt_tile_sizes(st: Assign, cap, padded: frozenset[str] = frozenset()) -> tu
             form = window_form(n) if isinstance(n, Call) and n.op in OPS and OPS[n.op].category == "window" else "blocks"
             if form == "padded" and isinstance(n.args[0], Name) and n.args[0].id in padded:
                 form = "gather"
-            if isinstance(n, Call) and n.op == "transpose":   # its lanes' offsets are f32 / i32 in scratch
+            if isinstance(n, Call) and _category(n) == "transpose":   # its lanes' offsets are f32 / i32
                 out.append((cap(n.type), DType.i32))
             dt = n.type.dtype
             if form == "padded":      # the padded copy is longer than the row
@@ -486,47 +496,57 @@ def solve_fits(program: Program, plan: UbPlan, soc: Soc) -> Program:
     many elements of `dtype` (fit_rows: rows of the padded pitch) it grows by per fitted unit.
     A buffer that does not grow with the fit (a weight, a one-element shift) counts as one more
     unit, and the total rounds up: the budget check, which sums the plan exactly, then holds."""
-    from dataclasses import replace as _replace
-    host = program.host
-    calls = [(n, where) for where, e in _host_exprs(host) for n in walk_exprs(e)
-             if isinstance(n, Call) and n.op in ("fit_tile", "fit_rows")]
-    if not calls:
+    fit = _the_fit(program)
+    if fit is None:
         return program
+    live, parts = _live_units(program, plan, soc, fit)
+    what = "row" if fit.op == "fit_rows" else "tile"
+    note = f"{fit.op}: {live} {what}-sized UB copies counted from the plan ({', '.join(parts)})"
+    return _with_fit(program, fit, _solved(program.host, fit, live), note)
+
+
+def _the_fit(program: Program) -> Call | None:
+    """The host function's one fit_tile() / fit_rows() call (None without; a second is an error)."""
+    calls = [(n, where) for where, e in _host_exprs(program.host) for n in walk_exprs(e)
+             if isinstance(n, Call) and n.op in ("fit_tile", "fit_rows")]
     if len(calls) > 1:
         second = calls[1][0]
         raise DslError(f"a second {second.op}() in the host function; the UB plan solves one fitted size",
                        second.span, f"fit one size (`{calls[0][0].op}` on line {calls[0][0].span.line}) and derive "
                        "the others from it, or size them with ub_elems(dtype, live=K)", program.path, program.source)
-    fit, _ = calls[0]
+    return calls[0][0] if calls else None
+
+
+def _live_units(program: Program, plan: UbPlan, soc: Soc, fit: Call) -> tuple[int, list[str]]:
+    """How many fitted units of UB the plan takes (rounded up), and the buffers that count, by name."""
     dtype = fit.args[0].dtype
     rows = fit.op == "fit_rows"
-    usages, pitch = [], None
 
     def fail(msg: str, help: str) -> DslError:
         return DslError(msg, fit.span, help, program.path, program.source)
+    usages, pitch = [], None
     for value in PROBE_FIT:
         try:
-            env, unit = _probe(program, fit, value, soc)
+            env, pitch = _probe(program, fit, value, soc)
         except DslError as e:
             raise fail(f"{fit.op}() cannot be solved: the host function does not run on probe shapes "
                        f"(every dim {PROBE_DIM}, int scalars 1, float scalars 1.0): {e.message}",
                        "size the tile by hand with ub_elems(dtype, live=K)") from None
         usages.append(plan.usage(env, soc))
-        pitch = unit
     per_unit = (pitch if rows else 1) * dtype.nbytes        # bytes of one fitted unit of `dtype`
     step = PROBE_FIT[1] - PROBE_FIT[0]
+    block = rows and dtype.elems_per_block * dtype.nbytes
     units, parts = 0.0, []
     lo = {id(b): n for b, _, n in usages[0].items}
     for b, _, n in usages[1].items:
         if b.level is not Level.UB:
             continue
         grow = (n - lo.get(id(b), 0)) / step
-        share = b.nbuf * (_share(grow, per_unit, rows and dtype.elems_per_block * dtype.nbytes) if grow > 0 else 1)
-        units += share
+        units += b.nbuf * (_share(grow, per_unit, block) if grow > 0 else 1)
         parts.append(f"{b.name}" + (f" x{b.nbuf}" if b.nbuf > 1 else "") + ("" if grow > 0 else " (fixed size)"))
     if plan.scratch_slots:
         grow = (usages[1].scratch_bytes - usages[0].scratch_bytes) / step
-        units += _share(grow, per_unit, rows and dtype.elems_per_block * dtype.nbytes) if grow > 0 else plan.scratch_slots
+        units += _share(grow, per_unit, block) if grow > 0 else plan.scratch_slots
         parts.append(f"scratch x{plan.scratch_slots}" if plan.scratch_slots > 1 else "scratch")
     shares = [(n - lo.get(id(b), 0)) / step / per_unit for b, _, n in usages[1].items if b.level is Level.UB]
     if not any(x > 0 for x in shares):
@@ -537,17 +557,28 @@ def solve_fits(program: Program, plan: UbPlan, soc: Soc) -> Program:
         raise fail("fit_tile() counts elements of a tile, but here the plan grows by a fraction of one per "
                    "element: it is divided (by a row's length?) before it sizes the tiles",
                    "for a tile of rows write `tile_rows = fit_rows(f32, cols)` with the row's columns")
-    live = max(1, -int(-round(units, 6) // 1))
-    lanes = Const(dtype.elems_per_block, "int")
+    return max(1, -int(-round(units, 6) // 1)), parts
+
+
+def _solved(host, fit: Call, live: int) -> Expr:
+    """What the fit stands for: ub_elems(dtype, live, 1), for fit_rows divided by the row's pitch
+    (at least one row)."""
+    dtype = fit.args[0].dtype
     solved: Expr = Call("ub_elems", (fit.args[0], Const(live, "int"), Const(1, "int")), span=fit.span, type=fit.type)
-    if rows:
-        pitch_e = fit.args[1] if _whole_blocks(fit.args[1], {st.target: st.value for st in host.body},
-                                               dtype.elems_per_block) \
-            else Call("align_up", (fit.args[1], lanes), span=fit.span, type=fit.type)
-        solved = Call("max", (Call("floordiv", (solved, pitch_e), span=fit.span, type=fit.type), Const(1, "int")),
-                      span=fit.span, type=fit.type)
-    what = "row" if rows else "tile"
-    note = f"{fit.op}: {live} {what}-sized UB copies counted from the plan ({', '.join(parts)})"
+    if fit.op != "fit_rows":
+        return solved
+    lanes = Const(dtype.elems_per_block, "int")
+    pitch_e = fit.args[1] if _whole_blocks(fit.args[1], {st.target: st.value for st in host.body},
+                                           dtype.elems_per_block) \
+        else Call("align_up", (fit.args[1], lanes), span=fit.span, type=fit.type)
+    return Call("max", (Call("floordiv", (solved, pitch_e), span=fit.span, type=fit.type), Const(1, "int")),
+                span=fit.span, type=fit.type)
+
+
+def _with_fit(program: Program, fit: Call, solved: Expr, note: str) -> Program:
+    """`program` with the fit call replaced by `solved` wherever the host function has it."""
+    from dataclasses import replace as _replace
+    host = program.host
 
     def sub(e: Expr) -> Expr:
         if e is fit:

@@ -79,8 +79,15 @@ def _budget_error_example() -> str:
 
 
 def render_reference() -> str:
-
+    """The reference, section by section (each section a function below)."""
     soc = get_soc(DEFAULT_SOC)
+    sections = (_intro(), _grammar(), _types(), _tiles_of_rows(), _loops(), _stages(), _synchronisation(),
+                _host_function(soc), _operations(), _ub_budget(soc), _binding(), _errors())
+    return "\n".join(line for section in sections for line in section) + "\n"
+
+
+def _intro() -> list[str]:
+    """The title, what a DSL file is, and a complete kernel."""
     out: list[str] = []
     w = out.append
     w("# AscendCraft kernel DSL — reference")
@@ -100,6 +107,13 @@ def render_reference() -> str:
     w(get_example(_EXAMPLE).dsl.read_text(encoding="utf-8").rstrip("\n"))
     w("```")
     w("")
+    return out
+
+
+def _grammar() -> list[str]:
+    """The grammar (parser.GRAMMAR) and the canonical text."""
+    out: list[str] = []
+    w = out.append
     w("## Grammar")
     w("")
     w("```")
@@ -110,6 +124,13 @@ def render_reference() -> str:
       "(4-space indents, block-form stages, fewest parentheses, `pow(a, b)` for `a ** b`, optional arguments "
       "only when not default, no comments), and printing a parse of that text changes nothing.")
     w("")
+    return out
+
+
+def _types() -> list[str]:
+    """Dtypes (the dtypes table), tensors, tiles, scalars and dtype-generic kernels."""
+    out: list[str] = []
+    w = out.append
     w("## Types")
     w("")
     w("| dtype | bytes | AscendC C++ | note |")
@@ -158,6 +179,13 @@ def render_reference() -> str:
       "In a variant of integer types a `f32` scalar parameter is `i32`, as PyTorch gives integer tensors integer "
       "scalars (`dsl/generic.py`).")
     w("")
+    return out
+
+
+def _tiles_of_rows() -> list[str]:
+    """The UB layout of tiles of rows, broadcasting, and views as GM indices."""
+    out: list[str] = []
+    w = out.append
     w("## Tiles of rows and broadcasting")
     w("")
     w(f"- A tile of rank 2 or more is *rows x columns*: the last axis is a row, the others fold into the rows. "
@@ -211,6 +239,13 @@ def render_reference() -> str:
       "`take` (a Gather by byte offset) reads them, a `where` putting a constant pad's value outside the "
       "input (`examples/layout/pad_reflect`).")
     w("")
+    return out
+
+
+def _loops() -> list[str]:
+    """The iterators (parser.ITERATORS) and the scopes of loop and `if` bodies."""
+    out: list[str] = []
+    w = out.append
     w("## Loops")
     w("")
     w("| iterator | meaning |")
@@ -222,6 +257,13 @@ def render_reference() -> str:
       "the loop to carry it, like `m = -inf`). Stages are not scopes. A name has one kind (scalar dtype, or "
       "tile dtype) in the whole kernel. No `while`, no recursion: every loop has a known trip count.")
     w("")
+    return out
+
+
+def _stages() -> list[str]:
+    """What each stage holds."""
+    out: list[str] = []
+    w = out.append
     w("## Stages")
     w("")
     w("- `with copyin:` holds only `name = load(gm_view)` (GM -> UB, MTE2). A loaded tile is a read-only VECIN queue.")
@@ -234,6 +276,13 @@ def render_reference() -> str:
     w("- Loads read `GM`/`Param`/`Workspace` tensors; stores write `Out`/`Workspace` tensors; every output "
       "must be stored.")
     w("")
+    return out
+
+
+def _synchronisation() -> list[str]:
+    """barrier() and sync_all()."""
+    out: list[str] = []
+    w = out.append
     w("## Synchronisation")
     w("")
     w("- `barrier()` orders the pipes of one core (AscendC `PipeBarrier`); the lowering inserts the usual "
@@ -249,6 +298,13 @@ def render_reference() -> str:
       "host-zeroed `workspace` argument, and a UB work area of 32 bytes per core, which the UB plan counts "
       "for `VECTOR_CORES` cores and `ub_elems` leaves out of the tiles.")
     w("")
+    return out
+
+
+def _host_function(soc) -> list[str]:
+    """The host language: its builtins (ops.HOST_BUILTINS) and the SoC constants."""
+    out: list[str] = []
+    w = out.append
     w("## Host function")
     w("")
     w("Host parameters repeat kernel parameters (tensors as `Tensor[dtype, shape]`, same dtype and dims; "
@@ -266,6 +322,13 @@ def render_reference() -> str:
     for name, (fn, doc) in SOC_CONSTANTS.items():
         w(f"| `{name}` | {_md_escape(doc)} | {fn(soc)} |")
     w("")
+    return out
+
+
+def _operations() -> list[str]:
+    """The operations table (ops.OPS_LIST), one table per category."""
+    out: list[str] = []
+    w = out.append
     w("## Operations")
     w("")
     w("One table (`ascendcraft_lab/dsl/ops.py`) gives every operation's operands, the tile dtypes the vector "
@@ -287,6 +350,13 @@ def render_reference() -> str:
     w("")
     w("Rounding modes of `cast`: " + ", ".join(f"`{m}`" for m in ROUND_MODES) + ".")
     w("")
+    return out
+
+
+def _ub_budget(soc) -> list[str]:
+    """The UB plan the verifier checks, and the builtins that size tiles by it."""
+    out: list[str] = []
+    w = out.append
     w("## The UB budget")
     w("")
     w("One UB plan, computed from the draft, is what the verifier checks, the interpreter re-checks with the "
@@ -308,6 +378,13 @@ def render_reference() -> str:
       "same for a tile of rows, in rows of the padded pitch. `cores, per_core = core_split(B)` is the usual "
       "core split (per_core = cdiv(B, min(VECTOR_CORES, B)), cores = cdiv(B, per_core)).")
     w("")
+    return out
+
+
+def _binding() -> list[str]:
+    """How the kernel's parameters bind to the reference's inputs and outputs."""
+    out: list[str] = []
+    w = out.append
     w("## Binding to the reference")
     w("")
     w("- `GM[...]` parameters, in order, take the tensors of `get_inputs()`, in order.")
@@ -327,6 +404,13 @@ def render_reference() -> str:
     w("- Dims bind from the actual shapes; a dim seen twice must agree. Tolerances: f32 1e-4, f16/bf16 1e-2 "
       "(rtol and atol), exact for ints.")
     w("")
+    return out
+
+
+def _errors() -> list[str]:
+    """A real diagnostic."""
+    out: list[str] = []
+    w = out.append
     w("## Errors")
     w("")
     w("Every rejected draft gets one diagnostic: what is wrong, where, and what would be right.")
@@ -334,7 +418,7 @@ def render_reference() -> str:
     w("```")
     w(_budget_error_example())
     w("```")
-    return "\n".join(out) + "\n"
+    return out
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -49,20 +49,19 @@ from typing import Mapping, Sequence
 from .errors import DslError
 from .ir import (Assign, Call, Const, DType, DTypeRef, Expr, For, If, Load, Name, Program, ScalarParam, Stage,
                  StageKind, Store, Str, TensorRole, map_exprs, walk, walk_stmts)
+from .ops import OPS_LIST
 from .parser import parse
 
 # A half-type tensor's values are computed in f32, an int8 tensor's in f16 (see the module docstring).
 COMPUTE_TYPE = {DType.f16: DType.f32, DType.bf16: DType.f32, DType.i8: DType.f16}
-TORCH_NAMES = {d.torch_name: d for d in DType}
 # The operations whose result is one of their operands' values (or a mask, or an index), so that
-# int8 values computed in f16 come back to int8 exactly (see the module docstring).
-INT8_EXACT = frozenset({"relu", "max", "min", "clamp", "where", "eq", "ne", "gt", "ge", "lt", "le", "cast",
-                        "reduce_max", "reduce_min", "window_max", "window_min", "argmax", "argmin", "first",
-                        "last", "pick", "take", "transpose", "repeat", "rint", "floor", "ceil", "trunc"})
+# int8 values computed in f16 come back to int8 exactly (see the module docstring): rows `int8="exact"`.
+INT8_EXACT = frozenset(op.name for op in OPS_LIST if op.int8 == "exact")
 # The operations an int8 variant wraps as PyTorch does (see the module docstring): a ring's sums,
-# at most INT8_WRAP_TERMS int8 terms per statement so the f16 value stays exact.
-INT8_WRAP = frozenset({"add", "sub", "neg"})
+# at most INT8_WRAP_TERMS int8 terms per statement so the f16 value stays exact (rows `int8="wrap"`).
+INT8_WRAP = frozenset(op.name for op in OPS_LIST if op.int8 == "wrap")
 INT8_WRAP_TERMS = 16
+CASTS = frozenset(op.name for op in OPS_LIST if op.category == "cast")
 
 
 class VariantMismatch(ValueError):
@@ -118,7 +117,7 @@ def binding_for(program: Program, dtypes: Sequence[str], what: str = "the input 
     for p, name in zip(tensors, dtypes):
         if p.dtype_var is None:
             continue
-        d = TORCH_NAMES.get(name)
+        d = DType.from_torch(name)
         allowed = choices[p.dtype_var]
         if d is None or d not in allowed:
             raise VariantMismatch(f"{what} has a {name} `{p.name}`, a dtype this kernel does not serve "
@@ -223,7 +222,7 @@ class _Promoter:
 
     def assign(self, st: Assign, body) -> Assign:
         value = st.value
-        explicit = isinstance(value, Call) and value.op == "cast"
+        explicit = isinstance(value, Call) and value.op in CASTS
         uses_half = any(isinstance(n, Name) and n.id in self.half for n in walk(value))
         uses_wide = any(isinstance(n, Name) and n.id in self.wide for n in walk(value))
         if explicit and not uses_wide:
@@ -245,14 +244,14 @@ class _Promoter:
         def refuse(op: str, why: str):
             raise DslError(f"int8 `{op}` is not served: int8 values are computed in f16 (the vector unit has no "
                            f"int8 arithmetic) and cast back saturating, where PyTorch's int8 `{op}` wraps{why}",
-                           st.span, "int8 variants serve " + ", ".join(sorted((INT8_EXACT | INT8_WRAP) - {"cast"}))
+                           st.span, "int8 variants serve " + ", ".join(sorted((INT8_EXACT | INT8_WRAP) - CASTS))
                            + " (sums wrapped modulo 256), an order operation of a sum in a statement of its own",
                            self.program.path, self.program.source)
         sums = [n for n in walk(st.value) if isinstance(n, Call) and n.op in INT8_WRAP]
         for n in walk(st.value):
             if isinstance(n, Call) and n.op not in INT8_EXACT | INT8_WRAP:
                 refuse(n.op, "")
-            if isinstance(n, Call) and n.op not in INT8_WRAP and n.op != "cast" and \
+            if isinstance(n, Call) and n.op not in INT8_WRAP and n.op not in CASTS and \
                     any(isinstance(m, Call) and m.op in INT8_WRAP for a in n.args for m in walk(a)):
                 refuse(sums[0].op, f" (here `{n.op}` reads the sum before it is wrapped: give the sum a statement "
                                    f"of its own)")
@@ -291,7 +290,7 @@ class _Promoter:
                 wide = COMPUTE_TYPE[self.low[st.dst.tensor]].value
                 raise DslError(f"`{st.value.id}` is computed in {wide} from {self.low[st.dst.tensor].value} values, but no "
                                f"compute stage just before this store makes it, so there is no place to cast it back",
-                               st.span, f"assign it in the compute stage right before this copyout",
+                               st.span, "assign it in the compute stage right before this copyout",
                                self.program.path, self.program.source)
             body.append(st)
         return replace(stage, body=tuple(body))

@@ -1,8 +1,8 @@
 """The host side of the DSL: SoC constants, host builtins (`cdiv`, `ub_elems`, ...) and
 `evaluate_host`, which runs the `@host` tiling function on concrete shapes.
 
-The host function is evaluated by this module's own small evaluator (never `exec`): Python
-ints and floats, with a size guard so a hostile draft cannot build huge numbers.
+The host function is evaluated by this module's small evaluator (never `exec`): Python ints and
+floats computed by `ops.SCALAR_MATH`, with a size guard so a hostile draft cannot build huge numbers.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from .cube import uses_cube
 from .errors import DslError
 from .ir import (Attr, Call, Const, DType, DTypeRef, Expr, Name, Pack, Program, ScalarParam, SyncAll, TensorParam,
                  walk_exprs, walk_stmts)
-from .ops import HOST_BUILTINS, HOST_FITS
+from .ops import HOST_BUILTINS, HOST_FITS, SCALAR_MATH
 from .printer import expr_text
 
 # SoC constants a host function may read, each with its doc (rendered into the reference).
@@ -126,34 +126,10 @@ class HostEvaluator:
                                 "verify the program (dsl.verifier.verify) before running its host function")
             return self.fit
         try:
-            if op == "add":
-                return a[0] + a[1]
-            if op == "sub":
-                return a[0] - a[1]
-            if op == "mul":
-                return a[0] * a[1]
-            if op == "div":
-                return a[0] / a[1]
-            if op == "floordiv":
-                return a[0] // a[1]
-            if op == "mod":
-                return a[0] % a[1]
-            if op == "neg":
-                return -a[0]
-            if op == "min":
-                return min(a)
-            if op == "max":
-                return max(a)
-            if op == "cdiv":
-                return -(-a[0] // a[1])
-            if op == "align_up":
-                return -(-a[0] // a[1]) * a[1]
-            if op == "align_down":
-                return a[0] // a[1] * a[1]
-            if op == "pow":
-                return float(a[0]) ** float(a[1])
             if op == "ub_elems":
                 return ub_elems(self.soc, a[0], int(a[1]), int(a[2]), self.ub_reserve)
+            if op in HOST_OPS or op in HOST_BUILTINS and op in SCALAR_MATH:
+                return SCALAR_MATH[op](*a)
         except ZeroDivisionError:
             raise self.fail(e, f"division by zero in `{op}`", "guard the divisor, e.g. max(x, 1)") from None
         except OverflowError:

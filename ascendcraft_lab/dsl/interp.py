@@ -19,15 +19,17 @@ import numpy as np
 
 from ..soc import Soc, get_soc
 from . import cube
-from .buffers import BUDGET_LEVELS, SCALAR_OUT_BYTES, STAGING_BYTES, UbUsage, align, budget_error, capacity_limit
+from .buffers import (BUDGET_LEVELS, SCALAR_OUT_BYTES, STAGING_BYTES, UbUsage, align, budget_error, capacity_limit,
+                      gathered_sources)
 from .errors import DslError
 from .host import bind_dims, output_shape
 from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTiles, DType, DTypeRef, Expr, For,
                  If, IndexExpr, IndexSlice, IndexWindows, Level, LevelRef, Load, Name, Program, Range, RangeType,
                  ScalarType, Stage, Store, Str, SyncAll, TensorRole, TileType, Tiles, walk_exprs)
-from .ops import OPS, cast_numpy, to_bf16
+from .ops import OPS, SCALAR_MATH, cast_numpy, to_bf16
 from .tiles import footprint_elems, is_pitched
-from .verifier import _unify, check_launch, verify
+from .typerules import unify
+from .verifier import check_launch, verify
 
 DEFAULT_MAX_ITERATIONS = 5_000_000
 MAX_OUTPUT_ELEMS = 1 << 26        # 256 MiB of f32: far beyond any reference the checker runs
@@ -210,7 +212,7 @@ class _Run:
         # a statement with temporaries sizes the scratch slots by the largest tile it touches, but for
         # the source of a take(), which Gather reads in place (dsl/buffers.py: stmt_tile_sizes)
         temps = any(s.span == st.span for s in self.p.plan.scratch)
-        gathered = {id(n.args[0]) for n in walk_exprs(st.value) if isinstance(n, Call) and n.op == "take"}
+        gathered = gathered_sources(st.value)
         leaves = sorted({n.id for n in walk_exprs(st.value)
                          if isinstance(n, Name) and isinstance(n.type, TileType) and id(n) not in gathered})
         if isinstance(t, TileType):
@@ -362,9 +364,8 @@ class _Run:
         return store
 
     def _for(self, st: For):
+        """A loop: its body run for every value the iterator gives this core, within the loop budget."""
         body = self._block(st.body)
-        it = st.iter
-        var = st.var
         limit = self.max_iterations
 
         def count(n):
@@ -372,72 +373,85 @@ class _Run:
             if self.iterations > limit:
                 raise self.err(st, f"the kernel runs more than {limit} loop iterations",
                                "use larger tiles (t.tile) or fewer rows per core; the interpreter stops runaway loops")
+        return _LOOPS[type(st.iter)](self, st, body, count)
 
-        if isinstance(it, CoreRows):
-            rows, total = self._expr(it.rows), self._expr(it.total)
+    def _core_rows(self, st: For, body, count):
+        """This core's rows: cdiv(total, cores) of them from block * rows on."""
+        it, var = st.iter, st.var
+        rows, total = self._expr(it.rows), self._expr(it.total)
 
-            def core_rows(env):
-                n, tot = rows(env), total(env)
-                if n < 0:
-                    raise self.err(it, f"core_rows() gets {n} rows per core", "rows per core is cdiv(total, cores) >= 0")
-                start = env["__block__"] * n
-                stop = min(start + n, tot)
-                count(max(stop - start, 0))
-                for r in range(start, stop):
-                    env[var] = r
-                    body(env)
-            return core_rows
-        if isinstance(it, CoreChunk):
-            size, total = self._expr(it.size), self._expr(it.total)
+        def core_rows(env):
+            n, tot = rows(env), total(env)
+            if n < 0:
+                raise self.err(it, f"core_rows() gets {n} rows per core", "rows per core is cdiv(total, cores) >= 0")
+            start = env["__block__"] * n
+            stop = min(start + n, tot)
+            count(max(stop - start, 0))
+            for r in range(start, stop):
+                env[var] = r
+                body(env)
+        return core_rows
 
-            def core_chunk(env):
-                n, tot = size(env), total(env)
-                if n < 1:
-                    raise self.err(it, f"core_chunk() gets a chunk of {n}", "the per-core size is at least 1")
-                b = env["__block__"]
-                start = b * n
-                if start < tot:
-                    count(1)
-                    env[var] = RangeVal(start, min(n, tot - start), b)
-                    body(env)
-            return core_chunk
-        if isinstance(it, CoreTiles):
-            exts, steps = [self._expr(x) for x in it.extents], [self._expr(x) for x in it.steps]
-            names = st.vars
-            cores = int(self.launch["cores"])
+    def _core_chunk(self, st: For, body, count):
+        """This core's one chunk of `size` elements (the last one shorter, none past the total)."""
+        it, var = st.iter, st.var
+        size, total = self._expr(it.size), self._expr(it.total)
 
-            def core_tiles(env):
-                ext, step = [f(env) for f in exts], [f(env) for f in steps]
-                if any(x < 1 for x in step):
-                    raise self.err(it, f"core_tiles() gets steps {step}", "every tile step is at least 1")
-                counts = [-(-max(e, 0) // x) for e, x in zip(ext, step)]
-                total = int(np.prod(counts, dtype=np.int64))
-                mine = range(env["__block__"], total, cores)      # round-robin: block q on core q % cores
-                count(len(mine))
-                for q in mine:
-                    for var, i, e, x in zip(names, np.unravel_index(q, counts), ext, step):
-                        i = int(i)
-                        env[var] = RangeVal(i * x, min(x, e - i * x), i)
-                    body(env)
-            return core_tiles
-        if isinstance(it, Tiles):
-            ext, step = self._expr(it.extent), self._expr(it.step)
-            ranged = isinstance(it.extent.type, RangeType)
+        def core_chunk(env):
+            n, tot = size(env), total(env)
+            if n < 1:
+                raise self.err(it, f"core_chunk() gets a chunk of {n}", "the per-core size is at least 1")
+            b = env["__block__"]
+            start = b * n
+            if start < tot:
+                count(1)
+                env[var] = RangeVal(start, min(n, tot - start), b)
+                body(env)
+        return core_chunk
 
-            def tiles(env):
-                s = step(env)
-                if s < 1:
-                    raise self.err(it, f"tiles() gets a step of {s}", "the tile size must be at least 1 element")
-                e = ext(env)
-                base, end = (e.start, e.start + e.len) if ranged else (0, e)
-                n = -(-(end - base) // s) if end > base else 0
-                count(n)
-                for i in range(n):
-                    start = base + i * s
-                    env[var] = RangeVal(start, min(s, end - start), i)
-                    body(env)
-            return tiles
-        assert isinstance(it, Range)
+    def _core_tiles(self, st: For, body, count):
+        """The blocks of a grid of tiles, dealt round-robin: block q on core q % cores."""
+        it, names = st.iter, st.vars
+        exts, steps = [self._expr(x) for x in it.extents], [self._expr(x) for x in it.steps]
+        cores = int(self.launch["cores"])
+
+        def core_tiles(env):
+            ext, step = [f(env) for f in exts], [f(env) for f in steps]
+            if any(x < 1 for x in step):
+                raise self.err(it, f"core_tiles() gets steps {step}", "every tile step is at least 1")
+            counts = [-(-max(e, 0) // x) for e, x in zip(ext, step)]
+            total = int(np.prod(counts, dtype=np.int64))
+            mine = range(env["__block__"], total, cores)
+            count(len(mine))
+            for q in mine:
+                for var, i, e, x in zip(names, np.unravel_index(q, counts), ext, step):
+                    i = int(i)
+                    env[var] = RangeVal(i * x, min(x, e - i * x), i)
+                body(env)
+        return core_tiles
+
+    def _tiles(self, st: For, body, count):
+        """Tiles of `step` elements over an extent (or over a range variable's elements)."""
+        it, var = st.iter, st.var
+        ext, step = self._expr(it.extent), self._expr(it.step)
+        ranged = isinstance(it.extent.type, RangeType)
+
+        def tiles(env):
+            s = step(env)
+            if s < 1:
+                raise self.err(it, f"tiles() gets a step of {s}", "the tile size must be at least 1 element")
+            e = ext(env)
+            base, end = (e.start, e.start + e.len) if ranged else (0, e)
+            n = -(-(end - base) // s) if end > base else 0
+            count(n)
+            for i in range(n):
+                start = base + i * s
+                env[var] = RangeVal(start, min(s, end - start), i)
+                body(env)
+        return tiles
+
+    def _range(self, st: For, body, count):
+        it, var = st.iter, st.var
         a, b, c = self._expr(it.start), self._expr(it.stop), self._expr(it.step)
 
         def range_(env):
@@ -477,172 +491,223 @@ class _Run:
         return self._call(e)
 
     def _call(self, e: Call):
+        """A closure env -> the call's value, by its category's rule (EVAL_RULES)."""
         spec = OPS[e.op]
-        cat = spec.category
-        args = [self._expr(a) for a in e.args]
-        types = [a.type for a in e.args]
-        rt = e.type
-        fn = spec.numpy
-        if cat in ("binary", "compare", "intbinary"):
-            tiles = [t for t in types if isinstance(t, TileType)]
-            if tiles:
-                od = tiles[0].dtype
-            elif cat == "compare":
-                od = _unify(types[0], types[1]).dtype
-            else:
-                od = rt.dtype
-            if not tiles and od.is_int:
-                pyop = _PY_INT[e.op]
-                fa, fb = args
-
-                def int_op(env):
-                    return pyop(int(fa(env)), int(fb(env)))
-                if cat == "compare":
-                    return lambda env: bool(int_op(env))
-                if od is not rt.dtype:   # int / int -> f32, int ** int -> f32
-                    conv = _scalar_conv(rt.dtype)
-                    fa2, fb2 = args
-                    return lambda env: fn(conv(fa2(env)), conv(fb2(env)))
-                return int_op
-            ca = _conv_for(types[0], od)
-            cb = _conv_for(types[1], od)
-            fa, fb = args
-            if tiles:
-                return lambda env: fn(ca(fa(env)), cb(fb(env)))
-            if cat == "compare":
-                return lambda env: bool(fn(ca(fa(env)), cb(fb(env))))
-            return lambda env: fn(ca(fa(env)), cb(fb(env)))
-        if cat == "unary":
-            f = args[0]
-            if isinstance(rt, ScalarType) and rt.dtype.is_int:
-                pyf = {"neg": operator.neg, "abs": abs, "relu": lambda x: max(x, 0)}[e.op]
-                return lambda env: pyf(f(env))
-            c = _conv_for(types[0], rt.dtype)
-            return lambda env: fn(c(f(env)))
-        if cat == "select":
-            fm, fa, fb = args
-            ca, cb = _conv_for(types[1], rt.dtype), _conv_for(types[2], rt.dtype)
-            dt = rt.dtype.np
-            return lambda env: np.where(fm(env), ca(fa(env)), cb(fb(env))).astype(dt, copy=False)
-        if cat == "clamp":
-            fx, flo, fhi = args
-            c = _scalar_conv(rt.dtype)
-            cx = _conv_for(types[0], rt.dtype)
-            if isinstance(rt, ScalarType) and rt.dtype.is_int:
-                return lambda env: min(max(int(fx(env)), int(flo(env))), int(fhi(env)))
-            return lambda env: fn(cx(fx(env)), c(flo(env)), c(fhi(env)))
-        if cat == "reduce":
-            f = args[0]
-            axis = e.args[1].value
-            keepdim = bool(e.args[2].value)
-            if isinstance(rt, TileType):
-                return lambda env: fn(f(env), axis, keepdim)
-            if e.op.startswith("arg"):
-                return lambda env: int(fn(f(env)))
-            return lambda env: fn(f(env))
-        if cat == "scan":
-            f, finit = args
-            c = _scalar_conv(rt.dtype)
-            return lambda env: fn(f(env), c(finit(env)))
-        if cat == "window":
-            f, fk, fs, fpad, fdil, fcount = args
-            node = e
-
-            def window(env):
-                k, s, pad, dil, count = (int(g(env)) for g in (fk, fs, fpad, fdil, fcount))
-                if k < 1 or s < 1 or dil < 1 or pad < 0 or count < 0:
-                    raise self.err(node, f"`{e.op}` needs k, stride, dilation >= 1 and pad, count >= 0, got k={k}, "
-                                   f"stride={s}, dilation={dil}, pad={pad}, count={count}", None)
-                return fn(f(env), k, s, pad, dil, count)
-            return window
-        if cat in ("repeat", "gather"):
-            fk = args[-1]
-            node = e
-
-            two_d = cat == "gather" and len(types[0].shape) == 2     # rows of a 2-D tile: no row length
-
-            def rows(env):
-                k = int(fk(env))
-                if k < 1 and not two_d:
-                    raise self.err(node, f"`{e.op}` needs a row length k >= 1, got {k}", None)
-                try:
-                    return fn(*(f(env) for f in args[:-1]), k)
-                except ValueError as err:
-                    raise self.err(node, str(err), None) from None
-            return rows
-        if cat == "take":
-            fx, fi = args
-            node = e
-
-            def take(env):
-                try:
-                    return fn(fx(env), fi(env))
-                except ValueError as err:
-                    raise self.err(node, str(err), None) from None
-            return take
-        if cat == "transpose":
-            f = args[0]
-            return lambda env: fn(f(env))
-        if cat == "sort":
-            fx, fk = args[0], args[2]
-            descending = bool(e.args[1].value)
-            whole = isinstance(e.args[2], Const) and e.args[2].value == 0
-            node = e
-
-            def argsort(env):
-                k = int(fk(env))
-                if not whole and k < 1:
-                    raise self.err(node, f"argsort() keeps k = {k} elements; k must be at least 1 (k=0, the "
-                                   "literal, keeps them all)", None)
-                try:
-                    return fn(fx(env), descending, k)
-                except ValueError as err:
-                    raise self.err(node, str(err), None) from None
-            return argsort
-        if cat == "iota":
-            fn_n, fstart = args[0], args[1]
-            dt = e.args[2].dtype
-            node = e
-
-            def iota(env):
-                n = int(fn_n(env))
-                if n < 0:
-                    raise self.err(node, f"iota() of {n} elements", None)
-                return fn(n, fstart(env), dt)
-            return iota
-        if cat == "cube":
-            if e.op == "zeros":
-                fr, fc = args[0], args[1]
-                dt = e.args[3].dtype
-                return lambda env: fn(fr(env), fc(env), None, dt)
-            fa, fb, facc = args
-            return lambda env: fn(fa(env), fb(env), facc(env))
-        if cat == "cast":
-            f = args[0]
-            dtype = e.args[1].dtype
-            mode = e.args[2].value
-            src = types[0].dtype
-            if isinstance(rt, ScalarType):
-                return lambda env: _rep(cast_numpy(np.asarray(f(env), dtype=src.np), dtype, mode, src), dtype)
-            return lambda env: cast_numpy(f(env), dtype, mode, src)
-        if cat == "element":
-            f = args[0]
-            dtype = rt.dtype
-            node = e
-
-            def element(env):
-                x = f(env)
-                if x.size == 0:
-                    raise self.err(node, f"`{e.op}` of an empty tile", None)
-                return _rep(fn(x), dtype)
-            return element
-        raise self.err(e, f"cannot run `{e.op}`")
+        rule = EVAL_RULES.get(spec.category)
+        if rule is None:
+            raise self.err(e, f"cannot run `{e.op}`")
+        return rule(self, e, spec, [self._expr(a) for a in e.args])
 
 
-_PY_INT = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "max": max, "min": min,
-           "floordiv": operator.floordiv, "mod": operator.mod, "lt": operator.lt, "le": operator.le,
-           "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne,
-           "div": operator.truediv, "pow": operator.pow}
+# what each iterator of a loop runs (`_Run._for`)
+_LOOPS = {CoreRows: _Run._core_rows, CoreChunk: _Run._core_chunk, CoreTiles: _Run._core_tiles, Tiles: _Run._tiles,
+          Range: _Run._range}
+
+
+# ----------------------------------------------------------------------------- the rules
+# Each takes the run (for its errors), the typed call, its row and the closures of its arguments,
+# and returns a closure env -> value. A scalar is the interpreter's representation (`_rep`), a
+# tile a numpy array of the call's dtype.
+
+
+def _eval_binary(run, e: Call, spec, args):
+    """binary, compare and intbinary: numpy on the operands converted to the operation's dtype;
+    integer scalars in Python ints (SCALAR_MATH)."""
+    types = [a.type for a in e.args]
+    rt, fn = e.type, spec.numpy
+    tiles = [t for t in types if isinstance(t, TileType)]
+    if tiles:
+        od = tiles[0].dtype
+    elif spec.category == "compare":
+        od = unify(types[0], types[1]).dtype
+    else:
+        od = rt.dtype
+    fa, fb = args
+    if not tiles and od.is_int:
+        return _int_scalars(e, spec, fa, fb)
+    ca, cb = _conv_for(types[0], od), _conv_for(types[1], od)
+    if not tiles and spec.category == "compare":
+        return lambda env: bool(fn(ca(fa(env)), cb(fb(env))))
+    return lambda env: fn(ca(fa(env)), cb(fb(env)))
+
+
+def _int_scalars(e: Call, spec, fa, fb):
+    """Two integer scalars of an integer result or a comparison: Python arithmetic (SCALAR_MATH)."""
+    pyop = SCALAR_MATH[e.op]
+    if spec.category == "compare":
+        return lambda env: bool(pyop(int(fa(env)), int(fb(env))))
+    return lambda env: pyop(int(fa(env)), int(fb(env)))
+
+
+def _eval_unary(run, e: Call, spec, args):
+    f, rt = args[0], e.type
+    if isinstance(rt, ScalarType) and rt.dtype.is_int:
+        pyf = SCALAR_MATH[e.op]
+        return lambda env: pyf(f(env))
+    c, fn = _conv_for(e.args[0].type, rt.dtype), spec.numpy
+    return lambda env: fn(c(f(env)))
+
+
+def _eval_select(run, e: Call, spec, args):
+    fm, fa, fb = args
+    rt = e.type
+    ca, cb = _conv_for(e.args[1].type, rt.dtype), _conv_for(e.args[2].type, rt.dtype)
+    dt = rt.dtype.np
+    return lambda env: np.where(fm(env), ca(fa(env)), cb(fb(env))).astype(dt, copy=False)
+
+
+def _eval_clamp(run, e: Call, spec, args):
+    fx, flo, fhi = args
+    rt, fn = e.type, spec.numpy
+    if isinstance(rt, ScalarType) and rt.dtype.is_int:
+        clamp = SCALAR_MATH["clamp"]
+        return lambda env: clamp(int(fx(env)), int(flo(env)), int(fhi(env)))
+    c, cx = _scalar_conv(rt.dtype), _conv_for(e.args[0].type, rt.dtype)
+    return lambda env: fn(cx(fx(env)), c(flo(env)), c(fhi(env)))
+
+
+def _eval_reduce(run, e: Call, spec, args):
+    f, fn = args[0], spec.numpy
+    axis, keepdim = e.args[1].value, bool(e.args[2].value)
+    if isinstance(e.type, TileType):
+        return lambda env: fn(f(env), axis, keepdim)
+    if spec.index:
+        return lambda env: int(fn(f(env)))
+    return lambda env: fn(f(env))
+
+
+def _eval_scan(run, e: Call, spec, args):
+    f, finit = args
+    c, fn = _scalar_conv(e.type.dtype), spec.numpy
+    return lambda env: fn(f(env), c(finit(env)))
+
+
+def _eval_window(run, e: Call, spec, args):
+    f, fk, fs, fpad, fdil, fcount = args
+    fn = spec.numpy
+
+    def window(env):
+        k, s, pad, dil, count = (int(g(env)) for g in (fk, fs, fpad, fdil, fcount))
+        if k < 1 or s < 1 or dil < 1 or pad < 0 or count < 0:
+            raise run.err(e, f"`{e.op}` needs k, stride, dilation >= 1 and pad, count >= 0, got k={k}, "
+                          f"stride={s}, dilation={dil}, pad={pad}, count={count}", None)
+        return fn(f(env), k, s, pad, dil, count)
+    return window
+
+
+def _eval_rows(run, e: Call, spec, args):
+    """repeat and pick: the row length k is the last argument (a 2-D pick's rows are the tile's own)."""
+    fk, fn = args[-1], spec.numpy
+    two_d = spec.category == "gather" and len(e.args[0].type.shape) == 2
+
+    def rows(env):
+        k = int(fk(env))
+        if k < 1 and not two_d:
+            raise run.err(e, f"`{e.op}` needs a row length k >= 1, got {k}", None)
+        try:
+            return fn(*(f(env) for f in args[:-1]), k)
+        except ValueError as err:
+            raise run.err(e, str(err), None) from None
+    return rows
+
+
+def _eval_take(run, e: Call, spec, args):
+    fx, fi = args
+    fn = spec.numpy
+
+    def take(env):
+        try:
+            return fn(fx(env), fi(env))
+        except ValueError as err:
+            raise run.err(e, str(err), None) from None
+    return take
+
+
+def _eval_transpose(run, e: Call, spec, args):
+    f, fn = args[0], spec.numpy
+    return lambda env: fn(f(env))
+
+
+def _eval_sort(run, e: Call, spec, args):
+    fx, fk = args[0], args[2]
+    fn = spec.numpy
+    descending = bool(e.args[1].value)
+    whole = isinstance(e.args[2], Const) and e.args[2].value == 0
+
+    def argsort(env):
+        k = int(fk(env))
+        if not whole and k < 1:
+            raise run.err(e, f"argsort() keeps k = {k} elements; k must be at least 1 (k=0, the "
+                          "literal, keeps them all)", None)
+        try:
+            return fn(fx(env), descending, k)
+        except ValueError as err:
+            raise run.err(e, str(err), None) from None
+    return argsort
+
+
+def _eval_iota(run, e: Call, spec, args):
+    fn_n, fstart = args[0], args[1]
+    dt, fn = e.args[2].dtype, spec.numpy
+
+    def iota(env):
+        n = int(fn_n(env))
+        if n < 0:
+            raise run.err(e, f"iota() of {n} elements", None)
+        return fn(n, fstart(env), dt)
+    return iota
+
+
+def _eval_cube(run, e: Call, spec, args):
+    """mmad adds a @ b into its accumulator; the op without one (zeros) makes an accumulator."""
+    fn = spec.numpy
+    if not spec.accumulator:
+        fr, fc = args[0], args[1]
+        dt = e.args[3].dtype
+        return lambda env: fn(fr(env), fc(env), None, dt)
+    fa, fb, facc = args
+    return lambda env: fn(fa(env), fb(env), facc(env))
+
+
+def _eval_cast(run, e: Call, spec, args):
+    f = args[0]
+    dtype, mode, src = e.args[1].dtype, e.args[2].value, e.args[0].type.dtype
+    if isinstance(e.type, ScalarType):
+        return lambda env: _rep(cast_numpy(np.asarray(f(env), dtype=src.np), dtype, mode, src), dtype)
+    return lambda env: cast_numpy(f(env), dtype, mode, src)
+
+
+def _eval_element(run, e: Call, spec, args):
+    f, dtype, fn = args[0], e.type.dtype, spec.numpy
+
+    def element(env):
+        x = f(env)
+        if x.size == 0:
+            raise run.err(e, f"`{e.op}` of an empty tile", None)
+        return _rep(fn(x), dtype)
+    return element
+
+
+EVAL_RULES = {
+    "binary": _eval_binary,
+    "compare": _eval_binary,
+    "intbinary": _eval_binary,
+    "unary": _eval_unary,
+    "select": _eval_select,
+    "clamp": _eval_clamp,
+    "reduce": _eval_reduce,
+    "scan": _eval_scan,
+    "window": _eval_window,
+    "repeat": _eval_rows,
+    "gather": _eval_rows,
+    "take": _eval_take,
+    "transpose": _eval_transpose,
+    "sort": _eval_sort,
+    "iota": _eval_iota,
+    "cube": _eval_cube,
+    "cast": _eval_cast,
+    "element": _eval_element,
+}
 
 
 def _scalar_conv(dtype: DType):

@@ -20,82 +20,12 @@ import enum
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Iterator, Union
 
-import numpy as np
-
+from .dtypes import FLOATS, INTS, DType  # noqa: F401  (re-exported: the IR's dtypes)
 from .errors import NO_SPAN, Span
 
 # ----------------------------------------------------------------------------- scalar kinds
 
-
-class DType(enum.Enum):
-    f16 = "f16"
-    bf16 = "bf16"
-    f32 = "f32"
-    i8 = "i8"
-    i16 = "i16"
-    i32 = "i32"
-    i64 = "i64"
-    u8 = "u8"
-    bool = "bool"
-
-    @property
-    def nbytes(self) -> int:
-        return _DTYPE_INFO[self][0]
-
-    @property
-    def np(self) -> np.dtype:
-        """numpy storage dtype. numpy has no bfloat16: bf16 is stored in float32 and rounded."""
-        return np.dtype(_DTYPE_INFO[self][1])
-
-    @property
-    def cpp(self) -> str:
-        """AscendC C++ spelling (`half`, `bfloat16_t`, `float`, `int32_t`, ...)."""
-        return _DTYPE_INFO[self][2]
-
-    @property
-    def torch_name(self) -> str:
-        return _DTYPE_INFO[self][3]
-
-    @property
-    def is_float(self) -> bool:
-        return self in (DType.f16, DType.bf16, DType.f32)
-
-    @property
-    def is_int(self) -> bool:
-        return self in (DType.i8, DType.i16, DType.i32, DType.i64, DType.u8)
-
-    @property
-    def elems_per_block(self) -> int:
-        """Elements in one 32-byte block: the alignment unit of UB addresses and DataCopy."""
-        return 32 // self.nbytes
-
-    @staticmethod
-    def from_name(name: str) -> "DType | None":
-        return _BY_NAME.get(name)
-
-    @staticmethod
-    def from_numpy(dt) -> "DType | None":
-        return _BY_NUMPY.get(np.dtype(dt))
-
-    def __repr__(self) -> str:
-        return f"DType.{self.value}"
-
-
-_DTYPE_INFO = {
-    DType.f16: (2, "float16", "half", "float16"),
-    DType.bf16: (2, "float32", "bfloat16_t", "bfloat16"),
-    DType.f32: (4, "float32", "float", "float32"),
-    DType.i8: (1, "int8", "int8_t", "int8"),
-    DType.i16: (2, "int16", "int16_t", "int16"),
-    DType.i32: (4, "int32", "int32_t", "int32"),
-    DType.i64: (8, "int64", "int64_t", "int64"),
-    DType.u8: (1, "uint8", "uint8_t", "uint8"),
-    DType.bool: (1, "bool", "bool", "bool"),
-}
-_BY_NAME = {d.value: d for d in DType}
-_BY_NUMPY = {np.dtype(v[1]): d for d, v in _DTYPE_INFO.items() if d is not DType.bf16}
-FLOATS = frozenset({DType.f16, DType.bf16, DType.f32})
-INTS = frozenset({DType.i8, DType.i16, DType.i32, DType.i64, DType.u8})
+# DType, FLOATS and INTS live in dtypes.py (every fact about a dtype); the IR re-exports them.
 INDEX = DType.i32   # loop variables, dims, offsets and int tiling fields
 
 

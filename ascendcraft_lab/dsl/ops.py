@@ -4,17 +4,26 @@ The parser reads the spellings (function names and infix symbols), the verifier 
 kinds, dtypes and typing category, the interpreter the numpy meaning, the compute pass the
 AscendC mapping (`api`, `scalar_api`, `expand`, `cmp_mode`, ...), and `docs.render_reference`
 and the LLM prompts all of it (`ascendc` and `ascendc_scalar` are written from the mapping).
-Adding an operation means adding one row here (and, if its category is new, one typing rule
-in the verifier and one lowering rule in `passes/vector.py`).
 
-Categories (each has one typing rule in the verifier):
+Each category has three rules, small named functions in a table keyed by the category:
+`typerules.TYPE_RULES` (types and shapes), `interp.EVAL_RULES` (numpy meaning) and
+`passes/vector.LOWER_RULES` (AscendC; the cube's in `passes/cube.CUBE_RULES`). What makes one op of
+a category differ from another (pow's small integer powers, ReduceMax's index argument, a scan
+from the end, ...) is a field of its row, never a test of its name. `LOWERED` says at which tile
+kinds each category is lowered, and the verifier accepts no other. Adding an operation means
+adding one row here; a new category also needs its three rules and its `LOWERED` kinds.
+
+Beside the table: `SCALAR_MATH`, the meaning of scalar operations on Python numbers (the one
+integer evaluator), `REDUCTIONS`, and the host language's builtins.
+
+Categories:
   binary    a (op) b over tiles and/or scalars; a tile result if either side is a tile
   intbinary scalar integer arithmetic (index math): `//`, `%`
   compare   like binary, the result is bool (a mask tile or a bool scalar)
-  unary     f(x) elementwise, same dtype (`float_only` ones need a float input)
+  unary     f(x) elementwise, same dtype (`float_only` ones give f32 for an integer scalar)
   select    where(mask, a, b)
   clamp     clamp(x, lo, hi) with scalar bounds
-  reduce    tile -> scalar (or index) of the whole tile
+  reduce    tile -> scalar (or index) of the whole tile; along an axis, tile -> tile
   scan      tile -> tile, running sum/product continuing from the scalar `init`
   window    tile -> shorter tile: one value per window of k elements every `stride` (pooling:
             with padding, dilation and an explicit window count)
@@ -28,11 +37,13 @@ Categories (each has one typing rule in the verifier):
   sort      tile -> the i32 positions that sort it (stable), all or the first k: a whole row held
             in UB; its values are take(x, positions) (torch.sort, argsort, topk, kthvalue)
   cube      the cube unit's matrix multiply-accumulate (mmad) and its L0C accumulator (zeros);
-            their operands live in L0A / L0B / L0C, not UB (typing rules in the verifier's
-            `_cube_type`, layouts in `cube.py`, lowering in `passes/cube.py`)
+            their operands live in L0A / L0B / L0C, not UB (layouts in `cube.py`, lowering in
+            `passes/cube.py`)
 """
 from __future__ import annotations
 
+import math
+import operator
 from dataclasses import dataclass
 from typing import Callable
 
@@ -90,14 +101,30 @@ class OpSpec:
     symbol: str = ""               # infix spelling, if any
     scratch: int = 0               # extra UB tiles the AscendC mapping needs (work buffers)
     inplace: bool = True           # the result may overwrite an operand's buffer
-    float_only: bool = False       # needs a float input even on the scalar unit
+    float_only: bool = False       # integer operands give an f32 result, scalars too (exp, `/`, pow)
     scalar_unit: bool = True       # on scalars, the scalar unit computes it (False: through the vector unit)
     example: str = ""
+    # -- the quirks of single ops, read by the rules of their category ----------------------------
+    reduction: str = ""            # reduce / scan / window: how elements combine (a key of REDUCTIONS)
+    index: bool = False            # reduce: the position (i32) of the first element that wins, not its value
+    reverse: bool = False          # scan: from the last element back
+    at: int = 0                    # element: which one (0 the first, -1 the last)
+    api_args: str = ""             # what the tile API takes after the count (ReduceMax's calIndex: ", false")
+    row_api: str = ""              # reduce along the last axis of a tile of rows ("": of the whole tile only)
+    row_args: str = ""             # ... and what that API takes after the repeat strides (a ReduceOrder)
+    powers: int = 0                # tile (op) a literal k in 1..powers: k - 1 multiplications (pow's x ** 2)
+    in_lane: bool = False          # with a scalar, it may finish a reduction in the reduction's own lane
+    call_spelling: bool = False    # printed as a call, `pow(a, b)`, though its symbol parses too
+    accumulator: str = ""          # the operand its result accumulates into: `acc = mmad(a, b, acc)`
+    stageless: bool = False        # no instruction of its own (zeros): it may stand outside a compute stage
+    gathers: bool = False          # Gather reads its first operand in place: that tile never sizes the scratch
+    int8: str = ""                 # in an int8 variant: "exact" (the result is an operand's value), "wrap" (a sum)
 
     @property
     def vector_for_scalar(self) -> bool:
         """Whether a scalar of this op goes through a vector block (the scalar unit has no exp)."""
         return not self.scalar_unit
+
     @property
     def ascendc(self) -> str:
         """The AscendC of the tile form, in words (docs and prompts)."""
@@ -126,8 +153,8 @@ class OpSpec:
 
     @property
     def spelling(self) -> str:
-        if self.symbol and self.name == "pow":
-            return "pow(a, b)  (or a ** b)"
+        if self.symbol and self.call_spelling:
+            return f"{self.name}(a, b)  (or a {self.symbol} b)"
         if self.symbol:
             if self.category == "unary":
                 return f"{self.symbol}x"
@@ -171,7 +198,8 @@ def _unary(name, fn, doc, api="", dtypes=F, symbol="", float_only=True, scalar_u
 def _compare(name, symbol, fn, mode):
     return OpSpec(name, "compare", (_p("a"), _p("b")), fn, f"elementwise `a {symbol} b`, a bool mask",
                   api="Compare", scalar_api="CompareScalar", cmp_mode=mode,
-                  dtypes=frozenset({DType.f16, DType.f32, DType.i32}), symbol=symbol, example=f"xu {symbol} 0.0")
+                  dtypes=frozenset({DType.f16, DType.f32, DType.i32}), symbol=symbol, example=f"xu {symbol} 0.0",
+                  int8="exact")
 
 
 # -- numpy meanings (operands arrive converted to the result dtype by the interpreter) --
@@ -387,21 +415,23 @@ def to_bf16(a):
 
 OPS_LIST: list[OpSpec] = [
     # -- elementwise binary: tile op tile, tile op scalar, scalar op scalar --
-    _binary("add", "+", np.add, "elementwise sum", "Add", "Adds", example="xu + 1.0"),
+    _binary("add", "+", np.add, "elementwise sum", "Add", "Adds", example="xu + 1.0", in_lane=True, int8="wrap"),
     _binary("sub", "-", np.subtract, "elementwise difference", "Sub", "Adds", scalar_arg="-{s}",
-            rscalar=(Step("Muls", "-1.0f"), Step("Adds", "{s}")), rscalar_why="s - x = -x + s", example="xu - m"),
-    _binary("mul", "*", np.multiply, "elementwise product", "Mul", "Muls", example="0.5 * xu"),
+            rscalar=(Step("Muls", "-1.0f"), Step("Adds", "{s}")), rscalar_why="s - x = -x + s", example="xu - m",
+            in_lane=True, int8="wrap"),
+    _binary("mul", "*", np.multiply, "elementwise product", "Mul", "Muls", example="0.5 * xu", in_lane=True),
     _binary("div", "/", np.divide, "elementwise quotient (true division; ints give f32)", "Div", "Muls", F,
             scalar_arg="1/{s}", rscalar=(Step("Reciprocal"), Step("Muls", "{s}")),
-            scalar_why="no Divs: multiply by 1/s", rscalar_why="s / x = (1 / x) * s", example="ex / s"),
+            scalar_why="no Divs: multiply by 1/s", rscalar_why="s / x = (1 / x) * s", example="ex / s",
+            float_only=True, in_lane=True),
     _binary("max", "", np.maximum, "elementwise maximum (also scalar max)", "Max", "Maxs",
-            example="max(m, reduce_max(xu))"),
+            example="max(m, reduce_max(xu))", int8="exact"),
     _binary("min", "", np.minimum, "elementwise minimum (also scalar min)", "Min", "Mins",
-            example="min(xu, 6.0)"),
+            example="min(xu, 6.0)", int8="exact"),
     _binary("pow", "**", _pow, "a raised to b; `a ** b` is the same", "", "", F,
             expand=(Step("Ln"), Step("Muls", "{s}"), Step("Exp")), why="a ** b = exp(b * ln(a)) for a > 0",
             note="x ** k for k = 1..4 as k - 1 multiplications", float_only=True, scalar_unit=False,
-            example="pow(xu, 1.5)"),
+            example="pow(xu, 1.5)", powers=4, call_spelling=True),
     OpSpec("floordiv", "intbinary", (_p("a"), _p("b")), np.floor_divide,
            "integer floor division of scalars (index arithmetic)", note="C++ `/` on non-negative ints",
            dtypes=frozenset(), symbol="//", example="r // M"),
@@ -416,10 +446,11 @@ OPS_LIST: list[OpSpec] = [
     _compare("ne", "!=", np.not_equal, "NE"),
     # -- unary --
     _unary("neg", np.negative, "elementwise negation", dtypes=FI, symbol="-", float_only=False, scalar_unit=True,
-           expand=(Step("Muls", "-1.0f"),), example="-xu"),
+           expand=(Step("Muls", "-1.0f"),), example="-xu", int8="wrap"),
     _unary("abs", np.abs, "elementwise absolute value", "Abs", float_only=False, scalar_unit=True, example="abs(d)"),
     _unary("relu", lambda x: np.maximum(x, x.dtype.type(0)), "max(x, 0)", "Relu",
-           frozenset({DType.f16, DType.f32, DType.i32}), float_only=False, scalar_unit=True, example="relu(xu)"),
+           frozenset({DType.f16, DType.f32, DType.i32}), float_only=False, scalar_unit=True, example="relu(xu)",
+           int8="exact"),
     _unary("exp", np.exp, "e ** x", "Exp", example="exp(xu - m)"),
     _unary("log", np.log, "natural logarithm", "Ln", example="log(xu)"),
     _unary("sqrt", np.sqrt, "square root", "Sqrt", example="sqrt(v)"),
@@ -434,7 +465,7 @@ OPS_LIST: list[OpSpec] = [
            why="tanh(x) = 1 - 2 / (exp(2x) + 1): no Tanh in the basic vector API", example="tanh(inner)"),
     # rounding to whole numbers: a Cast to the same float type (the Cast page: float -> float rounds by the mode)
     *[_unary(name, fn, doc, expand=(Step("Cast", f"RoundMode::{mode}"),),
-             why=f"{name}: Cast to the same type with RoundMode::{mode}", example=f"{name}(xu)")
+             why=f"{name}: Cast to the same type with RoundMode::{mode}", example=f"{name}(xu)", int8="exact")
       for name, fn, doc, mode in (("rint", np.rint, "round to the nearest whole number, ties to even (torch.round)",
                                    "CAST_RINT"),
                                   ("floor", np.floor, "round toward -inf", "CAST_FLOOR"),
@@ -444,80 +475,86 @@ OPS_LIST: list[OpSpec] = [
     OpSpec("where", "select", (_p("mask"), _p("a"), _p("b")), np.where,
            "elementwise `a if mask else b`; mask is a bool tile, a and b tiles or scalars",
            api="Select", note="SELMODE::VSEL_TENSOR_TENSOR_MODE, or VSEL_TENSOR_SCALAR_MODE with a scalar; "
-           "a byte-per-element mask is compared with 0 first", example="where(xu > 0.0, xu * yu, zu)"),
+           "a byte-per-element mask is compared with 0 first", example="where(xu > 0.0, xu * yu, zu)", int8="exact"),
     OpSpec("clamp", "clamp", (V, _p("lo", "scalar"), _p("hi", "scalar")),
            lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
            "min(max(x, lo), hi) with scalar bounds", expand=(Step("Maxs", "{lo}"), Step("Mins", "{hi}")), dtypes=FI,
-           example="clamp(xu, -1.0, 1.0)"),
+           example="clamp(xu, -1.0, 1.0)", int8="exact"),
     # -- reductions: a whole tile to one scalar (the scalar unit gets it after a vector->scalar sync) --
     OpSpec("reduce_sum", "reduce", REDUCE_PARAMS, _reduce(lambda x, **kw: x.sum(dtype=x.dtype, **kw)),
            "sum of the tile's elements; with `axis`, along that axis (the last: one sum per row)",
            api="ReduceSum", note="work tensor in scratch; along the last axis of rows: WholeReduceSum per row "
            "(each row's repeats first folded into one with Add and repeat strides); along axis 0 of a 2-D tile: the "
            "rows folded into one with Add, one instruction per row", scratch=1, inplace=False,
-           example="reduce_sum(xu, axis=1)"),
+           example="reduce_sum(xu, axis=1)", reduction="sum", row_api="WholeReduceSum"),
     OpSpec("reduce_max", "reduce", REDUCE_PARAMS, _reduce(np.max),
            "largest element of the tile; with `axis`, along that axis (the last: one per row; axis 0 of a 2-D "
            "tile: one per column)",
            api="ReduceMax", note="work tensor in scratch; along the last axis of rows: WholeReduceMax per row "
            "(rows folded with Max and repeat strides); along axis 0 of a 2-D tile: the rows folded into one with Max, "
            "one instruction per row", scratch=1, inplace=False,
-           example="reduce_max(xu, axis=1, keepdim=True)"),
+           example="reduce_max(xu, axis=1, keepdim=True)", reduction="max", api_args=", false",
+           row_api="WholeReduceMax", row_args=", ReduceOrder::ORDER_ONLY_VALUE", int8="exact"),
     OpSpec("reduce_min", "reduce", REDUCE_PARAMS, _reduce(np.min),
            "smallest element of the tile; with `axis`, along that axis",
            api="ReduceMin", note="work tensor in scratch; along the last axis of rows: WholeReduceMin per row; along "
            "axis 0 of a 2-D tile: the rows folded into one with Min",
-           scratch=1, inplace=False, example="reduce_min(xu)"),
+           scratch=1, inplace=False, example="reduce_min(xu)", reduction="min", api_args=", false",
+           row_api="WholeReduceMin", row_args=", ReduceOrder::ORDER_ONLY_VALUE", int8="exact"),
     OpSpec("reduce_prod", "reduce", REDUCE_PARAMS, _reduce(lambda x, **kw: x.prod(dtype=x.dtype, **kw)),
            "product of the tile's elements", note="a running product on the scalar unit (exact)",
-           example="reduce_prod(xu)"),
+           example="reduce_prod(xu)", reduction="prod"),
     OpSpec("argmax", "reduce", REDUCE_PARAMS, _reduce(np.argmax), "index (i32) of the first largest element",
-           note="the first largest on the scalar unit (exact, first index on ties)", example="argmax(xu)"),
+           note="the first largest on the scalar unit (exact, first index on ties)", example="argmax(xu)",
+           reduction="max", index=True, int8="exact"),
     OpSpec("argmin", "reduce", REDUCE_PARAMS, _reduce(np.argmin), "index (i32) of the first smallest element",
-           note="the first smallest on the scalar unit (exact, first index on ties)", example="argmin(xu)"),
+           note="the first smallest on the scalar unit (exact, first index on ties)", example="argmin(xu)",
+           reduction="min", index=True, int8="exact"),
     # -- scans: continue across tiles through a scalar carry --
     OpSpec("cumsum", "scan", (V, _p("init", "scalar", Const(0.0))), _scan(np.add),
            "running sum starting from `init` (pass the previous tile's last value to continue a row)",
-           note="a compensated (Kahan) running sum on the scalar unit", example="cumsum(xu, init=carry)"),
+           note="a compensated (Kahan) running sum on the scalar unit", example="cumsum(xu, init=carry)",
+           reduction="sum"),
     OpSpec("cumprod", "scan", (V, _p("init", "scalar", Const(1.0))), _scan(np.multiply),
            "running product starting from `init`", note="a running product on the scalar unit",
-           example="cumprod(xu, init=carry)"),
+           example="cumprod(xu, init=carry)", reduction="prod"),
     OpSpec("cumsum_rev", "scan", (V, _p("init", "scalar", Const(0.0))), _scan_rev(np.add),
            "running sum from the last element back: y[i] = init + x[i] + ... + x[n-1] (a suffix sum; "
            "continue a row from its end with the previous tile's first value)",
-           note="the scan of cumsum, from the end", example="cumsum_rev(xu, init=carry)"),
+           note="the scan of cumsum, from the end", example="cumsum_rev(xu, init=carry)", reduction="sum",
+           reverse=True),
     OpSpec("cumprod_rev", "scan", (V, _p("init", "scalar", Const(1.0))), _scan_rev(np.multiply),
            "running product from the last element back", note="the scan of cumprod, from the end",
-           example="cumprod_rev(xu, init=carry)"),
+           example="cumprod_rev(xu, init=carry)", reduction="prod", reverse=True),
     # -- windows (pooling): one value per window of k elements every `stride` --
     OpSpec("window_max", "window", WINDOW_PARAMS, _window("max"),
            "max of each window: window o reads x[o * stride - pad + j * dilation], j < k; positions outside the "
            "tile are padding and never win. count windows (0: (len + 2 pad - dilation (k - 1) - 1) // stride + 1)",
            note="k = stride, no padding: a scalar loop per window; pooling windows: the row copied behind "
            "aligned padding, then one Gather per window offset j and Max", inplace=False,
-           example="window_max(acc, 3, 2, pad=1, dilation=2, count=OW)"),
+           example="window_max(acc, 3, 2, pad=1, dilation=2, count=OW)", reduction="max", int8="exact"),
     OpSpec("window_min", "window", WINDOW_PARAMS, _window("min"),
            "min of each window (windows as window_max)", note="as window_max, with Min", inplace=False,
-           example="window_min(xu, K, S)"),
+           example="window_min(xu, K, S)", reduction="min", int8="exact"),
     OpSpec("window_sum", "window", WINDOW_PARAMS, _window("sum"),
            "sum of each window; padding adds 0 (k = stride = row length: one sum per row)",
-           note="as window_max, with Add", inplace=False, example="window_sum(xu, N, N)"),
+           note="as window_max, with Add", inplace=False, example="window_sum(xu, N, N)", reduction="sum"),
     OpSpec("window_avg", "window", WINDOW_PARAMS, _window("avg"),
            "mean of each window: its sum over the window positions inside [-pad, len + pad) (PyTorch's "
            "count_include_pad; k unless a last window hangs past the padding)",
            note="window_sum then Muls(1/k), and a scalar fix-up of windows past the padding", inplace=False,
-           example="window_avg(xu, K, S, pad=P)"),
+           example="window_avg(xu, K, S, pad=P)", reduction="avg"),
     # -- tiles of whole rows (many short rows per tile): per-row broadcast and per-row gather --
     OpSpec("repeat", "repeat", (V, _p("k", "int")), _repeat,
            "each element repeated k times: per-row values (window_max of rows of k) broadcast back over "
            "their rows, e.g. `xu - repeat(window_max(xu, C, C), C)`",
            api="Gather", note="at byte offsets floor((i + 0.5) / k) * 4 (CreateVecIndex, Adds, Muls, Mins, Cast, Muls)",
-           dtypes=frozenset({DType.f32}), scratch=1, inplace=False, example="repeat(mu, C)"),
+           dtypes=frozenset({DType.f32}), scratch=1, inplace=False, example="repeat(mu, C)", int8="exact"),
     OpSpec("pick", "gather", (V, _p("index"), OpParam("k", "int", Const(0, "int"))), _pick,
            "one element per row: of a 2-D tile, x[i, index[i]]; of a 1-D tile of rows of k elements, "
            "x[i * k + index[i]] (index: an i32 tile, clamped to the row), e.g. the target logit of every row",
            api="Gather", note="at byte offsets (i * pitch + index[i]) * 4 (CreateVecIndex, Muls, Maxs, Mins, Add, Muls)",
-           dtypes=frozenset({DType.f32}), scratch=1, inplace=False, example="pick(xu, cast(tu, i32), C)"),
+           dtypes=frozenset({DType.f32}), scratch=1, inplace=False, example="pick(xu, cast(tu, i32), C)", int8="exact"),
     # -- a gather within one tile: any element, by an index tile --
     OpSpec("take", "take", (V, _p("index")), _take,
            "x[index[i]] for every index (index: an i32 tile of positions in x, not clamped), e.g. torch.gather "
@@ -525,7 +562,7 @@ OPS_LIST: list[OpSpec] = [
            api="Gather", note="at byte offsets index[i] * sizeof(x) (Muls); an index outside the tile is "
            "reported by the emulator at this line (on the NPU it reads whatever lies there)",
            dtypes=frozenset({DType.f16, DType.bf16, DType.f32, DType.i16, DType.i32}), scratch=1, inplace=False,
-           example="take(xu, cast(iu, i32))"),
+           example="take(xu, cast(iu, i32))", gathers=True, int8="exact"),
     # -- an on-chip transpose of a tile of rows (a permute whose last axis moves) --
     OpSpec("transpose", "transpose", (V,), _transpose,
            "the 2-D tile x (R rows of C) transposed: C rows of R, y[j, i] = x[i, j] (a permute that moves the "
@@ -535,7 +572,7 @@ OPS_LIST: list[OpSpec] = [
            "p * pitch_x - j * (pitch_y * pitch_x - 1), clamped into x for the padding lanes (CreateVecIndex, "
            "Adds, Muls, Cast(CAST_FLOOR), Muls, Sub, Mins, Muls); Gather takes 2- and 4-byte elements",
            dtypes=frozenset({DType.f16, DType.bf16, DType.f32, DType.i16, DType.i32}), scratch=2, inplace=False,
-           example="yu = transpose(xu)"),
+           example="yu = transpose(xu)", int8="exact"),
     # -- index arithmetic on the vector unit --
     OpSpec("iota", "iota", (OpParam("n", "int"), _p("start", "scalar", Const(0, "int")),
                             OpParam("dtype", "dtype", DType.f32)), _iota,
@@ -558,26 +595,75 @@ OPS_LIST: list[OpSpec] = [
     OpSpec("cast", "cast", (V, _p("dtype", "dtype"), _p("round", "round", "none")), cast_numpy,
            "convert to dtype; round: none (nearest for floats, truncate float->int) rint floor ceil round trunc odd",
            api="Cast", note="RoundMode::CAST_NONE/RINT/FLOOR/CEIL/ROUND/TRUNC/ODD", dtypes=ALL, inplace=False,
-           example="cast(xh, f32)"),
+           example="cast(xh, f32)", int8="exact"),
     OpSpec("last", "element", (V,), lambda x: x[-1], "the tile's last element, as a scalar (a scan's carry)",
-           note="GetValue(len - 1) after a vector->scalar sync", dtypes=ALL, example="carry = last(yu)"),
+           note="GetValue(len - 1) after a vector->scalar sync", dtypes=ALL, example="carry = last(yu)", at=-1,
+           int8="exact"),
     OpSpec("first", "element", (V,), lambda x: x[0], "the tile's first element, as a scalar",
-           note="GetValue(0) after a vector->scalar sync", dtypes=ALL, example="first(xu)"),
+           note="GetValue(0) after a vector->scalar sync", dtypes=ALL, example="first(xu)", int8="exact"),
     # -- the cube: operands in L0A / L0B, the accumulator in L0C (see cube.py) --
     OpSpec("mmad", "cube", (_p("a"), _p("b"), OpParam("acc", "value", Const(0.0), positional=True)), _mmad,
            "acc + a @ b: a (m x k) in L0A, b (k x n) in L0B, acc (m x n) in L0C; f16 / bf16 / f32 inputs "
            "accumulate in f32, i8 in i32. Without acc (0.0) the product starts a new accumulation",
            api="Mmad", note="MmadParams(m, n, k); cmatrixInitVal on the first K slice into a zeros() accumulator",
            dtypes=frozenset({DType.f16, DType.bf16, DType.f32, DType.i8}), inplace=False, scalar_unit=False,
-           example="acc = mmad(a0, b0, acc)"),
+           example="acc = mmad(a0, b0, acc)", accumulator="acc"),
     OpSpec("zeros", "cube", (OpParam("rows", "int"), OpParam("cols", "int"), OpParam("level", "level"),
                              OpParam("dtype", "dtype", DType.f32)), _zeros,
            "a rows x cols accumulator at `level` (L0C), all zero: the block's sum over K starts here",
            note="no instruction: the first Mmad into it writes L0C (MmadParams.cmatrixInitVal)",
-           dtypes=frozenset({DType.f32, DType.i32}), inplace=False, example="acc = zeros(mi.len, ni.len, L0C)"),
+           dtypes=frozenset({DType.f32, DType.i32}), inplace=False, example="acc = zeros(mi.len, ni.len, L0C)",
+           stageless=True),
 ]
 
 OPS: dict[str, OpSpec] = {op.name: op for op in OPS_LIST}
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """How a reduce, scan or window op combines the elements it reads (its row's `reduction`)."""
+    combine: str            # the binary op (a row above) that combines two values: its API folds two tiles
+    identity: float         # the value that changes nothing when combined: what a window's padding holds
+    wins: str = ""          # max / min: how a value beats the one kept, in C++ (argmax keeps the first winner)
+    mean: bool = False      # the combined sum divided by the positions counted (a window average)
+
+
+REDUCTIONS: dict[str, Reduction] = {
+    "sum": Reduction("add", 0.0),
+    "prod": Reduction("mul", 1.0),
+    "max": Reduction("max", -math.inf, ">"),
+    "min": Reduction("min", math.inf, "<"),
+    "avg": Reduction("add", 0.0, mean=True),
+}
+
+
+# -- where each category is lowered ----------------------------------------------------------------
+# The tile kinds (`tiles.kind`) each category's lowering rule takes: "scalar" (every operand a
+# scalar), "tile" (a dense tile: one axis, or a last axis of 1), "rows" (a tile of rows) and "cube"
+# (a tile in L1 / L0A / L0B / L0C). The verifier accepts an operation only at these kinds, and at a
+# tile dtype of its row's `dtypes`; passes/vector.py and passes/cube.py register one lowering function
+# per (category, kind), and a test checks that the two agree. A category missing here is refused by
+# the verifier: it has no lowering.
+LOWERED: dict[str, frozenset[str]] = {cat: frozenset(kinds) for cat, kinds in (
+    ("binary", ("scalar", "tile", "rows")),
+    ("intbinary", ("scalar",)),
+    ("compare", ("scalar", "tile", "rows")),
+    ("unary", ("scalar", "tile", "rows")),
+    ("select", ("tile", "rows")),
+    ("clamp", ("scalar", "tile", "rows")),
+    ("reduce", ("tile", "rows")),
+    ("scan", ("tile",)),
+    ("window", ("tile",)),
+    ("element", ("tile",)),
+    ("repeat", ("tile",)),
+    ("gather", ("tile", "rows")),
+    ("take", ("tile", "rows")),
+    ("transpose", ("tile", "rows")),
+    ("iota", ("tile",)),
+    ("sort", ("tile",)),
+    ("cast", ("scalar", "tile", "rows")),
+    ("cube", ("cube",)),
+)}
 
 
 # -- how a window op is computed (read by the UB plan and by the lowering) --------------------------
@@ -627,14 +713,25 @@ def window_padded_len(call, length, count, block: int):
     return fold("max", fold("add", lead, length), reach)
 
 
+# -- the meaning of scalar operations on Python numbers ---------------------------------------------
+# One table, computed with by the host function's evaluator (host.py), the interpreter's integer
+# scalars, constant folding (`fold`, the verifier's bounds) and the C++ checkers' evaluator
+# (passes/cpp.py). min / max take two or more arguments; `/` and pow give floats.
+SCALAR_MATH: dict[str, Callable] = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
+    "floordiv": operator.floordiv, "mod": operator.mod, "neg": operator.neg, "min": min, "max": max,
+    "pow": lambda a, b: float(a) ** float(b), "abs": abs, "relu": lambda x: max(x, 0),
+    "clamp": lambda x, lo, hi: min(max(x, lo), hi),
+    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne,
+    "cdiv": lambda a, b: -(-a // b), "align_up": lambda a, m: -(-a // m) * m, "align_down": lambda a, m: a // m * m,
+}
+
+
 def fold(op: str, a, b):
     """`a op b` as an expression, folded when both sides are integer literals."""
     if isinstance(a, Const) and isinstance(b, Const) and a.kind == b.kind == "int":
-        x, y = a.value, b.value
-        if op != "floordiv" or y:
-            v = {"add": lambda: x + y, "sub": lambda: x - y, "mul": lambda: x * y,
-                 "floordiv": lambda: x // y, "max": lambda: max(x, y)}[op]()
-            return Const(v, "int")
+        if op != "floordiv" or b.value:
+            return Const(SCALAR_MATH[op](a.value, b.value), "int")
     if op == "mul" and _ONE in (a, b):
         return b if a == _ONE else a
     if op in ("add", "sub") and b == _ZERO:
@@ -697,16 +794,15 @@ HOST_PAIRS = {"core_split": ("cores", "per_core")}
 # Host builtins the verifier solves from the kernel's UB plan (the dtype is their first argument).
 HOST_FITS = ("fit_tile", "fit_rows")
 
-# Infix spellings, read by the parser and the printer.
+# Infix and prefix spellings, read by the parser and the printer.
 BINARY_SYMBOLS = {op.symbol: op.name for op in OPS_LIST if op.symbol and op.category != "unary"}
+UNARY_SYMBOLS = {op.symbol: op.name for op in OPS_LIST if op.symbol and op.category == "unary"}
 PRECEDENCE = {"**": 7, "*": 5, "/": 5, "//": 5, "%": 5, "+": 4, "-": 4,
               "<": 2, "<=": 2, ">": 2, ">=": 2, "==": 2, "!=": 2}
 UNARY_PRECEDENCE = 6
 
 # Functions with the same name as a table op but spelled with the Python builtin (`abs(x)`,
-# `max(a, b)`) need no alias; `**` and `pow` are the same op.
-assert all(op.category in {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce",
-                           "scan", "window", "cast", "element", "repeat", "gather", "take", "transpose", "iota", "sort",
-                           "cube"}
-           for op in OPS_LIST)
+# `max(a, b)`) need no alias; `**` and `pow` are the same op. Every category's rules (TYPE_RULES,
+# EVAL_RULES, LOWER_RULES) are checked by tests/dsl/test_op_rules.py.
+assert all(op.reduction in REDUCTIONS for op in OPS_LIST if op.reduction)
 assert FLOATS >= {DType.f16, DType.f32}

@@ -18,7 +18,7 @@ from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTi
                  GmRef, HostFunc, If, IndexExpr, IndexSlice, IndexWindows, Kernel, Launch, LaunchField, Level,
                  LevelRef, Load, Name, Pack, Program, Range, ScalarParam, Stage, StageKind, Store, Str, TensorParam,
                  TensorRole, SyncAll, Tiles, TilingParam, walk_exprs)
-from .ops import BINARY_SYMBOLS, HOST_BUILTINS, HOST_PAIRS, OPS, ROUND_MODES, OpParam
+from .ops import BINARY_SYMBOLS, HOST_BUILTINS, HOST_PAIRS, OPS, ROUND_MODES, UNARY_SYMBOLS, OpParam
 
 GRAMMAR = r"""
 file        := [docstring] host_fn kernel_fn                 # one of each, in either order
@@ -738,7 +738,7 @@ class _Parser:
                 inner = self._expr(node.operand)
                 if isinstance(inner, Const) and inner.kind in ("int", "float"):
                     return Const(-inner.value, inner.kind, span=span)
-                return Call("neg", (inner,), span=span)
+                return Call(UNARY_SYMBOLS["-"], (inner,), span=span)
             raise self.err(node, f"`{_src(node)}` uses `{'not' if isinstance(node.op, ast.Not) else '~'}`",
                            "compare explicitly (`a == 0.0`) or use where(mask, a, b)")
         if isinstance(node, ast.BinOp):

@@ -12,12 +12,13 @@ import math
 from .ir import (Assign, Attr, Barrier, Call, Const, CoreChunk, CoreRows, CoreTiles, DType, DTypeRef, Expr, For,
                  GmRef, If, IndexExpr, IndexSlice, IndexWindows, Level, LevelRef, Load, Name, Pack, Program, Range,
                  ScalarParam, Stage, Store, Str, SyncAll, TensorParam, TensorRole, Tiles, TilingParam)
-from .ops import HOST_BUILTINS, OPS, PRECEDENCE, UNARY_PRECEDENCE
+from .ops import HOST_BUILTINS, OPS, PRECEDENCE, UNARY_PRECEDENCE, UNARY_SYMBOLS
 
 INDENT = "    "
 MAX_SIGNATURE = 100   # longer signatures print one parameter per line
 
-_INFIX = {op.name: op.symbol for op in OPS.values() if op.symbol and op.name != "pow" and op.category != "unary"}
+_INFIX = {op.name: op.symbol for op in OPS.values() if op.symbol and not op.call_spelling and op.category != "unary"}
+_PREFIX = {name: symbol for symbol, name in UNARY_SYMBOLS.items()}
 _ATOM = 10
 _CMP = PRECEDENCE["<"]
 
@@ -202,11 +203,11 @@ def _expr(e: Expr) -> tuple[str, int]:
             if rp <= prec:
                 rt = f"({rt})"
             return f"{lt} {sym} {rt}", prec
-        if e.op == "neg" and len(e.args) == 1:
+        if e.op in _PREFIX and len(e.args) == 1:
             t, p = _expr(e.args[0])
             if p < UNARY_PRECEDENCE or t.startswith("-"):
                 t = f"({t})"
-            return f"-{t}", UNARY_PRECEDENCE
+            return f"{_PREFIX[e.op]}{t}", UNARY_PRECEDENCE
         return _call_text(e), _ATOM
     raise TypeError(f"cannot print {type(e).__name__}")
 

@@ -33,7 +33,8 @@ def is_tile(e: Expr) -> bool:
 
 def is_byte_mask(e: Expr, masks: frozenset[str]) -> bool:
     """A bool tile with one byte per element (loaded from GM, or made by cast()): Select wants bits."""
-    return (isinstance(e, Name) and e.id in masks) or (isinstance(e, Call) and e.op == "cast")
+    return (isinstance(e, Name) and e.id in masks) or (isinstance(e, Call) and e.op in OPS
+                                                          and OPS[e.op].category == "cast")
 
 
 def work_tiles(e: Call, masks: frozenset[str], padded: frozenset[str] = frozenset()) -> int:

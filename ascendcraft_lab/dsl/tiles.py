@@ -30,6 +30,21 @@ def is_pitched(t: TileType) -> bool:
     return t.level is Level.UB and len(t.shape) >= 2 and t.shape[-1] != ONE
 
 
+def kind(t) -> str:
+    """The tile kind of a value's type, as `ops.LOWERED` names them: "scalar", "tile" (a dense
+    tile), "rows" (a tile of rows) or "cube" (a tile in L1 / L0A / L0B / L0C)."""
+    if not isinstance(t, TileType):
+        return "scalar"
+    if t.level is not Level.UB:
+        return "cube"
+    return "rows" if is_pitched(t) else "tile"
+
+
+def principal(e: Call):
+    """The type that decides a typed call's tile kind: its first tile operand's, else its result's."""
+    return next((a.type for a in e.args if isinstance(a.type, TileType)), e.type)
+
+
 def rows(t: TileType) -> Expr:
     """Rows of the tile: the product of every axis but the last (1 for a 1-D tile)."""
     out: Expr = ONE
@@ -151,5 +166,6 @@ def broadcast_work(e) -> int:
     return len(which) + (1 if rows else 0)
 
 
-__all__ = ["per_row", "stretched", "direct_broadcast", "broadcast_work", "is_pitched", "rows", "cols", "pitch", "footprint", "footprint_elems", "broadcast_shape", "aligned",
-           "broadcasts", "MAX_PITCH_BLOCKS"]
+__all__ = ["kind", "principal", "per_row", "stretched", "direct_broadcast", "broadcast_work", "is_pitched", "rows",
+           "cols", "pitch", "footprint", "footprint_elems", "broadcast_shape", "aligned", "broadcasts",
+           "MAX_PITCH_BLOCKS"]

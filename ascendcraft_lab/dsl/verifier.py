@@ -2,7 +2,9 @@
 
 It owns the meaning rules of the DSL:
 - names and scopes (loop and `if` bodies are scopes; stages are not), one kind per name;
-- types and shapes of every expression (ops-table categories), dtype support per operation;
+- types and shapes of every expression, by the typing rule of the op's category
+  (`typerules.TYPE_RULES`), at the tile kinds (`ops.LOWERED`) and dtypes (its row's `dtypes`) the
+  lowering takes;
 - stage rules: copyin holds only loads, copyout only stores, tile work only in compute, and a
   tile crosses stages only copyin -> compute -> copyout;
 - the host function (its names, types and Launch fields) and the kernel's `t.field` reads;
@@ -25,16 +27,14 @@ from .ir import (INDEX, RANGE_FIELDS, Assign, Attr, Barrier, Call, Const, CoreCh
                  DTypeRef, Expr, For, GmRef, If, IndexExpr, IndexSlice, IndexWindows, Level, LevelRef, Load, MetaType,
                  Name, Program, RangeType, ScalarParam, ScalarType, Stage, StageKind, Store, Str, SyncAll, TensorParam,
                  TensorRole, TensorType, TileType, Tiles, TilingParam, TilingType, walk_exprs, walk_stmts)
-from .ops import HOST_FITS, OPS
+from .ops import HOST_FITS, LOWERED, OPS, SCALAR_MATH
 from .printer import expr_text, gmref_text, shape_text
-from .registers import statement_slots
-from .tiles import broadcast_shape, broadcasts, footprint, is_pitched
-from .tiles import cols as cols_of, rows as rows_of
+from .registers import is_byte_mask, statement_slots
+from .tiles import broadcast_shape, broadcasts, footprint, is_pitched, principal
+from .tiles import cols as cols_of, kind as tile_kind, rows as rows_of
+from .typerules import TYPE_RULES, kind_text, refusal, strip, windows_len
 
-_INT_RANK = {DType.bool: 0, DType.u8: 1, DType.i8: 1, DType.i16: 2, DType.i32: 3, DType.i64: 4}
-_FLOAT_RANK = {DType.f16: 1, DType.bf16: 1, DType.f32: 2}
 ONE = Const(1, "int")
-ZERO = Const(0, "int")
 
 
 @dataclass
@@ -473,8 +473,8 @@ class _Verifier:
         if name in self.kinds:
             old, old_span = self.kinds[name]
             if _kind_key(old) != kind_key:
-                raise self.err(span, f"`{name}` was a {_kind_text(old)} (line {old_span.line}) and here is a "
-                               f"{_kind_text(type_)}; one name has one kind in a kernel",
+                raise self.err(span, f"`{name}` was a {kind_text(old)} (line {old_span.line}) and here is a "
+                               f"{kind_text(type_)}; one name has one kind in a kernel",
                                f"use a new name, e.g. `{name}2`")
         else:
             self.kinds[name] = (type_, span)
@@ -514,18 +514,16 @@ class _Verifier:
             raise self.err(st.value, "a range cannot be copied", "use its fields: c.start, c.len")
         if not isinstance(t, (ScalarType, TileType)):
             raise self.err(st.value, f"`{expr_text(st.value)}` is not a value", "assign a scalar or tile expression")
-        if isinstance(t, TileType) and self.stage is not StageKind.compute and not _is_zeros(value):
+        spec = OPS.get(value.op) if isinstance(value, Call) else None
+        if isinstance(t, TileType) and self.stage is not StageKind.compute and not (spec and spec.stageless):
             raise self.err(st, f"tile `{st.target}` is computed outside a compute stage",
                            "put tile arithmetic in `with compute:`")
-        if isinstance(value, Call) and value.op == "mmad" and isinstance(value.args[2], Name) \
-                and value.args[2].id != st.target:
-            acc = value.args[2].id
-            raise self.err(st, f"mmad adds into `{acc}` in L0C, so its result is `{acc}` again",
-                           f"accumulate in place: `{acc} = mmad(..., {acc})`")
+        if spec is not None and spec.accumulator:
+            self._accumulates_in_place(st, spec, value)
         if isinstance(t, ScalarType):
             t = ScalarType(t.dtype)   # a variable has a definite dtype even when set from a literal
         self._define(st.target, t, st.span, "compute")
-        if isinstance(t, TileType) and t.dtype is DType.bool and isinstance(value, Call) and value.op == "cast":
+        if isinstance(t, TileType) and t.dtype is DType.bool and spec is not None and spec.category == "cast":
             self.cast_masks |= {st.target}
         new = replace(st, value=value)
         if isinstance(t, TileType) and cube.is_cube_level(t.level):
@@ -535,6 +533,13 @@ class _Verifier:
             if temps:
                 self.scratch.append(ScratchNeed(st.span, temps, stmt_tile_sizes(new, self._cap_shape), new, t.dtype))
         return new
+
+    def _accumulates_in_place(self, st: Assign, spec, value: Call) -> None:
+        """`acc = mmad(a, b, acc)`: an op that adds into its accumulator operand gives that tile again."""
+        arg = value.args[[p.name for p in spec.params].index(spec.accumulator)]
+        if isinstance(arg, Name) and arg.id != st.target:
+            raise self.err(st, f"{spec.name} adds into `{arg.id}` in L0C, so its result is `{arg.id}` again",
+                           f"accumulate in place: `{arg.id} = {spec.name}(..., {arg.id})`")
 
     def _load(self, st: Load):
         if st.level in (Level.L0A, Level.L0B):
@@ -576,7 +581,7 @@ class _Verifier:
         sym = self.lookup(name)
         if st.src.index is not None or sym is None or not isinstance(sym.type, TileType) or sym.type.level is not Level.L1:
             what = ("a GM tensor" if sym is not None and sym.kind == "tensor" else
-                    f"a {_kind_text(sym.type)}" if sym is not None else "not defined")
+                    f"a {kind_text(sym.type)}" if sym is not None else "not defined")
             raise self.err(st.src, f"`{gmref_text(st.src)}` is {what}; {level.value} is loaded from an L1 tile",
                            f"load the GM view into L1 in copyin (`{name}1 = load({name}[...], L1)`), then "
                            f"`{st.target} = load({name}1, {level.value})` here")
@@ -650,6 +655,32 @@ class _Verifier:
         return replace(st, dst=dst, value=replace(st.value, type=vt))
 
     def _gmref(self, g: GmRef, write: bool, level: Level = Level.UB):
+        """A typed GM view, its tensor's type and the extents of the axes it keeps (the tile's shape)."""
+        tensor = self._gm_tensor(g, write)
+        param = self.p.param(g.tensor)
+        rank = len(tensor.shape)
+        if g.index is None:
+            if rank != 0:
+                raise self.err(g, f"`{g.tensor}` has {rank} axes and needs an index per axis",
+                               f"write e.g. {g.tensor}[{', '.join(['r', 'c'][-rank:] if rank <= 2 else ['i'] * rank)}]")
+            return g, tensor, []
+        if len(g.index) != rank:
+            raise self.err(g, f"`{g.tensor}` has {rank} axes {shape_text(param.groups)} but {len(g.index)} indices",
+                           "give one index per axis (group dims in the declaration, e.g. ((B, M), N), to view them "
+                           "as one)")
+        kept, kept_axes, index = [], [], []
+        for i, (ix, dim) in enumerate(zip(g.index, tensor.shape)):
+            typed, length = self._index_axis(g, tensor, i, ix, dim, level)
+            index.append(typed)
+            if length is not None:
+                kept.append(length)
+                kept_axes.append(i)
+        self._check_kept(g, tensor, kept, kept_axes, level)
+        return replace(g, index=tuple(index)), tensor, [strip(k) for k in kept]
+
+    def _gm_tensor(self, g: GmRef, write: bool) -> TensorType:
+        """The GM tensor a load reads (an input, a parameter, a workspace after sync_all()) or a
+        store writes (an output or a workspace)."""
         sym = self.lookup(g.tensor)
         if sym is None or sym.kind != "tensor":
             if sym is None and g.tensor not in self.kinds:
@@ -658,7 +689,6 @@ class _Verifier:
                                f"did you mean `{close[0]}`?" if close else "load from and store to GM tensor parameters")
             raise self.err(g, f"`{g.tensor}` is not a GM tensor", "load from and store to GM tensor parameters")
         tensor: TensorType = sym.type
-        param = self.p.param(g.tensor)
         if write and tensor.role not in (TensorRole.output, TensorRole.workspace):
             raise self.err(g, f"`{g.tensor}` is an input; only Out[...] tensors are stored to (and Workspace[...] scratch)",
                            f"declare the result as `y: Out[{tensor.dtype.value}, ...]` and store there")
@@ -668,65 +698,62 @@ class _Verifier:
         if not write and tensor.role is TensorRole.workspace and not self.synced:
             raise self.err(g, f"`{g.tensor}` is a workspace the cores write; loading it before sync_all() reads "
                            "whatever the other cores have stored so far", "put `sync_all()` between the stores and this load")
+        return tensor
+
+    def _index_axis(self, g: GmRef, tensor: TensorType, i: int, ix, dim: Expr, level: Level):
+        """One axis of a GM view: (the typed index, the axis's extent in the tile, None when the
+        index is a scalar and the axis is dropped)."""
+        if isinstance(ix, IndexExpr):
+            e = self._expr(ix.expr)
+            if isinstance(e.type, RangeType):
+                return replace(ix, expr=e), Attr(Name(e.id) if isinstance(e, Name) else e, "len")
+            self.index_scalar(e, "an index")
+            return replace(ix, expr=e), None
+        if isinstance(ix, IndexSlice):
+            return self._index_slice(g, tensor, i, ix, dim, level)
+        var = self._expr(ix.var)
+        if not isinstance(var.type, RangeType):
+            raise self.err(ix.var, "windows() takes a range variable (from tiles or core_chunk)",
+                           "write `x[r, windows(c, K, S)]` inside `for c in tiles(L, t.tile)`")
+        k = self._expr(ix.k)
+        s = self._expr(ix.stride)
+        self.index_scalar(k, "a window size")
+        self.index_scalar(s, "a window stride")
+        return replace(ix, var=var, k=k, stride=s), windows_len(var, k, s)
+
+    def _index_slice(self, g: GmRef, tensor: TensorType, i: int, ix: IndexSlice, dim: Expr, level: Level):
+        """`lo:hi:step` along axis i: (the typed slice, its length, cdiv(hi - lo, step) with a step)."""
         rank = len(tensor.shape)
-        if g.index is None:
-            if rank != 0:
-                raise self.err(g, f"`{g.tensor}` has {rank} axes and needs an index per axis",
-                               f"write e.g. {g.tensor}[{', '.join(['r', 'c'][-rank:] if rank <= 2 else ['i'] * rank)}]")
-            return g, tensor, []
-        if len(g.index) != rank:
-            raise self.err(g, f"`{g.tensor}` has {rank} axes {shape_text(param.groups)} but {len(g.index)} indices",
-                           "give one index per axis (group dims in the declaration, e.g. ((B, M), N), to view them as one)")
-        kept, kept_axes, index = [], [], []
-        for i, (ix, dim) in enumerate(zip(g.index, tensor.shape)):
-            if isinstance(ix, IndexExpr):
-                e = self._expr(ix.expr)
-                if isinstance(e.type, RangeType):
-                    kept.append(Attr(Name(e.id) if isinstance(e, Name) else e, "len"))
-                    kept_axes.append(i)
-                else:
-                    self._index_scalar(e, "an index")
-                index.append(replace(ix, expr=e))
-            elif isinstance(ix, IndexSlice):
-                lo = self._expr(ix.lo) if ix.lo is not None else None
-                hi = self._expr(ix.hi) if ix.hi is not None else None
-                step = self._expr(ix.step) if ix.step is not None else None
-                for part in (lo, hi):
-                    if part is not None:
-                        self._index_scalar(part, "a slice bound")
-                top = hi if hi is not None else dim
-                length = top if lo is None or lo == Const(0, "int") else _difference(top, lo)
-                if step is not None:
-                    self._index_scalar(step, "a slice step")
-                    if isinstance(step, Const) and int(step.value) < 1:
-                        raise self.err(ix.step, f"a slice step of {step.value}", "step forward: lo:hi:s with s >= 1 "
-                                       "(a flip is a scalar index counted from the end)")
-                    if i == rank - 1 or all(d == ONE for d in tensor.shape[i + 1:]):
-                        raise self.err(ix.step, f"a step along the last axis of `{g.tensor}`: a tile's row is a "
-                                       "contiguous run in GM", "load the whole row and take() every s-th element "
-                                       "(take(xu, iota(n) * s)), or view the axes so the stepped one is not last")
-                    if level is not Level.UB:
-                        raise self.err(ix.step, "a stepped slice into L1", "the cube copies whole matrices: "
-                                       "load the rows into L1 with a unit step")
-                    if step != Const(1, "int"):      # cdiv(length, step), in kernel arithmetic
-                        s = _strip(step)
-                        up = Const(int(s.value) - 1, "int") if isinstance(s, Const) else Call("sub", (s, ONE))
-                        length = Call("floordiv", (Call("add", (length, up)), s))
-                kept.append(length)
-                kept_axes.append(i)
-                index.append(replace(ix, lo=lo, hi=hi, step=step))
-            else:
-                var = self._expr(ix.var)
-                if not isinstance(var.type, RangeType):
-                    raise self.err(ix.var, "windows() takes a range variable (from tiles or core_chunk)",
-                                   "write `x[r, windows(c, K, S)]` inside `for c in tiles(L, t.tile)`")
-                k = self._expr(ix.k)
-                s = self._expr(ix.stride)
-                self._index_scalar(k, "a window size")
-                self._index_scalar(s, "a window stride")
-                kept.append(_windows_len(var, k, s))
-                kept_axes.append(i)
-                index.append(replace(ix, var=var, k=k, stride=s))
+        lo = self._expr(ix.lo) if ix.lo is not None else None
+        hi = self._expr(ix.hi) if ix.hi is not None else None
+        step = self._expr(ix.step) if ix.step is not None else None
+        for part in (lo, hi):
+            if part is not None:
+                self.index_scalar(part, "a slice bound")
+        top = hi if hi is not None else dim
+        length = top if lo is None or lo == Const(0, "int") else _difference(top, lo)
+        if step is not None:
+            self.index_scalar(step, "a slice step")
+            if isinstance(step, Const) and int(step.value) < 1:
+                raise self.err(ix.step, f"a slice step of {step.value}", "step forward: lo:hi:s with s >= 1 "
+                               "(a flip is a scalar index counted from the end)")
+            if i == rank - 1 or all(d == ONE for d in tensor.shape[i + 1:]):
+                raise self.err(ix.step, f"a step along the last axis of `{g.tensor}`: a tile's row is a "
+                               "contiguous run in GM", "load the whole row and take() every s-th element "
+                               "(take(xu, iota(n) * s)), or view the axes so the stepped one is not last")
+            if level is not Level.UB:
+                raise self.err(ix.step, "a stepped slice into L1", "the cube copies whole matrices: "
+                               "load the rows into L1 with a unit step")
+            if step != Const(1, "int"):      # cdiv(length, step), in kernel arithmetic
+                s = strip(step)
+                up = Const(int(s.value) - 1, "int") if isinstance(s, Const) else Call("sub", (s, ONE))
+                length = Call("floordiv", (Call("add", (length, up)), s))
+        return replace(ix, lo=lo, hi=hi, step=step), length
+
+    def _check_kept(self, g: GmRef, tensor: TensorType, kept: list, kept_axes: list, level: Level) -> None:
+        """The axes a view keeps make a tile: at most two for an L1 matrix, one with windows(), and
+        the last axis among them (a tile's rows are contiguous runs in GM)."""
+        rank = len(tensor.shape)
         if level is Level.L1 and len(kept) > 2:
             raise self.err(g, f"`{gmref_text(g)}` keeps {len(kept)} axes; a cube tile in L1 is a matrix (2-D)",
                            "index the batch axes with scalars (a core_tiles range per axis)")
@@ -742,12 +769,11 @@ class _Verifier:
                                "keep the last axis too (a 2-D tile of rows, e.g. "
                                f"{g.tensor}[{', '.join('c' if j == axis else ':' if j > axis else 'r' for j in range(rank))}]), "
                                "or view the axes so the tiled one is last")
-        return replace(g, index=tuple(index)), tensor, [_strip(k) for k in kept]
 
-    def _index_scalar(self, e: Expr, what: str):
+    def index_scalar(self, e: Expr, what: str):
         t = e.type
         if not (isinstance(t, ScalarType) and t.dtype.is_int):
-            raise self.err(e, f"{what} must be an integer scalar, not a {_kind_text(t)}",
+            raise self.err(e, f"{what} must be an integer scalar, not a {kind_text(t)}",
                            "use loop variables, dims, range fields (c.start) and integer arithmetic")
 
     def _for(self, st: For):
@@ -769,8 +795,8 @@ class _Verifier:
                 raise self.err(st, f"`{st.var}` already names the core split `{seen[0]}` of line {seen[1]}; this loop "
                                f"splits `{split}`", f"give this core loop a variable of its own (e.g. `{st.var}2`)")
             ta, tb = self._expr(a), self._expr(b)
-            self._index_scalar(ta, "the per-core count")
-            self._index_scalar(tb, "the total")
+            self.index_scalar(ta, "the per-core count")
+            self.index_scalar(tb, "the total")
             it = replace(it, **({"rows": ta, "total": tb} if isinstance(it, CoreRows) else {"size": ta, "total": tb}))
             var_type = ScalarType(INDEX) if isinstance(it, CoreRows) else RangeType()
             cap = None if isinstance(it, CoreRows) else self._cap_expr(ta)
@@ -781,9 +807,9 @@ class _Verifier:
             exts = tuple(self._expr(x) for x in it.extents)
             steps = tuple(self._expr(x) for x in it.steps)
             for x in exts:
-                self._index_scalar(x, "an extent of core_tiles()")
+                self.index_scalar(x, "an extent of core_tiles()")
             for x in steps:
-                self._index_scalar(x, "a step of core_tiles()")
+                self.index_scalar(x, "a step of core_tiles()")
             it = replace(it, extents=exts, steps=steps)
             var_type = RangeType()
             caps = [self._cap_expr(x) for x in steps]
@@ -791,16 +817,16 @@ class _Verifier:
         elif isinstance(it, Tiles):
             ext = self._expr(it.extent)
             if not isinstance(ext.type, RangeType):
-                self._index_scalar(ext, "the extent of tiles()")
+                self.index_scalar(ext, "the extent of tiles()")
             step = self._expr(it.step)
-            self._index_scalar(step, "the tile step")
+            self.index_scalar(step, "the tile step")
             it = replace(it, extent=ext, step=step)
             var_type = RangeType()
             cap = self._cap_expr(step)
         else:
             parts = {k: self._expr(getattr(it, k)) for k in ("start", "stop", "step")}
             for v in parts.values():
-                self._index_scalar(v, "a range() bound")
+                self.index_scalar(v, "a range() bound")
             it = replace(it, **parts)
             var_type = ScalarType(INDEX)
         if not isinstance(it, CoreTiles):
@@ -811,8 +837,8 @@ class _Verifier:
             if existing is not None:
                 raise self.err(st, f"loop variable `{var}` hides an existing name", "pick a new name for the loop variable")
             if var in self.kinds and _kind_key(self.kinds[var][0]) != _kind_key(var_type):
-                raise self.err(st, f"`{var}` was a {_kind_text(self.kinds[var][0])} and here is a "
-                               f"{_kind_text(var_type)}", "use a new name")
+                raise self.err(st, f"`{var}` was a {kind_text(self.kinds[var][0])} and here is a "
+                               f"{kind_text(var_type)}", "use a new name")
             self.kinds.setdefault(var, (var_type, st.span))
             scope[var] = _Sym("loop", var_type, st.span, vcap)
         self.scopes.append(scope)
@@ -839,7 +865,7 @@ class _Verifier:
                            "branch around the stages, or select elements with where(mask, a, b)")
         cond = self._expr(st.cond)
         if not (isinstance(cond.type, ScalarType) and cond.type.dtype is DType.bool):
-            raise self.err(st.cond, f"an `if` needs a scalar comparison, not a {_kind_text(cond.type)}",
+            raise self.err(st.cond, f"an `if` needs a scalar comparison, not a {kind_text(cond.type)}",
                            "compare scalars, e.g. `if r < B:`; select tile elements with where()")
         body = self._scoped(st.body)
         orelse = self._scoped(st.orelse) if st.orelse else ()
@@ -910,41 +936,48 @@ class _Verifier:
             e = replace(e, args=args)
             t = self._call_type(e, spec, args)
             touches_tile = isinstance(t, TileType) or any(isinstance(a.type, TileType) for a in args)
-            if touches_tile and self.stage is not StageKind.compute and not (e.op == "zeros" and self.stage is None):
+            if touches_tile and self.stage is not StageKind.compute and not (spec.stageless and self.stage is None):
                 raise self.err(e, f"tile operation `{expr_text(e)}` outside a compute stage",
                                "put tile arithmetic in `with compute:`")
             return replace(e, type=t)
         raise self.err(e, f"unexpected expression {type(e).__name__}")
 
-    def _value(self, a: Expr, op: str):
+    # -- what the type rules (typerules.py) ask of the verifier -------------------------------------
+    def operand(self, a: Expr, spec):
+        """The type of `a`, an operand of `spec`: a scalar, or a tile at a kind its category takes."""
         t = a.type
         if isinstance(t, (ScalarType, TileType)):
-            if isinstance(t, TileType) and t.level is not Level.UB:
-                if t.level is Level.L0C:
-                    raise self.err(a, f"`{expr_text(a)}` is an L0C tile (the cube's accumulator); `{op}` runs on the vector "
-                                   "unit, which reads UB only",
-                                   "store it to a Workspace in copyout, sync_all(), then load it into UB for vector work")
-                raise self.err(a, f"`{expr_text(a)}` is an {t.level.value} tile; vector operations work on UB tiles",
-                               "load it into UB (the default level) for vector work")
+            if tile_kind(t) == "cube":
+                self.lowers(spec, t, a)
             return t
-        raise self.err(a, f"`{expr_text(a)}` is a {_kind_text(t)}, not an operand of `{op}`",
-                       "operands are scalars and tiles" + ("; a range's fields are c.start, c.len" if isinstance(t, RangeType) else ""))
+        raise self.err(a, f"`{expr_text(a)}` is a {kind_text(t)}, not an operand of `{spec.name}`",
+                       "operands are scalars and tiles" + ("; a range's fields are c.start, c.len"
+                                                           if isinstance(t, RangeType) else ""))
 
-    def _need_dtype(self, e: Call, spec, dtype: DType):
+    def lowers(self, spec, t, node: Expr) -> None:
+        """Refuse `node` (an operand of `spec`, or the call) when its tile kind is not one the op's
+        category is lowered for (ops.LOWERED: the one place that says so)."""
+        kinds = LOWERED.get(spec.category, frozenset())
+        kind = tile_kind(t)
+        if kind not in kinds:
+            message, help = refusal(spec, t, kind, kinds, node)
+            raise self.err(node, message, help)
+
+    def need_dtype(self, e: Call, spec, dtype: DType):
         if dtype not in spec.dtypes:
             ok = ", ".join(sorted(d.value for d in spec.dtypes))
             target = "f32" if dtype.is_float or DType.f32 in spec.dtypes else sorted(d.value for d in spec.dtypes)[0]
             raise self.err(e, f"`{spec.name}` does not support {dtype.value} tiles on the vector unit (supported: {ok})",
                            f"cast first: `cast(x, {target})`")
 
-    def _tile_scalar(self, tile: TileType, s: ScalarType, node: Expr, op: str):
+    def tile_scalar(self, tile: TileType, s: ScalarType, node: Expr, op: str):
         if s.dtype is DType.bool or tile.dtype is DType.bool:
             raise self.err(node, f"`{op}` on bool values", "bool tiles are masks for where(); compare or select instead")
         if tile.dtype.is_int and s.dtype.is_float:
             raise self.err(node, f"mixing a {s.dtype.value} scalar with a {tile.dtype.value} tile in `{op}`",
-                           f"cast one side: `cast(tile, f32)` or an integer scalar")
+                           "cast one side: `cast(tile, f32)` or an integer scalar")
 
-    def _broadcast(self, e: Call, tiles: list[TileType], mask: TileType | None = None) -> tuple[Expr, ...]:
+    def broadcast(self, e: Call, tiles: list[TileType], mask: TileType | None = None) -> tuple[Expr, ...]:
         """The shape of an elementwise op's result by NumPy's broadcasting rules (axes aligned at
         the end, a size-1 or missing axis stretched); a where() mask is not stretched."""
         shape = tiles[0].shape
@@ -963,259 +996,22 @@ class _Verifier:
                            "compare at the result's shape (the comparison itself broadcasts: `xu > mu`)")
         return shape
 
-    def _call_type(self, e: Call, spec, args):
-        cat = spec.category
-        op = spec.name
-        if cat in ("binary", "compare"):
-            ta, tb = self._value(args[0], op), self._value(args[1], op)
-            tiles = [t for t in (ta, tb) if isinstance(t, TileType)]
-            if not tiles:
-                if DType.bool in (ta.dtype, tb.dtype) and cat == "binary":
-                    raise self.err(e, f"`{op}` on bool values", "use comparisons in `if`, masks in where()")
-                r = _unify(ta, tb)
-                if cat == "compare":
-                    return ScalarType(DType.bool)
-                if op in ("div", "pow") and not r.dtype.is_float:
-                    return ScalarType(DType.f32, weak=r.weak)
-                return r
-            if len(tiles) == 2 and tiles[0].dtype != tiles[1].dtype:
-                raise self.err(e, f"`{op}` of a {tiles[0].dtype.value} tile and a {tiles[1].dtype.value} tile",
-                               f"cast one of them: `cast(x, {_wider(tiles[0].dtype, tiles[1].dtype).value})`")
-            shape = self._broadcast(e, tiles)
-            tile = tiles[0]
-            for t, a in ((ta, args[0]), (tb, args[1])):
-                if isinstance(t, ScalarType):
-                    self._tile_scalar(tile, t, a, op)
-            if tile.dtype is DType.bool:
-                raise self.err(e, f"`{op}` on bool tiles", "bool tiles are masks: use them in where(mask, a, b)")
-            self._need_dtype(e, spec, tile.dtype)
-            return TileType(DType.bool if cat == "compare" else tile.dtype, shape)
-        if cat == "intbinary":
-            ta, tb = self._value(args[0], op), self._value(args[1], op)
-            if isinstance(ta, TileType) or isinstance(tb, TileType):
-                raise self.err(e, f"`{spec.symbol}` works on integer scalars (index arithmetic)", "use `/` for tiles")
-            if not (ta.dtype.is_int and tb.dtype.is_int):
-                raise self.err(e, f"`{spec.symbol}` works on integer scalars", "use `/` for float division")
-            return _unify(ta, tb)
-        if cat == "unary":
-            t = self._value(args[0], op)
-            if t.dtype is DType.bool:
-                raise self.err(e, f"`{op}` of a bool value", "bool values are masks and conditions")
-            if isinstance(t, ScalarType):
-                if spec.float_only and not t.dtype.is_float:
-                    return ScalarType(DType.f32, weak=t.weak)
-                return t
-            self._need_dtype(e, spec, t.dtype)
-            return t
-        if cat == "select":
-            mask = self._value(args[0], op)
-            if not (isinstance(mask, TileType) and mask.dtype is DType.bool):
-                raise self.err(args[0], f"where() selects by a bool tile, not a {_kind_text(mask)}",
-                               "compare tiles (`xu > 0.0`) for a mask; for a scalar condition use `if`")
-            ta, tb = self._value(args[1], op), self._value(args[2], op)
-            tiles = [t for t in (ta, tb) if isinstance(t, TileType)]
-            shape = self._broadcast(e, [mask] + tiles, mask)
-            if len(tiles) == 2 and tiles[0].dtype != tiles[1].dtype:
-                raise self.err(e, f"where() of a {tiles[0].dtype.value} tile and a {tiles[1].dtype.value} tile",
-                               "cast one of them so both have one dtype")
-            if tiles:
-                dtype = tiles[0].dtype
-                for t, a in ((ta, args[1]), (tb, args[2])):
-                    if isinstance(t, ScalarType):
-                        self._tile_scalar(tiles[0], t, a, op)
-            else:
-                dtype = _strong(_unify(ta, tb))
-            self._need_dtype(e, spec, dtype)
-            return TileType(dtype, shape)
-        if cat == "clamp":
-            t = self._value(args[0], op)
-            lo, hi = self._value(args[1], op), self._value(args[2], op)
-            for b, a in ((lo, args[1]), (hi, args[2])):
-                if isinstance(b, TileType):
-                    raise self.err(a, "clamp() bounds are scalars", "use max(min(x, hi_tile), lo_tile) for tile bounds")
-            if isinstance(t, ScalarType):
-                return _unify(_unify(t, lo), hi)
-            for b, a in ((lo, args[1]), (hi, args[2])):
-                self._tile_scalar(t, b, a, op)
-            self._need_dtype(e, spec, t.dtype)
-            return t
-        if cat in ("reduce", "scan", "window", "element"):
-            t = self._value(args[0], op)
-            if not isinstance(t, TileType):
-                raise self.err(args[0], f"`{op}` takes a tile, not a scalar",
-                               "a scalar needs no reduction" if cat == "reduce" else "pass a UB tile")
-            self._need_dtype(e, spec, t.dtype)
-            if cat == "reduce":
-                return self._reduce_type(e, t, args)
-            if is_pitched(t):
-                raise self.err(args[0], f"`{op}` works on 1-D tiles; `{expr_text(args[0])}` is a tile of rows "
-                               f"[{' x '.join(expr_text(d) for d in t.shape)}]",
-                               "load one row at a time (index the row axis with a scalar), or reduce the rows first: "
-                               "reduce_sum(x, axis=-1)")
-            if cat == "element":
-                return ScalarType(t.dtype)
-            if cat == "scan":
-                init = self._value(args[1], op)
-                if isinstance(init, TileType):
-                    raise self.err(args[1], "a scan's init is a scalar", "pass the carry: `init=carry`")
-                self._tile_scalar(t, init, args[1], op)
-                return t
-            k, s, pad, dil, count = args[1:6]
-            for a, what in ((k, "a window size"), (s, "a window stride"), (pad, "a window padding"),
-                            (dil, "a window dilation"), (count, "a window count")):
-                self._value(a, op)
-                self._index_scalar(a, what)
-            for a, lo, what in ((k, 1, "window size"), (s, 1, "window stride"), (dil, 1, "window dilation"),
-                                (pad, 0, "window padding"), (count, 0, "window count")):
-                if isinstance(a, Const) and a.value < lo:
-                    raise self.err(a, f"a {what} of {a.value}", f"the {what} is at least {lo}")
-            if count != ZERO:
-                return TileType(t.dtype, (_strip(count),))
-            if pad == ZERO and dil == ONE:
-                return TileType(t.dtype, (_window_out(t.shape[0], k, s),))
-            # (len + 2 pad - dilation (k - 1) - 1) // stride + 1 windows fit the padded tile
-            span = Call("add", (Call("mul", (_strip(dil), Call("sub", (_strip(k), ONE)))), ONE))
-            padded = Call("add", (_strip(t.shape[0]), Call("mul", (Const(2, "int"), _strip(pad)))))
-            return TileType(t.dtype, (Call("add", (Call("floordiv", (Call("sub", (padded, span)), _strip(s))), ONE)),))
-        if cat in ("repeat", "gather"):
-            t = self._value(args[0], op)
-            if not isinstance(t, TileType):
-                raise self.err(args[0], f"`{op}` takes a tile of rows, not a scalar",
-                               "a scalar broadcasts over a tile by itself: `xu - m`" if cat == "repeat" else "pass a UB tile")
-            self._need_dtype(e, spec, t.dtype)
-            k = args[-1]
-            self._value(k, op)
-            self._index_scalar(k, "a row length")
-            if cat == "gather" and len(t.shape) == 2:
-                # rows of a 2-D tile: element index[i] of row i
-                if k != ZERO:
-                    raise self.err(k, "pick() of a 2-D tile takes no row length: its rows are the tile's rows",
-                                   f"write pick({expr_text(args[0])}, {expr_text(args[1])})")
-                idx = self._value(args[1], op)
-                if not (isinstance(idx, TileType) and idx.dtype is DType.i32):
-                    raise self.err(args[1], f"pick() takes one i32 index per row, not a {_kind_text(idx)}",
-                                   "load the indices as a tile and convert them: `cast(tu, i32)`")
-                if tuple(idx.shape) != (t.shape[0],):
-                    raise self.err(args[1], f"pick() takes one index per row: [{expr_text(t.shape[0])}] indices, not "
-                                   f"[{' x '.join(expr_text(d) for d in idx.shape)}]",
-                                   "load the indices with the range of the rows")
-                return TileType(t.dtype, (t.shape[0],))
-            if len(t.shape) != 1:
-                raise self.err(args[0], f"`{op}` works on 1-D tiles of packed rows or on 2-D tiles, not on a tile of "
-                               f"rank {len(t.shape)}", "view the leading axes as one")
-            if cat == "gather" and k == ZERO:
-                raise self.err(e, "pick() of a 1-D tile needs the row length k", f"write pick({expr_text(args[0])}, "
-                               f"{expr_text(args[1])}, K), or load the rows as a 2-D tile")
-            if cat == "repeat":
-                # the same length expression as a `windows(c, k, k)` load of those rows
-                return TileType(t.dtype, (_rows_len(t.shape[0], k),))
-            idx = self._value(args[1], op)
-            if not (isinstance(idx, TileType) and idx.dtype is DType.i32):
-                raise self.err(args[1], f"pick() takes one i32 index per row, not a {_kind_text(idx)}",
-                               "load the indices as a tile and convert them: `cast(tu, i32)`")
-            return TileType(t.dtype, idx.shape)
-        if cat == "take":
-            t = self._value(args[0], op)
-            if not isinstance(t, TileType):
-                raise self.err(args[0], "`take` reads elements of a tile, not of a scalar", "pass a UB tile")
-            self._need_dtype(e, spec, t.dtype)
-            idx = self._value(args[1], op)
-            if not (isinstance(idx, TileType) and idx.dtype is DType.i32):
-                raise self.err(args[1], f"take() takes an i32 tile of positions, not a {_kind_text(idx)}",
-                               "load the indices as a tile and convert them: `cast(iu, i32)`")
-            return TileType(t.dtype, idx.shape)
-        if cat == "transpose":
-            t = self._value(args[0], op)
-            if not (isinstance(t, TileType) and len(t.shape) == 2):
-                raise self.err(args[0], f"transpose() turns the rows of a 2-D tile into its columns, not a {_kind_text(t)}",
-                               "load a tile of rows: a range on the axis that becomes the rows of the result and one "
-                               "on the last axis, `load(x[r, k])`")
-            self._need_dtype(e, spec, t.dtype)
-            return TileType(t.dtype, (t.shape[1], t.shape[0]))
-        if cat == "iota":
-            n, start, dtype = args
-            self._index_scalar(n, "the length of iota()")
-            st = self._value(start, op)
-            if not isinstance(st, ScalarType) or st.dtype is DType.bool:
-                raise self.err(start, f"iota() starts at a number, not a {_kind_text(st)}",
-                               "pass a scalar: `iota(c.len, c.start)`")
-            self._need_dtype(e, spec, dtype.dtype)
-            if dtype.dtype.is_int and st.dtype.is_float:
-                raise self.err(start, "an i32 iota() from a float start", "start at an integer, or make it f32")
-            return TileType(dtype.dtype, (_strip(n),))
-        if cat == "sort":
-            x, _descending, k = args
-            t = self._value(x, op)
-            if not isinstance(t, TileType) or len(t.shape) != 1:
-                raise self.err(x, f"argsort() sorts a 1-D tile (a whole row in UB), not a {_kind_text(t)}",
-                               "load the row as one tile: `xu = load(x[r, :])`")
-            self._need_dtype(e, spec, t.dtype)
-            self._index_scalar(k, "argsort()'s k")
-            if isinstance(k, Const) and k.value == 0:
-                return TileType(DType.i32, t.shape)
-            return TileType(DType.i32, (_strip(k),))
-        if cat == "cube":
-            return self._cube_type(e, args)
-        if cat == "cast":
-            t = self._value(args[0], op)
-            dtype = args[1].dtype
-            if isinstance(t, ScalarType):
-                return ScalarType(dtype)
-            if DType.i8 in (t.dtype, dtype) and {t.dtype, dtype} - {DType.i8, DType.f16}:
-                raise self.err(e, f"Cast converts i8 tiles to and from f16 only, not {t.dtype.value} -> {dtype.value} "
-                                  f"(API page Cast)", "cast through f16")
-            return TileType(dtype, t.shape)
-        raise self.err(e, f"no typing rule for `{op}`")
+    def is_byte_mask(self, e: Expr) -> bool:
+        """A bool tile of one byte per element (loaded, or made by cast()), which Select cannot read as it is."""
+        return is_byte_mask(e, self._byte_masks())
 
-    def _cube_type(self, e: Call, args):
-        if e.op == "zeros":
-            rows, cols, level, dtype = args
-            for a, what in ((rows, "rows"), (cols, "columns")):
-                self._index_scalar(a, f"the {what} of zeros()")
-            if level.level is not Level.L0C:
-                raise self.err(level, f"zeros() makes the cube's accumulator, in L0C, not in {level.level.value}",
-                               "write `acc = zeros(mi.len, ni.len, L0C)` before the K loop")
-            if dtype.dtype not in (DType.f32, DType.i32):
-                raise self.err(dtype, f"the cube accumulates in f32 (i32 for i8 inputs), not {dtype.dtype.value}",
-                               "drop the dtype (f32), or write dtype=i32 for an i8 matmul")
-            return TileType(dtype.dtype, (_strip(rows), _strip(cols)), Level.L0C)
-        a, b, acc = args
-        for x, level, which, hint in ((a, Level.L0A, "first operand (the left matrix A)", "a0 = load(a1, L0A)"),
-                                      (b, Level.L0B, "second operand (the right matrix B)", "b0 = load(b1, L0B)")):
-            t = x.type
-            if not (isinstance(x, Name) and isinstance(t, TileType) and t.level is level):
-                raise self.err(x, f"mmad's {which} is a tile in {level.value}, not {_a_kind(t)}",
-                               f"move it there in a split stage: `with split: {hint}`")
-            prev = self.mmad_uses.setdefault(x.id, (which, x.span))
-            if prev[0] != which:
-                raise self.err(x, f"`{x.id}` is mmad's {prev[0]} at line {prev[1].line}", "give each operand its own L0 tile")
-        ta, tb = a.type, b.type
-        if ta.dtype != tb.dtype:
-            raise self.err(e, f"mmad of a {ta.dtype.value} and a {tb.dtype.value} matrix",
-                           "the cube multiplies two matrices of one dtype: cast one on the vector unit first")
-        (m, k), (k2, n) = ta.shape, tb.shape
-        if _strip(k) != _strip(k2):
-            raise self.err(e, f"mmad of [{expr_text(m)} x {expr_text(k)}] and [{expr_text(k2)} x {expr_text(n)}]: "
-                           "A's columns and B's rows differ", "load A's columns and B's rows with the same range (the same `ki`)")
-        want = cube.ACCUMULATOR[ta.dtype]
-        shape = (_strip(m), _strip(n))
-        if isinstance(acc, Const):
-            if acc.value != 0:
-                raise self.err(acc, "mmad's accumulator is an L0C tile, or 0.0 (start a new sum)",
-                               "write `acc = zeros(mi.len, ni.len, L0C)` before the K loop and `acc = mmad(a0, b0, acc)` in it")
-            return TileType(want, shape, Level.L0C)
-        tc = acc.type
-        if not (isinstance(acc, Name) and isinstance(tc, TileType) and tc.level is Level.L0C):
-            raise self.err(acc, f"mmad accumulates into an L0C tile, not {_a_kind(tc)}",
-                           "start it with `acc = zeros(mi.len, ni.len, L0C)` before the K loop")
-        if tc.dtype is not want:
-            raise self.err(acc, f"{ta.dtype.value} products accumulate in {want.value}, but `{acc.id}` is {tc.dtype.value}",
-                           f"make it `zeros(..., L0C, dtype={want.value})`" if want is not DType.f32 else "drop its dtype= (f32)")
-        if tuple(_strip(d) for d in tc.shape) != shape:
-            have = " x ".join(expr_text(d) for d in tc.shape)
-            raise self.err(acc, f"`{acc.id}` is [{have}] but A x B is [{expr_text(m)} x {expr_text(n)}]",
-                           "size the accumulator by A's rows and B's columns: zeros(mi.len, ni.len, L0C)")
-        return TileType(want, shape, Level.L0C)
+    def _call_type(self, e: Call, spec, args):
+        """The call's type by its category's rule (typerules.TYPE_RULES), at a tile kind its category
+        is lowered for (ops.LOWERED)."""
+        if spec.category not in LOWERED:
+            self.lowers(spec, e.type, e)
+        rule = TYPE_RULES.get(spec.category)
+        if rule is None:
+            raise self.err(e, f"no typing rule for `{spec.name}`",
+                           f"give category `{spec.category}` its typing rule (dsl/typerules.py TYPE_RULES)")
+        t = rule(self, e, spec, args)
+        self.lowers(spec, principal(replace(e, type=t)), e)
+        return t
 
     def _check_units(self, body) -> None:
         """The cube and the vector unit are separate cores (Atlas A2: AIC and AIV); between two
@@ -1243,42 +1039,6 @@ class _Verifier:
                     visit(s.orelse)
         visit(body)
 
-    def _reduce_type(self, e: Call, t: TileType, args) -> object:
-        """A whole-tile reduction is a scalar; along an axis (the last: one value per row) a tile."""
-        op = e.op
-        axis, keepdim = args[1], args[2]
-        if not (isinstance(keepdim, Const) and keepdim.kind == "bool"):
-            raise self.err(keepdim, "keepdim is True or False", f"write {op}(x, axis=-1, keepdim=True)")
-        if isinstance(axis, Str):
-            if is_pitched(t) and op not in ("reduce_sum", "reduce_max", "reduce_min"):
-                raise self.err(e, f"`{op}` of a whole tile of rows [{' x '.join(expr_text(d) for d in t.shape)}]",
-                               f"load one row at a time, or reduce along the rows first")
-            if keepdim.value:
-                raise self.err(keepdim, "keepdim needs an axis", f"write {op}(x, axis=-1, keepdim=True)")
-            return ScalarType(INDEX if op.startswith("arg") else t.dtype)
-        rank = len(t.shape)
-        a = int(axis.value)
-        if not -rank <= a < rank:
-            raise self.err(axis, f"axis {a} of a tile of rank {rank}", f"the axes are 0..{rank - 1} (or -1 for the last)")
-        a %= rank
-        if op not in ("reduce_sum", "reduce_max", "reduce_min"):
-            raise self.err(e, f"`{op}` along an axis is not in the DSL yet", f"reduce the whole tile: {op}(x)")
-        if a == 0 and rank == 2 and is_pitched(t):
-            # the rows folded into one (a pooling window's rows): elementwise across rows, one per column
-            if keepdim.value:
-                raise self.err(keepdim, f"`{op}` along axis 0 gives one row, a 1-D tile of the columns",
-                               f"write {op}(x, axis=0)")
-            return TileType(t.dtype, (t.shape[1],))
-        if a != rank - 1:
-            raise self.err(axis, f"`{op}` along axis {a}: the vector unit reduces along the last axis of a tile "
-                           "(one value per row), or folds the rows of a 2-D tile into one (axis=0)",
-                           "view the axes so the reduced one is last, or keep a running "
-                           "tile across the rows (acc = acc + xu)")
-        shape = tuple(t.shape[:-1]) + ((ONE,) if keepdim.value else ())
-        if not shape:
-            return ScalarType(t.dtype)
-        return TileType(t.dtype, shape)
-
     # -- capacities and the plan -------------------------------------------------------------
     def _cap_expr(self, e: Expr) -> Expr | None:
         """`e` with range lengths replaced by their static bounds; None if it depends on the loop.
@@ -1291,15 +1051,15 @@ class _Verifier:
             if sym is None:
                 return None
             if sym.kind == "tiling":
-                return _strip(e)
+                return strip(e)
             if isinstance(sym.type, RangeType) and e.attr == "len":
                 return sym.cap
             return None
         if isinstance(e, Name):
             sym = self.lookup(e.id)
-            return _strip(e) if sym is not None and sym.kind in ("dim", "param") else None
+            return strip(e) if sym is not None and sym.kind in ("dim", "param") else None
         if isinstance(e, Const):
-            return _strip(e)
+            return strip(e)
         if isinstance(e, Call):
             parts = [self._cap_expr(a) for a in e.args]
             if any(p is None for p in parts):
@@ -1314,18 +1074,18 @@ class _Verifier:
         if depth > 32:
             return None
         if isinstance(e, Const):
-            return _strip(e)
+            return strip(e)
         if isinstance(e, Name):
             sym = self.lookup(e.id)
             if sym is not None and sym.kind in ("dim", "param"):
-                return _strip(e)
+                return strip(e)
             if sym is not None and sym.kind == "local" and e.id in self.defs:
                 return self._bound(self.defs[e.id], upper, depth + 1)
             return None
         if isinstance(e, Attr):
             sym = self.lookup(e.obj.id) if isinstance(e.obj, Name) else None
             if sym is not None and sym.kind == "tiling":
-                return _strip(e)
+                return strip(e)
             if sym is not None and isinstance(sym.type, RangeType) and e.attr == "len":
                 return sym.cap if upper else Const(0, "int")
             return None
@@ -1348,12 +1108,12 @@ class _Verifier:
             return None if len(known) < len(parts) else _folded(e.op, parts)
         if e.op == "floordiv" and len(args) == 2 and self._size(args[1]) and args[1] != Const(0, "int"):
             b = self._bound(args[0], upper, depth + 1)     # rows of a stepped slice: (span + s - 1) // s
-            return None if b is None else _folded("floordiv", [b, _strip(args[1])])
+            return None if b is None else _folded("floordiv", [b, strip(args[1])])
         if e.op == "mul" and len(args) == 2:
             for c, other in (args, args[::-1]):
                 if self._size(c):          # a rows x pitch footprint: the pitch is a size
                     b = self._bound(other, upper, depth + 1)
-                    return None if b is None else _folded("mul", [_strip(c), b])
+                    return None if b is None else _folded("mul", [strip(c), b])
         return None
 
     def _size(self, e: Expr) -> bool:
@@ -1425,36 +1185,13 @@ class _Verifier:
 # ----------------------------------------------------------------------------- type helpers
 
 
-def _is_zeros(e: Expr) -> bool:
-    return isinstance(e, Call) and e.op == "zeros"
-
-
-def _a_kind(t) -> str:
-    """`_kind_text` with its article: "an f32 tile in L0B", "a bf16 scalar" (as the letters are read)."""
-    text = _kind_text(t) if t is not None else "value"
-    return ("an " if text[:1] in "aefhilmnorsx" else "a ") + text
-
-
-def _strip(e: Expr) -> Expr:
-    """An expression without spans and types (for shapes and capacities)."""
-    if isinstance(e, Call):
-        return Call(e.op, tuple(_strip(a) for a in e.args))
-    if isinstance(e, Attr):
-        return Attr(Name(e.obj.id), e.attr)
-    if isinstance(e, Name):
-        return Name(e.id)
-    if isinstance(e, Const):
-        return Const(e.value, e.kind)
-    return e
-
-
 def _linear(e: Expr) -> dict | None:
     """e as {term: integer coefficient} over + - (term None: the constant; a product or another
     integer call is one term)."""
     if isinstance(e, Const) and e.kind == "int":
         return {None: int(e.value)}
     if isinstance(e, (Name, Attr)):
-        return {_strip(e): 1}
+        return {strip(e): 1}
     if isinstance(e, Call) and e.op in ("add", "sub") and len(e.args) == 2:
         a, b = _linear(e.args[0]), _linear(e.args[1])
         if a is None or b is None:
@@ -1468,18 +1205,14 @@ def _linear(e: Expr) -> dict | None:
         a = _linear(e.args[0])
         return None if a is None else {k: -v for k, v in a.items()}
     if isinstance(e, Call) and e.op in ("mul", "floordiv", "mod", "min", "max"):
-        return {_strip(e): 1}        # an opaque term: `c.start * k + c.len * k - c.start * k` is `c.len * k`
+        return {strip(e): 1}        # an opaque term: `c.start * k + c.len * k - c.start * k` is `c.len * k`
     return None
-
-
-_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-         "floordiv": lambda a, b: a // b, "min": min, "max": max, "neg": lambda a: -a}
 
 
 def _folded(op: str, parts) -> Expr:
     """Call(op, parts), computed when every part is an integer constant."""
     if all(isinstance(p, Const) and p.kind == "int" for p in parts) and not (op == "floordiv" and parts[1].value == 0):
-        return Const(_FOLD[op](*(int(p.value) for p in parts)), "int")
+        return Const(SCALAR_MATH[op](*(int(p.value) for p in parts)), "int")
     return Call(op, tuple(parts))
 
 
@@ -1519,89 +1252,12 @@ def _difference(hi: Expr, lo: Expr) -> Expr:
     return Call("sub", (hi, lo))
 
 
-def _windows_len(var: Expr, k: Expr, s: Expr) -> Expr:
-    """Elements covering the windows of range `var`: (var.len - 1) * s + k, or var.len * k when
-    the windows tile the row (s = k: whole rows of k)."""
-    length = Attr(Name(var.id), "len") if isinstance(var, Name) else var
-    if _strip(s) == _strip(k):
-        return Call("mul", (length, _strip(k)))
-    return Call("add", (Call("mul", (Call("sub", (length, ONE)), _strip(s))), _strip(k)))
-
-
-def _rows_len(rows: Expr, k: Expr) -> Expr:
-    """Elements of `rows` whole rows of k: spelled like a `windows(c, k, k)` load when rows is c.len."""
-    if isinstance(rows, Attr):
-        return _windows_len(_strip(rows), k, k)
-    return Call("mul", (_strip(rows), _strip(k)))
-
-
-def _window_out(length: Expr, k: Expr, s: Expr) -> Expr:
-    """Windows in `length` elements: (length - k) // s + 1, simplified for a `windows(c, k, s)` load."""
-    k, s = _strip(k), _strip(s)
-    if k == s and isinstance(length, Call) and length.op == "mul" and length.args[1] == k and isinstance(length.args[0], Attr):
-        return length.args[0]                # c.len whole rows of k: c.len windows
-    if isinstance(length, Call) and length.op == "add" and length.args[1] == k:
-        mul = length.args[0]
-        if isinstance(mul, Call) and mul.op == "mul" and mul.args[1] == s:
-            sub = mul.args[0]
-            if isinstance(sub, Call) and sub.op == "sub" and sub.args[1] == ONE and isinstance(sub.args[0], Attr):
-                return sub.args[0]
-    return Call("add", (Call("floordiv", (Call("sub", (_strip(length), k)), s)), ONE))
-
-
-def _strong(t: ScalarType) -> DType:
-    return t.dtype
-
-
-def _wider(a: DType, b: DType) -> DType:
-    if a.is_float or b.is_float:
-        return max((a, b), key=lambda d: _FLOAT_RANK.get(d, 0))
-    return max((a, b), key=lambda d: _INT_RANK.get(d, 0))
-
-
-def _unify(a: ScalarType, b: ScalarType) -> ScalarType:
-    """Scalar promotion: literals adopt the other side; int with float gives the float."""
-    if a.weak and b.weak:
-        if DType.f32 in (a.dtype, b.dtype):
-            return ScalarType(DType.f32, weak=True)
-        return ScalarType(INDEX if DType.bool not in (a.dtype, b.dtype) or a.dtype != b.dtype else DType.bool, weak=True)
-    if a.weak or b.weak:
-        weak, strong = (a, b) if a.weak else (b, a)
-        if weak.dtype.is_float and not strong.dtype.is_float:
-            return ScalarType(DType.f32)
-        return ScalarType(strong.dtype)
-    if a.dtype == b.dtype:
-        return ScalarType(a.dtype)
-    if a.dtype.is_float or b.dtype.is_float:
-        floats = [d for d in (a.dtype, b.dtype) if d.is_float]
-        if len(floats) == 2:
-            return ScalarType(DType.f32)
-        return ScalarType(floats[0])
-    return ScalarType(_wider(a.dtype, b.dtype))
-
-
 def _kind_key(t):
     if isinstance(t, ScalarType):
         return ("scalar", t.dtype)
     if isinstance(t, TileType):
         return ("tile", t.dtype, t.level)
     return (type(t).__name__,)
-
-
-def _kind_text(t) -> str:
-    if isinstance(t, ScalarType):
-        return f"{t.dtype.value} scalar"
-    if isinstance(t, TileType):
-        return f"{t.dtype.value} tile" + ("" if t.level is Level.UB else f" in {t.level.value}")
-    if isinstance(t, RangeType):
-        return "range"
-    if isinstance(t, TensorType):
-        return "GM tensor"
-    if isinstance(t, TilingType):
-        return "tiling struct"
-    if isinstance(t, MetaType):
-        return t.what
-    return "value"
 
 
 __all__ = ["verify", "check_launch"]

@@ -199,8 +199,7 @@ def shape_exprs(t: ir.TensorParam, scalar_names: dict[str, str] | None = None) -
     return [render(d, names, HOST) for d in t.dims]
 
 
-AT_DTYPE = {"f16": "Half", "bf16": "BFloat16", "f32": "Float", "i8": "Char", "i16": "Short", "i32": "Int",
-            "i64": "Long", "u8": "Byte", "bool": "Bool"}
+AT_DTYPE = {d.value: d.aten for d in ir.DType}
 
 
 def output_allocations(src: ExportSource, anchor: str) -> list[str]:

@@ -18,6 +18,7 @@ from ..dsl import ir
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "/", "mod": "%",
           "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _PREC = {"+": 4, "-": 4, "*": 5, "/": 5, "%": 5, "<": 2, "<=": 2, ">": 2, ">=": 2, "==": 2, "!=": 2}
+_PREFIX = {"neg": "-"}
 
 F32_INF = "F32_INF"        # the kernel's named constant for IEEE infinity (kernel.py)
 
@@ -97,6 +98,10 @@ def _kernel_cast(e: ir.Call, args: list[str]) -> str:
     return f"static_cast<{e.args[1].dtype.cpp}>({inner})"
 
 
+# The helper functions of the kernel class (kernel.py's MIN_MAX_HELPERS) that the KERNEL text of
+# these calls uses: whoever prints one notes them, so the kernel defines them.
+KERNEL_HELPERS = {"min": ("MinOf",), "max": ("MaxOf",), "clamp": ("MinOf", "MaxOf")}
+
 KERNEL = Dialect("kernel", {
     "min": _kernel_min_max("MinOf"), "max": _kernel_min_max("MaxOf"), "cdiv": _call("CeilDiv"),
     "align_up": _call("AlignUp"), "div": _kernel_div,
@@ -161,9 +166,9 @@ def _render(e, names, dialect, floats, hook) -> tuple[str, int]:
             a = a if pa >= p else f"({a})"
             b = b if pb > p else f"({b})"
             return f"{a} {sym} {b}", p
-        if e.op == "neg":
+        if e.op in _PREFIX:
             a, pa = args[0]
-            return f"-{a if pa >= 6 and not a.startswith('-') else f'({a})'}", 6
+            return f"{_PREFIX[e.op]}{a if pa >= 6 and not a.startswith('-') else f'({a})'}", 6
         raise ValueError(f"no C++ rendering for `{e.op}` in {dialect.name} code")
     raise ValueError(f"no C++ rendering for {type(e).__name__}")
 

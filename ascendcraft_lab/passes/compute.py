@@ -190,10 +190,8 @@ class ComputeWriter:
                     cube.copy_out(em, st)
                 elif isinstance(st, ir.Store):
                     self._copy_out(em, st)
-                elif isinstance(st, ir.Assign) and isinstance(st.value, ir.Call) and st.value.op == "mmad":
-                    cube.mmad(em, st)
-                elif isinstance(st, ir.Assign) and isinstance(st.value, ir.Call) and st.value.op == "zeros":
-                    cube.zeros(em, st)
+                elif cube_lowering.is_cube_call(st):
+                    cube_lowering.lower_cube_call(cube, em, st)
                 else:
                     self._compute_stmt(em, st, lower)
 
@@ -522,8 +520,8 @@ class ComputeWriter:
                     em.line(f"{m.name}({args});")
                 elif isinstance(s, ir.For):
                     self._loop(em, s, lower)
-                elif isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and s.value.op == "zeros":
-                    self.cube.zeros(em, s)
+                elif cube_lowering.starts_accumulator(s):
+                    cube_lowering.lower_cube_call(self.cube, em, s)
                 elif isinstance(s, ir.Assign):
                     em.line(f"{cpp_name(s.target)} = {lower.scalar(s.value)};  // DSL {line}")
                 elif isinstance(s, ir.If):

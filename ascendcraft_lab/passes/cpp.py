@@ -14,8 +14,8 @@ import math
 import re
 from dataclasses import dataclass
 
-CPP_SIZES = {"half": 2, "bfloat16_t": 2, "float": 4, "double": 8, "int8_t": 1, "uint8_t": 1, "int16_t": 2,
-             "uint16_t": 2, "int32_t": 4, "uint32_t": 4, "int64_t": 8, "uint64_t": 8, "bool": 1}
+from ..dsl.dtypes import CPP_SIZES
+from ..dsl.ops import SCALAR_MATH
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,10 @@ class EvalError(ValueError):
     pass
 
 
-_FUNCS = {"min": min, "max": max, "MinOf": min, "MaxOf": max, "AlignUp": lambda x, a: -(-x // a) * a,
-          "CeilDiv": lambda x, a: -(-x // a), "Ceil": lambda x, a: -(-x // a)}
+# The C++ operators and helpers the evaluator reads, as the DSL ops whose meaning (SCALAR_MATH) they have.
+_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.FloorDiv: "floordiv", ast.Mod: "mod"}
+_FUNCS = {"min": "min", "max": "max", "MinOf": "min", "MaxOf": "max", "AlignUp": "align_up", "CeilDiv": "cdiv",
+          "Ceil": "cdiv"}
 
 
 def evaluate(expr: str, names: dict[str, float]) -> int:
@@ -128,12 +130,10 @@ def evaluate(expr: str, names: dict[str, float]) -> int:
             raise EvalError(f"`{node.id}` in `{expr}` has no known value")
         if isinstance(node, ast.BinOp):
             a, b = ev(node.left), ev(node.right)
-            ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
-                   ast.FloorDiv: lambda: a // b, ast.Mod: lambda: a % b}
-            if type(node.op) in ops:
-                return ops[type(node.op)]()
+            if type(node.op) in _BINOPS:
+                return SCALAR_MATH[_BINOPS[type(node.op)]](a, b)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
-            return _FUNCS[node.func.id](*[ev(a) for a in node.args])
+            return SCALAR_MATH[_FUNCS[node.func.id]](*[ev(a) for a in node.args])
         raise EvalError(f"cannot evaluate `{expr}`")
 
     value = ev(tree)

@@ -8,7 +8,8 @@ way). EnQue / DeQue between the methods order the pipes (MTE2 -> MTE1 -> M -> FI
 buffers per input queue let the copy of K slice i+1 overlap the Mmad of slice i.
 
 Where each tile's fractals lie and which LoadData moves them is `dsl/cube.py`'s `Operand`; this
-module only writes the code. Counts of fractals and rows in fractals are holes
+module only writes the code. The cube category's operations (mmad, zeros) are lowered by
+`CUBE_RULES`, its counterpart of vector.py's `LOWER_RULES`. Counts of fractals and rows in fractals are holes
 (`FractalCount`, `FractalSpan`): compute writes them for whole fractals (`mLen / BLOCK_CUBE`),
 align rewrites them for tails (`CeilDiv`, `AlignUp`), as it rewrites the vector copies.
 """
@@ -16,7 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..dsl import cube, ir
+from ..dsl import cube, ir, tiles
+from ..dsl.ops import OPS
 from ..dsl.printer import expr_text
 from .cexpr import KERNEL, paren, render
 from .emit import Emitter
@@ -125,8 +127,7 @@ class CubeStages:
         self.dtype = input_dtype(self.facts)
         self.accs = {b.name: b for b in self.plan.buffers if b.level is ir.Level.L0C}
         # L0C tiles started by zeros() (accumulated over K) rather than by a fresh mmad
-        self.accumulated = {s.target for s, _ in ir.walk_stmts(self.p.kernel.body)
-                            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and s.value.op == "zeros"}
+        self.accumulated = {s.target for s, _ in ir.walk_stmts(self.p.kernel.body) if starts_accumulator(s)}
         self._counts: dict[str, str] = {}
 
     # -- which stages are the cube's -----------------------------------------------------
@@ -225,7 +226,6 @@ class CubeStages:
     def split(self, em: Emitter, st: ir.Load) -> None:
         op = self.plan.operand(st.src.tensor)
         l1t = self.p.local_type(op.l1)
-        l0t = self.p.local_type(op.l0)
         cpp = l1t.dtype.cpp
         src, dst = cpp_name(op.l1), cpp_name(op.l0)
         if op.dtype is ir.DType.i8 and op.hw_transpose:
@@ -403,6 +403,32 @@ class CubeStages:
             state.line(f"LocalTensor<{b.dtype.cpp}> {cpp_name(name)};  // the L0C accumulator of the current block")
             if name in self.accumulated:
                 state.line(f"bool {name}Empty = true;  // no Mmad has written `{name}` since zeros()")
+
+
+def starts_accumulator(s) -> bool:
+    """`acc = zeros(...)`: an op of the cube with no instruction of its own (its row is `stageless`)
+    starts an accumulator that the first mmad writes."""
+    return isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and OPS[s.value.op].stageless
+
+
+def is_cube_call(s) -> bool:
+    """An assignment of a cube operation (mmad, zeros), lowered by CUBE_RULES."""
+    return isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and OPS[s.value.op].category in CUBE_RULES
+
+
+def lower_cube_call(low: "CubeStages", em: Emitter, st: ir.Assign) -> None:
+    """`st` by the rule of its category and tile kind (CUBE_RULES)."""
+    e = st.value
+    CUBE_RULES[OPS[e.op].category][tiles.kind(tiles.principal(e))](low, em, st)
+
+
+def _lower_cube(low: "CubeStages", em: Emitter, st: ir.Assign) -> None:
+    """mmad multiplies into its `accumulator`; the op without one (zeros) starts an empty accumulator."""
+    (low.mmad if OPS[st.value.op].accumulator else low.zeros)(em, st)
+
+
+# The cube category's lowering, by tile kind (the kinds dsl.ops.LOWERED names for it).
+CUBE_RULES = {"cube": {"cube": _lower_cube}}
 
 
 def _attrs_used(body, names) -> dict[str, set[str]]:

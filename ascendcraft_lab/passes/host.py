@@ -393,27 +393,88 @@ def dim_sources(plan: Plan) -> dict[str, str]:
 
 
 def torch_source(plan: Plan, src: str) -> Emitter:
-    p = plan.program
-    camel = plan.tiling_struct[:-len("Tiling")]
-    ins = p.inputs + p.model_params
-    dim_source = dim_sources(plan)
-    packed = [t for t in ins if t.packs and any(t.name == tn for _, tn, _ in dim_args(plan))]
-    sized = any(d.count is not None for t in packed for d in t.packs)
-    out_shape = {o.name: output_shape_cpp(o, ins, dim_source) for o in p.outputs}
-    sizes = any("PackSizes(" in shape for shape in out_shape.values())
-    joined = any("Joined(" in shape for shape in out_shape.values())
-    em = Emitter()
+    """The torch.library binding: the launch declaration, the device tiling cache, the NPU entry
+    (checks, outputs, tiling, workspace, launch), the shapes-only Meta entry, the registrations."""
+    b = _TorchBinding(plan)
+    em = b.em
+    _torch_head(b, src)
+    em.blank()
+    _device_tiling(b)
+    em.blank()
+    _npu_entry(b)
+    em.blank()
+    em.line("// Shapes only, for torch.compile tracing and shape propagation without an NPU.")
+    with em.block(f"{b.ret} {plan.entry}_meta({', '.join(b.sig_in)})"):
+        b.dispatch("meta")       # a variant's outputs have its dtype
+        b.views(meta=True)
+        b.make_outputs(True)
+        em.line(f"return {b.result};")
+    em.blank()
+    _registrations(b)
+    return em
+
+
+class _TorchBinding:
+    """What the parts of the torch binding share: the entry's signature and outputs, the packed
+    inputs, the dtype variants it dispatches to; and the lines they repeat."""
+
+    def __init__(self, plan: Plan):
+        p = self.p = plan.program
+        self.plan, self.em = plan, Emitter()
+        self.camel = plan.tiling_struct[:-len("Tiling")]
+        self.ins = ins = p.inputs + p.model_params
+        self.dim_source = dim_sources(plan)
+        self.packed = [t for t in ins if t.packs and any(t.name == tn for _, tn, _ in dim_args(plan))]
+        self.out_shape = {o.name: output_shape_cpp(o, ins, self.dim_source) for o in p.outputs}
+        self.others = dispatch_variants(p)
+        self.outs = outs = p.outputs
+        self.ret = "at::Tensor" if len(outs) == 1 else f"std::tuple<{', '.join(['at::Tensor'] * len(outs))}>"
+        names = [cpp_name(o.name) for o in outs]
+        self.result = names[0] if len(outs) == 1 else "{" + ", ".join(names) + "}"
+        self.sig_in = [f"const at::Tensor &{cpp_name(t.name)}" for t in ins]
+        self.sig_in += [f"double {cpp_name(s.name)}" if s.dtype.is_float else f"int64_t {cpp_name(s.name)}"
+                        for s in p.scalars]
+        self.accumulated = {s.dst.tensor for s, _ in ir.walk_stmts(p.kernel.body)
+                            if isinstance(s, ir.Store) and s.accumulate}
+
+    def make_outputs(self, meta: bool) -> None:
+        for o in self.outs:
+            zeroed = o.name in self.accumulated and not meta
+            alloc = "at::zeros" if zeroed else "at::empty"
+            why = "  // accumulated into by every core" if zeroed else ""
+            self.em.line(f"at::Tensor {cpp_name(o.name)} = {alloc}({self.out_shape[o.name]}, "
+                         f"{cpp_name(self.ins[0].name)}.options().dtype(at::k{o.dtype.aten}));{why}")
+
+    def views(self, meta: bool = False) -> None:
+        for t in self.packed:
+            n = cpp_name(t.name)
+            if meta and not any(f"{n}View[" in shape for shape in self.out_shape.values()):
+                continue          # the shapes-only function reads no view of this tensor
+            self.em.line(f"const std::vector<int64_t> {n}View = KernelView({n}, {pack_counts_cpp(t)});  // dim packs")
+
+    def dispatch(self, suffix: str) -> None:
+        """A call of another dtype variant goes to that variant's entry."""
+        if not self.others:
+            return
+        d = cpp_name(dispatch_tensor(self.p).name)
+        call_args = ", ".join([cpp_name(t.name) for t in self.ins] + [cpp_name(s.name) for s in self.p.scalars])
+        for v, entry in self.others:
+            self.em.line(f"if ({d}.scalar_type() == at::k{v.aten}) return {entry}_{suffix}({call_args});")
+
+
+def _torch_head(b: _TorchBinding, src: str) -> None:
+    """The header comment, the includes, and the declarations of the launch and the variants' entries."""
+    plan, p, em = b.plan, b.p, b.em
+    joined = any("Joined(" in shape for shape in b.out_shape.values())
     em.line(f"// torch.library binding of {plan.entry}: torch.ops.ascendcraft.{plan.entry}(...) on an NPU tensor.")
     em.line("// " + HEADER_NOTE.format(src=src))
-    if packed:
+    if b.packed:
         em.line("#include <algorithm>")
         if joined:
             em.line("#include <initializer_list>")
-    em.line("#include <map>")
-    em.line("#include <mutex>")
-    em.line("#include <string>")
-    em.line("#include <utility>")
-    if packed:
+    for header in ("map", "mutex", "string", "utility"):
+        em.line(f"#include <{header}>")
+    if b.packed:
         em.line("#include <vector>")
     em.blank()
     em.line("#include <ATen/ATen.h>")
@@ -425,23 +486,28 @@ def torch_source(plan: Plan, src: str) -> Emitter:
     em.blank()
     ptrs = ", ".join(["void *"] * (len(p.tensors()) + 2))
     launch_type = "aclError" if needs_sync_base(p) else "void"
-    em.line(f"{launch_type} Launch{camel}(uint32_t blockDim, aclrtStream stream, {ptrs});")
-    others = dispatch_variants(p)
-    sig_types = [f"const at::Tensor &" for _ in ins] + ["double" if s.dtype.is_float else "int64_t" for s in p.scalars]
-    outs_ret = "at::Tensor" if len(p.outputs) == 1 else f"std::tuple<{', '.join(['at::Tensor'] * len(p.outputs))}>"
-    if others:
-        em.line(f"// The kernel's other dtype variants (variants/<dtype>/ of this project), chosen by the dtype of")
+    em.line(f"{launch_type} Launch{b.camel}(uint32_t blockDim, aclrtStream stream, {ptrs});")
+    sig_types = ["const at::Tensor &" for _ in b.ins] + ["double" if s.dtype.is_float else "int64_t" for s in p.scalars]
+    if b.others:
+        em.line("// The kernel's other dtype variants (variants/<dtype>/ of this project), chosen by the dtype of")
         em.line(f"// `{dispatch_tensor(p).name}` below.")
-        for v, entry in others:
-            em.line(f"{outs_ret} {entry}_npu({', '.join(sig_types)});")
-            em.line(f"{outs_ret} {entry}_meta({', '.join(sig_types)});")
-    em.blank()
+        for v, entry in b.others:
+            em.line(f"{b.ret} {entry}_npu({', '.join(sig_types)});")
+            em.line(f"{b.ret} {entry}_meta({', '.join(sig_types)});")
+
+
+def _device_tiling(b: _TorchBinding) -> None:
+    """DeviceTiling (the tiling struct uploaded once per distinct value) and the dim-pack helpers."""
+    em = b.em
+    sizes = any("PackSizes(" in shape for shape in b.out_shape.values())
+    joined = any("Joined(" in shape for shape in b.out_shape.values())
+    sized = any(d.count is not None for t in b.packed for d in t.packs)
     em.line("// The tiling struct depends only on the shapes and scalars, so each distinct one goes to the device")
     em.line("// once and stays there: a timed call makes no host-to-device copy. The cache is never destroyed (its")
     em.line("// device tensors must not be freed after torch_npu has shut down at exit), and the upload copies from")
     em.line("// the cache key's own bytes, which outlive an asynchronous copy.")
     with em.block("namespace", "}  // namespace"):
-        with em.block(f"at::Tensor DeviceTiling(const {plan.tiling_struct} &tiling, const at::Device &device)"):
+        with em.block(f"at::Tensor DeviceTiling(const {b.plan.tiling_struct} &tiling, const at::Device &device)"):
             em.line("static std::mutex mutex;")
             em.line("static auto *uploaded = new std::map<std::pair<c10::DeviceIndex, std::string>, at::Tensor>();")
             em.line("const std::lock_guard<std::mutex> lock(mutex);")
@@ -451,95 +517,63 @@ def torch_source(plan: Plan, src: str) -> Emitter:
                 em.line("void *host = const_cast<char *>(slot->first.second.data());")
                 em.line("slot->second = at::from_blob(host, {static_cast<int64_t>(sizeof(tiling))}, at::kByte).to(device);")
             em.line("return slot->second;")
-        if packed:
-            em.blank()
-            em.lines(KERNEL_VIEW_CPP)
-            if sizes:
-                em.blank()
-                em.lines(PACK_SIZES_CPP)
-            if joined:
-                em.blank()
-                em.lines(JOINED_CPP)
-            if sized:
-                em.blank()
-                em.lines(PACK_COUNT_CPP)
-    em.blank()
-    sig_in = [f"const at::Tensor &{cpp_name(t.name)}" for t in ins]
-    sig_in += [f"double {cpp_name(s.name)}" if s.dtype.is_float else f"int64_t {cpp_name(s.name)}" for s in p.scalars]
-    outs = p.outputs
-    ret = "at::Tensor" if len(outs) == 1 else f"std::tuple<{', '.join(['at::Tensor'] * len(outs))}>"
-    accumulated = {s.dst.tensor for s, _ in ir.walk_stmts(p.kernel.body) if isinstance(s, ir.Store) and s.accumulate}
+        if b.packed:
+            for wanted, text in ((True, KERNEL_VIEW_CPP), (sizes, PACK_SIZES_CPP), (joined, JOINED_CPP),
+                                 (sized, PACK_COUNT_CPP)):
+                if wanted:
+                    em.blank()
+                    em.lines(text)
 
-    def make_outputs(meta: bool):
-        for o in outs:
-            shape = out_shape[o.name]
-            alloc = "at::zeros" if o.name in accumulated and not meta else "at::empty"
-            why = "  // accumulated into by every core" if o.name in accumulated and not meta else ""
-            em.line(f"at::Tensor {cpp_name(o.name)} = {alloc}({shape}, {cpp_name(ins[0].name)}.options().dtype(at::k{_at_dtype(o.dtype)}));{why}")
 
-    def views(meta: bool = False):
-        for t in packed:
+def _npu_entry(b: _TorchBinding) -> None:
+    """The NPU entry: dispatch, input checks, outputs, the tiling, the workspace, the launch."""
+    plan, p, em = b.plan, b.p, b.em
+    first = cpp_name(b.ins[0].name)
+    with em.block(f"{b.ret} {plan.entry}_npu({', '.join(b.sig_in)})"):
+        b.dispatch("npu")
+        for t in b.ins:
             n = cpp_name(t.name)
-            if meta and not any(f"{n}View[" in shape for shape in out_shape.values()):
-                continue          # the shapes-only function reads no view of this tensor
-            em.line(f"const std::vector<int64_t> {n}View = KernelView({n}, {pack_counts_cpp(t)});  // dim packs")
-
-    def dispatch(suffix: str):
-        if others:
-            d = cpp_name(dispatch_tensor(p).name)
-            call_args = ", ".join([cpp_name(t.name) for t in ins] + [cpp_name(s.name) for s in p.scalars])
-            for v, entry in others:
-                em.line(f"if ({d}.scalar_type() == at::k{_at_dtype(v)}) return {entry}_{suffix}({call_args});")
-
-    with em.block(f"{ret} {plan.entry}_npu({', '.join(sig_in)})"):
-        dispatch("npu")
-        for t in ins:
-            n = cpp_name(t.name)
-            em.line(f'TORCH_CHECK({n}.is_contiguous() && {n}.scalar_type() == at::k{_at_dtype(t.dtype)}, '
+            em.line(f'TORCH_CHECK({n}.is_contiguous() && {n}.scalar_type() == at::k{t.dtype.aten}, '
                     f'"{plan.entry}: `{t.name}` must be a contiguous {t.dtype.torch_name} tensor");')
-        em.line(f"c10::OptionalDeviceGuard guard({cpp_name(ins[0].name)}.device());")
-        views()
-        make_outputs(False)
-        if all(o.name not in accumulated for o in outs):
-            empty = " && ".join(f"{cpp_name(o.name)}.numel() == 0" for o in outs)
-            result = cpp_name(outs[0].name) if len(outs) == 1 else "{" + ", ".join(cpp_name(o.name) for o in outs) + "}"
-            em.line(f"if ({empty}) return {result};  // nothing to write: no launch")
-        args = [dim_source[d] for d, _, _ in dim_args(plan)] + [cpp_name(s.name) for s in p.scalars]
+        em.line(f"c10::OptionalDeviceGuard guard({first}.device());")
+        b.views()
+        b.make_outputs(False)
+        if all(o.name not in b.accumulated for o in b.outs):
+            empty = " && ".join(f"{cpp_name(o.name)}.numel() == 0" for o in b.outs)
+            em.line(f"if ({empty}) return {b.result};  // nothing to write: no launch")
+        args = [b.dim_source[d] for d, _, _ in dim_args(plan)] + [cpp_name(s.name) for s in p.scalars]
         em.line(f"{plan.tiling_struct} tiling{{}};")
         em.line(f"uint32_t blockDim = {plan.tiling_struct}Func({', '.join(args + ['tiling'])});")
-        em.line(f"at::Tensor tilingDevice = DeviceTiling(tiling, {cpp_name(ins[0].name)}.device());")
+        em.line(f"at::Tensor tilingDevice = DeviceTiling(tiling, {first}.device());")
         if needs_workspace(p):
             em.line(f"// {workspace_note(p)}")
-            em.line(f"const int64_t workspaceBytes = {workspace_bytes_cpp(p, dim_source)};")
-            em.line(f"at::Tensor workspace = at::zeros({{workspaceBytes}}, {cpp_name(ins[0].name)}.options().dtype(at::kByte));")
+            em.line(f"const int64_t workspaceBytes = {workspace_bytes_cpp(p, b.dim_source)};")
+            em.line(f"at::Tensor workspace = at::zeros({{workspaceBytes}}, {first}.options().dtype(at::kByte));")
         em.line(f"// {STREAM_NOTE}")
         em.line("aclrtStream stream = c10_npu::getCurrentNPUStream().stream(true);")
         ptr_args = [f"{cpp_name(t.name)}.data_ptr()" for t in p.tensors()]
         ptr_args += ["workspace.data_ptr()" if needs_workspace(p) else "nullptr", "tilingDevice.data_ptr()"]
         if needs_sync_base(p):
-            em.line(f"const aclError launched = Launch{camel}(blockDim, stream, {', '.join(ptr_args)});")
+            em.line(f"const aclError launched = Launch{b.camel}(blockDim, stream, {', '.join(ptr_args)});")
             em.line(f'TORCH_CHECK(launched == ACL_SUCCESS, "{plan.entry}: {SYNC_BASE_QUERY} failed with aclError ", '
                     'launched, " (the cross-core sync base of a cube + vector kernel)");')
         else:
-            em.line(f"Launch{camel}(blockDim, stream, {', '.join(ptr_args)});")
-        em.line(f"return {cpp_name(outs[0].name) if len(outs) == 1 else '{' + ', '.join(cpp_name(o.name) for o in outs) + '}'};")
-    em.blank()
-    em.line("// Shapes only, for torch.compile tracing and shape propagation without an NPU.")
-    with em.block(f"{ret} {plan.entry}_meta({', '.join(sig_in)})"):
-        dispatch("meta")       # a variant's outputs have its dtype
-        views(meta=True)
-        make_outputs(True)
-        em.line(f"return {cpp_name(outs[0].name) if len(outs) == 1 else '{' + ', '.join(cpp_name(o.name) for o in outs) + '}'};")
-    em.blank()
-    schema_in = [f"Tensor {t.name}" for t in ins] + [f"{'float' if s.dtype.is_float else 'int'} {s.name}" for s in p.scalars]
-    schema_out = "Tensor" if len(outs) == 1 else "(" + ", ".join(["Tensor"] * len(outs)) + ")"
+            em.line(f"Launch{b.camel}(blockDim, stream, {', '.join(ptr_args)});")
+        em.line(f"return {b.result};")
+
+
+def _registrations(b: _TorchBinding) -> None:
+    """The op's schema and its NPU (PrivateUse1) and Meta implementations."""
+    plan, p, em = b.plan, b.p, b.em
+    schema_in = [f"Tensor {t.name}" for t in b.ins] + [f"{'float' if s.dtype.is_float else 'int'} {s.name}"
+                                                       for s in p.scalars]
+    schema_out = "Tensor" if len(b.outs) == 1 else "(" + ", ".join(["Tensor"] * len(b.outs)) + ")"
     with em.block("TORCH_LIBRARY_FRAGMENT(ascendcraft, m)"):
         em.line(f'm.def("{plan.entry}({", ".join(schema_in)}) -> {schema_out}");')
     with em.block("TORCH_LIBRARY_IMPL(ascendcraft, PrivateUse1, m)"):
         em.line(f'm.impl("{plan.entry}", &{plan.entry}_npu);')
     with em.block("TORCH_LIBRARY_IMPL(ascendcraft, Meta, m)"):
         em.line(f'm.impl("{plan.entry}", &{plan.entry}_meta);')
-    return em
 
 
 def dispatch_variants(p: ir.Program) -> list[tuple[ir.DType, str]]:
@@ -558,11 +592,6 @@ def dispatch_variants(p: ir.Program) -> list[tuple[ir.DType, str]]:
 def dispatch_tensor(p: ir.Program) -> ir.TensorParam:
     """The first input declared with a type variable: its dtype picks the variant."""
     return next(t for t in p.inputs + p.model_params if t.dtype_var is not None)
-
-
-def _at_dtype(d: ir.DType) -> str:
-    return {"f16": "Half", "bf16": "BFloat16", "f32": "Float", "i8": "Char", "i16": "Short", "i32": "Int",
-            "i64": "Long", "u8": "Byte", "bool": "Bool"}[d.value]
 
 
 def cmake_source(plan: Plan, src: str) -> Emitter:

@@ -26,7 +26,7 @@ from ..dsl import cube
 from ..dsl.host import needs_workspace, syncs_all
 from ..dsl.printer import expr_text
 from ..dsl.ops import window_lead
-from .cexpr import KERNEL, float_literal, paren, render, rounding_helper
+from .cexpr import KERNEL, KERNEL_HELPERS, float_literal, paren, render, rounding_helper
 from .emit import Emitter
 from .plan import Plan, cpp_name
 from .spec import LoweringError
@@ -510,7 +510,7 @@ class KernelFacts:
         return render(e, self.names, KERNEL, floats=floats, hook=self._size_call)
 
     def _size_call(self, e: ir.Call) -> str | None:
-        if e.op in ("min", "max", "clamp"):
+        if e.op in KERNEL_HELPERS:
             self.use_min_max(e.op)
         if e.op == "align_up":
             self.uses.add("AlignUp")
@@ -520,8 +520,7 @@ class KernelFacts:
 
     def use_min_max(self, op: str, float_: bool = False) -> None:
         """Note that the code calls MinOf / MaxOf (for `op` min, max or clamp), on floats or int64."""
-        for fn in {"min": ("MinOf",), "max": ("MaxOf",), "clamp": ("MinOf", "MaxOf"), "floor": ("FloorOf",),
-                   "ceil": ("CeilOf",)}[op]:
+        for fn in {**KERNEL_HELPERS, "floor": ("FloorOf",), "ceil": ("CeilOf",)}[op]:
             self.uses.add(fn + (":float" if float_ else ""))
 
     def element_count(self, t: ir.TileType) -> str:

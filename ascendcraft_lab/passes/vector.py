@@ -1,13 +1,15 @@
 """Pass 3's expression lowering: DSL expressions -> AscendC vector and scalar code.
 
 A compute statement is lowered like a register allocator would: tile sub-expressions are
-evaluated in Sethi-Ullman order (the same order `dsl/buffers.py` used to size the scratch),
+evaluated in Sethi-Ullman order (`dsl/registers.py`'s walk, which the UB plan counts the scratch by),
 an in-place AscendC call writes its result over an operand's buffer, and other
-temporaries take slots of the shared scratch TBuf. Each DSL operation maps through a small
-rule keyed by its name; functions AscendC lacks (tanh, sigmoid, pow) expand into ones it
-has, with a comment saying so. Scalars live on the scalar unit; reading a value the vector
-unit wrote needs a V->S sync, which the rules insert. Element counts of vector instructions,
-Compare counts and mask conversions are holes of the kernel source (`kernel.py`): align pads them.
+temporaries take slots of the shared scratch TBuf. Each DSL operation is lowered by the rule
+of its category and tile kind (`LOWER_RULES`, the kinds `dsl.ops.LOWERED` names), which reads
+the op's row for the AscendC to write: its API, its scalar form, the expansion of a function
+AscendC lacks (tanh, sigmoid, pow; with a comment saying so). Scalars live on the scalar unit;
+reading a value the vector unit wrote needs a V->S sync, which the rules insert. Element counts
+of vector instructions, Compare counts and mask conversions are holes of the kernel source
+(`kernel.py`): align pads them.
 """
 from __future__ import annotations
 
@@ -18,10 +20,10 @@ from typing import Callable
 from ..dsl import ir, tiles
 from ..dsl.registers import RegisterWalk, has_reduction as _has_reduction, is_byte_mask, is_tile
 from ..dsl.buffers import padded_len
-from ..dsl.ops import OPS, ROUND_MODES, Step, fold, window_base, window_form, window_lead
+from ..dsl.ops import OPS, REDUCTIONS, ROUND_MODES, Reduction, Step, fold, window_base, window_form, window_lead
 from ..dsl.printer import expr_text
 from .broadcast import Broadcaster
-from .cexpr import KERNEL, float_literal, paren as _paren, render, rounding_helper
+from .cexpr import KERNEL, KERNEL_HELPERS, float_literal, paren as _paren, render, rounding_helper
 from .emit import Emitter
 from .kernel import CompareCount, ExactWrite, Hole, MaskWiden
 from .spec import LoweringError
@@ -187,13 +189,13 @@ class ComputeLowering(RegisterWalk):
         """Before a fresh definition of a padded tile: its whole buffer to the padding value (the
         definition then writes exactly the row; nothing else writes the padding)."""
         window = self.ctx.padded[name]
-        kind = window.op.split("_")[1]
+        red = REDUCTIONS[OPS[window.op].reduction]
         dtype = window.type.dtype
         cpp = self.ctx.tile_of(name).name
         total = render(padded_len(window), self.ctx.names, KERNEL,
                        hook=lambda n: self.ctx.sizes.get(n) or self._index_call(n))
-        self.em.line(f"// {cpp} lives padded for {window.op}: the padding around it holds {_pad_fill_text(kind)}")
-        self.em.line(f"Duplicate({cpp}Padded, {_pad_fill(kind, dtype)}, {total});")
+        self.em.line(f"// {cpp} lives padded for {window.op}: the padding around it holds {_pad_fill_text(red)}")
+        self.em.line(f"Duplicate({cpp}Padded, {_pad_fill(red, dtype)}, {total});")
 
     # -- statements ------------------------------------------------------------------------
     def assign_tile(self, target: Tile, value: ir.Expr, dsl: str | None = None) -> None:
@@ -244,21 +246,21 @@ class ComputeLowering(RegisterWalk):
         spec = OPS.get(e.op)
         if spec is None:
             return None
-        if spec.category in ("reduce", "element"):
-            return self._reduce(e)
-        if e.op == "pow":
-            return self._scalar_vector_math("pow", self._scalar(e.args[0]), e, exponent=self._scalar(e.args[1]))
-        if spec.category == "unary" and e.op not in KERNEL.calls and e.op != "neg":
-            if self._lane_chain(e.args[0]) is not None:
-                return self._on_the_reduction_lanes(e)
-            return self._scalar_vector_math(e.op, self._scalar(e.args[0]), e)
-        if e.op in ("min", "max", "clamp"):
+        if e.op in KERNEL_HELPERS:
             self.ctx.use_min_max(e.op, isinstance(e.type, ir.ScalarType) and e.type.dtype.is_float)
         if rounding_helper(e):
             self.ctx.use_min_max("floor" if rounding_helper(e) == "FloorOf" else "ceil")
-        if spec.category not in ("binary", "compare", "intbinary", "unary", "clamp", "cast"):
-            raise LoweringError(f"`{e.op}` on scalars is not lowered by the rule engine", e)
-        return None
+        return self.lower(e, spec, None, {}, "")
+
+    def lower(self, e: ir.Call, spec, out: Tile | None, v: dict[int, Tile], n: str) -> str | None:
+        """`e` by the rule of its category and tile kind (LOWER_RULES): into `out` (its operands'
+        registers `v`, `n` elements), or for a scalar (`out` None) the C++ of its value, None
+        when the expression printer writes it."""
+        rule = LOWER_RULES.get(spec.category, {}).get(tiles.kind(tiles.principal(e)))
+        if rule is None:
+            what = "on scalars is not lowered" if out is None else "has no tile rule"
+            raise LoweringError(f"`{e.op}` {what} in the rule engine", e)
+        return rule(self, e, spec, out, v, n)
 
     def _scalar_vector_math(self, op: str, value: str, e: ir.Expr, exponent: str | None = None) -> str:
         """exp/log/sqrt/... of a scalar: the scalar unit has no such instructions, so the value
@@ -273,22 +275,23 @@ class ComputeLowering(RegisterWalk):
         self.em.line(f"{dt.cpp} {name} = scalarTmp.GetValue(0);")
         return name
 
-    def _lane_chain(self, e: ir.Expr) -> tuple[ir.Call, list[tuple[str, ir.Expr]]] | None:
-        """(reduction, [(Adds|Muls|Div, scalar), ...]) when f32 scalar `e` is a reduction of a tile
-        then additions and multiplications by scalars (`reduce_sum(d * d) * t.inv_n + eps`): the
-        vector unit can finish it in the reduction's own lane, saving a trip through the scalar unit."""
-        steps: list[tuple[str, ir.Expr]] = []
-        while isinstance(e, ir.Call) and e.op in ("add", "sub", "mul", "div") and isinstance(e.type, ir.ScalarType):
+    def _lane_chain(self, e: ir.Expr) -> tuple[ir.Call, list[tuple[object, ir.Expr]]] | None:
+        """(reduction, [(op row, scalar), ...]) when f32 scalar `e` is a reduction of a tile then
+        ops of `in_lane` rows with scalars (`reduce_sum(d * d) * t.inv_n + eps`): the vector unit
+        can finish it in the reduction's own lane, saving a trip through the scalar unit."""
+        steps: list[tuple[object, ir.Expr]] = []
+        while isinstance(e, ir.Call) and e.op in OPS and OPS[e.op].in_lane and isinstance(e.type, ir.ScalarType):
+            spec = OPS[e.op]
             a, b = e.args
             reduced_a, reduced_b = _has_reduction(a), _has_reduction(b)
             if reduced_a == reduced_b:
                 return None
             x, c = (a, b) if reduced_a else (b, a)
-            if e.op in ("sub", "div") and x is not a:
+            if spec.rscalar and x is not a:
                 return None                                   # c - x, c / x: not in one lane op
-            steps.append(({"add": "Adds", "sub": "Subs", "mul": "Muls", "div": "Divs"}[e.op], c))
+            steps.append((spec, c))
             e = x
-        if isinstance(e, ir.Call) and e.op in ("reduce_sum", "reduce_max", "reduce_min") \
+        if isinstance(e, ir.Call) and e.op in OPS and OPS[e.op].category == "reduce" and OPS[e.op].api \
                 and e.args[0].type.dtype is ir.DType.f32 and not tiles.is_pitched(e.args[0].type):
             return e, steps[::-1]
         return None
@@ -301,18 +304,14 @@ class ComputeLowering(RegisterWalk):
         n = self.ctx.count(red.args[0].type, exact=True)
         self.ctx.uses_scalar_buf = True
         work = self.ctx.take_slot(src.dtype)
-        extra = "" if red.op == "reduce_sum" else ", false"
+        spec = OPS[red.op]
         self.em.line(f"// {e.op} of a reduction finished on the vector unit, in the reduction's lane")
-        self.em.line(f"{OPS[red.op].api}(scalarTmp, {src.name}, {work.name}, {n}{extra});")
+        self.em.line(f"{spec.api}(scalarTmp, {src.name}, {work.name}, {n}{spec.api_args});")
         self.ctx.release(work)
         self.ctx.release(src)
-        for api, c in steps:
-            value = self._scalar(c)
-            if api == "Subs":
-                api, value = "Adds", _negate(value)
-            elif api == "Divs":
-                api, value = "Muls", _reciprocal(value)
-            self.em.line(f"{api}(scalarTmp, scalarTmp, {value}, 1);")
+        for step, c in steps:
+            value = _SCALAR_ARG[step.scalar_arg](self._scalar(c))
+            self.em.line(f"{step.scalar_api}(scalarTmp, scalarTmp, {value}, 1);")
         self._unary_into("scalarTmp", "scalarTmp", e.op, "1")
         self.ctx.sync("V_S")
         name = self.ctx.scalar_name("s")
@@ -358,123 +357,11 @@ class ComputeLowering(RegisterWalk):
             expanded = [Broadcaster(self).expand(e, i, v[i]) for i in wide]
             for i, t in zip(wide, expanded):
                 v[i] = t
-            self._emit_same_shape(e, spec, out, v, n)
+            self.lower(e, spec, out, v, n)
             for t in expanded:
                 self.ctx.release(t)
             return
-        self._emit_same_shape(e, spec, out, v, n)
-
-    def _emit_same_shape(self, e: ir.Call, spec, out: Tile, v: dict[int, Tile], n: str) -> None:
-        em = self.em
-        cat = spec.category
-        a = e.args
-        sc = lambda i: self._scalar(a[i])  # noqa: E731
-        if cat == "binary":
-            if 0 in v and 1 in v:
-                if not spec.api:
-                    raise LoweringError(f"tile {spec.symbol or e.op} tile is not lowered by the rule engine; "
-                                        "use exp(b * log(a))", e)
-                em.line(f"{spec.api}({out.name}, {v[0].name}, {v[1].name}, {n});")
-                return
-            if 0 in v:                      # tile (op) scalar
-                if e.op == "pow":
-                    self._pow(out, v[0], a[1], n)
-                    return
-                s = sc(1)
-                arg = {"{s}": s, "-{s}": _negate(s), "1/{s}": _reciprocal(s)}[spec.scalar_arg]
-                why = f"  // {spec.scalar_why}" if spec.scalar_why else ""
-                em.line(f"{spec.scalar_api}({out.name}, {v[0].name}, {arg}, {n});{why}")
-                return
-            if spec.rscalar:                # scalar (op) tile, an op that does not commute
-                self._steps(out.name, v[1].name, spec.rscalar, n, {"s": sc(0)}, why=spec.rscalar_why)
-            elif spec.scalar_api and spec.scalar_arg == "{s}":
-                em.line(f"{spec.scalar_api}({out.name}, {v[1].name}, {sc(0)}, {n});")
-            else:
-                raise LoweringError(f"scalar {expr_text(a[0])} {spec.symbol or e.op} tile is not lowered by the "
-                                    "rule engine", e)
-            return
-        if cat == "unary":
-            self._unary_into(out.name, v[0].name, e.op, n)
-            return
-        if cat == "compare":
-            self.ctx.uses_compare = True
-            mode = spec.cmp_mode
-            # the operands' elements (a mask has one bit per element of its operands' layout)
-            operand = next(x.type for x in a if isinstance(x.type, ir.TileType))
-            cn = self._compare_count(self.ctx.count(ir.TileType(operand.dtype, e.type.shape), exact=True))
-            if 0 in v and 1 in v:
-                em.line(f"{spec.api}({out.name}, {v[0].name}, {v[1].name}, CMPMODE::{mode}, {cn});")
-            elif 0 in v:
-                em.line(f"{spec.scalar_api}({out.name}, {v[0].name}, static_cast<{a[0].type.dtype.cpp}>({sc(1)}), CMPMODE::{mode}, {cn});")
-            else:
-                em.line(f"{spec.scalar_api}({out.name}, {v[1].name}, static_cast<{a[1].type.dtype.cpp}>({sc(0)}), "
-                        f"CMPMODE::{SWAPPED_MODE[mode]}, {cn});")
-            return
-        if cat == "select":
-            mask = v[0].name
-            bits = None
-            if self._is_byte_mask(a[0]):
-                if tiles.is_pitched(e.type):
-                    raise LoweringError(f"`{expr_text(e)}`: a byte-per-element bool mask of a tile of rows is not lowered "
-                                        "yet; compare at the tile's shape instead (`xu > 0.0`)", e)
-                bits = self._mask_bits(v[0], n, self.ctx.count(e.type, exact=True))
-                mask = bits.name
-            if 1 in v and 2 in v:
-                em.line(f"Select({out.name}, {mask}, {v[1].name}, {v[2].name}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});")
-            elif 1 in v:
-                em.line(f"Select({out.name}, {mask}, {v[1].name}, static_cast<{out.dtype.cpp}>({sc(2)}), SELMODE::VSEL_TENSOR_SCALAR_MODE, {n});")
-            else:
-                b = v[2] if 2 in v else None
-                fill = self.ctx.take_slot(out.dtype)
-                em.line(f"Duplicate({fill.name}, static_cast<{out.dtype.cpp}>({sc(1)}), {n});")
-                if b is not None:
-                    em.line(f"Select({out.name}, {mask}, {fill.name}, {b.name}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});")
-                else:
-                    em.line(f"Select({out.name}, {mask}, {fill.name}, static_cast<{out.dtype.cpp}>({sc(2)}), SELMODE::VSEL_TENSOR_SCALAR_MODE, {n});")
-                self.ctx.release(fill)
-            if bits is not None:
-                self.ctx.release(bits)
-            return
-        if cat == "clamp":
-            self._steps(out.name, v[0].name, spec.expand, n, {"lo": sc(1), "hi": sc(2)})
-            return
-        if cat == "cast":
-            mode = ROUND_MODES[a[2].value if isinstance(a[2], ir.Str) else "none"]
-            src_t = a[0].type
-            if tiles.is_pitched(src_t) and src_t.dtype.elems_per_block != e.type.dtype.elems_per_block:
-                self._cast_rows(e, out, v[0], mode)
-                return
-            em.line(f"{spec.api}({out.name}, {v[0].name}, RoundMode::{mode}, {n});")
-            return
-        if cat == "scan":
-            self._scan(e, out, v[0], n)
-            return
-        if cat == "window":
-            self._window(e, out, v[0], n)
-            return
-        if cat == "repeat":
-            self._repeat(e, out, v[0], n)
-            return
-        if cat == "gather":
-            self._pick(e, out, v[0], v[1], n)
-            return
-        if cat == "reduce":
-            self._reduce_rows(e, out, v[0])
-            return
-        if cat == "take":
-            self._take(e, out, v[0], v[1], n)
-            return
-        if cat == "transpose":
-            self._transpose(e, out, v[0], n)
-            return
-        if cat == "sort":
-            self._argsort(e, out, v[0], n)
-            return
-        if cat == "iota":
-            cpp = out.dtype.cpp
-            em.line(f"CreateVecIndex({out.name}, static_cast<{cpp}>({sc(1)}), {n});  // {sc(1)}, {sc(1)} + 1, ...")
-            return
-        raise LoweringError(f"`{e.op}` has no tile rule in the rule engine", e)
+        self.lower(e, spec, out, v, n)
 
     # -- tiles of rows -----------------------------------------------------------------------------
     def _cast_rows(self, e: ir.Call, out: Tile, src: Tile, mode: str) -> None:
@@ -482,10 +369,7 @@ class ComputeLowering(RegisterWalk):
         32-byte blocks of each dtype), so Cast runs in repeat form, one row per repeat, each side
         with its own repeat stride; a repeat converts 256 bytes of the wider type. The destination's
         padding lanes are written too (a narrower destination's last ones zeroed by a masked Duplicate)."""
-        st, dt = e.args[0].type, e.type
-        if st.dtype.nbytes == 1 or dt.dtype.nbytes == 1:
-            raise LoweringError(f"`{expr_text(e)}`: a cast of a tile of rows from or to a 1-byte dtype is not lowered yet; "
-                                "cast one row at a time", e)
+        st, dt = e.args[0].type, e.type       # neither is a 1-byte dtype (typerules._type_cast)
         rows, cols, src_pitch, src_blocks = self.ctx.layout(st)
         _, _, dst_pitch, dst_blocks = self.ctx.layout(dt)
         per = REPEAT_BYTES // max(st.dtype.nbytes, dt.dtype.nbytes)
@@ -517,17 +401,15 @@ class ComputeLowering(RegisterWalk):
         count); a longer row is first folded into its first repeat with Add/Max/Min, a repeat of
         every row per instruction, then WholeReduce reduces that repeat."""
         t = e.args[0].type
-        kind = {"reduce_sum": "Sum", "reduce_max": "Max", "reduce_min": "Min"}[e.op]
+        spec = OPS[e.op]
         if tiles.is_pitched(t) and not tiles.is_pitched(e.type) and len(e.type.shape) == 1 and len(t.shape) == 2 \
                 and e.type.shape[0] == t.shape[1]:
-            self._fold_rows(e, out, src, kind)
+            self._fold_rows(e, out, src, spec)
             return
         work = self.ctx.take_slot(t.dtype)
-        order = "" if kind == "Sum" else ", ReduceOrder::ORDER_ONLY_VALUE"
         em = self.em
         if not tiles.is_pitched(t):          # a 1-D tile along its one axis, kept: one value
-            em.line(f"Reduce{kind}({out.name}, {src.name}, {work.name}, {self.ctx.count(t, exact=True)}"
-                    f"{'' if kind == 'Sum' else ', false'});")
+            em.line(f"{spec.api}({out.name}, {src.name}, {work.name}, {self.ctx.count(t, exact=True)}{spec.api_args});")
             self.ctx.release(work)
             return
         rows, cols, pitch, rep_stride = self.ctx.layout(t)
@@ -535,16 +417,16 @@ class ComputeLowering(RegisterWalk):
         block = t.dtype.elems_per_block
         self.ctx.use_min_max("min")
         row, col, reps = (self.ctx.scalar_name(x) if x in self.ctx.reserved else x for x in ("row", "col", "reps"))
-        em.line(f"// {expr_text(e)}: one {kind.lower()} per row, REPEAT_ROWS rows per instruction (a row per repeat,")
+        em.line(f"// {expr_text(e)}: one {spec.reduction} per row, REPEAT_ROWS rows per instruction (a row per repeat,")
         em.line(f"// repeat stride = the row pitch in 32-byte blocks); the mask covers the {cols} columns, never the padding")
         with em.block(f"for (int64_t {row} = 0; {row} < {rows}; {row} += REPEAT_ROWS)"):
             em.line(f"const int32_t {reps} = static_cast<int32_t>(MinOf(REPEAT_ROWS, {rows} - {row}));")
-            whole = (f"WholeReduce{kind}({out.name}[{row}], {src.name}[{row} * {pitch}], static_cast<int32_t>({cols}), "
-                     f"{reps}, 1, 1, {rep_stride}{order});")
+            whole = (f"{spec.row_api}({out.name}[{row}], {src.name}[{row} * {pitch}], static_cast<int32_t>({cols}), "
+                     f"{reps}, 1, 1, {rep_stride}{spec.row_args});")
             if isinstance(t.shape[-1], ir.Const) and int(t.shape[-1].value) <= per:
                 em.line(whole)
             else:
-                fold = {"Sum": "Add", "Max": "Max", "Min": "Min"}[kind]
+                fold = OPS[REDUCTIONS[spec.reduction].combine].api
                 with em.block(f"if ({cols} <= {per})"):
                     em.line(whole)
                 with em.block("else"):
@@ -555,17 +437,18 @@ class ComputeLowering(RegisterWalk):
                         em.line(f"{fold}({work.name}, {work.name}, {src.name}[{row} * {pitch} + {col}], "
                                 f"static_cast<uint64_t>(MinOf({per}, {cols} - {col})), {reps}, "
                                 f"{{1, 1, 1, {per // block}, {per // block}, {rep_stride}}});")
-                    em.line(f"WholeReduce{kind}({out.name}[{row}], {work.name}, {per}, {reps}, 1, 1, {per // block}{order});")
+                    em.line(f"{spec.row_api}({out.name}[{row}], {work.name}, {per}, {reps}, 1, 1, {per // block}"
+                            f"{spec.row_args});")
         self.ctx.release(work)
         em.line(self.ctx.hole(ExactWrite(out.name, e.type.dtype, rows)))
 
-    def _fold_rows(self, e: ir.Call, out: Tile, src: Tile, kind: str) -> None:
+    def _fold_rows(self, e: ir.Call, out: Tile, src: Tile, spec) -> None:
         """Along axis 0 of a tile of rows: the rows folded into one, elementwise over the columns.
         Every row starts on a 32-byte block (`pitch` apart), so row i is the aligned operand
         src[i * pitch]: a copy of the first row, then one Add/Max/Min per further row."""
         t = e.args[0].type
         rows, cols, pitch, _ = self.ctx.layout(t)
-        fold = {"Sum": "Add", "Max": "Max", "Min": "Min"}[kind]
+        fold = OPS[REDUCTIONS[spec.reduction].combine].api
         row = self.ctx.scalar_name("row") if "row" in self.ctx.reserved else "row"
         em = self.em
         em.line(f"// {expr_text(e)}: the rows folded into one with {fold}, one instruction per further row")
@@ -596,8 +479,11 @@ class ComputeLowering(RegisterWalk):
         """Compare writes whole 256-byte repeats; pass 4 rounds the count up (buffers are padded)."""
         return self.ctx.hole(CompareCount(n))
 
-    def _pow(self, out: Tile, base: Tile, exp: ir.Expr, n: str) -> None:
-        if isinstance(exp, ir.Const) and float(exp.value).is_integer() and 1 <= int(exp.value) <= 4:
+    def _expand_with_scalar(self, spec, out: Tile, base: Tile, exp: ir.Expr, n: str) -> None:
+        """tile (op) scalar for an op AscendC has no API for: its expansion, the scalar as `{s}`;
+        a literal k in 1..`powers` as k - 1 multiplications instead (pow's x ** 2 is x * x)."""
+        if spec.powers and isinstance(exp, ir.Const) and float(exp.value).is_integer() \
+                and 1 <= int(exp.value) <= spec.powers:
             k = int(exp.value)
             self.em.line(f"// x ** {k} as {k - 1} multiplication(s)")
             if k == 1:
@@ -609,18 +495,19 @@ class ComputeLowering(RegisterWalk):
             for _ in range(k - 2):
                 self.em.line(f"Mul({out.name}, {out.name}, {base.name}, {n});")
             return
-        self._unary_into(out.name, base.name, "pow", n, exponent=self._scalar(exp))
+        self._unary_into(out.name, base.name, spec.name, n, exponent=self._scalar(exp))
 
     def _scan(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:
         acc = self.ctx.scalar_name("carry")
         init = self._scalar(e.args[1])
         self.ctx.sync("V_S")
         t = out.dtype.cpp
-        reverse = e.op.endswith("_rev")
+        spec = OPS[e.op]
+        reverse = spec.reverse
         loop = (f"for (int64_t i = static_cast<int64_t>({n}) - 1; i >= 0; --i)" if reverse
                 else f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)")
         order = " from the last element back" if reverse else ""
-        if e.op.startswith("cumsum"):
+        if REDUCTIONS[spec.reduction].combine == "add":
             # Compensated (Kahan) summation: over a long row the rounding error stays near one
             # ulp instead of growing with the row length, as a plain running sum's would.
             self.em.line(f"// {e.op}: a compensated (Kahan) running sum on the scalar unit, element by element{order}")
@@ -645,7 +532,8 @@ class ComputeLowering(RegisterWalk):
             self._window_gather(e, out, src)
             return
         k, s = self._scalar(e.args[1]), self._scalar(e.args[2])
-        kind = e.op.split("_")[1]
+        kind = OPS[e.op].reduction
+        red = REDUCTIONS[kind]
         # the loop's locals must not hide a tile of the kernel with the same name
         o, j, acc, v = (x if x not in self.ctx.reserved else self.ctx.scalar_name(x) for x in ("o", "j", "acc", "v"))
         self.em.line(f"// {e.op}: one {kind} per window of {k} elements every {s}, on the scalar unit")
@@ -654,10 +542,8 @@ class ComputeLowering(RegisterWalk):
             self.em.line(f"{out.dtype.cpp} {acc} = {src.name}.GetValue({o} * {s});")
             with self.em.block(f"for (uint32_t {j} = 1; {j} < static_cast<uint32_t>({k}); ++{j})"):
                 self.em.line(f"{out.dtype.cpp} {v} = {src.name}.GetValue({o} * {s} + {j});")
-                step = {"max": f"{acc} = {v} > {acc} ? {v} : {acc};",
-                        "min": f"{acc} = {v} < {acc} ? {v} : {acc};"}.get(kind, f"{acc} = {acc} + {v};")
-                self.em.line(step)
-            if kind == "avg":
+                self.em.line(f"{acc} = {v} {red.wins} {acc} ? {v} : {acc};" if red.wins else f"{acc} = {acc} + {v};")
+            if red.mean:
                 self.em.line(f"{acc} = {acc} / static_cast<{out.dtype.cpp}>({k});")
             self.em.line(f"{out.name}.SetValue({o}, {acc});")
         self.ctx.sync("S_V")
@@ -831,7 +717,7 @@ class ComputeLowering(RegisterWalk):
 
     def _index_call(self, e: ir.Call) -> str | None:
         """Index arithmetic calls min/max through the kernel's int64 helpers."""
-        if e.op in ("min", "max"):
+        if e.op in KERNEL_HELPERS:
             self.ctx.use_min_max(e.op)
         return None
 
@@ -843,7 +729,7 @@ class ComputeLowering(RegisterWalk):
         the row is first copied behind `align_up(pad, block)` slots of the padding value, so the
         copy starts on a block boundary and no window reads outside the copy."""
         em, ctx = self.em, self.ctx
-        kind = e.op.split("_")[1]
+        red = REDUCTIONS[OPS[e.op].reduction]
         t = out.dtype.cpp
         block = out.dtype.elems_per_block
         padded = window_form(e) == "padded"
@@ -853,7 +739,7 @@ class ComputeLowering(RegisterWalk):
             return render(x, ctx.names, KERNEL, hook=lambda n: named.get(n) or ctx.sizes.get(n) or self._index_call(n))
         k, stride, pad, dil = (c(a) for a in e.args[1:5])
         length, n = c(e.args[0].type.shape[0]), c(e.type.shape[0])
-        fold_api = {"max": "Max", "min": "Min"}.get(kind, "Add")
+        fold_api = OPS[red.combine].api
         dilated = "" if dil == "1" else f" (dilation {dil})"
         source = e.args[0].id if isinstance(e.args[0], ir.Name) else None
         in_place = padded and source in ctx.padded
@@ -861,7 +747,7 @@ class ComputeLowering(RegisterWalk):
             row = Tile(f"{src.name}Padded", src.dtype)
             em.line(f"// {e.op}: windows of {k} every {stride}{dilated} over the row padded by {pad}, read in place:")
             em.line(f"// {src.name} starts {self._lead(e)} slots into its buffer, whose padding holds "
-                    f"{_pad_fill_text(kind)}.")
+                    f"{_pad_fill_text(red)}.")
             base = c(window_base(e, block))
             where = f"{row.name}"
         elif padded:
@@ -873,11 +759,11 @@ class ComputeLowering(RegisterWalk):
             else:
                 lead = c(lead_expr)
             total = c(padded_len(e))
-            fill = _pad_fill(kind, out.dtype)
+            fill = _pad_fill(red, out.dtype)
             row = ctx.take_slot(out.dtype)
             em.line(f"// {e.op}: windows of {k} every {stride}{dilated} over the row padded by {pad}. The row is")
             em.line(f"// copied behind {lead} padding slots so that it starts on a 32-byte boundary; the padding holds")
-            em.line(f"// {_pad_fill_text(kind)}.")
+            em.line(f"// {_pad_fill_text(red)}.")
             em.line(f"Duplicate({row.name}, {fill}, {total});")
             em.line(f"Muls({row.name}[{lead}], {src.name}, {_one(out.dtype)}, {length});")
             base = c(window_base(e, block))
@@ -909,7 +795,7 @@ class ComputeLowering(RegisterWalk):
             em.line(f"{fold_api}({out.name}, {out.name}, {part.name}, {n});")
         for slot in (part, idx) + ((row,) if padded and not in_place else ()):
             ctx.release(slot)
-        if kind == "avg":
+        if red.mean:
             inv = float_literal(1.0 / int(k)) if k.isdigit() else f"1.0f / static_cast<float>({k})"
             em.line(f"Muls({out.name}, {out.name}, {inv}, {n});  // no Divs: multiply by 1/k")
             if padded:
@@ -955,45 +841,53 @@ class ComputeLowering(RegisterWalk):
             self.ctx.release(src)
             src, n = rows, self.ctx.layout(t)[0]
         name = self.ctx.scalar_name("r")
-        dt = e.type.dtype
-        if e.op in ("reduce_sum", "reduce_max", "reduce_min"):
-            self.ctx.uses_scalar_buf = True
-            work = self.ctx.take_slot(src.dtype)
-            api = OPS[e.op].api
-            extra = "" if e.op == "reduce_sum" else ", false"
-            dst = "scalarTmp" if src.dtype is ir.DType.f32 else f"scalarTmp.ReinterpretCast<{src.dtype.cpp}>()"
-            self.em.line(f"{api}({dst}, {src.name}, {work.name}, {n}{extra});")
+        spec = OPS[e.op]
+        if spec.category == "element":
             self.ctx.sync("V_S")
-            self.em.line(f"{dt.cpp} {name} = {dst}.GetValue(0);")
-            self.ctx.release(work)
-        elif e.op in ("first", "last"):
-            self.ctx.sync("V_S")
-            idx = "0" if e.op == "first" else f"{n} - 1"
-            self.em.line(f"{dt.cpp} {name} = {src.name}.GetValue({idx});")
-        else:  # reduce_prod, argmax, argmin: exact on the scalar unit
-            self.ctx.sync("V_S")
-            if e.op == "reduce_prod":
-                self.em.line(f"{dt.cpp} {name} = 1;")
-                with self.em.block(f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)"):
-                    self.em.line(f"{name} = {name} * {src.name}.GetValue(i);")
-            else:
-                better = ">" if e.op == "argmax" else "<"
-                self.em.line(f"{dt.cpp} {name} = 0;")
-                with self.em.block(f"for (uint32_t i = 1; i < static_cast<uint32_t>({n}); ++i)"):
-                    self.em.line(f"if ({src.name}.GetValue(i) {better} {src.name}.GetValue({name})) {{ {name} = i; }}")
+            idx = "0" if spec.at == 0 else f"{n} - 1"
+            self.em.line(f"{e.type.dtype.cpp} {name} = {src.name}.GetValue({idx});")
+        elif spec.api:
+            self._reduce_by_api(e, spec, src, n, name)
+        else:                  # no vector instruction (a product, argmax): exact on the scalar unit
+            self._reduce_on_the_scalar_unit(e, spec, src, n, name)
         self.ctx.release(src)
         return name
 
+    def _reduce_by_api(self, e: ir.Call, spec, src: Tile, n: str, name: str) -> None:
+        """ReduceSum / ReduceMax / ReduceMin into the scalar staging block, read back after a V->S sync."""
+        self.ctx.uses_scalar_buf = True
+        work = self.ctx.take_slot(src.dtype)
+        dst = "scalarTmp" if src.dtype is ir.DType.f32 else f"scalarTmp.ReinterpretCast<{src.dtype.cpp}>()"
+        self.em.line(f"{spec.api}({dst}, {src.name}, {work.name}, {n}{spec.api_args});")
+        self.ctx.sync("V_S")
+        self.em.line(f"{e.type.dtype.cpp} {name} = {dst}.GetValue(0);")
+        self.ctx.release(work)
 
-def _pad_fill(kind: str, dtype: ir.DType) -> str:
-    """What a window op's padding holds, as C++: -inf for max, +inf for min, 0 for sum and avg."""
-    fill = {"max": float_literal(-math.inf), "min": float_literal(math.inf)}.get(kind, "0.0f")
+    def _reduce_on_the_scalar_unit(self, e: ir.Call, spec, src: Tile, n: str, name: str) -> None:
+        """A running combine of the elements (a product), or the position of the first that wins (argmax)."""
+        red, dt = REDUCTIONS[spec.reduction], e.type.dtype
+        self.ctx.sync("V_S")
+        if not spec.index:
+            start = int(red.identity) if float(red.identity).is_integer() else float_literal(red.identity)
+            self.em.line(f"{dt.cpp} {name} = {start};")
+            with self.em.block(f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)"):
+                self.em.line(f"{name} = {name} {OPS[red.combine].symbol} {src.name}.GetValue(i);")
+            return
+        self.em.line(f"{dt.cpp} {name} = 0;")
+        with self.em.block(f"for (uint32_t i = 1; i < static_cast<uint32_t>({n}); ++i)"):
+            self.em.line(f"if ({src.name}.GetValue(i) {red.wins} {src.name}.GetValue({name})) {{ {name} = i; }}")
+
+
+def _pad_fill(red: Reduction, dtype: ir.DType) -> str:
+    """What a window op's padding holds, as C++: its reduction's identity (-inf for max, +inf for
+    min, 0 for sum and avg)."""
+    fill = float_literal(red.identity)
     return fill if dtype is ir.DType.f32 else f"static_cast<{dtype.cpp}>({fill})"
 
 
-def _pad_fill_text(kind: str) -> str:
-    fill = _pad_fill(kind, ir.DType.f32)
-    return "0, which adds nothing" if kind in ("sum", "avg") else f"{fill}, which never wins"
+def _pad_fill_text(red: Reduction) -> str:
+    fill = _pad_fill(red, ir.DType.f32)
+    return "0, which adds nothing" if red.identity == 0 else f"{fill}, which never wins"
 
 
 def _one(dtype: ir.DType) -> str:
@@ -1016,3 +910,195 @@ def _reciprocal(s: str) -> str:
     except ValueError:
         pass
     return f"1.0f / ({s})"
+
+
+# how a scalar API takes the op's scalar (an OpSpec's `scalar_arg`): as it is, negated, or its reciprocal
+_SCALAR_ARG = {"{s}": lambda s: s, "-{s}": _negate, "1/{s}": _reciprocal}
+
+
+# ----------------------------------------------------------------------------- the rules
+# One function per category and tile kind (the kinds `dsl.ops.LOWERED` names; a test keeps the two
+# equal). A rule gets the lowering, the typed call, its row, the destination `out`, the registers
+# `v` of its tile operands (by position) and the element count `n`; for a scalar result `out` is
+# None, and the rule returns the C++ of the value (None: the expression printer writes it).
+
+
+def _lower_binary(low: ComputeLowering, e: ir.Call, spec, out: Tile | None, v: dict, n: str) -> str | None:
+    """a (op) b: the row's `api` for two tiles, its `scalar_api` (or its expansion) for a tile and a
+    scalar, its `rscalar` steps or the commuting scalar API for a scalar first. Two scalars: the
+    printer, or one vector block for an op the scalar unit has no instruction for (pow)."""
+    a = e.args
+    if out is None:
+        if spec.vector_for_scalar:
+            return low._scalar_vector_math(e.op, low._scalar(a[0]), e, exponent=low._scalar(a[1]))
+        return None
+    em = low.em
+    if 0 in v and 1 in v:
+        em.line(f"{spec.api}({out.name}, {v[0].name}, {v[1].name}, {n});")
+    elif 0 in v and not spec.scalar_api:            # tile (op) scalar by the row's expansion
+        low._expand_with_scalar(spec, out, v[0], a[1], n)
+    elif 0 in v:                                    # tile (op) scalar
+        arg = _SCALAR_ARG[spec.scalar_arg](low._scalar(a[1]))
+        why = f"  // {spec.scalar_why}" if spec.scalar_why else ""
+        em.line(f"{spec.scalar_api}({out.name}, {v[0].name}, {arg}, {n});{why}")
+    elif spec.rscalar:                              # scalar (op) tile, an op that does not commute
+        low._steps(out.name, v[1].name, spec.rscalar, n, {"s": low._scalar(a[0])}, why=spec.rscalar_why)
+    else:                                           # scalar (op) tile of an op that commutes
+        em.line(f"{spec.scalar_api}({out.name}, {v[1].name}, {low._scalar(a[0])}, {n});")
+    return None
+
+
+def _lower_compare(low: ComputeLowering, e: ir.Call, spec, out: Tile | None, v: dict, n: str) -> None:
+    """Compare / CompareScalar with the row's CMPMODE (swapped when the scalar comes first), over the
+    operands' elements: a mask has one bit per element of its operands' layout."""
+    if out is None:
+        return None
+    low.ctx.uses_compare = True
+    a, mode = e.args, spec.cmp_mode
+    operand = next(x.type for x in a if isinstance(x.type, ir.TileType))
+    cn = low._compare_count(low.ctx.count(ir.TileType(operand.dtype, e.type.shape), exact=True))
+    if 0 in v and 1 in v:
+        low.em.line(f"{spec.api}({out.name}, {v[0].name}, {v[1].name}, CMPMODE::{mode}, {cn});")
+    elif 0 in v:
+        s = f"static_cast<{a[0].type.dtype.cpp}>({low._scalar(a[1])})"
+        low.em.line(f"{spec.scalar_api}({out.name}, {v[0].name}, {s}, CMPMODE::{mode}, {cn});")
+    else:                       # s < x is x > s: the comparison with its operands swapped
+        s = f"static_cast<{a[1].type.dtype.cpp}>({low._scalar(a[0])})"
+        low.em.line(f"{spec.scalar_api}({out.name}, {v[1].name}, {s}, CMPMODE::{SWAPPED_MODE[mode]}, {cn});")
+    return None
+
+
+def _lower_select(low: ComputeLowering, e: ir.Call, spec, out: Tile, v: dict, n: str) -> None:
+    """Select by a bit mask (a byte-per-element mask compared with 0 first); a scalar first choice
+    is spread over a scratch tile, a scalar second one is Select's scalar mode."""
+    a, em = e.args, low.em
+    mask, bits = v[0].name, None
+    if low._is_byte_mask(a[0]):          # never a tile of rows (typerules._type_select)
+        bits = low._mask_bits(v[0], n, low.ctx.count(e.type, exact=True))
+        mask = bits.name
+    scalar = f"static_cast<{out.dtype.cpp}>"
+    if 1 in v and 2 in v:
+        em.line(f"Select({out.name}, {mask}, {v[1].name}, {v[2].name}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});")
+    elif 1 in v:
+        em.line(f"Select({out.name}, {mask}, {v[1].name}, {scalar}({low._scalar(a[2])}), "
+                f"SELMODE::VSEL_TENSOR_SCALAR_MODE, {n});")
+    else:
+        fill = low.ctx.take_slot(out.dtype)
+        em.line(f"Duplicate({fill.name}, {scalar}({low._scalar(a[1])}), {n});")
+        if 2 in v:
+            em.line(f"Select({out.name}, {mask}, {fill.name}, {v[2].name}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});")
+        else:
+            em.line(f"Select({out.name}, {mask}, {fill.name}, {scalar}({low._scalar(a[2])}), "
+                    f"SELMODE::VSEL_TENSOR_SCALAR_MODE, {n});")
+        low.ctx.release(fill)
+    if bits is not None:
+        low.ctx.release(bits)
+
+
+def _lower_unary(low: ComputeLowering, e: ir.Call, spec, out: Tile | None, v: dict, n: str) -> str | None:
+    """The row's API or expansion; a scalar on the scalar unit (the printer), or through one vector
+    block for a function it has no instruction for (exp, sqrt, ...), in a reduction's own lane when
+    the scalar is one."""
+    if out is None:
+        if not spec.vector_for_scalar:
+            return None
+        if low._lane_chain(e.args[0]) is not None:
+            return low._on_the_reduction_lanes(e)
+        return low._scalar_vector_math(e.op, low._scalar(e.args[0]), e)
+    low._unary_into(out.name, v[0].name, e.op, n)
+    return None
+
+
+def _lower_clamp(low: ComputeLowering, e: ir.Call, spec, out: Tile | None, v: dict, n: str) -> None:
+    """The row's expansion (Maxs by lo, Mins by hi); scalars by the printer."""
+    if out is not None:
+        low._steps(out.name, v[0].name, spec.expand, n, {"lo": low._scalar(e.args[1]), "hi": low._scalar(e.args[2])})
+
+
+def _lower_cast(low: ComputeLowering, e: ir.Call, spec, out: Tile | None, v: dict, n: str) -> None:
+    """Cast with the rounding mode; rows of another width in repeat form (`_cast_rows`); scalars by the printer."""
+    if out is None:
+        return
+    a = e.args
+    mode = ROUND_MODES[a[2].value if isinstance(a[2], ir.Str) else "none"]
+    src_t = a[0].type
+    if tiles.is_pitched(src_t) and src_t.dtype.elems_per_block != e.type.dtype.elems_per_block:
+        low._cast_rows(e, out, v[0], mode)
+        return
+    low.em.line(f"{spec.api}({out.name}, {v[0].name}, RoundMode::{mode}, {n});")
+
+
+def _lower_reduce(low: ComputeLowering, e: ir.Call, spec, out: Tile | None, v: dict, n: str) -> str | None:
+    """A whole tile to a scalar (`_reduce`), or along an axis to a tile (`_reduce_rows`)."""
+    if out is None:
+        return low._reduce(e)
+    low._reduce_rows(e, out, v[0])
+    return None
+
+
+def _lower_element(low: ComputeLowering, e: ir.Call, spec, out: None, v: dict, n: str) -> str:
+    """One element of a tile, read by the scalar unit after a V->S sync."""
+    return low._reduce(e)
+
+
+def _lower_scan(low: ComputeLowering, e: ir.Call, spec, out: Tile, v: dict, n: str) -> None:
+    low._scan(e, out, v[0], n)
+
+
+def _lower_window(low: ComputeLowering, e: ir.Call, spec, out: Tile, v: dict, n: str) -> None:
+    low._window(e, out, v[0], n)
+
+
+def _lower_repeat(low: ComputeLowering, e: ir.Call, spec, out: Tile, v: dict, n: str) -> None:
+    low._repeat(e, out, v[0], n)
+
+
+def _lower_pick(low: ComputeLowering, e: ir.Call, spec, out: Tile, v: dict, n: str) -> None:
+    low._pick(e, out, v[0], v[1], n)
+
+
+def _lower_take(low: ComputeLowering, e: ir.Call, spec, out: Tile, v: dict, n: str) -> None:
+    low._take(e, out, v[0], v[1], n)
+
+
+def _lower_transpose(low: ComputeLowering, e: ir.Call, spec, out: Tile, v: dict, n: str) -> None:
+    low._transpose(e, out, v[0], n)
+
+
+def _lower_sort(low: ComputeLowering, e: ir.Call, spec, out: Tile, v: dict, n: str) -> None:
+    low._argsort(e, out, v[0], n)
+
+
+def _lower_iota(low: ComputeLowering, e: ir.Call, spec, out: Tile, v: dict, n: str) -> None:
+    start = low._scalar(e.args[1])
+    low.em.line(f"{spec.api}({out.name}, static_cast<{out.dtype.cpp}>({start}), {n});  // {start}, {start} + 1, ...")
+
+
+def _printed(low: ComputeLowering, e: ir.Call, spec, out: None, v: dict, n: str) -> None:
+    """Scalars only (index arithmetic): the expression printer writes the C++."""
+    return None
+
+
+def _at(rule: Callable, *kinds: str) -> dict[str, Callable]:
+    return {kind: rule for kind in kinds}
+
+
+LOWER_RULES: dict[str, dict[str, Callable]] = {
+    "binary": _at(_lower_binary, "scalar", "tile", "rows"),
+    "intbinary": _at(_printed, "scalar"),
+    "compare": _at(_lower_compare, "scalar", "tile", "rows"),
+    "unary": _at(_lower_unary, "scalar", "tile", "rows"),
+    "select": _at(_lower_select, "tile", "rows"),
+    "clamp": _at(_lower_clamp, "scalar", "tile", "rows"),
+    "reduce": _at(_lower_reduce, "tile", "rows"),
+    "scan": _at(_lower_scan, "tile"),
+    "window": _at(_lower_window, "tile"),
+    "element": _at(_lower_element, "tile"),
+    "repeat": _at(_lower_repeat, "tile"),
+    "gather": _at(_lower_pick, "tile", "rows"),
+    "take": _at(_lower_take, "tile", "rows"),
+    "transpose": _at(_lower_transpose, "tile", "rows"),
+    "iota": _at(_lower_iota, "tile"),
+    "sort": _at(_lower_sort, "tile"),
+    "cast": _at(_lower_cast, "scalar", "tile", "rows"),
+}

@@ -29,6 +29,7 @@ def breaking_compute_edit(lab) -> None:
     lab.edit("compute", {KERNEL: lab.text(KERNEL, "compute").replace("xuQueue.FreeTensor(xu);", "// no free", 1)})
 
 
+@pytest.mark.heavy
 def test_a_fresh_session_opens_accept_and_closes_undo_and_compile_saying_why(lab):
     vm = view_model(lab)
     assert [s.name for s in vm.steps] == ["host", "init", "compute", "align"]
@@ -44,6 +45,7 @@ def test_a_fresh_session_opens_accept_and_closes_undo_and_compile_saying_why(lab
     assert vm.status.text == f"to compile & verify, {compile_.why_not}"
 
 
+@pytest.mark.heavy
 def test_undo_of_a_failed_step_is_open_exactly_when_the_step_holds_an_edit(lab):
     lab.accept("host")
     conflicting_init_edit(lab)
@@ -70,6 +72,7 @@ def test_undo_of_a_failed_step_is_open_exactly_when_the_step_holds_an_edit(lab):
     assert view_model(lab).step("compute").conflicts and lab.step("compute").status == "failed"
 
 
+@pytest.mark.heavy
 def test_what_each_status_opens(lab):
     lab.accept("host")
     lab.edit("init", {KERNEL: lab.text(KERNEL, "init").replace("using namespace AscendC;",
@@ -84,6 +87,7 @@ def test_what_each_status_opens(lab):
     assert "deterministic" in vm.step("compute").actions["regenerate"].does
 
 
+@pytest.mark.heavy
 def test_passes_that_did_not_run_say_why(folder, gelu_dsl, gelu_ref):
     lab = LabSession.open(folder, gelu_dsl, reference=gelu_ref, until="init")
     vm = view_model(lab)
@@ -105,6 +109,7 @@ def test_a_pass_that_cannot_lower_the_draft_offers_no_edit_and_says_to_change_th
                                                "(the pass could not lower it, so it made no output to edit)")
 
 
+@pytest.mark.heavy
 def test_the_payload_carries_the_view_model(lab):
     lab.accept("host")
     doc, vm = pipeline_payload(lab), view_model(lab).to_json()
@@ -119,6 +124,7 @@ def widget_buttons(view: PipelineView, step: str) -> dict:
     return {a: (not view.buttons[a].disabled, view.buttons[a].tooltip) for a in STEP_ACTIONS + PIPELINE_ACTIONS}
 
 
+@pytest.mark.heavy
 def test_the_widget_shows_the_view_models_buttons_and_status_line(lab):
     lab.accept("host")
     conflicting_init_edit(lab)
@@ -137,6 +143,7 @@ def test_the_widget_shows_the_view_models_buttons_and_status_line(lab):
     assert html.unescape(re.sub(r"<[^>]+>", "", line.group(1))) == view_model(lab).status.text
 
 
+@pytest.mark.heavy
 def test_the_static_page_lists_the_view_models_statuses_and_status_line(folder, gelu_dsl, gelu_ref):
     lab = LabSession.open(folder, gelu_dsl, reference=gelu_ref, until="compute")
     lab.accept("host")

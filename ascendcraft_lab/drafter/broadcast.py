@@ -147,11 +147,11 @@ class FoldedBroadcastWriter(LoopWriter):
 
     def __init__(self, g, lay, *a, **kw):
         S = tuple(lay.base)
-        leaves = [n for n in lay.nodes if n.op in ("input", "param")]
+        leaves = [n for n in lay.nodes if n.is_data]
         self._aligned = {id(n): (1,) * (len(S) - len(n.shape)) + tuple(n.shape) for n in leaves}
         # torch.cat as the output: one loop nest per part, stored at its offset along the axis
         out = lay.outputs[0] if len(lay.outputs) == 1 else None
-        self.cat_axis = out.attrs["axis"] if out is not None and out.op == "cat" else None
+        self.cat_axis = out.attrs["axis"] if out is not None and out.info.form == "concat" else None
         self.parts = [(out, S, 0)]
         if self.cat_axis is not None:
             offsets = [0]
@@ -241,7 +241,7 @@ class FoldedBroadcastWriter(LoopWriter):
         for p, _, _ in self.parts:
             names = []
             for n in _nodes_of(p):
-                if n.op in ("input", "param") and self._aligned[id(n)][a] != 1:
+                if n.is_data and self._aligned[id(n)][a] != 1:
                     self._cat_dims.setdefault(id(n), self.namer.fresh(stem))
                     names.append(self._cat_dims[id(n)])
             self._part_len.append(names[0] if names else "1")
@@ -518,13 +518,13 @@ class FoldedBroadcastWriter(LoopWriter):
                 return x
             if id(x) in memo:
                 return memo[id(x)]
-            if x.op == "where" and x.args[0] is mask:
+            if x.info.mask_first and x.args[0] is mask:
                 out = go(x.args[side])
             else:
                 args = tuple(go(a) for a in x.args)
                 out = x if all(a is b for a, b in zip(args, x.args)) else Node(x.op, args, dict(x.attrs), x.shape,
                                                                                 x.dtype, x.value, x.name)
-            if out.is_tensor and out.op not in ("input", "param"):
+            if out.is_tensor and not out.is_data:
                 self.lay.space.setdefault(id(out), "full")
             memo[id(x)] = out
             return out
@@ -532,7 +532,7 @@ class FoldedBroadcastWriter(LoopWriter):
         if not out.is_tensor:
             raise Unsupported("a where() side that is a number beside a broadcast mask (the kernel loads the side "
                               "the mask chooses)")
-        if out.op in ("input", "param"):         # the side as it is: a copy through UB
+        if out.is_data:         # the side as it is: a copy through UB
             out = Node("mul", (out, Node("const", (), {}, None, "float", 1.0)), {}, out.shape, out.dtype)
             self.lay.space[id(out)] = "full"
             self.lay.space[id(out.args[1])] = "scalar"

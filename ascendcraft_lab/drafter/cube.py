@@ -29,18 +29,19 @@ from __future__ import annotations
 
 import math
 
-from .graph import FLOAT_DTYPES, Graph, Node, Unsupported
-from .layout import ELEMENTWISE
-from .templates import DTYPE, SYM, Namer, fmt_float
-
-CUBE_OPS = ("matmul", "transpose", "diag", "triu", "tril")
-MASKS = ("triu", "tril")
+from .graph import CUBE, FLOAT_DTYPES, PERMUTE, Graph, Node, Unsupported
+from .templates import DTYPE, Namer, fmt_float
 
 
 def uses_cube(g: Graph) -> bool:
-    """The graph holds a matrix product (or a node only the cube templates read)."""
-    ops = {n.op for n in g.nodes()}
-    return bool(ops & (set(CUBE_OPS) - {"transpose"}))   # a transpose alone is a permute (views.py)
+    """The graph holds a matrix product (or a node only the cube templates read: diag, triu, tril;
+    a transpose alone is a permute, views.py)."""
+    return any(n.kind == CUBE for n in g.nodes())
+
+
+def _is(n: Node, form: str) -> bool:
+    """n is the cube's `form` (product, diagonal, mask) or a transpose (swap) or permute (order): graph.OPS."""
+    return n.kind in (CUBE, PERMUTE) and n.info.form == form
 
 
 class CubeDraft:
@@ -72,19 +73,19 @@ _PRODUCTS = ("matmul", "mm", "bmm", "einsum", "linear", "module:Linear", "addmm"
 
 def _plan(g: Graph, name: str, live: int) -> CubeDraft:
     nodes = g.nodes()
-    mms = [n for n in nodes if n.op == "matmul"]
+    mms = [n for n in nodes if _is(n, "product")]
     if not mms:
         for n in nodes:
-            if n.op == "transpose":
+            if _is(n, "swap"):
                 raise Unsupported("a transpose or permute that is not an operand of a matrix product (the drafter's "
                                   "vector layouts copy contiguous rows only)")
-            if n.op == "diag":
+            if _is(n, "diagonal"):
                 raise Unsupported("torch.diag(v) that does not multiply a matrix (diag(v) @ B is drafted as a row scaling)")
-            if n.op in MASKS:
+            if _is(n, "mask"):
                 raise Unsupported(f"torch.{n.op} that is not applied to a matrix product's result")
         raise Unsupported("internal: no matrix product in a cube graph")
     for n in nodes:
-        if n.op == "permute":
+        if _is(n, "order"):
             raise Unsupported(f"permute{tuple(n.attrs['order'])} beside a matrix product (the cube reads operands "
                               "transposed in their last two axes only)")
     if len(mms) > 1:
@@ -113,10 +114,10 @@ class _Cube:
         # the epilogue: the mask (outermost) and the elementwise expression around the product
         top = self.out
         self.mask = None
-        if top.op in MASKS:
+        if _is(top, "mask"):
             self.mask = (top.op, top.attrs["diagonal"])
             top = top.args[0]
-        self.vector_out = top.op == "reshape" and top.args[0] is mm and tuple(top.shape) == tuple(mm.shape[:-1])
+        self.vector_out = top.is_view and top.args[0] is mm and tuple(top.shape) == tuple(mm.shape[:-1])
         if self.vector_out:
             top = mm
         self.expr = top
@@ -139,18 +140,18 @@ class _Cube:
 
     # -- analysis ---------------------------------------------------------------------------------
     def _operand(self, x: Node, side: str) -> tuple[Node, bool]:
-        if x.op == "diag" and x.args[0].op in ("input", "param"):
+        if _is(x, "diagonal") and x.args[0].is_data:
             self.scale = "rowscale" if side == "left" else "colscale"
             return x.args[0], False
-        transposed = x.op == "transpose"
+        transposed = _is(x, "swap")
         if transposed:
             x = x.args[0]
-        if x.op == "reshape" and x.args[0].op in ("input", "param") and len(x.args[0].shape) == 1:
+        if x.is_view and x.args[0].is_data and len(x.args[0].shape) == 1:
             x = x.args[0]            # a vector viewed as one column: its memory is that column
-        if x.op in MASKS:
+        if _is(x, "mask"):
             raise Unsupported(f"a {x.op}-masked {side} operand (torch.{x.op}(A) @ B): the drafter masks a product's "
                               "result, not its operands; mask the result, or pass the operand masked")
-        if x.op not in ("input", "param"):
+        if not x.is_data:
             raise Unsupported(f"the {side} operand of the matrix product is computed in forward (`{x.op}`): the cube "
                               "templates read both operands from GM (compute it in a kernel of its own)")
         return x, transposed
@@ -164,24 +165,24 @@ class _Cube:
             seen.add(id(n))
             if n is self.mm:
                 return
-            if n.op in MASKS:
+            if _is(n, "mask"):
                 raise Unsupported(f"torch.{n.op} inside the elementwise work on the product (the drafter applies a "
                                   "triangular mask as the last step only)")
-            if n.op in ("input", "param"):
+            if n.is_data:
                 self._leaf_kind(n)
                 self.leaves.append(n)
                 return
-            if n.op == "scalar":
+            if n.is_number_input:
                 raise Unsupported(f"the number `{n.attrs.get('pyname', n.name)}` in the work on the product (the cube "
                                   "templates take constants there)")
-            if n.op in ("const", "dim"):
+            if n.is_const or n.is_dim:
                 return
-            if n.op == "reshape" and n.args[0].op in ("input", "param"):
+            if n.is_view and n.args[0].is_data:
                 self._leaf_kind(n.args[0], n.shape)
                 self.leaves.append(n.args[0])
                 seen.add(id(n.args[0]))
                 return
-            if n.op not in ELEMENTWISE:
+            if not n.is_elementwise:
                 raise Unsupported(f"`{n.op}` on the result of a matrix product (the cube templates take an elementwise "
                                   "epilogue: a bias, an activation, a scale, a final triu/tril)")
             for a in n.args:
@@ -208,7 +209,7 @@ class _Cube:
                           "product's shape, one value per column (a bias) or one per row)")
 
     def _leaf_name(self, n: Node) -> str:
-        if n.op == "input":
+        if n.is_input:
             i = n.attrs["index"]
             return self.g.input_names[i] if i < len(self.g.input_names) else f"x{i}"
         return n.attrs["name"].replace(".", "_")
@@ -287,7 +288,7 @@ class _Cube:
     def _kparams(self, tensors) -> list[str]:
         out = []
         for t in tensors:
-            if t.op == "param":
+            if t.is_param:
                 out.append(f"{self.names[id(t)]}: Param[{DTYPE[t.dtype]}, {self._view(t)}, \"{t.attrs['name']}\"]")
             else:
                 out.append(f"{self.names[id(t)]}: GM[{DTYPE[t.dtype]}, {self._view(t)}]")
@@ -299,13 +300,13 @@ class _Cube:
         for t in (self.a, self.b, *self.leaves):
             if all(t is not u for u in leaves):
                 leaves.append(t)
-        inputs = sorted((t for t in leaves if t.op == "input"), key=lambda t: t.attrs["index"])
+        inputs = sorted((t for t in leaves if t.is_input), key=lambda t: t.attrs["index"])
         used = {t.attrs["index"] for t in inputs}
         for i, d in enumerate(self.g.inputs):
             if d.get("kind") == "tensor" and i not in used:
                 raise Unsupported(f"input `{self.g.input_names[i] if i < len(self.g.input_names) else i}` that the "
                                   "product does not use")
-        return inputs + [t for t in leaves if t.op == "param"]
+        return inputs + [t for t in leaves if t.is_param]
 
     def _shapes(self, tensors, scale: int) -> dict:
         out = {}
@@ -372,7 +373,7 @@ def {self.op}({", ".join(self._kparams(tensors) + [f"{self.y}: Out[f32, {y_view}
             out = []
             for t in tensors:
                 view = views[id(t)]
-                if t.op == "param":
+                if t.is_param:
                     out.append(f"{self.names[id(t)]}: Param[{DTYPE[t.dtype]}, {view}, \"{t.attrs['name']}\"]")
                 elif kind_out:
                     out.append(f"{self.names[id(t)]}: GM[{DTYPE[t.dtype]}, {view}]")
@@ -588,23 +589,23 @@ def tiling({self._host_params(tensors)}):
     def _expr_text(self, n: Node, names: dict, pu: str) -> str:
         if n is self.mm:
             return pu
-        if n.op in ("input", "param"):
+        if n.is_data:
             return names[id(n)]
-        if n.op == "reshape":
+        if n.is_view:
             return self._expr_text(n.args[0], names, pu)
-        if n.op == "const":
+        if n.is_const:
             v = n.value
             if isinstance(v, bool):
                 raise Unsupported("a boolean constant in the work on the product")
             return fmt_float(v) if (isinstance(v, float) or self.dtype in FLOAT_DTYPES) else str(v)
-        if n.op == "dim":
+        if n.is_dim:
             return fmt_float(n.value)
         args = [self._expr_text(a, names, pu) for a in n.args]
-        if n.op in SYM:
-            return f"({args[0]} {SYM[n.op]} {args[1]})"
-        if n.op == "neg":
-            return f"(-{args[0]})"
-        if n.op == "cast":
+        if n.info.infix:
+            return f"({args[0]} {n.info.infix} {args[1]})"
+        if n.info.prefix:
+            return f"({n.info.prefix}{args[0]})"
+        if n.is_cast:
             raise Unsupported("a dtype cast in the work on the product")
         return f"{n.op}({', '.join(args)})"
 

@@ -44,7 +44,7 @@ class DatadepWriter(Writer):
     # -- parameters -------------------------------------------------------------------------------
     def _collect(self):
         n, g = self.node, self.g
-        by_index = {a.attrs["index"]: a for a in n.args if a.op == "input"}
+        by_index = {a.attrs["index"]: a for a in n.args if a.is_input}
         for i, desc in enumerate(g.inputs):
             if desc.get("kind") != "tensor":
                 continue
@@ -58,9 +58,9 @@ class DatadepWriter(Writer):
         self.mask = self.loaded[id(n.args[1])] if n.attrs.get("select") else None
         # the numbers: kernel scalars for those the reference passes (bound by name, else in order)
         self.numbers: dict[int, str] = {}
-        floats = n.args[2:] if n.op == "histc" else ()        # histc's min and max: f32 whatever a case passes
+        floats = n.args[2:] if self.template == "histc" else ()        # histc's min and max: f32 whatever a case passes
         for a in n.args[1:]:
-            if a.op == "scalar":
+            if a.is_number_input:
                 src, i = a.attrs["source"], a.attrs["index"]
                 desc = (g.inputs if src == "input" else g.init_inputs)[i]
                 name = self.namer.fresh(a.attrs.get("pyname") or f"{src}{i}")

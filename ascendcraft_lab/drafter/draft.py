@@ -20,9 +20,9 @@ from ..dsl.parser import parse
 from ..dsl.verifier import verify
 from ..reference import ReferenceError
 from ..soc import get_soc
-from .cube import plan_cube, uses_cube
+from .choice import choose
+from .cube import plan_cube
 from .graph import Unsupported
-from .layout import plan_layout
 from .rules import build_graph
 from .writers import WRITERS
 from .trace import trace_reference
@@ -65,12 +65,12 @@ def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = No
     s = get_soc(soc)
     try:
         g = build_graph(traced)
-        if uses_cube(g):
-            return _draft_cube(g, name, s, source)
         try:
-            lay = plan_layout(g)
+            _, lay = choose(g)
         except Unsupported as e:
             raise Unsupported(_with_line(g, str(e))) from None
+        if lay.template == "cube":
+            return _draft_cube(g, name, s, source)
         writer_cls = WRITERS[lay.template]
         attempts: dict[int, tuple[str, object, DslError | None]] = {}
 
@@ -188,9 +188,9 @@ def _scaled(w, shapes: dict) -> dict:
         dims = node.attrs.get("dims") if node is not None else None
         if tuple(shp) == base:
             out[name] = tuple(d * f for d, f in zip(shp, factor))
-        elif dims and all(d.op == "dim" for d in dims) and not keep:
+        elif dims and all(d.is_dim for d in dims) and not keep:
             out[name] = tuple(d.value * 64 for d in dims)
-        elif node is not None and node.op == "input" and "actual" in node.attrs and not keep:
+        elif node is not None and node.is_input and "actual" in node.attrs and not keep:
             out[name] = tuple(d * 64 for d in shp)
         elif w.lay.axes and lead and tuple(shp) == lead:
             out[name] = tuple(d * 64 for d in shp)

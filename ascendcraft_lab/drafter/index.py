@@ -61,7 +61,7 @@ class IndexWriter(Writer):
     def _collect(self):
         n, g = self.node, self.g
         leaves = list(n.args)
-        by_input = {a.attrs["index"]: a for a in leaves if a.op == "input"}
+        by_input = {a.attrs["index"]: a for a in leaves if a.is_input}
         for i, desc in enumerate(g.inputs):
             if desc.get("kind") != "tensor":
                 continue
@@ -72,7 +72,7 @@ class IndexWriter(Writer):
             self.tensors.append(t)
             self.loaded[id(by_input[i])] = t
         for a in leaves:
-            if a.op == "param":
+            if a.is_param:
                 t = Tensor(self.namer.fresh(a.attrs["name"].replace(".", "_")), a, "Param", a.dtype, "",
                            a.attrs["name"], tuple(a.shape))
                 self.tensors.append(t)
@@ -84,17 +84,14 @@ class IndexWriter(Writer):
 
     @property
     def what(self) -> str:
-        n = self.node
-        return "arg" + n.attrs["kind"] if n.op == "argreduce" else \
-            {"gather": "gather", "take_rows": "index_select", "index_add": "index_add", "scatter_add": "scatter_add",
-             "index_copy": "index_copy", "scatter": "scatter"}[n.op]
+        return self.node.info.what.format(**self.node.attrs)
 
     @property
     def form(self) -> str:
-        if self.node.op == "argreduce":
+        form = self.node.info.form
+        if form == "arg":
             return "rows" if self.node.attrs["axis"] == len(self.src.shape) - 1 else "cols"
-        return {"gather": "take", "take_rows": "copy", "index_add": "add", "scatter_add": "scatter",
-                "index_copy": "put", "scatter": "set"}[self.node.op]
+        return form
 
     @property
     def src(self) -> Tensor:
@@ -120,25 +117,26 @@ class IndexWriter(Writer):
         n, x = self.node, self.src
         rank, axis = len(x.shape), n.attrs["axis"]
         base = {1: ("N",), 2: ("B", "N"), 3: ("B", "M", "N")}.get(rank) or tuple(f"D{i}" for i in range(rank))
-        if n.op in ("take_rows", "index_add", "index_copy"):
+        info = n.info
+        if info.slices:
             base = tuple("L" if i < axis else "V" if i == axis else "D" for i in range(rank))
         self.xdims = [self._dim(x, i, base[i]) for i in range(rank)]
-        if n.op in ("gather", "scatter_add", "scatter"):
+        if info.elements:
             self.kdim = self.namer.fresh("K")          # the index's own axis: picks per row, or index rows
-        if n.op in ("scatter_add", "scatter"):
+        if info.elements and info.writes:
             # the index and src: (B, K) against x (B, N) along dim 1, (K, N) against x (V, N) along 0
             self.own_dims_scatter = [self.xdims[0], self.kdim] if axis == 1 else [self.kdim, self.xdims[1]]
-        if n.op in ("take_rows", "index_add", "index_copy"):
+        if info.slices:
             self.idims = [self.namer.fresh("K" if len(self.idx.shape) == 1 else f"I{i}")
                           for i in range(len(self.idx.shape))]
         self.own_dims = {x.name: self.xdims}
-        if n.op == "gather":
+        if info.elements and not info.writes:
             self.own_dims[self.idx.name] = [self.kdim] if n.attrs["shared"] else self.xdims[:-1] + [self.kdim]
-        elif n.op in ("take_rows", "index_add", "index_copy"):
+        elif info.slices:
             self.own_dims[self.idx.name] = self.idims
-        if n.op in ("index_add", "index_copy"):
+        if info.slices and info.writes:
             self.own_dims[self.added.name] = self.idims + self.xdims[1:]
-        if n.op in ("scatter_add", "scatter"):
+        if info.elements and info.writes:
             self.own_dims[self.idx.name] = self.own_dims[self.added.name] = self.own_dims_scatter
 
     def dim_names(self, rank):

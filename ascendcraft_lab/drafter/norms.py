@@ -139,7 +139,7 @@ def channel_leaf(b: Builder, x: Node, t: Node | None, what: str) -> Node | None:
     channel dim, as a module's parameter is (`leaf`)."""
     if t is None:
         return None
-    if not isinstance(t, Node) or not t.is_tensor or t.op not in ("input", "param") or len(t.shape) != 1 \
+    if not isinstance(t, Node) or not t.is_tensor or not t.is_data or len(t.shape) != 1 \
             or t.shape[0] != x.shape[1]:
         raise Unsupported(f"a {what} that is not a tensor of the input's {x.shape[1]} channels")
     return Node(t.op, (), {**t.attrs, "dims": (b.dim_of(x, 1),)}, t.shape, t.dtype, t.value, t.name)

@@ -126,7 +126,7 @@ class RemapWriter(Writer):
     # -- the maps, axis by axis ---------------------------------------------------------------------
     @property
     def value_needed(self) -> bool:
-        return any(m.op == "pad" and m.attrs["mode"] == "constant" for m in self.maps)
+        return any(m.attrs.get("mode") == "constant" for m in self.maps)      # a constant pad
 
     @property
     def last_mapped(self) -> bool:
@@ -140,7 +140,7 @@ class RemapWriter(Writer):
         """steps[a]: the maps along axis a from the output back to the input, each with its input length;
         odims[a]: the output's length along axis a, as DSL text."""
         rank = self.rank
-        values = {m.attrs["value"] for m in self.maps if m.op == "pad" and m.attrs["mode"] == "constant"}
+        values = {m.attrs["value"] for m in self.maps if m.attrs.get("mode") == "constant"}
         if len(values) > 1:
             raise Unsupported("two constant pads of different values (the remap template selects one constant)")
         self.value = values.pop() if values else 0.0
@@ -150,18 +150,8 @@ class RemapWriter(Writer):
             for a in range(rank):
                 if not touches(m, a):
                     continue
-                n = self.odims[a]
-                if m.op == "pad":
-                    b, e = m.attrs["pads"][a]
-                    self.steps[a].insert(0, Step(m.attrs["mode"], b, e, n))
-                    self.odims[a] = _plus(n, b + e)
-                elif m.op == "roll":
-                    self.steps[a].insert(0, Step("roll", m.attrs["shifts"][a], 0, n))
-                elif m.op == "tile":
-                    self.steps[a].insert(0, Step("tile", m.attrs["reps"][a], 0, n))
-                    self.odims[a] = str(m.attrs["reps"][a]) if n == "1" else f"{par(n)} * {m.attrs['reps'][a]}"
-                else:
-                    self.steps[a].insert(0, Step("flip", 0, 0, n))
+                step, self.odims[a] = _STEPS[m.op](m.attrs, a, self.odims[a])
+                self.steps[a].insert(0, step)
 
     # -- views -----------------------------------------------------------------------------------------
     def _groups(self) -> list[list[int]]:
@@ -406,16 +396,39 @@ def _shift(s: int, n: str) -> str:
     return f"{s} % {par(n)}" if s >= 0 else f"{par(n)} - {-s} % {par(n)}"
 
 
+def _pad_step(attrs: dict, a: int, n: str) -> tuple[Step, str]:
+    b, e = attrs["pads"][a]
+    return Step(attrs["mode"], b, e, n), _plus(n, b + e)
+
+
+def _tile_step(attrs: dict, a: int, n: str) -> tuple[Step, str]:
+    reps = attrs["reps"][a]
+    return Step("tile", reps, 0, n), str(reps) if n == "1" else f"{par(n)} * {reps}"
+
+
+# per remap op: (its step along axis a, the output's length there) from its input's length n (DSL text)
+_STEPS = {"pad": _pad_step, "tile": _tile_step,
+          "roll": lambda attrs, a, n: (Step("roll", attrs["shifts"][a], 0, n), n),
+          "flip": lambda attrs, a, n: (Step("flip", 0, 0, n), n)}
+
+
+def _describe_pad(attrs: dict) -> str:
+    pads = ", ".join(f"dim {a}: {b}, {e}" for a, (b, e) in sorted(attrs["pads"].items()))
+    value = f" value {fmt_float(attrs['value'])}" if attrs["mode"] == "constant" else ""
+    return f"F.pad {attrs['mode']}{value} ({pads})"
+
+
+# per remap op: the words of the draft's docstring
+_DESCRIBE = {"pad": _describe_pad,
+             "roll": lambda attrs: "torch.roll (" + ", ".join(f"dim {a} by {s}" for a, s in sorted(attrs["shifts"].items()))
+             + ")",
+             "tile": lambda attrs: "a repeat (" + ", ".join(f"dim {a} {r} times" for a, r in sorted(attrs["reps"].items()))
+             + ")",
+             "flip": lambda attrs: f"torch.flip{tuple(attrs['axes'])}"}
+
+
 def _describe(m: Node) -> str:
-    if m.op == "pad":
-        pads = ", ".join(f"dim {a}: {b}, {e}" for a, (b, e) in sorted(m.attrs["pads"].items()))
-        value = f" value {fmt_float(m.attrs['value'])}" if m.attrs["mode"] == "constant" else ""
-        return f"F.pad {m.attrs['mode']}{value} ({pads})"
-    if m.op == "roll":
-        return "torch.roll (" + ", ".join(f"dim {a} by {s}" for a, s in sorted(m.attrs["shifts"].items())) + ")"
-    if m.op == "tile":
-        return "a repeat (" + ", ".join(f"dim {a} {r} times" for a, r in sorted(m.attrs["reps"].items())) + ")"
-    return f"torch.flip{tuple(m.attrs['axes'])}"
+    return _DESCRIBE[m.op](m.attrs)
 
 
 class InterleaveWriter(Writer):
@@ -432,7 +445,7 @@ class InterleaveWriter(Writer):
 
     def __init__(self, g, lay, op_name, live):
         self.node: Node = lay.outputs[0]
-        self.parts = [p.args[0] if p.op == "reshape" else p for p in self.node.args]
+        self.parts = [p.args[0] if p.is_view else p for p in self.node.args]
         super().__init__(g, lay, op_name, live)
 
     def dim_names(self, rank):
@@ -441,7 +454,7 @@ class InterleaveWriter(Writer):
 
     def _collect(self):
         g = self.g
-        leaves = {n.attrs["index"]: n for n in self.lay.nodes if n.op == "input" and n.is_tensor}
+        leaves = {n.attrs["index"]: n for n in self.lay.nodes if n.is_input and n.is_tensor}
         for i, desc in enumerate(g.inputs):
             if desc.get("kind") != "tensor":
                 continue
@@ -515,7 +528,7 @@ class InterleaveWriter(Writer):
             body.append(f"        {name} = load({t.name}[{at}])      # the part's row, whole")
             stage.env[id(t.node)] = name
         for n in self.lay.nodes:                 # an input viewed with the new axis of 1 is its row too
-            if n.op == "reshape" and n.args[0].op == "input" and id(n.args[0]) in stage.env:
+            if n.is_view and n.args[0].is_input and id(n.args[0]) in stage.env:
                 stage.env[id(n)] = stage.env[id(n.args[0])]
         comp = []
         rowsrc = []

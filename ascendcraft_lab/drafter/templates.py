@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..dsl.ops import HOST_BUILTINS, OPS
-from .graph import FLOAT_DTYPES, Graph, Node, Unsupported
+from .graph import FLOAT_DTYPES, Graph, Node, Unsupported, clamp_of, inverse_of
 from .layout import Layout
 
 DTYPE = {"float32": "f32", "float16": "f16", "bool": "bool", "bfloat16": "bf16", "int64": "i64", "int32": "i32",
@@ -140,7 +140,7 @@ class Writer:
     # -- parameters -------------------------------------------------------------------------------
     def _collect(self):
         lay, g = self.lay, self.g
-        leaves = [n for n in lay.nodes if n.op in ("input", "param")]
+        leaves = [n for n in lay.nodes if n.is_data]
         by_index = {}
         for n in leaves:
             key = (n.op, n.attrs.get("index"), n.attrs.get("name"))
@@ -165,7 +165,7 @@ class Writer:
             if node is not None:
                 self.loaded[id(node)] = t
         for n in leaves:
-            if n.op == "param":
+            if n.is_param:
                 t = Tensor(self.namer.fresh(n.attrs["name"].replace(".", "_")), n, "Param", n.dtype, self.leaf_view(n),
                            n.attrs["name"], tuple(n.attrs.get("actual", n.shape)))
                 self.tensors.append(t)
@@ -191,7 +191,7 @@ class Writer:
         for i, d in enumerate(g.init_inputs):
             if _is_number(d):
                 order.append(("init", i, d))
-        used = {(n.attrs["source"], n.attrs["index"]): n for n in self.lay.nodes if n.op == "scalar"}
+        used = {(n.attrs["source"], n.attrs["index"]): n for n in self.lay.nodes if n.is_number_input}
         last = max((k for k, key in enumerate(order) if key[:2] in used), default=-1)
         for k in range(last + 1):
             src, i, d = order[k]
@@ -242,11 +242,11 @@ class Writer:
     # -- scalars: host fields ---------------------------------------------------------------------
     def scalar_text(self, n: Node, in_kernel: bool = True) -> str:
         """A scalar-space node as DSL text: a literal, a scalar parameter or a host field."""
-        if n.op == "const":
+        if n.is_const:
             return fmt_float(n.value) if in_kernel else _host_literal(n.value)
-        if n.op == "scalar":
+        if n.is_number_input:
             return self.scalar_param(n)
-        if n.op == "dim":
+        if n.is_dim:
             return self.host_expr(n)           # dims are scalars in the kernel too
         if id(n) in self._host_memo:
             return f"t.{self._host_memo[id(n)]}" if in_kernel else self._host_memo[id(n)]
@@ -259,11 +259,11 @@ class Writer:
         return f"t.{name}"
 
     def host_expr(self, n: Node) -> str:
-        if n.op == "const":
+        if n.is_const:
             return _host_literal(n.value)
-        if n.op == "scalar":
+        if n.is_number_input:
             return self.scalar_param(n)
-        if n.op == "dim":
+        if n.is_dim:
             of, axis = n.attrs["of"], n.attrs["axis"]
             if self.lay.is_full(of) or (of.is_tensor and tuple(of.shape) == tuple(self.lay.base)):
                 return self.dims[axis]
@@ -274,22 +274,8 @@ class Writer:
                 return self.dims[kept[axis]]         # a per-row value: the size of a kept axis
             raise Unsupported("a size of a tensor that is not the base shape")
         a = [self.host_expr(x) for x in n.args]
-        if n.op in ("add", "sub", "mul", "div", "floordiv"):
-            return f"({a[0]} {SYM[n.op]} {a[1]})"
-        if n.op == "neg":
-            return f"(-{a[0]})"
-        if n.op == "pow":
-            return f"pow({a[0]}, {a[1]})"
-        if n.op in ("max", "min"):
-            return f"{n.op}({a[0]}, {a[1]})"
-        if n.op == "sqrt":
-            return f"pow({a[0]}, 0.5)"
-        if n.op == "rsqrt":
-            return f"pow({a[0]}, -0.5)"
-        if n.op == "reciprocal":
-            return f"(1.0 / {a[0]})"
-        if n.op == "exp":
-            return f"pow({math.e!r}, {a[0]})"
+        if n.info.host:
+            return n.info.host.format(*a)
         raise Unsupported(f"`{n.op}` of a scalar argument (the host function computes + - * / pow min max)")
 
     def host_params(self) -> list[str]:
@@ -352,16 +338,12 @@ def _host_literal(v) -> str:
 
 
 def _has_div(n: Node) -> bool:
-    return n.op in ("div", "pow", "sqrt", "rsqrt", "reciprocal", "exp") or any(
-        isinstance(a, Node) and _has_div(a) for a in n.args)
+    """A host value with a division or a power in it is a float field."""
+    return n.info.floating or any(isinstance(a, Node) and _has_div(a) for a in n.args)
 
 
 def _field_hint(n: Node) -> str:
-    if n.op == "div" and n.args[0].is_const and n.args[0].value == 1:
-        return "inv"
-    if n.op == "reciprocal":
-        return "inv"
-    return "k"
+    return "inv" if inverse_of(n) is not None else "k"
 
 
 # -- compute stages ----------------------------------------------------------------------------------
@@ -394,7 +376,7 @@ class Stage:
             visit(r)
 
     def _computed_here(self, n) -> bool:
-        return isinstance(n, Node) and id(n) not in self.env and not (self.w.lay.is_scalar(n) and n.op != "reduce")
+        return isinstance(n, Node) and id(n) not in self.env and not (self.w.lay.is_scalar(n) and not n.is_reduce)
 
     def value(self, n: Node) -> str:
         if id(n) not in self.uses:
@@ -405,7 +387,7 @@ class Stage:
         """`name = <n>`; later uses of n read `name`."""
         if id(n) not in self.uses:
             self.plan([n])
-        if n.op == "scan":
+        if n.is_scan:
             self.scan_names[id(n)] = name
             return self._scan(n)
         text = self._text(n, naming=False)[0] if id(n) not in self.env else self.env[id(n)]
@@ -414,11 +396,10 @@ class Stage:
         return name
 
     def _named(self, n: Node) -> bool:
-        return (n.op == "scan" or self.uses.get(id(n), 0) > 1) and n.is_tensor and \
-            n.op not in ("input", "param", "const", "scalar", "dim", "reshape")
+        return (n.is_scan or self.uses.get(id(n), 0) > 1) and n.is_tensor and not (n.is_leaf or n.is_view)
 
     def _name(self, n: Node) -> str:
-        if n.op == "scan":
+        if n.is_scan:
             return self._scan(n)
         text = self._text(n, naming=False)[0]
         name = self.w.namer.fresh("v")
@@ -450,57 +431,48 @@ class Stage:
         if id(n) in self.env:
             return self.env[id(n)], 9
         w = self.w
-        if w.lay.is_scalar(n) and n.op != "reduce":
+        if w.lay.is_scalar(n) and not n.is_reduce:
             text = w.scalar_text(n)
             return text, (9 if not text.startswith("-") else 6)
-        if n.op in ("input", "param"):
+        if n.is_data:
             raise Unsupported(f"internal: `{n.name}` is not loaded in this stage")
         if naming and self._named(n):
             return self._name(n), 9
-        if n.op == "reshape":
+        if n.is_view:
             return self._text(n.args[0])
-        if n.op == "cast":
+        if n.is_cast:
             inner, p = self._text(n.args[0])
             if n.dtype in FLOAT_DTYPES and n.args[0].dtype in FLOAT_DTYPES:
                 return inner, p                       # computed in f32 anyway
             if n.dtype == "bool":
                 return f"{inner} != 0.0", 2
             return f"cast({inner}, f32)", 9
-        op, args = n.op, n.args
-        if op == "min" and _is_clamp(n, w) and not w.lay.is_scalar(args[0].args[0]):
-            x, lo, hi = args[0].args[0], args[0].args[1], args[1]
+        info, args = n.info, n.args
+        clamp = clamp_of(n)
+        if clamp is not None and all(w.lay.is_scalar(b) for b in clamp[1:]) and not w.lay.is_scalar(clamp[0]):
+            x, lo, hi = clamp
             return f"clamp({self._operand(x, 0)}, {w.scalar_text(lo)}, {w.scalar_text(hi)})", 9
-        if op in SYM:
-            p = PREC[op]
-            if op in ("lt", "le", "gt", "ge", "eq", "ne"):
-                return f"{self._operand(args[0], 3)} {SYM[op]} {self._operand(args[1], 3)}", p
-            right = p + 1 if op in ("sub", "div", "floordiv") else p
-            return f"{self._operand(args[0], p)} {SYM[op]} {self._operand(args[1], right)}", p
-        if op == "neg":
-            return f"-{self._operand(args[0], 7)}", 6
-        if op in ("max", "min", "pow"):
-            return f"{op}({self._operand(args[0], 0)}, {self._operand(args[1], 0)})", 9
-        if op == "where":
-            return f"where({self._text(args[0])[0]}, {self._operand(args[1], 0)}, {self._operand(args[2], 0)})", 9
-        if op in ("abs", "relu", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh", "rint", "floor", "ceil",
-                  "trunc"):
-            return f"{op}({self._operand(args[0], 0)})", 9
-        raise Unsupported(f"internal: no DSL text for `{op}`")
+        if info.compare:         # operands of arithmetic bind tighter, compares do not chain
+            return f"{self._operand(args[0], 3)} {info.infix} {self._operand(args[1], 3)}", info.prec
+        if info.infix:
+            right = info.prec + 1 if info.tight_right else info.prec
+            return f"{self._operand(args[0], info.prec)} {info.infix} {self._operand(args[1], right)}", info.prec
+        if info.prefix:
+            return f"{info.prefix}{self._operand(args[0], info.prec + 1)}", info.prec
+        if info.call:
+            # a mask (where's first operand) is passed as it is; other bool operands become numbers
+            texts = [self._text(a)[0] if i == 0 and info.mask_first else self._operand(a, 0) for i, a in enumerate(args)]
+            return f"{n.op}({', '.join(texts)})", 9
+        raise Unsupported(f"internal: no DSL text for `{n.op}`")
 
     def _operand(self, a: Node, prec: int) -> str:
         text, p = self._text(a)
         if isinstance(a, Node) and a.is_tensor and a.dtype == "bool":
             # a bool tile in arithmetic: a loaded mask converts with cast, a comparison selects 1 or 0
-            if a.op in ("lt", "le", "gt", "ge", "eq", "ne"):
+            if a.is_compare:
                 return f"where({text}, 1.0, 0.0)"
             return f"cast({text}, f32)"
         return f"({text})" if p < prec else text
-
-
-def _is_clamp(n: Node, w: Writer) -> bool:
-    a = n.args[0]
-    return (isinstance(a, Node) and a.op == "max" and isinstance(n.args[1], Node) and w.lay.is_scalar(n.args[1])
-            and isinstance(a.args[1], Node) and w.lay.is_scalar(a.args[1]))
 
 
 # -- sweeps: the copyin / compute / copyout of one tile loop -----------------------------------------
@@ -560,7 +532,7 @@ class LoopWriter(Writer):
             if not isinstance(n, Node) or id(n) in seen or id(n) in env:
                 return
             seen.add(id(n))
-            if n.op in ("input", "param"):
+            if n.is_data:
                 found.append(self.loaded[id(n)])
             for a in n.args:
                 visit(a)
@@ -607,13 +579,13 @@ class LoopWriter(Writer):
             elif r.kind == "out":
                 if r.tensor.dtype == "float16":
                     st.lines.append(f"{r.name} = cast({st.value(r.node)}, f16)")
-                elif r.tensor.dtype == "int8" and r.node.op == "cast":
+                elif r.tensor.dtype == "int8" and r.node.is_cast:
                     # the Cast page pairs int8 with half only: f32 -> f16 (exact for |v| <= 2048), then
                     # f16 -> int8 truncating, as torch's .to(torch.int8) does (out of range: saturating)
                     st.lines.append(f"{r.name} = cast(cast({st.value(r.node.args[0])}, f16), i8, round='trunc')")
                 elif id(r.node) in env:
                     st.lines.append(f"{r.name} = {env[id(r.node)]}")
-                elif r.node.op == "scan" and scan_mode == "carry":
+                elif r.node.is_scan and scan_mode == "carry":
                     st.scan_names[id(r.node)] = r.name          # the scan writes the output tile itself
                     st.value(r.node)
                 else:
@@ -670,7 +642,7 @@ class LoopWriter(Writer):
             if not isinstance(n, Node) or id(n) in seen:
                 return
             seen.add(id(n))
-            if n.op == "reduce":
+            if n.is_reduce:
                 acc.append(n)
                 return
             for a in n.args:
@@ -699,7 +671,7 @@ class LoopWriter(Writer):
             if key in seen:
                 return
             seen.add(key)
-            if self.lay.space.get(id(n)) == space and n.op not in ("reduce", "input", "param") and parent_full:
+            if self.lay.space.get(id(n)) == space and not (n.is_reduce or n.is_data) and parent_full:
                 if n not in found:
                     found.append(n)
                 return
@@ -803,7 +775,7 @@ class RowsWriter(LoopWriter):
         idx = span if self.global_row else f"r, {span}"
         if not self.global_row:
             # inputs with one value per row (a per-row scale): one scalar each, read before the sweeps
-            per_row = [t for t in self.tensors if t.node is not None and t.node.op == "input" and lay.is_reduced(t.node)]
+            per_row = [t for t in self.tensors if t.node is not None and t.node.is_input and lay.is_reduced(t.node)]
             if per_row:
                 body.append("with copyin:")
                 for t in per_row:
@@ -1038,7 +1010,7 @@ class ColsWriter(LoopWriter):
 
         def stepped(roots):
             if all(r.kind == "out" for r in roots) and not any(
-                    n.op == "scan" for r in roots for n in _subgraph_nodes(r.node, env)):
+                    n.is_scan for r in roots for n in _subgraph_nodes(r.node, env)):
                 # nothing runs from step to step: one plain loop over the reduced axis
                 b = self.sweep(roots, f"{pre}m, c", f"{pre}m, c", env, scan_mode="tile")
                 return [f"for m in range({Rp}):"] + ["    " + l for l in self.stages(*b[:3])]
@@ -1085,7 +1057,7 @@ class ColsWriter(LoopWriter):
     def _column_params(self, env: dict) -> list[str]:
         """Parameters with one value per column: a tile of each, loaded once per column tile (the
         sweeps below find them in `env`)."""
-        params = [n for n in self.lay.nodes if n.op == "param" and self.lay.is_reduced(n)]
+        params = [n for n in self.lay.nodes if n.is_param and self.lay.is_reduced(n)]
         if not params:
             return []
         copyin, compute = [], []

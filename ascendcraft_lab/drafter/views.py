@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from .graph import Node, Unsupported
+from .graph import PERMUTE, Node, Unsupported
 from .layout import subgraph
 from .templates import DTYPE, Stage, Writer
 
@@ -43,10 +43,10 @@ class PermuteWriter(Writer):
     template = "permute"
 
     def __init__(self, g, lay, op_name, live):
-        self.node: Node = next(n for n in lay.nodes if n.op in ("permute", "transpose"))
+        self.node: Node = next(n for n in lay.nodes if n.kind == PERMUTE)
         super().__init__(g, lay, op_name, live)
         r = len(lay.base)
-        self.order = list(self.node.attrs["order"]) if self.node.op == "permute" else \
+        self.order = list(self.node.attrs["order"]) if self.node.info.form == "order" else \
             list(range(r - 2)) + [r - 1, r - 2]
         out = self.out_tensors[0]
         out.view = self.shape_text([self.dims[a] for a in self.order])
@@ -145,11 +145,11 @@ class PermuteWriter(Writer):
         moves), elementwise work on the result, the last line assigning `yu`."""
         out = self.lay.outputs[0]
         pre = self.node.args[0]
-        x = next(m for m in subgraph(pre) if m.op == "input")
+        x = next(m for m in subgraph(pre) if m.is_input)
         stage = Stage(self, {id(x): xu})
         lines: list[str] = []
         v = xu
-        if pre.op != "input":
+        if not pre.is_input:
             v = stage.assign(self.namer.fresh("v"), pre)
             lines += stage.lines
             stage.lines = []

@@ -160,6 +160,45 @@ def _dims(p: TensorParam) -> str:
 def _packs(program: Program) -> Program:
     """Flattened dims -> one dim pack each (see the module docstring); the program itself when
     the draft's views cannot be generalized safely."""
+    runs = _pack_runs(program)
+    if not runs:
+        return program
+    taken = {n.id for n in walk(program) if isinstance(n, Name)}
+    names = {}
+    for ids in runs:
+        base = "S" if len(runs) == 1 else f"S{len(names)}"
+        name, i = base, 1
+        while name in taken:
+            name, i = f"{base}{i}", i + 1
+        taken.add(name)
+        names[ids] = name
+
+    def sub(e):
+        return _substitute(e, names)
+
+    def param(p):
+        return _packed_param(p, names)
+
+    host = replace(program.host, params=tuple(param(p) for p in program.host.params),
+                   body=tuple(replace(s, value=sub(s.value)) for s in program.host.body),
+                   launch=replace(program.host.launch, cores=sub(program.host.launch.cores),
+                                  fields=tuple(replace(f, value=sub(f.value)) for f in program.host.launch.fields)))
+    kernel = replace(program.kernel, params=tuple(param(p) for p in program.kernel.params),
+                     body=_sub_body(program.kernel.body, names))
+    out = replace(program, host=host, kernel=kernel)
+    gone = {i for ids in runs for i in ids} - set(names.values())
+    left = {n.id for n in walk(out) if type(n) is Name and n.id in gone}
+    if left:
+        return program              # a packed dim is also used on its own: keep the concrete views
+    try:
+        return parse(print_program(out), program.path)
+    except DslError:
+        return program
+
+
+def _pack_runs(program: Program) -> list[tuple[str, ...]] | None:
+    """The runs of dims that become packs, each a tuple of dim names; None when a view cannot be
+    generalized (a dim that is not a name, runs that overlap)."""
     runs: list[tuple[str, ...]] = []
     scalars = {p.name for p in program.scalars}
     # the row length of a rows view ((B, M), N): a tensor of one row, (N,) (a bias, a weight), is
@@ -181,9 +220,9 @@ def _packs(program: Program) -> Program:
         elif len(p.groups) == 2 and len(p.groups[1]) == 1:
             run = p.groups[0]                         # ((B, M), N) or (B, N): the rows
         else:
-            return program
+            return None
         if not all(type(d) is Name for d in run):
-            return program
+            return None
         ids = tuple(d.id for d in run)
         if ids not in runs:
             runs.append(ids)
@@ -192,56 +231,32 @@ def _packs(program: Program) -> Program:
     runs = list(dict.fromkeys(next((r for r in runs if len(r) < len(run) and run[:len(r)] == r), run)
                               for run in runs))
     if not runs or any(set(a) & set(b) for i, a in enumerate(runs) for b in runs[i + 1:]):
-        return program
-    taken = {n.id for n in walk(program) if isinstance(n, Name)}
-    names = {}
-    for ids in runs:
-        base = "S" if len(runs) == 1 else f"S{len(names)}"
-        name, i = base, 1
-        while name in taken:
-            name, i = f"{base}{i}", i + 1
-        taken.add(name)
-        names[ids] = name
+        return None
+    return runs
 
-    def sub(e):
-        return _substitute(e, names)
 
-    def param(p):
-        if not isinstance(p, TensorParam) or not p.groups:     # a 0-d tensor (kthvalue of a vector) packs nothing
-            return p
-        groups = list(p.groups)
-        flat = tuple(d.id if type(d) is Name else None for d in p.dims)
-        for ids, name in names.items():
-            lead = tuple(d.id if type(d) is Name else None for d in groups[0])
-            if len(groups) <= 2 and lead == ids:
-                groups[0] = (Pack(name),)
+def _packed_param(p, names: dict):
+    """A tensor parameter with its run of dims replaced by the pack's name (`names`: run -> name)."""
+    if not isinstance(p, TensorParam) or not p.groups:     # a 0-d tensor (kthvalue of a vector) packs nothing
+        return p
+    groups = list(p.groups)
+    flat = tuple(d.id if type(d) is Name else None for d in p.dims)
+    for ids, name in names.items():
+        lead = tuple(d.id if type(d) is Name else None for d in groups[0])
+        if len(groups) <= 2 and lead == ids:
+            groups[0] = (Pack(name),)
+            break
+        if len(groups) == 1 and lead[:len(ids)] == ids:
+            groups[0] = (Pack(name), *groups[0][len(ids):])
+            break
+        # a host parameter lists every dim as its own group: find the run among them
+        for start in range(len(flat) - len(ids) + 1):
+            if flat[start:start + len(ids)] == ids and all(len(g) == 1 for g in groups):
+                groups = groups[:start] + [(Pack(name),)] + groups[start + len(ids):]
+                flat = flat[:start] + (None,) + flat[start + len(ids):]
                 break
-            if len(groups) == 1 and lead[:len(ids)] == ids:
-                groups[0] = (Pack(name), *groups[0][len(ids):])
-                break
-            # a host parameter lists every dim as its own group: find the run among them
-            for start in range(len(flat) - len(ids) + 1):
-                if flat[start:start + len(ids)] == ids and all(len(g) == 1 for g in groups):
-                    groups = groups[:start] + [(Pack(name),)] + groups[start + len(ids):]
-                    flat = flat[:start] + (None,) + flat[start + len(ids):]
-                    break
-        return replace(p, groups=tuple(tuple(sub(d) if not isinstance(d, Pack) else d for d in g) for g in groups))
-
-    host = replace(program.host, params=tuple(param(p) for p in program.host.params),
-                   body=tuple(replace(s, value=sub(s.value)) for s in program.host.body),
-                   launch=replace(program.host.launch, cores=sub(program.host.launch.cores),
-                                  fields=tuple(replace(f, value=sub(f.value)) for f in program.host.launch.fields)))
-    kernel = replace(program.kernel, params=tuple(param(p) for p in program.kernel.params),
-                     body=_sub_body(program.kernel.body, names))
-    out = replace(program, host=host, kernel=kernel)
-    gone = {i for ids in runs for i in ids} - set(names.values())
-    left = {n.id for n in walk(out) if type(n) is Name and n.id in gone}
-    if left:
-        return program              # a packed dim is also used on its own: keep the concrete views
-    try:
-        return parse(print_program(out), program.path)
-    except DslError:
-        return program
+    return replace(p, groups=tuple(tuple(_substitute(d, names) if not isinstance(d, Pack) else d for d in g)
+                                   for g in groups))
 
 
 def _leaves(e: Expr):

@@ -418,30 +418,36 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
 
     def _render_cube(self) -> CubeDraft:
         tensors = self._tensors()
-        a, b = self.names[id(self.a)], self.names[id(self.b)]
         epilogue = self.expr is not self.mm or self.mask is not None
         flat = self.flat
         grid_rows = " * ".join(self.L + [self.M]) if flat else self.M
         batched = bool(self.lead) and not flat
         G = " * ".join(self.L)
-        a_batched = len(self.a.shape) > 2
-        b_batched = len(self.b.shape) > 2
-        gi = "gi.start, " if batched else ""
-        a_ix = (gi if a_batched else "") + ("ki, mi" if self.at else "mi, ki")
-        b_ix = (gi if b_batched else "") + ("ni, ki" if self.bt else "ki, ni")
-        loop_vars = "gi, mi, ni" if batched else "mi, ni"
-        extents = f"({G}, {grid_rows}, {self.N})" if batched else f"({grid_rows}, {self.N})"
-        steps = "(1, t.base_m, t.base_n)" if batched else "(t.base_m, t.base_n)"
         blocks = f"{G} * cdiv({grid_rows}, base_m) * cdiv({self.N}, base_n)" if batched else \
             f"cdiv({grid_rows}, base_m) * cdiv({self.N}, base_n)"
-        a_split = "load(a1, L0A, transpose=True)" if self.at else "load(a1, L0A)"
-        b_split = "load(b1, L0B, transpose=True)" if self.bt else "load(b1, L0B)"
+        head = '"""' + "\n".join(self._cube_doc(flat, batched, epilogue)) + '\n"""\n'
+        host = self._cube_host(tensors, grid_rows, blocks, epilogue)
+        kparams = self._kparams(tensors)
+        out_view = self._out_view()
+        if not epilogue and batched:
+            out_view = f"({self._lead_group()}, {self.M}, {self.N})"
+        kparams.append(f"{self.y}: Out[{self.dt}, {out_view}]")
         if epilogue:
-            store_to = self.p
             p_view = f"({G}, {self.M}, {self.N})" if batched else f"({grid_rows}, {self.N})"
-        else:
-            store_to = self.y
-        c_ix = (gi + "mi, ni")
+            kparams.append(f"{self.p}: Workspace[{self.dt}, {p_view}]")
+        kparams.append("t: Tiling")
+        body = self._cube_loop(grid_rows, batched, self.p if epilogue else self.y)
+        if epilogue:
+            body += "    sync_all()\n" + self._epilogue(batched)
+        text = head + "\n\n" + host + "\n\n@kernel\ndef " + self.op + "(\n" + \
+            "".join(f"    {p},\n" for p in kparams) + "):\n" + body
+        scaled = self._shapes(tensors, 4)
+        return CubeDraft(text, "epilogue" if epilogue else "matmul", self.op, self._shapes(tensors, 1), scaled,
+                         self.notes, self.live)
+
+    def _cube_doc(self, flat: bool, batched: bool, epilogue: bool) -> list[str]:
+        """The cube draft's docstring lines: the data path, the operands' layouts, the epilogue and mask."""
+        a, b = self.names[id(self.a)], self.names[id(self.b)]
         layout = []
         if self.at:
             layout.append(f"`{a}` is A^T as it lies ([K, M]): L1 holds it as it comes and the split transposes it")
@@ -463,7 +469,10 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
         if self.mask:
             doc += [f"- torch.{self.mask[0]}(..., diagonal={self.mask[1]}): each row is two column ranges, the zeros and the",
                     "  kept part, so the masked half needs no compute."]
-        head = '"""' + "\n".join(doc) + '\n"""\n'
+        return doc
+
+    def _cube_host(self, tensors, grid_rows: str, blocks: str, epilogue: bool) -> str:
+        """The host function: base tiles, the cube cores, and the vector cores' rows of an epilogue."""
         launch = ["base_m=base_m", "base_n=base_n", "base_k=base_k"]
         host_extra = ""
         if epilogue:
@@ -473,7 +482,7 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
         # base tiles: f32 fractals are 16 x 8, f16/bf16 16 x 16; K steps in 16s either way (an f32 B or
         # A^T goes to L0 through 16 x 16 squares). 128 x 64 f32 is 32 KiB: two (double-buffered) fill L0A,
         # 64 x 128 two fill L0B, and the 128 x 128 f32 accumulator takes half of L0C.
-        host = f'''@host
+        return f'''@host
 def tiling({self._host_params(tensors)}):
     # f32 fractals are 16 x 8 and f16 / bf16 16 x 16; K steps in 16s (an f32 B or A^T reaches L0 in 16 x 16
     # squares). 128 x 64 {self.dt} tiles double-buffered fit L0A (64 KiB), 64 x 128 fit L0B, and the
@@ -484,15 +493,20 @@ def tiling({self._host_params(tensors)}):
     cores = min(CUBE_CORES, {blocks})
 {host_extra}    return Launch(cores, {", ".join(launch)})
 '''
-        kparams = self._kparams(tensors)
-        out_view = self._out_view()
-        if not epilogue and batched:
-            out_view = f"({self._lead_group()}, {self.M}, {self.N})"
-        kparams.append(f"{self.y}: Out[{self.dt}, {out_view}]")
-        if epilogue:
-            kparams.append(f"{self.p}: Workspace[{self.dt}, {p_view}]")
-        kparams.append("t: Tiling")
-        body = f'''    for {loop_vars} in core_tiles({extents}, {steps}):
+
+    def _cube_loop(self, grid_rows: str, batched: bool, store_to: str) -> str:
+        """The cube's block loop: K slices through L1 and L0 into the L0C accumulator, stored to `store_to`."""
+        a, b = self.names[id(self.a)], self.names[id(self.b)]
+        G = " * ".join(self.L)
+        gi = "gi.start, " if batched else ""
+        a_ix = (gi if len(self.a.shape) > 2 else "") + ("ki, mi" if self.at else "mi, ki")
+        b_ix = (gi if len(self.b.shape) > 2 else "") + ("ni, ki" if self.bt else "ki, ni")
+        loop_vars = "gi, mi, ni" if batched else "mi, ni"
+        extents = f"({G}, {grid_rows}, {self.N})" if batched else f"({grid_rows}, {self.N})"
+        steps = "(1, t.base_m, t.base_n)" if batched else "(t.base_m, t.base_n)"
+        a_split = "load(a1, L0A, transpose=True)" if self.at else "load(a1, L0A)"
+        b_split = "load(b1, L0B, transpose=True)" if self.bt else "load(b1, L0B)"
+        return f'''    for {loop_vars} in core_tiles({extents}, {steps}):
         acc = zeros(mi.len, ni.len, L0C)
         for ki in tiles({self.K}, t.base_k):
             with copyin:
@@ -504,15 +518,8 @@ def tiling({self._host_params(tensors)}):
             with compute:
                 acc = mmad(a0, b0, acc)
         with copyout:
-            store({store_to}[{c_ix}], acc)
+            store({store_to}[{gi}mi, ni], acc)
 '''
-        if epilogue:
-            body += "    sync_all()\n" + self._epilogue(batched)
-        text = head + "\n\n" + host + "\n\n@kernel\ndef " + self.op + "(\n" + \
-            "".join(f"    {p},\n" for p in kparams) + "):\n" + body
-        scaled = self._shapes(tensors, 4)
-        return CubeDraft(text, "epilogue" if epilogue else "matmul", self.op, self._shapes(tensors, 1), scaled,
-                         self.notes, self.live)
 
     # -- the vector part -----------------------------------------------------------------------------
     def _epilogue(self, batched: bool) -> str:

@@ -75,8 +75,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .graph import (COUNT, FILL, INDEX, MOVE, PERMUTE, POOL, REMAP, RESIZE, SORT, SPLIT, STRETCH, Builder, Graph, Node,
-                    Unsupported)
+from .graph import (COUNT, DATA, FILL, INDEX, MOVE, PERMUTE, PICK, POOL, REDUCE, REMAP, RESIZE, SCAN, SORT, SPLIT,
+                    STRETCH, VIEW, Builder, Graph, Node, Unsupported)
 
 WINDOW_MAX_ROW = 4096          # longest row the windows template takes (a tile holds whole rows)
 BLOCK_MAX_ROW = 2040           # longest row the row_blocks template takes: its f32 pitch is a repeat stride
@@ -679,91 +679,97 @@ def _keepdim_shape(lay: Layout) -> tuple:
 
 
 def _spaces(lay: Layout) -> None:
-    S = lay.base
-    kd = _keepdim_shape(lay)
-    reduced_numel = math.prod(kd)
+    """The space of every node (full, reduced, scalar, row, plane, total: the module docstring), by
+    kind; Unsupported for a node that has none in this layout."""
     for n in lay.nodes:
-        if not n.is_tensor:
-            lay.space[id(n)] = "scalar"
-            continue
-        if n.is_data:
-            broadcast = _leaf_space(lay, n) if "actual" in n.attrs else None
-            if broadcast:
-                lay.space[id(n)] = broadcast
-            elif tuple(n.shape) == tuple(S) or (not lay.axes and math.prod(n.shape) == math.prod(S)
-                                                and math.prod(S) > 1 and _same_nontrivial(n.shape, S)):
-                lay.space[id(n)] = "full"
-            elif lay.axes and lay.lead and not lay.trail and tuple(n.shape) in (kd, _lead_shape(lay)):
-                lay.space[id(n)] = "reduced"          # one value per row (class indices, per-row weights)
-            elif math.prod(n.shape) == 1:
-                raise Unsupported(f"a one-element tensor input `{n.name}` (pass it as a number)")
-            else:
-                raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} broadcast against {tuple(S)} "
-                                  "(the drafter's layouts need inputs of one shape)")
-            continue
-        if n.is_reduce:
-            if any(n is t for t in lay.totals):
-                lay.space[id(n)] = "total"
-                continue
-            if lay.space.get(id(n.args[0])) != "full":
-                raise Unsupported("a reduction of a value that is already reduced")
-            lay.space[id(n)] = "reduced"
-            continue
-        if n.is_pick:
-            if lay.space.get(id(n.args[0])) != "full" or lay.space.get(id(n.args[1])) != "reduced":
-                raise Unsupported("a class-index pick of a value that is not a full row")
-            lay.space[id(n)] = "reduced"
-            continue
-        if n.is_scan:
-            if lay.space.get(id(n.args[0])) != "full":
-                raise Unsupported("a scan of a reduced value")
-            lay.space[id(n)] = "full"
-            continue
-        if n.is_view:
-            inner = lay.space.get(id(n.args[0]))
-            if inner == "reduced" and math.prod(n.shape) == reduced_numel:
-                lay.space[id(n)] = "reduced"
-            elif inner == "full" and (tuple(n.shape) == tuple(S) or not lay.axes):
-                lay.space[id(n)] = "full"
-            elif inner == "scalar":
-                lay.space[id(n)] = "scalar"
-            else:
-                raise Unsupported(f"a reshape to {tuple(n.shape)} between reductions")
-            continue
-        spaces = {lay.space[id(a)] for a in n.args if isinstance(a, Node)}
-        if "total" in spaces:
-            if spaces - {"total", "scalar"}:
-                raise Unsupported("a sum over all rows combined again with per-row or per-element values")
-            lay.space[id(n)] = "total"
-            continue
-        if spaces & {"row", "plane"}:
-            # a broadcast parameter: with only per-group values and numbers it stays what it is (a
-            # tile of the row, a number per plane); with anything that varies along the rest, full
-            if spaces <= {"row", "scalar"}:
-                lay.space[id(n)] = "row"
-            elif spaces <= {"plane", "reduced", "scalar"}:
-                lay.space[id(n)] = "plane"
-            else:
-                lay.space[id(n)] = "full"
-            continue
-        if "full" in spaces:
-            if "reduced" in spaces:
-                for a in n.args:
-                    if isinstance(a, Node) and lay.space[id(a)] == "reduced" and not _broadcasts_as_keepdim(a.shape, kd, S):
-                        raise Unsupported(f"a reduced value of shape {tuple(a.shape)} combined with shape {tuple(S)} "
-                                          "(keep the reduced dims: keepdim=True)")
-            if tuple(n.shape) != tuple(S) and lay.axes:
-                raise Unsupported(f"an elementwise result of shape {tuple(n.shape)} beside {tuple(S)}")
-            lay.space[id(n)] = "full"
-        elif "reduced" in spaces:
-            lay.space[id(n)] = "reduced"
-        else:
-            lay.space[id(n)] = "scalar"
+        space = _space_of(lay, n) if n.is_tensor else "scalar"
+        lay.space[id(n)] = space
     for o in lay.outputs:
         if lay.space.get(id(o)) == "scalar":
             raise Unsupported("an output that does not depend on any input tensor")
         if o.dtype == "bool":
             raise Unsupported("a bool output tensor")
+
+
+def _space_of(lay: Layout, n: Node) -> str:
+    rule = _SPACE_RULES.get(n.kind)
+    return rule(lay, n) if rule is not None else _combined_space(lay, n)
+
+
+def _data_space(lay: Layout, n: Node) -> str:
+    S = tuple(lay.base)
+    broadcast = _leaf_space(lay, n) if "actual" in n.attrs else None
+    if broadcast:
+        return broadcast
+    if tuple(n.shape) == S or (not lay.axes and math.prod(n.shape) == math.prod(S) and math.prod(S) > 1
+                               and _same_nontrivial(n.shape, S)):
+        return "full"
+    if lay.axes and lay.lead and not lay.trail and tuple(n.shape) in (_keepdim_shape(lay), _lead_shape(lay)):
+        return "reduced"          # one value per row (class indices, per-row weights)
+    if math.prod(n.shape) == 1:
+        raise Unsupported(f"a one-element tensor input `{n.name}` (pass it as a number)")
+    raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} broadcast against {S} "
+                      "(the drafter's layouts need inputs of one shape)")
+
+
+def _reduce_space(lay: Layout, n: Node) -> str:
+    if any(n is t for t in lay.totals):
+        return "total"
+    if lay.space.get(id(n.args[0])) != "full":
+        raise Unsupported("a reduction of a value that is already reduced")
+    return "reduced"
+
+
+def _pick_space(lay: Layout, n: Node) -> str:
+    if lay.space.get(id(n.args[0])) != "full" or lay.space.get(id(n.args[1])) != "reduced":
+        raise Unsupported("a class-index pick of a value that is not a full row")
+    return "reduced"
+
+
+def _scan_space(lay: Layout, n: Node) -> str:
+    if lay.space.get(id(n.args[0])) != "full":
+        raise Unsupported("a scan of a reduced value")
+    return "full"
+
+
+def _view_space(lay: Layout, n: Node) -> str:
+    inner = lay.space.get(id(n.args[0]))
+    if inner == "reduced" and math.prod(n.shape) == math.prod(_keepdim_shape(lay)):
+        return "reduced"
+    if inner == "full" and (tuple(n.shape) == tuple(lay.base) or not lay.axes):
+        return "full"
+    if inner == "scalar":
+        return "scalar"
+    raise Unsupported(f"a reshape to {tuple(n.shape)} between reductions")
+
+
+def _combined_space(lay: Layout, n: Node) -> str:
+    """The space of elementwise work: the widest of its operands'."""
+    S, kd = tuple(lay.base), _keepdim_shape(lay)
+    spaces = {lay.space[id(a)] for a in n.args if isinstance(a, Node)}
+    if "total" in spaces:
+        if spaces - {"total", "scalar"}:
+            raise Unsupported("a sum over all rows combined again with per-row or per-element values")
+        return "total"
+    if spaces & {"row", "plane"}:
+        # a broadcast parameter: with only per-group values and numbers it stays what it is (a
+        # tile of the row, a number per plane); with anything that varies along the rest, full
+        if spaces <= {"row", "scalar"}:
+            return "row"
+        return "plane" if spaces <= {"plane", "reduced", "scalar"} else "full"
+    if "full" in spaces:
+        for a in n.args if "reduced" in spaces else ():
+            if isinstance(a, Node) and lay.space[id(a)] == "reduced" and not _broadcasts_as_keepdim(a.shape, kd, S):
+                raise Unsupported(f"a reduced value of shape {tuple(a.shape)} combined with shape {S} "
+                                  "(keep the reduced dims: keepdim=True)")
+        if tuple(n.shape) != S and lay.axes:
+            raise Unsupported(f"an elementwise result of shape {tuple(n.shape)} beside {S}")
+        return "full"
+    return "reduced" if "reduced" in spaces else "scalar"
+
+
+# the space of a node by its kind (elementwise work and anything else: `_combined_space`)
+_SPACE_RULES = {DATA: _data_space, REDUCE: _reduce_space, PICK: _pick_space, SCAN: _scan_space, VIEW: _view_space}
 
 
 def _leaf_space(lay: Layout, n: Node) -> str | None:

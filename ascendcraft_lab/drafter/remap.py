@@ -288,9 +288,26 @@ class RemapWriter(Writer):
     def kernel_body(self) -> list[str]:
         fresh = self.namer.fresh
         x, y = self.tensors[0], self.out_tensors[0]
-        groups = self._groups()
-        rank = self.rank
         body = [f"for r in core_rows(t.rows, {self._rows_total()}):"]
+        inner, oidx, iidx, rowbad = self._row_index(self._groups())
+        body += ["    " + l for l in inner]
+        xu, yu = fresh(x.name + "u"), fresh(y.name + "u")
+        last = self.steps[self.rank - 1]
+        at = lambda idx, c: ", ".join(idx + [c])      # noqa: E731 - a view index
+        if last:
+            body += ["    with copyin:", f"        {xu} = load({x.name}[{at(self._own(iidx), ':')}])      # the source row, whole"]
+        body.append(f"    for c in tiles({self.odims[-1]}, t.tile):")
+        if not last:
+            body += ["        with copyin:", f"            {xu} = load({x.name}[{at(self._own(iidx), 'c')}])"]
+        comp = self._compute(xu, yu, rowbad)
+        body += ["        with compute:"] + ["            " + l for l in comp]
+        body += ["        with copyout:", f"            store({y.name}[{at(oidx, 'c')}], {yu})"]
+        return body
+
+    def _row_index(self, groups: list[list[int]]) -> tuple[list[str], list[str], list[str], str | None]:
+        """(lines, the output's index per outer group, the input's, the flag of a row outside the input
+        (None: never)) for output row r: each outer group's coordinate, mapped back to the input's."""
+        fresh = self.namer.fresh
         inner: list[str] = []
         oidx: list[str] = []                 # the output's index per group (the last: the column tile)
         iidx: list[str] = []
@@ -319,21 +336,18 @@ class RemapWriter(Writer):
             inner.append(f"{rowbad} = {' + '.join(bads)}")
         elif bads:
             rowbad = bads[0]
-        body += ["    " + l for l in inner]
-        xu, yu = fresh(x.name + "u"), fresh(y.name + "u")
-        last = self.steps[rank - 1]
-        at = lambda idx, c: ", ".join(idx + [c])      # noqa: E731 - a view index
+        return inner, oidx, iidx, rowbad
+
+    def _compute(self, xu: str, yu: str, rowbad: str | None) -> list[str]:
+        """The compute stage's lines ("name = expression", the last one assigning `yu`): the Gather of the
+        tile's columns from the source row, elementwise work before and after, the pad value."""
+        fresh = self.namer.fresh
         stage = Stage(self, {})
-        if last:
-            body += ["    with copyin:", f"        {xu} = load({x.name}[{at(self._own(iidx), ':')}])      # the source row, whole"]
-        body.append(f"    for c in tiles({self.odims[-1]}, t.tile):")
-        if not last:
-            body += ["        with copyin:", f"            {xu} = load({x.name}[{at(self._own(iidx), 'c')}])"]
-        comp: list[str] = []                 # "name = expression" lines; the last one is renamed yu
+        comp: list[str] = []
         col = fresh("col")
         offs: list[str] = []
         val = xu
-        if last:
+        if self.steps[self.rank - 1]:
             comp.append(f"{col} = iota(c.len, c.start)          # the tile's output columns (CreateVecIndex)")
             src, offs = self._vector_map(col, comp)
             val = fresh("g")
@@ -368,9 +382,7 @@ class RemapWriter(Writer):
             target, rest = comp[-1].split(" = ", 1)
             assert target == val, comp[-1]
             comp[-1] = f"{yu} = {rest}"
-        body += ["        with compute:"] + ["            " + l for l in comp]
-        body += ["        with copyout:", f"            store({y.name}[{at(oidx, 'c')}], {yu})"]
-        return body
+        return comp
 
     def scaled_shapes(self, shapes: dict) -> dict:
         return scale_but_last(shapes)         # a source row is held whole in UB

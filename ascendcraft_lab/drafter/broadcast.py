@@ -102,10 +102,8 @@ class BroadcastWriter(LoopWriter):
 
     def host_body(self) -> list[str]:
         if self.flat:
-            total = self.dims[0]
-            return [f"chunk = align_up(cdiv({total}, VECTOR_CORES), {self.align_elems()})   # 32-byte aligned per-core offsets",
-                    f"cores = cdiv({total}, chunk)",
-                    f"tile = ub_elems(f32, live={self.live})"]
+            return [*self.chunk_split([self.dims[0]], self.align_elems(), "32-byte aligned per-core offsets"),
+                    self.tile_line()]
         rows = self.prod(range(len(self.dims) - 1))
         n = self.dims[-1]
         return [f"cores, per_core = core_split({rows})",

@@ -28,7 +28,7 @@ passes, each drafted from ops that already exist:
 from __future__ import annotations
 
 from .graph import Node, Unsupported
-from .templates import DIM_NAMES, DTYPE, Tensor, Writer, fmt_float
+from .templates import DIM_NAMES, DTYPE, Tensor, Writer, fmt_float, signature
 
 ALIGN = 64          # elements per core chunk start: 32-byte aligned for every dtype up to 8 bytes x 8
 
@@ -97,10 +97,7 @@ class DatadepWriter(Writer):
         params += [f"{n}: {dt}" for n, dt in self.kernel_scalars]
         params += self.out_params()
         params.append("t: Tiling")
-        one_line = f"def {self.op_name}({', '.join(params)}):"
-        if len(one_line) <= 100:
-            return one_line
-        return f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
     def x_view(self) -> str:
         if self.template == "interleave" and self.node.attrs["axis"] is not None \
@@ -136,13 +133,9 @@ class DatadepWriter(Writer):
     def host_body(self) -> list[str]:
         if self._is_rows():
             lead = self.xdims[:self.node.attrs["axis"] + 1]
-            return [f"rows = {' * '.join(lead)}",
-                    "cores, per_core = core_split(rows)",
-                    f"tile = ub_elems(f32, live={self.live})"]
+            return [f"rows = {' * '.join(lead)}", "cores, per_core = core_split(rows)", self.tile_line()]
         live = f"{self.live} * ({self.num(self.node.args[1])} + 1)" if self.template == "interleave" else str(self.live)
-        return [f"chunk = align_up(cdiv({self.total}, VECTOR_CORES), {ALIGN})   # 32-byte aligned per-core chunks",
-                f"cores = cdiv({self.total}, chunk)",
-                f"tile = ub_elems(f32, live={live})"]
+        return [*self.chunk_split(self.xdims, ALIGN, "32-byte aligned per-core chunks"), f"tile = ub_elems(f32, live={live})"]
 
     def launch_fields(self) -> str:
         if self._is_rows():

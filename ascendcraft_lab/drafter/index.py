@@ -43,7 +43,7 @@ x[index] = value with repeated indices) keep the last write, as above.
 from __future__ import annotations
 
 from .graph import Node, Unsupported
-from .templates import DTYPE, Tensor, Writer, fmt_float
+from .templates import DTYPE, Tensor, Writer, fmt_float, signature
 
 ALIGN = 8          # f32 elements per 32-byte block: per-core column chunks start on a block
 
@@ -206,10 +206,7 @@ class IndexWriter(Writer):
                 params.append(f'{t.name}: Param[{DTYPE[t.dtype]}, {v[t.name]}, "{t.param_name}"]')
         y = self.out_tensors[0]
         params += [f"{y.name}: Out[{DTYPE[y.dtype]}, {v[y.name]}]", "t: Tiling"]
-        one_line = f"def {self.op_name}({', '.join(params)}):"
-        if len(one_line) <= 100:
-            return one_line
-        return f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
     def host_tensor(self) -> str:
         return ", ".join(f"{t.name}: Tensor[{DTYPE[t.dtype]}, {self.leaf_shape_text(t)}]" for t in self.tensors)
@@ -240,33 +237,29 @@ class IndexWriter(Writer):
             return [f"cores = min(VECTOR_CORES, {V if V == K else f'max({V}, {K})'})",
                     f"rows = cdiv({V}, cores)          # rows of x each core adds",
                     f"picks = cdiv({K}, cores)         # rows of the source each core adds where its index says",
-                    f"tile = ub_elems(f32, live={self.live})"]
+                    self.tile_line()]
         rows, _ = self._rows()
         if not rows:                        # no lead axes: the cores split the columns
-            cols = self.columns()
-            return [f"chunk = align_up(cdiv({cols}, VECTOR_CORES), {ALIGN})   # 32-byte aligned per-core columns",
-                    f"cores = cdiv({cols}, chunk)",
-                    f"tile = ub_elems(f32, live={self.live})"]
-        R = self.prod(rows)
-        return [f"rows = {R}",
-                "cores, per_core = core_split(rows)",
-                f"tile = ub_elems(f32, live={self.live})"]
+            return [*self.chunk_split(self.column_dims(), ALIGN, "32-byte aligned per-core columns"), self.tile_line()]
+        return [f"rows = {self.prod(rows)}", "cores, per_core = core_split(rows)", self.tile_line()]
 
     def columns(self) -> str:
         """The extent the tiles walk: the reduced row (rows), the trailing columns (cols), the
         picks (take) or the slice (copy)."""
+        return self.prod(self.column_dims())
+
+    def column_dims(self) -> list[str]:
+        """The dims whose product `columns` is."""
         axis = self.node.attrs["axis"]
         if self.form == "rows":
-            return self.xdims[axis]
-        if self.form == "cols":
-            return self.prod(self.xdims[axis + 1:])
+            return [self.xdims[axis]]
         if self.form == "take":
-            return self.kdim
+            return [self.kdim]
         if self.form in ("scatter", "set"):
-            return self.xdims[1]
+            return [self.xdims[1]]
         if self.form == "put":
-            return self.prod(self.xdims[1:])
-        return self.prod(self.xdims[axis + 1:])
+            return list(self.xdims[1:])
+        return list(self.xdims[axis + 1:])        # cols, copy: the slice after the axis
 
     def launch_fields(self) -> str:
         if self.form in ("add", "scatter"):

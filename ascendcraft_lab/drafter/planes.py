@@ -201,7 +201,7 @@ class PlanesWriter(LoopWriter):
         g = self.namer.fresh("groups")      # not a scalar parameter's name (a forward `groups`)
         return [f"{g} = {groups}      {what}",
                 f"cores, rows = core_split({g})",
-                f"tile = ub_elems(f32, live={self.live})"]
+                self.tile_line()]
 
     def launch_fields(self) -> str:
         return f", rows=rows, tile=min(tile, {self.size(self.Q)})"

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from .graph import Node
 from ..soc import get_soc
-from .templates import DTYPE, NBYTES, LoopWriter
+from .templates import DTYPE, NBYTES, LoopWriter, signature
 
 SPATIAL = {1: ("L",), 2: ("H", "W"), 3: ("D", "H", "W")}
 UB_SHARE = get_soc(None).ub_bytes // 4     # what one double-buffered window tile may take
@@ -277,10 +277,7 @@ class PoolWriter(LoopWriter):
     def kernel_signature(self) -> str:
         x, y = self.tensors[0], self.out_tensors[0]
         params = [f"{x.name}: GM[{DTYPE[x.dtype]}, {x.view}]", f"{y.name}: Out[{DTYPE[y.dtype]}, {y.view}]", "t: Tiling"]
-        one_line = f"def {self.op_name}({', '.join(params)}):"
-        if len(one_line) <= 100:
-            return one_line
-        return f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
 
 def _t(v: tuple) -> str:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from .graph import Node, Unsupported
 from .layout import chain_of, touches
-from .templates import DTYPE, Stage, Tensor, Writer, fmt_float, par, scale_but_last
+from .templates import DTYPE, Stage, Tensor, Writer, fmt_float, par, scale_but_last, signature
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
@@ -188,8 +188,7 @@ class RemapWriter(Writer):
         params = [f"{x.name}: GM[{DTYPE[x.dtype]}, {self._view(self.dims, own=True)}]"]
         params += [f"{n}: {dt}" for n, dt in self.kernel_scalars]
         params += [f"{y.name}: Out[{DTYPE[y.dtype]}, {self._view(self.odims)}]", "t: Tiling"]
-        one = f"def {self.op_name}({', '.join(params)}):"
-        return one if len(one) <= 100 else f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
     def _rows_total(self) -> str:
         outer = self.odims[:-1]
@@ -506,8 +505,7 @@ class InterleaveWriter(Writer):
         params += [f"{n}: {dt}" for n, dt in self.kernel_scalars]
         y = self.out_tensors[0]
         params += [f"{y.name}: Out[{DTYPE[y.dtype]}, {self._out_view()}]", "t: Tiling"]
-        one = f"def {self.op_name}({', '.join(params)}):"
-        return one if len(one) <= 100 else f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
     def _rows(self) -> str:
         outer = self.dims[:-2]

@@ -42,7 +42,7 @@ import math
 from fractions import Fraction
 
 from .graph import Node, Unsupported
-from .templates import DTYPE, Tensor, Writer, fmt_float, par, scale_but_last
+from .templates import DTYPE, Tensor, Writer, fmt_float, par, scale_but_last, signature
 
 MODES = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
          "bicubic": "cubic", "trilinear": "linear", "area": "area"}
@@ -199,21 +199,16 @@ class ResizeWriter(Writer):
     def kernel_signature(self) -> str:
         x, y = self.tensors[0], self.out_tensors[0]
         xv, yv = self._views()
-        one = f"def {self.op_name}({x.name}: GM[{DTYPE[x.dtype]}, {xv}], {y.name}: Out[{DTYPE[y.dtype]}, {yv}], t: Tiling):"
-        if len(one) <= 100:
-            return one
-        return (f"def {self.op_name}(\n    {x.name}: GM[{DTYPE[x.dtype]}, {xv}],\n    {y.name}: Out[{DTYPE[y.dtype]}, {yv}],\n"
-                "    t: Tiling,\n):")
+        return signature(self.op_name, [f"{x.name}: GM[{DTYPE[x.dtype]}, {xv}]", f"{y.name}: Out[{DTYPE[y.dtype]}, {yv}]",
+                                         "t: Tiling"])
 
     def _rows_total(self) -> str:
         return self.prod(self.lead + self.odims[:-1])
 
     def host_body(self) -> list[str]:
         lines = [f"rows = {self._rows_total()}          # one output row per (plane, outer output position)",
-                 "cores = min(VECTOR_CORES, rows)",
-                 "per_core = cdiv(rows, cores)",
-                 "cores = cdiv(rows, per_core)",
-                 f"tile = ub_elems(f32, live={self.live})"]
+                 "cores, per_core = core_split(rows)",
+                 self.tile_line()]
         if self.node.attrs["mode"] == "area":       # a window's rows per copy: as many as UB holds
             lines.append(f"win_rows = max(tile // align_up({self.sdims[-1]}, 8), 1)")
         return lines
@@ -638,15 +633,12 @@ class GridSampleWriter(Writer):
         y = self.out_tensors[0]
         params = [f"{t.name}: GM[{DTYPE[t.dtype]}, {v[t.name]}]" for t in self.tensors]
         params += [f"{y.name}: Out[{DTYPE[y.dtype]}, {v[y.name]}]", "t: Tiling"]
-        one = f"def {self.op_name}({', '.join(params)}):"
-        return one if len(one) <= 100 else f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
     def host_body(self) -> list[str]:
         planes = f"{self.N} * {self.C}"
-        return [f"cores = min(VECTOR_CORES, {planes})          # a core samples whole planes",
-                f"per_core = cdiv({planes}, cores)",
-                f"cores = cdiv({planes}, per_core)",
-                f"tile = ub_elems(f32, live={self.live})"]
+        return [f"cores, per_core = core_split({planes})          # a core samples whole planes",
+                self.tile_line()]
 
     def launch_fields(self) -> str:
         corners = self.node.args[1].attrs["align_corners"]
@@ -769,7 +761,7 @@ class GridInputWriter(GridSampleWriter):
     def host_body(self) -> list[str]:
         planes = f"{self.N} * {self.C}"
         return [f"cores, per_core = core_split({planes})          # a core samples whole planes",
-                f"tile = ub_elems(f32, live={self.live})",
+                self.tile_line(),
                 f"block = min(4 * tile, {self.H} * {self.W})          # the plane's blocks: 4 tiles each"]
 
     def launch_fields(self) -> str:

@@ -27,6 +27,8 @@ import re
 from dataclasses import dataclass, field
 
 from ..dsl.ops import HOST_BUILTINS, OPS
+from ..dsl.printer import MAX_SIGNATURE
+from . import kir
 from .graph import FLOAT_DTYPES, Graph, Node, Unsupported, clamp_of, inverse_of
 from .layout import Layout
 
@@ -47,16 +49,20 @@ ACC_INIT = {"sum": "0.0", "max": "-inf", "min": "inf", "prod": "1.0"}
 ACC_FN = {"sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "prod": "reduce_prod"}
 WIN_FN = {"sum": "window_sum", "max": "window_max", "min": "window_min"}
 SCAN_INIT = {"cumsum": "0.0", "cumprod": "1.0"}
-PREC = {"add": 4, "sub": 4, "mul": 5, "div": 5, "neg": 6, "pow": 7, "lt": 2, "le": 2, "gt": 2, "ge": 2,
-        "eq": 2, "ne": 2, "floordiv": 5}
-SYM = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
-       "eq": "==", "ne": "!=", "floordiv": "//"}
 
 
 def par(text: str) -> str:
     """DSL text parenthesised unless it is a name, a number or one parenthesised group already."""
     whole = text.startswith("(") and text.endswith(")") and text.count("(") == 1
     return text if text.isidentifier() or text.isdigit() or whole else f"({text})"
+
+
+def signature(name: str, params: list[str]) -> str:
+    """`def name(params):` on one line, or one parameter a line when that is longer than the printer's."""
+    one_line = f"def {name}({', '.join(params)}):"
+    if len(one_line) <= MAX_SIGNATURE:
+        return one_line
+    return f"def {name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
 
 
 def scale_but_last(shapes: dict) -> dict:
@@ -239,6 +245,19 @@ class Writer:
         names = [self.dims[a] for a in axes]
         return " * ".join(names) if names else "1"
 
+    # -- shared host lines ------------------------------------------------------------------------
+    def tile_line(self, name: str = "tile") -> str:
+        """`tile = ub_elems(f32, live=K)`: the tile every UB buffer is sized by, K the drafter's live count
+        (text: the printer would drop `live=1`, see kir.py)."""
+        return f"{name} = ub_elems(f32, live={self.live})"
+
+    def chunk_split(self, total, align: int, comment: str = "") -> list[str]:
+        """`chunk` (a multiple of `align` elements, so every core's offset is 32-byte aligned) and `cores`
+        for `total` elements (a product of names) split over the vector cores."""
+        n = kir.product(total)
+        chunk = kir.assign("chunk", kir.call("align_up", kir.call("cdiv", n, "VECTOR_CORES"), align))
+        return kir.lines([kir.note(chunk, comment) if comment else chunk, kir.assign("cores", kir.call("cdiv", n, "chunk"))])
+
     # -- scalars: host fields ---------------------------------------------------------------------
     def scalar_text(self, n: Node, in_kernel: bool = True) -> str:
         """A scalar-space node as DSL text: a literal, a scalar parameter or a host field."""
@@ -295,10 +314,7 @@ class Writer:
         params = self.tensor_params() + [f"{n}: {dt}" for n, dt in self.kernel_scalars]
         params += [f"{t.name}: {t.kind}[{DTYPE[t.dtype]}, {t.view}]" for t in self.out_tensors]
         params.append("t: Tiling")
-        one_line = f"def {self.op_name}({', '.join(params)}):"
-        if len(one_line) <= 100:
-            return one_line
-        return f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
     def host_tensor(self) -> str:
         t = next((t for t in self.tensors if t.node is not None and not self.lay.is_reduced(t.node)), None) or self.tensors[0]
@@ -616,23 +632,34 @@ class LoopWriter(Writer):
 
     @staticmethod
     def stages(copyin, compute, copyout) -> list[str]:
-        out = []
-        for kind, lines in (("copyin", copyin), ("compute", compute), ("copyout", copyout)):
-            if lines:
-                out.append(f"with {kind}:")
-                out += ["    " + l for l in lines]
-        return out
+        """The copyin / compute / copyout stages of one tile step (kir.stages), as lines."""
+        return kir.lines(kir.stages(copyin, compute, copyout))
 
-    def _scalars(self, nodes: list[Node], env: dict) -> list[str]:
-        """Row scalars derived from reductions (log(s), 1/s ...): once per row, on the scalar unit."""
+    def _scalars(self, nodes: list[Node], env: dict, hint: str = "k") -> list[str]:
+        """Values derived from reductions, computed once where the sweeps that read them begin (`env`
+        then knows them): row scalars (log(s), 1/s ...) in the rows templates, tiles in cols."""
         if not nodes:
             return []
         st = Stage(self, env)
         for n in nodes:
-            name = self.namer.fresh("k")
+            name = self.namer.fresh(hint)
             st.lines.append(f"{name} = {st.value(n)}")
             env[id(n)] = name
         return self.stages([], st.lines, [])
+
+    def store_values(self, outs: list, env: dict, name_of, at: str) -> list[str]:
+        """The stages that compute each (node, output tensor) of `outs` from values the sweeps left in
+        `env` and store it at `at` (a reduced output: one value, or a tile of them, per step)."""
+        st = Stage(self, env)
+        copyout = []
+        for o, t in outs:
+            name = name_of(t)
+            value = st.value(o)
+            if t.dtype == "float16":
+                value = f"cast({value}, f16)"
+            st.lines.append(f"{name} = {value}")
+            copyout.append(f"store({t.name}{at if isinstance(at, str) else at(t)}, {name})")
+        return self.stages([], st.lines, copyout)
 
     def levels(self) -> list[list[Node]]:
         """Reductions grouped by dependency level: level k reads only results of levels < k."""
@@ -705,22 +732,19 @@ class MapWriter(LoopWriter):
     template = "map"
 
     def kernel_body(self) -> list[str]:
-        total = self.prod(range(len(self.lay.base)))
+        total = kir.product(self.dims)
         roots = [Root("out", o, self.namer.fresh(t.name + "u"), t) for o, t in zip(self.lay.outputs, self.out_tensors)]
         copyin, compute, copyout, carries = self.sweep(roots, "c", "c", {})
-        body = [f"for part in core_chunk(t.chunk, {total}):", "    for c in tiles(part, t.tile):"]
-        body += ["        " + l for l in self.stages(copyin, compute, copyout)]
-        return body
+        tiles = kir.loop("c", kir.tiles("part", kir.dot("t", "tile")), *kir.stages(copyin, compute, copyout))
+        return kir.lines([kir.loop("part", kir.core_chunk(kir.dot("t", "chunk"), total), tiles)])
 
     def full_view(self, shape=None) -> str:
         return f"({self.dims[0]},)" if len(self.dims) == 1 else f"(({', '.join(self.dims)}),)"
 
     def host_body(self) -> list[str]:
-        total = self.prod(range(len(self.lay.base)))
-        return [f"total = {total}",
-                f"chunk = align_up(cdiv(total, VECTOR_CORES), {self.align_elems()})   # 32-byte aligned per-core offsets",
-                "cores = cdiv(total, chunk)",
-                f"tile = ub_elems(f32, live={self.live})"]
+        return [*kir.lines([kir.assign("total", kir.product(self.dims))]),
+                *self.chunk_split(["total"], self.align_elems(), "32-byte aligned per-core offsets"),
+                self.tile_line()]
 
     def launch_fields(self) -> str:
         return ", chunk=chunk, tile=min(tile, chunk)"
@@ -799,17 +823,9 @@ class RowsWriter(LoopWriter):
                 body.append(f"for c in tiles({R}, t.tile):")
                 body += ["    " + l for l in self.stages(copyin, compute, copyout)]
         if red_outs:
-            compute, copyout = [], []
-            st = Stage(self, env)
-            for o, t in red_outs:
-                name = self.namer.fresh(t.name + "v")
-                value = st.value(o)
-                if t.dtype == "float16":
-                    value = f"cast({value}, f16)"
-                st.lines.append(f"{name} = {value}")
-                at = "[r]" if not self.global_row else "" if t.view == "()" else "[0]"   # keepdim: one axis of 1
-                copyout.append(f"store({t.name}{at}, {name})")
-            body += self.stages([], st.lines, copyout)
+            # one value per row; a global row's: 0-d, or one axis of 1 (keepdim)
+            at = (lambda t: "[r]") if not self.global_row else (lambda t: "" if t.view == "()" else "[0]")
+            body += self.store_values(red_outs, env, lambda t: self.namer.fresh(t.name + "v"), at)
         if self.global_row:
             return body
         return [f"for r in core_rows(t.rows, {self.prod(self.lay.lead)}):"] + ["    " + l for l in body]
@@ -887,21 +903,15 @@ class RowsWriter(LoopWriter):
         R = self.row_expr()
         if self.shared_sums:
             return ["# each core sums its own chunk; the partial sums meet in a GM workspace",
-                    f"chunk = align_up(cdiv({R}, VECTOR_CORES), {self.align_elems()})",
-                    f"cores = cdiv({R}, chunk)",
-                    f"tile = ub_elems(f32, live={self.live})"]
+                    *self.chunk_split([self.dims[a] for a in self.lay.axes], self.align_elems()), self.tile_line()]
         if self.split_global:
             return ["# every core sweeps the whole tensor for the reductions (only sums meet through the",
                     "# workspace), then writes its own chunk of the outputs",
-                    f"chunk = align_up(cdiv({R}, VECTOR_CORES), {self.align_elems()})",
-                    f"cores = cdiv({R}, chunk)",
-                    f"tile = ub_elems(f32, live={self.live})"]
+                    *self.chunk_split([self.dims[a] for a in self.lay.axes], self.align_elems()), self.tile_line()]
         if self.global_row:
-            return ["cores = 1      # one row: a single core walks it",
-                    f"tile = ub_elems(f32, live={self.live})"]
+            return ["cores = 1      # one row: a single core walks it", self.tile_line()]
         A = self.prod(self.lay.lead)
-        return [f"cores, rows = core_split({A})",
-                f"tile = ub_elems(f32, live={self.live})"]
+        return [f"cores, rows = core_split({A})", self.tile_line()]
 
     def launch_fields(self) -> str:
         R = self.row_expr()
@@ -999,7 +1009,8 @@ class ColsWriter(LoopWriter):
         Rp = R if " " not in R else f"({R})"
         lead = bool(lay.lead)
         pre = "r, " if lead else ""
-        inner: list[str] = self._column_params(env)
+        params = [self.loaded[id(n)] for n in self.lay.nodes if n.is_param and self.lay.is_reduced(n)]
+        inner: list[str] = self.load_once(params, "c", env) if params else []   # one value per column: a tile each
         full_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if lay.is_full(o)]
         red_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if not lay.is_full(o)]
         reverse = {s.attrs["reverse"] for s in lay.scans}
@@ -1022,26 +1033,17 @@ class ColsWriter(LoopWriter):
             return out
 
         for level in self.levels():
-            inner += self._tiles(self.boundary_reduced([r.args[0] for r in level], env), env)
+            inner += self._scalars(self.boundary_reduced([r.args[0] for r in level], env), env, "d")
             roots = [Root("acc", r, self.namer.fresh({"sum": "acc", "max": "amax", "min": "amin", "prod": "aprod"}
                                                      [r.attrs["kind"]]), reduce=r.attrs["kind"]) for r in level]
             inner += stepped(roots)
             for r in roots:
                 env[id(r.node)] = r.name
         if full_outs:
-            inner += self._tiles(self.boundary_reduced([o for o, _ in full_outs], env), env)
+            inner += self._scalars(self.boundary_reduced([o for o, _ in full_outs], env), env, "d")
             inner += stepped([Root("out", o, self.tile_name(t), t) for o, t in full_outs])
         if red_outs:
-            st = Stage(self, env)
-            copyout = []
-            for o, t in red_outs:
-                name = self.tile_name(t)
-                value = st.value(o)
-                if t.dtype == "float16":
-                    value = f"cast({value}, f16)"
-                st.lines.append(f"{name} = {value}")
-                copyout.append(f"store({t.name}[{pre}c], {name})")
-            inner += self.stages([], st.lines, copyout)
+            inner += self.store_values(red_outs, env, self.tile_name, f"[{pre}c]")
         C = self.prod(lay.trail)
         if lead:
             return [f"for r in core_rows(t.rows, {self.prod(lay.lead)}):", f"    for c in tiles({C}, t.tile):"] + \
@@ -1054,40 +1056,10 @@ class ColsWriter(LoopWriter):
             return self.shape_text([self.group(self.lay.trail)])   # one value per column (BatchNorm1d's weight)
         return super().leaf_view(n)
 
-    def _column_params(self, env: dict) -> list[str]:
-        """Parameters with one value per column: a tile of each, loaded once per column tile (the
-        sweeps below find them in `env`)."""
-        params = [n for n in self.lay.nodes if n.is_param and self.lay.is_reduced(n)]
-        if not params:
-            return []
-        copyin, compute = [], []
-        for n in params:
-            t = self.loaded[id(n)]
-            tile = self.tile_name(t, "h" if t.dtype == "float16" else "u")
-            copyin.append(f"{tile} = load({t.name}[c])")
-            if t.dtype == "float16":
-                compute.append(f"{self.tile_name(t, 'u')} = cast({tile}, f32)")
-            env[id(n)] = self.tile_name(t, "u")
-        return self.stages(copyin, compute, [])
-
-    def _tiles(self, nodes: list[Node], env: dict) -> list[str]:
-        if not nodes:
-            return []
-        st = Stage(self, env)
-        for n in nodes:
-            name = self.namer.fresh("d")
-            st.lines.append(f"{name} = {st.value(n)}")
-            env[id(n)] = name
-        return self.stages([], st.lines, [])
-
     def host_body(self) -> list[str]:
-        C = self.prod(self.lay.trail)
         if self.lay.lead:
-            A = self.prod(self.lay.lead)
-            return [f"cores, rows = core_split({A})",
-                    f"tile = ub_elems(f32, live={self.live})"]
-        return [f"chunk = align_up(cdiv({C}, VECTOR_CORES), {self.align_elems()})", f"cores = cdiv({C}, chunk)",
-                f"tile = ub_elems(f32, live={self.live})"]
+            return [f"cores, rows = core_split({self.prod(self.lay.lead)})", self.tile_line()]
+        return [*self.chunk_split([self.dims[a] for a in self.lay.trail], self.align_elems()), self.tile_line()]
 
     def launch_fields(self) -> str:
         C = self.prod(self.lay.trail)

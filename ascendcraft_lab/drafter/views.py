@@ -330,7 +330,7 @@ class SplitWriter(Writer):
         total = self.prod(range(len(self.dims)))
         if self.flat:
             return [f"cores = max(min(VECTOR_CORES, cdiv({total}, 64)), 1)   # at least 64 elements a core",
-                    f"tile = ub_elems(f32, live={self.live})"]
+                    self.tile_line()]
         row = self.prod(range(self.axis, len(self.dims)))
         return [f"cores, per_core = core_split({self.prod(range(self.axis))})",
                 f"cols = min(align_up({row}, 8), {MAX_COLS})   # a row's pitch is a repeat stride: at most 255 blocks",

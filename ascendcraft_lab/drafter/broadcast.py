@@ -275,7 +275,6 @@ class FoldedBroadcastWriter(LoopWriter):
         else:
             axes = own_axes(n, rank)
         window = self._windows.get(id(n)) if t.kind != "Out" else None
-        actual = tuple(n.attrs.get("actual", n.shape)) if t.kind != "Out" else tuple(self.lay.base)
 
         def own_name(i, a):
             if a is None or self.lay.base[a] == 1:

@@ -27,7 +27,7 @@ passes, each drafted from ops that already exist:
 """
 from __future__ import annotations
 
-from .graph import Node, Unsupported
+from .graph import Node
 from .templates import DIM_NAMES, DTYPE, Tensor, Writer, fmt_float, signature
 
 ALIGN = 64          # elements per core chunk start: 32-byte aligned for every dtype up to 8 bytes x 8
@@ -45,15 +45,7 @@ class DatadepWriter(Writer):
     def _collect(self):
         n, g = self.node, self.g
         by_index = {a.attrs["index"]: a for a in n.args if a.is_input}
-        for i, desc in enumerate(g.inputs):
-            if desc.get("kind") != "tensor":
-                continue
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
-            if i not in by_index:
-                raise Unsupported(f"input `{pyname}` that the {self.template} template does not read")
-            t = Tensor(self.namer.fresh(pyname), by_index[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
-            self.tensors.append(t)
-            self.loaded[id(by_index[i])] = t
+        self.read_inputs(by_index, f"the {self.template} template")
         self.x = self.loaded[id(n.args[0])]
         self.mask = self.loaded[id(n.args[1])] if n.attrs.get("select") else None
         # the numbers: kernel scalars for those the reference passes (bound by name, else in order)

@@ -42,7 +42,7 @@ x[index] = value with repeated indices) keep the last write, as above.
 """
 from __future__ import annotations
 
-from .graph import Node, Unsupported
+from .graph import Node
 from .templates import DTYPE, Tensor, Writer, fmt_float, signature
 
 ALIGN = 8          # f32 elements per 32-byte block: per-core column chunks start on a block
@@ -59,18 +59,10 @@ class IndexWriter(Writer):
 
     # -- parameters: the op's operands and its output, dims named per tensor -----------------------
     def _collect(self):
-        n, g = self.node, self.g
+        n = self.node
         leaves = list(n.args)
         by_input = {a.attrs["index"]: a for a in leaves if a.is_input}
-        for i, desc in enumerate(g.inputs):
-            if desc.get("kind") != "tensor":
-                continue
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
-            if i not in by_input:
-                raise Unsupported(f"input `{pyname}` that the {self.what} does not read")
-            t = Tensor(self.namer.fresh(pyname), by_input[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
-            self.tensors.append(t)
-            self.loaded[id(by_input[i])] = t
+        self.read_inputs(by_input, f"the {self.what}")
         for a in leaves:
             if a.is_param:
                 t = Tensor(self.namer.fresh(a.attrs["name"].replace(".", "_")), a, "Param", a.dtype, "",

@@ -18,7 +18,7 @@ per-channel weight) is loaded once per group as a scalar; one that is one number
 from __future__ import annotations
 
 from .graph import Node, Unsupported
-from .layout import Layout, actual_input_shape, split_axes
+from .layout import actual_input_shape, split_axes
 from .templates import DIM_NAMES, HostField, LoopWriter, Root, _subgraph_nodes
 
 

@@ -111,7 +111,7 @@ class RemapWriter(Writer):
     def _collect(self):
         g = self.g
         for i, desc in enumerate(g.inputs):
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            pyname = self.input_name(i)
             if desc.get("kind") != "tensor":
                 continue
             if i != self.x.attrs["index"]:
@@ -464,17 +464,8 @@ class InterleaveWriter(Writer):
             tuple(f"D{i}" for i in range(rank - 1)) + ("K",)
 
     def _collect(self):
-        g = self.g
         leaves = {n.attrs["index"]: n for n in self.lay.nodes if n.is_input and n.is_tensor}
-        for i, desc in enumerate(g.inputs):
-            if desc.get("kind") != "tensor":
-                continue
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
-            if i not in leaves:
-                raise Unsupported(f"input `{pyname}` that the stack does not read")
-            t = Tensor(self.namer.fresh(pyname), leaves[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
-            self.tensors.append(t)
-            self.loaded[id(leaves[i])] = t
+        self.read_inputs(leaves, "the stack")
         self.collect_scalars()
         self.out_tensors.append(Tensor(self.namer.fresh("y"), self.node, "Out", self.node.dtype, "",
                                        shape=tuple(self.node.shape)))

@@ -138,7 +138,7 @@ class ResizeWriter(Writer):
         n, g = self.node, self.g
         x = n.args[0]
         for i, desc in enumerate(g.inputs):
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            pyname = self.input_name(i)
             if desc.get("kind") != "tensor":     # a size or scale among the inputs: drafted as its traced value
                 continue
             if i != x.attrs["index"]:
@@ -593,7 +593,7 @@ class GridSampleWriter(Writer):
         x, theta = n.args[0], n.args[1].args[0]
         by_index = {a.attrs["index"]: a for a in (x, theta)}
         for i, desc in enumerate(g.inputs):
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            pyname = self.input_name(i)
             if desc.get("kind") != "tensor" or i not in by_index:
                 raise Unsupported(f"input `{pyname}` that grid_sample does not read")
             t = Tensor(self.namer.fresh(pyname), by_index[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
@@ -739,7 +739,7 @@ class GridInputWriter(GridSampleWriter):
         x, grid = n.args[0], n.args[1]
         by_index = {a.attrs["index"]: a for a in (x, grid)}
         for i, desc in enumerate(g.inputs):
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            pyname = self.input_name(i)
             if desc.get("kind") != "tensor" or i not in by_index:
                 raise Unsupported(f"input `{pyname}` that grid_sample does not read")
             t = Tensor(self.namer.fresh(pyname), by_index[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))

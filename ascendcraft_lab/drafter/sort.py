@@ -17,7 +17,7 @@ picks another of several equal values differs in its indices, not its values.
 """
 from __future__ import annotations
 
-from .graph import Node, Unsupported
+from .graph import Node
 from .templates import DTYPE, Writer, signature
 
 

@@ -156,7 +156,7 @@ class Writer:
             if desc.get("kind") != "tensor":
                 continue
             node = by_index.get(("input", i, None))
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            pyname = self.input_name(i)
             name = self.namer.fresh(pyname)
             if node is None and tuple(desc["shape"]) != tuple(lay.base):
                 raise Unsupported(f"unused input `{pyname}` of shape {tuple(desc['shape'])} beside {tuple(lay.base)}")
@@ -185,6 +185,25 @@ class Writer:
                 view = self.full_view(o.shape) if lay.is_full(o) else self.reduced_view(o.shape)
             self.out_tensors.append(Tensor(name, o, "Out", o.dtype, view, shape=tuple(o.shape)))
         self.collect_scalars()
+
+    def input_name(self, i: int) -> str:
+        """The forward's name of its i-th argument (x{i} past the names the trace recorded)."""
+        names = self.g.input_names
+        return names[i] if i < len(names) else f"x{i}"
+
+    def read_inputs(self, by_index: dict, reader: str) -> None:
+        """Every tensor of get_inputs() as a GM tensor, in order (the DSL binds them by position), each
+        the leaf `by_index` gives for its index; an input the template does not read is refused, naming
+        the `reader`."""
+        for i, desc in enumerate(self.g.inputs):
+            if desc.get("kind") != "tensor":
+                continue
+            pyname = self.input_name(i)
+            if i not in by_index:
+                raise Unsupported(f"input `{pyname}` that {reader} does not read")
+            t = Tensor(self.namer.fresh(pyname), by_index[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
+            self.tensors.append(t)
+            self.loaded[id(by_index[i])] = t
 
     def collect_scalars(self):
         """Scalar parameters: get_inputs() scalars, then get_init_inputs() ones, in order and named after
@@ -900,7 +919,6 @@ class RowsWriter(LoopWriter):
             self.out_tensors.pop()
 
     def host_body(self) -> list[str]:
-        R = self.row_expr()
         if self.shared_sums:
             return ["# each core sums its own chunk; the partial sums meet in a GM workspace",
                     *self.chunk_split([self.dims[a] for a in self.lay.axes], self.align_elems()), self.tile_line()]

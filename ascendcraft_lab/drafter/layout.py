@@ -1,4 +1,7 @@
-"""Which template a canonical graph fits, and how its tensors are laid out.
+"""How a canonical graph is laid out for the template that drafts it, and the checks each template
+makes of the graph. The rule list (choice.py) decides which template that is, in its order of
+precedence, asking the questions this module answers (`remaps`, `leftover`, `grouped` ...); the
+templates and their layouts below are described in the words of the spaces.
 
 Every tensor of a supported graph lives in one of three spaces relative to a base shape S
 (the shape the reductions and scans read, or the outputs' shape when there are none):

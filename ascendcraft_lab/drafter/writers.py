@@ -1,4 +1,4 @@
-"""The drafter's templates by name: the layout (`layout.py`) picks one, its writer renders the DSL."""
+"""The drafter's templates by name: the rule list (`choice.py`) picks one, its writer renders the DSL."""
 from __future__ import annotations
 
 from .blocks import RowBlocksWriter

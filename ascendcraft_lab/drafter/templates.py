@@ -16,8 +16,9 @@ carry). The templates differ only in their loops:
   pool     (pool.py) for r in core_rows(...): the window's input rows combined, one window op
 
 The loss templates (a sum over everything, added atomically by every core) build on these
-in totals.py. The UB budget decides `live` in ub_elems(f32, live=K): the caller renders with growing K
-until the verifier accepts the draft on the reference shapes.
+in totals.py. The UB budget decides `live` in ub_elems(f32, live=K): the caller (draft._sized)
+renders once and bisects K on the parsed program until the verifier's UB plan fits the reference
+shapes and shapes 64 times larger.
 """
 from __future__ import annotations
 

@@ -134,7 +134,8 @@ class FoldedBroadcastWriter(LoopWriter):
     tensor, (A, 1, N) against (1, A, N), (R, 1, N) against (1, S, 1)): the output shape folded into
     the fewest axes along which every operand is either full or 1 (`fold_axes`); the last group is a
     row, the one before it the rows of a tile (with a where() mask: the last one along which the mask
-    is constant), every other group an outer index that a core walks with scalar GM offsets. Each operand is loaded in its own shape at those indices: full
+    is constant), every other group an outer index that a core walks with scalar GM offsets. Each operand is loaded
+    in its own shape at those indices: full
     along rows and columns a 2-D tile (one strided copy), along the columns only one row reused by
     every row of a tile (repeat stride 0), along the rows only one value per row (Brcb, block stride
     0), along neither a scalar read from GM once per column tile. A bool where() mask is then one
@@ -172,7 +173,8 @@ class FoldedBroadcastWriter(LoopWriter):
             if len(last) < 2:
                 raise Unsupported("a stack of 1-D tensors (each part is one row of the output: stack 2-D tensors, "
                                   "or cat their views)")
-            self.groups[-1:] = [[a for a in self.groups[-1] if a < last[-1]], [a for a in self.groups[-1] if a >= last[-1]]]
+            head = [a for a in self.groups[-1] if a < last[-1]]
+            self.groups[-1:] = [head, [a for a in self.groups[-1] if a >= last[-1]]]
         super().__init__(g, lay, *a, **kw)
         self._own_dims = {id(n): self.namer.fresh(self.dims_of_window(n)) for n in leaves if id(n) in self._windows}
         self._sized(leaves)
@@ -312,7 +314,8 @@ class FoldedBroadcastWriter(LoopWriter):
         if window:                                      # read at an offset along the sliced axis
             at = keys.index(group_of[window[0]])
             v, start = index[at], window[1]
-            index[at] = f"{v} + {start}" if v not in ("c", "k") else f"{v}.start + {start}:{v}.start + {start} + {v}.len"
+            index[at] = f"{v} + {start}" if v not in ("c", "k") else \
+                f"{v}.start + {start}:{v}.start + {start} + {v}.len"
         texts = [self._group_text(s) for s in slots]
         flat = [x for s in slots for x in s]
         rows_j = self.rows_j
@@ -398,7 +401,8 @@ class FoldedBroadcastWriter(LoopWriter):
             scalar = self.kind_of(t) == "scalar"
             moved = not scalar and self.kind_of(t) == "full" and t.dtype in MOVED_DTYPES and moves_only(self.lay)
             if t.dtype not in ("float32", "float16") and not (scalar and t.dtype == "bool") and not moved:
-                raise Unsupported(f"a broadcast {t.dtype} input `{t.name}` (the broadcast template stretches float tensors)")
+                raise Unsupported(f"a broadcast {t.dtype} input `{t.name}` (the broadcast template stretches float "
+                                  "tensors)")
             if scalar and t.dtype not in ("float32", "bool"):
                 raise Unsupported(f"a {t.dtype} input `{t.name}` that is one value per tile (read as a float32 scalar)")
             tile = self.tile_name(t, "s" if scalar else ("h" if t.dtype == "float16" else "u"))
@@ -443,7 +447,8 @@ class FoldedBroadcastWriter(LoopWriter):
             v = "0"                   # a part one long along the axis: its tile has no such axis, a scalar index
         elif off == "0":
             return ", ".join(index)
-        index[j] = off if v == "0" else f"{v} + {off}" if v not in ("c", "k") else f"{v}.start + {off}:{v}.start + {off} + {v}.len"
+        index[j] = off if v == "0" else f"{v} + {off}" if v not in ("c", "k") else \
+            f"{v}.start + {off}:{v}.start + {off} + {v}.len"
         return ", ".join(index)
 
     def _field(self, name: str, i: int) -> str:

@@ -13,7 +13,8 @@ reference in NPUKernelBench format has tens of cases: float32 / float16 / bfloat
   (`((B, M), N)`, a row template) becomes a dim pack, `(*S,)` or `(*S, N)`, and every product
   of those dims in the host function and the kernel becomes `S`: the host function then sizes
   the launch for whatever rank a case has. A flat view whose leading dims are another tensor's
-  run (a windows reduction: x `((B, M, N),)`, y `((B, M),)`) packs those, `((*S, N),)`. A view whose dims are also used one by one is left
+  run (a windows reduction: x `((B, M, N),)`, y `((B, M),)`) packs those, `((*S, N),)`. A view whose dims are
+  also used one by one is left
   as it is (its cases of another rank then fail to bind, one line each).
 
 Attributes the draft takes as constants (a reduction's `dim`, `approximate="tanh"`) keep the
@@ -137,7 +138,8 @@ def largest_cases(text: str, runs: list) -> list:
             except DslError:
                 continue
             shapes = {n: np.shape(a) for n, a in inputs.items() if isinstance(a, np.ndarray)}
-            bound.append((sum(int(np.prod(s)) for s in shapes.values()), shapes, {p.name: inputs[p.name] for p in v.scalars}))
+            size = sum(int(np.prod(s)) for s in shapes.values())
+            bound.append((size, shapes, {p.name: inputs[p.name] for p in v.scalars}))
         bound.sort(key=lambda x: -x[0])
         out += [(s, sc) for _, s, sc in bound[:2]]
     return out
@@ -321,7 +323,8 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
     if not varying:
         return program, ""
     if any(d is None or d not in T_ORDER for i in varying for d in seen[i]):
-        return program, "the cases' dtypes are not all numeric (a bool that varies is a mask): the draft keeps the traced ones"
+        return program, ("the cases' dtypes are not all numeric (a bool that varies is a mask): the draft keeps the "
+                        "traced ones")
     # every varying tensor must have the same dtype within each case
     for row in per_case:
         if len({row[i] for i in varying}) != 1:

@@ -80,7 +80,8 @@ def _plan(g: Graph, name: str, live: int) -> CubeDraft:
                 raise Unsupported("a transpose or permute that is not an operand of a matrix product (the drafter's "
                                   "vector layouts copy contiguous rows only)")
             if _is(n, "diagonal"):
-                raise Unsupported("torch.diag(v) that does not multiply a matrix (diag(v) @ B is drafted as a row scaling)")
+                raise Unsupported("torch.diag(v) that does not multiply a matrix (diag(v) @ B is drafted as a row "
+                                  "scaling)")
             if _is(n, "mask"):
                 raise Unsupported(f"torch.{n.op} that is not applied to a matrix product's result")
         raise Unsupported("internal: no matrix product in a cube graph")
@@ -267,7 +268,8 @@ class _Cube:
         if kind == "matrix":
             return f"({self.M}, {self.N})"
         if kind == "col":
-            return "(" + ", ".join(["1"] * (len(leaf.shape) - 1) + [self.N]) + ("," if len(leaf.shape) == 1 else "") + ")"
+            ones = ["1"] * (len(leaf.shape) - 1)
+            return "(" + ", ".join(ones + [self.N]) + ("," if len(leaf.shape) == 1 else "") + ")"
         return "(" + ", ".join(["1"] * (len(leaf.shape) - 2) + [self.M] + (["1"] if len(leaf.shape) >= 2 else [])) + \
             ("," if len(leaf.shape) == 1 else "") + ")"
 
@@ -362,7 +364,8 @@ def {self.op}({", ".join(self._kparams(tensors) + [f"{self.y}: Out[f32, {y_view}
     def _render_scale(self) -> CubeDraft:
         """diag(v) @ B (each row r of B times v[r]) or B @ diag(v) (each row of B times v)."""
         if self.expr is not self.mm or self.mask is not None:
-            raise Unsupported("elementwise work after a product with torch.diag(v) (the drafter takes the scaling alone)")
+            raise Unsupported("elementwise work after a product with torch.diag(v) (the drafter takes the scaling "
+                              "alone)")
         row = self.scale == "rowscale"
         v, m = (self.a, self.b) if row else (self.b, self.a)
         vn, mn = self.names[id(v)], self.names[id(m)]
@@ -457,7 +460,8 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
         if flat:
             layout.append(f"the leading axes of `{a}` are more rows of A (one `{b}` for all of them)")
         elif batched:
-            layout.append("the leading axes are a batch axis of the block grid: the cores share all blocks of all batches")
+            layout.append("the leading axes are a batch axis of the block grid: the cores share all blocks of all "
+                          "batches")
         doc = [f"{self.op}: a matrix product on the cube unit (drafted).", "",
                "GM -> L1 (Nd2Nz) -> L0A / L0B -> mmad into the L0C accumulator over K slices -> Fixpipe to GM;",
                "the blocks of the result go round-robin over the cube cores and short last blocks are padded",
@@ -467,7 +471,8 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
             doc += ["- The elementwise work on the product runs on the vector cores: the cube writes the product to",
                     f"  the Workspace `{self.p}`, sync_all() hands it over, each vector core streams its rows."]
         if self.mask:
-            doc += [f"- torch.{self.mask[0]}(..., diagonal={self.mask[1]}): each row is two column ranges, the zeros and the",
+            doc += [f"- torch.{self.mask[0]}(..., diagonal={self.mask[1]}): each row is two column ranges, the zeros "
+                    "and the",
                     "  kept part, so the masked half needs no compute."]
         return doc
 

@@ -127,7 +127,8 @@ class DatadepWriter(Writer):
             lead = self.xdims[:self.node.attrs["axis"] + 1]
             return [f"rows = {' * '.join(lead)}", "cores, per_core = core_split(rows)", self.tile_line()]
         live = f"{self.live} * ({self.num(self.node.args[1])} + 1)" if self.template == "interleave" else str(self.live)
-        return [*self.chunk_split(self.xdims, ALIGN, "32-byte aligned per-core chunks"), f"tile = ub_elems(f32, live={live})"]
+        return [*self.chunk_split(self.xdims, ALIGN, "32-byte aligned per-core chunks"),
+                f"tile = ub_elems(f32, live={live})"]
 
     def launch_fields(self) -> str:
         if self._is_rows():
@@ -152,7 +153,8 @@ class DatadepWriter(Writer):
         n, x, y = self.node, self.x, self.y
         fresh = self.namer.fresh
         bins, lo, hi = self.num(n.args[1]), self.num(n.args[2], True), self.num(n.args[3], True)
-        a, b, xu, w, k, j, cnt = fresh("lo"), fresh("hi"), fresh("xu"), fresh("width"), fresh("pos"), fresh("j"), fresh("n")
+        a, b, xu, w = fresh("lo"), fresh("hi"), fresh("xu"), fresh("width")
+        k, j, cnt = fresh("pos"), fresh("j"), fresh("n")
         T = self.total
         lines = [f"{a} = {lo}", f"{b} = {hi}"]
         lines += [f"if {a} == {b}:          # min == max: the bins span the data's own min and max",
@@ -172,15 +174,18 @@ class DatadepWriter(Writer):
                   "        with copyin:",
                   f"            {xu} = load({x.name}[c])",
                   "        with compute:",
-                  f"            {w} = clamp({xu}, {b} - {a}, {b} - {a})      # the range as a tile: a true Div, as PyTorch divides",
-                  f"            {k} = min(floor(({xu} - {a}) * {bins} / {w}), {bins} - 1)      # max itself is in the last bin",
+                  f"            {w} = clamp({xu}, {b} - {a}, {b} - {a})"
+                  "      # the range as a tile: a true Div, as PyTorch divides",
+                  f"            {k} = min(floor(({xu} - {a}) * {bins} / {w}), {bins} - 1)"
+                  "      # max itself is in the last bin",
                   f"            {k} = where({xu} > {b}, -1.0, {k})      # outside [min, max]: no bin",
                   f"            {k} = where({xu} < {a}, -1.0, {k})",
                   f"        for {j} in range({bins}):",
                   "            with compute:",
                   f"                {cnt} = reduce_sum(where({k} == {j}, 1.0, 0.0))",
                   "            with copyout:",
-                  f"                store({y.name}[{j}], {cnt}, accumulate=True)      # atomic: the cores' counts add up"]
+                  f"                store({y.name}[{j}], {cnt}, accumulate=True)"
+                  "      # atomic: the cores' counts add up"]
         return lines
 
     # -- repeat_interleave -----------------------------------------------------------------------------
@@ -215,7 +220,8 @@ class DatadepWriter(Writer):
                     "        with copyin:",
                     f"            {xu} = load({x.name}[c])",
                     "        with compute:",
-                    f"            {yu} = repeat({xu}, {r})      # element i of the output is element i // {r} of the input",
+                    f"            {yu} = repeat({xu}, {r})"
+                    f"      # element i of the output is element i // {r} of the input",
                     "        with copyout:",
                     f"            store({y.name}[c.start * {r}:c.start * {r} + c.len * {r}], {yu})"]
         ax = self.node.attrs["axis"]
@@ -278,7 +284,8 @@ class DatadepWriter(Writer):
                 f"        {n} = cast({total}, i64)",
                 "        with copyout:",
                 f"            store({self.count}[0], {n})",
-                f"    for {i} in range({part}.start, {part}.start + {part}.len):      # the scalar unit, element by element",
+                f"    for {i} in range({part}.start, {part}.start + {part}.len):"
+                "      # the scalar unit, element by element",
                 "        with copyin:",
                 f"            {m} = load({x.name}[{i}])",
                 f"        if {m if boolean else m + ' != 0'}:",

@@ -62,7 +62,8 @@ def draft_reference(path, *, soc: str | None = None, overrides: dict | None = No
     return draft_from_trace(traced, name=kernel_name(path), soc=soc, source=Path(path).name)
 
 
-def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = None, source: str = "the reference") -> Draft:
+def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = None,
+                     source: str = "the reference") -> Draft:
     s = get_soc(soc)
     try:
         g = build_graph(traced)
@@ -178,9 +179,11 @@ def _draft_cube(g, name: str, s, source: str) -> Draft:
 
 # a layout refusal's construct -> the calls whose reference line it names
 _VIEW_CALLS = {"slice": ("getitem", "narrow", "slice", "split", "chunk"),
-               "`split`": ("split", "chunk", "tensor_split", "unbind", "split_with_sizes"), "`cat`": ("cat", "stack", "concat", "repeat", "tile"),
+               "`split`": ("split", "chunk", "tensor_split", "unbind", "split_with_sizes"),
+               "`cat`": ("cat", "stack", "concat", "repeat", "tile"),
                "`flip`": ("flip", "fliplr", "flipud"),
-               "pad, flip or roll": ("pad", "roll", "flip", "fliplr", "flipud"), "`select`": ("getitem", "select", "unbind"),
+               "pad, flip or roll": ("pad", "roll", "flip", "fliplr", "flipud"),
+               "`select`": ("getitem", "select", "unbind"),
                "expand": ("expand", "expand_as", "broadcast_to"), "reshape": ("view", "reshape", "flatten"),
                "`permute`": ("permute", "transpose", "t", "movedim", "moveaxis", "swapaxes", "swapdims")}
 

@@ -290,7 +290,8 @@ OPS: dict[str, OpInfo] = {
     "reshape": OpInfo(VIEW), "expand": OpInfo(STRETCH), "full": OpInfo(FILL),
     "slice": OpInfo(MOVE, form="window"), "cat": OpInfo(MOVE, form="concat"), "shift": OpInfo(MOVE, form="shift"),
     "select": OpInfo(MOVE, form="select"),
-    "flip": OpInfo(MOVE, form="reverse", moves="axes"),   # along an outer axis: read from the end; along the last: remapped
+    # along an outer axis: read from the end; along the last: remapped
+    "flip": OpInfo(MOVE, form="reverse", moves="axes"),
     "pad": OpInfo(REMAP, form="pad", moves="pads"), "roll": OpInfo(REMAP, form="roll", moves="shifts"),
     "tile": OpInfo(REMAP, form="repeat", moves="reps"),
     "permute": OpInfo(PERMUTE, form="order"), "transpose": OpInfo(PERMUTE, form="swap"),   # swap: the last two axes
@@ -323,7 +324,8 @@ def op_info(op: str) -> OpInfo:
 def clamp_of(n: "Node") -> "tuple[Node, Node, Node] | None":
     """(x, lo, hi) when n is min(max(x, lo), hi), a clamp as the rules build it; else None."""
     inner = n.args[0] if n.op == "min" and len(n.args) == 2 else None
-    if isinstance(inner, Node) and inner.op == "max" and isinstance(n.args[1], Node) and isinstance(inner.args[1], Node):
+    if isinstance(inner, Node) and inner.op == "max" and isinstance(n.args[1], Node) \
+            and isinstance(inner.args[1], Node):
         return inner.args[0], inner.args[1], n.args[1]
     return None
 
@@ -560,7 +562,8 @@ class Builder:
         if not x.is_tensor:
             raise Unsupported(f"`arg{kind}` of a scalar")
         if axis is None:
-            raise Unsupported(f"`arg{kind}` over all elements (without `dim`; the drafter takes the index along one axis)")
+            raise Unsupported(f"`arg{kind}` over all elements (without `dim`; the drafter takes the index along one "
+                              "axis)")
         axis = norm_axis(axis, len(x.shape))
         shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keepdim else \
             tuple(d for i, d in enumerate(x.shape) if i != axis)
@@ -592,7 +595,8 @@ class Builder:
         axis = norm_axis(axis, rank) if rank else 0
         if k and not (rank and 0 < k <= x.shape[axis]) and not (not rank and k == 1):
             raise Unsupported(f"`{what}` with k = {k} of {x.shape[axis] if rank else 1} elements")
-        attrs = {"axis": axis, "descending": bool(descending), "k": int(k), "kth": kth, "keepdim": keepdim, "what": what}
+        attrs = {"axis": axis, "descending": bool(descending), "k": int(k), "kth": kth, "keepdim": keepdim,
+                 "what": what}
         if kth:
             shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keepdim else \
                 tuple(d for i, d in enumerate(x.shape) if i != axis)

@@ -276,7 +276,8 @@ class IndexWriter(Writer):
                    "rows of the source into the rows their indices name; atomic adds commute, so repeated "
                    "indices add up in any order",
             "scatter": "the output is only added into (atomic adds): each core adds its rows of x, then every (index, "
-                       "src) pair of its rows, read as scalars, by an accumulating scalar store; repeated indices add up",
+                       "src) pair of its rows, read as scalars, by an accumulating scalar store; repeated indices "
+                       "add up",
             "put": "the cores split the output rows: each finds the last pick naming it (a vector search over the "
                    "indices: Compare, Select, ReduceMax) and copies that source row, or its own row of x; a repeated "
                    "index keeps the last write, as PyTorch on one thread",
@@ -285,7 +286,8 @@ class IndexWriter(Writer):
         }
         kind = n.attrs.get("kind", "max")
         text = forms[self.form].format(k=kind, better="greater" if kind == "max" else "smaller")
-        return f"Drafted from {self.source}: {self.what} along axis {n.attrs['axis']}, index template. {text[0].upper() + text[1:]}."
+        return (f"Drafted from {self.source}: {self.what} along axis {n.attrs['axis']}, index template. "
+                f"{text[0].upper() + text[1:]}.")
 
     def kernel_body(self) -> list[str]:
         return {"rows": self._argrows, "cols": self._argcols, "take": self._take, "copy": self._copy,
@@ -321,7 +323,8 @@ class IndexWriter(Writer):
                 *[f"            {l}" for l in self._widen(x, xu, val)],
                 f"            {m} = reduce_{kind}({val})",
                 f"            {i} = arg{kind}({val})          # the first {kind} within the tile",
-                f"        if {m} {better} {best}:              # strictly: an earlier tile keeps a tie (PyTorch's first index)",
+                f"        if {m} {better} {best}:"
+                "              # strictly: an earlier tile keeps a tie (PyTorch's first index)",
                 f"            {best} = {m}",
                 f"            {at} = c.start + {i}",
                 f"    {yi} = cast({at}, i64)",
@@ -355,7 +358,8 @@ class IndexWriter(Writer):
                 f"                {xv} = load({x.name}[{lead}k, c])",
                 "            with compute:",
                 *[f"                {l}" for l in self._widen(x, xv, wide)],
-                f"                {at} = where({step_val} {better} {best}, k, {at})      # strictly: the first index wins ties",
+                f"                {at} = where({step_val} {better} {best}, k, {at})"
+                "      # strictly: the first index wins ties",
                 f"                {best} = {kind}({best}, {step_val})",
                 "        with compute:",
                 f"            {yi} = cast(cast({at}, i32, round=\"rint\"), i64)",
@@ -473,7 +477,8 @@ class IndexWriter(Writer):
                 "        with copyin:",
                 f"            {iu} = load({ix.name}[c])",
                 "        with compute:",
-                f"            {m} = reduce_max(where(cast(cast({iu}, i32), f32) == r, iota(c.len, c.start) + 1.0, 0.0))",
+                f"            {m} = reduce_max(where(cast(cast({iu}, i32), f32) == r, "
+                "iota(c.len, c.start) + 1.0, 0.0))",
                 f"        {last} = max({last}, {m})",
                 f"    {k} = cast({last}, i32) - 1",
                 f"    if {k} >= 0:          # the last write of row r: source row k",

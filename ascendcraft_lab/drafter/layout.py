@@ -391,7 +391,8 @@ def broadcast_fit(lay: Layout) -> bool:
             raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} does not broadcast against {S}")
         if k == "other":
             raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} broadcast against {S} (the broadcast "
-                              "template takes per-column vectors (N,), per-row values (..., 1) and one-element tensors)")
+                              "template takes per-column vectors (N,), per-row values (..., 1) and one-element "
+                              "tensors)")
         if k == "col" and len(S) == 1:
             kinds[id(n)] = "full"
     if len(S) == 1 and any(k not in ("full", "one") for k in kinds.values()):
@@ -956,7 +957,8 @@ def pool_layout(nodes: list, outputs: list) -> Layout:
 
 def index_layout(nodes: list, outputs: list) -> Layout:
     """The index template drafts one argmax/argmin, gather, index_select/embedding,
-    index_add or scatter_add of Model inputs or parameters as the whole forward (see index.py); its base is the shape read."""
+    index_add or scatter_add of Model inputs or parameters as the whole forward (see index.py); its base is
+    the shape read."""
     picked = [n for n in nodes if n.kind == INDEX]
     n = picked[0]
     what = n.info.what.format(**n.attrs)
@@ -1133,8 +1135,8 @@ def chain_of(out: Node) -> tuple[list[Node], list[Node], Node, Node]:
     post = [n for n in subgraph(out) if n.is_tensor and _reads(n, last) and n is not last]
     for n in post:
         if tuple(n.shape) != tuple(out.shape):
-            raise Unsupported(f"a `{n.op}` of shape {tuple(n.shape)} after a pad, flip or roll (elementwise work on the "
-                              "result only)")
+            raise Unsupported(f"a `{n.op}` of shape {tuple(n.shape)} after a pad, flip or roll (elementwise work on "
+                              "the result only)")
     return post, maps, pre, x
 
 
@@ -1188,8 +1190,8 @@ def interleave_layout(nodes: list, outputs: list) -> Layout:
         for n in nodes_q:
             if tuple(n.shape) not in (inner, viewed):
                 raise Unsupported(f"`{n.name or n.op}` of shape {tuple(n.shape)} in a part of a stack along the last "
-                                  f"axis (the interleave template stacks elementwise work on inputs of the parts' shape "
-                                  f"{inner})")
+                                  f"axis (the interleave template stacks elementwise work on inputs of the parts' "
+                                  f"shape {inner})")
     if out.dtype not in INTERLEAVED:
         raise Unsupported(f"a stack of {out.dtype} tensors along the last axis (the Gather that interleaves them moves "
                           "2- and 4-byte elements)")

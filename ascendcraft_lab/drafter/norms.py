@@ -13,7 +13,8 @@ drafter's canonical nodes, with the Model's own tensors as `param` leaves:
 
 Every one normalises as (x - mean) * rsqrt(var + eps) with the biased variance computed in two
 passes, mean(d * d) with d = x - mean (no cancellation, unlike E[x^2] - E[x]^2), then applies
-its per-channel or elementwise weight and bias (batch norm folds both into x * scale + shift). A `param` leaf carries `dims`: symbolic sizes
+its per-channel or elementwise weight and bias (batch norm folds both into x * scale + shift). A `param` leaf
+carries `dims`: symbolic sizes
 of its own shape (input dims), so a draft declares it with the input's dim names; a reshape
 that splits the channel axis carries `sym`, the symbolic size of each new axis.
 """

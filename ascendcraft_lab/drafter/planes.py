@@ -178,7 +178,8 @@ class PlanesWriter(LoopWriter):
         for r in roots:                     # the accumulators are read after the sweep
             if r.kind == "acc":
                 env[id(r.node)] = r.name
-        tiles = [f"for c in tiles({self.size(self.Q)}, t.tile):"] + ["    " + l for l in self.stages(copyin, compute, copyout)]
+        tiles = [f"for c in tiles({self.size(self.Q)}, t.tile):"]
+        tiles += ["    " + l for l in self.stages(copyin, compute, copyout)]
         if not self.R:
             return head + tiles
         return [f"for {self.pv} in range({self.size(self.R)}):"] + ["    " + l for l in head + tiles]

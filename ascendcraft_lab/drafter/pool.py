@@ -161,14 +161,15 @@ class PoolWriter(LoopWriter):
             k, s, p, d = self.k[i], self.s[i], self.p[i], self.d[i]
             X = self.sp_names[i]
             starts[i] = fresh(X.lower() + "0")
-            body.append(f"{starts[i]} = {_lin(coords[i], s, -p)}"
-                        + ("      # the window's first input row along " + X + " (may lie in the padding)" if p else ""))
+            note = "      # the window's first input row along " + X + " (may lie in the padding)" if p else ""
+            body.append(f"{starts[i]} = {_lin(coords[i], s, -p)}{note}")
             if p == 0 and not self.ceil:
                 taps[i] = ("0", str(k))        # every tap of every window lies inside the input
                 continue
             j0, j1 = fresh("j" + X.lower() + "0"), fresh("j" + X.lower() + "1")
             neg = f"max(0, -{starts[i]})"
-            body.append(f"{j0} = {neg if d == 1 else f'({neg} + {d - 1}) // {d}'}      # the first tap inside the input")
+            first = neg if d == 1 else f'({neg} + {d - 1}) // {d}'
+            body.append(f"{j0} = {first}      # the first tap inside the input")
             body.append(f"{j1} = min({k}, {f'{X} - {starts[i]}' if d == 1 else f'({X} - 1 - {starts[i]}) // {d} + 1'})"
                         "      # one past the last")
             taps[i] = (j0, j1)
@@ -214,7 +215,8 @@ class PoolWriter(LoopWriter):
             return [self._load(xw, [rows])], [f"{acc} = {folded(xw)}"], [], acc
         i0 = outer[0]
         q = fresh("j" + self.sp_names[i0].lower())
-        stages = self.stages([self._load(xw, [self._row(i0, self._taps_of[i0][0]), rows])], [f"{acc} = {folded(xw)}"], [])
+        stages = self.stages([self._load(xw, [self._row(i0, self._taps_of[i0][0]), rows])],
+                             [f"{acc} = {folded(xw)}"], [])
         xv = fresh(x.name + "v")
         fold = f"max({acc}, {folded(xv)})" if self.kind == "max" else f"{acc} + {folded(xv)}"
         stages += [f"for {q} in range({_after(self._taps_of[i0][0])}, {self._taps_of[i0][1]}):"]
@@ -276,7 +278,8 @@ class PoolWriter(LoopWriter):
 
     def kernel_signature(self) -> str:
         x, y = self.tensors[0], self.out_tensors[0]
-        params = [f"{x.name}: GM[{DTYPE[x.dtype]}, {x.view}]", f"{y.name}: Out[{DTYPE[y.dtype]}, {y.view}]", "t: Tiling"]
+        params = [f"{x.name}: GM[{DTYPE[x.dtype]}, {x.view}]", f"{y.name}: Out[{DTYPE[y.dtype]}, {y.view}]",
+                  "t: Tiling"]
         return signature(self.op_name, params)
 
 

@@ -294,7 +294,8 @@ class RemapWriter(Writer):
         last = self.steps[self.rank - 1]
         at = lambda idx, c: ", ".join(idx + [c])      # noqa: E731 - a view index
         if last:
-            body += ["    with copyin:", f"        {xu} = load({x.name}[{at(self._own(iidx), ':')}])      # the source row, whole"]
+            body += ["    with copyin:",
+                     f"        {xu} = load({x.name}[{at(self._own(iidx), ':')}])      # the source row, whole"]
         body.append(f"    for c in tiles({self.odims[-1]}, t.tile):")
         if not last:
             body += ["        with copyin:", f"            {xu} = load({x.name}[{at(self._own(iidx), 'c')}])"]
@@ -429,12 +430,16 @@ def _describe_pad(attrs: dict) -> str:
     return f"F.pad {attrs['mode']}{value} ({pads})"
 
 
+def _describe_roll(attrs: dict) -> str:
+    return "torch.roll (" + ", ".join(f"dim {a} by {s}" for a, s in sorted(attrs["shifts"].items())) + ")"
+
+
+def _describe_tile(attrs: dict) -> str:
+    return "a repeat (" + ", ".join(f"dim {a} {r} times" for a, r in sorted(attrs["reps"].items())) + ")"
+
+
 # per remap op: the words of the draft's docstring
-_DESCRIBE = {"pad": _describe_pad,
-             "roll": lambda attrs: "torch.roll (" + ", ".join(f"dim {a} by {s}" for a, s in sorted(attrs["shifts"].items()))
-             + ")",
-             "tile": lambda attrs: "a repeat (" + ", ".join(f"dim {a} {r} times" for a, r in sorted(attrs["reps"].items()))
-             + ")",
+_DESCRIBE = {"pad": _describe_pad, "roll": _describe_roll, "tile": _describe_tile,
              "flip": lambda attrs: f"torch.flip{tuple(attrs['axes'])}"}
 
 

@@ -199,8 +199,8 @@ class ResizeWriter(Writer):
     def kernel_signature(self) -> str:
         x, y = self.tensors[0], self.out_tensors[0]
         xv, yv = self._views()
-        return signature(self.op_name, [f"{x.name}: GM[{DTYPE[x.dtype]}, {xv}]", f"{y.name}: Out[{DTYPE[y.dtype]}, {yv}]",
-                                         "t: Tiling"])
+        return signature(self.op_name, [f"{x.name}: GM[{DTYPE[x.dtype]}, {xv}]",
+                                         f"{y.name}: Out[{DTYPE[y.dtype]}, {yv}]", "t: Tiling"])
 
     def _rows_total(self) -> str:
         return self.prod(self.lead + self.odims[:-1])
@@ -427,7 +427,8 @@ class ResizeWriter(Writer):
         xv = fresh(f"{x.name}v")
         body += [f"    for {q} in range(1, {h1} - {h0}):          # the row's other taps: one row load each"]
         body += ["        " + l for l in lines]
-        body += [f"        {total} = {total} + {wq}", "        with copyin:", f"            {xv} = load({x.name}[{p}, {h0} + {q}, :])",
+        body += [f"        {total} = {total} + {wq}", "        with copyin:",
+                 f"            {xv} = load({x.name}[{p}, {h0} + {q}, :])",
                  "        with compute:", f"            {acc} = {acc} + {xv} * {wq}"]
         row = fresh("row")
         body += ["    with compute:", f"        {row} = {acc} * (1.0 / {total})          # the taps' weights sum to 1"]
@@ -445,11 +446,13 @@ class ResizeWriter(Writer):
                  f"            {ytot} = {wt}"]
         j, jj = fresh("j"), fresh("jj")
         lines, wj = self._aa_filter(f"(cast({jj}, f32) - {cw} + 0.5) * t.inv{w}", tile=True)
-        body += [f"        for {j} in range(1, t.taps{w}):          # the most taps any column reads", "            with compute:",
+        body += [f"        for {j} in range(1, t.taps{w}):          # the most taps any column reads",
+                 "            with compute:",
                  f"                {jj} = {j0} + {j}"]
         body += ["                " + l for l in lines]
         inside = fresh("win")
-        body += [f"                {inside} = where(cast({jj}, f32) < {W}, {wj}, 0.0)          # a tap past the row weighs 0",
+        body += [f"                {inside} = where(cast({jj}, f32) < {W}, {wj}, 0.0)"
+                 "          # a tap past the row weighs 0",
                  f"                {yacc} = {yacc} + take({row}, min({jj}, {W} - 1)) * {inside}",
                  f"                {ytot} = {ytot} + {inside}"]
         yu = fresh("yu")
@@ -489,16 +492,19 @@ class ResizeWriter(Writer):
         col, j0, j1, cnt, yacc = fresh("col"), fresh("j0"), fresh("j1"), fresh("cnt"), fresh("yacc")
         body += [f"    for c in tiles({self.odims[-1]}, t.tile):", "        with compute:",
                  f"            {col} = iota(c.len, c.start)          # the tile's output columns (CreateVecIndex)",
-                 "            # each column's window [j0, j1) of source columns; + 0.5 keeps floor() off the integers a",
+                 "            # each column's window [j0, j1) of source columns; + 0.5 keeps floor() off the "
+                 "integers a",
                  "            # product by the reciprocal of OW may miss by a rounding",
                  f"            {j0} = cast(({col} * {W} + 0.5) / {OW}, i32, round=\"floor\")",
                  f"            {j1} = cast((({col} + 1.0) * {W} + {_less(OW, 0.5)}) / {OW}, i32, round=\"floor\")",
                  f"            {cnt} = cast({j1} - {j0}, f32)",
                  f"            {yacc} = take({row}, min({j0}, {W} - 1))          # one vector Gather per tap"]
         j, jj, inside = fresh("j"), fresh("jj"), fresh("win")
-        body += [f"        for {j} in range(1, t.taps{w}):          # the longest window's other taps", "            with compute:",
+        body += [f"        for {j} in range(1, t.taps{w}):          # the longest window's other taps",
+                 "            with compute:",
                  f"                {jj} = {j0} + {j}",
-                 f"                {inside} = where({jj} < {j1}, 1.0, 0.0)          # a tap past the column's window weighs 0",
+                 f"                {inside} = where({jj} < {j1}, 1.0, 0.0)"
+                 "          # a tap past the column's window weighs 0",
                  f"                {yacc} = {yacc} + take({row}, min({jj}, {W} - 1)) * {inside}"]
         yu = fresh("yu")
         body += ["        with compute:", f"            {yu} = {yacc} / {cnt}",
@@ -690,7 +696,8 @@ class GridSampleWriter(Writer):
         wx0, wx1, wy0, wy1 = (fresh(v) for v in ("wx0", "wx1", "wy0", "wy1"))
         jx0, jx1, jy0, jy1 = (fresh(v) for v in ("jx0", "jx1", "jy0", "jy1"))
         top, bottom, yu = fresh("top"), fresh("bottom"), fresh("yu")
-        lines = [f"{bx} = (iota(c.len, c.start){half}) * t.sx - 1.0          # the tile's normalised x (CreateVecIndex)",
+        lines = [f"{bx} = (iota(c.len, c.start){half}) * t.sx - 1.0"
+                 "          # the tile's normalised x (CreateVecIndex)",
                  f"{ix} = {unx}",
                  f"{iy} = {uny}",
                  f"{fx} = cast(cast({ix}, i32, round=\"floor\"), f32)",

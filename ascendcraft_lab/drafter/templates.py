@@ -35,7 +35,8 @@ from .layout import Layout
 
 DTYPE = {"float32": "f32", "float16": "f16", "bool": "bool", "bfloat16": "bf16", "int64": "i64", "int32": "i32",
          "int16": "i16", "int8": "i8", "uint8": "u8"}
-NBYTES = {"float32": 4, "float16": 2, "bool": 1, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1}
+NBYTES = {"float32": 4, "float16": 2, "bool": 1, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2, "int8": 1,
+          "uint8": 1}
 DIM_NAMES = {1: ("N",), 2: ("B", "N"), 3: ("B", "M", "N"), 4: ("B", "C", "H", "W"), 5: ("B", "C", "D", "H", "W")}
 RESERVED = set(OPS) | set(HOST_BUILTINS) | set(keyword.kwlist) | {
     "load", "store", "tiles", "core_rows", "core_chunk", "range", "windows", "copyin", "compute", "copyout",
@@ -276,7 +277,8 @@ class Writer:
         for `total` elements (a product of names) split over the vector cores."""
         n = kir.product(total)
         chunk = kir.assign("chunk", kir.call("align_up", kir.call("cdiv", n, "VECTOR_CORES"), align))
-        return kir.lines([kir.note(chunk, comment) if comment else chunk, kir.assign("cores", kir.call("cdiv", n, "chunk"))])
+        cores = kir.assign("cores", kir.call("cdiv", n, "chunk"))
+        return kir.lines([kir.note(chunk, comment) if comment else chunk, cores])
 
     # -- scalars: host fields ---------------------------------------------------------------------
     def scalar_text(self, n: Node, in_kernel: bool = True) -> str:
@@ -337,7 +339,8 @@ class Writer:
         return signature(self.op_name, params)
 
     def host_tensor(self) -> str:
-        t = next((t for t in self.tensors if t.node is not None and not self.lay.is_reduced(t.node)), None) or self.tensors[0]
+        t = next((t for t in self.tensors if t.node is not None and not self.lay.is_reduced(t.node)), None) \
+            or self.tensors[0]
         dims = ", ".join(self.dims)
         return f"{t.name}: Tensor[{DTYPE[t.dtype]}, ({dims}{',' if len(self.dims) == 1 else ''})]"
 
@@ -497,7 +500,8 @@ class Stage:
             return f"{info.prefix}{self._operand(args[0], info.prec + 1)}", info.prec
         if info.call:
             # a mask (where's first operand) is passed as it is; other bool operands become numbers
-            texts = [self._text(a)[0] if i == 0 and info.mask_first else self._operand(a, 0) for i, a in enumerate(args)]
+            texts = [self._text(a)[0] if i == 0 and info.mask_first else self._operand(a, 0)
+                     for i, a in enumerate(args)]
             return f"{n.op}({', '.join(texts)})", 9
         raise Unsupported(f"internal: no DSL text for `{n.op}`")
 
@@ -787,7 +791,9 @@ class RowsWriter(LoopWriter):
     def reduced_view(self, shape) -> str:
         lead = list(self.lay.lead)
         if not lead:                     # every axis reduced: one number (keepdim: ones, one axis of 1)
-            return "()" if not shape else self.shape_text(["1" if len(shape) == 1 else f"({', '.join(['1'] * len(shape))})"])
+            if not shape:
+                return "()"
+            return self.shape_text(["1" if len(shape) == 1 else f"({', '.join(['1'] * len(shape))})"])
         keep = len(shape) == len(self.lay.base)
         axes = lead + (list(self.lay.axes) if keep else [])
         names = [self.dims[a] if a in lead else "1" for a in sorted(axes)]
@@ -949,7 +955,8 @@ class RowsWriter(LoopWriter):
         return (f"Drafted from {self.source}: row-wise (rows template) over the last "
                 f"{'axis' if len(self.lay.axes) == 1 else f'{len(self.lay.axes)} axes'}. "
                 f"{n} reduction sweep{'s' if n != 1 else ''} per row with scalar accumulators"
-                + (", then a sweep that writes the outputs" if any(self.lay.is_full(o) for o in self.lay.outputs) else "")
+                + (", then a sweep that writes the outputs" if any(self.lay.is_full(o) for o in self.lay.outputs)
+                   else "")
                 + ("; scans carry a scalar from tile to tile" if self.lay.scans else "") + ".")
 
 
@@ -975,7 +982,8 @@ class WindowsWriter(RowsWriter):
         direct = {id(o): t for o, t in zip(lay.outputs, self.out_tensors) if t.dtype == "float32"}
         for r in lay.reductions:
             t = direct.pop(id(r), None)
-            name = self.tile_name(t) if t else self.namer.fresh({"sum": "su", "max": "mu", "min": "nu"}[r.attrs["kind"]])
+            acc = {"sum": "su", "max": "mu", "min": "nu"}[r.attrs["kind"]]
+            name = self.tile_name(t) if t else self.namer.fresh(acc)
             roots.append(Root("acc", r, name, t, reduce=r.attrs["kind"]))
         for o, t in zip(lay.outputs, self.out_tensors):
             if id(o) not in direct and any(r.tensor is t for r in roots):
@@ -1017,7 +1025,8 @@ class ColsWriter(LoopWriter):
     def reduced_view(self, shape) -> str:
         keep = len(shape) == len(self.lay.base)
         trail = list(self.lay.trail)
-        tgroup = [("1" if a in self.lay.axes else self.dims[a]) for a in (list(self.lay.axes) + trail if keep else trail)]
+        axes = list(self.lay.axes) + trail if keep else trail
+        tgroup = [("1" if a in self.lay.axes else self.dims[a]) for a in axes]
         tg = tgroup[0] if len(tgroup) == 1 else "(" + ", ".join(tgroup) + ")"
         return self.shape_text([self.group(self.lay.lead), tg])
 

@@ -200,7 +200,8 @@ class WindowsTotalWriter(_Shares, WindowsWriter):
                 kind = r.attrs["kind"]
                 if kind not in WIN_FN:
                     raise Unsupported(f"a per-row {kind} of short rows (window ops: sum, max, min)")
-                roots.append(Root("acc", r, self.namer.fresh({"sum": "su", "max": "mu", "min": "nu"}[kind]), reduce=kind))
+                acc = self.namer.fresh({"sum": "su", "max": "mu", "min": "nu"}[kind])
+                roots.append(Root("acc", r, acc, reduce=kind))
         sums = {}
         for t in lay.totals:
             sums[id(t)] = self.namer.fresh("acc")

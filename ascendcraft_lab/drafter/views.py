@@ -185,7 +185,8 @@ class PermuteWriter(Writer):
             lines += [f"bm = min({rows}, {BLOCK})   # rows of a block = columns of its transpose",
                       f"bn = min({cols}, {BLOCK})   # columns of a block = rows of its transpose"]
         else:
-            lines += [f"bn = min(align_up({cols}, 8), {MAX_COLS})   # a row's pitch is a repeat stride: at most 255 blocks",
+            lines += [f"bn = min(align_up({cols}, 8), {MAX_COLS})"
+                      "   # a row's pitch is a repeat stride: at most 255 blocks",
                       f"bm = min(max(ub_elems(f32, live={self.live}) // bn, 1), {rows})"]
         return lines
 
@@ -311,14 +312,16 @@ class SplitWriter(Writer):
                 chunk = self.namer.fresh(f"chunk{n.attrs['part']}")
                 self.host_fields.append(_Field(chunk, f"cdiv({cols}, cores)"))
                 src = f"k.start + {off}:k.start + {off} + k.len" if off else "k"
-                body += [f"for {part} in core_chunk(t.{chunk}, {cols}):      # part {n.attrs['part']}: this core's elements",
+                body += [f"for {part} in core_chunk(t.{chunk}, {cols}):"
+                         f"      # part {n.attrs['part']}: this core's elements",
                          f"    for k in tiles({part}, t.tile):",
                          "        with copyin:", f"            {xu} = load({x.name}[{src}])",
                          "        with compute:", f"            {yu} = {xu}",
                          "        with copyout:", f"            store({t.name}[k], {yu})"]
             else:
                 src = f"k.start + {off}:k.start + {off} + k.len" if off else "k"
-                body += [f"for {part} in core_chunk(t.per_core, {self.prod(range(self.axis))}):      # part {n.attrs['part']}: this core's rows",
+                body += [f"for {part} in core_chunk(t.per_core, {self.prod(range(self.axis))}):"
+                         f"      # part {n.attrs['part']}: this core's rows",
                          f"    for c in tiles({part}, t.rows):",
                          f"        for k in tiles({cols}, t.cols):",
                          "            with copyin:", f"                {xu} = load({x.name}[c, {src}])",

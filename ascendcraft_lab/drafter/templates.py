@@ -266,6 +266,10 @@ class Writer:
         names = [self.dims[a] for a in axes]
         return " * ".join(names) if names else "1"
 
+    def dims_product(self, axes):
+        """The product of the dims of `axes`, as an expression (kir.product)."""
+        return kir.product(self.dims[a] for a in axes)
+
     # -- shared host lines ------------------------------------------------------------------------
     def tile_line(self, name: str = "tile") -> str:
         """`tile = ub_elems(f32, live=K)`: the tile every UB buffer is sized by, K the drafter's live count
@@ -840,21 +844,20 @@ class RowsWriter(LoopWriter):
             body += self._scalars(self.boundary_reduced([o for o, _ in full_outs], env), env)
             copyin, compute, copyout, carries = self.sweep(roots, idx, idx, env)
             body += [f"{c} = {v}" for c, v in carries]
+            step = kir.stages(copyin, compute, copyout)
             if self.split_global:
                 part = self.namer.fresh("part")
-                body.append(f"for {part} in core_chunk(t.chunk, {R}):")
-                body.append(f"    for c in tiles({part}, t.tile):")
-                body += ["        " + l for l in self.stages(copyin, compute, copyout)]
+                tiles = kir.loop("c", kir.tiles(part, kir.dot("t", "tile")), *step)
+                body += kir.lines([kir.loop(part, kir.core_chunk(kir.dot("t", "chunk"), self.dims_product(lay.axes)), tiles)])
             else:
-                body.append(f"for c in tiles({R}, t.tile):")
-                body += ["    " + l for l in self.stages(copyin, compute, copyout)]
+                body += kir.lines([kir.loop("c", kir.tiles(self.dims_product(lay.axes), kir.dot("t", "tile")), *step)])
         if red_outs:
             # one value per row; a global row's: 0-d, or one axis of 1 (keepdim)
             at = (lambda t: "[r]") if not self.global_row else (lambda t: "" if t.view == "()" else "[0]")
             body += self.store_values(red_outs, env, lambda t: self.namer.fresh(t.name + "v"), at)
         if self.global_row:
             return body
-        return [f"for r in core_rows(t.rows, {self.prod(self.lay.lead)}):"] + ["    " + l for l in body]
+        return kir.lines([kir.loop("r", kir.core_rows(kir.dot("t", "rows"), self.dims_product(lay.lead)), *body)])
 
     def level_sweeps(self, env: dict, idx: str) -> list[str]:
         """One sweep along the row per reduction level, each into scalar accumulators."""
@@ -872,8 +875,8 @@ class RowsWriter(LoopWriter):
             if self.shared_sums:
                 body += self._shared_sweep(roots, (copyin, compute, copyout), env)
                 continue
-            body.append(f"for c in tiles({self.row_expr()}, t.tile):")
-            body += ["    " + l for l in self.stages(copyin, compute, copyout)]
+            step = kir.stages(copyin, compute, copyout)
+            body += kir.lines([kir.loop("c", kir.tiles(self.dims_product(self.lay.axes), kir.dot("t", "tile")), *step)])
             for r in roots:
                 env[id(r.node)] = r.name
         return body
@@ -990,10 +993,9 @@ class WindowsWriter(RowsWriter):
                 continue
             roots.append(Root("out", o, self.tile_name(t), t))
         copyin, compute, copyout, _ = self.sweep(roots, f"windows(c, {Rw}, {Rw})", "c", env, window=Rw)
-        body = [f"for part in core_chunk(t.per_core, {self.prod(lay.lead)}):",
-                "    for c in tiles(part, t.tile_rows):          # c: a block of whole rows"]
-        body += ["        " + l for l in self.stages(copyin, compute, copyout)]
-        return body
+        tiles = kir.loop("c", kir.tiles("part", kir.dot("t", "tile_rows")), *kir.stages(copyin, compute, copyout))
+        chunk = kir.core_chunk(kir.dot("t", "per_core"), self.dims_product(lay.lead))
+        return kir.lines([kir.loop("part", chunk, kir.note(tiles, "c: a block of whole rows", 10))])
 
     def host_body(self) -> list[str]:
         A, R = self.prod(self.lay.lead), self.row_expr()
@@ -1072,12 +1074,11 @@ class ColsWriter(LoopWriter):
             inner += stepped([Root("out", o, self.tile_name(t), t) for o, t in full_outs])
         if red_outs:
             inner += self.store_values(red_outs, env, self.tile_name, f"[{pre}c]")
-        C = self.prod(lay.trail)
         if lead:
-            return [f"for r in core_rows(t.rows, {self.prod(lay.lead)}):", f"    for c in tiles({C}, t.tile):"] + \
-                ["        " + l for l in inner]
-        return [f"for part in core_chunk(t.chunk, {C}):", "    for c in tiles(part, t.tile):"] + \
-            ["        " + l for l in inner]
+            tiles = kir.loop("c", kir.tiles(self.dims_product(lay.trail), kir.dot("t", "tile")), *inner)
+            return kir.lines([kir.loop("r", kir.core_rows(kir.dot("t", "rows"), self.dims_product(lay.lead)), tiles)])
+        tiles = kir.loop("c", kir.tiles("part", kir.dot("t", "tile")), *inner)
+        return kir.lines([kir.loop("part", kir.core_chunk(kir.dot("t", "chunk"), self.dims_product(lay.trail)), tiles)])
 
     def leaf_view(self, n: Node) -> str:
         if "actual" in n.attrs and self.lay.is_reduced(n) and not self.lay.lead:

@@ -848,7 +848,8 @@ class RowsWriter(LoopWriter):
             if self.split_global:
                 part = self.namer.fresh("part")
                 tiles = kir.loop("c", kir.tiles(part, kir.dot("t", "tile")), *step)
-                body += kir.lines([kir.loop(part, kir.core_chunk(kir.dot("t", "chunk"), self.dims_product(lay.axes)), tiles)])
+                chunk = kir.core_chunk(kir.dot("t", "chunk"), self.dims_product(lay.axes))
+                body += kir.lines([kir.loop(part, chunk, tiles)])
             else:
                 body += kir.lines([kir.loop("c", kir.tiles(self.dims_product(lay.axes), kir.dot("t", "tile")), *step)])
         if red_outs:

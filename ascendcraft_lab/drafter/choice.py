@@ -12,10 +12,11 @@ each taking the subgraph it matches, and chooses between covers by `cost`: the h
 model's estimate of a template's kernel plugs in (`no_estimate` until then).
 
 The rules read the graph through `Canon`: its nodes after the layouts' preparation (layout.prepare)
-and two analyses the loop templates share, computed once and only when a rule asks: `loop` (base
+and two analyses the loop templates share, computed once, when the first rule asks: `loop` (base
 shape, reduced axes, totals; layout.loop_layout) and `spaced` (each node's space: full, reduced,
-scalar, row, plane, total; layout.with_spaces). A rule that asks for an analysis after an earlier
-one refused nothing sees the same answers as its neighbours, so the refusals keep their order.
+scalar, row, plane, total; layout.with_spaces). An analysis that cannot lay the graph out refuses it
+(Unsupported) at the first rule that asks, so a refusal names the first thing, in the order of the
+list, that no template takes.
 """
 from __future__ import annotations
 

@@ -54,9 +54,8 @@ def _cached_run_jobs(real, cache: Path):
         if file.is_file():
             return pickle.loads(file.read_bytes())
         answers = real(jobs, timeout=timeout)
-        tmp = file.with_suffix(".tmp")
-        tmp.write_bytes(pickle.dumps(answers))
-        tmp.replace(file)
+        from ascendcraft_lab.atomic import write_bytes
+        write_bytes(file, pickle.dumps(answers))
         return answers
     return run_jobs
 

@@ -100,6 +100,9 @@ def snapshot(out: Path, refs: list[Path], root: Path = ROOT) -> dict[str, int]:
 def diff(before: Path, after: Path) -> int:
     """Compare two snapshots: the counts, and each reference whose draft, refusal or template differs."""
     def entries(d: Path) -> dict[str, tuple[str, str]]:
+        if not (d / "index.tsv").is_file():
+            sys.exit(f"{d}: no index.tsv (not a snapshot, or one still being written); take one with "
+                     f"`python tools/draft_snapshot.py {d}`")
         out = {}
         for line in (d / "index.tsv").read_text().splitlines():
             rel, template, _ = line.split("\t")

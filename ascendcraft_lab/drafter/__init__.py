@@ -1,22 +1,35 @@
 """The offline drafter: a PyTorch reference (KernelBench format) -> a DSL draft, by rules.
 
     trace.py      the reference runs in a child process; torch.fx traces forward -> JSON graph
-    rules.py      every known torch function / method / nn module -> canonical nodes (graph.py)
-    layout.py     which template fits (map, rows, cols, windows, pool; total, rows_total,
-                  windows_total for losses; planes for normalizations) and each value's space
-    templates.py  the templates: loops, sweeps and compute stages as DSL text
-    totals.py     the loss templates: every core adds its share of a sum into the output
-    pool.py       the pool template (max/avg pooling over the last 1-3 axes)
-    broadcast.py  the bcast template: elementwise work with inputs broadcast against the output
-    resize.py     the resize template (F.interpolate / nn.Upsample: source rows blended once per
-                  output row, column taps by iota + Gather) and the gridsample template
-                  (grid_sample by affine_grid: a plane in UB, four Gathers per pixel)
-    remap.py      the remap template (F.pad in every mode, flips within a row, torch.roll: an
-                  index map per axis, the source row in UB, one Gather per column tile)
-    cube.py       the cube templates: one matrix product (matmul; epilogue with a Workspace and
-                  the vector cores, triu/tril masks), matvec and diag(v) scalings on the vector unit
+    rules.py      every known torch function / method / nn module -> canonical nodes (norms.py: the
+                  normalizations' rules)
+    graph.py      the canonical graph: Node, the Builder that folds and orders, and OPS, one row per
+                  canonical op (its kind and facts: what templates ask instead of op names)
+    choice.py     which template drafts the graph: RULES, an ordered, commented rule list
+                  [Rule(matches, Template, why)]; a Template names the node kinds it takes and a
+                  cost hook (the cover of a graph by templates builds on it)
+    layout.py     each template's layout: the base shape, reduced axes and each value's space
+                  (full, reduced, scalar, row, plane, total), the single-op templates' checks
+    writers.py    template name -> writer class; the writers:
+      templates.py  what every writer shares (names, scalars, host fields, compute stages, sweeps,
+                    shared host lines) and map, rows, windows, cols
+      blocks.py     row_blocks: blocks of whole short rows, reductions broadcast back
+      planes.py     planes: grouped reductions (batch / group norm)
+      broadcast.py  bcast and bcast_fold: inputs broadcast against the output; slices and cats
+      totals.py     total, rows_total, windows_total: losses, every core adds its share
+      pool.py       pool: max / avg pooling over the last 1-3 axes
+      index.py      index: argmax / gather / index_select / index_add / scatter
+      views.py      permute and split
+      remap.py      remap (pad, flip, roll, repeat: an index map per axis) and interleave_last
+      resize.py     resize (F.interpolate), gridsample and gridinput (F.grid_sample)
+      sort.py       sort: sort / argsort / topk / kthvalue along the last axis
+      datadep.py    histc, interleave (repeat_interleave), nonzero: data-dependent sizes
+    cube.py       the cube templates (matmul, epilogue, matvec, rowscale, colscale): one matrix
+                  product, drafted whole (its own layout and text)
+    kir.py        a small KernelIR builder the templates print through dsl/printer.py
+    cases.py      one draft for every case of an NPUKernelBench reference (dtypes, ranks)
     draft.py      draft_reference / draft_from_trace: the above, plus the UB-driven tile size
-    cli.py        `ascendcraft draft REF.py [-o K.dsl.py] [--soc S] [--engine drafter|llm]`
+    (cli/: `ascendcraft draft REF.py [-o K.dsl.py] [--soc S] [--engine drafter|llm]`)
 
 It is compositional: no op is looked up by name as a whole; the graph of what forward
 computes is rebuilt from small rules, so F.gelu and its formula, x.sum(dim=1) and

@@ -17,7 +17,7 @@ whole graph is one compute stage on it:
 Each reduction is a per-row one (WholeReduceSum/Max/Min, one row per repeat), its (rows, 1) result
 broadcast back against the rows (Brcb); a parameter shaped like the row (the layer norm's weight)
 is loaded once per core and read by every row with repeat stride 0. The layout picks the template
-(`layout._row_blocks_fit`) for rows graphs whose results are all full-shaped and whose row's pitch
+(`layout.row_blocks_fit`) for rows graphs whose results are all full-shaped and whose row's pitch
 stays a vector repeat stride.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ class BlockStage(Stage):
     """A compute stage over a block of rows: a reduction is one value per row, kept as (rows, 1)."""
 
     def _text(self, n: Node, naming: bool = True) -> tuple[str, int]:
-        if n.op == "reduce" and id(n) not in self.env:
+        if n.is_reduce and id(n) not in self.env:
             if naming and self._named(n):
                 return self._name(n), 9
             fn = {"sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min"}[n.attrs["kind"]]

@@ -102,10 +102,8 @@ class BroadcastWriter(LoopWriter):
 
     def host_body(self) -> list[str]:
         if self.flat:
-            total = self.dims[0]
-            return [f"chunk = align_up(cdiv({total}, VECTOR_CORES), {self.align_elems()})   # 32-byte aligned per-core offsets",
-                    f"cores = cdiv({total}, chunk)",
-                    f"tile = ub_elems(f32, live={self.live})"]
+            return [*self.chunk_split([self.dims[0]], self.align_elems(), "32-byte aligned per-core offsets"),
+                    self.tile_line()]
         rows = self.prod(range(len(self.dims) - 1))
         n = self.dims[-1]
         return [f"cores, per_core = core_split({rows})",
@@ -136,7 +134,8 @@ class FoldedBroadcastWriter(LoopWriter):
     tensor, (A, 1, N) against (1, A, N), (R, 1, N) against (1, S, 1)): the output shape folded into
     the fewest axes along which every operand is either full or 1 (`fold_axes`); the last group is a
     row, the one before it the rows of a tile (with a where() mask: the last one along which the mask
-    is constant), every other group an outer index that a core walks with scalar GM offsets. Each operand is loaded in its own shape at those indices: full
+    is constant), every other group an outer index that a core walks with scalar GM offsets. Each operand is loaded
+    in its own shape at those indices: full
     along rows and columns a 2-D tile (one strided copy), along the columns only one row reused by
     every row of a tile (repeat stride 0), along the rows only one value per row (Brcb, block stride
     0), along neither a scalar read from GM once per column tile. A bool where() mask is then one
@@ -147,11 +146,11 @@ class FoldedBroadcastWriter(LoopWriter):
 
     def __init__(self, g, lay, *a, **kw):
         S = tuple(lay.base)
-        leaves = [n for n in lay.nodes if n.op in ("input", "param")]
+        leaves = [n for n in lay.nodes if n.is_data]
         self._aligned = {id(n): (1,) * (len(S) - len(n.shape)) + tuple(n.shape) for n in leaves}
         # torch.cat as the output: one loop nest per part, stored at its offset along the axis
         out = lay.outputs[0] if len(lay.outputs) == 1 else None
-        self.cat_axis = out.attrs["axis"] if out is not None and out.op == "cat" else None
+        self.cat_axis = out.attrs["axis"] if out is not None and out.info.form == "concat" else None
         self.parts = [(out, S, 0)]
         if self.cat_axis is not None:
             offsets = [0]
@@ -174,7 +173,8 @@ class FoldedBroadcastWriter(LoopWriter):
             if len(last) < 2:
                 raise Unsupported("a stack of 1-D tensors (each part is one row of the output: stack 2-D tensors, "
                                   "or cat their views)")
-            self.groups[-1:] = [[a for a in self.groups[-1] if a < last[-1]], [a for a in self.groups[-1] if a >= last[-1]]]
+            head = [a for a in self.groups[-1] if a < last[-1]]
+            self.groups[-1:] = [head, [a for a in self.groups[-1] if a >= last[-1]]]
         super().__init__(g, lay, *a, **kw)
         self._own_dims = {id(n): self.namer.fresh(self.dims_of_window(n)) for n in leaves if id(n) in self._windows}
         self._sized(leaves)
@@ -241,7 +241,7 @@ class FoldedBroadcastWriter(LoopWriter):
         for p, _, _ in self.parts:
             names = []
             for n in _nodes_of(p):
-                if n.op in ("input", "param") and self._aligned[id(n)][a] != 1:
+                if n.is_data and self._aligned[id(n)][a] != 1:
                     self._cat_dims.setdefault(id(n), self.namer.fresh(stem))
                     names.append(self._cat_dims[id(n)])
             self._part_len.append(names[0] if names else "1")
@@ -277,7 +277,6 @@ class FoldedBroadcastWriter(LoopWriter):
         else:
             axes = own_axes(n, rank)
         window = self._windows.get(id(n)) if t.kind != "Out" else None
-        actual = tuple(n.attrs.get("actual", n.shape)) if t.kind != "Out" else tuple(self.lay.base)
 
         def own_name(i, a):
             if a is None or self.lay.base[a] == 1:
@@ -315,7 +314,8 @@ class FoldedBroadcastWriter(LoopWriter):
         if window:                                      # read at an offset along the sliced axis
             at = keys.index(group_of[window[0]])
             v, start = index[at], window[1]
-            index[at] = f"{v} + {start}" if v not in ("c", "k") else f"{v}.start + {start}:{v}.start + {start} + {v}.len"
+            index[at] = f"{v} + {start}" if v not in ("c", "k") else \
+                f"{v}.start + {start}:{v}.start + {start} + {v}.len"
         texts = [self._group_text(s) for s in slots]
         flat = [x for s in slots for x in s]
         rows_j = self.rows_j
@@ -401,7 +401,8 @@ class FoldedBroadcastWriter(LoopWriter):
             scalar = self.kind_of(t) == "scalar"
             moved = not scalar and self.kind_of(t) == "full" and t.dtype in MOVED_DTYPES and moves_only(self.lay)
             if t.dtype not in ("float32", "float16") and not (scalar and t.dtype == "bool") and not moved:
-                raise Unsupported(f"a broadcast {t.dtype} input `{t.name}` (the broadcast template stretches float tensors)")
+                raise Unsupported(f"a broadcast {t.dtype} input `{t.name}` (the broadcast template stretches float "
+                                  "tensors)")
             if scalar and t.dtype not in ("float32", "bool"):
                 raise Unsupported(f"a {t.dtype} input `{t.name}` that is one value per tile (read as a float32 scalar)")
             tile = self.tile_name(t, "s" if scalar else ("h" if t.dtype == "float16" else "u"))
@@ -446,7 +447,8 @@ class FoldedBroadcastWriter(LoopWriter):
             v = "0"                   # a part one long along the axis: its tile has no such axis, a scalar index
         elif off == "0":
             return ", ".join(index)
-        index[j] = off if v == "0" else f"{v} + {off}" if v not in ("c", "k") else f"{v}.start + {off}:{v}.start + {off} + {v}.len"
+        index[j] = off if v == "0" else f"{v} + {off}" if v not in ("c", "k") else \
+            f"{v}.start + {off}:{v}.start + {off} + {v}.len"
         return ", ".join(index)
 
     def _field(self, name: str, i: int) -> str:
@@ -518,13 +520,13 @@ class FoldedBroadcastWriter(LoopWriter):
                 return x
             if id(x) in memo:
                 return memo[id(x)]
-            if x.op == "where" and x.args[0] is mask:
+            if x.info.mask_first and x.args[0] is mask:
                 out = go(x.args[side])
             else:
                 args = tuple(go(a) for a in x.args)
                 out = x if all(a is b for a, b in zip(args, x.args)) else Node(x.op, args, dict(x.attrs), x.shape,
                                                                                 x.dtype, x.value, x.name)
-            if out.is_tensor and out.op not in ("input", "param"):
+            if out.is_tensor and not out.is_data:
                 self.lay.space.setdefault(id(out), "full")
             memo[id(x)] = out
             return out
@@ -532,7 +534,7 @@ class FoldedBroadcastWriter(LoopWriter):
         if not out.is_tensor:
             raise Unsupported("a where() side that is a number beside a broadcast mask (the kernel loads the side "
                               "the mask chooses)")
-        if out.op in ("input", "param"):         # the side as it is: a copy through UB
+        if out.is_data:         # the side as it is: a copy through UB
             out = Node("mul", (out, Node("const", (), {}, None, "float", 1.0)), {}, out.shape, out.dtype)
             self.lay.space[id(out)] = "full"
             self.lay.space[id(out.args[1])] = "scalar"

@@ -13,7 +13,8 @@ reference in NPUKernelBench format has tens of cases: float32 / float16 / bfloat
   (`((B, M), N)`, a row template) becomes a dim pack, `(*S,)` or `(*S, N)`, and every product
   of those dims in the host function and the kernel becomes `S`: the host function then sizes
   the launch for whatever rank a case has. A flat view whose leading dims are another tensor's
-  run (a windows reduction: x `((B, M, N),)`, y `((B, M),)`) packs those, `((*S, N),)`. A view whose dims are also used one by one is left
+  run (a windows reduction: x `((B, M, N),)`, y `((B, M),)`) packs those, `((*S, N),)`. A view whose dims are
+  also used one by one is left
   as it is (its cases of another rank then fail to bind, one line each).
 
 Attributes the draft takes as constants (a reduction's `dim`, `approximate="tanh"`) keep the
@@ -137,7 +138,8 @@ def largest_cases(text: str, runs: list) -> list:
             except DslError:
                 continue
             shapes = {n: np.shape(a) for n, a in inputs.items() if isinstance(a, np.ndarray)}
-            bound.append((sum(int(np.prod(s)) for s in shapes.values()), shapes, {p.name: inputs[p.name] for p in v.scalars}))
+            size = sum(int(np.prod(s)) for s in shapes.values())
+            bound.append((size, shapes, {p.name: inputs[p.name] for p in v.scalars}))
         bound.sort(key=lambda x: -x[0])
         out += [(s, sc) for _, s, sc in bound[:2]]
     return out
@@ -160,6 +162,45 @@ def _dims(p: TensorParam) -> str:
 def _packs(program: Program) -> Program:
     """Flattened dims -> one dim pack each (see the module docstring); the program itself when
     the draft's views cannot be generalized safely."""
+    runs = _pack_runs(program)
+    if not runs:
+        return program
+    taken = {n.id for n in walk(program) if isinstance(n, Name)}
+    names = {}
+    for ids in runs:
+        base = "S" if len(runs) == 1 else f"S{len(names)}"
+        name, i = base, 1
+        while name in taken:
+            name, i = f"{base}{i}", i + 1
+        taken.add(name)
+        names[ids] = name
+
+    def sub(e):
+        return _substitute(e, names)
+
+    def param(p):
+        return _packed_param(p, names)
+
+    host = replace(program.host, params=tuple(param(p) for p in program.host.params),
+                   body=tuple(replace(s, value=sub(s.value)) for s in program.host.body),
+                   launch=replace(program.host.launch, cores=sub(program.host.launch.cores),
+                                  fields=tuple(replace(f, value=sub(f.value)) for f in program.host.launch.fields)))
+    kernel = replace(program.kernel, params=tuple(param(p) for p in program.kernel.params),
+                     body=_sub_body(program.kernel.body, names))
+    out = replace(program, host=host, kernel=kernel)
+    gone = {i for ids in runs for i in ids} - set(names.values())
+    left = {n.id for n in walk(out) if type(n) is Name and n.id in gone}
+    if left:
+        return program              # a packed dim is also used on its own: keep the concrete views
+    try:
+        return parse(print_program(out), program.path)
+    except DslError:
+        return program
+
+
+def _pack_runs(program: Program) -> list[tuple[str, ...]] | None:
+    """The runs of dims that become packs, each a tuple of dim names; None when a view cannot be
+    generalized (a dim that is not a name, runs that overlap)."""
     runs: list[tuple[str, ...]] = []
     scalars = {p.name for p in program.scalars}
     # the row length of a rows view ((B, M), N): a tensor of one row, (N,) (a bias, a weight), is
@@ -181,9 +222,9 @@ def _packs(program: Program) -> Program:
         elif len(p.groups) == 2 and len(p.groups[1]) == 1:
             run = p.groups[0]                         # ((B, M), N) or (B, N): the rows
         else:
-            return program
+            return None
         if not all(type(d) is Name for d in run):
-            return program
+            return None
         ids = tuple(d.id for d in run)
         if ids not in runs:
             runs.append(ids)
@@ -192,56 +233,32 @@ def _packs(program: Program) -> Program:
     runs = list(dict.fromkeys(next((r for r in runs if len(r) < len(run) and run[:len(r)] == r), run)
                               for run in runs))
     if not runs or any(set(a) & set(b) for i, a in enumerate(runs) for b in runs[i + 1:]):
-        return program
-    taken = {n.id for n in walk(program) if isinstance(n, Name)}
-    names = {}
-    for ids in runs:
-        base = "S" if len(runs) == 1 else f"S{len(names)}"
-        name, i = base, 1
-        while name in taken:
-            name, i = f"{base}{i}", i + 1
-        taken.add(name)
-        names[ids] = name
+        return None
+    return runs
 
-    def sub(e):
-        return _substitute(e, names)
 
-    def param(p):
-        if not isinstance(p, TensorParam) or not p.groups:     # a 0-d tensor (kthvalue of a vector) packs nothing
-            return p
-        groups = list(p.groups)
-        flat = tuple(d.id if type(d) is Name else None for d in p.dims)
-        for ids, name in names.items():
-            lead = tuple(d.id if type(d) is Name else None for d in groups[0])
-            if len(groups) <= 2 and lead == ids:
-                groups[0] = (Pack(name),)
+def _packed_param(p, names: dict):
+    """A tensor parameter with its run of dims replaced by the pack's name (`names`: run -> name)."""
+    if not isinstance(p, TensorParam) or not p.groups:     # a 0-d tensor (kthvalue of a vector) packs nothing
+        return p
+    groups = list(p.groups)
+    flat = tuple(d.id if type(d) is Name else None for d in p.dims)
+    for ids, name in names.items():
+        lead = tuple(d.id if type(d) is Name else None for d in groups[0])
+        if len(groups) <= 2 and lead == ids:
+            groups[0] = (Pack(name),)
+            break
+        if len(groups) == 1 and lead[:len(ids)] == ids:
+            groups[0] = (Pack(name), *groups[0][len(ids):])
+            break
+        # a host parameter lists every dim as its own group: find the run among them
+        for start in range(len(flat) - len(ids) + 1):
+            if flat[start:start + len(ids)] == ids and all(len(g) == 1 for g in groups):
+                groups = groups[:start] + [(Pack(name),)] + groups[start + len(ids):]
+                flat = flat[:start] + (None,) + flat[start + len(ids):]
                 break
-            if len(groups) == 1 and lead[:len(ids)] == ids:
-                groups[0] = (Pack(name), *groups[0][len(ids):])
-                break
-            # a host parameter lists every dim as its own group: find the run among them
-            for start in range(len(flat) - len(ids) + 1):
-                if flat[start:start + len(ids)] == ids and all(len(g) == 1 for g in groups):
-                    groups = groups[:start] + [(Pack(name),)] + groups[start + len(ids):]
-                    flat = flat[:start] + (None,) + flat[start + len(ids):]
-                    break
-        return replace(p, groups=tuple(tuple(sub(d) if not isinstance(d, Pack) else d for d in g) for g in groups))
-
-    host = replace(program.host, params=tuple(param(p) for p in program.host.params),
-                   body=tuple(replace(s, value=sub(s.value)) for s in program.host.body),
-                   launch=replace(program.host.launch, cores=sub(program.host.launch.cores),
-                                  fields=tuple(replace(f, value=sub(f.value)) for f in program.host.launch.fields)))
-    kernel = replace(program.kernel, params=tuple(param(p) for p in program.kernel.params),
-                     body=_sub_body(program.kernel.body, names))
-    out = replace(program, host=host, kernel=kernel)
-    gone = {i for ids in runs for i in ids} - set(names.values())
-    left = {n.id for n in walk(out) if type(n) is Name and n.id in gone}
-    if left:
-        return program              # a packed dim is also used on its own: keep the concrete views
-    try:
-        return parse(print_program(out), program.path)
-    except DslError:
-        return program
+    return replace(p, groups=tuple(tuple(_substitute(d, names) if not isinstance(d, Pack) else d for d in g)
+                                   for g in groups))
 
 
 def _leaves(e: Expr):
@@ -306,7 +323,8 @@ def _type_variable(program: Program, cases: list[dict]) -> tuple[Program, str]:
     if not varying:
         return program, ""
     if any(d is None or d not in T_ORDER for i in varying for d in seen[i]):
-        return program, "the cases' dtypes are not all numeric (a bool that varies is a mask): the draft keeps the traced ones"
+        return program, ("the cases' dtypes are not all numeric (a bool that varies is a mask): the draft keeps the "
+                        "traced ones")
     # every varying tensor must have the same dtype within each case
     for row in per_case:
         if len({row[i] for i in varying}) != 1:

@@ -29,18 +29,19 @@ from __future__ import annotations
 
 import math
 
-from .graph import FLOAT_DTYPES, Graph, Node, Unsupported
-from .layout import ELEMENTWISE
-from .templates import DTYPE, SYM, Namer, fmt_float
-
-CUBE_OPS = ("matmul", "transpose", "diag", "triu", "tril")
-MASKS = ("triu", "tril")
+from .graph import CUBE, FLOAT_DTYPES, PERMUTE, Graph, Node, Unsupported
+from .templates import DTYPE, Namer, fmt_float
 
 
 def uses_cube(g: Graph) -> bool:
-    """The graph holds a matrix product (or a node only the cube templates read)."""
-    ops = {n.op for n in g.nodes()}
-    return bool(ops & (set(CUBE_OPS) - {"transpose"}))   # a transpose alone is a permute (views.py)
+    """The graph holds a matrix product (or a node only the cube templates read: diag, triu, tril;
+    a transpose alone is a permute, views.py)."""
+    return any(n.kind == CUBE for n in g.nodes())
+
+
+def _is(n: Node, form: str) -> bool:
+    """n is the cube's `form` (product, diagonal, mask) or a transpose (swap) or permute (order): graph.OPS."""
+    return n.kind in (CUBE, PERMUTE) and n.info.form == form
 
 
 class CubeDraft:
@@ -72,19 +73,20 @@ _PRODUCTS = ("matmul", "mm", "bmm", "einsum", "linear", "module:Linear", "addmm"
 
 def _plan(g: Graph, name: str, live: int) -> CubeDraft:
     nodes = g.nodes()
-    mms = [n for n in nodes if n.op == "matmul"]
+    mms = [n for n in nodes if _is(n, "product")]
     if not mms:
         for n in nodes:
-            if n.op == "transpose":
+            if _is(n, "swap"):
                 raise Unsupported("a transpose or permute that is not an operand of a matrix product (the drafter's "
                                   "vector layouts copy contiguous rows only)")
-            if n.op == "diag":
-                raise Unsupported("torch.diag(v) that does not multiply a matrix (diag(v) @ B is drafted as a row scaling)")
-            if n.op in MASKS:
+            if _is(n, "diagonal"):
+                raise Unsupported("torch.diag(v) that does not multiply a matrix (diag(v) @ B is drafted as a row "
+                                  "scaling)")
+            if _is(n, "mask"):
                 raise Unsupported(f"torch.{n.op} that is not applied to a matrix product's result")
         raise Unsupported("internal: no matrix product in a cube graph")
     for n in nodes:
-        if n.op == "permute":
+        if _is(n, "order"):
             raise Unsupported(f"permute{tuple(n.attrs['order'])} beside a matrix product (the cube reads operands "
                               "transposed in their last two axes only)")
     if len(mms) > 1:
@@ -113,10 +115,10 @@ class _Cube:
         # the epilogue: the mask (outermost) and the elementwise expression around the product
         top = self.out
         self.mask = None
-        if top.op in MASKS:
+        if _is(top, "mask"):
             self.mask = (top.op, top.attrs["diagonal"])
             top = top.args[0]
-        self.vector_out = top.op == "reshape" and top.args[0] is mm and tuple(top.shape) == tuple(mm.shape[:-1])
+        self.vector_out = top.is_view and top.args[0] is mm and tuple(top.shape) == tuple(mm.shape[:-1])
         if self.vector_out:
             top = mm
         self.expr = top
@@ -139,18 +141,18 @@ class _Cube:
 
     # -- analysis ---------------------------------------------------------------------------------
     def _operand(self, x: Node, side: str) -> tuple[Node, bool]:
-        if x.op == "diag" and x.args[0].op in ("input", "param"):
+        if _is(x, "diagonal") and x.args[0].is_data:
             self.scale = "rowscale" if side == "left" else "colscale"
             return x.args[0], False
-        transposed = x.op == "transpose"
+        transposed = _is(x, "swap")
         if transposed:
             x = x.args[0]
-        if x.op == "reshape" and x.args[0].op in ("input", "param") and len(x.args[0].shape) == 1:
+        if x.is_view and x.args[0].is_data and len(x.args[0].shape) == 1:
             x = x.args[0]            # a vector viewed as one column: its memory is that column
-        if x.op in MASKS:
+        if _is(x, "mask"):
             raise Unsupported(f"a {x.op}-masked {side} operand (torch.{x.op}(A) @ B): the drafter masks a product's "
                               "result, not its operands; mask the result, or pass the operand masked")
-        if x.op not in ("input", "param"):
+        if not x.is_data:
             raise Unsupported(f"the {side} operand of the matrix product is computed in forward (`{x.op}`): the cube "
                               "templates read both operands from GM (compute it in a kernel of its own)")
         return x, transposed
@@ -164,24 +166,24 @@ class _Cube:
             seen.add(id(n))
             if n is self.mm:
                 return
-            if n.op in MASKS:
+            if _is(n, "mask"):
                 raise Unsupported(f"torch.{n.op} inside the elementwise work on the product (the drafter applies a "
                                   "triangular mask as the last step only)")
-            if n.op in ("input", "param"):
+            if n.is_data:
                 self._leaf_kind(n)
                 self.leaves.append(n)
                 return
-            if n.op == "scalar":
+            if n.is_number_input:
                 raise Unsupported(f"the number `{n.attrs.get('pyname', n.name)}` in the work on the product (the cube "
                                   "templates take constants there)")
-            if n.op in ("const", "dim"):
+            if n.is_const or n.is_dim:
                 return
-            if n.op == "reshape" and n.args[0].op in ("input", "param"):
+            if n.is_view and n.args[0].is_data:
                 self._leaf_kind(n.args[0], n.shape)
                 self.leaves.append(n.args[0])
                 seen.add(id(n.args[0]))
                 return
-            if n.op not in ELEMENTWISE:
+            if not n.is_elementwise:
                 raise Unsupported(f"`{n.op}` on the result of a matrix product (the cube templates take an elementwise "
                                   "epilogue: a bias, an activation, a scale, a final triu/tril)")
             for a in n.args:
@@ -208,7 +210,7 @@ class _Cube:
                           "product's shape, one value per column (a bias) or one per row)")
 
     def _leaf_name(self, n: Node) -> str:
-        if n.op == "input":
+        if n.is_input:
             i = n.attrs["index"]
             return self.g.input_names[i] if i < len(self.g.input_names) else f"x{i}"
         return n.attrs["name"].replace(".", "_")
@@ -266,7 +268,8 @@ class _Cube:
         if kind == "matrix":
             return f"({self.M}, {self.N})"
         if kind == "col":
-            return "(" + ", ".join(["1"] * (len(leaf.shape) - 1) + [self.N]) + ("," if len(leaf.shape) == 1 else "") + ")"
+            ones = ["1"] * (len(leaf.shape) - 1)
+            return "(" + ", ".join(ones + [self.N]) + ("," if len(leaf.shape) == 1 else "") + ")"
         return "(" + ", ".join(["1"] * (len(leaf.shape) - 2) + [self.M] + (["1"] if len(leaf.shape) >= 2 else [])) + \
             ("," if len(leaf.shape) == 1 else "") + ")"
 
@@ -287,7 +290,7 @@ class _Cube:
     def _kparams(self, tensors) -> list[str]:
         out = []
         for t in tensors:
-            if t.op == "param":
+            if t.is_param:
                 out.append(f"{self.names[id(t)]}: Param[{DTYPE[t.dtype]}, {self._view(t)}, \"{t.attrs['name']}\"]")
             else:
                 out.append(f"{self.names[id(t)]}: GM[{DTYPE[t.dtype]}, {self._view(t)}]")
@@ -299,13 +302,13 @@ class _Cube:
         for t in (self.a, self.b, *self.leaves):
             if all(t is not u for u in leaves):
                 leaves.append(t)
-        inputs = sorted((t for t in leaves if t.op == "input"), key=lambda t: t.attrs["index"])
+        inputs = sorted((t for t in leaves if t.is_input), key=lambda t: t.attrs["index"])
         used = {t.attrs["index"] for t in inputs}
         for i, d in enumerate(self.g.inputs):
             if d.get("kind") == "tensor" and i not in used:
                 raise Unsupported(f"input `{self.g.input_names[i] if i < len(self.g.input_names) else i}` that the "
                                   "product does not use")
-        return inputs + [t for t in leaves if t.op == "param"]
+        return inputs + [t for t in leaves if t.is_param]
 
     def _shapes(self, tensors, scale: int) -> dict:
         out = {}
@@ -361,7 +364,8 @@ def {self.op}({", ".join(self._kparams(tensors) + [f"{self.y}: Out[f32, {y_view}
     def _render_scale(self) -> CubeDraft:
         """diag(v) @ B (each row r of B times v[r]) or B @ diag(v) (each row of B times v)."""
         if self.expr is not self.mm or self.mask is not None:
-            raise Unsupported("elementwise work after a product with torch.diag(v) (the drafter takes the scaling alone)")
+            raise Unsupported("elementwise work after a product with torch.diag(v) (the drafter takes the scaling "
+                              "alone)")
         row = self.scale == "rowscale"
         v, m = (self.a, self.b) if row else (self.b, self.a)
         vn, mn = self.names[id(v)], self.names[id(m)]
@@ -372,7 +376,7 @@ def {self.op}({", ".join(self._kparams(tensors) + [f"{self.y}: Out[f32, {y_view}
             out = []
             for t in tensors:
                 view = views[id(t)]
-                if t.op == "param":
+                if t.is_param:
                     out.append(f"{self.names[id(t)]}: Param[{DTYPE[t.dtype]}, {view}, \"{t.attrs['name']}\"]")
                 elif kind_out:
                     out.append(f"{self.names[id(t)]}: GM[{DTYPE[t.dtype]}, {view}]")
@@ -417,30 +421,36 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
 
     def _render_cube(self) -> CubeDraft:
         tensors = self._tensors()
-        a, b = self.names[id(self.a)], self.names[id(self.b)]
         epilogue = self.expr is not self.mm or self.mask is not None
         flat = self.flat
         grid_rows = " * ".join(self.L + [self.M]) if flat else self.M
         batched = bool(self.lead) and not flat
         G = " * ".join(self.L)
-        a_batched = len(self.a.shape) > 2
-        b_batched = len(self.b.shape) > 2
-        gi = "gi.start, " if batched else ""
-        a_ix = (gi if a_batched else "") + ("ki, mi" if self.at else "mi, ki")
-        b_ix = (gi if b_batched else "") + ("ni, ki" if self.bt else "ki, ni")
-        loop_vars = "gi, mi, ni" if batched else "mi, ni"
-        extents = f"({G}, {grid_rows}, {self.N})" if batched else f"({grid_rows}, {self.N})"
-        steps = "(1, t.base_m, t.base_n)" if batched else "(t.base_m, t.base_n)"
         blocks = f"{G} * cdiv({grid_rows}, base_m) * cdiv({self.N}, base_n)" if batched else \
             f"cdiv({grid_rows}, base_m) * cdiv({self.N}, base_n)"
-        a_split = "load(a1, L0A, transpose=True)" if self.at else "load(a1, L0A)"
-        b_split = "load(b1, L0B, transpose=True)" if self.bt else "load(b1, L0B)"
+        head = '"""' + "\n".join(self._cube_doc(flat, batched, epilogue)) + '\n"""\n'
+        host = self._cube_host(tensors, grid_rows, blocks, epilogue)
+        kparams = self._kparams(tensors)
+        out_view = self._out_view()
+        if not epilogue and batched:
+            out_view = f"({self._lead_group()}, {self.M}, {self.N})"
+        kparams.append(f"{self.y}: Out[{self.dt}, {out_view}]")
         if epilogue:
-            store_to = self.p
             p_view = f"({G}, {self.M}, {self.N})" if batched else f"({grid_rows}, {self.N})"
-        else:
-            store_to = self.y
-        c_ix = (gi + "mi, ni")
+            kparams.append(f"{self.p}: Workspace[{self.dt}, {p_view}]")
+        kparams.append("t: Tiling")
+        body = self._cube_loop(grid_rows, batched, self.p if epilogue else self.y)
+        if epilogue:
+            body += "    sync_all()\n" + self._epilogue(batched)
+        text = head + "\n\n" + host + "\n\n@kernel\ndef " + self.op + "(\n" + \
+            "".join(f"    {p},\n" for p in kparams) + "):\n" + body
+        scaled = self._shapes(tensors, 4)
+        return CubeDraft(text, "epilogue" if epilogue else "matmul", self.op, self._shapes(tensors, 1), scaled,
+                         self.notes, self.live)
+
+    def _cube_doc(self, flat: bool, batched: bool, epilogue: bool) -> list[str]:
+        """The cube draft's docstring lines: the data path, the operands' layouts, the epilogue and mask."""
+        a, b = self.names[id(self.a)], self.names[id(self.b)]
         layout = []
         if self.at:
             layout.append(f"`{a}` is A^T as it lies ([K, M]): L1 holds it as it comes and the split transposes it")
@@ -450,7 +460,8 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
         if flat:
             layout.append(f"the leading axes of `{a}` are more rows of A (one `{b}` for all of them)")
         elif batched:
-            layout.append("the leading axes are a batch axis of the block grid: the cores share all blocks of all batches")
+            layout.append("the leading axes are a batch axis of the block grid: the cores share all blocks of all "
+                          "batches")
         doc = [f"{self.op}: a matrix product on the cube unit (drafted).", "",
                "GM -> L1 (Nd2Nz) -> L0A / L0B -> mmad into the L0C accumulator over K slices -> Fixpipe to GM;",
                "the blocks of the result go round-robin over the cube cores and short last blocks are padded",
@@ -460,9 +471,13 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
             doc += ["- The elementwise work on the product runs on the vector cores: the cube writes the product to",
                     f"  the Workspace `{self.p}`, sync_all() hands it over, each vector core streams its rows."]
         if self.mask:
-            doc += [f"- torch.{self.mask[0]}(..., diagonal={self.mask[1]}): each row is two column ranges, the zeros and the",
+            doc += [f"- torch.{self.mask[0]}(..., diagonal={self.mask[1]}): each row is two column ranges, the zeros "
+                    "and the",
                     "  kept part, so the masked half needs no compute."]
-        head = '"""' + "\n".join(doc) + '\n"""\n'
+        return doc
+
+    def _cube_host(self, tensors, grid_rows: str, blocks: str, epilogue: bool) -> str:
+        """The host function: base tiles, the cube cores, and the vector cores' rows of an epilogue."""
         launch = ["base_m=base_m", "base_n=base_n", "base_k=base_k"]
         host_extra = ""
         if epilogue:
@@ -472,7 +487,7 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
         # base tiles: f32 fractals are 16 x 8, f16/bf16 16 x 16; K steps in 16s either way (an f32 B or
         # A^T goes to L0 through 16 x 16 squares). 128 x 64 f32 is 32 KiB: two (double-buffered) fill L0A,
         # 64 x 128 two fill L0B, and the 128 x 128 f32 accumulator takes half of L0C.
-        host = f'''@host
+        return f'''@host
 def tiling({self._host_params(tensors)}):
     # f32 fractals are 16 x 8 and f16 / bf16 16 x 16; K steps in 16s (an f32 B or A^T reaches L0 in 16 x 16
     # squares). 128 x 64 {self.dt} tiles double-buffered fit L0A (64 KiB), 64 x 128 fit L0B, and the
@@ -483,15 +498,20 @@ def tiling({self._host_params(tensors)}):
     cores = min(CUBE_CORES, {blocks})
 {host_extra}    return Launch(cores, {", ".join(launch)})
 '''
-        kparams = self._kparams(tensors)
-        out_view = self._out_view()
-        if not epilogue and batched:
-            out_view = f"({self._lead_group()}, {self.M}, {self.N})"
-        kparams.append(f"{self.y}: Out[{self.dt}, {out_view}]")
-        if epilogue:
-            kparams.append(f"{self.p}: Workspace[{self.dt}, {p_view}]")
-        kparams.append("t: Tiling")
-        body = f'''    for {loop_vars} in core_tiles({extents}, {steps}):
+
+    def _cube_loop(self, grid_rows: str, batched: bool, store_to: str) -> str:
+        """The cube's block loop: K slices through L1 and L0 into the L0C accumulator, stored to `store_to`."""
+        a, b = self.names[id(self.a)], self.names[id(self.b)]
+        G = " * ".join(self.L)
+        gi = "gi.start, " if batched else ""
+        a_ix = (gi if len(self.a.shape) > 2 else "") + ("ki, mi" if self.at else "mi, ki")
+        b_ix = (gi if len(self.b.shape) > 2 else "") + ("ni, ki" if self.bt else "ki, ni")
+        loop_vars = "gi, mi, ni" if batched else "mi, ni"
+        extents = f"({G}, {grid_rows}, {self.N})" if batched else f"({grid_rows}, {self.N})"
+        steps = "(1, t.base_m, t.base_n)" if batched else "(t.base_m, t.base_n)"
+        a_split = "load(a1, L0A, transpose=True)" if self.at else "load(a1, L0A)"
+        b_split = "load(b1, L0B, transpose=True)" if self.bt else "load(b1, L0B)"
+        return f'''    for {loop_vars} in core_tiles({extents}, {steps}):
         acc = zeros(mi.len, ni.len, L0C)
         for ki in tiles({self.K}, t.base_k):
             with copyin:
@@ -503,15 +523,8 @@ def tiling({self._host_params(tensors)}):
             with compute:
                 acc = mmad(a0, b0, acc)
         with copyout:
-            store({store_to}[{c_ix}], acc)
+            store({store_to}[{gi}mi, ni], acc)
 '''
-        if epilogue:
-            body += "    sync_all()\n" + self._epilogue(batched)
-        text = head + "\n\n" + host + "\n\n@kernel\ndef " + self.op + "(\n" + \
-            "".join(f"    {p},\n" for p in kparams) + "):\n" + body
-        scaled = self._shapes(tensors, 4)
-        return CubeDraft(text, "epilogue" if epilogue else "matmul", self.op, self._shapes(tensors, 1), scaled,
-                         self.notes, self.live)
 
     # -- the vector part -----------------------------------------------------------------------------
     def _epilogue(self, batched: bool) -> str:
@@ -588,23 +601,23 @@ def tiling({self._host_params(tensors)}):
     def _expr_text(self, n: Node, names: dict, pu: str) -> str:
         if n is self.mm:
             return pu
-        if n.op in ("input", "param"):
+        if n.is_data:
             return names[id(n)]
-        if n.op == "reshape":
+        if n.is_view:
             return self._expr_text(n.args[0], names, pu)
-        if n.op == "const":
+        if n.is_const:
             v = n.value
             if isinstance(v, bool):
                 raise Unsupported("a boolean constant in the work on the product")
             return fmt_float(v) if (isinstance(v, float) or self.dtype in FLOAT_DTYPES) else str(v)
-        if n.op == "dim":
+        if n.is_dim:
             return fmt_float(n.value)
         args = [self._expr_text(a, names, pu) for a in n.args]
-        if n.op in SYM:
-            return f"({args[0]} {SYM[n.op]} {args[1]})"
-        if n.op == "neg":
-            return f"(-{args[0]})"
-        if n.op == "cast":
+        if n.info.infix:
+            return f"({args[0]} {n.info.infix} {args[1]})"
+        if n.info.prefix:
+            return f"({n.info.prefix}{args[0]})"
+        if n.is_cast:
             raise Unsupported("a dtype cast in the work on the product")
         return f"{n.op}({', '.join(args)})"
 

@@ -27,8 +27,8 @@ passes, each drafted from ops that already exist:
 """
 from __future__ import annotations
 
-from .graph import Node, Unsupported
-from .templates import DIM_NAMES, DTYPE, Tensor, Writer, fmt_float
+from .graph import Node
+from .templates import DIM_NAMES, DTYPE, Tensor, Writer, fmt_float, signature
 
 ALIGN = 64          # elements per core chunk start: 32-byte aligned for every dtype up to 8 bytes x 8
 
@@ -44,23 +44,15 @@ class DatadepWriter(Writer):
     # -- parameters -------------------------------------------------------------------------------
     def _collect(self):
         n, g = self.node, self.g
-        by_index = {a.attrs["index"]: a for a in n.args if a.op == "input"}
-        for i, desc in enumerate(g.inputs):
-            if desc.get("kind") != "tensor":
-                continue
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
-            if i not in by_index:
-                raise Unsupported(f"input `{pyname}` that the {self.template} template does not read")
-            t = Tensor(self.namer.fresh(pyname), by_index[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
-            self.tensors.append(t)
-            self.loaded[id(by_index[i])] = t
+        by_index = {a.attrs["index"]: a for a in n.args if a.is_input}
+        self.read_inputs(by_index, f"the {self.template} template")
         self.x = self.loaded[id(n.args[0])]
         self.mask = self.loaded[id(n.args[1])] if n.attrs.get("select") else None
         # the numbers: kernel scalars for those the reference passes (bound by name, else in order)
         self.numbers: dict[int, str] = {}
-        floats = n.args[2:] if n.op == "histc" else ()        # histc's min and max: f32 whatever a case passes
+        floats = n.args[2:] if self.template == "histc" else ()        # histc's min and max: f32 whatever a case passes
         for a in n.args[1:]:
-            if a.op == "scalar":
+            if a.is_number_input:
                 src, i = a.attrs["source"], a.attrs["index"]
                 desc = (g.inputs if src == "input" else g.init_inputs)[i]
                 name = self.namer.fresh(a.attrs.get("pyname") or f"{src}{i}")
@@ -97,10 +89,7 @@ class DatadepWriter(Writer):
         params += [f"{n}: {dt}" for n, dt in self.kernel_scalars]
         params += self.out_params()
         params.append("t: Tiling")
-        one_line = f"def {self.op_name}({', '.join(params)}):"
-        if len(one_line) <= 100:
-            return one_line
-        return f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
     def x_view(self) -> str:
         if self.template == "interleave" and self.node.attrs["axis"] is not None \
@@ -136,12 +125,9 @@ class DatadepWriter(Writer):
     def host_body(self) -> list[str]:
         if self._is_rows():
             lead = self.xdims[:self.node.attrs["axis"] + 1]
-            return [f"rows = {' * '.join(lead)}",
-                    "cores, per_core = core_split(rows)",
-                    f"tile = ub_elems(f32, live={self.live})"]
+            return [f"rows = {' * '.join(lead)}", "cores, per_core = core_split(rows)", self.tile_line()]
         live = f"{self.live} * ({self.num(self.node.args[1])} + 1)" if self.template == "interleave" else str(self.live)
-        return [f"chunk = align_up(cdiv({self.total}, VECTOR_CORES), {ALIGN})   # 32-byte aligned per-core chunks",
-                f"cores = cdiv({self.total}, chunk)",
+        return [*self.chunk_split(self.xdims, ALIGN, "32-byte aligned per-core chunks"),
                 f"tile = ub_elems(f32, live={live})"]
 
     def launch_fields(self) -> str:
@@ -167,7 +153,8 @@ class DatadepWriter(Writer):
         n, x, y = self.node, self.x, self.y
         fresh = self.namer.fresh
         bins, lo, hi = self.num(n.args[1]), self.num(n.args[2], True), self.num(n.args[3], True)
-        a, b, xu, w, k, j, cnt = fresh("lo"), fresh("hi"), fresh("xu"), fresh("width"), fresh("pos"), fresh("j"), fresh("n")
+        a, b, xu, w = fresh("lo"), fresh("hi"), fresh("xu"), fresh("width")
+        k, j, cnt = fresh("pos"), fresh("j"), fresh("n")
         T = self.total
         lines = [f"{a} = {lo}", f"{b} = {hi}"]
         lines += [f"if {a} == {b}:          # min == max: the bins span the data's own min and max",
@@ -187,15 +174,18 @@ class DatadepWriter(Writer):
                   "        with copyin:",
                   f"            {xu} = load({x.name}[c])",
                   "        with compute:",
-                  f"            {w} = clamp({xu}, {b} - {a}, {b} - {a})      # the range as a tile: a true Div, as PyTorch divides",
-                  f"            {k} = min(floor(({xu} - {a}) * {bins} / {w}), {bins} - 1)      # max itself is in the last bin",
+                  f"            {w} = clamp({xu}, {b} - {a}, {b} - {a})"
+                  "      # the range as a tile: a true Div, as PyTorch divides",
+                  f"            {k} = min(floor(({xu} - {a}) * {bins} / {w}), {bins} - 1)"
+                  "      # max itself is in the last bin",
                   f"            {k} = where({xu} > {b}, -1.0, {k})      # outside [min, max]: no bin",
                   f"            {k} = where({xu} < {a}, -1.0, {k})",
                   f"        for {j} in range({bins}):",
                   "            with compute:",
                   f"                {cnt} = reduce_sum(where({k} == {j}, 1.0, 0.0))",
                   "            with copyout:",
-                  f"                store({y.name}[{j}], {cnt}, accumulate=True)      # atomic: the cores' counts add up"]
+                  f"                store({y.name}[{j}], {cnt}, accumulate=True)"
+                  "      # atomic: the cores' counts add up"]
         return lines
 
     # -- repeat_interleave -----------------------------------------------------------------------------
@@ -230,7 +220,8 @@ class DatadepWriter(Writer):
                     "        with copyin:",
                     f"            {xu} = load({x.name}[c])",
                     "        with compute:",
-                    f"            {yu} = repeat({xu}, {r})      # element i of the output is element i // {r} of the input",
+                    f"            {yu} = repeat({xu}, {r})"
+                    f"      # element i of the output is element i // {r} of the input",
                     "        with copyout:",
                     f"            store({y.name}[c.start * {r}:c.start * {r} + c.len * {r}], {yu})"]
         ax = self.node.attrs["axis"]
@@ -293,7 +284,8 @@ class DatadepWriter(Writer):
                 f"        {n} = cast({total}, i64)",
                 "        with copyout:",
                 f"            store({self.count}[0], {n})",
-                f"    for {i} in range({part}.start, {part}.start + {part}.len):      # the scalar unit, element by element",
+                f"    for {i} in range({part}.start, {part}.start + {part}.len):"
+                "      # the scalar unit, element by element",
                 "        with copyin:",
                 f"            {m} = load({x.name}[{i}])",
                 f"        if {m if boolean else m + ' != 0'}:",

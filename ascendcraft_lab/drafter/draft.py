@@ -1,28 +1,29 @@
 """The offline drafter: PyTorch reference -> DSL draft.
 
-    trace (child process)  ->  canonical graph (rules)  ->  layout (which template)  ->  DSL text
+    trace (child process) -> canonical graph (rules) -> rule list (choice: which template) -> DSL text
 
 `draft_reference(path)` runs the reference in a child process, where torch.fx traces Model's
 forward and records every node's shape; `draft_from_trace(traced)` does the rest in this
 process, on plain JSON. The UB plan picks `live` in ub_elems(f32, live=K): the smallest K
 whose plan (dsl/buffers.py, what the init pass allocates) fits on the traced shapes and on
-shapes 64 times larger. Anything the drafter cannot express
-raises `DraftError` with one line naming the operation or pattern.
+shapes 64 times larger, bisected on the draft parsed once (`_sized`). Anything the drafter
+cannot express raises `DraftError` with one line naming the operation or pattern.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..dsl.errors import DslError
+from ..dsl.ir import Call, Const, map_exprs
 from ..dsl.parser import parse
 from ..dsl.verifier import verify
 from ..reference import ReferenceError
 from ..soc import get_soc
-from .cube import plan_cube, uses_cube
+from .choice import choose
+from .cube import plan_cube
 from .graph import Unsupported
-from .layout import plan_layout
 from .rules import build_graph
 from .writers import WRITERS
 from .trace import trace_reference
@@ -61,56 +62,22 @@ def draft_reference(path, *, soc: str | None = None, overrides: dict | None = No
     return draft_from_trace(traced, name=kernel_name(path), soc=soc, source=Path(path).name)
 
 
-def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = None, source: str = "the reference") -> Draft:
+def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = None,
+                     source: str = "the reference") -> Draft:
     s = get_soc(soc)
     try:
         g = build_graph(traced)
-        if uses_cube(g):
-            return _draft_cube(g, name, s, source)
         try:
-            lay = plan_layout(g)
+            _, lay = choose(g)
         except Unsupported as e:
             raise Unsupported(_with_line(g, str(e))) from None
-        writer_cls = WRITERS[lay.template]
-        attempts: dict[int, tuple[str, object, DslError | None]] = {}
-
-        def attempt(live: int) -> tuple[str, object, DslError | None]:
-            """The draft with ub_elems(f32, live=`live`) and the UB-budget error the verifier's
-            UB plan gives it (None: it fits); any other verifier error is the drafter's bug."""
-            if live not in attempts:
-                w = writer_cls(g, lay, name, live)
-                w.source = source
-                text = w.render()
-                shapes, scalars = _bindings(w, traced)
-                over = None
-                try:
-                    program = parse(text, f"{name}.dsl.py")
-                    verify(program, s, shapes=shapes, scalars=scalars)
-                    # and on shapes 64 times larger: the tile must be bounded by UB, not by this shape
-                    verify(program, s, shapes=_scaled(w, shapes), scalars=scalars)
-                except DslError as e:
-                    if not _over_budget(e):
-                        raise Unsupported(f"internal: the {lay.template} draft does not verify: {e.message}") from None
-                    over = e
-                attempts[live] = (text, w, over)
-            return attempts[live]
-
-        # The plan's total shrinks as `live` grows (every tile is ub_elems(f32, live) or less):
-        # bisect for the smallest `live` whose plan fits.
-        if attempt(MAX_LIVE)[2] is not None:
-            raise Unsupported(f"no tile size fits UB on {s.name} ({attempt(MAX_LIVE)[2].message})")
-        lo, hi = 1, MAX_LIVE
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if attempt(mid)[2] is None:
-                hi = mid
-            else:
-                lo = mid + 1
-        text, w, _ = attempt(lo)
+        if lay.template == "cube":
+            return _draft_cube(g, name, s, source)
+        text, w, live = _sized(WRITERS[lay.template], g, lay, name, source, traced, s)
         notes = list(g.notes) + [n for n in w.notes if n not in g.notes]
         if g.method != "fx":
             notes.append(f"traced with {g.method}")
-        return Draft(text, lay.template, w.op_name, lo, g.method, notes)
+        return Draft(text, lay.template, w.op_name, live, g.method, notes)
     except Unsupported as e:
         text = str(e)
         if text.startswith("internal:"):
@@ -118,19 +85,91 @@ def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = No
         raise DraftError(f"cannot draft {source}: unsupported: {text}") from None
 
 
+def _sized(writer_cls, g, lay, name: str, source: str, traced: dict, s) -> tuple[str, object, int]:
+    """(text, writer, live) of the draft whose ub_elems(f32, live=K) has the smallest K whose UB plan
+    (dsl/buffers.py, what the init pass allocates) fits on the traced shapes and on shapes 64 times
+    larger. The writer renders once; each K is checked by the verifier on that program with its
+    ub_elems constants set to K (a template's `live` is only ever such a constant), and the plan's
+    total shrinks as K grows, so K is bisected."""
+    w = writer_cls(g, lay, name, MAX_LIVE)
+    w.source = source
+    program = _parsed(w.render(), name, lay.template)
+    shapes, scalars = _bindings(w, traced)
+    sizes = (shapes, _scaled(w, shapes))
+    over: dict[int, DslError | None] = {}
+
+    def fits(live: int) -> bool:
+        if live not in over:
+            over[live] = _over_budget_at(_with_live(program, live), s, sizes, scalars, lay.template)
+        return over[live] is None
+    if not fits(MAX_LIVE):
+        raise Unsupported(f"no tile size fits UB on {s.name} ({over[MAX_LIVE].message})")
+    lo, hi = 1, MAX_LIVE
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    if lo != MAX_LIVE:
+        w = writer_cls(g, lay, name, lo)
+        w.source = source
+    text = w.render()
+    if lo != MAX_LIVE and _parsed(text, name, lay.template) != _with_live(program, lo):
+        raise Unsupported(f"internal: the {lay.template} draft's `live` is not only its ub_elems constants")
+    return text, w, lo
+
+
+def _parsed(text: str, name: str, template: str):
+    try:
+        return parse(text, f"{name}.dsl.py")
+    except DslError as e:
+        raise Unsupported(f"internal: the {template} draft does not verify: {e.message}") from None
+
+
+def _over_budget_at(program, s, sizes: tuple, scalars: dict, template: str) -> DslError | None:
+    """The verifier's UB-budget error of `program` on any of `sizes` (None: it fits them all); any
+    other verifier error is the drafter's bug."""
+    try:
+        for shapes in sizes:
+            verify(program, s, shapes=shapes, scalars=scalars)
+    except DslError as e:
+        if not _over_budget(e):
+            raise Unsupported(f"internal: the {template} draft does not verify: {e.message}") from None
+        return e
+    return None
+
+
+def _with_live(program, live: int):
+    """`program` (rendered with live=MAX_LIVE) with the live count of its ub_elems calls set to `live`."""
+    if live == MAX_LIVE:
+        return program
+
+    def count(e):
+        if isinstance(e, Const) and e.kind == "int" and e.value == MAX_LIVE:
+            return replace(e, value=live)
+        return replace(e, args=tuple(count(a) for a in e.args)) if isinstance(e, Call) else e
+
+    def fn(e):
+        if isinstance(e, Call) and e.op == "ub_elems" and len(e.args) > 1:
+            return replace(e, args=(e.args[0], count(e.args[1]), *e.args[2:]))
+        return e
+    return replace(program, host=map_exprs(program.host, fn))
+
+
 def _draft_cube(g, name: str, s, source: str) -> Draft:
     """A matrix product (cube.py): the smallest epilogue `live` whose UB plan fits, verified on the
-    traced shapes and on shapes 4 times larger (the base tiles are bounded by L0, not by the shape)."""
+    traced shapes and on shapes 4 times larger (the base tiles are bounded by L0, not by the shape);
+    rendered once and checked per live count as `_sized` does (a product alone has no ub_elems)."""
+    d = plan_cube(g, name, MAX_LIVE)
+    program = _parsed(d.text, name, d.template)
     for live in range(2, MAX_LIVE + 1):
+        over = _over_budget_at(_with_live(program, live), s, (d.shapes, d.scaled), {}, d.template)
+        if over is not None and d.template == "matmul":
+            raise Unsupported(f"internal: the {d.template} draft does not verify: {over.message}")
+        if over is not None:
+            continue
         d = plan_cube(g, name, live)
-        try:
-            program = parse(d.text, f"{name}.dsl.py")
-            verify(program, s, shapes=d.shapes)
-            verify(program, s, shapes=d.scaled)
-        except DslError as e:
-            if _over_budget(e) and d.template != "matmul":
-                continue
-            raise Unsupported(f"internal: the {d.template} draft does not verify: {e.message}") from None
         notes = list(g.notes) + d.notes
         if g.method != "fx":
             notes.append(f"traced with {g.method}")
@@ -140,9 +179,11 @@ def _draft_cube(g, name: str, s, source: str) -> Draft:
 
 # a layout refusal's construct -> the calls whose reference line it names
 _VIEW_CALLS = {"slice": ("getitem", "narrow", "slice", "split", "chunk"),
-               "`split`": ("split", "chunk", "tensor_split", "unbind", "split_with_sizes"), "`cat`": ("cat", "stack", "concat", "repeat", "tile"),
+               "`split`": ("split", "chunk", "tensor_split", "unbind", "split_with_sizes"),
+               "`cat`": ("cat", "stack", "concat", "repeat", "tile"),
                "`flip`": ("flip", "fliplr", "flipud"),
-               "pad, flip or roll": ("pad", "roll", "flip", "fliplr", "flipud"), "`select`": ("getitem", "select", "unbind"),
+               "pad, flip or roll": ("pad", "roll", "flip", "fliplr", "flipud"),
+               "`select`": ("getitem", "select", "unbind"),
                "expand": ("expand", "expand_as", "broadcast_to"), "reshape": ("view", "reshape", "flatten"),
                "`permute`": ("permute", "transpose", "t", "movedim", "moveaxis", "swapaxes", "swapdims")}
 
@@ -188,9 +229,9 @@ def _scaled(w, shapes: dict) -> dict:
         dims = node.attrs.get("dims") if node is not None else None
         if tuple(shp) == base:
             out[name] = tuple(d * f for d, f in zip(shp, factor))
-        elif dims and all(d.op == "dim" for d in dims) and not keep:
+        elif dims and all(d.is_dim for d in dims) and not keep:
             out[name] = tuple(d.value * 64 for d in dims)
-        elif node is not None and node.op == "input" and "actual" in node.attrs and not keep:
+        elif node is not None and node.is_input and "actual" in node.attrs and not keep:
             out[name] = tuple(d * 64 for d in shp)
         elif w.lay.axes and lead and tuple(shp) == lead:
             out[name] = tuple(d * 64 for d in shp)

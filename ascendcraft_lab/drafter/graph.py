@@ -61,8 +61,75 @@ class Node:
         return self.shape is not None
 
     @property
+    def info(self) -> "OpInfo":
+        return op_info(self.op)
+
+    @property
+    def kind(self) -> str:
+        """What the node is to a template (DATA, NUMBER, ELEMENTWISE, REDUCE ...: see OPS)."""
+        return op_info(self.op).kind
+
+    @property
     def is_const(self) -> bool:
         return self.op == "const"
+
+    @property
+    def is_data(self) -> bool:
+        """An input or a parameter: data the kernel reads (from GM when it is a tensor)."""
+        return self.kind == DATA
+
+    @property
+    def is_input(self) -> bool:
+        """An input of get_inputs() (not a Model parameter)."""
+        return self.op == "input"
+
+    @property
+    def is_param(self) -> bool:
+        """A Model parameter or buffer."""
+        return self.op == "param"
+
+    @property
+    def is_number_input(self) -> bool:
+        """A number of get_inputs / get_init_inputs (a kernel scalar)."""
+        return self.op == "scalar"
+
+    @property
+    def is_dim(self) -> bool:
+        """A size of a tensor (symbolic: a dim of the draft's views)."""
+        return self.op == "dim"
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.kind in LEAF_KINDS
+
+    @property
+    def is_elementwise(self) -> bool:
+        return self.kind == ELEMENTWISE
+
+    @property
+    def is_reduce(self) -> bool:
+        return self.kind == REDUCE
+
+    @property
+    def is_scan(self) -> bool:
+        return self.kind == SCAN
+
+    @property
+    def is_pick(self) -> bool:
+        return self.kind == PICK
+
+    @property
+    def is_view(self) -> bool:
+        """A reshape: the same elements in another shape."""
+        return self.kind == VIEW
+
+    @property
+    def is_cast(self) -> bool:
+        return self.op == "cast"
+
+    @property
+    def is_compare(self) -> bool:
+        return self.info.compare
 
     def __repr__(self) -> str:   # short, for messages and debugging
         if self.op == "const":
@@ -130,21 +197,160 @@ def result_dtype(*nodes) -> str:
     return "int"
 
 
+# -- the canonical ops: one row per op, what templates ask about a node --------------------------
+# A template asks a node's kind (`Node.kind`, `Node.is_data` ...) and the facts of its op's row,
+# never its op name: an op is added here once, and the layouts, templates and writers follow.
+DATA = "data"                # input (a tensor or number of get_inputs) or param (a Model parameter / buffer)
+NUMBER = "number"            # scalar (a number of get_inputs / get_init_inputs), const, dim (an input size)
+ELEMENTWISE = "elementwise"  # the DSL's own arithmetic, numpy broadcasting
+REDUCE = "reduce"            # sum / max / min / prod over a set of axes
+SCAN = "scan"                # cumsum / cumprod along one axis
+PICK = "pick"                # x[r, index[r]]: a loss's class-index pick
+POOL = "pool"                # max / avg pooling over the last 1-3 axes
+VIEW = "view"                # the same elements seen in another shape (reshape)
+STRETCH = "stretch"          # a tensor broadcast to a larger shape (expand, broadcast_to)
+FILL = "fill"                # a constant tensor (zeros, ones, full)
+MOVE = "move"                # elements moved by offsets: slice, cat, flip, shift, select
+REMAP = "remap"              # elements moved by an index map per axis: pad, roll, tile
+PERMUTE = "permute"          # axes reordered: permute, transpose
+SPLIT = "split"              # the parts of one tensor along an axis
+INDEX = "index"              # reads or writes by an index tensor: argmax, gather, index_select, scatter ...
+SORT = "sort"                # sort / argsort / topk / kthvalue along the last axis
+COUNT = "count"              # data-dependent sizes: histc, repeat_interleave, nonzero
+RESIZE = "resize"            # interpolation and grid sampling
+CUBE = "cube"                # a matrix product and what only the cube templates read (diag, triu, tril)
+LEAF_KINDS = (DATA, NUMBER)
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    """What the drafter knows of one canonical op."""
+    kind: str
+    arity: int = 2              # ELEMENTWISE: operands
+    fold: object = None         # the Python function that folds constant operands (None: never folded)
+    infix: str = ""             # DSL infix symbol (`a + b`); compares too
+    prec: int = 9               # precedence of its DSL text (9: an atom or a call)
+    tight_right: bool = False   # a right operand of its own precedence needs parentheses (a - (b - c))
+    commutative: bool = False   # operands are ordered canonically (0.5 * x and x * 0.5 are one node)
+    compare: bool = False       # its result is bool
+    floating: bool = False      # its result is a float even of integer operands (so is a host field of it)
+    host: str = ""              # its host-function form ({0}, {1}: the operands); "" when the host lacks it
+    prefix: str = ""            # DSL prefix symbol (`-a`)
+    call: bool = False          # DSL text `op(a, ...)` in a kernel
+    mask_first: bool = False    # its first operand is a bool mask, read as it is (where)
+    what: str = ""              # the user's name for it in messages (an index op: index_select ...)
+    form: str = ""              # INDEX: how the index template moves data (take, copy, add, scatter, put, set);
+                                # CUBE: product, diagonal (diag(v)), mask (triu, tril); PERMUTE: order, swap;
+                                # MOVE: window (slice), concat (cat, stack), shift, select, reverse (flip);
+                                # REMAP: pad, roll, repeat; RESIZE: interpolate, sample (grid_sample), grid
+    slices: bool = False        # INDEX: an index names whole slices along its axis (index_select, index_add ...)
+    elements: bool = False      # INDEX: an index names single elements along its axis (gather, scatter ...)
+    moves: str = ""             # pad, roll, tile, flip: the attribute keyed by the axes it moves elements
+                                # along (the remap template's index map per axis expresses it)
+    writes: bool = False        # INDEX: the result is its first operand with a source written in
+
+
+def _ew(**kw) -> OpInfo:
+    return OpInfo(ELEMENTWISE, **kw)
+
+
+def _cmp(sym: str, fold) -> OpInfo:
+    return _ew(fold=fold, infix=sym, prec=2, compare=True, commutative=sym in ("==", "!="))
+
+
+def _unary(fold=None, **kw) -> OpInfo:
+    return _ew(arity=1, fold=fold, call=True, **kw)
+
+
+OPS: dict[str, OpInfo] = {
+    **{op: OpInfo(DATA) for op in ("input", "param")},
+    **{op: OpInfo(NUMBER) for op in ("scalar", "const", "dim")},
+    "add": _ew(fold=lambda a, b: a + b, infix="+", prec=4, commutative=True, host="({0} + {1})"),
+    "sub": _ew(fold=lambda a, b: a - b, infix="-", prec=4, tight_right=True, host="({0} - {1})"),
+    "mul": _ew(fold=lambda a, b: a * b, infix="*", prec=5, commutative=True, host="({0} * {1})"),
+    "div": _ew(fold=lambda a, b: a / b, infix="/", prec=5, tight_right=True, floating=True, host="({0} / {1})"),
+    "floordiv": _ew(infix="//", prec=5, tight_right=True, host="({0} // {1})"),
+    "max": _ew(fold=max, call=True, commutative=True, host="max({0}, {1})"),
+    "min": _ew(fold=min, call=True, commutative=True, host="min({0}, {1})"),
+    "pow": _ew(fold=lambda a, b: a ** b, call=True, floating=True, host="pow({0}, {1})"),
+    "neg": _ew(arity=1, fold=lambda a: -a, prefix="-", prec=6, host="(-{0})"),
+    "where": _ew(arity=3, call=True, mask_first=True),
+    "cast": _ew(arity=1),
+    "lt": _cmp("<", lambda a, b: a < b), "le": _cmp("<=", lambda a, b: a <= b),
+    "gt": _cmp(">", lambda a, b: a > b), "ge": _cmp(">=", lambda a, b: a >= b),
+    "eq": _cmp("==", lambda a, b: a == b), "ne": _cmp("!=", lambda a, b: a != b),
+    "abs": _unary(abs), "relu": _unary(lambda a: max(a, 0)),
+    "exp": _unary(math.exp, floating=True, host=f"pow({math.e!r}, {{0}})"),
+    "log": _unary(math.log, floating=True), "sqrt": _unary(math.sqrt, floating=True, host="pow({0}, 0.5)"),
+    "rsqrt": _unary(lambda a: 1 / math.sqrt(a), floating=True, host="pow({0}, -0.5)"),
+    "reciprocal": _unary(lambda a: 1 / a, floating=True, host="(1.0 / {0})"),
+    "sigmoid": _unary(lambda a: 1 / (1 + math.exp(-a)), floating=True), "tanh": _unary(math.tanh, floating=True),
+    "rint": _unary(round), "floor": _unary(math.floor), "ceil": _unary(math.ceil), "trunc": _unary(math.trunc),
+    "reduce": OpInfo(REDUCE), "scan": OpInfo(SCAN), "pick": OpInfo(PICK), "pool": OpInfo(POOL),
+    "reshape": OpInfo(VIEW), "expand": OpInfo(STRETCH), "full": OpInfo(FILL),
+    "slice": OpInfo(MOVE, form="window"), "cat": OpInfo(MOVE, form="concat"), "shift": OpInfo(MOVE, form="shift"),
+    "select": OpInfo(MOVE, form="select"),
+    # along an outer axis: read from the end; along the last: remapped
+    "flip": OpInfo(MOVE, form="reverse", moves="axes"),
+    "pad": OpInfo(REMAP, form="pad", moves="pads"), "roll": OpInfo(REMAP, form="roll", moves="shifts"),
+    "tile": OpInfo(REMAP, form="repeat", moves="reps"),
+    "permute": OpInfo(PERMUTE, form="order"), "transpose": OpInfo(PERMUTE, form="swap"),   # swap: the last two axes
+    "split": OpInfo(SPLIT),
+    "argreduce": OpInfo(INDEX, what="arg{kind}", form="arg"),
+    "gather": OpInfo(INDEX, what="gather", form="take", elements=True),
+    "take_rows": OpInfo(INDEX, what="index_select", form="copy", slices=True),
+    "index_add": OpInfo(INDEX, what="index_add", form="add", slices=True, writes=True),
+    "index_copy": OpInfo(INDEX, what="index_copy", form="put", slices=True, writes=True),
+    "scatter_add": OpInfo(INDEX, what="scatter_add", form="scatter", elements=True, writes=True),
+    "scatter": OpInfo(INDEX, what="scatter", form="set", elements=True, writes=True),
+    "sort": OpInfo(SORT),
+    "histc": OpInfo(COUNT, what="torch.histc"), "interleave": OpInfo(COUNT, what="repeat_interleave"),
+    "nonzero": OpInfo(COUNT, what="torch.nonzero / masked_select"),
+    "resize": OpInfo(RESIZE, form="interpolate", what="F.interpolate"),
+    "grid_sample": OpInfo(RESIZE, form="sample", what="F.grid_sample"), "affine_grid": OpInfo(RESIZE, form="grid"),
+    "matmul": OpInfo(CUBE, form="product"), "diag": OpInfo(CUBE, form="diagonal"),
+    **{op: OpInfo(CUBE, form="mask") for op in ("triu", "tril")},      # a product's result masked to a triangle
+}
+
+
+def op_info(op: str) -> OpInfo:
+    """The row of `op`; an op without one is a drafter bug (a rule made a node no template knows)."""
+    try:
+        return OPS[op]
+    except KeyError:
+        raise Unsupported(f"internal: `{op}` is not a canonical op") from None
+
+
+def clamp_of(n: "Node") -> "tuple[Node, Node, Node] | None":
+    """(x, lo, hi) when n is min(max(x, lo), hi), a clamp as the rules build it; else None."""
+    inner = n.args[0] if n.op == "min" and len(n.args) == 2 else None
+    if isinstance(inner, Node) and inner.op == "max" and isinstance(n.args[1], Node) \
+            and isinstance(inner.args[1], Node):
+        return inner.args[0], inner.args[1], n.args[1]
+    return None
+
+
+def inverse_of(n: "Node") -> "Node | None":
+    """x when n is 1 / x (reciprocal(x), or a division of the constant 1); else None."""
+    if n.op == "reciprocal":
+        return n.args[0]
+    if n.op == "div" and n.args[0].is_const and n.args[0].value == 1:
+        return n.args[1]
+    return None
+
+
+def _fold(op: str, n: int):
+    """The folding function of `op` applied to `n` operands, or None."""
+    info = op_info(op)
+    return info.fold if info.arity == n else None
+
+
+def ops_of(kind: str) -> tuple[str, ...]:
+    """The ops of one kind, in table order."""
+    return tuple(op for op, info in OPS.items() if info.kind == kind)
+
+
 # -- the builder: canonical nodes with folding ----------------------------------------------------
-UNARY_FOLD = {"neg": lambda a: -a, "abs": abs, "exp": math.exp, "log": math.log, "sqrt": math.sqrt,
-              "rsqrt": lambda a: 1 / math.sqrt(a), "reciprocal": lambda a: 1 / a,
-              "relu": lambda a: max(a, 0), "sigmoid": lambda a: 1 / (1 + math.exp(-a)), "tanh": math.tanh,
-              "rint": round, "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc}
-BINARY_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-               "div": lambda a, b: a / b, "max": max, "min": min, "pow": lambda a, b: a ** b,
-               "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
-               "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}
-COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
-
-
-COMMUTATIVE = ("add", "mul", "max", "min", "eq", "ne")
-
-
 def structure_key(n, memo: dict | None = None) -> str:
     """A deterministic text of a node's structure (leaves by what they are, not by name)."""
     if not isinstance(n, Node):
@@ -194,29 +400,30 @@ class Builder:
     def ew(self, op: str, *args) -> Node:
         args = tuple(self.const(a) for a in args)
         if all(a.is_const for a in args):
-            fn = UNARY_FOLD.get(op) if len(args) == 1 else BINARY_FOLD.get(op)
+            fn = _fold(op, len(args))
             if fn is not None:
                 try:
                     return self.const(fn(*(a.value for a in args)))
                 except (ValueError, ZeroDivisionError, OverflowError):
                     pass
-        if op in COMMUTATIVE:
+        info = op_info(op)
+        if info.commutative:
             args = self._order(args)
         simplified = self._identity(op, args)
         if simplified is not None:
             return simplified
         shape = broadcast(*(a.shape for a in args if a.is_tensor))
-        if op in COMPARE:
-            dtype = "bool" if shape is not None else "bool"
+        if info.compare:
+            dtype = "bool"
         elif op == "where":
             dtype = result_dtype(args[1], args[2])
         else:
             dtype = result_dtype(*args)
-            if op in ("div", "pow", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh") and dtype in ("int", "bool"):
+            if info.floating and dtype in ("int", "bool"):
                 dtype = "float"
         node = Node(op, args, shape=shape, dtype=dtype)
         if shape is None and all(a.value is not None for a in args):
-            fn = UNARY_FOLD.get(op) if len(args) == 1 else BINARY_FOLD.get(op)
+            fn = _fold(op, len(args))
             if fn is not None:
                 try:
                     node.value = fn(*(a.value for a in args))
@@ -355,7 +562,8 @@ class Builder:
         if not x.is_tensor:
             raise Unsupported(f"`arg{kind}` of a scalar")
         if axis is None:
-            raise Unsupported(f"`arg{kind}` over all elements (without `dim`; the drafter takes the index along one axis)")
+            raise Unsupported(f"`arg{kind}` over all elements (without `dim`; the drafter takes the index along one "
+                              "axis)")
         axis = norm_axis(axis, len(x.shape))
         shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keepdim else \
             tuple(d for i, d in enumerate(x.shape) if i != axis)
@@ -387,7 +595,8 @@ class Builder:
         axis = norm_axis(axis, rank) if rank else 0
         if k and not (rank and 0 < k <= x.shape[axis]) and not (not rank and k == 1):
             raise Unsupported(f"`{what}` with k = {k} of {x.shape[axis] if rank else 1} elements")
-        attrs = {"axis": axis, "descending": bool(descending), "k": int(k), "kth": kth, "keepdim": keepdim, "what": what}
+        attrs = {"axis": axis, "descending": bool(descending), "k": int(k), "kth": kth, "keepdim": keepdim,
+                 "what": what}
         if kth:
             shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keepdim else \
                 tuple(d for i, d in enumerate(x.shape) if i != axis)

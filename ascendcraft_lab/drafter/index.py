@@ -42,8 +42,8 @@ x[index] = value with repeated indices) keep the last write, as above.
 """
 from __future__ import annotations
 
-from .graph import Node, Unsupported
-from .templates import DTYPE, Tensor, Writer, fmt_float
+from .graph import Node
+from .templates import DTYPE, Tensor, Writer, fmt_float, signature
 
 ALIGN = 8          # f32 elements per 32-byte block: per-core column chunks start on a block
 
@@ -59,20 +59,12 @@ class IndexWriter(Writer):
 
     # -- parameters: the op's operands and its output, dims named per tensor -----------------------
     def _collect(self):
-        n, g = self.node, self.g
+        n = self.node
         leaves = list(n.args)
-        by_input = {a.attrs["index"]: a for a in leaves if a.op == "input"}
-        for i, desc in enumerate(g.inputs):
-            if desc.get("kind") != "tensor":
-                continue
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
-            if i not in by_input:
-                raise Unsupported(f"input `{pyname}` that the {self.what} does not read")
-            t = Tensor(self.namer.fresh(pyname), by_input[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
-            self.tensors.append(t)
-            self.loaded[id(by_input[i])] = t
+        by_input = {a.attrs["index"]: a for a in leaves if a.is_input}
+        self.read_inputs(by_input, f"the {self.what}")
         for a in leaves:
-            if a.op == "param":
+            if a.is_param:
                 t = Tensor(self.namer.fresh(a.attrs["name"].replace(".", "_")), a, "Param", a.dtype, "",
                            a.attrs["name"], tuple(a.shape))
                 self.tensors.append(t)
@@ -84,17 +76,14 @@ class IndexWriter(Writer):
 
     @property
     def what(self) -> str:
-        n = self.node
-        return "arg" + n.attrs["kind"] if n.op == "argreduce" else \
-            {"gather": "gather", "take_rows": "index_select", "index_add": "index_add", "scatter_add": "scatter_add",
-             "index_copy": "index_copy", "scatter": "scatter"}[n.op]
+        return self.node.info.what.format(**self.node.attrs)
 
     @property
     def form(self) -> str:
-        if self.node.op == "argreduce":
+        form = self.node.info.form
+        if form == "arg":
             return "rows" if self.node.attrs["axis"] == len(self.src.shape) - 1 else "cols"
-        return {"gather": "take", "take_rows": "copy", "index_add": "add", "scatter_add": "scatter",
-                "index_copy": "put", "scatter": "set"}[self.node.op]
+        return form
 
     @property
     def src(self) -> Tensor:
@@ -120,25 +109,26 @@ class IndexWriter(Writer):
         n, x = self.node, self.src
         rank, axis = len(x.shape), n.attrs["axis"]
         base = {1: ("N",), 2: ("B", "N"), 3: ("B", "M", "N")}.get(rank) or tuple(f"D{i}" for i in range(rank))
-        if n.op in ("take_rows", "index_add", "index_copy"):
+        info = n.info
+        if info.slices:
             base = tuple("L" if i < axis else "V" if i == axis else "D" for i in range(rank))
         self.xdims = [self._dim(x, i, base[i]) for i in range(rank)]
-        if n.op in ("gather", "scatter_add", "scatter"):
+        if info.elements:
             self.kdim = self.namer.fresh("K")          # the index's own axis: picks per row, or index rows
-        if n.op in ("scatter_add", "scatter"):
+        if info.elements and info.writes:
             # the index and src: (B, K) against x (B, N) along dim 1, (K, N) against x (V, N) along 0
             self.own_dims_scatter = [self.xdims[0], self.kdim] if axis == 1 else [self.kdim, self.xdims[1]]
-        if n.op in ("take_rows", "index_add", "index_copy"):
+        if info.slices:
             self.idims = [self.namer.fresh("K" if len(self.idx.shape) == 1 else f"I{i}")
                           for i in range(len(self.idx.shape))]
         self.own_dims = {x.name: self.xdims}
-        if n.op == "gather":
+        if info.elements and not info.writes:
             self.own_dims[self.idx.name] = [self.kdim] if n.attrs["shared"] else self.xdims[:-1] + [self.kdim]
-        elif n.op in ("take_rows", "index_add", "index_copy"):
+        elif info.slices:
             self.own_dims[self.idx.name] = self.idims
-        if n.op in ("index_add", "index_copy"):
+        if info.slices and info.writes:
             self.own_dims[self.added.name] = self.idims + self.xdims[1:]
-        if n.op in ("scatter_add", "scatter"):
+        if info.elements and info.writes:
             self.own_dims[self.idx.name] = self.own_dims[self.added.name] = self.own_dims_scatter
 
     def dim_names(self, rank):
@@ -208,10 +198,7 @@ class IndexWriter(Writer):
                 params.append(f'{t.name}: Param[{DTYPE[t.dtype]}, {v[t.name]}, "{t.param_name}"]')
         y = self.out_tensors[0]
         params += [f"{y.name}: Out[{DTYPE[y.dtype]}, {v[y.name]}]", "t: Tiling"]
-        one_line = f"def {self.op_name}({', '.join(params)}):"
-        if len(one_line) <= 100:
-            return one_line
-        return f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
     def host_tensor(self) -> str:
         return ", ".join(f"{t.name}: Tensor[{DTYPE[t.dtype]}, {self.leaf_shape_text(t)}]" for t in self.tensors)
@@ -242,33 +229,29 @@ class IndexWriter(Writer):
             return [f"cores = min(VECTOR_CORES, {V if V == K else f'max({V}, {K})'})",
                     f"rows = cdiv({V}, cores)          # rows of x each core adds",
                     f"picks = cdiv({K}, cores)         # rows of the source each core adds where its index says",
-                    f"tile = ub_elems(f32, live={self.live})"]
+                    self.tile_line()]
         rows, _ = self._rows()
         if not rows:                        # no lead axes: the cores split the columns
-            cols = self.columns()
-            return [f"chunk = align_up(cdiv({cols}, VECTOR_CORES), {ALIGN})   # 32-byte aligned per-core columns",
-                    f"cores = cdiv({cols}, chunk)",
-                    f"tile = ub_elems(f32, live={self.live})"]
-        R = self.prod(rows)
-        return [f"rows = {R}",
-                "cores, per_core = core_split(rows)",
-                f"tile = ub_elems(f32, live={self.live})"]
+            return [*self.chunk_split(self.column_dims(), ALIGN, "32-byte aligned per-core columns"), self.tile_line()]
+        return [f"rows = {self.prod(rows)}", "cores, per_core = core_split(rows)", self.tile_line()]
 
     def columns(self) -> str:
         """The extent the tiles walk: the reduced row (rows), the trailing columns (cols), the
         picks (take) or the slice (copy)."""
+        return self.prod(self.column_dims())
+
+    def column_dims(self) -> list[str]:
+        """The dims whose product `columns` is."""
         axis = self.node.attrs["axis"]
         if self.form == "rows":
-            return self.xdims[axis]
-        if self.form == "cols":
-            return self.prod(self.xdims[axis + 1:])
+            return [self.xdims[axis]]
         if self.form == "take":
-            return self.kdim
+            return [self.kdim]
         if self.form in ("scatter", "set"):
-            return self.xdims[1]
+            return [self.xdims[1]]
         if self.form == "put":
-            return self.prod(self.xdims[1:])
-        return self.prod(self.xdims[axis + 1:])
+            return list(self.xdims[1:])
+        return list(self.xdims[axis + 1:])        # cols, copy: the slice after the axis
 
     def launch_fields(self) -> str:
         if self.form in ("add", "scatter"):
@@ -293,7 +276,8 @@ class IndexWriter(Writer):
                    "rows of the source into the rows their indices name; atomic adds commute, so repeated "
                    "indices add up in any order",
             "scatter": "the output is only added into (atomic adds): each core adds its rows of x, then every (index, "
-                       "src) pair of its rows, read as scalars, by an accumulating scalar store; repeated indices add up",
+                       "src) pair of its rows, read as scalars, by an accumulating scalar store; repeated indices "
+                       "add up",
             "put": "the cores split the output rows: each finds the last pick naming it (a vector search over the "
                    "indices: Compare, Select, ReduceMax) and copies that source row, or its own row of x; a repeated "
                    "index keeps the last write, as PyTorch on one thread",
@@ -302,7 +286,8 @@ class IndexWriter(Writer):
         }
         kind = n.attrs.get("kind", "max")
         text = forms[self.form].format(k=kind, better="greater" if kind == "max" else "smaller")
-        return f"Drafted from {self.source}: {self.what} along axis {n.attrs['axis']}, index template. {text[0].upper() + text[1:]}."
+        return (f"Drafted from {self.source}: {self.what} along axis {n.attrs['axis']}, index template. "
+                f"{text[0].upper() + text[1:]}.")
 
     def kernel_body(self) -> list[str]:
         return {"rows": self._argrows, "cols": self._argcols, "take": self._take, "copy": self._copy,
@@ -338,7 +323,8 @@ class IndexWriter(Writer):
                 *[f"            {l}" for l in self._widen(x, xu, val)],
                 f"            {m} = reduce_{kind}({val})",
                 f"            {i} = arg{kind}({val})          # the first {kind} within the tile",
-                f"        if {m} {better} {best}:              # strictly: an earlier tile keeps a tie (PyTorch's first index)",
+                f"        if {m} {better} {best}:"
+                "              # strictly: an earlier tile keeps a tie (PyTorch's first index)",
                 f"            {best} = {m}",
                 f"            {at} = c.start + {i}",
                 f"    {yi} = cast({at}, i64)",
@@ -372,7 +358,8 @@ class IndexWriter(Writer):
                 f"                {xv} = load({x.name}[{lead}k, c])",
                 "            with compute:",
                 *[f"                {l}" for l in self._widen(x, xv, wide)],
-                f"                {at} = where({step_val} {better} {best}, k, {at})      # strictly: the first index wins ties",
+                f"                {at} = where({step_val} {better} {best}, k, {at})"
+                "      # strictly: the first index wins ties",
                 f"                {best} = {kind}({best}, {step_val})",
                 "        with compute:",
                 f"            {yi} = cast(cast({at}, i32, round=\"rint\"), i64)",
@@ -490,7 +477,8 @@ class IndexWriter(Writer):
                 "        with copyin:",
                 f"            {iu} = load({ix.name}[c])",
                 "        with compute:",
-                f"            {m} = reduce_max(where(cast(cast({iu}, i32), f32) == r, iota(c.len, c.start) + 1.0, 0.0))",
+                f"            {m} = reduce_max(where(cast(cast({iu}, i32), f32) == r, "
+                "iota(c.len, c.start) + 1.0, 0.0))",
                 f"        {last} = max({last}, {m})",
                 f"    {k} = cast({last}, i32) - 1",
                 f"    if {k} >= 0:          # the last write of row r: source row k",

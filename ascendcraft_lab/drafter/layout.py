@@ -1,4 +1,7 @@
-"""Which template a canonical graph fits, and how its tensors are laid out.
+"""How a canonical graph is laid out for the template that drafts it, and the checks each template
+makes of the graph. The rule list (choice.py) decides which template that is, in its order of
+precedence, asking the questions this module answers (`remaps`, `leftover`, `grouped` ...); the
+templates and their layouts below are described in the words of the spaces.
 
 Every tensor of a supported graph lives in one of three spaces relative to a base shape S
 (the shape the reductions and scans read, or the outputs' shape when there are none):
@@ -75,12 +78,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .graph import Builder, Graph, Node, Unsupported
+from .graph import (COUNT, DATA, FILL, INDEX, MOVE, PERMUTE, PICK, POOL, REDUCE, REMAP, RESIZE, SCAN, SORT, SPLIT,
+                    STRETCH, VIEW, Builder, Graph, Node, Unsupported)
 
-ELEMENTWISE = {"add", "sub", "mul", "div", "max", "min", "pow", "neg", "abs", "relu", "exp", "log", "sqrt",
-               "rsqrt", "reciprocal", "sigmoid", "tanh", "where", "lt", "le", "gt", "ge", "eq", "ne", "cast",
-               "floordiv", "rint", "floor", "ceil", "trunc"}
-LEAVES = {"input", "param", "scalar", "const", "dim"}
 WINDOW_MAX_ROW = 4096          # longest row the windows template takes (a tile holds whole rows)
 BLOCK_MAX_ROW = 2040           # longest row the row_blocks template takes: its f32 pitch is a repeat stride
 SHORT_ROW = 256                # rows_total below this: rows are batched into tiles (windows_total)
@@ -101,6 +101,7 @@ class Layout:
     sym: tuple = ()                     # symbolic size of each axis of S when S splits an input axis
     totals: list = field(default_factory=list)    # sums over all rows of reduced values (rows_total)
     kinds: dict = field(default_factory=dict)     # bcast: id(leaf) -> full | col | row | one
+    picks: list = field(default_factory=list)     # class-index picks (a loss's x[r, target[r]])
 
     @property
     def lead(self) -> tuple:
@@ -129,159 +130,214 @@ class Layout:
         return self.space.get(id(n)) == "total"
 
 
-def plan_layout(g: Graph) -> Layout:
-    b = Builder()
-    outputs = _prepare(b, g.outputs)
-    nodes = Graph(outputs, [], [], [], [], {}, {}, "", False).nodes()
-    pools = [n for n in nodes if n.op == "pool"]
-    if pools:
-        return _pool_layout(nodes, outputs, pools)
-    if any(n.op in ("permute", "transpose") for n in nodes):
-        return _permute_layout(nodes, outputs)
-    if any(n.op == "split" for n in nodes):
-        return _split_layout(nodes, outputs)
-    resized = [n for n in nodes if n.op in ("resize", "grid_sample")]
-    if resized:
-        return _resize_layout(nodes, outputs, resized)
-    sorts = [n for n in nodes if n.op == "sort"]
-    if sorts:
-        return _sort_layout(nodes, outputs, sorts)
-    counted = [n for n in nodes if n.op in DATADEP_OPS]
-    if counted:
-        return _datadep_layout(nodes, outputs, counted)
-    picked = [n for n in nodes if n.op in INDEX_OPS]
-    if picked:
-        return _index_layout(nodes, outputs, picked)
-    if _interleaved(outputs):
-        return _interleave_layout(nodes, outputs)
-    if any(n.op in ("pad", "roll", "tile") or (n.op == "flip" and n.is_tensor and len(n.shape) - 1 in n.attrs["axes"])
-           for n in nodes):
-        return _remap_layout(nodes, outputs)
-    if any(n.op in ("slice", "cat", "flip") for n in nodes) and not any(n.op in ("reduce", "scan", "pick") for n in nodes):
-        # slices of inputs: loads at an offset; a concatenation as the output: stores at offsets (broadcast.py)
-        viewed = _unsqueezed_leaves(outputs) or list(outputs)
-        inner = [n for n in Graph(viewed, [], [], [], [], {}, {}, "", False).nodes() if n.op in ("slice", "cat", "flip")]
-        if all(n.op == "cat" and len(viewed) == 1 and n is viewed[0] for n in inner):
-            base = max({tuple(o.shape) for o in viewed if o.is_tensor}, key=lambda s: (math.prod(s), len(s)), default=())
-            fl = Layout("map", base, (), nodes=Graph(viewed, [], [], [], [], {}, {}, "", False).nodes(), outputs=viewed)
-            if base and broadcast_fit(fl):
-                return fl
-    priority = {"flip": 0, "slice": 1, "cat": 2, "shift": 3, "select": 4, "expand": 5, "full": 6}
-    indices = {id(n.args[1]) for n in nodes if n.op == "pick"}
+def nodes_of(outputs) -> list[Node]:
+    """Every node the outputs read, operands first."""
+    return Graph(outputs, [], [], [], [], {}, {}, "", False).nodes()
+
+
+def prepare(g: Graph) -> list[Node]:
+    """The graph's outputs as the layouts read them (see `_prepare`)."""
+    return _prepare(Builder(), g.outputs)
+
+
+# -- what the rule list (choice.py) asks before it picks a template ---------------------------------
+def remaps(nodes: list) -> bool:
+    """A pad, roll or repeat, or a flip that includes the last axis: an index map per axis (remap.py)."""
+    return any(n.kind == REMAP or (n.info.moves and n.is_tensor and len(n.shape) - 1 in n.attrs["axes"])
+               for n in nodes)
+
+
+def moves_outside_reductions(nodes: list) -> bool:
+    """Slices, cats or flips of inputs, and no reduction, scan or pick: loads and stores at offsets."""
+    return any(n.info.form in ("window", "concat", "reverse") for n in nodes) and \
+        not any(n.is_reduce or n.is_scan or n.is_pick for n in nodes)
+
+
+def concat_layout(outputs: list) -> Layout | None:
+    """A concatenation as the whole output, its parts slices or elementwise work of inputs: the folded
+    broadcast template (broadcast.py), stores at offsets; None when it is not that."""
+    viewed = _unsqueezed_leaves(outputs) or list(outputs)
+    inner = [n for n in nodes_of(viewed) if n.info.form in ("window", "concat", "reverse")]
+    if not all(n.info.form == "concat" and len(viewed) == 1 and n is viewed[0] for n in inner):
+        return None
+    base = max({tuple(o.shape) for o in viewed if o.is_tensor}, key=lambda s: (math.prod(s), len(s)), default=())
+    fl = Layout("map", base, (), nodes=nodes_of(viewed), outputs=viewed)
+    return fl if base and broadcast_fit(fl) else None
+
+
+# the constructs the loop templates never read, in the order a refusal names them
+_LEFTOVER_ORDER = {"reverse": 0, "window": 1, "concat": 2, "shift": 3, "select": 4}
+
+
+def leftover(nodes: list, outputs: list) -> str | None:
+    """Why none of the loop templates (map, rows, cols, planes, windows, bcast, the loss templates) can
+    take the graph, in one line: a view construct left over, a dtype they do not compute in, class
+    indices computed in forward; None when nothing is left over."""
+    indices = {id(n.args[1]) for n in nodes if n.is_pick}
     for n in nodes:
-        if n.op == "pick" and (n.args[1].op != "input" or n.args[1].dtype not in INDEX_DTYPES):
-            raise Unsupported("class indices that are computed in forward (the drafter reads int64/int32 "
-                              "index tensors straight from the inputs)")
-    for n in sorted(nodes, key=lambda n: priority.get(n.op, 9)):
-        if n.op == "slice":
-            raise Unsupported(f"a slice [{n.attrs['start']}:{n.attrs['stop']}] along axis {n.attrs['axis']} (slices are "
-                              "supported only in the exclusive-scan pattern cat([zeros, x[..., :-1]], dim) along the scan axis)")
-        if n.op in ("flip",):
-            raise Unsupported(f"`flip` along axes {n.attrs['axes']} outside a reverse scan")
-        if n.op in ("slice", "cat", "shift", "select"):
-            raise Unsupported(f"`{n.op}` (only the exclusive-scan pattern cat(zeros, x[..., :-1]) is supported)")
-        if n.op == "full":
-            raise Unsupported("a constant tensor used as a whole (zeros_like/ones_like as an output)")
-        if n.op == "expand":
-            raise Unsupported("an explicit expand/broadcast_to that reaches an output")
-        # an int8 result (a quantization) leaves as a cast at an output: computed in f32, converted on the store
-        int8_out = n.op == "cast" and n.dtype == "int8" and any(n is o for o in outputs) and \
-            n.args[0].dtype in ("float32", "float16")
-        if n.is_tensor and n.dtype not in ("float32", "float16", "bool") and id(n) not in indices and not int8_out:
-            raise Unsupported(f"{n.dtype} tensors (the drafter handles float32, float16 and bool, and int "
-                              "class indices read by cross_entropy/nll_loss)")
-        if n.op == "floordiv" and n.is_tensor:
-            raise Unsupported("floor division of tensors")
-    if any(n.op == "reduce" for n in nodes):
+        if n.is_pick and (not n.args[1].is_input or n.args[1].dtype not in INDEX_DTYPES):
+            return ("class indices that are computed in forward (the drafter reads int64/int32 index tensors straight "
+                    "from the inputs)")
+
+    def order(n):
+        return _LEFTOVER_ORDER.get(n.info.form, 5) if n.kind == MOVE else \
+            5 if n.kind == STRETCH else 6 if n.kind == FILL else 9
+    for n in sorted(nodes, key=order):
+        why = _left_over(n, outputs, indices)
+        if why:
+            return why
+    return None
+
+
+def _left_over(n: Node, outputs: list, indices: set) -> str | None:
+    form = n.info.form if n.kind == MOVE else ""
+    if form == "window":
+        return (f"a slice [{n.attrs['start']}:{n.attrs['stop']}] along axis {n.attrs['axis']} (slices are supported "
+                "only in the exclusive-scan pattern cat([zeros, x[..., :-1]], dim) along the scan axis)")
+    if form == "reverse":
+        return f"`flip` along axes {n.attrs['axes']} outside a reverse scan"
+    if form:
+        return f"`{n.op}` (only the exclusive-scan pattern cat(zeros, x[..., :-1]) is supported)"
+    if n.kind == FILL:
+        return "a constant tensor used as a whole (zeros_like/ones_like as an output)"
+    if n.kind == STRETCH:
+        return "an explicit expand/broadcast_to that reaches an output"
+    # an int8 result (a quantization) leaves as a cast at an output: computed in f32, converted on the store
+    int8_out = n.is_cast and n.dtype == "int8" and any(n is o for o in outputs) and \
+        n.args[0].dtype in ("float32", "float16")
+    if n.is_tensor and n.dtype not in ("float32", "float16", "bool") and id(n) not in indices and not int8_out:
+        return (f"{n.dtype} tensors (the drafter handles float32, float16 and bool, and int class indices read by "
+                "cross_entropy/nll_loss)")
+    if n.info.infix == "//" and n.is_tensor:
+        return "floor division of tensors"
+    return None
+
+
+def loop_layout(nodes: list, outputs: list) -> Layout:
+    """The layout the loop templates share, before spaces: the base shape S the reductions and scans
+    read (the outputs' shape when there are none), the reduced axes X, the totals (sums over all rows of
+    per-row values), an output that is a view of S; raises Unsupported for reductions or scans of
+    different shapes or axes, and for a pick whose per-row results are not summed."""
+    if any(n.is_reduce for n in nodes):
         aligned = _aligned_leaves(outputs)
         if aligned is not None:             # a weight (N,) of inputs beside rows (..., N): a leaf seen with 1s
             outputs = aligned
-            nodes = Graph(outputs, [], [], [], [], {}, {}, "", False).nodes()
-    reds = [n for n in nodes if n.op == "reduce"]
-    scans = [n for n in nodes if n.op == "scan"]
-    picks = [n for n in nodes if n.op == "pick"]
-    # A sum over the rows of per-row results (mean(1 - cos(p_r, t_r))) is a total: its input is
-    # smaller than the row reductions' (or the picks') input, and it reads their results.
-    row_ops = [(tuple(n.attrs["in_shape"]), tuple(n.attrs["axes"])) for n in reds] + \
-        [(tuple(n.args[0].shape), (n.attrs["axis"],)) for n in picks]
-    totals = []
-    if len({shape for shape, _ in row_ops}) > 1:
-        big = max((shape for shape, _ in row_ops), key=lambda sh: (math.prod(sh), len(sh)))
-        totals = [r for r in reds if tuple(r.attrs["in_shape"]) != big and _reads_reduced(r.args[0])]
-        reds = [r for r in reds if not any(r is t for t in totals)]
-        row_ops = [(sh, ax) for sh, ax in row_ops if sh == big] + \
-            [(tuple(r.attrs["in_shape"]), tuple(r.attrs["axes"])) for r in reds if tuple(r.attrs["in_shape"]) != big]
-    if row_ops or scans:
-        bases = {sh for sh, _ in row_ops} | {tuple(n.shape) for n in scans}
-        if len(bases) > 1:
-            raise Unsupported(f"reductions or scans over tensors of different shapes {sorted(bases)}")
-        base = bases.pop()
-        axes_sets = {ax for _, ax in row_ops} | {(n.attrs["axis"],) for n in scans}
-        if len(axes_sets) > 1:
-            raise Unsupported(f"reductions or scans along different axes {sorted(axes_sets)} in one kernel")
-        axes = axes_sets.pop()
-    else:
-        shapes = {tuple(o.shape) for o in outputs}
-        base = max(shapes, key=lambda s: (math.prod(s), len(s)))
-        axes = ()
-        # an input with one value per row (shape (..., 1) beside (..., N), x * scale[..., None]):
-        # the layout is the rows of the last axis, and that input is read once per row
-        # unless another input broadcasts otherwise (a bias (N,) beside it: the broadcast templates)
-        row_shape = tuple(base[:-1]) + (1,)
-        leaves = [n for n in nodes if n.op in ("input", "param") and n.is_tensor]
-        if len(base) >= 2 and base[-1] > 1 and any(n.op == "input" and tuple(n.shape) == row_shape for n in leaves) \
-                and all(tuple(n.shape) in (tuple(base), row_shape) or "actual" in n.attrs for n in leaves):
-            axes = (len(base) - 1,)
+            nodes = nodes_of(outputs)
+    reds = [n for n in nodes if n.is_reduce]
+    scans = [n for n in nodes if n.is_scan]
+    picks = [n for n in nodes if n.is_pick]
+    reds, totals, row_ops = _split_totals(reds, picks)
+    base, axes = _base_axes(nodes, outputs, row_ops, scans)
     if picks and not totals:
         raise Unsupported("a class-index pick whose per-row results are not summed over the rows (the drafter "
                           "drafts the mean or the sum of cross_entropy/nll_loss)")
     actual = {}
     for i, o in enumerate(outputs):    # a view of S back to an output's own shape (group norm)
-        if o.op == "reshape" and o.args[0].is_tensor and tuple(o.args[0].shape) == tuple(base) and axes:
+        if o.is_view and o.args[0].is_tensor and tuple(o.args[0].shape) == tuple(base) and axes:
             outputs[i] = o.args[0]
             actual[id(o.args[0])] = tuple(o.shape)
     if actual:
-        nodes = Graph(outputs, [], [], [], [], {}, {}, "", False).nodes()
+        nodes = nodes_of(outputs)
     lay = Layout("map", base, axes, nodes=nodes, outputs=outputs, reductions=reds, scans=scans, actual=actual,
                  totals=totals)
-    lay.sym = next((tuple(n.attrs["sym"]) for n in nodes if n.op in ("input", "param") and "sym" in n.attrs), ())
-    if not axes and not scans and not picks:
-        folded = _unsqueezed_leaves(outputs)
-        if folded is not None:            # a leaf seen through a view that adds 1s (bias.view(1, -1, 1, 1))
-            fl = Layout("map", base, axes, nodes=Graph(folded, [], [], [], [], {}, {}, "", False).nodes(),
-                        outputs=folded, actual=actual)
-            if broadcast_fit(fl):
-                return fl
-        if broadcast_fit(lay):
-            return lay
+    lay.sym = next((tuple(n.attrs["sym"]) for n in nodes if n.is_data and "sym" in n.attrs), ())
+    lay.picks = picks
+    return lay
+
+
+def _split_totals(reds: list, picks: list) -> tuple[list, list, list]:
+    """(row reductions, totals, (shape, axes) each row reduction and pick reads): a sum over the rows
+    of per-row results (mean(1 - cos(p_r, t_r))) is a total: its input is smaller than the row
+    reductions' (or the picks') input, and it reads their results."""
+    row_ops = [(tuple(n.attrs["in_shape"]), tuple(n.attrs["axes"])) for n in reds] + \
+        [(tuple(n.args[0].shape), (n.attrs["axis"],)) for n in picks]
+    if len({shape for shape, _ in row_ops}) <= 1:
+        return reds, [], row_ops
+    big = max((shape for shape, _ in row_ops), key=lambda sh: (math.prod(sh), len(sh)))
+    totals = [r for r in reds if tuple(r.attrs["in_shape"]) != big and _reads_reduced(r.args[0])]
+    reds = [r for r in reds if not any(r is t for t in totals)]
+    row_ops = [(sh, ax) for sh, ax in row_ops if sh == big] + \
+        [(tuple(r.attrs["in_shape"]), tuple(r.attrs["axes"])) for r in reds if tuple(r.attrs["in_shape"]) != big]
+    return reds, totals, row_ops
+
+
+def _base_axes(nodes: list, outputs: list, row_ops: list, scans: list) -> tuple[tuple, tuple]:
+    """The base shape S and the reduced (or scanned) axes X."""
+    if row_ops or scans:
+        bases = {sh for sh, _ in row_ops} | {tuple(n.shape) for n in scans}
+        if len(bases) > 1:
+            raise Unsupported(f"reductions or scans over tensors of different shapes {sorted(bases)}")
+        axes_sets = {ax for _, ax in row_ops} | {(n.attrs["axis"],) for n in scans}
+        if len(axes_sets) > 1:
+            raise Unsupported(f"reductions or scans along different axes {sorted(axes_sets)} in one kernel")
+        return bases.pop(), axes_sets.pop()
+    shapes = {tuple(o.shape) for o in outputs}
+    base = max(shapes, key=lambda s: (math.prod(s), len(s)))
+    # an input with one value per row (shape (..., 1) beside (..., N), x * scale[..., None]):
+    # the layout is the rows of the last axis, and that input is read once per row
+    # unless another input broadcasts otherwise (a bias (N,) beside it: the broadcast templates)
+    row_shape = tuple(base[:-1]) + (1,)
+    leaves = [n for n in nodes if n.is_data and n.is_tensor]
+    if len(base) >= 2 and base[-1] > 1 and any(n.is_input and tuple(n.shape) == row_shape for n in leaves) \
+            and all(tuple(n.shape) in (tuple(base), row_shape) or "actual" in n.attrs for n in leaves):
+        return base, (len(base) - 1,)
+    return base, ()
+
+
+def elementwise_only(lay: Layout) -> bool:
+    """No reduced axis, scan or pick: the graph is elementwise work on the outputs' shape."""
+    return not lay.axes and not lay.scans and not lay.picks
+
+
+def broadcast_layout(lay: Layout) -> Layout | None:
+    """Elementwise work whose inputs broadcast against the outputs' shape: the bcast or bcast_fold
+    template (broadcast.py); None when every input has the full shape."""
+    folded = _unsqueezed_leaves(lay.outputs)
+    if folded is not None:            # a leaf seen through a view that adds 1s (bias.view(1, -1, 1, 1))
+        fl = Layout("map", lay.base, lay.axes, nodes=nodes_of(folded), outputs=folded, actual=lay.actual)
+        if broadcast_fit(fl):
+            return fl
+    return lay if broadcast_fit(lay) else None
+
+
+def with_spaces(lay: Layout) -> Layout:
+    """`lay` with the space of every node (full, reduced, scalar, row, plane, total); see `_spaces`."""
     _spaces(lay)
-    adjacent = not axes or list(axes) == list(range(axes[0], axes[-1] + 1))
-    if totals:
-        _check_totals(lay)
-        row = math.prod(base[i] for i in axes)
-        lay.template = "windows_total" if row < SHORT_ROW else "rows_total"
-    elif not axes and not scans and _column_parameters(lay):
-        lay.template = "cols"
-    elif any(lay.is_plane(n) for n in nodes) or not adjacent or lay.sym:
-        why = planes_fit(lay)
-        if why:
-            raise Unsupported(why if adjacent else f"a reduction over the non-adjacent axes {axes} ({why})")
-        lay.template = "planes"
-    elif any(lay.is_row(n) for n in nodes) and (lay.trail or not axes):
-        raise Unsupported("a parameter broadcast along the reduced axes of a reduction over a middle axis")
-    elif not axes:
-        lay.template = "map"
-    elif lay.trail:
-        lay.template = "cols"
-    else:
-        lay.template = "rows"
-        if _windows_fit(lay):
-            lay.template = "windows"
-        elif _row_blocks_fit(lay):
-            lay.template = "row_blocks"
-        elif _total_fit(lay):
-            lay.template = "total"
-    if len({s.attrs["reverse"] for s in scans}) > 1:
+    return lay
+
+
+def adjacent(lay: Layout) -> bool:
+    axes = lay.axes
+    return not axes or list(axes) == list(range(axes[0], axes[-1] + 1))
+
+
+def grouped(lay: Layout) -> bool:
+    """A reduction the planes template groups: a parameter constant along a plane, reduced axes that
+    are not one run, or an axis split into groups (group norm)."""
+    return any(lay.is_plane(n) for n in lay.nodes) or not adjacent(lay) or bool(lay.sym)
+
+
+def short_rows(lay: Layout) -> bool:
+    """Rows of a loss short enough to batch many per tile (windows_total)."""
+    return math.prod(lay.base[i] for i in lay.axes) < SHORT_ROW
+
+
+def totals_layout(lay: Layout, template: str) -> Layout:
+    _check_totals(lay)
+    return finish(lay, template)
+
+
+def planes_layout(lay: Layout) -> Layout:
+    why = planes_fit(lay)
+    if why:
+        raise Unsupported(why if adjacent(lay) else f"a reduction over the non-adjacent axes {lay.axes} ({why})")
+    return finish(lay, "planes")
+
+
+def finish(lay: Layout, template: str) -> Layout:
+    """`lay` as `template`; a forward and a reverse scan in one kernel is refused whatever the template."""
+    lay.template = template
+    if len({s.attrs["reverse"] for s in lay.scans}) > 1:
         raise Unsupported("forward and reverse scans in one kernel")
     return lay
 
@@ -316,7 +372,7 @@ def broadcast_fit(lay: Layout) -> bool:
     spaces (every tensor is a tile, `lay.kinds` says how each leaf is loaded); False when every
     input has the full shape; Unsupported for a broadcast the template cannot load."""
     S = tuple(lay.base)
-    leaves = [n for n in lay.nodes if n.op in ("input", "param")]
+    leaves = [n for n in lay.nodes if n.is_data]
     kinds = {id(n): broadcast_kind(n.shape, S) for n in leaves if "actual" not in n.attrs}
     viewed = [n for n in leaves if n.attrs.get("unsqueezed")]
     if all(k == "full" for k in kinds.values()) and not viewed:
@@ -335,7 +391,8 @@ def broadcast_fit(lay: Layout) -> bool:
             raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} does not broadcast against {S}")
         if k == "other":
             raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} broadcast against {S} (the broadcast "
-                              "template takes per-column vectors (N,), per-row values (..., 1) and one-element tensors)")
+                              "template takes per-column vectors (N,), per-row values (..., 1) and one-element "
+                              "tensors)")
         if k == "col" and len(S) == 1:
             kinds[id(n)] = "full"
     if len(S) == 1 and any(k not in ("full", "one") for k in kinds.values()):
@@ -348,7 +405,7 @@ def broadcast_fit(lay: Layout) -> bool:
         if o.dtype == "bool":
             raise Unsupported("a bool output tensor")
     for n in lay.nodes:
-        if n.op in ("reshape",) and n.is_tensor:
+        if n.is_view and n.is_tensor:
             raise Unsupported(f"a reshape to {tuple(n.shape)} in a broadcast")
         lay.space[id(n)] = "full" if n.is_tensor else "scalar"
     lay.kinds = kinds
@@ -362,7 +419,7 @@ MOVED_DTYPES = ("int32", "int16")     # integer tensors a pure copy moves as the
 def moves_only(lay: Layout) -> bool:
     """The graph only moves data (slices, cats, stacks, repeats, flips of inputs): no arithmetic, so
     integer tensors pass through unchanged."""
-    return all(n.op in ("input", "slice", "cat", "flip", "select", "reshape") for n in lay.nodes)
+    return all(n.is_input or n.is_view or (n.kind == MOVE and n.info.form != "shift") for n in lay.nodes)
 
 
 def _fold_fit(lay: Layout, leaves: list) -> bool:
@@ -415,9 +472,9 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
         if o.dtype == "bool":
             raise Unsupported("a bool output tensor")
     for n in lay.nodes:
-        if n.op == "reshape" and n.is_tensor:
+        if n.is_view and n.is_tensor:
             raise Unsupported(f"a reshape to {tuple(n.shape)} in a broadcast")
-        if n.op == "cat" and (len(lay.outputs) != 1 or n is not lay.outputs[0] or
+        if n.info.form == "concat" and (len(lay.outputs) != 1 or n is not lay.outputs[0] or
                               any(not p.is_tensor or len(p.shape) != rank for p in n.args)):
             raise Unsupported("a `cat` that is not the whole output (a concatenation is stores at offsets)")
         lay.space[id(n)] = "full" if n.is_tensor else "scalar"
@@ -428,12 +485,12 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
 def _part_shapes(lay: Layout) -> dict:
     """id(leaf) -> the shape of the part of a concatenated output that reads it (none: no cat)."""
     out = lay.outputs[0] if len(lay.outputs) == 1 else None
-    if out is None or out.op != "cat":
+    if out is None or out.info.form != "concat":
         return {}
     found: dict = {}
     for p in out.args:
         for x in subgraph(p):
-            if x.op in ("input", "param"):
+            if x.is_data:
                 if id(x) in found and found[id(x)] != tuple(p.shape):
                     raise Unsupported(f"`{x.name}` read by two parts of a `cat` of different lengths")
                 found[id(x)] = tuple(p.shape)
@@ -494,9 +551,9 @@ def _check_mask(lay: Layout, mask: Node, aligned: tuple, S: tuple) -> None:
     axis and along some other axis it is broadcast over (the folded template's rows)."""
     uses = [n for n in lay.nodes if any(a is mask for a in n.args)]
     what = f"a bool mask `{mask.name}` of shape {tuple(mask.shape)} broadcast against {S}"
-    if any(n.op != "where" or n.args[0] is not mask or any(a is mask for a in n.args[1:]) for n in uses):
+    if any(not n.info.mask_first or n.args[0] is not mask or any(a is mask for a in n.args[1:]) for n in uses):
         raise Unsupported(f"{what} used other than as a where() mask")
-    if sum(1 for n in lay.nodes if n.op in ("input", "param") and n.dtype == "bool") > 1:
+    if sum(1 for n in lay.nodes if n.is_data and n.dtype == "bool") > 1:
         raise Unsupported(f"{what} beside another bool mask (the template branches on one)")
     if aligned[-1] != 1 or not any(d == 1 and s != 1 for d, s in zip(aligned[:-1], S[:-1])):
         raise Unsupported(f"{what} (a stretched mask must be constant along the last axis and along one more: "
@@ -517,21 +574,21 @@ def _unsqueezed_leaves(outputs):
         if id(n) in memo:
             return memo[id(n)]
         args = tuple(go(a) for a in n.args)
-        leaf = args[0] if args and isinstance(args[0], Node) and args[0].op in ("input", "param") \
+        leaf = args[0] if args and isinstance(args[0], Node) and args[0].is_data \
             and "actual" not in args[0].attrs else None
-        if n.op == "reshape" and leaf is not None and _same_nontrivial(n.shape, leaf.shape):
+        if n.is_view and leaf is not None and _same_nontrivial(n.shape, leaf.shape):
             key = (id(leaf), tuple(n.shape))      # one view of a leaf read twice (a stack of x and x * y)
             if key not in views:
                 views[key] = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True},
                                   tuple(n.shape), leaf.dtype, leaf.value, leaf.name)
             m = views[key]
             found.append(m)
-        elif n.op == "flip" and leaf is not None and len(n.attrs["axes"]) == 1:
+        elif n.info.form == "reverse" and leaf is not None and len(n.attrs["axes"]) == 1:
             # x.flip(d): the input itself, its index along d reversed (a scalar GM offset counted from the end)
             m = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True,
                                    "flipped": n.attrs["axes"][0]}, tuple(n.shape), leaf.dtype, leaf.value, leaf.name)
             found.append(m)
-        elif n.op == "slice" and leaf is not None and n.shape[n.attrs["axis"]] > 0:
+        elif n.info.form == "window" and leaf is not None and n.shape[n.attrs["axis"]] > 0:
             # x[..., a:b, ...] / narrow: the input itself, read at an offset along the axis
             window = (n.attrs["axis"], n.attrs["start"], n.attrs["stop"])
             m = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True, "window": window},
@@ -562,11 +619,11 @@ def _aligned_leaves(outputs):
         if id(n) in memo:
             return memo[id(n)]
         args = tuple(go(a) for a in n.args)
-        if n.op in ELEMENTWISE and n.is_tensor:
+        if n.is_elementwise and n.is_tensor:
             rank = len(n.shape)
             out = []
             for a in args:
-                if isinstance(a, Node) and a.op in ("input", "param") and a.is_tensor and "actual" not in a.attrs \
+                if isinstance(a, Node) and a.is_data and a.is_tensor and "actual" not in a.attrs \
                         and 0 < len(a.shape) < rank and math.prod(a.shape) > 1:
                     key = (id(a), rank)
                     if key not in views:
@@ -590,9 +647,7 @@ def _prepare(b: Builder, outputs):
     memo = {}
 
     def operand(a):
-        if isinstance(a, Node) and a.op == "expand":
-            return a.args[0]
-        if isinstance(a, Node) and a.op == "full":
+        if isinstance(a, Node) and a.kind in (STRETCH, FILL):     # broadcasting stretches, a fill is its value
             return a.args[0]
         return a
 
@@ -602,7 +657,7 @@ def _prepare(b: Builder, outputs):
         if id(n) in memo:
             return memo[id(n)]
         args = tuple(go(a) for a in n.args)
-        if n.op == "reshape" and args[0].op in ("input", "param") and ("sym" in n.attrs or "dims" in args[0].attrs):
+        if n.is_view and args[0].is_data and ("sym" in n.attrs or "dims" in args[0].attrs):
             leaf = args[0]
             attrs = {**leaf.attrs, "actual": tuple(leaf.attrs.get("actual", leaf.shape))}
             if "sym" in n.attrs:
@@ -610,9 +665,9 @@ def _prepare(b: Builder, outputs):
             m = Node(leaf.op, (), attrs, tuple(n.shape), leaf.dtype, leaf.value, leaf.name)
             memo[id(n)] = m
             return m
-        if n.op in ELEMENTWISE:
+        if n.is_elementwise:
             args = tuple(operand(a) for a in args)
-            m = b.ew(n.op, *args) if n.op != "cast" else b.cast(args[0], n.attrs["dtype"])
+            m = b.ew(n.op, *args) if not n.is_cast else b.cast(args[0], n.attrs["dtype"])
         elif any(x is not y for x, y in zip(args, n.args)):
             m = Node(n.op, args, dict(n.attrs), n.shape, n.dtype, n.value, n.name)
         else:
@@ -628,91 +683,97 @@ def _keepdim_shape(lay: Layout) -> tuple:
 
 
 def _spaces(lay: Layout) -> None:
-    S = lay.base
-    kd = _keepdim_shape(lay)
-    reduced_numel = math.prod(kd)
+    """The space of every node (full, reduced, scalar, row, plane, total: the module docstring), by
+    kind; Unsupported for a node that has none in this layout."""
     for n in lay.nodes:
-        if not n.is_tensor:
-            lay.space[id(n)] = "scalar"
-            continue
-        if n.op in ("input", "param"):
-            broadcast = _leaf_space(lay, n) if "actual" in n.attrs else None
-            if broadcast:
-                lay.space[id(n)] = broadcast
-            elif tuple(n.shape) == tuple(S) or (not lay.axes and math.prod(n.shape) == math.prod(S)
-                                                and math.prod(S) > 1 and _same_nontrivial(n.shape, S)):
-                lay.space[id(n)] = "full"
-            elif lay.axes and lay.lead and not lay.trail and tuple(n.shape) in (kd, _lead_shape(lay)):
-                lay.space[id(n)] = "reduced"          # one value per row (class indices, per-row weights)
-            elif math.prod(n.shape) == 1:
-                raise Unsupported(f"a one-element tensor input `{n.name}` (pass it as a number)")
-            else:
-                raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} broadcast against {tuple(S)} "
-                                  "(the drafter's layouts need inputs of one shape)")
-            continue
-        if n.op == "reduce":
-            if any(n is t for t in lay.totals):
-                lay.space[id(n)] = "total"
-                continue
-            if lay.space.get(id(n.args[0])) != "full":
-                raise Unsupported("a reduction of a value that is already reduced")
-            lay.space[id(n)] = "reduced"
-            continue
-        if n.op == "pick":
-            if lay.space.get(id(n.args[0])) != "full" or lay.space.get(id(n.args[1])) != "reduced":
-                raise Unsupported("a class-index pick of a value that is not a full row")
-            lay.space[id(n)] = "reduced"
-            continue
-        if n.op == "scan":
-            if lay.space.get(id(n.args[0])) != "full":
-                raise Unsupported("a scan of a reduced value")
-            lay.space[id(n)] = "full"
-            continue
-        if n.op == "reshape":
-            inner = lay.space.get(id(n.args[0]))
-            if inner == "reduced" and math.prod(n.shape) == reduced_numel:
-                lay.space[id(n)] = "reduced"
-            elif inner == "full" and (tuple(n.shape) == tuple(S) or not lay.axes):
-                lay.space[id(n)] = "full"
-            elif inner == "scalar":
-                lay.space[id(n)] = "scalar"
-            else:
-                raise Unsupported(f"a reshape to {tuple(n.shape)} between reductions")
-            continue
-        spaces = {lay.space[id(a)] for a in n.args if isinstance(a, Node)}
-        if "total" in spaces:
-            if spaces - {"total", "scalar"}:
-                raise Unsupported("a sum over all rows combined again with per-row or per-element values")
-            lay.space[id(n)] = "total"
-            continue
-        if spaces & {"row", "plane"}:
-            # a broadcast parameter: with only per-group values and numbers it stays what it is (a
-            # tile of the row, a number per plane); with anything that varies along the rest, full
-            if spaces <= {"row", "scalar"}:
-                lay.space[id(n)] = "row"
-            elif spaces <= {"plane", "reduced", "scalar"}:
-                lay.space[id(n)] = "plane"
-            else:
-                lay.space[id(n)] = "full"
-            continue
-        if "full" in spaces:
-            if "reduced" in spaces:
-                for a in n.args:
-                    if isinstance(a, Node) and lay.space[id(a)] == "reduced" and not _broadcasts_as_keepdim(a.shape, kd, S):
-                        raise Unsupported(f"a reduced value of shape {tuple(a.shape)} combined with shape {tuple(S)} "
-                                          "(keep the reduced dims: keepdim=True)")
-            if tuple(n.shape) != tuple(S) and lay.axes:
-                raise Unsupported(f"an elementwise result of shape {tuple(n.shape)} beside {tuple(S)}")
-            lay.space[id(n)] = "full"
-        elif "reduced" in spaces:
-            lay.space[id(n)] = "reduced"
-        else:
-            lay.space[id(n)] = "scalar"
+        space = _space_of(lay, n) if n.is_tensor else "scalar"
+        lay.space[id(n)] = space
     for o in lay.outputs:
         if lay.space.get(id(o)) == "scalar":
             raise Unsupported("an output that does not depend on any input tensor")
         if o.dtype == "bool":
             raise Unsupported("a bool output tensor")
+
+
+def _space_of(lay: Layout, n: Node) -> str:
+    rule = _SPACE_RULES.get(n.kind)
+    return rule(lay, n) if rule is not None else _combined_space(lay, n)
+
+
+def _data_space(lay: Layout, n: Node) -> str:
+    S = tuple(lay.base)
+    broadcast = _leaf_space(lay, n) if "actual" in n.attrs else None
+    if broadcast:
+        return broadcast
+    if tuple(n.shape) == S or (not lay.axes and math.prod(n.shape) == math.prod(S) and math.prod(S) > 1
+                               and _same_nontrivial(n.shape, S)):
+        return "full"
+    if lay.axes and lay.lead and not lay.trail and tuple(n.shape) in (_keepdim_shape(lay), _lead_shape(lay)):
+        return "reduced"          # one value per row (class indices, per-row weights)
+    if math.prod(n.shape) == 1:
+        raise Unsupported(f"a one-element tensor input `{n.name}` (pass it as a number)")
+    raise Unsupported(f"input `{n.name}` of shape {tuple(n.shape)} broadcast against {S} "
+                      "(the drafter's layouts need inputs of one shape)")
+
+
+def _reduce_space(lay: Layout, n: Node) -> str:
+    if any(n is t for t in lay.totals):
+        return "total"
+    if lay.space.get(id(n.args[0])) != "full":
+        raise Unsupported("a reduction of a value that is already reduced")
+    return "reduced"
+
+
+def _pick_space(lay: Layout, n: Node) -> str:
+    if lay.space.get(id(n.args[0])) != "full" or lay.space.get(id(n.args[1])) != "reduced":
+        raise Unsupported("a class-index pick of a value that is not a full row")
+    return "reduced"
+
+
+def _scan_space(lay: Layout, n: Node) -> str:
+    if lay.space.get(id(n.args[0])) != "full":
+        raise Unsupported("a scan of a reduced value")
+    return "full"
+
+
+def _view_space(lay: Layout, n: Node) -> str:
+    inner = lay.space.get(id(n.args[0]))
+    if inner == "reduced" and math.prod(n.shape) == math.prod(_keepdim_shape(lay)):
+        return "reduced"
+    if inner == "full" and (tuple(n.shape) == tuple(lay.base) or not lay.axes):
+        return "full"
+    if inner == "scalar":
+        return "scalar"
+    raise Unsupported(f"a reshape to {tuple(n.shape)} between reductions")
+
+
+def _combined_space(lay: Layout, n: Node) -> str:
+    """The space of elementwise work: the widest of its operands'."""
+    S, kd = tuple(lay.base), _keepdim_shape(lay)
+    spaces = {lay.space[id(a)] for a in n.args if isinstance(a, Node)}
+    if "total" in spaces:
+        if spaces - {"total", "scalar"}:
+            raise Unsupported("a sum over all rows combined again with per-row or per-element values")
+        return "total"
+    if spaces & {"row", "plane"}:
+        # a broadcast parameter: with only per-group values and numbers it stays what it is (a
+        # tile of the row, a number per plane); with anything that varies along the rest, full
+        if spaces <= {"row", "scalar"}:
+            return "row"
+        return "plane" if spaces <= {"plane", "reduced", "scalar"} else "full"
+    if "full" in spaces:
+        for a in n.args if "reduced" in spaces else ():
+            if isinstance(a, Node) and lay.space[id(a)] == "reduced" and not _broadcasts_as_keepdim(a.shape, kd, S):
+                raise Unsupported(f"a reduced value of shape {tuple(a.shape)} combined with shape {S} "
+                                  "(keep the reduced dims: keepdim=True)")
+        if tuple(n.shape) != S and lay.axes:
+            raise Unsupported(f"an elementwise result of shape {tuple(n.shape)} beside {S}")
+        return "full"
+    return "reduced" if "reduced" in spaces else "scalar"
+
+
+# the space of a node by its kind (elementwise work and anything else: `_combined_space`)
+_SPACE_RULES = {DATA: _data_space, REDUCE: _reduce_space, PICK: _pick_space, SCAN: _scan_space, VIEW: _view_space}
 
 
 def _leaf_space(lay: Layout, n: Node) -> str | None:
@@ -738,7 +799,7 @@ def _lead_shape(lay: Layout) -> tuple:
 
 def _reads_reduced(n: Node) -> bool:
     """n depends on a reduction or a pick: a reduction of it reduces per-row values again."""
-    return any(x.op in ("reduce", "pick") for x in subgraph(n))
+    return any(x.is_reduce or x.is_pick for x in subgraph(n))
 
 
 def _check_totals(lay: Layout) -> None:
@@ -770,16 +831,17 @@ def linear_scale(lay: Layout, o: Node):
     """(r, c) such that o == r * c, with r a sum (a total, or a sum of the whole tensor) and c a
     scalar-space node (a constant when 1); None when o is not linear in one sum."""
     b = Builder()
-    if o.op == "reduce" and o.attrs["kind"] == "sum":
+    sym = o.info.infix or o.info.prefix
+    if o.is_reduce and o.attrs["kind"] == "sum":
         return o, b.const(1.0)
-    if o.op == "reshape":
+    if o.is_view:
         return linear_scale(lay, o.args[0])
-    if o.op == "neg":
+    if o.info.prefix == "-":
         inner = linear_scale(lay, o.args[0])
-        return None if inner is None else (inner[0], b.ew("neg", inner[1]))
-    if o.op in ("mul", "div") and len(o.args) == 2:
+        return None if inner is None else (inner[0], b.ew(o.op, inner[1]))
+    if sym in ("*", "/") and len(o.args) == 2:
         a, k = o.args
-        if o.op == "mul" and lay.is_scalar(a):
+        if sym == "*" and lay.is_scalar(a):
             a, k = k, a
         if lay.is_scalar(k):
             inner = linear_scale(lay, a)
@@ -787,7 +849,7 @@ def linear_scale(lay: Layout, o: Node):
     return None
 
 
-def _total_fit(lay: Layout) -> bool:
+def total_fit(lay: Layout) -> bool:
     """Every axis reduced at once by sums, the outputs linear in them: cores can split the tensor."""
     if lay.lead or lay.scans or any(lay.is_full(o) for o in lay.outputs):
         return False
@@ -796,25 +858,34 @@ def _total_fit(lay: Layout) -> bool:
     return all(linear_scale(lay, o) is not None for o in lay.outputs)
 
 
-def _column_parameters(lay: Layout) -> bool:
+def column_parameters(lay: Layout) -> bool:
     """An elementwise graph whose broadcast parameters all vary along one trailing run of axes,
     the last one included (a BatchNorm1d in eval mode on (N, C)): no contiguous plane holds a
     parameter constant, so the axes before the run act as the cols template's reduced axis with
     nothing to reduce. A column tile of each parameter (and the scale and shift made of them) is
-    loaded once and reused all the way down the column; every copy stays contiguous. On success
-    the layout takes those axes as X and the parameters become reduced-space values."""
+    loaded once and reused all the way down the column; every copy stays contiguous."""
+    return not lay.axes and not lay.scans and _column_run(lay) is not None
+
+
+def _column_run(lay: Layout) -> tuple | None:
     rank = len(lay.base)
-    leaves = [n for n in lay.nodes if n.op in ("input", "param") and lay.is_plane(n)]
+    leaves = [n for n in lay.nodes if n.is_data and lay.is_plane(n)]
     varied = {tuple(a for a, d in enumerate(n.shape) if d != 1) for n in leaves}
     if len(varied) != 1:
-        return False
+        return None
     run = varied.pop()
     if not run or run[0] == 0 or run != tuple(range(run[0], rank)):
-        return False
-    lay.axes = tuple(range(run[0]))
+        return None
+    return run
+
+
+def columns_layout(lay: Layout) -> Layout:
+    """`lay` (column_parameters) as the cols template: the axes before the parameters' run are X, and
+    the parameters become reduced-space values."""
+    lay.axes = tuple(range(_column_run(lay)[0]))
     lay.space = {}
     _spaces(lay)
-    return True
+    return finish(lay, "cols")
 
 
 def _same_nontrivial(a, b) -> bool:
@@ -828,7 +899,7 @@ def _broadcasts_as_keepdim(shape, kd, S) -> bool:
     return all(s == k or (s == 1 and k == 1) for s, k in zip(shape, kd))
 
 
-def _windows_fit(lay: Layout) -> bool:
+def windows_fit(lay: Layout) -> bool:
     """Short rows whose only results are sum/max/min reductions: whole rows per tile."""
     if lay.scans or any(lay.is_full(o) for o in lay.outputs):
         return False
@@ -842,7 +913,7 @@ def _windows_fit(lay: Layout) -> bool:
     return len(lay.lead) > 0 and row <= WINDOW_MAX_ROW
 
 
-def _row_blocks_fit(lay: Layout) -> bool:
+def row_blocks_fit(lay: Layout) -> bool:
     """Rows short enough to hold whole, many per tile, whose results are all full-shaped (softmax,
     a layer norm over a short last axis): every reduction a per-row sum/max/min, no scan, no
     per-row input (blocks.py)."""
@@ -850,7 +921,7 @@ def _row_blocks_fit(lay: Layout) -> bool:
         return False
     if any(r.attrs["kind"] not in ("sum", "max", "min") for r in lay.reductions):
         return False
-    if any(n.op == "input" and lay.is_reduced(n) for n in lay.nodes):
+    if any(n.is_input and lay.is_reduced(n) for n in lay.nodes):
         return False
     return math.prod(lay.base[i] for i in lay.axes) <= BLOCK_MAX_ROW
 
@@ -867,11 +938,12 @@ def subgraph(n: Node):
         stack.extend(a for a in x.args if isinstance(a, Node))
 
 
-def _pool_layout(nodes: list, outputs: list, pools: list) -> Layout:
+def pool_layout(nodes: list, outputs: list) -> Layout:
     """The pool template drafts exactly one pooling of an input tensor."""
+    pools = [n for n in nodes if n.kind == POOL]
     pool = pools[0]
     x = pool.args[0]
-    if len(pools) > 1 or len(outputs) != 1 or outputs[0] is not pool or x.op != "input":
+    if len(pools) > 1 or len(outputs) != 1 or outputs[0] is not pool or not x.is_input:
         raise Unsupported("pooling combined with other operations (the pool template drafts one max/avg pooling "
                           "of an input tensor as the whole forward)")
     if x.dtype not in ("float32", "float16"):
@@ -883,29 +955,26 @@ def _pool_layout(nodes: list, outputs: list, pools: list) -> Layout:
     return lay
 
 
-INDEX_OPS = {"argreduce": "arg{kind}", "gather": "gather", "take_rows": "index_select", "index_add": "index_add",
-             "scatter_add": "scatter_add", "index_copy": "index_copy", "scatter": "scatter"}
-
-
-def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
+def index_layout(nodes: list, outputs: list) -> Layout:
     """The index template drafts one argmax/argmin, gather, index_select/embedding,
-    index_add or scatter_add of Model inputs or parameters as the whole forward (see index.py); its base is the shape read."""
+    index_add or scatter_add of Model inputs or parameters as the whole forward (see index.py); its base is
+    the shape read."""
+    picked = [n for n in nodes if n.kind == INDEX]
     n = picked[0]
-    what = INDEX_OPS[n.op].format(**n.attrs)
+    what = n.info.what.format(**n.attrs)
     if len(picked) > 1 or len(outputs) != 1 or outputs[0] is not n:
         raise Unsupported(f"`{what}` combined with other operations (the index template drafts one "
                           f"argmax/argmin, gather or index_select/embedding as the whole forward)")
     x = n.args[0]
-    if x.op not in ("input", "param"):
+    if not x.is_data:
         raise Unsupported(f"`{what}` of a value computed in forward (the index template reads a Model input "
                           "or parameter)")
     if x.dtype not in ("float32", "float16"):
         raise Unsupported(f"`{what}` of a {x.dtype} tensor (the index template reads float32 and float16)")
-    if len(n.args) > 1 and (n.args[1].op != "input" or n.args[1].dtype not in INDEX_DTYPES):
+    if len(n.args) > 1 and (not n.args[1].is_input or n.args[1].dtype not in INDEX_DTYPES):
         raise Unsupported(f"indices of `{what}` computed in forward (the index template reads int64/int32 index "
                           "tensors straight from the inputs)")
-    if n.op in ("index_add", "scatter_add", "index_copy", "scatter") and (n.args[2].op != "input"
-                                                                          or n.args[2].dtype != x.dtype):
+    if n.info.writes and (not n.args[2].is_input or n.args[2].dtype != x.dtype):
         raise Unsupported(f"a `{what}` source computed in forward or of another dtype (the index template writes "
                           "an input of the tensor's dtype)")
     lay = Layout("index", tuple(x.shape), (n.attrs["axis"],), nodes=nodes, outputs=outputs)
@@ -913,21 +982,21 @@ def _index_layout(nodes: list, outputs: list, picked: list) -> Layout:
     return lay
 
 
-def _permute_layout(nodes: list, outputs: list) -> Layout:
+def permute_layout(nodes: list, outputs: list) -> Layout:
     """The permute template drafts one permute of an input as the whole forward (see views.py); its
     base is the input's shape."""
-    moved = [n for n in nodes if n.op in ("permute", "transpose")]
+    moved = [n for n in nodes if n.kind == PERMUTE]
     n = moved[0]
-    what = f"`permute`{tuple(n.attrs['order'])}" if n.op == "permute" else "`permute` (a transpose)"
-    inputs = [m for m in nodes if m.op in ("input", "param") and m.is_tensor]
-    if len(moved) > 1 or len(outputs) != 1 or len(inputs) != 1 or inputs[0].op != "input" or \
-            any(m.is_tensor and m.op not in ELEMENTWISE | {"input", "permute", "transpose"} for m in nodes):
+    what = f"`permute`{tuple(n.attrs['order'])}" if n.info.form == "order" else "`permute` (a transpose)"
+    inputs = [m for m in nodes if m.is_data and m.is_tensor]
+    if len(moved) > 1 or len(outputs) != 1 or len(inputs) != 1 or not inputs[0].is_input or \
+            any(m.is_tensor and not (m.is_elementwise or m.is_input or m.kind == PERMUTE) for m in nodes):
         raise Unsupported(f"{what} combined with other operations (the permute template drafts one permute, "
                           "transpose or movedim of a Model input, with elementwise work on it before and after)")
     x = inputs[0]
     before = {id(m) for m in subgraph(n.args[0])}
     for m in nodes:
-        if m.is_tensor and m.op != "input" and m is not n:
+        if m.is_tensor and not m.is_input and m is not n:
             want = tuple(x.shape) if id(m) in before else tuple(outputs[0].shape)
             if tuple(m.shape) != want:
                 raise Unsupported(f"{what} with a `{m.op}` of shape {tuple(m.shape)} beside it (elementwise work of "
@@ -940,16 +1009,16 @@ def _permute_layout(nodes: list, outputs: list) -> Layout:
     return lay
 
 
-def _split_layout(nodes: list, outputs: list) -> Layout:
+def split_layout(nodes: list, outputs: list) -> Layout:
     """The split template drafts the parts of one input along one axis, every part an output (see
     views.py); its base is the input's shape."""
-    parts = [n for n in nodes if n.op == "split"]
+    parts = [n for n in nodes if n.kind == SPLIT]
     x = parts[0].args[0]
-    if any(o.op != "split" for o in outputs) or len({id(p.args[0]) for p in parts}) > 1 \
+    if any(o.kind != SPLIT for o in outputs) or len({id(p.args[0]) for p in parts}) > 1 \
             or len({(p.attrs["axis"], p.attrs["how"]) for p in parts}) > 1:
         raise Unsupported("a `split` whose parts are not the outputs, as they are (the split template drafts "
                           "forward returning the parts of one input: split, chunk, tensor_split, unbind)")
-    if x.op != "input":
+    if not x.is_input:
         raise Unsupported("a `split` of a value computed in forward (the split template reads a Model input)")
     if parts[0].attrs["squeeze"] and parts[0].attrs["axis"] == len(x.shape) - 1:
         raise Unsupported("a `split` (unbind) along the last axis: each output is a column, one element of every "
@@ -962,18 +1031,19 @@ def _split_layout(nodes: list, outputs: list) -> Layout:
 SORT_DTYPES = ("float32", "float16", "bfloat16")
 
 
-def _sort_layout(nodes: list, outputs: list, sorts: list) -> Layout:
+def sort_layout(nodes: list, outputs: list) -> Layout:
     """The sort template drafts one sort / argsort / topk / kthvalue / msort of a Model input as the
     whole forward (its values, its indices or both; see sort.py); its base is the input's shape."""
+    sorts = [n for n in nodes if n.kind == SORT]
     n = sorts[0]
     what = n.attrs["what"]
     x = n.args[0]
     key = {k: v for k, v in n.attrs.items() if k != "part"}
     if any(m.args[0] is not x or {k: v for k, v in m.attrs.items() if k != "part"} != key for m in sorts) or \
-            any(o.op != "sort" for o in outputs) or len(outputs) > 2:
+            any(o.kind != SORT for o in outputs) or len(outputs) > 2:
         raise Unsupported(f"`{what}` combined with other operations (the sort template drafts one sort, argsort, "
                           "topk or kthvalue of an input as the whole forward: its values, its indices or both)")
-    if x.op != "input":
+    if not x.is_input:
         raise Unsupported(f"`{what}` of a value computed in forward (the sort template reads a Model input)")
     if x.dtype not in SORT_DTYPES:
         raise Unsupported(f"`{what}` of a {x.dtype} tensor: Sort32 sorts half and float scores only (API page "
@@ -991,36 +1061,34 @@ def _sort_layout(nodes: list, outputs: list, sorts: list) -> Layout:
     return lay
 
 
-DATADEP_OPS = {"histc": "torch.histc", "interleave": "repeat_interleave", "nonzero": "torch.nonzero / masked_select"}
-
-
-def _datadep_layout(nodes: list, outputs: list, counted: list) -> Layout:
+def datadep_layout(nodes: list, outputs: list) -> Layout:
     """One histc, repeat_interleave or nonzero of a Model input as the whole forward (datadep.py):
     the template is the op; the base is the input's shape."""
+    counted = [n for n in nodes if n.kind == COUNT]
     n = counted[0]
-    what = DATADEP_OPS[n.op]
+    what = n.info.what
     if len(counted) > 1 or len(outputs) != 1 or outputs[0] is not n:
         raise Unsupported(f"{what} combined with other operations (the {n.op} template drafts one {what} of an "
                           "input as the whole forward)")
     x = n.args[0]
-    if any(a.op != "input" for a in n.args if a.is_tensor):
+    if any(not a.is_input for a in n.args if a.is_tensor):
         raise Unsupported(f"{what} of a value computed in forward (the {n.op} template reads Model inputs)")
     lay = Layout(n.op, tuple(x.shape), (), nodes=nodes, outputs=outputs)
     lay.space = {id(a): "full" for a in (n, *n.args) if a.is_tensor}
     return lay
 
 
-def _remap_layout(nodes: list, outputs: list) -> Layout:
+def remap_layout(nodes: list, outputs: list) -> Layout:
     """The remap template drafts a chain of pads, flips and rolls of one input, with elementwise work
     before and after it, as the whole forward (see remap.py); its base is the output's shape."""
     if len(outputs) != 1 or not outputs[0].is_tensor:
         raise Unsupported("a pad, flip or roll beside other outputs (the remap template drafts one output)")
     for n in nodes:
-        if n.is_tensor and n.op not in ELEMENTWISE | LEAVES | set(REMAP_OPS) | {"reshape"}:
+        if n.is_tensor and not (n.is_elementwise or n.is_leaf or n.info.moves or n.is_view):
             raise Unsupported(f"a `{n.op}` beside a pad, flip or roll (the remap template moves the elements of one "
                               "input, with elementwise work before and after)")
-        if n.op == "reshape" and n.is_tensor and not (
-                n.args[0].op == "input" and any(m.op == "tile" and m.args[0] is n for m in nodes)):
+        if n.is_view and n.is_tensor and not (
+                n.args[0].is_input and any(m.info.form == "repeat" and m.args[0] is n for m in nodes)):
             raise Unsupported(f"a reshape to {tuple(n.shape)} beside a pad, flip or roll")   # (not a repeat's new axes)
     check_remap(outputs[0])
     lay = Layout("remap", tuple(outputs[0].shape), (), nodes=nodes, outputs=outputs)
@@ -1028,54 +1096,47 @@ def _remap_layout(nodes: list, outputs: list) -> Layout:
     return lay
 
 
-REMAP_OPS = ("pad", "roll", "flip", "tile")
 REMAP_MOVED = ("float32", "float16", "bfloat16", "int32", "int16")   # the dtypes Gather moves (2 and 4 bytes)
 REMAP_ARITH = ("float32", "float16")                                 # the dtypes with vector arithmetic and Select
 
 
 def touches(m: Node, a: int) -> bool:
-    """Does the pad, roll or flip m move elements along axis a?"""
-    if m.op == "pad":
-        return a in m.attrs["pads"]
-    if m.op == "roll":
-        return a in m.attrs["shifts"]
-    if m.op == "tile":
-        return a in m.attrs["reps"]
-    return a in m.attrs["axes"]
+    """Does the pad, roll, repeat or flip m move elements along axis a?"""
+    return a in m.attrs[m.info.moves]
 
 
 def chain_of(out: Node) -> tuple[list[Node], list[Node], Node, Node]:
     """(post, maps, pre, x): the output computed by elementwise nodes `post` from the last of the
     remap nodes `maps` (in order from the input), whose first reads `pre`, elementwise work on the one
     input x. Raises Unsupported naming what does not fit."""
-    found = [n for n in subgraph(out) if n.op in REMAP_OPS]
+    found = [n for n in subgraph(out) if n.info.moves]
     if not found:
         raise Unsupported("internal: no remap node")
     last = next(n for n in found if not any(m is not n and _reads(m, n) for m in found))
     maps = [last]
-    while maps[0].args[0].op in REMAP_OPS:
+    while maps[0].args[0].info.moves:
         maps.insert(0, maps[0].args[0])
     if len(maps) != len(found):
         raise Unsupported("two pads, flips or rolls with other work between them (the remap template composes "
                           "a chain of them applied one after another)")
     pre = maps[0].args[0]
-    if pre.op == "reshape" and pre.args[0].op == "input" and \
+    if pre.is_view and pre.args[0].is_input and \
             tuple(pre.shape) == (1,) * (len(pre.shape) - len(pre.args[0].shape)) + tuple(pre.args[0].shape):
         pre = pre.args[0]            # a repeat that adds leading axes: the input seen with 1s in front
-    inputs = {id(n): n for n in subgraph(out) if n.op in ("input", "param") and n.is_tensor}
+    inputs = {id(n): n for n in subgraph(out) if n.is_data and n.is_tensor}
     if len(inputs) != 1:
         raise Unsupported("a pad, flip or roll beside another tensor input (the remap template reads one input)")
     x = next(iter(inputs.values()))
-    if x.op != "input":
+    if not x.is_input:
         raise Unsupported("a pad, flip or roll of a Model parameter (the remap template reads a Model input)")
     for n in subgraph(pre):
-        if n.is_tensor and tuple(n.shape) != tuple(x.shape) and n.op not in ("input",):
+        if n.is_tensor and tuple(n.shape) != tuple(x.shape) and not n.is_input:
             raise Unsupported(f"a `{n.op}` of shape {tuple(n.shape)} before a pad, flip or roll of {tuple(x.shape)}")
     post = [n for n in subgraph(out) if n.is_tensor and _reads(n, last) and n is not last]
     for n in post:
         if tuple(n.shape) != tuple(out.shape):
-            raise Unsupported(f"a `{n.op}` of shape {tuple(n.shape)} after a pad, flip or roll (elementwise work on the "
-                              "result only)")
+            raise Unsupported(f"a `{n.op}` of shape {tuple(n.shape)} after a pad, flip or roll (elementwise work on "
+                              "the result only)")
     return post, maps, pre, x
 
 
@@ -1088,7 +1149,7 @@ def check_remap(out: Node) -> None:
     post, maps, pre, x = chain_of(out)
     last = len(x.shape) - 1
     along_last = any(touches(m, last) for m in maps)
-    constant = any(m.op == "pad" and m.attrs["mode"] == "constant" for m in maps)
+    constant = any(m.attrs.get("mode") == "constant" for m in maps)      # a constant pad
     if x.dtype not in REMAP_MOVED:
         raise Unsupported(f"a pad, flip or roll of a {x.dtype} tensor along its last axis (the Gather that reorders a "
                           "row moves 2- and 4-byte elements)" if along_last else
@@ -1102,63 +1163,64 @@ def check_remap(out: Node) -> None:
 INTERLEAVED = ("float32", "float16", "bfloat16", "int16", "int32")
 
 
-def _interleaved(outputs: list) -> bool:
+def interleaved(outputs: list) -> bool:
     """The one output is a cat along its last axis of one-element parts (torch.stack(..., dim=-1))."""
     o = outputs[0] if len(outputs) == 1 else None
-    return o is not None and o.op == "cat" and len(o.shape) >= 2 and o.attrs["axis"] == len(o.shape) - 1 and \
+    return o is not None and o.info.form == "concat" and len(o.shape) >= 2 and o.attrs["axis"] == len(o.shape) - 1 and \
         all(p.shape[-1] == 1 for p in o.args) and len(o.args) > 1
 
 
-def _interleave_layout(nodes: list, outputs: list) -> Layout:
+def interleave_layout(nodes: list, outputs: list) -> Layout:
     """torch.stack along a new last axis (see remap.InterleaveWriter): each part elementwise work on
     inputs of the parts' shape, viewed with a last axis of 1."""
     out = outputs[0]
     inner = tuple(out.shape[:-1])
     viewed = inner + (1,)
     for p in out.args:
-        q = p.args[0] if p.op == "reshape" else p
+        q = p.args[0] if p.is_view else p
         if tuple(q.shape) not in (inner, viewed):
             raise Unsupported("a `cat` along the last axis of one-element parts that are not stacked tensors (an "
                               "interleave of slices)")
-        nodes_q = [n for n in subgraph(q) if n.is_tensor and not (n.op == "reshape" and n.args[0].op == "input"
+        nodes_q = [n for n in subgraph(q) if n.is_tensor and not (n.is_view and n.args[0].is_input
                                                                 and tuple(n.args[0].shape) == inner)]
         for n in nodes_q:                         # (an input viewed with the new axis of 1 is that input)
-            if n.op not in ELEMENTWISE | {"input", "reshape"}:
+            if not (n.is_elementwise or n.is_input or n.is_view):
                 raise Unsupported(f"a `{n.op}` in a part of a stack along the last axis (the interleave template "
                                   f"stacks elementwise work on inputs of the parts' shape {inner})")
         for n in nodes_q:
             if tuple(n.shape) not in (inner, viewed):
                 raise Unsupported(f"`{n.name or n.op}` of shape {tuple(n.shape)} in a part of a stack along the last "
-                                  f"axis (the interleave template stacks elementwise work on inputs of the parts' shape "
-                                  f"{inner})")
+                                  f"axis (the interleave template stacks elementwise work on inputs of the parts' "
+                                  f"shape {inner})")
     if out.dtype not in INTERLEAVED:
         raise Unsupported(f"a stack of {out.dtype} tensors along the last axis (the Gather that interleaves them moves "
                           "2- and 4-byte elements)")
     if out.dtype in ("bfloat16", "int16", "int32") and any(
-            n.is_tensor and n.op not in ("input", "reshape", "cat") for n in nodes):
+            n.is_tensor and not (n.is_input or n.is_view or n.info.form == "concat") for n in nodes):
         raise Unsupported(f"elementwise work on {out.dtype} tensors stacked along the last axis")
     lay = Layout("interleave_last", tuple(out.shape), (), nodes=nodes, outputs=outputs)
     lay.space = {id(n): "full" if n.is_tensor else "scalar" for n in nodes}
     return lay
 
 
-def _resize_layout(nodes: list, outputs: list, resized: list) -> Layout:
+def resize_layout(nodes: list, outputs: list) -> Layout:
     """The resize template drafts one F.interpolate of a float32 input as the whole forward (see
     resize.py); its base is the input's shape, its axes the spatial ones."""
+    resized = [n for n in nodes if n.kind == RESIZE and n.info.what]      # an affine_grid is read by its sample
     n = resized[0]
-    what = "F.interpolate" if n.op == "resize" else "F.grid_sample"
+    what = n.info.what
     if len(resized) > 1 or len(outputs) != 1 or outputs[0] is not n:
         raise Unsupported(f"{what} combined with other operations (the resize template drafts one "
                           "interpolation or grid_sample of an input as the whole forward)")
     x = n.args[0]
-    if x.op != "input":
+    if not x.is_input:
         raise Unsupported(f"{what} of a value computed in forward (the resize template reads a Model input)")
     if x.dtype != "float32":
         raise Unsupported(f"{what} of a {x.dtype} tensor (the resize template reads float32)")
-    if n.op == "grid_sample":
+    if n.info.form == "sample":
         grid = n.args[1]
-        by_theta = grid.op == "affine_grid" and grid.args[0].op == "input" and grid.args[0].dtype == "float32"
-        if not by_theta and not (grid.op == "input" and grid.dtype == "float32"):
+        by_theta = grid.info.form == "grid" and grid.args[0].is_input and grid.args[0].dtype == "float32"
+        if not by_theta and not (grid.is_input and grid.dtype == "float32"):
             raise Unsupported("F.grid_sample by a grid computed in forward other than F.affine_grid of an input "
                               "theta (the gridsample templates read a float32 grid or theta input)")
         lay = Layout("gridsample" if by_theta else "gridinput", tuple(x.shape), (2, 3), nodes=nodes, outputs=outputs)
@@ -1176,7 +1238,7 @@ def split_axes(lay: Layout) -> tuple[tuple, tuple, tuple, tuple] | str:
     S, X = tuple(lay.base), set(lay.axes)
     rank = len(S)
     # the plane: trailing reduced axes along which no per-plane parameter varies
-    varied = {a for n in lay.nodes if n.op in ("input", "param") and lay.is_plane(n)
+    varied = {a for n in lay.nodes if n.is_data and lay.is_plane(n)
               for a, d in enumerate(n.shape) if d != 1}
     if not lay.reductions:
         # nothing to reduce (a BatchNorm in eval mode): every plane is a group of its own
@@ -1231,5 +1293,5 @@ def planes_fit(lay: Layout) -> str:
 
 
 def actual_input_shape(lay: Layout) -> tuple | None:
-    shapes = {tuple(n.attrs.get("actual", n.shape)) for n in lay.nodes if n.op in ("input", "param") and lay.is_full(n)}
+    shapes = {tuple(n.attrs.get("actual", n.shape)) for n in lay.nodes if n.is_data and lay.is_full(n)}
     return shapes.pop() if len(shapes) == 1 else (tuple(lay.base) if not shapes else None)

@@ -13,7 +13,8 @@ drafter's canonical nodes, with the Model's own tensors as `param` leaves:
 
 Every one normalises as (x - mean) * rsqrt(var + eps) with the biased variance computed in two
 passes, mean(d * d) with d = x - mean (no cancellation, unlike E[x^2] - E[x]^2), then applies
-its per-channel or elementwise weight and bias (batch norm folds both into x * scale + shift). A `param` leaf carries `dims`: symbolic sizes
+its per-channel or elementwise weight and bias (batch norm folds both into x * scale + shift). A `param` leaf
+carries `dims`: symbolic sizes
 of its own shape (input dims), so a draft declares it with the input's dim names; a reshape
 that splits the channel axis carries `sym`, the symbolic size of each new axis.
 """
@@ -139,7 +140,7 @@ def channel_leaf(b: Builder, x: Node, t: Node | None, what: str) -> Node | None:
     channel dim, as a module's parameter is (`leaf`)."""
     if t is None:
         return None
-    if not isinstance(t, Node) or not t.is_tensor or t.op not in ("input", "param") or len(t.shape) != 1 \
+    if not isinstance(t, Node) or not t.is_tensor or not t.is_data or len(t.shape) != 1 \
             or t.shape[0] != x.shape[1]:
         raise Unsupported(f"a {what} that is not a tensor of the input's {x.shape[1]} channels")
     return Node(t.op, (), {**t.attrs, "dims": (b.dim_of(x, 1),)}, t.shape, t.dtype, t.value, t.name)

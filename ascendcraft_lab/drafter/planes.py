@@ -18,7 +18,7 @@ per-channel weight) is loaded once per group as a scalar; one that is one number
 from __future__ import annotations
 
 from .graph import Node, Unsupported
-from .layout import Layout, actual_input_shape, split_axes
+from .layout import actual_input_shape, split_axes
 from .templates import DIM_NAMES, HostField, LoopWriter, Root, _subgraph_nodes
 
 
@@ -62,9 +62,9 @@ class PlanesWriter(LoopWriter):
             self.sizes = list(self.dims)
 
     def _size_text(self, n) -> str:
-        if n.op == "const":
+        if n.is_const:
             return str(int(n.value))          # a size: an int literal (F.group_norm(x, 3, ...)), never 3.0
-        if n.op in ("scalar", "dim"):
+        if n.is_number_input or n.is_dim:
             return self.scalar_text(n)
         # a derived size (channels per group, C // num_groups): one int host field
         name = self.namer.fresh("per_group")
@@ -73,12 +73,12 @@ class PlanesWriter(LoopWriter):
         return f"t.{name}"
 
     def host_expr(self, n: Node) -> str:
-        if n.op == "dim":
+        if n.is_dim:
             of = n.attrs["of"]
-            if of.op == "input" and len(of.attrs.get("actual", of.shape)) == self.actual_rank \
+            if of.is_input and len(of.attrs.get("actual", of.shape)) == self.actual_rank \
                     and "sym" not in of.attrs:
                 return self.dims[n.attrs["axis"]]
-            if of.op == "input" and "sym" in of.attrs:
+            if of.is_input and "sym" in of.attrs:
                 return self.host_expr(of.attrs["sym"][n.attrs["axis"]])
         return super().host_expr(n)
 
@@ -147,7 +147,7 @@ class PlanesWriter(LoopWriter):
         env: dict = {}
         body: list[str] = []
         idx = f"{self.plane()}, c"
-        group_leaves = [n for n in lay.nodes if n.op in ("input", "param") and lay.is_reduced(n)]
+        group_leaves = [n for n in lay.nodes if n.is_data and lay.is_reduced(n)]
         if group_leaves:
             body += self._scalar_loads(group_leaves, env)
         for level in self.levels():
@@ -167,7 +167,7 @@ class PlanesWriter(LoopWriter):
         plane_leaves = []
         for r in roots:
             for n in _subgraph_nodes(r.node, env):
-                if n.op in ("input", "param") and self.lay.is_plane(n) and n not in plane_leaves:
+                if n.is_data and self.lay.is_plane(n) and n not in plane_leaves:
                     plane_leaves.append(n)
         inner_env = dict(env)
         head = self._scalar_loads(plane_leaves, inner_env) if plane_leaves else []
@@ -178,7 +178,8 @@ class PlanesWriter(LoopWriter):
         for r in roots:                     # the accumulators are read after the sweep
             if r.kind == "acc":
                 env[id(r.node)] = r.name
-        tiles = [f"for c in tiles({self.size(self.Q)}, t.tile):"] + ["    " + l for l in self.stages(copyin, compute, copyout)]
+        tiles = [f"for c in tiles({self.size(self.Q)}, t.tile):"]
+        tiles += ["    " + l for l in self.stages(copyin, compute, copyout)]
         if not self.R:
             return head + tiles
         return [f"for {self.pv} in range({self.size(self.R)}):"] + ["    " + l for l in head + tiles]
@@ -201,7 +202,7 @@ class PlanesWriter(LoopWriter):
         g = self.namer.fresh("groups")      # not a scalar parameter's name (a forward `groups`)
         return [f"{g} = {groups}      {what}",
                 f"cores, rows = core_split({g})",
-                f"tile = ub_elems(f32, live={self.live})"]
+                self.tile_line()]
 
     def launch_fields(self) -> str:
         return f", rows=rows, tile=min(tile, {self.size(self.Q)})"

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from .graph import Node
 from ..soc import get_soc
-from .templates import DTYPE, NBYTES, LoopWriter
+from .templates import DTYPE, NBYTES, LoopWriter, signature
 
 SPATIAL = {1: ("L",), 2: ("H", "W"), 3: ("D", "H", "W")}
 UB_SHARE = get_soc(None).ub_bytes // 4     # what one double-buffered window tile may take
@@ -111,13 +111,37 @@ class PoolWriter(LoopWriter):
     def kernel_body(self) -> list[str]:
         x, y = self.tensors[0], self.out_tensors[0]
         fp16 = x.dtype == "float16"
-        fresh = self.namer.fresh
         outer = list(range(self.nsp - 1))      # spatial axes whose window rows are combined one by one
         body: list[str] = []
-        # r = (lead, o_0, ..., o_{n-2}), the last coordinate fastest
+        lead, coords = self._row_coords(outer, body)
+        starts, taps = self._taps(outer, coords, body)
+        self._lead, self._starts, self._taps_of = lead, starts, taps
+        xu = self.tile_name(x, "h" if fp16 else "u")
+        if not outer:
+            first_in, pre, stages, value = self._one_row(xu)
+        elif self.window_tile_fits:
+            first_in, pre, stages, value = self._window_tile(outer)
+        else:
+            first_in, pre, stages, value = self._row_by_row(outer, xu)
+        win, scalars = self._window(value, starts)
+        body += scalars
+        out_tile = self.tile_name(y, "u")
+        if fp16:
+            wide = self.namer.fresh(y.name + "w")
+            compute = pre + [f"{wide} = {win}", f"{out_tile} = cast({wide}, f16)"]
+        else:
+            compute = pre + [f"{out_tile} = {win}"]
+        store = f"store({y.name}[{', '.join([lead] + [coords[i] for i in outer] + [':'])}], {out_tile})"
+        stages += self.stages(first_in, compute, [store])
+        return [f"for r in core_rows(t.rows, {self.rows_expr()}):"] + ["    " + l for l in body + stages]
+
+    def _row_coords(self, outer: list[int], body: list[str]) -> tuple[str, dict[int, str]]:
+        """The lead index and the outer output coordinates of output row r = (lead, o_0, ..., o_{n-2}),
+        the last coordinate fastest (their lines appended to `body`)."""
+        fresh = self.namer.fresh
         coords: dict[int, str] = {}
         lead = fresh("bc") if outer else "r"
-        div = []
+        div: list[str] = []
         for i in reversed(outer):
             coords[i] = fresh("o" + self.sp_names[i].lower())
             quot = f"r // {_par(' * '.join(div))}" if len(div) > 1 else f"r // {div[0]}" if div else "r"
@@ -125,93 +149,102 @@ class PoolWriter(LoopWriter):
             div.insert(0, _par(self.out_dim(i)))
         if outer:
             body.append(f"{lead} = r // {_par(' * '.join(div)) if len(div) > 1 else div[0]}")
+        return lead, coords
+
+    def _taps(self, outer: list[int], coords: dict, body: list[str]) -> tuple[dict[int, str], dict[int, tuple]]:
+        """Per outer axis: the window's first input row, and the range [j0, j1) of its taps inside
+        the input (their lines appended to `body`)."""
+        fresh = self.namer.fresh
         starts: dict[int, str] = {}
         taps: dict[int, tuple[str, str]] = {}
         for i in outer:
             k, s, p, d = self.k[i], self.s[i], self.p[i], self.d[i]
             X = self.sp_names[i]
             starts[i] = fresh(X.lower() + "0")
-            body.append(f"{starts[i]} = {_lin(coords[i], s, -p)}"
-                        + ("      # the window's first input row along " + X + " (may lie in the padding)" if p else ""))
+            note = "      # the window's first input row along " + X + " (may lie in the padding)" if p else ""
+            body.append(f"{starts[i]} = {_lin(coords[i], s, -p)}{note}")
             if p == 0 and not self.ceil:
                 taps[i] = ("0", str(k))        # every tap of every window lies inside the input
                 continue
             j0, j1 = fresh("j" + X.lower() + "0"), fresh("j" + X.lower() + "1")
             neg = f"max(0, -{starts[i]})"
-            body.append(f"{j0} = {neg if d == 1 else f'({neg} + {d - 1}) // {d}'}      # the first tap inside the input")
+            first = neg if d == 1 else f'({neg} + {d - 1}) // {d}'
+            body.append(f"{j0} = {first}      # the first tap inside the input")
             body.append(f"{j1} = min({k}, {f'{X} - {starts[i]}' if d == 1 else f'({X} - 1 - {starts[i]}) // {d} + 1'})"
                         "      # one past the last")
             taps[i] = (j0, j1)
+        return starts, taps
 
-        def row(i: int, tap: str) -> str:
-            return starts[i] if tap == "0" else f"{starts[i]} + {tap if self.d[i] == 1 else f'{_par(tap)} * {self.d[i]}'}"
+    def _row(self, i: int, tap: str) -> str:
+        """The input row of tap `tap` along outer axis i."""
+        start = self._starts[i]
+        return start if tap == "0" else f"{start} + {tap if self.d[i] == 1 else f'{_par(tap)} * {self.d[i]}'}"
 
-        def load(tile: str, idx: list[str]) -> str:
-            return f"{tile} = load({x.name}[{', '.join([lead] + idx + [':'])}])"
+    def _load(self, tile: str, idx: list[str]) -> str:
+        return f"{tile} = load({self.tensors[0].name}[{', '.join([self._lead] + idx + [':'])}])"
 
-        widen = (lambda t: f"cast({t}, f32)") if fp16 else (lambda t: t)
-        xu = self.tile_name(x, "h" if fp16 else "u")
-        stages: list[str] = []
-        first_in: list[str] = []               # 1-D: the row's load joins the stages of the window op
-        pre: list[str] = []
-        if not outer:
-            first_in = [load(xu, [])]
-            value = xu
-            if fp16:                           # f16 rows are pooled in f32
-                value = fresh(x.name + "u")
-                pre = [f"{value} = cast({xu}, f32)"]
-        elif self.window_tile_fits:
-            # the window's rows along the last outer axis (d rows apart in GM) are one 2-D tile, one
-            # strided copy, folded into one row with reduce_max/reduce_sum(axis=0)
-            acc, h = fresh("acc"), outer[-1]
-            j0, j1 = taps[h]
-            d = self.d[h]
-            rows = f"{row(h, j0)}:{starts[h]} + {j1 if d == 1 else f'{_par(j1)} * {d}:{d}'}"
-            xw = self.tile_name(x, "w")
+    def _widen(self, tile: str) -> str:
+        """f16 rows are pooled in f32."""
+        return f"cast({tile}, f32)" if self.tensors[0].dtype == "float16" else tile
 
-            def folded(tile: str) -> str:
-                if self.kind == "max":             # max is exact in any float type: fold, then widen
-                    return widen(f"reduce_max({tile}, axis=0)")
-                return f"reduce_sum({widen(tile)}, axis=0)"
-            if len(outer) == 1:                   # the window op joins the same stages
-                first_in, pre = [load(xw, [rows])], [f"{acc} = {folded(xw)}"]
-            else:                                  # 3-D: one tile per tap along D
-                i0 = outer[0]
-                q = fresh("j" + self.sp_names[i0].lower())
-                stages += self.stages([load(xw, [row(i0, taps[i0][0]), rows])], [f"{acc} = {folded(xw)}"], [])
-                xv = fresh(x.name + "v")
-                fold = f"max({acc}, {folded(xv)})" if self.kind == "max" else f"{acc} + {folded(xv)}"
-                stages += [f"for {q} in range({'1' if taps[i0][0] == '0' else taps[i0][0] + ' + 1'}, {taps[i0][1]}):"]
-                stages += ["    " + l for l in self.stages([load(xv, [row(i0, q), rows])], [f"{acc} = {fold}"], [])]
-            value = acc
-        else:
-            acc, xv = fresh("acc"), fresh(x.name + ("h2" if fp16 else "v"))
-            stages += self.stages([load(xu, [row(i, taps[i][0]) for i in outer])], [f"{acc} = {widen(xu)}"], [])
-            fold = f"{acc} = max({acc}, {widen(xv)})" if self.kind == "max" else f"{acc} = {acc} + {widen(xv)}"
-            if len(outer) == 1:
-                (i,) = outer
-                q = fresh("j" + self.sp_names[i].lower())
-                head = f"for {q} in range({'1' if taps[i][0] == '0' else taps[i][0] + ' + 1'}, {taps[i][1]}):"
-                idx = [row(i, q)]
-            else:                              # two outer axes: q walks their taps, the inner one fastest
-                i0, i1 = outer
-                n0, n1 = (_span(taps[i]) for i in outer)
-                q = fresh("q")
-                head = f"for {q} in range(1, {_par(n0)} * {_par(n1)}):      # the window's other rows"
-                idx = [row(i0, _plus(taps[i0][0], f"{q} // {_par(n1)}")), row(i1, _plus(taps[i1][0], f"{q} % {_par(n1)}"))]
-            stages += [head] + ["    " + l for l in self.stages([load(xv, idx)], [fold], [])]
-            value = acc
-        win, scalars = self._window(value, starts)
-        body += scalars
-        out_tile = self.tile_name(y, "u")
-        if fp16:
-            wide = fresh(y.name + "w")
-            compute = pre + [f"{wide} = {win}", f"{out_tile} = cast({wide}, f16)"]
-        else:
-            compute = pre + [f"{out_tile} = {win}"]
-        store = f"store({y.name}[{', '.join([lead] + [coords[i] for i in outer] + [':'])}], {out_tile})"
-        stages += self.stages(first_in, compute, [store])
-        return [f"for r in core_rows(t.rows, {self.rows_expr()}):"] + ["    " + l for l in body + stages]
+    def _one_row(self, xu: str) -> tuple[list, list, list, str]:
+        """1-D pooling: (copyin, compute lines before the window op, stages before, the pooled row):
+        the row's load joins the stages of the window op."""
+        x = self.tensors[0]
+        if x.dtype != "float16":
+            return [self._load(xu, [])], [], [], xu
+        value = self.namer.fresh(x.name + "u")
+        return [self._load(xu, [])], [f"{value} = cast({xu}, f32)"], [], value
+
+    def _window_tile(self, outer: list[int]) -> tuple[list, list, list, str]:
+        """The window's rows along the last outer axis (d rows apart in GM) as one 2-D tile, one
+        strided copy, folded into one row with reduce_max/reduce_sum(axis=0); 3-D pooling loops over
+        the taps along D, one such tile each."""
+        x, fresh = self.tensors[0], self.namer.fresh
+        acc, h = fresh("acc"), outer[-1]
+        j0, j1 = self._taps_of[h]
+        d = self.d[h]
+        rows = f"{self._row(h, j0)}:{self._starts[h]} + {j1 if d == 1 else f'{_par(j1)} * {d}:{d}'}"
+        xw = self.tile_name(x, "w")
+
+        def folded(tile: str) -> str:
+            if self.kind == "max":             # max is exact in any float type: fold, then widen
+                return self._widen(f"reduce_max({tile}, axis=0)")
+            return f"reduce_sum({self._widen(tile)}, axis=0)"
+        if len(outer) == 1:                   # the window op joins the same stages
+            return [self._load(xw, [rows])], [f"{acc} = {folded(xw)}"], [], acc
+        i0 = outer[0]
+        q = fresh("j" + self.sp_names[i0].lower())
+        stages = self.stages([self._load(xw, [self._row(i0, self._taps_of[i0][0]), rows])],
+                             [f"{acc} = {folded(xw)}"], [])
+        xv = fresh(x.name + "v")
+        fold = f"max({acc}, {folded(xv)})" if self.kind == "max" else f"{acc} + {folded(xv)}"
+        stages += [f"for {q} in range({_after(self._taps_of[i0][0])}, {self._taps_of[i0][1]}):"]
+        stages += ["    " + l for l in self.stages([self._load(xv, [self._row(i0, q), rows])], [f"{acc} = {fold}"], [])]
+        return [], [], stages, acc
+
+    def _row_by_row(self, outer: list[int], xu: str) -> tuple[list, list, list, str]:
+        """Rows too long for a window tile: the window's first row, then its other rows one at a time."""
+        x, fresh, taps = self.tensors[0], self.namer.fresh, self._taps_of
+        acc, xv = fresh("acc"), fresh(x.name + ("h2" if x.dtype == "float16" else "v"))
+        stages = self.stages([self._load(xu, [self._row(i, taps[i][0]) for i in outer])],
+                             [f"{acc} = {self._widen(xu)}"], [])
+        fold = f"{acc} = max({acc}, {self._widen(xv)})" if self.kind == "max" else \
+            f"{acc} = {acc} + {self._widen(xv)}"
+        if len(outer) == 1:
+            (i,) = outer
+            q = fresh("j" + self.sp_names[i].lower())
+            head = f"for {q} in range({_after(taps[i][0])}, {taps[i][1]}):"
+            idx = [self._row(i, q)]
+        else:                              # two outer axes: q walks their taps, the inner one fastest
+            i0, i1 = outer
+            n0, n1 = (_span(taps[i]) for i in outer)
+            q = fresh("q")
+            head = f"for {q} in range(1, {_par(n0)} * {_par(n1)}):      # the window's other rows"
+            idx = [self._row(i0, _plus(taps[i0][0], f"{q} // {_par(n1)}")),
+                   self._row(i1, _plus(taps[i1][0], f"{q} % {_par(n1)}"))]
+        stages += [head] + ["    " + l for l in self.stages([self._load(xv, idx)], [fold], [])]
+        return [], [], stages, acc
 
     @property
     def window_tile_fits(self) -> bool:
@@ -245,11 +278,9 @@ class PoolWriter(LoopWriter):
 
     def kernel_signature(self) -> str:
         x, y = self.tensors[0], self.out_tensors[0]
-        params = [f"{x.name}: GM[{DTYPE[x.dtype]}, {x.view}]", f"{y.name}: Out[{DTYPE[y.dtype]}, {y.view}]", "t: Tiling"]
-        one_line = f"def {self.op_name}({', '.join(params)}):"
-        if len(one_line) <= 100:
-            return one_line
-        return f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        params = [f"{x.name}: GM[{DTYPE[x.dtype]}, {x.view}]", f"{y.name}: Out[{DTYPE[y.dtype]}, {y.view}]",
+                  "t: Tiling"]
+        return signature(self.op_name, params)
 
 
 def _t(v: tuple) -> str:
@@ -272,6 +303,11 @@ def _div_plus_one(X: str, c: int, s: int) -> str:
 def _lin(v: str, mul: int, add: int) -> str:
     text = v if mul == 1 else f"{v} * {mul}"
     return text if add == 0 else f"{text} + {add}" if add > 0 else f"{text} - {-add}"
+
+
+def _after(j0: str) -> str:
+    """The tap after the first one."""
+    return "1" if j0 == "0" else j0 + " + 1"
 
 
 def _span(tap: tuple[str, str]) -> str:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from .graph import Node, Unsupported
 from .layout import chain_of, touches
-from .templates import DTYPE, Stage, Tensor, Writer, fmt_float, par, scale_but_last
+from .templates import DTYPE, Stage, Tensor, Writer, fmt_float, par, scale_but_last, signature
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
@@ -111,7 +111,7 @@ class RemapWriter(Writer):
     def _collect(self):
         g = self.g
         for i, desc in enumerate(g.inputs):
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            pyname = self.input_name(i)
             if desc.get("kind") != "tensor":
                 continue
             if i != self.x.attrs["index"]:
@@ -126,7 +126,7 @@ class RemapWriter(Writer):
     # -- the maps, axis by axis ---------------------------------------------------------------------
     @property
     def value_needed(self) -> bool:
-        return any(m.op == "pad" and m.attrs["mode"] == "constant" for m in self.maps)
+        return any(m.attrs.get("mode") == "constant" for m in self.maps)      # a constant pad
 
     @property
     def last_mapped(self) -> bool:
@@ -140,7 +140,7 @@ class RemapWriter(Writer):
         """steps[a]: the maps along axis a from the output back to the input, each with its input length;
         odims[a]: the output's length along axis a, as DSL text."""
         rank = self.rank
-        values = {m.attrs["value"] for m in self.maps if m.op == "pad" and m.attrs["mode"] == "constant"}
+        values = {m.attrs["value"] for m in self.maps if m.attrs.get("mode") == "constant"}
         if len(values) > 1:
             raise Unsupported("two constant pads of different values (the remap template selects one constant)")
         self.value = values.pop() if values else 0.0
@@ -150,18 +150,8 @@ class RemapWriter(Writer):
             for a in range(rank):
                 if not touches(m, a):
                     continue
-                n = self.odims[a]
-                if m.op == "pad":
-                    b, e = m.attrs["pads"][a]
-                    self.steps[a].insert(0, Step(m.attrs["mode"], b, e, n))
-                    self.odims[a] = _plus(n, b + e)
-                elif m.op == "roll":
-                    self.steps[a].insert(0, Step("roll", m.attrs["shifts"][a], 0, n))
-                elif m.op == "tile":
-                    self.steps[a].insert(0, Step("tile", m.attrs["reps"][a], 0, n))
-                    self.odims[a] = str(m.attrs["reps"][a]) if n == "1" else f"{par(n)} * {m.attrs['reps'][a]}"
-                else:
-                    self.steps[a].insert(0, Step("flip", 0, 0, n))
+                step, self.odims[a] = _STEPS[m.op](m.attrs, a, self.odims[a])
+                self.steps[a].insert(0, step)
 
     # -- views -----------------------------------------------------------------------------------------
     def _groups(self) -> list[list[int]]:
@@ -198,8 +188,7 @@ class RemapWriter(Writer):
         params = [f"{x.name}: GM[{DTYPE[x.dtype]}, {self._view(self.dims, own=True)}]"]
         params += [f"{n}: {dt}" for n, dt in self.kernel_scalars]
         params += [f"{y.name}: Out[{DTYPE[y.dtype]}, {self._view(self.odims)}]", "t: Tiling"]
-        one = f"def {self.op_name}({', '.join(params)}):"
-        return one if len(one) <= 100 else f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
     def _rows_total(self) -> str:
         outer = self.odims[:-1]
@@ -298,9 +287,27 @@ class RemapWriter(Writer):
     def kernel_body(self) -> list[str]:
         fresh = self.namer.fresh
         x, y = self.tensors[0], self.out_tensors[0]
-        groups = self._groups()
-        rank = self.rank
         body = [f"for r in core_rows(t.rows, {self._rows_total()}):"]
+        inner, oidx, iidx, rowbad = self._row_index(self._groups())
+        body += ["    " + l for l in inner]
+        xu, yu = fresh(x.name + "u"), fresh(y.name + "u")
+        last = self.steps[self.rank - 1]
+        at = lambda idx, c: ", ".join(idx + [c])      # noqa: E731 - a view index
+        if last:
+            body += ["    with copyin:",
+                     f"        {xu} = load({x.name}[{at(self._own(iidx), ':')}])      # the source row, whole"]
+        body.append(f"    for c in tiles({self.odims[-1]}, t.tile):")
+        if not last:
+            body += ["        with copyin:", f"            {xu} = load({x.name}[{at(self._own(iidx), 'c')}])"]
+        comp = self._compute(xu, yu, rowbad)
+        body += ["        with compute:"] + ["            " + l for l in comp]
+        body += ["        with copyout:", f"            store({y.name}[{at(oidx, 'c')}], {yu})"]
+        return body
+
+    def _row_index(self, groups: list[list[int]]) -> tuple[list[str], list[str], list[str], str | None]:
+        """(lines, the output's index per outer group, the input's, the flag of a row outside the input
+        (None: never)) for output row r: each outer group's coordinate, mapped back to the input's."""
+        fresh = self.namer.fresh
         inner: list[str] = []
         oidx: list[str] = []                 # the output's index per group (the last: the column tile)
         iidx: list[str] = []
@@ -329,21 +336,18 @@ class RemapWriter(Writer):
             inner.append(f"{rowbad} = {' + '.join(bads)}")
         elif bads:
             rowbad = bads[0]
-        body += ["    " + l for l in inner]
-        xu, yu = fresh(x.name + "u"), fresh(y.name + "u")
-        last = self.steps[rank - 1]
-        at = lambda idx, c: ", ".join(idx + [c])      # noqa: E731 - a view index
+        return inner, oidx, iidx, rowbad
+
+    def _compute(self, xu: str, yu: str, rowbad: str | None) -> list[str]:
+        """The compute stage's lines ("name = expression", the last one assigning `yu`): the Gather of the
+        tile's columns from the source row, elementwise work before and after, the pad value."""
+        fresh = self.namer.fresh
         stage = Stage(self, {})
-        if last:
-            body += ["    with copyin:", f"        {xu} = load({x.name}[{at(self._own(iidx), ':')}])      # the source row, whole"]
-        body.append(f"    for c in tiles({self.odims[-1]}, t.tile):")
-        if not last:
-            body += ["        with copyin:", f"            {xu} = load({x.name}[{at(self._own(iidx), 'c')}])"]
-        comp: list[str] = []                 # "name = expression" lines; the last one is renamed yu
+        comp: list[str] = []
         col = fresh("col")
         offs: list[str] = []
         val = xu
-        if last:
+        if self.steps[self.rank - 1]:
             comp.append(f"{col} = iota(c.len, c.start)          # the tile's output columns (CreateVecIndex)")
             src, offs = self._vector_map(col, comp)
             val = fresh("g")
@@ -378,9 +382,7 @@ class RemapWriter(Writer):
             target, rest = comp[-1].split(" = ", 1)
             assert target == val, comp[-1]
             comp[-1] = f"{yu} = {rest}"
-        body += ["        with compute:"] + ["            " + l for l in comp]
-        body += ["        with copyout:", f"            store({y.name}[{at(oidx, 'c')}], {yu})"]
-        return body
+        return comp
 
     def scaled_shapes(self, shapes: dict) -> dict:
         return scale_but_last(shapes)         # a source row is held whole in UB
@@ -406,16 +408,43 @@ def _shift(s: int, n: str) -> str:
     return f"{s} % {par(n)}" if s >= 0 else f"{par(n)} - {-s} % {par(n)}"
 
 
+def _pad_step(attrs: dict, a: int, n: str) -> tuple[Step, str]:
+    b, e = attrs["pads"][a]
+    return Step(attrs["mode"], b, e, n), _plus(n, b + e)
+
+
+def _tile_step(attrs: dict, a: int, n: str) -> tuple[Step, str]:
+    reps = attrs["reps"][a]
+    return Step("tile", reps, 0, n), str(reps) if n == "1" else f"{par(n)} * {reps}"
+
+
+# per remap op: (its step along axis a, the output's length there) from its input's length n (DSL text)
+_STEPS = {"pad": _pad_step, "tile": _tile_step,
+          "roll": lambda attrs, a, n: (Step("roll", attrs["shifts"][a], 0, n), n),
+          "flip": lambda attrs, a, n: (Step("flip", 0, 0, n), n)}
+
+
+def _describe_pad(attrs: dict) -> str:
+    pads = ", ".join(f"dim {a}: {b}, {e}" for a, (b, e) in sorted(attrs["pads"].items()))
+    value = f" value {fmt_float(attrs['value'])}" if attrs["mode"] == "constant" else ""
+    return f"F.pad {attrs['mode']}{value} ({pads})"
+
+
+def _describe_roll(attrs: dict) -> str:
+    return "torch.roll (" + ", ".join(f"dim {a} by {s}" for a, s in sorted(attrs["shifts"].items())) + ")"
+
+
+def _describe_tile(attrs: dict) -> str:
+    return "a repeat (" + ", ".join(f"dim {a} {r} times" for a, r in sorted(attrs["reps"].items())) + ")"
+
+
+# per remap op: the words of the draft's docstring
+_DESCRIBE = {"pad": _describe_pad, "roll": _describe_roll, "tile": _describe_tile,
+             "flip": lambda attrs: f"torch.flip{tuple(attrs['axes'])}"}
+
+
 def _describe(m: Node) -> str:
-    if m.op == "pad":
-        pads = ", ".join(f"dim {a}: {b}, {e}" for a, (b, e) in sorted(m.attrs["pads"].items()))
-        value = f" value {fmt_float(m.attrs['value'])}" if m.attrs["mode"] == "constant" else ""
-        return f"F.pad {m.attrs['mode']}{value} ({pads})"
-    if m.op == "roll":
-        return "torch.roll (" + ", ".join(f"dim {a} by {s}" for a, s in sorted(m.attrs["shifts"].items())) + ")"
-    if m.op == "tile":
-        return "a repeat (" + ", ".join(f"dim {a} {r} times" for a, r in sorted(m.attrs["reps"].items())) + ")"
-    return f"torch.flip{tuple(m.attrs['axes'])}"
+    return _DESCRIBE[m.op](m.attrs)
 
 
 class InterleaveWriter(Writer):
@@ -432,7 +461,7 @@ class InterleaveWriter(Writer):
 
     def __init__(self, g, lay, op_name, live):
         self.node: Node = lay.outputs[0]
-        self.parts = [p.args[0] if p.op == "reshape" else p for p in self.node.args]
+        self.parts = [p.args[0] if p.is_view else p for p in self.node.args]
         super().__init__(g, lay, op_name, live)
 
     def dim_names(self, rank):
@@ -440,17 +469,8 @@ class InterleaveWriter(Writer):
             tuple(f"D{i}" for i in range(rank - 1)) + ("K",)
 
     def _collect(self):
-        g = self.g
-        leaves = {n.attrs["index"]: n for n in self.lay.nodes if n.op == "input" and n.is_tensor}
-        for i, desc in enumerate(g.inputs):
-            if desc.get("kind") != "tensor":
-                continue
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
-            if i not in leaves:
-                raise Unsupported(f"input `{pyname}` that the stack does not read")
-            t = Tensor(self.namer.fresh(pyname), leaves[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
-            self.tensors.append(t)
-            self.loaded[id(leaves[i])] = t
+        leaves = {n.attrs["index"]: n for n in self.lay.nodes if n.is_input and n.is_tensor}
+        self.read_inputs(leaves, "the stack")
         self.collect_scalars()
         self.out_tensors.append(Tensor(self.namer.fresh("y"), self.node, "Out", self.node.dtype, "",
                                        shape=tuple(self.node.shape)))
@@ -481,8 +501,7 @@ class InterleaveWriter(Writer):
         params += [f"{n}: {dt}" for n, dt in self.kernel_scalars]
         y = self.out_tensors[0]
         params += [f"{y.name}: Out[{DTYPE[y.dtype]}, {self._out_view()}]", "t: Tiling"]
-        one = f"def {self.op_name}({', '.join(params)}):"
-        return one if len(one) <= 100 else f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
     def _rows(self) -> str:
         outer = self.dims[:-2]
@@ -515,7 +534,7 @@ class InterleaveWriter(Writer):
             body.append(f"        {name} = load({t.name}[{at}])      # the part's row, whole")
             stage.env[id(t.node)] = name
         for n in self.lay.nodes:                 # an input viewed with the new axis of 1 is its row too
-            if n.op == "reshape" and n.args[0].op == "input" and id(n.args[0]) in stage.env:
+            if n.is_view and n.args[0].is_input and id(n.args[0]) in stage.env:
                 stage.env[id(n)] = stage.env[id(n.args[0])]
         comp = []
         rowsrc = []

@@ -42,7 +42,7 @@ import math
 from fractions import Fraction
 
 from .graph import Node, Unsupported
-from .templates import DTYPE, Tensor, Writer, fmt_float, par, scale_but_last
+from .templates import DTYPE, Tensor, Writer, fmt_float, par, scale_but_last, signature
 
 MODES = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
          "bicubic": "cubic", "trilinear": "linear", "area": "area"}
@@ -138,7 +138,7 @@ class ResizeWriter(Writer):
         n, g = self.node, self.g
         x = n.args[0]
         for i, desc in enumerate(g.inputs):
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            pyname = self.input_name(i)
             if desc.get("kind") != "tensor":     # a size or scale among the inputs: drafted as its traced value
                 continue
             if i != x.attrs["index"]:
@@ -199,21 +199,16 @@ class ResizeWriter(Writer):
     def kernel_signature(self) -> str:
         x, y = self.tensors[0], self.out_tensors[0]
         xv, yv = self._views()
-        one = f"def {self.op_name}({x.name}: GM[{DTYPE[x.dtype]}, {xv}], {y.name}: Out[{DTYPE[y.dtype]}, {yv}], t: Tiling):"
-        if len(one) <= 100:
-            return one
-        return (f"def {self.op_name}(\n    {x.name}: GM[{DTYPE[x.dtype]}, {xv}],\n    {y.name}: Out[{DTYPE[y.dtype]}, {yv}],\n"
-                "    t: Tiling,\n):")
+        return signature(self.op_name, [f"{x.name}: GM[{DTYPE[x.dtype]}, {xv}]",
+                                         f"{y.name}: Out[{DTYPE[y.dtype]}, {yv}]", "t: Tiling"])
 
     def _rows_total(self) -> str:
         return self.prod(self.lead + self.odims[:-1])
 
     def host_body(self) -> list[str]:
         lines = [f"rows = {self._rows_total()}          # one output row per (plane, outer output position)",
-                 "cores = min(VECTOR_CORES, rows)",
-                 "per_core = cdiv(rows, cores)",
-                 "cores = cdiv(rows, per_core)",
-                 f"tile = ub_elems(f32, live={self.live})"]
+                 "cores, per_core = core_split(rows)",
+                 self.tile_line()]
         if self.node.attrs["mode"] == "area":       # a window's rows per copy: as many as UB holds
             lines.append(f"win_rows = max(tile // align_up({self.sdims[-1]}, 8), 1)")
         return lines
@@ -432,7 +427,8 @@ class ResizeWriter(Writer):
         xv = fresh(f"{x.name}v")
         body += [f"    for {q} in range(1, {h1} - {h0}):          # the row's other taps: one row load each"]
         body += ["        " + l for l in lines]
-        body += [f"        {total} = {total} + {wq}", "        with copyin:", f"            {xv} = load({x.name}[{p}, {h0} + {q}, :])",
+        body += [f"        {total} = {total} + {wq}", "        with copyin:",
+                 f"            {xv} = load({x.name}[{p}, {h0} + {q}, :])",
                  "        with compute:", f"            {acc} = {acc} + {xv} * {wq}"]
         row = fresh("row")
         body += ["    with compute:", f"        {row} = {acc} * (1.0 / {total})          # the taps' weights sum to 1"]
@@ -450,11 +446,13 @@ class ResizeWriter(Writer):
                  f"            {ytot} = {wt}"]
         j, jj = fresh("j"), fresh("jj")
         lines, wj = self._aa_filter(f"(cast({jj}, f32) - {cw} + 0.5) * t.inv{w}", tile=True)
-        body += [f"        for {j} in range(1, t.taps{w}):          # the most taps any column reads", "            with compute:",
+        body += [f"        for {j} in range(1, t.taps{w}):          # the most taps any column reads",
+                 "            with compute:",
                  f"                {jj} = {j0} + {j}"]
         body += ["                " + l for l in lines]
         inside = fresh("win")
-        body += [f"                {inside} = where(cast({jj}, f32) < {W}, {wj}, 0.0)          # a tap past the row weighs 0",
+        body += [f"                {inside} = where(cast({jj}, f32) < {W}, {wj}, 0.0)"
+                 "          # a tap past the row weighs 0",
                  f"                {yacc} = {yacc} + take({row}, min({jj}, {W} - 1)) * {inside}",
                  f"                {ytot} = {ytot} + {inside}"]
         yu = fresh("yu")
@@ -494,16 +492,19 @@ class ResizeWriter(Writer):
         col, j0, j1, cnt, yacc = fresh("col"), fresh("j0"), fresh("j1"), fresh("cnt"), fresh("yacc")
         body += [f"    for c in tiles({self.odims[-1]}, t.tile):", "        with compute:",
                  f"            {col} = iota(c.len, c.start)          # the tile's output columns (CreateVecIndex)",
-                 "            # each column's window [j0, j1) of source columns; + 0.5 keeps floor() off the integers a",
+                 "            # each column's window [j0, j1) of source columns; + 0.5 keeps floor() off the "
+                 "integers a",
                  "            # product by the reciprocal of OW may miss by a rounding",
                  f"            {j0} = cast(({col} * {W} + 0.5) / {OW}, i32, round=\"floor\")",
                  f"            {j1} = cast((({col} + 1.0) * {W} + {_less(OW, 0.5)}) / {OW}, i32, round=\"floor\")",
                  f"            {cnt} = cast({j1} - {j0}, f32)",
                  f"            {yacc} = take({row}, min({j0}, {W} - 1))          # one vector Gather per tap"]
         j, jj, inside = fresh("j"), fresh("jj"), fresh("win")
-        body += [f"        for {j} in range(1, t.taps{w}):          # the longest window's other taps", "            with compute:",
+        body += [f"        for {j} in range(1, t.taps{w}):          # the longest window's other taps",
+                 "            with compute:",
                  f"                {jj} = {j0} + {j}",
-                 f"                {inside} = where({jj} < {j1}, 1.0, 0.0)          # a tap past the column's window weighs 0",
+                 f"                {inside} = where({jj} < {j1}, 1.0, 0.0)"
+                 "          # a tap past the column's window weighs 0",
                  f"                {yacc} = {yacc} + take({row}, min({jj}, {W} - 1)) * {inside}"]
         yu = fresh("yu")
         body += ["        with compute:", f"            {yu} = {yacc} / {cnt}",
@@ -598,7 +599,7 @@ class GridSampleWriter(Writer):
         x, theta = n.args[0], n.args[1].args[0]
         by_index = {a.attrs["index"]: a for a in (x, theta)}
         for i, desc in enumerate(g.inputs):
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            pyname = self.input_name(i)
             if desc.get("kind") != "tensor" or i not in by_index:
                 raise Unsupported(f"input `{pyname}` that grid_sample does not read")
             t = Tensor(self.namer.fresh(pyname), by_index[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
@@ -638,15 +639,12 @@ class GridSampleWriter(Writer):
         y = self.out_tensors[0]
         params = [f"{t.name}: GM[{DTYPE[t.dtype]}, {v[t.name]}]" for t in self.tensors]
         params += [f"{y.name}: Out[{DTYPE[y.dtype]}, {v[y.name]}]", "t: Tiling"]
-        one = f"def {self.op_name}({', '.join(params)}):"
-        return one if len(one) <= 100 else f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
     def host_body(self) -> list[str]:
         planes = f"{self.N} * {self.C}"
-        return [f"cores = min(VECTOR_CORES, {planes})          # a core samples whole planes",
-                f"per_core = cdiv({planes}, cores)",
-                f"cores = cdiv({planes}, per_core)",
-                f"tile = ub_elems(f32, live={self.live})"]
+        return [f"cores, per_core = core_split({planes})          # a core samples whole planes",
+                self.tile_line()]
 
     def launch_fields(self) -> str:
         corners = self.node.args[1].attrs["align_corners"]
@@ -698,7 +696,8 @@ class GridSampleWriter(Writer):
         wx0, wx1, wy0, wy1 = (fresh(v) for v in ("wx0", "wx1", "wy0", "wy1"))
         jx0, jx1, jy0, jy1 = (fresh(v) for v in ("jx0", "jx1", "jy0", "jy1"))
         top, bottom, yu = fresh("top"), fresh("bottom"), fresh("yu")
-        lines = [f"{bx} = (iota(c.len, c.start){half}) * t.sx - 1.0          # the tile's normalised x (CreateVecIndex)",
+        lines = [f"{bx} = (iota(c.len, c.start){half}) * t.sx - 1.0"
+                 "          # the tile's normalised x (CreateVecIndex)",
                  f"{ix} = {unx}",
                  f"{iy} = {uny}",
                  f"{fx} = cast(cast({ix}, i32, round=\"floor\"), f32)",
@@ -747,7 +746,7 @@ class GridInputWriter(GridSampleWriter):
         x, grid = n.args[0], n.args[1]
         by_index = {a.attrs["index"]: a for a in (x, grid)}
         for i, desc in enumerate(g.inputs):
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            pyname = self.input_name(i)
             if desc.get("kind") != "tensor" or i not in by_index:
                 raise Unsupported(f"input `{pyname}` that grid_sample does not read")
             t = Tensor(self.namer.fresh(pyname), by_index[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
@@ -769,7 +768,7 @@ class GridInputWriter(GridSampleWriter):
     def host_body(self) -> list[str]:
         planes = f"{self.N} * {self.C}"
         return [f"cores, per_core = core_split({planes})          # a core samples whole planes",
-                f"tile = ub_elems(f32, live={self.live})",
+                self.tile_line(),
                 f"block = min(4 * tile, {self.H} * {self.W})          # the plane's blocks: 4 tiles each"]
 
     def launch_fields(self) -> str:

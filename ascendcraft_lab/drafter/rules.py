@@ -74,7 +74,8 @@ def bind(r: Rule, name: str, args: list, kwargs: dict) -> dict:
                "non_blocking", "copy", "half_to_float", "_stacklevel"}
     extra = [k for k in kwargs if k not in ignored]
     if args or extra:
-        raise Unsupported(f"`{name}` with arguments {', '.join([repr(a) for a in args] + extra)} the drafter does not know")
+        given = ", ".join([repr(a) for a in args] + extra)
+        raise Unsupported(f"`{name}` with arguments {given} the drafter does not know")
     return out
 
 
@@ -589,7 +590,8 @@ def _layer_norm(b, input, normalized_shape, weight, bias, eps):
     from .norms import normalize
     x = T(input)
     axes = _trailing(x, normalized_shape, "F.layer_norm")
-    return _elementwise_affine(b, normalize(b, x, axes, eps if isinstance(eps, Node) else float(val(eps))), weight, bias)
+    eps = eps if isinstance(eps, Node) else float(val(eps))
+    return _elementwise_affine(b, normalize(b, x, axes, eps), weight, bias)
 
 
 @rule("group_norm", "input, num_groups, weight=None, bias=None, eps=1e-5")
@@ -1181,7 +1183,8 @@ def matmul(b, a: Node, m: Node, what: str = "matmul") -> Node:
         out = Node("matmul", (a, mm), {}, (a.shape[0], mm.shape[1]), a.dtype)
     else:
         lead = G.broadcast(tuple(a.shape[:-2]), tuple(mm.shape[:-2])) or ()
-        if len(mm.shape) > 2 and tuple(mm.shape[:-2]) != tuple(lead) or len(a.shape) > 2 and tuple(a.shape[:-2]) != tuple(lead):
+        if len(mm.shape) > 2 and tuple(mm.shape[:-2]) != tuple(lead) or \
+                len(a.shape) > 2 and tuple(a.shape[:-2]) != tuple(lead):
             raise Unsupported(f"`{what}` of shapes {tuple(a.shape)} and {tuple(m.shape)}: leading axes that broadcast "
                               "(expand the operands to one batch shape first)")
         out = Node("matmul", (a, mm), {}, tuple(lead) + (a.shape[-2], mm.shape[-1]), a.dtype)
@@ -1270,7 +1273,8 @@ def _einsum(b, equation, operands):
         swapped = "".join(batch) + ((k + free[0]) if first else (free[0] + k))
         if subs == swapped:
             return transpose(t)
-        raise Unsupported(f"einsum '{eq}': operand subscripts '{subs.rstrip('_')}' put the batch axes elsewhere than first")
+        raise Unsupported(f"einsum '{eq}': operand subscripts '{subs.rstrip('_')}' put the batch axes elsewhere "
+                          "than first")
     if not ms:
         raise Unsupported(f"einsum '{eq}' with a vector as left operand (a sum over rows)")
     r = matmul(b, operand(x, sa, ms, True), operand(y, sb, ns, False), f"einsum '{eq}'")
@@ -1327,7 +1331,8 @@ def _numel(b, input):
 def _select(b, input, dim, index):
     x = T(input)
     d = G.norm_axis(val(dim), len(x.shape))
-    return Node("select", (x,), {"axis": d, "index": val(index)}, tuple(s for i, s in enumerate(x.shape) if i != d), x.dtype)
+    shape = tuple(s for i, s in enumerate(x.shape) if i != d)
+    return Node("select", (x,), {"axis": d, "index": val(index)}, shape, x.dtype)
 
 
 @rule("narrow", "input, dim, start, length")
@@ -1397,7 +1402,8 @@ def _tensor_split(b, input, indices_or_sections, dim):
     if isinstance(v, (list, tuple)):
         cuts = [min(max(int(val(i)), 0), n) for i in v]
         edges = [0] + cuts + [n]
-        return _split_parts(x, d, ("sizes", tuple(b_ - a for a, b_ in zip(edges, edges[1:]))), list(zip(edges, edges[1:])))
+        spans = list(zip(edges, edges[1:]))
+        return _split_parts(x, d, ("sizes", tuple(b_ - a for a, b_ in spans)), spans)
     k = int(v)
     lens = [n // k + (1 if i < n % k else 0) for i in range(k)]
     edges = [sum(lens[:i]) for i in range(k + 1)]
@@ -1810,9 +1816,11 @@ _POOL_ATTRS = {"max": ("kernel_size", "stride", "padding", "dilation", "ceil_mod
                "avg": ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")}
 for _d in (1, 2, 3):
     MODULES[f"MaxPool{_d}d"] = (f"max_pool{_d}d", {a: a for a in _POOL_ATTRS["max"]})
-    MODULES[f"AvgPool{_d}d"] = (f"avg_pool{_d}d", {a: a for a in _POOL_ATTRS["avg"] if _d > 1 or a != "divisor_override"})
+    MODULES[f"AvgPool{_d}d"] = (f"avg_pool{_d}d",
+                                {a: a for a in _POOL_ATTRS["avg"] if _d > 1 or a != "divisor_override"})
 for _d in (1, 2, 3):     # pooling modules the pool template does not draft: their rules say why
-    for _cls, _fn in zip(("AdaptiveMaxPool", "AdaptiveAvgPool", "LPPool", "FractionalMaxPool", "MaxUnpool"), _OTHER_POOLS):
+    for _cls, _fn in zip(("AdaptiveMaxPool", "AdaptiveAvgPool", "LPPool", "FractionalMaxPool", "MaxUnpool"),
+                         _OTHER_POOLS):
         MODULES[f"{_cls}{_d}d"] = (f"{_fn}{_d}d", {"output_size": "output_size"} if _fn == "adaptive_avg_pool" else {})
 
 
@@ -1870,7 +1878,8 @@ def build_graph(traced: dict) -> Graph:
             input_names.append(nd["target"])
             desc = inputs[i] if i < len(inputs) else meta
             if desc.get("kind") == "tensor":
-                env[nd["name"]] = Node("input", (), {"index": i}, tuple(desc["shape"]), desc["dtype"], name=nd["target"])
+                env[nd["name"]] = Node("input", (), {"index": i}, tuple(desc["shape"]), desc["dtype"],
+                                       name=nd["target"])
             elif desc.get("kind") == "scalar":
                 env[nd["name"]] = Node("scalar", (), {"source": "input", "index": i, "pyname": nd["target"]},
                                        None, desc["type"], desc["value"], name=nd["target"])
@@ -2019,7 +2028,8 @@ def _apply(b: Builder, nd: dict, env, init_values):
     r = RULES.get(name)
     if r is None:
         where = {"call_method": "Tensor.", "call_module": "nn."}.get(nd["op"], "")
-        raise Unsupported(f"`{where}{nd['target'] if nd['op'] != 'call_function' else nd['target'].replace('aten:', '')}`")
+        target = nd["target"] if nd["op"] != "call_function" else nd["target"].replace("aten:", "")
+        raise Unsupported(f"`{where}{target}`")
     result = r.fn(b, **bind(r, name, args, kwargs))
     return result
 
@@ -2154,9 +2164,9 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return b.cast(args[0], attrs["dtype"])
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
-    if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "split", "diag", "triu", "tril", "argreduce",
-              "gather", "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize", "affine_grid",
-              "grid_sample", "sort", "histc", "interleave", "nonzero", "pad", "roll", "tile"):
+    if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "split", "diag", "triu", "tril",
+              "argreduce", "gather", "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize",
+              "affine_grid", "grid_sample", "sort", "histc", "interleave", "nonzero", "pad", "roll", "tile"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

@@ -17,8 +17,8 @@ picks another of several equal values differs in its indices, not its values.
 """
 from __future__ import annotations
 
-from .graph import Node, Unsupported
-from .templates import DTYPE, Writer
+from .graph import Node
+from .templates import DTYPE, Writer, signature
 
 
 class SortWriter(Writer):
@@ -139,7 +139,4 @@ class SortWriter(Writer):
         params += [f"{n}: {dt}" for n, dt in self.kernel_scalars]
         params += [f"{t.name}: Out[{DTYPE[t.dtype]}, {t.view}]" for t in self.out_tensors]
         params.append("t: Tiling")
-        one_line = f"def {self.op_name}({', '.join(params)}):"
-        if len(one_line) <= 100:
-            return one_line
-        return f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)

@@ -16,8 +16,9 @@ carry). The templates differ only in their loops:
   pool     (pool.py) for r in core_rows(...): the window's input rows combined, one window op
 
 The loss templates (a sum over everything, added atomically by every core) build on these
-in totals.py. The UB budget decides `live` in ub_elems(f32, live=K): the caller renders with growing K
-until the verifier accepts the draft on the reference shapes.
+in totals.py. The UB budget decides `live` in ub_elems(f32, live=K): the caller (draft._sized)
+renders once and bisects K on the parsed program until the verifier's UB plan fits the reference
+shapes and shapes 64 times larger.
 """
 from __future__ import annotations
 
@@ -28,7 +29,9 @@ from dataclasses import dataclass, field
 
 from ..dsl.dtypes import DSL_NAMES as DTYPE, TORCH_NBYTES as NBYTES
 from ..dsl.ops import HOST_BUILTINS, OPS
-from .graph import FLOAT_DTYPES, Graph, Node, Unsupported
+from ..dsl.printer import MAX_SIGNATURE
+from . import kir
+from .graph import FLOAT_DTYPES, Graph, Node, Unsupported, clamp_of, inverse_of
 from .layout import Layout
 
 DIM_NAMES = {1: ("N",), 2: ("B", "N"), 3: ("B", "M", "N"), 4: ("B", "C", "H", "W"), 5: ("B", "C", "D", "H", "W")}
@@ -45,16 +48,20 @@ ACC_INIT = {"sum": "0.0", "max": "-inf", "min": "inf", "prod": "1.0"}
 ACC_FN = {"sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "prod": "reduce_prod"}
 WIN_FN = {"sum": "window_sum", "max": "window_max", "min": "window_min"}
 SCAN_INIT = {"cumsum": "0.0", "cumprod": "1.0"}
-PREC = {"add": 4, "sub": 4, "mul": 5, "div": 5, "neg": 6, "pow": 7, "lt": 2, "le": 2, "gt": 2, "ge": 2,
-        "eq": 2, "ne": 2, "floordiv": 5}
-SYM = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
-       "eq": "==", "ne": "!=", "floordiv": "//"}
 
 
 def par(text: str) -> str:
     """DSL text parenthesised unless it is a name, a number or one parenthesised group already."""
     whole = text.startswith("(") and text.endswith(")") and text.count("(") == 1
     return text if text.isidentifier() or text.isdigit() or whole else f"({text})"
+
+
+def signature(name: str, params: list[str]) -> str:
+    """`def name(params):` on one line, or one parameter a line when that is longer than the printer's."""
+    one_line = f"def {name}({', '.join(params)}):"
+    if len(one_line) <= MAX_SIGNATURE:
+        return one_line
+    return f"def {name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
 
 
 def scale_but_last(shapes: dict) -> dict:
@@ -138,7 +145,7 @@ class Writer:
     # -- parameters -------------------------------------------------------------------------------
     def _collect(self):
         lay, g = self.lay, self.g
-        leaves = [n for n in lay.nodes if n.op in ("input", "param")]
+        leaves = [n for n in lay.nodes if n.is_data]
         by_index = {}
         for n in leaves:
             key = (n.op, n.attrs.get("index"), n.attrs.get("name"))
@@ -148,7 +155,7 @@ class Writer:
             if desc.get("kind") != "tensor":
                 continue
             node = by_index.get(("input", i, None))
-            pyname = g.input_names[i] if i < len(g.input_names) else f"x{i}"
+            pyname = self.input_name(i)
             name = self.namer.fresh(pyname)
             if node is None and tuple(desc["shape"]) != tuple(lay.base):
                 raise Unsupported(f"unused input `{pyname}` of shape {tuple(desc['shape'])} beside {tuple(lay.base)}")
@@ -163,7 +170,7 @@ class Writer:
             if node is not None:
                 self.loaded[id(node)] = t
         for n in leaves:
-            if n.op == "param":
+            if n.is_param:
                 t = Tensor(self.namer.fresh(n.attrs["name"].replace(".", "_")), n, "Param", n.dtype, self.leaf_view(n),
                            n.attrs["name"], tuple(n.attrs.get("actual", n.shape)))
                 self.tensors.append(t)
@@ -178,6 +185,25 @@ class Writer:
             self.out_tensors.append(Tensor(name, o, "Out", o.dtype, view, shape=tuple(o.shape)))
         self.collect_scalars()
 
+    def input_name(self, i: int) -> str:
+        """The forward's name of its i-th argument (x{i} past the names the trace recorded)."""
+        names = self.g.input_names
+        return names[i] if i < len(names) else f"x{i}"
+
+    def read_inputs(self, by_index: dict, reader: str) -> None:
+        """Every tensor of get_inputs() as a GM tensor, in order (the DSL binds them by position), each
+        the leaf `by_index` gives for its index; an input the template does not read is refused, naming
+        the `reader`."""
+        for i, desc in enumerate(self.g.inputs):
+            if desc.get("kind") != "tensor":
+                continue
+            pyname = self.input_name(i)
+            if i not in by_index:
+                raise Unsupported(f"input `{pyname}` that {reader} does not read")
+            t = Tensor(self.namer.fresh(pyname), by_index[i], "GM", desc["dtype"], "", shape=tuple(desc["shape"]))
+            self.tensors.append(t)
+            self.loaded[id(by_index[i])] = t
+
     def collect_scalars(self):
         """Scalar parameters: get_inputs() scalars, then get_init_inputs() ones, in order and named after
         their arguments, so the DSL's binding by name and by position (reference/scalars.py) agree."""
@@ -189,7 +215,7 @@ class Writer:
         for i, d in enumerate(g.init_inputs):
             if _is_number(d):
                 order.append(("init", i, d))
-        used = {(n.attrs["source"], n.attrs["index"]): n for n in self.lay.nodes if n.op == "scalar"}
+        used = {(n.attrs["source"], n.attrs["index"]): n for n in self.lay.nodes if n.is_number_input}
         last = max((k for k, key in enumerate(order) if key[:2] in used), default=-1)
         for k in range(last + 1):
             src, i, d = order[k]
@@ -237,14 +263,32 @@ class Writer:
         names = [self.dims[a] for a in axes]
         return " * ".join(names) if names else "1"
 
+    def dims_product(self, axes):
+        """The product of the dims of `axes`, as an expression (kir.product)."""
+        return kir.product(self.dims[a] for a in axes)
+
+    # -- shared host lines ------------------------------------------------------------------------
+    def tile_line(self, name: str = "tile") -> str:
+        """`tile = ub_elems(f32, live=K)`: the tile every UB buffer is sized by, K the drafter's live count
+        (text: the printer would drop `live=1`, see kir.py)."""
+        return f"{name} = ub_elems(f32, live={self.live})"
+
+    def chunk_split(self, total, align: int, comment: str = "") -> list[str]:
+        """`chunk` (a multiple of `align` elements, so every core's offset is 32-byte aligned) and `cores`
+        for `total` elements (a product of names) split over the vector cores."""
+        n = kir.product(total)
+        chunk = kir.assign("chunk", kir.call("align_up", kir.call("cdiv", n, "VECTOR_CORES"), align))
+        cores = kir.assign("cores", kir.call("cdiv", n, "chunk"))
+        return kir.lines([kir.note(chunk, comment) if comment else chunk, cores])
+
     # -- scalars: host fields ---------------------------------------------------------------------
     def scalar_text(self, n: Node, in_kernel: bool = True) -> str:
         """A scalar-space node as DSL text: a literal, a scalar parameter or a host field."""
-        if n.op == "const":
+        if n.is_const:
             return fmt_float(n.value) if in_kernel else _host_literal(n.value)
-        if n.op == "scalar":
+        if n.is_number_input:
             return self.scalar_param(n)
-        if n.op == "dim":
+        if n.is_dim:
             return self.host_expr(n)           # dims are scalars in the kernel too
         if id(n) in self._host_memo:
             return f"t.{self._host_memo[id(n)]}" if in_kernel else self._host_memo[id(n)]
@@ -257,11 +301,11 @@ class Writer:
         return f"t.{name}"
 
     def host_expr(self, n: Node) -> str:
-        if n.op == "const":
+        if n.is_const:
             return _host_literal(n.value)
-        if n.op == "scalar":
+        if n.is_number_input:
             return self.scalar_param(n)
-        if n.op == "dim":
+        if n.is_dim:
             of, axis = n.attrs["of"], n.attrs["axis"]
             if self.lay.is_full(of) or (of.is_tensor and tuple(of.shape) == tuple(self.lay.base)):
                 return self.dims[axis]
@@ -272,22 +316,8 @@ class Writer:
                 return self.dims[kept[axis]]         # a per-row value: the size of a kept axis
             raise Unsupported("a size of a tensor that is not the base shape")
         a = [self.host_expr(x) for x in n.args]
-        if n.op in ("add", "sub", "mul", "div", "floordiv"):
-            return f"({a[0]} {SYM[n.op]} {a[1]})"
-        if n.op == "neg":
-            return f"(-{a[0]})"
-        if n.op == "pow":
-            return f"pow({a[0]}, {a[1]})"
-        if n.op in ("max", "min"):
-            return f"{n.op}({a[0]}, {a[1]})"
-        if n.op == "sqrt":
-            return f"pow({a[0]}, 0.5)"
-        if n.op == "rsqrt":
-            return f"pow({a[0]}, -0.5)"
-        if n.op == "reciprocal":
-            return f"(1.0 / {a[0]})"
-        if n.op == "exp":
-            return f"pow({math.e!r}, {a[0]})"
+        if n.info.host:
+            return n.info.host.format(*a)
         raise Unsupported(f"`{n.op}` of a scalar argument (the host function computes + - * / pow min max)")
 
     def host_params(self) -> list[str]:
@@ -307,13 +337,11 @@ class Writer:
         params = self.tensor_params() + [f"{n}: {dt}" for n, dt in self.kernel_scalars]
         params += [f"{t.name}: {t.kind}[{DTYPE[t.dtype]}, {t.view}]" for t in self.out_tensors]
         params.append("t: Tiling")
-        one_line = f"def {self.op_name}({', '.join(params)}):"
-        if len(one_line) <= 100:
-            return one_line
-        return f"def {self.op_name}(\n" + "".join(f"    {p},\n" for p in params) + "):"
+        return signature(self.op_name, params)
 
     def host_tensor(self) -> str:
-        t = next((t for t in self.tensors if t.node is not None and not self.lay.is_reduced(t.node)), None) or self.tensors[0]
+        t = next((t for t in self.tensors if t.node is not None and not self.lay.is_reduced(t.node)), None) \
+            or self.tensors[0]
         dims = ", ".join(self.dims)
         return f"{t.name}: Tensor[{DTYPE[t.dtype]}, ({dims}{',' if len(self.dims) == 1 else ''})]"
 
@@ -350,16 +378,12 @@ def _host_literal(v) -> str:
 
 
 def _has_div(n: Node) -> bool:
-    return n.op in ("div", "pow", "sqrt", "rsqrt", "reciprocal", "exp") or any(
-        isinstance(a, Node) and _has_div(a) for a in n.args)
+    """A host value with a division or a power in it is a float field."""
+    return n.info.floating or any(isinstance(a, Node) and _has_div(a) for a in n.args)
 
 
 def _field_hint(n: Node) -> str:
-    if n.op == "div" and n.args[0].is_const and n.args[0].value == 1:
-        return "inv"
-    if n.op == "reciprocal":
-        return "inv"
-    return "k"
+    return "inv" if inverse_of(n) is not None else "k"
 
 
 # -- compute stages ----------------------------------------------------------------------------------
@@ -392,7 +416,7 @@ class Stage:
             visit(r)
 
     def _computed_here(self, n) -> bool:
-        return isinstance(n, Node) and id(n) not in self.env and not (self.w.lay.is_scalar(n) and n.op != "reduce")
+        return isinstance(n, Node) and id(n) not in self.env and not (self.w.lay.is_scalar(n) and not n.is_reduce)
 
     def value(self, n: Node) -> str:
         if id(n) not in self.uses:
@@ -403,7 +427,7 @@ class Stage:
         """`name = <n>`; later uses of n read `name`."""
         if id(n) not in self.uses:
             self.plan([n])
-        if n.op == "scan":
+        if n.is_scan:
             self.scan_names[id(n)] = name
             return self._scan(n)
         text = self._text(n, naming=False)[0] if id(n) not in self.env else self.env[id(n)]
@@ -412,11 +436,10 @@ class Stage:
         return name
 
     def _named(self, n: Node) -> bool:
-        return (n.op == "scan" or self.uses.get(id(n), 0) > 1) and n.is_tensor and \
-            n.op not in ("input", "param", "const", "scalar", "dim", "reshape")
+        return (n.is_scan or self.uses.get(id(n), 0) > 1) and n.is_tensor and not (n.is_leaf or n.is_view)
 
     def _name(self, n: Node) -> str:
-        if n.op == "scan":
+        if n.is_scan:
             return self._scan(n)
         text = self._text(n, naming=False)[0]
         name = self.w.namer.fresh("v")
@@ -448,57 +471,49 @@ class Stage:
         if id(n) in self.env:
             return self.env[id(n)], 9
         w = self.w
-        if w.lay.is_scalar(n) and n.op != "reduce":
+        if w.lay.is_scalar(n) and not n.is_reduce:
             text = w.scalar_text(n)
             return text, (9 if not text.startswith("-") else 6)
-        if n.op in ("input", "param"):
+        if n.is_data:
             raise Unsupported(f"internal: `{n.name}` is not loaded in this stage")
         if naming and self._named(n):
             return self._name(n), 9
-        if n.op == "reshape":
+        if n.is_view:
             return self._text(n.args[0])
-        if n.op == "cast":
+        if n.is_cast:
             inner, p = self._text(n.args[0])
             if n.dtype in FLOAT_DTYPES and n.args[0].dtype in FLOAT_DTYPES:
                 return inner, p                       # computed in f32 anyway
             if n.dtype == "bool":
                 return f"{inner} != 0.0", 2
             return f"cast({inner}, f32)", 9
-        op, args = n.op, n.args
-        if op == "min" and _is_clamp(n, w) and not w.lay.is_scalar(args[0].args[0]):
-            x, lo, hi = args[0].args[0], args[0].args[1], args[1]
+        info, args = n.info, n.args
+        clamp = clamp_of(n)
+        if clamp is not None and all(w.lay.is_scalar(b) for b in clamp[1:]) and not w.lay.is_scalar(clamp[0]):
+            x, lo, hi = clamp
             return f"clamp({self._operand(x, 0)}, {w.scalar_text(lo)}, {w.scalar_text(hi)})", 9
-        if op in SYM:
-            p = PREC[op]
-            if op in ("lt", "le", "gt", "ge", "eq", "ne"):
-                return f"{self._operand(args[0], 3)} {SYM[op]} {self._operand(args[1], 3)}", p
-            right = p + 1 if op in ("sub", "div", "floordiv") else p
-            return f"{self._operand(args[0], p)} {SYM[op]} {self._operand(args[1], right)}", p
-        if op == "neg":
-            return f"-{self._operand(args[0], 7)}", 6
-        if op in ("max", "min", "pow"):
-            return f"{op}({self._operand(args[0], 0)}, {self._operand(args[1], 0)})", 9
-        if op == "where":
-            return f"where({self._text(args[0])[0]}, {self._operand(args[1], 0)}, {self._operand(args[2], 0)})", 9
-        if op in ("abs", "relu", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh", "rint", "floor", "ceil",
-                  "trunc"):
-            return f"{op}({self._operand(args[0], 0)})", 9
-        raise Unsupported(f"internal: no DSL text for `{op}`")
+        if info.compare:         # operands of arithmetic bind tighter, compares do not chain
+            return f"{self._operand(args[0], 3)} {info.infix} {self._operand(args[1], 3)}", info.prec
+        if info.infix:
+            right = info.prec + 1 if info.tight_right else info.prec
+            return f"{self._operand(args[0], info.prec)} {info.infix} {self._operand(args[1], right)}", info.prec
+        if info.prefix:
+            return f"{info.prefix}{self._operand(args[0], info.prec + 1)}", info.prec
+        if info.call:
+            # a mask (where's first operand) is passed as it is; other bool operands become numbers
+            texts = [self._text(a)[0] if i == 0 and info.mask_first else self._operand(a, 0)
+                     for i, a in enumerate(args)]
+            return f"{n.op}({', '.join(texts)})", 9
+        raise Unsupported(f"internal: no DSL text for `{n.op}`")
 
     def _operand(self, a: Node, prec: int) -> str:
         text, p = self._text(a)
         if isinstance(a, Node) and a.is_tensor and a.dtype == "bool":
             # a bool tile in arithmetic: a loaded mask converts with cast, a comparison selects 1 or 0
-            if a.op in ("lt", "le", "gt", "ge", "eq", "ne"):
+            if a.is_compare:
                 return f"where({text}, 1.0, 0.0)"
             return f"cast({text}, f32)"
         return f"({text})" if p < prec else text
-
-
-def _is_clamp(n: Node, w: Writer) -> bool:
-    a = n.args[0]
-    return (isinstance(a, Node) and a.op == "max" and isinstance(n.args[1], Node) and w.lay.is_scalar(n.args[1])
-            and isinstance(a.args[1], Node) and w.lay.is_scalar(a.args[1]))
 
 
 # -- sweeps: the copyin / compute / copyout of one tile loop -----------------------------------------
@@ -558,7 +573,7 @@ class LoopWriter(Writer):
             if not isinstance(n, Node) or id(n) in seen or id(n) in env:
                 return
             seen.add(id(n))
-            if n.op in ("input", "param"):
+            if n.is_data:
                 found.append(self.loaded[id(n)])
             for a in n.args:
                 visit(a)
@@ -605,13 +620,13 @@ class LoopWriter(Writer):
             elif r.kind == "out":
                 if r.tensor.dtype == "float16":
                     st.lines.append(f"{r.name} = cast({st.value(r.node)}, f16)")
-                elif r.tensor.dtype == "int8" and r.node.op == "cast":
+                elif r.tensor.dtype == "int8" and r.node.is_cast:
                     # the Cast page pairs int8 with half only: f32 -> f16 (exact for |v| <= 2048), then
                     # f16 -> int8 truncating, as torch's .to(torch.int8) does (out of range: saturating)
                     st.lines.append(f"{r.name} = cast(cast({st.value(r.node.args[0])}, f16), i8, round='trunc')")
                 elif id(r.node) in env:
                     st.lines.append(f"{r.name} = {env[id(r.node)]}")
-                elif r.node.op == "scan" and scan_mode == "carry":
+                elif r.node.is_scan and scan_mode == "carry":
                     st.scan_names[id(r.node)] = r.name          # the scan writes the output tile itself
                     st.value(r.node)
                 else:
@@ -642,23 +657,34 @@ class LoopWriter(Writer):
 
     @staticmethod
     def stages(copyin, compute, copyout) -> list[str]:
-        out = []
-        for kind, lines in (("copyin", copyin), ("compute", compute), ("copyout", copyout)):
-            if lines:
-                out.append(f"with {kind}:")
-                out += ["    " + l for l in lines]
-        return out
+        """The copyin / compute / copyout stages of one tile step (kir.stages), as lines."""
+        return kir.lines(kir.stages(copyin, compute, copyout))
 
-    def _scalars(self, nodes: list[Node], env: dict) -> list[str]:
-        """Row scalars derived from reductions (log(s), 1/s ...): once per row, on the scalar unit."""
+    def _scalars(self, nodes: list[Node], env: dict, hint: str = "k") -> list[str]:
+        """Values derived from reductions, computed once where the sweeps that read them begin (`env`
+        then knows them): row scalars (log(s), 1/s ...) in the rows templates, tiles in cols."""
         if not nodes:
             return []
         st = Stage(self, env)
         for n in nodes:
-            name = self.namer.fresh("k")
+            name = self.namer.fresh(hint)
             st.lines.append(f"{name} = {st.value(n)}")
             env[id(n)] = name
         return self.stages([], st.lines, [])
+
+    def store_values(self, outs: list, env: dict, name_of, at: str) -> list[str]:
+        """The stages that compute each (node, output tensor) of `outs` from values the sweeps left in
+        `env` and store it at `at` (a reduced output: one value, or a tile of them, per step)."""
+        st = Stage(self, env)
+        copyout = []
+        for o, t in outs:
+            name = name_of(t)
+            value = st.value(o)
+            if t.dtype == "float16":
+                value = f"cast({value}, f16)"
+            st.lines.append(f"{name} = {value}")
+            copyout.append(f"store({t.name}{at if isinstance(at, str) else at(t)}, {name})")
+        return self.stages([], st.lines, copyout)
 
     def levels(self) -> list[list[Node]]:
         """Reductions grouped by dependency level: level k reads only results of levels < k."""
@@ -668,7 +694,7 @@ class LoopWriter(Writer):
             if not isinstance(n, Node) or id(n) in seen:
                 return
             seen.add(id(n))
-            if n.op == "reduce":
+            if n.is_reduce:
                 acc.append(n)
                 return
             for a in n.args:
@@ -697,7 +723,7 @@ class LoopWriter(Writer):
             if key in seen:
                 return
             seen.add(key)
-            if self.lay.space.get(id(n)) == space and n.op not in ("reduce", "input", "param") and parent_full:
+            if self.lay.space.get(id(n)) == space and not (n.is_reduce or n.is_data) and parent_full:
                 if n not in found:
                     found.append(n)
                 return
@@ -731,22 +757,19 @@ class MapWriter(LoopWriter):
     template = "map"
 
     def kernel_body(self) -> list[str]:
-        total = self.prod(range(len(self.lay.base)))
+        total = kir.product(self.dims)
         roots = [Root("out", o, self.namer.fresh(t.name + "u"), t) for o, t in zip(self.lay.outputs, self.out_tensors)]
         copyin, compute, copyout, carries = self.sweep(roots, "c", "c", {})
-        body = [f"for part in core_chunk(t.chunk, {total}):", "    for c in tiles(part, t.tile):"]
-        body += ["        " + l for l in self.stages(copyin, compute, copyout)]
-        return body
+        tiles = kir.loop("c", kir.tiles("part", kir.dot("t", "tile")), *kir.stages(copyin, compute, copyout))
+        return kir.lines([kir.loop("part", kir.core_chunk(kir.dot("t", "chunk"), total), tiles)])
 
     def full_view(self, shape=None) -> str:
         return f"({self.dims[0]},)" if len(self.dims) == 1 else f"(({', '.join(self.dims)}),)"
 
     def host_body(self) -> list[str]:
-        total = self.prod(range(len(self.lay.base)))
-        return [f"total = {total}",
-                f"chunk = align_up(cdiv(total, VECTOR_CORES), {self.align_elems()})   # 32-byte aligned per-core offsets",
-                "cores = cdiv(total, chunk)",
-                f"tile = ub_elems(f32, live={self.live})"]
+        return [*kir.lines([kir.assign("total", kir.product(self.dims))]),
+                *self.chunk_split(["total"], self.align_elems(), "32-byte aligned per-core offsets"),
+                self.tile_line()]
 
     def launch_fields(self) -> str:
         return ", chunk=chunk, tile=min(tile, chunk)"
@@ -769,7 +792,9 @@ class RowsWriter(LoopWriter):
     def reduced_view(self, shape) -> str:
         lead = list(self.lay.lead)
         if not lead:                     # every axis reduced: one number (keepdim: ones, one axis of 1)
-            return "()" if not shape else self.shape_text(["1" if len(shape) == 1 else f"({', '.join(['1'] * len(shape))})"])
+            if not shape:
+                return "()"
+            return self.shape_text(["1" if len(shape) == 1 else f"({', '.join(['1'] * len(shape))})"])
         keep = len(shape) == len(self.lay.base)
         axes = lead + (list(self.lay.axes) if keep else [])
         names = [self.dims[a] if a in lead else "1" for a in sorted(axes)]
@@ -801,7 +826,7 @@ class RowsWriter(LoopWriter):
         idx = span if self.global_row else f"r, {span}"
         if not self.global_row:
             # inputs with one value per row (a per-row scale): one scalar each, read before the sweeps
-            per_row = [t for t in self.tensors if t.node is not None and t.node.op == "input" and lay.is_reduced(t.node)]
+            per_row = [t for t in self.tensors if t.node is not None and t.node.is_input and lay.is_reduced(t.node)]
             if per_row:
                 body.append("with copyin:")
                 for t in per_row:
@@ -816,29 +841,21 @@ class RowsWriter(LoopWriter):
             body += self._scalars(self.boundary_reduced([o for o, _ in full_outs], env), env)
             copyin, compute, copyout, carries = self.sweep(roots, idx, idx, env)
             body += [f"{c} = {v}" for c, v in carries]
+            step = kir.stages(copyin, compute, copyout)
             if self.split_global:
                 part = self.namer.fresh("part")
-                body.append(f"for {part} in core_chunk(t.chunk, {R}):")
-                body.append(f"    for c in tiles({part}, t.tile):")
-                body += ["        " + l for l in self.stages(copyin, compute, copyout)]
+                tiles = kir.loop("c", kir.tiles(part, kir.dot("t", "tile")), *step)
+                chunk = kir.core_chunk(kir.dot("t", "chunk"), self.dims_product(lay.axes))
+                body += kir.lines([kir.loop(part, chunk, tiles)])
             else:
-                body.append(f"for c in tiles({R}, t.tile):")
-                body += ["    " + l for l in self.stages(copyin, compute, copyout)]
+                body += kir.lines([kir.loop("c", kir.tiles(self.dims_product(lay.axes), kir.dot("t", "tile")), *step)])
         if red_outs:
-            compute, copyout = [], []
-            st = Stage(self, env)
-            for o, t in red_outs:
-                name = self.namer.fresh(t.name + "v")
-                value = st.value(o)
-                if t.dtype == "float16":
-                    value = f"cast({value}, f16)"
-                st.lines.append(f"{name} = {value}")
-                at = "[r]" if not self.global_row else "" if t.view == "()" else "[0]"   # keepdim: one axis of 1
-                copyout.append(f"store({t.name}{at}, {name})")
-            body += self.stages([], st.lines, copyout)
+            # one value per row; a global row's: 0-d, or one axis of 1 (keepdim)
+            at = (lambda t: "[r]") if not self.global_row else (lambda t: "" if t.view == "()" else "[0]")
+            body += self.store_values(red_outs, env, lambda t: self.namer.fresh(t.name + "v"), at)
         if self.global_row:
             return body
-        return [f"for r in core_rows(t.rows, {self.prod(self.lay.lead)}):"] + ["    " + l for l in body]
+        return kir.lines([kir.loop("r", kir.core_rows(kir.dot("t", "rows"), self.dims_product(lay.lead)), *body)])
 
     def level_sweeps(self, env: dict, idx: str) -> list[str]:
         """One sweep along the row per reduction level, each into scalar accumulators."""
@@ -856,8 +873,8 @@ class RowsWriter(LoopWriter):
             if self.shared_sums:
                 body += self._shared_sweep(roots, (copyin, compute, copyout), env)
                 continue
-            body.append(f"for c in tiles({self.row_expr()}, t.tile):")
-            body += ["    " + l for l in self.stages(copyin, compute, copyout)]
+            step = kir.stages(copyin, compute, copyout)
+            body += kir.lines([kir.loop("c", kir.tiles(self.dims_product(self.lay.axes), kir.dot("t", "tile")), *step)])
             for r in roots:
                 env[id(r.node)] = r.name
         return body
@@ -910,24 +927,17 @@ class RowsWriter(LoopWriter):
             self.out_tensors.pop()
 
     def host_body(self) -> list[str]:
-        R = self.row_expr()
         if self.shared_sums:
             return ["# each core sums its own chunk; the partial sums meet in a GM workspace",
-                    f"chunk = align_up(cdiv({R}, VECTOR_CORES), {self.align_elems()})",
-                    f"cores = cdiv({R}, chunk)",
-                    f"tile = ub_elems(f32, live={self.live})"]
+                    *self.chunk_split([self.dims[a] for a in self.lay.axes], self.align_elems()), self.tile_line()]
         if self.split_global:
             return ["# every core sweeps the whole tensor for the reductions (only sums meet through the",
                     "# workspace), then writes its own chunk of the outputs",
-                    f"chunk = align_up(cdiv({R}, VECTOR_CORES), {self.align_elems()})",
-                    f"cores = cdiv({R}, chunk)",
-                    f"tile = ub_elems(f32, live={self.live})"]
+                    *self.chunk_split([self.dims[a] for a in self.lay.axes], self.align_elems()), self.tile_line()]
         if self.global_row:
-            return ["cores = 1      # one row: a single core walks it",
-                    f"tile = ub_elems(f32, live={self.live})"]
+            return ["cores = 1      # one row: a single core walks it", self.tile_line()]
         A = self.prod(self.lay.lead)
-        return [f"cores, rows = core_split({A})",
-                f"tile = ub_elems(f32, live={self.live})"]
+        return [f"cores, rows = core_split({A})", self.tile_line()]
 
     def launch_fields(self) -> str:
         R = self.row_expr()
@@ -946,7 +956,8 @@ class RowsWriter(LoopWriter):
         return (f"Drafted from {self.source}: row-wise (rows template) over the last "
                 f"{'axis' if len(self.lay.axes) == 1 else f'{len(self.lay.axes)} axes'}. "
                 f"{n} reduction sweep{'s' if n != 1 else ''} per row with scalar accumulators"
-                + (", then a sweep that writes the outputs" if any(self.lay.is_full(o) for o in self.lay.outputs) else "")
+                + (", then a sweep that writes the outputs" if any(self.lay.is_full(o) for o in self.lay.outputs)
+                   else "")
                 + ("; scans carry a scalar from tile to tile" if self.lay.scans else "") + ".")
 
 
@@ -972,17 +983,17 @@ class WindowsWriter(RowsWriter):
         direct = {id(o): t for o, t in zip(lay.outputs, self.out_tensors) if t.dtype == "float32"}
         for r in lay.reductions:
             t = direct.pop(id(r), None)
-            name = self.tile_name(t) if t else self.namer.fresh({"sum": "su", "max": "mu", "min": "nu"}[r.attrs["kind"]])
+            acc = {"sum": "su", "max": "mu", "min": "nu"}[r.attrs["kind"]]
+            name = self.tile_name(t) if t else self.namer.fresh(acc)
             roots.append(Root("acc", r, name, t, reduce=r.attrs["kind"]))
         for o, t in zip(lay.outputs, self.out_tensors):
             if id(o) not in direct and any(r.tensor is t for r in roots):
                 continue
             roots.append(Root("out", o, self.tile_name(t), t))
         copyin, compute, copyout, _ = self.sweep(roots, f"windows(c, {Rw}, {Rw})", "c", env, window=Rw)
-        body = [f"for part in core_chunk(t.per_core, {self.prod(lay.lead)}):",
-                "    for c in tiles(part, t.tile_rows):          # c: a block of whole rows"]
-        body += ["        " + l for l in self.stages(copyin, compute, copyout)]
-        return body
+        tiles = kir.loop("c", kir.tiles("part", kir.dot("t", "tile_rows")), *kir.stages(copyin, compute, copyout))
+        chunk = kir.core_chunk(kir.dot("t", "per_core"), self.dims_product(lay.lead))
+        return kir.lines([kir.loop("part", chunk, kir.note(tiles, "c: a block of whole rows", 10))])
 
     def host_body(self) -> list[str]:
         A, R = self.prod(self.lay.lead), self.row_expr()
@@ -1014,7 +1025,8 @@ class ColsWriter(LoopWriter):
     def reduced_view(self, shape) -> str:
         keep = len(shape) == len(self.lay.base)
         trail = list(self.lay.trail)
-        tgroup = [("1" if a in self.lay.axes else self.dims[a]) for a in (list(self.lay.axes) + trail if keep else trail)]
+        axes = list(self.lay.axes) + trail if keep else trail
+        tgroup = [("1" if a in self.lay.axes else self.dims[a]) for a in axes]
         tg = tgroup[0] if len(tgroup) == 1 else "(" + ", ".join(tgroup) + ")"
         return self.shape_text([self.group(self.lay.lead), tg])
 
@@ -1025,7 +1037,8 @@ class ColsWriter(LoopWriter):
         Rp = R if " " not in R else f"({R})"
         lead = bool(lay.lead)
         pre = "r, " if lead else ""
-        inner: list[str] = self._column_params(env)
+        params = [self.loaded[id(n)] for n in self.lay.nodes if n.is_param and self.lay.is_reduced(n)]
+        inner: list[str] = self.load_once(params, "c", env) if params else []   # one value per column: a tile each
         full_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if lay.is_full(o)]
         red_outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if not lay.is_full(o)]
         reverse = {s.attrs["reverse"] for s in lay.scans}
@@ -1036,7 +1049,7 @@ class ColsWriter(LoopWriter):
 
         def stepped(roots):
             if all(r.kind == "out" for r in roots) and not any(
-                    n.op == "scan" for r in roots for n in _subgraph_nodes(r.node, env)):
+                    n.is_scan for r in roots for n in _subgraph_nodes(r.node, env)):
                 # nothing runs from step to step: one plain loop over the reduced axis
                 b = self.sweep(roots, f"{pre}m, c", f"{pre}m, c", env, scan_mode="tile")
                 return [f"for m in range({Rp}):"] + ["    " + l for l in self.stages(*b[:3])]
@@ -1048,72 +1061,32 @@ class ColsWriter(LoopWriter):
             return out
 
         for level in self.levels():
-            inner += self._tiles(self.boundary_reduced([r.args[0] for r in level], env), env)
+            inner += self._scalars(self.boundary_reduced([r.args[0] for r in level], env), env, "d")
             roots = [Root("acc", r, self.namer.fresh({"sum": "acc", "max": "amax", "min": "amin", "prod": "aprod"}
                                                      [r.attrs["kind"]]), reduce=r.attrs["kind"]) for r in level]
             inner += stepped(roots)
             for r in roots:
                 env[id(r.node)] = r.name
         if full_outs:
-            inner += self._tiles(self.boundary_reduced([o for o, _ in full_outs], env), env)
+            inner += self._scalars(self.boundary_reduced([o for o, _ in full_outs], env), env, "d")
             inner += stepped([Root("out", o, self.tile_name(t), t) for o, t in full_outs])
         if red_outs:
-            st = Stage(self, env)
-            copyout = []
-            for o, t in red_outs:
-                name = self.tile_name(t)
-                value = st.value(o)
-                if t.dtype == "float16":
-                    value = f"cast({value}, f16)"
-                st.lines.append(f"{name} = {value}")
-                copyout.append(f"store({t.name}[{pre}c], {name})")
-            inner += self.stages([], st.lines, copyout)
-        C = self.prod(lay.trail)
+            inner += self.store_values(red_outs, env, self.tile_name, f"[{pre}c]")
         if lead:
-            return [f"for r in core_rows(t.rows, {self.prod(lay.lead)}):", f"    for c in tiles({C}, t.tile):"] + \
-                ["        " + l for l in inner]
-        return [f"for part in core_chunk(t.chunk, {C}):", "    for c in tiles(part, t.tile):"] + \
-            ["        " + l for l in inner]
+            tiles = kir.loop("c", kir.tiles(self.dims_product(lay.trail), kir.dot("t", "tile")), *inner)
+            return kir.lines([kir.loop("r", kir.core_rows(kir.dot("t", "rows"), self.dims_product(lay.lead)), tiles)])
+        tiles = kir.loop("c", kir.tiles("part", kir.dot("t", "tile")), *inner)
+        return kir.lines([kir.loop("part", kir.core_chunk(kir.dot("t", "chunk"), self.dims_product(lay.trail)), tiles)])
 
     def leaf_view(self, n: Node) -> str:
         if "actual" in n.attrs and self.lay.is_reduced(n) and not self.lay.lead:
             return self.shape_text([self.group(self.lay.trail)])   # one value per column (BatchNorm1d's weight)
         return super().leaf_view(n)
 
-    def _column_params(self, env: dict) -> list[str]:
-        """Parameters with one value per column: a tile of each, loaded once per column tile (the
-        sweeps below find them in `env`)."""
-        params = [n for n in self.lay.nodes if n.op == "param" and self.lay.is_reduced(n)]
-        if not params:
-            return []
-        copyin, compute = [], []
-        for n in params:
-            t = self.loaded[id(n)]
-            tile = self.tile_name(t, "h" if t.dtype == "float16" else "u")
-            copyin.append(f"{tile} = load({t.name}[c])")
-            if t.dtype == "float16":
-                compute.append(f"{self.tile_name(t, 'u')} = cast({tile}, f32)")
-            env[id(n)] = self.tile_name(t, "u")
-        return self.stages(copyin, compute, [])
-
-    def _tiles(self, nodes: list[Node], env: dict) -> list[str]:
-        if not nodes:
-            return []
-        st = Stage(self, env)
-        for n in nodes:
-            name = self.namer.fresh("d")
-            st.lines.append(f"{name} = {st.value(n)}")
-            env[id(n)] = name
-        return self.stages([], st.lines, [])
-
     def host_body(self) -> list[str]:
-        C = self.prod(self.lay.trail)
         if self.lay.lead:
-            A = self.prod(self.lay.lead)
-            return [f"cores, rows = core_split({A})",
-                    f"tile = ub_elems(f32, live={self.live})"]
-        return [f"chunk = align_up(cdiv({C}, VECTOR_CORES), {self.align_elems()})", f"cores = cdiv({C}, chunk)",
-                f"tile = ub_elems(f32, live={self.live})"]
+            return [f"cores, rows = core_split({self.prod(self.lay.lead)})", self.tile_line()]
+        return [*self.chunk_split([self.dims[a] for a in self.lay.trail], self.align_elems()), self.tile_line()]
 
     def launch_fields(self) -> str:
         C = self.prod(self.lay.trail)

@@ -99,15 +99,15 @@ class RowsTotalWriter(_Shares, RowsWriter):
         lay = self.lay
         loads = []
         for n in lay.nodes:
-            if n.op == "input" and lay.is_reduced(n) and id(n) not in env:
+            if n.is_input and lay.is_reduced(n) and id(n) not in env:
                 t = self.loaded[id(n)]
                 name = self.namer.fresh(t.name + "v")
                 loads.append(f"{name} = load({t.name}[r])")
                 env[id(n)] = name
         for n in lay.nodes:
-            if n.op == "pick":
+            if n.is_pick:
                 x, index = n.args
-                if x.op not in ("input", "param"):
+                if not x.is_data:
                     raise Unsupported("a class-index pick of a computed value in rows of "
                                       f"{SHORT_ROW} elements or more")
                 t = self.loaded[id(x)]
@@ -141,7 +141,7 @@ class RowStage(Stage):
         if id(n) in self.env:
             return self.env[id(n)], 9
         lay = self.w.lay
-        if n.op == "pick":
+        if n.is_pick:
             if naming and self._named(n):
                 return self._name(n), 9
             self._full_parent.append(False)
@@ -200,7 +200,8 @@ class WindowsTotalWriter(_Shares, WindowsWriter):
                 kind = r.attrs["kind"]
                 if kind not in WIN_FN:
                     raise Unsupported(f"a per-row {kind} of short rows (window ops: sum, max, min)")
-                roots.append(Root("acc", r, self.namer.fresh({"sum": "su", "max": "mu", "min": "nu"}[kind]), reduce=kind))
+                acc = self.namer.fresh({"sum": "su", "max": "mu", "min": "nu"}[kind])
+                roots.append(Root("acc", r, acc, reduce=kind))
         sums = {}
         for t in lay.totals:
             sums[id(t)] = self.namer.fresh("acc")

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from .graph import Node, Unsupported
+from .graph import PERMUTE, Node, Unsupported
 from .layout import subgraph
 from .templates import DTYPE, Stage, Writer
 
@@ -43,10 +43,10 @@ class PermuteWriter(Writer):
     template = "permute"
 
     def __init__(self, g, lay, op_name, live):
-        self.node: Node = next(n for n in lay.nodes if n.op in ("permute", "transpose"))
+        self.node: Node = next(n for n in lay.nodes if n.kind == PERMUTE)
         super().__init__(g, lay, op_name, live)
         r = len(lay.base)
-        self.order = list(self.node.attrs["order"]) if self.node.op == "permute" else \
+        self.order = list(self.node.attrs["order"]) if self.node.info.form == "order" else \
             list(range(r - 2)) + [r - 1, r - 2]
         out = self.out_tensors[0]
         out.view = self.shape_text([self.dims[a] for a in self.order])
@@ -145,11 +145,11 @@ class PermuteWriter(Writer):
         moves), elementwise work on the result, the last line assigning `yu`."""
         out = self.lay.outputs[0]
         pre = self.node.args[0]
-        x = next(m for m in subgraph(pre) if m.op == "input")
+        x = next(m for m in subgraph(pre) if m.is_input)
         stage = Stage(self, {id(x): xu})
         lines: list[str] = []
         v = xu
-        if pre.op != "input":
+        if not pre.is_input:
             v = stage.assign(self.namer.fresh("v"), pre)
             lines += stage.lines
             stage.lines = []
@@ -185,7 +185,8 @@ class PermuteWriter(Writer):
             lines += [f"bm = min({rows}, {BLOCK})   # rows of a block = columns of its transpose",
                       f"bn = min({cols}, {BLOCK})   # columns of a block = rows of its transpose"]
         else:
-            lines += [f"bn = min(align_up({cols}, 8), {MAX_COLS})   # a row's pitch is a repeat stride: at most 255 blocks",
+            lines += [f"bn = min(align_up({cols}, 8), {MAX_COLS})"
+                      "   # a row's pitch is a repeat stride: at most 255 blocks",
                       f"bm = min(max(ub_elems(f32, live={self.live}) // bn, 1), {rows})"]
         return lines
 
@@ -311,14 +312,16 @@ class SplitWriter(Writer):
                 chunk = self.namer.fresh(f"chunk{n.attrs['part']}")
                 self.host_fields.append(_Field(chunk, f"cdiv({cols}, cores)"))
                 src = f"k.start + {off}:k.start + {off} + k.len" if off else "k"
-                body += [f"for {part} in core_chunk(t.{chunk}, {cols}):      # part {n.attrs['part']}: this core's elements",
+                body += [f"for {part} in core_chunk(t.{chunk}, {cols}):"
+                         f"      # part {n.attrs['part']}: this core's elements",
                          f"    for k in tiles({part}, t.tile):",
                          "        with copyin:", f"            {xu} = load({x.name}[{src}])",
                          "        with compute:", f"            {yu} = {xu}",
                          "        with copyout:", f"            store({t.name}[k], {yu})"]
             else:
                 src = f"k.start + {off}:k.start + {off} + k.len" if off else "k"
-                body += [f"for {part} in core_chunk(t.per_core, {self.prod(range(self.axis))}):      # part {n.attrs['part']}: this core's rows",
+                body += [f"for {part} in core_chunk(t.per_core, {self.prod(range(self.axis))}):"
+                         f"      # part {n.attrs['part']}: this core's rows",
                          f"    for c in tiles({part}, t.rows):",
                          f"        for k in tiles({cols}, t.cols):",
                          "            with copyin:", f"                {xu} = load({x.name}[c, {src}])",
@@ -330,7 +333,7 @@ class SplitWriter(Writer):
         total = self.prod(range(len(self.dims)))
         if self.flat:
             return [f"cores = max(min(VECTOR_CORES, cdiv({total}, 64)), 1)   # at least 64 elements a core",
-                    f"tile = ub_elems(f32, live={self.live})"]
+                    self.tile_line()]
         row = self.prod(range(self.axis, len(self.dims)))
         return [f"cores, per_core = core_split({self.prod(range(self.axis))})",
                 f"cols = min(align_up({row}, 8), {MAX_COLS})   # a row's pitch is a repeat stride: at most 255 blocks",

@@ -1,4 +1,4 @@
-"""The drafter's templates by name: the layout (`layout.py`) picks one, its writer renders the DSL."""
+"""The drafter's templates by name: the rule list (`choice.py`) picks one, its writer renders the DSL."""
 from __future__ import annotations
 
 from .blocks import RowBlocksWriter
@@ -14,8 +14,9 @@ from .templates import ColsWriter, MapWriter, RowsWriter, WindowsWriter
 from .totals import TOTAL_WRITERS
 from .views import PermuteWriter, SplitWriter
 
-WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "row_blocks": RowBlocksWriter, "cols": ColsWriter,
-           "planes": PlanesWriter, "bcast": BroadcastWriter, "bcast_fold": FoldedBroadcastWriter, "pool": PoolWriter,
+WRITERS = {"map": MapWriter, "rows": RowsWriter, "windows": WindowsWriter, "row_blocks": RowBlocksWriter,
+           "cols": ColsWriter, "planes": PlanesWriter, "bcast": BroadcastWriter, "bcast_fold": FoldedBroadcastWriter,
+           "pool": PoolWriter,
            "index": IndexWriter, "resize": ResizeWriter, "gridsample": GridSampleWriter, "gridinput": GridInputWriter,
            "remap": RemapWriter, "interleave_last": InterleaveWriter,
            **TOTAL_WRITERS, "permute": PermuteWriter, "split": SplitWriter, "sort": SortWriter,

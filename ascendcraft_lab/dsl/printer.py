@@ -78,6 +78,14 @@ def shape_text(groups) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
+def block_lines(stmts, depth: int = 0) -> list[str]:
+    """The lines of `stmts` indented `depth` levels: a block of a program that is written in parts (the
+    drafter's templates, drafter/kir.py)."""
+    out: list[str] = []
+    _block(stmts, depth, out)
+    return out
+
+
 def _block(stmts, depth: int, out: list[str]) -> None:
     pad = INDENT * depth
     for st in stmts:
@@ -238,4 +246,4 @@ def _is_default(a: Expr, default) -> bool:
     return a == default
 
 
-__all__ = ["print_program", "expr_text", "gmref_text", "iter_text", "shape_text"]
+__all__ = ["print_program", "block_lines", "expr_text", "gmref_text", "iter_text", "shape_text"]

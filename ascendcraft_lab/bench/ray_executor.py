@@ -299,12 +299,11 @@ class RayExecutor:
         refs = list(self.running)
         for ref in refs:
             self.ray.cancel(ref)
-        if refs:
-            self.ray.wait(refs, num_returns=len(refs), timeout=CANCEL_WAIT_S)
-        for ref in refs:
+        left = self.ray.wait(refs, num_returns=len(refs), timeout=CANCEL_WAIT_S)[1] if refs else []
+        for ref in left:        # only those still running: Ray does not expect a finished task cancelled again
             try:
                 self.ray.cancel(ref, force=True)
-            except Exception:  # noqa: BLE001 - already finished
+            except Exception:  # noqa: BLE001 - it finished meanwhile
                 pass
         self.running.clear()
 

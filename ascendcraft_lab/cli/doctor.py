@@ -1,12 +1,14 @@
 """`ascendcraft doctor`: one table of what this machine can do.
 
 Required for the offline pipeline: Python 3.11+, numpy, torch, a g++ that compiles C++17,
-and the emulator's headers. Everything else (CANN, torch_npu, an NPU, an LLM endpoint) is
-reported as available or not and never fails the command.
+and the emulator's headers. Everything else (CANN, torch_npu, an NPU, an LLM endpoint, Ray for
+`bench --executor ray`) is reported as available or not and never fails the command.
 """
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import importlib.util
 import os
 import platform
 import shutil
@@ -103,6 +105,30 @@ def _llm(timeout: float = 3.0) -> Check:
     return Check("LLM endpoint", True, f"{cfg.base_url} {status}; model {cfg.model}; {key} ({cfg.source})")
 
 
+RAY_MIN = (2, 40)
+
+
+def _ray() -> Check:
+    """Ray for `bench --executor ray`, from its installed metadata: importing Ray takes seconds."""
+    try:
+        version = importlib.metadata.version("ray")
+    except importlib.metadata.PackageNotFoundError:
+        return Check("Ray", False, "not installed (only `bench --executor ray` needs it: "
+                                   "pip install 'ascendcraft-lab[ray]')")
+    try:
+        too_old = tuple(int(x) for x in version.split(".")[:2]) < RAY_MIN
+    except ValueError:
+        too_old = False
+    if too_old:
+        return Check("Ray", False, f"{version} is older than {RAY_MIN[0]}.{RAY_MIN[1]}: pip install 'ascendcraft-lab[ray]'")
+    detail = version
+    if importlib.util.find_spec("grpc") is None:      # what Ray Client adds (ray[client])
+        detail += "; without Ray Client: --address ray://HOST:PORT needs pip install 'ray[client]'"
+    if os.environ.get("RAY_ADDRESS"):
+        detail += f"; RAY_ADDRESS={os.environ['RAY_ADDRESS']}"
+    return Check("Ray", True, detail)
+
+
 def run_checks() -> list[Check]:
     return [
         _python(),
@@ -114,6 +140,7 @@ def run_checks() -> list[Check]:
         _module("torch_npu", False),
         _npu(),
         _llm(),
+        _ray(),
     ]
 
 

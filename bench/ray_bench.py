@@ -1,6 +1,7 @@
 """The Ray executor's overhead on one machine: the same ops on the local pool and on a local Ray cluster (not a test).
 
-    .venv/bin/python bench/ray_bench.py [--ops 20] [--seeds 2] [-o bench-out/ray-bench] [--write bench/results/ray-executor.md]
+    .venv/bin/python bench/ray_bench.py [--ops 20] [--seeds 2] [-o bench-out/ray-bench]
+                                        [--write bench/results/ray-executor.md]
 
 The same ops of the bundled suite (round robin over --categories, --ops of them) are run by
 `ascendcraft bench` twice per executor: on the local pool (`--jobs 2`) and with `--executor ray`
@@ -106,7 +107,8 @@ def main() -> int:
              f"{', '.join(f'{x:.1f}' for x in load)} (start, between, end). Ops: {' '.join(ops)}; "
              f"`--seeds {args.seeds} --no-timing`, both shapes. Wall time of the `ascendcraft bench` process, start "
              f"to exit; the Ray cluster's own start ({started:.0f} s) is not in it.", "",
-             "| executor | kernel cache | wall time | vs local pool | ops correct on both shapes |", "|---|---|---|---|---|"]
+             "| executor | kernel cache | wall time | vs local pool | ops correct on both shapes |",
+             "|---|---|---|---|---|"]
     for name, kind, wall, doc in rows:
         lines.append(f"| {name} | {kind} | {wall:.0f} s | {wall / local[kind]:.2f}x | {correct(doc)} |")
     lines += ["", "One machine: the difference is what Ray adds (connecting, shipping the package, a task's start "

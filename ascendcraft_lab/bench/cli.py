@@ -129,8 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         if why:
             print(f"ascendcraft bench: cannot resume: {why}", file=sys.stderr)
             return 2
-        # an op lost with its Ray node has no verdict yet: it runs again
-        done = {f"{r['category']}/{r['op']}": r for r in previous["results"] if not r.get("lost")}
+        done = finished_ops(previous)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -250,6 +249,12 @@ def _previous_run(out: Path, config: dict) -> tuple[dict | None, str]:
     if differ:
         return None, f"{path} was made with other settings ({', '.join(differ)}); resume with the same options"
     return doc, ""
+
+
+def finished_ops(doc: dict) -> dict[str, dict]:
+    """The ops of an earlier run that `--resume` keeps: every result but an op lost with its Ray
+    node, which has no verdict yet and runs again."""
+    return {f"{r['category']}/{r['op']}": r for r in doc["results"] if not r.get("lost")}
 
 
 def _soc_name(soc):

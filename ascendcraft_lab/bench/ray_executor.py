@@ -159,7 +159,7 @@ class RayExecutor:
             raise ExecutorError(f"cannot connect to a Ray cluster at {where}: {_first_line(e)} (start one with "
                                 f"`ray start --head`, or give --address HOST:PORT, ray://HOST:PORT or local)") from None
         finally:
-            if main:       # ray.init makes SIGTERM exit at once; the bench's handler stops the workers first
+            if handler is not None:   # ray.init makes SIGTERM exit at once; the bench's handler stops the workers first
                 signal.signal(signal.SIGTERM, handler)
         self.address = address or "auto"
         resources = ray.cluster_resources()

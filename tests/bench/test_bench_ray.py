@@ -30,6 +30,7 @@ pytestmark = pytest.mark.heavy
 
 ROOT = package_root()
 SUITE = ROOT / "ascendcraft_lab" / "suite"
+NPUKB = ROOT / "ascendcraft_lab" / "suite_npukb" / "npukernelbench_level1"
 RUN_TIMEOUT_S = 1200            # a hang, not a slow machine, reaches it
 SMALL = '''import os, signal, time
 import torch
@@ -132,6 +133,12 @@ def test_ray_gives_the_local_pools_verdicts_drafts_projects_and_report(cluster, 
         shutil.copy(SUITE / op, suite / op)
     # its reference kills the process above it: a crashed op on both, not a lost one on Ray
     (suite / "activation" / "crash.py").write_text(SMALL.format(marks=[], body="os.kill(os.getppid(), signal.SIGKILL)"))
+    # an NPUKernelBench op reads its cases from the JSON-lines file beside it: that travels too
+    (suite / "npukb").mkdir()
+    shutil.copy(NPUKB / "11_Exp.py", suite / "npukb" / "exp.py")
+    (suite / "npukb" / "exp.json").write_text("".join(
+        json.dumps({"inputs": [{"name": "x", "type": "tensor", "dtype": "float32", "shape": shape}]}) + "\n"
+        for shape in ([16, 1024], [13, 1003])))
     args = ["--seeds", "2", "--no-timing"]
     local, ray = base / "same" / "local", base / "same" / "ray"
     assert bench_main([str(suite), "-o", str(local), *args]) == 0
@@ -143,10 +150,13 @@ def test_ray_gives_the_local_pools_verdicts_drafts_projects_and_report(cluster, 
     assert verdicts(there) == verdicts(here)
     assert verdicts(here)["activation/relu"] == {"reference": (True, True, "ok"), "tail": (True, True, "ok")}
     assert verdicts(here)["activation/crash"]["reference"][2] == "crash"
+    assert verdicts(here)["npukb/exp"] == {"reference": (True, True, "ok")}
+    cases = lambda doc: next(r for r in doc["results"] if r["op"] == "exp")["shapes"]["reference"]["cases"]["total"]
+    assert cases(there) == cases(here) == 2
     assert there["state"] == "complete" and there["meta"]["executor"]["kind"] == "ray"
     per_op = lambda p: p.read_text().split("## Per category", 1)[1]        # below the command line and times
     assert per_op(ray / "report.md") == per_op(local / "report.md")
-    for name in ("activation/relu", "reduce/sum_dim"):
+    for name in ("activation/relu", "reduce/sum_dim", "npukb/exp"):
         mine, theirs = local / "ops" / name, ray / "ops" / name
         files = sorted(p.relative_to(mine) for p in mine.rglob("*") if p.is_file() and p.suffix != ".json"
                        and p.name != "log.txt")

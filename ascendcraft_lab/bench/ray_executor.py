@@ -151,17 +151,17 @@ class RayExecutor:
                        "excludes": ["__pycache__", "*.pyc", "labextension"], **({"env_vars": env} if env else {})}
         main = threading.current_thread() is threading.main_thread()
         handler = signal.getsignal(signal.SIGTERM) if main else None
+        address = address or os.environ.get("RAY_ADDRESS") or "auto"     # never a new local Ray unasked
         try:
             ray.init(address=address, runtime_env=runtime_env, logging_level=logging.WARNING, log_to_driver=False,
                      include_dashboard=False if address == "local" else None)
         except Exception as e:  # noqa: BLE001 - Ray raises ConnectionError, RuntimeError, ValueError ... for one cause
-            where = address or os.environ.get("RAY_ADDRESS") or "auto"
-            raise ExecutorError(f"cannot connect to a Ray cluster at {where}: {_first_line(e)} (start one with "
+            raise ExecutorError(f"cannot connect to a Ray cluster at {address}: {_first_line(e)} (start one with "
                                 f"`ray start --head`, or give --address HOST:PORT, ray://HOST:PORT or local)") from None
         finally:
             if handler is not None:   # ray.init makes SIGTERM exit at once; the bench's handler stops the workers first
                 signal.signal(signal.SIGTERM, handler)
-        self.address = address or "auto"
+        self.address = address
         resources = ray.cluster_resources()
         self.nodes = sum(1 for n in ray.nodes() if n.get("Alive"))
         self.cpus, self.npus = int(resources.get("CPU", 0)), int(resources.get("NPU", 0))
@@ -212,7 +212,13 @@ class RayExecutor:
         ray = self.ray
         while queue or self.running:
             while queue and (not self.cap or len(self.running) < self.cap):
-                self._submit(queue.pop(0))
+                a = queue.pop(0)
+                try:
+                    self._submit(a)
+                except OSError as e:    # the reference went away since the suite was read: that op's failure
+                    yield a.op, op_result(a.job, a.base, f"its reference could not be read: {e}", 0.0)
+            if not self.running:
+                continue
             ready, _ = ray.wait(list(self.running), num_returns=1, timeout=1.0)
             if ready:                   # and whatever else has finished by now
                 rest = [r for r in self.running if r not in ready]

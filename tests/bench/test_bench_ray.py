@@ -156,7 +156,8 @@ def test_ray_gives_the_local_pools_verdicts_drafts_projects_and_report(cluster, 
     assert cases(there) == cases(here) == 2
     assert there["state"] == "complete" and there["meta"]["executor"]["kind"] == "ray"
     # below the command line; the emulator's wall times (an NPUKernelBench op keeps them) are of the moment
-    per_op = lambda p: re.sub(r"(?<=\| )[\d.]+(e-?\d+)? m?s(?= \|)", "TIME", p.read_text().split("## Per category", 1)[1])
+    per_op = lambda p: re.sub(r"(?<=\| )[\d.]+(e-?\d+)? m?s(?= \|)", "TIME",
+                              p.read_text().split("## Per category", 1)[1])
     assert "| TIME |" in per_op(local / "report.md")        # (the comparison sees the NPUKernelBench op's row)
     assert per_op(ray / "report.md") == per_op(local / "report.md")
     for name in ("activation/relu", "reduce/sum_dim", "npukb/exp"):

@@ -2,15 +2,19 @@
 
     ascendcraft bench SUITE_DIR [--engine rule|llm] [--draft drafter|llm] [--backend emulator|cann]
                       [--jobs N] [-o OUT] [--shapes reference,tail] [--dtype f32|f16] [--only OP ...] [--resume]
+                      [--executor local|ray [--address auto|HOST:PORT|ray://HOST:PORT|local]]
 
-Each op runs in its own worker process (`bench.worker`), at most `--jobs` at a time, with a
-progress bar on stderr. OUT gets `results.json`, `report.html` and `ops/<category>/<op>/`
-(the draft, the AscendC project per shape, `log.txt`, `result.json`).
+Each op runs in its own worker process (`bench.worker`), with a progress bar on stderr: on this
+machine, at most `--jobs` at a time (the local pool), or with `--executor ray` as one Ray task
+per op on a cluster's nodes (`bench/ray_executor.py`; `bench/executor.py` has both). OUT gets
+`results.json`, `report.html` and `ops/<category>/<op>/` (the draft, the AscendC project per
+shape, `log.txt`, `result.json`).
 
 `results.json` always describes this run: it is rewritten after every op (`state` running,
 then complete). Ctrl-C (or SIGTERM) stops at once: the workers are killed with everything
 they started, and `results.json` keeps the ops that finished, marked `interrupted`, with the
-ops still to do; `--resume` runs those and completes the same document.
+ops still to do; `--resume` runs those and completes the same document. On Ray, an op lost
+with its node twice is reported as lost (state `incomplete`, exit 1), and `--resume` runs it again.
 """
 from __future__ import annotations
 
@@ -20,22 +24,19 @@ import json
 import math
 import os
 import platform
-import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from .. import procs
 from ..atomic import write_text
 from ..soc import DEFAULT_SOC
+from .executor import LocalPool
 from .metrics import summarise
 from .report import render_html, render_markdown, write_json
-from .suite import SuiteOp, discover
+from .suite import discover
 
-TORCH_SYMBOLS = ("torch::", "at::", "ATen/", "Python.h", "pybind11", "c10::", "PyObject")
-WORKER_GRACE_S = 5.0     # a stopped worker's time to stop its own children and remove its temporary files
 CONFIG_KEYS = ("suite", "draft", "engine", "backend", "dtype", "seeds", "shapes", "soc", "timing")
 
 
@@ -67,7 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--draft", choices=("drafter", "llm"), default="drafter", help="who writes the DSL draft")
     ap.add_argument("--backend", choices=("emulator", "cann"), default="emulator")
     ap.add_argument("--model", default=None, help="LLM model for --draft llm / --engine llm (default: $ASCENDCRAFT_MODEL)")
-    ap.add_argument("--jobs", type=_positive_int, default=max(1, min(2, os.cpu_count() or 1)), help="ops run in parallel")
+    ap.add_argument("--jobs", type=_positive_int, default=None,
+                    help="ops run in parallel (local default: 2, or 1 on one core; ray default: as many as the "
+                         "cluster has CPUs, or NPUs with --backend cann)")
     ap.add_argument("-o", "--out", default=None, help="output folder (default bench-out/<suite>)")
     ap.add_argument("--shapes", default="reference,tail", help="reference, tail or both (comma-separated)")
     ap.add_argument("--dtype", choices=("f32", "f16"), default="f32",
@@ -78,22 +81,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--timeout", type=_seconds, default=1800, help="seconds one op may take before it is stopped")
     ap.add_argument("--no-timing", action="store_true", help="skip the PyTorch eager timing")
     ap.add_argument("--resume", action="store_true", help="continue the interrupted run in OUT (same settings)")
+    ap.add_argument("--executor", choices=("local", "ray"), default="local",
+                    help="where the ops run: worker processes here, or one Ray task per op on a cluster")
+    ap.add_argument("--address", default=None, help="with --executor ray: the cluster (auto: the one `ray start` made "
+                    "here, the default unless RAY_ADDRESS is set; HOST:PORT of its head; ray://HOST:PORT through Ray "
+                    "Client; local: a one-machine Ray started for this run)")
     return ap
-
-
-class _Stop:
-    """What an interrupt needs: a flag the workers' threads see, and the workers to kill."""
-
-    def __init__(self):
-        self.event = threading.Event()
-        self.live: set[subprocess.Popen] = set()
-        self.lock = threading.Lock()
-
-    def kill_all(self) -> None:
-        self.event.set()
-        with self.lock:
-            live = list(self.live)
-        procs.stop_groups(live, grace=WORKER_GRACE_S)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
     if not shapes or any(s not in ("reference", "tail") for s in shapes):
         print("ascendcraft bench: --shapes takes reference, tail or reference,tail", file=sys.stderr)
+        return 2
+    if args.address is not None and args.executor != "ray":
+        print("ascendcraft bench: --address is for --executor ray", file=sys.stderr)
         return 2
     if args.model:   # the workers build their LLM clients from the environment
         os.environ["ASCENDCRAFT_MODEL"] = args.model
@@ -135,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         if why:
             print(f"ascendcraft bench: cannot resume: {why}", file=sys.stderr)
             return 2
-        done = {f"{r['category']}/{r['op']}": r for r in previous["results"]}
+        done = finished_ops(previous)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -154,42 +150,57 @@ def main(argv: list[str] | None = None) -> int:
         meta = {"suite": str(suite), "command": "ascendcraft bench " + " ".join(argv if argv is not None else sys.argv[1:]),
                 "started": started, "seconds": time.perf_counter() - t0, "draft": args.draft, "engine": args.engine,
                 "backend": args.backend, "soc": config["soc"], "dtype": config["dtype"],
-                "seeds": config["seeds"], "jobs": args.jobs, "threads": os.cpu_count() or 1,
+                "seeds": config["seeds"], "jobs": jobs, "threads": os.cpu_count() or 1,
                 "host": f"{platform.machine()} {platform.processor() or ''}".strip(), "python": platform.python_version(),
                 "config": config}
+        if executor is not None:
+            meta["executor"] = executor.describe()
         if "llm" in (args.draft, args.engine):
             meta["model"] = os.environ.get("ASCENDCRAFT_MODEL", "")
             meta["llm"] = {k: sum((r.get("llm") or {}).get(k, 0) for r in ordered)
                            for k in ("calls", "cached", "requests", "tokens_in", "tokens_out")}
         finished = {f"{r['category']}/{r['op']}" for r in ordered}
+        lost = [f"{r['category']}/{r['op']}" for r in ordered if r.get("lost")]
+        if state == "complete" and lost:
+            state = "incomplete"
         return {"state": state, "interrupted": state == "interrupted", "meta": meta,
                 "summary": summarise(ordered, shapes), "results": ordered,
-                "pending": [op.name for op in ops if op.name not in finished]}
+                "pending": [op.name for op in ops if op.name not in finished], "lost": lost}
 
-    stop = _Stop()
-    write_json(out / "results.json", document("running"))     # never an older run's results beside this one's
-    pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))
+    executor = None
+    jobs = args.jobs or max(1, min(2, os.cpu_count() or 1))
     try:
-        futures = {pool.submit(run_one, op, args, shapes, out, stop): op for op in todo}
-        for fut in as_completed(futures):
-            op = futures[fut]
-            r = fut.result()
-            if r is None:            # stopped before it finished
-                continue
+        if args.executor == "ray":
+            executor = _ray_executor(args, shapes, out, progress)
+            if executor is None:
+                progress.close()
+                return 2
+            jobs = executor.parallel
+        else:
+            executor = LocalPool(args, shapes, out, jobs)
+        write_json(out / "results.json", document("running"))     # never an older run's results beside this one's
+        for op, r in executor.results(todo):
             results.append(r)
             progress.done(op.name, _status(r, shapes))
             write_json(out / "results.json", document("running"))
     except KeyboardInterrupt as exc:
         with procs.shielded():       # a second Ctrl-C cannot cut the clean-up short
-            stop.kill_all()
-            pool.shutdown(wait=True, cancel_futures=True)
+            if executor is not None:
+                executor.stop()
+                executor.close()
             progress.close()
             doc = document("interrupted")
             _write_reports(out, doc)
         print(f"ascendcraft bench: interrupted after {len(results)} of {len(ops)} ops; {out / 'results.json'} "
               f"holds the finished ones (state interrupted); continue with --resume", file=sys.stderr)
         return 128 + exc.signum if isinstance(exc, procs.Terminated) else 130
-    pool.shutdown(wait=True)
+    except BaseException:
+        if executor is not None:
+            with procs.shielded():
+                executor.stop()
+                executor.close()
+        raise
+    executor.close()
     progress.close()
     doc = document("complete")
     _write_reports(out, doc)
@@ -200,7 +211,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"LLM ({meta['model'] or 'default model'}): {u['calls']} calls ({u['cached']} from the cache), "
               f"{u['tokens_in']} tokens in, {u['tokens_out']} out")
     print(f"\n{len(ops)} ops in {meta['seconds']:.0f} s; results {out / 'results.json'}, report {out / 'report.html'} (and report.md)")
+    if doc["lost"]:
+        print(f"ascendcraft bench: {len(doc['lost'])} op(s) lost with their Ray node on every attempt "
+              f"({', '.join(doc['lost'][:5])}{' ...' if len(doc['lost']) > 5 else ''}): reported as lost, not as "
+              f"failed kernels; run them again with --resume", file=sys.stderr)
+        return 1
     return 0
+
+
+def _ray_executor(args, shapes: list[str], out: Path, progress: "Progress"):
+    """The Ray executor, connected; None (after saying why) when it cannot run."""
+    from .ray_executor import ExecutorError, RayExecutor      # Ray is imported there, and only for this
+    try:
+        return RayExecutor(args, shapes, out, args.address, note=progress.note)
+    except ExecutorError as e:
+        progress.note(f"ascendcraft bench: {e}")
+        return None
 
 
 def _write_reports(out: Path, doc: dict) -> None:
@@ -227,6 +253,12 @@ def _previous_run(out: Path, config: dict) -> tuple[dict | None, str]:
     return doc, ""
 
 
+def finished_ops(doc: dict) -> dict[str, dict]:
+    """The ops of an earlier run that `--resume` keeps: every result but an op lost with its Ray
+    node, which has no verdict yet and runs again."""
+    return {f"{r['category']}/{r['op']}": r for r in doc["results"] if not r.get("lost")}
+
+
 def _soc_name(soc):
     from ..soc import get_soc
     return get_soc(soc).name
@@ -250,7 +282,7 @@ def _refusal(args) -> str:
             client_from_environment()
         except LlmEngineError as e:
             return str(e).splitlines()[0]
-    if args.backend == "cann":
+    if args.backend == "cann" and args.executor == "local":   # on Ray, the NPU hosts are checked as they run
         from ..backends.cann import refuse_reason
         reason = refuse_reason("run")
         if reason:
@@ -268,89 +300,6 @@ def _status(r: dict, shapes: list[str]) -> str:
         count = f" {cases['passed']['dtype-aware']}/{cases['total']} cases" if cases.get("total") else ""
         parts.append(f"{s} " + ("ok" if sr.get("correct") else f"FAIL({sr.get('stage', '?')})") + count)
     return ", ".join(parts)
-
-
-def run_one(op: SuiteOp, args, shapes: list[str], out: Path, stop: _Stop | None = None) -> dict | None:
-    """One op in a worker process; a result dict comes back, or None when the run was stopped."""
-    stop = stop or _Stop()
-    if stop.event.is_set():
-        return None
-    opdir = out / "ops" / op.category / op.op
-    opdir.mkdir(parents=True, exist_ok=True)
-    (opdir / "result.json").unlink(missing_ok=True)
-    shape_list = []
-    for s in shapes:
-        if s == "reference":
-            shape_list.append({"label": "reference", "overrides": {}})
-        elif op.tail:
-            shape_list.append({"label": "tail", "overrides": op.tail})
-    job = {"op": op.op, "category": op.category, "path": str(op.path), "opdir": str(opdir), "shapes": shape_list,
-           "draft": args.draft, "engine": args.engine, "backend": args.backend, "soc": args.soc,
-           "dtype": "float16" if args.dtype == "f16" else "float32", "seeds": list(range(args.seeds)),
-           "timing": not args.no_timing}
-    base = {"op": op.op, "category": op.category, "path": str(op.path), "draft": None,
-            "log": str((opdir / "log.txt").relative_to(out)), "shapes": {}}
-    if op.error:
-        base["shapes"] = {s["label"]: {"compiled": False, "correct": False, "stage": "suite", "error": op.error}
-                          for s in shape_list}
-        return base
-    (opdir / "job.json").write_text(json.dumps(job, indent=1))
-    t0 = time.perf_counter()
-    why = ""
-    try:
-        with stop.lock:
-            if stop.event.is_set():
-                return None
-            proc = procs.spawn([sys.executable, "-m", "ascendcraft_lab.bench.worker", str(opdir / "job.json")],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            stop.live.add(proc)
-        try:
-            output, _ = proc.communicate(timeout=args.timeout)
-            if proc.returncode != 0:
-                why = f"the worker process exited with code {proc.returncode}" + _last_line(output)
-        except subprocess.TimeoutExpired:
-            procs.kill_group(proc, grace=WORKER_GRACE_S)
-            proc.communicate()
-            why = f"the op did not finish within {args.timeout:g} s and was stopped"
-        finally:
-            procs.kill_group(proc, grace=WORKER_GRACE_S)      # and whatever it left running
-            with stop.lock:
-                stop.live.discard(proc)
-    except OSError as e:
-        why = f"the worker process could not start: {e}"
-    if stop.event.is_set():
-        return None
-    result_file = opdir / "result.json"
-    if result_file.is_file() and not why:
-        r = json.loads(result_file.read_text())
-    else:
-        r = dict(base)
-        r["shapes"] = {s["label"]: {"compiled": False, "correct": False, "stage": "crash",
-                                    "error": why or "the worker wrote no result"} for s in shape_list}
-        r["seconds"] = round(time.perf_counter() - t0, 2)
-        with open(opdir / "log.txt", "a", encoding="utf-8") as fh:
-            fh.write(f"\nbench: {why or 'the worker wrote no result'}\n")
-    r["log"] = base["log"]
-    _check_torch_free(r, opdir)
-    return r
-
-
-def _last_line(text: str) -> str:
-    lines = [l for l in (text or "").strip().splitlines() if l.strip()]
-    return f" ({lines[-1][:200]})" if lines else ""
-
-
-def _check_torch_free(r: dict, opdir: Path) -> None:
-    """The kernel sources must not reach for PyTorch (they cannot link it; this makes it explicit)."""
-    for label, sr in r["shapes"].items():
-        kdir = opdir / label / "ascendc" / "kernel"
-        hits = []
-        for f in sorted(kdir.glob("*")) if kdir.is_dir() else []:
-            text = f.read_text(errors="replace")
-            hits += [f"{f.name}: {sym}" for sym in TORCH_SYMBOLS if sym in text]
-        sr["kernel_calls_torch"] = bool(hits)
-        if hits and sr.get("correct"):
-            sr.update(correct=False, stage="integrity", error=f"the kernel source refers to PyTorch ({hits[0]})")
 
 
 def render_table(summary: dict) -> str:
@@ -425,6 +374,14 @@ class Progress:
         elif last:
             sys.stderr.write(text + "\n")
         sys.stderr.flush()
+
+    def note(self, text: str) -> None:
+        """A line of its own above the bar (the bar is drawn again below it)."""
+        with self.lock:
+            if self.tty:
+                sys.stderr.write("\r" + " " * 150 + "\r")
+            sys.stderr.write(text + "\n")
+            self._draw(self.last)
 
     def done(self, name: str, status: str) -> None:
         with self.lock:

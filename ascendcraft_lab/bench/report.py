@@ -133,7 +133,7 @@ td.ok {{ background: #e5f5e0; }} td.warn {{ background: #fff7bc; }} td.bad {{ ba
 <h1>AscendCraft bench: {e(meta['suite'])}</h1>
 <p class="meta">{e(meta['command'])}<br>{e(meta['started'])} &middot; {meta['seconds']:.0f} s &middot; draft {e(meta['draft'])},
 engine {e(meta['engine'])}, backend {e(meta['backend'])}, SoC {e(meta['soc'])}, inputs {e(meta['dtype'])},
-seeds {e(str(meta['seeds']))}, {meta['jobs']} parallel op(s)</p>
+seeds {e(str(meta['seeds']))}, {meta['jobs']} parallel op(s){e(_where(meta))}</p>
 <h2>Per category</h2>
 <table><tr><th>category</th>{head}</tr>{''.join(rows)}</table>
 {_chart(summary)}
@@ -143,6 +143,12 @@ seeds {e(str(meta['seeds']))}, {meta['jobs']} parallel op(s)</p>
 <h2>Method</h2><ul>{notes}</ul>
 </body></html>
 """
+
+
+def _where(meta: dict) -> str:
+    """Where the ops ran, when it was not this machine's local pool."""
+    ex = meta.get("executor") or {}
+    return f", on the Ray cluster at {ex['address']} ({ex['nodes']} nodes)" if ex.get("kind") == "ray" else ""
 
 
 def _seconds(x) -> str:
@@ -162,9 +168,9 @@ def render_markdown(doc: dict) -> str:
     out = [f"# AscendCraft bench: {meta['suite']}", "",
            f"`{meta['command']}` ({meta['started']}, {meta['seconds']:.0f} s; draft {meta['draft']}, engine "
            f"{meta['engine']}, backend {meta['backend']}, SoC {meta['soc']}, inputs {meta['dtype']}, "
-           f"seeds {meta['seeds']}, {meta.get('threads', '?')} CPU threads)", "",
-           f"**Estimated NPU times are ESTIMATES** (the pipe model of `ascendcraft_lab/perf` over the emulator's trace of "
-           f"seed 0; est. eager = each aten op of the reference as one roofline kernel plus a launch). The model assumes:", ""]
+           f"seeds {meta['seeds']}, {meta.get('threads', '?')} CPU threads{_where(meta)})", "",
+           "**Estimated NPU times are ESTIMATES** (the pipe model of `ascendcraft_lab/perf` over the emulator's trace of "
+           "seed 0; est. eager = each aten op of the reference as one roofline kernel plus a launch). The model assumes:", ""]
     out += [f"- {a}" for a in assumptions(costs_for(meta["soc"]))]
     out += ["", "## Per category", "",
             "| category | " + " | ".join(f"{s} Comp@1 | {s} Pass@1 | {s} eager/emu | {s} est. speedup | {s} est. Fast_1"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import sys
 import time
 import traceback
@@ -76,7 +77,9 @@ def run_op(job: dict) -> dict:
     opdir.mkdir(parents=True, exist_ok=True)
     log = Log(opdir / "log.txt")
     t_start = time.perf_counter()
-    result = {"op": job["op"], "category": job["category"], "path": job["path"], "shapes": {}, "draft": None}
+    result = {"op": job["op"], "category": job["category"], "path": job["path"], "shapes": {}, "draft": None,
+              # where it ran: the host, and the copy of this package it imported (on Ray, the one Ray shipped)
+              "worker": {"host": platform.node(), "package": str(Path(__file__).resolve().parents[1])}}
     uses_llm = "llm" in (job["draft"], job["engine"])
     if uses_llm:   # every LLM call of this op is logged in its folder (never the key)
         os.environ["ASCENDCRAFT_LLM_LOG_DIR"] = str(opdir)

@@ -32,7 +32,7 @@ COMMANDS = [
     Command("export", "export a session to MultiKernelBench's submission format (--format mkb|mkb-direct)", "ascendcraft_lab.cli.export:main"),
     Command("build", "build a session's AscendC project with CANN (NPU host)", "ascendcraft_lab.cli.npu:build_main"),
     Command("profile", "estimated pipe profile of a session offline (pipe model), measured on an NPU host; or a kernel_details.csv", "ascendcraft_lab.cli.npu:profile_main"),
-    Command("doctor", "what is available: compiler, CANN, torch_npu, NPU, LLM endpoint", "ascendcraft_lab.cli.doctor:main"),
+    Command("doctor", "what is available: compiler, CANN, torch_npu, NPU, LLM endpoint, Ray", "ascendcraft_lab.cli.doctor:main"),
 ]
 
 

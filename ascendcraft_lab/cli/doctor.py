@@ -1,13 +1,16 @@
 """`ascendcraft doctor`: one table of what this machine can do.
 
 Required for the offline pipeline: Python 3.11+, numpy, torch, a g++ that compiles C++17,
-and the emulator's headers. Everything else (CANN, torch_npu, an NPU, an LLM endpoint) is
-reported as available or not and never fails the command; the "NPU path" row says, per NPU
-action, exactly which parts are missing (the same one-line reasons the actions refuse with).
+and the emulator's headers. Everything else (CANN, torch_npu, an NPU, an LLM endpoint, Ray for
+`bench --executor ray`) is reported as available or not and never fails the command; the "NPU
+path" row says, per NPU action, exactly which parts are missing (the same one-line reasons the
+actions refuse with).
 """
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import importlib.util
 import os
 import platform
 import shutil
@@ -131,6 +134,30 @@ def _llm(timeout: float = 3.0) -> Check:
     return Check("LLM endpoint", True, f"{cfg.base_url} {status}; model {cfg.model}; {key} ({cfg.source})")
 
 
+RAY_MIN = (2, 40)
+
+
+def _ray() -> Check:
+    """Ray for `bench --executor ray`, from its installed metadata: importing Ray takes seconds."""
+    try:
+        version = importlib.metadata.version("ray")
+    except importlib.metadata.PackageNotFoundError:
+        return Check("Ray", False, "not installed (only `bench --executor ray` needs it: "
+                                   "pip install 'ascendcraft-lab[ray]')")
+    try:
+        too_old = tuple(int(x) for x in version.split(".")[:2]) < RAY_MIN
+    except ValueError:
+        too_old = False
+    if too_old:
+        return Check("Ray", False, f"{version} is older than {RAY_MIN[0]}.{RAY_MIN[1]}: pip install 'ascendcraft-lab[ray]'")
+    detail = version
+    if importlib.util.find_spec("grpc") is None:      # what Ray Client adds (ray[client])
+        detail += "; without Ray Client: --address ray://HOST:PORT needs pip install 'ray[client]'"
+    if os.environ.get("RAY_ADDRESS"):
+        detail += f"; RAY_ADDRESS={os.environ['RAY_ADDRESS']}"
+    return Check("Ray", True, detail)
+
+
 def run_checks(toolchain: Toolchain | None = None) -> list[Check]:
     tc = toolchain if toolchain is not None else detect()
     return [
@@ -144,6 +171,7 @@ def run_checks(toolchain: Toolchain | None = None) -> list[Check]:
         _npu(tc),
         _npu_path(tc),
         _llm(),
+        _ray(),
     ]
 
 

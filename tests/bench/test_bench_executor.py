@@ -1,0 +1,68 @@
+"""The bench's executors without a cluster: what `--executor ray` says when it cannot run, how an
+op's node paths are put back, and that an op lost with its node is run again by `--resume`."""
+from __future__ import annotations
+
+import json
+import sys
+
+from ascendcraft_lab.bench.cli import _previous_run, finished_ops, main as bench_main
+from ascendcraft_lab.bench.ray_executor import _moved
+
+REF = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+
+
+def get_inputs():
+    return [torch.randn(4, 8)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def _suite(tmp_path):
+    folder = tmp_path / "suite" / "activation"
+    folder.mkdir(parents=True)
+    (folder / "relu.py").write_text(REF)
+    return tmp_path / "suite"
+
+
+def test_without_ray_the_ray_executor_says_how_to_install_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)          # `import ray` fails as on a machine without it
+    out = tmp_path / "out"
+    rc = bench_main([str(_suite(tmp_path)), "-o", str(out), "--executor", "ray"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "pip install 'ascendcraft-lab[ray]'" in err and "Traceback" not in err
+    assert not (out / "results.json").exists()             # nothing written that looks like a run
+
+
+def test_address_is_refused_without_the_ray_executor(tmp_path, capsys):
+    rc = bench_main([str(_suite(tmp_path)), "-o", str(tmp_path / "out"), "--address", "auto"])
+    assert rc == 2 and "--address is for --executor ray" in capsys.readouterr().err
+
+
+def test_node_paths_in_a_result_and_its_log_become_this_machines():
+    moves = [("/tmp/acbench-ray-9-x/op", "/home/me/out/ops/activation/relu"),
+             ("/tmp/acbench-ray-9-x/reference", "/home/me/suite/activation")]
+    result = {"path": "/tmp/acbench-ray-9-x/reference/relu.py", "shapes": {"reference": {
+        "error": "see /tmp/acbench-ray-9-x/op/reference/ascendc", "seeds": [{"seed": 0}]}}, "n": 3}
+    assert _moved(result, moves) == {"path": "/home/me/suite/activation/relu.py", "shapes": {"reference": {
+        "error": "see /home/me/out/ops/activation/relu/reference/ascendc", "seeds": [{"seed": 0}]}}, "n": 3}
+
+
+def test_resume_runs_the_ops_lost_with_their_node_again(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    config = {"suite": "s", "draft": "drafter"}
+    lost = {"category": "activation", "op": "a", "lost": ["NodeDiedError: ...", "NodeDiedError: ..."],
+            "shapes": {"reference": {"compiled": False, "correct": False, "stage": "lost"}}}
+    done = {"category": "activation", "op": "b", "shapes": {"reference": {"compiled": True, "correct": True}}}
+    (out / "results.json").write_text(json.dumps({"results": [lost, done], "meta": {"config": config}}))
+    previous, why = _previous_run(out, config)
+    assert why == "" and list(finished_ops(previous)) == ["activation/b"]

@@ -18,6 +18,19 @@ LabError = SessionError           # the notebook's name for a problem the user c
 class LabSession(Session):
     """A `Session` that displays as the pipeline view."""
 
+    def edit(self, which, text_or_files, path=None) -> "LabSession":
+        """`Session.edit`, saying so in the cell when the step already holds the text (a notebook
+        run again repeats its edits: that is no reason to stop it)."""
+        super().edit(which, text_or_files, path)
+        if self.notice:
+            print(self.notice)
+        return self
+
+    def restore_set_aside(self, stamp: str | None = None) -> "LabSession":
+        super().restore_set_aside(stamp)
+        print(self.notice)
+        return self
+
     def _repr_mimebundle_(self, include=None, exclude=None):
         remember(self)          # the extension's requests for this folder act on this very session
         return mimebundle(self)

@@ -2,7 +2,7 @@
 
     %load_ext ascendcraft_lab
     %%ascendcraft gelu --ref refs/gelu.py [--soc S] [--engine rule|llm] [--draft drafter|llm] [--until PASS] [--check]
-                  [--adopt-edits]
+                  [--adopt-edits] [--resume]
     <the DSL draft>
 
 The magic parses its arguments (IPython's `magic_arguments`), opens the session folder
@@ -76,12 +76,19 @@ class AscendCraftMagics(Magics):
               help="set a module-level constant of the reference, e.g. --override dim=1003 (a tail shape)")
     @argument("--adopt-edits", action="store_true",
               help="keep hand edits of the folder's ascendc/ and stages/ files as edits of their steps")
+    @argument("--resume", action="store_true",
+              help="keep the session's earlier edits and acceptances, merged with this cell's draft (without it, "
+                   "a cell run again starts from its draft and sets them aside: lab.restore_set_aside())")
     @line_cell_magic
     def ascendcraft(self, line: str, cell: str | None = None):
         """Lower the DSL draft in the cell through the four passes; show every step for review.
 
         As a line magic (`%ascendcraft NAME`), or with an empty body, it re-opens the session
-        as its folder holds it.
+        as its folder holds it. A cell's output follows from its draft, as Jupyter users expect
+        of "Restart Kernel and Run All": run again, the cell starts from its draft, and the
+        edits and acceptances made since are set aside in the session's set-aside/ folder (the
+        output says so; `lab.restore_set_aside()` brings them back). `--resume` keeps them
+        instead, merged with the cell's draft.
         """
         try:
             return self._run(line, cell)
@@ -124,7 +131,10 @@ class AscendCraftMagics(Magics):
                            "  = help: leave out --draft (the cell body is your draft), or empty the cell")
         lab = LabSession.open(folder, body, reference=args.ref, soc=args.soc or (None if body is None else self.soc),
                               engine=engine, until=args.until, overrides=overrides or None,
-                              adopt_edits=args.adopt_edits)
+                              adopt_edits=args.adopt_edits,
+                              fresh=body is not None and not args.resume)
+        if lab.notice:
+            print(lab.notice)
         if args.check:
             if lab.final is None:
                 raise LabError("error: --check needs every pass: leave out --until")

@@ -14,10 +14,14 @@ regenerates its step. The user's actions (accept, edit, undo, regenerate, adopt)
 """
 from __future__ import annotations
 
+import json
+import shutil
 import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Mapping
 
-from ..atomic import NotText, read_text
+from ..atomic import NotText, read_text, write_json
 from ..passes.bundle import Bundle
 from ..passes.manager import Step
 from ..passes.pipeline import get_pass
@@ -117,3 +121,104 @@ def _hand_edits_by_step(folder: SessionFolder, paths: list[str]) -> dict[str, di
                                f"{PROJECT}/, differently\n  = help: keep one of the two changes, then adopt it")
         mine[inner] = text
     return by_step
+
+
+# ----------------------------------------------------------------------------- setting a review aside
+SET_ASIDE = "set-aside"
+REVIEW_FILE = "review.json"
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """A review (edits and acceptances) moved out of a session's way, kept in `path`."""
+
+    path: Path
+    edited: tuple[str, ...]
+    accepted: tuple[str, ...]
+
+    def describe(self) -> str:
+        """'your edit of pass 2 (init) and the acceptance of pass 1 (host)'."""
+        return describe_review(self.edited, self.accepted)
+
+
+def describe_review(edited, accepted) -> str:
+    parts = []
+    if edited:
+        parts.append(f"your edit{'s' if len(edited) > 1 else ''} of {_passes(edited)}")
+    if accepted:
+        parts.append(f"the acceptance of {_passes(accepted)}")
+    return " and ".join(parts)
+
+
+def _passes(names) -> str:
+    steps = sorted((get_pass(n) for n in names), key=lambda p: p.number)
+    return ", ".join(f"pass {p.number} ({p.name})" for p in steps)
+
+
+def reviewed_steps(folder: SessionFolder) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(edited, accepted) pass names of the review the folder holds."""
+    steps = read_manifest(folder).get("steps", {})
+    edited = tuple(sorted(folder.edits(), key=lambda n: get_pass(n).number))
+    accepted = tuple(n for n, s in steps.items() if s.get("status") == "accepted" and n not in edited)
+    return edited, accepted
+
+
+def set_aside_review(folder: SessionFolder) -> SetAside | None:
+    """Move the folder's edits and acceptances into `set-aside/<stamp>/` (None when it holds
+    none), so the next lowering starts from the draft alone; `restore_review` brings them back."""
+    with locked(folder):
+        edited, accepted = reviewed_steps(folder)
+        if not edited and not accepted:
+            return None
+        dest = _fresh_dir(folder.path / SET_ASIDE)
+        manifest = read_manifest(folder)
+        for name in edited:
+            shutil.move(str(folder.edit_dir(name)), str(dest / folder.edit_dir(name).name))
+        write_json(dest / REVIEW_FILE, {"accepted": list(accepted), "edited": list(edited),
+                                        "edits": manifest.get("notebook", {}).get("edits", {}),
+                                        "dsl_hash": manifest.get("dsl_hash")})
+        for name, step in manifest.get("steps", {}).items():
+            if step.get("status") in ("accepted", "edited"):
+                step["status"] = "pending"
+        manifest.get("notebook", {}).pop("edits", None)
+        folder.save_manifest(manifest)
+        return SetAside(dest, edited, accepted)
+
+
+def restore_review(folder: SessionFolder, stamp: str | None = None) -> SetAside:
+    """Bring a set-aside review back (the newest without `stamp`); an edit the folder holds now
+    for the same step is itself set aside first, so nothing is lost either way."""
+    with locked(folder):
+        kept = sorted(p for p in (folder.path / SET_ASIDE).glob("*") if (p / REVIEW_FILE).is_file())
+        chosen = [p for p in kept if stamp is None or p.name == stamp]
+        if not chosen:
+            names = ", ".join(p.name for p in kept) or "none"
+            raise SessionError(f"error: no set-aside review {stamp or ''} in {folder.path / SET_ASIDE}\n"
+                               f"  = help: the set-aside reviews are: {names}")
+        src = chosen[-1]
+        review = json.loads(read_text(src / REVIEW_FILE, "set-aside review"))
+        clash = [n for n in review["edited"] if folder.edit_dir(n).is_dir()]
+        if clash:
+            set_aside_review(folder)
+        for name in review["edited"]:
+            shutil.move(str(src / folder.edit_dir(name).name), str(folder.edit_dir(name)))
+        manifest = read_manifest(folder)
+        manifest.setdefault("notebook", {}).setdefault("edits", {}).update(review.get("edits", {}))
+        for name in review["accepted"]:
+            if name in manifest.get("steps", {}):
+                manifest["steps"][name]["status"] = "accepted"
+        folder.save_manifest(manifest)
+        shutil.rmtree(src, ignore_errors=True)
+        return SetAside(src, tuple(review["edited"]), tuple(review["accepted"]))
+
+
+def _fresh_dir(root: Path) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for n in range(100):
+        path = root / (stamp if n == 0 else f"{stamp}-{n}")
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:
+            continue
+    raise SessionError(f"error: cannot make a new folder under {root}")

@@ -36,19 +36,22 @@ def accept_all(state: SessionState) -> None:
     save_statuses(state)
 
 
-def edit(state: SessionState, which, text_or_files: str | Mapping[str, str], path: str | None = None) -> None:
+def edit(state: SessionState, which, text_or_files: str | Mapping[str, str], path: str | None = None) -> bool:
     """Replace a step's output with your text; later steps are re-derived and merged with it.
 
     `text_or_files` is the new text of one file (`path`, needed when the step changed several
     files) or a mapping {path: text}. The edit is saved in the session folder; overlaps with
-    regenerated text become conflicts on the later step (`SessionState.conflicts`)."""
+    regenerated text become conflicts on the later step (`SessionState.conflicts`). False, and
+    nothing written, when the step already holds that text (e.g. a notebook run again that
+    repeats an edit its first run made)."""
     s = state.step(which)
     files = edited_files(s, text_or_files, path)
     if all(s.bundle.files[p] == t for p, t in files.items()):
-        raise SessionError(f"error: the edit does not change pass {s.number} ({s.name})")
+        return False
     with locked(state.folder):
         save_edit(state.folder, s.name, s.bundle.with_files(files), state.dsl)
         lower(state)
+    return True
 
 
 def edited_files(s: StepState, text_or_files: str | Mapping[str, str], path: str | None) -> dict[str, str]:

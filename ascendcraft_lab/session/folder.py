@@ -9,6 +9,7 @@
 <dir>/reference_files/     the files it reads beside it (an NPUKernelBench reference's JSON cases)
 <dir>/stages/NN-pass/      the bundle after each pass (the files the user sees)
 <dir>/stages/NN-pass.edit/ the user's edit of that step, when there is one
+<dir>/set-aside/<stamp>/   a review (edits and acceptances) set aside by a fresh start, until restored
 <dir>/ascendc/             the final AscendC project: what `check` verifies, `export` ships and CANN builds
                            (a generic kernel's other dtypes in ascendc/variants/<dtype>/)
 <dir>/runs/<stamp>.json    compile/verify/profile results (with the hash of the project they ran);

@@ -24,13 +24,30 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..perf.report import Profile
-from . import check, edits, estimate
+from . import check, edit_store, edits, estimate
 from .errors import SessionError
 from .folder import SessionFolder, refuse_unsuitable, require_session
 from .lower import lower, reference_source, settle
 from .state import CheckResult, SessionState, summary
 
 Progress = Callable[[str], None]
+
+
+def resume_notice(lab: SessionState, kept: tuple[tuple[str, ...], tuple[str, ...]],
+                  aside: "edit_store.SetAside | None") -> str | None:
+    """What became of the review the folder held when it was opened: set aside by a fresh
+    start, or kept (a notebook cell run again resumes its session; say so, so that nobody is
+    surprised by steps already accepted or edited)."""
+    if aside is not None:
+        them = "them" if len(aside.edited + aside.accepted) > 1 else "it"
+        return (f"started `{lab.name}` afresh from this draft: {aside.describe()} set aside in "
+                f"{aside.path} (`.restore_set_aside()` brings {them} back)")
+    edited = tuple(s.name for s in lab.step_states if s.edited and s.name in kept[0])
+    accepted = tuple(s.name for s in lab.step_states if s.status == "accepted" and s.name in kept[1])
+    if not edited and not accepted:
+        return None
+    return (f"resumed `{lab.name}` from {lab.folder.path}: kept {edit_store.describe_review(edited, accepted)} "
+            "from an earlier run")
 
 
 class Session(SessionState):
@@ -49,7 +66,7 @@ class Session(SessionState):
     def open(cls, folder: str | Path, dsl: str | None = None, *, reference: str | Path | None = None,
              soc: str | None = None, engine: str | None = None, until: str | None = None,
              overrides: Mapping[str, Any] | None = None, dsl_name: str | None = None,
-             accept_all: bool = False, adopt_edits: bool = False) -> "Session":
+             accept_all: bool = False, adopt_edits: bool = False, fresh: bool = False) -> "Session":
         """Lower `dsl` into `folder` (created, or resumed with its edits and acceptances).
 
         `dsl=None` takes the draft already in the folder. `reference` is copied into the folder;
@@ -58,13 +75,18 @@ class Session(SessionState):
         Settings left as None come from the folder. `accept_all` accepts every step that does
         not fail (as the command line does). Generated files changed by hand are refused (they
         would be overwritten), unless `adopt_edits` makes each an edit of the step it belongs to
-        (`ascendc/` is the last step's output).
+        (`ascendc/` is the last step's output). `fresh` starts from the draft alone: the
+        folder's edits and acceptances are set aside in set-aside/<stamp>/ (`restore_set_aside`).
+        `notice` says what became of an earlier review (kept, or set aside).
         """
         lab = cls(folder)
         refuse_unsuitable(lab.folder)
         settle(lab, dsl, soc=soc, engine=engine, until=until, overrides=overrides, dsl_name=dsl_name)
         source = reference_source(reference)
+        aside = edit_store.set_aside_review(lab.folder) if fresh and lab.folder.exists() else None
+        kept = edit_store.reviewed_steps(lab.folder) if lab.folder.exists() else ((), ())
         (edits.adopt if adopt_edits else lower)(lab, source, accept_all)
+        lab.notice = resume_notice(lab, kept, aside)
         return lab
 
     @classmethod
@@ -117,7 +139,19 @@ class Session(SessionState):
         several files) or a mapping {path: text}. The edit is saved in the session folder;
         overlaps with regenerated text become conflicts on the later step (see `conflicts`).
         """
-        edits.edit(self, which, text_or_files, path)
+        self.notice = None
+        if not edits.edit(self, which, text_or_files, path):
+            s = self.step(which)
+            self.notice = (f"note: pass {s.number} ({s.name}) already holds this text: nothing to change "
+                           f"({'your edit is kept' if s.edited else 'it is what the pass generated'})")
+        return self._changed()
+
+    def restore_set_aside(self, stamp: str | None = None) -> "Session":
+        """Bring back the edits and acceptances a fresh start set aside (the newest, or `stamp`'s)
+        and lower with them; what the folder held instead is set aside in its turn."""
+        back = edit_store.restore_review(self.folder, stamp)
+        lower(self)
+        self.notice = f"restored {back.describe()} from {back.path}"
         return self._changed()
 
     def undo(self, which) -> "Session":

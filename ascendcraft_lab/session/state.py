@@ -121,6 +121,7 @@ class SessionState:
     program: ir.Program | None = None
     result: CheckResult | None = None
     notes: list[str] = field(default_factory=list)          # short facts to show beside the steps (stale edits, ...)
+    notice: str | None = None       # what the last open or edit wants the user told (a review kept, an edit already made)
     timings: dict[str, float] = field(default_factory=dict)
     variants: dict[str, Bundle] = field(default_factory=dict)   # a generic kernel's others (ascendc/variants/<dtype>/)
     step_states: list[StepState] = field(default_factory=list)

@@ -40,10 +40,10 @@ def test_the_cell_makes_a_session_folder_and_one_display_with_four_mime_types(sh
 
 
 @pytest.mark.heavy
-def test_rerunning_the_cell_restores_the_reviewed_state(shell, tmp_path, gelu_dsl, gelu_ref):
+def test_rerunning_the_cell_with_resume_restores_the_reviewed_state(shell, tmp_path, gelu_dsl, gelu_ref):
     lab, _ = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path}", gelu_dsl)
     lab.accept("host").accept("init")
-    again, err = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path}", gelu_dsl)
+    again, err = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path} --resume", gelu_dsl)
     assert err is None
     assert [s.status for s in again.steps] == ["accepted", "accepted", "pending", "pending"]
     resumed, err = run(shell, f"gelu --workdir {tmp_path}", None)      # the line magic re-opens the folder
@@ -147,3 +147,31 @@ def test_the_line_form_with_a_reference_drafts_the_kernel_offline(shell, tmp_pat
     assert err is None, err
     assert (tmp_path / "drafted" / "kernel.dsl.py").read_text().lstrip().startswith(("\"\"\"", "@host", "#"))
     assert value.final is not None and value.result is not None and value.result.correct
+
+
+def test_a_cell_run_again_starts_from_its_draft_and_sets_the_review_aside(shell, tmp_path, gelu_dsl, capsys):
+    lab, err = run(shell, f"gelu --engine rule --workdir {tmp_path}", gelu_dsl)
+    assert err is None and "afresh" not in capsys.readouterr().out
+    lab.accept("host")
+    edited = lab.text("kernel/gelu_kernel.cpp", "init").replace("BUFFER_NUM = 2;", "BUFFER_NUM = 1;")
+    lab.edit("init", edited)
+    again, err = run(shell, f"gelu --engine rule --workdir {tmp_path}", gelu_dsl)
+    out = capsys.readouterr().out
+    assert err is None and [s.status for s in again.steps] == ["pending"] * 4
+    assert ("started `gelu` afresh from this draft: your edit of pass 2 (init) and the acceptance of pass 1 (host) "
+            f"set aside in {tmp_path / 'gelu' / 'set-aside'}") in out
+    again.restore_set_aside()
+    assert [s.status for s in again.steps][:2] == ["accepted", "edited"]
+    assert "restored your edit of pass 2 (init)" in capsys.readouterr().out
+    again.edit("init", edited)                   # a notebook's own edit cell, run again: a note, not an error
+    assert "pass 2 (init) already holds this text: nothing to change" in capsys.readouterr().out
+
+
+def test_resume_keeps_the_review_and_the_line_magic_reopens_the_folder_as_it_is(shell, tmp_path, gelu_dsl, capsys):
+    lab, _ = run(shell, f"gelu --engine rule --workdir {tmp_path}", gelu_dsl)
+    lab.accept("host")
+    kept, err = run(shell, f"gelu --engine rule --workdir {tmp_path} --resume", gelu_dsl)
+    assert err is None and kept.step("host").status == "accepted"
+    assert "resumed `gelu`" in capsys.readouterr().out
+    reopened, err = run(shell, f"gelu --engine rule --workdir {tmp_path}", None)
+    assert err is None and reopened.step("host").status == "accepted"

@@ -8,6 +8,7 @@ folders never land in the repository. Cells tagged `raises-exception` are the tu
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -49,17 +50,21 @@ def outputs_text(cell) -> str:
     return "".join(parts)
 
 
-@pytest.mark.heavy
-@pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
-def test_tutorial_runs_and_ends_verified(path, kernel_dir, tmp_path, monkeypatch):
-    monkeypatch.setenv("JUPYTER_PATH", str(kernel_dir))
-    monkeypatch.delenv("ASCENDCRAFT_WORKDIR", raising=False)
-    work = tmp_path / "notebooks"
-    shutil.copytree(NOTEBOOKS, work, ignore=shutil.ignore_patterns("ascendcraft-sessions", ".ipynb_checkpoints"))
+# What may differ between a first run and a run again in the same folder: the note that a cell
+# set the earlier run's review aside, and durations.
+RERUN_NOTES = re.compile(r"^started `[\w.-]+` afresh from this draft: .*$\n?", re.M)
+DURATION = re.compile(r"\d+(\.\d+)? ?(s|ms)\b")
+
+
+def run_tutorial(path: Path, work: Path) -> list:
+    """Execute the tutorial in `work` in a fresh kernel (as "Restart Kernel and Run All" does)."""
     nb = nbformat.read(work / path.name, as_version=4)
     client = NotebookClient(nb, kernel_name=KERNEL_NAME, timeout=300, resources={"metadata": {"path": str(work)}})
     client.execute()
-    code = [c for c in nb.cells if c.cell_type == "code"]
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def assert_ends_verified(code: list) -> None:
     for cell in code:
         text = outputs_text(cell)
         if "raises-exception" in cell.metadata.get("tags", []):
@@ -69,6 +74,31 @@ def test_tutorial_runs_and_ends_verified(path, kernel_dir, tmp_path, monkeypatch
             assert not any(o.get("output_type") == "error" for o in cell.get("outputs", [])), text
     last = outputs_text(code[-1])
     assert "correct: `" in last and "matches the reference on the emulator" in last, last
-    assert (work / "ascendcraft-sessions").is_dir()
     sizes = [len(json.dumps(o)) for c in code for o in c.get("outputs", [])]
     assert max(sizes) < 3_000_000
+
+
+def printed(cell) -> str:
+    text = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+    text = re.sub(r"^Overwriting ", "Writing ", text, flags=re.M)      # IPython's %%writefile, the second time
+    return DURATION.sub("<t>", RERUN_NOTES.sub("", text))
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
+def test_tutorial_runs_twice_in_one_folder_and_ends_verified_both_times(path, kernel_dir, tmp_path, monkeypatch):
+    """Run, then "Restart Kernel and Run All" in the same folder: the second run resumes the
+    sessions the first left (saying so) and prints what the first printed."""
+    monkeypatch.setenv("JUPYTER_PATH", str(kernel_dir))
+    monkeypatch.delenv("ASCENDCRAFT_WORKDIR", raising=False)
+    work = tmp_path / "notebooks"
+    shutil.copytree(NOTEBOOKS, work, ignore=shutil.ignore_patterns("ascendcraft-sessions", ".ipynb_checkpoints"))
+    first = run_tutorial(path, work)
+    assert_ends_verified(first)
+    assert (work / "ascendcraft-sessions").is_dir()
+    again = run_tutorial(path, work)
+    assert_ends_verified(again)
+    if any(c.source.startswith("%%ascendcraft") for c in again):
+        assert any("afresh from this draft" in outputs_text(c) for c in again), "the run again says nothing"
+    for one, two in zip(first, again):
+        assert printed(one) == printed(two), f"the cell prints otherwise when run again:\n{one.source}"

@@ -18,6 +18,7 @@ from ascendcraft_lab.session.check import RECORD_FIELDS, record_check
 from ascendcraft_lab.session.errors import SessionError
 from ascendcraft_lab.session.folder import SessionFolder
 from ascendcraft_lab.session.lower import lower, settle
+from ascendcraft_lab.session.session import Session
 from ascendcraft_lab.session.state import SessionState
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "ascendcraft_lab" / "examples" / "activation"
@@ -157,12 +158,53 @@ def test_undo_withdraws_an_acceptance_then_has_nothing_left_to_undo(state):
         edits.undo(state, "init")
 
 
-def test_an_edit_that_changes_nothing_is_refused_and_writes_nothing(state):
+def test_an_edit_that_changes_nothing_is_no_error_and_writes_nothing(state):
     before = (state.folder.path / "ascendcraft.json").read_text()
-    with pytest.raises(SessionError, match=r"the edit does not change pass 2 \(init\)"):
-        edits.edit(state, "init", kernel(state, "init"))
+    assert edits.edit(state, "init", kernel(state, "init")) is False
     assert (state.folder.path / "ascendcraft.json").read_text() == before
     assert not (state.folder.path / "stages" / "02-init.edit").exists()
+
+
+def test_repeating_an_edit_keeps_it_and_says_the_step_already_holds_it(state):
+    """A notebook run again repeats its edits: the second is a no-op, and the session says so."""
+    lab = Session(state.folder.path)
+    settle(lab, None, soc=None, engine=None, until=None, overrides=None, dsl_name=None)
+    lower(lab)
+    text = marked(lab, "init", "one buffer")
+    lab.edit("init", text)
+    assert lab.notice is None and lab.step("init").status == "edited"
+    lab.edit("init", text)
+    assert lab.notice.startswith("note: pass 2 (init) already holds this text") and "your edit is kept" in lab.notice
+    assert lab.step("init").status == "edited" and kernel(lab, "init") == text
+
+
+def test_a_fresh_open_sets_the_review_aside_and_restoring_brings_it_back(state, dsl):
+    edits.accept(state, "host")
+    edits.edit(state, "init", marked(state, "init", "mine"))
+    lab = Session.open(state.folder.path, dsl, fresh=True)
+    assert statuses(lab) == {"host": "pending", "init": "pending", "compute": "pending", "align": "pending"}
+    assert MARK + "  // mine" not in kernel(lab, "align")
+    assert "your edit of pass 2 (init) and the acceptance of pass 1 (host) set aside in" in lab.notice
+    aside = state.folder.path / "set-aside"
+    assert [p.name for p in (next(aside.iterdir())).iterdir()] == sorted(["02-init.edit", "review.json"])
+    lab.restore_set_aside()
+    assert statuses(lab)["host"] == "accepted" and lab.step("init").status == "edited"
+    assert MARK + "  // mine" in kernel(lab, "align")
+    assert not list(aside.iterdir()) and lab.notice.startswith("restored your edit of pass 2 (init)")
+
+
+def test_reopening_a_reviewed_session_says_what_it_kept(state, dsl):
+    edits.accept(state, "host")
+    edits.edit(state, "init", marked(state, "init", "mine"))
+    lab = Session.open(state.folder.path, dsl)
+    assert lab.notice.startswith(f"resumed `gelu` from {state.folder.path}: kept your edit of pass 2 (init) "
+                                 "and the acceptance of pass 1 (host)")
+    assert Session.open(state.folder.path.parent / "new", dsl).notice is None
+
+
+def test_restoring_with_nothing_set_aside_names_the_folder(state):
+    with pytest.raises(SessionError, match="no set-aside review"):
+        Session.resume(state.folder.path).restore_set_aside()
 
 
 def test_an_edit_of_a_step_with_several_files_names_the_file(state):

@@ -75,7 +75,8 @@ def _split_paren_args(s: str) -> tuple[str, ...]:
         elif ch in ")]}":
             depth -= 1
         if ch == "," and depth == 0:
-            parts.append("".join(cur).strip()); cur = []
+            parts.append("".join(cur).strip())
+            cur = []
             continue
         cur.append(ch)
     if "".join(cur).strip():

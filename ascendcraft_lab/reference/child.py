@@ -269,7 +269,7 @@ def build(module, path, seed, cast_inputs, torch, np, case=None):
         return cast(groups[index], cast_inputs, torch), init_inputs, model
     stage = "in get_inputs()"
     try:
-        torch.manual_seed(seed); np.random.seed(seed); random.seed(seed)
+        _seed_all(seed, torch, np)
         inputs = cast(module.get_inputs(), cast_inputs, torch)
         stage = "in get_init_inputs()"
         init_inputs = list(module.get_init_inputs())
@@ -283,15 +283,22 @@ def build(module, path, seed, cast_inputs, torch, np, case=None):
     return inputs, init_inputs, model
 
 
+def _seed_all(seed, torch, np):
+    """The same seed for every generator a reference may draw from (torch, numpy, random)."""
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    random.seed(seed)
+
+
 def build_model(module, path, seed, torch, np):
     """(init_inputs, Model(*init_inputs)) with the seed set before, and again after (the inputs' RNG)."""
     stage = "in get_init_inputs()"
     try:
-        torch.manual_seed(seed); np.random.seed(seed); random.seed(seed)
+        _seed_all(seed, torch, np)
         init_inputs = list(module.get_init_inputs())
         stage = "building Model(*get_init_inputs())"
         model = module.Model(*init_inputs)
-        torch.manual_seed(seed); np.random.seed(seed); random.seed(seed)
+        _seed_all(seed, torch, np)
     except NpuOpCalled as e:
         raise JobError(stage, npu_refusal(e))
     except BaseException as e:  # noqa: BLE001

@@ -6,7 +6,6 @@ A task is a reference `<name>.py` whose `get_input_groups()` reads the JSON-line
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 RELU_REFERENCE = '''\
 import json

@@ -61,7 +61,7 @@ Z = (RNG.standard_normal(64).astype(np.float32))
 
 @pytest.mark.parametrize("op", [o for o in OPS_LIST if o.category == "unary"], ids=lambda o: o.name)
 def test_unary_operations_run_their_numpy_meaning(op):
-    text = f"-xu" if op.symbol else f"{op.name}(xu)"
+    text = "-xu" if op.symbol else f"{op.name}(xu)"
     assert np.array_equal(interpret(text, X, Z), op.numpy(X))
 
 

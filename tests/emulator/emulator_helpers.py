@@ -1,7 +1,6 @@
 """Helpers for the emulator tests: where the kernels live, their entry/arity headers, the FINDING markers."""
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 

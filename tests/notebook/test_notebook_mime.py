@@ -10,7 +10,7 @@ from pygments.token import Keyword, Name
 from ascendcraft_lab.notebook import render
 from ascendcraft_lab.notebook.display import MAX_OUTPUT_CHARS, mimebundle
 from ascendcraft_lab.notebook.lexer import AscendCLexer
-from ascendcraft_lab.notebook.payload import MIME_TYPE, load_schema, pipeline_payload
+from ascendcraft_lab.notebook.payload import load_schema, pipeline_payload
 
 KERNEL = "kernel/gelu_kernel.cpp"
 

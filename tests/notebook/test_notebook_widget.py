@@ -2,8 +2,6 @@
 from __future__ import annotations
 import pytest
 
-import pytest
-
 from ascendcraft_lab.notebook.widget import PipelineView
 
 # Compiles C++, starts a child process or runs long: not in `make test-fast`.

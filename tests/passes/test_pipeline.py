@@ -3,7 +3,6 @@ import pytest
 import json
 import subprocess
 import sys
-import time
 
 from ascendcraft_lab.engines.rule import RuleEngine
 from ascendcraft_lab.passes.manager import LowerOptions, run_pipeline

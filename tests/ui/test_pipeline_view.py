@@ -5,7 +5,6 @@ Each test works in its own copy of notebooks/ (its own session folders) on one s
 """
 from __future__ import annotations
 
-import json
 import time
 
 import nbformat

@@ -88,7 +88,8 @@ def _scalar_plan(program: ir.Program, reference: Path | None) -> tuple | None:
         raise ExportError(exc.render()) from None
 
 
-def _source(program: ir.Program, bundle: Bundle, soc: str | None, op: str | None, reference: Path | None) -> ExportSource:
+def _source(program: ir.Program, bundle: Bundle, soc: str | None, op: str | None,
+            reference: Path | None) -> ExportSource:
     plan = plan_for(program, LowerOptions(soc=get_soc(soc).name))
     for p in (plan.kernel_path, plan.tiling_path, plan.tiling_impl_path):
         if p not in bundle.files:
@@ -108,8 +109,8 @@ def split_kernel(src: ExportSource) -> tuple[str, str]:
     text = src.bundle[src.plan.kernel_path]
     m = re.search(rf'^extern "C" __global__ __aicore__ void {re.escape(src.plan.entry)}\(', text, re.M)
     if m is None:
-        raise ExportError(f"{src.plan.kernel_path} has no `extern \"C\" __global__ __aicore__ void {src.plan.entry}(` entry "
-                          "(was it edited?)")
+        raise ExportError(f"{src.plan.kernel_path} has no "
+                          f"`extern \"C\" __global__ __aicore__ void {src.plan.entry}(` entry (was it edited?)")
     return text[:m.start()], text[m.start():]
 
 
@@ -169,7 +170,8 @@ def check_names(src: ExportSource) -> None:
     gm = {cpp_name(t.name) for t in src.program.tensors()} | ({"workspace"} if needs_workspace(src.program) else set())
     clash = sorted(gm & {f.name for f in src.plan.tiling_fields})
     if clash:
-        raise ExportError(f"tiling field(s) {', '.join(clash)} share a name with a tensor parameter; rename one in the DSL")
+        raise ExportError(f"tiling field(s) {', '.join(clash)} share a name with a tensor parameter; "
+                          "rename one in the DSL")
 
 
 # ----------------------------------------------------------------------------- shapes in C++
@@ -210,8 +212,15 @@ def output_allocations(src: ExportSource, anchor: str) -> list[str]:
     for o in src.program.outputs:
         alloc = "at::zeros" if o.name in acc else "at::empty"
         dims = ", ".join(shape_exprs(o))
-        lines.append(f"at::Tensor {cpp_name(o.name)} = {alloc}({{{dims}}}, {anchor}.options().dtype(at::k{AT_DTYPE[o.dtype.value]}));")
+        dtype = f"at::k{AT_DTYPE[o.dtype.value]}"
+        lines.append(f"at::Tensor {cpp_name(o.name)} = {alloc}({{{dims}}}, {anchor}.options().dtype({dtype}));")
     return lines
+
+
+def return_outputs(outs: list[ir.TensorParam]) -> str:
+    """The binding's `return y;`, or `return {y, z};` for several outputs."""
+    names = [cpp_name(o.name) for o in outs]
+    return f"    return {names[0] if len(names) == 1 else '{' + ', '.join(names) + '}'};"
 
 
 def pascal(snake: str) -> str:
@@ -261,12 +270,14 @@ def model_new_source(src: ExportSource, *, module_import: str, call: str, header
     plan = len(p.scalars) if src.scalar_plan is None else src.scalar_plan
     needs_model = model_new_builds_reference(p, src.scalar_plan)
     if needs_model and src.reference_source is None:
-        raise ExportError("the kernel reads Model parameters or attributes, so the export needs the session's reference.py")
+        raise ExportError("the kernel reads Model parameters or attributes, so the export needs the session's "
+                          "reference.py")
     lines += ["", "", inspect.getsource(scalar_args).rstrip(), "", "", inspect.getsource(bind_op_args).rstrip()]
     if needs_model:
         lines += ["", "", f"_REFERENCE_SOURCE = {py_lines(src.reference_source)}", "", "",
                   "def _reference_model(*init_inputs):",
-                  '    """The reference Model, built to own the parameters the kernel reads (same seed, same weights)."""',
+                  '    """The reference Model, built to own the parameters the kernel reads '
+                  '(same seed, same weights)."""',
                   '    namespace = {"__name__": "reference"}',
                   "    exec(_REFERENCE_SOURCE, namespace)",
                   '    return namespace["Model"](*init_inputs)']

@@ -39,8 +39,8 @@ from ..passes.host import dim_args
 from ..passes.init import kernel_entry_prologue
 from ..passes.plan import cpp_name
 from .common import (ExportError, ExportSource, check_names, dim_sources, init_call,
-                     model_new_source, op_order, output_allocations, pascal, py_string, shape_exprs, split_kernel,
-                     tiling_function_text, tiling_struct_text)
+                     model_new_source, op_order, output_allocations, pascal, py_string, return_outputs, shape_exprs,
+                     split_kernel, tiling_function_text, tiling_struct_text)
 
 FIELDS = ("project_json_src", "host_tiling_src", "host_operator_src", "kernel_src", "python_bind_src", "model_src")
 
@@ -59,13 +59,15 @@ def names(src: ExportSource) -> dict[str, str]:
 
 def project_json(src: ExportSource) -> str:
     def desc(t: ir.TensorParam) -> dict:
-        return {"name": cpp_name(t.name), "param_type": "required", "format": ["ND"], "type": [MSOPGEN_TYPE[t.dtype.value]]}
+        return {"name": cpp_name(t.name), "param_type": "required", "format": ["ND"],
+                "type": [MSOPGEN_TYPE[t.dtype.value]]}
     p = src.program
     entry = {"op": names(src)["op"], "language": "cpp",
              "input_desc": [desc(t) for t in p.inputs + p.model_params],
              "output_desc": [desc(t) for t in p.outputs]}
     if p.scalars:
-        entry["attr"] = [{"name": cpp_name(s.name), "param_type": "required", "type": "float" if s.dtype.is_float else "int"}
+        entry["attr"] = [{"name": cpp_name(s.name), "param_type": "required",
+                          "type": "float" if s.dtype.is_float else "int"}
                          for s in p.scalars]
     return json.dumps([entry], indent=4) + "\n"
 
@@ -78,7 +80,8 @@ def host_tiling(src: ExportSource) -> str:
              f"BEGIN_TILING_DATA_DEF({n['tiling_data']})"]
     for f in src.plan.tiling_fields:
         lines.append(f"  TILING_DATA_FIELD_DEF({f.ctype}, {f.name});  // {f.doc}")
-    lines += ["END_TILING_DATA_DEF;", "", f"REGISTER_TILING_DATA_CLASS({n['op']}, {n['tiling_data']})", "}  // namespace optiling", ""]
+    lines += ["END_TILING_DATA_DEF;", "", f"REGISTER_TILING_DATA_CLASS({n['op']}, {n['tiling_data']})",
+              "}  // namespace optiling", ""]
     return "\n".join(lines)
 
 
@@ -117,7 +120,8 @@ def host_operator(src: ExportSource) -> str:
             f"    {n['tiling_data']} tiling;"]
     out += [f"    tiling.set_{f.name}(plain.{f.name});" for f in plan.tiling_fields]
     out += ["    context->SetBlockDim(blockDim);",
-            "    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());",
+            "    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), "
+            "context->GetRawTilingData()->GetCapacity());",
             "    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());",
             "    size_t *currentWorkspace = context->GetWorkspaceSizes(1);",
             "    currentWorkspace[0] = 0;  // the kernel needs no GM workspace",
@@ -147,7 +151,8 @@ def host_operator(src: ExportSource) -> str:
                    f".ParamType(REQUIRED).DataType({{ge::{GE_TYPE[t.dtype.value]}}})"
                    ".Format({ge::FORMAT_ND}).UnknownShapeFormat({ge::FORMAT_ND});")
     for s in p.scalars:
-        out.append(f'        this->Attr("{cpp_name(s.name)}").AttrType(REQUIRED).{"Float" if s.dtype.is_float else "Int"}();')
+        kind = "Float" if s.dtype.is_float else "Int"
+        out.append(f'        this->Attr("{cpp_name(s.name)}").AttrType(REQUIRED).{kind}();')
     out += ["        this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);",
             "        this->AICore().SetTiling(optiling::TilingFunc);",
             f'        this->AICore().AddConfig("{plan.soc.family}");',
@@ -163,13 +168,14 @@ def refuse_workspaces(src: ExportSource) -> None:
     reach; the direct-launch export's binding allocates it zeroed instead."""
     p = src.program
     if p.workspaces:
-        raise ExportError(f"the kernel shares GM Workspace tensors between its cores ({', '.join(t.name for t in p.workspaces)}), "
-                          "which must start at zero, but an msopgen op project's workspace is allocated by the framework "
-                          "and not zeroed: export it with --format mkb-direct, whose binding passes a zeroed workspace")
+        raise ExportError(f"the kernel shares GM Workspace tensors between its cores "
+                          f"({', '.join(t.name for t in p.workspaces)}), which must start at zero, but an msopgen op "
+                          "project's workspace is allocated by the framework and not zeroed: export it with "
+                          "--format mkb-direct, whose binding passes a zeroed workspace")
     if syncs_all(p):
-        raise ExportError("the kernel calls sync_all(), lowered to SyncAll's soft form whose GM flags must start at zero, "
-                          "but an msopgen op project's workspace is allocated by the framework and not zeroed: export it "
-                          "with --format mkb-direct, whose binding passes a zeroed workspace")
+        raise ExportError("the kernel calls sync_all(), lowered to SyncAll's soft form whose GM flags must start at "
+                          "zero, but an msopgen op project's workspace is allocated by the framework and not zeroed: "
+                          "export it with --format mkb-direct, whose binding passes a zeroed workspace")
 
 
 def kernel(src: ExportSource) -> str:
@@ -185,7 +191,8 @@ def kernel(src: ExportSource) -> str:
     head = before.replace(include, struct, 1)
     params = ", ".join(f"GM_ADDR {cpp_name(t.name)}" for t in op_order(src)) + ", GM_ADDR workspace, GM_ADDR tiling"
     lines = [head.rstrip(), "",
-             "// The msopgen project passes the TilingData filled by TilingFunc; copy it into the struct the class reads.",
+             "// The msopgen project passes the TilingData filled by TilingFunc; "
+             "copy it into the struct the class reads.",
              f'extern "C" __global__ __aicore__ void {n["snake"]}({params}) {{']
     # The kernel type as the session's entry declares it (a MIX kernel syncs, which refuse_workspaces refused).
     lines += [f"    {line}" for line in kernel_entry_prologue(src.program)]
@@ -206,7 +213,7 @@ def python_bind(src: ExportSource) -> str:
     outs = p.outputs
     ret = "at::Tensor" if len(outs) == 1 else f"std::tuple<{', '.join(['at::Tensor'] * len(outs))}>"
     dims = dim_sources(src, lambda i, t, axis: f"{t}.size({axis})")
-    exec_args = [cpp_name(t.name) for t in ins] + [cpp_name(s.name) for s in p.scalars] + [cpp_name(o.name) for o in outs]
+    exec_args = [cpp_name(v.name) for v in (*ins, *p.scalars, *outs)]
     lines = [f"// Python binding of {n['op']}: allocates the outputs and calls {n['aclnn']} (generated by msopgen).",
              "#include <torch/library.h>", "#include <torch/csrc/autograd/custom_function.h>",
              '#include "pytorch_npu_helper.hpp"', "#include <torch/extension.h>", "",
@@ -214,9 +221,10 @@ def python_bind(src: ExportSource) -> str:
     lines += [f"    const int64_t {cpp_name(d)} = {read};" for d, read in dims]
     lines += ["    " + a for a in output_allocations(src, anchor)]
     lines.append(f"    EXEC_NPU_CMD({n['aclnn']}, {', '.join(exec_args)});")
-    lines.append(f"    return {cpp_name(outs[0].name) if len(outs) == 1 else '{' + ', '.join(cpp_name(o.name) for o in outs) + '}'};")
+    lines.append(return_outputs(outs))
     lines += ["}", "", "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)", "{",
-              f'    m.def("{n["snake"]}", &{n["snake"]}_impl_npu, "{p.kernel.name} (AscendC, generated by AscendCraft Lab)");',
+              f'    m.def("{n["snake"]}", &{n["snake"]}_impl_npu, '
+              f'"{p.kernel.name} (AscendC, generated by AscendCraft Lab)");',
               "}", ""]
     return "\n".join(lines)
 
@@ -240,8 +248,10 @@ def render_submission(fields: dict[str, str], src: ExportSource | None = None) -
     """The submission file: the six assignments, in MultiKernelBench's order."""
     head = ""
     if src is not None:
-        head = (f"# MultiKernelBench AscendC submission for `{src.op}` ({src.soc.name}), exported by AscendCraft Lab\n"
-                f"# from the DSL kernel `{src.program.kernel.name}`. Six strings: see ascendcraft_lab/export/mkb.py.\n\n")
+        head = (f"# MultiKernelBench AscendC submission for `{src.op}` ({src.soc.name}), "
+                "exported by AscendCraft Lab\n"
+                f"# from the DSL kernel `{src.program.kernel.name}`. "
+                "Six strings: see ascendcraft_lab/export/mkb.py.\n\n")
     return head + "\n\n".join(f"{k} = {py_string(fields[k])}" for k in FIELDS) + "\n"
 
 
@@ -291,17 +301,20 @@ def validate_fields(fields: dict[str, str]) -> list[str]:
     snake = re.sub(r"(?<!^)(?=[A-Z])", "_", op).lower()
     tiling = fields["host_tiling_src"]
     m = re.search(r"BEGIN_TILING_DATA_DEF\((\w+)\)", tiling)
-    if not m or "END_TILING_DATA_DEF;" not in tiling or not re.search(rf"REGISTER_TILING_DATA_CLASS\({op},\s*{m.group(1)}\)", tiling):
+    registered = m and re.search(rf"REGISTER_TILING_DATA_CLASS\({op},\s*{m.group(1)}\)", tiling)
+    if not registered or "END_TILING_DATA_DEF;" not in tiling:
         problems.append(f"host_tiling_src must define a TilingData registered for {op}")
     host = fields["host_operator_src"]
-    for needle in ("TilingFunc(gert::TilingContext", f"OP_ADD({op});", f'#include "{snake}_tiling.h"', f"class {op} : public OpDef"):
+    for needle in ("TilingFunc(gert::TilingContext", f"OP_ADD({op});", f'#include "{snake}_tiling.h"',
+                   f"class {op} : public OpDef"):
         if needle not in host:
             problems.append(f"host_operator_src lacks `{needle}`")
     if not re.search(rf'extern "C" __global__ __aicore__ void {snake}\(', fields["kernel_src"]):
         problems.append(f"kernel_src has no entry `{snake}`")
     if "GET_TILING_DATA(" not in fields["kernel_src"]:
         problems.append("kernel_src does not read its TilingData (GET_TILING_DATA)")
-    if f"EXEC_NPU_CMD(aclnn{op}," not in fields["python_bind_src"] or "PYBIND11_MODULE(" not in fields["python_bind_src"]:
+    bind = fields["python_bind_src"]
+    if f"EXEC_NPU_CMD(aclnn{op}," not in bind or "PYBIND11_MODULE(" not in bind:
         problems.append(f"python_bind_src must call aclnn{op} through EXEC_NPU_CMD and define a pybind module")
     try:
         tree = ast.parse(fields["model_src"])

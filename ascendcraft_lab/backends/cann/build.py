@@ -110,8 +110,9 @@ def asc_sources(text: str) -> set[str]:
 
 def _include_dirs(text: str) -> list[str]:
     """The project-relative include folders of the CMakeLists' targets (not ${...} or generator expressions)."""
+    keywords = ("PRIVATE", "PUBLIC", "INTERFACE", "SYSTEM", "BEFORE", "AFTER")
     return [a for c in cmake_calls(text) if c.name == "target_include_directories" for a in c.args[1:]
-            if a not in ("PRIVATE", "PUBLIC", "INTERFACE", "SYSTEM", "BEFORE", "AFTER") and not a.startswith(("$", "/"))]
+            if a not in keywords and not a.startswith(("$", "/"))]
 
 
 def translation_units(bundle: Bundle, text: str | None = None) -> dict[str, list[str]]:
@@ -203,9 +204,9 @@ def lint_sources(bundle: Bundle) -> list[dict]:
     for path, body in code.items():
         for i, line in enumerate(body.splitlines(), 1):
             if re.search(r"\.stream\(\s*false\s*\)", line):
-                warn(path, i, "stream(false) returns the raw stream without flushing torch_npu's task queue: work queued "
-                              "just before (zeroing, uploads) may reach the stream after the kernel; call stream(true) "
-                              "last before the launch")
+                warn(path, i, "stream(false) returns the raw stream without flushing torch_npu's task queue: "
+                              "work queued just before (zeroing, uploads) may reach the stream after the kernel; "
+                              "call stream(true) last before the launch")
     return out
 
 
@@ -250,8 +251,9 @@ def lint_cmake(text: str) -> list[dict]:
             warn(project.line, "project() does not enable the ASC language: use project(NAME LANGUAGES ASC CXX)")
     for c in calls:
         if c.name == "ascendc_library":
-            warn(c.line, "ascendc_library() comes from CANN's ascendc.cmake (include(${ASCENDC_CMAKE_DIR}/ascendc.cmake)), "
-                         "not from find_package(ASC); with find_package(ASC) use add_library on ASC-language sources")
+            warn(c.line, "ascendc_library() comes from CANN's ascendc.cmake "
+                         "(include(${ASCENDC_CMAKE_DIR}/ascendc.cmake)), not from find_package(ASC); "
+                         "with find_package(ASC) use add_library on ASC-language sources")
     marked = asc_sources(text)
     for c in calls:
         if c.name in ("add_library", "add_executable", "target_sources"):
@@ -265,9 +267,9 @@ def lint_cmake(text: str) -> list[dict]:
         if c.name in ("add_library", "add_executable") and c.args:
             srcs = [a.removeprefix("./") for a in c.args[1:] if a.endswith(SOURCE_EXTS)]
             if any(a in marked for a in srcs) and any(a not in marked for a in srcs) and c.args[0] not in asc_linked:
-                warn(c.line, f"{c.args[0]} mixes ASC and C++ sources but does not set LINKER_LANGUAGE ASC: CANN's package "
-                             "gives ASC no linker preference, so the C++ linker would link it without the AscendC "
-                             f"runtime (set_target_properties({c.args[0]} PROPERTIES LINKER_LANGUAGE ASC))")
+                warn(c.line, f"{c.args[0]} mixes ASC and C++ sources but does not set LINKER_LANGUAGE ASC: "
+                             "CANN's package gives ASC no linker preference, so the C++ linker would link it without "
+                             f"the AscendC runtime (set_target_properties({c.args[0]} PROPERTIES LINKER_LANGUAGE ASC))")
     if marked and not re.search(r"--npu-arch=", " ".join(a for c in calls if c.name == "target_compile_options"
                                                        for a in c.args)):
         line = next((c.line for c in calls if c.name in ("add_library", "add_executable")), 0)
@@ -275,7 +277,8 @@ def lint_cmake(text: str) -> list[dict]:
                    "package does not add it (add $<$<COMPILE_LANGUAGE:ASC>:--npu-arch=${CMAKE_ASC_ARCHITECTURES}>)")
     for c in calls:
         if c.name == "target_link_libraries" and "ascendcl" in c.args:
-            dirs = [a for d in calls if d.name == "target_link_directories" and d.args[:1] == c.args[:1] for a in d.args]
+            dirs = [a for d in calls if d.name == "target_link_directories" and d.args[:1] == c.args[:1]
+                    for a in d.args]
             if not any(a.rstrip("/").endswith("lib64") for a in dirs):
                 warn(c.line, f"{c.args[0]} links ascendcl but has no link folder for the toolkit's lib64 "
                              "(target_link_directories(... ${ASCEND_HOME_PATH}/lib64)): -lascendcl would not be found")
@@ -299,7 +302,8 @@ def preflight(bundle: Bundle) -> list[dict]:
     """Errors when the CMakeLists and the bundle disagree about sources; doc-based warnings."""
     text = bundle.files.get("CMakeLists.txt")
     if text is None:
-        return [{"file": "CMakeLists.txt", "line": 0, "col": 0, "severity": "error", "message": "the project has no CMakeLists.txt"}]
+        return [{"file": "CMakeLists.txt", "line": 0, "col": 0, "severity": "error",
+                 "message": "the project has no CMakeLists.txt"}]
     listed = cmake_sources(text)
     units = translation_units(bundle, text)
     included = {path: unit[0] for unit in units.values() for path in unit[1:]}
@@ -435,7 +439,10 @@ def build_project(project: str | Path, build: str | Path | None = None, *, soc: 
             output = (r.stdout or "") + "\n" + (r.stderr or "")
             diags = map_diagnostics(parse_diagnostics(output), project, bundle)
             first = next((d for d in diags if d["severity"] == "error"), None)
-            where = f" at {first['file']}:{first['line']}" + (f" (DSL line {first['dsl_line']})" if first.get("dsl_line") else "") if first else ""
+            where = ""
+            if first:
+                where = f" at {first['file']}:{first['line']}"
+                where += f" (DSL line {first['dsl_line']})" if first.get("dsl_line") else ""
             msg = f"cmake {step} failed (exit {r.returncode})" + (f": {first['message']}{where}" if first else "")
             return BuildResult(f"{step}-error", msg, commands, None, problems + diags, versions, _tail(output),
                                time.perf_counter() - t0)
@@ -444,7 +451,8 @@ def build_project(project: str | Path, build: str | Path | None = None, *, soc: 
     if not libs:
         return BuildResult("no-library", f"the build succeeded but produced no {' or '.join(names)} under {build}",
                            commands, None, problems, versions, "", time.perf_counter() - t0)
-    return BuildResult("ok", f"built {libs[0]}", commands, str(libs[0]), problems, versions, "", time.perf_counter() - t0)
+    return BuildResult("ok", f"built {libs[0]}", commands, str(libs[0]), problems, versions, "",
+                       time.perf_counter() - t0)
 
 
 def render_build(result: BuildResult, program=None, limit: int = 10) -> str:

@@ -97,7 +97,8 @@ def _home(env: Mapping[str, str]) -> tuple[Path | None, str | None, str]:
     installed = next((Path(p).expanduser() for p in DEFAULT_INSTALLS if Path(p).expanduser().is_dir()), None)
     if installed is not None:
         return None, None, f"no CANN toolkit in the environment (source {installed}/set_env.sh)"
-    return None, None, "no CANN toolkit (ASCEND_HOME_PATH and ASCEND_TOOLKIT_HOME unset; install CANN and source its set_env.sh)"
+    return None, None, ("no CANN toolkit (ASCEND_HOME_PATH and ASCEND_TOOLKIT_HOME unset; "
+                        "install CANN and source its set_env.sh)")
 
 
 def _bisheng(home: Path | None, env: Mapping[str, str]) -> Path | None:
@@ -216,9 +217,11 @@ def refuse_reason(action: str = "run", toolchain: Toolchain | None = None) -> st
 def toolkit_summary(tc: Toolchain | None = None) -> tuple[bool, str]:
     """(ok, detail) for `ascendcraft doctor`'s CANN row: toolkit, bisheng and the CMake package."""
     tc = tc if tc is not None else detect()
-    missing = [tc.reasons[p] for p in tc.missing_parts("build") if p in ("toolkit", "bisheng", "asc_cmake", "cann_version")]
+    build_parts = ("toolkit", "bisheng", "asc_cmake", "cann_version")
+    missing = [tc.reasons[p] for p in tc.missing_parts("build") if p in build_parts]
     if missing:
         return False, "not available: " + "; ".join(missing)
     version = (f"CANN {tc.version}" if tc.version else
-               f"CANN version unknown (no ascend_toolkit_install.info); the build needs {MIN_CANN_FOR_FIND_PACKAGE_ASC} or newer")
+               f"CANN version unknown (no ascend_toolkit_install.info); "
+               f"the build needs {MIN_CANN_FOR_FIND_PACKAGE_ASC} or newer")
     return True, f"{tc.home}, {version} (bisheng: {tc.bisheng}; CMake package: {tc.asc_cmake_dir})"

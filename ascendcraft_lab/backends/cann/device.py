@@ -74,7 +74,8 @@ def kernel_cores(soc: Soc, device: int = 0, *, library: ctypes.CDLL | None = Non
     info = kernel_info(soc)
     err = query(device, info, ctypes.byref(value))
     if err:
-        name = "ACL_DEVICE_INFO_VECTOR_CORE_NUM" if info == ACL_DEVICE_INFO_VECTOR_CORE_NUM else "ACL_DEVICE_INFO_AI_CORE_NUM"
+        vector = info == ACL_DEVICE_INFO_VECTOR_CORE_NUM
+        name = "ACL_DEVICE_INFO_VECTOR_CORE_NUM" if vector else "ACL_DEVICE_INFO_AI_CORE_NUM"
         raise DeviceQueryError(f"aclGetDeviceCapability({device}, {name}) failed with aclError {err}")
     return int(value.value)
 

@@ -91,7 +91,8 @@ def register_fake_op(program: ir.Program, *, soc: str | None = None, namespace: 
                       for n, t in tensors.items()}
             inputs.update(scalars)
             outs = run(program, inputs, soc)
-            result = [torch.from_numpy(np.ascontiguousarray(outs[o.name])).to(_torch_dtype(o.dtype)) for o in sig.outputs]
+            result = [torch.from_numpy(np.ascontiguousarray(outs[o.name])).to(_torch_dtype(o.dtype))
+                      for o in sig.outputs]
             return result[0] if len(result) == 1 else tuple(result)
 
         lib.impl(sig.entry, cpu, "CPU")

@@ -81,7 +81,8 @@ class ProfileReport:
         for r in self.records:
             for k, v in r.pipes.items():
                 keys.setdefault(k, []).append(v)
-        order = {f"{prefix}{p}": i for i, (prefix, p) in enumerate((pre, p) for pre in ("aiv_", "", "aic_") for p in PIPES)}
+        columns = [(pre, p) for pre in ("aiv_", "", "aic_") for p in PIPES]
+        order = {f"{prefix}{p}": i for i, (prefix, p) in enumerate(columns)}
         return {k: statistics.fmean(v) for k, v in sorted(keys.items(), key=lambda kv: order.get(kv[0], 99))}
 
     @property

@@ -123,8 +123,8 @@ def _load_module(path: str, overrides: dict):
             for t in node.targets:
                 if isinstance(t, ast.Name) and t.id in overrides:
                     v = overrides[t.id]
-                    node.value = ast.copy_location(ast.parse(repr(tuple(v) if isinstance(v, list) else v), mode="eval").body,
-                                                   node.value)
+                    literal = repr(tuple(v) if isinstance(v, list) else v)
+                    node.value = ast.copy_location(ast.parse(literal, mode="eval").body, node.value)
     ast.fix_missing_locations(tree)
     module = types.ModuleType("ascendcraft_npu_reference")
     module.__file__ = path
@@ -204,8 +204,8 @@ def measure(library: str, reference: str, entry: str, scalars, param_names: list
             got = list(got) if isinstance(got, (tuple, list)) else [got]
             if out is not None:
                 for k, (g, e) in enumerate(zip(got, expected)):
-                    np.save(out / f"t{t}_got{k}.npy", g.float().cpu().numpy() if g.dtype == torch.bfloat16 else g.cpu().numpy())
-                    np.save(out / f"t{t}_want{k}.npy", e.float().cpu().numpy() if e.dtype == torch.bfloat16 else e.cpu().numpy())
+                    np.save(out / f"t{t}_got{k}.npy", _to_numpy(g, torch))
+                    np.save(out / f"t{t}_want{k}.npy", _to_numpy(e, torch))
             results.append({"trial": t, "outputs": len(got)})
 
         def timeit(fn, args) -> list[float]:
@@ -228,6 +228,11 @@ def measure(library: str, reference: str, entry: str, scalars, param_names: list
         eager = timeit(model, inputs)
     return {"status": "ok", "trials": results, "custom_ms": float(np.mean(custom)), "eager_ms": float(np.mean(eager)),
             "custom_std_ms": float(np.std(custom)), "eager_std_ms": float(np.std(eager)), "cores": cores}
+
+
+def _to_numpy(t, torch) -> np.ndarray:
+    """A device tensor as a host array (bf16, which numpy lacks, widened to fp32)."""
+    return t.float().cpu().numpy() if t.dtype == torch.bfloat16 else t.cpu().numpy()
 
 
 def device_name() -> dict:
@@ -316,14 +321,17 @@ def run_on_npu(program, library: str, ref, *, soc: str | None = None, seed: int 
         if data["status"] != "ok":
             return NpuRun(data["status"], data["message"], cores=data.get("cores", {}))
         outputs = {o.name: np.load(Path(tmp) / f"t0_got{k}.npy") for k, o in enumerate(sig.outputs)}
-        arrays = [[(o, np.load(Path(tmp) / f"t{t['trial']}_got{k}.npy"), np.load(Path(tmp) / f"t{t['trial']}_want{k}.npy"))
+        def saved(t, kind, k):
+            return np.load(Path(tmp) / f"t{t['trial']}_{kind}{k}.npy")
+        arrays = [[(o, saved(t, "got", k), saved(t, "want", k))
                    for k, o in enumerate(sig.outputs)] for t in data["trials"]]
     speedup = data["eager_ms"] / data["custom_ms"] if data["custom_ms"] > 0 else None
     timings = {"custom_ms": data["custom_ms"], "eager_ms": data["eager_ms"], "speedup": speedup,
                "custom_std_ms": data["custom_std_ms"], "eager_std_ms": data["eager_std_ms"],
                "warmup": WARMUP, "timed": TIMED}
     message = "ran on the NPU" + (f"; {data['device_note']}" if data.get("device_note") else "")
-    return NpuRun("ok", message, outputs, [], timings, {}, {}, data.get("device", ""), data.get("cores", {}), {}, arrays)
+    return NpuRun("ok", message, outputs, [], timings, {}, {}, data.get("device", ""), data.get("cores", {}), {},
+                  arrays)
 
 
 def draws_note(draws: str, seed: int = 0) -> str:
@@ -372,7 +380,8 @@ def check_cann(program, bundle, ref, soc: str | None = None, *, rtol: float | No
     checks_by_trial = [[compare(o.name, got, want, o.dtype, rtol, atol) for o, got, want in trial]
                        for trial in run.arrays]
     run.trials = [{"trial": i, "correct": all(c.correct for c in cs),
-                   "max_abs_err": max((c.max_abs_err for c in cs), default=0.0)} for i, cs in enumerate(checks_by_trial)]
+                   "max_abs_err": max((c.max_abs_err for c in cs), default=0.0)}
+                  for i, cs in enumerate(checks_by_trial)]
     checks = checks_by_trial[0]
     correct = all(t["correct"] for t in run.trials)
     run.fast_p = fast_p(correct, run.timings.get("speedup"))

@@ -9,8 +9,8 @@ with the reference's shapes and run on the numpy interpreter against the referen
 errors, verifier findings and interpreter mismatches go back to the model, for at most
 `rounds` rounds. An NPUKernelBench reference's other cases (`cases=`) are checked too, each on
 the variant its dtypes pick, and each failing one goes back as one line naming the case, its
-dtypes and shapes, and why (at most CASE_LINES of them). The best verified draft is kept (a later, worse round never replaces it) and
-every attempt is returned for the UI.
+dtypes and shapes, and why (at most CASE_LINES of them). The best verified draft is kept (a later,
+worse round never replaces it) and every attempt is returned for the UI.
 
 A start draft that already verifies is returned as is, without a call, unless
 `keep_improving=True` asks the model to improve it. A reference that cannot run raises
@@ -200,7 +200,8 @@ def draft_with_llm(
     ref_text = ref_path.read_text(encoding="utf-8")
     ref = reference if reference is not None else load_reference(ref_path, overrides=overrides)
     if category is None:
-        category = ref_path.parent.name if ref_path.parent.name in CATEGORIES else guess_category(ref_text, ref_path.stem)
+        folder = ref_path.parent.name
+        category = folder if folder in CATEGORIES else guess_category(ref_text, ref_path.stem)
     elif category not in CATEGORIES:
         raise ValueError(f"unknown category {category!r}; categories are {', '.join(CATEGORIES)}")
     ranks = [len(v.shape) for v in ref.inputs if hasattr(v, "shape")]

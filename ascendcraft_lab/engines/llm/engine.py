@@ -12,8 +12,9 @@ example from the rule engine, the DSL and the previous bundle. The reply is a se
 1. the reply format (only project paths; every file of the project present after pass 1),
 2. the placeholders (no `TODO(pass k ...)` left for k <= this pass),
 3. the constraint checkers of this pass and every earlier one (`passes.pipeline.check_step`),
-4. g++ against the emulator's AscendC headers (the `compiler` the session layer gives): syntax only for passes 1-3 (placeholders
-   remain) and for the host tiling code, a full compile and link of the kernel for pass 4.
+4. g++ against the emulator's AscendC headers (the `compiler` the session layer gives): syntax only
+   for passes 1-3 (placeholders remain) and for the host tiling code, a full compile and link of the
+   kernel for pass 4.
    Generated code is compiled, never run, here: running it is `ascendcraft check`'s job.
 
 Findings and compiler errors go back to the model, for at most `rounds` rounds. The best
@@ -186,7 +187,8 @@ class LlmEngine:
             if self.on_attempt is not None:
                 self.on_attempt(spec.name, attempt)
 
-        loop = FeedbackLoop(self.client, messages, purpose=f"lower {program.kernel.name} pass {spec.number} {spec.name}",
+        purpose = f"lower {program.kernel.name} pass {spec.number} {spec.name}"
+        loop = FeedbackLoop(self.client, messages, purpose=purpose,
                             check=lambda text: self.check_reply(text, spec, program, previous, options, allowed),
                             follow_up=lambda c: lower_follow_up(c.feedback), rounds=self.rounds, on_turn=on_turn)
         outcome = loop.run()
@@ -220,7 +222,8 @@ class LlmEngine:
                     allowed: set[str] | None = None) -> Checked[Bundle]:
         """Everything a reply for pass `spec` must pass; the feedback lists what it does not."""
         plan = plan_for(program, options)
-        allowed = allowed if allowed is not None else set(_project_paths(plan)) | set(previous.files if previous else ())
+        if allowed is None:
+            allowed = set(_project_paths(plan)) | set(previous.files if previous else ())
         try:
             files = parse_files(text, allowed)
         except ReplyFormatError as exc:

@@ -87,8 +87,8 @@ def parse_files(reply: str, allowed: Iterable[str]) -> dict[str, str]:
         end = next((j for j in range(i + 1, len(lines)) if close.match(lines[j])), None)
         block_no += 1
         if end is None:
-            raise ReplyFormatError(f"block {block_no} opens a ``` fence that is never closed: the reply may be cut off; "
-                                   "send fewer files (only those you change)")
+            raise ReplyFormatError(f"block {block_no} opens a ``` fence that is never closed: the reply may be "
+                                   "cut off; send fewer files (only those you change)")
         body = lines[i + 1:end]
         inner = _MARKER.match(body[0]) if body else None
         outer = _MARKER.match(last_text) if last_text else None
@@ -97,7 +97,8 @@ def parse_files(reply: str, allowed: Iterable[str]) -> dict[str, str]:
         elif outer:
             path = outer.group("path")
         else:
-            raise ReplyFormatError(f"block {block_no} has no `// file: <path>` line before it: name every file you send")
+            raise ReplyFormatError(f"block {block_no} has no `// file: <path>` line before it: "
+                                   "name every file you send")
         path = _checked_path(path, allowed)
         if path in files:
             raise ReplyFormatError(f"`{path}` is sent twice: send each file once, complete")

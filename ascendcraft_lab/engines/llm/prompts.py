@@ -172,8 +172,8 @@ def describe_reference(ref) -> str:
     for name, v in ref.named_tensors.items():
         lines.append(f"- Model parameter/buffer `{name}`: {v.dtype} of shape {tuple(v.shape)}")
     for i, v in enumerate(ref.outputs):
-        lines.append(f"- forward returns [{i}]: {ref.output_dtypes[i] if i < len(ref.output_dtypes) and ref.output_dtypes[i] else v.dtype} "
-                     f"of shape {tuple(v.shape)}")
+        dtype = ref.output_dtypes[i] if i < len(ref.output_dtypes) and ref.output_dtypes[i] else v.dtype
+        lines.append(f"- forward returns [{i}]: {dtype} of shape {tuple(v.shape)}")
     return "\n".join(lines)
 
 
@@ -238,7 +238,8 @@ def plan_facts(plan, spec: PassSpec) -> str:
         f"Tiling struct `{plan.tiling_struct}` in `{plan.tiling_path}` with the fields, in order:",
     ]
     for f in plan.tiling_fields:
-        lines.append(f"  - `{f.ctype} {f.name};` — {f.doc}" + (f" (a multiple of {f.aligned} elements)" if f.aligned else ""))
+        aligned = f" (a multiple of {f.aligned} elements)" if f.aligned else ""
+        lines.append(f"  - `{f.ctype} {f.name};` — {f.doc}{aligned}")
     lines.append(f"Tiling function in `{plan.tiling_impl_path}`: `{tiling_signature(plan)}` fills the struct and "
                  "returns the block dim, with the same numbers as the DSL `@host` function.")
     if plan.buffers:
@@ -261,7 +262,8 @@ def pass_rules(spec: PassSpec, plan) -> str:
     if later:
         lines.append("- Leave the placeholders of later passes ("
                      + ", ".join(f"`TODO(pass {p.number} {p.name})`" for p in later) + ") exactly as they are.")
-    lines.append("- Before each block you write, put a comment `// DSL <line>: <what>` naming the DSL line it implements.")
+    lines.append("- Before each block you write, put a comment `// DSL <line>: <what>` naming the DSL line it "
+                 "implements.")
     lines.append("- Write code a newcomer can learn AscendC from: the canonical KernelXxx class shape, consistent "
                  "names, no dead code.")
     checked = [f"- pass {p.number} {p.name}: {rules[p.name]}" for p in PIPELINE[:spec.number] if p.name in rules]
@@ -304,7 +306,8 @@ def lower_messages(spec: PassSpec, program, previous: Bundle | None, options, pl
                    example_mode: str = "category") -> list[dict[str, str]]:
     """System + user message asking for pass `spec` on `previous`."""
     system = "\n\n".join([LOWER_SYSTEM, "# Reply format", FILES_REPLY_FORMAT])
-    dsl_name = PurePath(program.path).name if program.path and program.path != "<dsl>" else f"{program.kernel.name}.dsl.py"
+    from_file = program.path and program.path != "<dsl>"
+    dsl_name = PurePath(program.path).name if from_file else f"{program.kernel.name}.dsl.py"
     passes = "\n".join(f"{p.number}. {p.name} — {p.reason}" for p in PIPELINE)
     parts = [
         f"# Pass {spec.number} of {len(PIPELINE)}: {spec.name}\n\n{spec.reason}.\n\n{spec.explain}\n\n"

@@ -142,7 +142,8 @@ class LlmConfig:
         known = {f.name for f in fields(cls)} - {"source"}
         unknown = set(explicit) - known
         if unknown:
-            raise LlmError(f"unknown LLM setting(s): {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}", kind="config")
+            raise LlmError(f"unknown LLM setting(s): {', '.join(sorted(unknown))}; "
+                           f"known: {', '.join(sorted(known))}", kind="config")
 
         values: dict[str, Any] = {}
         layers: list[str] = []
@@ -194,7 +195,8 @@ def _config_path(explicit: str | os.PathLike | None, env: Mapping[str, str]) -> 
 def _read_file(path: Path, required: bool) -> dict[str, Any]:
     if not path.is_file():
         if required:
-            raise LlmError(f"LLM config file {path} does not exist (named by ${ENV_CONFIG} or explicitly)", kind="config")
+            raise LlmError(f"LLM config file {path} does not exist (named by ${ENV_CONFIG} or explicitly)",
+                           kind="config")
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -211,10 +213,12 @@ def _read_file(path: Path, required: bool) -> dict[str, Any]:
             raise LlmError(f"LLM config file {path}: the API key is not read from files; "
                            f"remove '{key}' and set {ENV_KEY} instead", kind="config")
         if key not in _FILE_KEYS:
-            raise LlmError(f"LLM config file {path}: unknown key '{key}'; known keys: {', '.join(_FILE_KEYS)}", kind="config")
+            raise LlmError(f"LLM config file {path}: unknown key '{key}'; known keys: {', '.join(_FILE_KEYS)}",
+                           kind="config")
         expected = _FILE_KEYS[key]
         if isinstance(value, bool) or not isinstance(value, expected):
-            raise LlmError(f"LLM config file {path}: '{key}' has the wrong type ({type(value).__name__})", kind="config")
+            raise LlmError(f"LLM config file {path}: '{key}' has the wrong type ({type(value).__name__})",
+                           kind="config")
         out[key] = value
     return out
 

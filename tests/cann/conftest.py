@@ -101,7 +101,8 @@ if argv[:1] == ["--build"]:
     build = Path(argv[1])
     src = Path((build / "fake_source_dir").read_text())
     with open(os.environ["FAKE_TOOL_LOG"], "a") as log:
-        log.write(json.dumps({{"tool": "cmake-plan", "targets": plan(src, json.loads((build / "fake_cache.json").read_text()))}}) + "\n")
+        cache = json.loads((build / "fake_cache.json").read_text())
+        log.write(json.dumps({{"tool": "cmake-plan", "targets": plan(src, cache)}}) + "\n")
     error = os.environ.get("FAKE_COMPILE_ERROR")
     if error:
         rel, line = error.rsplit(":", 1)
@@ -197,8 +198,8 @@ def build_fake_toolchain(tmp_path: Path, fake_acl_library: Path) -> FakeToolchai
     asc_dir.mkdir(parents=True)
     (asc_dir / "ASCConfig.cmake").write_text("# test double of CANN's AscendC CMake package\n")
     (home / "set_env.sh").write_text("export ASCEND_HOME_PATH=" + str(home) + "\n")
-    (home / f"{platform.machine()}-linux" / "ascend_toolkit_install.info").write_text("package_name=Ascend-cann-toolkit\n"
-                                                                                     "version=9.0.0\n")
+    install_info = home / f"{platform.machine()}-linux" / "ascend_toolkit_install.info"
+    install_info.write_text("package_name=Ascend-cann-toolkit\nversion=9.0.0\n")
     (home / "include" / "acl").mkdir(parents=True)
     (home / "include" / "acl" / "acl.h").write_text("// test double of CANN's acl/acl.h\n")
     (home / "lib64").mkdir()
@@ -207,8 +208,9 @@ def build_fake_toolchain(tmp_path: Path, fake_acl_library: Path) -> FakeToolchai
     site = root / "site"
     (site / "torch_npu").mkdir(parents=True)
     (site / "torch_npu" / "__init__.py").write_text('"""Test double: only found, never imported."""\n')
-    (site / "torch_npu" / "include" / "third_party" / "acl" / "inc" / "acl").mkdir(parents=True)
-    (site / "torch_npu" / "include" / "third_party" / "acl" / "inc" / "acl" / "acl.h").write_text("// torch_npu's copy\n")
+    acl_inc = site / "torch_npu" / "include" / "third_party" / "acl" / "inc" / "acl"
+    acl_inc.mkdir(parents=True)
+    (acl_inc / "acl.h").write_text("// torch_npu's copy\n")
     (site / "torch_npu" / "lib").mkdir()
     (site / "torch_npu" / "lib" / "libtorch_npu.so").write_bytes(b"\x7fELF test double")
     dev, no_dev = root / "dev", root / "nodev"

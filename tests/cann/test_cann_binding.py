@@ -115,7 +115,8 @@ int main() {
     cmd = ["g++", "-std=c++17", "-O0", "-Wall", "-Wextra", "-Werror", f"-D_GLIBCXX_USE_CXX11_ABI={abi}",
            "-I", str(STUBS), "-I", str(tmp_path / "host")]
     cmd += [a for p in include_paths() for a in ("-isystem", p)]
-    cmd += [str(tmp_path / "harness.cpp"), str(tmp_path / "host" / "frobenius_norm_tiling.cpp"), "-o", str(tmp_path / "run")]
+    cmd += [str(tmp_path / "harness.cpp"), str(tmp_path / "host" / "frobenius_norm_tiling.cpp"),
+            "-o", str(tmp_path / "run")]
     cmd += [a for p in library_paths() for a in (f"-L{p}", f"-Wl,-rpath,{p}")] + ["-ltorch", "-ltorch_cpu", "-lc10"]
     built = subprocess.run(cmd, capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-3000:]

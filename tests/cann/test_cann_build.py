@@ -89,7 +89,8 @@ def test_the_library_links_with_the_asc_linker_against_the_toolkits_lib64(sessio
     assert build_session(session, toolchain=detect(ft.env), env=ft.env).ok
     [plan] = ft.calls("cmake-plan")
     target = plan["targets"]["gelu_ops"]
-    assert target["sources"] == {"host/gelu_launch.cpp": "ASC", "host/gelu_tiling.cpp": "CXX", "torch/gelu_torch.cpp": "CXX"}
+    assert target["sources"] == {"host/gelu_launch.cpp": "ASC", "host/gelu_tiling.cpp": "CXX",
+                                 "torch/gelu_torch.cpp": "CXX"}
     assert target["linker_language"] == "ASC"          # bisheng links, with the AscendC runtime
     assert "ascendcl" in target["link_libraries"]
     folders = [Path(d) for d in target["link_directories"]]
@@ -108,22 +109,27 @@ def test_acl_h_is_found_by_the_asc_launch_and_by_the_cxx_binding(session, fake_t
     assert found["CXX"] == [str(ft.torch_npu / "include" / "third_party" / "acl" / "inc")]   # the copy torch_npu uses
     assert str(ft.torch_npu / "include") in includes["CXX"]                      # torch_npu/csrc/core/npu/NPUStream.h
     bundle = read_bundle(session / "ascendc")
-    assert '#include "acl/acl.h"' in bundle["host/gelu_launch.cpp"] and '#include "acl/acl.h"' in bundle["torch/gelu_torch.cpp"]
+    assert '#include "acl/acl.h"' in bundle["host/gelu_launch.cpp"]
+    assert '#include "acl/acl.h"' in bundle["torch/gelu_torch.cpp"]
 
 
 @pytest.mark.heavy
 def test_lint_names_a_kernel_declared_in_one_asc_source_and_defined_in_another(session):
     bundle = read_bundle(session / "ascendc")
-    cmake = bundle["CMakeLists.txt"].replace("    host/gelu_launch.cpp\n", "    kernel/gelu_kernel.cpp\n    host/gelu_launch.cpp\n")
-    cmake = cmake.replace("set_source_files_properties(host/gelu_launch.cpp", "set_source_files_properties(kernel/gelu_kernel.cpp host/gelu_launch.cpp")
+    cmake = bundle["CMakeLists.txt"].replace("    host/gelu_launch.cpp\n",
+                                             "    kernel/gelu_kernel.cpp\n    host/gelu_launch.cpp\n")
+    cmake = cmake.replace("set_source_files_properties(host/gelu_launch.cpp",
+                          "set_source_files_properties(kernel/gelu_kernel.cpp host/gelu_launch.cpp")
     launch = bundle["host/gelu_launch.cpp"].replace(
         '#include "../kernel/gelu_kernel.cpp"',
-        '#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void gelu(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling);')
-    split = bundle.with_files({"CMakeLists.txt": cmake, "host/gelu_launch.cpp": launch})      # the layout before the fix
+        '#include "kernel_operator.h"\n'
+        'extern "C" __global__ __aicore__ void gelu(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling);')
+    split = bundle.with_files({"CMakeLists.txt": cmake, "host/gelu_launch.cpp": launch})  # the layout before the fix
     [warning] = [d for d in lint_sources(split) if "whole-program" in d["message"]]
     assert warning["file"] == "host/gelu_launch.cpp" and "defined in kernel/gelu_kernel.cpp" in warning["message"]
     assert "-dc" in warning["message"]
-    separate = split.with_files({"CMakeLists.txt": cmake + "target_compile_options(gelu_ops PRIVATE $<$<COMPILE_LANGUAGE:ASC>:-dc>)\n"})
+    dc = "target_compile_options(gelu_ops PRIVATE $<$<COMPILE_LANGUAGE:ASC>:-dc>)\n"
+    separate = split.with_files({"CMakeLists.txt": cmake + dc})
     assert not [d for d in lint_sources(separate) if "whole-program" in d["message"]]
 
 
@@ -145,7 +151,8 @@ def test_lint_names_stream_false_and_acl_h_without_its_include_folder(session):
                    bundle["CMakeLists.txt"])
     messages = [(d["file"], d["message"]) for d in lint_sources(bundle.with_files({"torch/gelu_torch.cpp": raw,
                                                                                     "CMakeLists.txt": cmake}))]
-    assert any(f == "torch/gelu_torch.cpp" and m.startswith("stream(false) returns the raw stream") for f, m in messages)
+    assert any(f == "torch/gelu_torch.cpp" and m.startswith("stream(false) returns the raw stream")
+               for f, m in messages)
     assert {f for f, m in messages if 'includes "acl/acl.h"' in m} == {"host/gelu_launch.cpp", "torch/gelu_torch.cpp"}
 
 
@@ -153,7 +160,8 @@ def test_lint_names_stream_false_and_acl_h_without_its_include_folder(session):
 def test_a_cmakelists_out_of_step_with_its_sources_stops_the_build_before_cmake(session, fake_toolchain):
     ft = fake_toolchain
     bundle = read_bundle(session / "ascendc")
-    broken = bundle.with_files({"CMakeLists.txt": bundle["CMakeLists.txt"].replace("host/gelu_launch.cpp", "host/launch.cpp")})
+    cmake = bundle["CMakeLists.txt"].replace("host/gelu_launch.cpp", "host/launch.cpp")
+    broken = bundle.with_files({"CMakeLists.txt": cmake})
     result = build_project(session / "ascendc", session / "build", bundle=broken, toolchain=detect(ft.env), env=ft.env)
     assert result.status == "preflight-error"
     errors = [d["message"] for d in result.diagnostics if d["severity"] == "error"]

@@ -41,7 +41,8 @@ def test_the_fake_toolkit_is_found_part_by_part(fake_toolchain):
     assert tc.cmake == ft.root / "bin" / "cmake"
     assert tc.torch_npu == ft.torch_npu
     assert refuse_reason("build", tc) is None
-    assert _one_line(refuse_reason("run", tc)) == f"cannot run on the NPU here: no Ascend NPU visible (no {ft.no_dev_dir}/davinci<N> device)"
+    assert _one_line(refuse_reason("run", tc)) == (f"cannot run on the NPU here: no Ascend NPU visible "
+                                                   f"(no {ft.no_dev_dir}/davinci<N> device)")
     assert refuse_reason("run", detect(ft.env, dev_dir=ft.dev_dir)) is None
 
 

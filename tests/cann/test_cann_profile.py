@@ -1,17 +1,16 @@
 """Reading a recorded torch_npu `kernel_details.csv` into the profile view."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ascendcraft_lab.backends.cann.profile import parse_kernel_details, parse_records
 
-# Recorded in the documented layout: the base columns, then what aic_metrics=PipeUtilization adds
-# for a vector (AIV) kernel on Atlas A2. Two launches of our kernel around an unrelated aclnn op.
-KERNEL_DETAILS = """Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim,Mix Block Dim,Input Shapes,Input Data Types,Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID,aiv_time(us),aiv_total_cycles,aiv_vec_time(us),aiv_vec_ratio,aiv_scalar_time(us),aiv_scalar_ratio,aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),aiv_mte3_ratio,aiv_icache_miss_rate
-1,0,N/A,12,2,gelu_0,gelu,N/A,AI_VECTOR_CORE,1712000000000100.500,41.20,0.50,16,N/A,"16,16384",FLOAT,ND,"16,16384",FLOAT,ND,N/A,40.1,72180,19.6,0.49,4.4,0.11,32.5,0.81,9.6,0.24,0.01
-1,0,N/A,13,2,aclnnMul_MulAiCore_Mul,Mul,dynamic,AI_VECTOR_CORE,1712000000000150.000,9.30,1.50,8,N/A,"16,16384;16,16384",FLOAT;FLOAT,ND;ND,"16,16384",FLOAT,ND,N/A,9.0,16200,1.8,0.20,0.9,0.10,5.4,0.60,2.7,0.30,0.00
-2,0,N/A,14,2,gelu_0,gelu,N/A,AI_VECTOR_CORE,1712000000001100.500,39.20,0.50,16,N/A,"16,16384",FLOAT,ND,"16,16384",FLOAT,ND,N/A,38.0,68400,19.8,0.51,3.8,0.10,30.4,0.79,9.9,0.26,0.01
-"""
+# data/kernel_details.csv is recorded in the documented layout: the base columns, then what
+# aic_metrics=PipeUtilization adds for a vector (AIV) kernel on Atlas A2. Two launches of our kernel
+# around an unrelated aclnn op.
+KERNEL_DETAILS = (Path(__file__).parent / "data" / "kernel_details.csv").read_text()
 
 
 def test_a_recorded_profile_becomes_time_block_dim_and_pipe_utilisation():
@@ -19,7 +18,8 @@ def test_a_recorded_profile_becomes_time_block_dim_and_pipe_utilisation():
     assert report.launches == 2
     assert report.kernel_time_us == pytest.approx(40.2)
     assert report.block_dim == 16
-    assert report.pipe_utilisation == pytest.approx({"aiv_vec": 0.50, "aiv_scalar": 0.105, "aiv_mte2": 0.80, "aiv_mte3": 0.25})
+    assert report.pipe_utilisation == pytest.approx({"aiv_vec": 0.50, "aiv_scalar": 0.105, "aiv_mte2": 0.80,
+                                                     "aiv_mte3": 0.25})
     assert report.bottleneck == "aiv_mte2"
     assert report.all_names == ["gelu_0", "aclnnMul_MulAiCore_Mul"]
 

@@ -44,7 +44,8 @@ def test_a_session_for_another_core_count_is_refused_in_one_line_naming_the_soc_
     monkeypatch.setenv("FAKE_ACL_VECTOR_CORES", "40")                        # a 910B3 running a 910B2 session
     cores, refusal = run.device_preflight("Ascend910B2", library=acl)
     assert cores["found"] == 40
-    assert _one_line(refusal).startswith("the session was lowered for Ascend910B2 (48 vector cores) but the device reports 40")
+    assert _one_line(refusal).startswith("the session was lowered for Ascend910B2 (48 vector cores) "
+                                         "but the device reports 40")
     assert "would hang" in refusal and "--soc Ascend910B3" in refusal and "ASCENDCRAFT_CORE_CHECK=0" in refusal
 
 

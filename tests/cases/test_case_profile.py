@@ -11,7 +11,8 @@ from case_helpers import RELU_DSL, case_line
 pytestmark = pytest.mark.heavy
 
 
-def test_profile_of_a_cases_session_estimates_its_first_case_and_says_eager_is_not_estimated(relu_task, tmp_path, capsys):
+def test_profile_of_a_cases_session_estimates_its_first_case_and_says_eager_is_not_estimated(
+        relu_task, tmp_path, capsys):
     ref = relu_task([case_line("float32", [64, 1024]), case_line("float16", [4096])])
     dsl = tmp_path / "relu.dsl.py"
     dsl.write_text(RELU_DSL)

@@ -49,8 +49,10 @@ def test_an_int8_maximum_keeps_every_value_of_the_range():
     assert np.array_equal(run(v, {"x": x, "y": y})["z"], np.maximum(x, y))
 
 
-@pytest.mark.parametrize("expr, want", [("xu + yu", lambda x, y: x + y), ("xu - yu - xu", lambda x, y: x - y - x),
-                                        ("-xu - yu + yu", lambda x, y: -x), ("max(xu, yu) + 100", lambda x, y: np.maximum(x, y) + 100)])
+@pytest.mark.parametrize("expr, want", [("xu + yu", lambda x, y: x + y),
+                                        ("xu - yu - xu", lambda x, y: x - y - x),
+                                        ("-xu - yu + yu", lambda x, y: -x),
+                                        ("max(xu, yu) + 100", lambda x, y: np.maximum(x, y) + 100)])
 def test_int8_sums_and_negations_wrap_modulo_256_as_pytorch_does(expr, want):
     v = verify(instantiate(parse(TWO.format(expr=expr), "k.dsl.py"), {"T": DType.i8}))
     x = np.repeat(np.arange(-128, 128, dtype=np.int8), 256)
@@ -59,7 +61,8 @@ def test_int8_sums_and_negations_wrap_modulo_256_as_pytorch_does(expr, want):
         assert np.array_equal(run(v, {"x": x, "y": y})["z"], want(x, y).astype(np.int8))
 
 
-@pytest.mark.parametrize("expr, op", [("max(xu, yu) * 2.0", "mul"), ("relu(xu + yu)", "add"), ("xu + yu + 5000", "add")])
+@pytest.mark.parametrize("expr, op", [("max(xu, yu) * 2.0", "mul"), ("relu(xu + yu)", "add"),
+                                      ("xu + yu + 5000", "add")])
 def test_an_int8_operation_that_can_leave_the_range_is_refused_in_one_line(expr, op):
     with pytest.raises(DslError) as e:
         instantiate(parse(TWO.format(expr=expr), "k.dsl.py"), {"T": DType.i8})

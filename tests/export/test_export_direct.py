@@ -44,7 +44,8 @@ def test_the_sources_carry_the_sessions_tiling_and_kernel_class(exported):
     kernel = files["kernel/gelu_kernel.cpp"]
     assert kernel_class_text(src) in kernel
     assert "GET_TILING_DATA(" not in kernel and "REGISTER_TILING_DEFAULT(" not in kernel
-    assert "__global__ __aicore__ void gelu(GM_ADDR x, GM_ADDR y, int64_t B, int64_t N, int64_t rows, int64_t tile)" in kernel
+    assert ("__global__ __aicore__ void gelu(GM_ADDR x, GM_ADDR y, int64_t B, int64_t N, int64_t rows, "
+            "int64_t tile)") in kernel
     assert "gelu<<<blockDim, nullptr, stream>>>(x, y, tiling->B, tiling->N, tiling->rows, tiling->tile);" in kernel
 
 
@@ -55,8 +56,8 @@ def test_the_binding_computes_the_tiling_and_launches_on_the_current_stream(expo
     assert "c10_npu::getCurrentNPUStream().stream(true)" in bind         # flushes the task queue first
     assert re.search(r"launch_gelu\(blockDim, stream, .*x\.data_ptr\(\).*y\.data_ptr\(\).*&tiling\);", bind)
     assert "PYBIND11_MODULE(benchmark_ops, m)" in bind
-    assert 'extern "C" void launch_gelu(uint32_t blockDim, void *stream, GM_ADDR x, GM_ADDR y, const GeluTiling *tiling);' \
-        in files["kernel/gelu_launch.h"]
+    assert ('extern "C" void launch_gelu(uint32_t blockDim, void *stream, GM_ADDR x, GM_ADDR y, '
+            'const GeluTiling *tiling);') in files["kernel/gelu_launch.h"]
 
 
 def test_model_new_imports_and_calls_benchmark_ops(exported, monkeypatch, tmp_path):
@@ -72,7 +73,8 @@ def test_model_new_imports_and_calls_benchmark_ops(exported, monkeypatch, tmp_pa
     (lambda s: s["sources"].append({"path": "../evil.cpp", "content": ""}), "unsafe source path '../evil.cpp'"),
     (lambda s: s["sources"].append(dict(s["sources"][0])), "duplicate source path 'ModelNew.py'"),
     (lambda s: s["build"].update(type="ascendc"), "build.type must be 'ascendc_direct_launch'"),
-    (lambda s: s["build"]["binding_sources"].append("kernel/extra.cpp"), "build lists kernel/extra.cpp, which is not among the sources"),
+    (lambda s: s["build"]["binding_sources"].append("kernel/extra.cpp"),
+     "build lists kernel/extra.cpp, which is not among the sources"),
     (lambda s: s.update(entry={"model": "Model.py::ModelNew"}), "the entry file Model.py is not among the sources"),
     (lambda s: s.pop("sources"), "missing `sources`"),
 ])

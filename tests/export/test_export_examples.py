@@ -107,7 +107,8 @@ def test_a_kernel_with_a_shared_workspace_launches_directly_with_a_zeroed_worksp
         size_line = size_line.replace(f"({read})", f"({name})")
     assert size_line in bind
     assert "at::Tensor workspace = at::zeros({workspaceBytes}" in bind
-    assert re.search(rf"launch_{plan.entry}\(blockDim, stream, .*reinterpret_cast<GM_ADDR>\(workspace\.data_ptr\(\)\), &tiling\);", bind)
+    assert re.search(rf"launch_{plan.entry}\(blockDim, stream, "
+                     r".*reinterpret_cast<GM_ADDR>\(workspace\.data_ptr\(\)\), &tiling\);", bind)
     # ModelNew calls the op with forward's tensors and the Model's parameters the kernel reads (the
     # workspace stays inside the binding)
     namespace, stub = import_model(files["ModelNew.py"], "benchmark_ops", monkeypatch)

@@ -57,7 +57,7 @@ def test_the_host_operator_runs_the_sessions_tiling_function_on_the_input_shapes
     assert "const int64_t B = context->GetInputShape(0)->GetOriginShape().GetDim(0);" in host
     assert "const int64_t N = context->GetInputShape(0)->GetOriginShape().GetDim(1);" in host
     assert "ascendcraft::GeluTilingFunc(B, N, plain);" in host
-    assert [m for m in re.findall(r"tiling\.set_(\w+)\(plain\.(\w+)\)", host)] == [(f, f) for f in ("B", "N", "rows", "tile")]
+    assert re.findall(r"tiling\.set_(\w+)\(plain\.(\w+)\)", host) == [(f, f) for f in ("B", "N", "rows", "tile")]
     assert "context->SetBlockDim(blockDim);" in host
     assert 'this->AICore().AddConfig("ascend910b");' in host and "OP_ADD(GeluCustom);" in host
 
@@ -68,11 +68,14 @@ def test_the_translated_tiling_compiles_as_plain_cpp(exported, tmp_path):
         pytest.skip("no g++")
     _, fields = exported
     host = fields["host_operator_src"]
-    part = host[host.index("namespace ascendcraft {"):host.index("}  // namespace ascendcraft") + len("}  // namespace ascendcraft")]
+    end = "}  // namespace ascendcraft"
+    part = host[host.index("namespace ascendcraft {"):host.index(end) + len(end)]
     probe = tmp_path / "probe.cpp"
     probe.write_text("#include <algorithm>\n#include <cmath>\n#include <cstdint>\n" + part +
-                     "\nint main() { ascendcraft::GeluTiling t{}; return ascendcraft::GeluTilingFunc(16, 16384, t) == 16 && t.rows == 1 ? 0 : 1; }\n")
-    built = subprocess.run(["g++", "-std=c++17", str(probe), "-o", str(tmp_path / "probe")], capture_output=True, text=True)
+                     "\nint main() { ascendcraft::GeluTiling t{}; "
+                     "return ascendcraft::GeluTilingFunc(16, 16384, t) == 16 && t.rows == 1 ? 0 : 1; }\n")
+    built = subprocess.run(["g++", "-std=c++17", str(probe), "-o", str(tmp_path / "probe")],
+                           capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
     assert subprocess.run([str(tmp_path / "probe")]).returncode == 0
 
@@ -83,7 +86,8 @@ def test_the_kernel_keeps_the_sessions_class_and_reads_the_tiling_data(exported)
     kernel = fields["kernel_src"]
     assert kernel_class_text(src) in kernel                    # the compute is the session's
     assert '#include "gelu_tiling.h"' not in kernel and tiling_struct_text(src) in kernel
-    assert 'extern "C" __global__ __aicore__ void gelu_custom(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {' in kernel
+    assert ('extern "C" __global__ __aicore__ void gelu_custom(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, '
+            'GM_ADDR tiling) {') in kernel
     assert "GET_TILING_DATA(tilingData, tiling);" in kernel and "REGISTER_TILING_DEFAULT" not in kernel
     assert re.findall(r"t\.(\w+) = tilingData\.(\w+);", kernel) == [(f, f) for f in ("B", "N", "rows", "tile")]
     assert "op.Init(x, y, t);" in kernel

@@ -58,13 +58,14 @@ def test_host_tiling_code_builds_warning_free_with_werror(project):
 def _declared(text: str) -> dict[str, str]:
     """Names the file declares that a reader expects to be used: helpers, constants, members, locals."""
     names = {}
-    for m in re.finditer(r"\b(?:__aicore__ inline (?:static )?\w+|int64_t|inline \w+|\w+) (\w+)\([^;{]*\)\s*(?:const\s*)?\{",
-                         text):
+    for m in re.finditer(r"\b(?:__aicore__ inline (?:static )?\w+|int64_t|inline \w+|\w+) "
+                         r"(\w+)\([^;{]*\)\s*(?:const\s*)?\{", text):
         if m.group(1) not in ("if", "for", "while", "switch"):
             names[m.group(1)] = "function"
     for m in re.finditer(r"constexpr \w+ (\w+) =", text):
         names[m.group(1)] = "constant"
-    for m in re.finditer(r"^\s+(?:TPipe|TQue<[^>]*>|TBuf<[^>]*>|GlobalTensor<\w+>|LocalTensor<\w+>|int64_t|float|int32_t)"
+    for m in re.finditer(r"^\s+(?:TPipe|TQue<[^>]*>|TBuf<[^>]*>|GlobalTensor<\w+>|LocalTensor<\w+>"
+                         r"|int64_t|float|int32_t)"
                          r" (\w+)(?: = [^;]*)?;", text, re.M):
         names[m.group(1)] = "member or local"
     return names
@@ -112,7 +113,8 @@ def repeated_subexpressions(body: str) -> collections.Counter:
             stack.append(k)
         elif ch == ")" and stack:
             inner = code[stack.pop() + 1:k]
-            if re.search(r"[^\s,]\s*[-+*/%]\s*[^\s,]", inner) and "," not in inner and ";" not in inner and len(inner) > 6:
+            arithmetic = re.search(r"[^\s,]\s*[-+*/%]\s*[^\s,]", inner)
+            if arithmetic and "," not in inner and ";" not in inner and len(inner) > 6:
                 found.append(re.sub(r"\s+", " ", inner.strip()))
     return collections.Counter(found)
 

@@ -31,4 +31,5 @@ def test_generated_project_matches_golden(ex, request):
     expected = {p.relative_to(folder).as_posix(): p.read_text() for p in folder.rglob("*") if p.is_file()}
     assert sorted(expected) == sorted(bundle.files), "files differ; run with --update-golden after review"
     for path, text in bundle.files.items():
-        assert text == expected[path], f"{ex.name}: {path} differs from the golden copy (pytest tests/golden --update-golden)"
+        assert text == expected[path], (f"{ex.name}: {path} differs from the golden copy "
+                                        "(pytest tests/golden --update-golden)")

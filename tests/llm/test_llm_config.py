@@ -36,7 +36,8 @@ def test_precedence_is_explicit_then_env_then_file_then_defaults(monkeypatch, is
 
 
 def test_config_file_from_env_var_and_llm_table(monkeypatch, tmp_path):
-    path = write_config(tmp_path / "ac.toml", '[llm]\nmodel = "m"\nprice_in_per_1k = 0.5\nprice_out_per_1k = 1.5\nmode = "replay"\n')
+    path = write_config(tmp_path / "ac.toml",
+                        '[llm]\nmodel = "m"\nprice_in_per_1k = 0.5\nprice_out_per_1k = 1.5\nmode = "replay"\n')
     monkeypatch.setenv("ASCENDCRAFT_CONFIG", str(path))
     cfg = LlmConfig.resolve()
     assert (cfg.model, cfg.price_in_per_1k, cfg.price_out_per_1k, cfg.mode) == ("m", 0.5, 1.5, "replay")

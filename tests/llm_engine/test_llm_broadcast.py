@@ -68,10 +68,12 @@ def add_bias(x: GM[f32, (B, N)], bias: GM[f32, (N,)], y: Out[f32, (B, N)], t: Ti
 '''
 
 # A first draft that uses core_split() as one value.
-MISUSED = DRAFT.replace("    cores, per_core = core_split(B)\n", "    per_core = core_split(B)\n    cores = cdiv(B, per_core)\n")
+MISUSED = DRAFT.replace("    cores, per_core = core_split(B)\n",
+                        "    per_core = core_split(B)\n    cores = cdiv(B, per_core)\n")
 
 
-def test_a_bias_add_is_drafted_from_the_generated_prompt_and_fixed_from_the_feedback(fake_openai, make_client, tmp_path):
+def test_a_bias_add_is_drafted_from_the_generated_prompt_and_fixed_from_the_feedback(
+        fake_openai, make_client, tmp_path):
     ref_path = tmp_path / "add_bias.py"
     ref_path.write_text(REFERENCE)
     fake_openai.push(reply(fenced(MISUSED)), reply(fenced(DRAFT)))

@@ -99,7 +99,8 @@ def test_a_timeout_fails_the_round_and_the_next_round_asks_again(fake_openai, ma
 
 @pytest.mark.parametrize("scripted, per_call", [(garbage(), 2), (reply("I would rather not write code."), 1)],
                          ids=["http-garbage", "no-code-block"])
-def test_garbage_until_the_bound_never_exceeds_it(fake_openai, make_client, gelu_ref_path, gelu_ref, scripted, per_call):
+def test_garbage_until_the_bound_never_exceeds_it(fake_openai, make_client, gelu_ref_path, gelu_ref, scripted,
+                                                  per_call):
     fake_openai.default = scripted
     client = make_client(max_retries=1)
     result = draft_with_llm(gelu_ref_path, client=client, reference=gelu_ref, rounds=3)
@@ -124,12 +125,14 @@ def test_the_best_verified_draft_is_kept_when_later_rounds_are_worse(fake_openai
     assert "This draft is correct" in user_text(fake_openai.chat_requests[1])
 
 
-def test_a_verified_start_draft_is_kept_when_the_model_only_makes_it_worse(fake_openai, make_client, gelu_ref_path, gelu_ref):
+def test_a_verified_start_draft_is_kept_when_the_model_only_makes_it_worse(
+        fake_openai, make_client, gelu_ref_path, gelu_ref):
     fake_openai.push(reply(fenced(WRONG_RESULT)), reply(fenced(BROKEN_SYNTAX)))
     result = draft_with_llm(gelu_ref_path, client=make_client(), reference=gelu_ref, rounds=2,
                             start_draft=GELU_DSL, keep_improving=True)
 
-    assert [(a.round, a.source, a.ok) for a in result.attempts] == [(0, "drafter", True), (1, "llm", False), (2, "llm", False)]
+    assert [(a.round, a.source, a.ok) for a in result.attempts] == [(0, "drafter", True), (1, "llm", False),
+                                                                    (2, "llm", False)]
     assert result.dsl == GELU_DSL and result.best_round == 0 and "drafter's draft is kept" in result.message
 
 
@@ -139,7 +142,8 @@ def test_a_verified_start_draft_costs_no_call(fake_openai, make_client, gelu_ref
     assert fake_openai.chat_requests == []
 
 
-def test_a_broken_start_draft_is_shown_to_the_model_with_its_findings(fake_openai, make_client, gelu_ref_path, gelu_ref):
+def test_a_broken_start_draft_is_shown_to_the_model_with_its_findings(
+        fake_openai, make_client, gelu_ref_path, gelu_ref):
     fake_openai.push(reply(fenced(GELU_DSL)))
     result = draft_with_llm(gelu_ref_path, client=make_client(), reference=gelu_ref, start_draft=WRONG_RESULT)
 

@@ -32,7 +32,8 @@ def test_lower_with_the_llm_engine_and_no_endpoint_is_one_clear_message(tmp_path
 
 
 @pytest.mark.heavy
-def test_lower_with_the_llm_engine_writes_the_session_and_reruns_from_the_cache(fake_openai, tmp_path, monkeypatch, capsys):
+def test_lower_with_the_llm_engine_writes_the_session_and_reruns_from_the_cache(
+        fake_openai, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
     monkeypatch.setenv("ASCENDCRAFT_MODEL", "fake-model-cli")  # its own entries in the session-wide cache
     echo_rule_engine(fake_openai)
@@ -80,7 +81,8 @@ def test_the_key_never_reaches_disk(fake_openai, tmp_path, monkeypatch, session_
     assert all(r.headers["authorization"] == f"Bearer {KEY}" for r in fake_openai.chat_requests)
     # ... and is nowhere on disk: session folder (stages, manifest, call log), caches, anything else.
     files = [p for root in (tmp_path, session_cache) for p in root.rglob("*") if p.is_file()]
-    assert (session / "llm-calls.jsonl") in files and any(p.suffix == ".json" for p in (session_cache / "llm").rglob("*"))
+    assert (session / "llm-calls.jsonl") in files
+    assert any(p.suffix == ".json" for p in (session_cache / "llm").rglob("*"))
     for path in files:
         data = path.read_bytes()
         for fragment in FRAGMENTS:

@@ -55,7 +55,8 @@ def test_a_compiler_error_goes_back_with_its_line(fake_openai, make_client, gelu
     engine = LlmEngine(make_client(), compiler=compile_errors)
     engine.run_pass(get_pass("compute"), gelu, render(gelu, OPTIONS, 2), OPTIONS)
 
-    bad_line = next(i for i, line in enumerate(render(gelu, OPTIONS, 3)[KERNEL].splitlines(), 1) if "Muls(yu, xu" in line)
+    kernel_lines = render(gelu, OPTIONS, 3)[KERNEL].splitlines()
+    bad_line = next(i for i, line in enumerate(kernel_lines, 1) if "Muls(yu, xu" in line)
     second = fake_openai.chat_requests[1].messages[-1]["content"]
     assert f"{KERNEL}:{bad_line}:" in second and "Mulz" in second and "/tmp" not in second
     assert [a.stage for a in engine.last_report.attempts] == ["compile", "ok"]
@@ -85,8 +86,9 @@ def test_one_pass_by_the_model_inside_a_rule_pipeline(fake_openai, make_client, 
     prompt = fake_openai.chat_requests[0].messages[1]["content"]
     # The prompt: the pass's rules and checker, the plan's names, API notes, a worked example of
     # the same pass from the rule engine on a category example, the DSL, the previous bundle.
-    for section in ("# Pass 2 of 4: init", "every DSL tile has a queue or TBuf", "`TQue<TPosition::VECIN, 1> xuQueue;`",
-                    "AscendC `Mul`; with a scalar operand `Muls`", "pass 2 (init) on the category example `activation/softmax`",
+    for section in ("# Pass 2 of 4: init", "every DSL tile has a queue or TBuf",
+                    "`TQue<TPosition::VECIN, 1> xuQueue;`", "AscendC `Mul`; with a scalar operand `Muls`",
+                    "pass 2 (init) on the category example `activation/softmax`",
                     "# The DSL kernel `gelu.dsl.py`", "# The project after pass 1", "// file: kernel/gelu_kernel.cpp"):
         assert section in prompt, section
 
@@ -127,8 +129,10 @@ def test_an_unverified_pass_can_be_kept_for_the_user_to_fix(fake_openai, make_cl
 def test_cancelling_a_pass_ends_it_with_a_clear_message(fake_openai, make_client, gelu):
     fake_openai.default = reply(rule_reply(gelu, OPTIONS, 3, edit=drop_free))
     client = make_client()
-    llm = LlmEngine(client, compiler=compile_errors, rounds=3, on_attempt=lambda pass_name, attempt: llm.cancel())  # the stop button
+    # on_attempt is the stop button
+    llm = LlmEngine(client, compiler=compile_errors, rounds=3, on_attempt=lambda pass_name, attempt: llm.cancel())
     steps = run_pipeline(gelu, RuleEngine(), OPTIONS, engines={"compute": llm})
 
     assert steps[-1].failed and len(fake_openai.chat_requests) == 1
-    assert steps[-1].errors[0].message == "pass 3 compute: cancelled after 1 round(s); nothing more was sent to the model"
+    assert steps[-1].errors[0].message == ("pass 3 compute: cancelled after 1 round(s); "
+                                           "nothing more was sent to the model")

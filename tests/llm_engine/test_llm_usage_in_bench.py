@@ -24,7 +24,8 @@ def test_the_client_logs_into_the_folder_the_bench_names_and_usage_adds_it_up(fa
 
 
 def test_no_log_means_no_usage(tmp_path):
-    assert llm_usage(tmp_path / "missing.jsonl") == {"calls": 0, "cached": 0, "requests": 0, "tokens_in": 0, "tokens_out": 0}
+    assert llm_usage(tmp_path / "missing.jsonl") == {"calls": 0, "cached": 0, "requests": 0, "tokens_in": 0,
+                                                     "tokens_out": 0}
 
 
 @pytest.mark.heavy

@@ -53,7 +53,8 @@ def test_the_ub_plan_counts_the_work_area_and_ub_elems_leaves_it_out():
     ref = load_reference(ex.reference)
     inputs, _ = bind(program, ref)
     launch = evaluate_host(program, {"x": inputs["x"].shape}, {}, soc)
-    assert launch["tile"] == ub_elems(soc, DType.f32, live=3, reserve=soc.vector_cores * 32) < ub_elems(soc, DType.f32, live=3)
+    reserved = ub_elems(soc, DType.f32, live=3, reserve=soc.vector_cores * 32)
+    assert launch["tile"] == reserved < ub_elems(soc, DType.f32, live=3)
     usage = ub_buffers(program).usage({**{f"t.{k}": v for k, v in launch.items()}}, soc)
     assert usage.sync_bytes == soc.vector_cores * 32
     assert "SyncAll work area" in usage.breakdown()

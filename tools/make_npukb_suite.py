@@ -177,8 +177,10 @@ REPEAT_CASES = [([16, 1024], [2, 1]), ([13, 201], [1, 3]), ([3, 5, 7], [2, 1, 1]
 # F.pad in a mode other than constant pads the last 1-3 dims of a 2-5-d input (as PyTorch requires)
 PAD_CASES = [([16, 1024], [3, 5], "constant", 0.0), ([4, 13, 201], [2, 2, 1, 0], "reflect", None),
              ([3, 5, 7], [1, 2], "replicate", None), ([3, 4, 65], [4, 3], "circular", None),
-             ([2, 3, 9, 17], [2, 3, 1, 2], "reflect", None), ([2, 2, 3, 4, 33], [1, 1, 1, 1, 1, 1], "replicate", None),
-             ([7, 33], [-2, 4], "constant", 1.5), ([1000], [3, 5], "constant", -1.0), ([4, 1, 8, 16], [0, 0, 2, 2], "circular", None)]
+             ([2, 3, 9, 17], [2, 3, 1, 2], "reflect", None),
+             ([2, 2, 3, 4, 33], [1, 1, 1, 1, 1, 1], "replicate", None),
+             ([7, 33], [-2, 4], "constant", 1.5), ([1000], [3, 5], "constant", -1.0),
+             ([4, 1, 8, 16], [0, 0, 2, 2], "circular", None)]
 ROLL_CASES = [([16, 1024], [3], [1]), ([13, 201], [-5, 2], [1, 0]), ([3, 5, 7], [2], [-1]), ([2, 3, 4, 65], [70], [3]),
               ([1000], [-1], [0]), ([2, 3, 17, 19], [1, 4], [2, 3])]
 FLIP_CASES = [([16, 1024], [1]), ([13, 2011], [0, 1]), ([3, 5, 7], [2]), ([2, 3, 4, 65], [1, 3]), ([1000], [0]),
@@ -270,10 +272,14 @@ def datadep(doc, args, expr, cases, scale="1", shift=""):
 
 # histc: float32 only (PyTorch computes a half type's bin positions in that type); min == max is the data's range
 HISTC_CASES = attr_cases([
-    ([1000], "float32", {"bins": 10, "min": -2.0, "max": 2.0}), ([16, 1024], "float32", {"bins": 100, "min": 0, "max": 0}),
-    ([13, 2011], "float32", {"bins": 37, "min": -1.0, "max": 1.5}), ([3, 5, 7], "float32", {"bins": 1, "min": 0, "max": 0}),
-    ([2, 3, 4, 65], "float32", {"bins": 64, "min": -3, "max": 3}), ([2, 2, 3, 4, 33], "float32", {"bins": 5, "min": 0.0, "max": 0.0}),
-    ([7], "float32", {"bins": 3, "min": -0.5, "max": 0.5}), ([64, 4096], "float32", {"bins": 256, "min": -4.0, "max": 4.0})])
+    ([1000], "float32", {"bins": 10, "min": -2.0, "max": 2.0}),
+    ([16, 1024], "float32", {"bins": 100, "min": 0, "max": 0}),
+    ([13, 2011], "float32", {"bins": 37, "min": -1.0, "max": 1.5}),
+    ([3, 5, 7], "float32", {"bins": 1, "min": 0, "max": 0}),
+    ([2, 3, 4, 65], "float32", {"bins": 64, "min": -3, "max": 3}),
+    ([2, 2, 3, 4, 33], "float32", {"bins": 5, "min": 0.0, "max": 0.0}),
+    ([7], "float32", {"bins": 3, "min": -0.5, "max": 0.5}),
+    ([64, 4096], "float32", {"bins": 256, "min": -4.0, "max": 4.0})])
 # repeat_interleave by an int: dims per case, dim=None (the flattened tensor) drafted on its own
 INTERLEAVE_CASES = attr_cases([
     ([1000], "float32", {"repeats": 3, "dim": 0}), ([16, 1024], "float16", {"repeats": 2, "dim": -1}),
@@ -284,9 +290,10 @@ INTERLEAVE_CASES = attr_cases([
     ([3, 5, 7], "float32", {"repeats": 3, "dim": None}), ([2, 33], "float16", {"repeats": 2, "dim": None})])
 # nonzero of numbers: float inputs about half zero (randn times a random mask), integers from [-100, 100)
 NONZERO_SHAPES = [[1000], [16, 1024], [13, 201], [3, 5, 7], [2, 3, 4, 65], [2, 2, 3, 4, 33], [7], [1, 1, 257]]
+NONZERO_DTYPES = ("float32", "float16", "int32", "int64")
 NONZERO_CASES = [{"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": s}]}
-                 for i, s in enumerate(NONZERO_SHAPES) for d in (["float32", "float16", "int32", "int64"] if i in (1, 3)
-                                                                  else [("float32", "float16", "int32", "int64")[i % 4]])]
+                 for i, s in enumerate(NONZERO_SHAPES)
+                 for d in (NONZERO_DTYPES if i in (1, 3) else [NONZERO_DTYPES[i % 4]])]
 MASK_CASES = [{"inputs": [{"name": "x", "type": "tensor", "dtype": "bool", "shape": s}]} for s in NONZERO_SHAPES]
 SELECT_CASES = [{"inputs": [{"name": "x", "type": "tensor", "dtype": d, "shape": s},
                             {"name": "mask", "type": "tensor", "dtype": "bool", "shape": s}]}
@@ -317,7 +324,8 @@ def broadcast_cases(dtypes, attrs=None, pairs=BROADCAST_PAIRS, names=("x", "y"))
 
 
 def weighted_rows_cases(dtypes, n_rows=1, weights=("weight",), attrs=None, shapes=None):
-    """x [..., N] (and `n_rows` - 1 more tensors of its shape), one (N,) tensor per name in `weights`, per-case attrs."""
+    """x [..., N] (and `n_rows` - 1 more tensors of its shape), one (N,) tensor per name in `weights`,
+    per-case attrs."""
     out = []
     shapes = shapes or [s for s in ROW_SHAPES if 0 not in s]
     for i, shape in enumerate(shapes):
@@ -365,7 +373,8 @@ TASKS = {
         "12_Sqrt": unary("Sqrt of |x|.", "torch.sqrt(torch.abs(x))"),
         "13_Add": binary("Add of two tensors of one shape, also on integers.", "x + y", FLOATS + ("int32", "int16")),
         "14_Mul": binary("Mul of two tensors of one shape, also on integers.", "x * y", FLOATS + ("int32", "int16")),
-        "15_Maximum": binary("Maximum of two tensors, also on integers.", "torch.maximum(x, y)", FLOATS + ("int32", "int16", "int8")),
+        "15_Maximum": binary("Maximum of two tensors, also on integers.", "torch.maximum(x, y)",
+                             FLOATS + ("int32", "int16", "int8")),
         "16_SubMul": binary("A fused (x - y) * y.", "(x - y) * y"),
         # rounding to whole numbers (a Cast to the same float type)
         "33_Round": unary("Round to the nearest whole number, ties to even.", "torch.round(x)"),
@@ -389,7 +398,8 @@ TASKS = {
                                             dict(c["inputs"][0], name="x"), dict(c["inputs"][0], name="y")]}
                                 for c in cases_for(ELEMENTWISE_SHAPES, FLOATS)]),
         # activation backward: aten's *_backward ops, grad_output and the forward's input (or output)
-        "21_ReluBackward": backward("Relu backward: grad where x > 0, else 0.", "threshold_backward(grad_output, x, 0.0)"),
+        "21_ReluBackward": backward("Relu backward: grad where x > 0, else 0.",
+                                    "threshold_backward(grad_output, x, 0.0)"),
         "22_EluBackward": backward("Elu backward from the input (alpha 1.0).",
                                    "elu_backward(grad_output, 1.0, 1.0, 1.0, False, x)"),
         "23_EluResultBackward": backward("Elu backward from the forward's output (alpha 0.5, is_result).",
@@ -408,13 +418,15 @@ TASKS = {
         "30_SiluBackward": backward("Silu backward.", "silu_backward(grad_output, x)"),
         "31_SoftplusBackward": backward("Softplus backward (beta 2, threshold 10).",
                                         "softplus_backward(grad_output, x, 2.0, 10.0)"),
-        "32_HardtanhBackward": backward("Hardtanh backward with bounds -2, 2.", "hardtanh_backward(grad_output, x, -2.0, 2.0)"),
+        "32_HardtanhBackward": backward("Hardtanh backward with bounds -2, 2.",
+                                        "hardtanh_backward(grad_output, x, -2.0, 2.0)"),
         # layout (35-42): views and data movement, the permutation / axes a per-case attribute
         "35_Permute": dict(doc="Layout: x.permute(dims), made contiguous; dims a per-case attribute (2-D to 5-D).",
                            args="x: torch.Tensor, dims", body="        return x.permute(dims).contiguous()",
                            scale="4", shift="", cases=layout_cases(PERMUTE_CASES, ("dims",))),
         "36_Transpose": dict(doc="Layout: torch.transpose(x, dim0, dim1), made contiguous; the axes per case.",
-                             args="x: torch.Tensor, dim0, dim1", body="        return torch.transpose(x, dim0, dim1).contiguous()",
+                             args="x: torch.Tensor, dim0, dim1",
+                             body="        return torch.transpose(x, dim0, dim1).contiguous()",
                              scale="4", shift="", cases=layout_cases(TRANSPOSE_CASES, ("dim0", "dim1"))),
         "37_Split": dict(doc="Layout: torch.split(x, split_size, dim): a tuple of outputs, the last part shorter.",
                          args="x: torch.Tensor, split_size, dim", body="        return torch.split(x, split_size, dim)",
@@ -432,7 +444,8 @@ TASKS = {
                           args="x: torch.Tensor, repeats", body="        return x.repeat(repeats)",
                           scale="4", shift="", cases=layout_cases(REPEAT_CASES, ("repeats",))),
         "42_Pad": dict(doc="Layout: F.pad(x, pad, mode, value): constant, reflect, replicate or circular per case.",
-                       args="x: torch.Tensor, pad, mode, value", body="        return F.pad(x, pad, mode=mode, value=value)",
+                       args="x: torch.Tensor, pad, mode, value",
+                       body="        return F.pad(x, pad, mode=mode, value=value)",
                        scale="4", shift="", cases=pad_cases()),
         "52_Roll": dict(doc="Layout: torch.roll(x, shifts, dims): a cyclic shift along the given dims.",
                         args="x: torch.Tensor, shifts, dims", body="        return torch.roll(x, shifts, dims)",
@@ -472,21 +485,26 @@ TASKS = {
                                    "x: torch.Tensor, mask: torch.Tensor", "torch.masked_select(x, mask)", SELECT_CASES,
                                    scale="4"),
         # per-case broadcasting (either operand, 0-d, one element) and int8 that wraps as PyTorch does
-        "53_AddAlphaBroadcast": dict(doc="torch.add(x, y, alpha=alpha): y (or x) broadcast in a different way per case.",
+        "53_AddAlphaBroadcast": dict(doc="torch.add(x, y, alpha=alpha): y (or x) broadcast in a different way "
+                                         "per case.",
                                      args="x: torch.Tensor, y: torch.Tensor, alpha: float",
                                      body="        return torch.add(x, y, alpha=alpha)", scale="4", shift="",
-                                     cases=broadcast_cases(FLOATS, lambda d: {"alpha": 0.5 if d == "float32" else 2.0})),
+                                     cases=broadcast_cases(FLOATS,
+                                                           lambda d: {"alpha": 0.5 if d == "float32" else 2.0})),
         "54_MulBroadcast": dict(doc="x * y, broadcast in a different way per case.",
-                                args="x: torch.Tensor, y: torch.Tensor", body="        return x * y", scale="2", shift="",
+                                args="x: torch.Tensor, y: torch.Tensor", body="        return x * y", scale="2",
+                                shift="",
                                 cases=broadcast_cases(FLOATS)),
         "55_MaximumBroadcast": dict(doc="torch.maximum(x, y), broadcast in a different way per case.",
                                     args="x: torch.Tensor, y: torch.Tensor", body="        return torch.maximum(x, y)",
                                     scale="4", shift="", cases=broadcast_cases(FLOATS)),
         "56_AddInt": binary("Add of two tensors of one shape on every integer type: int8 wraps as PyTorch's does.",
                             "x + y", INTS + FLOATS),
-        "57_SubInt": binary("Sub of two tensors of one shape on every integer type: int8 wraps.", "x - y", INTS + FLOATS),
+        "57_SubInt": binary("Sub of two tensors of one shape on every integer type: int8 wraps.", "x - y",
+                            INTS + FLOATS),
         "58_NegInt": unary("Neg on every integer type: -(-128) is -128 in int8.", "torch.neg(x)", INTS + FLOATS),
-        "59_AddSubChainInt": binary("A chain x + y - x - y + x: int8 wraps once per statement, as PyTorch's does per op.",
+        "59_AddSubChainInt": binary("A chain x + y - x - y + x: int8 wraps once per statement, "
+                                    "as PyTorch's does per op.",
                                     "x + y - x - y + x", INTS + FLOATS),
         "60_SwiGlu": unary("SwiGlu: the last dim chunked in two, silu(a) * b (each half a slice of x).",
                            "F.silu(x.chunk(2, dim=-1)[0]) * x.chunk(2, dim=-1)[1]"),
@@ -509,7 +527,8 @@ TASKS = {
         "10_SubRowMax": rows("Broadcast: each row minus its own max.", "x - torch.amax(x, dim=-1, keepdim=True)",
                              shapes=NONEMPTY_ROWS),
         # normalizations with per-column weights and biases passed as inputs, several outputs, quantization
-        "11_AddRmsNorm": dict(doc="Fused add + RmsNorm: s = x + residual, then s * rsqrt(mean(s^2) + eps) * weight; returns both.",
+        "11_AddRmsNorm": dict(doc="Fused add + RmsNorm: s = x + residual, then s * rsqrt(mean(s^2) + eps) * weight; "
+                                  "returns both.",
                               args="x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float",
                               body="        s = x + residual\n"
                                    "        y = s * torch.rsqrt(s.pow(2).mean(-1, keepdim=True) + eps) * weight\n"
@@ -518,24 +537,29 @@ TASKS = {
         "12_LayerNormAffine": dict(doc="F.layer_norm over the last dim with a weight and bias of the row's size.",
                                    args="x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float",
                                    body="        return F.layer_norm(x, x.shape[-1:], weight, bias, eps)", scale="1",
-                                   shift="", cases=weighted_rows_cases(FLOATS, 1, ("weight", "bias"), {"eps": 1e-5})),
-        "13_RmsNormFunctional": dict(doc="F.rms_norm over the last dim with a weight (eps left to PyTorch: the dtype's).",
+                                   shift="",
+                                   cases=weighted_rows_cases(FLOATS, 1, ("weight", "bias"), {"eps": 1e-5})),
+        "13_RmsNormFunctional": dict(doc="F.rms_norm over the last dim with a weight "
+                                         "(eps left to PyTorch: the dtype's).",
                                      args="x: torch.Tensor, weight: torch.Tensor",
                                      body="        return F.rms_norm(x, x.shape[-1:], weight)", scale="1", shift="",
                                      cases=weighted_rows_cases(("float32",), 1)),
         "14_GroupNormAffine": dict(doc="F.group_norm with a per-channel weight and bias; num_groups per case.",
-                                   args="x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, num_groups: int, eps: float",
+                                   args="x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, num_groups: int, "
+                                        "eps: float",
                                    body="        return F.group_norm(x, num_groups, weight, bias, eps)", scale="1",
                                    shift="", cases=group_norm_cases(FLOATS)),
-        "15_DynamicQuant": dict(doc="Dynamic per-row int8 quantization: scale = amax(|x|) / 127 per row, y = round(x / scale); "
-                                    "returns y (int8) and the scales (float32).",
+        "15_DynamicQuant": dict(doc="Dynamic per-row int8 quantization: scale = amax(|x|) / 127 per row, "
+                                    "y = round(x / scale); returns y (int8) and the scales (float32).",
                                 args="x: torch.Tensor",
                                 body="        scale = x.abs().amax(dim=-1, keepdim=True).float() / 127.0\n"
                                      "        y = torch.round(x.float() / scale).clamp(-128, 127).to(torch.int8)\n"
                                      "        return y, scale.squeeze(-1)", scale="1", shift="",
                                 cases=row_cases(FLOATS, shapes=NONEMPTY_ROWS)),
-        "16_LayerNormResidual": dict(doc="x + residual, then a LayerNorm with weight and bias; returns the normalized sum.",
-                                     args="x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor",
+        "16_LayerNormResidual": dict(doc="x + residual, then a LayerNorm with weight and bias; "
+                                         "returns the normalized sum.",
+                                     args="x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, "
+                                          "bias: torch.Tensor",
                                      body="        return F.layer_norm(x + residual, x.shape[-1:], weight, bias, 1e-5)",
                                      scale="1", shift="", cases=weighted_rows_cases(FLOATS, 2, ("weight", "bias"))),
     },
@@ -547,7 +571,8 @@ def main() -> None:
         folder = ROOT / level
         folder.mkdir(parents=True, exist_ok=True)
         for name, t in tasks.items():
-            (folder / f"{name}.py").write_text(HEADER.format(**{k: t[k] for k in ("doc", "args", "body", "scale", "shift")}))
+            fields = {k: t[k] for k in ("doc", "args", "body", "scale", "shift")}
+            (folder / f"{name}.py").write_text(HEADER.format(**fields))
             (folder / f"{name}.json").write_text("".join(json.dumps(c) + "\n" for c in t["cases"]))
     n = sum(len(t) for t in TASKS.values())
     cases = sum(len(x["cases"]) for t in TASKS.values() for x in t.values())

@@ -66,7 +66,8 @@ def bench(op: str, repeat: int, soc_name: str | None) -> dict:
         return v.detach().numpy() if isinstance(v, torch.Tensor) else v
     ref = ReferenceRun(str(ex.reference), [arr(v) for v in inputs], list(init), [arr(o) for o in outs],
                        {k: arr(v) for k, v in model.named_parameters()}, {k: arr(v) for k, v in model.named_buffers()},
-                       input_dtypes=[str(v.dtype).replace("torch.", "") if isinstance(v, torch.Tensor) else None for v in inputs],
+                       input_dtypes=[str(v.dtype).replace("torch.", "") if isinstance(v, torch.Tensor) else None
+                                     for v in inputs],
                        output_dtypes=[str(o.dtype).replace("torch.", "") for o in outs])
     program = parse(ex.dsl.read_text(), str(ex.dsl))
     kernel_inputs, expected = bind(program, ref)
@@ -87,7 +88,8 @@ def bench(op: str, repeat: int, soc_name: str | None) -> dict:
     shape = " x ".join(str(s) for s in ref.inputs[0].shape)
     return {"op": ex.name, "shape": shape, "cores": result.launch["cores"], "interp_ms": t_interp * 1e3,
             "torch_ms": t_torch * 1e3, "ratio": t_interp / t_torch,
-            "best_interp_ms": best_interp * 1e3, "best_torch_ms": best_torch * 1e3, "best_ratio": best_interp / best_torch}
+            "best_interp_ms": best_interp * 1e3, "best_torch_ms": best_torch * 1e3,
+            "best_ratio": best_interp / best_torch}
 
 
 def main(argv=None) -> int:

@@ -549,8 +549,8 @@ TASKS = {
                                         "eps: float",
                                    body="        return F.group_norm(x, num_groups, weight, bias, eps)", scale="1",
                                    shift="", cases=group_norm_cases(FLOATS)),
-        "15_DynamicQuant": dict(doc="Dynamic per-row int8 quantization: scale = amax(|x|) / 127 per row, "
-                                    "y = round(x / scale); returns y (int8) and the scales (float32).",
+        "15_DynamicQuant": dict(doc="Dynamic per-row int8 quantization: scale = amax(|x|) / 127, "
+                                    "y = round(x / scale); returns y and the scales.",
                                 args="x: torch.Tensor",
                                 body="        scale = x.abs().amax(dim=-1, keepdim=True).float() / 127.0\n"
                                      "        y = torch.round(x.float() / scale).clamp(-128, 127).to(torch.int8)\n"

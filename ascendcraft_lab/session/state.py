@@ -120,8 +120,9 @@ class SessionState:
     overrides: dict[str, Any] = field(default_factory=dict)
     program: ir.Program | None = None
     result: CheckResult | None = None
-    notes: list[str] = field(default_factory=list)          # short facts to show beside the steps (stale edits, ...)
-    notice: str | None = None       # what the last open or edit wants the user told (a review kept, an edit already made)
+    notes: list[str] = field(default_factory=list)  # short facts to show beside the steps (stale edits, ...)
+    # what the last open or edit wants the user told (a review kept, an edit already made)
+    notice: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     variants: dict[str, Bundle] = field(default_factory=dict)   # a generic kernel's others (ascendc/variants/<dtype>/)
     step_states: list[StepState] = field(default_factory=list)

@@ -72,7 +72,8 @@ def test_session_folder_resumes_edits_and_states(tmp_path, gelu_text):
     assert [manifest["steps"][p]["status"] for p in PASS_NAMES] == ["accepted"] * 4
     assert (folder / "ascendc" / KERNEL).read_text() == first.final[KERNEL]
     init = first.steps[1].bundle
-    first.folder.save_edit("init", init.with_files({KERNEL: init[KERNEL].replace("TPipe pipe;", "TPipe pipe;  // mine")}))
+    mine = init[KERNEL].replace("TPipe pipe;", "TPipe pipe;  // mine")
+    first.folder.save_edit("init", init.with_files({KERNEL: mine}))
     # A fresh process re-runs the lowering on the same folder: the edit is kept and merged on.
     code = ("from ascendcraft_lab.session import Session; "
             f"r = Session.resume({str(folder)!r}); "

@@ -19,7 +19,8 @@ def traced(name: str, blocks: int, n: int, tile: int, tmp_path: Path, *, flags=(
     entry, nargs = re.search(r"entry=(\w+) args=(\d+)", src.read_text()).groups()
     x = np.arange(n, dtype=np.float32)
     ins = [Arg.input(x)] + ([Arg.input(x)] if int(nargs) == 5 else [])
-    args = ins + [Arg.output("float32", (n,)), Arg.workspace(0), Arg.tiling(pack_tiling([("uint32", n), ("uint32", tile)]))]
+    tiling = pack_tiling([("uint32", n), ("uint32", tile)])
+    args = ins + [Arg.output("float32", (n,)), Arg.workspace(0), Arg.tiling(tiling)]
     path = tmp_path / f"{name}-{blocks}-{n}-{tile}-{len(flags)}.trace"
     report = run_kernel([src], entry, blocks, args, soc=SOC, extra_flags=flags, trace=path)
     assert report.ok, report.summary()

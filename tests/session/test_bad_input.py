@@ -140,4 +140,5 @@ def test_doctor_reports_an_invalid_config_file_as_invalid(tmp_path, monkeypatch,
     monkeypatch.setenv("ASCENDCRAFT_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     check = doctor._llm()
-    assert not check.ok and check.detail.startswith("invalid configuration:") and "'base_url' has the wrong type" in check.detail
+    assert not check.ok and check.detail.startswith("invalid configuration:")
+    assert "'base_url' has the wrong type" in check.detail

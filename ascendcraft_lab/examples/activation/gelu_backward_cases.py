@@ -23,7 +23,8 @@ def get_input_groups():
     groups = []
     for case in cases:
         g, x = case["inputs"]
-        groups.append([torch.randn(g["shape"]).to(DTYPES[g["dtype"]]), (torch.randn(x["shape"]) * 3).to(DTYPES[x["dtype"]])])
+        groups.append([torch.randn(g["shape"]).to(DTYPES[g["dtype"]]),
+                       (torch.randn(x["shape"]) * 3).to(DTYPES[x["dtype"]])])
     return groups
 
 

@@ -1,4 +1,4 @@
-"""Dynamic per-row int8 quantization: scale = amax(|x|) / 127 per row, y = round(x / scale); returns y (int8) and the scales (float32)."""
+"""Dynamic per-row int8 quantization: scale = amax(|x|) / 127, y = round(x / scale); returns y and the scales."""
 import json
 import os
 

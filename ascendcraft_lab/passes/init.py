@@ -138,8 +138,13 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
                 em.line(f"{t.name}Gm.SetGlobalBuffer({ptr} + {v}Begin * {paren(size)}, ({v}End - {v}Begin) * {paren(size)});")
             else:
                 em.line(f"{t.name}Gm.SetGlobalBuffer({ptr}, {size});")
+    _workspace_globals(em, facts)
+
+
+def _workspace_globals(em: Emitter, facts: KernelFacts) -> None:
+    """The Workspace tensors, one after another in the launch's workspace, then SyncAll's flags."""
     offset = "0"
-    for t in p.workspaces:
+    for t in facts.p.workspaces:
         total = " * ".join(paren(facts.scalar_text(d)) for d in t.shape) or "1"
         with em.dsl(t.span.line):
             at = "workspace" if offset == "0" else f"workspace + {offset}"

@@ -222,6 +222,12 @@ def _regenerate(lab, s) -> Action:
 
 def _fix(s, ran: list) -> str:
     """What mends a failed step, as the last part of a sentence."""
+    if s.conflicts and s.edited:   # the user's edit of this step and a later edit of an earlier one overlap
+        c = s.conflicts[0]
+        origin = next((e for e in reversed(ran) if e.number < s.number and e.edited), None)
+        since = f"your edit of {_pass(origin)}" if origin is not None else "the step's new output"
+        return (f"resolve its conflict at {c.path}:{c.line} (your edit of this step against {since}, made since) "
+                "by editing this step, or Undo to drop this step's edit")
     if s.conflicts:
         c = s.conflicts[0]
         origin = next((e for e in reversed(ran) if e.number < s.number and e.edited), None)

@@ -53,6 +53,9 @@ class LabServer:
         env.update(JUPYTER_CONFIG_DIR=str(self.home / "config"), JUPYTER_RUNTIME_DIR=str(self.home / "runtime"),
                    JUPYTERLAB_SETTINGS_DIR=str(self.home / "settings"),
                    JUPYTERLAB_WORKSPACES_DIR=str(self.home / "workspaces"), PYTHONUNBUFFERED="1")
+        # The server and its kernels import this checkout's package, not the one the environment
+        # has installed (a git worktree sharing the environment would otherwise test another checkout).
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         # This checkout's build comes first (JupyterLab takes the first extension of a name it finds),
         # whatever another checkout sharing the environment linked into its labextensions.
         from ascendcraft_lab.notebook.lab_cli import checkout_labextensions

@@ -1,0 +1,88 @@
+"""Issue 40 in a real JupyterLab (tutorial 01's `%%ascendcraft` cell, driven by the view's own
+controls): a later edit is not undone by an earlier one.
+"""
+from __future__ import annotations
+
+import pytest
+
+from lab_driver import ARTIFACTS, NotebookPage, copy_notebooks
+
+TUTORIAL = "01-first-kernel.ipynb"
+KERNEL_FILE = "kernel/gelu_kernel.cpp"
+HOST_FILE = "host/gelu_tiling.cpp"
+
+
+@pytest.fixture
+def notebook(lab, page, request):
+    folder = request.node.name.replace("[", "_").replace("]", "")
+    copy_notebooks(lab.root / folder)
+    nb = NotebookPage(page, lab, f"{folder}/{TUTORIAL}").open()
+    nb.folder = lab.root / folder
+    nb.run_cells_through(nb.cell_index("%%ascendcraft"))
+    nb.view.wait_for()
+    nb.wait_live()
+    return nb
+
+
+def idle(nb: NotebookPage) -> None:
+    nb.page.wait_for_function("() => !document.querySelector('.acl-pipeline .acl-progress, .acl-pipeline .acl-busy')")
+
+
+def edit_line(nb: NotebookPage, step: str, path: str, holding: str, new: str, max_lines: int = 600) -> None:
+    """In the step's merge editor on `path`: replace the line holding `holding` by `new`, as a
+    person would (cursor down to it, select the line's text, type), then Save edit."""
+    nb.select(step)
+    nb.view.locator(f".acl-pane-diff button.acl-tab[data-path='{path}']").click()
+    nb.button("edit").click()
+    editor = nb.view.locator(".acl-editing")
+    editor.locator(".cm-content").wait_for()
+    keys = nb.page.keyboard
+    editor.locator(".cm-line").first.click()
+    keys.press("Control+Home")
+    for _ in range(max_lines):
+        if holding in editor.locator(".cm-activeLine").inner_text():
+            break
+        keys.press("ArrowDown")
+    else:
+        raise AssertionError(f"no line holding {holding!r} in {path} of pass {step}")
+    keys.press("Home")
+    keys.press("Shift+End")
+    keys.type(new)
+    assert editor.locator(".cm-activeLine").inner_text().strip() == new
+    nb.view.locator("button[data-action='save-edit']").click()
+    nb.view.locator(".acl-editing").wait_for(state="detached")
+    idle(nb)
+
+
+def test_a_later_edit_of_the_host_step_is_kept_after_an_edit_of_compute(notebook):
+    """Item 1: edit compute, then change UB_BYTES in the host step. The host step's regeneration
+    used to set it back from compute on, silently; now every later step and the final project keep it."""
+    nb = notebook
+    nb.accept("host")
+    edit_line(nb, "compute", KERNEL_FILE, "no Tanh in the basic vector API",
+              "// tanh(x) = 1 - 2 / (exp(2x) + 1), my note")
+    nb.wait_status("compute", "edited")
+    edit_line(nb, "host", HOST_FILE, "constexpr int64_t UB_BYTES",
+              "constexpr int64_t UB_BYTES = 65536;  // changed in the browser")
+    nb.wait_status("host", "edited")
+    assert nb.statuses()["compute"] == "edited", nb.statuses()       # merged, no conflict
+    final = nb.view.locator(".acl-pane-final")
+    final.locator(f"button.acl-tab[data-path='{HOST_FILE}']").click()
+    final.scroll_into_view_if_needed()                    # CodeMirror draws only the lines in view
+    final.locator(".cm-line", has_text="UB_BYTES = 65536;").wait_for()
+    assert not final.locator(".cm-line", has_text="UB_BYTES = 187136;").count()
+    final.locator(f"button.acl-tab[data-path='{KERNEL_FILE}']").click()
+    final.locator(".cm-content").wait_for()
+    final.scroll_into_view_if_needed()
+    scroller = final.locator(".cm-scroller")
+    mine = final.locator(".cm-line", has_text="my note")
+    for _ in range(60):                                   # CodeMirror draws only what is in view
+        if mine.count():
+            break
+        scroller.evaluate("e => { e.scrollTop += 240; }")
+        nb.page.wait_for_timeout(50)
+    assert mine.count(), "the compute edit is kept in the final project too"
+    notes = nb.view.inner_text()
+    assert "is not in this edited step" not in notes
+    ARTIFACTS.mkdir(exist_ok=True)
+    nb.page.screenshot(path=str(ARTIFACTS / "issue40-later-edit-kept.png"))

@@ -193,6 +193,19 @@ def test_a_fresh_open_sets_the_review_aside_and_restoring_brings_it_back(state, 
     assert not list(aside.iterdir()) and lab.notice.startswith("restored your edit of pass 2 (init)")
 
 
+def test_a_fresh_open_with_a_draft_that_does_not_lower_keeps_the_review(state, dsl):
+    """Issue 40, item 6: a cell run again with a DSL error must not take the review away."""
+    edits.accept(state, "host")
+    edits.edit(state, "init", marked(state, "init", "mine"))
+    broken = dsl.replace("load(x[r, c])", "lod(x[r, c])")
+    with pytest.raises(SessionError, match=r"kernel.dsl.py:\d+"):
+        Session.open(state.folder.path, broken, fresh=True)
+    lab = Session.open(state.folder.path)                      # the folder as it was
+    assert statuses(lab)["host"] == "accepted" and lab.step("init").status == "edited"
+    assert MARK + "  // mine" in kernel(lab, "align")
+    assert not any((state.folder.path / "set-aside").glob("*/review.json"))
+
+
 def test_reopening_a_reviewed_session_says_what_it_kept(state, dsl):
     edits.accept(state, "host")
     edits.edit(state, "init", marked(state, "init", "mine"))

@@ -153,6 +153,8 @@ export interface IPipelinePayload {
   status: { state: string; text: string };
   /** The first pass that needs review: a view selects it first. */
   review_next: string | null;
+  /** The cell's DSL draft did not lower: its diagnostic and line (the rest is the session as it was). */
+  draft_error?: { text: string; line: number } | null;
   verdict: IVerdict | null;
   tiling: {
     launch?: { [key: string]: unknown };

@@ -219,3 +219,17 @@ def test_a_later_edit_that_overlaps_an_edited_step_is_a_conflict_shown_on_that_s
     shown = next(p for p in doc["passes"] if p["name"] == "compute")
     assert shown["status"] == "failed" and shown["conflicts"][0]["path"] == HOST
     assert "<<<<<<< your edit" in lab.text(HOST, "compute")
+
+
+def test_a_finding_is_labelled_with_the_step_it_is_shown_at(folder, gelu_dsl):
+    """Issue 40, item 6: the compute edit's error, found again at align by compute's check, is
+    labelled align there (saying whose check it is), not compute."""
+    lab = LabSession.open(folder, gelu_dsl)
+    breaking_compute_edit(lab)
+    vm = view_model(lab)
+    (at_compute,) = vm.step("compute").findings
+    (at_align,) = vm.step("align").findings
+    assert at_compute["text"].startswith("error: [compute/queue-balance] tensor allocated from `xuQueue`")
+    assert at_align["text"].startswith("error: [align/queue-balance, pass 3 (compute)'s check, run again on this "
+                                       "step] tensor allocated from `xuQueue`")
+    assert at_align["pass_name"] == "compute"          # the data keeps whose check it is

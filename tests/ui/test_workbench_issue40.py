@@ -86,3 +86,40 @@ def test_a_later_edit_of_the_host_step_is_kept_after_an_edit_of_compute(notebook
     assert "is not in this edited step" not in notes
     ARTIFACTS.mkdir(exist_ok=True)
     nb.page.screenshot(path=str(ARTIFACTS / "issue40-later-edit-kept.png"))
+
+
+def set_cell_source(nb: NotebookPage, index: int, text: str) -> None:
+    nb.page.evaluate("([i, text]) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.sharedModel"
+                     ".setSource(text)", [index, text])
+
+
+def test_a_dsl_error_is_shown_inside_the_view_at_its_line_with_the_review_kept(notebook):
+    """Item 6: run the cell again with a DSL error: the view stays (the session as it was, host
+    still accepted) and shows the diagnostic inside itself, at its line; IPython's error no longer
+    takes the view's place."""
+    nb = notebook
+    nb.accept("host")
+    index = nb.cell_index("%%ascendcraft")
+    source = nb.page.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.sharedModel"
+                              ".getSource()", index)
+    broken = source.replace("store(y[r, c], yu)", "store(y[r, c], yu", 1)
+    assert broken != source
+    line = broken.split("\n", 1)[1].splitlines().index(next(ln for ln in broken.split("\n", 1)[1].splitlines()
+                                                            if "store(y[r, c], yu" in ln)) + 1
+    set_cell_source(nb, index, broken)
+    nb.page.evaluate("async (i) => { const app = window.jupyterapp; "
+                     "app.shell.currentWidget.content.activeCellIndex = i; "
+                     "await app.commands.execute('notebook:run-cell'); }", index)
+    error = nb.view.locator(".acl-draft-error")
+    error.wait_for(timeout=90_000)
+    nb.wait_live()
+    assert error.get_attribute("data-line") == str(line)
+    assert f"--> kernel.dsl.py:{line}:" in error.inner_text() and "syntax error" in error.inner_text()
+    assert nb.statuses()["host"] == "accepted"                       # the review is kept
+    assert nb.view.locator(".acl-status-line[data-status='draft-error']").count()
+    cell = nb.page.locator(".jp-Cell").nth(index)
+    assert cell.locator(".acl-pipeline").count() == 1                # the view is in the cell's output ...
+    assert "shown in the view above" in cell.locator(".jp-OutputArea").inner_text()   # ... the error under it
+    ARTIFACTS.mkdir(exist_ok=True)
+    error.scroll_into_view_if_needed()
+    nb.page.screenshot(path=str(ARTIFACTS / "issue40-dsl-error-in-view.png"))

@@ -123,3 +123,24 @@ def test_a_dsl_error_is_shown_inside_the_view_at_its_line_with_the_review_kept(n
     ARTIFACTS.mkdir(exist_ok=True)
     error.scroll_into_view_if_needed()
     nb.page.screenshot(path=str(ARTIFACTS / "issue40-dsl-error-in-view.png"))
+
+
+def test_the_verdict_shows_under_the_button_that_asked_for_it(notebook):
+    """Item 2: at 1280 x 800 the verdict used to appear ~1,800 px below Compile & verify, with
+    nothing changing where the user clicked; now the pass list's status line under the buttons
+    says it, scrolled into view."""
+    nb = notebook
+    nb.page.set_viewport_size({"width": 1280, "height": 800})
+    for step in ("host", "init", "compute", "align"):
+        nb.accept(step)
+    status = nb.view.locator(".acl-side-status")
+    assert status.get_attribute("data-state") == "ready"
+    button = nb.button("compile")
+    button.click()                                    # Playwright scrolls it into view first, as a person would
+    nb.view.locator(".acl-side-status[data-state='verified']").wait_for(timeout=240_000)
+    assert status.inner_text().startswith("✓ verified: correct: `gelu` matches the reference")
+    box, at = status.bounding_box(), button.bounding_box()
+    assert 0 <= box["y"] and box["y"] + box["height"] <= 800, box              # in the window
+    assert 0 < box["y"] - at["y"] < 150, (box, at)                             # right under the button
+    ARTIFACTS.mkdir(exist_ok=True)
+    nb.page.screenshot(path=str(ARTIFACTS / "issue40-verdict-at-the-button-1280x800.png"))

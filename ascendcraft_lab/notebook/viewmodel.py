@@ -144,8 +144,9 @@ def view_model(lab) -> ViewModel:
     actions = {
         "compile": Action(gate is None, "compile the AscendC project on the emulator and compare it with the "
                                         "PyTorch reference", gate or ""),
-        "profile": Action(gate is None, "ESTIMATED profile: the emulator's trace through the pipe model (measured "
-                                        "only on an Ascend NPU host), with its pipe timeline", gate or ""),
+        "profile": Action(gate is None, "ESTIMATED kernel time from the pipe model of the emulator's trace (not a "
+                                        "measurement): the pipe that bounds it, its roofline fraction, what to try "
+                                        "next, and its pipe timeline", gate or ""),
     }
     review_next = next((s.name for s in ran if s.status in ("pending", "failed")), None)
     draft_error = getattr(lab, "draft_error", None)

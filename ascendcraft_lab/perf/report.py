@@ -75,7 +75,8 @@ class Profile:
         floor_name = k.roofline["bound"]
         floor = k.roofline[f"{'gm' if floor_name == 'memory' else floor_name}_floor_s"]
         busy = _pipe_share(k)
-        lines = [f"ESTIMATED on {k.soc} (pipe model of the emulator's trace; not measured on an NPU)",
+        of = f" of {self.name}" if self.name else ""
+        lines = [f"ESTIMATED profile{of} on {k.soc} (pipe model of the emulator's trace; not measured on an NPU)",
                  f"  kernel     {_us(k.kernel_s)} = {_us(k.launch_s)} launch + {_us(k.device_s)} on "
                  f"{k.cores_used} core(s); {_blocks_line(k.blocks)}",
                  f"  bound by   {k.bound_pipe} ({PIPE_ROLE.get(k.bound_pipe, k.bound_pipe)}), busy "
@@ -85,7 +86,8 @@ class Profile:
                  f"GM traffic {_bytes(k.gm_bytes)} at {k.roofline['bandwidth_fraction']:.0%} of the chip's bandwidth"]
         if self.eager is not None and self.speedup is not None:
             lines.append(f"  vs eager   {_us(self.eager.seconds)} estimated for {len(self.eager.ops)} aten op(s): "
-                         f"{self.speedup:.2f}x ({'faster' if self.speedup >= 1 else 'slower'}, ESTIMATED)")
+                         f"speedup {self.speedup:.2f}x ESTIMATED (the kernel is estimated "
+                         f"{'faster' if self.speedup >= 1 else 'slower'})")
         lines += [f"  note       {n}" for n in self.notes]
         tips = self.next_steps()
         lines += [f"  try next   {t}" if i == 0 else f"             {t}" for i, t in enumerate(tips)]

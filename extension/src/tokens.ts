@@ -342,7 +342,7 @@ export const COMMANDS: {
   [CommandIDs.profile]: {
     label: 'Profile',
     caption:
-      "The ESTIMATED profile (the emulator's trace through the pipe model; measured only on an NPU host) and its pipe timeline",
+      "ESTIMATED kernel time from the pipe model of the emulator's trace (not a measurement): the bound pipe, what to try next, the pipe timeline",
     args: { type: 'object', properties: { session } }
   },
   [CommandIDs.focusDslLine]: {

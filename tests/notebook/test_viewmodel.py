@@ -233,3 +233,11 @@ def test_a_finding_is_labelled_with_the_step_it_is_shown_at(folder, gelu_dsl):
     assert at_align["text"].startswith("error: [align/queue-balance, pass 3 (compute)'s check, run again on this "
                                        "step] tensor allocated from `xuQueue`")
     assert at_align["pass_name"] == "compute"          # the data keeps whose check it is
+
+
+def test_the_profile_button_promises_an_estimate_not_npu_timing(folder, gelu_dsl):
+    """Issue 40, item 7: the Profile tooltip says ESTIMATED and what it shows; no NPU timing."""
+    lab = LabSession.open(folder, gelu_dsl, until="host")
+    does = view_model(lab).actions["profile"].does
+    assert does.startswith("ESTIMATED kernel time") and "not a measurement" in does
+    assert "NPU" not in does and "bounds it" in does and "what to try next" in does

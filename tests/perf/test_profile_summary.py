@@ -26,12 +26,12 @@ def test_alike_blocks_are_one_phrase_and_the_bound_pipe_is_named_with_a_next_ste
     lines = Profile(_estimate(blocks), eager, name="softmax").summary()
     text = "\n".join(lines)
     assert len(lines) <= 9, text
-    assert lines[0].startswith("ESTIMATED") and "not measured on an NPU" in lines[0]
+    assert lines[0].startswith("ESTIMATED profile of softmax on") and "not measured on an NPU" in lines[0]
     assert "16 block(s) of 9.14 us each" in text           # one phrase for 16 alike blocks, not 16 rows
     assert text.count("9.14 us") <= 3
     assert "MTE2 (copies in from GM)" in text and "busy 66%" in text
     assert "at 38% of it (the vector floor, 3.50 us" in text
-    assert "0.45x (slower, ESTIMATED)" in text
+    assert "speedup 0.45x ESTIMATED (the kernel is estimated slower)" in text
     assert "try next   read fewer bytes from GM" in text
     assert "overlap only 20%" in text                      # blocks overlap 20% < 50%: the overlap tip too
     assert "NPU timing" not in text and "measured" not in text.replace("not measured", "")

@@ -144,3 +144,27 @@ def test_the_verdict_shows_under_the_button_that_asked_for_it(notebook):
     assert 0 < box["y"] - at["y"] < 150, (box, at)                             # right under the button
     ARTIFACTS.mkdir(exist_ok=True)
     nb.page.screenshot(path=str(ARTIFACTS / "issue40-verdict-at-the-button-1280x800.png"))
+
+
+def test_profile_is_a_compact_honest_summary(notebook):
+    """Item 7: Profile dropped ~30 lines over the view (8 identical block rows) and its tooltip
+    promised NPU timing; now a few lines: ESTIMATED, the bound pipe, the roofline, what to try next."""
+    nb = notebook
+    nb.page.set_viewport_size({"width": 1280, "height": 800})
+    for step in ("host", "init", "compute", "align"):
+        nb.accept(step)
+    button = nb.button("profile")
+    title = button.get_attribute("title")
+    assert title.startswith("ESTIMATED kernel time") and "NPU" not in title, title
+    button.click()
+    message = nb.view.locator(".acl-message.acl-info", has_text="ESTIMATED profile of gelu")
+    message.wait_for(timeout=240_000)
+    text = message.inner_text()
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    assert len(lines) <= 12 and len(set(lines)) == len(lines), text
+    for part in ("not measured on an NPU", "  bound by   ", "  roofline   at ", "x ESTIMATED", "  try next   "):
+        assert part in text, (part, text)
+    assert message.bounding_box()["height"] < 300, message.bounding_box()
+    ARTIFACTS.mkdir(exist_ok=True)
+    message.scroll_into_view_if_needed()
+    nb.page.screenshot(path=str(ARTIFACTS / "issue40-profile-summary-1280x800.png"))

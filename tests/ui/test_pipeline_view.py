@@ -212,7 +212,7 @@ def test_profile_offline_shows_the_estimated_profile_and_pipe_timelines(notebook
     info = nb.view.locator(".acl-info")
     info.wait_for(timeout=COMPILE_TIMEOUT)
     text = info.inner_text()
-    assert text.startswith("ESTIMATED profile of gelu") and "x ESTIMATED" in text and "bound pipe" in text
+    assert text.startswith("ESTIMATED profile of gelu") and "x ESTIMATED" in text and "bound by" in text
     # The pipe timeline is an SVG in the dock: a row per pipe of each block shown, boxes in each.
     panel = nb.view.locator(".acl-dock-panel[data-panel='timeline']")
     svg = panel.locator("svg.acl-timeline")

@@ -16,7 +16,10 @@ LabError = SessionError           # the notebook's name for a problem the user c
 
 
 class LabSession(Session):
-    """A `Session` that displays as the pipeline view."""
+    """A `Session` that displays as the pipeline view. `draft_error` (a `viewmodel.DraftError`):
+    the cell's draft did not lower, and this is the session as its folder holds it."""
+
+    draft_error = None
 
     def edit(self, which, text_or_files, path=None) -> "LabSession":
         """`Session.edit`, saying so in the cell when the step already holds the text (a notebook

@@ -26,11 +26,13 @@ from IPython.display import display
 from traitlets import Bool, Enum, TraitError, Unicode, default, validate
 
 from ..config import default_workdir
+from ..dsl.errors import DslError
 from ..passes.pipeline import PASS_NAMES
 from ..session import DraftFailed, draft, parse_override
 from ..soc import DEFAULT_SOC, SOCS
 from .comm import register_comm_target
 from .lab import LabError, LabSession
+from .viewmodel import DraftError
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
@@ -44,9 +46,12 @@ class AscendCraftMagics(Magics):
     soc = Unicode(DEFAULT_SOC, help="default SoC when a cell gives no --soc").tag(config=True)
     engine = Enum(["rule", "llm"], default_value="rule", help="default lowering engine").tag(config=True)
     draft_engine = Enum(["drafter", "llm"], default_value="drafter",
-                        help="default engine that drafts the DSL from --ref when the cell body is empty").tag(config=True)
-    llm_model = Unicode("", help="LLM model for the llm engines (empty: $ASCENDCRAFT_MODEL or the config file)").tag(config=True)
-    llm_base_url = Unicode("", help="OpenAI-compatible endpoint (empty: $OPENAI_BASE_URL or the config file)").tag(config=True)
+                        help="default engine that drafts the DSL from --ref when the cell body is empty"
+                        ).tag(config=True)
+    llm_model = Unicode("", help="LLM model for the llm engines (empty: $ASCENDCRAFT_MODEL or the config file)"
+                        ).tag(config=True)
+    llm_base_url = Unicode("", help="OpenAI-compatible endpoint (empty: $OPENAI_BASE_URL or the config file)"
+                           ).tag(config=True)
     short_errors = Bool(True, help="show user errors as one paragraph; False restores Python tracebacks "
                                    "(for debugging the lab itself)").tag(config=True)
 
@@ -106,9 +111,11 @@ class AscendCraftMagics(Magics):
         if engine not in ("rule", "llm"):
             raise LabError(f"error: unknown engine `{engine}`\n  = help: use --engine rule (or llm, when available)")
         if args.draft is not None and args.draft not in ("drafter", "llm"):
-            raise LabError(f"error: unknown drafting engine `{args.draft}`\n  = help: use --draft drafter or --draft llm")
+            raise LabError(f"error: unknown drafting engine `{args.draft}`\n"
+                           "  = help: use --draft drafter or --draft llm")
         if args.until is not None and args.until not in PASS_NAMES:
-            raise LabError(f"error: unknown pass `{args.until}` for --until\n  = help: passes are {', '.join(PASS_NAMES)}")
+            raise LabError(f"error: unknown pass `{args.until}` for --until\n"
+                           f"  = help: passes are {', '.join(PASS_NAMES)}")
         try:
             overrides = dict(parse_override(item) for item in args.override)
         except ValueError as exc:
@@ -129,10 +136,18 @@ class AscendCraftMagics(Magics):
         elif args.draft:
             raise LabError("error: --draft drafts a DSL kernel into an empty cell, but this cell has a draft\n"
                            "  = help: leave out --draft (the cell body is your draft), or empty the cell")
-        lab = LabSession.open(folder, body, reference=args.ref, soc=args.soc or (None if body is None else self.soc),
-                              engine=engine, until=args.until, overrides=overrides or None,
-                              adopt_edits=args.adopt_edits,
-                              fresh=body is not None and not args.resume)
+        try:
+            lab = LabSession.open(folder, body, reference=args.ref,
+                                  soc=args.soc or (None if body is None else self.soc),
+                                  engine=engine, until=args.until, overrides=overrides or None,
+                                  adopt_edits=args.adopt_edits, fresh=body is not None and not args.resume)
+        except LabError as exc:
+            kept = _kept_view(folder, body, exc)
+            if kept is None:
+                raise
+            display(kept)        # the review stays in view, the error inside it at its line
+            raise LabError(f"error: the cell's DSL draft has an error at line {kept.draft_error.line} (shown in the "
+                           "view above): it was not lowered, and the session is as it was") from None
         if lab.notice:
             print(lab.notice)
         if args.check:
@@ -176,7 +191,8 @@ class AscendCraftMagics(Magics):
     # ------------------------------------------------------------------ %ascendcraft_config
     @line_magic
     def ascendcraft_config(self, line: str):
-        """`%ascendcraft_config` lists the settings; `%ascendcraft_config soc=Ascend310P short_errors=False` sets them."""
+        """`%ascendcraft_config` lists the settings; `%ascendcraft_config soc=Ascend310P short_errors=False`
+        sets them."""
         line = line.strip()
         if not line:
             return ConfigListing(self)
@@ -200,6 +216,24 @@ class AscendCraftMagics(Magics):
 
     def _settings(self) -> list[str]:
         return [n for n, t in self.traits(config=True).items()]
+
+
+def _kept_view(folder: str, body: str | None, exc: LabError) -> LabSession | None:
+    """When the cell's draft does not lower (a DSL error, at a line) and the folder holds a session:
+    that session as the folder holds it, carrying the error (its view shows both); else None."""
+    cause = exc.__cause__
+    span = getattr(cause, "span", None)
+    if body is None or not isinstance(cause, (DslError, ValueError)) or span is None or span.line <= 0:
+        return None
+    if not os.path.isfile(os.path.join(folder, "kernel.dsl.py")):
+        return None
+    try:
+        lab = LabSession.open(folder)
+    except LabError:
+        return None
+    lab.notice = None
+    lab.draft_error = DraftError(str(exc), span.line)
+    return lab
 
 
 class ConfigListing:

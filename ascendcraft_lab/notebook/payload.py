@@ -70,6 +70,7 @@ def pipeline_payload(lab, *, max_body_chars: int = MAX_BODY_CHARS, max_total_cha
         "actions": model["actions"],
         "status": model["status"],
         "review_next": model["review_next"],
+        "draft_error": model["draft_error"],
         "verdict": None if r is None else {
             "correct": r.correct, "message": r.message, "summary": r.summary, "detail": r.detail,
             "backend": r.backend, "soc": r.soc, "max_abs_err": r.max_abs_err, "max_rel_err": r.max_rel_err,

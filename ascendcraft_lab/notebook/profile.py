@@ -9,7 +9,8 @@ from ..session.npu import ProfileFailed, npu_refusal, profile_session
 
 
 def profile(lab) -> tuple[str, dict]:
-    """The session's ESTIMATED profile (offline: the pipe model of the emulator's trace) as text,
+    """The session's ESTIMATED profile (offline: the pipe model of the emulator's trace) as a
+    compact text (`Profile.summary`: the bound pipe, the roofline fraction, what to try next),
     and on an NPU host the measured one after it; and the pipe timelines of the first blocks as
     data (the extension draws them as SVG)."""
     if not lab.ready:
@@ -18,7 +19,10 @@ def profile(lab) -> tuple[str, dict]:
         estimate = lab.estimate()
     except SessionError as exc:
         raise SessionError(str(exc)) from None
-    text, timeline = estimate.text(timelines=0), estimate.timeline()
+    # The summary, not the whole report: a few lines over the view, alike blocks as one phrase.
+    details = (f"  details    per block, the timeline as text and the model's assumptions: "
+               f"ascendcraft profile {lab.folder.path}")
+    text, timeline = "\n".join(estimate.summary() + [details]), estimate.timeline()
     reason = npu_refusal("profile")
     if reason:
         return f"{text}\nmeasured profile: not here ({reason})", timeline

@@ -244,8 +244,8 @@ def not_run_html(view) -> str:
 
 def status_line_html(status) -> str:
     """The view model's status line: where the pipeline stands and what to do next."""
-    color = {"failed": "#b71c1c", "verified": "#1b5e20", "wrong": "#b71c1c", "stale": "#e65100"}.get(status.state,
-                                                                                                       "#616161")
+    color = {"failed": "#b71c1c", "verified": "#1b5e20", "wrong": "#b71c1c", "stale": "#e65100",
+             "draft-error": "#b71c1c"}.get(status.state, "#616161")
     return (f'<div style="color:{color}" data-status="{status.state}">'
             f'{html.escape(status.text).replace("Compile &amp; verify", "<b>Compile &amp; verify</b>")}</div>')
 
@@ -290,9 +290,13 @@ def pass_table(model) -> str:
 
 
 def header_html(lab) -> str:
+    error = getattr(lab, "draft_error", None)
+    shown = (f'<pre class="acl-draft-error" style="{MONO};white-space:pre-wrap;overflow-wrap:break-word;'
+             f'border-left:4px solid #b71c1c;background:#ffebee;padding:4px 8px;margin:4px 0">'
+             f'{html.escape(error.text)}</pre>') if error is not None else ""
     return (f'<div style="font-size:14px"><b>{html.escape(lab.name)}</b> '
             f'<span style="color:#616161">— {html.escape(lab.soc)}, {html.escape(lab.engine)} engine, '
-            f'session folder <code>{html.escape(str(lab.folder.path))}</code></span></div>'
+            f'session folder <code>{html.escape(str(lab.folder.path))}</code></span></div>' + shown
             + "".join(f'<div style="color:#5d4037">note: {html.escape(n)}</div>' for n in lab.notes))
 
 

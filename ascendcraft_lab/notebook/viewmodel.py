@@ -92,10 +92,22 @@ class StepView:
 
 
 @dataclass(frozen=True)
+class DraftError:
+    """The cell's DSL draft did not lower: its diagnostic (rustc-style, with the line and carets)
+    and its line. The view shows the session as the folder holds it, its review kept."""
+
+    text: str
+    line: int
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "line": self.line}
+
+
+@dataclass(frozen=True)
 class StatusLine:
     """Where the pipeline stands and what to do next, in one line.
 
-    `state`: failed | incomplete | review | no-reference | ready | stale | verified | wrong."""
+    `state`: draft-error | failed | incomplete | review | no-reference | ready | stale | verified | wrong."""
 
     state: str
     text: str
@@ -111,6 +123,7 @@ class ViewModel:
     ready: bool
     review_next: str | None                  # the first step that needs review (pending or failed)
     status: StatusLine
+    draft_error: DraftError | None = None    # the cell's draft did not lower (the session is shown as it was)
 
     def step(self, name: str) -> StepView:
         return next(s for s in self.steps if s.name == name)
@@ -118,7 +131,8 @@ class ViewModel:
     def to_json(self) -> dict:
         return {"passes": [s.to_json() for s in self.steps],
                 "actions": {k: a.to_json() for k, a in self.actions.items()},
-                "ready": self.ready, "review_next": self.review_next, "status": self.status.to_json()}
+                "ready": self.ready, "review_next": self.review_next, "status": self.status.to_json(),
+                "draft_error": self.draft_error.to_json() if self.draft_error else None}
 
 
 def view_model(lab) -> ViewModel:
@@ -130,11 +144,18 @@ def view_model(lab) -> ViewModel:
     actions = {
         "compile": Action(gate is None, "compile the AscendC project on the emulator and compare it with the "
                                         "PyTorch reference", gate or ""),
-        "profile": Action(gate is None, "ESTIMATED profile: the emulator's trace through the pipe model (measured "
-                                        "only on an Ascend NPU host), with its pipe timeline", gate or ""),
+        "profile": Action(gate is None, "ESTIMATED kernel time from the pipe model of the emulator's trace (not a "
+                                        "measurement): the pipe that bounds it, its roofline fraction, what to try "
+                                        "next, and its pipe timeline", gate or ""),
     }
     review_next = next((s.name for s in ran if s.status in ("pending", "failed")), None)
-    return ViewModel(tuple(steps), actions, bool(lab.ready), review_next, _status_line(lab, ran, gate))
+    draft_error = getattr(lab, "draft_error", None)
+    status = _status_line(lab, ran, gate)
+    if draft_error is not None:
+        status = StatusLine("draft-error", f"the cell's DSL draft has an error at line {draft_error.line}, so it "
+                                           "was not lowered: this is the session as it was, your review kept; "
+                                           "fix the draft and run the cell again")
+    return ViewModel(tuple(steps), actions, bool(lab.ready), review_next, status, draft_error)
 
 
 # ----------------------------------------------------------------------------- steps
@@ -142,7 +163,7 @@ def _step_view(lab, s, ran: list) -> StepView:
     before = s.previous
     files = tuple(FileChange(d.path, _change(before, s.bundle, d.path), d.added, d.removed) for d in s.diffs)
     added, removed = sum(f.added for f in files), sum(f.removed for f in files)
-    findings = tuple({**f.to_json(), "text": f.render("kernel.dsl.py", lab.dsl)} for f in s.findings)
+    findings = tuple({**f.to_json(), "text": _finding_text(f, s, lab.dsl)} for f in s.findings)
     conflicts = tuple({"path": c.path, "line": c.line, "ours": list(c.ours), "theirs": list(c.theirs)}
                       for c in s.conflicts)
     return StepView(
@@ -153,6 +174,17 @@ def _step_view(lab, s, ran: list) -> StepView:
         findings=findings, conflicts=conflicts, notes=tuple(s.notes), report=s.report,
         actions={"accept": _accept(s, ran), "edit": _edit(s, files), "undo": _undo(s, ran),
                  "regenerate": _regenerate(lab, s)})
+
+
+def _finding_text(f, s, dsl: str) -> str:
+    """A finding as the step it is shown at names it: `[compute/queue-balance]`; a check of an
+    earlier pass, run again on this step's text, says whose check it is."""
+    text = f.render("kernel.dsl.py", dsl)
+    if f.pass_name == s.name:
+        return text
+    origin = next((p for p in PIPELINE if p.name == f.pass_name), None)
+    whose = f"pass {origin.number} ({origin.name})'s check, run again on this step" if origin else f.pass_name
+    return text.replace(f"[{f.pass_name}/{f.kind}]", f"[{s.name}/{f.kind}, {whose}]", 1)
 
 
 def _not_run_view(lab, spec, ran: list) -> StepView:
@@ -222,6 +254,12 @@ def _regenerate(lab, s) -> Action:
 
 def _fix(s, ran: list) -> str:
     """What mends a failed step, as the last part of a sentence."""
+    if s.conflicts and s.edited:   # the user's edit of this step and a later edit of an earlier one overlap
+        c = s.conflicts[0]
+        origin = next((e for e in reversed(ran) if e.number < s.number and e.edited), None)
+        since = f"your edit of {_pass(origin)}" if origin is not None else "the step's new output"
+        return (f"resolve its conflict at {c.path}:{c.line} (your edit of this step against {since}, made since) "
+                "by editing this step, or Undo to drop this step's edit")
     if s.conflicts:
         c = s.conflicts[0]
         origin = next((e for e in reversed(ran) if e.number < s.number and e.edited), None)

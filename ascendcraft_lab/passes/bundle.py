@@ -46,7 +46,8 @@ class Bundle:
     def with_files(self, files: Mapping[str, str]) -> "Bundle":
         """The same project with some files replaced; maps follow the text by `remap`."""
         merged = {**self.files, **files}
-        return Bundle(merged, {p: remap(self.files.get(p, ""), self.source_map.get(p, ()), t) for p, t in merged.items()})
+        return Bundle(merged, {p: remap(self.files.get(p, ""), self.source_map.get(p, ()), t)
+                               for p, t in merged.items()})
 
 
 def remap(old_text: str, old_map: tuple[int, ...], new_text: str) -> tuple[int, ...]:
@@ -84,7 +85,8 @@ def diff(before: Bundle | None, after: Bundle, context: int = 3) -> list[FileDif
         a, b = prev.get(path, ""), after.files.get(path, "")
         if a == b:
             continue
-        lines = list(difflib.unified_diff(a.splitlines(), b.splitlines(), f"a/{path}", f"b/{path}", n=context, lineterm=""))
+        lines = list(difflib.unified_diff(a.splitlines(), b.splitlines(), f"a/{path}", f"b/{path}", n=context,
+                                          lineterm=""))
         added = sum(1 for l in lines[2:] if l.startswith("+"))
         removed = sum(1 for l in lines[2:] if l.startswith("-"))
         result.append(FileDiff(path, added, removed, "\n".join(lines)))
@@ -108,7 +110,7 @@ def write_bundle(root: Path, bundle: Bundle) -> None:
 
 def read_bundle(root: Path) -> Bundle:
     files = {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*"))
-             if p.is_file() and p.name != ".sourcemap.json"}
+             if p.is_file() and p.name not in (".sourcemap.json", ".base.json")}
     map_file = root / ".sourcemap.json"
     maps = json.loads(map_file.read_text()) if map_file.exists() else {}
     return Bundle(files, {p: tuple(m) for p, m in maps.items()})

@@ -4,7 +4,10 @@ Each pass is `(previous Bundle, Program, options) -> Bundle`, produced by an eng
 holds the engine's output (`generated`) and the bundle it actually carries on with
 (`bundle`): the same, unless the user edited this step, or edited an earlier one and the
 generated output was three-way merged with that edit (base = generated step k-1, ours =
-edited step k-1, theirs = generated step k). Constraint checkers run on every step.
+edited step k-1, theirs = generated step k). An edit of step k that knows what the step held
+when it was made (`Edit.base`) is itself three-way merged with what the step holds now
+(`upstream`: base = that, ours = the edit, theirs = upstream), so a later edit of an earlier
+step reaches it or is a conflict, never silently undone. Constraint checkers run on every step.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from .merge import Conflict, merge_bundles
 from .pipeline import PIPELINE, check_step, get_pass
 from .spec import LowerOptions, PassFailure, PassSpec
 
-__all__ = ["Engine", "LowerOptions", "PassFailure", "Step", "run_pipeline"]
+__all__ = ["Edit", "Engine", "LowerOptions", "PassFailure", "Step", "run_pipeline"]
 
 
 class Engine(Protocol):
@@ -29,6 +32,14 @@ class Engine(Protocol):
     derives_from_ir: bool
 
     def run_pass(self, spec: PassSpec, program, previous: Bundle | None, options: LowerOptions) -> Bundle: ...
+
+
+@dataclass(frozen=True)
+class Edit:
+    """The user's edit of a step: the bundle they want it to carry on with, and what the step held
+    when they made it (None: not known, so the edit replaces the step as it is)."""
+    bundle: Bundle
+    base: Bundle | None = None
 
 
 @dataclass
@@ -44,6 +55,14 @@ class Step:
     edited: bool = False
     # For an engine that reports on its work (the LLM engine): model, attempts, tokens, requests.
     report: dict | None = None
+    # What the step holds without its own edit (the generated output merged with earlier edits):
+    # the base of an edit made now. None: the same as `bundle`.
+    upstream: Bundle | None = None
+    merged_edit: bool = False     # the edit was merged with `upstream` (it knew its base)
+
+    @property
+    def before_edit(self) -> Bundle:
+        return self.upstream if self.upstream is not None else self.bundle
 
     @property
     def diffs(self) -> list[FileDiff]:
@@ -67,11 +86,12 @@ def run_pipeline(
     engine: Engine,
     options: LowerOptions = LowerOptions(),
     *,
-    edits: Mapping[str, Bundle] | None = None,
+    edits: Mapping[str, Bundle | Edit] | None = None,
     until: str | None = None,
     engines: Mapping[str, Engine] | None = None,
 ) -> list[Step]:
-    """Run the passes up to `until` (inclusive); `edits` maps a pass name to the user's bundle."""
+    """Run the passes up to `until` (inclusive); `edits` maps a pass name to the user's edit (an
+    `Edit`, or a bare bundle: an edit whose base is not known replaces its step)."""
     edits = edits or {}
     last = get_pass(until).number if until else len(PIPELINE)
     steps: list[Step] = []
@@ -91,15 +111,22 @@ def run_pipeline(
                               time.perf_counter() - t0, False))
             break
         bundle, conflicts = generated, ()
-        if eng.derives_from_ir and previous is not None and previous_generated is not None and previous != previous_generated:
+        edited_before = previous is not None and previous_generated is not None and previous != previous_generated
+        if eng.derives_from_ir and edited_before:
             merged = merge_bundles(previous_generated, previous, generated)
             bundle, conflicts = merged.bundle, merged.conflicts
-        edited = spec.name in edits
-        if edited:            # the user's text replaces the merge, conflicts and all
-            bundle, conflicts = edits[spec.name], ()
+        upstream, edited, merged_edit = bundle, spec.name in edits, False
+        if edited:
+            edit = edits[spec.name] if isinstance(edits[spec.name], Edit) else Edit(edits[spec.name])
+            if edit.base is None or edit.base.files == upstream.files:   # as the edit found it: the edit replaces it
+                bundle, conflicts = edit.bundle, ()
+            else:             # the step changed since: merge the edit in; an overlap is a conflict on this step
+                merged = merge_bundles(edit.base, edit.bundle, upstream)
+                bundle, conflicts = merged.bundle, merged.conflicts
+            merged_edit = edit.base is not None
         findings = check_step(spec, program, bundle, options)
         steps.append(Step(spec, eng.name, generated, bundle, previous, findings, conflicts,
-                          time.perf_counter() - t0, edited, _report(eng, spec.name)))
+                          time.perf_counter() - t0, edited, _report(eng, spec.name), upstream, merged_edit))
         previous, previous_generated = bundle, generated
     return steps
 

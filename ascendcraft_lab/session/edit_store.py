@@ -5,9 +5,12 @@ An edit of step k is the bundle the user wants step k to carry on with, kept in
 (`notebook.edits.<pass>`: the hash of the DSL draft it was made for and when). The lowering
 gives the edits to the pass manager (`edits_for_lowering`): an edit replaces its step's output,
 and every later step is regenerated and three-way merged with it (passes/manager.py), an
-overlap becoming a conflict on the later step. `edit_notes` says where that policy may
-surprise: an edit made for an earlier draft, or an edited step that an edit of an earlier step,
-made after it, does not reach.
+overlap becoming a conflict on the later step. An edit keeps what its step held when it was
+made (its base), so when the step changes under it (a later edit of an earlier step, a new
+draft) the edit is merged with the new output, an overlap becoming a conflict on the edited
+step itself: a later edit is never silently undone by an earlier one. `edit_notes` says where
+the policy may surprise: an edit made for an earlier draft, or (an edit kept without its base,
+from an older folder) an edited step that a later edit of an earlier step does not reach.
 
 Nothing here drops an edit on its own: only `drop_edit` does, when the user undoes the edit or
 regenerates its step. The user's actions (accept, edit, undo, regenerate, adopt) are in `edits.py`.
@@ -23,21 +26,22 @@ from typing import Mapping
 
 from ..atomic import NotText, read_text, write_json
 from ..passes.bundle import Bundle
-from ..passes.manager import Step
+from ..passes.manager import Edit, Step
 from ..passes.pipeline import get_pass
 from .errors import SessionError
 from .folder import PROJECT, SessionFolder, listing, locked, read_manifest, text_hash
 
 
-def edits_for_lowering(folder: SessionFolder) -> dict[str, Bundle]:
+def edits_for_lowering(folder: SessionFolder) -> dict[str, Edit]:
     """The edits the next lowering applies, by pass name."""
     return folder.edits()
 
 
-def save_edit(folder: SessionFolder, name: str, bundle: Bundle, dsl: str) -> None:
-    """Keep `bundle` as the user's edit of pass `name`, made for the draft `dsl`."""
+def save_edit(folder: SessionFolder, name: str, bundle: Bundle, dsl: str, base: Bundle | None = None) -> None:
+    """Keep `bundle` as the user's edit of pass `name`, made for the draft `dsl` on the step as it
+    was (`base`: what the step holds without its edit)."""
     with locked(folder):
-        folder.save_edit(name, bundle)
+        folder.save_edit(name, bundle, base)
         manifest = read_manifest(folder)
         log_edit(manifest, name, dsl)
         folder.save_manifest(manifest)
@@ -73,11 +77,13 @@ def edit_notes(step: Step, log: Mapping[str, dict], dsl: str) -> list[str]:
     notes = []
     meta = log.get(step.spec.name, {})
     if meta.get("dsl_hash") and meta["dsl_hash"] != text_hash(dsl):
-        notes.append("this edit was made for an earlier DSL draft and replaces the regenerated step; "
+        notes.append("this edit was made for an earlier DSL draft and is merged into the new output (an overlap "
+                     "is a conflict); undo it to take the new output alone" if step.merged_edit else
+                     "this edit was made for an earlier DSL draft and replaces the regenerated step; "
                      "undo it to take the new output")
     later_edits = [n for n, m in log.items()
                    if get_pass(n).number < step.spec.number and m.get("at", 0) > meta.get("at", 0)]
-    if later_edits:
+    if later_edits and not step.merged_edit:
         notes.append(f"your later edit of {', '.join(later_edits)} is not in this edited step "
                      "(an edit replaces the step); undo this edit to re-derive it")
     return notes
@@ -96,7 +102,7 @@ def adopt_hand_edits(folder: SessionFolder, paths: list[str], steps: list[Step],
         unknown = [p for p in changed if p not in step.bundle.files]
         if unknown:
             raise SessionError(f"error: {unknown[0]} is not a file of pass {step.spec.number} ({name})")
-        folder.save_edit(name, step.bundle.with_files(changed))
+        folder.save_edit(name, step.bundle.with_files(changed), step.before_edit)
         log_edit(manifest, name, dsl)
         notes.append(f"adopted the hand edit of {listing(sorted(changed))} as an edit of pass "
                      f"{step.spec.number} ({name}), kept in stages/{step.spec.dirname}.edit/")

@@ -49,7 +49,7 @@ def edit(state: SessionState, which, text_or_files: str | Mapping[str, str], pat
     if all(s.bundle.files[p] == t for p, t in files.items()):
         return False
     with locked(state.folder):
-        save_edit(state.folder, s.name, s.bundle.with_files(files), state.dsl)
+        save_edit(state.folder, s.name, s.bundle.with_files(files), state.dsl, s.step.before_edit)
         lower(state)
     return True
 

@@ -8,7 +8,8 @@
 <dir>/reference.py         the PyTorch reference (when given)
 <dir>/reference_files/     the files it reads beside it (an NPUKernelBench reference's JSON cases)
 <dir>/stages/NN-pass/      the bundle after each pass (the files the user sees)
-<dir>/stages/NN-pass.edit/ the user's edit of that step, when there is one
+<dir>/stages/NN-pass.edit/ the user's edit of that step, when there is one (.base.json: what the step
+                          held when the edit was made, the base it is merged from)
 <dir>/set-aside/<stamp>/   a review (edits and acceptances) set aside by a fresh start, until restored
 <dir>/ascendc/             the final AscendC project: what `check` verifies, `export` ships and CANN builds
                            (a generic kernel's other dtypes in ascendc/variants/<dtype>/)
@@ -55,6 +56,7 @@ from .. import procs
 from ..atomic import current_umask, stage, write_json
 from ..engines.llm.client import LOG_FILE_NAME
 from ..passes.bundle import Bundle, read_bundle, write_bundle
+from ..passes.manager import Edit
 from ..passes.pipeline import PIPELINE, get_pass
 from .errors import SessionError
 
@@ -63,6 +65,7 @@ LOCK_FILE = ".ascendcraft.lock"
 JOURNAL = ".ascendcraft-commit.json"
 TEMP_SUFFIX = ".ascendcraft-tmp"
 SOURCEMAP = ".sourcemap.json"
+EDIT_BASE = ".base.json"         # in stages/NN-pass.edit/: the step as the edit found it
 PROJECT = "ascendc"
 SCHEMA_VERSION = 1
 STATUSES = ("pending", "accepted", "edited", "failed", "unchanged")
@@ -224,12 +227,24 @@ class SessionFolder:
         return None
 
     # ------------------------------------------------------------------------- edits and stages
-    def edits(self) -> dict[str, Bundle]:
-        """The user's edits, by pass name."""
-        return {p.name: read_bundle(self.edit_dir(p.name)) for p in PIPELINE if self.edit_dir(p.name).is_dir()}
+    def edits(self) -> dict[str, Edit]:
+        """The user's edits, by pass name, each with its base when the folder knows it."""
+        out = {}
+        for p in PIPELINE:
+            d = self.edit_dir(p.name)
+            if d.is_dir():
+                base = d / EDIT_BASE
+                out[p.name] = Edit(read_bundle(d), _bundle_from_json(json.loads(base.read_text()))
+                                   if base.is_file() else None)
+        return out
 
-    def save_edit(self, pass_name: str, bundle: Bundle) -> None:
-        write_bundle(self.edit_dir(pass_name), bundle)
+    def save_edit(self, pass_name: str, bundle: Bundle, base: Bundle | None = None) -> None:
+        """Keep `bundle` as the edit of `pass_name`; `base`: what the step held when it was made."""
+        d = self.edit_dir(pass_name)
+        write_bundle(d, bundle)            # removes an older edit's .base.json
+        if base is not None:
+            write_json(d / EDIT_BASE, {"files": dict(base.files),
+                                       "source_map": {k: list(v) for k, v in base.source_map.items()}})
 
     def drop_edit(self, pass_name: str) -> None:
         shutil.rmtree(self.edit_dir(pass_name), ignore_errors=True)
@@ -602,3 +617,7 @@ def hand_edit_error(folder: SessionFolder, paths: list[str]) -> SessionError:
 def listing(paths: list[str], limit: int = 4) -> str:
     """`a, b, c, d and 3 more`: a list of paths in a message."""
     return ", ".join(paths[:limit]) + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+def _bundle_from_json(data: Mapping[str, Any]) -> Bundle:
+    return Bundle(data["files"], {k: tuple(v) for k, v in data.get("source_map", {}).items()})

@@ -77,7 +77,8 @@ class Session(SessionState):
         would be overwritten), unless `adopt_edits` makes each an edit of the step it belongs to
         (`ascendc/` is the last step's output). `fresh` starts from the draft alone: the
         folder's edits and acceptances are set aside in set-aside/<stamp>/ (`restore_set_aside`).
-        `notice` says what became of an earlier review (kept, or set aside).
+        `notice` says what became of an earlier review (kept, or set aside). When the lowering
+        fails (the draft has an error), the folder is left as it was, its review included.
         """
         lab = cls(folder)
         refuse_unsuitable(lab.folder)
@@ -85,7 +86,12 @@ class Session(SessionState):
         source = reference_source(reference)
         aside = edit_store.set_aside_review(lab.folder) if fresh and lab.folder.exists() else None
         kept = edit_store.reviewed_steps(lab.folder) if lab.folder.exists() else ((), ())
-        (edits.adopt if adopt_edits else lower)(lab, source, accept_all)
+        try:
+            (edits.adopt if adopt_edits else lower)(lab, source, accept_all)
+        except SessionError:
+            if aside is not None:      # a draft that does not lower changes nothing: the review comes back
+                edit_store.restore_review(lab.folder, aside.path.name)
+            raise
         lab.notice = resume_notice(lab, kept, aside)
         return lab
 

@@ -153,6 +153,8 @@ export interface IPipelinePayload {
   status: { state: string; text: string };
   /** The first pass that needs review: a view selects it first. */
   review_next: string | null;
+  /** The cell's DSL draft did not lower: its diagnostic and line (the rest is the session as it was). */
+  draft_error?: { text: string; line: number } | null;
   verdict: IVerdict | null;
   tiling: {
     launch?: { [key: string]: unknown };
@@ -340,7 +342,7 @@ export const COMMANDS: {
   [CommandIDs.profile]: {
     label: 'Profile',
     caption:
-      "The ESTIMATED profile (the emulator's trace through the pipe model; measured only on an NPU host) and its pipe timeline",
+      "ESTIMATED kernel time from the pipe model of the emulator's trace (not a measurement): the bound pipe, what to try next, the pipe timeline",
     args: { type: 'object', properties: { session } }
   },
   [CommandIDs.focusDslLine]: {

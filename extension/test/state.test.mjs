@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { actionTitle, defaultFinalFile, initialState, reduce, whyNot } from '../lib/logic/state.js';
+import { actionTitle, defaultFinalFile, initialState, reduce, sideStatus, whyNot } from '../lib/logic/state.js';
 
 const KERNEL = 'kernel/gelu_kernel.cpp';
 const file = path => ({ path });
@@ -145,4 +145,21 @@ test('the final project opens on the kernel source', () => {
   assert.equal(defaultFinalFile(['CMakeLists.txt', 'host/x.cpp', 'kernel/x_kernel.cpp']), 'kernel/x_kernel.cpp');
   assert.equal(defaultFinalFile(['CMakeLists.txt']), 'CMakeLists.txt');
   assert.equal(defaultFinalFile([]), null);
+});
+
+test('the status line under the buttons says the request in flight, then its verdict where the click was', () => {
+  const status = { state: 'ready', text: 'every step is reviewed: Compile & verify runs it' };
+  const idle = { busy: null, error: null, info: null };
+  assert.deepEqual(sideStatus(idle, { status, verdict: null }), status);
+  assert.deepEqual(sideStatus({ ...idle, busy: 'compile', info: 'compiling on the emulator…\nmore' }, { status, verdict: null }),
+    { state: 'busy', text: 'compiling on the emulator…' });
+  const verdict = { correct: true, message: 'correct: `gelu` matches the reference', current: true };
+  assert.deepEqual(sideStatus(idle, { status, verdict }),
+    { state: 'verified', text: '✓ verified: correct: `gelu` matches the reference (details below)' });
+  assert.equal(sideStatus(idle, { status, verdict: { ...verdict, correct: false } }).state, 'wrong');
+  // a verdict the steps no longer match: the view model's status line (stale) says what to do
+  const stale = { state: 'stale', text: 'the steps changed since the last run: compile & verify again' };
+  assert.deepEqual(sideStatus(idle, { status: stale, verdict: { ...verdict, current: false } }), stale);
+  assert.deepEqual(sideStatus({ ...idle, error: 'error: pass 3 failed\n  = help: x' }, { status, verdict }),
+    { state: 'error', text: 'pass 3 failed' });
 });

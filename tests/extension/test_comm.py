@@ -205,6 +205,13 @@ def test_profile_offline_replies_with_the_estimated_profile_and_its_pipe_timelin
     assert reply["ok"], reply.get("error")
     text = reply["profile"]
     assert text.startswith("ESTIMATED profile of gelu") and "x ESTIMATED" in text
+    # issue 40, item 7: a compact summary (no row per block, alike blocks one phrase), the bound
+    # pipe named, what to try next
+    lines = text.splitlines()
+    assert len(lines) <= 12, text
+    assert len(set(lines)) == len(lines), text
+    assert "  bound by   " in text and "  try next   " in text and "  roofline   at " in text
+    assert "per block (busy fraction" not in text
     # the timelines travel as data (the extension draws them): a row per pipe of each first block
     timeline = reply["timeline"]
     assert timeline["estimate"] and 1 <= len(timeline["blocks"]) <= 3

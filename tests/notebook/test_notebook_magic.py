@@ -91,9 +91,36 @@ def test_bad_input_is_one_usage_error(shell, tmp_path, gelu_dsl, gelu_ref, line,
 
 
 def test_a_dsl_error_is_a_usage_error_pointing_at_the_line(shell, tmp_path, gelu_dsl, gelu_ref):
-    _, err = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path}", gelu_dsl.replace("store(y[r, c], yu)", "store(y[r, c], yu"))
+    broken = gelu_dsl.replace("store(y[r, c], yu)", "store(y[r, c], yu")
+    _, err = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path}", broken)
     assert isinstance(err, UsageError)
     assert "syntax error" in str(err) and "--> kernel.dsl.py:21:" in str(err)
+
+
+def test_a_dsl_error_in_a_cell_run_again_is_shown_inside_the_view_with_the_review_kept(shell, tmp_path, gelu_dsl,
+                                                                                      monkeypatch):
+    """Issue 40, item 6: the error no longer replaces the view; the session is shown as it was
+    (its review kept), the diagnostic inside the view at its line, in every renderer."""
+    from ascendcraft_lab.notebook import magic
+    from ascendcraft_lab.notebook.render import static_html
+    lab, err = run(shell, f"gelu --engine rule --workdir {tmp_path}", gelu_dsl)
+    assert err is None
+    lab.accept("host")
+    shown = []
+    monkeypatch.setattr(magic, "display", shown.append)
+    _, err = run(shell, f"gelu --engine rule --workdir {tmp_path}", gelu_dsl.replace("store(y[r, c], yu)",
+                                                                                     "store(y[r, c], yu"))
+    assert isinstance(err, UsageError)
+    assert "has an error at line 21 (shown in the view above)" in str(err) and "not lowered" in str(err)
+    (kept,) = shown
+    assert isinstance(kept, LabSession) and kept.step("host").status == "accepted"     # the review is kept
+    assert kept.dsl == gelu_dsl if gelu_dsl.endswith("\n") else gelu_dsl + "\n"      # the session as it was
+    payload = format_all(shell, kept)[MIME_TYPE]
+    assert payload["draft_error"]["line"] == 21 and "--> kernel.dsl.py:21:" in payload["draft_error"]["text"]
+    assert "syntax error" in payload["draft_error"]["text"]
+    assert payload["status"]["state"] == "draft-error" and "error at line 21" in payload["status"]["text"]
+    assert "--&gt; kernel.dsl.py:21:" in static_html(kept)
+    assert not list((tmp_path / "gelu" / "set-aside").glob("*/review.json"))
 
 
 def test_short_errors_off_restores_the_exception(shell, magics, tmp_path, gelu_dsl):
@@ -143,7 +170,8 @@ def test_a_lab_error_from_a_session_call_is_one_message(shell, magics, capsys):
 
 @pytest.mark.heavy
 def test_the_line_form_with_a_reference_drafts_the_kernel_offline(shell, tmp_path, gelu_ref):
-    value, err = run(shell, f"drafted --ref {gelu_ref} --engine rule --draft drafter --workdir {tmp_path} --check", None)
+    line = f"drafted --ref {gelu_ref} --engine rule --draft drafter --workdir {tmp_path} --check"
+    value, err = run(shell, line, None)
     assert err is None, err
     assert (tmp_path / "drafted" / "kernel.dsl.py").read_text().lstrip().startswith(("\"\"\"", "@host", "#"))
     assert value.final is not None and value.result is not None and value.result.correct

@@ -16,6 +16,7 @@ from ascendcraft_lab.notebook.viewmodel import PIPELINE_ACTIONS, STEP_ACTIONS, v
 from ascendcraft_lab.notebook.widget import PipelineView
 
 KERNEL = "kernel/gelu_kernel.cpp"
+HOST = "host/gelu_tiling.cpp"
 TODO = "// TODO(pass 3 compute)"
 
 
@@ -166,3 +167,77 @@ def test_the_status_line_follows_the_last_run(lab):
     vm = view_model(lab)
     assert vm.status.state == "review"
     assert vm.status.text.startswith("the steps changed since the last run; to compile & verify, accept or edit")
+
+
+def set_ub_bytes(lab, step: str, value: int) -> None:
+    text = lab.text(HOST, step)
+    old = next(ln for ln in text.splitlines() if "constexpr int64_t UB_BYTES = " in ln)
+    lab.edit(step, {HOST: text.replace(old, re.sub(r"= \d+;", f"= {value};", old))})
+
+
+def ub_bytes_shown(doc: dict, step: str) -> set[str]:
+    """UB_BYTES as the payload (what the extension draws) shows it in a step's host file and in the final project."""
+    step_doc = next(p for p in doc["passes"] if p["name"] == step)
+    texts = [f["after"]["text"] for f in step_doc["files"] if f["path"] == HOST]
+    texts += [f["body"]["text"] for f in doc["final"]["files"] if f["path"] == HOST]
+    return {m for t in texts for m in re.findall(r"UB_BYTES = (\d+);", t)}
+
+
+@pytest.mark.heavy
+def test_a_later_edit_of_the_host_step_is_kept_after_an_edit_of_compute(lab):
+    """Issue 40, item 1: edit compute, then change UB_BYTES in the host step. Every view shows the
+    changed value at every later step and in the final project (compute's edit no longer sets it back)."""
+    lab.accept("host")
+    lab.edit("compute", {KERNEL: lab.text(KERNEL, "compute").replace("using namespace AscendC;",
+                                                                      "using namespace AscendC;  // mine")})
+    set_ub_bytes(lab, "host", 65536)
+    doc = pipeline_payload(lab)
+    vm = view_model(lab)
+    assert vm.step("compute").status == "edited" and not vm.step("compute").conflicts
+    assert not any("not in this edited step" in n for n in vm.step("compute").notes)
+    assert "UB_BYTES = 65536;" in lab.text(HOST) and "// mine" in lab.text(KERNEL)
+    for step in ("init", "compute", "align"):
+        assert "UB_BYTES = 65536;" in lab.text(HOST, step), step
+    # host's file is shown where host changed it (pass 1) and in the final project: the kept value
+    assert ub_bytes_shown(doc, "host") == {"65536"}
+    lab.accept_all()
+    assert lab.ready and view_model(lab).actions["compile"].enabled
+
+
+@pytest.mark.heavy
+def test_a_later_edit_that_overlaps_an_edited_step_is_a_conflict_shown_on_that_step(lab):
+    lab.accept("host")
+    set_ub_bytes(lab, "compute", 100000)
+    set_ub_bytes(lab, "host", 65536)
+    vm = view_model(lab)
+    compute = vm.step("compute")
+    assert compute.status == "failed" and compute.conflicts
+    assert compute.actions["undo"].enabled                       # the way back: drop the compute edit
+    assert "your edit of this step against your edit of pass 1 (host)" in compute.actions["accept"].why_not
+    assert vm.status.state == "failed" and not vm.actions["compile"].enabled
+    doc = pipeline_payload(lab)
+    shown = next(p for p in doc["passes"] if p["name"] == "compute")
+    assert shown["status"] == "failed" and shown["conflicts"][0]["path"] == HOST
+    assert "<<<<<<< your edit" in lab.text(HOST, "compute")
+
+
+def test_a_finding_is_labelled_with_the_step_it_is_shown_at(folder, gelu_dsl):
+    """Issue 40, item 6: the compute edit's error, found again at align by compute's check, is
+    labelled align there (saying whose check it is), not compute."""
+    lab = LabSession.open(folder, gelu_dsl)
+    breaking_compute_edit(lab)
+    vm = view_model(lab)
+    (at_compute,) = vm.step("compute").findings
+    (at_align,) = vm.step("align").findings
+    assert at_compute["text"].startswith("error: [compute/queue-balance] tensor allocated from `xuQueue`")
+    assert at_align["text"].startswith("error: [align/queue-balance, pass 3 (compute)'s check, run again on this "
+                                       "step] tensor allocated from `xuQueue`")
+    assert at_align["pass_name"] == "compute"          # the data keeps whose check it is
+
+
+def test_the_profile_button_promises_an_estimate_not_npu_timing(folder, gelu_dsl):
+    """Issue 40, item 7: the Profile tooltip says ESTIMATED and what it shows; no NPU timing."""
+    lab = LabSession.open(folder, gelu_dsl, until="host")
+    does = view_model(lab).actions["profile"].does
+    assert does.startswith("ESTIMATED kernel time") and "not a measurement" in does
+    assert "NPU" not in does and "bounds it" in does and "what to try next" in does

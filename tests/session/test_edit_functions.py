@@ -193,6 +193,19 @@ def test_a_fresh_open_sets_the_review_aside_and_restoring_brings_it_back(state, 
     assert not list(aside.iterdir()) and lab.notice.startswith("restored your edit of pass 2 (init)")
 
 
+def test_a_fresh_open_with_a_draft_that_does_not_lower_keeps_the_review(state, dsl):
+    """Issue 40, item 6: a cell run again with a DSL error must not take the review away."""
+    edits.accept(state, "host")
+    edits.edit(state, "init", marked(state, "init", "mine"))
+    broken = dsl.replace("load(x[r, c])", "lod(x[r, c])")
+    with pytest.raises(SessionError, match=r"kernel.dsl.py:\d+"):
+        Session.open(state.folder.path, broken, fresh=True)
+    lab = Session.open(state.folder.path)                      # the folder as it was
+    assert statuses(lab)["host"] == "accepted" and lab.step("init").status == "edited"
+    assert MARK + "  // mine" in kernel(lab, "align")
+    assert not any((state.folder.path / "set-aside").glob("*/review.json"))
+
+
 def test_reopening_a_reviewed_session_says_what_it_kept(state, dsl):
     edits.accept(state, "host")
     edits.edit(state, "init", marked(state, "init", "mine"))
@@ -221,10 +234,49 @@ def test_an_edit_made_for_an_earlier_draft_says_so(state, dsl):
     assert any("earlier DSL draft" in n for n in redrafted.step("init").notes)
 
 
-def test_a_later_edit_of_an_earlier_step_is_named_on_the_edited_step_it_does_not_reach(state):
-    """Issue 40's case today: an edited step replaces its output, so a later edit of an earlier
-    step does not reach it; the note says so (the edit is kept, not dropped)."""
+HOST = "host/gelu_tiling.cpp"
+
+
+def ub_bytes(state: SessionState, step: str) -> str:
+    line = next(ln for ln in state.step(step).bundle.files[HOST].splitlines() if "constexpr int64_t UB_BYTES" in ln)
+    return line.split("=")[1].split(";")[0].strip()
+
+
+def test_a_later_edit_of_an_earlier_step_reaches_an_edited_later_step(state):
+    """Issue 40, item 1: edit compute, then change UB_BYTES in the host step. Compute's edit
+    replaced its whole step, so the host change was silently undone from compute on (and Compile &
+    verify said correct without it); now the edit is merged with what the step holds now."""
+    generated = ub_bytes(state, "host")
     edits.edit(state, "compute", marked(state, "compute", "mine in compute"))
+    host = state.step("host").bundle.files[HOST].replace(f"UB_BYTES = {generated};", "UB_BYTES = 65536;")
+    edits.edit(state, "host", {HOST: host})
+    for step in ("host", "init", "compute", "align"):
+        assert ub_bytes(state, step) == "65536", step                 # the later edit is kept at every step
+    assert "mine in compute" in kernel(state, "align")                # ... and so is the earlier one
+    assert statuses(state)["compute"] == "edited" and not state.conflicts
+    assert not any("is not in this edited step" in n for n in state.step("compute").notes)
+    assert "UB_BYTES = 65536;" in (state.folder.path / "ascendc" / HOST).read_text()   # what ships has it
+
+
+def test_a_later_edit_that_overlaps_an_edited_later_step_is_a_conflict_there(state):
+    generated = ub_bytes(state, "host")
+    compute_host = state.step("compute").bundle.files[HOST].replace(f"UB_BYTES = {generated};", "UB_BYTES = 100000;")
+    edits.edit(state, "compute", {HOST: compute_host})
+    host = state.step("host").bundle.files[HOST].replace(f"UB_BYTES = {generated};", "UB_BYTES = 65536;")
+    edits.edit(state, "host", {HOST: host})
+    assert statuses(state)["compute"] == "failed"
+    (c,) = state.step("compute").conflicts
+    assert any("100000" in line for line in c.ours) and any("65536" in line for line in c.theirs)
+    assert not state.ready                                             # no verdict without resolving it
+    with pytest.raises(SessionError, match="resolve the conflict"):
+        edits.accept(state, "compute")
+
+
+def test_an_edit_kept_without_its_base_replaces_its_step_and_says_a_later_edit_does_not_reach_it(state):
+    """An edit kept by an older folder (no .base.json): it replaces its step, and the note says
+    that a later edit of an earlier step is not in it (the edit is kept, not dropped)."""
+    edits.edit(state, "compute", marked(state, "compute", "mine in compute"))
+    (state.folder.edit_dir("compute") / ".base.json").unlink()
     edits.edit(state, "init", marked(state, "init", "mine in init"))
     notes = state.step("compute").notes
     assert any("your later edit of init is not in this edited step" in n for n in notes)

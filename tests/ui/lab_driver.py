@@ -53,6 +53,9 @@ class LabServer:
         env.update(JUPYTER_CONFIG_DIR=str(self.home / "config"), JUPYTER_RUNTIME_DIR=str(self.home / "runtime"),
                    JUPYTERLAB_SETTINGS_DIR=str(self.home / "settings"),
                    JUPYTERLAB_WORKSPACES_DIR=str(self.home / "workspaces"), PYTHONUNBUFFERED="1")
+        # The server and its kernels import this checkout's package, not the one the environment
+        # has installed (a git worktree sharing the environment would otherwise test another checkout).
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         # This checkout's build comes first (JupyterLab takes the first extension of a name it finds),
         # whatever another checkout sharing the environment linked into its labextensions.
         from ascendcraft_lab.notebook.lab_cli import checkout_labextensions
@@ -72,7 +75,8 @@ class LabServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"JupyterLab exited with {self.proc.returncode}:\n{self.log_path.read_text()[-4000:]}")
+                log = self.log_path.read_text()[-4000:]
+                raise RuntimeError(f"JupyterLab exited with {self.proc.returncode}:\n{log}")
             try:
                 with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2) as r:
                     if r.status == 200:
@@ -135,8 +139,9 @@ class NotebookPage:
         return self
 
     def kernel_status(self) -> str:
-        return self.page.evaluate("""() => { const k = window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel;
-                                             return k ? k.status : 'none'; }""")
+        return self.page.evaluate("""() => {
+            const k = window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel;
+            return k ? k.status : 'none'; }""")
 
     def cell_index(self, prefix: str) -> int:
         return self.page.evaluate(

@@ -42,6 +42,17 @@ export function renderHeader(node: HTMLElement, ctx: IViewContext, inTab: boolea
 export function renderMessages(node: HTMLElement, m: PipelineModel): void {
   const s = m.state;
   node.textContent = '';
+  const draftError = m.payload.draft_error;
+  if (draftError) {
+    // The cell's draft did not lower: its diagnostic (the line, with carets) inside the view, whose
+    // panes still show the session as it was, the review kept.
+    node.append(
+      el('pre', 'acl-message acl-error acl-draft-error', draftError.text, {
+        role: 'alert',
+        'data-line': String(draftError.line)
+      })
+    );
+  }
   if (s.link !== 'live' && s.link !== 'connecting') {
     node.append(el('div', 'acl-message acl-readonly', linkExplanation(s)));
   }

@@ -5,7 +5,7 @@
  * only the view's own reasons (no kernel, a request in flight, an open editor).
  */
 import { formatSeconds, statLabel, visiblePasses } from '../logic/passes';
-import { actionTitle, whyNot } from '../logic/state';
+import { actionTitle, sideStatus, whyNot } from '../logic/state';
 import { ActionName, CommandIDs } from '../tokens';
 import { IViewContext, el } from './dom';
 
@@ -34,12 +34,29 @@ export class PassList {
       }
     });
     this._actions = el('div', 'acl-actions');
-    this.node.append(list, this._actions);
+    // Where the pipeline stands, right under the buttons: a verdict shows where the click was.
+    this._status = el('div', 'acl-side-status', undefined, { role: 'status', 'aria-live': 'polite' });
+    this.node.append(list, this._actions, this._status);
   }
 
   render(ctx: IViewContext): void {
     this._renderList(ctx);
     this._renderActions(ctx);
+    this._renderStatus(ctx);
+  }
+
+  private _renderStatus(ctx: IViewContext): void {
+    const s = ctx.model.state;
+    const status = sideStatus(s, ctx.model.payload);
+    this._status.textContent = status.text;
+    this._status.setAttribute('data-state', status.state);
+    const finished = this._wasBusy !== null && !s.busy;
+    this._wasBusy = s.busy;
+    if (finished && this._status.isConnected) {
+      // A request ended (a verdict, a profile, an error): bring its line into view where the
+      // button was clicked, without moving the page when it is already there.
+      this._status.scrollIntoView({ block: 'nearest' });
+    }
   }
 
   private _renderList(ctx: IViewContext): void {
@@ -108,4 +125,6 @@ export class PassList {
 
   private readonly _list: HTMLUListElement;
   private readonly _actions: HTMLElement;
+  private readonly _status: HTMLElement;
+  private _wasBusy: string | null = null;
 }

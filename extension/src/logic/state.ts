@@ -221,3 +221,33 @@ export function linkExplanation(state: IViewState): string {
       return '';
   }
 }
+
+/** What the status line in the pass list says, under the buttons a person just clicked: the
+ * request in flight, its error, the last current verdict, else the view model's status line. */
+export interface ISideStatus {
+  state: string;
+  text: string;
+}
+
+export function sideStatus(
+  state: Pick<IViewState, 'busy' | 'error' | 'info'>,
+  payload: {
+    status: { state: string; text: string };
+    verdict: { correct: boolean; message: string; current: boolean } | null;
+  }
+): ISideStatus {
+  if (state.busy) {
+    return { state: 'busy', text: (state.info || `${state.busy}…`).split('\n')[0] };
+  }
+  if (state.error) {
+    return { state: 'error', text: state.error.split('\n')[0].replace(/^error:\s*/, '') };
+  }
+  const v = payload.verdict;
+  if (v && v.current) {
+    return {
+      state: v.correct ? 'verified' : 'wrong',
+      text: `${v.correct ? '✓ verified' : '✗ not verified'}: ${v.message} (details below)`
+    };
+  }
+  return { state: payload.status.state, text: payload.status.text };
+}

@@ -985,7 +985,9 @@ class WindowsWriter(RowsWriter):
         k = stride = row form walks each window on the scalar unit."""
         lay = self.lay
         row = math.prod(lay.base[i] for i in lay.axes)
-        return type(self) is WindowsWriter and row <= PITCH_MAX and all(t.dtype == "float32" for t in self.tensors)
+        f32 = all(d.get("dtype") == "float32" for d in self.g.inputs if d.get("kind") == "tensor") and \
+            all(o.dtype == "float32" for o in lay.outputs)       # (asked while the tensors are being collected)
+        return type(self) is WindowsWriter and row <= PITCH_MAX and f32
 
     def full_view(self, shape=None) -> str:
         if self.row_tiles:

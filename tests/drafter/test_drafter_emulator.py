@@ -28,6 +28,7 @@ CASES = [  # (suite op, overrides, expected template, cast inputs)
     ("activation/log_softmax", {"batch_size": 3, "dim": 9001}, "rows", None),
     ("reduce/sum_dim", {"batch_size": 3, "dim1": 5, "dim2": 1003}, "cols", None),
     ("reduce/mean_dim", {"batch_size": 3, "dim1": 5, "dim2": 300}, "windows", None),
+    ("reduce/mean_dim", {"batch_size": 3, "dim1": 5, "dim2": 300}, "windows", "float16"),    # f16: window_sum
     # blocks of rows folded by reduce_*(axis=0); the reduced axis split over the cores (a workspace of partials,
     # sync_all, one combine) when the leading axis leaves cores idle; without leading axes, chunks of columns
     ("reduce/prod_dim", {"batch_size": 3, "dim1": 37, "dim2": 1003}, "cols", None),

@@ -1213,7 +1213,10 @@ class ColsWriter(LoopWriter):
     def _workspace_params(self) -> list[str]:
         if not getattr(self, "_parts", None):
             return []
-        return [f"{name}: Workspace[f32, ({self.group(self.lay.lead)}, 64, {self.group(self.lay.trail)})]"
+        # a slot per split: splits <= VECTOR_CORES // L (or 1), and VECTOR_CORES <= 64
+        L = self.prod(self.lay.lead)
+        slots = f"64 // {L if ' ' not in L else f'({L})'} + 1"
+        return [f"{name}: Workspace[f32, ({self.group(self.lay.lead)}, {slots}, {self.group(self.lay.trail)})]"
                 for name, _ in self._parts]
 
     def kernel_signature(self) -> str:

@@ -484,17 +484,21 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
             rows_total = " * ".join(self.L + [self.M]) if self.lead else self.M
             host_extra = f"    rows = cdiv({rows_total}, cores)\n"
             launch += ["rows=rows", f"tile=min(ub_elems({self.dt}, live={self.live}), {self.N})"]
-        # base tiles: f32 fractals are 16 x 8, f16/bf16 16 x 16; K steps in 16s either way (an f32 B or
-        # A^T goes to L0 through 16 x 16 squares). 128 x 64 f32 is 32 KiB: two (double-buffered) fill L0A,
-        # 64 x 128 two fill L0B, and the 128 x 128 f32 accumulator takes half of L0C.
+        # base tiles (issue 35): as many blocks as cube cores where the product allows, and K filling L0A / L0B
+        nbytes = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1}.get(self.dt, 4)
         return f'''@host
 def tiling({self._host_params(tensors)}):
     # f32 fractals are 16 x 8 and f16 / bf16 16 x 16; K steps in 16s (an f32 B or A^T reaches L0 in 16 x 16
-    # squares). 128 x 64 {self.dt} tiles double-buffered fit L0A (64 KiB), 64 x 128 fit L0B, and the
-    # 128 x 128 f32 accumulator takes half of L0C; a smaller matrix is one block rounded up to fractals.
+    # squares). Blocks of at most 128 x 128 (the f32 accumulator: half of L0C), halved once along M and once
+    # along N while the blocks are too few to give every cube core one (a small matrix: one block in fractals)
     base_m = min(128, align_up({grid_rows}, 16))
     base_n = min(128, align_up({self.N}, 16))
-    base_k = min(64, align_up({self.K}, 16))
+    more = CUBE_CORES // ({blocks})
+    base_m = align_up(base_m // min(2, max(more, 1)), 16)
+    base_n = align_up(base_n // min(2, max(more // 2, 1)), 16)
+    # base_k fills L0A and L0B: two (double-buffered) base_m x base_k and base_k x base_n tiles of
+    # {nbytes}-byte {self.dt} in 64 KiB each (f16 / bf16 get twice the K of f32)
+    base_k = min(max(align_down(32768 // ({nbytes} * max(base_m, base_n)), 16), 16), align_up({self.K}, 16))
     cores = min(CUBE_CORES, {blocks})
 {host_extra}    return Launch(cores, {", ".join(launch)})
 '''

@@ -48,6 +48,8 @@ ACC_INIT = {"sum": "0.0", "max": "-inf", "min": "inf", "prod": "1.0"}
 ACC_FN = {"sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "prod": "reduce_prod"}
 WIN_FN = {"sum": "window_sum", "max": "window_max", "min": "window_min"}
 SCAN_INIT = {"cumsum": "0.0", "cumprod": "1.0"}
+ROW_AXIS = "axis=-1"         # sweep(window=ROW_AXIS): reductions of a 2-D tile of rows along its last axis
+PITCH_MAX = 2040             # the longest f32 row a 2-D tile holds (a row's pitch: at most 255 blocks of 32 B)
 
 
 def par(text: str) -> str:
@@ -605,7 +607,9 @@ class LoopWriter(Writer):
         for r in _dependency_order(roots):
             if r.kind == "acc":
                 value = st.value(r.node.args[0])
-                if window:
+                if window == ROW_AXIS:             # a 2-D tile of whole rows: one value per row
+                    st.lines.append(f"{r.name} = {ACC_FN[r.reduce]}({value}, axis=-1)")
+                elif window:
                     st.lines.append(f"{r.name} = {WIN_FN[r.reduce]}({value}, {window}, {window})")
                 elif scan_mode == "tile":          # cols: a running accumulator tile
                     if scan_first:
@@ -743,6 +747,15 @@ def _subgraph_nodes(n: Node, env: dict):
         seen.add(id(x))
         yield x
         stack.extend(x.args)
+
+
+# the reductions a block of rows folds on the vector unit (reduce_*(x, axis=0): one Add / Max / Min / Mul per row)
+BLOCK_FOLD = {"sum": "reduce_sum", "max": "reduce_max", "min": "reduce_min", "prod": "reduce_prod"}
+
+
+def _fold(kind: str, acc: str, block: str) -> str:
+    """`acc` combined with a block of rows folded into one (reduce_*(block, axis=0))."""
+    return f"{acc} = {_combine(kind, acc, f'{BLOCK_FOLD[kind]}({block}, axis=0)')}"
 
 
 def _combine(kind: str, acc: str, value: str) -> str:
@@ -965,7 +978,20 @@ class WindowsWriter(RowsWriter):
     template = "windows"
     whole_rows = True            # a tile holds whole rows: the row length is not a tile size
 
+    @property
+    def row_tiles(self) -> bool:
+        """Rows short enough for a row pitch (and no f16 input): a tile is a 2-D block of rows, one strided copy,
+        reduced along its last axis on the vector unit (WholeReduce per row) rather than by window_*, whose
+        k = stride = row form walks each window on the scalar unit."""
+        lay = self.lay
+        row = math.prod(lay.base[i] for i in lay.axes)
+        f32 = all(d.get("dtype") == "float32" for d in self.g.inputs if d.get("kind") == "tensor") and \
+            all(o.dtype == "float32" for o in lay.outputs)       # (asked while the tensors are being collected)
+        return type(self) is WindowsWriter and row <= PITCH_MAX and f32
+
     def full_view(self, shape=None) -> str:
+        if self.row_tiles:
+            return self.shape_text([self.group(self.lay.lead), self.group(self.lay.axes)])
         return f"(({', '.join(self.dims)}),)" if len(self.dims) > 1 else f"({self.dims[0]},)"
 
     def reduced_view(self, shape) -> str:
@@ -990,7 +1016,10 @@ class WindowsWriter(RowsWriter):
             if id(o) not in direct and any(r.tensor is t for r in roots):
                 continue
             roots.append(Root("out", o, self.tile_name(t), t))
-        copyin, compute, copyout, _ = self.sweep(roots, f"windows(c, {Rw}, {Rw})", "c", env, window=Rw)
+        if self.row_tiles:
+            copyin, compute, copyout, _ = self.sweep(roots, "c, :", "c", env, window=ROW_AXIS)
+        else:
+            copyin, compute, copyout, _ = self.sweep(roots, f"windows(c, {Rw}, {Rw})", "c", env, window=Rw)
         tiles = kir.loop("c", kir.tiles("part", kir.dot("t", "tile_rows")), *kir.stages(copyin, compute, copyout))
         chunk = kir.core_chunk(kir.dot("t", "per_core"), self.dims_product(lay.lead))
         return kir.lines([kir.loop("part", chunk, kir.note(tiles, "c: a block of whole rows", 10))])
@@ -1001,7 +1030,8 @@ class WindowsWriter(RowsWriter):
         return [f"rows = {A}",
                 "cores, per_core = core_split(rows)",
                 *(f"# {line}" for line in self.tile_rows_comment(R)),
-                f"tile_rows = max(ub_elems(f32, live={self.live}) // ({Rp} + 1), 1)"]
+                f"tile_rows = max(ub_elems(f32, live={self.live}) // ({Rp} + 1), 1)" if not self.row_tiles else
+                f"tile_rows = max(min(ub_elems(f32, live={self.live}) // (align_up({R}, 8) + 1), 4095), 1)"]
 
     @staticmethod
     def tile_rows_comment(R: str) -> list[str]:
@@ -1012,6 +1042,10 @@ class WindowsWriter(RowsWriter):
 
     def docstring(self) -> str:
         kinds = ", ".join(sorted({r.attrs["kind"] for r in self.lay.reductions}))
+        if self.row_tiles:
+            return (f"Drafted from {self.source}: reduction of short rows (windows template, {kinds}). A tile is a "
+                    "block of whole rows (one strided copy); one reduction per row along the last axis on the vector "
+                    "unit, results leave in one store.")
         return (f"Drafted from {self.source}: reduction of short rows (windows template, {kinds}). A tile holds whole "
                 "rows; one window reduction per row (k = stride = row length), results leave in one store.")
 
@@ -1031,6 +1065,8 @@ class ColsWriter(LoopWriter):
         return self.shape_text([self.group(self.lay.lead), tg])
 
     def kernel_body(self) -> list[str]:
+        if self.blocked():
+            return self.blocked_body()
         lay = self.lay
         env: dict = {}
         R = self.prod(lay.axes)
@@ -1078,18 +1114,156 @@ class ColsWriter(LoopWriter):
         tiles = kir.loop("c", kir.tiles("part", kir.dot("t", "tile")), *inner)
         return kir.lines([kir.loop("part", kir.core_chunk(kir.dot("t", "chunk"), self.dims_product(lay.trail)), tiles)])
 
+    # -- blocks of rows: reductions only, the reduced axis split over the cores (issue 35) ------------
+    def blocked(self) -> bool:
+        """Reductions of one level (sum / max / min / prod) whose results are the only outputs (no scan,
+        no full-shaped output, no per-column parameter): the reduced axis comes in blocks of rows, each
+        block one strided copy folded by reduce_*(axis=0), and with leading axes the reduced axis is
+        split over the cores too (per-core partials in a Workspace, sync_all(), one combine)."""
+        lay = self.lay
+        if lay.scans or not lay.reductions or any(lay.is_full(o) for o in lay.outputs):
+            return False
+        if any(n.is_param for n in lay.nodes) or len(self.levels()) != 1:
+            return False
+        if any(n.is_data and not lay.is_full(n) for r in lay.reductions for n in _subgraph_nodes(r.args[0], {})):
+            return False               # a block loads full-shaped tensors only
+        return all(r.attrs["kind"] in BLOCK_FOLD for r in lay.reductions)
+
+    def _block_step(self, reds: list, env: dict, index: str, suffix: str, first: bool) -> list[str]:
+        """The stages of one step: load the leaves at `index` (tiles named with `suffix`), then each
+        accumulator set to the value (`first`, a row) or combined with the block folded by axis=0."""
+        env = dict(env)
+        st = self.stage_cls(self, env, scan_mode="tile", scan_first=first)
+        copyin = []
+        for t in self.loads_for([r.args[0] for r in reds], env):
+            half = t.dtype == "float16"
+            tile = self.tile_name(t, ("h" if half else "u") + suffix)
+            copyin.append(f"{tile} = load({t.name}[{index}])")
+            if half:
+                wide = self.tile_name(t, "u" + suffix)
+                st.lines.append(f"{wide} = cast({tile}, f32)")
+                tile = wide
+            env[id(t.node)] = tile
+        st.plan([r.args[0] for r in reds])
+        for r in reds:
+            value = st.value(r.args[0])
+            acc = self._acc_names[id(r)]
+            st.lines.append(f"{acc} = {value}" if first else _fold(r.attrs["kind"], acc, value))
+        return self.stages(copyin, st.lines, [])
+
+    def blocked_body(self) -> list[str]:
+        lay = self.lay
+        reds = self.levels()[0]
+        fresh = self.namer.fresh
+        self._acc_names = {id(r): fresh({"sum": "acc", "max": "amax", "min": "amin", "prod": "aprod"}[r.attrs["kind"]])
+                           for r in reds}
+        R = self.prod(lay.axes)
+        red_outs = list(zip(lay.outputs, self.out_tensors))
+        env: dict = {}
+        if not lay.lead:
+            # the trailing axes split over the cores in chunks; each tile of a chunk folds the reduced axis
+            # in blocks of t.mrows rows (one strided copy each)
+            body = self._block_step(reds, env, "0, c", "", True)
+            body += [f"for m in tiles({R} - 1, t.mrows):"]
+            body += ["    " + l for l in self._block_step(reds, env, "1 + m.start:1 + m.start + m.len, c", "w", False)]
+            for r in reds:
+                env[id(r)] = self._acc_names[id(r)]
+            body += self.store_values(red_outs, env, self.tile_name, "[c]")
+            tiles = kir.loop("c", kir.tiles("part", kir.dot("t", "tile")), *body)
+            return kir.lines([kir.loop("part", kir.core_chunk(kir.dot("t", "chunk"), self.dims_product(lay.trail)),
+                                       tiles)])
+        L = self.prod(lay.lead)
+        T = self.prod(lay.trail)
+        u, b, s, m0, m1 = fresh("u"), fresh("b"), fresh("s"), fresh("m0"), fresh("m1")
+        parts = {id(r): fresh("part" if len(reds) == 1 else f"part{i}") for i, r in enumerate(reds)}
+        self._parts = [(parts[id(r)], r) for r in reds]
+        step = self._block_step(reds, env, f"{b}, {m0}, c", "", True)
+        step += [f"for m in tiles({m1} - {m0} - 1, t.mrows):"]
+        block = f"{b}, {m0} + 1 + m.start:{m0} + 1 + m.start + m.len, c"
+        step += ["    " + l for l in self._block_step(reds, env, block, "w", False)]
+        pu = {id(r): fresh(parts[id(r)] + "s") for r in reds}
+        step += self.stages([], [f"{pu[id(r)]} = {self._acc_names[id(r)]}" for r in reds],
+                            [f"store({parts[id(r)]}[{b}, {s}, c], {pu[id(r)]})" for r in reds])
+        body = [f"for {u} in core_rows(t.per, {L} * t.splits):          # a unit: rows [m0, m1) of one leading index",
+                f"    {b} = {u} // t.splits",
+                f"    {s} = {u} % t.splits",
+                f"    {m0} = {s} * t.mpart",
+                f"    {m1} = min({m0} + t.mpart, {R})",
+                "    for c in tiles(" + T + ", t.tile):"]
+        body += ["        " + l for l in step]
+        body += ["sync_all()          # every unit's partial is in the workspace"]
+        # the combine: the partials of one leading index folded as the units folded their rows (a first row,
+        # then blocks of at most t.mrows rows, so no buffer outgrows the ones the UB plan sized)
+        pw = {id(r): fresh(parts[id(r)] + "u") for r in reds}
+        pv = {id(r): fresh(parts[id(r)] + "w") for r in reds}
+        accs = {id(r): self._acc_names[id(r)] for r in reds}
+        comb = self.stages([f"{pw[id(r)]} = load({parts[id(r)]}[r, 0, c])" for r in reds],
+                           [f"{accs[id(r)]} = {pw[id(r)]}" for r in reds], [])
+        comb += ["for q in tiles(t.splits - 1, t.mrows):"]
+        comb += ["    " + l for l in self.stages(
+            [f"{pv[id(r)]} = load({parts[id(r)]}[r, 1 + q.start:1 + q.start + q.len, c])" for r in reds],
+            [_fold(r.attrs["kind"], accs[id(r)], pv[id(r)]) for r in reds], [])]
+        for r in reds:
+            env[id(r)] = self._acc_names[id(r)]
+        comb += self.store_values(red_outs, env, self.tile_name, "[r, c]")
+        body += ["for r in core_rows(t.rows, " + L + "):", "    for c in tiles(" + T + ", t.tile):"]
+        body += ["        " + l for l in comb]
+        return body
+
+    def _workspace_params(self) -> list[str]:
+        if not getattr(self, "_parts", None):
+            return []
+        # a slot per split: splits <= VECTOR_CORES // L (or 1), and VECTOR_CORES <= 64
+        L = self.prod(self.lay.lead)
+        slots = f"64 // {L if ' ' not in L else f'({L})'} + 1"
+        return [f"{name}: Workspace[f32, ({self.group(self.lay.lead)}, {slots}, {self.group(self.lay.trail)})]"
+                for name, _ in self._parts]
+
+    def kernel_signature(self) -> str:
+        params = self.tensor_params() + [f"{n}: {dt}" for n, dt in self.kernel_scalars] + self._workspace_params()
+        params += [f"{t.name}: {t.kind}[{DTYPE[t.dtype]}, {t.view}]" for t in self.out_tensors]
+        params.append("t: Tiling")
+        return signature(self.op_name, params)
+
     def leaf_view(self, n: Node) -> str:
         if "actual" in n.attrs and self.lay.is_reduced(n) and not self.lay.lead:
             return self.shape_text([self.group(self.lay.trail)])   # one value per column (BatchNorm1d's weight)
         return super().leaf_view(n)
 
     def host_body(self) -> list[str]:
+        if self.blocked():
+            return self.blocked_host()
         if self.lay.lead:
             return [f"cores, rows = core_split({self.prod(self.lay.lead)})", self.tile_line()]
         return [*self.chunk_split([self.dims[a] for a in self.lay.trail], self.align_elems()), self.tile_line()]
 
+    def blocked_host(self) -> list[str]:
+        R, T = self.prod(self.lay.axes), self.prod(self.lay.trail)
+        ub = f"ub = ub_elems(f32, live={self.live})          # one tile of rows, double-buffered"
+        block = "mrows = max(min(ub // align_up(tile, 8), {}, 4095), 1)"
+        if not self.lay.lead:
+            return [*self.chunk_split([self.dims[a] for a in self.lay.trail], self.align_elems()),
+                    ub, "tile = min(chunk, 2040, ub)          # a row of a block: at most 255 blocks of 32 bytes (f32)",
+                    "# blocks of mrows rows of the reduced axis, each one strided copy",
+                    block.format(f"{R} - 1")]
+        L = self.prod(self.lay.lead)
+        Lp = L if " " not in L else f"({L})"
+        return [ub, f"tile = min({T}, 2040, ub)          # a row of a block: at most 255 blocks of 32 bytes (f32)",
+                "# the reduced axis split over the cores (at least 8 rows a unit) when the leading axes leave "
+                "cores idle",
+                f"splits = max(min(VECTOR_CORES // {Lp}, cdiv({R}, 8)), 1)",
+                f"mpart = cdiv({R}, splits)",
+                f"splits = cdiv({R}, mpart)",
+                f"cores, per = core_split({L} * splits)",
+                f"rows = cdiv({L}, cores)",
+                block.format("mpart - 1")]
+
     def launch_fields(self) -> str:
         C = self.prod(self.lay.trail)
+        if self.blocked():
+            if self.lay.lead:
+                return ", per=per, rows=rows, tile=tile, splits=splits, mpart=mpart, mrows=mrows"
+            return ", chunk=chunk, tile=tile, mrows=mrows"
         if self.lay.lead:
             return f", rows=rows, tile=min(tile, {C})"
         return ", chunk=chunk, tile=min(tile, chunk)"

@@ -502,8 +502,9 @@ OPS_LIST: list[OpSpec] = [
            scratch=1, inplace=False, example="reduce_min(xu)", reduction="min", api_args=", false",
            row_api="WholeReduceMin", row_args=", ReduceOrder::ORDER_ONLY_VALUE", int8="exact"),
     OpSpec("reduce_prod", "reduce", REDUCE_PARAMS, _reduce(lambda x, **kw: x.prod(dtype=x.dtype, **kw)),
-           "product of the tile's elements", note="a running product on the scalar unit (exact)",
-           example="reduce_prod(xu)", reduction="prod"),
+           "product of the tile's elements; with axis=0 of a 2-D tile, one per column",
+           note="a running product on the scalar unit (exact); along axis 0 of a 2-D tile: the rows folded into "
+           "one with Mul, one instruction per row", example="reduce_prod(xu)", reduction="prod"),
     OpSpec("argmax", "reduce", REDUCE_PARAMS, _reduce(np.argmax), "index (i32) of the first largest element",
            note="the first largest on the scalar unit (exact, first index on ties)", example="argmax(xu)",
            reduction="max", index=True, int8="exact"),

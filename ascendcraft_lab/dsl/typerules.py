@@ -197,9 +197,11 @@ def _reduce_along(v, e: Call, spec, t: TileType, axis: Const, keepdim: Const):
     if not -rank <= a < rank:
         raise v.err(axis, f"axis {a} of a tile of rank {rank}", f"the axes are 0..{rank - 1} (or -1 for the last)")
     a %= rank
-    if not spec.row_api:
+    # the rows folded into one: one combine (Add / Max / Min / Mul) per row, so prod too; never an index
+    fold = a == 0 and rank == 2 and is_pitched(t) and not spec.index
+    if not spec.row_api and not fold:
         raise v.err(e, f"`{op}` along an axis is not in the DSL yet", f"reduce the whole tile: {op}(x)")
-    if a == 0 and rank == 2 and is_pitched(t):
+    if fold:
         # the rows folded into one (a pooling window's rows): elementwise across rows, one per column
         if keepdim.value:
             raise v.err(keepdim, f"`{op}` along axis 0 gives one row, a 1-D tile of the columns",

@@ -212,10 +212,8 @@ class CubeStages:
             em.line(f"const int64_t {band} = {self.span(cols)};  // a band's columns, whole squares")
             self.facts.use_min_max("min")
             r = self.text(rows)
-            with em.block(f"for (int64_t band = 0; band < {r}; band += {ROWS})"):
-                src = f"{t.name}Gm[{off} + band * {paren(stride)}]" if off != "0" else f"{t.name}Gm[band * {paren(stride)}]"
-                em.line(f"CopyNd2Nz({name}[band * {band}], {src}, MinOf({ROWS}, {r} - band), {self.text(cols)}, "
-                        f"{stride}, {ROWS});")
+            self.source.uses.add("CopyNd2NzBands")
+            em.line(f"CopyNd2NzBands({name}, {t.name}Gm[{off}], {r}, {self.text(cols)}, {stride}, {band});")
         else:
             unit = op.l1_units[0]
             em.line(f"CopyNd2Nz({name}, {t.name}Gm[{off}], {self.text(rows)}, {self.text(cols)}, {stride}, "
@@ -462,12 +460,40 @@ __aicore__ inline void CopyNd2Nz(const LocalTensor<T> &dst, const GlobalTensor<T
 }"""
 
 
+COPY_ND2NZ_BANDS = """\
+// Rows into L1 in bands of 16 (the fractals of a band side by side, a band `bandCols` x 16 elements on
+// from the last): the whole bands in one Nd2Nz of ndNum matrices (srcNdMatrixStride = 16 GM rows,
+// dstNzMatrixStride = one band), the short last band alone; a stride past a uint16 goes band by band.
+template <typename T>
+__aicore__ inline void CopyNd2NzBands(const LocalTensor<T> &dst, const GlobalTensor<T> &src, int64_t rows, int64_t cols,
+                                      int64_t srcStride, int64_t bandCols)
+{
+    const int64_t whole = rows / BLOCK_CUBE;
+    if (whole > 0 && BLOCK_CUBE * srcStride <= ND2NZ_MAX_STRIDE && BLOCK_CUBE * bandCols <= ND2NZ_MAX_STRIDE) {
+        const Nd2NzParams params(static_cast<uint16_t>(whole), BLOCK_CUBE, cols, BLOCK_CUBE * srcStride, srcStride,
+                                 BLOCK_CUBE, 1, BLOCK_CUBE * bandCols);
+        DataCopy(dst, src, params);
+    } else {
+        for (int64_t band = 0; band < whole * BLOCK_CUBE; band += BLOCK_CUBE) {
+            CopyNd2Nz(dst[band * bandCols], src[band * srcStride], BLOCK_CUBE, cols, srcStride, BLOCK_CUBE);
+        }
+    }
+    const int64_t done = whole * BLOCK_CUBE;
+    if (done < rows) {
+        CopyNd2Nz(dst[done * bandCols], src[done * srcStride], rows - done, cols, srcStride, BLOCK_CUBE);
+    }
+}"""
+
+
 def helpers(source: KernelSource) -> None:
     """The class's cube helpers the code calls (compute and align add to `uses`)."""
     if "CopyNd2Nz" in source.uses:
         em = source.part("helpers", "scratch")
         em.line("", dsl=0)
         em.lines(COPY_ND2NZ, dsl=0)
+        if "CopyNd2NzBands" in source.uses:
+            em.line("", dsl=0)
+            em.lines(COPY_ND2NZ_BANDS, dsl=0)
         source.part("constants", "compare").line(
             f"constexpr int64_t ND2NZ_MAX_STRIDE = {cube.MAX_ND2NZ_STRIDE};  // Nd2NzParams.srcDValue is a uint16")
 

@@ -28,6 +28,12 @@ CASES = [  # (suite op, overrides, expected template, cast inputs)
     ("activation/log_softmax", {"batch_size": 3, "dim": 9001}, "rows", None),
     ("reduce/sum_dim", {"batch_size": 3, "dim1": 5, "dim2": 1003}, "cols", None),
     ("reduce/mean_dim", {"batch_size": 3, "dim1": 5, "dim2": 300}, "windows", None),
+    ("reduce/mean_dim", {"batch_size": 3, "dim1": 5, "dim2": 300}, "windows", "float16"),    # f16: window_sum
+    # blocks of rows folded by reduce_*(axis=0); the reduced axis split over the cores (a workspace of partials,
+    # sync_all, one combine) when the leading axis leaves cores idle; without leading axes, chunks of columns
+    ("reduce/prod_dim", {"batch_size": 3, "dim1": 37, "dim2": 1003}, "cols", None),
+    ("reduce/max_dim", {"batch_size": 2, "dim1": 100, "dim2": 33}, "cols", "float16"),
+    ("reduce/min_dim", {"batch_size": 7, "dim1": 5, "dim2": 300}, "cols", None),
     ("math/cumsum_reverse", {"batch_size": 3, "input_shape": (9001,)}, "rows", None),
     ("math/cumsum_exclusive", {"batch_size": 3, "input_shape": (1003,)}, "rows", None),
     ("math/masked_cumsum", {"batch_size": 3, "input_shape": (1003,)}, "rows", None),
@@ -60,6 +66,16 @@ def test_draft_of_suite_op_matches_pytorch_on_the_emulator(traced_and_runs, op, 
     assert emu.findings == [], render_run(emu, program)
     assert verdict.correct, verdict.summary() + "\n" + draft.text
     assert verdict.rtol == (1e-2 if cast else 1e-4)
+
+
+def test_a_middle_axis_reduction_folds_blocks_of_rows_on_every_core(traced_and_runs):
+    """Issue 35: sum over a middle axis reads blocks of rows (one strided copy each) and, the leading axis too
+    short to fill the cores, splits the reduced axis over them: partials in a workspace, sync_all(), a combine."""
+    traced, _ = traced_and_runs["reduce/sum_dim"]
+    text = draft_from_trace(traced["graph"], name="sum_dim", source="sum_dim.py").text
+    assert "acc = acc + reduce_sum(xuw, axis=0)" in text, text
+    assert "sync_all()" in text and "reduce_sum(part1w, axis=0)" in text, text
+    assert "splits = max(min(VECTOR_CORES // B, cdiv(M, 8)), 1)" in text, text
 
 
 def test_where_on_a_bool_input_mask_lowers_to_a_bit_mask(ref_dir):

@@ -232,7 +232,7 @@ def k(x: GM[f32, (B, H, W)], y: Out[f32, (B, W)], t: Tiling):
 """
 
 
-@pytest.mark.parametrize("kind, step", [("sum", 1), ("max", 2), ("min", 3)])
+@pytest.mark.parametrize("kind, step", [("sum", 1), ("max", 2), ("min", 3), ("prod", 1)])
 def test_a_stepped_slice_of_rows_folds_like_numpy(kind, step):
     p = verify(parse(WINDOW_ROWS.format(hi="H", step=step, kind=kind)))
     x = np.random.default_rng(3).standard_normal((5, 7, 11)).astype(np.float32)

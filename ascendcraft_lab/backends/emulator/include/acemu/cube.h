@@ -655,8 +655,9 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Glob
     expect_extent(d, last, api, "the destination", true, ACEMU_SITE);
     const bool ub = d.mem == MEM_UB;
     const uint64_t nd_bytes = uint64_t(p.ndNum) * p.nValue * p.dValue * es;
-    if (ub) acemu::trace::pipe_op(acemu::ctx(), acemu::trace::P_MTE2, api, ACEMU_SITE, acemu::dtype_of<T>(), nd_bytes, p.nValue);
-    const uint32_t id = ub ? 0 : issue(P_MTE2, api, ACEMU_SITE, acemu::dtype_of<T>(), nd_bytes, p.nValue);
+    const uint64_t nd_rows = uint64_t(p.ndNum) * p.nValue;  // every row of every matrix is a burst of its own
+    if (ub) acemu::trace::pipe_op(acemu::ctx(), acemu::trace::P_MTE2, api, ACEMU_SITE, acemu::dtype_of<T>(), nd_bytes, nd_rows);
+    const uint32_t id = ub ? 0 : issue(P_MTE2, api, ACEMU_SITE, acemu::dtype_of<T>(), nd_bytes, nd_rows);
     const uint64_t cap = ub ? acemu::ctx()->ub_capacity : state().mem[d.mem].cap;
     const uint64_t range = src.acemu_range_bytes();
     const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());

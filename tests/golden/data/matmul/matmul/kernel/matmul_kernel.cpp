@@ -62,9 +62,7 @@ private:
         // f32 reaches L0B transposed in 16 x 16 squares of two side-by-side 16 x 8 fractals (LoadDataWithTranspose):
         // L1 keeps it in bands of 16 rows, the fractals of a band side by side (Nz of 16 rows each)
         const int64_t b1Cols = AlignUp(niLen, BLOCK_CUBE);  // a band's columns, whole squares
-        for (int64_t band = 0; band < kiLen; band += BLOCK_CUBE) {
-            CopyNd2Nz(b1[band * b1Cols], bGm[kiStart * tiling.N + niStart + band * tiling.N], MinOf(BLOCK_CUBE, kiLen - band), niLen, tiling.N, BLOCK_CUBE);
-        }
+        CopyNd2NzBands(b1, bGm[kiStart * tiling.N + niStart], kiLen, niLen, tiling.N, b1Cols);
         b1Queue.EnQue(b1);
     }
 
@@ -134,6 +132,29 @@ private:
         const Nd2NzParams rowParams(1, 1, cols, 0, cols, dstRows, 1, 0);
         for (int64_t r = 0; r < rows; ++r) {
             DataCopy(dst[r * (ONE_BLK_SIZE / sizeof(T))], src[r * srcStride], rowParams);
+        }
+    }
+
+    // Rows into L1 in bands of 16 (the fractals of a band side by side, a band `bandCols` x 16 elements on
+    // from the last): the whole bands in one Nd2Nz of ndNum matrices (srcNdMatrixStride = 16 GM rows,
+    // dstNzMatrixStride = one band), the short last band alone; a stride past a uint16 goes band by band.
+    template <typename T>
+    __aicore__ inline void CopyNd2NzBands(const LocalTensor<T> &dst, const GlobalTensor<T> &src, int64_t rows, int64_t cols,
+                                          int64_t srcStride, int64_t bandCols)
+    {
+        const int64_t whole = rows / BLOCK_CUBE;
+        if (whole > 0 && BLOCK_CUBE * srcStride <= ND2NZ_MAX_STRIDE && BLOCK_CUBE * bandCols <= ND2NZ_MAX_STRIDE) {
+            const Nd2NzParams params(static_cast<uint16_t>(whole), BLOCK_CUBE, cols, BLOCK_CUBE * srcStride, srcStride,
+                                     BLOCK_CUBE, 1, BLOCK_CUBE * bandCols);
+            DataCopy(dst, src, params);
+        } else {
+            for (int64_t band = 0; band < whole * BLOCK_CUBE; band += BLOCK_CUBE) {
+                CopyNd2Nz(dst[band * bandCols], src[band * srcStride], BLOCK_CUBE, cols, srcStride, BLOCK_CUBE);
+            }
+        }
+        const int64_t done = whole * BLOCK_CUBE;
+        if (done < rows) {
+            CopyNd2Nz(dst[done * bandCols], src[done * srcStride], rows - done, cols, srcStride, BLOCK_CUBE);
         }
     }
 

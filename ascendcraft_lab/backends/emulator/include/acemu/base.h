@@ -162,6 +162,7 @@ struct BlockCtx {
     const char* api;        // last API entered, for crash messages
     const char* file;
     int line;
+    uint64_t calls;         // APIs entered by this block (a stopped run's progress report: is it still calling?)
     void* rt;               // runtime-private per-block data
     trace::Log* trace;      // this block's pipe trace (trace.h), null when the launch is not traced
 };
@@ -211,7 +212,12 @@ inline BlockCtx* ctx() {
     if (__builtin_expect(c == nullptr, 0)) c = rt::no_context();
     return c;
 }
-inline void enter(BlockCtx* c, const char* api, const char* file, int line) { c->api = api; c->file = file; c->line = line; }
+inline void enter(BlockCtx* c, const char* api, const char* file, int line) {
+    c->api = api;
+    c->file = file;
+    c->line = line;
+    ++c->calls;
+}
 
 // ---- byte masks: which bytes were written (one 32-bit mask per 32-B granule) ----------------
 // Shared by the UB shadow below and the cube memories (cube.h).

@@ -335,8 +335,12 @@ inline void track(int m, uint64_t off, uint64_t n, uint32_t id, bool write) {
     const int shift = kGranShift[m];
     bool reported = false;
     Granule prev{~0u, {}};  // the last granule checked: an equal one needs no second check
-    for (uint64_t g = off >> shift, g1 = (off + n - 1) >> shift; g <= g1; ++g) {
-        Granule& gr = r.gran[g];
+    for (uint64_t g = off >> shift, g1 = (off + n - 1) >> shift; g <= g1;) {
+        // A run of granules with the same record (the usual case: a buffer written by one
+        // instruction) is checked once and updated in one pass.
+        const Granule gr = r.gran[g];
+        uint64_t e = g + 1;
+        while (e <= g1 && std::memcmp(&r.gran[e], &gr, sizeof(Granule)) == 0) ++e;
         const bool same = std::memcmp(&gr, &prev, sizeof(Granule)) == 0;
         if (!same) prev = gr;
         if (!reported && !same) {
@@ -375,12 +379,15 @@ inline void track(int m, uint64_t off, uint64_t n, uint32_t id, bool write) {
                 if (other->time > st.know[p][int(other->pipe)]) st.know[p][int(other->pipe)] = other->time;
             }
         }
+        Granule upd = gr;
         if (write) {
-            gr.w = id;
-            std::memset(gr.r, 0, sizeof(gr.r));
+            upd.w = id;
+            std::memset(upd.r, 0, sizeof(upd.r));
         } else {
-            gr.r[p] = id;
+            upd.r[p] = id;
         }
+        for (uint64_t k = g; k < e; ++k) r.gran[k] = upd;
+        g = e;
     }
 }
 

@@ -569,7 +569,7 @@ def _run_seed(job, program, bundle, project, ref, log, exact=None, trace: Path |
         return {"seed": ref.seed, "status": "ok" if verdict.correct else "incorrect", "correct": bool(verdict.correct),
                 "error": "" if verdict.correct else verdict.message, "outputs": []}
     kr = emulate(program, bundle, tensors, scalars, soc=get_soc(job.get("soc")).name,
-                 timeout=float(job.get("kernel_timeout", 120)), root=project, trace=trace)
+                 timeout=_kernel_timeout(job), root=project, trace=trace)
     res = {"seed": ref.seed, "status": kr.status, "correct": False, "error": "", "outputs": [],
            "kernel_s": kr.timings.get("kernel_s"), "compile_s": kr.timings.get("compile_s"),
            "cached": kr.timings.get("cached")}
@@ -606,6 +606,12 @@ def _run_seed(job, program, bundle, project, ref, log, exact=None, trace: Path |
     log(f"seed {ref.seed}: {'ok' if res['correct'] else 'FAIL ' + res['error']}  (kernel {kr.timings.get('kernel_s')} s, "
         f"compile {kr.timings.get('compile_s')} s{' cached' if kr.timings.get('cached') else ''}, max rel err {worst:.3g})")
     return res
+
+
+def _kernel_timeout(job) -> float | None:
+    """The job's time limit for one emulated run, or None: scaled with the run's work (verify.work_timeout)."""
+    t = job.get("kernel_timeout")
+    return float(t) if t is not None else None
 
 
 def _is_f32(p) -> bool:

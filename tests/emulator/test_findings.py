@@ -74,9 +74,30 @@ def test_null_dereference_reports_crash_and_caller_carries_on():
 
 
 def test_endless_loop_reports_timeout():
-    report = run("bug_infinite_loop", 1, [Arg.input(np.full(8, 5, np.uint32)), Arg.output("float32", 8)], timeout=2)
+    report = run("bug_infinite_loop", 1, [Arg.input(np.full(8, 5, np.uint32)), Arg.output("float32", 8)], timeout=3)
     assert report.status == "timeout"
-    assert "did not finish within 2 s" in report.message
+    assert "did not finish within 3 s" in report.message
+    # It calls no AscendC API while it loops: an endless loop, not a slow emulation.
+    assert "0 of 1 blocks had finished" in report.message
+    assert "block 0 (before its first AscendC call) has made no AscendC call" in report.message
+    assert "endless loop" in report.message
+    assert report.progress["blocks_total"] == 1 and report.progress["blocks_done"] == 0
+
+
+def test_a_stopped_run_says_how_far_it_got():
+    # Block 0 ends at once, the others keep calling Duplicate: blocks done, where the others are, the pace.
+    rounds = np.full(8, 4_000_000_000, np.uint32)
+    report = run("slow_blocks", 4, [Arg.input(rounds), Arg.output("float32", 8)], timeout=6)
+    assert report.status == "timeout"
+    assert "did not finish within 6 s" in report.message
+    assert "1 of 4 blocks had finished" in report.message, report.message
+    line = next(i for i, text in enumerate((KERNELS / "slow_blocks.cpp").read_text().splitlines(), start=1)
+                if "the call the progress report names" in text)
+    assert f"at Duplicate (slow_blocks.cpp:{line})" in report.message
+    assert "the emulation is slow for this size, not stuck" in report.message
+    running = report.progress["running"]
+    assert running and all(r["api"] == "Duplicate" and r["line"] == line and r["calls"] > 0 for r in running)
+    assert {r["block"] for r in running} <= {1, 2, 3}
 
 
 def test_compile_error_is_a_status_with_parsed_diagnostics(tmp_path):

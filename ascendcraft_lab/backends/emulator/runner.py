@@ -266,6 +266,7 @@ class Report:
     stderr: str = ""
     notes: list[dict] = field(default_factory=list)  # NOTE_KINDS: what the NPU does silently, not a bug
     stdout: str = ""  # what the kernel printed (AscendC::printf)
+    progress: dict | None = None  # a timeout: how far the run got (read_progress)
 
     @property
     def ok(self) -> bool:
@@ -282,6 +283,7 @@ class Report:
             "stderr": self.stderr,
             "notes": self.notes,
             "stdout": self.stdout,
+            **({"progress": self.progress} if self.progress is not None else {}),
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -772,6 +774,74 @@ def _scratch_dir(need_bytes: int) -> Path:
     return procs.make_scratch("acemu-run-")
 
 
+# A block that made no AscendC call for this long, when the time limit stops the run, is looping in
+# its own scalar code (no call of the emulator is that slow: one call moves at most a UB's worth).
+STALL_S = 5.0
+
+
+def read_progress(path: Path) -> dict | None:
+    """The progress file of a stopped run (runtime.cpp's watchdog, rewritten twice a second):
+    {elapsed_s, launches, blocks_done, blocks_total, running: [{block, core, calls, idle_s, line, api, file}]},
+    or None when the run stopped before the first one was written."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return None
+    out: dict[str, Any] = {"elapsed_s": 0.0, "launches": 0, "blocks_done": 0, "blocks_total": 0, "running": []}
+    for ln in text.splitlines():
+        parts = ln.split(" ")
+        try:
+            if parts[0] == "elapsed":
+                out["elapsed_s"] = float(parts[1])
+            elif parts[0] == "launches":
+                out["launches"] = int(parts[1])
+            elif parts[0] == "blocks":
+                out["blocks_done"], out["blocks_total"] = int(parts[1]), int(parts[2])
+            elif parts[0] == "running" and len(parts) >= 8:
+                out["running"].append({"block": int(parts[1]), "core": parts[2], "calls": int(parts[3]),
+                                       "idle_s": float(parts[4]), "line": int(parts[5]), "api": parts[6],
+                                       "file": " ".join(parts[7:])})
+        except (IndexError, ValueError):
+            continue
+    return out
+
+
+def timeout_message(timeout: float, progress: dict | None, *, where=None) -> str:
+    """What a stopped run says: how far it got, and whether that looks like a slow emulation (blocks
+    finish, at a pace that needs more time) or an endless loop (a block stopped calling AscendC).
+    `where(file, line)` may name a running block's position better (the DSL line of a lowered kernel)."""
+    head = f"the kernel did not finish within {timeout:g} s and was stopped"
+    if not progress or not progress.get("blocks_total"):
+        return head + " before its first block started (an endless loop in the host code, or a very slow start?)"
+    done, total = int(progress["blocks_done"]), int(progress["blocks_total"])
+    running = sorted(progress.get("running") or [], key=lambda r: r["block"])
+
+    def at(r: dict) -> str:
+        if r["api"] == "-":
+            return f"block {r['block']} (before its first AscendC call)"
+        name = Path(r["file"]).name if r["file"] != "-" else "?"
+        extra = where(r["file"], r["line"]) if where else ""
+        return f"block {r['block']} at {r['api']} ({name}:{r['line']}{extra})"
+    elapsed = float(progress.get("elapsed_s") or timeout)
+    # No call for STALL_S, or (a short limit) for most of the run: looping in its own code.
+    stalled = [r for r in running if r["idle_s"] >= min(STALL_S, max(1.0, 0.6 * elapsed))]
+    text = f"{head}: {done} of {total} blocks had finished"
+    if stalled:
+        r = stalled[0]
+        return (text + f"; {at(r)} has made no AscendC call for the last {r['idle_s']:.0f} s: an endless loop in the "
+                f"kernel's own code (a loop whose counter never advances, or a bound read from the "
+                f"wrong tiling field?)")
+    if done > 0:
+        need = elapsed * total / done
+        return (text + f", the rest were running ({', '.join(at(r) for r in running[:3])}); at that pace the whole "
+                f"run needs about {need:.0f} s: the emulation is slow for this size, not stuck (a longer time limit "
+                f"lets it finish)")
+    calls = sum(r["calls"] for r in running)
+    return (text + f"; the running blocks keep calling AscendC ({calls} calls so far; "
+            f"{', '.join(at(r) for r in running[:3])}): either one block's share is too much work to emulate in this "
+            f"time, or a loop runs far longer than it should (a bound read from the wrong tiling field?)")
+
+
 def _signal_name(code: int) -> str:
     try:
         return signal.Signals(code).name
@@ -817,6 +887,7 @@ def run_kernel(
     try:
         spec = [f"soc {chip.emulator_line()}", f"cube {cube_spec(chip.name)}", f"entry {entry}", f"tiling_key {int(tiling_key)}", f"blocks {int(block_dim)}",
                 f"threads {os.cpu_count() or 1}", f"report {work / 'report.json'}"]
+        spec.append(f"progress {work / 'progress.txt'}")   # how far it got, should the time limit stop it
         if trace is not None:
             spec.append(f"trace {Path(trace).resolve()}")
         out_files: dict[int, tuple[Path, Arg]] = {}
@@ -850,8 +921,9 @@ def run_kernel(
         except subprocess.TimeoutExpired as e:
             timings["run_s"] = round(time.perf_counter() - t0, 4)
             err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-            return Report("timeout", f"the kernel did not finish within {timeout:g} s and was stopped (an endless loop, "
-                                     f"or a loop bound read from the wrong tiling field?)", comp.diagnostics, timings=timings, stderr=err)
+            progress = read_progress(work / "progress.txt")
+            return Report("timeout", timeout_message(timeout, progress), comp.diagnostics, timings=timings, stderr=err,
+                          progress=progress)
         timings["run_s"] = round(time.perf_counter() - t0, 4)
         if proc.returncode != 0:
             if proc.returncode < 0:

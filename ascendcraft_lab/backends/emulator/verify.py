@@ -19,6 +19,7 @@ import numpy as np
 from ... import procs
 from ...config import cache_dir
 from ...dsl import ir
+from ...dsl.cube import uses_cube
 from ...dsl.errors import Span, format_diagnostic
 from ...dsl.host import bind_dims, evaluate_host, output_shape, workspace_layout
 from ...dsl.verifier import verify
@@ -30,9 +31,37 @@ from ...passes.spec import LowerOptions
 from ...reference.bind import Verdict, bind, compare, trim_outputs
 from ...soc import DEFAULT_SOC, get_soc
 from .runner import (INCLUDE_DIR, Arg, bf16_to_float32, cache_limit_bytes, compile_sources, evict, float32_to_bf16,
-                     pack_tiling, run_kernel)
+                     pack_tiling, run_kernel, timeout_message)
 
 MAX_DIAGNOSTICS = 12  # compiler errors shown back per round: the first ones are the causes
+
+# The time limit of one emulated run, scaled with the work (work_timeout): at least KERNEL_TIMEOUT_S,
+# plus the work at rates far below what the emulator does on one CPU thread (bench/emu_speed.py:
+# 20+ GFLOP/s on the cube's fp32 GEMM, GB/s on streaming vector kernels), so a limit that fires
+# means an endless loop or a very slow kernel, not a big shape.
+KERNEL_TIMEOUT_S = 120.0
+SLOW_FLOPS = 1e9          # cube multiply-adds x 2 per second
+SLOW_BYTES = 20e6         # GM bytes (inputs + outputs) per second
+
+
+def work_of(inputs: Mapping[str, np.ndarray], outputs: list[tuple[int, ...]], itemsize: int,
+            cube: bool) -> tuple[float, float]:
+    """(FLOPs, bytes) of a run, from its tensors: the bytes moved in and out, and for a cube kernel
+    2 * sqrt(|A| |B| |C|) with A, B the two largest inputs and C the largest output (in elements),
+    which is 2 M N K for C[M, N] = A[M, K] B[K, N] (and for batched or matrix-vector products too,
+    never less)."""
+    ins = sorted((int(a.size) for a in inputs.values()), reverse=True)
+    outs = [int(np.prod(s)) if len(s) else 1 for s in outputs]
+    nbytes = float(sum(int(a.nbytes) for a in inputs.values()) + sum(outs) * itemsize)
+    flops = 0.0
+    if cube and len(ins) >= 2 and outs:
+        flops = 2.0 * float(ins[0] * ins[1] * max(outs)) ** 0.5
+    return flops, nbytes
+
+
+def work_timeout(flops: float, nbytes: float) -> float:
+    """Seconds an emulated run of this work may take before it is stopped (see KERNEL_TIMEOUT_S)."""
+    return KERNEL_TIMEOUT_S + flops / SLOW_FLOPS + nbytes / SLOW_BYTES
 
 
 @dataclass
@@ -148,7 +177,7 @@ def write_bundle_files(bundle: Bundle, root: Path) -> None:
 
 
 def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, int | float],
-            *, soc: str = DEFAULT_SOC, timeout: float = 120, root: Path | None = None,
+            *, soc: str = DEFAULT_SOC, timeout: float | None = None, root: Path | None = None,
             trace: Path | None = None, tiling: Mapping[str, int] | None = None) -> EmulatorRun:
     """Run the bundle's kernel on the emulator for concrete `inputs` (by GM param name).
 
@@ -157,7 +186,8 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
     (`inputs_after`), for a check that it did not write into its inputs. With `trace` the run
     writes its pipe trace there (``ascendcraft_lab.perf`` estimates the kernel's time from it).
     `tiling` replaces tiling fields after the generated tiling function was checked (the tiling
-    ranking's trials: the kernel reads them from the tiling struct, so one build serves them all)."""
+    ranking's trials: the kernel reads them from the tiling struct, so one build serves them all).
+    `timeout` None: scaled with the work (`work_timeout`); a run it stops says how far it got."""
     options_soc = get_soc(soc)
     checked, status, message = checked_launch(program, bundle, inputs, scalars, options_soc)
     if status:
@@ -169,10 +199,11 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
             raise ValueError(f"no tiling field {', '.join(unknown)} in {plan.tiling_struct}")
         values = {**values, **tiling}
     env = {**dims, **scalars}
-    args, names, kinds = [], [], []
+    args, names, kinds, out_shapes = [], [], [], []
     for t in program.tensors():
         if t.role is ir.TensorRole.output:
             shape = output_shape(program, t, env, options_soc)
+            out_shapes.append(tuple(shape))
             args.append(Arg.output(t.dtype.np if t.dtype is not ir.DType.bf16 else "bfloat16", shape))
             kinds.append("out")
         elif t.dtype is ir.DType.bf16:     # bfloat16 travels as its raw bits (numpy has no bfloat16)
@@ -188,15 +219,27 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
     if needs_sync_base(program):      # the launch's cross-core sync base (passes/kernel.py): any GM address
         args.append(Arg.workspace(32))
 
+    work = work_of({n: a for n, a in inputs.items() if isinstance(a, np.ndarray)}, out_shapes, 4, uses_cube(program))
+    limit = float(timeout) if timeout is not None else work_timeout(*work)
+
     def run(folder: Path):
         write_bundle_files(bundle, folder)
         return run_kernel([folder / plan.kernel_path], plan.entry, int(launch["cores"]), args, soc=options_soc.name,
-                          timeout=timeout, include_dirs=[folder / "host"], trace=trace)
+                          timeout=limit, include_dirs=[folder / "host"], trace=trace)
     if root is None:
         with procs.scratch_dir("ascendcraft-emu-") as tmp:
             report = run(tmp)
     else:
         report = run(Path(root))
+    message = report.message
+    if report.status == "timeout":   # say where the running blocks were, in the kernel and in the DSL draft
+        def where(file: str, line: int) -> str:
+            ours = file != "-" and Path(file).name == Path(plan.kernel_path).name
+            dsl = bundle.dsl_line(plan.kernel_path, line) if ours else 0
+            return f", DSL line {dsl}" if dsl else ""
+        work_text = "" if timeout is not None else \
+            f"; the limit allows for {work[0] / 1e9:.3g} GFLOP and {work[1] / 1e6:.3g} MB"
+        message = timeout_message(limit, report.progress, where=where) + work_text
     bf16 = {t.name for t in program.tensors() if t.dtype is ir.DType.bf16}
 
     def value(i, a):     # bfloat16 bits back as float32 values (the reference's bf16 are float32 too)
@@ -213,7 +256,7 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
             d["file"] = plan.kernel_path
             d["dsl_line"] = bundle.dsl_line(plan.kernel_path, int(d.get("line") or 0))
         diags.append(d)
-    return EmulatorRun(report.status, report.message, outputs, after, findings, diags, values, int(launch["cores"]),
+    return EmulatorRun(report.status, message, outputs, after, findings, diags, values, int(launch["cores"]),
                        dict(report.timings))
 
 

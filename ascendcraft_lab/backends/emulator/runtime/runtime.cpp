@@ -299,9 +299,106 @@ struct Worker {
         ctx.api = nullptr;
         ctx.file = nullptr;
         ctx.line = 0;
+        ctx.calls = 0;
         ctx.rt = bd;
         ctx.trace = bd->trace.cap ? &bd->trace : nullptr;
         cube::begin_block();  // fresh L1 / L0 for the block that starts on this thread
+    }
+};
+
+// ---- progress: how far a run got, for a run stopped at its time limit (spec line `progress PATH`) ----
+// A watchdog thread rewrites PATH (a temporary file renamed over it, so a killed run leaves a whole
+// one) twice a second: the launches and blocks finished, and per running block its last AscendC
+// call, how many calls it made and for how long it has made none. runner.py reads it on a timeout.
+constexpr int kLiveSlots = 256;
+struct LiveSlot {
+    BlockCtx* ctx = nullptr;          // the worker's context while its thread lives (under g_live_mu)
+    std::atomic<int32_t> task{-1};    // the task (block) it runs now, -1 between blocks
+};
+std::mutex g_live_mu;
+LiveSlot g_live[kLiveSlots];
+std::atomic<int> g_live_next{0};
+std::atomic<uint32_t> g_tasks_total{0}, g_tasks_done{0};
+std::string g_progress_path;
+
+int live_claim(BlockCtx* ctx) {
+    int i = g_live_next.fetch_add(1);
+    if (i >= kLiveSlots) return -1;
+    std::lock_guard<std::mutex> lk(g_live_mu);
+    g_live[i].ctx = ctx;
+    g_live[i].task.store(-1);
+    return i;
+}
+void live_release(int i) {
+    if (i < 0) return;
+    std::lock_guard<std::mutex> lk(g_live_mu);
+    g_live[i].ctx = nullptr;
+    g_live[i].task.store(-1);
+}
+
+struct Watchdog {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool stop = false;
+    std::thread th;
+    void start() {
+        th = std::thread([this] { loop(); });
+    }
+    void finish() {
+        if (!th.joinable()) return;
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            stop = true;
+        }
+        cv.notify_all();
+        th.join();
+    }
+    void loop() {
+        const auto t0 = std::chrono::steady_clock::now();
+        uint64_t last_calls[kLiveSlots] = {};
+        int32_t last_task[kLiveSlots];
+        double changed_at[kLiveSlots] = {};
+        for (int i = 0; i < kLiveSlots; ++i) last_task[i] = -2;
+        const std::string tmp = g_progress_path + ".tmp";
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> lk(mu);
+                if (cv.wait_for(lk, std::chrono::milliseconds(500), [this] { return stop; })) return;
+            }
+            const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            std::string out;
+            char buf[512];
+            snprintf(buf, sizeof(buf), "elapsed %.3f\nlaunches %llu\nblocks %u %u\n", now, __atomic_load_n(&g_launches, __ATOMIC_RELAXED), g_tasks_done.load(),
+                     g_tasks_total.load());
+            out += buf;
+            {
+                std::lock_guard<std::mutex> lk(g_live_mu);
+                for (int i = 0; i < kLiveSlots; ++i) {
+                    BlockCtx* c = g_live[i].ctx;
+                    const int32_t task = g_live[i].task.load();
+                    if (c == nullptr || task < 0) continue;
+                    const uint64_t calls = __atomic_load_n(&c->calls, __ATOMIC_RELAXED);
+                    if (task != last_task[i] || calls != last_calls[i]) {
+                        last_task[i] = task;
+                        last_calls[i] = calls;
+                        changed_at[i] = now;
+                    }
+                    const char* api = __atomic_load_n(&c->api, __ATOMIC_RELAXED);
+                    const char* file = __atomic_load_n(&c->file, __ATOMIC_RELAXED);
+                    const int line = __atomic_load_n(&c->line, __ATOMIC_RELAXED);
+                    // block idx, AIC/AIV, calls, seconds without a call, line, api, file (last: it may hold spaces)
+                    snprintf(buf, sizeof(buf), "running %d %s %llu %.3f %d %s %s\n", __atomic_load_n(&c->block_idx, __ATOMIC_RELAXED),
+                             __atomic_load_n(&c->core_type, __ATOMIC_RELAXED) == CORE_AIC ? "AIC" : "AIV", (unsigned long long)calls,
+                             now - changed_at[i], line, api ? api : "-", file ? file : "-");
+                    out += buf;
+                }
+            }
+            FILE* f = fopen(tmp.c_str(), "w");
+            if (f == nullptr) continue;
+            fwrite(out.data(), 1, out.size(), f);
+            fclose(f);
+            rename(tmp.c_str(), g_progress_path.c_str());
+        }
     }
 };
 
@@ -1139,6 +1236,9 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
     }
     g_threads = nthreads;
     std::atomic<uint32_t> next{0};
+    g_tasks_total.store(ntasks);
+    g_tasks_done.store(0);
+    g_live_next.store(0);
     auto t0 = std::chrono::steady_clock::now();
     auto work = [&]() {
         Worker w;
@@ -1146,13 +1246,17 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
             fprintf(stderr, "acemu: cannot reserve emulated UB memory\n");
             abort();
         }
+        const int live = live_claim(&w.ctx);
         for (;;) {
             uint32_t b = next.fetch_add(1);
             if (b >= ntasks) break;
             w.begin_block(int(block_dim), ration, int(b), &blocks[b]);
+            if (live >= 0) g_live[live].task.store(int32_t(b));
             tls_ctx = &w.ctx;
             fn(closure);
             tls_ctx = nullptr;
+            if (live >= 0) g_live[live].task.store(-1);
+            g_tasks_done.fetch_add(1);
             cross_core_exit();
             if (g_sync_all && in_barrier(blocks[b].task)) {
                 std::lock_guard<std::mutex> lk(g_barrier.mu);
@@ -1161,6 +1265,7 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
                     release_barrier(nullptr, 0);
             }
         }
+        live_release(live);
         munmap(w.ctx.ub, kReserve);
         munmap(w.ctx.shadow, w.shadow_bytes);
         cube::end_thread();
@@ -1246,6 +1351,8 @@ int harness_main(int argc, char** argv, int nargs, void (*launch)(uint8_t** args
             report_path = line + 7;
         } else if (!strcmp(key, "trace")) {
             g_trace_path = line + 6;
+        } else if (!strcmp(key, "progress")) {
+            g_progress_path = line + 9;
         } else if (!strcmp(key, "arg")) {
             char kind[16];
             unsigned long long nbytes;
@@ -1283,8 +1390,11 @@ int harness_main(int argc, char** argv, int nargs, void (*launch)(uint8_t** args
         return 2;
     }
     struct Closure { void (*launch)(uint8_t**); uint8_t** args; } cl{launch, args.data()};
+    Watchdog watchdog;
+    if (!g_progress_path.empty()) watchdog.start();
     run_kernel(entry_name.empty() ? nullptr : entry_name.c_str(), block_dim,
                [](void* p) { auto* c = static_cast<Closure*>(p); c->launch(c->args); }, &cl);
+    watchdog.finish();
     if (!report_path.empty() && !write_report(report_path.c_str())) { perror(report_path.c_str()); return 2; }
     if (!g_trace_path.empty() && !write_trace(g_trace_path.c_str())) { perror(g_trace_path.c_str()); return 2; }
     return 0;

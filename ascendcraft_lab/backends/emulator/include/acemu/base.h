@@ -162,6 +162,7 @@ struct BlockCtx {
     const char* api;        // last API entered, for crash messages
     const char* file;
     int line;
+    uint64_t calls;         // APIs entered by this block (a stopped run's progress report: is it still calling?)
     void* rt;               // runtime-private per-block data
     trace::Log* trace;      // this block's pipe trace (trace.h), null when the launch is not traced
 };
@@ -211,7 +212,12 @@ inline BlockCtx* ctx() {
     if (__builtin_expect(c == nullptr, 0)) c = rt::no_context();
     return c;
 }
-inline void enter(BlockCtx* c, const char* api, const char* file, int line) { c->api = api; c->file = file; c->line = line; }
+inline void enter(BlockCtx* c, const char* api, const char* file, int line) {
+    c->api = api;
+    c->file = file;
+    c->line = line;
+    ++c->calls;
+}
 
 // ---- byte masks: which bytes were written (one 32-bit mask per 32-B granule) ----------------
 // Shared by the UB shadow below and the cube memories (cube.h).
@@ -239,7 +245,18 @@ inline int64_t mask_first_unset(const uint32_t* s, uint64_t capacity, uint64_t o
     if (end > capacity) end = capacity;
     if (off >= end) return -1;
     uint64_t g0 = off >> 5, g1 = (end - 1) >> 5;
-    for (uint64_t g = g0; g <= g1; ++g) {
+    uint64_t g = g0;
+    if (g0 + 2 < g1) {  // whole granules in between: eight at a time while all are fully written
+        uint32_t miss = (~0u << (off & 31)) & ~s[g0];
+        if (miss) return int64_t(g0 * 32 + __builtin_ctz(miss));
+        g = g0 + 1;
+        for (; g + 8 <= g1; g += 8) {
+            uint32_t all = ~0u;
+            for (int i = 0; i < 8; ++i) all &= s[g + i];
+            if (all != ~0u) break;
+        }
+    }
+    for (; g <= g1; ++g) {
         uint32_t want = ~0u;
         if (g == g0) want &= ~0u << (off & 31);
         if (g == g1) { uint32_t hi = uint32_t((end - 1) & 31); want &= hi == 31 ? ~0u : ((1u << (hi + 1)) - 1); }

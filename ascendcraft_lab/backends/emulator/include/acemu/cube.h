@@ -335,8 +335,12 @@ inline void track(int m, uint64_t off, uint64_t n, uint32_t id, bool write) {
     const int shift = kGranShift[m];
     bool reported = false;
     Granule prev{~0u, {}};  // the last granule checked: an equal one needs no second check
-    for (uint64_t g = off >> shift, g1 = (off + n - 1) >> shift; g <= g1; ++g) {
-        Granule& gr = r.gran[g];
+    for (uint64_t g = off >> shift, g1 = (off + n - 1) >> shift; g <= g1;) {
+        // A run of granules with the same record (the usual case: a buffer written by one
+        // instruction) is checked once and updated in one pass.
+        const Granule gr = r.gran[g];
+        uint64_t e = g + 1;
+        while (e <= g1 && std::memcmp(&r.gran[e], &gr, sizeof(Granule)) == 0) ++e;
         const bool same = std::memcmp(&gr, &prev, sizeof(Granule)) == 0;
         if (!same) prev = gr;
         if (!reported && !same) {
@@ -375,12 +379,15 @@ inline void track(int m, uint64_t off, uint64_t n, uint32_t id, bool write) {
                 if (other->time > st.know[p][int(other->pipe)]) st.know[p][int(other->pipe)] = other->time;
             }
         }
+        Granule upd = gr;
         if (write) {
-            gr.w = id;
-            std::memset(gr.r, 0, sizeof(gr.r));
+            upd.w = id;
+            std::memset(upd.r, 0, sizeof(upd.r));
         } else {
-            gr.r[p] = id;
+            upd.r[p] = id;
         }
+        for (uint64_t k = g; k < e; ++k) r.gran[k] = upd;
+        g = e;
     }
 }
 
@@ -665,6 +672,9 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Glob
         for (uint64_t r = 0; r < p.nValue; ++r) {
             const int64_t srow = int64_t((i * p.srcNdMatrixStride + r * p.srcDValue) * es);
             const bool row_in = uint64_t(srow) + uint64_t(p.dValue) * es <= range;  // else gm_read reports and zero-fills
+            if (r + 2 < p.nValue && uint64_t(srow) + 2 * p.srcDValue * es + uint64_t(p.dValue) * es <= range)  // GM rows are far apart:
+                for (uint64_t b = 0; b < uint64_t(p.dValue) * es; b += 64)                                       // fetch two rows ahead
+                    __builtin_prefetch(gm + srow + int64_t(2 * p.srcDValue * es + b));
             for (uint64_t cb = 0; cb < cblocks; ++cb) {
                 const uint64_t doff = i * p.dstNzMatrixStride * es + (r * p.dstNzNStride + cb * p.dstNzC0Stride) * 32;
                 if (d.off + doff + 32 > cap) continue;
@@ -820,12 +830,27 @@ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T
         const uint64_t d0 = i * (1 + uint64_t(p.dstGap)) * 512, d1 = fr == 2 ? d0 + (1 + uint64_t(p.dstFracGap)) * 512 : d0;
         if (s.off + so + sq > scap || d.off + d1 + 512 > dcap) break;
         track(MEM_L1, s.off + so, sq, id, false);
-        for (int r = 0; r < n; ++r) {
-            for (int c = 0; c < n; ++c) {
-                const uint64_t from = at(r, c), to = at(c, r);  // the transposed square, split like the source
-                const uint64_t dst_off = to < 512 ? d0 + to : d1 + (to - 512);
-                std::memcpy(d.p + dst_off, s.p + so + from, sizeof(T));
-                if (first_unset(MEM_L1, s.off + so + from, sizeof(T)) < 0) mark(d.mem, d.off + dst_off, sizeof(T));
+        if (first_unset(MEM_L1, s.off + so, sq) < 0) {  // the usual case: all written, whole fractals marked
+            // Element by element as below, typed: (c, r) of the destination square is (r, c) of the source.
+            T* dlo = reinterpret_cast<T*>(d.p + d0);
+            T* dhi = reinterpret_cast<T*>(d.p + d1);
+            const T* sv = reinterpret_cast<const T*>(s.p + so);
+            constexpr int half_elems = int(512 / sizeof(T));
+            for (int r = 0; r < n; ++r)
+                for (int c = 0; c < n; ++c) {
+                    const int to = int(at(c, r) / sizeof(T));
+                    (to < half_elems ? dlo[to] : dhi[to - half_elems]) = sv[at(r, c) / sizeof(T)];
+                }
+            mark(d.mem, d.off + d0, 512);  // the transpose maps the square's bytes onto the whole destination fractal(s)
+            if (fr == 2) mark(d.mem, d.off + d1, 512);
+        } else {
+            for (int r = 0; r < n; ++r) {
+                for (int c = 0; c < n; ++c) {
+                    const uint64_t from = at(r, c), to = at(c, r);  // the transposed square, split like the source
+                    const uint64_t dst_off = to < 512 ? d0 + to : d1 + (to - 512);
+                    std::memcpy(d.p + dst_off, s.p + so + from, sizeof(T));
+                    if (first_unset(MEM_L1, s.off + so + from, sizeof(T)) < 0) mark(d.mem, d.off + dst_off, sizeof(T));
+                }
             }
         }
         track(d.mem, d.off + d0, 512, id, true);
@@ -943,12 +968,14 @@ inline void mmad(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<
         rt::report(CUBE_PARAM, api, file, line,
                    "MmadParams.cmatrixSource = true (initial C from the bias table) without a bias tensor: pass the bias to the Mmad "
                    "overload that takes one; the emulator accumulates onto L0C");
-    thread_local std::vector<Acc> ct;
-    ct.assign(size_t(m) * n, Acc());
+    // C accumulates in place, in L0C's NZ layout: column group j (16 wide) is a dense (mf * 16) x 16
+    // matrix at j * mf * 256 elements (D is the accumulation type, Mmad page table 4). Only the
+    // m x n part is read and written; the fractals' padding keeps what it held.
+    static_assert(std::is_same<D, Acc>::value, "L0C holds the accumulation type");
+    D* out = reinterpret_cast<D*>(c.p);
     auto c_at = [&](int i, int j) { return uint64_t((j / 16) * mf + i / 16) * 256 + uint64_t(i % 16) * 16 + uint64_t(j % 16); };
     if (from_dst || (bias && bo.mem == MEM_L0C)) {
         const Operand& src = from_dst ? c : bo;
-        const D* sp = reinterpret_cast<const D*>(src.p);
         if (!from_dst) expect_extent(bo, uint64_t(nf) * mf * 1024, api, "bias", false, file, line);
         if (first_unset(MEM_L0C, src.off, uint64_t(nf) * mf * 1024) >= 0)
             for (int i = 0; i < m; ++i)
@@ -956,12 +983,17 @@ inline void mmad(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<
                     expect_defined(src, c_at(i, nb * 16) * 4, uint64_t(std::min(16, n - nb * 16)) * 4, api,
                                    from_dst ? "the C it accumulates onto (L0C)" : "bias (L0C)", rep_c, file, line);
         track(MEM_L0C, src.off, uint64_t(nf) * mf * 1024, id, false);
-        for (int i = 0; i < m; ++i)  // NZ rows of 16 to the dense tile
-            for (int nb = 0; nb < nf; ++nb) {
-                const D* row = sp + c_at(i, nb * 16);
-                Acc* to = ct.data() + size_t(i) * n + nb * 16;
-                for (int j = 0, w = std::min(16, n - nb * 16); j < w; ++j) to[j] = Acc(row[j]);
-            }
+        if (!from_dst && bo.p != c.p) {  // a bias matrix in L0C: C starts as its m x n part (read whole first: it may overlap C)
+            const D* sp = reinterpret_cast<const D*>(bo.p);
+            thread_local std::vector<D> start;
+            start.resize(size_t(m) * n);
+            for (int i = 0; i < m; ++i)
+                for (int nb = 0; nb < nf; ++nb)
+                    for (int j = 0, w = std::min(16, n - nb * 16); j < w; ++j) start[size_t(i) * n + nb * 16 + j] = sp[c_at(i, nb * 16) + j];
+            for (int i = 0; i < m; ++i)
+                for (int nb = 0; nb < nf; ++nb)
+                    for (int j = 0, w = std::min(16, n - nb * 16); j < w; ++j) out[c_at(i, nb * 16) + j] = start[size_t(i) * n + nb * 16 + j];
+        }
     } else if (bias) {
         expect_extent(bo, uint64_t(n) * sizeof(V), api, "bias", false, file, line);
         bool rep = false;
@@ -969,49 +1001,53 @@ inline void mmad(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<
         track(bo.mem, bo.off, uint64_t(n) * sizeof(V), id, false);
         const V* bp = reinterpret_cast<const V*>(bo.p);
         for (int i = 0; i < m; ++i)
-            for (int j = 0; j < n; ++j) ct[size_t(i) * n + j] = Acc(bp[j]);
+            for (int nb = 0; nb < nf; ++nb)
+                for (int j = 0, w = std::min(16, n - nb * 16); j < w; ++j) out[c_at(i, nb * 16) + j] = D(bp[nb * 16 + j]);
     }
     const bool accumulate = from_dst || bias != nullptr;
 
     const A* ap = reinterpret_cast<const A*>(a.p);
     const B* bp = reinterpret_cast<const B*>(b.p);
     // A row of A (a column of B) is a run of k0 elements per fractal: copy run by run.
-    auto pack_a = [&](int m0, int rows, int kk0, int kc, Acc* out) {
+    auto pack_a = [&](int m0, int rows, int kk0, int kc, Acc* pk) {
         for (int i = 0; i < rows; ++i) {
             const int mi = m0 + i;
             const A* row = ap + size_t(mi / 16) * kfa * frac + size_t(mi % 16) * k0;
             for (int kk = 0; kk < kc;) {
                 const int kg = kk0 + kk, off = kg % k0, len = std::min(k0 - off, kc - kk);
                 const A* src = row + size_t(kg / k0) * frac + off;
-                for (int t = 0; t < len; ++t) out[(kk + t) * gemm::MR + i] = Acc(src[t]);
+                for (int t = 0; t < len; ++t) pk[(kk + t) * gemm::MR + i] = Acc(src[t]);
                 kk += len;
             }
         }
     };
-    auto pack_b = [&](int n0, int cols, int kk0, int kc, Acc* out) {
+    auto pack_b = [&](int n0, int cols, int kk0, int kc, Acc* pk) {
         for (int j = 0; j < cols; ++j) {
             const int nj = n0 + j;
             const B* col = bp + size_t(nj / 16) * frac + size_t(nj % 16) * k0;
             for (int kk = 0; kk < kc;) {
                 const int kg = kk0 + kk, off = kg % k0, len = std::min(k0 - off, kc - kk);
                 const B* src = col + size_t(kg / k0) * nf * frac + off;
-                for (int t = 0; t < len; ++t) out[(kk + t) * gemm::NR + j] = Acc(src[t]);
+                for (int t = 0; t < len; ++t) pk[(kk + t) * gemm::NR + j] = Acc(src[t]);
                 kk += len;
             }
         }
     };
-    gemm::run<Acc>(m, n, k, pack_a, pack_b, ct.data(), n, accumulate);
+    const gemm::NzC<Acc> cz{out, int64_t(mf) * 256};
+    if constexpr (std::is_same<A, Acc>::value) {  // float: the micro-kernels read L0A in place (no conversion to pack for)
+        auto in_place = [&](int m0, int, int kk0, int, Acc*) {
+            return gemm::FractalA<Acc, k0>{ap + size_t(m0 / 16) * kfa * frac + size_t(m0 % 16) * k0 + size_t(kk0 / k0) * frac};
+        };
+        gemm::run_view<Acc>(m, n, k, in_place, pack_b, cz, accumulate);
+    } else {
+        gemm::run_into<Acc>(m, n, k, pack_a, pack_b, cz, accumulate);
+    }
 
-    D* out = reinterpret_cast<D*>(c.p);
-    for (int i = 0; i < m; ++i) {
+    for (int i = 0; i < m; ++i)
         for (int nb = 0; nb < nf; ++nb) {
             const int w = std::min(16, n - nb * 16);
-            D* row = out + c_at(i, nb * 16);
-            const Acc* src = ct.data() + size_t(i) * n + nb * 16;
-            for (int j = 0; j < w; ++j) row[j] = D(src[j]);
             if (w < 16) mark(MEM_L0C, c.off + c_at(i, nb * 16) * 4, uint64_t(w) * 4);
         }
-    }
     if (n % 16 == 0 && m % 16 == 0) mark(MEM_L0C, c.off, uint64_t(nf) * mf * 1024);  // whole fractals: one mark
     else
         for (int i = 0; i < m; ++i)

@@ -524,7 +524,9 @@ template <uint8_t modeId, pipe_t pipe> inline void CrossCoreSetFlag(uint16_t fla
     acemu::enter(acemu::ctx(), "CrossCoreSetFlag", ACEMU_SITE);
     acemu::rt::cross_core_set(modeId, flagId, ACEMU_SITE);
 }
-inline void CrossCoreWaitFlag(uint16_t flagId, ACEMU_SITE_PARAMS) {
+// A template, so that only a kernel that calls it registers the cross-core mode (every core on its
+// own thread); as a plain inline function it registered it for every kernel that includes the header.
+template <typename = void> inline void CrossCoreWaitFlag(uint16_t flagId, ACEMU_SITE_PARAMS) {
     (void)&acemu::rt::uses_cross_core<true>;
     acemu::enter(acemu::ctx(), "CrossCoreWaitFlag", ACEMU_SITE);
     acemu::rt::cross_core_wait(flagId, ACEMU_SITE);

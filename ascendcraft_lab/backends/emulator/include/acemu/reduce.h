@@ -100,13 +100,48 @@ inline void reduce_count(const char* api, Kind kind, const AscendC::LocalTensor<
     if (kind == SUM) {
         // Within a repeat a binary tree, across repeats in order.
         float total = 0.0f, v[256];
-        for (int64_t base = 0; base < count; base += per) {
+        int64_t base = 0;
+        if constexpr (std::is_same<T, float>::value) {  // whole repeats: the same pairs, level by level, in two buffers
+            for (; base + per <= count; base += per) {
+                float w[per / 2];
+                for (uint32_t k = 0; k < per / 2; ++k) w[k] = s[base + 2 * k] + s[base + 2 * k + 1];
+                for (uint32_t h = per / 4; h >= 1; h /= 2) {
+                    for (uint32_t k = 0; k < h; ++k) v[k] = w[2 * k] + w[2 * k + 1];
+                    for (uint32_t k = 0; k < h; ++k) w[k] = v[k];
+                }
+                total = total + w[0];
+            }
+        }
+        for (; base < count; base += per) {
             uint32_t n = uint32_t(count - base < per ? count - base : per);
             for (uint32_t k = 0; k < n; ++k) v[k] = float(s[base + k]);
             total = add_round<T>(total, tree_sum<T>(v, n));
         }
         put(c, d, T(total));
         return;
+    }
+    if constexpr (std::is_same<T, float>::value) {
+        if (!calIndex && count >= 64 && s[0] == s[0]) {
+            // The value alone, 16 lanes at a time. The loop below keeps the first element that no
+            // later one beats (NaN never beats, and s[0] is no NaN): its value is the lanes' best,
+            // unless that is a zero, where -0 and +0 tie and the first one seen counts: then the loop.
+            float lane[16];
+            for (int j = 0; j < 16; ++j) lane[j] = s[0];
+            int64_t i = 0;
+            if (kind == MAX)
+                for (; i + 16 <= count; i += 16)
+                    for (int j = 0; j < 16; ++j) lane[j] = s[i + j] > lane[j] ? s[i + j] : lane[j];
+            else
+                for (; i + 16 <= count; i += 16)
+                    for (int j = 0; j < 16; ++j) lane[j] = s[i + j] < lane[j] ? s[i + j] : lane[j];
+            float best = lane[0];
+            for (int j = 1; j < 16; ++j) best = (kind == MAX ? lane[j] > best : lane[j] < best) ? lane[j] : best;
+            for (; i < count; ++i) best = (kind == MAX ? s[i] > best : s[i] < best) ? s[i] : best;
+            if (best != 0.0f) {
+                put(c, d, best);
+                return;
+            }
+        }
     }
     Acc<T> acc{kind};
     for (int64_t i = 0; i < count; ++i) acc.add(float(s[i]), uint32_t(i));

@@ -274,6 +274,8 @@ def run_jobs(jobs: list[dict], *, timeout: float = 300) -> list[dict | Reference
         for i in todo:
             job = dict(jobs[i])
             job["path"] = str(Path(job["path"]).resolve())
+            if job.get("as_file"):      # the child runs in tmpd: a relative __file__ would point there
+                job["as_file"] = str(Path(job["as_file"]).absolute())
             job["overrides"] = _jsonable(job.get("overrides") or {})
             job["out"] = str(tmpd / f"job{i}")
             spec.append(job)

@@ -4,7 +4,6 @@ in files), and anything that goes wrong with the zygote falls back to a cold chi
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
@@ -42,10 +41,9 @@ def test_a_reference_runs_in_a_warm_fork_in_its_own_process_group(tmp_path):
     load_reference(path)                           # starts the zygote (once per process)
     zygote = warm._ZYGOTE.proc
     assert zygote is not None and zygote.poll() is None
-    t0 = time.perf_counter()
     ref = load_reference(path)
     assert ref.outputs[0].tolist() == [3.0, 3.0, 3.0]
-    assert warm._ZYGOTE.proc is zygote and time.perf_counter() - t0 < 5   # the same zygote, no torch import
+    assert warm._ZYGOTE.proc is zygote           # the same zygote: no second torch import
 
 
 def test_a_child_killed_by_a_signal_is_one_line_and_the_zygote_serves_the_next(tmp_path):

@@ -53,8 +53,22 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    handle_termination()      # `kill PID` unwinds like Ctrl-C: children stopped, temporary files removed
-    ns = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    # First thing, before the command's module is imported (seconds of CPU for numpy and the
+    # pipeline): `kill PID` unwinds like Ctrl-C, children stopped, temporary files removed, and a
+    # signal that arrives while the imports still load is the same one line and exit code.
+    handle_termination()
+    try:
+        return _run(sys.argv[1:] if argv is None else argv)
+    except Terminated as exc:
+        print(f"stopped ({exc})", file=sys.stderr)
+        return 128 + exc.signum
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(argv: list[str]) -> int:
+    ns = _parser().parse_args(argv)
     command = next(c for c in COMMANDS if c.name == ns.command)
     if command.target is None:
         print(f"ascendcraft {command.name}: not built yet", file=sys.stderr)
@@ -69,17 +83,10 @@ def main(argv: list[str] | None = None) -> int:
         raise
     try:
         return int(getattr(module, func_name)(ns.args) or 0)
-    except Terminated as exc:
-        print(f"stopped ({exc})", file=sys.stderr)
-        return 128 + exc.signum
     except OSError as exc:     # the machine said no (permissions, a full disk): one line, not a traceback
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"ascendcraft {command.name}: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -6,6 +6,7 @@ import pytest
 import json
 import signal
 import time
+from pathlib import Path
 
 from session_helpers import KERNEL, Sandbox, dead_scratch, ref_with, reference_running, tagged
 from ascendcraft_lab.backends.emulator import runner
@@ -113,3 +114,28 @@ def test_rechecking_a_session_hits_the_compile_cache(session, cli):
     assert cli("check", session)[0] == 0
     last = sorted((session / "runs").glob("*.json"))[-1]
     assert json.loads(last.read_text())["run"]["timings"]["cached"] is True
+
+
+def _importing_numpy(pid: int) -> bool:
+    try:
+        return "_multiarray_umath" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("sig, rc, says", [(signal.SIGINT, 130, "interrupted"),
+                                           (signal.SIGTERM, 143, "stopped (SIGTERM)")], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_the_command_still_imports_is_one_line_and_its_exit_code(sig, rc, says, gelu_ref, tmp_path):
+    (tmp_path / "gelu.py").write_text(gelu_ref)
+    box = Sandbox(tmp_path)
+    proc = box.start("draft", "gelu.py")
+    for _ in range(600):                    # numpy is loading: the command's module is being imported
+        if proc.poll() is not None or _importing_numpy(proc.pid):
+            break
+        time.sleep(0.01)
+    proc.send_signal(sig)
+    out = proc.communicate(timeout=120)[0].decode(errors="replace")
+    assert proc.returncode == rc and "Traceback" not in out, out
+    assert out.strip().splitlines() == [says]
+    assert box.processes() == [] and box.temporaries() == []

@@ -284,7 +284,9 @@ def run_jobs(jobs: list[dict], *, timeout: float = 300) -> list[dict | Reference
         try:
             proc = warm.run_child(tmpd / "jobs.json", tmpd, timeout) or \
                 procs.run([sys.executable, "-I", str(CHILD), str(tmpd / "jobs.json")], timeout=timeout, cwd=tmpd)
-            if proc.returncode != 0:
+            if proc.returncode < 0:
+                proc_error = f"the reference process {procs.killed_by(proc.returncode)}"
+            elif proc.returncode != 0:
                 tail = (proc.stderr or "").strip().splitlines()
                 proc_error = f"the reference process exited with code {proc.returncode}" + (f" ({tail[-1]})" if tail else "")
         except subprocess.TimeoutExpired:

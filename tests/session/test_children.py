@@ -139,3 +139,28 @@ def test_a_signal_while_the_command_still_imports_is_one_line_and_its_exit_code(
     assert proc.returncode == rc and "Traceback" not in out, out
     assert out.strip().splitlines() == [says]
     assert box.processes() == [] and box.temporaries() == []
+
+
+ESCAPE = ("import subprocess\n"
+          "subprocess.Popen(['sleep', '600'], start_new_session=True)      # leaves the process group\n")
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("then", ["returns", "hangs"])
+def test_what_a_reference_starts_in_a_new_session_dies_with_the_reference(then, gelu_ref, tmp_path):
+    prelude = ESCAPE + ("import time\ntime.sleep(600)\n" if then == "hangs" else "")
+    (tmp_path / "escape.py").write_text(ref_with(gelu_ref, prelude))
+    box = Sandbox(tmp_path)
+    child = box.run("draft", tmp_path / "escape.py", *(["--timeout", "8"] if then == "hangs" else []))
+    assert child.rc == (0 if then == "returns" else 1), child.out
+    assert box.processes() == [] and box.temporaries() == []     # no sleep, no torchinductor_<user>
+
+
+@pytest.mark.heavy
+def test_a_reference_that_kills_its_parent_is_one_line_and_leaves_no_scratch(gelu_ref, tmp_path):
+    prelude = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"
+    (tmp_path / "parricide.py").write_text(ref_with(gelu_ref, prelude))
+    box = Sandbox(tmp_path)
+    child = box.run("draft", tmp_path / "parricide.py")
+    assert child.rc == 1 and "was killed (SIGKILL)" in child.out and "Traceback" not in child.out, child.out
+    assert box.processes() == [] and box.temporaries() == []

@@ -22,6 +22,7 @@ from ..backends.cann.detect import refuse_reason
 from ..backends.cann.profile import PROFILE_TIMEOUT, parse_kernel_details
 from ..session import Session, SessionError
 from ..session.npu import ProfileFailed, build_session, profile_session
+from .args import seconds, whole_number
 
 
 def _fail(cmd: str, message: str, code: int = 2) -> int:
@@ -32,7 +33,7 @@ def _fail(cmd: str, message: str, code: int = 2) -> int:
 def build_main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ascendcraft build", description="Build a session's AscendC project with CANN.")
     ap.add_argument("session")
-    ap.add_argument("-j", "--jobs", type=int, default=None)
+    ap.add_argument("-j", "--jobs", type=whole_number(1), default=None)
     args = ap.parse_args(argv)
     reason = refuse_reason("build")
     if reason:
@@ -52,8 +53,8 @@ def profile_main(argv: list[str] | None = None) -> int:
     ap.add_argument("--html", help="also write the NPU chart as HTML to this file")
     ap.add_argument("--npu", action="store_true", help="only the measured profile on the NPU (refused without one)")
     ap.add_argument("--json", action="store_true", help="print the estimate as JSON")
-    ap.add_argument("--blocks", type=int, default=8, help="blocks to list (default 8)")
-    ap.add_argument("--timeout", type=float, default=PROFILE_TIMEOUT,
+    ap.add_argument("--blocks", type=whole_number(0), default=8, help="blocks to list (default 8)")
+    ap.add_argument("--timeout", type=seconds, default=PROFILE_TIMEOUT,
                     help=f"seconds the measured run may take before it is stopped (default {PROFILE_TIMEOUT:g})")
     args = ap.parse_args(argv)
     if args.csv:

@@ -2,9 +2,20 @@
 what to do, in one line, before any work starts."""
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 
+import ascendcraft_lab
+from ascendcraft_lab.backends.emulator.verify import check_emulator
 from ascendcraft_lab.cli import main
+from ascendcraft_lab.drafter.draft import DraftError, draft_from_trace
+from ascendcraft_lab.dsl.parser import parse_file
+from ascendcraft_lab.reference import ReferenceRun, check_interpreter
+from ascendcraft_lab.session.draft import _draft_some_case
+
+EXAMPLES_DIR = Path(ascendcraft_lab.__file__).parent / "examples"
 
 
 def run(capsys, *argv) -> tuple[int, str]:
@@ -31,3 +42,32 @@ def test_an_invalid_number_is_refused_naming_its_argument(argv, names, tmp_path,
     monkeypatch.chdir(tmp_path)
     rc, out = run(capsys, *argv)
     assert rc == 2 and names in out and "Traceback" not in out
+
+
+# -------------------------------------------------------------- empty and zero sizes
+def _empty_gelu_run(shape=(16, 0)):
+    x = np.zeros(shape, np.float32)
+    return ReferenceRun("gelu.py", [x], [], [x.copy()], input_dtypes=["float32"], output_dtypes=["float32"])
+
+
+def test_a_zero_size_traced_input_is_the_users_input_not_a_drafter_error():
+    traced = {"inputs": [{"kind": "tensor", "shape": [16, 0], "dtype": "float32"}], "nodes": []}
+    with pytest.raises(DraftError) as e:
+        draft_from_trace(traced, name="gelu", source="gelu.py")
+    assert "input 1 has shape [16, 0]" in str(e.value) and "nothing to compute" in str(e.value)
+    assert "drafter error" not in str(e.value) and "--override" in str(e.value)
+
+
+def test_a_task_whose_cases_are_all_empty_says_there_is_no_shape_to_draft_from():
+    with pytest.raises(DraftError) as e:
+        _draft_some_case("relu.py", [_empty_gelu_run((0,)), _empty_gelu_run((4, 0))], None, 10)
+    assert "every case has an empty tensor" in str(e.value) and "add a non-empty case" in str(e.value)
+
+
+@pytest.mark.parametrize("shape", [(16, 0), (0, 16384)])
+def test_an_empty_input_set_is_a_correct_no_op_on_the_emulator_and_the_interpreter(shape):
+    program = parse_file(EXAMPLES_DIR / "activation" / "gelu.dsl.py")
+    verdict, run = check_emulator(program, None, _empty_gelu_run(shape))
+    assert verdict.correct and "nothing to compute, no launch" in verdict.message and run.status == "ok"
+    verdict = check_interpreter(program, "gelu.py", reference=_empty_gelu_run(shape))
+    assert verdict.correct and "nothing to compute, no launch" in verdict.message

@@ -2,6 +2,7 @@
 what to do, in one line, before any work starts."""
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -9,10 +10,13 @@ import pytest
 
 import ascendcraft_lab
 from ascendcraft_lab.backends.emulator.verify import check_emulator
+from ascendcraft_lab.bench.metrics import check_output
 from ascendcraft_lab.cli import main
 from ascendcraft_lab.drafter.draft import DraftError, draft_from_trace
+from ascendcraft_lab.dsl.ir import DType
 from ascendcraft_lab.dsl.parser import parse_file
 from ascendcraft_lab.reference import ReferenceRun, check_interpreter
+from ascendcraft_lab.reference.bind import compare
 from ascendcraft_lab.session.draft import _draft_some_case
 
 EXAMPLES_DIR = Path(ascendcraft_lab.__file__).parent / "examples"
@@ -71,3 +75,17 @@ def test_an_empty_input_set_is_a_correct_no_op_on_the_emulator_and_the_interpret
     assert verdict.correct and "nothing to compute, no launch" in verdict.message and run.status == "ok"
     verdict = check_interpreter(program, "gelu.py", reference=_empty_gelu_run(shape))
     assert verdict.correct and "nothing to compute, no launch" in verdict.message
+
+
+# -------------------------------------------------------------- NaN and Inf in the reference's output
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf], ids=["nan", "inf", "-inf"])
+def test_a_non_finite_reference_output_says_so_without_a_numpy_warning(bad):
+    got, want = np.ones((512, 512), np.float32), np.full((512, 512), bad, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")           # numpy's RuntimeWarning would reach the user's terminal
+        check = compare("y", got, want, DType.f32, None, None)
+        bench = check_output("y", got, want)
+    assert not check.correct and check.mismatches == check.nonfinite == 512 * 512
+    assert check.max_rel_err == float("inf")            # not "max rel err 0" beside 262144 mismatches
+    assert "not finite (NaN or Inf) at 262144" in check.worst
+    assert not bench.correct and bench.max_rel_err == float("inf") and "not finite (NaN or Inf)" in bench.reason

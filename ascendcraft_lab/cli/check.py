@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"ascendcraft check: {exc}", file=sys.stderr)
         return 2
+    if not target.exists():
+        print(f"ascendcraft check: {target} does not exist (a kernel.dsl.py file or a session folder)", file=sys.stderr)
+        return 2
     if args.draws and args.backend != "cann":
         print("ascendcraft check: --draws chooses the NPU check's inputs; use it with --backend cann", file=sys.stderr)
         return 2

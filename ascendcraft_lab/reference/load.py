@@ -264,7 +264,8 @@ def run_jobs(jobs: list[dict], *, timeout: float = 300) -> list[dict | Reference
     results: list = [None] * len(jobs)
     for i, job in enumerate(jobs):
         if not Path(job["path"]).is_file():
-            results[i] = ReferenceError(f"reference {Path(job['path']).name} does not exist ({job['path']})",
+            what = "is a directory, not a file" if Path(job["path"]).is_dir() else "does not exist"
+            results[i] = ReferenceError(f"reference {Path(job['path']).name} {what} ({job['path']})",
                                         str(job["path"]), None, "open")
     todo = [i for i, r in enumerate(results) if r is None]
     if not todo:

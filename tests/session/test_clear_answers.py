@@ -89,3 +89,51 @@ def test_a_non_finite_reference_output_says_so_without_a_numpy_warning(bad):
     assert check.max_rel_err == float("inf")            # not "max rel err 0" beside 262144 mismatches
     assert "not finite (NaN or Inf) at 262144" in check.worst
     assert not bench.correct and bench.max_rel_err == float("inf") and "not finite (NaN or Inf)" in bench.reason
+
+
+# -------------------------------------------------------------- the wrong kind of path
+def test_check_of_a_path_that_does_not_exist_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    rc, out = run(capsys, "check", "nosuchdir")
+    assert rc == 2 and "nosuchdir does not exist" in out and "--ref" not in out
+
+
+def test_a_folder_given_as_the_reference_is_called_a_directory(gelu_dsl, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "gelu.dsl.py").write_text(gelu_dsl)
+    for argv in (["lower", "gelu.dsl.py", "--ref", "adir", "-o", "x"], ["draft", "adir"],
+                 ["check", "gelu.dsl.py", "--ref", "adir"]):
+        rc, out = run(capsys, *argv)
+        assert rc in (1, 2) and "adir is a directory, not a file" in out, (argv, out)
+        assert "does not exist" not in out
+
+
+def test_doctor_help_prints_help_and_refuses_arguments_it_does_not_take(capsys):
+    rc, out = run(capsys, "doctor", "--help")
+    assert rc == 0 and "usage: ascendcraft doctor" in out and "offline pipeline" not in out
+    rc, out = run(capsys, "doctor", "--json", "x")
+    assert rc == 2 and "unrecognized arguments: --json x" in out
+
+
+def test_bench_refuses_a_session_folder_as_its_output_folder(gelu_ref, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "suite" / "activation").mkdir(parents=True)
+    (tmp_path / "suite" / "activation" / "gelu.py").write_text(gelu_ref)
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "ascendcraft.json").write_text("{}")
+    rc, out = run(capsys, "bench", "suite", "-o", "s")
+    assert rc == 2 and "-o s is a session folder" in out and not (tmp_path / "s" / "results.json").exists()
+
+
+@pytest.mark.heavy
+def test_export_does_not_overwrite_a_users_file_without_force(session, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.py").write_text("# my notes\n")
+    rc, out = run(capsys, "export", session, "-o", "notes.py")
+    assert rc == 2 and "notes.py exists and is not a submission ascendcraft exported" in out and "--force" in out
+    assert (tmp_path / "notes.py").read_text() == "# my notes\n"
+    assert run(capsys, "export", session, "-o", "sub.py")[0] == 0
+    assert run(capsys, "export", session, "-o", "sub.py")[0] == 0           # our own export: replaced
+    assert run(capsys, "export", session, "-o", "notes.py", "--force")[0] == 0
+    assert "ModelNew" in (tmp_path / "notes.py").read_text()

@@ -2,6 +2,9 @@
 what to do, in one line, before any work starts."""
 from __future__ import annotations
 
+import errno
+import os
+import signal
 import warnings
 from pathlib import Path
 
@@ -9,6 +12,8 @@ import numpy as np
 import pytest
 
 import ascendcraft_lab
+from ascendcraft_lab import procs
+from ascendcraft_lab.atomic import write_text
 from ascendcraft_lab.backends.emulator.verify import check_emulator
 from ascendcraft_lab.bench.metrics import check_output
 from ascendcraft_lab.cli import main
@@ -137,3 +142,23 @@ def test_export_does_not_overwrite_a_users_file_without_force(session, tmp_path,
     assert run(capsys, "export", session, "-o", "sub.py")[0] == 0           # our own export: replaced
     assert run(capsys, "export", session, "-o", "notes.py", "--force")[0] == 0
     assert "ModelNew" in (tmp_path / "notes.py").read_text()
+
+
+# -------------------------------------------------------------- a full disk
+def test_a_full_disk_names_the_file_that_could_not_be_written(tmp_path, monkeypatch, capsys):
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    (tmp_path / "old.txt").write_text("kept")
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError) as e:
+        write_text(tmp_path / "old.txt", "new")
+    assert e.value.errno == errno.ENOSPC and e.value.filename == str(tmp_path / "old.txt")
+    assert (tmp_path / "old.txt").read_text() == "kept" and [p.name for p in tmp_path.iterdir()] == ["old.txt"]
+
+
+# -------------------------------------------------------------- a reference the OOM killer stopped
+def test_a_sigkilled_reference_is_said_to_have_probably_run_out_of_memory_and_how_much_there_was():
+    said = procs.killed_by(-signal.SIGKILL)
+    assert "killed (SIGKILL), probably by the out-of-memory killer" in said
+    assert procs.memory_limit() is None or " GiB, " in said          # how much it had, where Linux says
+    assert procs.killed_by(-signal.SIGSEGV) == "was killed by SIGSEGV"

@@ -65,6 +65,24 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except ImportError as exc:
+        # an interrupt inside an extension module's import comes out as its ImportError
+        # (numpy: "PyCapsule_Import could not import module ..."), the interrupt as its cause
+        stop = _interrupt_behind(exc)
+        if stop is None:
+            raise
+        print(f"stopped ({stop})" if isinstance(stop, Terminated) else "interrupted", file=sys.stderr)
+        return 128 + stop.signum if isinstance(stop, Terminated) else 130
+
+
+def _interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _run(argv: list[str]) -> int:

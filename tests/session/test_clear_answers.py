@@ -162,3 +162,12 @@ def test_a_sigkilled_reference_is_said_to_have_probably_run_out_of_memory_and_ho
     assert "killed (SIGKILL), probably by the out-of-memory killer" in said
     assert procs.memory_limit() is None or " GiB, " in said          # how much it had, where Linux says
     assert procs.killed_by(-signal.SIGSEGV) == "was killed by SIGSEGV"
+
+
+# -------------------------------------------------------------- names
+def test_export_of_a_kernel_named_as_the_drafter_names_numbered_tasks_suggests_an_op_name(gelu_dsl, tmp_path,
+                                                                                          monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.dsl.py").write_text(gelu_dsl.replace("def gelu(", "def k_1_Relu("))
+    rc, out = run(capsys, "export", "k.dsl.py", "-o", "k.mkb.py")
+    assert rc == 2 and "must be lower_snake_case" in out and "pass --op" in out and "--op k1_relu" in out

@@ -20,7 +20,8 @@ from pathlib import Path
 from ..backends.cann.build import render_build
 from ..backends.cann.detect import refuse_reason
 from ..backends.cann.profile import PROFILE_TIMEOUT, parse_kernel_details
-from ..session import Session, SessionError
+from ..session import Session, SessionError, SessionFolder
+from ..session.folder import files_hash
 from ..session.npu import ProfileFailed, build_session, profile_session
 from .args import seconds, whole_number
 
@@ -77,6 +78,10 @@ def profile_main(argv: list[str] | None = None) -> int:
             print(json.dumps(estimate.to_dict(blocks=args.blocks), indent=2))
         else:
             print(estimate.text(blocks=args.blocks))
+        folder = SessionFolder(args.session)
+        if folder.passing_run(files_hash(folder.project_files())) is None:
+            print(f"note: no check has passed {folder.project_dir} as it is now: this is the estimate of an "
+                  f"unverified kernel (`ascendcraft check {args.session}` verifies it)", file=sys.stderr)
         if reason:
             if not args.json:
                 print(f"measured profile: not here ({reason})")

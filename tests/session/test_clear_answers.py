@@ -171,3 +171,13 @@ def test_export_of_a_kernel_named_as_the_drafter_names_numbered_tasks_suggests_a
     (tmp_path / "k.dsl.py").write_text(gelu_dsl.replace("def gelu(", "def k_1_Relu("))
     rc, out = run(capsys, "export", "k.dsl.py", "-o", "k.mkb.py")
     assert rc == 2 and "must be lower_snake_case" in out and "pass --op" in out and "--op k1_relu" in out
+
+
+@pytest.mark.heavy
+def test_profile_of_a_session_no_check_has_passed_says_the_estimate_is_of_an_unverified_kernel(
+        session, inputs, tmp_path, capsys):
+    assert run(capsys, "lower", inputs / "gelu.dsl.py", "--ref", inputs / "gelu.py", "-o", tmp_path / "new")[0] == 0
+    rc, out = run(capsys, "profile", tmp_path / "new")
+    assert rc == 0 and "estimate of an unverified kernel" in out
+    rc, out = run(capsys, "profile", session)                       # checked: no such note
+    assert rc == 0 and "unverified" not in out

@@ -11,7 +11,7 @@ import importlib
 import sys
 from dataclasses import dataclass
 
-from ..procs import Terminated, handle_termination
+from ..procs import Terminated, handle_termination, shielded
 
 
 @dataclass(frozen=True)
@@ -65,24 +65,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except ImportError as exc:
-        # an interrupt inside an extension module's import comes out as its ImportError
-        # (numpy: "PyCapsule_Import could not import module ..."), the interrupt as its cause
-        stop = _interrupt_behind(exc)
-        if stop is None:
-            raise
-        print(f"stopped ({stop})" if isinstance(stop, Terminated) else "interrupted", file=sys.stderr)
-        return 128 + stop.signum if isinstance(stop, Terminated) else 130
-
-
-def _interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return None
 
 
 def _run(argv: list[str]) -> int:
@@ -93,7 +75,10 @@ def _run(argv: list[str]) -> int:
         return 2
     module_name, func_name = command.target.split(":")
     try:
-        module = importlib.import_module(module_name)
+        # a signal is acted on once the import is done: landing inside numpy's C import it would come
+        # out as numpy's ImportError ("PyCapsule_Import could not import module datetime"), not as itself
+        with shielded():
+            module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
             print(f"ascendcraft {command.name}: not built yet", file=sys.stderr)
@@ -105,6 +90,7 @@ def _run(argv: list[str]) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"ascendcraft {command.name}: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
+
 
 if __name__ == "__main__":
     sys.exit(main())

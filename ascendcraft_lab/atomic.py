@@ -68,8 +68,10 @@ def stage(path: str | os.PathLike, data: bytes, suffix: str | None = None) -> tu
             fh.flush()
             os.fchmod(fh.fileno(), mode)
             os.fsync(fh.fileno())
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:   # ENOSPC from write or fsync names no file
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc
         raise
     return tmp, target
 

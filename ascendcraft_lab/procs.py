@@ -168,6 +168,38 @@ def run(cmd: Sequence[str], *, timeout: float | None = None, cwd=None, env: Mapp
         return subprocess.CompletedProcess(proc.args, code, read(out), read(err))
 
 
+def memory_limit() -> tuple[int, str] | None:
+    """(bytes, what) this process may use at most: its cgroup's memory.max, else the machine's RAM."""
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            text = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) < 1 << 60:          # "max" (v2) or a huge number (v1): no limit
+            return int(text), "the memory limit of its cgroup"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024, "this machine's RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def killed_by(returncode: int) -> str:
+    """What a negative exit code means, in words: a SIGKILL nobody of ours sent is most often the
+    out-of-memory killer, so the sentence says so and how much memory there was."""
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = f"signal {-returncode}"
+    if returncode != -signal.SIGKILL:
+        return f"was killed by {name}"
+    limit = memory_limit()
+    had = f" ({limit[0] / (1 << 30):.1f} GiB, {limit[1]})" if limit else ""
+    return f"was killed (SIGKILL), probably by the out-of-memory killer: it ran out of memory{had}"
+
+
 # ----------------------------------------------------------------------------- scratch folders
 def _alive(pid: int) -> bool:
     try:

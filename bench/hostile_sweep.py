@@ -53,6 +53,16 @@ SLOW_REF = ref_with("import time\ntime.sleep(600)")
 THREAD_REF = ref_with("import threading, time\nthreading.Thread(target=time.sleep, args=(600,)).start()")
 INPUT_REF = ref_with("input('size? ')")
 SPAWN_REF = ref_with("import subprocess, time\nsubprocess.Popen(['sleep', '600'])\ntime.sleep(600)")
+ESCAPE_REF = ref_with("import subprocess\nsubprocess.Popen(['sleep', '600'], start_new_session=True)")
+ESCAPE_HANG_REF = ref_with("import subprocess, time\nsubprocess.Popen(['sleep', '600'], start_new_session=True)\n"
+                           "time.sleep(600)")
+PARRICIDE_REF = ref_with("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)")
+SUICIDE_REF = ref_with("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")   # as the OOM killer would
+NAN_REF = GELU_REF.replace('torch.nn.functional.gelu(x, approximate="tanh")', 'torch.full_like(x, float("nan"))')
+NPUKB = ROOT / "ascendcraft_lab" / "suite_npukb" / "npukernelbench_level1"
+FORK_PROGRAM = """#include <unistd.h>
+int main() { if (fork() == 0) { sleep(600); } return 0; }
+"""
 SPIN_KERNEL = """#include "kernel_operator.h"
 using namespace AscendC;
 extern "C" __global__ __aicore__ void spin(GM_ADDR x) { volatile int v = 0; while (v == 0) { (void)x; } }
@@ -552,8 +562,9 @@ def tries() -> list[Try]:
             rc=(0,), verify=exists("outdir/gelu.mkb.py")))
     add(Try("export-o-new-folder-slash", ["export", "s", "-o", "newdir/"], session=True, rc=(0,),
             verify=exists("newdir/gelu.mkb.py")))
-    add(Try("export-o-existing-file", ["export", "s", "-o", "old.py"], session=True, setup=write("old.py", "x"), rc=(0,)))
-    add(Try("export-o-symlink", ["export", "s", "-o", "link.py"], session=True,
+    add(Try("export-o-existing-file", ["export", "s", "-o", "old.py"], session=True, setup=write("old.py", "x"),
+            rc=(2,), says=("--force",), keep=("old.py",)))
+    add(Try("export-o-symlink", ["export", "s", "-o", "link.py", "--force"], session=True,
             setup=lambda h: ((h / "real.py").write_text("x"), (h / "link.py").symlink_to("real.py")), rc=(0,),
             verify=lambda h, r: "" if (h / "link.py").is_symlink() and "ModelNew" in (h / "real.py").read_text()
             else "the symlink was replaced instead of written through"))
@@ -662,7 +673,87 @@ def tries() -> list[Try]:
             setup=steps(write("g4.dsl.py", GELU_DSL.replace("live=3", "live=4")),
                         lambda h: os.chmod(h / "s/ascendcraft.json", 0o664), lambda h: os.chmod(h / f"s/{KERNEL}", 0o664)),
             rc=(0,), verify=all_of(mode_of("s/ascendcraft.json", 0o664), mode_of(f"s/{KERNEL}", 0o664))))
+    # -------------------------------------------------------------- second sweep (issue 39)
+    add(Try("npukb-relative-session-check", ["check", "rs"], setup=npukb_session, rc=(0,), says=("correct on every",),
+            limit=300))
+    add(Try("npukb-relative-session-check-dot", run=in_folder("rs", ["check", "."]), setup=npukb_session, rc=(0,),
+            says=("correct on every",), limit=300))
+    add(Try("npukb-relative-session-profile", ["profile", "rs"], setup=npukb_session, rc=(0,), limit=300))
+    add(Try("npukb-all-cases-empty-draft", ["draft", "1_Relu.py"], setup=npukb_task(EMPTY_CASES), rc=(1,),
+            says=("every case has an empty tensor",)))
+    # a signal that lands before Python runs our code kills the process by that signal (-2 / -15: what a
+    # shell shows as 130 / 143); one in the interpreter's own start-up (site, runpy: the first ~0.1 s) is
+    # Python's traceback, not ours
+    for delay in (0.5, 1.5):
+        add(Try(f"sigint-at-start-up-{delay:g}s", ["check", "s"], session=True, signal_after=(delay, INT),
+                rc=(130, -INT)))
+        add(Try(f"sigterm-at-start-up-{delay:g}s", ["check", "s"], session=True, signal_after=(delay, TERM),
+                rc=(143, -TERM)))
+    add(Try("reference-new-session-child-returns", ["draft", "escape.py"], setup=write("escape.py", ESCAPE_REF),
+            rc=(0,), limit=120))
+    add(Try("reference-new-session-child-timeout", ["draft", "escape.py", "--timeout", "4"],
+            setup=write("escape.py", ESCAPE_HANG_REF), rc=(1,), says=("did not finish within 4 s",), limit=120))
+    add(Try("reference-kills-its-parent", ["draft", "parricide.py"], setup=write("parricide.py", PARRICIDE_REF),
+            rc=(1,), says=("was killed (SIGKILL)",), limit=120))
+    add(Try("reference-sigkilled-oom-sentence", ["draft", "oom.py"], setup=write("oom.py", SUICIDE_REF), rc=(1,),
+            says=("probably by the out-of-memory killer",), limit=120))
+    add(Try("draft-leaves-no-torch-cache", ["draft", "gelu.py"], rc=(0,)))
+    add(Try("emulate-program-forks", ["emulate", "--program", "fork.cpp"], setup=write("fork.cpp", FORK_PROGRAM),
+            rc=(0,), limit=120))
+    for argv, says in ((["check", "s", "--rtol", "-1"], "argument --rtol"),
+                       (["check", "s", "--seed", "-1"], "argument --seed"),
+                       (["profile", "s", "--blocks", "-1"], "argument --blocks"),
+                       (["build", "s", "-j", "0"], "argument -j"),
+                       (["check", "s", "--override", "=5"], "names no constant")):
+        name = "invalid-number-" + "-".join(a.strip("-") for a in argv[2:])
+        add(Try(name, argv, session=True, rc=(2,), says=(says,)))
+    add(Try("zero-size-override-check", ["check", "s", "--override", "dim=0"], session=True, rc=(0,),
+            says=("nothing to compute",)))
+    add(Try("zero-size-override-draft", ["draft", "gelu.py", "--override", "dim=0"], rc=(1,), says=("is empty",),
+            verify=lambda h, r: "blamed on the drafter" if "drafter error" in r.out else ""))
+    add(Try("nan-reference-output", ["check", "s", "--ref", "nan.py"], session=True, setup=write("nan.py", NAN_REF),
+            rc=(1,), says=("not finite",), verify=lambda h, r: "numpy's warning leaked" if "Warning" in r.out else ""))
+    add(Try("check-nosuchdir", ["check", "nosuchdir"], rc=(2,), says=("does not exist",)))
+    add(Try("lower-ref-is-folder", ["lower", "gelu.dsl.py", "--ref", "adir", "-o", "x"],
+            setup=lambda h: (h / "adir").mkdir(), rc=(2,), says=("is a directory",)))
+    add(Try("draft-ref-is-folder", ["draft", "adir"], setup=lambda h: (h / "adir").mkdir(), rc=(1, 2),
+            says=("is a directory",)))
+    add(Try("doctor-help", ["doctor", "--help"], rc=(0,), says=("usage: ascendcraft doctor",)))
+    add(Try("doctor-unknown-argument", ["doctor", "--json", "x"], rc=(2,), says=("unrecognized arguments",)))
+    add(Try("export-o-existing-file-force", ["export", "s", "-o", "old.py", "--force"], session=True,
+            setup=write("old.py", "x"), rc=(0,)))
+    add(Try("bench-o-session-folder", ["bench", "suite", "-o", "s"], session=True, setup=bench_suite, rc=(2,),
+            says=("is a session folder",), keep=("s/ascendcraft.json",)))
     return T
+
+
+EMPTY_CASES = ('{"inputs": [{"name": "x", "type": "tensor", "dtype": "float32", "shape": [0]}]}\n'
+               '{"inputs": [{"name": "x", "type": "tensor", "dtype": "float16", "shape": [4, 0]}]}\n')
+
+
+def npukb_task(cases: str | None = None) -> Callable[[Path], None]:
+    """NPUKernelBench's 1_Relu (its reference and JSON-lines cases; `cases` replaces the cases)."""
+    def setup(here: Path) -> None:
+        shutil.copy(NPUKB / "1_Relu.py", here / "1_Relu.py")
+        (here / "1_Relu.json").write_text(cases if cases is not None else (NPUKB / "1_Relu.json").read_text())
+    return setup
+
+
+def npukb_session(here: Path) -> None:
+    """rs: a session of 1_Relu lowered with relative paths (its reference reads reference_files/1_Relu.json)."""
+    npukb_task()(here)
+    for argv in (["draft", "1_Relu.py", "-o", "relu.dsl.py"],
+                 ["lower", "relu.dsl.py", "--ref", "1_Relu.py", "-o", "rs"]):
+        r = SWEEP.command(argv, here)
+        assert r.rc == 0, r.out
+    SWEEP.leaks()                       # what the set-up left is not the try's
+
+
+def in_folder(rel: str, argv: list[str]) -> Callable:
+    """A try whose command runs in `here/rel` (cd rs; ascendcraft check .)."""
+    def run(sweep: Sweep, t: Try, here: Path) -> Result:
+        return sweep.command(argv, here / rel, limit=t.limit)
+    return run
 
 
 def python(code: str) -> Callable:
@@ -786,6 +877,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the tries and exit")
     ap.add_argument("--keep", help="work in this folder and keep it (default: a temporary folder, removed)")
     ap.add_argument("--json", help="write the counts and problems here")
+    ap.add_argument("--markdown", help="write the summary table (counts per kind, the problems) here")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every command's output")
     ap.add_argument("--pythonpath", help="run the commands with this PYTHONPATH (another checkout of the package)")
     args = ap.parse_args(argv)
@@ -823,7 +915,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"tries": len(outcomes), "held": clean, "counts": counts,
                                                "problems": {o.name: o.problems for o in outcomes if o.problems}}, indent=1))
+    if args.markdown:
+        Path(args.markdown).write_text(summary_table(outcomes, counts, clean, time.monotonic() - t0, argv))
     return 0 if not any(counts.values()) else 1
+
+
+def summary_table(outcomes: list[Outcome], counts: dict, clean: int, seconds: float, argv) -> str:
+    """The sweep's result as Markdown: the counts per kind, then each problem."""
+    cmd = " ".join(["bench/hostile_sweep.py", *(sys.argv[1:] if argv is None else argv)])
+    lines = [f"# Hostile sweep: `{cmd}`", "",
+             f"{len(outcomes)} tries in {seconds:.0f} s, {os.cpu_count()} CPUs: {clean} held up.", "",
+             "| " + " | ".join(KINDS) + " |", "|" + "---|" * len(KINDS),
+             "| " + " | ".join(str(counts[k]) for k in KINDS) + " |", ""]
+    bad = [o for o in outcomes if o.problems]
+    if bad:
+        lines += ["| try | kind | what |", "|---|---|---|"]
+        lines += [f"| {o.name} | {k} | {w.replace('|', '/')[:200]} |"
+                  for o in bad for k, ws in o.problems.items() for w in ws]
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

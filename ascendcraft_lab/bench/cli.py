@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .. import procs
 from ..atomic import write_text
+from ..session import SessionFolder
 from ..soc import DEFAULT_SOC
 from .executor import LocalPool
 from .metrics import summarise
@@ -121,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out) if args.out else Path("bench-out") / (suite.resolve().name + ("-f16" if args.dtype == "f16" else ""))
     if out.exists() and not out.is_dir():
         print(f"ascendcraft bench: -o {out} is a file; give a folder for the results", file=sys.stderr)
+        return 2
+    if SessionFolder(out).exists():
+        print(f"ascendcraft bench: -o {out} is a session folder (it holds ascendcraft.json); give another folder "
+              "for the results", file=sys.stderr)
         return 2
     config = {"suite": str(suite.resolve()), "draft": args.draft, "engine": args.engine, "backend": args.backend,
               "dtype": "float16" if args.dtype == "f16" else "float32", "seeds": list(range(args.seeds)),

@@ -76,19 +76,21 @@ def check_output(name: str, got, want, dtype: str = "float32") -> OutputCheck:
     scale = float(np.sqrt(squares / count)) if count else 0.0
     atol = tol * scale if tol else 0.0
     # Second pass: errors against that tolerance, and MultiKernelBench's plain allclose.
-    mismatches, max_abs, max_rel, at, mkb = 0, 0.0, 0.0, -1, True
+    mismatches, max_abs, max_rel, at, mkb, nonfinite = 0, 0.0, 0.0, -1, True, 0
     for i, (g, w) in _chunks(g_all, w_all):
         finite = np.isfinite(w)
         diff = np.abs(g - w)
         same_special = (np.isnan(g) & np.isnan(w)) | ((g == w) & ~finite)
         ok = (diff <= atol + tol * np.abs(np.where(finite, w, 0.0))) | same_special
         mismatches += int((~ok).sum())
+        nonfinite += int((~ok & ~finite).sum())
         diff_f = np.where(same_special, 0.0, np.where(np.isnan(diff), np.inf, diff))
         k = int(np.argmax(diff_f))
         if diff_f[k] > max_abs:
             max_abs, at = float(diff_f[k]), i + k
-        rel = np.where(diff_f == 0, 0.0, diff_f / np.maximum(np.abs(w), 1e-30))
-        max_rel = max(max_rel, float(np.nanmax(rel)))
+        with np.errstate(invalid="ignore", divide="ignore"):   # a NaN or Inf expected: the relative error is inf
+            rel = np.where(diff_f == 0, 0.0, np.where(finite, diff_f / np.maximum(np.abs(w), 1e-30), np.inf))
+        max_rel = max(max_rel, float(np.max(rel, initial=0.0)))
         mkb = mkb and (bool(np.allclose(g, w, rtol=tol, atol=tol, equal_nan=True)) if tol else bool(np.array_equal(g, w)))
     reason = ""
     if w_all.size and w_nonzero and not g_nonzero:
@@ -99,6 +101,8 @@ def check_output(name: str, got, want, dtype: str = "float32") -> OutputCheck:
         idx = np.unravel_index(max(at, 0), w_all.shape)
         reason = (f"{mismatches} elements differ (worst at {tuple(int(i) for i in idx)}: got {float(g_all[idx]):.6g}, "
                   f"expected {float(w_all[idx]):.6g})")
+        if nonfinite:
+            reason += f"; the reference's output is not finite (NaN or Inf) at {nonfinite} of them"
     return OutputCheck(name, not reason, reason, tol, atol, max_abs, max_rel, mismatches, mkb)
 
 

@@ -11,7 +11,7 @@ import importlib
 import sys
 from dataclasses import dataclass
 
-from ..procs import Terminated, handle_termination
+from ..procs import Terminated, handle_termination, shielded
 
 
 @dataclass(frozen=True)
@@ -53,15 +53,32 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    handle_termination()      # `kill PID` unwinds like Ctrl-C: children stopped, temporary files removed
-    ns = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    # First thing, before the command's module is imported (seconds of CPU for numpy and the
+    # pipeline): `kill PID` unwinds like Ctrl-C, children stopped, temporary files removed, and a
+    # signal that arrives while the imports still load is the same one line and exit code.
+    handle_termination()
+    try:
+        return _run(sys.argv[1:] if argv is None else argv)
+    except Terminated as exc:
+        print(f"stopped ({exc})", file=sys.stderr)
+        return 128 + exc.signum
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(argv: list[str]) -> int:
+    ns = _parser().parse_args(argv)
     command = next(c for c in COMMANDS if c.name == ns.command)
     if command.target is None:
         print(f"ascendcraft {command.name}: not built yet", file=sys.stderr)
         return 2
     module_name, func_name = command.target.split(":")
     try:
-        module = importlib.import_module(module_name)
+        # a signal is acted on once the import is done: landing inside numpy's C import it would come
+        # out as numpy's ImportError ("PyCapsule_Import could not import module datetime"), not as itself
+        with shielded():
+            module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
             print(f"ascendcraft {command.name}: not built yet", file=sys.stderr)
@@ -69,16 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         raise
     try:
         return int(getattr(module, func_name)(ns.args) or 0)
-    except Terminated as exc:
-        print(f"stopped ({exc})", file=sys.stderr)
-        return 128 + exc.signum
     except OSError as exc:     # the machine said no (permissions, a full disk): one line, not a traceback
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"ascendcraft {command.name}: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":

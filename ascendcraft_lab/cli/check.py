@@ -22,6 +22,7 @@ from ..reference import ReferenceError, check_interpreter
 from ..reference import reference_format
 from ..session import Session, SessionError, SessionFolder, check_file, check_file_cases, parse_override
 from ..soc import DEFAULT_SOC, get_soc
+from .args import tolerance, whole_number
 
 BACKENDS = ("interpreter", "emulator", "cann")
 
@@ -54,13 +55,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--soc", default=None, help=f"SoC from the SoC table (default: the session's, else {DEFAULT_SOC})")
     ap.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
                     help="set a module-level constant of the reference, e.g. dim=1003")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=whole_number(0), default=0)
     ap.add_argument("--draws", choices=DRAWS, default=None,
                     help="--backend cann: how the input sets are drawn: project (seed + t per set) or mkb "
                          "(MultiKernelBench's: seed 1024, the sets drawn one after another; the default for a "
                          "session that holds exported submissions in export/)")
-    ap.add_argument("--rtol", type=float, default=None, help="interpreter backend: relative tolerance")
-    ap.add_argument("--atol", type=float, default=None, help="interpreter backend: absolute tolerance")
+    ap.add_argument("--rtol", type=tolerance, default=None, help="interpreter backend: relative tolerance")
+    ap.add_argument("--atol", type=tolerance, default=None, help="interpreter backend: absolute tolerance")
     ap.add_argument("--rule", choices=("dtype-aware", "mkb"), default="dtype-aware",
                     help="cases: the correctness rule that decides the exit code (both are reported)")
     ap.add_argument("--adopt-edits", action="store_true",
@@ -72,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
         get_soc(args.soc)
     except ValueError as exc:
         print(f"ascendcraft check: {exc}", file=sys.stderr)
+        return 2
+    if not target.exists():
+        print(f"ascendcraft check: {target} does not exist (a kernel.dsl.py file or a session folder)", file=sys.stderr)
         return 2
     if args.draws and args.backend != "cann":
         print("ascendcraft check: --draws chooses the NPU check's inputs; use it with --backend cann", file=sys.stderr)

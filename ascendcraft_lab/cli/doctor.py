@@ -8,6 +8,7 @@ actions refuse with).
 """
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.metadata
 import importlib.util
@@ -188,6 +189,8 @@ def render(checks: list[Check]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(prog="ascendcraft doctor", description="What this machine can do: g++, the emulator, "
+                            "CANN, torch_npu, an NPU, the LLM endpoint, Ray.").parse_args([] if argv is None else argv)
     checks = run_checks()
     print(render(checks))
     return 0 if all(c.ok for c in checks if c.required) else 1

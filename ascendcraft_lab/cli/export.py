@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--soc", default=None)
     ap.add_argument("--unverified", action="store_true",
                     help="export a session's project even though no check has passed it")
+    ap.add_argument("--force", action="store_true", help="overwrite an -o file that is not an export of ours")
     args = ap.parse_args(argv)
     target = Path(args.target)
     note = ""
@@ -88,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
             out = out / name              # -o names a folder: the submission goes inside it
     else:
         out = (target if target.is_dir() else target.parent) / "export" / name
+    if not args.force and not _ours_or_new(out):
+        print(f"ascendcraft export: {out} exists and is not a submission ascendcraft exported; name another file, "
+              "or pass --force to overwrite it", file=sys.stderr)
+        return 2
     try:
         write_text(out, text)
     except OSError as exc:
@@ -97,6 +102,24 @@ def main(argv: list[str] | None = None) -> int:
         print(note, file=sys.stderr)
     print(f"wrote {out} ({args.format}: `{src.op}` for {src.soc.name})")
     return 0
+
+
+def _ours_or_new(out: Path) -> bool:
+    """Whether `out` may be written without --force: new, empty, or an export of ours (a user's file is not)."""
+    try:
+        text = out.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return True
+    except (OSError, UnicodeDecodeError):
+        return False                     # a folder, a binary file, one we cannot read: not ours
+    if not text.strip():
+        return True
+    if text.startswith("# MultiKernelBench AscendC submission for") and "exported by AscendCraft Lab" in text[:300]:
+        return True
+    try:
+        return json.loads(text).get("author") == "AscendCraft Lab"
+    except (ValueError, AttributeError):
+        return False
 
 
 def _unverified(folder: SessionFolder, files) -> tuple[str, str]:

@@ -20,8 +20,10 @@ from pathlib import Path
 from ..backends.cann.build import render_build
 from ..backends.cann.detect import refuse_reason
 from ..backends.cann.profile import PROFILE_TIMEOUT, parse_kernel_details
-from ..session import Session, SessionError
+from ..session import Session, SessionError, SessionFolder
+from ..session.folder import files_hash
 from ..session.npu import ProfileFailed, build_session, profile_session
+from .args import seconds, whole_number
 
 
 def _fail(cmd: str, message: str, code: int = 2) -> int:
@@ -32,7 +34,7 @@ def _fail(cmd: str, message: str, code: int = 2) -> int:
 def build_main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ascendcraft build", description="Build a session's AscendC project with CANN.")
     ap.add_argument("session")
-    ap.add_argument("-j", "--jobs", type=int, default=None)
+    ap.add_argument("-j", "--jobs", type=whole_number(1), default=None)
     args = ap.parse_args(argv)
     reason = refuse_reason("build")
     if reason:
@@ -52,8 +54,8 @@ def profile_main(argv: list[str] | None = None) -> int:
     ap.add_argument("--html", help="also write the NPU chart as HTML to this file")
     ap.add_argument("--npu", action="store_true", help="only the measured profile on the NPU (refused without one)")
     ap.add_argument("--json", action="store_true", help="print the estimate as JSON")
-    ap.add_argument("--blocks", type=int, default=8, help="blocks to list (default 8)")
-    ap.add_argument("--timeout", type=float, default=PROFILE_TIMEOUT,
+    ap.add_argument("--blocks", type=whole_number(0), default=8, help="blocks to list (default 8)")
+    ap.add_argument("--timeout", type=seconds, default=PROFILE_TIMEOUT,
                     help=f"seconds the measured run may take before it is stopped (default {PROFILE_TIMEOUT:g})")
     args = ap.parse_args(argv)
     if args.csv:
@@ -76,6 +78,10 @@ def profile_main(argv: list[str] | None = None) -> int:
             print(json.dumps(estimate.to_dict(blocks=args.blocks), indent=2))
         else:
             print(estimate.text(blocks=args.blocks))
+        folder = SessionFolder(args.session)
+        if folder.passing_run(files_hash(folder.project_files())) is None:
+            print(f"note: no check has passed {folder.project_dir} as it is now: this is the estimate of an "
+                  f"unverified kernel (`ascendcraft check {args.session}` verifies it)", file=sys.stderr)
         if reason:
             if not args.json:
                 print(f"measured profile: not here ({reason})")

@@ -64,6 +64,12 @@ def draft_reference(path, *, soc: str | None = None, overrides: dict | None = No
 
 def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = None,
                      source: str = "the reference") -> Draft:
+    empty = _empty_input(traced)
+    if empty:
+        # the user's input, not a drafter bug: a zero size gives the templates nothing to tile
+        raise DraftError(f"cannot draft {source}: the traced input set is empty ({empty}): there is nothing to "
+                         "compute, so no kernel can be drafted from it; draft from a non-empty shape (e.g. "
+                         "--override dim=1003) — the kernel then serves an empty input as a no-op")
     s = get_soc(soc)
     try:
         g = build_graph(traced)
@@ -83,6 +89,21 @@ def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = No
         if text.startswith("internal:"):
             raise DraftError(f"cannot draft {source}: drafter error ({text[len('internal:'):].strip()})") from None
         raise DraftError(f"cannot draft {source}: unsupported: {text}") from None
+
+
+def _empty_input(traced: dict) -> str:
+    """`input 1 has shape [16, 0]` for the first traced tensor input with a zero size, else ""."""
+    def shapes(items):
+        for item in items:
+            if item.get("kind") == "tensor":
+                yield item.get("shape") or []
+            elif item.get("kind") == "sequence":
+                yield from shapes(item.get("items") or [])
+    for i, items in enumerate(traced.get("inputs") or [], 1):
+        for shape in shapes([items]):
+            if 0 in shape:
+                return f"input {i} has shape {list(shape)}"
+    return ""
 
 
 def _sized(writer_cls, g, lay, name: str, source: str, traced: dict, s) -> tuple[str, object, int]:

@@ -96,7 +96,12 @@ def _source(program: ir.Program, bundle: Bundle, soc: str | None, op: str | None
             raise ExportError(f"the project has no {p}")
     name = op or program.kernel.name
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
-        raise ExportError(f"op name {name!r} must be lower_snake_case (MultiKernelBench derives the C++ names from it)")
+        suggestion = re.sub(r"_+", "_", re.sub(r"[^a-z0-9_]", "_", name.lower())).strip("_")
+        suggestion = re.sub(r"_(?=\d)", "", suggestion)        # k_1_relu would come back from C++ as k1_relu
+        suggestion = suggestion if re.fullmatch(r"[a-z][a-z0-9_]*", suggestion) else "my_op"
+        hint = "the kernel's name" if op is None else "--op"
+        raise ExportError(f"op name {name!r} ({hint}) must be lower_snake_case (MultiKernelBench derives the C++ "
+                          f"names from it): pass --op with the problem's name, e.g. --op {suggestion}")
     return ExportSource(program, plan, bundle, name, reference.read_text() if reference else None,
                         _scalar_plan(program, reference))
 

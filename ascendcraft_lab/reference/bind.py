@@ -67,6 +67,7 @@ class OutputCheck:
     unwritten: int
     correct: bool
     worst: str = ""      # where the largest error is: index, got, expected
+    nonfinite: int = 0   # mismatches where the reference gives NaN or Inf
 
 
 @dataclass
@@ -221,7 +222,7 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, dtype: DType, rtol: fl
         return OutputCheck(name, w_all.shape, dtype.value, rtol, atol, float("inf"), float("inf"), int(w_all.size),
                            unwritten, False, f"shape {g_all.shape} instead of {w_all.shape}")
     max_abs = max_rel = 0.0
-    at, n_bad = -1, 0
+    at, n_bad, n_nonfinite = -1, 0, 0
     for i, (g, w) in chunks(g_all, w_all):
         with np.errstate(invalid="ignore"):      # inf - inf: equal infinities are no error
             diff = np.abs(g - w)
@@ -231,18 +232,21 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, dtype: DType, rtol: fl
         bad = ~(diff <= atol + rtol * np.abs(np.nan_to_num(w, nan=0.0, posinf=0.0, neginf=0.0))) & ~both_nan
         bad &= ~((g == w) & np.isinf(w))
         n_bad += int(bad.sum())
+        n_nonfinite += int((bad & ~np.isfinite(w)).sum())
         k = int(np.argmax(diff))
         if diff[k] > max_abs:          # strictly greater: the first worst element, as one argmax would find
             max_abs, at = float(diff[k]), i + k
-        with np.errstate(invalid="ignore"):
-            rel = np.where(diff == 0, 0.0, diff / np.maximum(np.abs(w), 1e-12))
-        max_rel = max(max_rel, float(np.nanmax(rel)))
+        with np.errstate(invalid="ignore", divide="ignore"):   # a NaN or Inf expected: the relative error is inf
+            rel = np.where(diff == 0, 0.0, np.where(np.isfinite(w), diff / np.maximum(np.abs(w), 1e-12), np.inf))
+        max_rel = max(max_rel, float(np.max(rel, initial=0.0)))
     worst = ""
     if at >= 0:
         idx = np.unravel_index(at, w_all.shape)
         worst = f"at {tuple(int(i) for i in idx)}: got {float(g_all[idx]):.6g}, expected {float(w_all[idx]):.6g}"
+        if n_nonfinite:
+            worst += f"; the reference's output is not finite (NaN or Inf) at {n_nonfinite} of them"
     return OutputCheck(name, w_all.shape, dtype.value, rtol, atol, max_abs, max_rel, n_bad, unwritten,
-                       n_bad == 0 and unwritten == 0, worst)
+                       n_bad == 0 and unwritten == 0, worst, n_nonfinite)
 
 
 def case_dtypes(program: Program, case: ReferenceRun) -> list[str]:
@@ -273,6 +277,10 @@ def check_interpreter(dsl_path_or_text, ref_path, *, soc: str | None = None, ove
     ref = reference if reference is not None else load_reference(ref_path, overrides=overrides, seed=seed)
     program = variant_for(program, ref, ref.label)
     inputs, expected = bind(program, ref)
+    if expected and all(np.size(v) == 0 for v in expected.values()):      # a zero size is the user's input
+        shapes = ", ".join(f"`{n}` {list(np.shape(v))}" for n, v in expected.items())
+        return Verdict(True, 0.0, 0.0, 0.0, 0.0, [], f"correct: every output of `{program.kernel.name}` is empty "
+                       f"({shapes}): nothing to compute, no launch", "interpreter", s.name)
     shapes = {n: np.shape(v) for n, v in inputs.items() if isinstance(v, np.ndarray)}
     scalars = {p.name: inputs[p.name] for p in program.scalars}
     typed = verify(program, s, shapes=shapes, scalars=scalars)

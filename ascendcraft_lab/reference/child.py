@@ -793,6 +793,7 @@ def job_time(job, module, out, torch, np):
 
 def main():
     jobs = json.loads(Path(sys.argv[1]).read_text())
+    _private_torch_caches(Path(sys.argv[1]).parent)
     import numpy as np
     import torch
     modules = {}
@@ -817,6 +818,13 @@ def main():
                                                         "line": _line_in(e, path)}))
 
 
+def _private_torch_caches(scratch):
+    """torch.export and friends make caches (`torchinductor_<user>` in TMPDIR, triton's): they go
+    in the run's own scratch folder, which the parent removes. A cache folder the user named is theirs."""
+    for var, name in (("TORCHINDUCTOR_CACHE_DIR", "torchinductor"), ("TRITON_CACHE_DIR", "triton")):
+        os.environ.setdefault(var, str(Path(scratch) / name))
+
+
 def _die_with_parent():
     """SIGKILL this process when its parent dies (Linux), as ascendcraft_lab.procs asks of every child."""
     parent = os.environ.get("ASCENDCRAFT_PARENT_PID")
@@ -830,16 +838,118 @@ def _die_with_parent():
         os._exit(1)
 
 
+# -- everything the reference starts dies with it ----------------------------------------------------
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper():
+    """Make this process the reaper of its orphaned descendants: a grandchild that called setsid(),
+    or a `Popen(start_new_session=True)` whose parent exited, is re-parented here instead of to
+    init, so `kill_descendants` still finds it. Linux >= 3.4, no privilege needed.
+
+    Where the machine offers nothing (not Linux, a kernel or a seccomp policy that refuses the
+    prctl) this returns False, and what is left is the process group the parent kills: a
+    descendant that leaves the group (setsid) and whose parent exits then outlives the run."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError, ImportError):
+        return False
+
+
+def _descendants():
+    """Pids of this process's descendants, zombies included (from /proc; none where there is no /proc)."""
+    children = {}
+    try:
+        names = [n for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return []
+    for name in names:
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])   # after "pid (comm) state"
+        children.setdefault(ppid, []).append(int(name))
+    found, todo = [], [os.getpid()]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            found.append(pid)
+            todo.append(pid)
+    return found
+
+
+def kill_descendants(reap=True):
+    """SIGKILL every descendant (and reap those re-parented here) until none is left."""
+    import signal
+    for _ in range(200):
+        pids = _descendants()
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if not reap:
+            return
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        time.sleep(0.01)
+
+
+def supervise(work):
+    """Run `work()` (-> exit code) in a forked worker whose reaper this process is; once the worker
+    ends, or SIGTERM / SIGINT / SIGHUP arrives (the parent's timeout or interrupt), every process
+    the reference started is killed, wherever it went (a new session, another group). Returns the
+    worker's exit code; a worker killed by a signal (the OOM killer's SIGKILL) is mirrored: this
+    process dies of the same signal, so the parent sees the same -N."""
+    import resource
+    import signal
+    become_subreaper()
+    worker = os.fork()
+    if worker == 0:
+        code = 1
+        try:
+            os.environ["ASCENDCRAFT_PARENT_PID"] = str(os.getppid())
+            _die_with_parent()
+            code = work()
+        except BaseException:  # noqa: BLE001 - reported on stderr; the parent reads the exit code
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    stopped = []
+
+    def stop(signum, frame):
+        stopped.append(signum)
+        kill_descendants(reap=False)        # the worker's exit is collected below
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
+    _, status = os.waitpid(worker, 0)
+    kill_descendants()
+    died_of = stopped[0] if stopped else (-os.waitstatus_to_exitcode(status) if os.WIFSIGNALED(status) else 0)
+    if died_of:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if died_of not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(died_of, signal.SIG_DFL)
+        os.kill(os.getpid(), died_of)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _run_main():
+    main()
+    return 0
+
+
 if __name__ == "__main__":
     _die_with_parent()
-    code = 0
-    try:
-        main()
-    except BaseException:  # noqa: BLE001 - reported on stderr; the parent reads the exit code
-        traceback.print_exc()
-        code = 1
-    finally:
-        # Every answer is on disk: exit now, without waiting for threads the reference left running.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+    # Every answer is on disk when the worker exits: the exit does not wait for threads the
+    # reference left running (the worker leaves with os._exit).
+    os._exit(supervise(_run_main))

@@ -264,7 +264,8 @@ def run_jobs(jobs: list[dict], *, timeout: float = 300) -> list[dict | Reference
     results: list = [None] * len(jobs)
     for i, job in enumerate(jobs):
         if not Path(job["path"]).is_file():
-            results[i] = ReferenceError(f"reference {Path(job['path']).name} does not exist ({job['path']})",
+            what = "is a directory, not a file" if Path(job["path"]).is_dir() else "does not exist"
+            results[i] = ReferenceError(f"reference {Path(job['path']).name} {what} ({job['path']})",
                                         str(job["path"]), None, "open")
     todo = [i for i, r in enumerate(results) if r is None]
     if not todo:
@@ -274,6 +275,8 @@ def run_jobs(jobs: list[dict], *, timeout: float = 300) -> list[dict | Reference
         for i in todo:
             job = dict(jobs[i])
             job["path"] = str(Path(job["path"]).resolve())
+            if job.get("as_file"):      # the child runs in tmpd: a relative __file__ would point there
+                job["as_file"] = str(Path(job["as_file"]).absolute())
             job["overrides"] = _jsonable(job.get("overrides") or {})
             job["out"] = str(tmpd / f"job{i}")
             spec.append(job)
@@ -282,7 +285,9 @@ def run_jobs(jobs: list[dict], *, timeout: float = 300) -> list[dict | Reference
         try:
             proc = warm.run_child(tmpd / "jobs.json", tmpd, timeout) or \
                 procs.run([sys.executable, "-I", str(CHILD), str(tmpd / "jobs.json")], timeout=timeout, cwd=tmpd)
-            if proc.returncode != 0:
+            if proc.returncode < 0:
+                proc_error = f"the reference process {procs.killed_by(proc.returncode)}"
+            elif proc.returncode != 0:
                 tail = (proc.stderr or "").strip().splitlines()
                 proc_error = f"the reference process exited with code {proc.returncode}" + (f" ({tail[-1]})" if tail else "")
         except subprocess.TimeoutExpired:

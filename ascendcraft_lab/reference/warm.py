@@ -108,8 +108,12 @@ class _Zygote:
             try:
                 rc = int(self._reply(time.monotonic() + timeout)["rc"])
             except TimeoutError:
-                _kill(pid)
-                self._reply(time.monotonic() + 30)          # its exit, so the next request starts clean
+                _kill(pid, signal.SIGTERM)                  # the child kills what the reference started
+                try:
+                    self._reply(time.monotonic() + 2)       # its exit, so the next request starts clean
+                except TimeoutError:
+                    _kill(pid)
+                    self._reply(time.monotonic() + 30)
                 raise subprocess.TimeoutExpired(args, timeout, output=_read(out), stderr=_read(err)) from None
             _kill(pid)                                       # whatever it left running in its group
             return subprocess.CompletedProcess(args, rc, _read(out), _read(err))
@@ -127,9 +131,9 @@ class _Zygote:
             raise
 
 
-def _kill(pgid: int) -> None:
+def _kill(pgid: int, sig: int = signal.SIGKILL) -> None:
     try:
-        os.killpg(pgid, signal.SIGKILL)
+        os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
         pass
 

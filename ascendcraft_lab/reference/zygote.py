@@ -11,9 +11,12 @@ imported and nothing of the reference's run yet. The protocol is lines of JSON o
   zygote -> {"pid": N}                       the child's pid, which is also its process group
   zygote -> {"rc": CODE}                     when the child has exited (negative: killed by a signal)
 
-One request at a time. The child starts a session of its own (the parent kills the group on a
-timeout or an interrupt), has stdin closed and its output in the given files, the parent's
-environment as sent, and dies with the zygote, which dies with its parent (PR_SET_PDEATHSIG).
+One request at a time. The child starts a session of its own (the parent stops the group on a
+timeout or an interrupt: SIGTERM, then SIGKILL), has stdin closed and its output in the given
+files, the parent's environment as sent, and dies with the zygote, which dies with its parent
+(PR_SET_PDEATHSIG). The child supervises the worker that runs the jobs (child.supervise: what the
+reference starts dies with it), and the zygote is a subreaper too, which kills whatever a
+request left behind before it answers the exit code.
 `warm.py` is the parent's side.
 """
 import importlib.util
@@ -49,7 +52,7 @@ def _run_child(child, req: dict, reply_fd: int) -> None:
         os.environ["ASCENDCRAFT_PARENT_PID"] = str(os.getppid())     # this child's parent is the zygote
         child._die_with_parent()
         sys.argv = [child.__file__, req["jobs"]]
-        child.main()
+        code = child.supervise(child._run_main)      # what a cold child's __main__ does
     except BaseException:  # noqa: BLE001 - reported on stderr; the parent reads the exit code
         traceback.print_exc()
         code = 1
@@ -72,6 +75,7 @@ def serve() -> None:
     except BaseException as e:  # noqa: BLE001
         replies.write(json.dumps({"error": f"{type(e).__name__}: {e}"}) + "\n")
         return
+    child.become_subreaper()        # a backstop: what escapes a child killed with SIGKILL comes here
     replies.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         req = json.loads(line)
@@ -80,6 +84,7 @@ def serve() -> None:
             _run_child(child, req, replies.fileno())
         replies.write(json.dumps({"pid": pid}) + "\n")
         _, status = os.waitpid(pid, 0)
+        child.kill_descendants()
         replies.write(json.dumps({"rc": os.waitstatus_to_exitcode(status)}) + "\n")
 
 

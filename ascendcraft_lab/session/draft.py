@@ -102,6 +102,10 @@ def _draft_some_case(reference, runs: list[ReferenceRun], soc, timeout) -> tuple
     """The draft for every case from the best case to trace (`trace_case`), or, when the drafter
     refuses that one (a group norm whose groups are single channels), from the next best of other
     shapes or attributes, up to RETRACES more; the first refusal when none drafts."""
+    if runs and all(_empty(r) for r in runs):
+        raise DraftError(f"cannot draft {Path(reference).name}: every case has an empty tensor (e.g. "
+                         f"{runs[0].describe()}): there is nothing to compute, so no shape to draft from; add a "
+                         "non-empty case to its cases (the kernel then serves the empty ones as no-ops)")
     first, tried = None, []
     for _ in range(1 + RETRACES):
         left = [r for r in runs if not any(r.describe() == t.describe() or _same_kind(r, t) for t in tried)]
@@ -114,6 +118,11 @@ def _draft_some_case(reference, runs: list[ReferenceRun], soc, timeout) -> tuple
         except DraftError as e:
             first = first or e
     raise first
+
+
+def _empty(r: ReferenceRun) -> bool:
+    return any(np.size(v) == 0 for v in r.tensor_inputs) or any(np.size(o) == 0 for o in r.outputs
+                                                                  if isinstance(o, np.ndarray))
 
 
 def _same_kind(a: ReferenceRun, b: ReferenceRun) -> bool:

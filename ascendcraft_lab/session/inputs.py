@@ -55,6 +55,8 @@ def parse_override(text: str) -> tuple[str, Any]:
     if "=" not in text:
         raise ValueError(f"override {text!r} is not NAME=VALUE")
     k, v = text.split("=", 1)
+    if not k.strip():
+        raise ValueError(f"override {text!r} names no constant: NAME=VALUE, e.g. --override dim=1003")
     try:
         value = ast.literal_eval(v)
     except (ValueError, SyntaxError):

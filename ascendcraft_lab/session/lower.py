@@ -126,7 +126,8 @@ def reference_source(reference: str | Path | None) -> Path | None:
         return None
     source = Path(reference)
     if not source.is_file():
-        raise SessionError(f"error: the reference {source} does not exist\n  = help: give --ref the path of a "
+        what = "is a directory, not a file" if source.is_dir() else "does not exist"
+        raise SessionError(f"error: the reference {source} {what}\n  = help: give --ref the path of a "
                            "KernelBench-style file (Model, get_inputs, get_init_inputs)")
     return source
 

@@ -27,3 +27,19 @@ def test_a_generic_kernels_session_ships_every_variant_and_passes_every_case(rel
     assert "correct on every one of the 5 cases" in out
     assert "float32 3/3" in out and "float16 1/1" in out and "bfloat16 1/1" in out
     assert "case 4 (float32 [0, 8]; empty output, no launch): ok" in out
+
+
+def test_a_session_named_by_a_relative_path_finds_the_cases_its_reference_reads(relu_task, tmp_path, monkeypatch,
+                                                                                  capsys):
+    # The reference child runs in a folder of its own: a relative session path once made the
+    # copied reference look for reference_files/relu.json there (FileNotFoundError).
+    relu_task([case_line("float32", [16, 40]), case_line("float16", [3, 5])])
+    (tmp_path / "relu.dsl.py").write_text(RELU_DSL)
+    monkeypatch.chdir(tmp_path)
+    assert main(["lower", "relu.dsl.py", "--ref", "relu.py", "-o", "rs"]) == 0
+    capsys.readouterr()
+    assert main(["check", "rs"]) == 0
+    monkeypatch.chdir(tmp_path / "rs")
+    assert main(["check", "."]) == 0
+    captured = capsys.readouterr()
+    assert "correct on every one of the 2 cases" in captured.out + captured.err

@@ -1,8 +1,6 @@
 """The interpreter: every core, every tile, the kernel's dtypes, and the UB budget at run time."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -128,14 +126,14 @@ def spin(x: GM[f32, (N,)], y: Out[f32, (N,)], t: Tiling):
         s = s + 1
 """
     p = parse(text)
-    start = time.perf_counter()
     with pytest.raises(DslError) as e:
         verify(p)      # y is never stored
     with pytest.raises(DslError) as e:
-        run(verify(parse(text.replace("        s = s + 1\n", "        s = s + 1\n    with copyin:\n        xu = load(x[:])\n"
-                                      "    with compute:\n        yu = xu * 1.0\n    with copyout:\n        store(y[:], yu)\n"))),
+        stages = ("    with copyin:\n        xu = load(x[:])\n"
+                  "    with compute:\n        yu = xu * 1.0\n    with copyout:\n        store(y[:], yu)\n")
+        run(verify(parse(text.replace("        s = s + 1\n", "        s = s + 1\n" + stages))),
             {"x": np.zeros(8, np.float32)}, max_iterations=1000)
-    assert "loop iterations" in e.value.message and time.perf_counter() - start < 1
+    assert "loop iterations" in e.value.message     # the budget, not the N * 1e9 iterations, ended it
 
 
 def test_scan_carries_across_tiles():

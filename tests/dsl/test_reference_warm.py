@@ -4,7 +4,6 @@ in files), and anything that goes wrong with the zygote falls back to a cold chi
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
@@ -14,15 +13,16 @@ from ascendcraft_lab.reference import warm
 # Compiles C++, starts a child process or runs long: not in `make test-fast`.
 pytestmark = pytest.mark.heavy
 
-REF = '''
+REF = f'''
 import os
+CALLER_GROUP = {os.getpgrp()}
 import torch
 import torch.nn as nn
 
 
 class Model(nn.Module):
     def forward(self, x):
-        return x * 2.0 + float(os.getpgid(0) == os.getpid())   # 1.0: the child leads its own process group
+        return x * 2.0 + float(os.getpgid(0) != CALLER_GROUP)   # 1.0: not in the caller's process group
 
 
 def get_inputs():
@@ -42,10 +42,9 @@ def test_a_reference_runs_in_a_warm_fork_in_its_own_process_group(tmp_path):
     load_reference(path)                           # starts the zygote (once per process)
     zygote = warm._ZYGOTE.proc
     assert zygote is not None and zygote.poll() is None
-    t0 = time.perf_counter()
     ref = load_reference(path)
     assert ref.outputs[0].tolist() == [3.0, 3.0, 3.0]
-    assert warm._ZYGOTE.proc is zygote and time.perf_counter() - t0 < 5   # the same zygote, no torch import
+    assert warm._ZYGOTE.proc is zygote           # the same zygote: no second torch import
 
 
 def test_a_child_killed_by_a_signal_is_one_line_and_the_zygote_serves_the_next(tmp_path):
@@ -53,7 +52,7 @@ def test_a_child_killed_by_a_signal_is_one_line_and_the_zygote_serves_the_next(t
     (tmp_path / "ref.py").write_text(REF)
     with pytest.raises(ReferenceError) as e:
         load_reference(tmp_path / "crash.py")
-    assert "\n" not in str(e.value) and "exited with code -9" in str(e.value), str(e.value)
+    assert "\n" not in str(e.value) and "killed (SIGKILL), probably by the out-of-memory killer" in str(e.value)
     assert load_reference(tmp_path / "ref.py").outputs[0].tolist() == [3.0, 3.0, 3.0]
 
 

@@ -3,6 +3,9 @@ and runs unchanged: `ascendcraft emulate --program main.cpp add_custom.cpp --run
 from __future__ import annotations
 import pytest
 
+import time
+from pathlib import Path
+
 import numpy as np
 
 from ascendcraft_lab.backends.emulator.cli import main
@@ -48,3 +51,21 @@ def test_a_host_program_writes_its_pipe_trace_where_acemu_trace_says(tmp_path, m
     work = [e for b in launch.blocks for e in b.events if e.kind == tr.INSTR]
     assert len(launch.blocks) == launch.block_dim and {tr.PIPES[e.pipe] for e in work} == {"MTE2", "V", "MTE3"}
     assert sum(e.a for e in work if tr.PIPES[e.pipe] == "MTE2") == 2 * x.nbytes
+
+
+def test_what_a_program_forks_is_stopped_when_it_exits(tmp_path):
+    prog = tmp_path / "main.cpp"
+    prog.write_text('#include <cstdio>\n#include <unistd.h>\n'
+                    'int main() {\n  pid_t pid = fork();\n  if (pid == 0) { sleep(600); return 0; }\n'
+                    '  FILE* f = fopen("child.pid", "w"); fprintf(f, "%d", (int)pid); fclose(f);\n  return 0;\n}\n')
+    assert main(["--program", str(prog), "--run-in", str(tmp_path)]) == 0
+    pid = int((tmp_path / "child.pid").read_text())
+    for _ in range(100):                      # a SIGKILLed process may take a moment to go
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            state = "gone"
+        if state in ("gone", "Z"):
+            break
+        time.sleep(0.05)
+    assert state in ("gone", "Z"), f"the program's child {pid} is still running ({state})"

@@ -86,12 +86,10 @@ def test_timeout_ends_in_a_clear_error_after_bounded_retries(fake_openai, sleeps
     fake_openai.default = sleep(3.0)
     client = client_for(fake_openai.base_url, sleeps, timeout=0.5, max_retries=1)
 
-    t0 = time.monotonic()
     with pytest.raises(LlmError) as info:
         client.chat(MSGS, purpose="draft")
 
-    assert time.monotonic() - t0 < 2.5  # two 0.5 s timeouts, not the server's 3 s
-    assert info.value.kind == "timeout"
+    assert info.value.kind == "timeout"   # without the 0.5 s timeout the server's answer would come after 3 s
     assert str(info.value).startswith(f"the LLM endpoint at {fake_openai.base_url} did not answer within 0.5 s")
     assert "gave up after 2 attempts" in str(info.value)
     assert len(fake_openai.chat_requests) == 2
@@ -206,14 +204,14 @@ def test_empty_reply_is_retried_then_reported(fake_openai, sleeps):
 def test_cancel_during_backoff_stops_before_the_next_request(fake_openai):
     fake_openai.default = status(500)
     client = LlmClient(LlmConfig.resolve(base_url=fake_openai.base_url, mode="off", max_retries=5,
-                                         backoff_base_s=10.0))
+                                         backoff_base_s=120.0, backoff_cap_s=120.0))
     threading.Timer(0.3, client.cancel).start()  # the notebook's stop button
 
     t0 = time.monotonic()
     with pytest.raises(LlmError) as info:
         client.chat(MSGS, purpose="draft")
 
-    assert time.monotonic() - t0 < 5  # the 10 s back-off was cut short
+    assert time.monotonic() - t0 < 60  # a hang guard, not a speed: only a back-off the cancel missed lasts 120 s
     assert info.value.kind == "cancelled" and info.value.attempts == 1
     assert len(fake_openai.chat_requests) == 1
     with pytest.raises(LlmError, match="cancelled before it started"):

@@ -33,10 +33,10 @@ class Sandbox:
         self.tag = uuid.uuid4().hex
         self.tmp = root / "tmp"
         self.tmp.mkdir(parents=True, exist_ok=True)
-        # torch.export may create its inductor cache folder (torchinductor_<user>) under TMPDIR: it is
-        # torch's persistent cache, not a temporary of ours, so it lives outside the folder we count.
-        self.env = {**os.environ, TAG: self.tag, "TMPDIR": str(self.tmp),
-                    "TORCHINDUCTOR_CACHE_DIR": str(root / "torchinductor")}
+        # torch's caches (torchinductor_<user>, which torch.export makes) must not land in TMPDIR either:
+        # the reference child points them into its own scratch folder unless the user named one
+        self.env = {k: v for k, v in os.environ.items() if k not in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")}
+        self.env.update({TAG: self.tag, "TMPDIR": str(self.tmp)})
 
     def start(self, *argv, cwd: Path | None = None) -> subprocess.Popen:
         # a command typed at a terminal starts with SIGINT at its default; a test run started in the

@@ -156,7 +156,9 @@ def program_main(argv: list[str]) -> int:
     # Its own process group (stopped with this one); its output goes straight to the terminal.
     proc = procs.spawn([str(comp.binary), *args], cwd=ns.run_in, env=program_env(ns.soc))
     try:
-        return proc.wait(timeout=ns.timeout)
+        code = proc.wait(timeout=ns.timeout)
+        procs.kill_group(proc)          # what the program fork()ed and left running in its group
+        return code
     except subprocess.TimeoutExpired:
         procs.kill_group(proc)
         print(f"ascendcraft emulate: the program did not finish within {ns.timeout:g} s and was stopped", file=sys.stderr)

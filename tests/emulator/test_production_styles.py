@@ -1,0 +1,34 @@
+"""Kernels written the way production serving stacks and agents write AscendC (vllm-ascend,
+sgl-kernel-npu, agent outputs): each compiles and runs on the emulator unchanged. The kernels
+under kernels/prod/ are our own, in those styles (never the public files)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ascendcraft_lab.backends.emulator import runner
+from ascendcraft_lab.backends.emulator.runner import Arg, pack_tiling
+
+import emulator_helpers
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
+
+def run(name: str, block_dim: int, args, **kw) -> runner.Report:
+    """Runs kernels/prod/NAME.cpp (entry and arity from its header line)."""
+    return emulator_helpers.run(f"prod/{name}", block_dim, args, **kw)
+
+
+def ok(report: runner.Report):
+    assert report.status == "ok", report.summary()
+    return report.outputs
+
+
+def test_datacopypad_takes_brace_initialised_and_older_parameter_structs():
+    rows, cols = 6, 37  # 148-B rows: not whole 32-B blocks
+    x = np.random.default_rng(0).standard_normal((rows, cols)).astype(np.float32)
+    tiling = pack_tiling([("uint32", rows), ("uint32", cols), ("float32", 1.5)])
+    out = ok(run("pad_brace_init", 2, [Arg.input(x), Arg.output("float32", (rows, cols)), Arg.workspace(0),
+                                       Arg.tiling(tiling)]))
+    np.testing.assert_array_equal(out[1], x * np.float32(1.5))

@@ -32,3 +32,11 @@ def test_datacopypad_takes_brace_initialised_and_older_parameter_structs():
     out = ok(run("pad_brace_init", 2, [Arg.input(x), Arg.output("float32", (rows, cols)), Arg.workspace(0),
                                        Arg.tiling(tiling)]))
     np.testing.assert_array_equal(out[1], x * np.float32(1.5))
+
+
+def test_default_c0_size_aligns_rows_for_a_reduction():
+    rows, cols = 5, 45  # padded to 48 floats (C0 = 32 B = 8 floats)
+    x = np.random.default_rng(1).standard_normal((rows, cols)).astype(np.float32)
+    out = ok(run("c0_aligned_rowsum", 3, [Arg.input(x), Arg.output("float32", rows), Arg.workspace(0),
+                                          Arg.tiling(pack_tiling([("uint32", rows), ("uint32", cols)]))]))
+    np.testing.assert_allclose(out[1], x.sum(axis=1), rtol=1e-5, atol=1e-5)

@@ -40,3 +40,20 @@ def test_default_c0_size_aligns_rows_for_a_reduction():
     out = ok(run("c0_aligned_rowsum", 3, [Arg.input(x), Arg.output("float32", rows), Arg.workspace(0),
                                           Arg.tiling(pack_tiling([("uint32", rows), ("uint32", cols)]))]))
     np.testing.assert_allclose(out[1], x.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+def test_cross_core_wait_with_its_pipe_defaulted_synchronises_all_vector_cores():
+    blocks, slice_ = 4, 64
+    x = np.arange(blocks * slice_, dtype=np.float32)
+    out = ok(run("cross_core_default_pipe", blocks, [Arg.input(x), Arg.output("float32", x.size),
+                                                     Arg.workspace(x.nbytes),
+                                                     Arg.tiling(pack_tiling([("uint32", slice_)]))]))
+    np.testing.assert_array_equal(out[1], np.roll(x, -slice_))
+
+
+def test_cross_core_set_flag_still_needs_both_template_arguments(tmp_path):
+    src = tmp_path / "k.cpp"  # the set's parameters have no defaults (API page)
+    src.write_text('#include "kernel_operator.h"\n'
+                   'extern "C" __global__ __aicore__ void k(GM_ADDR x) { (void)x; AscendC::CrossCoreSetFlag<0>(1); }\n')
+    result = runner.compile_sources([src])
+    assert not result.ok and "CrossCoreSetFlag" in result.stderr

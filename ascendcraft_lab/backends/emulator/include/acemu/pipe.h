@@ -529,8 +529,11 @@ inline void CrossCoreWaitFlag(uint16_t flagId, ACEMU_SITE_PARAMS) {
     acemu::enter(acemu::ctx(), "CrossCoreWaitFlag", ACEMU_SITE);
     acemu::rt::cross_core_wait(flagId, ACEMU_SITE);
 }
-// The newer pages give the wait the set's template parameters too.
-template <uint8_t modeId, pipe_t pipe> inline void CrossCoreWaitFlag(uint16_t flagId, ACEMU_SITE_PARAMS) {
+// The newer pages give the wait the set's template parameters too, with defaults (the set's have
+// none): kernels write CrossCoreWaitFlag<modeId>(id). On A2 (arch 2201) neither parameter changes
+// what the wait does, so the defaults' values do not matter here.
+template <uint8_t modeId = 0, pipe_t pipe = PIPE_S> inline void CrossCoreWaitFlag(uint16_t flagId, ACEMU_SITE_PARAMS) {
+    static_assert(modeId <= 2, "CrossCoreWaitFlag: modeId is 0 (all cores of a type), 1 (the AIVs of an AI core) or 2 (AIC <-> AIV)");
     CrossCoreWaitFlag(flagId, acemu_site);
 }
 

@@ -57,3 +57,25 @@ def test_cross_core_set_flag_still_needs_both_template_arguments(tmp_path):
                    'extern "C" __global__ __aicore__ void k(GM_ADDR x) { (void)x; AscendC::CrossCoreSetFlag<0>(1); }\n')
     result = runner.compile_sources([src])
     assert not result.ok and "CrossCoreSetFlag" in result.stderr
+
+
+def test_toolchain_names_at_global_scope_min_max_block_index_and_pad_tiling():
+    rows, cols, per = 7, 13, 2  # 4 cores, the last with one row
+    x = np.random.default_rng(2).standard_normal((rows, cols)).astype(np.float32)
+    # the PadTiling fields as PadTilingFunc fills them (acemu/adv_tiling.h): height, width, valid width, type size, tmp
+    tiling = pack_tiling([("uint32", rows), ("uint32", cols), ("uint32", per), ("int32", 7),
+                          ("uint32", per), ("uint32", cols), ("uint32", cols), ("uint32", 4), ("uint32", 0)])
+    out = ok(run("global_names", 4, [Arg.input(x), Arg.output("float32", (rows, 16)), Arg.workspace(0),
+                                     Arg.tiling(tiling)]))
+    np.testing.assert_array_equal(out[1][:, :cols], x)
+    np.testing.assert_array_equal(out[1][:, cols:], np.float32(7))
+
+
+def test_matmul_configurations_are_global_as_the_toolchain_gives_them(tmp_path):
+    src = tmp_path / "k.cpp"  # no `using namespace AscendC`: CFG_MDL / CFG_NORM without a namespace
+    src.write_text('#include "kernel_operator.h"\n#include "lib/matmul_intf.h"\n'
+                   'using A = matmul::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>;\n'
+                   'using C = matmul::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>;\n'
+                   'matmul::Matmul<A, A, C, C, CFG_MDL> mdl;\nmatmul::Matmul<A, A, C, C, CFG_NORM> norm;\n')
+    result = runner.compile_sources([src])
+    assert result.ok, result.stderr

@@ -23,6 +23,7 @@
 #include "acemu/cube.h"
 #include "acemu/tiling.h"
 #include "acemu/launch.h"
+#include "acemu/toolchain.h"
 
 // Not in the emulator (a kernel using them does not compile):
 // @api ReduceRepeat, ReduceDataBlock | no: their only pages describe the Atlas 350 register API | ReduceRepeat

@@ -79,3 +79,24 @@ def test_matmul_configurations_are_global_as_the_toolchain_gives_them(tmp_path):
                    'matmul::Matmul<A, A, C, C, CFG_MDL> mdl;\nmatmul::Matmul<A, A, C, C, CFG_NORM> norm;\n')
     result = runner.compile_sources([src])
     assert result.ok, result.stderr
+
+
+def test_unqualified_calls_with_explicit_template_arguments_find_the_api():
+    rows, cols = 3, 128
+    x = np.random.default_rng(3).standard_normal((rows, cols)).astype(np.float32)
+    out = ok(run("unqualified_reduce", 2, [Arg.input(x), Arg.output("float32", (rows, cols)), Arg.workspace(0),
+                                           Arg.tiling(pack_tiling([("uint32", rows), ("uint32", cols)]))]))
+    shift = x.sum(axis=1, keepdims=True) / cols - x.max(axis=1, keepdims=True)
+    np.testing.assert_allclose(out[1], x + shift, rtol=1e-5, atol=1e-5)
+
+
+def test_a_kernels_own_global_names_do_not_collide_with_the_anchors(tmp_path):
+    src = tmp_path / "k.cpp"  # its own Max / Add at global scope: a function, a function template
+    src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                   '__aicore__ inline float Max(float a, float b) { return a < b ? b : a; }\n'
+                   'template <typename T> __aicore__ inline T Add(T a, T b) { return a + b; }\n'
+                   'extern "C" __global__ __aicore__ void k(GM_ADDR x) {\n'
+                   '    LocalTensor<float> t; (void)x; (void)Max(1.0f, 2.0f); (void)Add<int>(1, 2);\n'
+                   '    if (x == nullptr) Add<float>(t, t, t, 64);\n}\n')
+    result = runner.compile_sources([src])
+    assert result.ok, result.stderr

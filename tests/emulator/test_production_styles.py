@@ -100,3 +100,11 @@ def test_a_kernels_own_global_names_do_not_collide_with_the_anchors(tmp_path):
                    '    if (x == nullptr) Add<float>(t, t, t, 64);\n}\n')
     result = runner.compile_sources([src])
     assert result.ok, result.stderr
+
+
+def test_kernels_include_the_toolchains_own_header_names():
+    n = 128
+    x = (np.arange(2 * n) / 8).astype(np.float16)
+    out = ok(run("header_names", 2, [Arg.input(x), Arg.output("float32", 2 * n), Arg.workspace(0),
+                                     Arg.tiling(pack_tiling([("uint32", n)]))]))
+    np.testing.assert_array_equal(out[1], x.astype(np.float32) * 2)

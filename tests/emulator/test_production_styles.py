@@ -108,3 +108,15 @@ def test_kernels_include_the_toolchains_own_header_names():
     out = ok(run("header_names", 2, [Arg.input(x), Arg.output("float32", 2 * n), Arg.workspace(0),
                                      Arg.tiling(pack_tiling([("uint32", n)]))]))
     np.testing.assert_array_equal(out[1], x.astype(np.float32) * 2)
+
+
+def test_tbuf_free_tensor_releases_nothing_and_flags_a_foreign_tensor():
+    n = 128
+    x = np.linspace(-1, 1, n, dtype=np.float32)
+    out = ok(run("tbuf_free", 1, [Arg.input(x), Arg.output("float32", n), Arg.workspace(0),
+                                  Arg.tiling(pack_tiling([("uint32", n), ("uint32", 0)]))]))
+    np.testing.assert_allclose(out[1], np.expm1(x), rtol=1e-5, atol=1e-6)
+    report = run("tbuf_free", 1, [Arg.input(x), Arg.output("float32", n), Arg.workspace(0),
+                                  Arg.tiling(pack_tiling([("uint32", n), ("uint32", 1)]))])
+    line, kind = emulator_helpers.marked_line("prod/tbuf_free")
+    assert [(f["kind"], f["line"]) for f in report.findings] == [(kind, line)], report.summary()

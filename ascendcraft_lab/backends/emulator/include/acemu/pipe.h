@@ -269,7 +269,7 @@ public:
 
 template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public TQueBind<pos, pos, depth, mask> {};
 
-// @api TBuf, Get, GetWithOffset | yes | TBuf
+// @api TBuf, Get, GetWithOffset, FreeTensor | yes: TBuf::FreeTensor (not on the TBuf page) releases nothing | TBuf
 template <TPosition pos = TPosition::VECCALC> class TBuf {
 public:
     template <typename T> LocalTensor<T> Get(ACEMU_SITE_PARAMS) const {
@@ -291,6 +291,19 @@ public:
         if (!init_) no_buffer(ACEMU_SITE);
         acemu::check_extent(c, "TBuf::GetWithOffset", "the TBuf", uint64_t(byteOffset) + uint64_t(count) * sizeof(T), len_, ACEMU_SITE);
         return LocalTensor<T>(reinterpret_cast<T*>(base(c) + off_ + byteOffset), count, pos);
+    }
+    // Kernels ported from queues call FreeTensor on a TBuf's tensor too, and the device toolchain
+    // takes it: a TBuf holds no allocation state, so it releases nothing (the tensor stays valid,
+    // the next Get returns the same memory). A tensor from elsewhere is queue-misuse.
+    template <typename T> void FreeTensor(const LocalTensor<T>& t, ACEMU_SITE_PARAMS) const {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "TBuf::FreeTensor", ACEMU_SITE);
+        const uint8_t* p = reinterpret_cast<const uint8_t*>(t.acemu_ptr());
+        const uint8_t* b = init_ ? base(c) + off_ : nullptr;
+        if (b == nullptr || p < b || p >= b + len_) {
+            acemu::rt::report(acemu::QUEUE_MISUSE, "TBuf::FreeTensor", ACEMU_SITE,
+                              "TBuf::FreeTensor of a tensor that this TBuf did not give (Get / GetWithOffset)");
+        }
     }
     void acemu_init(uint8_t* base, uint64_t off, uint64_t len) { base_ = base; off_ = off; len_ = len; init_ = true; }
 

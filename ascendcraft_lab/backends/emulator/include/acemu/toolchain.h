@@ -45,7 +45,7 @@ struct adl_anchor_only {};  // never constructed: the anchors are never viable
 #define ACEMU_ADL_ANCHOR(name) \
     template <typename... Ts>  \
     void name(acemu::adl_anchor_only);
-// @api unqualified API<T>(...) calls (ADL with explicit template arguments) | yes: global anchors in acemu/toolchain.h, C++17 kept | -
+// @api ReduceSum<T>(...) and the other API names called unqualified | yes: ADL with explicit template arguments, by global anchors (C++17 kept); not And, Or, Not, Fill, Gather, Pad, Extract | -
 ACEMU_ADL_ANCHOR(Add)
 ACEMU_ADL_ANCHOR(Sub)
 ACEMU_ADL_ANCHOR(Mul)

@@ -120,3 +120,20 @@ def test_tbuf_free_tensor_releases_nothing_and_flags_a_foreign_tensor():
                                   Arg.tiling(pack_tiling([("uint32", n), ("uint32", 1)]))])
     line, kind = emulator_helpers.marked_line("prod/tbuf_free")
     assert [(f["kind"], f["line"]) for f in report.findings] == [(kind, line)], report.summary()
+
+
+def test_vector_pipes_unordered_on_a_tbuf_are_a_pipe_hazard_at_each_line():
+    n = 256
+    x = np.arange(2 * n, dtype=np.float32)
+    args = lambda mode: [Arg.input(x), Arg.output("float32", 2 * n), Arg.workspace(0),  # noqa: E731
+                         Arg.tiling(pack_tiling([("uint32", n), ("uint32", mode)]))]
+    report = run("bug_vector_pipe_race", 2, args(0))
+    line, kind = emulator_helpers.marked_line("prod/bug_vector_pipe_race")
+    found = [(f["kind"], f["line"]) for f in report.findings]
+    # MTE2 -> V at the Muls, then V -> MTE3 at the copy out (the line after the sync block)
+    assert found[0] == (kind, line), report.summary()
+    assert len(found) == 2 and found[1][0] == kind and found[1][1] > line, report.summary()
+    assert "MTE2_V" in report.findings[0]["message"] and "V_MTE3" in report.findings[1]["message"]
+    np.testing.assert_array_equal(report.outputs[1], 3 * x)  # the emulator runs in program order
+    for mode in (1, 2):  # flags, or barriers: ordered, nothing to report
+        np.testing.assert_array_equal(ok(run("bug_vector_pipe_race", 2, args(mode)))[1], 3 * x)

@@ -472,6 +472,7 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
     (void)&acemu::rt::uses_sync_all<isAIVOnly>;
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "SyncAll", ACEMU_SITE);
+    acemu::order_scalar(c);  // its flags in ubWorkspace are the barrier's own, not a pipe's
     if (usedCores < 0 || usedCores > c->block_num) {
         acemu::rt::report(acemu::SYNC_MISMATCH, "SyncAll", ACEMU_SITE,
                           "SyncAll(gmWorkspace, ubWorkspace, usedCores = %d): usedCores must be 0 (every block) or at most the "
@@ -541,6 +542,7 @@ inline void CrossCoreWaitFlag(uint16_t flagId, ACEMU_SITE_PARAMS) {
     (void)&acemu::rt::uses_cross_core<true>;
     acemu::enter(acemu::ctx(), "CrossCoreWaitFlag", ACEMU_SITE);
     acemu::rt::cross_core_wait(flagId, ACEMU_SITE);
+    acemu::rt::ub_sync(acemu::ctx(), acemu::trace::SYNC_ALL, 0, 0);  // the waiting core's pipes resume after it
 }
 // The newer pages give the wait the set's template parameters too, with defaults (the set's have
 // none): kernels write CrossCoreWaitFlag<modeId>(id). On A2 (arch 2201) neither parameter changes

@@ -2,6 +2,7 @@
 // the queues' released clocks and, per 32-B granule of UB, the last writer and each pipe's last
 // reader; a `pipe-hazard` finding where a V / MTE2 / MTE3 access meets another pipe's unordered one.
 // The same model as the cube memories' check (cube.h), on the vector core's UB.
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 #include <vector>
@@ -87,7 +88,7 @@ void ub_access(BlockCtx* c, uint64_t off, uint64_t n, bool write) {
     if (st.off || c->ub_pipe == 0) return;
     const uint64_t g0 = off >> 5, g1 = (off + n - 1) >> 5;
     if (g1 >= st.gran.size()) {
-        st.gran.resize(std::max<uint64_t>(g1 + 1, c->ub_capacity >> 5));
+        st.gran.resize(std::max<uint64_t>({g1 + 1, 2 * st.gran.size(), c->ub_bytes >> 5}));  // the SoC's UB; more only for an overflow
         c->ub_gran = st.gran.data();
         c->ub_gran_n = st.gran.size();
     }
@@ -107,10 +108,21 @@ void ub_access(BlockCtx* c, uint64_t off, uint64_t n, bool write) {
     const Instr me = st.instrs[id];
     const int p = me.pipe;
     const int slot = ub_slot(p);
-    bool reported = false;
-    for (uint64_t g = g0; g <= g1; ++g) {
-        UbGranule& gr = st.gran[g];
-        if (!reported) {
+    // Checking: only when some other pipe issued work this one is not ordered after (after a DeQue,
+    // AllocTensor, WaitFlag or barrier that covers everything, nothing can conflict), and then
+    // only where the records change (a buffer is mostly one run of equal records).
+    bool ordered = true;
+    for (int q = 0; q < kPipes; ++q)
+        if (q != p && st.now[q] > st.know[p][q]) ordered = false;
+    if (!ordered) {
+        uint64_t prev[2] = {~uint64_t(0), ~uint64_t(0)};
+        for (uint64_t g = g0; g <= g1; ++g) {
+            UbGranule& gr = st.gran[g];
+            uint64_t cur[2];
+            std::memcpy(cur, &gr, sizeof(cur));
+            if (cur[0] == prev[0] && cur[1] == prev[1]) continue;
+            prev[0] = cur[0];
+            prev[1] = cur[1];
             const Instr* other = nullptr;
             bool war = false;
             if (gr.w && gr.w != id) {
@@ -124,34 +136,35 @@ void ub_access(BlockCtx* c, uint64_t off, uint64_t n, bool write) {
                     if (o.time > st.know[p][o.pipe]) { other = &o; war = true; break; }
                 }
             }
-            if (other) {
-                reported = true;
-                const int q = other->pipe;
-                const char* src = cube::kPipeName[q];
-                const char* dst = cube::kPipeName[p];
-                if (war) {
-                    report(PIPE_HAZARD, me.api, me.file, me.line,
-                           "%s (pipe %s) overwrites UB bytes from offset %llu that %s (pipe %s) at %s:%d reads, with no queue, flag or "
-                           "PipeBarrier<PIPE_ALL> ordering them: the pipes run in parallel, so on the NPU the read may see the new data. "
-                           "Fix: %s between them",
-                           me.api, dst, (unsigned long long)(g << 5), other->api, src, other->file, other->line, fix_for(q, p));
-                } else {
-                    report(PIPE_HAZARD, me.api, me.file, me.line,
-                           "%s (pipe %s) %s UB bytes from offset %llu that %s (pipe %s) at %s:%d writes, with no queue, flag or "
-                           "PipeBarrier<PIPE_ALL> ordering them: the pipes run in parallel, so on the NPU it may %s. Fix: %s between them",
-                           me.api, dst, write ? "overwrites" : "reads", (unsigned long long)(g << 5), other->api, src, other->file,
-                           other->line, write ? "land before the earlier write" : "read the data before the write lands", fix_for(q, p));
-                }
-                // Each missing sync once: from here on the pipes count as ordered.
-                if (other->time > st.know[p][q]) st.know[p][q] = other->time;
+            if (!other) continue;
+            const int q = other->pipe;
+            const char* src = cube::kPipeName[q];
+            const char* dst = cube::kPipeName[p];
+            if (war) {
+                report(PIPE_HAZARD, me.api, me.file, me.line,
+                       "%s (pipe %s) overwrites UB bytes from offset %llu that %s (pipe %s) at %s:%d reads, with no queue, flag or "
+                       "PipeBarrier<PIPE_ALL> ordering them: the pipes run in parallel, so on the NPU the read may see the new data. "
+                       "Fix: %s between them",
+                       me.api, dst, (unsigned long long)(g << 5), other->api, src, other->file, other->line, fix_for(q, p));
+            } else {
+                report(PIPE_HAZARD, me.api, me.file, me.line,
+                       "%s (pipe %s) %s UB bytes from offset %llu that %s (pipe %s) at %s:%d writes, with no queue, flag or "
+                       "PipeBarrier<PIPE_ALL> ordering them: the pipes run in parallel, so on the NPU it may %s. Fix: %s between them",
+                       me.api, dst, write ? "overwrites" : "reads", (unsigned long long)(g << 5), other->api, src, other->file,
+                       other->line, write ? "land before the earlier write" : "read the data before the write lands", fix_for(q, p));
             }
+            // Each missing sync once: from here on the pipes count as ordered.
+            if (other->time > st.know[p][q]) st.know[p][q] = other->time;
+            break;
         }
-        if (write) {
-            gr.w = id;
-            gr.r[0] = gr.r[1] = gr.r[2] = 0;
-        } else {
-            gr.r[slot] = id;
-        }
+    }
+    // Recording: this instruction is the granules' writer, or their reader on its pipe.
+    UbGranule* gr = st.gran.data();
+    if (write) {
+        const UbGranule w{id, {0, 0, 0}};
+        for (uint64_t g = g0; g <= g1; ++g) gr[g] = w;
+    } else {
+        for (uint64_t g = g0; g <= g1; ++g) gr[g].r[slot] = id;
     }
 }
 

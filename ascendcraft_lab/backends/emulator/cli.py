@@ -64,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=60.0, help="seconds before the run is stopped")
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR", help="extra include directory")
     p.add_argument("--tiling-key", type=int, default=0, metavar="K",
-                   help="the tiling key of the launch, as the host's SetTilingKey sets it: TILING_KEY_IS(K) branches run (default 0)")
+                   help="the launch's tiling key (what SetTilingKey sets): TILING_KEY_IS(K) branches run (default 0)")
     return p
 
 
@@ -197,8 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:  # --help
         return int(e.code or 0)
 
-    report = run_kernel(ns.sources, ns.entry, ns.block_dim, args, soc=ns.soc, timeout=ns.timeout, include_dirs=ns.include_dirs,
-                        tiling_key=ns.tiling_key)
+    report = run_kernel(ns.sources, ns.entry, ns.block_dim, args, soc=ns.soc, timeout=ns.timeout,
+                        include_dirs=ns.include_dirs, tiling_key=ns.tiling_key)
     out_dir: Path = ns.out_dir
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -137,3 +137,20 @@ def test_vector_pipes_unordered_on_a_tbuf_are_a_pipe_hazard_at_each_line():
     np.testing.assert_array_equal(report.outputs[1], 3 * x)  # the emulator runs in program order
     for mode in (1, 2):  # flags, or barriers: ordered, nothing to report
         np.testing.assert_array_equal(ok(run("bug_vector_pipe_race", 2, args(mode)))[1], 3 * x)
+
+
+@pytest.mark.parametrize("full", [True, False])
+def test_high_level_sort_orders_scores_with_their_positions(full):
+    n, blocks = 128, 2
+    rng = np.random.default_rng(5)
+    x = rng.permutation(np.arange(blocks * n, dtype=np.float32))
+    x[3] = x[40]  # a tie in block 0: the lower position comes first
+    tiling = pack_tiling([("uint32", n), ("uint32", int(full))])
+    args = [Arg.input(x), Arg.output("float32", blocks * n), Arg.output("uint32", blocks * n), Arg.workspace(0)]
+    out = ok(run("full_sort", blocks, args + [Arg.tiling(tiling)]))
+    for b in range(blocks):
+        xs = x[b * n:(b + 1) * n]
+        groups = [np.arange(n)] if full else [np.arange(g, g + 32) for g in range(0, n, 32)]
+        want = np.concatenate([g[np.argsort(-xs[g], kind="stable")] for g in groups])
+        np.testing.assert_array_equal(out[2][b * n:(b + 1) * n], want)
+        np.testing.assert_array_equal(out[1][b * n:(b + 1) * n], xs[want])

@@ -116,7 +116,9 @@ public:
             acemu::rt::report(acemu::QUEUE_MISUSE, "DeQue", ACEMU_SITE,
                               "DeQue on an empty queue: nothing was EnQue'd since the last DeQue; on the NPU this waits forever. "
                               "Every AllocTensor that feeds this queue needs an EnQue");
-            // Continue with the most recently allocated buffer: that is what the kernel meant to pass on.
+            // Continue as if the EnQue had been there (its pipe order too: one bug, one finding), with the
+            // most recently allocated buffer: that is what the kernel meant to pass on.
+            acemu::rt::ub_sync(c, acemu::trace::SYNC_ALL, 0, 0);
             for (int k = 1; k <= num_; ++k) {
                 int i = (next_ - k + num_) % num_;
                 if (state_[i] == detail::SLOT_ALLOCATED) {

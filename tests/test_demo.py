@@ -39,7 +39,7 @@ def test_demo_drafts_from_the_reference_verifies_and_profiles(tmp_path):
     for p in ("host", "init", "compute", "align"):
         assert f"pass {('host', 'init', 'compute', 'align').index(p) + 1} {p}" in text
     assert text.count("matches the reference on the emulator") == 2          # reference shape and tail shape
-    assert "ESTIMATED on Ascend910B2" in text and "bound by" in text and "try next" in text
+    assert "ESTIMATED profile of softmax on Ascend910B2" in text and "bound by" in text and "try next" in text
     assert "verified: activation/softmax" in text
     assert (folder / "ascendc").is_dir()
 

@@ -48,3 +48,23 @@ def test_cli_usage_error_is_one_line_exit_2(tmp_path):
     assert r.returncode == 2
     assert r.stderr.strip().count("\n") == 0 and "unknown kind 'bogus'" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("key, expect", [(None, np.zeros_like), ("1", lambda x: x + 1), ("2", lambda x: x * 2)])
+def test_cli_tiling_key_selects_the_tiling_key_is_branch(tmp_path, key, expect):
+    x = np.arange(128, dtype=np.float32)
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "out"
+    cmd = CLI + [str(KERNELS / "prod" / "keyed_branches.cpp"), "--entry", "keyed_affine", "--block-dim", "2",
+                 "--arg", f"in:{tmp_path / 'x.npy'}", "--arg", "out:float32:128", "--arg", "ws:0",
+                 "--arg", "tiling:uint32=64", "--out-dir", str(out)]
+    r = subprocess.run(cmd + (["--tiling-key", key] if key else []), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    np.testing.assert_array_equal(np.load(out / "arg1.npy"), expect(x))
+
+
+def test_cli_tiling_key_out_of_range_is_a_usage_error(tmp_path):
+    cmd = CLI + [str(KERNELS / "add_pad.cpp"), "--entry", "add_pad", "--block-dim", "1", "--tiling-key", "-1",
+                 "--out-dir", str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--tiling-key" in r.stderr

@@ -27,6 +27,9 @@ def test_every_api_the_table_marks_as_there_is_declared_in_its_header():
             continue
         code = re.sub(r"//[^\n]*", "", (compat.HERE / a.header).read_text())  # the code, not the markers
         for name in a.names:
+            if name.endswith(".h"):  # a header name kernels include
+                assert (compat.HERE / "include" / name).is_file(), f"no header {name}"
+                continue
             ident = re.match(r"[A-Za-z_]\w*", name.split("::")[-1])
             if ident:
                 assert re.search(rf"\b{re.escape(ident.group(0))}\b", code), f"{name} is not in {a.header}"

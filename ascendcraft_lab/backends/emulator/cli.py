@@ -1,6 +1,7 @@
 """`ascendcraft emulate`: run hand-written AscendC on the CPU emulator from the command line.
 
     ascendcraft emulate SRC.cpp [SRC2.cpp ...] --entry NAME --block-dim N --arg SPEC ... --out-dir DIR [--soc Ascend910B2]
+                                 [--tiling-key K]   (the key TILING_KEY_IS(K) branches test; 0 when not given)
     ascendcraft emulate --program main.cpp kernel.cpp [-I DIR] [--run-in DIR] [-- ARGS]   (a host program, e.g.
                                  a sample's CPU-debug main.cpp: built against the emulator and run in DIR)
 
@@ -62,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--soc", default=DEFAULT_SOC, help=f"SoC for the UB budget ({', '.join(SOCS)})")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds before the run is stopped")
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR", help="extra include directory")
+    p.add_argument("--tiling-key", type=int, default=0, metavar="K",
+                   help="the launch's tiling key (what SetTilingKey sets): TILING_KEY_IS(K) branches run (default 0)")
     return p
 
 
@@ -183,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise UsageError(f"no such source file: {s}")
         if not 1 <= ns.block_dim <= 65535:
             raise UsageError(f"--block-dim must be in 1..65535, got {ns.block_dim}")
+        if not 0 <= ns.tiling_key < 2 ** 64:
+            raise UsageError(f"--tiling-key must be in 0..2**64-1, got {ns.tiling_key}")
         if not (math.isfinite(ns.timeout) and ns.timeout > 0):
             raise UsageError(f"--timeout must be a positive number of seconds, got {ns.timeout:g}")
         if ns.out_dir.exists() and not ns.out_dir.is_dir():
@@ -194,7 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:  # --help
         return int(e.code or 0)
 
-    report = run_kernel(ns.sources, ns.entry, ns.block_dim, args, soc=ns.soc, timeout=ns.timeout, include_dirs=ns.include_dirs)
+    report = run_kernel(ns.sources, ns.entry, ns.block_dim, args, soc=ns.soc, timeout=ns.timeout,
+                        include_dirs=ns.include_dirs, tiling_key=ns.tiling_key)
     out_dir: Path = ns.out_dir
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -78,7 +78,7 @@ HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE / "include"
 RUNTIME_SRC = HERE / "runtime" / "runtime.cpp"
 # The runtime: launches, findings and the harness (runtime.cpp); the op harness of registered ops (op_host.cpp).
-RUNTIME_SOURCES = (RUNTIME_SRC, HERE / "runtime" / "op_host.cpp")
+RUNTIME_SOURCES = (RUNTIME_SRC, HERE / "runtime" / "op_host.cpp", HERE / "runtime" / "ub_order.cpp")
 CXX = os.environ.get("CXX", "g++")
 
 # -march=native: the binary only ever runs on the machine that built it (the CPU is in the cache key).

@@ -18,9 +18,13 @@ extern "C" __global__ __aicore__ void broadcast_rows(GM_ADDR x, GM_ADDR cols, GM
     LocalTensor<float> d = out.Get<float>();
     LocalTensor<uint8_t> scratch = tmp.Get<uint8_t>();
     DataCopy(s, xGm, 16);
+    PipeBarrier<PIPE_ALL>();  // the pipes (MTE2 / V / MTE3) run in parallel: order them
     const uint32_t dst[2] = {4, 16}, column[2] = {4, 1}, row[2] = {1, 16};
     BroadCast<float, 2, 1>(d, s, dst, column, scratch);
+    PipeBarrier<PIPE_ALL>();
     DataCopy(colsGm, d, 64);
+    PipeBarrier<PIPE_ALL>();
     Broadcast<float, 2, 0>(d, s, dst, row);
+    PipeBarrier<PIPE_ALL>();
     DataCopy(rowsGm, d, 64);
 }

@@ -18,6 +18,8 @@ extern "C" __global__ __aicore__ void fill_output(GM_ADDR x, GM_ADDR y)
     LocalTensor<float> ys = b.Get<float>();
     DataCopy(xs, xGm, 256);
     DataCopy(ys, yGm, 256);
+    PipeBarrier<PIPE_ALL>();  // the pipes (MTE2 / V / MTE3) run in parallel: order them
     Add(ys, ys, xs, 256);
+    PipeBarrier<PIPE_ALL>();
     DataCopy(yGm, ys, 256);
 }

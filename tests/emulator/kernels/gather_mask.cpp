@@ -20,15 +20,19 @@ extern "C" __global__ __aicore__ void gather_mask(GM_ADDR x, GM_ADDR even, GM_AD
     LocalTensor<float> s = src.Get<float>();
     LocalTensor<float> d = dst.Get<float>();
     DataCopy(s, xGm, 64);
+    PipeBarrier<PIPE_ALL>();  // the pipes (MTE2 / V / MTE3) run in parallel: order them
     uint64_t kept = 0;
     GatherMask(d, s, uint8_t(1), false, 0, GatherMaskParams{1, 1, 8, 0}, kept);
+    PipeBarrier<PIPE_ALL>();
     DataCopy(evenGm, d, 32);
+    PipeBarrier<PIPE_ALL>();
     countGm.SetValue(0, int32_t(kept));
     LocalTensor<uint32_t> bits = pattern.Get<uint32_t>();
     Duplicate(bits, uint32_t(0), 8);
     bits.SetValue(0, (1u << 1) | (1u << 2));
     bits.SetValue(1, 1u << 31);
     GatherMask(d, s, bits, false, 0, GatherMaskParams{1, 1, 8, 0}, kept);
+    PipeBarrier<PIPE_ALL>();
     DataCopy(pickedGm, d, 8);
     countGm.SetValue(1, int32_t(kept));
 }

@@ -14,5 +14,6 @@ extern "C" __global__ __aicore__ void gm_beyond_buffer(GM_ADDR x, GM_ADDR y)
     yGm.SetGlobalBuffer((__gm__ float*)y, 8);
     LocalTensor<float> t = a.Get<float>();
     DataCopy(t, xGm, 16);  // NOTE: gm-beyond-buffer
+    PipeBarrier<PIPE_ALL>();  // the pipes (MTE2 / V / MTE3) run in parallel: order them
     DataCopy(yGm, t, 16);  // NOTE: gm-beyond-buffer
 }

@@ -18,7 +18,9 @@ extern "C" __global__ __aicore__ void half_sum_saturates(GM_ADDR x, GM_ADDR y)
     LocalTensor<half> d = b.Get<half>();
     LocalTensor<half> work = w.Get<half>();
     DataCopy(s, xGm, 16);
+    PipeBarrier<PIPE_ALL>();  // the pipes (MTE2 / V / MTE3) run in parallel: order them
     Duplicate(d, half(0), 16);
     ReduceSum(d, s, work, 4);
+    PipeBarrier<PIPE_ALL>();
     DataCopy(yGm, d, 16);
 }

@@ -19,6 +19,7 @@ extern "C" __global__ __aicore__ void inplace_queue(GM_ADDR x, GM_ADDR y)
         inQ.EnQue(t);
         inQ.DeQue<float>(u);
         Muls(u, u, 2.0f, 64);
+        PipeBarrier<PIPE_ALL>();  // a VECIN queue orders MTE2 -> V only: the copy-out (MTE3) waits for the Muls
         DataCopy(yGm[i * 64], u, 64);
         inQ.FreeTensor(u);
     }

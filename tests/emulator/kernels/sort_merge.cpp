@@ -22,6 +22,7 @@ extern "C" __global__ __aicore__ void sort_merge(GM_ADDR x, GM_ADDR values, GM_A
     LocalTensor<float> s = src.Get<float>();
     LocalTensor<int32_t> positions = idx.Get<int32_t>();
     DataCopy(s, xGm, 128);
+    PipeBarrier<PIPE_ALL>();  // the pipes (MTE2 / V / MTE3) run in parallel: order them
     CreateVecIndex(positions, 0, 128);
     LocalTensor<float> p = pairs.Get<float>();
     Sort32(p, s, positions.ReinterpretCast<uint32_t>(), 4);
@@ -31,6 +32,7 @@ extern "C" __global__ __aicore__ void sort_merge(GM_ADDR x, GM_ADDR values, GM_A
     LocalTensor<float> v = val.Get<float>();
     LocalTensor<uint32_t> o = out.Get<uint32_t>();
     Extract(v, o, m, 2);
+    PipeBarrier<PIPE_ALL>();
     DataCopy(valueGm, v, 128);
     DataCopy(indexGm, o, 128);
 }

@@ -23,8 +23,17 @@
 #include "acemu/cube.h"
 #include "acemu/tiling.h"
 #include "acemu/launch.h"
+#include "acemu/toolchain.h"
 
 // Not in the emulator (a kernel using them does not compile):
 // @api ReduceRepeat, ReduceDataBlock | no: their only pages describe the Atlas 350 register API | ReduceRepeat
 // @api operator forms (dst = a + b) | no | Binary operations
 // @api Scatter | no | Scatter
+// Still missing, by API family (what the production kernels of issue 37 were blocked on beyond what is here):
+// @api LoadData3DV2, LoadData3DParamsV2 | no: cube, the L1 -> L0A image-to-column load | LoadData
+// @api InitConstValue | no: cube, filling L1 / L0 with a constant | InitConstValue
+// @api ReduceSum / ReduceMax / ReduceMin with a Pattern::Reduce (AR or RA), Broadcast beyond dim 2 | no: high-level reduce and broadcast, the pattern forms (the basic ReduceSum / WholeReduceSum and 2-D Broadcast are here) | ReduceSum
+// @api Matmul with A in CubeFormat::VECTOR (GEMV), BatchMatmul, Matmul callbacks | no: high-level Matmul | Matmul
+// @api TopK | no: high-level sort (Sort, Concat, Extract, GetSortLen are here) | TopK
+// @api IBSet, IBWait | no: inter-block flags in GM (SyncAll and the cross-core flags are here) | IBSet
+// @api <<<>>> launches pasted by macros (##), kernels typed __gm__ T* with scalar parameters | no: the launch rewrite (sources.py) takes GM_ADDR kernels written out | Kernel launch

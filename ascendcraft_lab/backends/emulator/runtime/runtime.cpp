@@ -303,6 +303,7 @@ struct Worker {
         ctx.rt = bd;
         ctx.trace = bd->trace.cap ? &bd->trace : nullptr;
         cube::begin_block();  // fresh L1 / L0 for the block that starts on this thread
+        ub_order_begin_block(&ctx);  // and a fresh UB pipe-order record
     }
 };
 
@@ -1269,6 +1270,7 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
         munmap(w.ctx.ub, kReserve);
         munmap(w.ctx.shadow, w.shadow_bytes);
         cube::end_thread();
+        ub_order_end_thread();
     };
     {
         std::vector<std::thread> pool;  // the calling thread is one of the workers

@@ -6,8 +6,8 @@
 // The structs live in acemu::api_tiling and get their reference names (global, optiling::,
 // AscendC::tiling::) only from the headers a kernel or host file includes to use them:
 // tiling/tiling_api.h and kernel_tiling/kernel_tiling.h (adv_tiling_names.h). kernel_operator.h
-// alone does not declare them, so a kernel's own struct of the same name (RmsNormTiling for an op
-// rms_norm) does not collide.
+// alone declares only PadTiling and UnPadTiling globally (acemu/toolchain.h: kernels use them
+// so), so a kernel's own struct of another name (RmsNormTiling for an op rms_norm) does not collide.
 #pragma once
 #include <cstdint>
 

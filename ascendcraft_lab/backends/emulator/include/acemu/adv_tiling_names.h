@@ -3,7 +3,7 @@
 #pragma once
 #include "adv_tiling.h"
 
-using acemu::api_tiling::PadTiling;
+using acemu::api_tiling::PadTiling;  // also in acemu/toolchain.h
 using acemu::api_tiling::RmsNormTiling;
 using acemu::api_tiling::SoftMaxTiling;
 using acemu::api_tiling::UnPadTiling;

@@ -165,7 +165,40 @@ struct BlockCtx {
     uint64_t calls;         // APIs entered by this block (a stopped run's progress report: is it still calling?)
     void* rt;               // runtime-private per-block data
     trace::Log* trace;      // this block's pipe trace (trace.h), null when the launch is not traced
+    // The UB pipe-order check (below): the pipe the current API call's UB accesses belong to
+    // (trace::P_V, P_MTE2, P_MTE3; 0: not checked), whether its instruction was issued yet and its id,
+    // and this thread's per-granule records (runtime.cpp owns them).
+    int8_t ub_pipe;
+    bool ub_issued;
+    uint32_t ub_instr;
+    struct UbGranule* ub_gran;
+    uint64_t ub_gran_n;
 };
+
+// ---- the UB pipe-order check (`pipe-hazard` on the vector side) ----------------------------
+// MTE2 writes UB (DataCopy / DataCopyPad GM -> UB), V reads and writes it (vector instructions),
+// MTE3 reads it (UB -> GM). The pipes run in parallel: a pipe's access to bytes another pipe
+// wrote or still reads needs a queue EnQue/DeQue (FreeTensor/AllocTensor for the reverse
+// direction), a SetFlag/WaitFlag pair or PipeBarrier<PIPE_ALL> between them in program order.
+// As for the cube (cube.h), each pipe has a clock and knows how far it is ordered after the
+// others; per 32-B granule of UB, the instruction that last wrote it and each pipe's last reader.
+// An API call's accesses belong to the pipe its trace::pipe_op names (V until it names one);
+// scalar accesses (GetValue / SetValue) are not checked.
+struct UbGranule {
+    uint32_t w;     // the instruction that last wrote it (0: none)
+    uint32_t r[3];  // the last reader on V, MTE2, MTE3
+};
+inline int ub_slot(int pipe) { return pipe == 1 ? 0 : pipe - 3; }  // V -> 0, MTE2 -> 1, MTE3 -> 2
+inline void order_pipe_op(BlockCtx* c, int pipe) {
+    if (pipe == 1 || pipe == 4 || pipe == 5) {
+        if (c->ub_issued && c->ub_pipe == pipe) return;  // reads checked before pipe_op issued this instruction
+        c->ub_pipe = int8_t(pipe);
+        c->ub_issued = false;
+    } else {
+        c->ub_pipe = 0;
+    }
+}
+inline void order_scalar(BlockCtx* c) { c->ub_pipe = 0; }
 
 namespace trace {
 inline Log* log_of(BlockCtx* c) { return c->trace; }
@@ -183,7 +216,11 @@ bool find_alloc(const void* p, const uint8_t** lo, const uint8_t** hi, int* arg_
 void gm_written(const void* p, uint64_t nbytes, const char* api, const char* file, int line);
 void gm_atomic(void* dst, const void* src, uint64_t nbytes, int op, int dtype, const char* file, int line);
 void* ub_reserve_grow(uint64_t need);  // makes sure the UB reserve covers `need` bytes
-void note_initbuffer_total(uint64_t bytes);  // a block's pipe now holds this many InitBuffer bytes (the report's ub_bytes)
+void note_initbuffer_total(uint64_t bytes);
+// The UB pipe-order check of bytes [off, off + n) of UB, accessed by the current instruction (base.h).
+void ub_access(BlockCtx* c, uint64_t off, uint64_t n, bool write);
+void ub_order_begin_block(BlockCtx* c);  // the runtime, when a block starts on a thread
+void ub_order_end_thread();  // a block's pipe now holds this many InitBuffer bytes (the report's ub_bytes)
 // SyncAll: wait for every block of the launch; applies the atomic writes made so far.
 void sync_all(const char* file, int line);
 // SyncAll's soft form: the same barrier, with the block's GM flag area (`gm`, `gm_bytes` of it
@@ -217,6 +254,17 @@ inline void enter(BlockCtx* c, const char* api, const char* file, int line) {
     c->file = file;
     c->line = line;
     ++c->calls;
+    c->ub_pipe = 1;  // a vector instruction unless its pipe_op says otherwise
+    c->ub_issued = false;
+}
+// An access of the current instruction to UB bytes [off, off + n): checked against the other pipes.
+inline void ub_track(BlockCtx* c, uint64_t off, uint64_t n, bool write) {
+    if (c->ub_pipe == 0 || n == 0) return;
+    if (c->ub_issued && ((off ^ (off + n - 1)) >> 5) == 0 && (off >> 5) < c->ub_gran_n) {  // one granule, already this instruction's
+        const UbGranule& g = c->ub_gran[off >> 5];
+        if (write ? g.w == c->ub_instr : g.r[ub_slot(c->ub_pipe)] == c->ub_instr) return;
+    }
+    rt::ub_access(c, off, n, write);
 }
 
 // ---- byte masks: which bytes were written (one 32-bit mask per 32-B granule) ----------------

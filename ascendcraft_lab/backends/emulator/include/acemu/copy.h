@@ -17,6 +17,7 @@ inline void copy_local(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
                        uint64_t src_gap, uint64_t dst_gap, const char* file, int line);
 inline void no_copy_path(const char* api, const void* src, const char* file, int line);
 }  // namespace cube
+template <typename T> struct no_deduce { using type = T; };
 }  // namespace acemu
 
 namespace AscendC {
@@ -33,25 +34,21 @@ struct DataCopyParams {
     uint16_t dstStride = 0;
 };
 
+// DataCopyPad takes either parameter pair (DataCopyExtParams + DataCopyPadExtParams<T>, or the older
+// DataCopyParams + DataCopyPadParams), whose fields mean the same there. Kernels also pass them
+// brace-initialised (`{1, len, 0, 0}`, `{}`), which the device compiler accepts: so the emulator has
+// one DataCopyPad per direction, on the Ext structs, and the older structs convert to them.
 struct DataCopyExtParams {
     DataCopyExtParams() = default;
     DataCopyExtParams(uint16_t count, uint32_t len, uint32_t srcStrideIn, uint32_t dstStrideIn, uint32_t rsvIn = 0)
         : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn), rsv(rsvIn) {}
+    DataCopyExtParams(const DataCopyParams& p)  // NOLINT: implicit, the older form of DataCopyPad
+        : blockCount(p.blockCount), blockLen(p.blockLen), srcStride(p.srcStride), dstStride(p.dstStride) {}
     uint16_t blockCount = 1;
     uint32_t blockLen = 0;   // bytes
     uint32_t srcStride = 0;  // gap after each block: bytes in GM, 32-B blocks in UB
     uint32_t dstStride = 0;
     uint32_t rsv = 0;
-};
-
-template <typename T> struct DataCopyPadExtParams {
-    DataCopyPadExtParams() = default;
-    DataCopyPadExtParams(bool isPadIn, uint8_t left, uint8_t right, T value)
-        : isPad(isPadIn), leftPadding(left), rightPadding(right), paddingValue(value) {}
-    bool isPad = false;
-    uint8_t leftPadding = 0;   // elements
-    uint8_t rightPadding = 0;  // elements
-    T paddingValue = T();
 };
 
 struct DataCopyPadParams {
@@ -61,7 +58,22 @@ struct DataCopyPadParams {
     bool isPad = false;
     uint8_t leftPadding = 0;
     uint8_t rightPadding = 0;
-    uint64_t paddingValue = 0;
+    uint64_t paddingValue = 0;  // the value's bits, in the low bytes
+};
+
+template <typename T> struct DataCopyPadExtParams {
+    DataCopyPadExtParams() = default;
+    DataCopyPadExtParams(bool isPadIn, uint8_t left, uint8_t right, T value)
+        : isPad(isPadIn), leftPadding(left), rightPadding(right), paddingValue(value) {}
+    DataCopyPadExtParams(const DataCopyPadParams& p)  // NOLINT: implicit, the older form of DataCopyPad
+        : isPad(p.isPad), leftPadding(p.leftPadding), rightPadding(p.rightPadding) {
+        std::memset(&paddingValue, 0, sizeof(T));
+        std::memcpy(&paddingValue, &p.paddingValue, sizeof(T) < 8 ? sizeof(T) : 8);
+    }
+    bool isPad = false;
+    uint8_t leftPadding = 0;   // elements
+    uint8_t rightPadding = 0;  // elements
+    T paddingValue = T();
 };
 
 namespace detail {
@@ -250,27 +262,16 @@ inline void pad_ub_to_gm(const char* api, const GlobalTensor<T>& dst, const Loca
 }
 }  // namespace detail
 
+// One overload per direction (see DataCopyExtParams): the padding parameters' T comes from the
+// tensors only, so `{}`, `{false, 0, 0, 0}` and a DataCopyPadParams all convert.
 template <typename T>
-inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p, const DataCopyPadExtParams<T>& pad,
-                        ACEMU_SITE_PARAMS) {
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                        const DataCopyPadExtParams<typename acemu::no_deduce<T>::type>& pad, ACEMU_SITE_PARAMS) {
     detail::pad_gm_to_ub("DataCopyPad", dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, pad.isPad, pad.leftPadding, pad.rightPadding,
                          pad.paddingValue, ACEMU_SITE);
 }
 template <typename T>
 inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p, ACEMU_SITE_PARAMS) {
-    detail::pad_ub_to_gm("DataCopyPad", dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, ACEMU_SITE);
-}
-template <typename T>
-inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p, const DataCopyPadParams& pad,
-                        ACEMU_SITE_PARAMS) {
-    T value;
-    std::memset(&value, 0, sizeof(T));
-    std::memcpy(&value, &pad.paddingValue, sizeof(T) < 8 ? sizeof(T) : 8);
-    detail::pad_gm_to_ub("DataCopyPad", dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, pad.isPad, pad.leftPadding, pad.rightPadding,
-                         value, ACEMU_SITE);
-}
-template <typename T>
-inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p, ACEMU_SITE_PARAMS) {
     detail::pad_ub_to_gm("DataCopyPad", dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, ACEMU_SITE);
 }
 

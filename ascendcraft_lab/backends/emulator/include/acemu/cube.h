@@ -615,6 +615,7 @@ constexpr int32_t BLOCK_CUBE = 16;       // rows (and columns) of a cube fractal
 #ifndef ACEMU_ONE_BLK_SIZE
 #define ACEMU_ONE_BLK_SIZE
 constexpr int32_t ONE_BLK_SIZE = 32;     // bytes of a C0 block
+constexpr int32_t DEFAULT_C0_SIZE = 32;  // the same, by the name kernels use for the cube's C0
 #endif
 constexpr int32_t CUBE_MAX_SIZE = 256;   // elements of a 16 x 16 fractal
 

@@ -598,6 +598,11 @@ inline void regist(AscendC::TPipe* pipe, const char* file, int line, MM& mm, con
     (void)(workspace);                                                                    \
     acemu::matmul::regist((tpipe), __builtin_FILE(), __builtin_LINE(), __VA_ARGS__)
 
+// Global, as the toolchain gives them (acemu/toolchain.h): kernels write CFG_MDL without a namespace.
+// @api CFG_NORM, CFG_MDL (global) | yes: supplied by the toolchain at global scope | -
+using AscendC::CFG_MDL;
+using AscendC::CFG_NORM;
+
 namespace matmul {
 using AscendC::CFG_IBSHARE_NORM;
 using AscendC::CFG_MDL;

@@ -116,7 +116,9 @@ public:
             acemu::rt::report(acemu::QUEUE_MISUSE, "DeQue", ACEMU_SITE,
                               "DeQue on an empty queue: nothing was EnQue'd since the last DeQue; on the NPU this waits forever. "
                               "Every AllocTensor that feeds this queue needs an EnQue");
-            // Continue with the most recently allocated buffer: that is what the kernel meant to pass on.
+            // Continue as if the EnQue had been there (its pipe order too: one bug, one finding), with the
+            // most recently allocated buffer: that is what the kernel meant to pass on.
+            acemu::rt::ub_sync(c, acemu::trace::SYNC_ALL, 0, 0);
             for (int k = 1; k <= num_; ++k) {
                 int i = (next_ - k + num_) % num_;
                 if (state_[i] == detail::SLOT_ALLOCATED) {
@@ -269,7 +271,7 @@ public:
 
 template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public TQueBind<pos, pos, depth, mask> {};
 
-// @api TBuf, Get, GetWithOffset | yes | TBuf
+// @api TBuf, Get, GetWithOffset, FreeTensor | yes: TBuf::FreeTensor (not on the TBuf page) releases nothing | TBuf
 template <TPosition pos = TPosition::VECCALC> class TBuf {
 public:
     template <typename T> LocalTensor<T> Get(ACEMU_SITE_PARAMS) const {
@@ -291,6 +293,19 @@ public:
         if (!init_) no_buffer(ACEMU_SITE);
         acemu::check_extent(c, "TBuf::GetWithOffset", "the TBuf", uint64_t(byteOffset) + uint64_t(count) * sizeof(T), len_, ACEMU_SITE);
         return LocalTensor<T>(reinterpret_cast<T*>(base(c) + off_ + byteOffset), count, pos);
+    }
+    // Kernels ported from queues call FreeTensor on a TBuf's tensor too, and the device toolchain
+    // takes it: a TBuf holds no allocation state, so it releases nothing (the tensor stays valid,
+    // the next Get returns the same memory). A tensor from elsewhere is queue-misuse.
+    template <typename T> void FreeTensor(const LocalTensor<T>& t, ACEMU_SITE_PARAMS) const {
+        acemu::BlockCtx* c = acemu::ctx();
+        acemu::enter(c, "TBuf::FreeTensor", ACEMU_SITE);
+        const uint8_t* p = reinterpret_cast<const uint8_t*>(t.acemu_ptr());
+        const uint8_t* b = init_ ? base(c) + off_ : nullptr;
+        if (b == nullptr || p < b || p >= b + len_) {
+            acemu::rt::report(acemu::QUEUE_MISUSE, "TBuf::FreeTensor", ACEMU_SITE,
+                              "TBuf::FreeTensor of a tensor that this TBuf did not give (Get / GetWithOffset)");
+        }
     }
     void acemu_init(uint8_t* base, uint64_t off, uint64_t len) { base_ = base; off_ = off; len_ = len; init_ = true; }
 
@@ -459,6 +474,7 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
     (void)&acemu::rt::uses_sync_all<isAIVOnly>;
     acemu::BlockCtx* c = acemu::ctx();
     acemu::enter(c, "SyncAll", ACEMU_SITE);
+    acemu::order_scalar(c);  // its flags in ubWorkspace are the barrier's own, not a pipe's
     if (usedCores < 0 || usedCores > c->block_num) {
         acemu::rt::report(acemu::SYNC_MISMATCH, "SyncAll", ACEMU_SITE,
                           "SyncAll(gmWorkspace, ubWorkspace, usedCores = %d): usedCores must be 0 (every block) or at most the "
@@ -524,16 +540,17 @@ template <uint8_t modeId, pipe_t pipe> inline void CrossCoreSetFlag(uint16_t fla
     acemu::enter(acemu::ctx(), "CrossCoreSetFlag", ACEMU_SITE);
     acemu::rt::cross_core_set(modeId, flagId, ACEMU_SITE);
 }
-// A template, so that only a kernel that calls it registers the cross-core mode (every core on its
+// The newer pages give the wait the set's template parameters too, with defaults (the set's have
+// none): kernels write CrossCoreWaitFlag(id) or CrossCoreWaitFlag<modeId>(id). On A2 (arch 2201)
+// neither parameter changes what the wait does, so the defaults' values do not matter here. Being a
+// template also means only a kernel that calls it registers the cross-core mode (every core on its
 // own thread); as a plain inline function it registered it for every kernel that includes the header.
-template <typename = void> inline void CrossCoreWaitFlag(uint16_t flagId, ACEMU_SITE_PARAMS) {
+template <uint8_t modeId = 0, pipe_t pipe = PIPE_S> inline void CrossCoreWaitFlag(uint16_t flagId, ACEMU_SITE_PARAMS) {
+    static_assert(modeId <= 2, "CrossCoreWaitFlag: modeId is 0 (all cores of a type), 1 (the AIVs of an AI core) or 2 (AIC <-> AIV)");
     (void)&acemu::rt::uses_cross_core<true>;
     acemu::enter(acemu::ctx(), "CrossCoreWaitFlag", ACEMU_SITE);
     acemu::rt::cross_core_wait(flagId, ACEMU_SITE);
-}
-// The newer pages give the wait the set's template parameters too.
-template <uint8_t modeId, pipe_t pipe> inline void CrossCoreWaitFlag(uint16_t flagId, ACEMU_SITE_PARAMS) {
-    CrossCoreWaitFlag(flagId, acemu_site);
+    acemu::rt::ub_sync(acemu::ctx(), acemu::trace::SYNC_ALL, 0, 0);  // the waiting core's pipes resume after it
 }
 
 // @api DataCacheCleanAndInvalid | yes: nothing to flush (scalar reads go to GM) | DataCacheCleanAndInvalid

@@ -64,7 +64,7 @@ inline void check_align8(BlockCtx* c, const char* api, const char* what, const v
 }  // namespace sort
 }  // namespace acemu
 
-// @api Sort32, MrgSort, MrgSort4Info, MrgSortSrcList, Extract | partial: the A2/A3 layout ((score, index) structures); no region proposals, no high-level Sort / TopK | Sort32
+// @api Sort32, MrgSort, MrgSort4Info, MrgSortSrcList, Extract | partial: the A2/A3 layout ((score, index) structures); no region proposals | Sort32
 namespace AscendC {
 
 template <typename T>
@@ -238,6 +238,72 @@ inline void Extract(const LocalTensor<T>& dstValue, const LocalTensor<uint32_t>&
     }
     acemu::mark_written(c, v, count * sizeof(T));
     acemu::mark_written(c, ix, count * 4);
+}
+
+
+// ---- the high-level sort (reference pages Concat, Sort, GetSortLen; A2/A3 layout) ----------------
+// Sort<T, isFullSort>(dst, concat, index, tmp, repeatTime) sorts repeatTime * 32 scores of `concat`
+// with their uint32_t indices from `index`, largest first, into (score, index) structures of 8 bytes
+// (Sort32's layout): each repeat's 32 on their own, or with isFullSort all of them; equal scores keep
+// their positions' order (the page's rule). On A2/A3 the scores go into `concat` unchanged: Concat
+// copies repeatTime * 32 of them (its page describes the region proposals of other products; for
+// A2/A3 it only prepares the data). GetSortLen<T>(n) is the sort structure's length in T for n
+// elements (8 bytes each), GetSortOffset<T>(i) an element's offset in it. `tmp` is accepted and
+// left alone.
+// @api Concat, Sort, GetSortLen, GetSortOffset | yes: the A2/A3 layout; Concat copies the scores (no region proposals) | Sort
+template <typename T> __aicore__ inline constexpr uint32_t GetSortLen(const uint32_t elemCount) { return elemCount * 8 / sizeof(T); }
+template <typename T> __aicore__ inline constexpr uint32_t GetSortOffset(const uint32_t elemOffset) { return elemOffset * 8 / sizeof(T); }
+
+template <typename T>
+inline void Concat(LocalTensor<T>& concat, const LocalTensor<T>& src, const LocalTensor<T>& tmp, const int32_t repeatTime, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Sort32, T);
+    (void)tmp;
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, "Concat", ACEMU_SITE);
+    if (!acemu::sort::check_repeat("Concat", repeatTime, 0, ACEMU_SITE) || repeatTime == 0) return;
+    const uint64_t n = uint64_t(repeatTime) * 32;
+    acemu::check_align(c, "Concat", "concat", concat.acemu_ptr(), ACEMU_SITE);
+    acemu::check_align(c, "Concat", "src", src.acemu_ptr(), ACEMU_SITE);
+    acemu::check_extent(c, "Concat", "concat", n * sizeof(T), concat.acemu_bytes(), ACEMU_SITE);
+    acemu::check_extent(c, "Concat", "src", n * sizeof(T), src.acemu_bytes(), ACEMU_SITE);
+    acemu::check_read(c, "Concat", "src", src.acemu_ptr(), n * sizeof(T), ACEMU_SITE);
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "Concat", ACEMU_SITE, acemu::dtype_of<T>(), uint64_t(repeatTime), n);
+    if (!acemu::in_ub(c, concat.acemu_ptr() + n - 1) || !acemu::in_ub(c, src.acemu_ptr() + n - 1)) return;
+    std::memmove(concat.acemu_ptr(), src.acemu_ptr(), n * sizeof(T));
+    acemu::mark_written(c, concat.acemu_ptr(), n * sizeof(T));
+}
+
+template <typename T, bool isFullSort>
+inline void Sort(const LocalTensor<T>& dst, const LocalTensor<T>& concat, const LocalTensor<uint32_t>& index, LocalTensor<T>& tmp,
+                 const int32_t repeatTime, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Sort32, T);
+    (void)tmp;
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, "Sort", ACEMU_SITE);
+    if (!acemu::sort::check_repeat("Sort", repeatTime, 0, ACEMU_SITE) || repeatTime == 0) return;
+    const uint64_t n = uint64_t(repeatTime) * 32;
+    acemu::check_align(c, "Sort", "dst", dst.acemu_ptr(), ACEMU_SITE);
+    acemu::check_align(c, "Sort", "concat", concat.acemu_ptr(), ACEMU_SITE);
+    acemu::check_align(c, "Sort", "index", index.acemu_ptr(), ACEMU_SITE);
+    acemu::check_extent(c, "Sort", "dst", n * 8, dst.acemu_bytes(), ACEMU_SITE);
+    acemu::check_extent(c, "Sort", "concat", n * sizeof(T), concat.acemu_bytes(), ACEMU_SITE);
+    acemu::check_extent(c, "Sort", "index", n * 4, index.acemu_bytes(), ACEMU_SITE);
+    const bool fits = n * 8 <= dst.acemu_bytes() && n * sizeof(T) <= concat.acemu_bytes() && n * 4 <= index.acemu_bytes();
+    acemu::check_read(c, "Sort", "concat", concat.acemu_ptr(), n * sizeof(T), ACEMU_SITE);
+    acemu::check_read(c, "Sort", "index", index.acemu_ptr(), n * 4, ACEMU_SITE);
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "Sort", ACEMU_SITE, acemu::dtype_of<T>(), uint64_t(repeatTime), n);
+    if (!fits) return;
+    std::vector<std::pair<T, uint32_t>> all(n);
+    for (uint64_t i = 0; i < n; ++i) all[i] = {concat.acemu_ptr()[i], index.acemu_ptr()[i]};
+    const auto larger = [](const std::pair<T, uint32_t>& a, const std::pair<T, uint32_t>& b) { return float(a.first) > float(b.first); };
+    if (isFullSort) {
+        std::stable_sort(all.begin(), all.end(), larger);
+    } else {
+        for (uint64_t r = 0; r < n; r += 32) std::stable_sort(all.begin() + r, all.begin() + r + 32, larger);
+    }
+    uint8_t* d = reinterpret_cast<uint8_t*>(dst.acemu_ptr());
+    for (uint64_t i = 0; i < n; ++i) acemu::sort::put<T>(d, i, all[i].first, all[i].second);
+    acemu::mark_written(c, d, n * 8);
 }
 
 }  // namespace AscendC

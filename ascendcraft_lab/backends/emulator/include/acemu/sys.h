@@ -93,9 +93,13 @@ template <typename T, typename U> __aicore__ inline constexpr auto DivCeil(T a, 
 }
 
 // Hardware units the kernels name (32-B data block, 256-B repeat, 8-bit repeat field).
-#ifndef ACEMU_ONE_BLK_SIZE  // cube.h defines it too, for a translation unit without this header
+// @api ONE_BLK_SIZE, DEFAULT_C0_SIZE, ONE_REPEAT_BYTE_SIZE, DEFAULT_BLK_NUM, DEFAULT_REPEAT_STRIDE, MAX_REPEAT_TIMES | yes: supplied by the toolchain, not on an API page | -
+// DEFAULT_C0_SIZE: the bytes of a C0 block (the fractal's 32-B row), which kernels divide by sizeof(T)
+// for an alignment in elements.
+#ifndef ACEMU_ONE_BLK_SIZE  // cube.h defines them too, for a translation unit without this header
 #define ACEMU_ONE_BLK_SIZE
 constexpr int32_t ONE_BLK_SIZE = 32;
+constexpr int32_t DEFAULT_C0_SIZE = 32;
 #endif
 constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;
 constexpr int32_t DEFAULT_BLK_NUM = 8;

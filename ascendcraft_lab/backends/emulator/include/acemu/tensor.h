@@ -27,6 +27,7 @@ template <typename T> inline const char* type_name() {
 inline void check_read(BlockCtx* c, const char* api, const char* what, const void* p, uint64_t n, const char* file, int line) {
     if (!in_ub(c, p)) return;
     uint64_t off = ub_offset(c, p);
+    ub_track(c, off, n, false);
     int64_t bad = shadow_first_unset(c, off, n);
     if (__builtin_expect(bad >= 0, 0)) {
         rt::report(UNINIT_READ, api, file, line,
@@ -37,7 +38,10 @@ inline void check_read(BlockCtx* c, const char* api, const char* what, const voi
     }
 }
 inline void mark_written(BlockCtx* c, const void* p, uint64_t n) {
-    if (in_ub(c, p)) shadow_mark(c, ub_offset(c, p), n);
+    if (in_ub(c, p)) {
+        shadow_mark(c, ub_offset(c, p), n);
+        ub_track(c, ub_offset(c, p), n, true);
+    }
 }
 // Vector instructions and DataCopy address UB in 32-B units.
 inline void check_align(BlockCtx* c, const char* api, const char* what, const void* p, const char* file, int line) {

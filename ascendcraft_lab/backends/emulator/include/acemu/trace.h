@@ -11,6 +11,13 @@
 
 namespace acemu {
 struct BlockCtx;
+// The UB pipe-order check (base.h, runtime.cpp) learns each instruction's pipe and each
+// dependency from the same calls that feed the trace.
+inline void order_pipe_op(BlockCtx* c, int pipe);
+inline void order_scalar(BlockCtx* c);
+namespace rt {
+void ub_sync(BlockCtx* c, int kind, uint64_t a, uint64_t b);
+}  // namespace rt
 namespace trace {
 
 // Pipes, numbered as the cube's pipe-order check numbers them (cube.h `Pipe`).
@@ -52,16 +59,19 @@ struct Log {
 inline Log* log_of(BlockCtx* c);  // base.h: the running block's log, or null when tracing is off
 
 inline void pipe_op(BlockCtx* c, int pipe, const char* api, const char* file, int line, int dtype, uint64_t a, uint64_t b = 0) {
+    order_pipe_op(c, pipe);
     Log* l = log_of(c);
     if (__builtin_expect(l == nullptr, 1)) return;
     l->add({api, file, a, b, uint32_t(line), INSTR, uint8_t(pipe), uint8_t(dtype), 0});
 }
 inline void sync_op(BlockCtx* c, int kind, const char* api, const char* file, int line, uint64_t a, uint64_t b = 0, int pipe = 0) {
+    rt::ub_sync(c, kind, a, b);
     Log* l = log_of(c);
     if (__builtin_expect(l == nullptr, 1)) return;
     l->add({api, file, a, b, uint32_t(line), uint8_t(kind), uint8_t(pipe), 0, 0});
 }
 inline void scalar_op(BlockCtx* c, const char* api, const char* file, int line, int gm, int dtype) {
+    order_scalar(c);
     Log* l = log_of(c);
     if (__builtin_expect(l == nullptr, 1)) return;
     l->add({api, file, uint64_t(gm), 1, uint32_t(line), SCALAR, P_S, uint8_t(dtype), 0});

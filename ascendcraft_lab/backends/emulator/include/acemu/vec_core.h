@@ -136,7 +136,9 @@ template <uint32_t per, class F> inline void for_each_active(const Mask& m, int 
 }
 
 template <typename T> inline void check_read_elem(BlockCtx* c, const char* api, const char* what, const T* p, bool& reported, const char* file, int line) {
-    if (reported || !in_ub(c, p)) return;
+    if (!in_ub(c, p)) return;
+    ub_track(c, ub_offset(c, p), sizeof(T), false);
+    if (reported) return;
     if (shadow_first_unset(c, ub_offset(c, p), sizeof(T)) >= 0) {
         reported = true;
         check_read(c, api, what, p, sizeof(T), file, line);

@@ -22,10 +22,13 @@ extern "C" __global__ __aicore__ void pad_rows_custom(GM_ADDR x, GM_ADDR y, GM_A
     LocalTensor<float> b = back.Get<float>();
     LocalTensor<uint8_t> scratch = tmp.Get<uint8_t>();
     DataCopy(s, xGm, packed);
+    PipeBarrier<PIPE_ALL>();  // the pipes (MTE2 / V / MTE3) run in parallel: order them
     PadParams pad{0, uint16_t((t.width + 7) / 8 * 8 - t.width), int32_t(t.value)};
     Pad(d, s, pad, scratch, t.padTiling);
+    PipeBarrier<PIPE_ALL>();
     DataCopy(yGm, d, aligned);
     UnPadParams unpad{0, pad.rightPad};
     UnPad(b, d, unpad, t.unpadTiling);
+    PipeBarrier<PIPE_ALL>();
     DataCopy(zGm, b, packed);
 }

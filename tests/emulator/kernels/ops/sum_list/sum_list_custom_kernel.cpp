@@ -23,7 +23,9 @@ extern "C" __global__ __aicore__ void sum_list_custom(GM_ADDR x, GM_ADDR y, GM_A
         GlobalTensor<float> xGm;
         xGm.SetGlobalBuffer(list.GetDataPtr<float>(i) + t.perCore * GetBlockIdx(), t.perCore);
         DataCopy(tile, xGm, t.perCore);
+        PipeBarrier<PIPE_ALL>();  // the pipes (MTE2 / V / MTE3) run in parallel: order them
         DataCopy(yGm, tile, t.perCore);
+        PipeBarrier<PIPE_ALL>();
     }
     SetAtomicNone();
 }

@@ -1,0 +1,138 @@
+"""Differential testing of the compiler: one DSL program, two implementations of its meaning.
+
+A program that the verifier accepts runs on the numpy interpreter and, lowered by the rule
+engine through the four passes, on the emulator; the two answers must agree within the output
+dtype's tolerance (the same rule `ascendcraft check` uses). Anything else is a disagreement:
+
+  reject     the verifier refused the program (for a generated program: a generator bug)
+  interp     the interpreter failed on a program the verifier accepted
+  lower      a pass refused it, or reported a finding, after the verifier had accepted it
+  compile    the generated C++ does not compile (or its tiling function disagrees with the DSL)
+  emulator   the emulator reported a finding (out-of-bounds access, unaligned address, ...)
+  crash      the kernel crashed or timed out
+  wrong      the answers differ beyond the tolerance
+
+`check(text, inputs, scalars)` gives one `Outcome`; the kernel is compiled once per program text
+(the emulator's runner caches compiled kernels by the hash of their sources). `minimise` reduces a
+failing generated program by its choice sequence (`dsl.generate.Replay`), keeping the kind of
+failure, as hypothesis shrinks (shorter and smaller choices first).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+
+from ...dsl import DslError
+from ...dsl.interp import run as interpret
+from ...dsl.parser import parse
+from ...dsl.verifier import verify
+from ...engines.rule import RuleEngine
+from ...passes.manager import LowerOptions, run_pipeline
+from ...reference.bind import compare
+from ...soc import DEFAULT_SOC
+from .verify import emulate, render_run
+
+KINDS = ("ok", "reject", "interp", "lower", "compile", "emulator", "crash", "wrong")
+
+
+@dataclass
+class Outcome:
+    kind: str                        # one of KINDS
+    message: str = ""
+    seconds: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == "ok"
+
+    @property
+    def failed(self) -> bool:
+        """A disagreement of the compiler with the interpreter (a verifier refusal is not one)."""
+        return self.kind not in ("ok", "reject")
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}" if self.message else self.kind
+
+
+def check(text: str, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, float] | None = None, *,
+          soc: str = DEFAULT_SOC, path: str = "fuzz.dsl.py", timeout: float = 120) -> Outcome:
+    """The interpreter's and the emulator's answers for `text` on `inputs` (GM name -> array)."""
+    scalars = dict(scalars or {})
+    seconds: dict = {}
+    t0 = time.perf_counter()
+    try:
+        shapes = {n: tuple(np.shape(a)) for n, a in inputs.items()}
+        program = verify(verify(parse(text, path)), shapes=shapes, scalars=scalars)
+    except DslError as e:
+        return Outcome("reject", e.render(), seconds)
+    try:
+        want = interpret(program, {**inputs, **scalars})
+    except DslError as e:
+        return Outcome("interp", e.render(), seconds)
+    seconds["interp"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    steps = run_pipeline(program, RuleEngine(), LowerOptions(soc=soc, shapes=shapes, scalars=scalars))
+    findings = [f"{s.spec.name}: {f.message}" for s in steps for f in s.findings]
+    seconds["lower"] = time.perf_counter() - t0
+    if findings or len(steps) < 4:
+        return Outcome("lower", "; ".join(findings) or "the pipeline stopped early", seconds)
+    t0 = time.perf_counter()
+    run = emulate(program, steps[-1].bundle, inputs, scalars, soc=soc, timeout=timeout)
+    seconds["emulate"] = time.perf_counter() - t0
+    if run.status in ("compile-error", "tiling-mismatch"):
+        return Outcome("compile", f"{run.message}\n{render_run(run, program)}".strip(), seconds)
+    if run.status in ("crash", "timeout"):
+        return Outcome("crash", f"{run.status}: {run.message}\n{render_run(run, program)}".strip(), seconds)
+    if run.findings:
+        return Outcome("emulator", render_run(run, program, limit=3), seconds)
+    bad = []
+    for p in program.outputs:
+        c = compare(p.name, run.outputs[p.name], want[p.name], p.dtype, None, None)
+        if not c.correct:
+            bad.append(f"`{p.name}` differs at {c.mismatches} of {int(np.prod(c.shape))} elements "
+                       f"(worst {c.worst}; max abs err {c.max_abs_err:.3g})")
+    if bad:
+        return Outcome("wrong", "; ".join(bad), seconds)
+    return Outcome("ok", "", seconds)
+
+
+def minimise(choices: list[int], fails: Callable[[list[int]], bool], *, budget: int = 200) -> list[int]:
+    """A shorter or smaller choice sequence for which `fails` still holds (greedy, as hypothesis
+    shrinks): cut blocks of choices off the end and out of the middle, then lower each choice
+    towards 0. `fails` replays a sequence (a choice past the end is 0) and says whether it still
+    shows the failure; at most `budget` calls."""
+    best = list(choices)
+    calls = 0
+
+    def attempt(candidate: list[int]) -> bool:
+        nonlocal best, calls
+        if calls >= budget or candidate == best:
+            return False
+        calls += 1
+        if fails(candidate):
+            best = candidate
+            return True
+        return False
+
+    improved = True
+    while improved and calls < budget:
+        improved = False
+        for size in (8, 4, 2, 1):
+            i = 0
+            while i < len(best) and calls < budget:
+                if attempt(best[:i] + best[i + size:]):
+                    improved = True
+                else:
+                    i += 1
+        for i in range(len(best)):
+            while best[i] > 0 and calls < budget:
+                for smaller in (0, best[i] // 2, best[i] - 1):
+                    if smaller < best[i] and attempt(best[:i] + [smaller] + best[i + 1:]):
+                        improved = True
+                        break
+                else:
+                    break
+    return best

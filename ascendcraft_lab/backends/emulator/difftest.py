@@ -26,6 +26,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ...dsl import DslError
+from ...dsl.generate import FORMS, Case, Draws, Replay, generate
 from ...dsl.interp import run as interpret
 from ...dsl.parser import parse
 from ...dsl.verifier import verify
@@ -136,3 +137,74 @@ def minimise(choices: list[int], fails: Callable[[list[int]], bool], *, budget: 
                 else:
                     break
     return best
+
+
+def check_case(case: Case, **kw) -> Outcome:
+    """`check` of a generated program on its inputs."""
+    return check(case.text, case.inputs, case.scalars, **kw)
+
+
+@dataclass
+class Disagreement:
+    seed: str
+    case: Case
+    outcome: Outcome
+    minimal: Case                 # the smallest program found that fails the same way
+    minimal_outcome: Outcome
+
+
+def same_failure(a: Outcome, b: Outcome) -> bool:
+    return a.kind == b.kind
+
+
+def shrink(choices: list[int], outcome: Outcome, *, budget: int = 60, forms: tuple[str, ...] = FORMS,
+           **kw) -> tuple[Case, Outcome]:
+    """The smallest program (by its choices) that fails as `outcome` did, and its outcome."""
+    seen: dict[tuple, Outcome] = {}
+
+    def outcome_of(cs: list[int]) -> tuple[Case, Outcome]:
+        case = generate(Replay(cs), forms)
+        if tuple(cs) not in seen:
+            seen[tuple(cs)] = check_case(case, **kw)
+        return case, seen[tuple(cs)]
+
+    best = minimise(choices, lambda cs: same_failure(outcome_of(cs)[1], outcome), budget=budget)
+    return outcome_of(best)
+
+
+@dataclass
+class Campaign:
+    """What a run of generated programs covered and found."""
+    programs: int = 0
+    kinds: dict = field(default_factory=dict)          # outcome kind -> count
+    forms: dict = field(default_factory=dict)          # form or feature tag -> count
+    shapes: set = field(default_factory=set)           # distinct (name, shape) of the inputs
+    disagreements: list = field(default_factory=list)  # Disagreement
+    seconds: float = 0.0
+
+
+def campaign(seed: int | str, *, count: int | None = None, minutes: float | None = None,
+             forms: tuple[str, ...] = FORMS, shrink_budget: int = 60,
+             report: Callable[[int, Case, Outcome], None] | None = None, **kw) -> Campaign:
+    """Generated programs `f"{seed}-{i}"` for i = 0, 1, ... until `count` programs or `minutes`,
+    each checked; a disagreement is shrunk to its smallest program (`shrink`)."""
+    out = Campaign()
+    start = time.perf_counter()
+    i = 0
+    while (count is None or i < count) and (minutes is None or time.perf_counter() - start < 60 * minutes):
+        draws = Draws(f"{seed}-{i}")
+        case = generate(draws, forms)
+        outcome = check_case(case, **kw)
+        out.programs += 1
+        out.kinds[outcome.kind] = out.kinds.get(outcome.kind, 0) + 1
+        for tag in case.forms:
+            out.forms[tag] = out.forms.get(tag, 0) + 1
+        out.shapes.update((n, tuple(a.shape)) for n, a in case.inputs.items())
+        if report:
+            report(i, case, outcome)
+        if outcome.failed:
+            small, small_outcome = shrink(draws.choices, outcome, budget=shrink_budget, forms=forms, **kw)
+            out.disagreements.append(Disagreement(f"{seed}-{i}", case, outcome, small, small_outcome))
+        i += 1
+    out.seconds = time.perf_counter() - start
+    return out

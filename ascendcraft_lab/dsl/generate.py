@@ -34,8 +34,9 @@ from .ir import DType
 from .ops import OPS
 
 FORMS = ("flat", "rows1d", "rows2d", "carried")
-DTYPES = (DType.f32, DType.f16)
+DTYPES = (DType.f32, DType.f16, DType.i32)      # i32: the flat form only (the others reduce)
 LITERALS = ("0.5", "2.0", "1.5", "-1.0", "3.0", "0.25")
+INT_LITERALS = ("2", "1", "-3", "0", "5")
 # Operand domains: op -> how its operand is made safe ("" none). Ops not listed take any operand.
 GUARDS = {"log": "positive", "sqrt": "positive", "rsqrt": "positive", "reciprocal": "nonzero",
           "exp": "bounded", "rint": "leaf", "floor": "leaf", "ceil": "leaf", "trunc": "leaf"}
@@ -100,11 +101,15 @@ class _Expr:
         self.binary = [n for n, s in OPS.items() if s.category == "binary" and dtype in s.dtypes]
         self.unary = [n for n, s in OPS.items() if s.category == "unary" and dtype in s.dtypes]
         self.compare = [n for n, s in OPS.items() if s.category == "compare" and dtype in s.dtypes]
+        if dtype not in OPS["where"].dtypes:
+            self.compare = []
+        self.reduce = [n for n in ("reduce_max", "reduce_sum", "reduce_min") if dtype in OPS[n].dtypes]
+        self.literals = INT_LITERALS if dtype.is_int else LITERALS
 
     def leaf(self, kind: str) -> str:
         names = [n for n, k in self.leaves.items() if k == kind]
         if kind == "scalar" or not names:
-            return self.d.pick(LITERALS + tuple(n for n, k in self.leaves.items() if k == "scalar"))
+            return self.d.pick(self.literals + tuple(n for n, k in self.leaves.items() if k == "scalar"))
         name = self.d.pick(names)
         self.used.add(name)
         return name
@@ -114,14 +119,14 @@ class _Expr:
         operand of a kind that broadcasts to it, a where(), a row reduction (col)."""
         choice = self.d.below(6) if depth > 0 else 0
         if choice == 0:
-            return self.leaf(kind) if self.has(kind) else self._col_from_full(0)
+            return self.leaf(kind) if self.has(kind) or not self.reduce else self._col_from_full(0)
         if choice == 1:
             return self.unary_of(self.full(depth - 1, kind), depth, kind)
         if choice in (2, 3):
             return self.binary_of(kind, depth)
         if choice == 4 and kind == "full" and self.compare:
             return self.select(depth)
-        if kind == "col":
+        if kind == "col" and self.reduce:
             return self._col_from_full(depth - 1)
         return self.binary_of(kind, depth)
 
@@ -130,15 +135,18 @@ class _Expr:
 
     def _col_from_full(self, depth: int) -> str:
         self.forms.add("row-reduction")
-        op = self.d.pick(("reduce_max", "reduce_sum", "reduce_min"))
+        op = self.d.pick(self.reduce)
         return f"{op}({self.full(depth, 'full')}, axis=-1, keepdim=True)"
 
     def other(self, kind: str, depth: int) -> str:
         """An operand that broadcasts against `kind`."""
-        kinds = ["scalar", kind] + (["row", "col"] if kind == "full" else [])
-        k = self.d.pick([k for k in kinds if k in ("scalar", kind) or self.has(k) or k == "col"])
+        kinds = ["scalar", kind] + (["row", "col", "one"] if kind == "full" else [])
+        k = self.d.pick([k for k in kinds if k in ("scalar", kind) or self.has(k) or (k == "col" and self.reduce)])
         if k == "scalar":
             return self.leaf("scalar")
+        if k == "one":
+            self.forms.add("one-element-once-per-core")
+            return self.leaf("one")
         if k == "col" and kind == "full":
             self.forms.add("col-broadcast")
             return self.full(max(depth - 1, 0), "col")
@@ -191,6 +199,7 @@ class _Expr:
         else:
             cmp = OPS[self.d.pick(self.compare)].symbol
             m = f"{self.leaf('full')} {cmp} {self.d.pick(('0.0', '0.5', '-0.5'))}"
+            self.forms.add("compare")
         a = self.full(depth - 1) if self.d.flag(0.7) else self.d.pick(("0.0", "-inf", "1.0"))
         b = self.full(depth - 1)
         if self.d.flag(0.3):
@@ -227,13 +236,17 @@ def _flat(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
         leaves["alpha"] = "scalar"
     if d.flag(0.25):
         leaves["m0u"] = "mask"
+    if d.flag(0.25):
+        leaves["w0u"] = "one"
     used: set = set()
     ex = _Expr(d, dtype, leaves, used, forms)
     body, last = _chain(d, ex, d.below(2) + 1, d.below(3), "x0u")
     T = dtype.value
     params = [f"x{i}: GM[{T}, (N,)]" for i in range(k) if f"x{i}u" in used]
     params += ["m0: GM[bool, (N,)]"] if "m0u" in used else []
-    params += [f"y: Out[{T}, (N,)]"] + (["alpha: f32"] if "alpha" in leaves else []) + ["t: Tiling"]
+    params += [f"w0: GM[{T}, (1,)]"] if "w0u" in used else []
+    scalar_t = "i32" if dtype.is_int else "f32"
+    params += [f"y: Out[{T}, (N,)]"] + ([f"alpha: {scalar_t}"] if "alpha" in leaves else []) + ["t: Tiling"]
     host_params = [p.replace("GM[", "Tensor[") for p in params if p.startswith("x")]
     if split == "core_split":
         host = ["cores, chunk = core_split(N)"]
@@ -242,7 +255,8 @@ def _flat(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     else:
         host = [f"chunk = cdiv(N, {d.pick((3, 2, 48, 5))})", "cores = cdiv(N, chunk)"]
     loads = [f"{name} = load({name[:-1]}[c])" for name in sorted(used) if leaves.get(name) in ("full", "mask")]
-    kernel = ["for part in core_chunk(t.chunk, N):", "    for c in tiles(part, t.tile):",
+    once = ["with copyin:", "    w0u = load(w0[:])"] if "w0u" in used else []
+    kernel = [*once, "for part in core_chunk(t.chunk, N):", "    for c in tiles(part, t.tile):",
               "        with copyin:", *[f"            {x}" for x in loads],
               "        with compute:", *[f"            {x}" for x in body],
               "        with copyout:", f"            store(y[c], {last})"]
@@ -250,8 +264,10 @@ def _flat(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     shapes = {f"x{i}": (n,) for i in range(k) if f"x{i}u" in used}
     if "m0u" in used:
         shapes["m0"] = (n,)
+    if "w0u" in used:
+        shapes["w0"] = (1,)
     forms.add(f"split-{split}")
-    return text, shapes, ({"alpha": 0.75} if "alpha" in leaves else {})
+    return text, shapes, ({"alpha": 3 if dtype.is_int else 0.75} if "alpha" in leaves else {})
 
 
 def _rows1d(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
@@ -306,36 +322,49 @@ def _names_in(lines: list[str], names: list[str]) -> set:
 def _rows2d(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     b, c = _dims(d)
     rows = d.pick((4, 1, 2, 3, 8))
+    cols = d.pick((0, 16, 8, 24, 64, 7))              # 0: whole rows, else tiles of `cols` columns
     leaves = {"x0u": "full", "x1u": "full"}
     if d.flag(0.5):
         leaves["b0u"] = "row"
     if d.flag(0.5):
         leaves["s0u"] = "col"
+    if d.flag(0.2):
+        leaves["w0u"] = "one"
     used: set = set()
     ex = _Expr(d, dtype, leaves, used, forms)
     body, last = _chain(d, ex, d.below(2) + 1, d.below(3), "x0u")
-    per_row = d.flag(0.25)
+    per_row = not cols and d.flag(0.25)
     if per_row:
         forms.add("per-row-output")
         body.append(f"w = {ex._col_from_full(1)}")
     T = dtype.value
     names = _names_in(body, [n for n in leaves if leaves[n] != "scalar"])
     decl = {"x0u": f"x0: GM[{T}, (B, C)]", "x1u": f"x1: GM[{T}, (B, C)]", "b0u": f"b0: GM[{T}, (C,)]",
-            "s0u": f"s0: GM[{T}, (B, 1)]"}
+            "s0u": f"s0: GM[{T}, (B, 1)]", "w0u": f"w0: GM[{T}, (1,)]"}
     params = [decl[n] for n in sorted(names)] + [f"y: Out[{T}, (B, C)]"]
     params += [f"z: Out[{T}, (B, 1)]"] if per_row else []
     params += ["t: Tiling"]
     host_params = [p.replace("GM[", "Tensor[") for p in params if p.startswith("x")]
-    view = {"x0u": "x0[c, :]", "x1u": "x1[c, :]", "b0u": "b0[:]", "s0u": "s0[c, :]"}
-    kernel = ["for part in core_chunk(t.per, B):", "    for c in tiles(part, t.rows):", "        with copyin:",
-              *[f"            {n} = load({view[n]})" for n in sorted(names)],
+    k = "k" if cols else ":"
+    view = {"x0u": f"x0[c, {k}]", "x1u": f"x1[c, {k}]", "b0u": f"b0[{k}]", "s0u": "s0[c, :]"}
+    once = ["with copyin:", "    w0u = load(w0[:])"] if "w0u" in names else []
+    loop = ["    for k in tiles(C, t.cols):", "    " if cols else ""]
+    if cols:
+        forms.add("column-tiles")
+    kernel = [*once, "for part in core_chunk(t.per, B):", *loop[:1 if cols else 0],
+              "    for c in tiles(part, t.rows):", "        with copyin:",
+              *[f"            {n} = load({view[n]})" for n in sorted(names) if n in view],
               "        with compute:", *[f"            {x}" for x in body],
-              "        with copyout:", f"            store(y[c, :], {last})"]
+              "        with copyout:", f"            store(y[c, {k}], {last})"]
     if per_row:
         kernel.append("            store(z[c, :], w)")
-    text = _program(host_params, ["cores, per = core_split(B)", f"return Launch(cores, per=per, rows={rows})"],
+    if cols:      # the c loop and its stages one level deeper, inside the k loop
+        at = kernel.index("    for c in tiles(part, t.rows):")
+        kernel = kernel[:at] + ["    " + x for x in kernel[at:]]
+    fields = f"rows={rows}" + (f", cols={cols}" if cols else "")
+    text = _program(host_params, ["cores, per = core_split(B)", f"return Launch(cores, per=per, {fields})"],
                     params, kernel)
-    shapes = {"x0": (b, c), "x1": (b, c), "b0": (c,), "s0": (b, 1)}
+    shapes = {"x0": (b, c), "x1": (b, c), "b0": (c,), "s0": (b, 1), "w0": (1,)}
     return text, {k: v for k, v in shapes.items() if f"{k}u" in names}, {}
 
 
@@ -374,6 +403,8 @@ def generate(d: Draws, forms: tuple[str, ...] = FORMS) -> Case:
     """One program and its inputs, from the choices of `d`."""
     form = d.pick(forms)
     dtype = d.pick(DTYPES)
+    if dtype.is_int and form != "flat":
+        dtype = DType.f32
     tags = {form, dtype.value}
     text, shapes, scalars = BUILDERS[form](d, dtype, tags)
     rng = np.random.default_rng(d.below(1 << 16))
@@ -381,6 +412,8 @@ def generate(d: Draws, forms: tuple[str, ...] = FORMS) -> Case:
     for name, shape in shapes.items():
         if name.startswith("m"):
             inputs[name] = rng.random(shape) > 0.5
+        elif dtype.is_int:
+            inputs[name] = rng.integers(-5, 6, shape).astype(dtype.np)
         else:
             inputs[name] = rng.uniform(-2.0, 2.0, shape).astype(dtype.np)
     return Case(text, inputs, scalars, tags, shapes)

@@ -201,6 +201,7 @@ class ComputeLowering(RegisterWalk):
     def assign_tile(self, target: Tile, value: ir.Expr, dsl: str | None = None) -> None:
         """`target = value` for a tile value: computed straight into `target` where safe."""
         reads_target = target.name in _leaf_names(value)
+        self.target = dsl
         if dsl in self.ctx.padded and not reads_target:
             self._refill_padding(dsl)
         if isinstance(value, ir.Name):

@@ -59,8 +59,9 @@ class Outcome:
 
 
 def check(text: str, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, float] | None = None, *,
-          soc: str = DEFAULT_SOC, path: str = "fuzz.dsl.py", timeout: float = 120) -> Outcome:
-    """The interpreter's and the emulator's answers for `text` on `inputs` (GM name -> array)."""
+          soc: str = DEFAULT_SOC, path: str = "fuzz.dsl.py", timeout: float = 120, emulated: bool = True) -> Outcome:
+    """The interpreter's and the emulator's answers for `text` on `inputs` (GM name -> array);
+    without `emulated`, only as far as the lowering (a program that lowers is "ok")."""
     scalars = dict(scalars or {})
     seconds: dict = {}
     t0 = time.perf_counter()
@@ -80,6 +81,8 @@ def check(text: str, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, flo
     seconds["lower"] = time.perf_counter() - t0
     if findings or len(steps) < 4:
         return Outcome("lower", "; ".join(findings) or "the pipeline stopped early", seconds)
+    if not emulated:
+        return Outcome("ok", "", seconds)
     t0 = time.perf_counter()
     run = emulate(program, steps[-1].bundle, inputs, scalars, soc=soc, timeout=timeout)
     seconds["emulate"] = time.perf_counter() - t0
@@ -154,7 +157,10 @@ class Disagreement:
 
 
 def same_failure(a: Outcome, b: Outcome) -> bool:
-    return a.kind == b.kind
+    """The same kind of failure; for a refusal of the lowering, the same words up to the first quote."""
+    if a.kind != b.kind:
+        return False
+    return a.kind != "lower" or a.message.split("`")[0] == b.message.split("`")[0]
 
 
 def shrink(choices: list[int], outcome: Outcome, *, budget: int = 60, forms: tuple[str, ...] = FORMS,
@@ -162,10 +168,12 @@ def shrink(choices: list[int], outcome: Outcome, *, budget: int = 60, forms: tup
     """The smallest program (by its choices) that fails as `outcome` did, and its outcome."""
     seen: dict[tuple, Outcome] = {}
 
+    emulated = outcome.kind not in ("reject", "interp", "lower")    # a failure before the emulator: no compile
+
     def outcome_of(cs: list[int]) -> tuple[Case, Outcome]:
         case = generate(Replay(cs), forms)
         if tuple(cs) not in seen:
-            seen[tuple(cs)] = check_case(case, **kw)
+            seen[tuple(cs)] = check_case(case, emulated=emulated, **kw)
         return case, seen[tuple(cs)]
 
     best = minimise(choices, lambda cs: same_failure(outcome_of(cs)[1], outcome), budget=budget)

@@ -22,10 +22,12 @@ Forms (a program has one, plus the features it drew; `Case.forms` names them):
             (keepdim) and a per-row output
   carried   a loop-carried tile of rows, acc = acc + (S, 1) x (C,) products over a range loop,
             stored as S rows C apart (the mHC post-mapping)
+  planes    tiles of planes (P, H, W) with a value per plane (P, 1, 1) and a (W,) row
 """
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,7 +35,7 @@ import numpy as np
 from .ir import DType
 from .ops import OPS
 
-FORMS = ("flat", "rows1d", "rows2d", "carried")
+FORMS = ("flat", "rows1d", "rows2d", "carried", "planes")
 DTYPES = (DType.f32, DType.f16, DType.i32)      # i32: the flat form only (the others reduce)
 LITERALS = ("0.5", "2.0", "1.5", "-1.0", "3.0", "0.25")
 INT_LITERALS = ("2", "1", "-3", "0", "5")
@@ -121,13 +123,18 @@ class _Expr:
         if choice == 0:
             return self.leaf(kind) if self.has(kind) or not self.reduce else self._col_from_full(0)
         if choice == 1:
-            return self.unary_of(self.full(depth - 1, kind), depth, kind)
+            return self.unary_of(depth, kind)
         if choice in (2, 3):
             return self.binary_of(kind, depth)
         if choice == 4 and kind == "full" and self.compare:
             return self.select(depth)
         if kind == "col" and self.reduce:
             return self._col_from_full(depth - 1)
+        if kind == "full" and self.has("row") and (self.has("col") or self.reduce):
+            self.forms.add("two-stretched")       # (C,) with (R, 1): both operands stretched
+            op = self.d.pick(self.binary[:3] + ["max"])
+            a, b = self.leaf("row"), self.full(depth - 1, "col")
+            return f"({a}) {OPS[op].symbol} ({b})" if OPS[op].symbol else f"{op}({a}, {b})"
         return self.binary_of(kind, depth)
 
     def has(self, kind: str) -> bool:
@@ -155,13 +162,15 @@ class _Expr:
             return self.leaf("row")
         return self.full(depth - 1, kind)
 
-    def unary_of(self, a: str, depth: int, kind: str = "full") -> str:
+    def unary_of(self, depth: int, kind: str = "full") -> str:
         op = self.d.pick(self.unary)
         guard = GUARDS.get(op, "")
         if guard == "leaf":             # a rounding op of a computed value may step either way: of a leaf only
             if not self.has(kind):
-                return f"abs({a})"
+                return f"abs({self.full(depth - 1, kind)})"
             a = self.leaf(kind)
+        else:
+            a = self.full(depth - 1, kind)
         if OPS[op].symbol:
             return f"{OPS[op].symbol}({a})"
         return f"{op}({self.guard(a, guard)})"
@@ -241,6 +250,7 @@ def _flat(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     used: set = set()
     ex = _Expr(d, dtype, leaves, used, forms)
     body, last = _chain(d, ex, d.below(2) + 1, d.below(3), "x0u")
+    used = _names_in(body, list(leaves))
     T = dtype.value
     params = [f"x{i}: GM[{T}, (N,)]" for i in range(k) if f"x{i}u" in used]
     params += ["m0: GM[bool, (N,)]"] if "m0u" in used else []
@@ -291,8 +301,19 @@ def _rows1d(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
         pre = ["s = " + start]
         first = [f"s = {comb}{red}({inner}){close}"]
         leaves["s"] = "scalar"
-        used_first = set(used)
+        used_first = _names_in(first, list(leaves))
     body, last = _chain(d, ex, d.below(2) + 1, d.below(3), "x0u")
+    scans = [n for n, spec in OPS.items() if spec.category == "scan" and dtype in spec.dtypes]
+    carry = []
+    if scans and d.flag(0.3):        # a running scan along the row, continued across tiles by a carry
+        op = d.pick(scans)
+        forms.add("scan")
+        start, arg = ("1.0", f"0.01 * {last} + 1.0") if OPS[op].reduction == "prod" else ("0.0", last)
+        carry = [f"carry = {start}"]
+        end = f"{'first' if OPS[op].reverse else 'last'}(q)"
+        body += [f"q = {op}({arg}, init=carry)", f"carry = {end if dtype is DType.f32 else f'cast({end}, f32)'}"]
+        last = "q"
+    used = _names_in(body + first, list(leaves))
     names = sorted(n for n in used if leaves.get(n) in ("full", "mask"))
     params = [f"x{i}: GM[{T}, (B, C)]" for i in range(2) if f"x{i}u" in used]
     params += ["m0: GM[bool, (B, C)]"] if "m0u" in used else []
@@ -303,6 +324,7 @@ def _rows1d(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
         kernel += [f"    {pre[0]}", "    for c in tiles(C, t.tile):", "        with copyin:",
                    *[f"            {n} = load({n[:-1]}[r, c])" for n in sorted(used_first & set(names))],
                    "        with compute:", f"            {first[0]}"]
+    kernel += [f"    {x}" for x in carry]
     kernel += ["    for c in tiles(C, t.tile):", "        with copyin:",
                *[f"            {n} = load({n[:-1]}[r, c])" for n in names if not sweeps or n in _names_in(body, names)],
                "        with compute:", *[f"            {x}" for x in body],
@@ -314,7 +336,7 @@ def _rows1d(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
 
 
 def _names_in(lines: list[str], names: list[str]) -> set:
-    import re
+    """The names of `names` that the lines read."""
     words = {w for line in lines for w in re.findall(r"[A-Za-z_]\w*", line)}
     return {n for n in names if n in words}
 
@@ -390,13 +412,43 @@ def _carried(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     return text, {"h": (b, s, s, 1), "x": (b, s, c)}, {}
 
 
+def _planes(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
+    p = d.pick((3, 1, 2, 5, 49))
+    h = d.pick((3, 1, 2, 5))
+    w = d.pick((17, 1, 8, 33, 64))
+    planes = d.pick((2, 1, 3, 4))
+    leaves = {"x0u": "full", "x1u": "full"}
+    if d.flag(0.5):
+        leaves["s0u"] = "col"            # a value per plane, (P, 1, 1)
+    if d.flag(0.4):
+        leaves["b0u"] = "row"            # a (W,) row for every row of every plane
+    used: set = set()
+    ex = _Expr(d, dtype, leaves, used, forms)
+    ex.reduce = []                        # a per-row value of planes is another broadcast: not drawn here
+    body, last = _chain(d, ex, d.below(2) + 1, d.below(3), "x0u")
+    T = dtype.value
+    names = _names_in(body, [n for n in leaves if leaves[n] != "scalar"])
+    decl = {"x0u": f"x0: GM[{T}, (P, H, W)]", "x1u": f"x1: GM[{T}, (P, H, W)]", "s0u": f"s0: GM[{T}, (P, 1, 1)]",
+            "b0u": f"b0: GM[{T}, (W,)]"}
+    view = {"x0u": "x0[c, :, :]", "x1u": "x1[c, :, :]", "s0u": "s0[c, :, :]", "b0u": "b0[:]"}
+    params = [decl[n] for n in sorted(names)] + [f"y: Out[{T}, (P, H, W)]", "t: Tiling"]
+    kernel = ["for part in core_chunk(t.per, P):", "    for c in tiles(part, t.planes):", "        with copyin:",
+              *[f"            {n} = load({view[n]})" for n in sorted(names)],
+              "        with compute:", *[f"            {x}" for x in body],
+              "        with copyout:", f"            store(y[c, :, :], {last})"]
+    text = _program([f"x0: Tensor[{T}, (P, H, W)]"],
+                    ["cores, per = core_split(P)", f"return Launch(cores, per=per, planes={planes})"], params, kernel)
+    shapes = {"x0": (p, h, w), "x1": (p, h, w), "s0": (p, 1, 1), "b0": (w,)}
+    return text, {k: v for k, v in shapes.items() if f"{k}u" in names}, {}
+
+
 def _program(host_params: list[str], host: list[str], params: list[str], kernel: list[str]) -> str:
     head = "@host\ndef tiling(" + ", ".join(host_params) + "):\n" + "".join(f"    {x}\n" for x in host)
     body = "".join(f"    {x}\n" for x in kernel)
     return f"{head}\n\n@kernel\ndef fuzz(" + ", ".join(params) + "):\n" + body
 
 
-BUILDERS = {"flat": _flat, "rows1d": _rows1d, "rows2d": _rows2d, "carried": _carried}
+BUILDERS = {"flat": _flat, "rows1d": _rows1d, "rows2d": _rows2d, "carried": _carried, "planes": _planes}
 
 
 def generate(d: Draws, forms: tuple[str, ...] = FORMS) -> Case:

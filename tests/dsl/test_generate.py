@@ -9,6 +9,7 @@ import collections
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ascendcraft_lab.backends.emulator.difftest import minimise
+from ascendcraft_lab.dsl import DslError
 from ascendcraft_lab.dsl.generate import FORMS, Draws, Replay, generate
 from ascendcraft_lab.dsl.interp import run
 from ascendcraft_lab.dsl.parser import parse
@@ -17,8 +18,11 @@ from ascendcraft_lab.dsl.verifier import verify
 
 def _accepted(case) -> None:
     shapes = {n: a.shape for n, a in case.inputs.items()}
-    program = verify(verify(parse(case.text, "gen.dsl.py")), shapes=shapes, scalars=case.scalars)
-    outputs = run(program, {**case.inputs, **case.scalars})
+    try:
+        program = verify(verify(parse(case.text, "gen.dsl.py")), shapes=shapes, scalars=case.scalars)
+        outputs = run(program, {**case.inputs, **case.scalars})
+    except DslError as e:
+        raise AssertionError(f"a generated program is refused:\n{case.text}\n{e.render()}") from None
     assert set(outputs) >= {p.name for p in program.outputs}
 
 

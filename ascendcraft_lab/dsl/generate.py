@@ -23,6 +23,8 @@ Forms (a program has one, plus the features it drew; `Case.forms` names them):
   carried   a loop-carried tile of rows, acc = acc + (S, 1) x (C,) products over a range loop,
             stored as S rows C apart (the mHC post-mapping)
   planes    tiles of planes (P, H, W) with a value per plane (P, 1, 1) and a (W,) row
+  global    two phases: each core adds a partial sum into a Workspace, sync_all(), each core reads
+            the total back and uses it
 """
 from __future__ import annotations
 
@@ -35,8 +37,8 @@ import numpy as np
 from .ir import DType
 from .ops import OPS
 
-FORMS = ("flat", "rows1d", "rows2d", "carried", "planes")
-DTYPES = (DType.f32, DType.f16, DType.i32)      # i32: the flat form only (the others reduce)
+FORMS = ("flat", "rows1d", "rows2d", "carried", "planes", "global")
+DTYPES = (DType.f32, DType.f16, DType.i32)      # i32: the forms that need no reduction
 LITERALS = ("0.5", "2.0", "1.5", "-1.0", "3.0", "0.25")
 INT_LITERALS = ("2", "1", "-3", "0", "5")
 # Operand domains: op -> how its operand is made safe ("" none). Ops not listed take any operand.
@@ -159,6 +161,9 @@ class _Expr:
             return self.full(max(depth - 1, 0), "col")
         if k == "row":
             self.forms.add("row-broadcast")
+            if self.reduce and self.d.flag(0.3):          # the rows folded into one: (C,) of a 2-D tile
+                self.forms.add("fold-rows")
+                return f"{self.d.pick(self.reduce)}({self.full(max(depth - 1, 0))}, axis=0)"
             return self.leaf("row")
         return self.full(depth - 1, kind)
 
@@ -355,7 +360,7 @@ def _rows2d(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     used: set = set()
     ex = _Expr(d, dtype, leaves, used, forms)
     body, last = _chain(d, ex, d.below(2) + 1, d.below(3), "x0u")
-    per_row = not cols and d.flag(0.25)
+    per_row = not cols and bool(ex.reduce) and d.flag(0.25)
     if per_row:
         forms.add("per-row-output")
         body.append(f"w = {ex._col_from_full(1)}")
@@ -442,20 +447,58 @@ def _planes(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     return text, {k: v for k, v in shapes.items() if f"{k}u" in names}, {}
 
 
+def _global(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
+    """Two phases: every core adds its part of a sum into a Workspace (atomic add), sync_all(), then
+    every core reads the total and uses it on its part."""
+    n = d.pick((1001, 7, 64, 257, 4096, 33))
+    tile = d.pick((64, 8, 24, 256))
+    split = d.pick((4, 3, 48, 2))
+    dtype = DType.f32
+    forms.discard("f16")
+    forms.add("f32")
+    leaves = {"x0u": "full", "x1u": "full"}
+    used: set = set()
+    ex = _Expr(d, dtype, leaves, used, forms)
+    ex.reduce = []
+    inner = ex.full(d.below(2))
+    leaves["tot"] = "scalar"                 # the total, known in the second phase
+    body, last = _chain(d, ex, d.below(2) + 1, d.below(2), "x0u")
+    if "tot" not in _names_in(body, ["tot"]):
+        body[-1] = body[-1].replace(" = ", " = tot * ", 1) if d.flag(0.5) else body[-1] + " + tot"
+    first = _names_in([inner], ["x0u", "x1u"])
+    second = _names_in(body, ["x0u", "x1u"])
+    params = [f"x{i}: GM[f32, (N,)]" for i in range(2) if f"x{i}u" in first | second]
+    params += ["y: Out[f32, (N,)]", "ws: Workspace[f32, (8,)]", "t: Tiling"]
+    kernel = ["for part in core_chunk(t.chunk, N):", "    s = 0.0", "    for c in tiles(part, t.tile):",
+              "        with copyin:", *[f"            {x} = load({x[:-1]}[c])" for x in sorted(first)],
+              "        with compute:", f"            s = s + reduce_sum({inner})",
+              "    with copyout:", "        store(ws[0], s, accumulate=True)",
+              "sync_all()", "with copyin:", "    tot = load(ws[0])",
+              "for part in core_chunk(t.chunk, N):", "    for c in tiles(part, t.tile):",
+              "        with copyin:", *[f"            {x} = load({x[:-1]}[c])" for x in sorted(second)],
+              "        with compute:", *[f"            {x}" for x in body],
+              "        with copyout:", f"            store(y[c], {last})"]
+    host = [f"chunk = align_up(cdiv(N, {split}), 8)", "cores = cdiv(N, chunk)",
+            f"return Launch(cores, chunk=chunk, tile={tile})"]
+    text = _program(["x0: Tensor[f32, (N,)]"], host, params, kernel)
+    return text, {f"x{i}": (n,) for i in range(2) if f"x{i}u" in first | second}, {}
+
+
 def _program(host_params: list[str], host: list[str], params: list[str], kernel: list[str]) -> str:
     head = "@host\ndef tiling(" + ", ".join(host_params) + "):\n" + "".join(f"    {x}\n" for x in host)
     body = "".join(f"    {x}\n" for x in kernel)
     return f"{head}\n\n@kernel\ndef fuzz(" + ", ".join(params) + "):\n" + body
 
 
-BUILDERS = {"flat": _flat, "rows1d": _rows1d, "rows2d": _rows2d, "carried": _carried, "planes": _planes}
+BUILDERS = {"flat": _flat, "rows1d": _rows1d, "rows2d": _rows2d, "carried": _carried, "planes": _planes,
+            "global": _global}
 
 
 def generate(d: Draws, forms: tuple[str, ...] = FORMS) -> Case:
     """One program and its inputs, from the choices of `d`."""
     form = d.pick(forms)
     dtype = d.pick(DTYPES)
-    if dtype.is_int and form != "flat":
+    if dtype.is_int and form not in ("flat", "rows2d", "planes"):
         dtype = DType.f32
     tags = {form, dtype.value}
     text, shapes, scalars = BUILDERS[form](d, dtype, tags)

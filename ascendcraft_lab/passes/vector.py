@@ -412,6 +412,8 @@ class ComputeLowering(RegisterWalk):
         if not tiles.is_pitched(t):          # a 1-D tile along its one axis, kept: one value
             em.line(f"{spec.api}({out.name}, {src.name}, {work.name}, {self.ctx.count(t, exact=True)}{spec.api_args});")
             self.ctx.release(work)
+            # one value written: in a kernel that compares, the next op reads whole repeats (pass 4 zeroes the rest)
+            em.line(self.ctx.hole(ExactWrite(out.name, e.type.dtype, "1")))
             return
         rows, cols, pitch, rep_stride = self.ctx.layout(t)
         per = REPEAT_BYTES // t.dtype.nbytes

@@ -121,6 +121,29 @@ def powers(x: GM[f32, (N,)], y: Out[f32, (N,)], z: Out[f32, (N,)], t: Tiling):
             store(z[c], zu)
 '''
 
+# Found by the generator (seed 2, program 33; minimised by hand): in a kernel that compares (counts
+# rounded up to whole 256-byte repeats), the keepdim reduction of a 1-D tile wrote one value and
+# the next instruction read 64 lanes, 63 of them never written (an emulator finding).
+ONE_VALUE_IN_A_COMPARING_KERNEL = '''
+@host
+def tiling(x0: Tensor[f32, (B, C)]):
+    cores, per = core_split(B)
+    return Launch(cores, per=per, tile=256)
+
+
+@kernel
+def one_value(x0: GM[f32, (B, C)], y: Out[f32, (B, C)], t: Tiling):
+    for r in core_rows(t.per, B):
+        for c in tiles(C, t.tile):
+            with copyin:
+                x0u = load(x0[r, c])
+            with compute:
+                v0 = x0u - abs(reduce_max(x0u, axis=-1, keepdim=True))
+                v1 = v0 + where(x0u < 0.0, 0.0, x0u)
+            with copyout:
+                store(y[r, c], v1)
+'''
+
 
 def _mask_inputs(b=7, n=37):
     return {"x": RNG.standard_normal((b, n)).astype(np.float32), "m": np.triu(np.ones((b, n), bool), 1)}
@@ -157,6 +180,11 @@ def test_the_post_mapping_with_consecutive_coefficients_lowers_and_agrees(b, s, 
 
 def test_powers_of_temporaries_and_of_the_target_lower_and_agree():
     out = check(POWERS, {"x": RNG.uniform(-2, 2, 100).astype(np.float32)})
+    assert out.ok, out
+
+
+def test_a_one_value_reduction_in_a_comparing_kernel_is_padded_before_it_is_read():
+    out = check(ONE_VALUE_IN_A_COMPARING_KERNEL, {"x0": RNG.uniform(-2, 2, (3, 257)).astype(np.float32)})
     assert out.ok, out
 
 

@@ -25,6 +25,8 @@ Forms (a program has one, plus the features it drew; `Case.forms` names them):
   planes    tiles of planes (P, H, W) with a value per plane (P, 1, 1) and a (W,) row
   global    two phases: each core adds a partial sum into a Workspace, sync_all(), each core reads
             the total back and uses it
+  views     every step-th row (a stepped slice), a flipped middle axis, a concatenation by stores
+            at an offset
 """
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ import numpy as np
 from .ir import DType
 from .ops import OPS
 
-FORMS = ("flat", "rows1d", "rows2d", "carried", "planes", "global")
+FORMS = ("flat", "rows1d", "rows2d", "carried", "planes", "global", "views")
 DTYPES = (DType.f32, DType.f16, DType.i32)      # i32: the forms that need no reduction
 LITERALS = ("0.5", "2.0", "1.5", "-1.0", "3.0", "0.25")
 INT_LITERALS = ("2", "1", "-3", "0", "5")
@@ -484,6 +486,51 @@ def _global(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     return text, {f"x{i}": (n,) for i in range(2) if f"x{i}u" in first | second}, {}
 
 
+def _views(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
+    """GM views: every step-th row of a plane (one strided copy), a flip of the middle axis (a scalar
+    index counted from the end), or a concatenation of two results along the last axis (stores at
+    an offset)."""
+    bb = d.pick((2, 1, 3, 5))
+    h = d.pick((5, 1, 2, 4, 7))
+    w = d.pick((17, 8, 33, 64, 1))
+    tile = d.pick((16, 8, 24, 64))
+    kind = d.pick(("stepped", "flip", "concat"))
+    step = d.pick((2, 3))
+    forms.add(f"view-{kind}")
+    leaves = {"x0u": "full", "x1u": "full"}
+    used: set = set()
+    ex = _Expr(d, dtype, leaves, used, forms)
+    ex.reduce = []
+    body, last = _chain(d, ex, d.below(2) + 1, d.below(3), "x0u")
+    T = dtype.value
+    names = sorted(_names_in(body, ["x0u", "x1u"]))
+    params = [f"x{i}: GM[{T}, (B, H, W)]" for i in range(2) if f"x{i}u" in names]
+    if kind == "stepped":
+        out = f"(B, (H + {step - 1}) // {step}, W)"
+        loop = ["for b in core_rows(t.per, B):", "    for k in tiles(W, t.tile):"]
+        views = {n: f"{n[:-1]}[b, 0:H:{step}, k]" for n in names}
+        stores = [f"store(y[b, :, k], {last})"]
+    elif kind == "flip":
+        out = "(B, H, W)"
+        loop = ["for b in core_rows(t.per, B):", "    for q in range(H):", "        for k in tiles(W, t.tile):"]
+        views = {n: f"{n[:-1]}[b, H - 1 - q, k]" for n in names}
+        stores = [f"store(y[b, q, k], {last})"]
+    else:
+        out = "(B, H, 2 * W)"
+        loop = ["for b in core_rows(t.per, B):", "    for k in tiles(W, t.tile):"]
+        views = {n: f"{n[:-1]}[b, :, k]" for n in names}
+        body.append(f"u = x0u * {ex.literals[0]}")
+        stores = [f"store(y[b, :, k], {last})", "store(y[b, :, k.start + W:k.start + W + k.len], u)"]
+    params += [f"y: Out[{T}, {out}]", "t: Tiling"]
+    pad = " " * (4 * len(loop))
+    kernel = loop + [f"{pad}with copyin:", *[f"{pad}    {n} = load({views[n]})" for n in names],
+                     f"{pad}with compute:", *[f"{pad}    {x}" for x in body],
+                     f"{pad}with copyout:", *[f"{pad}    {x}" for x in stores]]
+    text = _program([f"x0: Tensor[{T}, (B, H, W)]"],
+                    ["cores, per = core_split(B)", f"return Launch(cores, per=per, tile={tile})"], params, kernel)
+    return text, {n[:-1]: (bb, h, w) for n in names}, {}
+
+
 def _program(host_params: list[str], host: list[str], params: list[str], kernel: list[str]) -> str:
     head = "@host\ndef tiling(" + ", ".join(host_params) + "):\n" + "".join(f"    {x}\n" for x in host)
     body = "".join(f"    {x}\n" for x in kernel)
@@ -491,14 +538,14 @@ def _program(host_params: list[str], host: list[str], params: list[str], kernel:
 
 
 BUILDERS = {"flat": _flat, "rows1d": _rows1d, "rows2d": _rows2d, "carried": _carried, "planes": _planes,
-            "global": _global}
+            "global": _global, "views": _views}
 
 
 def generate(d: Draws, forms: tuple[str, ...] = FORMS) -> Case:
     """One program and its inputs, from the choices of `d`."""
     form = d.pick(forms)
     dtype = d.pick(DTYPES)
-    if dtype.is_int and form not in ("flat", "rows2d", "planes"):
+    if dtype.is_int and form not in ("flat", "rows2d", "planes", "views"):
         dtype = DType.f32
     tags = {form, dtype.value}
     text, shapes, scalars = BUILDERS[form](d, dtype, tags)

@@ -144,6 +144,29 @@ def one_value(x0: GM[f32, (B, C)], y: Out[f32, (B, C)], t: Tiling):
                 store(y[r, c], v1)
 '''
 
+# Found by the generator (seed v1, program 1; minimised by the shrinker): every 2nd row of a plane
+# into an output of (H + 1) // 2 rows. The kernel was right, but the init pass's checker could not
+# size the InitBuffer calls ("`tileBytes` ... has no known value"): the buffer size reads the member
+# `outH`, assigned in Init, which the checker did not follow.
+STEPPED_ROWS = '''
+@host
+def tiling(x0: Tensor[f32, (B, H, W)]):
+    cores, per = core_split(B)
+    return Launch(cores, per=per, tile=16)
+
+
+@kernel
+def stepped(x0: GM[f32, (B, H, W)], y: Out[f32, (B, (H + 1) // 2, W)], t: Tiling):
+    for b in core_rows(t.per, B):
+        for k in tiles(W, t.tile):
+            with copyin:
+                x0u = load(x0[b, 0:H:2, k])
+            with compute:
+                v0 = x0u + x0u
+            with copyout:
+                store(y[b, :, k], v0)
+'''
+
 
 def _mask_inputs(b=7, n=37):
     return {"x": RNG.standard_normal((b, n)).astype(np.float32), "m": np.triu(np.ones((b, n), bool), 1)}
@@ -185,6 +208,12 @@ def test_powers_of_temporaries_and_of_the_target_lower_and_agree():
 
 def test_a_one_value_reduction_in_a_comparing_kernel_is_padded_before_it_is_read():
     out = check(ONE_VALUE_IN_A_COMPARING_KERNEL, {"x0": RNG.uniform(-2, 2, (3, 257)).astype(np.float32)})
+    assert out.ok, out
+
+
+@pytest.mark.parametrize("shape", [(2, 5, 17), (1, 4, 64)])
+def test_every_second_row_into_an_output_sized_by_a_dim_expression_lowers_and_agrees(shape):
+    out = check(STEPPED_ROWS, {"x0": RNG.uniform(-2, 2, shape).astype(np.float32)})
     assert out.ok, out
 
 

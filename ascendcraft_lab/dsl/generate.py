@@ -310,6 +310,11 @@ def _rows1d(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
         leaves["s"] = "scalar"
         used_first = _names_in(first, list(leaves))
     body, last = _chain(d, ex, d.below(2) + 1, d.below(3), "x0u")
+    if d.flag(0.2):                  # a gather within the tile: reversed, or shifted by one and clamped
+        forms.add("take")
+        ix = d.pick(("(c.len - 1) - iota(c.len, dtype=i32)", "min(iota(c.len, dtype=i32) + 1, c.len - 1)"))
+        body += [f"ix = {ix}", f"g = take({last}, ix) + {last}"]
+        last = "g"
     scans = [n for n, spec in OPS.items() if spec.category == "scan" and dtype in spec.dtypes]
     carry = []
     if scans and d.flag(0.3):        # a running scan along the row, continued across tiles by a carry
@@ -458,6 +463,7 @@ def _global(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     dtype = DType.f32
     forms.discard("f16")
     forms.add("f32")
+    forms.add("workspace-sync_all")
     leaves = {"x0u": "full", "x1u": "full"}
     used: set = set()
     ex = _Expr(d, dtype, leaves, used, forms)
@@ -470,11 +476,14 @@ def _global(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     first = _names_in([inner], ["x0u", "x1u"])
     second = _names_in(body, ["x0u", "x1u"])
     params = [f"x{i}: GM[f32, (N,)]" for i in range(2) if f"x{i}u" in first | second]
-    params += ["y: Out[f32, (N,)]", "ws: Workspace[f32, (8,)]", "t: Tiling"]
+    loss = d.flag(0.4)              # the total also as a 0-d output, added into by every core
+    params += ["y: Out[f32, (N,)]"] + (["loss: Out[f32, ()]"] if loss else [])
+    params += ["ws: Workspace[f32, (8,)]", "t: Tiling"]
     kernel = ["for part in core_chunk(t.chunk, N):", "    s = 0.0", "    for c in tiles(part, t.tile):",
               "        with copyin:", *[f"            {x} = load({x[:-1]}[c])" for x in sorted(first)],
               "        with compute:", f"            s = s + reduce_sum({inner})",
               "    with copyout:", "        store(ws[0], s, accumulate=True)",
+              *(["        store(loss, s, accumulate=True)"] if loss else []),
               "sync_all()", "with copyin:", "    tot = load(ws[0])",
               "for part in core_chunk(t.chunk, N):", "    for c in tiles(part, t.tile):",
               "        with copyin:", *[f"            {x} = load({x[:-1]}[c])" for x in sorted(second)],

@@ -167,6 +167,46 @@ def stepped(x0: GM[f32, (B, H, W)], y: Out[f32, (B, (H + 1) // 2, W)], t: Tiling
                 store(y[b, :, k], v0)
 '''
 
+# Found by the generator (seed t1, programs 2, 5 and 10): a value stored twice in one copyout stage.
+# A scalar's UB copy was declared twice (a g++ error, `redeclaration of sOut`); a tile was dequeued
+# twice from a queue it was enqueued to once (the compute pass's own checker refused it).
+STORED_TWICE = '''
+@host
+def tiling(x0: Tensor[f32, (N,)]):
+    chunk = align_up(cdiv(N, 4), 8)
+    return Launch(cdiv(N, chunk), chunk=chunk, tile=64)
+
+
+@kernel
+def twice(x0: GM[f32, (N,)], y: Out[f32, (N,)], z: Out[f32, (N,)], loss: Out[f32, ()],
+          ws: Workspace[f32, (8,)], t: Tiling):
+    for part in core_chunk(t.chunk, N):
+        s = 0.0
+        for c in tiles(part, t.tile):
+            with copyin:
+                x0u = load(x0[c])
+            with compute:
+                s = s + reduce_sum(x0u)
+                v = x0u * 2.0
+            with copyout:
+                store(y[c], v)
+                store(z[c], v)
+        with copyout:
+            store(ws[0], s, accumulate=True)
+            store(loss, s, accumulate=True)
+    sync_all()
+    with copyin:
+        tot = load(ws[0])
+    for part in core_chunk(t.chunk, N):
+        for c in tiles(part, t.tile):
+            with copyin:
+                x0u = load(x0[c])
+            with compute:
+                v = x0u - tot
+            with copyout:
+                store(y[c], v)
+'''
+
 
 def _mask_inputs(b=7, n=37):
     return {"x": RNG.standard_normal((b, n)).astype(np.float32), "m": np.triu(np.ones((b, n), bool), 1)}
@@ -214,6 +254,11 @@ def test_a_one_value_reduction_in_a_comparing_kernel_is_padded_before_it_is_read
 @pytest.mark.parametrize("shape", [(2, 5, 17), (1, 4, 64)])
 def test_every_second_row_into_an_output_sized_by_a_dim_expression_lowers_and_agrees(shape):
     out = check(STEPPED_ROWS, {"x0": RNG.uniform(-2, 2, shape).astype(np.float32)})
+    assert out.ok, out
+
+
+def test_a_scalar_and_a_tile_stored_twice_in_one_stage_lower_and_agree():
+    out = check(STORED_TWICE, {"x0": RNG.uniform(-2, 2, 1001).astype(np.float32)})
     assert out.ok, out
 
 

@@ -769,7 +769,7 @@ class _Verifier:
                                "keep the last axis too (a 2-D tile of rows, e.g. "
                                f"{g.tensor}[{', '.join('c' if j == axis else ':' if j > axis else 'r' for j in range(rank))}]), "
                                "or view the axes so the tiled one is last")
-        if level is Level.UB and len(kept) > 1 and strip(kept[-1]) == ONE:
+        if level is Level.UB and len(kept) > 1 and strip(kept[-1]) == ONE and any(strip(k) != ONE for k in kept):
             self._check_dense_view(g, tensor, kept, kept_axes)
 
     def _check_dense_view(self, g: GmRef, tensor: TensorType, kept: list, kept_axes: list) -> None:

@@ -207,6 +207,39 @@ def twice(x0: GM[f32, (N,)], y: Out[f32, (N,)], z: Out[f32, (N,)], loss: Out[f32
                 store(y[c], v)
 '''
 
+# Found by the generator (seeds fold-94 and fold-186): in a kernel that compares, counts are rounded up
+# to whole 256-byte repeats. A scan from the end started in the padding lanes (nan there made the whole
+# row nan), a take() gathered at the index's padding lanes (a reversed iota is negative there: the
+# emulator reported a Gather 4 GB outside its source), and a running sum that reached -inf turned
+# into nan (Kahan's inf - inf).
+PADDED_SCANS_AND_GATHERS = '''
+@host
+def tiling(x0: Tensor[f32, (B, C)]):
+    cores, per = core_split(B)
+    return Launch(cores, per=per, tile=24)
+
+
+@kernel
+def padded(x0: GM[f32, (B, C)], m0: GM[bool, (B, C)], y: Out[f32, (B, C)], z: Out[f32, (B, C)], t: Tiling):
+    for r in core_rows(t.per, B):
+        carry = 1.0
+        run = 0.0
+        for c in tiles(C, t.tile):
+            with copyin:
+                x0u = load(x0[r, c])
+                m0u = load(m0[r, c])
+            with compute:
+                v0 = x0u * where(m0u, x0u * 0.0 + 2.0, -inf)
+                q = cumprod_rev(0.01 * where(x0u > 0.0, x0u, 1.0) + 1.0, init=carry)
+                carry = cast(first(q), f32)
+                ix = (c.len - 1) - iota(c.len, dtype=i32)
+                g = take(q, ix) + cumsum(v0, init=run)
+                run = cast(last(cumsum(v0, init=run)), f32)
+            with copyout:
+                store(y[r, c], g)
+                store(z[r, c], q)
+'''
+
 
 def _mask_inputs(b=7, n=37):
     return {"x": RNG.standard_normal((b, n)).astype(np.float32), "m": np.triu(np.ones((b, n), bool), 1)}
@@ -259,6 +292,14 @@ def test_every_second_row_into_an_output_sized_by_a_dim_expression_lowers_and_ag
 
 def test_a_scalar_and_a_tile_stored_twice_in_one_stage_lower_and_agree():
     out = check(STORED_TWICE, {"x0": RNG.uniform(-2, 2, 1001).astype(np.float32)})
+    assert out.ok, out
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+def test_scans_and_gathers_in_a_comparing_kernel_read_only_the_tiles_elements(dtype):
+    text = PADDED_SCANS_AND_GATHERS.replace("f32, (B, C)", f"{dtype}, (B, C)")
+    x = RNG.uniform(-2, 2, (3, 37)).astype(np.float32 if dtype == "f32" else np.float16)
+    out = check(text, {"x0": x, "m0": RNG.random((3, 37)) > 0.2})
     assert out.ok, out
 
 

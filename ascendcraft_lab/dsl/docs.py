@@ -196,7 +196,9 @@ def _tiles_of_rows() -> list[str]:
       f"whole blocks); a tile of rank 3 or more takes one such copy per plane. A row's pitch is at most "
       f"{MAX_PITCH_BLOCKS} blocks ({MAX_PITCH_BLOCKS * 8} f32), the repeat stride limit, and one copy moves at "
       f"most {MAX_COPY_ROWS} rows. A tile whose last axis is the literal 1 (`reduce_max(x, axis=-1, "
-      f"keepdim=True)`, a load `s[c, None]`) is one value per row, stored densely.")
+      f"keepdim=True)`, a load `s[c, :]` of a (B, 1) tensor) is one value per row, stored densely; a load or "
+      f"store of it is one contiguous copy, so its values must be consecutive in GM (a column of a wider "
+      f"tensor, `h[b, :, j:j + 1]`, is refused: pass the values consecutive and declare the last axis 1).")
     w("- Elementwise instructions run over every row's whole pitch (the padding lanes are zeros after a copy-in, "
       "garbage after compute); reductions and stores read the columns only. `reduce_sum/max/min(x, axis=-1)` "
       "gives one value per row: WholeReduce takes one row per repeat (repeat stride = the pitch), its mask "
@@ -210,7 +212,9 @@ def _tiles_of_rows() -> list[str]:
       "block first (Brcb) and reads it with block stride 0, one row per repeat; a value per plane (P, 1, 1) "
       "against (P, H, W) loops over the planes. A stretched operand is never copied in GM: a binary op reads "
       "it in place through repeat strides; a comparison, `where()` or two stretched operands copy it out at the "
-      "full shape in UB first (one scratch tile). A `where()` mask is not stretched: compare at the full shape.")
+      "full shape in UB first (one scratch tile). A `where()` mask is not stretched: compare at the full shape. "
+      "A bool mask of one byte per element (loaded from GM, or cast) selects 1-D tiles only: for a tile of rows, "
+      "compare at its shape, or load the mask and the values row by row.")
     w("- **Views and layout** are GM indices, never copies in GM. A slice along any axis is a load or store "
       "whose index starts further on: `x[c, k.start + 3:k.start + 3 + k.len]` is one DataCopyPad from the "
       "crop's first column (blockLen the tile's row bytes, srcStride the GM gap to the next row's crop); a "

@@ -73,6 +73,7 @@ class RegisterWalk:
         self.padded = padded
         self.in_use: set[int] = set()
         self.peak = 0
+        self.target: str | None = None      # the DSL name the statement assigns
 
     # -- registers (the compute pass overrides these to name and declare them) ----------------
     def take(self, dtype: DType):
@@ -127,14 +128,18 @@ class RegisterWalk:
         dtype = e.type.dtype
         if into is not None and into.dtype == dtype:
             return into
-        if final is not None and final.dtype == dtype:
-            return final
+        if final is not None and final.dtype == dtype and (spec.inplace or not self.reads_target(e)):
+            return final                # (an op that is never in place does not write over its own operand)
         if spec.inplace:
             wide = set(stretched(e))
             for i, v in values.items():
                 if v.slot is not None and v.dtype == dtype and i not in wide:
                     return v
         return self.take(dtype)
+
+    def reads_target(self, e: Call) -> bool:
+        """Whether `e` reads the statement's target tile itself (`a = a ** 3`)."""
+        return any(isinstance(a, Name) and a.id == self.target for a in e.args)
 
     def emit(self, e: Call, out, values: dict) -> None:
         """Compute `e` into `out`: here, count the op's work tiles and the reductions its scalar
@@ -168,6 +173,7 @@ class RegisterWalk:
             return
         if isinstance(value, Name):
             return
+        self.target = st.target
         target = Reg(target_dtype)
         reads_target = st.target in {n.id for n in walk_exprs(value) if isinstance(n, Name)}
         result = self.tile(value, None if reads_target else target, final=target)

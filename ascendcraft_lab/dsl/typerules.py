@@ -128,8 +128,13 @@ def _type_select(v, e: Call, spec, args):
         dtype = unify(ta, tb).dtype
     v.need_dtype(e, spec, dtype)
     if is_pitched(mask) and v.is_byte_mask(args[0]):
-        raise v.err(e, f"`{expr_text(e)}`: a byte-per-element bool mask of a tile of rows is not lowered yet",
-                    "compare at the tile's shape instead (`xu > 0.0`)")
+        m = expr_text(args[0])
+        raise v.err(e, f"`{expr_text(e)}`: a byte-per-element bool mask of a tile of rows is not lowered yet "
+                       f"(`{m}` is loaded or cast to bool, one byte per element, and its rows are padded to a pitch "
+                       "of their own)",
+                    f"load the mask and the values one row at a time, as 1-D tiles (`{m} = load(mask[r, c])` "
+                    "in `for r in core_rows(...)`; reduce_max / reduce_sum of the row for a row softmax), where a "
+                    "byte mask is lowered; or compute the mask at the tile's shape by a comparison (`xu > 0.0`)")
     return TileType(dtype, shape)
 
 

@@ -769,6 +769,26 @@ class _Verifier:
                                "keep the last axis too (a 2-D tile of rows, e.g. "
                                f"{g.tensor}[{', '.join('c' if j == axis else ':' if j > axis else 'r' for j in range(rank))}]), "
                                "or view the axes so the tiled one is last")
+        if level is Level.UB and len(kept) > 1 and strip(kept[-1]) == ONE and any(strip(k) != ONE for k in kept):
+            self._check_dense_view(g, tensor, kept, kept_axes)
+
+    def _check_dense_view(self, g: GmRef, tensor: TensorType, kept: list, kept_axes: list) -> None:
+        """A tile whose last axis is 1 is one value per row, stored densely in UB, and one copy moves
+        it: its values must be consecutive in GM. Each kept axis after the first must keep its whole
+        dim, and an axis dropped between them must be of size 1; else the values lie apart in GM and
+        one contiguous copy would read the wrong elements (a column `h[b, :, j:j + 1]`)."""
+        for axis in range(kept_axes[0] + 1, len(tensor.shape)):
+            dim = strip(tensor.shape[axis])
+            whole = axis in kept_axes and strip(kept[kept_axes.index(axis)]) == dim
+            if whole or dim == ONE:
+                continue
+            apart = " * ".join(expr_text(d) for d in tensor.shape[axis:] if strip(d) != ONE)
+            raise self.err(g, f"`{gmref_text(g)}` is one value per row (a tile whose last axis is 1), but its values "
+                              f"are {apart} apart in GM: a tile of one value per row is one contiguous run in GM",
+                           "load one value at a time as a scalar (`v = load(" + g.tensor + "[..., i, j])` in a loop "
+                           "over the rows i) and keep the tiles 1-D, or pass the tensor in a layout where these "
+                           "values are consecutive and declare its last axis as 1 (a (B, S) column as "
+                           "`GM[f32, (B, S, 1)]`, loaded as `" + g.tensor + "[b, :, :]`)")
 
     def index_scalar(self, e: Expr, what: str):
         t = e.type

@@ -147,10 +147,10 @@ class ComputeWriter:
                     em.line(f"// DSL {st.span.line}: {dsl_text(self.p, st)}")
                     self._copy_in(em, st)
         elif stage.kind is ir.StageKind.copyout:
-            for st in stage.body:
+            for st, first, last in _store_places(stage.body):
                 with em.dsl(st.span.line):
                     em.line(f"// DSL {st.span.line}: {dsl_text(self.p, st)}")
-                    self._copy_out(em, st)
+                    self._copy_out(em, st, first, last)
         else:
             self._compute(em, stage, lower)
         self._within_plan(ctx, stage)
@@ -367,7 +367,9 @@ class ComputeWriter:
         if keep:
             em.line(self.source.hole(InputDequeue(name, q, ty.dtype, self.count(ty, exact=True), kept=True)))
 
-    def _copy_out(self, em: Emitter, st) -> None:
+    def _copy_out(self, em: Emitter, st, first: bool = True, last: bool = True) -> None:
+        """One store; a value a stage stores several times (`first`, `last`: this store's place among
+        them) is taken from its queue (or written to UB) once, before the first, and freed after the last."""
         if not isinstance(st, ir.Store):
             raise LoweringError("a copyout stage holds stores only", st)
         off, t = self.gm_offset(st.dst)
@@ -377,20 +379,24 @@ class ComputeWriter:
             em.line(f"SetAtomicAdd<{t.dtype.cpp}>();  // every core adds its part (the output starts at zero)")
         if isinstance(vt, ir.ScalarType):
             q = f"{name}OutQueue"
-            em.line(f"LocalTensor<{vt.dtype.cpp}> {name}Out = {q}.AllocTensor<{vt.dtype.cpp}>();")
-            em.line(f"{name}Out.SetValue(0, {name});")
-            em.line("// the scalar unit wrote the UB value the copy engine reads next")
-            ready = f"{name}OutReady"   # one event per stored scalar: a stage may store several
-            em.line(f"TEventID {ready} = GetTPipePtr()->FetchEventID(HardEvent::S_MTE3);")
-            em.line(f"SetFlag<HardEvent::S_MTE3>({ready});")
-            em.line(f"WaitFlag<HardEvent::S_MTE3>({ready});")
+            if first:
+                em.line(f"LocalTensor<{vt.dtype.cpp}> {name}Out = {q}.AllocTensor<{vt.dtype.cpp}>();")
+                em.line(f"{name}Out.SetValue(0, {name});")
+                em.line("// the scalar unit wrote the UB value the copy engine reads next")
+                ready = f"{name}OutReady"   # one event per stored scalar: a stage may store several
+                em.line(f"TEventID {ready} = GetTPipePtr()->FetchEventID(HardEvent::S_MTE3);")
+                em.line(f"SetFlag<HardEvent::S_MTE3>({ready});")
+                em.line(f"WaitFlag<HardEvent::S_MTE3>({ready});")
             em.line(self.source.hole(GmCopy("out", f"{t.name}Gm[{off}]", f"{name}Out", vt.dtype, "1")))
-            em.line(f"{q}.FreeTensor({name}Out);")
+            if last:
+                em.line(f"{q}.FreeTensor({name}Out);")
         else:
             q = f"{name}Queue"
-            em.line(f"LocalTensor<{vt.dtype.cpp}> {name} = {q}.DeQue<{vt.dtype.cpp}>();")
+            if first:
+                em.line(f"LocalTensor<{vt.dtype.cpp}> {name} = {q}.DeQue<{vt.dtype.cpp}>();")
             em.line(self.source.hole(self.copy_hole("out", st.dst, name, vt)))
-            em.line(f"{q}.FreeTensor({name});")
+            if last:
+                em.line(f"{q}.FreeTensor({name});")
         if st.accumulate:
             em.line("SetAtomicNone();")
 
@@ -640,6 +646,14 @@ def _merge_comments(bodies: list[Emitter]) -> Emitter:
 
 def _var_order(v: str) -> int:
     return {"": 0, "start": 1, "len": 2, "index": 3}.get(v.partition(".")[2], 4)
+
+
+def _store_places(body) -> list[tuple[object, bool, bool]]:
+    """(statement, first, last) per statement of a copyout stage: whether it is the first and the
+    last store of its value in the stage (a value stored to two outputs is dequeued once)."""
+    names = [st.value.id if isinstance(st, ir.Store) else None for st in body]
+    return [(st, n is None or n not in names[:i], n is None or n not in names[i + 1:])
+            for i, (st, n) in enumerate(zip(body, names))]
 
 
 def plain_copy(h: GmCopy, source: KernelSource) -> str:

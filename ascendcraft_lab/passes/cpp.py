@@ -153,7 +153,19 @@ def member_values(text: str, names: dict[str, float], wanted: set[str] | None = 
     evaluate with `names`; lets the checkers follow a buffer size through a member. With
     `wanted`, only those names are evaluated (a long edited kernel stays cheap to check)."""
     found: dict[str, int] = {}
-    for m in re.finditer(r"^\s*(?:const\s+\w+\s+)?(\w+)\s*=\s*([^;=]+);", strip_comments(text), re.M):
+    assigns = list(re.finditer(r"^\s*(?:const\s+\w+\s+)?(\w+)\s*=\s*([^;=]+);", strip_comments(text), re.M))
+    if wanted is not None:          # and every member they are computed from (`tileBytes` from `outH`)
+        rhs: dict[str, list[str]] = {}
+        for m in assigns:
+            rhs.setdefault(m.group(1), []).append(m.group(2))
+        wanted, todo = set(wanted), list(wanted)
+        while todo:
+            for e in rhs.get(todo.pop(), []):
+                for w in re.findall(r"[A-Za-z_]\w*", e):
+                    if w in rhs and w not in wanted and w not in names:
+                        wanted.add(w)
+                        todo.append(w)
+    for m in assigns:
         if wanted is not None and m.group(1) not in wanted:
             continue
         try:

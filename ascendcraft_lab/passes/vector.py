@@ -201,6 +201,7 @@ class ComputeLowering(RegisterWalk):
     def assign_tile(self, target: Tile, value: ir.Expr, dsl: str | None = None) -> None:
         """`target = value` for a tile value: computed straight into `target` where safe."""
         reads_target = target.name in _leaf_names(value)
+        self.target = dsl
         if dsl in self.ctx.padded and not reads_target:
             self._refill_padding(dsl)
         if isinstance(value, ir.Name):
@@ -411,6 +412,8 @@ class ComputeLowering(RegisterWalk):
         if not tiles.is_pitched(t):          # a 1-D tile along its one axis, kept: one value
             em.line(f"{spec.api}({out.name}, {src.name}, {work.name}, {self.ctx.count(t, exact=True)}{spec.api_args});")
             self.ctx.release(work)
+            # one value written: in a kernel that compares, the next op reads whole repeats (pass 4 zeroes the rest)
+            em.line(self.ctx.hole(ExactWrite(out.name, e.type.dtype, "1")))
             return
         rows, cols, pitch, rep_stride = self.ctx.layout(t)
         per = REPEAT_BYTES // t.dtype.nbytes
@@ -504,6 +507,9 @@ class ComputeLowering(RegisterWalk):
         t = out.dtype.cpp
         spec = OPS[e.op]
         reverse = spec.reverse
+        # exactly the tile's elements: in a kernel that compares `n` is rounded up to whole repeats, and a
+        # scan from the end would start in the padding lanes (whatever compute left there, nan included)
+        n = self.ctx.count(e.type, exact=True)
         loop = (f"for (int64_t i = static_cast<int64_t>({n}) - 1; i >= 0; --i)" if reverse
                 else f"for (uint32_t i = 0; i < static_cast<uint32_t>({n}); ++i)")
         order = " from the last element back" if reverse else ""
@@ -516,7 +522,9 @@ class ComputeLowering(RegisterWalk):
             with self.em.block(loop):
                 self.em.line(f"const {t} term = {src.name}.GetValue(i) - {acc}Lost;")
                 self.em.line(f"const {t} next = {acc} + term;")
-                self.em.line(f"{acc}Lost = (next - {acc}) - term;")
+                # an infinite sum has no low-order part (inf - inf would make every later value nan)
+                zero = f"static_cast<{t}>(0)"
+                self.em.line(f"{acc}Lost = next - next == {zero} ? (next - {acc}) - term : {zero};")
                 self.em.line(f"{acc} = next;")
                 self.em.line(f"{out.name}.SetValue(i, {acc});")
         else:
@@ -608,8 +616,12 @@ class ComputeLowering(RegisterWalk):
         em.line("{")
         em.line(f"    LocalTensor<{src.dtype.cpp}> valid = {src.name};")
         em.line(f"    valid.SetSize(static_cast<uint32_t>({length}));")
-        em.line(f"    Gather({out.name}, valid, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
+        # exactly the index's elements: in a kernel that compares, `n` is rounded up to whole repeats and the
+        # index's padding lanes hold no index (a reversed iota is negative there)
+        exact = self.ctx.count(e.type, exact=True)
+        em.line(f"    Gather({out.name}, valid, {offs.name}.ReinterpretCast<uint32_t>(), 0, {exact});")
         em.line("}")
+        em.line(self.ctx.hole(ExactWrite(out.name, e.type.dtype, exact)))
         self.ctx.release(offs)
 
     def _transpose(self, e: ir.Call, out: Tile, src: Tile, n: str) -> None:

@@ -63,7 +63,7 @@ private:
         for (uint32_t i = 0; i < static_cast<uint32_t>(cLen); ++i) {
             const float term = xu.GetValue(i) - carry1Lost;
             const float next = carry1 + term;
-            carry1Lost = (next - carry1) - term;
+            carry1Lost = next - next == static_cast<float>(0) ? (next - carry1) - term : static_cast<float>(0);
             carry1 = next;
             yu.SetValue(i, carry1);
         }

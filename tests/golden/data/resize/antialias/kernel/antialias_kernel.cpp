@@ -159,8 +159,9 @@ private:
         {
             LocalTensor<float> valid = row;
             valid.SetSize(static_cast<uint32_t>(tiling.W));
-            Gather(yacc, valid, tmp0I32.ReinterpretCast<uint32_t>(), 0, AlignUp(cLen, CMP_ALIGN));
+            Gather(yacc, valid, tmp0I32.ReinterpretCast<uint32_t>(), 0, cLen);
         }
+        ZeroAfter(yacc, cLen);
         Mul(yacc, yacc, wt, AlignUp(cLen, CMP_ALIGN));
         // DSL 63: ytot = wt
         Muls(ytot, wt, 1.0f, AlignUp(cLen, CMP_ALIGN));  // UB -> UB copy (any element count)
@@ -202,8 +203,9 @@ private:
         {
             LocalTensor<float> valid = row;
             valid.SetSize(static_cast<uint32_t>(tiling.W));
-            Gather(tmp1, valid, tmp2I32.ReinterpretCast<uint32_t>(), 0, AlignUp(cLen, CMP_ALIGN));
+            Gather(tmp1, valid, tmp2I32.ReinterpretCast<uint32_t>(), 0, cLen);
         }
+        ZeroAfter(tmp1, cLen);
         Mul(tmp1, tmp1, wj, AlignUp(cLen, CMP_ALIGN));
         Add(yacc, yacc, tmp1, AlignUp(cLen, CMP_ALIGN));
         // DSL 69: ytot = ytot + wj
@@ -237,6 +239,22 @@ private:
     // Slot `i` of the scratch buffer, viewed as T: the temporaries of one compute statement.
     template <typename T> __aicore__ inline LocalTensor<T> Scratch(int32_t i) {
         return scratchBuf.Get<uint8_t>()[i * scratchSlotBytes].ReinterpretCast<T>();
+    }
+
+    // Compare and the padded counts read whole 256-byte repeats: zero a tile an instruction wrote `n`
+    // elements of, from there to the repeat end (the partial block by a masked Duplicate).
+    template <typename T> __aicore__ inline void ZeroAfter(const LocalTensor<T> &t, int64_t n) {
+        const int64_t block = BLOCK_BYTES / sizeof(T);
+        if (n % block != 0) {
+            const uint64_t lanes[2] = {((1ull << block) - 1) & ~((1ull << (n % block)) - 1), 0};
+            Duplicate(t[n / block * block], static_cast<T>(0), lanes, 1, 1, 8);
+        }
+        const int64_t filled = AlignUp(n, block);
+        const int64_t wanted = AlignUp(n, CMP_ALIGN);
+        if (wanted > filled) {
+            Duplicate(t[filled], static_cast<T>(0), static_cast<int32_t>(wanted - filled));
+        }
+        PipeBarrier<PIPE_V>();
     }
 
     // Compare reads whole 256-byte repeats: zero a loaded tile from its 32-byte end to the repeat end.

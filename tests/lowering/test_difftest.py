@@ -1,0 +1,311 @@
+"""Differential tests of the compiler (issue 38): the interpreter and the lowering + emulator agree on
+every program the verifier accepts, or the verifier refuses it saying what to write instead.
+
+The drafts below are the regression tests: the two forms the issue reports (a masked row softmax
+with a byte mask of a tile of rows; a loop-carried tile of rows updated by (S, 1) x (C,) products
+and stored as S rows C apart), and what the generator (`dsl/generate.py`) found, each minimised.
+The last test is a short deterministic slice of the fuzz campaign (`bench/fuzz_lowering.py`).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ascendcraft_lab.backends.emulator.difftest import campaign, check
+
+# Compiles C++, starts a child process or runs long: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
+RNG = np.random.default_rng(38)
+
+MASKED_SOFTMAX_ROWS = '''
+@host
+def tiling(x: Tensor[f32, (B, N)]):
+    cores, per = core_split(B)
+    return Launch(cores, per=per, rows=min(per, 4))
+
+
+@kernel
+def masked_softmax(x: GM[f32, (B, N)], m: GM[bool, (B, N)], y: Out[f32, (B, N)], t: Tiling):
+    for part in core_chunk(t.per, B):
+        for c in tiles(part, t.rows):
+            with copyin:
+                su = load(x[c, :])
+                mk = load(m[c, :])
+            with compute:
+                sm = where(mk, -inf, su)
+                mx = reduce_max(sm, axis=-1, keepdim=True)
+                e = exp(sm - mx)
+                yu = e / reduce_sum(e, axis=-1, keepdim=True)
+            with copyout:
+                store(y[c, :], yu)
+'''
+
+# What the refusal says to write: the mask and the row one row at a time, as 1-D tiles.
+MASKED_SOFTMAX_BY_ROW = '''
+@host
+def tiling(x: Tensor[f32, (B, N)]):
+    cores, per = core_split(B)
+    return Launch(cores, per=per)
+
+
+@kernel
+def masked_softmax(x: GM[f32, (B, N)], m: GM[bool, (B, N)], y: Out[f32, (B, N)], t: Tiling):
+    for r in core_rows(t.per, B):
+        with copyin:
+            su = load(x[r, :])
+            mk = load(m[r, :])
+        with compute:
+            sm = where(mk, -inf, su)
+            e = exp(sm - reduce_max(sm))
+            yu = e / reduce_sum(e)
+        with copyout:
+            store(y[r, :], yu)
+'''
+
+# The mHC post-mapping: y[b, i, :] = sum_j h[b, i, j] * x[b, j, :], the coefficients of one j a
+# column h[b, :, j:j + 1] (S values S apart in GM), accumulated in a loop-carried tile of S rows.
+POST_MAPPING_COLUMNS = '''
+@host
+def tiling(x: Tensor[f32, (B, S, C)]):
+    cores, per = core_split(B)
+    return Launch(cores, per=per, tile=min(C, 64))
+
+
+@kernel
+def post(h: GM[f32, (B, S, S)], x: GM[f32, (B, S, C)], y: Out[f32, (B, S, C)], t: Tiling):
+    for b in core_rows(t.per, B):
+        for c in tiles(C, t.tile):
+            with copyin:
+                h0 = load(h[b, :, 0:1])
+                x0 = load(x[b, 0, c])
+            with compute:
+                acc = h0 * x0
+            for j in range(1, S):
+                with copyin:
+                    hj = load(h[b, :, j:j + 1])
+                    xj = load(x[b, j, c])
+                with compute:
+                    acc = acc + hj * xj
+            with compute:
+                yu = acc + 0.0
+            with copyout:
+                store(y[b, :, c], yu)
+'''
+
+# What the refusal says to write: the coefficients of one j consecutive, the last axis declared 1.
+POST_MAPPING_CONSECUTIVE = (POST_MAPPING_COLUMNS.replace("h: GM[f32, (B, S, S)]", "ht: GM[f32, (B, S, S, 1)]")
+                            .replace("h[b, :, 0:1]", "ht[b, 0, :, :]").replace("h[b, :, j:j + 1]", "ht[b, j, :, :]"))
+
+# Found by the generator (seed 1, program 5, minimised by hand to its cause): `x ** k` of a
+# temporary was lowered in place and refused ("x ** k in place needs a copy of x"), and
+# `a = a ** 3` wrote the first product over `a` before reading it again.
+POWERS = '''
+@host
+def tiling(x: Tensor[f32, (N,)]):
+    return Launch(1, tile=64)
+
+
+@kernel
+def powers(x: GM[f32, (N,)], y: Out[f32, (N,)], z: Out[f32, (N,)], t: Tiling):
+    for c in tiles(N, t.tile):
+        with copyin:
+            xu = load(x[c])
+        with compute:
+            yu = (xu + 1.0) ** 3
+            a = xu * 0.5
+            a = a ** 3
+            zu = a ** 2 + (reduce_sum(xu) + xu) ** 4
+        with copyout:
+            store(y[c], yu)
+            store(z[c], zu)
+'''
+
+# Found by the generator (seed 2, program 33; minimised by hand): in a kernel that compares (counts
+# rounded up to whole 256-byte repeats), the keepdim reduction of a 1-D tile wrote one value and
+# the next instruction read 64 lanes, 63 of them never written (an emulator finding).
+ONE_VALUE_IN_A_COMPARING_KERNEL = '''
+@host
+def tiling(x0: Tensor[f32, (B, C)]):
+    cores, per = core_split(B)
+    return Launch(cores, per=per, tile=256)
+
+
+@kernel
+def one_value(x0: GM[f32, (B, C)], y: Out[f32, (B, C)], t: Tiling):
+    for r in core_rows(t.per, B):
+        for c in tiles(C, t.tile):
+            with copyin:
+                x0u = load(x0[r, c])
+            with compute:
+                v0 = x0u - abs(reduce_max(x0u, axis=-1, keepdim=True))
+                v1 = v0 + where(x0u < 0.0, 0.0, x0u)
+            with copyout:
+                store(y[r, c], v1)
+'''
+
+# Found by the generator (seed v1, program 1; minimised by the shrinker): every 2nd row of a plane
+# into an output of (H + 1) // 2 rows. The kernel was right, but the init pass's checker could not
+# size the InitBuffer calls ("`tileBytes` ... has no known value"): the buffer size reads the member
+# `outH`, assigned in Init, which the checker did not follow.
+STEPPED_ROWS = '''
+@host
+def tiling(x0: Tensor[f32, (B, H, W)]):
+    cores, per = core_split(B)
+    return Launch(cores, per=per, tile=16)
+
+
+@kernel
+def stepped(x0: GM[f32, (B, H, W)], y: Out[f32, (B, (H + 1) // 2, W)], t: Tiling):
+    for b in core_rows(t.per, B):
+        for k in tiles(W, t.tile):
+            with copyin:
+                x0u = load(x0[b, 0:H:2, k])
+            with compute:
+                v0 = x0u + x0u
+            with copyout:
+                store(y[b, :, k], v0)
+'''
+
+# Found by the generator (seed t1, programs 2, 5 and 10): a value stored twice in one copyout stage.
+# A scalar's UB copy was declared twice (a g++ error, `redeclaration of sOut`); a tile was dequeued
+# twice from a queue it was enqueued to once (the compute pass's own checker refused it).
+STORED_TWICE = '''
+@host
+def tiling(x0: Tensor[f32, (N,)]):
+    chunk = align_up(cdiv(N, 4), 8)
+    return Launch(cdiv(N, chunk), chunk=chunk, tile=64)
+
+
+@kernel
+def twice(x0: GM[f32, (N,)], y: Out[f32, (N,)], z: Out[f32, (N,)], loss: Out[f32, ()],
+          ws: Workspace[f32, (8,)], t: Tiling):
+    for part in core_chunk(t.chunk, N):
+        s = 0.0
+        for c in tiles(part, t.tile):
+            with copyin:
+                x0u = load(x0[c])
+            with compute:
+                s = s + reduce_sum(x0u)
+                v = x0u * 2.0
+            with copyout:
+                store(y[c], v)
+                store(z[c], v)
+        with copyout:
+            store(ws[0], s, accumulate=True)
+            store(loss, s, accumulate=True)
+    sync_all()
+    with copyin:
+        tot = load(ws[0])
+    for part in core_chunk(t.chunk, N):
+        for c in tiles(part, t.tile):
+            with copyin:
+                x0u = load(x0[c])
+            with compute:
+                v = x0u - tot
+            with copyout:
+                store(y[c], v)
+'''
+
+# Found by the generator (seeds fold-94 and fold-186): in a kernel that compares, counts are rounded up
+# to whole 256-byte repeats. A scan from the end started in the padding lanes (nan there made the whole
+# row nan), a take() gathered at the index's padding lanes (a reversed iota is negative there: the
+# emulator reported a Gather 4 GB outside its source), and a running sum that reached -inf turned
+# into nan (Kahan's inf - inf).
+PADDED_SCANS_AND_GATHERS = '''
+@host
+def tiling(x0: Tensor[f32, (B, C)]):
+    cores, per = core_split(B)
+    return Launch(cores, per=per, tile=24)
+
+
+@kernel
+def padded(x0: GM[f32, (B, C)], m0: GM[bool, (B, C)], y: Out[f32, (B, C)], z: Out[f32, (B, C)], t: Tiling):
+    for r in core_rows(t.per, B):
+        carry = 1.0
+        run = 0.0
+        for c in tiles(C, t.tile):
+            with copyin:
+                x0u = load(x0[r, c])
+                m0u = load(m0[r, c])
+            with compute:
+                v0 = x0u * where(m0u, x0u * 0.0 + 2.0, -inf)
+                q = cumprod_rev(0.01 * where(x0u > 0.0, x0u, 1.0) + 1.0, init=carry)
+                carry = cast(first(q), f32)
+                ix = (c.len - 1) - iota(c.len, dtype=i32)
+                g = take(q, ix) + cumsum(v0, init=run)
+                run = cast(last(cumsum(v0, init=run)), f32)
+            with copyout:
+                store(y[r, c], g)
+                store(z[r, c], q)
+'''
+
+
+def _mask_inputs(b=7, n=37):
+    return {"x": RNG.standard_normal((b, n)).astype(np.float32), "m": np.triu(np.ones((b, n), bool), 1)}
+
+
+def test_a_byte_mask_of_a_tile_of_rows_is_refused_by_the_verifier_saying_what_to_write():
+    out = check(MASKED_SOFTMAX_ROWS, _mask_inputs())
+    assert out.kind == "reject"
+    assert "byte-per-element bool mask of a tile of rows is not lowered yet" in out.message
+    assert "one row at a time, as 1-D tiles" in out.message
+
+
+def test_the_masked_row_softmax_row_by_row_lowers_and_agrees():
+    assert check(MASKED_SOFTMAX_BY_ROW, _mask_inputs()).ok
+
+
+def test_a_column_of_one_value_per_row_is_refused_by_the_verifier_saying_what_to_write():
+    b, s, c = 3, 4, 100
+    out = check(POST_MAPPING_COLUMNS, {"h": RNG.standard_normal((b, s, s)).astype(np.float32),
+                                       "x": RNG.standard_normal((b, s, c)).astype(np.float32)})
+    assert out.kind == "reject"
+    assert "is one value per row (a tile whose last axis is 1), but its values are S apart in GM" in out.message
+    assert "declare its last axis as 1" in out.message
+
+
+@pytest.mark.parametrize("b,s,c", [(3, 4, 100), (2, 5, 17), (1, 1, 64)])
+def test_the_post_mapping_with_consecutive_coefficients_lowers_and_agrees(b, s, c):
+    h = RNG.standard_normal((b, s, s)).astype(np.float32)
+    x = RNG.standard_normal((b, s, c)).astype(np.float32)
+    ht = np.ascontiguousarray(h.transpose(0, 2, 1))[..., None]        # ht[b, j, i, 0] = h[b, i, j]
+    out = check(POST_MAPPING_CONSECUTIVE, {"ht": ht, "x": x})
+    assert out.ok, out
+
+
+def test_powers_of_temporaries_and_of_the_target_lower_and_agree():
+    out = check(POWERS, {"x": RNG.uniform(-2, 2, 100).astype(np.float32)})
+    assert out.ok, out
+
+
+def test_a_one_value_reduction_in_a_comparing_kernel_is_padded_before_it_is_read():
+    out = check(ONE_VALUE_IN_A_COMPARING_KERNEL, {"x0": RNG.uniform(-2, 2, (3, 257)).astype(np.float32)})
+    assert out.ok, out
+
+
+@pytest.mark.parametrize("shape", [(2, 5, 17), (1, 4, 64)])
+def test_every_second_row_into_an_output_sized_by_a_dim_expression_lowers_and_agrees(shape):
+    out = check(STEPPED_ROWS, {"x0": RNG.uniform(-2, 2, shape).astype(np.float32)})
+    assert out.ok, out
+
+
+def test_a_scalar_and_a_tile_stored_twice_in_one_stage_lower_and_agree():
+    out = check(STORED_TWICE, {"x0": RNG.uniform(-2, 2, 1001).astype(np.float32)})
+    assert out.ok, out
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+def test_scans_and_gathers_in_a_comparing_kernel_read_only_the_tiles_elements(dtype):
+    text = PADDED_SCANS_AND_GATHERS.replace("f32, (B, C)", f"{dtype}, (B, C)")
+    x = RNG.uniform(-2, 2, (3, 37)).astype(np.float32 if dtype == "f32" else np.float16)
+    out = check(text, {"x0": x, "m0": RNG.random((3, 37)) > 0.2})
+    assert out.ok, out
+
+
+def test_a_short_fixed_slice_of_the_fuzz_campaign_finds_no_disagreement():
+    result = campaign("slice-38", count=6)
+    assert result.programs == 6
+    found = "\n\n".join(f"{d.outcome}\n{d.minimal_outcome}\n{d.minimal.text}" for d in result.disagreements)
+    assert not result.disagreements, found
+    assert result.kinds == {"ok": 6}

@@ -1891,11 +1891,7 @@ def build_graph(traced: dict) -> Graph:
                 raise Unsupported(f"forward argument `{nd['target']}` is a {desc.get('kind', 'value')} "
                                   "(tensors and numbers are supported)")
         elif op == "get_attr":
-            name = nd["target"]
-            desc = traced["parameters"].get(name) or traced["buffers"].get(name)
-            if desc is None or desc.get("kind") != "tensor":
-                raise Unsupported(f"attribute `{name}` of the Model is not a parameter or buffer")
-            env[nd["name"]] = Node("param", (), {"name": name}, tuple(desc["shape"]), desc["dtype"], name=name)
+            env[nd["name"]] = _model_tensor(b, nd, traced)
         elif op in ("call_function", "call_method", "call_module"):
             try:
                 env[nd["name"]] = _apply(b, nd, env, init_values)
@@ -1923,6 +1919,32 @@ def build_graph(traced: dict) -> Graph:
     g.notes.extend(b.notes)
     _check_meta(traced, g)
     return g
+
+
+def _model_tensor(b: Builder, nd: dict, traced: dict) -> Node:
+    """A tensor forward reads from the Model: a parameter, a buffer or a plain tensor attribute is a
+    `param` (bound by name like a parameter); a constant the tracer lifted from forward
+    (`torch.tensor(2.0)`, `torch.ones(n)`: `_tensor_constant0`, `lifted_tensor_0`) that holds one
+    value is that value (a number when 0-d, else a fill of its shape)."""
+    name = nd["target"]
+    desc = traced["parameters"].get(name) or traced["buffers"].get(name)
+    if desc is not None and desc.get("kind") == "tensor":
+        return Node("param", (), {"name": name}, tuple(desc["shape"]), desc["dtype"], name=name)
+    meta = nd.get("meta") or {}
+    if meta.get("kind") != "tensor":
+        raise Unsupported(f"attribute `{name}` of the Model is not a tensor")
+    fill = nd.get("fill")
+    if fill is None:
+        raise Unsupported(f"a tensor constant created in forward with differing values (`{name}`, shape "
+                          f"{tuple(meta['shape'])}): make it an input or a buffer (self.register_buffer)")
+    value = float(fill) if isinstance(fill, str) else fill
+    dtype = meta["dtype"]
+    if dtype in ("float64", "complex64", "complex128") or dtype not in G.FLOAT_DTYPES + ("bool", "int64", "int32"):
+        raise Unsupported(f"a {dtype} tensor constant created in forward (`{name}`)")
+    value = bool(value) if dtype == "bool" else float(value) if dtype in G.FLOAT_DTYPES else value
+    if not meta["shape"]:
+        return b.const(value)
+    return b.full(value, meta["shape"], dtype)
 
 
 def _plain(desc: dict) -> bool:

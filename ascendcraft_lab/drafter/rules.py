@@ -1868,6 +1868,7 @@ def build_graph(traced: dict) -> Graph:
     input_names: list[str] = []
     outputs: list[Node] = []
     lines: dict[str, int] = {}
+    writes = _Writes(traced["nodes"])
     for nd in traced["nodes"]:
         op = nd["op"]
         if nd.get("line") and op in ("call_function", "call_method", "call_module"):
@@ -1895,6 +1896,7 @@ def build_graph(traced: dict) -> Graph:
         elif op in ("call_function", "call_method", "call_module"):
             try:
                 env[nd["name"]] = _apply(b, nd, env, init_values)
+                writes.made(nd, env)
             except Unsupported as e:
                 if nd.get("line") and not str(e).startswith("internal:"):
                     raise Unsupported(f"{e} (reference line {nd['line']})") from None
@@ -1919,6 +1921,78 @@ def build_graph(traced: dict) -> Graph:
     g.notes.extend(b.notes)
     _check_meta(traced, g)
     return g
+
+
+def _in_place_name(name: str) -> bool:
+    return name.endswith("_") and not name.startswith("_") and name[:-1] in RULES and name not in RULES
+
+
+# fx nodes whose result shares its first operand's storage (a later in-place write shows through them)
+_VIEW_NAMES = frozenset(
+    "view view_as reshape flatten unflatten squeeze unsqueeze transpose permute t expand expand_as narrow select "
+    "getitem chunk split tensor_split unbind movedim moveaxis swapaxes swapdims diagonal as_strided detach "
+    "contiguous alias unfold getattr".split())
+
+
+class _Writes:
+    """In-place forms (`x.add_(y)`, `torch.relu_(x)`, `F.relu(x, inplace=True)`, `nn.ReLU(inplace=True)`):
+    the op is its out-of-place form, and the tensor it wrote is that result from then on: every fx
+    name of that tensor (the operand, earlier in-place results of it) is rebound to the new value, as
+    PyTorch's forward would read it. A write into storage that a view of it (or the tensor a view
+    reads) still reads afterwards is refused in one line: the drafter's values are not storage."""
+
+    def __init__(self, nodes: list[dict]):
+        self.last_use: dict[str, int] = {}
+        self.position: dict[str, int] = {}
+        for i, nd in enumerate(nodes):
+            self.position[nd["name"]] = i
+            for a in list(nd.get("args", [])) + list(nd.get("kwargs", {}).values()):
+                for used in _node_refs(a):
+                    self.last_use[used] = i
+        self.storage: dict[str, str] = {}     # fx name -> the fx name whose storage it reads
+        self.same: dict[str, str] = {}        # fx name -> the fx name of the tensor it is (in-place results)
+
+    def made(self, nd: dict, env: dict) -> None:
+        name, args = nd["name"], nd.get("args", [])
+        first = args[0].get("node") if args and isinstance(args[0], dict) else None
+        short = short_name(nd)
+        if first is None:
+            return
+        if self._in_place(nd, short):
+            self._write(nd, first, env)
+        elif short in _VIEW_NAMES:
+            self.storage[name] = self.storage.get(first, first)
+
+    @staticmethod
+    def _in_place(nd: dict, short: str) -> bool:
+        if _in_place_name(short):
+            return True
+        if nd["op"] == "call_module":
+            return nd["module"]["attrs"].get("inplace") is True
+        return nd.get("kwargs", {}).get("inplace", {}).get("const") is True
+
+    def _write(self, nd: dict, target: str, env: dict) -> None:
+        name, at = nd["name"], self.position[nd["name"]]
+        root = self.storage.get(target, target)
+        ident = self.same.get(target, target)
+        self.storage[name], self.same[name] = root, ident
+        names = [n for n in set(self.storage) | {root} if self.storage.get(n, n) == root]
+        same = {n for n in names if self.same.get(n, n) == ident}
+        shared = [n for n in names if n not in same and self.last_use.get(n, -1) > at]
+        if shared:
+            raise Unsupported(f"in-place `{short_name(nd)}` writes into a tensor that a view of it shares, read "
+                              f"afterwards (`{shared[0]}`): write it out of place")
+        for n in same:
+            env[n] = env[name]
+
+
+def _node_refs(a):
+    if isinstance(a, dict):
+        if "node" in a:
+            yield a["node"]
+        for k in ("list", "tuple", "slice"):
+            for x in a.get(k, ()):
+                yield from _node_refs(x)
 
 
 def _model_tensor(b: Builder, nd: dict, traced: dict) -> Node:
@@ -2045,8 +2119,8 @@ def _apply(b: Builder, nd: dict, env, init_values):
         return _getitem(b, args[0], args[1])
     if name == "getattr":
         return _getattr(b, args[0], args[1])
-    if name.endswith("_") and not name.startswith("_") and name[:-1] in RULES and name not in RULES:
-        raise Unsupported(f"in-place `{name}` (write it out of place: `{name[:-1]}`)")
+    if _in_place_name(name):
+        name = name[:-1]             # the same op out of place; build_graph rebinds what it wrote (_Writes)
     r = RULES.get(name)
     if r is None:
         where = {"call_method": "Tensor.", "call_module": "nn."}.get(nd["op"], "")

@@ -25,6 +25,15 @@ CASES = {  # name -> (forward, get_inputs, __init__ "PARAMS|BODY")
     "const_scalar": ("def forward(self, x):\n    return x * torch.tensor(2.5) - torch.tensor([0.5])", X, ""),
     "const_fill": ("def forward(self, x):\n    return x + torch.ones(40) * 3.0", X, ""),
     "const_varied": ("def forward(self, x):\n    return x * torch.arange(40.0)", X, ""),
+    # 2. in-place forms: on an input, on a value forward made, through aliases; then a norm
+    "ip_method": ("def forward(self, x, y):\n    x.add_(y)\n    x.mul_(0.5)\n    return torch.relu_(x)", XY, ""),
+    "ip_alias": ("def forward(self, x, y):\n    z = F.relu(x * y, inplace=True)\n    w = z.clamp_(max=0.7)\n"
+                 "    z.sub_(0.25)\n    return self.act(w) + z", XY, "|self.act = nn.ReLU(inplace=True)"),
+    "ip_masked": ("def forward(self, x):\n    h = x.clone()\n    h.masked_fill_(x < 0, 0.1)\n"
+                  "    return h.sigmoid_()", X, ""),
+    "ip_norm": ("def forward(self, x, r):\n    x.add_(r)\n    return F.layer_norm(x, (40,))", XY, ""),
+    "ip_out_of_place": ("def forward(self, x, r):\n    return F.layer_norm(x + r, (40,))", XY, ""),
+    "ip_view": ("def forward(self, x):\n    v = x.view(-1, 20)\n    x.mul_(2.0)\n    return v + 1.0", X, ""),
 }
 
 
@@ -80,3 +89,21 @@ def test_a_plain_attribute_runs_on_the_emulator(traced):
     path, _, run = traced["attr_plain"]
     verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
     assert verdict.correct, verdict.summary()
+
+
+@pytest.mark.parametrize("name", ["ip_method", "ip_alias", "ip_masked", "ip_norm"])
+def test_an_in_place_form_is_its_out_of_place_op_and_every_alias_reads_the_new_value(traced, name):
+    interpreted(traced, name)
+
+
+def test_an_in_place_add_then_a_norm_drafts_as_the_add_written_out_of_place(traced):
+    def body(d):
+        return d.text.split('"""', 2)[2]
+    assert body(draft(traced, "ip_norm")) == body(draft(traced, "ip_out_of_place"))
+
+
+def test_an_in_place_write_that_a_live_view_shares_is_refused_in_one_line(traced):
+    with pytest.raises(DraftError) as exc:
+        draft(traced, "ip_view")
+    msg = str(exc.value)
+    assert "\n" not in msg and "in-place `mul_`" in msg and "view" in msg and "reference line" in msg, msg

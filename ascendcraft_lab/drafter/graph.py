@@ -417,6 +417,8 @@ class Builder:
             dtype = "bool"
         elif op == "where":
             dtype = result_dtype(args[1], args[2])
+            if shape is not None and dtype == "float":     # where(mask, 1.0, 0.0): torch's default float dtype
+                dtype = "float32"
         else:
             dtype = result_dtype(*args)
             if info.floating and dtype in ("int", "bool"):

@@ -402,8 +402,6 @@ def broadcast_fit(lay: Layout) -> bool:
     for o in lay.outputs:
         if not o.is_tensor or tuple(o.shape) != S:
             raise Unsupported(f"an output of shape {tuple(o.shape) if o.is_tensor else ()} beside {S} in a broadcast")
-        if o.dtype == "bool":
-            raise Unsupported("a bool output tensor")
     for n in lay.nodes:
         if n.is_view and n.is_tensor:
             raise Unsupported(f"a reshape to {tuple(n.shape)} in a broadcast")
@@ -469,8 +467,6 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
     for o in lay.outputs:
         if not o.is_tensor or tuple(o.shape) != S:
             raise Unsupported(f"an output of shape {tuple(o.shape) if o.is_tensor else ()} beside {S} in a broadcast")
-        if o.dtype == "bool":
-            raise Unsupported("a bool output tensor")
     for n in lay.nodes:
         if n.is_view and n.is_tensor:
             raise Unsupported(f"a reshape to {tuple(n.shape)} in a broadcast")
@@ -691,8 +687,6 @@ def _spaces(lay: Layout) -> None:
     for o in lay.outputs:
         if lay.space.get(id(o)) == "scalar":
             raise Unsupported("an output that does not depend on any input tensor")
-        if o.dtype == "bool":
-            raise Unsupported("a bool output tensor")
 
 
 def _space_of(lay: Layout, n: Node) -> str:

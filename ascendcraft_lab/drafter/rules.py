@@ -236,6 +236,99 @@ for _cmp, _aliases in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"), 
     rule(", ".join(n for n in (_cmp, _aliases, f"__{_cmp}__") if n), "input, other")(_compare)
 
 
+# predicates: comparisons of the value with itself and with infinity (NaN compares unequal to everything)
+@rule("isinf", "input")
+def _isinf(b, input):
+    return b.ew("eq", b.ew("abs", _float_operand(input, "isinf")), math.inf)
+
+
+@rule("isposinf", "input")
+def _isposinf(b, input):
+    return b.ew("eq", _float_operand(input, "isposinf"), math.inf)
+
+
+@rule("isneginf", "input")
+def _isneginf(b, input):
+    return b.ew("eq", _float_operand(input, "isneginf"), -math.inf)
+
+
+@rule("isnan", "input")
+def _isnan(b, input):
+    x = _float_operand(input, "isnan")
+    return b.ew("ne", x, x)
+
+
+@rule("isfinite", "input")
+def _isfinite(b, input):
+    return b.ew("lt", b.ew("abs", _float_operand(input, "isfinite")), math.inf)
+
+
+# the largest finite value of each float dtype (nan_to_num's default replacements of +-inf)
+_FINITE_MAX = {"float32": 3.4028234663852886e38, "float16": 65504.0, "bfloat16": 3.3895313892515355e38}
+
+
+@rule("nan_to_num", "input, nan=0.0, posinf=None, neginf=None")
+def _nan_to_num(b, input, nan, posinf, neginf):
+    x = _float_operand(input, "nan_to_num")
+    big = _FINITE_MAX[x.dtype]
+    hi = big if val(posinf) is None else posinf
+    lo = -big if val(neginf) is None else neginf
+    y = b.ew("where", b.ew("eq", x, -math.inf), lo, x)
+    y = b.ew("where", b.ew("eq", x, math.inf), hi, y)
+    return b.ew("where", b.ew("ne", x, x), 0.0 if val(nan) is None else nan, y)
+
+
+def _float_operand(x, what: str) -> Node:
+    if not T(x).is_tensor or x.dtype not in G.FLOAT_DTYPES:
+        raise Unsupported(f"`{what}` of a {x.dtype if isinstance(x, Node) else type(x).__name__} value "
+                          "(float tensors only)")
+    return x
+
+
+# logic on bool tensors (any other dtype: true where nonzero, as torch.logical_* reads it): a mask as
+# 1.0 / 0.0 (a select), combined by a select, and compared back into a mask
+def _ones(b, m) -> Node:
+    if isinstance(m, Node) and m.op == "gt" and m.args[1].is_const and m.args[1].value == 0.5 and _is01(m.args[0]):
+        return m.args[0]          # a mask this section made from a 1.0 / 0.0 value: that value
+    return b.ew("where", _as_mask(b, m), 1.0, 0.0)
+
+
+def _is01(n: Node) -> bool:
+    def one_or_zero(a):
+        return (a.is_const and a.value in (0.0, 1.0) and not isinstance(a.value, bool)) or (a.is_tensor and _is01(a))
+    return n.op == "where" and one_or_zero(n.args[1]) and one_or_zero(n.args[2])
+
+
+@rule("logical_and, __and__, and_, bitwise_and, __iand__", "input, other")
+def _logical_and(b, input, other):
+    _logic_operands("and", input, other)
+    return b.ew("gt", b.ew("where", _as_mask(b, input), _ones(b, other), 0.0), 0.5)
+
+
+@rule("logical_or, __or__, or_, bitwise_or, __ior__", "input, other")
+def _logical_or(b, input, other):
+    _logic_operands("or", input, other)
+    return b.ew("gt", b.ew("where", _as_mask(b, input), 1.0, _ones(b, other)), 0.5)
+
+
+@rule("logical_xor, __xor__, xor, bitwise_xor, __ixor__", "input, other")
+def _logical_xor(b, input, other):
+    _logic_operands("xor", input, other)
+    return b.ew("ne", _ones(b, input), _ones(b, other))
+
+
+@rule("logical_not, __invert__, invert, bitwise_not", "input")
+def _logical_not(b, input):
+    _logic_operands("not", input)
+    return b.ew("gt", b.ew("where", _as_mask(b, input), 0.0, 1.0), 0.5)
+
+
+def _logic_operands(what: str, *xs) -> None:
+    for x in xs:
+        if not (isinstance(x, Node) and x.is_tensor):
+            raise Unsupported(f"a logical `{what}` of a {type(x).__name__} (tensors only)")
+
+
 # torch's rounding functions: the DSL's rint / floor / ceil / trunc (torch.round is half to even: rint)
 for _name, _mode in (("round", "rint"), ("floor", "floor"), ("ceil", "ceil"), ("trunc", "trunc"), ("fix", "trunc")):
     def _rounding(b, input, decimals=0, _mode=_mode, _name=_name):

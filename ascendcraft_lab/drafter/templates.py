@@ -527,6 +527,12 @@ class Root:
     reduce: str = ""          # sum | max | min | prod
 
 
+def bool_bytes(mask: str) -> str:
+    """A bool output tile as a bool tensor holds it, one byte per element: a comparison's value is a
+    bit mask (the DSL's verifier refuses storing it as it is), widened through a select of 1 and 0."""
+    return f"cast(where({mask}, 1.0, 0.0), bool)"
+
+
 def _dependency_order(roots: list[Root]) -> list[Root]:
     """Accumulators first, then outputs that other outputs read before those readers."""
     def inside(a: Node, b: Node) -> bool:
@@ -620,6 +626,8 @@ class LoopWriter(Writer):
             elif r.kind == "out":
                 if r.tensor.dtype == "float16":
                     st.lines.append(f"{r.name} = cast({st.value(r.node)}, f16)")
+                elif r.tensor.dtype == "bool":
+                    st.lines.append(f"{r.name} = {bool_bytes(st.value(r.node))}")
                 elif r.tensor.dtype == "int8" and r.node.is_cast:
                     # the Cast page pairs int8 with half only: f32 -> f16 (exact for |v| <= 2048), then
                     # f16 -> int8 truncating, as torch's .to(torch.int8) does (out of range: saturating)
@@ -682,6 +690,8 @@ class LoopWriter(Writer):
             value = st.value(o)
             if t.dtype == "float16":
                 value = f"cast({value}, f16)"
+            elif t.dtype == "bool":
+                value = bool_bytes(value)
             st.lines.append(f"{name} = {value}")
             copyout.append(f"store({t.name}{at if isinstance(at, str) else at(t)}, {name})")
         return self.stages([], st.lines, copyout)

@@ -34,6 +34,19 @@ CASES = {  # name -> (forward, get_inputs, __init__ "PARAMS|BODY")
     "ip_norm": ("def forward(self, x, r):\n    x.add_(r)\n    return F.layer_norm(x, (40,))", XY, ""),
     "ip_out_of_place": ("def forward(self, x, r):\n    return F.layer_norm(x + r, (40,))", XY, ""),
     "ip_view": ("def forward(self, x):\n    v = x.view(-1, 20)\n    x.mul_(2.0)\n    return v + 1.0", X, ""),
+    # 3. comparisons and predicates as outputs: bool tensors, one byte per element
+    "cmp_op": ("def forward(self, a, b):\n    return a <= b", XY, ""),
+    "cmp_method": ("def forward(self, a, b):\n    return a.lt(b)", XY, ""),
+    "cmp_function": ("def forward(self, a, b):\n    return torch.less(a, b)", XY, ""),
+    "pred_special": ("def forward(self, x):\n    y = torch.log(x) * 0.5\n    return torch.isinf(y), y.isfinite(), "
+                     "torch.isnan(y), torch.nan_to_num(y), torch.nan_to_num(y, nan=2.0, posinf=1.0, neginf=-3.0)",
+                     "[torch.cat([torch.randn(4, 37), torch.zeros(2, 37)])]", ""),
+    "logic_ops": ("def forward(self, m, x):\n    return (m & (x > 0)) | ~m ^ (x < -1), torch.logical_not(x > 0.5)",
+                  "[torch.rand(5, 33) > 0.5, torch.randn(5, 33)]", ""),
+    "cmp_f16": ("def forward(self, a, b):\n    return a > b", "[torch.randn(7, 45).half(), torch.randn(7, 45).half()]",
+                ""),
+    "cmp_row_mean": ("def forward(self, x):\n    return x > x.mean(-1, keepdim=True)", "[torch.randn(5, 301)]", ""),
+    "cmp_bcast": ("def forward(self, x, t):\n    return x > t", "[torch.randn(6, 40), torch.randn(40)]", ""),
 }
 
 
@@ -107,3 +120,36 @@ def test_an_in_place_write_that_a_live_view_shares_is_refused_in_one_line(traced
         draft(traced, "ip_view")
     msg = str(exc.value)
     assert "\n" not in msg and "in-place `mul_`" in msg and "view" in msg and "reference line" in msg, msg
+
+
+@pytest.mark.parametrize("name", ["cmp_op", "cmp_method", "cmp_function"])
+def test_a_comparison_as_the_output_is_a_bool_tensor_stored_as_bytes(traced, name):
+    d = interpreted(traced, name)
+    assert "Out[bool," in d.text and "cast(where(" in d.text and ", bool)" in d.text
+
+
+def test_every_spelling_of_one_comparison_gives_the_same_kernel(traced):
+    def body(d):
+        return d.text[d.text.index("@kernel"):]
+    assert body(draft(traced, "cmp_method")) == body(draft(traced, "cmp_function"))
+
+
+@pytest.mark.parametrize("name", ["pred_special", "logic_ops", "cmp_f16"])
+def test_predicates_and_logic_on_bool_tensors_match_pytorch(traced, name):
+    interpreted(traced, name)
+
+
+@pytest.mark.parametrize("name", ["pred_special", "logic_ops", "cmp_f16"])
+def test_bool_outputs_match_pytorch_on_the_emulator(traced, name):
+    d = draft(traced, name)
+    _, _, run = traced[name]
+    verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
+    assert verdict.correct, verdict.summary()
+
+
+@pytest.mark.parametrize("name,template", [("cmp_bcast", "bcast"), ("cmp_row_mean", "row_blocks")])
+def test_a_bool_output_of_a_template_of_row_tiles_is_refused_in_one_line_saying_why(traced, name, template):
+    with pytest.raises(DraftError) as exc:
+        draft(traced, name)
+    msg = str(exc.value)
+    assert "\n" not in msg and f"bool output of the {template} template" in msg, msg

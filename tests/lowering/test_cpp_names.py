@@ -31,7 +31,8 @@ def sized(x: GM[f32, (N,)], y: Out[f32, (N,)], z: Out[f32, (N,)], t: Tiling):
 '''
 
 # a declaration: `[const] TYPE NAME =` or `;` (the name is whatever stands before the `=`)
-DECLARED = re.compile(r"\b(?:const\s+)?(?:u?int(?:8|16|32|64)_t|float|half|bool|auto)\s*[*&]?\s*([^\s=;,()<>\[\]]+)\s*[=;]")
+TYPES = r"(?:u?int(?:8|16|32|64)_t|float|half|bool|auto)"
+DECLARED = re.compile(rf"\b(?:const\s+)?{TYPES}\s*[*&]?\s*([^\s=;,()<>\[\]]+)\s*[=;]")
 
 
 @pytest.mark.parametrize("size", ["1", "7", "32", "t.tile"])

@@ -236,6 +236,14 @@ for _cmp, _aliases in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"), 
     rule(", ".join(n for n in (_cmp, _aliases, f"__{_cmp}__") if n), "input, other")(_compare)
 
 
+@rule("item", "input")
+def _item(b, input):
+    """`t.item()` of a one-element tensor: that tensor as a 0-d value (it broadcasts like a number)."""
+    if not T(input).is_tensor or math.prod(input.shape) != 1:
+        raise Unsupported(f"`.item()` of a tensor of shape {tuple(input.shape or ())} (one element only)")
+    return input if len(input.shape) <= 1 else b.reshape(input, [])     # (1,) broadcasts as () does
+
+
 # predicates: comparisons of the value with itself and with infinity (NaN compares unequal to everything)
 @rule("isinf", "input")
 def _isinf(b, input):
@@ -271,11 +279,11 @@ _FINITE_MAX = {"float32": 3.4028234663852886e38, "float16": 65504.0, "bfloat16":
 def _nan_to_num(b, input, nan, posinf, neginf):
     x = _float_operand(input, "nan_to_num")
     big = _FINITE_MAX[x.dtype]
-    hi = big if val(posinf) is None else posinf
-    lo = -big if val(neginf) is None else neginf
+    hi = big if posinf is None else posinf
+    lo = -big if neginf is None else neginf
     y = b.ew("where", b.ew("eq", x, -math.inf), lo, x)
     y = b.ew("where", b.ew("eq", x, math.inf), hi, y)
-    return b.ew("where", b.ew("ne", x, x), 0.0 if val(nan) is None else nan, y)
+    return b.ew("where", b.ew("ne", x, x), 0.0 if nan is None else nan, y)
 
 
 def _float_operand(x, what: str) -> Node:
@@ -1972,6 +1980,7 @@ def build_graph(traced: dict) -> Graph:
             input_names.append(nd["target"])
             desc = inputs[i] if i < len(inputs) else meta
             if desc.get("kind") == "tensor":
+                _no_npu_dtype(desc["dtype"], f"input `{nd['target']}`")
                 env[nd["name"]] = Node("input", (), {"index": i}, tuple(desc["shape"]), desc["dtype"],
                                        name=nd["target"])
             elif desc.get("kind") == "scalar":
@@ -2014,6 +2023,17 @@ def build_graph(traced: dict) -> Graph:
     g.notes.extend(b.notes)
     _check_meta(traced, g)
     return g
+
+
+def _no_npu_dtype(dtype: str, what: str) -> None:
+    """float64 and complex tensors: refused in one line saying why and what to do."""
+    if dtype in ("float64", "double"):
+        raise Unsupported(f"{what} is float64: the NPU's vector unit has no f64 arithmetic (it computes in f32 or "
+                          "f16); make the reference float32 (torch.randn(..., dtype=torch.float32), .float()) and "
+                          "compare with f32's tolerance (1e-4)")
+    if dtype.startswith("complex"):
+        raise Unsupported(f"{what} is {dtype}: the vector unit has no complex arithmetic; pass the real and "
+                          "imaginary parts as float32 tensors (torch.view_as_real) and write forward on them")
 
 
 def _in_place_name(name: str) -> bool:
@@ -2096,6 +2116,7 @@ def _model_tensor(b: Builder, nd: dict, traced: dict) -> Node:
     name = nd["target"]
     desc = traced["parameters"].get(name) or traced["buffers"].get(name)
     if desc is not None and desc.get("kind") == "tensor":
+        _no_npu_dtype(desc["dtype"], f"Model tensor `{name}`")
         return Node("param", (), {"name": name}, tuple(desc["shape"]), desc["dtype"], name=name)
     meta = nd.get("meta") or {}
     if meta.get("kind") != "tensor":

@@ -158,8 +158,9 @@ class Writer:
             pyname = self.input_name(i)
             name = self.namer.fresh(pyname)
             if node is None and tuple(desc["shape"]) != tuple(lay.base):
-                raise Unsupported(f"unused input `{pyname}` of shape {tuple(desc['shape'])} beside {tuple(lay.base)}")
-            if node is not None and "actual" in node.attrs and (lay.is_row(node) or lay.is_plane(node)):
+                # an input forward never reads (a step counter, a flag): declared in its own dims, never loaded
+                view = self.shape_text([self.namer.fresh(f"{pyname.upper()}{k}") for k in range(len(desc["shape"]))])
+            elif node is not None and "actual" in node.attrs and (lay.is_row(node) or lay.is_plane(node)):
                 view = self.leaf_view(node)          # a weight passed as an input, read as a parameter is
             elif node is not None and lay.is_reduced(node):
                 view = self.reduced_view(desc["shape"])

@@ -47,6 +47,17 @@ CASES = {  # name -> (forward, get_inputs, __init__ "PARAMS|BODY")
                 ""),
     "cmp_row_mean": ("def forward(self, x):\n    return x > x.mean(-1, keepdim=True)", "[torch.randn(5, 301)]", ""),
     "cmp_bcast": ("def forward(self, x, t):\n    return x > t", "[torch.randn(6, 40), torch.randn(40)]", ""),
+    # 5. inputs forward does not read, .item(), dtypes the NPU lacks
+    "unused": ("def forward(self, x, step, flags):\n    return torch.sigmoid(x) * 2.0",
+               "[torch.randn(6, 40), torch.tensor(3), torch.rand(5) > 0.5]", ""),
+    "item_0d": ("def forward(self, x, s):\n    return x * s.item()", "[torch.randn(6, 40), torch.tensor(3.0)]", ""),
+    "item_1": ("def forward(self, x, s):\n    return torch.clamp(x, max=s.item()) + s.item()",
+               "[torch.randn(6, 40), torch.tensor([0.25])]", ""),
+    "item_nan": ("def forward(self, x, s):\n    return torch.nan_to_num(torch.log(x), nan=s.item())",
+                 "[torch.randn(6, 40), torch.tensor(7.0)]", ""),
+    "f64": ("def forward(self, x):\n    return x.exp()", "[torch.randn(6, 40, dtype=torch.float64)]", ""),
+    "c64": ("def forward(self, x):\n    return x * 2", "[torch.randn(6, 40, dtype=torch.complex64)]", ""),
+    "f64_param": ("def forward(self, x):\n    return x * self.w", X, "|self.w = nn.Parameter(torch.ones(40).double())"),
 }
 
 
@@ -153,3 +164,26 @@ def test_a_bool_output_of_a_template_of_row_tiles_is_refused_in_one_line_saying_
         draft(traced, name)
     msg = str(exc.value)
     assert "\n" not in msg and f"bool output of the {template} template" in msg, msg
+
+
+@pytest.mark.parametrize("name", ["unused", "item_0d", "item_1", "item_nan"])
+def test_unused_inputs_and_item_of_one_element_tensors_draft(traced, name):
+    d = interpreted(traced, name)
+    if name == "unused":
+        assert "step: GM[i64, ()]" in d.text and "flags: GM[bool, (FLAGS0,)]" in d.text, d.text
+
+
+def test_an_unused_input_is_bound_but_never_read_on_the_emulator(traced):
+    d = draft(traced, "unused")
+    _, _, run = traced["unused"]
+    verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
+    assert verdict.correct, verdict.summary()
+
+
+@pytest.mark.parametrize("name,dtype,hint", [("f64", "float64", "float32"), ("c64", "complex64", "view_as_real"),
+                                             ("f64_param", "float64", "float32")])
+def test_dtypes_the_npu_lacks_are_refused_in_one_line_saying_why_and_what_to_do(traced, name, dtype, hint):
+    with pytest.raises(DraftError) as exc:
+        draft(traced, name)
+    msg = str(exc.value)
+    assert "\n" not in msg and f"is {dtype}" in msg and "no " in msg and hint in msg, msg

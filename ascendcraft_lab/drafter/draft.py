@@ -213,7 +213,7 @@ def _over_budget(e: DslError) -> bool:
 
 
 def _bindings(w, traced) -> tuple[dict, dict]:
-    shapes = {t.name: tuple(t.shape) for t in w.tensors}
+    shapes = {t.name: tuple(t.shape) for t in w.tensors if not t.reads}
     scalars = {name: d["value"] for _, _, name, d in w._scalar_params}
     return shapes, scalars
 

@@ -384,6 +384,7 @@ class Builder:
         self.init_names: list = []
         self.tensors: dict = {}            # the Model's parameters and buffers by name
         self.notes: list[str] = []         # assumptions a rule made (shown with the draft)
+        self.parts_are_outputs = True      # forward returns the parts of a split (else a part is a slice)
 
     def _order(self, args: tuple) -> tuple:
         def rank(a: Node):

@@ -1471,6 +1471,13 @@ def _split_parts(x: Node, axis: int, how: tuple, bounds: list) -> tuple:
     return tuple(parts)
 
 
+@rule("glu", "input, dim=-1")
+def _glu(b, input, dim):
+    """F.glu / nn.GLU: the first half times the sigmoid of the second (two parts of a chunk: views)."""
+    a, gate = _chunk(b, input, 2, dim)
+    return b.mul(a, b.ew("sigmoid", gate))
+
+
 @rule("split, split_with_sizes", "tensor, split_size_or_sections, dim=0")
 def _split(b, tensor, split_size_or_sections, dim):
     x = T(tensor)
@@ -1889,6 +1896,7 @@ MODULES = {
     "LogSigmoid": ("logsigmoid", {}), "Tanhshrink": ("tanhshrink", {}),
     "Softshrink": ("softshrink", {"lambd": "lambd"}), "Hardshrink": ("hardshrink", {"lambd": "lambd"}),
     "Threshold": ("threshold", {"threshold": "threshold", "value": "value"}),
+    "GLU": ("glu", {"dim": "dim"}),
     "Softmax": ("softmax", {"dim": "dim"}), "LogSoftmax": ("log_softmax", {"dim": "dim"}),
     "Dropout": ("dropout", {"p": "p", "training": "training"}),
     "MSELoss": ("mse_loss", {"reduction": "reduction"}), "L1Loss": ("l1_loss", {"reduction": "reduction"}),
@@ -2019,6 +2027,7 @@ def build_graph(traced: dict) -> Graph:
               traced.get("parameters", {}), traced.get("buffers", {}), traced.get("method", "fx"),
               bool(traced.get("training")))
     g.lines = lines
+    b.parts_are_outputs = bool(g.outputs) and all(o.op == "split" for o in g.outputs)
     g.outputs = rewrite(b, g.outputs)
     g.notes.extend(b.notes)
     _check_meta(traced, g)
@@ -2374,6 +2383,11 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return b.cast(args[0], attrs["dtype"])
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
+    if op == "split" and not attrs["squeeze"] and not getattr(b, "parts_are_outputs", True):
+        # a part consumed by computation (SwiGLU's a, b = x.chunk(2, -1)) is a view, like a slice; it
+        # keeps how it follows from the axis's length, so a draft writes its start as a dim expression
+        return Node("slice", args, {"axis": attrs["axis"], "start": attrs["start"], "stop": attrs["stop"],
+                                    "how": attrs["how"], "part": attrs["part"]}, n.shape, n.dtype)
     if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "split", "diag", "triu", "tril",
               "argreduce", "gather", "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize",
               "affine_grid", "grid_sample", "sort", "histc", "interleave", "nonzero", "pad", "roll", "tile"):

@@ -116,6 +116,7 @@ class Tensor:
     view: str          # DSL shape text, e.g. "((B, N),)"
     param_name: str = ""
     shape: tuple = ()  # the traced shape
+    reads: str = ""    # another window of the GM tensor of this name (a second part of one input): not declared
 
 
 class Writer:
@@ -146,10 +147,11 @@ class Writer:
     def _collect(self):
         lay, g = self.lay, self.g
         leaves = [n for n in lay.nodes if n.is_data]
-        by_index = {}
+        by_index, more = {}, {}
         for n in leaves:
             key = (n.op, n.attrs.get("index"), n.attrs.get("name"))
-            by_index.setdefault(key, n)
+            if by_index.setdefault(key, n) is not n:
+                more.setdefault(key, []).append(n)      # further windows of one input (layout._windows_alike)
         # GM inputs: every tensor of get_inputs() in order (the DSL binds them positionally)
         for i, desc in enumerate(g.inputs):
             if desc.get("kind") != "tensor":
@@ -170,6 +172,11 @@ class Writer:
             self.tensors.append(t)
             if node is not None:
                 self.loaded[id(node)] = t
+            for m in more.get(("input", i, None), []):
+                alias = Tensor(self.namer.fresh(pyname), m, "GM", desc["dtype"], view, shape=tuple(desc["shape"]),
+                               reads=name)
+                self.tensors.append(alias)
+                self.loaded[id(m)] = alias
         for n in leaves:
             if n.is_param:
                 t = Tensor(self.namer.fresh(n.attrs["name"].replace(".", "_")), n, "Param", n.dtype, self.leaf_view(n),
@@ -328,6 +335,8 @@ class Writer:
     def tensor_params(self) -> list[str]:
         out = []
         for t in self.tensors:
+            if t.reads:
+                continue
             if t.kind == "GM":
                 out.append(f"{t.name}: GM[{DTYPE[t.dtype]}, {t.view}]")
             else:
@@ -601,7 +610,7 @@ class LoopWriter(Writer):
                 index = store_index          # one value per row (class indices): indexed like the row's results
             else:
                 index = self.leaf_load_index(t, load_index)
-            copyin.append(f"{tile} = load({t.name}[{index}])")
+            copyin.append(f"{tile} = load({t.reads or t.name}[{index}])")
             if t.dtype == "float16":
                 wide = self.tile_name(t, "u")
                 st.lines.append(f"{wide} = cast({tile}, f32)")
@@ -654,7 +663,7 @@ class LoopWriter(Writer):
         copyin, compute = [], []
         for t in tensors:
             tile = self.tile_name(t, "h" if t.dtype == "float16" else "u")
-            copyin.append(f"{tile} = load({t.name}[{index}])")
+            copyin.append(f"{tile} = load({t.reads or t.name}[{index}])")
             if t.dtype == "float16":
                 compute.append(f"{self.tile_name(t, 'u')} = cast({tile}, f32)")
             env[id(t.node)] = self.tile_name(t, "u")

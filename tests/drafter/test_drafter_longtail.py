@@ -58,6 +58,21 @@ CASES = {  # name -> (forward, get_inputs, __init__ "PARAMS|BODY")
     "f64": ("def forward(self, x):\n    return x.exp()", "[torch.randn(6, 40, dtype=torch.float64)]", ""),
     "c64": ("def forward(self, x):\n    return x * 2", "[torch.randn(6, 40, dtype=torch.complex64)]", ""),
     "f64_param": ("def forward(self, x):\n    return x * self.w", X, "|self.w = nn.Parameter(torch.ones(40).double())"),
+    # 4. parts of a split consumed by computation: views, each the input loaded at its own offset
+    "glu_chunk": ("def forward(self, x):\n    a, b = x.chunk(2, dim=-1)\n    return F.silu(a) * b", X, ""),
+    "glu_chunk_other": ("def forward(self, x):\n    a, b = x.chunk(2, dim=-1)\n    return F.silu(a) * b",
+                        "[torch.randn(5, 3, 66)]", ""),
+    "glu_torch_chunk": ("def forward(self, x):\n    a, b = torch.chunk(x, 2, -1)\n    return F.silu(a) * b",
+                        X, ""),
+    "glu_sizes": ("def forward(self, x):\n    a, b = torch.split(x, [20, 20], dim=-1)\n    return F.silu(a) * b",
+                  X, ""),
+    "glu_slices": ("def forward(self, x):\n    return F.silu(x[..., :20]) * x[..., 20:]", X, ""),
+    "glu_functional": ("def forward(self, x):\n    return F.glu(x)", "[torch.randn(3, 7, 26)]", ""),
+    "glu_module": ("def forward(self, x):\n    return self.glu(x)", "[torch.randn(3, 7, 26)]", "|self.glu = nn.GLU()"),
+    "glu_formula": ("def forward(self, x):\n    a, b = x.chunk(2, -1)\n    return a * torch.sigmoid(b)",
+                    "[torch.randn(3, 7, 26)]", ""),
+    "glu_three": ("def forward(self, x):\n    a, b, c = x.chunk(3, dim=-1)\n    return a * b - c",
+                  "[torch.randn(6, 39)]", ""),
 }
 
 
@@ -187,3 +202,36 @@ def test_dtypes_the_npu_lacks_are_refused_in_one_line_saying_why_and_what_to_do(
         draft(traced, name)
     msg = str(exc.value)
     assert "\n" not in msg and f"is {dtype}" in msg and "no " in msg and hint in msg, msg
+
+
+@pytest.mark.parametrize("name", ["glu_chunk", "glu_torch_chunk", "glu_sizes", "glu_slices", "glu_functional",
+                                  "glu_module", "glu_three"])
+def test_parts_of_a_split_consumed_by_computation_are_views_of_one_input(traced, name):
+    d = interpreted(traced, name)
+    assert d.text.count(": GM[") == 1, d.text          # one input, read at two (three) offsets
+
+
+def test_glu_spellings_give_the_same_kernel(traced):
+    def body(d):
+        return d.text[d.text.index("@kernel"):]
+    functional, module = body(draft(traced, "glu_functional")), body(draft(traced, "glu_module"))
+    assert functional == module == body(draft(traced, "glu_formula"))
+    assert body(draft(traced, "glu_chunk")) == body(draft(traced, "glu_torch_chunk"))
+
+
+def test_a_chunked_draft_writes_its_parts_as_dim_expressions_and_holds_on_another_shape(traced):
+    d = draft(traced, "glu_chunk")              # drafted on (6, 40), run on (5, 3, 66)'s rows of 66
+    assert "// 2)" in d.text, d.text
+    path, _, run = traced["glu_chunk_other"]
+    other = run["run"]
+    other.inputs = [other.inputs[0].reshape(15, 66)]
+    other.outputs = [other.outputs[0].reshape(15, 33)]
+    verdict = check_interpreter(d.text, path, reference=other)
+    assert verdict.correct, verdict.summary()
+
+
+def test_swiglu_runs_on_the_emulator(traced):
+    d = draft(traced, "glu_chunk")
+    _, _, run = traced["glu_chunk"]
+    verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
+    assert verdict.correct, verdict.summary()

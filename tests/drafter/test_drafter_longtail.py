@@ -25,6 +25,9 @@ CASES = {  # name -> (forward, get_inputs, __init__ "PARAMS|BODY")
     "const_scalar": ("def forward(self, x):\n    return x * torch.tensor(2.5) - torch.tensor([0.5])", X, ""),
     "const_fill": ("def forward(self, x):\n    return x + torch.ones(40) * 3.0", X, ""),
     "const_varied": ("def forward(self, x):\n    return x * torch.arange(40.0)", X, ""),
+    # torch.export's trace (range() of a shape fails the symbolic one): lifted_tensor_0 and a plain attribute
+    "const_export": ("def forward(self, x):\n    for i in range(x.shape[0] // x.shape[0]):\n"
+                     "        x = x * torch.tensor(2.0) + self.g\n    return x", X, "|self.g = torch.rand(40)"),
     # 2. in-place forms: on an input, on a value forward made, through aliases; then a norm
     "ip_method": ("def forward(self, x, y):\n    x.add_(y)\n    x.mul_(0.5)\n    return torch.relu_(x)", XY, ""),
     "ip_alias": ("def forward(self, x, y):\n    z = F.relu(x * y, inplace=True)\n    w = z.clamp_(max=0.7)\n"
@@ -110,10 +113,11 @@ def test_a_plain_tensor_attribute_is_bound_by_name_like_a_buffer(traced, name):
     assert '"inner.scale"' in d.text if name == "attr_sub" else '"gamma"' in d.text
 
 
-@pytest.mark.parametrize("name", ["const_scalar", "const_fill"])
+@pytest.mark.parametrize("name", ["const_scalar", "const_fill", "const_export"])
 def test_a_constant_made_in_forward_that_holds_one_value_is_that_value(traced, name):
     d = interpreted(traced, name)
-    assert "Param[" not in d.text and "_tensor_constant" not in d.text
+    assert "_tensor_constant" not in d.text and "lifted_tensor" not in d.text
+    assert ('Param[f32, (N,), "g"]' in d.text) if name == "const_export" else "Param[" not in d.text
 
 
 def test_a_constant_made_in_forward_with_differing_values_is_refused_saying_what_to_do(traced):

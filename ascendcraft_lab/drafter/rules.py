@@ -2285,15 +2285,40 @@ def _index_tensor(x: Node, idx) -> Node:
     if len(items) != len(x.shape) or any(not isinstance(i, slice) for i in items):
         raise Unsupported("tensor indexing other than slices (x[..., a:b])")
     cut = [(ax, s) for ax, s in enumerate(items) if s != slice(None)]
+    half = {}
     for ax, s in cut:
-        if any(isinstance(v, Node) for v in (s.start, s.stop, s.step)) or s.step not in (None, 1):
+        half[ax] = _half_of(x, ax, s)
+        traced = any(isinstance(v, Node) for v in (s.start, s.stop, s.step))
+        if half[ax] is None and (traced or s.step not in (None, 1)):
             raise Unsupported("a slice with a traced bound or a step")
     if not cut:
         return x
     if len(cut) > 1:
         raise Unsupported("slicing along more than one axis")
     ax, s = cut[0]
+    a = x.shape[ax]
+    if half[ax] is not None and a % 2 == 0:
+        # x[..., :d] / x[..., d:] with d = x.shape[-1] // 2: a half, as chunk(x, 2) cuts an even axis (the
+        # draft then writes d as a dim expression)
+        return _split_parts(x, ax, ("chunks", 2), [(0, a // 2), (a // 2, a)])[half[ax]]
+    if half[ax] is not None:
+        return _slice_node(x, ax, *((0, a // 2) if half[ax] == 0 else (a // 2, a)))
     return _slice_node(x, ax, s.start, s.stop)
+
+
+def _half_of(x: Node, axis: int, s: slice):
+    """0 or 1 when `s` is [:d] or [d:] with d = x.shape[axis] // 2 (a traced value), else None."""
+    def is_half(v):
+        return isinstance(v, Node) and v.op == "floordiv" and v.args[1].is_const and v.args[1].value == 2 and \
+            v.args[0].op == "dim" and v.args[0].attrs.get("of") is x and v.args[0].attrs.get("axis") in (
+                axis, axis - len(x.shape))
+    if s.step not in (None, 1):
+        return None
+    if s.start is None and is_half(s.stop):
+        return 0
+    if is_half(s.start) and s.stop is None:
+        return 1
+    return None
 
 
 def _getattr(b: Builder, obj, attr):

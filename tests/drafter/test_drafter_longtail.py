@@ -70,6 +70,7 @@ CASES = {  # name -> (forward, get_inputs, __init__ "PARAMS|BODY")
     "glu_sizes": ("def forward(self, x):\n    a, b = torch.split(x, [20, 20], dim=-1)\n    return F.silu(a) * b",
                   X, ""),
     "glu_slices": ("def forward(self, x):\n    return F.silu(x[..., :20]) * x[..., 20:]", X, ""),
+    "glu_half": ("def forward(self, x):\n    d = x.shape[-1] // 2\n    return F.silu(x[..., :d]) * x[..., d:]", X, ""),
     "glu_functional": ("def forward(self, x):\n    return F.glu(x)", "[torch.randn(3, 7, 26)]", ""),
     "glu_module": ("def forward(self, x):\n    return self.glu(x)", "[torch.randn(3, 7, 26)]", "|self.glu = nn.GLU()"),
     "glu_formula": ("def forward(self, x):\n    a, b = x.chunk(2, -1)\n    return a * torch.sigmoid(b)",
@@ -208,8 +209,8 @@ def test_dtypes_the_npu_lacks_are_refused_in_one_line_saying_why_and_what_to_do(
     assert "\n" not in msg and f"is {dtype}" in msg and "no " in msg and hint in msg, msg
 
 
-@pytest.mark.parametrize("name", ["glu_chunk", "glu_torch_chunk", "glu_sizes", "glu_slices", "glu_functional",
-                                  "glu_module", "glu_three"])
+@pytest.mark.parametrize("name", ["glu_chunk", "glu_torch_chunk", "glu_sizes", "glu_slices", "glu_half",
+                                  "glu_functional", "glu_module", "glu_three"])
 def test_parts_of_a_split_consumed_by_computation_are_views_of_one_input(traced, name):
     d = interpreted(traced, name)
     assert d.text.count(": GM[") == 1, d.text          # one input, read at two (three) offsets
@@ -220,7 +221,7 @@ def test_glu_spellings_give_the_same_kernel(traced):
         return d.text[d.text.index("@kernel"):]
     functional, module = body(draft(traced, "glu_functional")), body(draft(traced, "glu_module"))
     assert functional == module == body(draft(traced, "glu_formula"))
-    assert body(draft(traced, "glu_chunk")) == body(draft(traced, "glu_torch_chunk"))
+    assert body(draft(traced, "glu_chunk")) == body(draft(traced, "glu_torch_chunk")) == body(draft(traced, "glu_half"))
 
 
 def test_a_chunked_draft_writes_its_parts_as_dim_expressions_and_holds_on_another_shape(traced):

@@ -176,7 +176,9 @@ class FoldedBroadcastWriter(LoopWriter):
             head = [a for a in self.groups[-1] if a < last[-1]]
             self.groups[-1:] = [head, [a for a in self.groups[-1] if a >= last[-1]]]
         super().__init__(g, lay, *a, **kw)
-        self._own_dims = {id(n): self.namer.fresh(self.dims_of_window(n)) for n in leaves if id(n) in self._windows}
+        own: dict = {}       # one name per input for the axis it is sliced along (its parts share the GM view)
+        self._own_dims = {id(n): own.setdefault(_leaf_key(n), self.namer.fresh(self.dims_of_window(n)))
+                          for n in leaves if id(n) in self._windows}
         self._sized(leaves)
         m = len(self.groups)
         # a where() mask stays one value per tile: the rows of a tile are the last group before the
@@ -231,7 +233,8 @@ class FoldedBroadcastWriter(LoopWriter):
             axis, start, stop = n.attrs["window"]
             cut = start + (n.attrs["actual"][axis] - stop)
             own = self._own_dims[id(n)]
-            self.dims[a] = f"({own} - {cut})" if cut else own
+            part = _part_length(n.attrs.get("part_of"), own)
+            self.dims[a] = part or (f"({own} - {cut})" if cut else own)
         self._cat_dims: dict = {}
         self._part_len: list[str] = []
         if self.cat_axis is None:
@@ -313,7 +316,7 @@ class FoldedBroadcastWriter(LoopWriter):
             index[at] = f"{self.dims[a]} - 1 - {index[at]}"
         if window:                                      # read at an offset along the sliced axis
             at = keys.index(group_of[window[0]])
-            v, start = index[at], window[1]
+            v, start = index[at], _part_start(n.attrs.get("part_of"), self._own_dims[id(n)]) or window[1]
             index[at] = f"{v} + {start}" if v not in ("c", "k") else \
                 f"{v}.start + {start}:{v}.start + {start} + {v}.len"
         texts = [self._group_text(s) for s in slots]
@@ -381,6 +384,8 @@ class FoldedBroadcastWriter(LoopWriter):
                 for x in re.findall(r"[A-Za-z_]\w*", self.dims[a])}
         chosen = []
         for t in self.tensors:
+            if t.reads:
+                continue
             names = {x for x in self._flat.get(t.name, []) if x != "1"}
             if t.node is not None and names - set().union(*[set(self._flat[c.name]) for c in chosen] or [set()]):
                 chosen.append(t)
@@ -406,7 +411,7 @@ class FoldedBroadcastWriter(LoopWriter):
             if scalar and t.dtype not in ("float32", "bool"):
                 raise Unsupported(f"a {t.dtype} input `{t.name}` that is one value per tile (read as a float32 scalar)")
             tile = self.tile_name(t, "s" if scalar else ("h" if t.dtype == "float16" else "u"))
-            copyin.append(f"{tile} = load({t.name}[{self._index[t.name]}])")
+            copyin.append(f"{tile} = load({t.reads or t.name}[{self._index[t.name]}])")
             if t.dtype == "float16":
                 compute.append(f"{self.tile_name(t, 'u')} = cast({tile}, f32)")
             env[id(t.node)] = self.tile_name(t, "u") if t.dtype == "float16" else tile
@@ -597,3 +602,36 @@ def _nodes_of(n: Node):
 
 
 __all__ = ["BroadcastWriter", "FoldedBroadcastWriter"]
+
+
+def _leaf_key(n: Node) -> tuple:
+    return (n.op, n.attrs.get("index"), n.attrs.get("name"))
+
+
+def _part_length(part_of, dim: str) -> str:
+    """The length of a part of a split (rules._split_parts' `how`) as an expression of the split
+    axis's dim: chunk(x, k)'s parts are cdiv(A, k) long, a split by a size that size; "" for a slice."""
+    if not part_of:
+        return ""
+    how = part_of[0]
+    if how[0] == "chunks":
+        return f"(({dim} + {how[1] - 1}) // {how[1]})" if how[1] > 1 else dim
+    if how[0] == "size":
+        return str(how[1])
+    if how[0] == "sizes":
+        return str(how[1][part_of[1]])
+    return ""
+
+
+def _part_start(part_of, dim: str):
+    """Where part i of a split starts along its axis, as an expression of the axis's dim (None: the slice's number)."""
+    if not part_of or not part_of[1]:
+        return None
+    how, i = part_of
+    if how[0] == "chunks":
+        return _part_length(part_of, dim) if i == 1 else f"{i} * {_part_length(part_of, dim)}"
+    if how[0] == "size":
+        return str(i * how[1])
+    if how[0] == "sizes":
+        return str(sum(how[1][:i]))
+    return None

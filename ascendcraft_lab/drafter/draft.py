@@ -62,6 +62,10 @@ def draft_reference(path, *, soc: str | None = None, overrides: dict | None = No
     return draft_from_trace(traced, name=kernel_name(path), soc=soc, source=Path(path).name)
 
 
+# templates whose compute works on tiles of rows (2-D, each row on its own 32-byte block)
+_ROW_TILES = ("bcast", "bcast_fold", "row_blocks", "windows", "windows_total")
+
+
 def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = None,
                      source: str = "the reference") -> Draft:
     empty = _empty_input(traced)
@@ -79,6 +83,9 @@ def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = No
             raise Unsupported(_with_line(g, str(e))) from None
         if lay.template == "cube":
             return _draft_cube(g, name, s, source)
+        if lay.template in _ROW_TILES and any(o.is_tensor and o.dtype == "bool" for o in g.outputs):
+            raise Unsupported(f"a bool output of the {lay.template} template (it computes tiles of rows, and a "
+                              "cast of those to the 1-byte bool is not lowered yet)")
         text, w, live = _sized(WRITERS[lay.template], g, lay, name, source, traced, s)
         notes = list(g.notes) + [n for n in w.notes if n not in g.notes]
         if g.method != "fx":
@@ -227,7 +234,7 @@ def _over_budget(e: DslError) -> bool:
 
 
 def _bindings(w, traced) -> tuple[dict, dict]:
-    shapes = {t.name: tuple(t.shape) for t in w.tensors}
+    shapes = {t.name: tuple(t.shape) for t in w.tensors if not t.reads}
     scalars = {name: d["value"] for _, _, name, d in w._scalar_params}
     return shapes, scalars
 

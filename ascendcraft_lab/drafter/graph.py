@@ -384,6 +384,7 @@ class Builder:
         self.init_names: list = []
         self.tensors: dict = {}            # the Model's parameters and buffers by name
         self.notes: list[str] = []         # assumptions a rule made (shown with the draft)
+        self.parts_are_outputs = True      # forward returns the parts of a split (else a part is a slice)
 
     def _order(self, args: tuple) -> tuple:
         def rank(a: Node):
@@ -417,6 +418,8 @@ class Builder:
             dtype = "bool"
         elif op == "where":
             dtype = result_dtype(args[1], args[2])
+            if shape is not None and dtype == "float":     # where(mask, 1.0, 0.0): torch's default float dtype
+                dtype = "float32"
         else:
             dtype = result_dtype(*args)
             if info.floating and dtype in ("int", "bool"):

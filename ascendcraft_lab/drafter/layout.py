@@ -402,8 +402,6 @@ def broadcast_fit(lay: Layout) -> bool:
     for o in lay.outputs:
         if not o.is_tensor or tuple(o.shape) != S:
             raise Unsupported(f"an output of shape {tuple(o.shape) if o.is_tensor else ()} beside {S} in a broadcast")
-        if o.dtype == "bool":
-            raise Unsupported("a bool output tensor")
     for n in lay.nodes:
         if n.is_view and n.is_tensor:
             raise Unsupported(f"a reshape to {tuple(n.shape)} in a broadcast")
@@ -420,6 +418,16 @@ def moves_only(lay: Layout) -> bool:
     """The graph only moves data (slices, cats, stacks, repeats, flips of inputs): no arithmetic, so
     integer tensors pass through unchanged."""
     return all(n.is_input or n.is_view or (n.kind == MOVE and n.info.form != "shift") for n in lay.nodes)
+
+
+def _windows_alike(a: Node, b: Node) -> bool:
+    """Two slices of one input along one axis, of one length, and no other view: parts read side by side
+    (SwiGLU's halves), each the input loaded at its own offset."""
+    wa, wb = a.attrs.get("window"), b.attrs.get("window")
+    if not wa or not wb or wa[0] != wb[0] or wa[2] - wa[1] != wb[2] - wb[1]:
+        return False
+    return all(x.attrs.get(k) == y.attrs.get(k) for x, y in ((a, b), (b, a)) for k in ("flipped",)) and \
+        a.attrs.get("part_of", (None,))[0] == b.attrs.get("part_of", (None,))[0]
 
 
 def _fold_fit(lay: Layout, leaves: list) -> bool:
@@ -447,9 +455,10 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
     seen: dict = {}
     for n in leaves:
         key = (n.op, n.attrs.get("index"), n.attrs.get("name"))
-        if key in seen and seen[key] is not n:
+        if key in seen and seen[key] is not n and not _windows_alike(seen[key], n):
             raise Unsupported(f"`{n.name}` read through two different slices or views (a slice of an input is "
-                              "that input loaded at an offset: one slice per input)")
+                              "that input loaded at an offset: one slice per input, or parts of one length "
+                              "along one axis)")
         seen[key] = n
     cuts = {rank - len(n.shape) + n.attrs["window"][0] for n in leaves if "window" in n.attrs}
     cuts |= {rank - len(n.shape) + n.attrs["flipped"] for n in leaves if "flipped" in n.attrs}
@@ -469,8 +478,6 @@ def _fold_fit(lay: Layout, leaves: list) -> bool:
     for o in lay.outputs:
         if not o.is_tensor or tuple(o.shape) != S:
             raise Unsupported(f"an output of shape {tuple(o.shape) if o.is_tensor else ()} beside {S} in a broadcast")
-        if o.dtype == "bool":
-            raise Unsupported("a bool output tensor")
     for n in lay.nodes:
         if n.is_view and n.is_tensor:
             raise Unsupported(f"a reshape to {tuple(n.shape)} in a broadcast")
@@ -591,8 +598,9 @@ def _unsqueezed_leaves(outputs):
         elif n.info.form == "window" and leaf is not None and n.shape[n.attrs["axis"]] > 0:
             # x[..., a:b, ...] / narrow: the input itself, read at an offset along the axis
             window = (n.attrs["axis"], n.attrs["start"], n.attrs["stop"])
-            m = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True, "window": window},
-                     tuple(n.shape), leaf.dtype, leaf.value, leaf.name)
+            extra = {"part_of": (n.attrs["how"], n.attrs["part"])} if "how" in n.attrs else {}
+            m = Node(leaf.op, (), {**leaf.attrs, "actual": tuple(leaf.shape), "unsqueezed": True, "window": window,
+                                   **extra}, tuple(n.shape), leaf.dtype, leaf.value, leaf.name)
             found.append(m)
         elif any(x is not y for x, y in zip(args, n.args)):
             m = Node(n.op, args, dict(n.attrs), n.shape, n.dtype, n.value, n.name)
@@ -691,8 +699,6 @@ def _spaces(lay: Layout) -> None:
     for o in lay.outputs:
         if lay.space.get(id(o)) == "scalar":
             raise Unsupported("an output that does not depend on any input tensor")
-        if o.dtype == "bool":
-            raise Unsupported("a bool output tensor")
 
 
 def _space_of(lay: Layout, n: Node) -> str:

@@ -236,6 +236,107 @@ for _cmp, _aliases in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"), 
     rule(", ".join(n for n in (_cmp, _aliases, f"__{_cmp}__") if n), "input, other")(_compare)
 
 
+@rule("item", "input")
+def _item(b, input):
+    """`t.item()` of a one-element tensor: that tensor as a 0-d value (it broadcasts like a number)."""
+    if not T(input).is_tensor or math.prod(input.shape) != 1:
+        raise Unsupported(f"`.item()` of a tensor of shape {tuple(input.shape or ())} (one element only)")
+    return input if len(input.shape) <= 1 else b.reshape(input, [])     # (1,) broadcasts as () does
+
+
+# predicates: comparisons of the value with itself and with infinity (NaN compares unequal to everything)
+@rule("isinf", "input")
+def _isinf(b, input):
+    return b.ew("eq", b.ew("abs", _float_operand(input, "isinf")), math.inf)
+
+
+@rule("isposinf", "input")
+def _isposinf(b, input):
+    return b.ew("eq", _float_operand(input, "isposinf"), math.inf)
+
+
+@rule("isneginf", "input")
+def _isneginf(b, input):
+    return b.ew("eq", _float_operand(input, "isneginf"), -math.inf)
+
+
+@rule("isnan", "input")
+def _isnan(b, input):
+    x = _float_operand(input, "isnan")
+    return b.ew("ne", x, x)
+
+
+@rule("isfinite", "input")
+def _isfinite(b, input):
+    return b.ew("lt", b.ew("abs", _float_operand(input, "isfinite")), math.inf)
+
+
+# the largest finite value of each float dtype (nan_to_num's default replacements of +-inf)
+_FINITE_MAX = {"float32": 3.4028234663852886e38, "float16": 65504.0, "bfloat16": 3.3895313892515355e38}
+
+
+@rule("nan_to_num", "input, nan=0.0, posinf=None, neginf=None")
+def _nan_to_num(b, input, nan, posinf, neginf):
+    x = _float_operand(input, "nan_to_num")
+    big = _FINITE_MAX[x.dtype]
+    hi = big if posinf is None else posinf
+    lo = -big if neginf is None else neginf
+    y = b.ew("where", b.ew("eq", x, -math.inf), lo, x)
+    y = b.ew("where", b.ew("eq", x, math.inf), hi, y)
+    return b.ew("where", b.ew("ne", x, x), 0.0 if nan is None else nan, y)
+
+
+def _float_operand(x, what: str) -> Node:
+    if not T(x).is_tensor or x.dtype not in G.FLOAT_DTYPES:
+        raise Unsupported(f"`{what}` of a {x.dtype if isinstance(x, Node) else type(x).__name__} value "
+                          "(float tensors only)")
+    return x
+
+
+# logic on bool tensors (any other dtype: true where nonzero, as torch.logical_* reads it): a mask as
+# 1.0 / 0.0 (a select), combined by a select, and compared back into a mask
+def _ones(b, m) -> Node:
+    if isinstance(m, Node) and m.op == "gt" and m.args[1].is_const and m.args[1].value == 0.5 and _is01(m.args[0]):
+        return m.args[0]          # a mask this section made from a 1.0 / 0.0 value: that value
+    return b.ew("where", _as_mask(b, m), 1.0, 0.0)
+
+
+def _is01(n: Node) -> bool:
+    def one_or_zero(a):
+        return (a.is_const and a.value in (0.0, 1.0) and not isinstance(a.value, bool)) or (a.is_tensor and _is01(a))
+    return n.op == "where" and one_or_zero(n.args[1]) and one_or_zero(n.args[2])
+
+
+@rule("logical_and, __and__, and_, bitwise_and, __iand__", "input, other")
+def _logical_and(b, input, other):
+    _logic_operands("and", input, other)
+    return b.ew("gt", b.ew("where", _as_mask(b, input), _ones(b, other), 0.0), 0.5)
+
+
+@rule("logical_or, __or__, or_, bitwise_or, __ior__", "input, other")
+def _logical_or(b, input, other):
+    _logic_operands("or", input, other)
+    return b.ew("gt", b.ew("where", _as_mask(b, input), 1.0, _ones(b, other)), 0.5)
+
+
+@rule("logical_xor, __xor__, xor, bitwise_xor, __ixor__", "input, other")
+def _logical_xor(b, input, other):
+    _logic_operands("xor", input, other)
+    return b.ew("ne", _ones(b, input), _ones(b, other))
+
+
+@rule("logical_not, __invert__, invert, bitwise_not", "input")
+def _logical_not(b, input):
+    _logic_operands("not", input)
+    return b.ew("gt", b.ew("where", _as_mask(b, input), 0.0, 1.0), 0.5)
+
+
+def _logic_operands(what: str, *xs) -> None:
+    for x in xs:
+        if not (isinstance(x, Node) and x.is_tensor):
+            raise Unsupported(f"a logical `{what}` of a {type(x).__name__} (tensors only)")
+
+
 # torch's rounding functions: the DSL's rint / floor / ceil / trunc (torch.round is half to even: rint)
 for _name, _mode in (("round", "rint"), ("floor", "floor"), ("ceil", "ceil"), ("trunc", "trunc"), ("fix", "trunc")):
     def _rounding(b, input, decimals=0, _mode=_mode, _name=_name):
@@ -1370,6 +1471,13 @@ def _split_parts(x: Node, axis: int, how: tuple, bounds: list) -> tuple:
     return tuple(parts)
 
 
+@rule("glu", "input, dim=-1")
+def _glu(b, input, dim):
+    """F.glu / nn.GLU: the first half times the sigmoid of the second (two parts of a chunk: views)."""
+    a, gate = _chunk(b, input, 2, dim)
+    return b.mul(a, b.ew("sigmoid", gate))
+
+
 @rule("split, split_with_sizes", "tensor, split_size_or_sections, dim=0")
 def _split(b, tensor, split_size_or_sections, dim):
     x = T(tensor)
@@ -1788,6 +1896,7 @@ MODULES = {
     "LogSigmoid": ("logsigmoid", {}), "Tanhshrink": ("tanhshrink", {}),
     "Softshrink": ("softshrink", {"lambd": "lambd"}), "Hardshrink": ("hardshrink", {"lambd": "lambd"}),
     "Threshold": ("threshold", {"threshold": "threshold", "value": "value"}),
+    "GLU": ("glu", {"dim": "dim"}),
     "Softmax": ("softmax", {"dim": "dim"}), "LogSoftmax": ("log_softmax", {"dim": "dim"}),
     "Dropout": ("dropout", {"p": "p", "training": "training"}),
     "MSELoss": ("mse_loss", {"reduction": "reduction"}), "L1Loss": ("l1_loss", {"reduction": "reduction"}),
@@ -1868,6 +1977,7 @@ def build_graph(traced: dict) -> Graph:
     input_names: list[str] = []
     outputs: list[Node] = []
     lines: dict[str, int] = {}
+    writes = _Writes(traced["nodes"])
     for nd in traced["nodes"]:
         op = nd["op"]
         if nd.get("line") and op in ("call_function", "call_method", "call_module"):
@@ -1878,6 +1988,7 @@ def build_graph(traced: dict) -> Graph:
             input_names.append(nd["target"])
             desc = inputs[i] if i < len(inputs) else meta
             if desc.get("kind") == "tensor":
+                _no_npu_dtype(desc["dtype"], f"input `{nd['target']}`")
                 env[nd["name"]] = Node("input", (), {"index": i}, tuple(desc["shape"]), desc["dtype"],
                                        name=nd["target"])
             elif desc.get("kind") == "scalar":
@@ -1891,14 +2002,11 @@ def build_graph(traced: dict) -> Graph:
                 raise Unsupported(f"forward argument `{nd['target']}` is a {desc.get('kind', 'value')} "
                                   "(tensors and numbers are supported)")
         elif op == "get_attr":
-            name = nd["target"]
-            desc = traced["parameters"].get(name) or traced["buffers"].get(name)
-            if desc is None or desc.get("kind") != "tensor":
-                raise Unsupported(f"attribute `{name}` of the Model is not a parameter or buffer")
-            env[nd["name"]] = Node("param", (), {"name": name}, tuple(desc["shape"]), desc["dtype"], name=name)
+            env[nd["name"]] = _model_tensor(b, nd, traced)
         elif op in ("call_function", "call_method", "call_module"):
             try:
                 env[nd["name"]] = _apply(b, nd, env, init_values)
+                writes.made(nd, env)
             except Unsupported as e:
                 if nd.get("line") and not str(e).startswith("internal:"):
                     raise Unsupported(f"{e} (reference line {nd['line']})") from None
@@ -1919,10 +2027,121 @@ def build_graph(traced: dict) -> Graph:
               traced.get("parameters", {}), traced.get("buffers", {}), traced.get("method", "fx"),
               bool(traced.get("training")))
     g.lines = lines
+    b.parts_are_outputs = bool(g.outputs) and all(o.op == "split" for o in g.outputs)
     g.outputs = rewrite(b, g.outputs)
     g.notes.extend(b.notes)
     _check_meta(traced, g)
     return g
+
+
+def _no_npu_dtype(dtype: str, what: str) -> None:
+    """float64 and complex tensors: refused in one line saying why and what to do."""
+    if dtype in ("float64", "double"):
+        raise Unsupported(f"{what} is float64: the NPU's vector unit has no f64 arithmetic (it computes in f32 or "
+                          "f16); make the reference float32 (torch.randn(..., dtype=torch.float32), .float()) and "
+                          "compare with f32's tolerance (1e-4)")
+    if dtype.startswith("complex"):
+        raise Unsupported(f"{what} is {dtype}: the vector unit has no complex arithmetic; pass the real and "
+                          "imaginary parts as float32 tensors (torch.view_as_real) and write forward on them")
+
+
+def _in_place_name(name: str) -> bool:
+    return name.endswith("_") and not name.startswith("_") and name[:-1] in RULES and name not in RULES
+
+
+# fx nodes whose result shares its first operand's storage (a later in-place write shows through them)
+_VIEW_NAMES = frozenset(
+    "view view_as reshape flatten unflatten squeeze unsqueeze transpose permute t expand expand_as narrow select "
+    "getitem chunk split tensor_split unbind movedim moveaxis swapaxes swapdims diagonal as_strided detach "
+    "contiguous alias unfold getattr".split())
+
+
+class _Writes:
+    """In-place forms (`x.add_(y)`, `torch.relu_(x)`, `F.relu(x, inplace=True)`, `nn.ReLU(inplace=True)`):
+    the op is its out-of-place form, and the tensor it wrote is that result from then on: every fx
+    name of that tensor (the operand, earlier in-place results of it) is rebound to the new value, as
+    PyTorch's forward would read it. A write into storage that a view of it (or the tensor a view
+    reads) still reads afterwards is refused in one line: the drafter's values are not storage."""
+
+    def __init__(self, nodes: list[dict]):
+        self.last_use: dict[str, int] = {}
+        self.position: dict[str, int] = {}
+        for i, nd in enumerate(nodes):
+            self.position[nd["name"]] = i
+            for a in list(nd.get("args", [])) + list(nd.get("kwargs", {}).values()):
+                for used in _node_refs(a):
+                    self.last_use[used] = i
+        self.storage: dict[str, str] = {}     # fx name -> the fx name whose storage it reads
+        self.same: dict[str, str] = {}        # fx name -> the fx name of the tensor it is (in-place results)
+
+    def made(self, nd: dict, env: dict) -> None:
+        name, args = nd["name"], nd.get("args", [])
+        first = args[0].get("node") if args and isinstance(args[0], dict) else None
+        short = short_name(nd)
+        if first is None:
+            return
+        if self._in_place(nd, short):
+            self._write(nd, first, env)
+        elif short in _VIEW_NAMES:
+            self.storage[name] = self.storage.get(first, first)
+
+    @staticmethod
+    def _in_place(nd: dict, short: str) -> bool:
+        if _in_place_name(short):
+            return True
+        if nd["op"] == "call_module":
+            return nd["module"]["attrs"].get("inplace") is True
+        return nd.get("kwargs", {}).get("inplace", {}).get("const") is True
+
+    def _write(self, nd: dict, target: str, env: dict) -> None:
+        name, at = nd["name"], self.position[nd["name"]]
+        root = self.storage.get(target, target)
+        ident = self.same.get(target, target)
+        self.storage[name], self.same[name] = root, ident
+        names = [n for n in set(self.storage) | {root} if self.storage.get(n, n) == root]
+        same = {n for n in names if self.same.get(n, n) == ident}
+        shared = [n for n in names if n not in same and self.last_use.get(n, -1) > at]
+        if shared:
+            raise Unsupported(f"in-place `{short_name(nd)}` writes into a tensor that a view of it shares, read "
+                              f"afterwards (`{shared[0]}`): write it out of place")
+        for n in same:
+            env[n] = env[name]
+
+
+def _node_refs(a):
+    if isinstance(a, dict):
+        if "node" in a:
+            yield a["node"]
+        for k in ("list", "tuple", "slice"):
+            for x in a.get(k, ()):
+                yield from _node_refs(x)
+
+
+def _model_tensor(b: Builder, nd: dict, traced: dict) -> Node:
+    """A tensor forward reads from the Model: a parameter, a buffer or a plain tensor attribute is a
+    `param` (bound by name like a parameter); a constant the tracer lifted from forward
+    (`torch.tensor(2.0)`, `torch.ones(n)`: `_tensor_constant0`, `lifted_tensor_0`) that holds one
+    value is that value (a number when 0-d, else a fill of its shape)."""
+    name = nd["target"]
+    desc = traced["parameters"].get(name) or traced["buffers"].get(name)
+    if desc is not None and desc.get("kind") == "tensor":
+        _no_npu_dtype(desc["dtype"], f"Model tensor `{name}`")
+        return Node("param", (), {"name": name}, tuple(desc["shape"]), desc["dtype"], name=name)
+    meta = nd.get("meta") or {}
+    if meta.get("kind") != "tensor":
+        raise Unsupported(f"attribute `{name}` of the Model is not a tensor")
+    fill = nd.get("fill")
+    if fill is None:
+        raise Unsupported(f"a tensor constant created in forward with differing values (`{name}`, shape "
+                          f"{tuple(meta['shape'])}): make it an input or a buffer (self.register_buffer)")
+    value = float(fill) if isinstance(fill, str) else fill
+    dtype = meta["dtype"]
+    if dtype in ("float64", "complex64", "complex128") or dtype not in G.FLOAT_DTYPES + ("bool", "int64", "int32"):
+        raise Unsupported(f"a {dtype} tensor constant created in forward (`{name}`)")
+    value = bool(value) if dtype == "bool" else float(value) if dtype in G.FLOAT_DTYPES else value
+    if not meta["shape"]:
+        return b.const(value)
+    return b.full(value, meta["shape"], dtype)
 
 
 def _plain(desc: dict) -> bool:
@@ -2023,8 +2242,8 @@ def _apply(b: Builder, nd: dict, env, init_values):
         return _getitem(b, args[0], args[1])
     if name == "getattr":
         return _getattr(b, args[0], args[1])
-    if name.endswith("_") and not name.startswith("_") and name[:-1] in RULES and name not in RULES:
-        raise Unsupported(f"in-place `{name}` (write it out of place: `{name[:-1]}`)")
+    if _in_place_name(name):
+        name = name[:-1]             # the same op out of place; build_graph rebinds what it wrote (_Writes)
     r = RULES.get(name)
     if r is None:
         where = {"call_method": "Tensor.", "call_module": "nn."}.get(nd["op"], "")
@@ -2066,15 +2285,40 @@ def _index_tensor(x: Node, idx) -> Node:
     if len(items) != len(x.shape) or any(not isinstance(i, slice) for i in items):
         raise Unsupported("tensor indexing other than slices (x[..., a:b])")
     cut = [(ax, s) for ax, s in enumerate(items) if s != slice(None)]
+    half = {}
     for ax, s in cut:
-        if any(isinstance(v, Node) for v in (s.start, s.stop, s.step)) or s.step not in (None, 1):
+        half[ax] = _half_of(x, ax, s)
+        traced = any(isinstance(v, Node) for v in (s.start, s.stop, s.step))
+        if half[ax] is None and (traced or s.step not in (None, 1)):
             raise Unsupported("a slice with a traced bound or a step")
     if not cut:
         return x
     if len(cut) > 1:
         raise Unsupported("slicing along more than one axis")
     ax, s = cut[0]
+    a = x.shape[ax]
+    if half[ax] is not None and a % 2 == 0:
+        # x[..., :d] / x[..., d:] with d = x.shape[-1] // 2: a half, as chunk(x, 2) cuts an even axis (the
+        # draft then writes d as a dim expression)
+        return _split_parts(x, ax, ("chunks", 2), [(0, a // 2), (a // 2, a)])[half[ax]]
+    if half[ax] is not None:
+        return _slice_node(x, ax, *((0, a // 2) if half[ax] == 0 else (a // 2, a)))
     return _slice_node(x, ax, s.start, s.stop)
+
+
+def _half_of(x: Node, axis: int, s: slice):
+    """0 or 1 when `s` is [:d] or [d:] with d = x.shape[axis] // 2 (a traced value), else None."""
+    def is_half(v):
+        return isinstance(v, Node) and v.op == "floordiv" and v.args[1].is_const and v.args[1].value == 2 and \
+            v.args[0].op == "dim" and v.args[0].attrs.get("of") is x and v.args[0].attrs.get("axis") in (
+                axis, axis - len(x.shape))
+    if s.step not in (None, 1):
+        return None
+    if s.start is None and is_half(s.stop):
+        return 0
+    if is_half(s.start) and s.stop is None:
+        return 1
+    return None
 
 
 def _getattr(b: Builder, obj, attr):
@@ -2164,6 +2408,11 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
         return b.cast(args[0], attrs["dtype"])
     if op == "full":
         return Node("full", args, attrs, n.shape, n.dtype)
+    if op == "split" and not attrs["squeeze"] and not getattr(b, "parts_are_outputs", True):
+        # a part consumed by computation (SwiGLU's a, b = x.chunk(2, -1)) is a view, like a slice; it
+        # keeps how it follows from the axis's length, so a draft writes its start as a dim expression
+        return Node("slice", args, {"axis": attrs["axis"], "start": attrs["start"], "stop": attrs["stop"],
+                                    "how": attrs["how"], "part": attrs["part"]}, n.shape, n.dtype)
     if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "split", "diag", "triu", "tril",
               "argreduce", "gather", "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize",
               "affine_grid", "grid_sample", "sort", "histc", "interleave", "nonzero", "pad", "roll", "tile"):

@@ -118,6 +118,7 @@ class Tensor:
     view: str          # DSL shape text, e.g. "((B, N),)"
     param_name: str = ""
     shape: tuple = ()  # the traced shape
+    reads: str = ""    # another window of the GM tensor of this name (a second part of one input): not declared
 
 
 class Writer:
@@ -148,10 +149,11 @@ class Writer:
     def _collect(self):
         lay, g = self.lay, self.g
         leaves = [n for n in lay.nodes if n.is_data]
-        by_index = {}
+        by_index, more = {}, {}
         for n in leaves:
             key = (n.op, n.attrs.get("index"), n.attrs.get("name"))
-            by_index.setdefault(key, n)
+            if by_index.setdefault(key, n) is not n:
+                more.setdefault(key, []).append(n)      # further windows of one input (layout._windows_alike)
         # GM inputs: every tensor of get_inputs() in order (the DSL binds them positionally)
         for i, desc in enumerate(g.inputs):
             if desc.get("kind") != "tensor":
@@ -160,8 +162,9 @@ class Writer:
             pyname = self.input_name(i)
             name = self.namer.fresh(pyname)
             if node is None and tuple(desc["shape"]) != tuple(lay.base):
-                raise Unsupported(f"unused input `{pyname}` of shape {tuple(desc['shape'])} beside {tuple(lay.base)}")
-            if node is not None and "actual" in node.attrs and (lay.is_row(node) or lay.is_plane(node)):
+                # an input forward never reads (a step counter, a flag): declared in its own dims, never loaded
+                view = self.shape_text([self.namer.fresh(f"{pyname.upper()}{k}") for k in range(len(desc["shape"]))])
+            elif node is not None and "actual" in node.attrs and (lay.is_row(node) or lay.is_plane(node)):
                 view = self.leaf_view(node)          # a weight passed as an input, read as a parameter is
             elif node is not None and lay.is_reduced(node):
                 view = self.reduced_view(desc["shape"])
@@ -171,6 +174,11 @@ class Writer:
             self.tensors.append(t)
             if node is not None:
                 self.loaded[id(node)] = t
+            for m in more.get(("input", i, None), []):
+                alias = Tensor(self.namer.fresh(pyname), m, "GM", desc["dtype"], view, shape=tuple(desc["shape"]),
+                               reads=name)
+                self.tensors.append(alias)
+                self.loaded[id(m)] = alias
         for n in leaves:
             if n.is_param:
                 t = Tensor(self.namer.fresh(n.attrs["name"].replace(".", "_")), n, "Param", n.dtype, self.leaf_view(n),
@@ -329,6 +337,8 @@ class Writer:
     def tensor_params(self) -> list[str]:
         out = []
         for t in self.tensors:
+            if t.reads:
+                continue
             if t.kind == "GM":
                 out.append(f"{t.name}: GM[{DTYPE[t.dtype]}, {t.view}]")
             else:
@@ -529,6 +539,12 @@ class Root:
     reduce: str = ""          # sum | max | min | prod
 
 
+def bool_bytes(mask: str) -> str:
+    """A bool output tile as a bool tensor holds it, one byte per element: a comparison's value is a
+    bit mask (the DSL's verifier refuses storing it as it is), widened through a select of 1 and 0."""
+    return f"cast(where({mask}, 1.0, 0.0), bool)"
+
+
 def _dependency_order(roots: list[Root]) -> list[Root]:
     """Accumulators first, then outputs that other outputs read before those readers."""
     def inside(a: Node, b: Node) -> bool:
@@ -596,7 +612,7 @@ class LoopWriter(Writer):
                 index = store_index          # one value per row (class indices): indexed like the row's results
             else:
                 index = self.leaf_load_index(t, load_index)
-            copyin.append(f"{tile} = load({t.name}[{index}])")
+            copyin.append(f"{tile} = load({t.reads or t.name}[{index}])")
             if t.dtype == "float16":
                 wide = self.tile_name(t, "u")
                 st.lines.append(f"{wide} = cast({tile}, f32)")
@@ -624,6 +640,8 @@ class LoopWriter(Writer):
             elif r.kind == "out":
                 if r.tensor.dtype == "float16":
                     st.lines.append(f"{r.name} = cast({st.value(r.node)}, f16)")
+                elif r.tensor.dtype == "bool":
+                    st.lines.append(f"{r.name} = {bool_bytes(st.value(r.node))}")
                 elif r.tensor.dtype == "int8" and r.node.is_cast:
                     # the Cast page pairs int8 with half only: f32 -> f16 (exact for |v| <= 2048), then
                     # f16 -> int8 truncating, as torch's .to(torch.int8) does (out of range: saturating)
@@ -649,7 +667,7 @@ class LoopWriter(Writer):
         copyin, compute = [], []
         for t in tensors:
             tile = self.tile_name(t, "h" if t.dtype == "float16" else "u")
-            copyin.append(f"{tile} = load({t.name}[{index}])")
+            copyin.append(f"{tile} = load({t.reads or t.name}[{index}])")
             if t.dtype == "float16":
                 compute.append(f"{self.tile_name(t, 'u')} = cast({tile}, f32)")
             env[id(t.node)] = self.tile_name(t, "u")
@@ -686,6 +704,8 @@ class LoopWriter(Writer):
             value = st.value(o)
             if t.dtype == "float16":
                 value = f"cast({value}, f16)"
+            elif t.dtype == "bool":
+                value = bool_bytes(value)
             st.lines.append(f"{name} = {value}")
             copyout.append(f"store({t.name}{at if isinstance(at, str) else at(t)}, {name})")
         return self.stages([], st.lines, copyout)

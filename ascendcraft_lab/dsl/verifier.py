@@ -630,6 +630,10 @@ class _Verifier:
             elif vt.dtype != tensor.dtype:
                 raise self.err(st.value, f"storing a {vt.dtype.value} tile into {tensor.dtype.value} tensor `{st.dst.tensor}`",
                                f"cast it in compute: `cast({st.value.id}, {tensor.dtype.value})`")
+            elif vt.dtype is DType.bool and st.value.id not in self._byte_masks():
+                raise self.err(st.value, f"`{st.value.id}` is a comparison's bit mask (one bit per element); a bool "
+                               f"tensor holds one byte per element (`{st.dst.tensor}`)",
+                               f"store the mask as bytes: `cast(where({st.value.id}, 1.0, 0.0), bool)`")
             if len(kept) != len(vt.shape) or tuple(kept) != tuple(vt.shape):
                 have = " x ".join(expr_text(d) for d in vt.shape)
                 want = " x ".join(expr_text(d) for d in kept) or "one element"

@@ -220,6 +220,8 @@ def _buffers(source: KernelSource, facts: KernelFacts) -> None:
     for (cap, dtype), count in collections.Counter(sizes.values()).items():
         if count > 1:
             stem = re.findall(r"\w+", cap)[-1] if re.fullmatch(r"[\w.]+", cap) else "tile"
+            if not re.fullmatch(r"[A-Za-z_]\w*", stem):     # a literal size (`1`): a C++ name starts with a letter
+                stem = f"elems{stem}"
             name = f"{stem}Bytes" if sum(1 for c, _ in names if c == cap) == 0 else f"{stem}Bytes{dtype.value.upper()}"
             while name in facts.reserved or name in names.values():
                 name += "_"

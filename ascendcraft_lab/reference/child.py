@@ -335,6 +335,32 @@ def describe_value(v, torch):
     return {"kind": "other", "repr": repr(v)[:80]}
 
 
+def plain_tensors(model, torch):
+    """Tensors a module holds as plain attributes (`self.gamma = torch.ones(n)`, no nn.Parameter,
+    no register_buffer), by their dotted name as fx names them: inputs of forward as much as
+    parameters and buffers are, so they are recorded and bound like buffers. Names starting with
+    `_` are left out (the tracer's own `_tensor_constant0`)."""
+    if not isinstance(model, torch.nn.Module):
+        return {}
+    found = {}
+    for prefix, m in model.named_modules():
+        for k, v in vars(m).items():
+            if isinstance(v, torch.Tensor) and not isinstance(v, torch.nn.Parameter) and not k.startswith("_"):
+                found.setdefault(f"{prefix}.{k}" if prefix else k, v)
+    return found
+
+
+def constant_fill(v, torch):
+    """The one value every element of a tensor constant holds (torch.ones(n), torch.tensor(2.0)), or None."""
+    if not isinstance(v, torch.Tensor) or v.numel() == 0 or v.is_complex():
+        return None
+    flat = v.detach().reshape(-1)
+    if not bool((flat == flat[0]).all()):
+        return None
+    x = flat[0].item()
+    return x if not isinstance(x, float) or math.isfinite(x) else repr(x)
+
+
 def init_names(model_cls, init_inputs):
     try:
         params = [p for p in inspect.signature(model_cls.__init__).parameters.values() if p.name != "self"]
@@ -521,12 +547,14 @@ def trace(module, model, inputs, torch, np):
             errors.append(f"torch.export: {_first_line(e)}")
             raise JobError("to trace", "; ".join(errors))
 
-    meta = {}
+    meta, fills = {}, {}
 
     class Recorder(fx.Interpreter):
         def run_node(self, n):
             result = super().run_node(n)
             meta[n.name] = describe_value(result, torch)
+            if n.op == "get_attr" and isinstance(result, torch.Tensor):
+                fills[n.name] = constant_fill(result, torch)
             return result
 
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
@@ -563,6 +591,8 @@ def trace(module, model, inputs, torch, np):
             d["kwargs"] = {k: encode_arg(v, fx, torch, names) for k, v in n.kwargs.items()}
         elif n.op == "get_attr":
             d["target"] = str(n.target)
+            if fills.get(n.name) is not None:     # a constant the tracer lifted holds one value: that value
+                d["fill"] = fills[n.name]
         elif n.op == "output":
             d["args"] = [encode_arg(a, fx, torch, names) for a in n.args]
         nodes.append(d)
@@ -681,6 +711,8 @@ def run_one(model, inputs, init_inputs, out, path, exact, torch, np, params=True
             meta["parameters"][k] = save_array(v, out, f"param{i}", np, torch)
         for i, (k, v) in enumerate(model.named_buffers()):
             meta["buffers"][k] = save_array(v, out, f"buffer{i}", np, torch)
+        for i, (k, v) in enumerate(plain_tensors(model, torch).items()):
+            meta["buffers"].setdefault(k, save_array(v, out, f"attr{i}", np, torch))
     (out / "meta.json").write_text(json.dumps(meta))
 
 
@@ -751,6 +783,8 @@ def job_trace(job, module, out, torch, np):
         training = bool(model.training)
         params = {k: describe_value(v, torch) for k, v in model.named_parameters()}
         buffers = {k: describe_value(v, torch) for k, v in model.named_buffers()}
+        for k, v in plain_tensors(model, torch).items():
+            buffers.setdefault(k, describe_value(v, torch))
     else:
         training, params, buffers = False, {}, {}
     try:

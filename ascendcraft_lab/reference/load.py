@@ -75,7 +75,7 @@ class ReferenceRun:
     init_inputs: list                # get_init_inputs(), same conversion (tuples/lists stay lists)
     outputs: list                    # numpy arrays; a 0-d result is a 0-d array
     parameters: dict = field(default_factory=dict)   # Model.named_parameters() as numpy
-    buffers: dict = field(default_factory=dict)      # Model.named_buffers() as numpy
+    buffers: dict = field(default_factory=dict)      # Model.named_buffers() and plain tensor attributes, as numpy
     training: bool = True
     input_dtypes: list = field(default_factory=list)   # torch dtype name per input (None for scalars)
     output_dtypes: list = field(default_factory=list)

@@ -12,7 +12,9 @@ mask; permute / transpose / movedim / .t() of 2-D to 5-D tensors, the last axis 
 nn.Linear + bias, linear + relu, matrix-vector, triu / tril of a product, diag(v) @ B), and sort 7 (torch.sort,
 argsort, topk largest / smallest, kthvalue, msort, a stable fp16 sort: Sort32 + MrgSort + Extract), and issue 18's datadep 7
 (histc over a range and over the data's range, repeat_interleave along the last and a middle dim, nonzero, argwhere,
-masked_select: outputs whose size the data decides).
+masked_select: outputs whose size the data decides), and issue 33's predicates 9 (comparisons, isinf / isfinite /
+isnan, nan_to_num, & | ~ and logical_* on bool tensors: bool outputs, one byte per element) and glu 6 (SwiGLU,
+GeGLU, ReGLU, F.glu, nn.GLU: the parts of a chunk consumed by computation, each a view of the input at its offset).
 Each file declares its second ("tail") shape as a module-level dict of constant overrides, `TAIL = {"dim": 20011, ...}` (see ascendcraft_lab.bench.suite). The expert examples
 with hand-written DSL stay in ascendcraft_lab.examples.
 """

@@ -9,6 +9,7 @@ import pytest
 from ascendcraft_lab.backends.emulator.verify import render_run
 from ascendcraft_lab.drafter import DraftError, draft_reference
 from ascendcraft_lab.reference import load_reference
+from ascendcraft_lab.reference.bind import check_interpreter
 
 from drafter_helpers import check_draft_on_emulator, write_ref
 
@@ -43,8 +44,19 @@ def test_a_concatenation_is_stores_at_offsets_and_the_draft_holds_on_another_sha
     assert verdict.correct, verdict.summary() + "\n" + draft.text
 
 
-def test_an_input_read_through_two_slices_is_refused_in_one_line_with_its_reference_line(ref_dir):
-    path = write_ref(ref_dir, "halves_ref", "def forward(self, x):\n    return x[:, :16] * x[:, 16:]", "[torch.randn(8, 32)]")
+def test_an_input_read_through_two_slices_of_one_length_is_two_windows_of_it(ref_dir):
+    # issue 33: x[:, :16] * x[:, 16:] (GLU's halves) loads x twice, at offsets 0 and 16
+    path = write_ref(ref_dir, "halves_ref", "def forward(self, x):\n    return x[:, :16] * x[:, 16:]",
+                     "[torch.randn(8, 32)]")
+    draft = draft_reference(path)
+    assert draft.text.count(": GM[") == 1 and "k.start + 16:" in draft.text, draft.text
+    verdict = check_interpreter(draft.text, path)
+    assert verdict.correct, verdict.summary()
+
+
+def test_an_input_read_through_two_slices_of_different_lengths_is_refused_in_one_line_naming_its_line(ref_dir):
+    path = write_ref(ref_dir, "uneven_ref", "def forward(self, x):\n    return x[:, :1] * x[:, 16:]",
+                     "[torch.randn(8, 32)]")
     with pytest.raises(DraftError) as exc:
         draft_reference(path)
     msg = str(exc.value)

@@ -51,7 +51,9 @@ def kernel(dt: DType, out: str, kind: str, expr: str) -> str:
 # Each elementwise category's forms: (expression, output dtype: None for the operands' own).
 FORMS = {
     "binary": [("{op}(xu, zu)", None), ("{op}(xu, 2)", None), ("{op}(2, xu)", None)],
-    "compare": [("{op}(xu, zu)", "bool"), ("{op}(xu, 2)", "bool"), ("{op}(2, xu)", "bool")],
+    # a comparison's bit mask is read by a Select (a bool tensor holds bytes: cast(where(m, 1.0, 0.0), bool))
+    "compare": [("where({op}(xu, zu), 1.0, 0.0)", "f32"), ("where({op}(xu, 2), 1.0, 0.0)", "f32"),
+                ("where({op}(2, xu), 1.0, 0.0)", "f32")],
     "unary": [("{op}(xu)", None)],
     "clamp": [("clamp(xu, 0, 2)", None)],
     "select": [("where(xu > zu, xu, zu)", None), ("where(xu > zu, xu, 2)", None), ("where(xu > zu, 2, zu)", None)],
@@ -68,7 +70,8 @@ def _cases():
         for expr, out in FORMS[op.category]:
             for dt in VECTOR_DTYPES:
                 for kind in ("tile", "rows") if dt in (DType.f32, DType.i32) else ("tile",):
-                    form = expr.split("(")[1][:-1]
+                    call = expr.removeprefix("where(").split(")")[0] + ")" if op.category == "compare" else expr
+                    form = call.split("(")[1][:-1]
                     yield pytest.param(op, expr, out, dt, kind, id=f"{op.name}-{form}-{dt.value}-{kind}")
 
 

@@ -1,0 +1,26 @@
+"""SwiGLU: the gate and the up projection as the two halves of one tensor (Tensor.chunk), silu(gate) * up."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        gate, up = x.chunk(2, dim=-1)
+        return F.silu(gate) * up
+
+
+batch_size = 16
+hidden = 2048
+TAIL = {"batch_size": 13, "hidden": 1003}
+
+
+def get_inputs():
+    return [torch.randn(batch_size, 2 * hidden)]
+
+
+def get_init_inputs():
+    return []

@@ -34,13 +34,14 @@ class Profile:
 
     def text(self, *, blocks: int = 8, timelines: int = 2) -> str:
         k = self.kernel
-        lines = [f"ESTIMATED profile{f' of {self.name}' if self.name else ''} on {k.soc} (pipe model of the emulator's trace; "
-                 "not a measurement)",
+        lines = [f"ESTIMATED profile{f' of {self.name}' if self.name else ''} on {k.soc} "
+                 "(pipe model of the emulator's trace; not a measurement)",
                  f"  kernel       {_us(k.kernel_s)} estimated ({_us(k.launch_s)} launch + {_us(k.device_s)} on "
                  f"{len(k.blocks)} block(s), {k.cores_used} core(s) busy)",
                  f"  bound pipe   {k.bound_pipe}; overlap of pipes {k.overlap:.0%} of the block time",
                  f"  GM traffic   {_bytes(k.gm_bytes)} at {k.achieved_bandwidth / 1e9:.0f} GB/s = "
-                 f"{k.roofline['bandwidth_fraction']:.0%} of the chip's bandwidth; roofline: {k.roofline['bound']}-bound "
+                 f"{k.roofline['bandwidth_fraction']:.0%} of the chip's bandwidth; "
+                 f"roofline: {k.roofline['bound']}-bound "
                  f"(floors: memory {_us(k.roofline['gm_floor_s'])}, vector {_us(k.roofline['vector_floor_s'])}, "
                  f"cube {_us(k.roofline['cube_floor_s'])})"]
         if self.eager is not None:
@@ -112,7 +113,8 @@ def timeline_data(blocks) -> dict:
     extension's Profile timeline draw)."""
     out = []
     for b in blocks:
-        pipes = [{"pipe": p, "spans": [[s.start, s.end, s.api, s.line] for s in b.spans if s.pipe == p and s.end > s.start]}
+        pipes = [{"pipe": p,
+                  "spans": [[s.start, s.end, s.api, s.line] for s in b.spans if s.pipe == p and s.end > s.start]}
                  for p in PIPE_ORDER if any(s.pipe == p for s in b.spans)]
         out.append({"label": b.label, "elapsed": b.elapsed, "pipes": pipes})
     end = max((s.end for b in blocks for s in b.spans), default=0.0)
@@ -134,8 +136,9 @@ def timeline_svg(blocks, width: int = 1800) -> str:
         y = top + i * row_h
         parts.append(f'<text x="4" y="{y + 11}">block {label} {p["pipe"]}</text>')
         for start, end, api, line in p["spans"]:
-            parts.append(f'<rect x="{left + start * scale:.2f}" y="{y + 2}" width="{max(0.5, (end - start) * scale):.2f}" '
-                         f'height="{row_h - 4}" fill="{_COLOURS.get(p["pipe"], "#444")}"><title>{h.escape(api)} line {line}: '
+            parts.append(f'<rect x="{left + start * scale:.2f}" y="{y + 2}" '
+                         f'width="{max(0.5, (end - start) * scale):.2f}" height="{row_h - 4}" '
+                         f'fill="{_COLOURS.get(p["pipe"], "#444")}"><title>{h.escape(api)} line {line}: '
                          f'{h.escape(_us(start))} .. {h.escape(_us(end))}</title></rect>')
     parts.append("</svg>")
     return "".join(parts)

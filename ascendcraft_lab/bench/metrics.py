@@ -53,11 +53,12 @@ def check_output(name: str, got, want, dtype: str = "float32") -> OutputCheck:
     tol = TOLERANCE.get(dtype, 0.0)
     w_all = np.asarray(want)
     if got is None:
-        return OutputCheck(name, False, "the kernel produced no output", tol, 0.0, float("inf"), float("inf"), w_all.size, False)
+        return OutputCheck(name, False, "the kernel produced no output", tol, 0.0, float("inf"), float("inf"),
+                           w_all.size, False)
     g_all = np.asarray(got)
     if g_all.shape != w_all.shape:
-        return OutputCheck(name, False, f"shape {g_all.shape} instead of {w_all.shape}", tol, 0.0, float("inf"), float("inf"),
-                           w_all.size, False)
+        return OutputCheck(name, False, f"shape {g_all.shape} instead of {w_all.shape}", tol,
+                           0.0, float("inf"), float("inf"), w_all.size, False)
     # First pass: the reference's scale (rms of its finite values) and whether it is all zero / constant.
     squares, count = 0.0, 0
     w_lo, w_hi, w_nonzero = np.inf, -np.inf, False
@@ -89,7 +90,8 @@ def check_output(name: str, got, want, dtype: str = "float32") -> OutputCheck:
             max_abs, at = float(diff_f[k]), i + k
         rel = np.where(diff_f == 0, 0.0, diff_f / np.maximum(np.abs(w), 1e-30))
         max_rel = max(max_rel, float(np.nanmax(rel)))
-        mkb = mkb and (bool(np.allclose(g, w, rtol=tol, atol=tol, equal_nan=True)) if tol else bool(np.array_equal(g, w)))
+        mkb = mkb and (bool(np.allclose(g, w, rtol=tol, atol=tol, equal_nan=True)) if tol
+                       else bool(np.array_equal(g, w)))
     reason = ""
     if w_all.size and w_nonzero and not g_nonzero:
         reason = "the output is all zeros and the reference is not"

@@ -44,9 +44,12 @@ class AscendCraftMagics(Magics):
     soc = Unicode(DEFAULT_SOC, help="default SoC when a cell gives no --soc").tag(config=True)
     engine = Enum(["rule", "llm"], default_value="rule", help="default lowering engine").tag(config=True)
     draft_engine = Enum(["drafter", "llm"], default_value="drafter",
-                        help="default engine that drafts the DSL from --ref when the cell body is empty").tag(config=True)
-    llm_model = Unicode("", help="LLM model for the llm engines (empty: $ASCENDCRAFT_MODEL or the config file)").tag(config=True)
-    llm_base_url = Unicode("", help="OpenAI-compatible endpoint (empty: $OPENAI_BASE_URL or the config file)").tag(config=True)
+                        help="default engine that drafts the DSL from --ref "
+                             "when the cell body is empty").tag(config=True)
+    llm_model = Unicode("", help="LLM model for the llm engines "
+                                 "(empty: $ASCENDCRAFT_MODEL or the config file)").tag(config=True)
+    llm_base_url = Unicode("", help="OpenAI-compatible endpoint "
+                                    "(empty: $OPENAI_BASE_URL or the config file)").tag(config=True)
     short_errors = Bool(True, help="show user errors as one paragraph; False restores Python tracebacks "
                                    "(for debugging the lab itself)").tag(config=True)
 
@@ -106,9 +109,11 @@ class AscendCraftMagics(Magics):
         if engine not in ("rule", "llm"):
             raise LabError(f"error: unknown engine `{engine}`\n  = help: use --engine rule (or llm, when available)")
         if args.draft is not None and args.draft not in ("drafter", "llm"):
-            raise LabError(f"error: unknown drafting engine `{args.draft}`\n  = help: use --draft drafter or --draft llm")
+            raise LabError(f"error: unknown drafting engine `{args.draft}`\n"
+                           "  = help: use --draft drafter or --draft llm")
         if args.until is not None and args.until not in PASS_NAMES:
-            raise LabError(f"error: unknown pass `{args.until}` for --until\n  = help: passes are {', '.join(PASS_NAMES)}")
+            raise LabError(f"error: unknown pass `{args.until}` for --until\n"
+                           f"  = help: passes are {', '.join(PASS_NAMES)}")
         try:
             overrides = dict(parse_override(item) for item in args.override)
         except ValueError as exc:
@@ -176,7 +181,8 @@ class AscendCraftMagics(Magics):
     # ------------------------------------------------------------------ %ascendcraft_config
     @line_magic
     def ascendcraft_config(self, line: str):
-        """`%ascendcraft_config` lists the settings; `%ascendcraft_config soc=Ascend310P short_errors=False` sets them."""
+        """`%ascendcraft_config` lists the settings;
+        `%ascendcraft_config soc=Ascend310P short_errors=False` sets them."""
         line = line.strip()
         if not line:
             return ConfigListing(self)

@@ -46,7 +46,8 @@ class Bundle:
     def with_files(self, files: Mapping[str, str]) -> "Bundle":
         """The same project with some files replaced; maps follow the text by `remap`."""
         merged = {**self.files, **files}
-        return Bundle(merged, {p: remap(self.files.get(p, ""), self.source_map.get(p, ()), t) for p, t in merged.items()})
+        return Bundle(merged, {p: remap(self.files.get(p, ""), self.source_map.get(p, ()), t)
+                               for p, t in merged.items()})
 
 
 def remap(old_text: str, old_map: tuple[int, ...], new_text: str) -> tuple[int, ...]:
@@ -84,7 +85,8 @@ def diff(before: Bundle | None, after: Bundle, context: int = 3) -> list[FileDif
         a, b = prev.get(path, ""), after.files.get(path, "")
         if a == b:
             continue
-        lines = list(difflib.unified_diff(a.splitlines(), b.splitlines(), f"a/{path}", f"b/{path}", n=context, lineterm=""))
+        lines = list(difflib.unified_diff(a.splitlines(), b.splitlines(), f"a/{path}", f"b/{path}", n=context,
+                                          lineterm=""))
         added = sum(1 for l in lines[2:] if l.startswith("+"))
         removed = sum(1 for l in lines[2:] if l.startswith("-"))
         result.append(FileDiff(path, added, removed, "\n".join(lines)))

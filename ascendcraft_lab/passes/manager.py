@@ -91,7 +91,8 @@ def run_pipeline(
                               time.perf_counter() - t0, False))
             break
         bundle, conflicts = generated, ()
-        if eng.derives_from_ir and previous is not None and previous_generated is not None and previous != previous_generated:
+        if (eng.derives_from_ir and previous is not None and previous_generated is not None
+                and previous != previous_generated):
             merged = merge_bundles(previous_generated, previous, generated)
             bundle, conflicts = merged.bundle, merged.conflicts
         edited = spec.name in edits

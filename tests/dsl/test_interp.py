@@ -132,8 +132,10 @@ def spin(x: GM[f32, (N,)], y: Out[f32, (N,)], t: Tiling):
     with pytest.raises(DslError) as e:
         verify(p)      # y is never stored
     with pytest.raises(DslError) as e:
-        run(verify(parse(text.replace("        s = s + 1\n", "        s = s + 1\n    with copyin:\n        xu = load(x[:])\n"
-                                      "    with compute:\n        yu = xu * 1.0\n    with copyout:\n        store(y[:], yu)\n"))),
+        run(verify(parse(text.replace("        s = s + 1\n",
+                                      "        s = s + 1\n    with copyin:\n        xu = load(x[:])\n"
+                                      "    with compute:\n        yu = xu * 1.0\n"
+                                      "    with copyout:\n        store(y[:], yu)\n"))),
             {"x": np.zeros(8, np.float32)}, max_iterations=1000)
     assert "loop iterations" in e.value.message and time.perf_counter() - start < 1
 

@@ -91,7 +91,8 @@ def test_bad_input_is_one_usage_error(shell, tmp_path, gelu_dsl, gelu_ref, line,
 
 
 def test_a_dsl_error_is_a_usage_error_pointing_at_the_line(shell, tmp_path, gelu_dsl, gelu_ref):
-    _, err = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path}", gelu_dsl.replace("store(y[r, c], yu)", "store(y[r, c], yu"))
+    _, err = run(shell, f"gelu --ref {gelu_ref} --workdir {tmp_path}",
+                 gelu_dsl.replace("store(y[r, c], yu)", "store(y[r, c], yu"))
     assert isinstance(err, UsageError)
     assert "syntax error" in str(err) and "--> kernel.dsl.py:21:" in str(err)
 
@@ -143,7 +144,8 @@ def test_a_lab_error_from_a_session_call_is_one_message(shell, magics, capsys):
 
 @pytest.mark.heavy
 def test_the_line_form_with_a_reference_drafts_the_kernel_offline(shell, tmp_path, gelu_ref):
-    value, err = run(shell, f"drafted --ref {gelu_ref} --engine rule --draft drafter --workdir {tmp_path} --check", None)
+    value, err = run(shell, f"drafted --ref {gelu_ref} --engine rule --draft drafter --workdir {tmp_path} --check",
+                     None)
     assert err is None, err
     assert (tmp_path / "drafted" / "kernel.dsl.py").read_text().lstrip().startswith(("\"\"\"", "@host", "#"))
     assert value.final is not None and value.result is not None and value.result.correct

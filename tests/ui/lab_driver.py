@@ -72,7 +72,8 @@ class LabServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"JupyterLab exited with {self.proc.returncode}:\n{self.log_path.read_text()[-4000:]}")
+                raise RuntimeError(f"JupyterLab exited with {self.proc.returncode}:\n"
+                                   f"{self.log_path.read_text()[-4000:]}")
             try:
                 with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2) as r:
                     if r.status == 200:
@@ -135,8 +136,10 @@ class NotebookPage:
         return self
 
     def kernel_status(self) -> str:
-        return self.page.evaluate("""() => { const k = window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel;
-                                             return k ? k.status : 'none'; }""")
+        return self.page.evaluate("""() => {
+            const k = window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel;
+            return k ? k.status : 'none';
+        }""")
 
     def cell_index(self, prefix: str) -> int:
         return self.page.evaluate(

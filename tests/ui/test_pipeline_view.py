@@ -127,7 +127,8 @@ def test_review_edit_and_verify_tutorial_01(notebook):
     saved = nbformat.read(nb.folder / TUTORIAL, as_version=4)
     doc = next(o["data"][MIME] for c in saved.cells if c.cell_type == "code" for o in c.get("outputs", [])
                if MIME in o.get("data", {}))
-    assert doc["verdict"]["correct"] and [p["status"] for p in doc["passes"]] == ["accepted", "accepted", "edited", "accepted"]
+    statuses = [p["status"] for p in doc["passes"]]
+    assert doc["verdict"]["correct"] and statuses == ["accepted", "accepted", "edited", "accepted"]
 
     nb.select("compute")
     nb.view.locator(".acl-pane-diff .cm-mergeView").wait_for()
@@ -219,7 +220,8 @@ def test_profile_offline_shows_the_estimated_profile_and_pipe_timelines(notebook
     svg.wait_for()
     assert "ESTIMATED pipe timeline" in panel.inner_text()
     rows = svg.locator("g.acl-timeline-row")
-    pipes = [(rows.nth(i).get_attribute("data-block"), rows.nth(i).get_attribute("data-pipe")) for i in range(rows.count())]
+    pipes = [(rows.nth(i).get_attribute("data-block"), rows.nth(i).get_attribute("data-pipe"))
+             for i in range(rows.count())]
     assert [p for b, p in pipes if b == "0"][:3] == ["MTE2", "V", "MTE3"]
     assert len({b for b, _ in pipes}) >= 2 and len(set(pipes)) == len(pipes)
     for i in range(rows.count()):

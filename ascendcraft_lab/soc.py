@@ -99,7 +99,8 @@ SOCS: dict[str, Soc] = {
         Soc("Ascend910_9392", "dav-2201", 48, 24, 192 * KIB, 256, 512 * KIB, 64 * KIB, 64 * KIB, 128 * KIB,
             family="ascend910_93", l2_bytes=192 * MIB, hbm_bytes=64 * GIB, **_A2),
         # 256 KiB UB of which 248 KiB usable for vector locals; cube and vector share one AI core.
-        Soc("Ascend310P", "dav-2002", 8, 8, 256 * KIB, 8 * KIB, 1024 * KIB, 64 * KIB, 64 * KIB, 256 * KIB, False, "ascend310p"),
+        Soc("Ascend310P", "dav-2002", 8, 8, 256 * KIB, 8 * KIB, 1024 * KIB, 64 * KIB, 64 * KIB, 256 * KIB,
+            False, "ascend310p"),
     )
 }
 

@@ -58,8 +58,8 @@ def main() -> None:
     if not (gen.ok and comp.ok):
         raise SystemExit(gen.stderr + comp.stderr)
     shapes = [(2048, 2048, 2048)] + ([(4096, 4096, 4096), (8205, 2949, 5921)] if opts.big else [])
-    print(f"CPU threads: {os.cpu_count()}, torch {torch.__version__} ({torch.get_num_threads()} threads), SoC {chip.name} "
-          f"({chip.vector_cores} vector cores)")
+    print(f"CPU threads: {os.cpu_count()}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
+          f"SoC {chip.name} ({chip.vector_cores} vector cores)")
     print("| M x N x K | blocks | emu kernel s | emu run s | torch s | kernel / torch | max rel err |")
     print("|---|---|---|---|---|---|---|")
     rng = np.random.default_rng(0)
@@ -69,8 +69,8 @@ def main() -> None:
         cube = host_tiling(gen.binary, m, n, k, chip.vector_cores, chip.name)
         used = int.from_bytes(cube[:4], "little")
         blocks = (used + 1) // 2
-        args = [Arg.input(a), Arg.input(b), Arg.input(np.zeros(n, np.float32)), Arg.output("float32", (m, n)), Arg.workspace(1024),
-                Arg.tiling(pack_tiling([("uint32", 2), ("uint32", 0)]) + cube)]
+        args = [Arg.input(a), Arg.input(b), Arg.input(np.zeros(n, np.float32)), Arg.output("float32", (m, n)),
+                Arg.workspace(1024), Arg.tiling(pack_tiling([("uint32", 2), ("uint32", 0)]) + cube)]
         emu_repeat = opts.repeat if m * n * k <= 2048 ** 3 else 1
         kernel_s, run_s, out = float("inf"), float("inf"), None
         for _ in range(emu_repeat):
@@ -89,7 +89,8 @@ def main() -> None:
             torch_s = min(torch_s, time.perf_counter() - t0)
         ref_np = ref.numpy()
         err = float(np.max(np.abs(out - ref_np)) / max(1e-30, float(np.max(np.abs(ref_np)))))
-        print(f"| {m} x {n} x {k} | {blocks} | {kernel_s:.3f} | {run_s:.3f} | {torch_s:.3f} | {kernel_s / torch_s:.2f} | {err:.1e} |")
+        print(f"| {m} x {n} x {k} | {blocks} | {kernel_s:.3f} | {run_s:.3f} | {torch_s:.3f} | "
+              f"{kernel_s / torch_s:.2f} | {err:.1e} |")
     if opts.basic:
         bench_basic(chip, opts.repeat, torch)
 
@@ -106,7 +107,8 @@ def bench_basic(chip, repeat: int, torch) -> None:
         report = runner.run_kernel([BASIC], "mm_multicore", chip.cube_cores, args, soc=chip.name, timeout=3600)
         if report.status != "ok":
             raise SystemExit(report.summary())
-        kernel_s, run_s, out = min(kernel_s, report.timings["kernel_s"]), min(run_s, report.timings["run_s"]), report.outputs[2]
+        kernel_s, run_s = min(kernel_s, report.timings["kernel_s"]), min(run_s, report.timings["run_s"])
+        out = report.outputs[2]
     ta, tb = torch.from_numpy(a.astype(np.float32)), torch.from_numpy(b.astype(np.float32))
     torch_s = float("inf")
     for _ in range(repeat):

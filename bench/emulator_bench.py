@@ -96,20 +96,24 @@ def main() -> int:
             e2e, rep = best_of(lambda: runner.run_kernel([src], entry, block_dim, args), ns.repeat)
             assert rep.status == "ok", rep.summary()
             np.testing.assert_allclose(rep.outputs[out_idx].reshape(-1), ref, rtol=1e-5, atol=1e-5)
-            kernel_s = min(runner.run_kernel([src], entry, block_dim, args).timings["kernel_s"] for _ in range(ns.repeat))
+            kernel_s = min(runner.run_kernel([src], entry, block_dim, args).timings["kernel_s"]
+                           for _ in range(ns.repeat))
             tin = [torch.from_numpy(a) for a in inputs]
             torch_fn(*tin)
-            t_torch, _ = best_of(lambda: torch_fn(*tin), max(ns.repeat, 30))  # cheap: more tries against scheduler noise
+            # cheap: more tries against scheduler noise
+            t_torch, _ = best_of(lambda: torch_fn(*tin), max(ns.repeat, 30))
             rows.append((name, f"{shape[0]}x{shape[1]}", block_dim, kernel_s, e2e, t_torch, cold, warm.compile_s))
 
     shutil.rmtree(cold_cache, ignore_errors=True)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {os.cpu_count()} cores; "
           f"runtime object build (once per emulator version): {runtime_s:.2f} s\n")
-    hdr = ("kernel", "shape", "blocks", "emu kernel ms", "emu run ms", "torch ms", "kernel/torch", "run/torch", "cold compile s", "warm s")
+    hdr = ("kernel", "shape", "blocks", "emu kernel ms", "emu run ms", "torch ms", "kernel/torch", "run/torch",
+           "cold compile s", "warm s")
     print("| " + " | ".join(hdr) + " |")
     print("|" + "---|" * len(hdr))
     for name, shape, blocks, ks, e2e, tt, cold, warm in rows:
-        print(f"| {name} | {shape} | {blocks} | {ks * 1e3:.2f} | {e2e * 1e3:.1f} | {tt * 1e3:.2f} | {ks / tt:.2f} | {e2e / tt:.1f} | {cold} | {warm:.3f} |")
+        print(f"| {name} | {shape} | {blocks} | {ks * 1e3:.2f} | {e2e * 1e3:.1f} | {tt * 1e3:.2f} | "
+              f"{ks / tt:.2f} | {e2e / tt:.1f} | {cold} | {warm:.3f} |")
     return 0
 
 

@@ -188,7 +188,8 @@ class Sweep:
         d.mkdir(exist_ok=True)
         (d / "gelu.dsl.py").write_text(GELU_DSL)
         (d / "gelu.py").write_text(GELU_REF)
-        r = self.command(["lower", str(d / "gelu.dsl.py"), "--ref", str(d / "gelu.py"), "-o", str(self.base)], self.work)
+        r = self.command(["lower", str(d / "gelu.dsl.py"), "--ref", str(d / "gelu.py"), "-o", str(self.base)],
+                         self.work)
         c = self.command(["check", str(self.base)], self.work)
         if r.rc != 0 or c.rc != 0:
             raise SystemExit(f"the base session did not lower and check:\n{r.out}\n{c.out}")
@@ -223,7 +224,8 @@ class Sweep:
                 if needle in (d / "environ").read_bytes().split(b"\0"):
                     status = (d / "stat").read_text().split()
                     if status[2] != "Z":
-                        out.append((int(d.name), (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")))
+                        cmdline = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                        out.append((int(d.name), cmdline))
             except OSError:
                 continue
         return out
@@ -279,7 +281,8 @@ class Sweep:
                 outcome.add("loss", f"{rel} {'is gone' if now is None else 'was changed'}")
         if not result.hung:
             if t.rc is not None and result.rc not in t.rc:
-                outcome.add("wrong", f"exit {result.rc}, expected {' or '.join(map(str, t.rc))}: {_last_line(result.out)}")
+                outcome.add("wrong",
+                            f"exit {result.rc}, expected {' or '.join(map(str, t.rc))}: {_last_line(result.out)}")
             for text in t.says:
                 if text not in result.out:
                     outcome.add("wrong", f"the output does not say {text!r}: {_last_line(result.out)}")
@@ -375,8 +378,9 @@ def concurrent(first: list[str], second: list[str], rcs: set[tuple[int, int]]) -
         t0 = time.monotonic()
         results = {}
         with tempfile.TemporaryFile() as o1, tempfile.TemporaryFile() as o2:
-            ps = [subprocess.Popen([sys.executable, "-m", "ascendcraft_lab", *argv], cwd=here, stdout=o, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, env=sweep.env) for argv, o in ((first, o1), (second, o2))]
+            ps = [subprocess.Popen([sys.executable, "-m", "ascendcraft_lab", *argv], cwd=here, stdout=o,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=sweep.env)
+                  for argv, o in ((first, o1), (second, o2))]
             for i, p in enumerate(ps):
                 try:
                     results[i] = p.wait(timeout=t.limit)
@@ -437,7 +441,8 @@ def results_state(state: str, n: int) -> Callable[[Path, Result], str]:
         except (OSError, ValueError) as e:
             return f"no readable results.json ({e})"
         if doc.get("state") != state or len(doc.get("results", [])) != n:
-            return f"results.json is {doc.get('state')} with {len(doc.get('results', []))} results, expected {state} with {n}"
+            return (f"results.json is {doc.get('state')} with {len(doc.get('results', []))} results, "
+                    f"expected {state} with {n}")
         return ""
     return verify
 
@@ -481,7 +486,8 @@ def tries() -> list[Try]:
             says=("pass 2 (init)",), keep=("s/stages/02-init/kernel/gelu_kernel.cpp",)))
     add(Try("lower-adopts-hand-edited-stage", ["lower", "gelu.dsl.py", "-o", "s", "--adopt-edits"], session=True,
             setup=edit("s/stages/02-init/kernel/gelu_kernel.cpp", "TPipe pipe;", "TPipe pipe;  // mine"), rc=(0,),
-            says=("adopted",), verify=lambda h, r: "" if "// mine" in (h / KERNEL.replace("ascendc", "s/ascendc")).read_text()
+            says=("adopted",),
+            verify=lambda h, r: "" if "// mine" in (h / KERNEL.replace("ascendc", "s/ascendc")).read_text()
             else "the adopted edit is not in ascendc/"))
     add(Try("lower-other-kernel-into-session", ["lower", "softmax.dsl.py", "-o", "s"], session=True,
             setup=write("softmax.dsl.py", SOFTMAX_DSL), rc=(2,), says=("session of kernel `gelu`",),
@@ -493,31 +499,35 @@ def tries() -> list[Try]:
     # -------------------------------------------------------------- locking and torn sessions
     add(Try("two-lowers-other-kernels", run=concurrent(["lower", "gelu.dsl.py", "-o", "c"],
                                                        ["lower", "softmax.dsl.py", "-o", "c"], {(0, 2), (2, 0)}),
-            setup=write("softmax.dsl.py", SOFTMAX_DSL), rc=(0,), verify=then(["check", "c", "--ref", "gelu.py"], (0, 1, 2))))
+            setup=write("softmax.dsl.py", SOFTMAX_DSL), rc=(0,),
+            verify=then(["check", "c", "--ref", "gelu.py"], (0, 1, 2))))
     add(Try("two-lowers-same-kernel", run=concurrent(["lower", "gelu.dsl.py", "--ref", "gelu.py", "-o", "c"],
                                                      ["lower", "gelu.dsl.py", "--ref", "gelu.py", "-o", "c"], {(0, 0)}),
             rc=(0,), verify=then(["check", "c"], (0,), "correct")))
     add(Try("sigint-lower-in-reference", ["lower", "gelu.dsl.py", "--ref", "slow.py", "-o", "s"], session=True,
-            setup=write("slow.py", SLOW_REF), signal_after=(4, INT), rc=(130,), verify=then(["check", "s"], (0,), "correct"),
+            setup=write("slow.py", SLOW_REF), signal_after=(4, INT), rc=(130,),
+            verify=then(["check", "s"], (0,), "correct"),
             keep=("s/ascendcraft.json", "s/kernel.dsl.py", "s/reference.py", f"s/{KERNEL}")))
     add(Try("sigterm-lower-in-reference", ["lower", "gelu.dsl.py", "--ref", "slow.py", "-o", "new"],
             setup=write("slow.py", SLOW_REF), signal_after=(4, TERM), rc=(143,), verify=exists("new", False)))
     add(Try("relower-without-ref-tiling-current", ["lower", "g4.dsl.py", "-o", "s"], session=True,
             setup=write("g4.dsl.py", GELU_DSL.replace("live=3", "live=4")), rc=(0,), says=("tile=5824",),
-            verify=lambda h, r: "" if json.loads((h / "s/ascendcraft.json").read_text())["tiling"]["launch"]["tile"] == 5824
+            verify=lambda h, r: ""
+            if json.loads((h / "s/ascendcraft.json").read_text())["tiling"]["launch"]["tile"] == 5824
             else "the manifest's tiling is stale"))
-    add(Try("check-torn-journal-rolls-forward", ["check", "s"], session=True, setup=torn_commit, rc=(0,), says=("correct",)))
+    add(Try("check-torn-journal-rolls-forward", ["check", "s"], session=True, setup=torn_commit, rc=(0,),
+            says=("correct",)))
     # -------------------------------------------------------------- signals and leaks
     add(Try("sigterm-check-kernel-spinning", run=sigterm_check_while_kernel_spins, session=True,
             setup=edit(f"s/{KERNEL}", "    __aicore__ inline void Process() {",
                        "    __aicore__ inline void Process() {\n        for (volatile int spin = 0; spin == 0;) {}"),
             rc=(143,), limit=150))
-    add(Try("sigterm-check-in-reference", ["check", "s", "--ref", "slow.py"], session=True, setup=write("slow.py", SLOW_REF),
-            signal_after=(4, TERM), rc=(143,)))
-    add(Try("sigint-check-in-reference", ["check", "s", "--ref", "slow.py"], session=True, setup=write("slow.py", SLOW_REF),
-            signal_after=(4, INT), rc=(130,)))
-    add(Try("reference-children-die-with-timeout", ["draft", "spawn.py", "--timeout", "4"], setup=write("spawn.py", SPAWN_REF),
-            rc=(1,), says=("did not finish within 4 s",), limit=60))
+    add(Try("sigterm-check-in-reference", ["check", "s", "--ref", "slow.py"], session=True,
+            setup=write("slow.py", SLOW_REF), signal_after=(4, TERM), rc=(143,)))
+    add(Try("sigint-check-in-reference", ["check", "s", "--ref", "slow.py"], session=True,
+            setup=write("slow.py", SLOW_REF), signal_after=(4, INT), rc=(130,)))
+    add(Try("reference-children-die-with-timeout", ["draft", "spawn.py", "--timeout", "4"],
+            setup=write("spawn.py", SPAWN_REF), rc=(1,), says=("did not finish within 4 s",), limit=60))
     add(Try("emulate-sigterm-spinning", ["emulate", "spin.cpp", "--entry", "spin", "--block-dim", "1", "--arg", "ws:32",
                                          "--out-dir", "out", "--timeout", "600"],
             setup=write("spin.cpp", SPIN_KERNEL), signal_after=(12, TERM), rc=(143,), limit=60))
@@ -526,8 +536,8 @@ def tries() -> list[Try]:
             says=("timeout",), limit=60))
     add(Try("compile-cache-hit-on-recheck", ["check", "s"], session=True, rc=(0,), verify=cached_last_run))
     # -------------------------------------------------------------- bench and Ctrl-C
-    add(Try("bench-sigint-partial-results", ["bench", "suite", "-o", "out", "--seeds", "1", "--jobs", "1", "--no-timing",
-                                             "--shapes", "reference"],
+    add(Try("bench-sigint-partial-results", ["bench", "suite", "-o", "out", "--seeds", "1", "--jobs", "1",
+                                             "--no-timing", "--shapes", "reference"],
             setup=bench_suite, signal_after=(25, INT), rc=(130,), says=("--resume",), limit=60,
             verify=results_state("interrupted", 1)))
     add(Try("bench-resume", ["bench", "suite", "-o", "out", "--seeds", "1", "--jobs", "1", "--no-timing", "--shapes",
@@ -536,30 +546,31 @@ def tries() -> list[Try]:
     add(Try("bench-resume-other-settings", ["bench", "suite", "-o", "out", "--seeds", "2", "--resume"],
             setup=steps(bench_suite, interrupted_results), rc=(2,), says=("other settings",)))
     add(Try("bench-double-sigint", run=bench_double_sigint, setup=bench_suite, rc=(130,), limit=60))
-    add(Try("bench-stale-results-replaced", ["bench", "suite", "-o", "out", "--seeds", "1", "--only", "relu", "--no-timing",
-                                             "--shapes", "reference"],
+    add(Try("bench-stale-results-replaced", ["bench", "suite", "-o", "out", "--seeds", "1", "--only", "relu",
+                                             "--no-timing", "--shapes", "reference"],
             setup=steps(bench_suite, write("out/results.json", '{"results": [{"op": "old"}]}')), rc=(0,),
             verify=results_state("complete", 1)))
     for opt, val in (("--seeds", "0"), ("--timeout", "0"), ("--jobs", "0"), ("--timeout", "nan"), ("--seeds", "-3")):
         add(Try(f"bench{opt}={val}", ["bench", "suite", opt, val, "-o", "out"], setup=bench_suite, rc=(2,)))
     add(Try("bench-only-nosuchop", ["bench", "suite", "--only", "nosuchop", "-o", "out"], setup=bench_suite, rc=(2,),
             says=("activation/relu",)))
-    add(Try("bench-out-is-file", ["bench", "suite", "-o", "afile"], setup=steps(bench_suite, write("afile", "x")), rc=(2,),
-            keep=("afile",)))
-    add(Try("bench-non-utf8-reference", ["bench", "suite", "-o", "out", "--seeds", "1", "--no-timing", "--shapes", "reference",
-                                         "--only", "bad", "relu"],
-            setup=steps(bench_suite, lambda h: (h / "suite/activation/bad.py").write_bytes(b"# caf\xe9\n" + GELU_REF.encode())),
+    add(Try("bench-out-is-file", ["bench", "suite", "-o", "afile"], setup=steps(bench_suite, write("afile", "x")),
+            rc=(2,), keep=("afile",)))
+    add(Try("bench-non-utf8-reference", ["bench", "suite", "-o", "out", "--seeds", "1", "--no-timing",
+                                         "--shapes", "reference", "--only", "bad", "relu"],
+            setup=steps(bench_suite,
+                        lambda h: (h / "suite/activation/bad.py").write_bytes(b"# caf\xe9\n" + GELU_REF.encode())),
             rc=(0,), verify=results_state("complete", 2)))
     # -------------------------------------------------------------- waits
-    add(Try("draft-import-loop-timeout", ["draft", "slow.py", "--timeout", "3"], setup=write("slow.py", SLOW_REF), rc=(1,),
-            says=("did not finish within 3 s",), limit=40))
+    add(Try("draft-import-loop-timeout", ["draft", "slow.py", "--timeout", "3"], setup=write("slow.py", SLOW_REF),
+            rc=(1,), says=("did not finish within 3 s",), limit=40))
     add(Try("draft-non-daemon-thread", ["draft", "thread.py"], setup=write("thread.py", THREAD_REF), rc=(0,), limit=40))
     add(Try("draft-input-call", ["draft", "input.py"], setup=write("input.py", INPUT_REF), rc=(1,), says=("EOFError",),
             limit=40))
     add(Try("draft-timeout-zero", ["draft", "gelu.py", "--timeout", "0"], rc=(2,)))
     # -------------------------------------------------------------- -o everywhere
-    add(Try("export-o-existing-folder", ["export", "s", "-o", "outdir"], session=True, setup=lambda h: (h / "outdir").mkdir(),
-            rc=(0,), verify=exists("outdir/gelu.mkb.py")))
+    add(Try("export-o-existing-folder", ["export", "s", "-o", "outdir"], session=True,
+            setup=lambda h: (h / "outdir").mkdir(), rc=(0,), verify=exists("outdir/gelu.mkb.py")))
     add(Try("export-o-new-folder-slash", ["export", "s", "-o", "newdir/"], session=True, rc=(0,),
             verify=exists("newdir/gelu.mkb.py")))
     add(Try("export-o-existing-file", ["export", "s", "-o", "old.py"], session=True, setup=write("old.py", "x"),
@@ -573,14 +584,15 @@ def tries() -> list[Try]:
             keep=("mine/notes.txt",), says=("not a session folder",)))
     add(Try("demo-o-file", ["demo", "-o", "afile"], setup=write("afile", "x\n"), rc=(1, 2), keep=("afile",)))
     add(Try("emulate-out-dir-file", ["emulate", "spin.cpp", "--entry", "spin", "--block-dim", "1", "--arg", "ws:32",
-                                     "--out-dir", "afile"], setup=steps(write("spin.cpp", SPIN_KERNEL), write("afile", "x")),
-            rc=(2,), keep=("afile",)))
+                                     "--out-dir", "afile"],
+            setup=steps(write("spin.cpp", SPIN_KERNEL), write("afile", "x")), rc=(2,), keep=("afile",)))
     add(Try("emulate-timeout-zero", ["emulate", "spin.cpp", "--entry", "spin", "--block-dim", "1", "--out-dir", "o",
                                      "--timeout", "0"], setup=write("spin.cpp", SPIN_KERNEL), rc=(2,)))
     add(Try("draft-o-existing-folder", ["draft", "gelu.py", "-o", "d"], setup=lambda h: (h / "d").mkdir(), rc=(0,),
             verify=exists("d/gelu.dsl.py")))
     add(Try("draft-o-symlink", ["draft", "gelu.py", "-o", "link.dsl.py"],
-            setup=lambda h: ((h / "real.dsl.py").write_text("x"), (h / "link.dsl.py").symlink_to("real.dsl.py")), rc=(0,),
+            setup=lambda h: ((h / "real.dsl.py").write_text("x"), (h / "link.dsl.py").symlink_to("real.dsl.py")),
+            rc=(0,),
             verify=lambda h, r: "" if (h / "link.dsl.py").is_symlink() and "@kernel" in (h / "real.dsl.py").read_text()
             else "the symlink was replaced"))
     # -------------------------------------------------------------- non-UTF-8 input
@@ -592,19 +604,21 @@ def tries() -> list[Try]:
                  ["draft", "bad.py"]):
         add(Try(f"non-utf8-reference-{argv[0]}", argv, setup=latin1, rc=(1, 2), says=("offset",)))
     add(Try("non-utf8-session-draft", ["check", "s"], session=True,
-            setup=lambda h: (h / "s/kernel.dsl.py").write_bytes(b"# caf\xe9\n" + GELU_DSL.encode()), rc=(2,), says=("offset",)))
-    add(Try("non-utf8-hand-edit-adopt", ["check", "s", "--adopt-edits"], session=True,
-            setup=lambda h: (h / f"s/{KERNEL}").write_bytes(b"// caf\xe9\n" + (h / f"s/{KERNEL}").read_bytes()), rc=(2,),
+            setup=lambda h: (h / "s/kernel.dsl.py").write_bytes(b"# caf\xe9\n" + GELU_DSL.encode()), rc=(2,),
             says=("offset",)))
+    add(Try("non-utf8-hand-edit-adopt", ["check", "s", "--adopt-edits"], session=True,
+            setup=lambda h: (h / f"s/{KERNEL}").write_bytes(b"// caf\xe9\n" + (h / f"s/{KERNEL}").read_bytes()),
+            rc=(2,), says=("offset",)))
     # -------------------------------------------------------------- damaged sessions
     for label, text in (("garbage", "{not json"), ("list", "[]"), ("steps-number", '{"steps": 3}'),
                         ("bad-status", '{"steps": {"host": {"status": "zzz"}}}'), ("binary", b"\xff\xfe\x00"),
                         ("newer-schema", '{"schema": 99}'), ("written-outside", '{"written": {"../x": "1"}}')):
         add(Try(f"manifest-{label}", ["check", "s"], session=True, setup=write("s/ascendcraft.json", text), rc=(2,),
                 says=("manifest",), keep=("s/kernel.dsl.py",)))
-        add(Try(f"manifest-{label}-export", ["export", "s"], session=True, setup=write("s/ascendcraft.json", text), rc=(2,)))
-    add(Try("manifest-unknown-soc", ["check", "s"], session=True, setup=edit("s/ascendcraft.json", '"Ascend910B2"', '"Ascend999"'),
-            rc=(2,), says=("manifest",)))
+        add(Try(f"manifest-{label}-export", ["export", "s"], session=True, setup=write("s/ascendcraft.json", text),
+                rc=(2,)))
+    add(Try("manifest-unknown-soc", ["check", "s"], session=True,
+            setup=edit("s/ascendcraft.json", '"Ascend910B2"', '"Ascend999"'), rc=(2,), says=("manifest",)))
     add(Try("deleted-kernel-dsl-check", ["check", "s"], session=True, setup=remove("s/kernel.dsl.py"), rc=(2,),
             says=("no DSL draft",)))
     add(Try("deleted-kernel-dsl-export", ["export", "s"], session=True, setup=remove("s/kernel.dsl.py"), rc=(2,)))
@@ -612,7 +626,8 @@ def tries() -> list[Try]:
     add(Try("deleted-kernel-dsl-profile", ["profile", "s"], session=True, setup=remove("s/kernel.dsl.py"), rc=(1, 2)))
     add(Try("deleted-reference-check", ["check", "s"], session=True, setup=remove("s/reference.py"), rc=(2,),
             says=("no PyTorch reference",)))
-    add(Try("deleted-ascendc-check", ["check", "s"], session=True, setup=remove("s/ascendc"), rc=(0,), says=("restored",)))
+    add(Try("deleted-ascendc-check", ["check", "s"], session=True, setup=remove("s/ascendc"), rc=(0,),
+            says=("restored",)))
     add(Try("deleted-stages-check", ["check", "s"], session=True, setup=remove("s/stages"), rc=(0,)))
     add(Try("read-only-session-check", ["check", "s"], session=True, setup=read_only("s"), rc=(2,), says=("read-only",),
             as_other_user=True))
@@ -629,9 +644,10 @@ def tries() -> list[Try]:
         add(Try(f"kernel-name-{label}", ["lower", "k.dsl.py", "-o", "x"], setup=write("k.dsl.py", gelu_named(name)),
                 rc=(2,), says=("kernel name",), verify=exists("x", False)))
     for tile in ("0", "-8"):
-        bad = GELU_DSL.replace("return Launch(cores, rows=rows, tile=min(tile, N))", f"return Launch(cores, rows=rows, tile={tile})")
-        add(Try(f"tile={tile}-lower", ["lower", "t.dsl.py", "--ref", "gelu.py", "-o", "x"], setup=write("t.dsl.py", bad),
-                rc=(2,), says=("tiles() gets a step of",), limit=60))
+        bad = GELU_DSL.replace("return Launch(cores, rows=rows, tile=min(tile, N))",
+                               f"return Launch(cores, rows=rows, tile={tile})")
+        add(Try(f"tile={tile}-lower", ["lower", "t.dsl.py", "--ref", "gelu.py", "-o", "x"],
+                setup=write("t.dsl.py", bad), rc=(2,), says=("tiles() gets a step of",), limit=60))
         add(Try(f"tile={tile}-check", ["check", "t.dsl.py", "--ref", "gelu.py"], setup=write("t.dsl.py", bad), rc=(2,),
                 says=("tiles() gets a step of",), limit=60))
     deep = GELU_DSL.replace("inner = (xu + 0.044715 * xu * xu * xu) * 0.7978845608028654",
@@ -641,8 +657,8 @@ def tries() -> list[Try]:
                                "inner = " + " + ".join(["xu"] * 600))
     add(Try("expression-600-terms", ["lower", "deep.dsl.py", "-o", "x"], setup=write("deep.dsl.py", deep600), rc=(2,),
             says=("nested",)))
-    add(Try("output-8M-elements", ["check", "s", "--override", "batch_size=512"], session=True, rc=(0,), says=("correct",),
-            limit=300))
+    add(Try("output-8M-elements", ["check", "s", "--override", "batch_size=512"], session=True, rc=(0,),
+            says=("correct",), limit=300))
     add(Try("empty-dsl", ["lower", "e.dsl.py", "-o", "x"], setup=write("e.dsl.py", ""), rc=(2,)))
     add(Try("dsl-is-folder", ["lower", "d.dsl.py", "-o", "x"], setup=lambda h: (h / "d.dsl.py").mkdir(), rc=(2,)))
     add(Try("missing-dsl", ["lower", "nope.dsl.py"], rc=(2,)))
@@ -661,8 +677,8 @@ def tries() -> list[Try]:
     add(Try("unknown-command", ["nosuch"], rc=(2,)))
     # -------------------------------------------------------------- the notebook's way in
     add(Try("notebook-hand-edit-after-open", run=python(NOTEBOOK_HAND_EDIT), session=True, rc=(0,), says=("held up",)))
-    add(Try("notebook-other-kernel", run=python(NOTEBOOK_OTHER_KERNEL), session=True, setup=write("softmax.dsl.py", SOFTMAX_DSL),
-            rc=(0,), says=("held up",)))
+    add(Try("notebook-other-kernel", run=python(NOTEBOOK_OTHER_KERNEL), session=True,
+            setup=write("softmax.dsl.py", SOFTMAX_DSL), rc=(0,), says=("held up",)))
     add(Try("notebook-damaged-manifest", run=python(NOTEBOOK_DAMAGED), session=True, rc=(0,), says=("held up",)))
     add(Try("lab-help", ["lab", "--help"], rc=(0,)))
     # -------------------------------------------------------------- file modes
@@ -671,7 +687,8 @@ def tries() -> list[Try]:
                           mode_of("m/kernel.dsl.py", 0o644))))
     add(Try("mode-kept-over-0664", ["lower", "g4.dsl.py", "-o", "s"], session=True,
             setup=steps(write("g4.dsl.py", GELU_DSL.replace("live=3", "live=4")),
-                        lambda h: os.chmod(h / "s/ascendcraft.json", 0o664), lambda h: os.chmod(h / f"s/{KERNEL}", 0o664)),
+                        lambda h: os.chmod(h / "s/ascendcraft.json", 0o664),
+                        lambda h: os.chmod(h / f"s/{KERNEL}", 0o664)),
             rc=(0,), verify=all_of(mode_of("s/ascendcraft.json", 0o664), mode_of(f"s/{KERNEL}", 0o664))))
     # -------------------------------------------------------------- second sweep (issue 39)
     add(Try("npukb-relative-session-check", ["check", "rs"], setup=npukb_session, rc=(0,), says=("correct on every",),
@@ -827,8 +844,8 @@ def torn_commit(here: Path) -> None:
 def interrupted_results(here: Path) -> None:
     """results.json as an interrupted run of bench_suite leaves it: relu done, the rest pending."""
     out = here / "out"
-    r = SWEEP.command(["bench", "suite", "-o", "out", "--seeds", "1", "--jobs", "1", "--no-timing", "--shapes", "reference",
-                       "--only", "relu"], here)
+    r = SWEEP.command(["bench", "suite", "-o", "out", "--seeds", "1", "--jobs", "1", "--no-timing",
+                       "--shapes", "reference", "--only", "relu"], here)
     doc = json.loads((out / "results.json").read_text())
     doc.update(state="interrupted", interrupted=True, pending=["activation/slow", "activation/zz_relu2"])
     doc["meta"]["config"]["suite"] = str((here / "suite").resolve())
@@ -841,8 +858,9 @@ def bench_double_sigint(sweep: Sweep, t: Try, here: Path) -> Result:
     t0 = time.monotonic()
     argv = ["bench", "suite", "-o", "out", "--seeds", "1", "--jobs", "2", "--no-timing", "--shapes", "reference"]
     with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen([sys.executable, "-m", "ascendcraft_lab", *argv], cwd=here, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=sweep.env, start_new_session=True)
+        proc = subprocess.Popen([sys.executable, "-m", "ascendcraft_lab", *argv], cwd=here, stdout=out,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=sweep.env,
+                                start_new_session=True)
         time.sleep(12)
         proc.send_signal(signal.SIGINT)
         time.sleep(0.05)
@@ -913,8 +931,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{len(outcomes)} tries in {time.monotonic() - t0:.0f} s: {clean} held up; "
           + ", ".join(f"{counts[k]} {k if counts[k] == 1 else PLURAL[k]}" for k in KINDS))
     if args.json:
+        problems = {o.name: o.problems for o in outcomes if o.problems}
         Path(args.json).write_text(json.dumps({"tries": len(outcomes), "held": clean, "counts": counts,
-                                               "problems": {o.name: o.problems for o in outcomes if o.problems}}, indent=1))
+                                               "problems": problems}, indent=1))
     if args.markdown:
         Path(args.markdown).write_text(summary_table(outcomes, counts, clean, time.monotonic() - t0, argv))
     return 0 if not any(counts.values()) else 1

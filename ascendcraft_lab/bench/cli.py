@@ -68,7 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--engine", choices=("rule", "llm"), default="rule", help="the lowering passes' engine")
     ap.add_argument("--draft", choices=("drafter", "llm"), default="drafter", help="who writes the DSL draft")
     ap.add_argument("--backend", choices=("emulator", "cann"), default="emulator")
-    ap.add_argument("--model", default=None, help="LLM model for --draft llm / --engine llm (default: $ASCENDCRAFT_MODEL)")
+    ap.add_argument("--model", default=None,
+                    help="LLM model for --draft llm / --engine llm (default: $ASCENDCRAFT_MODEL)")
     ap.add_argument("--jobs", type=_positive_int, default=None,
                     help="ops run in parallel (local default: 2, or 1 on one core; ray default: as many as the "
                          "cluster has CPUs, or NPUs with --backend cann)")
@@ -78,7 +79,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="f16 casts the references' floating-point inputs to half (tolerance 1e-2)")
     ap.add_argument("--soc", default=None, help=f"SoC from the SoC table (default {DEFAULT_SOC})")
     ap.add_argument("--seeds", type=_positive_int, default=5, help="random input sets per shape (MultiKernelBench: 5)")
-    ap.add_argument("--only", nargs="+", default=None, metavar="OP", help="only these ops (op, category/op or category)")
+    ap.add_argument("--only", nargs="+", default=None, metavar="OP",
+                    help="only these ops (op, category/op or category)")
     ap.add_argument("--timeout", type=_seconds, default=1800, help="seconds one op may take before it is stopped")
     ap.add_argument("--no-timing", action="store_true", help="skip the PyTorch eager timing")
     ap.add_argument("--resume", action="store_true", help="continue the interrupted run in OUT (same settings)")
@@ -119,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"ascendcraft bench: no reference files under {suite}", file=sys.stderr)
         return 2
-    out = Path(args.out) if args.out else Path("bench-out") / (suite.resolve().name + ("-f16" if args.dtype == "f16" else ""))
+    out = (Path(args.out) if args.out
+           else Path("bench-out") / (suite.resolve().name + ("-f16" if args.dtype == "f16" else "")))
     if out.exists() and not out.is_dir():
         print(f"ascendcraft bench: -o {out} is a file; give a folder for the results", file=sys.stderr)
         return 2
@@ -152,11 +155,13 @@ def main(argv: list[str] | None = None) -> int:
 
     def document(state: str) -> dict:
         ordered = sorted(results, key=lambda r: order.get(f"{r['category']}/{r['op']}", len(order)))
-        meta = {"suite": str(suite), "command": "ascendcraft bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+        meta = {"suite": str(suite),
+                "command": "ascendcraft bench " + " ".join(argv if argv is not None else sys.argv[1:]),
                 "started": started, "seconds": time.perf_counter() - t0, "draft": args.draft, "engine": args.engine,
                 "backend": args.backend, "soc": config["soc"], "dtype": config["dtype"],
                 "seeds": config["seeds"], "jobs": jobs, "threads": os.cpu_count() or 1,
-                "host": f"{platform.machine()} {platform.processor() or ''}".strip(), "python": platform.python_version(),
+                "host": f"{platform.machine()} {platform.processor() or ''}".strip(),
+                "python": platform.python_version(),
                 "config": config}
         if executor is not None:
             meta["executor"] = executor.describe()
@@ -215,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         u = meta["llm"]
         print(f"LLM ({meta['model'] or 'default model'}): {u['calls']} calls ({u['cached']} from the cache), "
               f"{u['tokens_in']} tokens in, {u['tokens_out']} out")
-    print(f"\n{len(ops)} ops in {meta['seconds']:.0f} s; results {out / 'results.json'}, report {out / 'report.html'} (and report.md)")
+    print(f"\n{len(ops)} ops in {meta['seconds']:.0f} s; results {out / 'results.json'}, "
+          f"report {out / 'report.html'} (and report.md)")
     if doc["lost"]:
         print(f"ascendcraft bench: {len(doc['lost'])} op(s) lost with their Ray node on every attempt "
               f"({', '.join(doc['lost'][:5])}{' ...' if len(doc['lost']) > 5 else ''}): reported as lost, not as "
@@ -323,9 +329,9 @@ def render_table(summary: dict) -> str:
         lines.append(row)
     cases = summary.get("cases")
     if cases:
-        lines.append(f"cases: {cases['dtype-aware']}/{cases['total']} pass the dtype-aware rule, {cases['mkb']}/{cases['total']} "
-                     f"MultiKernelBench's (atol=rtol=1e-4); ops correct on every case: {cases['ops']} (MultiKernelBench's "
-                     f"rule: {cases['ops_mkb']})")
+        lines.append(f"cases: {cases['dtype-aware']}/{cases['total']} pass the dtype-aware rule, "
+                     f"{cases['mkb']}/{cases['total']} MultiKernelBench's (atol=rtol=1e-4); "
+                     f"ops correct on every case: {cases['ops']} (MultiKernelBench's rule: {cases['ops_mkb']})")
         lines.append("cases per dtype: " + ", ".join(f"{d} {v['dtype-aware']}/{v['cases']} (mkb {v['mkb']})"
                                                      for d, v in cases["per_dtype"].items()))
     geo = [(s, summary["overall"][s]["emu_vs_eager_geomean"]) for s in shapes]

@@ -53,11 +53,12 @@ def check_output(name: str, got, want, dtype: str = "float32") -> OutputCheck:
     tol = TOLERANCE.get(dtype, 0.0)
     w_all = np.asarray(want)
     if got is None:
-        return OutputCheck(name, False, "the kernel produced no output", tol, 0.0, float("inf"), float("inf"), w_all.size, False)
+        return OutputCheck(name, False, "the kernel produced no output", tol, 0.0, float("inf"), float("inf"),
+                           w_all.size, False)
     g_all = np.asarray(got)
     if g_all.shape != w_all.shape:
-        return OutputCheck(name, False, f"shape {g_all.shape} instead of {w_all.shape}", tol, 0.0, float("inf"), float("inf"),
-                           w_all.size, False)
+        return OutputCheck(name, False, f"shape {g_all.shape} instead of {w_all.shape}", tol,
+                           0.0, float("inf"), float("inf"), w_all.size, False)
     # First pass: the reference's scale (rms of its finite values) and whether it is all zero / constant.
     squares, count = 0.0, 0
     w_lo, w_hi, w_nonzero = np.inf, -np.inf, False
@@ -91,7 +92,8 @@ def check_output(name: str, got, want, dtype: str = "float32") -> OutputCheck:
         with np.errstate(invalid="ignore", divide="ignore"):   # a NaN or Inf expected: the relative error is inf
             rel = np.where(diff_f == 0, 0.0, np.where(finite, diff_f / np.maximum(np.abs(w), 1e-30), np.inf))
         max_rel = max(max_rel, float(np.max(rel, initial=0.0)))
-        mkb = mkb and (bool(np.allclose(g, w, rtol=tol, atol=tol, equal_nan=True)) if tol else bool(np.array_equal(g, w)))
+        close = bool(np.allclose(g, w, rtol=tol, atol=tol, equal_nan=True)) if tol else bool(np.array_equal(g, w))
+        mkb = mkb and close
     reason = ""
     if w_all.size and w_nonzero and not g_nonzero:
         reason = "the output is all zeros and the reference is not"

@@ -21,10 +21,10 @@ INTEGRITY = [
     "Correct = every output within rtol = tol and atol = tol x rms(reference) of PyTorch (tol 1e-4 for fp32, "
     "1e-2 for fp16) on all input sets (seeds 0-4, MultiKernelBench's protocol), no emulator sanitizer finding, "
     "and inputs bit-identical after the kernel ran. An all-zero or constant output fails whenever the "
-    "reference is not. MultiKernelBench's plain allclose is recorded per output as well (mkb_allclose). A float32 output that "
-    "misses PyTorch's float32 answer is compared once more with the reference run in float64 (PyTorch's float32 "
-    "torch.norm of 67 M floats is 0.5 % off the exact value); a pass that way is marked reference = float64 in "
-    "results.json and said in the op's log.",
+    "reference is not. MultiKernelBench's plain allclose is recorded per output as well (mkb_allclose). "
+    "A float32 output that misses PyTorch's float32 answer is compared once more with the reference run in "
+    "float64 (PyTorch's float32 torch.norm of 67 M floats is 0.5 % off the exact value); a pass that way is "
+    "marked reference = float64 in results.json and said in the op's log.",
     "The reference's forward gets clones of the inputs; the inputs the kernel gets are the copies saved "
     "before forward ran (a reference that modifies its inputs cannot change what the kernel is given).",
     "A kernel cannot call back into PyTorch: the generated kernel is C++ compiled with g++ against the "
@@ -109,8 +109,9 @@ def render_html(doc: dict) -> str:
             detail = "" if sr.get("correct") else f"{sr.get('stage', '')}: {sr.get('error', '')}"
             ratio = sr.get("speed_ratio")
             est = sr.get("estimate") or {}
+            speedup = f', {est["speedup"]:.2g}x est. eager' if est.get("speedup") else ""
             guess = (f'<div class="est">ESTIMATED on the NPU: {_micro(est["kernel_s"])}, {e(est["bound_pipe"])}-bound'
-                     + (f', {est["speedup"]:.2g}x est. eager' if est.get("speedup") else "") + "</div>") if est.get("kernel_s") else ""
+                     + speedup + "</div>") if est.get("kernel_s") else ""
             cells.append(f'<td class="{cls}">{verdict}{f" ({ratio:.2g}x)" if ratio else ""}{guess}'
                          f'<div class="err">{e(detail)}</div></td>')
         tmpl = (r.get("draft") or {}).get("template", "")
@@ -126,19 +127,23 @@ def render_html(doc: dict) -> str:
 <html><head><meta charset="utf-8"><title>AscendCraft bench: {e(meta['suite'])}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
-table {{ border-collapse: collapse; margin: 1em 0; }} td, th {{ border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; }}
+table {{ border-collapse: collapse; margin: 1em 0; }}
+td, th {{ border: 1px solid #ccc; padding: 4px 8px; vertical-align: top; }}
 td.ok {{ background: #e5f5e0; }} td.warn {{ background: #fff7bc; }} td.bad {{ background: #fee0d2; }}
-.err {{ font-size: 11px; color: #555; max-width: 40em; }} .meta {{ color: #555; }} .est {{ font-size: 11px; color: #31527a; }}
+.err {{ font-size: 11px; color: #555; max-width: 40em; }} .meta {{ color: #555; }}
+.est {{ font-size: 11px; color: #31527a; }}
 </style></head><body>
 <h1>AscendCraft bench: {e(meta['suite'])}</h1>
-<p class="meta">{e(meta['command'])}<br>{e(meta['started'])} &middot; {meta['seconds']:.0f} s &middot; draft {e(meta['draft'])},
+<p class="meta">{e(meta['command'])}<br>
+{e(meta['started'])} &middot; {meta['seconds']:.0f} s &middot; draft {e(meta['draft'])},
 engine {e(meta['engine'])}, backend {e(meta['backend'])}, SoC {e(meta['soc'])}, inputs {e(meta['dtype'])},
 seeds {e(str(meta['seeds']))}, {meta['jobs']} parallel op(s){e(_where(meta))}</p>
 <h2>Per category</h2>
 <table><tr><th>category</th>{head}</tr>{''.join(rows)}</table>
 {_chart(summary)}
 <h2>Per op</h2>
-<table><tr><th>category</th><th>op</th><th>template</th>{''.join(f'<th>{s}</th>' for s in shapes)}<th>s</th><th></th></tr>
+<table><tr><th>category</th><th>op</th><th>template</th>
+{''.join(f'<th>{s}</th>' for s in shapes)}<th>s</th><th></th></tr>
 {''.join(op_rows)}</table>
 <h2>Method</h2><ul>{notes}</ul>
 </body></html>
@@ -169,8 +174,9 @@ def render_markdown(doc: dict) -> str:
            f"`{meta['command']}` ({meta['started']}, {meta['seconds']:.0f} s; draft {meta['draft']}, engine "
            f"{meta['engine']}, backend {meta['backend']}, SoC {meta['soc']}, inputs {meta['dtype']}, "
            f"seeds {meta['seeds']}, {meta.get('threads', '?')} CPU threads{_where(meta)})", "",
-           "**Estimated NPU times are ESTIMATES** (the pipe model of `ascendcraft_lab/perf` over the emulator's trace of "
-           "seed 0; est. eager = each aten op of the reference as one roofline kernel plus a launch). The model assumes:", ""]
+           "**Estimated NPU times are ESTIMATES** (the pipe model of `ascendcraft_lab/perf` over the emulator's "
+           "trace of seed 0; est. eager = each aten op of the reference as one roofline kernel plus a launch). "
+           "The model assumes:", ""]
     out += [f"- {a}" for a in assumptions(costs_for(meta["soc"]))]
     out += ["", "## Per category", "",
             "| category | " + " | ".join(f"{s} Comp@1 | {s} Pass@1 | {s} eager/emu | {s} est. speedup | {s} est. Fast_1"
@@ -183,11 +189,12 @@ def render_markdown(doc: dict) -> str:
                            for s in shapes)
         out.append(f"| {c} | {cells} |")
     out += ["", "## Per op", "",
-            "Emulator kernel time (all blocks on the CPU, median over the seeds) against PyTorch eager on the same CPU; "
-            "ratio = eager / emulator (NOT an NPU speed). Then the ESTIMATED NPU kernel time, its bound pipe, and the "
-            "ESTIMATED speedup vs ESTIMATED eager on the same SoC.", "",
-            "| category | op | template | " + " | ".join(f"{s} | {s} emulator | {s} eager | {s} ratio | {s} est. time | "
-                                                          f"{s} bound | {s} est. speedup" for s in shapes) + " |",
+            "Emulator kernel time (all blocks on the CPU, median over the seeds) against PyTorch eager on the "
+            "same CPU; ratio = eager / emulator (NOT an NPU speed). Then the ESTIMATED NPU kernel time, its bound "
+            "pipe, and the ESTIMATED speedup vs ESTIMATED eager on the same SoC.", "",
+            "| category | op | template | "
+            + " | ".join(f"{s} | {s} emulator | {s} eager | {s} ratio | {s} est. time | {s} bound | {s} est. speedup"
+                         for s in shapes) + " |",
             "|---" * (3 + 7 * len(shapes)) + "|"]
     for r in results:
         cells = []
@@ -197,13 +204,14 @@ def render_markdown(doc: dict) -> str:
             t = sr.get("timing") or {}
             est = sr.get("estimate") or {}
             cells.append(f"{verdict} | {_seconds(t.get('emulator_kernel_s'))} | {_seconds(t.get('torch_eager_s'))} | "
-                         f"{_ratio(sr.get('speed_ratio'))} | {_micro(est.get('kernel_s'))} | {est.get('bound_pipe', '')} | "
-                         f"{_ratio(est.get('speedup'))}")
+                         f"{_ratio(sr.get('speed_ratio'))} | {_micro(est.get('kernel_s'))} | "
+                         f"{est.get('bound_pipe', '')} | {_ratio(est.get('speedup'))}")
         tmpl = (r.get("draft") or {}).get("template", "")
         out.append(f"| {r['category']} | {r['op']} | {tmpl} | {' | '.join(cells)} |")
     failures = [(r, s, r["shapes"][s]) for r in results for s in shapes
                 if s in r["shapes"] and not r["shapes"][s].get("correct")]
     if failures:
         out += ["", "## Failures", ""]
-        out += [f"- {r['category']}/{r['op']} ({s}): {sr.get('stage', '')}: {sr.get('error', '')}" for r, s, sr in failures]
+        out += [f"- {r['category']}/{r['op']} ({s}): {sr.get('stage', '')}: {sr.get('error', '')}"
+                for r, s, sr in failures]
     return "\n".join(out) + "\n"

@@ -111,7 +111,8 @@ def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
     # one child process: the trace (first shape), every (shape, seed) run, eager timing per shape
     jobs = []
     if job["draft"] == "drafter":
-        jobs.append({"mode": "trace", "path": path, "overrides": shapes[0]["overrides"], "seed": 0, "cast_inputs": cast})
+        jobs.append({"mode": "trace", "path": path, "overrides": shapes[0]["overrides"], "seed": 0,
+                     "cast_inputs": cast})
     for s in shapes:
         for seed in seeds:
             jobs.append({"mode": "run", "path": path, "overrides": s["overrides"], "seed": seed, "cast_inputs": cast})
@@ -141,7 +142,8 @@ def _run(job: dict, opdir: Path, log: Log, result: dict) -> None:
     def fail_all(stage, message, compiled=False):
         log(f"{stage}: {message}")
         for s in shapes:
-            result["shapes"].setdefault(s["label"], {"compiled": compiled, "correct": False, "stage": stage, "error": message})
+            result["shapes"].setdefault(s["label"], {"compiled": compiled, "correct": False,
+                                                     "stage": stage, "error": message})
 
     # 1. the draft
     t0 = time.perf_counter()
@@ -328,7 +330,8 @@ def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset
         return failed("draft", _one_line(text))
     name = f"kernel{suffix}.dsl.py"
     write_text(opdir / name, text)
-    info = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": name, "traced_case": traced_case}
+    info = {"template": template, "seconds": round(time.perf_counter() - t0, 2), "file": name,
+            "traced_case": traced_case}
     log(f"draft ({template}) from case {traced_case} in {time.perf_counter() - t0:.1f} s -> {opdir / name}")
 
     def tick(i, n, r):
@@ -355,8 +358,8 @@ def _redraft_failed(job, opdir: Path, log: Log, group: CaseSet, report: CaseRepo
     way (y of shape (N,) against x (M, N) in one case, (M, 1) or one element in another;
     drafter/cases.broadcast_pattern) need their own; so do cases the draft's views do not bind (a rank
     its dims cannot pack: a group norm's (B, C, H, W) against a 3-D case), keyed by their ranks as
-    well (and by which axes are 1), and cases whose dtype variant does not verify (an operation the vector unit lacks in that
-    dtype, which a draft traced in that dtype may avoid: a Select of int16 values done in f32), keyed
+    well (and by which axes are 1), and cases whose dtype variant does not verify (an operation the vector unit
+    lacks in that dtype, which a draft traced in that dtype may avoid: a Select of int16 values done in f32), keyed
     by their dtypes. `draft_info`: the group's draft (None when it was refused); its traced case's key
     is not drafted again. Returns (the report, each redrafted case's result taken from its new draft;
     the new drafts' info)."""
@@ -537,7 +540,8 @@ def _estimate(trace: Path, graph, soc: str, log: Log) -> dict:
            "roofline": kernel.roofline["bound"], "bandwidth_fraction": kernel.roofline["bandwidth_fraction"],
            "eager_s": eager.seconds if eager and eager.ops else None}
     est["speedup"] = est["eager_s"] / kernel.kernel_s if est["eager_s"] and kernel.kernel_s > 0 else None
-    log(f"ESTIMATED on {soc}: kernel {kernel.kernel_s * 1e6:.2f} us ({kernel.bound_pipe}-bound, overlap {kernel.overlap:.0%})"
+    log(f"ESTIMATED on {soc}: kernel {kernel.kernel_s * 1e6:.2f} us "
+        f"({kernel.bound_pipe}-bound, overlap {kernel.overlap:.0%})"
         + (f", eager {est['eager_s'] * 1e6:.2f} us, speedup {est['speedup']:.2f}x" if est["speedup"] else ""))
     return est
 
@@ -549,7 +553,8 @@ def _lower(job, program, shapes, scalars):
     steps = run_pipeline(program, engine_for(job["engine"]), options)
     failed = [f.render() for st in steps for f in st.findings]
     if failed or len(steps) < 4 or any(st.failed for st in steps):
-        raise RuntimeError("the passes reported: " + (failed[0].splitlines()[0] if failed else "an incomplete pipeline"))
+        raise RuntimeError("the passes reported: "
+                           + (failed[0].splitlines()[0] if failed else "an incomplete pipeline"))
     return steps[-1].bundle
 
 
@@ -599,12 +604,14 @@ def _run_seed(job, program, bundle, project, ref, log, exact=None, trace: Path |
     if changed:
         problems.append(changed)
     if kr.status == "findings":
-        problems.append(f"{len(kr.findings)} emulator finding(s): {kr.findings[0].get('kind')} — {kr.findings[0].get('message', '')[:160]}")
+        problems.append(f"{len(kr.findings)} emulator finding(s): {kr.findings[0].get('kind')} — "
+                        f"{kr.findings[0].get('message', '')[:160]}")
     res["correct"] = not problems
     res["error"] = "; ".join(problems)
     worst = max((c.max_rel_err for c in checks), default=0.0)
-    log(f"seed {ref.seed}: {'ok' if res['correct'] else 'FAIL ' + res['error']}  (kernel {kr.timings.get('kernel_s')} s, "
-        f"compile {kr.timings.get('compile_s')} s{' cached' if kr.timings.get('cached') else ''}, max rel err {worst:.3g})")
+    log(f"seed {ref.seed}: {'ok' if res['correct'] else 'FAIL ' + res['error']}  "
+        f"(kernel {kr.timings.get('kernel_s')} s, compile {kr.timings.get('compile_s')} s"
+        f"{' cached' if kr.timings.get('cached') else ''}, max rel err {worst:.3g})")
     return res
 
 

@@ -22,17 +22,23 @@ class Command:
 
 
 COMMANDS = [
-    Command("demo", "the main job, offline: a bundled example from reference to verified AscendC", "ascendcraft_lab.cli.demo:main"),
+    Command("demo", "the main job, offline: a bundled example from reference to verified AscendC",
+            "ascendcraft_lab.cli.demo:main"),
     Command("draft", "PyTorch reference -> DSL draft (--engine drafter|llm)", "ascendcraft_lab.cli.draft:main"),
-    Command("lower", "DSL -> session folder with every stage and the AscendC project", "ascendcraft_lab.cli.lower:main"),
-    Command("check", "compile and verify against PyTorch (--backend interpreter|emulator|cann)", "ascendcraft_lab.cli.check:main"),
+    Command("lower", "DSL -> session folder with every stage and the AscendC project",
+            "ascendcraft_lab.cli.lower:main"),
+    Command("check", "compile and verify against PyTorch (--backend interpreter|emulator|cann)",
+            "ascendcraft_lab.cli.check:main"),
     Command("emulate", "run hand-written AscendC on the CPU emulator", "ascendcraft_lab.backends.emulator.cli:main"),
     Command("bench", "Comp@1 / Pass@1 / Fast_p over a folder of reference files", "ascendcraft_lab.bench.cli:main"),
     Command("lab", "start JupyterLab on notebooks/", "ascendcraft_lab.notebook.lab_cli:main"),
-    Command("export", "export a session to MultiKernelBench's submission format (--format mkb|mkb-direct)", "ascendcraft_lab.cli.export:main"),
+    Command("export", "export a session to MultiKernelBench's submission format (--format mkb|mkb-direct)",
+            "ascendcraft_lab.cli.export:main"),
     Command("build", "build a session's AscendC project with CANN (NPU host)", "ascendcraft_lab.cli.npu:build_main"),
-    Command("profile", "estimated pipe profile of a session offline (pipe model), measured on an NPU host; or a kernel_details.csv", "ascendcraft_lab.cli.npu:profile_main"),
-    Command("doctor", "what is available: compiler, CANN, torch_npu, NPU, LLM endpoint, Ray", "ascendcraft_lab.cli.doctor:main"),
+    Command("profile", "estimated pipe profile of a session offline (pipe model), measured on an NPU host; "
+            "or a kernel_details.csv", "ascendcraft_lab.cli.npu:profile_main"),
+    Command("doctor", "what is available: compiler, CANN, torch_npu, NPU, LLM endpoint, Ray",
+            "ascendcraft_lab.cli.doctor:main"),
 ]
 
 

@@ -48,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         from ..backends.emulator.submission import is_submission_target, main as submission_main
         if is_submission_target(target):
             return submission_main(argv)
-    ap = argparse.ArgumentParser(prog="ascendcraft check", description="Compile the AscendC (or interpret the DSL) and verify it against PyTorch.")
+    ap = argparse.ArgumentParser(prog="ascendcraft check",
+                                 description="Compile the AscendC (or interpret the DSL) and verify it "
+                                             "against PyTorch.")
     ap.add_argument("target", help="a kernel.dsl.py file or a session folder")
     ap.add_argument("--ref", help="the PyTorch reference (default: the session's reference.py)")
     ap.add_argument("--backend", default="emulator", choices=BACKENDS)

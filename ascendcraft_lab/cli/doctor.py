@@ -59,7 +59,8 @@ def _gxx() -> Check:
     version = (procs.run([path, "--version"], timeout=30).stdout.splitlines() or ["unknown version"])[0]
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp, "probe.cpp")
-        src.write_text("#include <optional>\nint main(){ std::optional<int> v{1}; if constexpr (true) return *v - 1; }\n")
+        src.write_text("#include <optional>\n"
+                       "int main(){ std::optional<int> v{1}; if constexpr (true) return *v - 1; }\n")
         probe = procs.run([path, "-std=c++17", "-fsyntax-only", str(src)], timeout=60)
     if probe.returncode:
         return Check("g++ (C++17)", False, f"{version}: cannot compile C++17", True)
@@ -68,7 +69,8 @@ def _gxx() -> Check:
 
 def _emulator() -> Check:
     header = INCLUDE_DIR / "kernel_operator.h"
-    return Check("emulator headers", header.is_file(), str(INCLUDE_DIR) if header.is_file() else f"missing {header}", True)
+    detail = str(INCLUDE_DIR) if header.is_file() else f"missing {header}"
+    return Check("emulator headers", header.is_file(), detail, True)
 
 
 def _cann(tc: Toolchain | None = None) -> Check:
@@ -123,7 +125,8 @@ def _llm(timeout: float = 3.0) -> Check:
         return Check("LLM endpoint", False, f"invalid configuration: {str(exc).splitlines()[0]}")
     key = "key set" if cfg.has_key else "no OPENAI_API_KEY"
     if not os.environ.get(ENV_BASE_URL) and "file" not in cfg.source:
-        return Check("LLM endpoint", False, f"not configured (OPENAI_BASE_URL unset, no config file; model {cfg.model}; {key})")
+        return Check("LLM endpoint", False,
+                     f"not configured (OPENAI_BASE_URL unset, no config file; model {cfg.model}; {key})")
     url = cfg.base_url.rstrip("/") + "/models"
     try:
         with urllib.request.urlopen(urllib.request.Request(url), timeout=timeout) as reply:
@@ -131,7 +134,8 @@ def _llm(timeout: float = 3.0) -> Check:
     except urllib.error.HTTPError as exc:  # 401 still proves the server is there
         status = f"reachable (HTTP {exc.code})"
     except Exception as exc:
-        return Check("LLM endpoint", False, f"{cfg.base_url} unreachable: {type(exc).__name__}; model {cfg.model}; {key}")
+        return Check("LLM endpoint", False,
+                     f"{cfg.base_url} unreachable: {type(exc).__name__}; model {cfg.model}; {key}")
     return Check("LLM endpoint", True, f"{cfg.base_url} {status}; model {cfg.model}; {key} ({cfg.source})")
 
 
@@ -150,7 +154,8 @@ def _ray() -> Check:
     except ValueError:
         too_old = False
     if too_old:
-        return Check("Ray", False, f"{version} is older than {RAY_MIN[0]}.{RAY_MIN[1]}: pip install 'ascendcraft-lab[ray]'")
+        return Check("Ray", False,
+                     f"{version} is older than {RAY_MIN[0]}.{RAY_MIN[1]}: pip install 'ascendcraft-lab[ray]'")
     detail = version
     if importlib.util.find_spec("grpc") is None:      # what Ray Client adds (ray[client])
         detail += "; without Ray Client: --address ray://HOST:PORT needs pip install 'ray[client]'"
@@ -184,7 +189,8 @@ def render(checks: list[Check]) -> str:
         lines.append(f"{c.name:<{width}}  {mark:<7}  {c.detail}")
     offline = all(c.ok for c in checks if c.required)
     lines.append("")
-    lines.append("offline pipeline (DSL, passes, emulator): " + ("ready" if offline else "NOT ready: fix the MISSING rows"))
+    lines.append("offline pipeline (DSL, passes, emulator): "
+                 + ("ready" if offline else "NOT ready: fix the MISSING rows"))
     return "\n".join(lines)
 
 

@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ascendcraft draft: {e}", file=sys.stderr)
         return 2
     try:
-        outcome = draft(args.reference, how=args.engine, soc=args.soc, overrides=overrides or None, timeout=args.timeout)
+        outcome = draft(args.reference, how=args.engine, soc=args.soc, overrides=overrides or None,
+                        timeout=args.timeout)
     except DraftFailed as e:
         print(f"ascendcraft draft: {e}", file=sys.stderr)
         return 2 if e.unavailable else 1
@@ -84,5 +85,6 @@ def _check(text: str, args, overrides: dict, cases: list | None = None) -> int:
     except (DraftFailed, VariantMismatch) as e:
         print(f"ascendcraft draft: {e}", file=sys.stderr)
         return 1
-    print(verdict.message if cases == [None] else f"correct on the interpreter on all {len(cases)} cases", file=sys.stderr)
+    print(verdict.message if cases == [None] else f"correct on the interpreter on all {len(cases)} cases",
+          file=sys.stderr)
     return 0

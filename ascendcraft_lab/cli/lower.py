@@ -15,7 +15,9 @@ from ..soc import DEFAULT_SOC
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="ascendcraft lower", description="Lower a DSL kernel into a session folder with every stage and the AscendC project.")
+    ap = argparse.ArgumentParser(prog="ascendcraft lower",
+                                 description="Lower a DSL kernel into a session folder with every stage and "
+                                             "the AscendC project.")
     ap.add_argument("dsl", help="the kernel (.dsl.py)")
     ap.add_argument("-o", "--out", help="session folder (default: ascendcraft-sessions/<kernel name>)")
     ap.add_argument("--until", choices=[p.name for p in PIPELINE], help="stop after this pass")
@@ -26,7 +28,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="make hand edits of the folder's generated files (ascendc/, stages/) edits of their steps")
     ap.add_argument("--rank-tiling", action="store_true",
                     help="rank tiling candidates (tile lengths x buffers per queue) by the ESTIMATED kernel time: each "
-                         "runs traced on the emulator on the reference's inputs (needs --ref; a few seconds per candidate)")
+                         "runs traced on the emulator on the reference's inputs (needs --ref; a few seconds "
+                         "per candidate)")
     args = ap.parse_args(argv)
     path = Path(args.dsl)
     try:

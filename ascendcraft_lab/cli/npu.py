@@ -46,8 +46,9 @@ def build_main(argv: list[str] | None = None) -> int:
 
 def profile_main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ascendcraft profile",
-                                 description="Estimate a session's kernel time offline (pipe model of the emulator's trace) "
-                                             "and, on an NPU host, profile it there; or show a recorded kernel_details.csv.")
+                                 description="Estimate a session's kernel time offline (pipe model of the emulator's "
+                                             "trace) and, on an NPU host, profile it there; or show a recorded "
+                                             "kernel_details.csv.")
     ap.add_argument("session", nargs="?")
     ap.add_argument("--csv", help="a recorded kernel_details.csv (or a folder holding one)")
     ap.add_argument("--kernel", help="the kernel's name in the profile (default: the session's kernel)")

@@ -134,7 +134,8 @@ class UbPlan:
         """A slot holds a temporary of any dtype the statements compute (f32 math on f16 tiles);
         8-byte tiles (int64 indices) widen the slots only when a statement with temporaries touches one."""
         in_scratch = {dt for need in self.scratch for _, dt in need.sizes}
-        widths = [b.dtype for b in self.buffers if b.level is Level.UB and (b.dtype.nbytes <= 4 or b.dtype in in_scratch)] \
+        widths = [b.dtype for b in self.buffers
+                  if b.level is Level.UB and (b.dtype.nbytes <= 4 or b.dtype in in_scratch)] \
             + sorted(in_scratch, key=str)
         return max(widths, key=lambda d: d.nbytes, default=DType.f32)
 
@@ -232,11 +233,13 @@ def check_rows(program: Program, env: Mapping[str, int | float], soc: Soc) -> No
                 block = b.dtype.elems_per_block
                 blocks = -(-c // block)
                 if blocks > MAX_PITCH_BLOCKS:
-                    raise DslError(f"tile `{b.name}` has rows of {c} {b.dtype.value} ({blocks} blocks of 32 bytes); a vector "
+                    raise DslError(f"tile `{b.name}` has rows of {c} {b.dtype.value} "
+                                   f"({blocks} blocks of 32 bytes); a vector "
                                    f"repeat stride reaches {MAX_PITCH_BLOCKS} blocks ({MAX_PITCH_BLOCKS * block} "
                                    f"{b.dtype.value}), so its rows cannot be walked one per repeat",
                                    span, f"tile the columns too (`x[c, k]` with `k in tiles(N, t.cols)`, at most "
-                                   f"{MAX_PITCH_BLOCKS * block} wide), or load one row at a time", program.path, program.source)
+                                   f"{MAX_PITCH_BLOCKS * block} wide), or load one row at a time",
+                                   program.path, program.source)
             r = _try_eval(ev, rows, env)
             if r is not None and r > MAX_COPY_ROWS and b.role in ("VECIN", "VECOUT"):
                 raise DslError(f"tile `{b.name}` has {r} rows; one strided copy (DataCopyPad) moves at most "
@@ -447,7 +450,8 @@ def stmt_tile_sizes(st: Assign, cap, padded: frozenset[str] = frozenset()) -> tu
             continue
         if isinstance(n.type, TileType):
             out.append((cap(n.type), n.type.dtype))
-            form = window_form(n) if isinstance(n, Call) and n.op in OPS and OPS[n.op].category == "window" else "blocks"
+            is_window = isinstance(n, Call) and n.op in OPS and OPS[n.op].category == "window"
+            form = window_form(n) if is_window else "blocks"
             if form == "padded" and isinstance(n.args[0], Name) and n.args[0].id in padded:
                 form = "gather"
             if isinstance(n, Call) and _category(n) == "transpose":   # its lanes' offsets are f32 / i32
@@ -467,7 +471,8 @@ def stmt_tile_sizes(st: Assign, cap, padded: frozenset[str] = frozenset()) -> tu
                 a = n.args[i].type
                 if per_row(a.shape, n.type.shape) or not is_pitched(n.type):
                     values = Call("align_up", (footprint(a), Const(8, "int")))
-                    out.append((cap(TileType(a.dtype, (Call("mul", (values, Const(a.dtype.elems_per_block, "int"))),))), a.dtype))
+                    elems = Call("mul", (values, Const(a.dtype.elems_per_block, "int")))
+                    out.append((cap(TileType(a.dtype, (elems,))), a.dtype))
     return tuple(dict.fromkeys(out))
 
 
@@ -484,7 +489,8 @@ def ub_buffers(program: Program) -> UbPlan:
 # Every dim while the plan is probed: larger than the probed tiles even split over the cores, so
 # min(tile, N) is the tile, and small enough that a product of four dims stays a 64-bit number.
 PROBE_DIM = 1 << 15
-PROBE_FIT = (256, 512)     # two values of the fitted tile (whole f16 and f32 repeats): the plan grows affinely between them
+# two values of the fitted tile (whole f16 and f32 repeats): the plan grows affinely between them
+PROBE_FIT = (256, 512)
 
 
 def solve_fits(program: Program, plan: UbPlan, soc: Soc) -> Program:

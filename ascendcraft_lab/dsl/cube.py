@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ir import (Assign, Call, Const, DType, Expr, IndexExpr, Level, Load, Program, RangeType, Stmt, Store, SyncAll, TileType,
-                 walk_exprs, walk_stmts)
+from .ir import (Assign, Call, Const, DType, Expr, IndexExpr, Level, Load, Program, RangeType, Stmt, Store, SyncAll,
+                 TileType, walk_exprs, walk_stmts)
 
 FRACTAL_ROWS = 16                # rows of a fractal (and columns of an L0C fractal)
 FRACTAL_BYTES = 512
@@ -193,6 +193,7 @@ def padded_shape(shape: tuple[int, ...], units: tuple[int, ...]) -> tuple[int, .
     return tuple(-(-int(s) // u) * u for s, u in zip(shape, units))
 
 
-__all__ = ["uses_cube", "unit_of", "phases", "FRACTAL_ROWS", "FRACTAL_BYTES", "CUBE_DTYPES", "ACCUMULATOR", "LEVEL_ALIGN", "CUBE_LEVELS", "FIXPIPE_OUT",
+__all__ = ["uses_cube", "unit_of", "phases",
+           "FRACTAL_ROWS", "FRACTAL_BYTES", "CUBE_DTYPES", "ACCUMULATOR", "LEVEL_ALIGN", "CUBE_LEVELS", "FIXPIPE_OUT",
            "MAX_MNK", "MAX_ND2NZ_STRIDE", "c0", "is_cube_level", "Operand", "align_expr", "padded_elems", "l0c_units",
            "padded_shape"]

@@ -136,7 +136,8 @@ def _types() -> list[str]:
     w("| dtype | bytes | AscendC C++ | note |")
     w("|---|---|---|---|")
     for d in DType:
-        note = "stored as float32 rounded to bf16 by the interpreter; vector ops need `cast` to f32" if d is DType.bf16 else ""
+        note = ("stored as float32 rounded to bf16 by the interpreter; vector ops need `cast` to f32"
+                if d is DType.bf16 else "")
         w(f"| `{d.value}` | {d.nbytes} | `{d.cpp}` | {note} |")
     w("")
     w("- **GM tensors** are kernel parameters: `GM[dtype, shape]` (an input), `Param[dtype, shape, \"name\"]` "
@@ -225,13 +226,15 @@ def _tiles_of_rows() -> list[str]:
       "is not a copy (a row is a contiguous run): take() every d-th element of the loaded row. A slice whose "
       "bounds are scalars computed in the kernel (`x[bc, h0 + j0:h0 + j1, :]` with `j0 = max(0, -h0)`, "
       "`j1 = min(k, H - h0)`) is sized by interval arithmetic over the definitions of those scalars (each "
-      "assigned once): its buffer holds k rows. A concatenation is stores at offsets: `store(y[c, k.start + N:k.start + N + k.len], t)` "
+      "assigned once): its buffer holds k rows. A concatenation is stores at offsets: "
+      "`store(y[c, k.start + N:k.start + N + k.len], t)` "
       "writes a tile N columns further (DataCopyPad's dstStride the rest of the output row), one loop nest "
       "per part. A stack is a concatenation along a new axis of 1: each part's tile stored at a scalar index "
       "(`store(y[c, 2, k], t)`: DataCopyPad's dstStride the other parts' rows between two of its rows); a "
       "repeat or tile along one axis is a concatenation of copies, the input loaded and stored once per copy. A flip "
       "of an outer axis is the scalar index counted from the end (`x[c, M - 1 - q, k]`: the DataCopyPad's GM "
-      "offset, rows still ascending). A per-tile bool (`m = load(cond[q])`, a where() mask constant over the tile) selects with "
+      "offset, rows still ascending). A per-tile bool (`m = load(cond[q])`, a where() mask constant over the tile) "
+      "selects with "
       "`if m:` around the stages, so only the chosen side is loaded. A permute that keeps the last axis is "
       "strided copies only: `load(x[i, mi, j, k])` brings rows a stride apart, `store(y[i, j, mi, k], t)` "
       "writes them dense. A permute that moves the last axis is not a GM view (GM copies move rows, not "
@@ -392,7 +395,8 @@ def _binding() -> list[str]:
     w("## Binding to the reference")
     w("")
     w("- `GM[...]` parameters, in order, take the tensors of `get_inputs()`, in order.")
-    w("- `Param[dtype, shape, \"name\"]` takes the Model's parameter or buffer `name` (default: the parameter's own name).")
+    w("- `Param[dtype, shape, \"name\"]` takes the Model's parameter or buffer `name` "
+      "(default: the parameter's own name).")
     w("- A scalar parameter named like one of `forward`'s arguments takes that argument (`beta: f32` binds to "
       "`forward(self, x, alpha, beta)`'s `beta`, in any declaration order), else one named like a Model attribute "
       "takes it (`self.negative_slope`, set in `__init__`), else one named like an `__init__` argument takes that "

@@ -259,7 +259,8 @@ class _Promoter:
             big = [n.value for n in walk(st.value) if isinstance(n, Const) and abs(float(n.value)) > 1024]
             if len(sums) >= INT8_WRAP_TERMS or big:
                 refuse(sums[0].op, f" (a chain of {len(sums) + 1} terms may leave f16's exact whole numbers)" if not big
-                       else f" (the literal {big[0]:g} leaves f16's exact whole numbers: at most 1024 beside int8 values)")
+                       else f" (the literal {big[0]:g} leaves f16's exact whole numbers: "
+                            "at most 1024 beside int8 values)")
             self.wrap = True
 
     def _wrapped(self, st: Assign) -> list:
@@ -288,7 +289,8 @@ class _Promoter:
                 st = replace(st, value=replace(st.value, id=self.back[st.value.id]))
             elif isinstance(st, Store) and st.value.id in self.wide and st.dst.tensor in self.low:
                 wide = COMPUTE_TYPE[self.low[st.dst.tensor]].value
-                raise DslError(f"`{st.value.id}` is computed in {wide} from {self.low[st.dst.tensor].value} values, but no "
+                narrow = self.low[st.dst.tensor].value
+                raise DslError(f"`{st.value.id}` is computed in {wide} from {narrow} values, but no "
                                f"compute stage just before this store makes it, so there is no place to cast it back",
                                st.span, "assign it in the compute stage right before this copyout",
                                self.program.path, self.program.source)

@@ -189,7 +189,8 @@ def leading_ones(t: TensorParam, shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def fold_shape(program: Program, t: TensorParam, shape: tuple[int, ...], scalars: Mapping[str, int | float]) -> tuple[int, ...]:
+def fold_shape(program: Program, t: TensorParam, shape: tuple[int, ...],
+               scalars: Mapping[str, int | float]) -> tuple[int, ...]:
     """A reference tensor's shape seen through the declaration's dim packs: one size per declared
     dim, a pack `*S` the product of the dims it covers (1 when it covers none).
 
@@ -243,7 +244,8 @@ def fold_shape(program: Program, t: TensorParam, shape: tuple[int, ...], scalars
     return tuple(out)
 
 
-def check_dims(program: Program, env: Mapping[str, int | float], shapes: Mapping[str, tuple[int, ...]], soc: Soc) -> None:
+def check_dims(program: Program, env: Mapping[str, int | float], shapes: Mapping[str, tuple[int, ...]],
+               soc: Soc) -> None:
     """Check literal and expression dims against the concrete shapes."""
     ev = HostEvaluator(soc, env, program.path, program.source)
     for t in program.tensors():
@@ -275,7 +277,8 @@ def output_shape(program: Program, t: TensorParam, env: Mapping[str, int | float
 WORKSPACE_ALIGN = 32   # bytes: each workspace tensor starts on a 32-byte block (a DataCopy unit)
 
 
-def workspace_layout(program: Program, env: Mapping[str, int | float], soc: Soc, cores: int) -> tuple[dict[str, int], int]:
+def workspace_layout(program: Program, env: Mapping[str, int | float], soc: Soc,
+                     cores: int) -> tuple[dict[str, int], int]:
     """Where each Workspace tensor lives in the launch's one `workspace` GM argument: its byte
     offset by name, and the total bytes (each tensor 32-byte aligned; 0 without workspaces).
     A kernel that syncs has SyncAll's flags last: 32 bytes for each of the launch's `cores`."""
@@ -291,7 +294,8 @@ def workspace_layout(program: Program, env: Mapping[str, int | float], soc: Soc,
     return offsets, total
 
 
-def evaluate_host(program: Program, shapes: Mapping[str, tuple[int, ...]], scalars: Mapping[str, int | float] | None = None,
+def evaluate_host(program: Program, shapes: Mapping[str, tuple[int, ...]],
+                  scalars: Mapping[str, int | float] | None = None,
                   soc: Soc | str | None = None) -> dict[str, int | float]:
     """Run the `@host` tiling function: `{"cores": n, <every Launch field>: value}`.
 
@@ -343,5 +347,6 @@ def _letters(n: int) -> list[str]:
 
 
 __all__ = ["SOC_CONSTANTS", "HOST_BUILTINS", "HOST_OPS", "ub_elems", "evaluate_host", "bind_dims", "HostEvaluator",
-           "output_shape", "check_dims", "fold_shape", "host_names", "workspace_layout", "WORKSPACE_ALIGN", "SYNC_ALL_BYTES_PER_CORE",
+           "output_shape", "check_dims", "fold_shape", "host_names", "workspace_layout",
+           "WORKSPACE_ALIGN", "SYNC_ALL_BYTES_PER_CORE",
            "syncs_all", "sync_all_ub_bytes", "needs_workspace"]

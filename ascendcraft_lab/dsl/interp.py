@@ -108,10 +108,12 @@ class _Run:
                 size = int(np.prod(shape, dtype=np.int64))
                 if size > MAX_OUTPUT_ELEMS:
                     raise self.err(t, f"output `{t.name}` would have {size} elements, more than the interpreter's "
-                                   f"limit of {MAX_OUTPUT_ELEMS}", "check the output dims against the reference's output")
+                                   f"limit of {MAX_OUTPUT_ELEMS}",
+                                   "check the output dims against the reference's output")
                 full = np.zeros(shape, dtype=t.dtype.np)
                 self.full_outputs[t.name] = full
-                view_shape = tuple(int(np.prod(shape[i:i + len(g)], dtype=np.int64)) for i, g in _group_starts(t.groups))
+                view_shape = tuple(int(np.prod(shape[i:i + len(g)], dtype=np.int64))
+                                   for i, g in _group_starts(t.groups))
                 self.arrays[t.name] = full.reshape(view_shape)
                 if t.role is TensorRole.output:
                     self.written[t.name] = np.zeros(view_shape, dtype=bool)
@@ -122,7 +124,8 @@ class _Run:
                 else:
                     a = a.astype(t.dtype.np, copy=False)
                 shape = a.shape
-                view_shape = tuple(int(np.prod(shape[i:i + len(g)], dtype=np.int64)) for i, g in _group_starts(t.groups))
+                view_shape = tuple(int(np.prod(shape[i:i + len(g)], dtype=np.int64))
+                                   for i, g in _group_starts(t.groups))
                 self.arrays[t.name] = np.ascontiguousarray(a).reshape(view_shape)
 
     # -- run -------------------------------------------------------------------------------
@@ -225,7 +228,8 @@ class _Run:
                 env[name] = v
                 ub.note(name, ub.footprint(name, v), st)
                 if temps:
-                    ub.note_slot(max([ub.footprint(name, v)] + [ub.footprint(n, env[n]) for n in leaves if n in env]), st)
+                    footprints = [ub.footprint(name, v)] + [ub.footprint(n, env[n]) for n in leaves if n in env]
+                    ub.note_slot(max(footprints), st)
             return assign_tile
         dtype = self.p.local_type(name).dtype
         if temps:
@@ -354,7 +358,8 @@ class _Run:
             if isinstance(v, np.ndarray):
                 target_shape = arr[idx].shape
                 if v.shape != target_shape:
-                    raise self.err(st, f"tile `{name}` has shape {list(v.shape)} but the GM view has {list(target_shape)}",
+                    raise self.err(st, f"tile `{name}` has shape {list(v.shape)} "
+                                   f"but the GM view has {list(target_shape)}",
                                    "store into a view with the tile's extent")
             if acc:
                 arr[idx] += v

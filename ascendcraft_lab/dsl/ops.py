@@ -63,7 +63,8 @@ ROUND_MODES = {"none": "CAST_NONE", "rint": "CAST_RINT", "floor": "CAST_FLOOR", 
 @dataclass(frozen=True)
 class OpParam:
     name: str
-    kind: str                      # value | int | scalar | dtype | round | level | axis (an int literal, or "all") | bool
+    kind: str                      # value | int | scalar | dtype | round | level | axis (an int literal,
+                                   # or "all") | bool
     default: object = None         # an ir.Const / str / DType default; None: required
     positional: bool = False       # printed by position when given (mmad's accumulator), not as name=value
 
@@ -456,7 +457,8 @@ OPS_LIST: list[OpSpec] = [
     _unary("log", np.log, "natural logarithm", "Ln", example="log(xu)"),
     _unary("sqrt", np.sqrt, "square root", "Sqrt", example="sqrt(v)"),
     _unary("rsqrt", lambda x: x.dtype.type(1) / np.sqrt(x), "1 / sqrt(x)", "Rsqrt", example="rsqrt(var + eps)"),
-    _unary("reciprocal", lambda x: x.dtype.type(1) / x, "1 / x", "Reciprocal", scalar_unit=True, example="reciprocal(s)"),
+    _unary("reciprocal", lambda x: x.dtype.type(1) / x, "1 / x", "Reciprocal", scalar_unit=True,
+           example="reciprocal(s)"),
     _unary("sigmoid", _sigmoid, "1 / (1 + exp(-x))",
            expand=(Step("Muls", "-1.0f"), Step("Exp"), Step("Adds", "1.0f"), Step("Reciprocal")),
            why="sigmoid(x) = 1 / (1 + exp(-x)): no Sigmoid in the basic vector API", example="sigmoid(xu)"),
@@ -555,7 +557,8 @@ OPS_LIST: list[OpSpec] = [
     OpSpec("pick", "gather", (V, _p("index"), OpParam("k", "int", Const(0, "int"))), _pick,
            "one element per row: of a 2-D tile, x[i, index[i]]; of a 1-D tile of rows of k elements, "
            "x[i * k + index[i]] (index: an i32 tile, clamped to the row), e.g. the target logit of every row",
-           api="Gather", note="at byte offsets (i * pitch + index[i]) * 4 (CreateVecIndex, Muls, Maxs, Mins, Add, Muls)",
+           api="Gather",
+           note="at byte offsets (i * pitch + index[i]) * 4 (CreateVecIndex, Muls, Maxs, Mins, Add, Muls)",
            dtypes=frozenset({DType.f32}), scratch=1, inplace=False, example="pick(xu, cast(tu, i32), C)", int8="exact"),
     # -- a gather within one tile: any element, by an index tile --
     OpSpec("take", "take", (V, _p("index")), _take,
@@ -584,7 +587,8 @@ OPS_LIST: list[OpSpec] = [
            "(f32 exact below 2^24)", dtypes=frozenset({DType.f32, DType.i32}), inplace=False,
            example="iota(c.len, c.start)"),
     # -- sorting (Sort32 + MrgSort + Extract) --
-    OpSpec("argsort", "sort", (V, OpParam("descending", "bool", Const(False, "bool")), OpParam("k", "int", Const(0, "int"))),
+    OpSpec("argsort", "sort",
+           (V, OpParam("descending", "bool", Const(False, "bool")), OpParam("k", "int", Const(0, "int"))),
            _argsort,
            "the i32 positions that sort the tile, stable (equal values keep their order); descending: largest "
            "first; k > 0: only the first k (top-k). The values are `take(x, argsort(x))`, e.g. torch.sort, "
@@ -773,7 +777,8 @@ HOST_BUILTINS: dict[str, HostBuiltin] = {b.name: b for b in (
     HostBuiltin("align_down", (_i("a"), _i("m")), "a rounded down to a multiple of m"),
     HostBuiltin("min", (_i("a"), _i("b")), "smallest argument", variadic=True),
     HostBuiltin("max", (_i("a"), _i("b")), "largest argument", variadic=True),
-    HostBuiltin("pow", (OpParam("a", "scalar"), OpParam("b", "scalar")), "a ** b as a float (bias corrections and the like)"),
+    HostBuiltin("pow", (OpParam("a", "scalar"), OpParam("b", "scalar")),
+                "a ** b as a float (bias corrections and the like)"),
     HostBuiltin("ub_elems", (OpParam("dtype", "dtype"), _i("live", 1), _i("buffers", 2)),
                 "largest tile (elements) such that `live` tiles, each `buffers` times (2 = double buffering), "
                 "fit the UB for tiles (in a kernel that calls sync_all(), less SyncAll's UB work area); rounded "

@@ -27,7 +27,8 @@ host_fn     := "@host" "def" NAME "(" [host_param {"," host_param}] ")" ":"
                    "return" "Launch" "(" host_expr {"," NAME "=" host_expr} ")"
 host_param  := NAME ":" "Tensor" "[" DTYPE "," shape "]"   |   NAME ":" DTYPE
 kernel_fn   := "@kernel" "def" NAME "(" kparam {"," kparam} ")" ":" block
-                 # NAME becomes C++ file, class and entry names: ASCII, at most 64 characters, not a C++ keyword, main, std, AscendC
+                 # NAME becomes C++ file, class and entry names: ASCII, at most 64 characters,
+                 # not a C++ keyword, main, std, AscendC
 kparam      := NAME ":" "GM"  "[" DTYPE "," shape "]"           # an input tensor (reference input)
              | NAME ":" "Param" "[" DTYPE "," shape ["," STRING] "]"  # a Model parameter/buffer by name
              | NAME ":" "Out" "[" DTYPE "," shape "]"           # an output tensor (reference output)
@@ -69,8 +70,8 @@ ITERATORS = {
     "core_chunk": "this core's contiguous range [b*size, min((b+1)*size, total)) as one range value (.start, .len); "
                   "the loop runs once, or not at all on an idle core",
     "core_tiles": "this core's blocks of a grid: `for mi, ni in core_tiles((M, N), (bm, bn))` walks the bm x bn "
-                  "blocks of M x N (the last of an axis may be short), block q (row-major) on core q % cores; one range "
-                  "variable per axis",
+                  "blocks of M x N (the last of an axis may be short), block q (row-major) on core q % cores; "
+                  "one range variable per axis",
     "tiles": "ranges of `step` elements over [0, extent) or over a range value; .start, .len (the last may be "
              "short), .index",
     "range": "a scalar loop, as in Python",
@@ -80,8 +81,8 @@ _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 RESERVED = {"inf", "True", "False", "load", "store", "barrier", "sync_all", "windows", "Launch", "Tiling", "GM", "Out",
             "Param", "Workspace",
-            "Tensor", "host", "kernel", "copyin", "split", "compute", "copyout"} | set(ITERATORS) | {d.value for d in DType} \
-    | {lv.name for lv in Level if lv is not Level.SCALAR}
+            "Tensor", "host", "kernel", "copyin", "split", "compute", "copyout"} | set(ITERATORS) \
+    | {d.value for d in DType} | {lv.name for lv in Level if lv is not Level.SCALAR}
 _LOAD_LEVELS = {"UB": Level.UB, "L1": Level.L1, "L0A": Level.L0A, "L0B": Level.L0B}
 _LEVELS = {lv.value: lv for lv in Level if lv is not Level.SCALAR}
 MAX_SOURCE = 200_000   # characters; a draft is a page, not a book
@@ -138,7 +139,8 @@ class _Parser:
         line = getattr(node, "lineno", 1) or 1
         end_line = getattr(node, "end_lineno", line) or line
         col = self._col(line, getattr(node, "col_offset", 0) or 0)
-        end = self._col(end_line, getattr(node, "end_col_offset", None)) if getattr(node, "end_col_offset", None) is not None else col + 1
+        end_col = getattr(node, "end_col_offset", None)
+        end = self._col(end_line, end_col) if end_col is not None else col + 1
         return Span(line, col, end_line, end)
 
     def _col(self, line: int, byte_offset: int) -> int:
@@ -222,7 +224,8 @@ class _Parser:
                 raise self.err(node, "imports are not part of the DSL",
                                "remove the import: DSL names (load, exp, f32, ...) are built in")
             if not isinstance(node, ast.FunctionDef):
-                raise self.err(node, f"only the @host and @kernel functions may appear at the top level, not {_what(node)}",
+                raise self.err(node, "only the @host and @kernel functions may appear at the top level, "
+                               f"not {_what(node)}",
                                "move this into the @host or @kernel function, or delete it")
             kind = self._decorator(node)
             if kind == "host":
@@ -278,7 +281,8 @@ class _Parser:
 
     def _decorator(self, fn: ast.FunctionDef) -> str:
         names = [d.id if isinstance(d, ast.Name) else
-                 d.func.id if isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "kernel" else None
+                 d.func.id if isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "kernel"
+                 else None
                  for d in fn.decorator_list]
         if len(names) != 1 or names[0] not in ("host", "kernel"):
             target = fn.decorator_list[0] if fn.decorator_list else fn
@@ -322,7 +326,8 @@ class _Parser:
                 items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
                 nmax = 3 if head in ("Param", "Out") else 2
                 if not 2 <= len(items) <= nmax:
-                    raise self.err(ann, f"`{head}[...]` takes a dtype and a shape" + (" and an optional name" if head == "Param" else ""),
+                    raise self.err(ann, f"`{head}[...]` takes a dtype and a shape"
+                                   + (" and an optional name" if head == "Param" else ""),
                                    f"write `{head}[f32, (B, N)]`")
                 dt = self._dtype(items[0])
                 groups = self._shape(items[1])
@@ -358,7 +363,8 @@ class _Parser:
 
     def _shape(self, node) -> tuple[tuple[Expr, ...], ...]:
         if not isinstance(node, ast.Tuple):
-            raise self.err(node, "a shape is a tuple of dims", "write e.g. (B, N), or (N,) for one dim, () for a scalar")
+            raise self.err(node, "a shape is a tuple of dims",
+                           "write e.g. (B, N), or (N,) for one dim, () for a scalar")
         groups = []
         for d in node.elts:
             if isinstance(d, ast.Tuple):
@@ -386,7 +392,8 @@ class _Parser:
             if isinstance(n, Const) and n.kind != "int":
                 raise self.err(node, f"dim `{_src(node)}` is not an integer", "dims are names, ints or int expressions")
             if isinstance(n, Call) and n.op not in ("add", "sub", "mul", "floordiv", "mod", "min", "max"):
-                raise self.err(node, f"dim `{_src(node)}` uses `{n.op}`", "dims use names, ints, + - * // % and min/max")
+                raise self.err(node, f"dim `{_src(node)}` uses `{n.op}`",
+                               "dims use names, ints, + - * // % and min/max")
             if isinstance(n, Attr):
                 raise self.err(node, f"dim `{_src(node)}` reads an attribute",
                                "dims use names, ints, + - * // % and min/max")
@@ -402,7 +409,8 @@ class _Parser:
             count = Name(v.slice.id, span=self.span(v.slice))
             v = v.value
         if not isinstance(v, ast.Name):
-            raise self.err(node, f"`{_src(node)}` is not a dim pack", "a dim pack is `*S`, or `*S[k]` with k an int scalar")
+            raise self.err(node, f"`{_src(node)}` is not a dim pack",
+                           "a dim pack is `*S`, or `*S[k]` with k an int scalar")
         self._check_name(v, v.id)
         return Pack(v.id, count, span=self.span(node))
 
@@ -427,7 +435,8 @@ class _Parser:
         for i, st in enumerate(body):
             if isinstance(st, ast.Return):
                 if i != len(body) - 1:
-                    raise self.err(body[i + 1], "code after `return Launch(...)`", "end the host function with the return")
+                    raise self.err(body[i + 1], "code after `return Launch(...)`",
+                                   "end the host function with the return")
                 launch = self._launch(st)
             elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
                 self._check_name(st.targets[0], st.targets[0].id)
@@ -438,7 +447,8 @@ class _Parser:
                 stmts.extend(self._host_pair(st))
             else:
                 raise self.err(st, f"{_what(st)} is not allowed in the host function",
-                               "the host function is `name = expression` lines and a final `return Launch(cores, field=value, ...)`")
+                               "the host function is `name = expression` lines and a final "
+                               "`return Launch(cores, field=value, ...)`")
         if launch is None:
             raise self.err(fn, f"host function `{fn.name}` does not return Launch(...)",
                            "end it with `return Launch(cores, rows=rows, tile=tile)`")
@@ -484,7 +494,8 @@ class _Parser:
                 raise self.err(kw, f"Launch field `{kw.arg}` is given twice", "give each tiling field once")
             if kw.arg in ("cores",) or kw.arg in RANGE_ATTRS:
                 raise self.err(kw, f"`{kw.arg}` is reserved and cannot be a Launch field name",
-                               "pick another name" if kw.arg != "cores" else "the core count is the positional argument")
+                               "pick another name" if kw.arg != "cores"
+                               else "the core count is the positional argument")
             seen.add(kw.arg)
             fields.append(LaunchField(kw.arg, self._expr(kw.value), span=self.span(kw)))
         return Launch(self._expr(v.args[0]), tuple(fields), span=self.span(st))
@@ -519,7 +530,8 @@ class _Parser:
         if isinstance(st, ast.Assign):
             if len(st.targets) != 1 or not isinstance(st.targets[0], ast.Name):
                 raise self.err(st.targets[0] if len(st.targets) == 1 else st,
-                               "assign to one plain name", "write `name = expression`; no tuple targets, chains or subscripts "
+                               "assign to one plain name",
+                               "write `name = expression`; no tuple targets, chains or subscripts "
                                "(GM is written with store(y[...], tile))")
             target = st.targets[0].id
             self._check_name(st.targets[0], target)
@@ -543,7 +555,8 @@ class _Parser:
                     raise self.err(v, "sync_all() takes no arguments", "write `sync_all()`")
                 return SyncAll(span=span)
             if _is_call(v, "load"):
-                raise self.err(v, "the result of load() must be named", "write `xu = load(x[...])` inside `with copyin:`")
+                raise self.err(v, "the result of load() must be named",
+                               "write `xu = load(x[...])` inside `with copyin:`")
             raise self.err(st, "an expression on its own does nothing",
                            "assign it (`v = ...`) or, for GM output, `store(y[...], tile)` in copyout")
         if isinstance(st, ast.For):
@@ -557,7 +570,8 @@ class _Parser:
             return If(cond, body, orelse, span=self._head_span(st))
         if isinstance(st, ast.While):
             raise self.err(st, "`while` loops are not part of the DSL",
-                           "use `for ... in range(...)`, `tiles(...)` or `core_rows(...)`: every loop has a known trip count")
+                           "use `for ... in range(...)`, `tiles(...)` or `core_rows(...)`: "
+                           "every loop has a known trip count")
         if isinstance(st, ast.Return):
             raise self.err(st, "a kernel does not return values", "write outputs with `store(y[...], tile)` in copyout")
         if isinstance(st, ast.Pass):
@@ -577,7 +591,8 @@ class _Parser:
             raise self.err(st, f"`{_src(st)}` uses an operator outside the DSL", "use + - * / // % **")
         name = st.target.id
         self._check_name(st.target, name)
-        value = Call(BINARY_SYMBOLS[sym], (Name(name, span=self.span(st.target)), self._expr(st.value)), span=self.span(st))
+        value = Call(BINARY_SYMBOLS[sym], (Name(name, span=self.span(st.target)), self._expr(st.value)),
+                     span=self.span(st))
         return Assign(name, value, span=self.span(st))
 
     def _for(self, st: ast.For, span: Span) -> For:
@@ -591,7 +606,8 @@ class _Parser:
         kind = it.func.id
         targets = st.target.elts if isinstance(st.target, ast.Tuple) else [st.target]
         if not all(isinstance(t, ast.Name) for t in targets) or (len(targets) > 1 and kind != "core_tiles"):
-            raise self.err(st.target, "a loop variable is one name" + (" (several only for core_tiles)" if kind != "core_tiles" else ""),
+            raise self.err(st.target, "a loop variable is one name"
+                           + (" (several only for core_tiles)" if kind != "core_tiles" else ""),
                            "write `for c in tiles(N, t.tile):`" if kind != "core_tiles"
                            else "write `for mi, ni in core_tiles((M, N), (t.base_m, t.base_n)):`")
         names = [t.id for t in targets]
@@ -605,13 +621,15 @@ class _Parser:
         if kind == "core_tiles":
             iterator = self._core_tiles(it, isp)
             if len(names) != len(iterator.extents):
-                raise self.err(st.target, f"core_tiles() over {len(iterator.extents)} axes gives {len(iterator.extents)} "
-                               f"range variables, not {len(names)}", f"write `for {', '.join(f'r{i}' for i in range(len(iterator.extents)))} in ...`")
+                raise self.err(st.target, f"core_tiles() over {len(iterator.extents)} axes gives "
+                               f"{len(iterator.extents)} range variables, not {len(names)}",
+                               f"write `for {', '.join(f'r{i}' for i in range(len(iterator.extents)))} in ...`")
             return For(names[0], iterator, self._block(st.body), tuple(names[1:]), span=self._head_span(st))
         args = [self._expr(a) for a in it.args]
         if kind == "range":
             if not 1 <= len(args) <= 3:
-                raise self.err(it, "range() takes 1 to 3 arguments", "write range(stop), range(start, stop) or range(start, stop, step)")
+                raise self.err(it, "range() takes 1 to 3 arguments",
+                               "write range(stop), range(start, stop) or range(start, stop, step)")
             if len(args) == 1:
                 args = [Const(0, "int", span=isp), args[0]]
             if len(args) == 2:
@@ -655,7 +673,8 @@ class _Parser:
                 transpose = kw.value.value
                 continue
             if kw.arg != "level" or level_node is not None:
-                raise self.err(kw, f"load() has no argument `{kw.arg}`" if kw.arg != "level" else "level is given twice",
+                raise self.err(kw, f"load() has no argument `{kw.arg}`" if kw.arg != "level"
+                                   else "level is given twice",
                                usage)
             level_node = kw.value
         level = Level.UB
@@ -698,8 +717,10 @@ class _Parser:
                                         self._expr(it.step) if it.step else None, span=isp))
             elif _is_call(it, "windows"):
                 if len(it.args) != 3 or it.keywords or not isinstance(it.args[0], ast.Name):
-                    raise self.err(it, "windows() takes a range variable, k and stride", "write `x[r, windows(c, K, S)]`")
-                index.append(IndexWindows(self._expr(it.args[0]), self._expr(it.args[1]), self._expr(it.args[2]), span=isp))
+                    raise self.err(it, "windows() takes a range variable, k and stride",
+                                   "write `x[r, windows(c, K, S)]`")
+                index.append(IndexWindows(self._expr(it.args[0]), self._expr(it.args[1]), self._expr(it.args[2]),
+                                          span=isp))
             else:
                 index.append(IndexExpr(self._expr(it), span=isp))
         return GmRef(node.value.id, tuple(index), span=span)
@@ -761,9 +782,11 @@ class _Parser:
             raise self.err(node, "indexing is only for GM tensors inside load() and store()",
                            "use first(tile) / last(tile) for one element of a tile")
         if isinstance(node, ast.BoolOp):
-            raise self.err(node, "`and` / `or` are not part of the DSL", "nest `if` statements, or combine masks with where()")
+            raise self.err(node, "`and` / `or` are not part of the DSL",
+                           "nest `if` statements, or combine masks with where()")
         if isinstance(node, ast.IfExp):
-            raise self.err(node, "`a if c else b` is not part of the DSL", "use where(mask, a, b) for tiles or an `if` statement for scalars")
+            raise self.err(node, "`a if c else b` is not part of the DSL",
+                           "use where(mask, a, b) for tiles or an `if` statement for scalars")
         raise self.err(node, f"{_what(node)} is not part of the DSL",
                        "expressions are numbers, names, t.field, arithmetic, comparisons and DSL operations")
 
@@ -848,7 +871,8 @@ class _Parser:
                 out.append(LevelRef(_LEVELS[a.id], span=self.span(a)))
             elif p.kind == "round":
                 if not (isinstance(a, ast.Constant) and a.value in ROUND_MODES):
-                    raise self.err(a, f"`{_src(a)}` is not a rounding mode", "round is one of " + ", ".join(f'"{m}"' for m in ROUND_MODES))
+                    raise self.err(a, f"`{_src(a)}` is not a rounding mode",
+                                   "round is one of " + ", ".join(f'"{m}"' for m in ROUND_MODES))
                 out.append(Str(a.value, span=self.span(a)))
             elif p.kind == "axis":
                 e = self._expr(a)
@@ -857,7 +881,8 @@ class _Parser:
                 elif isinstance(a, ast.Constant) and a.value == "all":
                     out.append(Str("all", span=self.span(a)))
                 else:
-                    raise self.err(a, f"`{_src(a)}` is not an axis", f"write {name}(x, axis=1) or axis=-1 for the last axis")
+                    raise self.err(a, f"`{_src(a)}` is not an axis",
+                                   f"write {name}(x, axis=1) or axis=-1 for the last axis")
             elif p.kind == "bool":
                 if not (isinstance(a, ast.Constant) and isinstance(a.value, bool)):
                     raise self.err(a, f"`{p.name}` is True or False", f"write {name}(..., {p.name}=True)")
@@ -902,7 +927,8 @@ def _what(node) -> str:
              ast.Expr: "an expression statement", ast.If: "an if", ast.For: "a for loop", ast.While: "a while loop",
              ast.With: "a with block", ast.Try: "a try block", ast.Raise: "raise", ast.Global: "global",
              ast.Nonlocal: "nonlocal", ast.Delete: "del", ast.Assert: "assert", ast.Lambda: "a lambda",
-             ast.AsyncFunctionDef: "an async function", ast.FunctionDef: "a nested function", ast.AnnAssign: "an annotated assignment",
+             ast.AsyncFunctionDef: "an async function", ast.FunctionDef: "a nested function",
+             ast.AnnAssign: "an annotated assignment",
              ast.AugAssign: "an augmented assignment", ast.ListComp: "a list comprehension", ast.List: "a list",
              ast.Tuple: "a tuple", ast.Dict: "a dict", ast.Set: "a set", ast.JoinedStr: "an f-string",
              ast.Return: "return", ast.Pass: "pass", ast.Break: "break", ast.Continue: "continue",

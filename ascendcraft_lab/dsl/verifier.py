@@ -18,8 +18,8 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from ..soc import Soc, get_soc
-from .buffers import (ScratchNeed, UbBuffer, UbPlan, byte_masks, check_budget, compares, loaded_once, needs_staging, solve_fits,
-                      padded_len, padded_rows, scalar_outputs, stage_groups, stmt_tile_sizes)
+from .buffers import (ScratchNeed, UbBuffer, UbPlan, byte_masks, check_budget, compares, loaded_once, needs_staging,
+                      solve_fits, padded_len, padded_rows, scalar_outputs, stage_groups, stmt_tile_sizes)
 from .errors import DslError, Span
 from .host import HOST_BUILTINS, SOC_CONSTANTS, HostEvaluator, bind_dims, check_dims, evaluate_host, syncs_all
 from . import cube
@@ -289,7 +289,8 @@ class _Verifier:
                                        "dims are integers: declare the scalar as i32")
                     if n.id not in bound and n.id not in scalar_names:
                         if p.role in (TensorRole.output, TensorRole.workspace):
-                            raise self.err(n, f"{'output' if p.role is TensorRole.output else 'workspace'} dim `{n.id}` is not bound by any input",
+                            raise self.err(n, f"{'output' if p.role is TensorRole.output else 'workspace'} dim "
+                                           f"`{n.id}` is not bound by any input",
                                            "write it with input dims and int scalars, e.g. (N - K) // S + 1")
                         raise self.err(n, f"dim `{n.id}` is only used inside an expression, so nothing binds it",
                                        f"declare `{n.id}` on its own as a dim of some input")
@@ -341,8 +342,9 @@ class _Verifier:
                             env[n.id] = "int"
             else:
                 if not isinstance(k, ScalarParam) or k.dtype != p.dtype:
+                    declared = k.dtype.value if isinstance(k, ScalarParam) else "Tensor[...]"
                     raise self.err(p, f"host parameter `{p.name}` differs from the kernel's declaration",
-                                   f"declare it `{p.name}: {k.dtype.value if isinstance(k, ScalarParam) else 'Tensor[...]'}`")
+                                   f"declare it `{p.name}: {declared}`")
                 env[p.name] = "float" if p.dtype.is_float else "int"
         fixed = set(env)   # dims and parameters; host variables may be reassigned
         body = []
@@ -355,7 +357,8 @@ class _Verifier:
             body.append(replace(st, value=value))
         ck, cores = self._host_expr(h.launch.cores, env)
         if ck != "int":
-            raise self.err(h.launch.cores, "the core count is a float", "use an int expression such as min(VECTOR_CORES, B)")
+            raise self.err(h.launch.cores, "the core count is a float",
+                           "use an int expression such as min(VECTOR_CORES, B)")
         fields = [("cores", ScalarType(INDEX))]
         new_fields = []
         for f in h.launch.fields:
@@ -403,7 +406,8 @@ class _Verifier:
         for i, a in enumerate(e.args):
             if op in ("ub_elems",) + HOST_FITS and i == 0:
                 if not isinstance(a, DTypeRef):
-                    raise self.err(a, f"{op}() takes a dtype first", f"write {op}(f32{', live=4' if op == 'ub_elems' else ', cols' if op == 'fit_rows' else ''})")
+                    more = ", live=4" if op == "ub_elems" else ", cols" if op == "fit_rows" else ""
+                    raise self.err(a, f"{op}() takes a dtype first", f"write {op}(f32{more})")
                 args.append(replace(a, type=MetaType("dtype")))
                 kinds.append("dtype")
                 continue
@@ -465,10 +469,11 @@ class _Verifier:
     def _define(self, name: str, type_, span: Span, origin: str | None = None):
         sym = self.lookup(name)
         if sym is not None and sym.kind != "local":
-            what = {"dim": "a dim", "param": "a scalar parameter", "tensor": "a GM tensor", "tiling": "the tiling struct",
-                    "loop": "a loop variable"}[sym.kind]
+            what = {"dim": "a dim", "param": "a scalar parameter", "tensor": "a GM tensor",
+                    "tiling": "the tiling struct", "loop": "a loop variable"}[sym.kind]
             raise self.err(span, f"`{name}` is {what} and cannot be assigned",
-                           "assign to a new name" if sym.kind != "loop" else "loop variables are read-only; use a new name")
+                           "assign to a new name" if sym.kind != "loop"
+                           else "loop variables are read-only; use a new name")
         kind_key = _kind_key(type_)
         if name in self.kinds:
             old, old_span = self.kinds[name]
@@ -500,11 +505,13 @@ class _Verifier:
 
     def _byte_masks(self) -> frozenset[str]:
         """bool tiles so far that hold one byte per element: loaded ones (cast ones are seen in place)."""
-        return frozenset(n for n, i in self.tiles.items() if i.dtype is DType.bool and i.origin == "load") | self.cast_masks
+        loaded = frozenset(n for n, i in self.tiles.items() if i.dtype is DType.bool and i.origin == "load")
+        return loaded | self.cast_masks
 
     def _assign(self, st: Assign):
         if self.stage in (StageKind.copyin, StageKind.split, StageKind.copyout):
-            what = {StageKind.copyin: "loads (`xu = load(x[...])`)", StageKind.split: "L1 -> L0 moves (`a0 = load(a1, L0A)`)",
+            what = {StageKind.copyin: "loads (`xu = load(x[...])`)",
+                    StageKind.split: "L1 -> L0 moves (`a0 = load(a1, L0A)`)",
                     StageKind.copyout: "stores (`store(y[...], yu)`)"}[self.stage]
             raise self.err(st, f"`with {self.stage.value}:` holds only {what}",
                            "compute values in `with compute:`, scalars also outside any stage")
@@ -559,7 +566,8 @@ class _Verifier:
             return replace(st, src=src)
         if st.level is Level.L1:
             if len(kept) != 2:
-                raise self.err(st.src, f"`{gmref_text(st.src)}` keeps {len(kept)} axis; an L1 tile is a matrix for the cube",
+                raise self.err(st.src, f"`{gmref_text(st.src)}` keeps {len(kept)} axis; "
+                               "an L1 tile is a matrix for the cube",
                                "index two axes with ranges (rows, columns), e.g. `load(a[mi, ki], L1)`, and the others "
                                "with scalars")
             if tensor.dtype not in cube.CUBE_DTYPES:
@@ -579,7 +587,8 @@ class _Verifier:
                            f"{st.target} = load(...)`")
         name = st.src.tensor
         sym = self.lookup(name)
-        if st.src.index is not None or sym is None or not isinstance(sym.type, TileType) or sym.type.level is not Level.L1:
+        if (st.src.index is not None or sym is None or not isinstance(sym.type, TileType)
+                or sym.type.level is not Level.L1):
             what = ("a GM tensor" if sym is not None and sym.kind == "tensor" else
                     f"a {kind_text(sym.type)}" if sym is not None else "not defined")
             raise self.err(st.src, f"`{gmref_text(st.src)}` is {what}; {level.value} is loaded from an L1 tile",
@@ -594,8 +603,9 @@ class _Verifier:
         prev = self.operands.get(name)
         op = cube.Operand(name, st.target, level, l1.dtype, st.transpose)
         if prev is not None and (prev.level, prev.transpose, prev.l0) != (op.level, op.transpose, op.l0):
-            raise self.err(st, f"L1 tile `{name}` is moved to {prev.level.value} as `{prev.l0}` elsewhere; an L1 tile has "
-                           "one layout, fixed by the one L0 tile it feeds", "load the GM view into a second L1 tile")
+            raise self.err(st, f"L1 tile `{name}` is moved to {prev.level.value} as `{prev.l0}` elsewhere; "
+                           "an L1 tile has one layout, fixed by the one L0 tile it feeds",
+                           "load the GM view into a second L1 tile")
         self.operands[name] = op
         self._define(st.target, t, st.span, "load")
         self.tiles[st.target].defined_in = StageKind.split
@@ -625,10 +635,11 @@ class _Verifier:
                     ok = ", ".join(d.value for d in cube.FIXPIPE_OUT[vt.dtype])
                     raise self.err(st.value, f"Fixpipe writes an {vt.dtype.value} L0C tile as {ok}, not "
                                    f"{tensor.dtype.value} (`{st.dst.tensor}`)",
-                                   f"declare `{st.dst.tensor}` as one of {ok}, or store to an f32 Workspace and convert "
-                                   "on the vector unit")
+                                   f"declare `{st.dst.tensor}` as one of {ok}, or store to an f32 Workspace "
+                                   "and convert on the vector unit")
             elif vt.dtype != tensor.dtype:
-                raise self.err(st.value, f"storing a {vt.dtype.value} tile into {tensor.dtype.value} tensor `{st.dst.tensor}`",
+                raise self.err(st.value, f"storing a {vt.dtype.value} tile into {tensor.dtype.value} "
+                               f"tensor `{st.dst.tensor}`",
                                f"cast it in compute: `cast({st.value.id}, {tensor.dtype.value})`")
             elif vt.dtype is DType.bool and st.value.id not in self._byte_masks():
                 raise self.err(st.value, f"`{st.value.id}` is a comparison's bit mask (one bit per element); a bool "
@@ -644,7 +655,8 @@ class _Verifier:
                 raise self.err(st, f"`{st.value.id}` is a scalar but `{gmref_text(st.dst)}` is a view of many elements",
                                "index every axis with a scalar to store one element")
             if vt.dtype != tensor.dtype:
-                raise self.err(st.value, f"storing a {vt.dtype.value} scalar into {tensor.dtype.value} tensor `{st.dst.tensor}`",
+                raise self.err(st.value, f"storing a {vt.dtype.value} scalar into {tensor.dtype.value} "
+                               f"tensor `{st.dst.tensor}`",
                                f"cast it: `cast({st.value.id}, {tensor.dtype.value})`")
         else:
             raise self.err(st.value, f"`{st.value.id}` is not a value", "store a tile or scalar")
@@ -690,18 +702,21 @@ class _Verifier:
             if sym is None and g.tensor not in self.kinds:
                 close = difflib.get_close_matches(g.tensor, [p.name for p in self.p.tensors()], n=2)
                 raise self.err(g, f"`{g.tensor}` is not a GM tensor parameter",
-                               f"did you mean `{close[0]}`?" if close else "load from and store to GM tensor parameters")
+                               f"did you mean `{close[0]}`?" if close
+                               else "load from and store to GM tensor parameters")
             raise self.err(g, f"`{g.tensor}` is not a GM tensor", "load from and store to GM tensor parameters")
         tensor: TensorType = sym.type
         if write and tensor.role not in (TensorRole.output, TensorRole.workspace):
-            raise self.err(g, f"`{g.tensor}` is an input; only Out[...] tensors are stored to (and Workspace[...] scratch)",
+            raise self.err(g, f"`{g.tensor}` is an input; only Out[...] tensors are stored to "
+                           "(and Workspace[...] scratch)",
                            f"declare the result as `y: Out[{tensor.dtype.value}, ...]` and store there")
         if not write and tensor.role is TensorRole.output:
             raise self.err(g, f"`{g.tensor}` is an output; loads read inputs",
                            "load from a GM[...], Param[...] or Workspace[...] tensor")
         if not write and tensor.role is TensorRole.workspace and not self.synced:
             raise self.err(g, f"`{g.tensor}` is a workspace the cores write; loading it before sync_all() reads "
-                           "whatever the other cores have stored so far", "put `sync_all()` between the stores and this load")
+                           "whatever the other cores have stored so far",
+                           "put `sync_all()` between the stores and this load")
         return tensor
 
     def _index_axis(self, g: GmRef, tensor: TensorType, i: int, ix, dim: Expr, level: Level):
@@ -768,10 +783,12 @@ class _Verifier:
             later = [d for d in tensor.shape[kept_axes[-1] + 1:] if d != ONE]
             if later:
                 axis = kept_axes[-1]
+                example = ", ".join("c" if j == axis else ":" if j > axis else "r" for j in range(rank))
                 raise self.err(g, f"`{gmref_text(g)}` keeps axis {axis} but not the last axis, so its elements are "
-                               f"{' * '.join(expr_text(d) for d in later)} apart in GM: a tile's rows are contiguous runs",
+                               f"{' * '.join(expr_text(d) for d in later)} apart in GM: "
+                               "a tile's rows are contiguous runs",
                                "keep the last axis too (a 2-D tile of rows, e.g. "
-                               f"{g.tensor}[{', '.join('c' if j == axis else ':' if j > axis else 'r' for j in range(rank))}]), "
+                               f"{g.tensor}[{example}]), "
                                "or view the axes so the tiled one is last")
         if level is Level.UB and len(kept) > 1 and strip(kept[-1]) == ONE and any(strip(k) != ONE for k in kept):
             self._check_dense_view(g, tensor, kept, kept_axes)
@@ -859,7 +876,8 @@ class _Verifier:
         for var, vcap in zip(st.vars, caps):
             existing = self.lookup(var)
             if existing is not None:
-                raise self.err(st, f"loop variable `{var}` hides an existing name", "pick a new name for the loop variable")
+                raise self.err(st, f"loop variable `{var}` hides an existing name",
+                               "pick a new name for the loop variable")
             if var in self.kinds and _kind_key(self.kinds[var][0]) != _kind_key(var_type):
                 raise self.err(st, f"`{var}` was a {kind_text(self.kinds[var][0])} and here is a "
                                f"{kind_text(var_type)}", "use a new name")
@@ -922,7 +940,8 @@ class _Verifier:
                 raise self.err(e, f"GM tensor `{e.id}` is read with load() in copyin",
                                f"write `with copyin: {e.id}u = load({e.id}[...])` and use the tile")
             if sym.kind == "tiling":
-                raise self.err(e, f"`{e.id}` is the tiling struct", f"read a field: {e.id}.{next(iter(self.launch_fields))}")
+                raise self.err(e, f"`{e.id}` is the tiling struct",
+                               f"read a field: {e.id}.{next(iter(self.launch_fields))}")
             if isinstance(sym.type, TileType):
                 if self.stage is not StageKind.compute:
                     raise self.err(e, f"tile `{e.id}` is used outside a compute stage",
@@ -944,7 +963,8 @@ class _Verifier:
                 if e.attr not in RANGE_FIELDS:
                     raise self.err(e, f"a range has no field `{e.attr}`", "ranges have .start, .len and .index")
                 return replace(e, obj=replace(e.obj, type=sym.type), type=ScalarType(INDEX))
-            raise self.err(e, f"`{e.obj.id}` has no fields", "only the tiling struct (t.tile) and ranges (c.start) have fields")
+            raise self.err(e, f"`{e.obj.id}` has no fields",
+                           "only the tiling struct (t.tile) and ranges (c.start) have fields")
         if isinstance(e, DTypeRef):
             return replace(e, type=MetaType("dtype"))
         if isinstance(e, LevelRef):
@@ -991,12 +1011,14 @@ class _Verifier:
         if dtype not in spec.dtypes:
             ok = ", ".join(sorted(d.value for d in spec.dtypes))
             target = "f32" if dtype.is_float or DType.f32 in spec.dtypes else sorted(d.value for d in spec.dtypes)[0]
-            raise self.err(e, f"`{spec.name}` does not support {dtype.value} tiles on the vector unit (supported: {ok})",
+            raise self.err(e, f"`{spec.name}` does not support {dtype.value} tiles on the vector unit "
+                           f"(supported: {ok})",
                            f"cast first: `cast(x, {target})`")
 
     def tile_scalar(self, tile: TileType, s: ScalarType, node: Expr, op: str):
         if s.dtype is DType.bool or tile.dtype is DType.bool:
-            raise self.err(node, f"`{op}` on bool values", "bool tiles are masks for where(); compare or select instead")
+            raise self.err(node, f"`{op}` on bool values",
+                           "bool tiles are masks for where(); compare or select instead")
         if tile.dtype.is_int and s.dtype.is_float:
             raise self.err(node, f"mixing a {s.dtype.value} scalar with a {tile.dtype.value} tile in `{op}`",
                            "cast one side: `cast(tile, f32)` or an integer scalar")
@@ -1052,10 +1074,11 @@ class _Verifier:
                     phase.setdefault(unit, s.span)
                     if len(phase) == 2:
                         other = "vector" if unit == "cube" else "cube"
-                        raise self.err(s.span, f"this uses the {unit} unit, and line {phase[other].line} the {other} unit, "
-                                       "between the same sync_all()s; on Atlas A2 they are separate cores (AIC and AIV)",
-                                       "store the cube's result to a Workspace, then `sync_all()`, then load it into UB "
-                                       "for the vector work (or the other way round)")
+                        raise self.err(s.span, f"this uses the {unit} unit, and line {phase[other].line} the "
+                                       f"{other} unit, between the same sync_all()s; on Atlas A2 they are separate "
+                                       "cores (AIC and AIV)",
+                                       "store the cube's result to a Workspace, then `sync_all()`, then load it "
+                                       "into UB for the vector work (or the other way round)")
                 if isinstance(s, (For, Stage)):
                     visit(s.body)
                 elif isinstance(s, If):

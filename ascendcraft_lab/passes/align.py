@@ -46,7 +46,8 @@ def write(project: Project) -> None:
         if declare:
             bytes_ = f"static_cast<uint32_t>({paren(h.count)} * sizeof({h.dtype.cpp}))"
             if h.direction == "in":
-                lines += [f"// {h.count} elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0",
+                lines += [f"// {h.count} elements may not fill whole 32-byte blocks: "
+                          "DataCopyPad pads the last block with 0",
                           f"DataCopyExtParams {params}{{1, {bytes_}, 0, 0, 0}};",
                           f"DataCopyPadExtParams<{h.dtype.cpp}> {pad}{{true, 0, "
                           f"static_cast<uint8_t>(AlignUp({h.count}, {_per_block(h.dtype)}) - {paren(h.count)}), 0}};"]
@@ -100,7 +101,8 @@ def _rows_copy_pad(h: GmCopy, params: str, pad: str, declare: bool) -> str:
         lines.append(f"DataCopyExtParams {params}{{static_cast<uint16_t>({h.rows}), "
                      f"static_cast<uint32_t>({paren(h.cols)} * {size}), {strides}, 0}};")
         if h.direction == "in":
-            lines.append(f"DataCopyPadExtParams<{h.dtype.cpp}> {pad}{{true, 0, static_cast<uint8_t>({h.pitch} - {paren(h.cols)}), 0}};")
+            lines.append(f"DataCopyPadExtParams<{h.dtype.cpp}> {pad}{{true, 0, "
+                         f"static_cast<uint8_t>({h.pitch} - {paren(h.cols)}), 0}};")
     if h.direction == "in":
         body = lambda gm, local: f"DataCopyPad({local}, {gm}, {params}, {pad});"  # noqa: E731
     else:
@@ -114,9 +116,11 @@ def _copy_without_pad(h: GmCopy, soc, aligned: dict) -> str:
     size = h.dtype.nbytes
     lengths = [h.count] + ([h.gm_stride] if h.rows else [])
     if not all(_provably_aligned(x, size, aligned) for x in lengths):
-        raise LoweringError(f"{soc.name} has no DataCopyPad and `{next(x for x in lengths if not _provably_aligned(x, size, aligned))}` "
+        unaligned = next(x for x in lengths if not _provably_aligned(x, size, aligned))
+        raise LoweringError(f"{soc.name} has no DataCopyPad and `{unaligned}` "
                             "elements is not provably a multiple of 32 bytes; make the tile and the row lengths "
-                            f"multiples of {32 // size} elements (e.g. align_up(..., {32 // size}) in the host function)")
+                            f"multiples of {32 // size} elements "
+                            f"(e.g. align_up(..., {32 // size}) in the host function)")
     if not h.rows:
         return plain_copy(h, None)
     return "// every length and stride is whole 32-byte blocks: DataCopy's block form\n" + plain_copy(h, None)
@@ -213,7 +217,8 @@ def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
     for call in cpp.calls(text, {"DataCopy"}):
         if len(call.args) != 3 or call.args[2].lstrip().startswith("{") or _is_params(call.args[2], decls):
             continue  # the DataCopyParams form counts whole 32-byte blocks: aligned by construction
-        local = next((a.split("[")[0].strip() for a in call.args[:2] if decls.get(a.split("[")[0].strip(), "").startswith("LocalTensor")), None)
+        local = next((a.split("[")[0].strip() for a in call.args[:2]
+                      if decls.get(a.split("[")[0].strip(), "").startswith("LocalTensor")), None)
         size = cpp.element_size(decls.get(local, "")) if local else None
         if size is None or not _provably_aligned(call.args[2], size, aligned):
             found.append(finding(SPEC, "unaligned-datacopy",

@@ -177,8 +177,10 @@ class Broadcaster:
         lanes = self._local("lanes")
         zero = "0.0f" if t.dtype is ir.DType.f32 else f"static_cast<{t.dtype.cpp}>(0)"
         with self.em.block(f"if ({paren(n)} % {block} != 0)"):
-            self.em.line("// whole blocks are read below: zero the lanes after the last value (Duplicate with a bit mask)")
-            self.em.line(f"const uint64_t {lanes}[2] = {{((1ull << {block}) - 1) & ~((1ull << ({paren(n)} % {block})) - 1), 0}};")
+            self.em.line("// whole blocks are read below: zero the lanes after the last value "
+                         "(Duplicate with a bit mask)")
+            self.em.line(f"const uint64_t {lanes}[2] = "
+                         f"{{((1ull << {block}) - 1) & ~((1ull << ({paren(n)} % {block})) - 1), 0}};")
             self.em.line(f"Duplicate({tile.name}[{paren(n)} / {block} * {block}], {zero}, {lanes}, 1, 1, 8);")
 
     def _local(self, stem: str) -> str:

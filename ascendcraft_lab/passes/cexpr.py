@@ -79,7 +79,8 @@ HOST = Dialect("host", {
     "cdiv": _call("CeilDiv"), "align_up": _call("AlignUp"), "align_down": _call("AlignDown"),
     "min": _host_min_max("std::min"), "max": _host_min_max("std::max"),
     "pow": lambda e, args: f"std::pow(static_cast<double>({args[0]}), static_cast<double>({args[1]}))",
-    "ub_elems": lambda e, args: f"UbElems(/*{e.args[0].dtype.value} bytes*/ {e.args[0].dtype.nbytes}, {args[0]}, {args[1]})",
+    "ub_elems": lambda e, args: (f"UbElems(/*{e.args[0].dtype.value} bytes*/ {e.args[0].dtype.nbytes}, "
+                                 f"{args[0]}, {args[1]})"),
     "div": lambda e, args: f"(static_cast<double>({args[0]}) / ({args[1]}))",
 })
 
@@ -156,7 +157,8 @@ def _render(e, names, dialect, floats, hook) -> tuple[str, int]:
                 return custom, 9
         if e.op in dialect.calls:
             # a dtype or a rounding mode is no C++ value: the call's own text reads it from `e`
-            args = [_render(a, names, dialect, floats, hook)[0] for a in e.args if not isinstance(a, (ir.DTypeRef, ir.Str))]
+            args = [_render(a, names, dialect, floats, hook)[0] for a in e.args
+                    if not isinstance(a, (ir.DTypeRef, ir.Str))]
             return dialect.calls[e.op](e, args), 9
         args = [_render(a, names, dialect, floats, hook) for a in e.args]
         if e.op in _INFIX:

@@ -23,8 +23,8 @@ from .bundle import Bundle
 from .cexpr import paren
 from .emit import Emitter
 from .findings import Finding, finding, kernel_text
-from .kernel import (STAGE_METHOD, CompareCount, ExactWrite, GmCopy, InputDequeue, KernelFacts, KernelSource, MaskWiden, Method,
-                     VectorCount, dsl_text)
+from .kernel import (STAGE_METHOD, CompareCount, ExactWrite, GmCopy, InputDequeue, KernelFacts, KernelSource, MaskWiden,
+                     Method, VectorCount, dsl_text)
 from .plan import Plan, camel, cpp_name
 from .project import Project
 from .spec import LoweringError, PassSpec
@@ -72,7 +72,8 @@ class ComputeWriter:
         source.rules.setdefault(cube_lowering.FractalCount, cube_lowering.plain_count)
         source.rules.setdefault(cube_lowering.FractalSpan, cube_lowering.plain_span)
         stages = [st for g in facts.groups for st in g.stages]
-        source.methods, self.method_of = name_methods(stages, [self._method(st) for st in stages], source, facts.reserved)
+        methods = [self._method(st) for st in stages]
+        source.methods, self.method_of = name_methods(stages, methods, source, facts.reserved)
         # Scalar math in Process itself (outside any stage) may need the scalar buffer too.
         process = Emitter()
         ctx = self._context(process)
@@ -102,10 +103,12 @@ class ComputeWriter:
             em.line(f"pipe.InitBuffer({name}OutQueue, 1, {SCALAR_OUT_BYTES});  // one block for the scalar `{name}`")
         if self.slots:
             ub = facts.ub
-            em.line(f"scratchSlotBytes = {facts.buffer_bytes(self.source, facts.max_text(ub.slot_capacities), ub.slot_dtype)};  "
+            slot_bytes = facts.buffer_bytes(self.source, facts.max_text(ub.slot_capacities), ub.slot_dtype)
+            em.line(f"scratchSlotBytes = {slot_bytes};  "
                     f"// one slot holds a temporary of any dtype the statements compute")
             slots = "scratchSlotBytes" if self.slots == 1 else f"{self.slots} * scratchSlotBytes"
-            em.line(f"pipe.InitBuffer(scratchBuf, {slots});  // {self.slots} temporar{'y' if self.slots == 1 else 'ies'}")
+            em.line(f"pipe.InitBuffer(scratchBuf, {slots});  "
+                    f"// {self.slots} temporar{'y' if self.slots == 1 else 'ies'}")
         if self.scalar_buf:
             em.line("pipe.InitBuffer(scalarBuf, SCALAR_LANES * sizeof(float));")
             em.line("scalarTmp = scalarBuf.Get<float>();")
@@ -167,7 +170,9 @@ class ComputeWriter:
         self._counts = None
         order = list(facts.loops)
         params = []
-        for v in sorted(facts.used_vars, key=lambda v: (order.index(v.partition(".")[0]) if v.partition(".")[0] in order else 99, _var_order(v))):
+        for v in sorted(facts.used_vars,
+                        key=lambda v: (order.index(v.partition(".")[0]) if v.partition(".")[0] in order else 99,
+                                       _var_order(v))):
             var, _, attr = v.partition(".")
             params.append(("int64_t", f"{cpp_name(var)}{attr.capitalize()}" if attr else cpp_name(var)))
         facts.used_vars = None
@@ -227,7 +232,8 @@ class ComputeWriter:
             text = self.facts.element_count(t)
         if self._counts is not None and paren(text) != text:      # not one name: name it once per method
             loops = re.findall(r"\b(\w+)(?:Len|Start)\b", text)
-            text = self._named(text, f"{loops[0]}Elems" if len(set(loops)) == 1 else "tileElems", "elements of the tile")
+            text = self._named(text, f"{loops[0]}Elems" if len(set(loops)) == 1 else "tileElems",
+                               "elements of the tile")
         return text if exact else self.source.hole(VectorCount(text))
 
     def pitch(self, t: ir.TileType) -> str:
@@ -248,13 +254,15 @@ class ComputeWriter:
         stem = stem[:1].lower() + stem[1:]
         stem = stem[:-3] if stem.endswith("Len") else stem
         suffix = "" if t.dtype.nbytes == 4 else t.dtype.value.upper()
-        return self._named(text, f"{stem}Pitch{suffix}", f"row pitch of {t.dtype.value} tiles: each row starts on a 32-byte block")
+        return self._named(text, f"{stem}Pitch{suffix}",
+                           f"row pitch of {t.dtype.value} tiles: each row starts on a 32-byte block")
 
     def _aligned(self, e: ir.Expr, block: int) -> bool:
         """A tiling field proven a multiple of `block` elements (ub_elems, align_up, ...)."""
         tp = self.p.tiling_param
         return (isinstance(e, ir.Attr) and tp is not None and e.obj.id == tp.name
-                and self.facts.plan.aligned_fields().get(e.attr, 0) % block == 0 and e.attr in self.facts.plan.aligned_fields())
+                and self.facts.plan.aligned_fields().get(e.attr, 0) % block == 0
+                and e.attr in self.facts.plan.aligned_fields())
 
     def row_blocks(self, t: ir.TileType) -> str:
         """A tile of rows' pitch in 32-byte blocks: the repeat stride of one row per repeat (a uint8)."""
@@ -438,7 +446,8 @@ class ComputeWriter:
                 lower.assign_tile(Tile(cpp_name(st.target), ty.dtype), st.value, dsl=st.target)
             else:
                 value = lower.scalar(st.value)
-                decl = "" if st.target in self.facts.members_scalar or st.target in self._declared else f"{ty.dtype.cpp} "
+                decl = ("" if st.target in self.facts.members_scalar or st.target in self._declared
+                        else f"{ty.dtype.cpp} ")
                 self._declared.add(st.target)
                 em.line(f"{decl}{cpp_name(st.target)} = {value};")
         elif isinstance(st, ir.If):
@@ -477,7 +486,8 @@ class ComputeWriter:
                  "FLAG_VECTOR_DONE": "mode 0: every vector core has reached the sync_all()",
                  "FLAG_TO_CUBE": "mode 2: both vector cores of an AI core hand over to its cube core"}
         if used:
-            sync.line("// sync_all() between the cube cores (AIC) and the vector cores (AIV): cross-core flag ids 0..10")
+            sync.line("// sync_all() between the cube cores (AIC) and the vector cores (AIV): "
+                      "cross-core flag ids 0..10")
         for i, name in enumerate(notes):
             if name in used:
                 sync.line(f"constexpr uint16_t {name} = {i};  // {notes[name]}")
@@ -661,7 +671,8 @@ def plain_copy(h: GmCopy, source: KernelSource) -> str:
         # DataCopy's block form: lengths and strides in whole 32-byte blocks (align proves or pads them)
         size = f"sizeof({h.dtype.cpp})"
         gap = row_gap(h)
-        params = (f"DataCopyParams{{static_cast<uint16_t>({h.rows}), static_cast<uint16_t>({paren(h.cols)} * {size} / BLOCK_BYTES), "
+        params = (f"DataCopyParams{{static_cast<uint16_t>({h.rows}), "
+                  f"static_cast<uint16_t>({paren(h.cols)} * {size} / BLOCK_BYTES), "
                   + (f"static_cast<uint16_t>({gap} * {size} / BLOCK_BYTES), 0}}" if h.direction == "in"
                      else f"0, static_cast<uint16_t>({gap} * {size} / BLOCK_BYTES)}}"))
         return rows_copy(h, lambda gm, local: f"DataCopy({local}, {gm}, {params});" if h.direction == "in"
@@ -719,13 +730,16 @@ def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
     for c in ops:
         first.setdefault((c.receiver, c.name), c.line)
     for q in sorted(queues):
-        pairs = (("AllocTensor", "FreeTensor", "tensor allocated from `{q}` is never freed", "free it with {q}.FreeTensor(t) once its last reader is done"),
-                 ("EnQue", "DeQue", "`{q}` is enqueued {a} time(s) but dequeued {b} time(s)", "every EnQue needs the DeQue of the stage that consumes it"))
+        pairs = (("AllocTensor", "FreeTensor", "tensor allocated from `{q}` is never freed",
+                  "free it with {q}.FreeTensor(t) once its last reader is done"),
+                 ("EnQue", "DeQue", "`{q}` is enqueued {a} time(s) but dequeued {b} time(s)",
+                  "every EnQue needs the DeQue of the stage that consumes it"))
         for a_name, b_name, msg, help in pairs:
             a, b = count[(q, a_name)], count[(q, b_name)]
             if a != b:
                 line = first.get((q, a_name)) or first.get((q, b_name)) or 0
-                found.append(finding(SPEC, "queue-balance", msg.format(q=q, a=a, b=b) + f" ({a_name} x{a}, {b_name} x{b})",
+                found.append(finding(SPEC, "queue-balance",
+                                     msg.format(q=q, a=a, b=b) + f" ({a_name} x{a}, {b_name} x{b})",
                                      bundle, plan.kernel_path, line, help=help.format(q=q)))
     return found
 

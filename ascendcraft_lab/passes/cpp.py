@@ -88,7 +88,8 @@ def declarations(text: str) -> dict[str, str]:
     """Variable name -> declared type for `LocalTensor<T> x`, `GlobalTensor<T> xGm`, `TQue<...> q`, `TBuf<...> b`."""
     code = strip_comments(text)
     result = {}
-    for m in re.finditer(r"\b((?:AscendC::)?(?:LocalTensor|GlobalTensor|TQue|TQueBind|TBuf)\s*<[^;{}()]*?>)\s+(\w+)\s*[;=,)]", code):
+    for m in re.finditer(r"\b((?:AscendC::)?(?:LocalTensor|GlobalTensor|TQue|TQueBind|TBuf)\s*<[^;{}()]*?>)"
+                         r"\s+(\w+)\s*[;=,)]", code):
         result[m.group(2)] = re.sub(r"\s+", "", m.group(1)).replace("AscendC::", "")
     return result
 
@@ -109,7 +110,8 @@ _FUNCS = {"min": "min", "max": "max", "MinOf": "min", "MaxOf": "max", "AlignUp":
 
 
 def evaluate(expr: str, names: dict[str, float]) -> int:
-    """Evaluate a small C++ integer expression: literals, names, + - * / %, min/max/MinOf/MaxOf/AlignUp/CeilDiv, sizeof(T)."""
+    """Evaluate a small C++ integer expression: literals, names, + - * / %,
+    min/max/MinOf/MaxOf/AlignUp/CeilDiv, sizeof(T)."""
     src = re.sub(r"sizeof\(\s*(\w+)\s*\)", lambda m: str(CPP_SIZES.get(m.group(1), f"sizeof_{m.group(1)}")), expr)
     src = re.sub(r"\b(?:this->|tiling\.|tilingData\.)(\w+)", r"\1", src)
     src = re.sub(r"\b(\d+)[uUlL]+\b", r"\1", src)

@@ -72,7 +72,8 @@ def input_dtype(facts: KernelFacts) -> ir.DType:
     """The one dtype the kernel's cube multiplies (mmad takes two matrices of one dtype)."""
     dtypes = {op.dtype for op in facts.ub.operands}
     if len(dtypes) != 1:
-        raise LoweringError(f"the rule engine lowers one cube input dtype per kernel, not {sorted(d.value for d in dtypes)}")
+        raise LoweringError("the rule engine lowers one cube input dtype per kernel, "
+                            f"not {sorted(d.value for d in dtypes)}")
     return dtypes.pop()
 
 
@@ -137,7 +138,8 @@ class CubeStages:
                 return True
             if isinstance(s, ir.Store) and isinstance(s.value.type, ir.TileType) and s.value.type.level is ir.Level.L0C:
                 return True
-            if isinstance(s, ir.Assign) and isinstance(s.value.type, ir.TileType) and cube.is_cube_level(s.value.type.level):
+            if (isinstance(s, ir.Assign) and isinstance(s.value.type, ir.TileType)
+                    and cube.is_cube_level(s.value.type.level)):
                 return True
         return False
 
@@ -241,7 +243,8 @@ class CubeStages:
                 k = self.count(k_e, cube.c0(op.dtype), "k")
                 em.line("// Nz (fractals column by column) to ZZ (row by row): one LoadData per row of fractals")
                 with em.block(f"for (int64_t i = 0; i < {m}; ++i)"):
-                    em.line(f"LoadData({dst}[i * {k} * FRACTAL], {src}[i * FRACTAL], LoadData2DParams(0, {k}, {m}, 0, 0, false, 0));")
+                    em.line(f"LoadData({dst}[i * {k} * FRACTAL], {src}[i * FRACTAL], "
+                            f"LoadData2DParams(0, {k}, {m}, 0, 0, false, 0));")
             elif op.banded:
                 k = self.count(k_e, cube.FRACTAL_ROWS, "k", "Bands")
                 em.line("// A^T in bands of 16 rows: each 16 x 16 square transposes into two fractals of a ZZ row;")
@@ -265,13 +268,15 @@ class CubeStages:
                 k = self.count(k_e, cube.c0(op.dtype), "k")
                 em.line("// B^T in Nz is already B's ZN: its fractal (n, k) lies where ZN wants B's (k, n)")
                 with em.block(f"for (int64_t i = 0; i < {k}; ++i)"):
-                    em.line(f"LoadData({dst}[i * {n} * FRACTAL], {src}[i * {n} * FRACTAL], LoadData2DParams(0, {n}, 1, 0, 0, false, 0));")
+                    em.line(f"LoadData({dst}[i * {n} * FRACTAL], {src}[i * {n} * FRACTAL], "
+                            f"LoadData2DParams(0, {n}, 1, 0, 0, false, 0));")
             elif op.banded:
                 k = self.count(k_e, cube.FRACTAL_ROWS, "k", "Bands")
                 em.line("// B in bands of 16 rows: each 16 x 16 square transposes into two ZN fractals, one K row of")
                 em.line("// fractals apart")
                 with em.block(f"for (int64_t band = 0; band < {k}; ++band)"):
-                    em.line(f"LoadDataWithTranspose({dst}[2 * band * {n} * FRACTAL], {src}[band * {ROWS} * {op.l1}Cols], "
+                    em.line(f"LoadDataWithTranspose({dst}[2 * band * {n} * FRACTAL], "
+                            f"{src}[band * {ROWS} * {op.l1}Cols], "
                             f"LoadData2dTransposeParams(0, {n}, 1, 0, {n} - 1));")
                 self._band_cols(em, op, c1)
             else:
@@ -308,7 +313,8 @@ class CubeStages:
         n = self.text(tb.shape[1])
         em.line(f"MmadParams {params}({m}, {n}, {k});  // m, n, k: the tile's own sizes (a short tile is padded)")
         if not fresh:
-            em.line(f"{params}.cmatrixInitVal = {st.target}Empty;  // the first K slice writes L0C, later ones add to it")
+            em.line(f"{params}.cmatrixInitVal = {st.target}Empty;  "
+                    "// the first K slice writes L0C, later ones add to it")
         if opa is not None and opa.k_direction_align:
             em.line(f"{params}.kDirectionAlign = true;  // L0A holds K in 16s (the squares of the transposed f32 A)")
         em.line(f"Mmad({out}, {cpp_name(a.id)}, {cpp_name(b.id)}, {params});")
@@ -343,7 +349,8 @@ class CubeStages:
     def zeros(self, em: Emitter, s: ir.Assign) -> None:
         name = cpp_name(s.target)
         cpp = self.p.local_type(s.target).dtype.cpp
-        em.line(f"// DSL {s.span.line}: {dsl_text(self.p, s)} - the block's sum starts empty: its first Mmad writes L0C")
+        em.line(f"// DSL {s.span.line}: {dsl_text(self.p, s)} - the block's sum starts empty: "
+                "its first Mmad writes L0C")
         em.line(f"{name} = {s.target}Queue.AllocTensor<{cpp}>();")
         em.line(f"{s.target}Empty = true;")
 
@@ -367,7 +374,8 @@ class CubeStages:
                 em.line(f"const int64_t {c} = {self.text(ext)};  // blocks along {expr_text(ext)}: one each")
                 continue
             self.facts.uses.add("CeilDiv")
-            em.line(f"const int64_t {c} = CeilDiv({self.text(ext)}, {self.text(step)});  // blocks along {expr_text(ext)}")
+            em.line(f"const int64_t {c} = CeilDiv({self.text(ext)}, {self.text(step)});  "
+                    f"// blocks along {expr_text(ext)}")
         block = "block"
         while block in self.facts.reserved:
             block += "_"
@@ -378,7 +386,8 @@ class CubeStages:
         with em.block(f"for (int64_t {block} = GetBlockIdx(); {block} < {total}; {block} += {step})"):
             for i, (v, ext, step) in enumerate(zip(names, it.extents, it.steps)):
                 inner = " * ".join(counts[i + 1:])
-                index = block if not inner else f"{block} / {paren(inner)}" if len(counts[i + 1:]) > 1 else f"{block} / {inner}"
+                index = (block if not inner
+                         else f"{block} / {paren(inner)}" if len(counts[i + 1:]) > 1 else f"{block} / {inner}")
                 if i > 0:
                     index = f"{index} % {counts[i]}"
                 cv, st_text, ext_text = cpp_name(v), self.text(step), self.text(ext)

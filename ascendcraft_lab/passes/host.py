@@ -54,7 +54,8 @@ def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
     header = bundle.files.get(plan.tiling_path)
     if header is None:
         return [finding(SPEC, "missing-file", f"the tiling header {plan.tiling_path} is missing", bundle)]
-    struct = re.search(r"struct\s+" + re.escape(plan.tiling_struct) + r"\s*\{(.*?)\};", cpp.strip_comments(header), re.S)
+    pattern = r"struct\s+" + re.escape(plan.tiling_struct) + r"\s*\{(.*?)\};"
+    struct = re.search(pattern, cpp.strip_comments(header), re.S)
     if not struct:
         return [finding(SPEC, "tiling-struct", f"struct {plan.tiling_struct} not found in {plan.tiling_path}", bundle,
                         plan.tiling_path, help="declare the tiling struct the kernel reads with GET_TILING_DATA")]
@@ -189,7 +190,8 @@ def _tiling_helpers(plan: Plan) -> list[HostHelper]:
     ub = "UB_BYTES"
     sync: tuple[str, ...] = ()
     if syncs_all(plan.program):
-        sync = (f"// The kernel calls SyncAll (soft form): its UB work area, {SYNC_ALL_BYTES_PER_CORE} B for each core of the",
+        sync = (f"// The kernel calls SyncAll (soft form): its UB work area, {SYNC_ALL_BYTES_PER_CORE} B "
+                "for each core of the",
                 "// widest launch that may sync, comes out of the UB for tiles.",
                 f"constexpr int64_t SYNC_ALL_UB_BYTES = VECTOR_CORES * {SYNC_ALL_BYTES_PER_CORE};")
         ub = "(UB_BYTES - SYNC_ALL_UB_BYTES)"
@@ -280,7 +282,8 @@ def workspace_bytes_cpp(p: ir.Program, dim_source: dict[str, str], block_dim: st
 # stream(true) drains torch_npu's task queue (NPUStream::stream() calls MakeSureQueueEmpty, torch_npu
 # csrc/core/npu/NPUStream.cpp; stream(false) returns the raw stream and leaves it queued), so it comes
 # last before the launch: every allocation, zeroing and upload above reaches the stream before the kernel.
-STREAM_NOTE = "stream(true) flushes torch_npu's task queue first, so the work queued above runs before the kernel: keep it last"
+STREAM_NOTE = ("stream(true) flushes torch_npu's task queue first, so the work queued above runs before the kernel: "
+               "keep it last")
 
 
 def workspace_note(p: ir.Program) -> str:
@@ -515,7 +518,8 @@ def _device_tiling(b: _TorchBinding) -> None:
             em.line("auto slot = uploaded->try_emplace({device.index(), bytes}).first;")
             with em.block("if (!slot->second.defined())"):
                 em.line("void *host = const_cast<char *>(slot->first.second.data());")
-                em.line("slot->second = at::from_blob(host, {static_cast<int64_t>(sizeof(tiling))}, at::kByte).to(device);")
+                em.line("slot->second = at::from_blob(host, {static_cast<int64_t>(sizeof(tiling))}, at::kByte)"
+                        ".to(device);")
             em.line("return slot->second;")
         if b.packed:
             for wanted, text in ((True, KERNEL_VIEW_CPP), (sizes, PACK_SIZES_CPP), (joined, JOINED_CPP),
@@ -650,8 +654,10 @@ target_link_libraries({op}_ops PRIVATE ascendcl ${{TORCH_LIBRARIES}} torch_npu)
 # Load from Python with torch.ops.load_library("build/lib{op}_ops.so").
 """)
     if others:
-        em.lines("# The kernel's other dtype variants (variants/<dtype>/, each from the same DSL with its dtype bound):\n"
-                 f"# their own kernel, tiling and binding in this library; torch.ops.ascendcraft.{op} hands them the calls\n"
+        em.lines("# The kernel's other dtype variants (variants/<dtype>/, each from the same DSL "
+                 "with its dtype bound):\n"
+                 f"# their own kernel, tiling and binding in this library; torch.ops.ascendcraft.{op} "
+                 "hands them the calls\n"
                  "# of their dtype.")
         for v, entry in others:
             d = f"variants/{v.value}"

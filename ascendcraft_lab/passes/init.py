@@ -4,8 +4,9 @@ TPipe, its queues and buffers) and the members they need; Process stays a placeh
 Every UB tile of the DSL gets a VECIN / VECOUT queue (double-buffered) or a VECCALC TBuf, sized
 by the largest definition of its name. The entry declares the kernel type, and a cube + vector (MIX)
 entry takes the cross-core sync base and sets it first (`kernel_entry_prologue`, which the exports
-share); in a MIX kernel core_rows splits each AI core's rows between its two vector cores. The checker holds any engine's output to the plan's
-tiles (each has its queue or TBuf) and evaluates the InitBuffer total against the SoC's UB.
+share); in a MIX kernel core_rows splits each AI core's rows between its two vector cores. The checker
+holds any engine's output to the plan's tiles (each has its queue or TBuf) and evaluates the InitBuffer
+total against the SoC's UB.
 """
 from __future__ import annotations
 
@@ -32,12 +33,15 @@ SPEC = PassSpec(
     "Every core runs the same kernel function; GetBlockIdx() tells it which rows are its own. Init points "
     "GlobalTensors at that core's slice of global memory and carves the Unified Buffer into queues "
     "(VECIN for data coming in, VECOUT for results going out) and TBuf scratch space with InitBuffer.",
-    rules=("every DSL tile has a queue or TBuf", "the InitBuffer total fits the SoC's UB (and each cube memory: L1, L0A, "
-           "L0B, L0C, by the queues' TPosition)"))
+    rules=("every DSL tile has a queue or TBuf",
+           "the InitBuffer total fits the SoC's UB (and each cube memory: L1, L0A, L0B, L0C, "
+           "by the queues' TPosition)"))
 
 
-DOUBLE_BUFFERING = "constexpr int32_t BUFFER_NUM = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i"
-SINGLE_BUFFERING = "constexpr int32_t BUFFER_NUM = 1;  // one buffer per queue: copy-in, compute and copy-out take turns"
+DOUBLE_BUFFERING = ("constexpr int32_t BUFFER_NUM = 2;  "
+                    "// double buffering: copy-in of tile i+1 overlaps compute of tile i")
+SINGLE_BUFFERING = ("constexpr int32_t BUFFER_NUM = 1;  "
+                    "// one buffer per queue: copy-in, compute and copy-out take turns")
 
 
 def with_buffer_num(bundle: Bundle, plan: Plan, buffers: int) -> Bundle:
@@ -57,7 +61,8 @@ def write(project: Project) -> None:
     source.rules[BufferBytes] = plain_buffer_bytes
     if cube_lowering.uses_cube(facts):
         source.part("constants", "buffers").line(
-            "constexpr int32_t BUFFER_NUM = 2;  // double buffering: the copies of K slice i+1 overlap the Mmad of slice i")
+            "constexpr int32_t BUFFER_NUM = 2;  "
+            "// double buffering: the copies of K slice i+1 overlap the Mmad of slice i")
         cube_lowering.constants(source, facts)
     else:
         source.part("constants", "buffers").line(DOUBLE_BUFFERING)
@@ -106,7 +111,8 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
         if isinstance(s, ir.For) and isinstance(s.iter, (ir.CoreRows, ir.CoreChunk)) and s.var not in split_done:
             split_done.add(s.var)
             v = cpp_name(s.var)
-            per, total = ((s.iter.rows, s.iter.total) if isinstance(s.iter, ir.CoreRows) else (s.iter.size, s.iter.total))
+            per, total = ((s.iter.rows, s.iter.total) if isinstance(s.iter, ir.CoreRows)
+                          else (s.iter.size, s.iter.total))
             fields = {id(n.obj) for n in ir.walk_exprs(ir.Call("add", (per, total))) if isinstance(n, ir.Attr)}
             late = sorted({n.id for n in ir.walk_exprs(ir.Call("add", (per, total))) if isinstance(n, ir.Name)
                            and id(n) not in fields and n.id not in facts.tiling_names})
@@ -135,7 +141,8 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
         with em.dsl(t.span.line):
             if gm.core_var:
                 v = cpp_name(gm.core_var)
-                em.line(f"{t.name}Gm.SetGlobalBuffer({ptr} + {v}Begin * {paren(size)}, ({v}End - {v}Begin) * {paren(size)});")
+                em.line(f"{t.name}Gm.SetGlobalBuffer({ptr} + {v}Begin * {paren(size)}, "
+                        f"({v}End - {v}Begin) * {paren(size)});")
             else:
                 em.line(f"{t.name}Gm.SetGlobalBuffer({ptr}, {size});")
     _workspace_globals(em, facts)
@@ -148,9 +155,11 @@ def _workspace_globals(em: Emitter, facts: KernelFacts) -> None:
         total = " * ".join(paren(facts.scalar_text(d)) for d in t.shape) or "1"
         with em.dsl(t.span.line):
             at = "workspace" if offset == "0" else f"workspace + {offset}"
-            em.line(f"// `{t.name}`: GM scratch shared by the cores, {offset} B into the launch's workspace (zeroed by the host)")
+            em.line(f"// `{t.name}`: GM scratch shared by the cores, {offset} B into the launch's workspace "
+                    "(zeroed by the host)")
             em.line(f"{t.name}Gm.SetGlobalBuffer((__gm__ {t.dtype.cpp} *)({at}), {total});")
-        step = f"({paren(total)} * sizeof({t.dtype.cpp}) + {WORKSPACE_ALIGN - 1}) / {WORKSPACE_ALIGN} * {WORKSPACE_ALIGN}"
+        step = (f"({paren(total)} * sizeof({t.dtype.cpp}) + {WORKSPACE_ALIGN - 1}) / {WORKSPACE_ALIGN} "
+                f"* {WORKSPACE_ALIGN}")
         offset = step if offset == "0" else f"{offset} + {step}"
     if facts.sync_line:
         with em.dsl(facts.sync_line):
@@ -209,7 +218,8 @@ def _buffers(source: KernelSource, facts: KernelFacts) -> None:
     for b in cube_bufs:
         with em.dsl(b.sites[0].line if b.sites else 0):
             num = "BUFFER_NUM" if b.nbuf == 2 else "1"
-            em.line(f"pipe.InitBuffer({b.name}Queue, {num}, {cube_lowering.buffer_bytes(facts, b)});  // {b.level.value}")
+            em.line(f"pipe.InitBuffer({b.name}Queue, {num}, {cube_lowering.buffer_bytes(facts, b)});  "
+                    f"// {b.level.value}")
     if facts.mixed:
         em = em.outer
         em.line("}")
@@ -382,7 +392,8 @@ def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
     for buf in plan.buffers:
         if buf.member not in decls:
             found.append(finding(SPEC, "missing-buffer",
-                                 f"tile `{buf.name}` has no {buf.kind} {'TBuf' if buf.kind == 'VECCALC' else 'queue'} `{buf.member}`",
+                                 f"tile `{buf.name}` has no {buf.kind} "
+                                 f"{'TBuf' if buf.kind == 'VECCALC' else 'queue'} `{buf.member}`",
                                  bundle, plan.kernel_path, dsl_line=buf.dsl_line,
                                  help=f"declare `{buf.declaration}` and give it "
                                       f"{'UB' if buf.level is ir.Level.UB else buf.level.value} with pipe.InitBuffer"))
@@ -417,7 +428,9 @@ def check(plan: Plan, bundle: Bundle, options) -> list[Finding]:
         detail = ", ".join(f"{c.args[0]} {n} x {s} B" for c, n, s in parts)
         where = f"UB usable on {plan.soc.name}" if level is ir.Level.UB else f"{level.value} of {plan.soc.name}"
         kind = "ub-overflow" if level is ir.Level.UB else f"{level.value.lower()}-overflow"
-        found.append(finding(SPEC, kind, f"InitBuffer total {total} B exceeds the {budget} B of {where}{note} ({detail})",
+        found.append(finding(SPEC, kind,
+                             f"InitBuffer total {total} B exceeds the {budget} B of {where}{note} ({detail})",
                              bundle, plan.kernel_path, worst[0].line,
-                             help="lower the tile size in the host tiling function or use fewer buffers", severity=severity))
+                             help="lower the tile size in the host tiling function or use fewer buffers",
+                             severity=severity))
     return found

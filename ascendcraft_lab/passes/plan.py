@@ -108,7 +108,8 @@ class Plan:
 
     def tiling_values(self, options, dim_size: int = 1 << 16) -> dict[str, int | float]:
         """Every tiling field's value for the options' shapes (sample dims when none are given)."""
-        shapes = dict(options.shapes) if getattr(options, "shapes", None) else default_shapes(self.program, self.soc, dim_size)
+        shapes = (dict(options.shapes) if getattr(options, "shapes", None)
+                  else default_shapes(self.program, self.soc, dim_size))
         scalars = dict(getattr(options, "scalars", {}) or {})
         for p in self.program.scalars:
             scalars.setdefault(p.name, 1 if p.dtype.is_int else 0.5)
@@ -152,7 +153,8 @@ def build_plan(program: ir.Program, soc: Soc) -> Plan:
     c = camel(op)
     return Plan(
         program=program, soc=soc, op=op, cls=f"Kernel{c}", tiling_struct=f"{c}Tiling", entry=op,
-        kernel_path=f"kernel/{op}_kernel.cpp", tiling_path=f"host/{op}_tiling.h", host_path=f"host/{op}_launch.cpp", tiling_impl_path=f"host/{op}_tiling.cpp",
+        kernel_path=f"kernel/{op}_kernel.cpp", tiling_path=f"host/{op}_tiling.h", host_path=f"host/{op}_launch.cpp",
+        tiling_impl_path=f"host/{op}_tiling.cpp",
         torch_path=f"torch/{op}_torch.cpp", cmake_path="CMakeLists.txt",
         tiling_fields=_tiling_fields(program, soc), tiles=_tiles(program), gm=_gm(program),
         loop_vars={v: s for s, _ in ir.walk_stmts(k.body) if isinstance(s, ir.For) for v in s.vars},

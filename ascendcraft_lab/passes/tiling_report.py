@@ -38,9 +38,11 @@ class TilingReport:
         lines = [f"tiling on {self.soc}: " + ", ".join(f"{k}={v}" for k, v in self.launch.items())]
         for b in self.buffers:
             what = f"{b['elements']} elements" if b["elements"] is not None else human_bytes(b["bytes"])
-            lines.append(f"  {b['name']:<12} {b['role']:<8} {b['copies']} x {what} = {human_bytes(b['bytes'] * b['copies'])}")
+            lines.append(f"  {b['name']:<12} {b['role']:<8} {b['copies']} x {what} = "
+                         f"{human_bytes(b['bytes'] * b['copies'])}")
         if self.total or not self.levels:
-            lines.append(f"  UB used {human_bytes(self.total)} of {human_bytes(self.budget)} ({100 * self.total / self.budget:.0f} %)")
+            lines.append(f"  UB used {human_bytes(self.total)} of {human_bytes(self.budget)} "
+                         f"({100 * self.total / self.budget:.0f} %)")
         for lv in self.levels:
             lines.append(f"  {lv['level']} used {human_bytes(lv['used'])} of {human_bytes(lv['budget'])} "
                          f"({100 * lv['used'] / lv['budget']:.0f} %)")
@@ -51,7 +53,8 @@ class TilingReport:
         """The candidates not taken and, after a ranking, every candidate's estimate and the winner."""
         lines = [f"- {c}" for c in self.candidates]
         if self.ranking:
-            lines.append("ranked by the ESTIMATED kernel time (pipe model of traced emulator runs on the reference's inputs):")
+            lines.append("ranked by the ESTIMATED kernel time "
+                         "(pipe model of traced emulator runs on the reference's inputs):")
             lines.extend(f"  {ln}" for ln in ranking_lines(self.ranking))
             lines.append(f"=> {ranking_summary(self.ranking)}")
         return lines
@@ -75,7 +78,8 @@ def tiling_report(program: ir.Program, shapes: dict, scalars: dict, soc: Soc) ->
         buffers.append({"name": "scratch", "role": "VECCALC", "copies": tiles,
                         "elements": None, "bytes": usage.scratch_bytes // tiles})
     if usage.sync_bytes:        # SyncAll's UB work area, for the widest launch that may sync
-        buffers.append({"name": "syncWork", "role": "VECCALC", "copies": 1, "elements": None, "bytes": usage.sync_bytes})
+        buffers.append({"name": "syncWork", "role": "VECCALC", "copies": 1, "elements": None,
+                        "bytes": usage.sync_bytes})
     total = usage.total()
     report = TilingReport(soc.name, dict(launch), soc.ub_usable, total, buffers)
     if plan.uses_cube:
@@ -91,7 +95,8 @@ def tiling_report(program: ir.Program, shapes: dict, scalars: dict, soc: Soc) ->
             bigger = plan.usage(doubled, soc).total()
             verdict = "does not fit" if bigger > soc.ub_usable else "would fit, but the tile already covers the data" \
                 if _covers(program, env, name) else "would fit: raise `live` headroom or the tile"
-            report.candidates.append(f"{name}={doubled[key]}: UB {human_bytes(bigger)} of {human_bytes(soc.ub_usable)} — {verdict}")
+            report.candidates.append(f"{name}={doubled[key]}: UB {human_bytes(bigger)} of "
+                                     f"{human_bytes(soc.ub_usable)} — {verdict}")
     cores = int(launch["cores"])
     if cores < soc.vector_cores:
         report.candidates.append(f"cores={soc.vector_cores} (all vector cores): not taken — only {cores} units of "
@@ -139,8 +144,8 @@ def _cube_report(report: TilingReport, program: ir.Program, plan, env: dict, lau
     if blocks is not None:
         rounds = -(-blocks // cores)
         last = blocks - (rounds - 1) * cores
-        report.candidates.append(f"{blocks} output block(s) over {cores} of {soc.cube_cores} cube cores: {rounds} round(s), "
-                                 f"the last with {last} busy core(s)")
+        report.candidates.append(f"{blocks} output block(s) over {cores} of {soc.cube_cores} cube cores: "
+                                 f"{rounds} round(s), the last with {last} busy core(s)")
     waste = _padding_waste(axes, ev)
     if waste:
         report.candidates.append(waste)
@@ -154,14 +159,16 @@ def cube_axes(program: ir.Program) -> dict[str, tuple[ir.Expr, ir.Expr, int]]:
     for s, _ in ir.walk_stmts(program.kernel.body):
         if isinstance(s, ir.For) and isinstance(s.iter, ir.CoreTiles):
             loops.update({v: (e, st) for v, e, st in zip(s.vars, s.iter.extents, s.iter.steps)})
-        elif isinstance(s, ir.For) and isinstance(s.iter, ir.Tiles) and not isinstance(s.iter.extent.type, ir.RangeType):
+        elif (isinstance(s, ir.For) and isinstance(s.iter, ir.Tiles)
+              and not isinstance(s.iter.extent.type, ir.RangeType)):
             loops[s.var] = (s.iter.extent, s.iter.step)
     out: dict[str, tuple[ir.Expr, ir.Expr, int]] = {}
     for s, _ in ir.walk_stmts(program.kernel.body):
         if not (isinstance(s, ir.Load) and s.level is ir.Level.L1):
             continue
         op = plan.operand(s.target)
-        kept = [ix for ix in s.src.index if not (isinstance(ix, ir.IndexExpr) and not isinstance(ix.expr.type, ir.RangeType))]
+        kept = [ix for ix in s.src.index
+                if not (isinstance(ix, ir.IndexExpr) and not isinstance(ix.expr.type, ir.RangeType))]
         for axis, (role, ix) in enumerate(zip(op.axis_roles(), kept)):
             if isinstance(ix, ir.IndexExpr) and isinstance(ix.expr, ir.Name) and ix.expr.id in loops:
                 out.setdefault(role, (*loops[ix.expr.id], op.l1_axis_unit(axis)))
@@ -324,13 +331,14 @@ def ranking_summary(ranking: list[dict]) -> str:
     if second["seconds"] - best["seconds"] < 5e-4 * best["seconds"]:     # the same time to the printed digit
         text = f"{name(best)} won at est. {_us(best['seconds'])}, tied with {name(second)}"
     else:
-        text = (f"{name(best)} won at est. {_us(best['seconds'])}, {_margin(second['seconds'], best['seconds'])} faster "
-                f"than the runner-up, {name(second)} at {_us(second['seconds'])}")
+        text = (f"{name(best)} won at est. {_us(best['seconds'])}, {_margin(second['seconds'], best['seconds'])} "
+                f"faster than the runner-up, {name(second)} at {_us(second['seconds'])}")
     if draft is not None and draft is not best:
         if draft is not second:
             text += f" and {_margin(draft['seconds'], best['seconds'])} faster than the draft's {draft['label']}"
         text += ("; to take it, size the tile so in the host function" if best["buffers"] == draft["buffers"] else
-                 "; the DSL double-buffers every streamed queue, so this is a finding about the kernel, not a choice it offers")
+                 "; the DSL double-buffers every streamed queue, so this is a finding about the kernel, "
+                 "not a choice it offers")
     return text
 
 

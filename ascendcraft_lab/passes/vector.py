@@ -63,7 +63,8 @@ class ComputeContext:
     byte_masks: frozenset = frozenset()      # bool tiles holding one byte per element (loaded, or cast)
     padded: dict = field(default_factory=dict)   # DSL tile -> the window op whose padding its buffer holds
     use_min_max: Callable[..., None] = lambda op, float_=False: None   # note a MinOf / MaxOf call (kernel.py)
-    layout: Callable[[ir.TileType], tuple[str, str, str, str]] | None = None   # a tile of rows: (rows, cols, pitch, pitch in blocks)
+    # a tile of rows: (rows, cols, pitch, pitch in blocks)
+    layout: Callable[[ir.TileType], tuple[str, str, str, str]] | None = None
     is_loaded: Callable[[str], bool] = lambda name: False   # a VECIN tile (its copy-in padded its last block)
     uses: set = field(default_factory=set)   # helpers the code calls (kernel.py's MIN_MAX_HELPERS keys)
 
@@ -219,7 +220,8 @@ class ComputeLowering(RegisterWalk):
         rounded down), so vector dtypes copy through Muls by 1, which takes any count."""
         n = self.count(value)
         if src.dtype in (ir.DType.f16, ir.DType.f32, ir.DType.i16, ir.DType.i32):
-            self.em.line(f"Muls({target.name}, {src.name}, {_one(src.dtype)}, {n});  // UB -> UB copy (any element count)")
+            self.em.line(f"Muls({target.name}, {src.name}, {_one(src.dtype)}, {n});  "
+                         "// UB -> UB copy (any element count)")
         else:
             self.em.line(f"DataCopy({target.name}, {src.name}, {n});")
 
@@ -379,20 +381,26 @@ class ComputeLowering(RegisterWalk):
         row, col, reps = (self.ctx.scalar_name(x) if x in self.ctx.reserved else x for x in ("row", "col", "reps"))
         self.ctx.use_min_max("min")
         em = self.em
-        em.line(f"// {expr_text(e)}: rows of {st.dtype.value} and of {dt.dtype.value} have different pitches, so Cast walks")
-        em.line(f"// the rows in repeat form (one row per repeat, each side its own repeat stride), {per} elements a repeat")
+        em.line(f"// {expr_text(e)}: rows of {st.dtype.value} and of {dt.dtype.value} have different pitches, "
+                "so Cast walks")
+        em.line("// the rows in repeat form (one row per repeat, each side its own repeat stride), "
+                f"{per} elements a repeat")
         with em.block(f"for (int64_t {row} = 0; {row} < {rows}; {row} += REPEAT_ROWS)"):
             em.line(f"const uint8_t {reps} = static_cast<uint8_t>(MinOf(REPEAT_ROWS, {rows} - {row}));")
             with em.block(f"for (int64_t {col} = 0; {col} < {width}; {col} += {per})"):
-                em.line(f"Cast({out.name}[{row} * {dst_pitch} + {col}], {src.name}[{row} * {src_pitch} + {col}], RoundMode::{mode}, "
-                        f"static_cast<uint64_t>(MinOf({per}, {width} - {col})), {reps}, {{1, 1, {dst_blocks}, {src_blocks}}});")
+                em.line(f"Cast({out.name}[{row} * {dst_pitch} + {col}], {src.name}[{row} * {src_pitch} + {col}], "
+                        f"RoundMode::{mode}, static_cast<uint64_t>(MinOf({per}, {width} - {col})), {reps}, "
+                        f"{{1, 1, {dst_blocks}, {src_blocks}}});")
             if narrow:
                 block = dt.dtype.elems_per_block
                 zero = f"static_cast<{dt.dtype.cpp}>(0)"
                 with em.block(f"if ({dst_pitch} > {src_pitch})"):
-                    em.line(f"// the destination's rows are longer: zero their last {block // 2} lanes (Duplicate with a bit mask)")
-                    em.line(f"const uint64_t lanes[2] = {{{hex(((1 << block) - 1) & ~((1 << (block // 2)) - 1))}ull, 0}};")
-                    em.line(f"Duplicate({out.name}[{row} * {dst_pitch} + {dst_pitch} - {block}], {zero}, lanes, {reps}, 1, {dst_blocks});")
+                    em.line(f"// the destination's rows are longer: zero their last {block // 2} lanes "
+                            "(Duplicate with a bit mask)")
+                    em.line("const uint64_t lanes[2] = "
+                            f"{{{hex(((1 << block) - 1) & ~((1 << (block // 2)) - 1))}ull, 0}};")
+                    em.line(f"Duplicate({out.name}[{row} * {dst_pitch} + {dst_pitch} - {block}], {zero}, lanes, "
+                            f"{reps}, 1, {dst_blocks});")
         em.line(self.ctx.hole(ExactWrite(out.name, dt.dtype, self.ctx.count(dt, exact=True))))
     def _reduce_rows(self, e: ir.Call, out: Tile, src: Tile) -> None:
         """One value per row of a tile of rows, on the vector unit. A row is `cols` elements that
@@ -421,7 +429,8 @@ class ComputeLowering(RegisterWalk):
         self.ctx.use_min_max("min")
         row, col, reps = (self.ctx.scalar_name(x) if x in self.ctx.reserved else x for x in ("row", "col", "reps"))
         em.line(f"// {expr_text(e)}: one {spec.reduction} per row, REPEAT_ROWS rows per instruction (a row per repeat,")
-        em.line(f"// repeat stride = the row pitch in 32-byte blocks); the mask covers the {cols} columns, never the padding")
+        em.line(f"// repeat stride = the row pitch in 32-byte blocks); the mask covers the {cols} columns, "
+                "never the padding")
         with em.block(f"for (int64_t {row} = 0; {row} < {rows}; {row} += REPEAT_ROWS)"):
             em.line(f"const int32_t {reps} = static_cast<int32_t>(MinOf(REPEAT_ROWS, {rows} - {row}));")
             whole = (f"{spec.row_api}({out.name}[{row}], {src.name}[{row} * {pitch}], static_cast<int32_t>({cols}), "
@@ -567,14 +576,17 @@ class ComputeLowering(RegisterWalk):
         rows = self.ctx.count(e.args[0].type, exact=True)
         offs = self.ctx.take_slot(ir.DType.i32)
         em = self.em
-        em.line(f"// {expr_text(e)}: row r's value to elements [r * k, (r + 1) * k) by a vector Gather; element i reads")
+        em.line(f"// {expr_text(e)}: row r's value to elements [r * k, (r + 1) * k) by a vector Gather; "
+                "element i reads")
         em.line("// row floor((i + 0.5) / k), exact in f32 for tile lengths below 2^22 elements")
         em.line(f"CreateVecIndex({out.name}, 0.0f, {n});")
         em.line(f"Adds({out.name}, {out.name}, 0.5f, {n});")
         em.line(f"Muls({out.name}, {out.name}, 1.0f / static_cast<float>({k}), {n});")
-        em.line(f"Mins({out.name}, {out.name}, static_cast<float>({_paren(rows)} - 1), {n});  // lanes past the last row stay in the source")
+        em.line(f"Mins({out.name}, {out.name}, static_cast<float>({_paren(rows)} - 1), {n});  "
+                "// lanes past the last row stay in the source")
         em.line(f"Cast({offs.name}, {out.name}, RoundMode::CAST_FLOOR, {n});")
-        em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>(sizeof(float)), {n});  // row index -> byte offset")
+        em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>(sizeof(float)), {n});  "
+                "// row index -> byte offset")
         em.line(f"Gather({out.name}, {src.name}, {offs.name}.ReinterpretCast<uint32_t>(), 0, {n});")
         self.ctx.release(offs)
 
@@ -594,9 +606,11 @@ class ComputeLowering(RegisterWalk):
         em.line(f"// {expr_text(e)}: element index[r] of row r by a vector Gather at byte offset {where};")
         em.line("// the index is clamped into its row, so a bad index never reads outside the tile")
         em.line(f"CreateVecIndex({offs.name}, static_cast<int32_t>(0), {n});")
-        em.line(f"Mins({offs.name}, {offs.name}, static_cast<int32_t>({_paren(rows)} - 1), {n});  // lanes past the last row repeat it")
+        em.line(f"Mins({offs.name}, {offs.name}, static_cast<int32_t>({_paren(rows)} - 1), {n});  "
+                "// lanes past the last row repeat it")
         em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>({step}), {n});")
-        em.line(f"Maxs({col}, {index.name}, static_cast<int32_t>(0), {n});  // the destination holds the clamped index meanwhile")
+        em.line(f"Maxs({col}, {index.name}, static_cast<int32_t>(0), {n});  "
+                "// the destination holds the clamped index meanwhile")
         em.line(f"Mins({col}, {col}, static_cast<int32_t>({k} - 1), {n});")
         em.line(f"Add({offs.name}, {offs.name}, {col}, {n});")
         em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>(sizeof(float)), {n});  // element -> byte offset")
@@ -612,7 +626,8 @@ class ComputeLowering(RegisterWalk):
         em.line(f"// {expr_text(e)}: element index[i] of the source by a vector Gather at byte offset index[i] * size;")
         em.line("// not clamped: the indices are the reference's. The Gather reads a handle sized to the source's")
         em.line("// valid elements (SetSize), so an index into the buffer's padding is outside it too")
-        em.line(f"Muls({offs.name}, {index.name}, static_cast<int32_t>(sizeof({src.dtype.cpp})), {n});  // element -> byte offset")
+        em.line(f"Muls({offs.name}, {index.name}, static_cast<int32_t>(sizeof({src.dtype.cpp})), {n});  "
+                "// element -> byte offset")
         em.line("{")
         em.line(f"    LocalTensor<{src.dtype.cpp}> valid = {src.name};")
         em.line(f"    valid.SetSize(static_cast<uint32_t>({length}));")
@@ -642,19 +657,23 @@ class ComputeLowering(RegisterWalk):
         offs = self.ctx.take_slot(ir.DType.i32)
         em = self.em
         em.line(f"// {expr_text(e)}: row j of the result is column j of the source, by one vector Gather; lane p of")
-        em.line(f"// row j = floor((p + 0.5) / {dst_pitch}) reads source element p * {src_pitch} - j * ({dst_pitch} * {src_pitch} - 1)")
+        em.line(f"// row j = floor((p + 0.5) / {dst_pitch}) reads source element "
+                f"p * {src_pitch} - j * ({dst_pitch} * {src_pitch} - 1)")
         em.line(f"CreateVecIndex({lane.name}, 0.0f, {n});")
         em.line(f"Adds({lane.name}, {lane.name}, 0.5f, {n});")
         em.line(f"Muls({lane.name}, {lane.name}, 1.0f / static_cast<float>({dst_pitch}), {n});")
         em.line(f"Cast({offs.name}, {lane.name}, RoundMode::CAST_FLOOR, {n});  // j, the result's row")
         em.line(f"Muls({offs.name}, {offs.name}, static_cast<int32_t>({dst_pitch} * {src_pitch} - 1), {n});")
         em.line("{")
-        em.line(f"    LocalTensor<int32_t> offsets = {lane.name}.ReinterpretCast<int32_t>();  // the f32 lanes are done with")
+        em.line(f"    LocalTensor<int32_t> offsets = {lane.name}.ReinterpretCast<int32_t>();  "
+                "// the f32 lanes are done with")
         em.line(f"    CreateVecIndex(offsets, static_cast<int32_t>(0), {n});  // p, the lane")
         em.line(f"    Muls(offsets, offsets, static_cast<int32_t>({src_pitch}), {n});")
         em.line(f"    Sub(offsets, offsets, {offs.name}, {n});")
-        em.line(f"    Mins(offsets, offsets, static_cast<int32_t>({_paren(src_rows)} * {src_pitch} - 1), {n});  // padding lanes stay in the source")
-        em.line(f"    Muls(offsets, offsets, static_cast<int32_t>(sizeof({src.dtype.cpp})), {n});  // element -> byte offset")
+        em.line(f"    Mins(offsets, offsets, static_cast<int32_t>({_paren(src_rows)} * {src_pitch} - 1), {n});  "
+                "// padding lanes stay in the source")
+        em.line(f"    Muls(offsets, offsets, static_cast<int32_t>(sizeof({src.dtype.cpp})), {n});  "
+                "// element -> byte offset")
         em.line(f"    Gather({out.name}, {src.name}, offsets.ReinterpretCast<uint32_t>(), 0, {n});")
         em.line("}")
         self.ctx.release(offs)
@@ -681,8 +700,10 @@ class ComputeLowering(RegisterWalk):
         pairs = ctx.take_slots(src.dtype, 2)
         merged = ctx.take_slots(src.dtype, 2)
         em.line(f"// {expr_text(e)}: Sort32 sorts groups of 32 (score, index) pairs largest first, MrgSort merges")
-        em.line("// four sorted queues a round (32 -> 128 -> 512 ... pairs), Extract splits the indices off. The row is")
-        em.line(f"// padded with -inf to whole Extract repeats ({unit} elements), so the padding sorts after every element")
+        em.line("// four sorted queues a round (32 -> 128 -> 512 ... pairs), Extract splits the indices off. "
+                "The row is")
+        em.line(f"// padded with -inf to whole Extract repeats ({unit} elements), "
+                "so the padding sorts after every element")
         em.line("// (equal scores keep their positions' order: the sort is stable)")
         em.line("{")
         with em.indented():
@@ -698,18 +719,21 @@ class ComputeLowering(RegisterWalk):
             em.line(f"LocalTensor<{t}> spare = {merged.name};")
             em.line(f"Sort32(sorted, {scores.name}, {positions.name}.ReinterpretCast<uint32_t>(), "
                     "static_cast<int32_t>(sortPadded / 32));")
-            em.line("for (uint32_t run = 32; run < sortPadded; run *= 4) {  // sorted queues of `run` pairs -> of 4 * run")
+            em.line("for (uint32_t run = 32; run < sortPadded; run *= 4) {  "
+                    "// sorted queues of `run` pairs -> of 4 * run")
             with em.indented():
                 em.line("for (uint32_t start = 0; start < sortPadded; start += 4 * run) {")
                 with em.indented():
                     em.line("const uint32_t left = sortPadded - start;  // pairs from this group's first queue on")
-                    em.line("const uint32_t q1 = MinOf(run, left), q2 = MinOf(2 * run, left), q3 = MinOf(3 * run, left);")
+                    em.line("const uint32_t q1 = MinOf(run, left), q2 = MinOf(2 * run, left), "
+                            "q3 = MinOf(3 * run, left);")
                     em.line("const uint16_t lengths[4] = {static_cast<uint16_t>(q1), static_cast<uint16_t>(q2 - q1), "
                             "static_cast<uint16_t>(q3 - q2),")
                     em.line("                             static_cast<uint16_t>(MinOf(4 * run, left) - q3)};")
                     em.line("// a last group of one queue merges it with an empty one: a copy")
                     em.line("const uint16_t validBit = lengths[2] == 0 ? 0b11 : (lengths[3] == 0 ? 0b111 : 0b1111);")
-                    em.line(f"MrgSort(spare[start * {pair}], MrgSortSrcList<{t}>(sorted[start * {pair}], sorted[(start + q1) * {pair}], "
+                    em.line(f"MrgSort(spare[start * {pair}], "
+                            f"MrgSortSrcList<{t}>(sorted[start * {pair}], sorted[(start + q1) * {pair}], "
                             f"sorted[(start + q2) * {pair}],")
                     em.line(f"                                                 sorted[(start + q3) * {pair}]), "
                             "MrgSort4Info(lengths, false, validBit, 1));")
@@ -766,7 +790,8 @@ class ComputeLowering(RegisterWalk):
             lead_expr = window_lead(e, block)
             if not isinstance(lead_expr, ir.Const):
                 lead = ctx.scalar_name("lead")
-                em.line(f"const int64_t {lead} = {c(lead_expr)};  // the padding {pad} rounded up to a whole 32-byte block")
+                em.line(f"const int64_t {lead} = {c(lead_expr)};  "
+                        f"// the padding {pad} rounded up to a whole 32-byte block")
                 named[lead_expr] = lead
             else:
                 lead = c(lead_expr)
@@ -828,7 +853,8 @@ class ComputeLowering(RegisterWalk):
         if dil != ir.Const(1, "int"):
             covered = fold("floordiv", fold("add", covered, fold("sub", dil, ir.Const(1, "int"))), dil)
         with em.block(f"if ({hangs(last)})"):
-            em.line("// the last windows hang past the padded row (ceil mode): they average over the positions they cover")
+            em.line("// the last windows hang past the padded row (ceil mode): "
+                    "they average over the positions they cover")
             self.ctx.sync("V_S")
             with em.block(f"for (int64_t {o} = {c(last)}; {o} >= 0 && {hangs(ir.Name(o))}; --{o})"):
                 em.line(f"const int64_t covered = {c(covered)};")

@@ -10,5 +10,6 @@ from .eager import EagerEstimate, estimate_eager
 from .model import BlockEstimate, Estimate, estimate, estimate_trace
 from .trace import Block, Event, Launch, TraceError, read_trace
 
-__all__ = ["COSTS", "Costs", "Param", "costs_for", "EagerEstimate", "estimate_eager", "BlockEstimate", "Estimate", "estimate",
+__all__ = ["COSTS", "Costs", "Param", "costs_for",
+           "EagerEstimate", "estimate_eager", "BlockEstimate", "Estimate", "estimate",
            "estimate_trace", "Block", "Event", "Launch", "TraceError", "read_trace"]

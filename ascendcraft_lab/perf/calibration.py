@@ -46,7 +46,8 @@ class Point:
 
 # float32's cube rate (costs.py) is fitted to the 4096^3 float32 / float16 ratio: the float32 point then
 # repeats the float16 one's error, so it checks nothing.
-POINTS = tuple(Point(f"torch.matmul {n}^3 {dt}", "Ascend910B2", n, dt, tf, MATMUL_SOURCE, fitted) for n, dt, tf, fitted in (
+POINTS = tuple(Point(f"torch.matmul {n}^3 {dt}", "Ascend910B2", n, dt, tf, MATMUL_SOURCE, fitted)
+               for n, dt, tf, fitted in (
     (1024, "float16", 98.08, False), (2048, "float16", 251.01, False), (4096, "float16", 314.52, False),
     (8192, "float16", 305.46, False), (2048, "float32", 76.92, False), (4096, "float32", 84.53, True),
     (8192, "float32", 80.43, False),

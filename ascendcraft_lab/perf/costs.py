@@ -30,9 +30,11 @@ class Param:
 
 
 # Vector op classes: the APIs whose repeats cost more than one simple element-wise pass.
-TRANSCENDENTAL = frozenset({"Exp", "Ln", "Log", "Sqrt", "Rsqrt", "Reciprocal", "Tanh", "Sigmoid", "Sin", "Cos", "Erf", "Power",
+TRANSCENDENTAL = frozenset({"Exp", "Ln", "Log", "Sqrt", "Rsqrt", "Reciprocal", "Tanh", "Sigmoid",
+                            "Sin", "Cos", "Erf", "Power",
                             "Div", "Gelu", "FasterGelu", "Silu", "Softplus"})
-REDUCE = frozenset({"ReduceSum", "ReduceMax", "ReduceMin", "WholeReduceSum", "WholeReduceMax", "WholeReduceMin", "BlockReduceSum",
+REDUCE = frozenset({"ReduceSum", "ReduceMax", "ReduceMin",
+                    "WholeReduceSum", "WholeReduceMax", "WholeReduceMin", "BlockReduceSum",
                     "BlockReduceMax", "BlockReduceMin", "PairReduceSum", "RepeatReduceSum", "SoftMax", "RmsNorm"})
 GATHER = frozenset({"Gather", "GatherMask", "BroadCast", "Broadcast", "Pad", "UnPad"})
 
@@ -75,8 +77,9 @@ class Costs:
     def params(self) -> dict[str, Param]:
         """Every parameter by a readable name (for the assumptions a report states)."""
         out = {}
-        for name in ("clock_hz", "gm_bandwidth", "core_gm_bandwidth", "copy_setup_cycles", "block_setup_cycles", "issue_cycles",
-                     "sync_cycles", "scalar_ub_cycles", "scalar_gm_cycles", "vector_start_cycles", "local_bandwidth", "launch_s"):
+        for name in ("clock_hz", "gm_bandwidth", "core_gm_bandwidth", "copy_setup_cycles", "block_setup_cycles",
+                     "issue_cycles", "sync_cycles", "scalar_ub_cycles", "scalar_gm_cycles", "vector_start_cycles",
+                     "local_bandwidth", "launch_s"):
             p = getattr(self, name)
             if p is not None:
                 out[name] = p
@@ -88,10 +91,12 @@ class Costs:
 
 
 def _vector_table() -> dict:
-    one = Param(1, "cycles/repeat", f"guess: one 256-B repeat per cycle for element-wise ops ({REPEAT}; the issue rate is not published)")
+    one = Param(1, "cycles/repeat",
+                f"guess: one 256-B repeat per cycle for element-wise ops ({REPEAT}; the issue rate is not published)")
     return {
         ("simple", "*"): one,
-        ("cast", "*"): Param(2, "cycles/repeat", "guess: a conversion reads one width and writes another (two passes of the datapath)"),
+        ("cast", "*"): Param(2, "cycles/repeat",
+                             "guess: a conversion reads one width and writes another (two passes of the datapath)"),
         ("reduce", "*"): Param(2, "cycles/repeat", "guess: a reduction tree per repeat plus the cross-repeat step"),
         ("transcendental", "*"): Param(4, "cycles/repeat", "guess: exp/ln/sqrt/div are multi-cycle on SIMD units"),
         ("transcendental", "float32"): Param(8, "cycles/repeat", "guess: fp32 transcendentals at half the fp16 rate"),
@@ -105,28 +110,40 @@ def _a2(name: str) -> Costs:
         soc=name,
         clock_hz=Param(1.8e9, "Hz", NOTES + ": 'about 1.8 GHz'"),
         gm_bandwidth=Param(1.6e12, "B/s", NOTES + ": '64 GiB HBM at roughly 1.6 TB/s'"),
-        core_gm_bandwidth=Param(64e9, "B/s", "guess: a single core cannot fill the HBM; 48 cores x 64 GB/s oversubscribe 1.6 TB/s "
-                                             "about 2x, so many-core streaming is HBM-bound, few-core is core-bound"),
-        copy_setup_cycles=Param(500, "cycles", f"guess, fitted to the public rule that a single transfer of 16 KB or more reaches "
-                                               f"near-best bandwidth ({BIG_COPY}): 16 KB at the core's 64 GB/s is ~460 cycles of data, "
-                                               f"so ~500 cycles of set-up gives ~50% at 16 KB on an idle chip and ~85% when 48 cores share the HBM"),
+        core_gm_bandwidth=Param(64e9, "B/s", "guess: a single core cannot fill the HBM; 48 cores x 64 GB/s "
+                                             "oversubscribe 1.6 TB/s about 2x, so many-core streaming is HBM-bound, "
+                                             "few-core is core-bound"),
+        copy_setup_cycles=Param(500, "cycles",
+                                f"guess, fitted to the public rule that a single transfer of 16 KB or more reaches "
+                                f"near-best bandwidth ({BIG_COPY}): 16 KB at the core's 64 GB/s is ~460 cycles "
+                                f"of data, so ~500 cycles of set-up gives ~50% at 16 KB on an idle chip and ~85% when "
+                                f"48 cores share the HBM"),
         block_setup_cycles=Param(10, "cycles", "guess: each extra block of a strided copy is one more burst"),
-        issue_cycles=Param(10, "cycles", "guess: the scalar unit computes addresses and parameters for each instruction"),
+        issue_cycles=Param(10, "cycles",
+                           "guess: the scalar unit computes addresses and parameters for each instruction"),
         sync_cycles=Param(6, "cycles", "guess: a queue op is a SetFlag/WaitFlag plus bookkeeping"),
         scalar_ub_cycles=Param(10, "cycles", "guess: a scalar load/store to UB"),
-        scalar_gm_cycles=Param(200, "cycles", "guess: a scalar GM access through the 64-B line data cache (" + ARCH + ")"),
-        vector_start_cycles=Param(20, "cycles", "guess: vector instruction start-up (operand fetch) before the first repeat"),
+        scalar_gm_cycles=Param(200, "cycles",
+                               "guess: a scalar GM access through the 64-B line data cache (" + ARCH + ")"),
+        vector_start_cycles=Param(20, "cycles",
+                                  "guess: vector instruction start-up (operand fetch) before the first repeat"),
         vector_repeat_cycles=_vector_table(),
-        local_bandwidth=Param(256, "B/cycle", "guess: L1 -> L0 (MTE1) and L0C out (FIX) move one fractal row group per cycle"),
+        local_bandwidth=Param(256, "B/cycle",
+                              "guess: L1 -> L0 (MTE1) and L0C out (FIX) move one fractal row group per cycle"),
         cube_fractal_cycles={
-            "float16": Param(1, "cycles/fractal", "one 16x16 by 16x16 float16 multiply per execution (" + ARCH + "); one per cycle is a guess"),
-            "bfloat16": Param(1, "cycles/fractal", "as float16: torch.matmul 4096^3 on a 910B2 reaches 315.36 TFLOPS in "
-                                                   "bfloat16 and 314.52 in float16 (" + MATMUL + ")"),
-            "float32": Param(3.7, "cycles/fractal", "fitted: torch.matmul 4096^3 on a 910B2 reaches 314.52 TFLOPS in float16 "
-                                                    "and 84.53 in float32, 3.7x fewer (" + MATMUL + ")"),
+            "float16": Param(1, "cycles/fractal",
+                             "one 16x16 by 16x16 float16 multiply per execution (" + ARCH + "); "
+                             "one per cycle is a guess"),
+            "bfloat16": Param(1, "cycles/fractal",
+                              "as float16: torch.matmul 4096^3 on a 910B2 reaches 315.36 TFLOPS in "
+                              "bfloat16 and 314.52 in float16 (" + MATMUL + ")"),
+            "float32": Param(3.7, "cycles/fractal",
+                             "fitted: torch.matmul 4096^3 on a 910B2 reaches 314.52 TFLOPS in float16 "
+                             "and 84.53 in float32, 3.7x fewer (" + MATMUL + ")"),
             "int8": Param(0.5, "cycles/fractal", "guess: int8 at twice the float16 rate (16x16x32 per cycle)"),
         },
-        launch_s=Param(5e-6, "s", "guess: host launch of one kernel on the NPU stream (task submit + dispatch), per kernel"),
+        launch_s=Param(5e-6, "s",
+                       "guess: host launch of one kernel on the NPU stream (task submit + dispatch), per kernel"),
     )
 
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from ..soc import get_soc
 from .costs import costs_for
 
-_ITEM = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1,
+_ITEM = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8,
+         "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1,
          "bool": 1}
 # Nodes that launch no kernel in eager (metadata, views, Python-level plumbing).
 _FREE = {"view", "reshape", "size", "dim", "shape", "getattr", "getitem", "unsqueeze", "squeeze", "expand", "expand_as",

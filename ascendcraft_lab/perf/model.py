@@ -40,9 +40,9 @@ _PRODUCER = {"A1": MTE2, "B1": MTE2, "C1": MTE2, "A2": MTE1, "B2": MTE1, "C2": M
 _CONSUMER = {"A1": MTE1, "B1": MTE1, "C1": MTE1, "A2": M, "B2": M, "C2": M, "CO1": FIX, "CO2": MTE3,
              "VECIN": V, "VECOUT": MTE3, "VECCALC": V, "TSCM": MTE1}
 # HardEvent (base.h) -> (source pipe, destination pipe).
-_EVENTS = ("MTE2_MTE1 MTE1_MTE2 MTE1_M M_MTE1 MTE2_V V_MTE2 MTE3_V V_MTE3 M_V V_M V_V MTE3_MTE1 MTE1_MTE3 MTE1_V MTE2_M "
-           "M_MTE2 V_MTE1 M_FIX FIX_M MTE3_MTE2 MTE2_MTE3 S_V V_S S_MTE2 MTE2_S S_MTE3 MTE3_S MTE2_FIX FIX_MTE2 FIX_S M_S "
-           "FIX_MTE3 MTE1_FIX FIX_MTE1 FIX_FIX").split()
+_EVENTS = ("MTE2_MTE1 MTE1_MTE2 MTE1_M M_MTE1 MTE2_V V_MTE2 MTE3_V V_MTE3 M_V V_M V_V MTE3_MTE1 MTE1_MTE3 MTE1_V "
+           "MTE2_M M_MTE2 V_MTE1 M_FIX FIX_M MTE3_MTE2 MTE2_MTE3 S_V V_S S_MTE2 MTE2_S S_MTE3 MTE3_S MTE2_FIX "
+           "FIX_MTE2 FIX_S M_S FIX_MTE3 MTE1_FIX FIX_MTE1 FIX_FIX").split()
 _EVENT_PIPES = [tuple(tr.PIPES.index(p) for p in e.split("_")) for e in _EVENTS]
 PIPE_ALL = 6
 
@@ -130,10 +130,13 @@ class Estimate:
             "estimate": True,
             "soc": self.soc, "kernel_s": self.kernel_s, "launch_s": self.launch_s, "device_s": self.device_s,
             "cores_used": self.cores_used, "gm_bytes": self.gm_bytes, "achieved_bandwidth": self.achieved_bandwidth,
-            "bound_pipe": self.bound_pipe, "overlap": self.overlap, "roofline": self.roofline, "assumptions": self.assumptions,
-            "blocks": [{"index": b.index, "label": b.label, "cube": b.cube, "core": b.core, "start": b.start, "elapsed": b.elapsed, "busy": b.busy,
+            "bound_pipe": self.bound_pipe, "overlap": self.overlap, "roofline": self.roofline,
+            "assumptions": self.assumptions,
+            "blocks": [{"index": b.index, "label": b.label, "cube": b.cube, "core": b.core,
+                        "start": b.start, "elapsed": b.elapsed, "busy": b.busy,
                         "busy_fraction": b.busy_fraction, "bound_pipe": b.bound_pipe, "overlap": b.overlap,
-                        "overhead": b.overhead, "gm_bytes": b.gm_bytes, "instructions": b.instructions, "truncated": b.truncated,
+                        "overhead": b.overhead, "gm_bytes": b.gm_bytes, "instructions": b.instructions,
+                        "truncated": b.truncated,
                         "spans": [[s.pipe, s.start, s.end, s.api, s.line] for s in b.spans[:spans]]}
                        for b in self.blocks[:blocks]],
             "blocks_total": len(self.blocks),
@@ -430,17 +433,20 @@ def assumptions(costs: Costs, *, mixed: bool = False) -> list[str]:
     guesses = sum(1 for p in costs.params().values() if p.guess)
     return [
         "ESTIMATES from a pipe model of the emulator's trace, not measurements on an NPU.",
-        "Each block's instructions go to in-order pipe queues (MTE2, V, MTE3; MTE1, M, FIX for the cube), ordered only by "
-        "the dependencies the kernel declared (queues, flags, barriers, SyncAll); the scalar unit pays an issue cost per "
-        "instruction and is never stalled by a full queue.",
+        "Each block's instructions go to in-order pipe queues (MTE2, V, MTE3; MTE1, M, FIX for the cube), "
+        "ordered only by the dependencies the kernel declared (queues, flags, barriers, SyncAll); the scalar unit "
+        "pays an issue cost per instruction and is never stalled by a full queue.",
         f"GM bandwidth {costs.gm_bandwidth.value / 1e9:.0f} GB/s shared evenly by the running cores (at most "
-        f"{costs.core_gm_bandwidth.value / 1e9:.0f} GB/s each); a core's MTE2 and MTE3 share its part; no L2 cache hits.",
-        f"Clock {costs.clock_hz.value / 1e9:.2f} GHz; a copy costs {costs.copy_setup_cycles.value:.0f} cycles of set-up; "
-        f"a kernel launch {costs.launch_s.value * 1e6:.0f} us.",
-        "Scalar work the trace does not see (loop control, address arithmetic beyond the per-instruction issue cost) is not counted.",
+        f"{costs.core_gm_bandwidth.value / 1e9:.0f} GB/s each); a core's MTE2 and MTE3 share its part; "
+        "no L2 cache hits.",
+        f"Clock {costs.clock_hz.value / 1e9:.2f} GHz; a copy costs {costs.copy_setup_cycles.value:.0f} cycles "
+        f"of set-up; a kernel launch {costs.launch_s.value * 1e6:.0f} us.",
+        "Scalar work the trace does not see (loop control, address arithmetic beyond the per-instruction issue cost) "
+        "is not counted.",
         f"{guesses} of {len(costs.params())} cost parameters are guesses (perf/costs.py says which, and why).",
-    ] + (["A mixed launch's cube blocks (AIC, marked c) and vector blocks (AIV) are scheduled independently: their "
-          "hand-offs through GM are not traced, so the kernel time is the slower side's, not their sum."] if mixed else [])
+    ] + (["A mixed launch's cube blocks (AIC, marked c) and vector blocks (AIV) are scheduled independently: "
+          "their hand-offs through GM are not traced, so the kernel time is the slower side's, not their sum."]
+         if mixed else [])
 
 
 def estimate_trace(path, soc: str, *, keep_spans: int = 4) -> list[Estimate]:

@@ -19,7 +19,8 @@ INSTR, ALLOC, ENQUE, DEQUE, FREE, SET_FLAG, WAIT_FLAG, BARRIER, SYNC_ALL, SCALAR
 KINDS = {INSTR: "instr", ALLOC: "alloc", ENQUE: "enque", DEQUE: "deque", FREE: "free", SET_FLAG: "set_flag",
          WAIT_FLAG: "wait_flag", BARRIER: "barrier", SYNC_ALL: "sync_all", SCALAR: "scalar"}
 # acemu::DType (base.h dtype_of), by the names the cost table uses.
-DTYPES = ("?", "float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8", "uint16", "uint32", "int64", "uint64")
+DTYPES = ("?", "float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8",
+          "uint16", "uint32", "int64", "uint64")
 
 _EVENT = struct.Struct("<QQIHHBBBBI")
 
@@ -102,7 +103,8 @@ def _parse(data: bytes) -> list[Launch]:
             end = off + stored * _EVENT.size
             if end > len(data):
                 raise struct.error(f"{stored} events announced, {(len(data) - off) // _EVENT.size} present")
-            blk.events = [Event(kind, pipe, name(api), name(file), line, a, b, DTYPES[dtype] if dtype < len(DTYPES) else "?")
+            blk.events = [Event(kind, pipe, name(api), name(file), line, a, b,
+                                DTYPES[dtype] if dtype < len(DTYPES) else "?")
                           for a, b, line, api, file, kind, pipe, dtype, _aux, _ in _EVENT.iter_unpack(data[off:end])]
             off = end
             launch.blocks.append(blk)

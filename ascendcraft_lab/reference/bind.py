@@ -89,7 +89,8 @@ class Verdict:
         for o in self.outputs:
             lines.append(f"  {o.name}: {o.dtype} {tuple(o.shape)}  max abs err {o.max_abs_err:.3g}, "
                          f"max rel err {o.max_rel_err:.3g}  (rtol {o.rtol:g}, atol {o.atol:g})"
-                         + ("" if o.correct else f"  — {o.mismatches} mismatches" + (f", {o.unwritten} never stored" if o.unwritten else "")))
+                         + ("" if o.correct else f"  — {o.mismatches} mismatches"
+                            + (f", {o.unwritten} never stored" if o.unwritten else "")))
         return "\n".join(lines)
 
 
@@ -112,7 +113,8 @@ def bind(program: Program, ref: ReferenceRun) -> tuple[dict, dict]:
     tensors = [(i, v) for i, v in enumerate(ref.inputs) if isinstance(v, np.ndarray)]
     declared = program.inputs
     if len(declared) != len(tensors):
-        got = ", ".join(f"{' x '.join(map(str, v.shape)) or 'scalar'} {ref.input_dtypes[i] or v.dtype}" for i, v in tensors)
+        got = ", ".join(f"{' x '.join(map(str, v.shape)) or 'scalar'} {ref.input_dtypes[i] or v.dtype}"
+                        for i, v in tensors)
         raise fail(k, f"kernel `{k.name}` declares {len(declared)} input tensors but get_inputs() gives {len(tensors)}"
                    + (f" ({got})" if got else ""),
                    "declare one GM[dtype, shape] parameter per tensor of get_inputs(), in the same order")

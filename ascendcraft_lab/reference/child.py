@@ -252,7 +252,8 @@ def input_groups(module, path):
     groups = list(groups)
     for i, g in enumerate(groups):
         if not isinstance(g, (list, tuple)):
-            raise JobError("in get_input_groups()", f"case {i} is a {type(g).__name__}, not a list of forward arguments")
+            raise JobError("in get_input_groups()",
+                           f"case {i} is a {type(g).__name__}, not a list of forward arguments")
         groups[i] = list(g)
     return groups
 
@@ -482,7 +483,8 @@ def _unspecialize(graph, concrete, arg_names, defaults, fx):
         elif name in concrete:
             where = graph.inserting_after(last) if last is not None else graph.inserting_before(next(iter(graph.nodes)))
             with where:   # a default when one comes before (the generated forward must be valid Python)
-                last = graph.placeholder(name, default_value=defaults.get(name) if defaulted else inspect.Signature.empty)
+                default = defaults.get(name) if defaulted else inspect.Signature.empty
+                last = graph.placeholder(name, default_value=default)
         defaulted = defaulted or bool(last is not None and last.args)
     graph._codegen = fx.graph.CodeGen()     # the trace's pytree flattening of the concrete arguments no longer applies
 
@@ -698,7 +700,8 @@ def run_one(model, inputs, init_inputs, out, path, exact, torch, np, params=True
     meta = {
         "inputs": [save_value(v, out, f"in{i}", np, torch) for i, v in enumerate(pristine)],
         "init_inputs": [save_value(v, out, f"init{i}", np, torch) for i, v in enumerate(init_inputs)],
-        "outputs": [save_value(v if isinstance(v, (torch.Tensor, list, tuple)) else torch.tensor(v), out, f"out{i}", np, torch)
+        "outputs": [save_value(v if isinstance(v, (torch.Tensor, list, tuple)) else torch.tensor(v),
+                               out, f"out{i}", np, torch)
                     for i, v in enumerate(outs)],
         "parameters": {}, "buffers": {},
         "training": bool(getattr(model, "training", False)),
@@ -844,7 +847,8 @@ def main():
             # scatter) is then PyTorch's sequential loop, the last write winning; on several threads the
             # result of a repeat depends on how the threads split the work
             torch.set_num_threads(1)
-            {"trace": job_trace, "run": job_run, "cases": job_cases, "time": job_time}[job["mode"]](job, module, out, torch, np)
+            handler = {"trace": job_trace, "run": job_run, "cases": job_cases, "time": job_time}[job["mode"]]
+            handler(job, module, out, torch, np)
         except JobError as e:
             (out / "error.json").write_text(json.dumps({"where": e.where, "message": e.message, "line": e.line}))
         except BaseException as e:  # noqa: BLE001

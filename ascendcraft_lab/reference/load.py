@@ -158,7 +158,8 @@ class CaseSet:
 
 
 def reference_format(path) -> str:
-    """"NPUKernelBench" when the file defines get_input_groups() at module level, else "KernelBench" (read, never run)."""
+    """"NPUKernelBench" when the file defines get_input_groups() at module level, else "KernelBench"
+    (read, never run)."""
     try:
         tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
     except (SyntaxError, OSError, ValueError, RecursionError, MemoryError):
@@ -217,7 +218,8 @@ def load_reference(path, *, overrides: dict | None = None, seed: int = 0, timeou
     """Run the reference at `path` in a child process and return its inputs, outputs and parameters
     (an NPUKernelBench reference: its first case)."""
     if as_file:
-        job = {"mode": "run", "path": str(path), "overrides": dict(overrides or {}), "seed": seed, "as_file": str(as_file)}
+        job = {"mode": "run", "path": str(path), "overrides": dict(overrides or {}), "seed": seed,
+               "as_file": str(as_file)}
         result = run_jobs([job], timeout=timeout)[0]
         result = result["run"] if isinstance(result, dict) else result
     else:
@@ -289,7 +291,8 @@ def run_jobs(jobs: list[dict], *, timeout: float = 300) -> list[dict | Reference
                 proc_error = f"the reference process {procs.killed_by(proc.returncode)}"
             elif proc.returncode != 0:
                 tail = (proc.stderr or "").strip().splitlines()
-                proc_error = f"the reference process exited with code {proc.returncode}" + (f" ({tail[-1]})" if tail else "")
+                proc_error = (f"the reference process exited with code {proc.returncode}"
+                              + (f" ({tail[-1]})" if tail else ""))
         except subprocess.TimeoutExpired:
             proc_error = f"did not finish within {timeout:g} s"
         for i, job in zip(todo, spec):
@@ -303,8 +306,8 @@ def _collect(out: Path, job: dict, proc_error: str | None, overrides: dict | Non
     err = out / "error.json"
     if err.is_file():
         e = json.loads(err.read_text())
-        return ReferenceError(f"reference {name} failed {e['where']}{_at(e.get('line'))}: {e['message']}", path, e.get("line"),
-                              e["where"])
+        return ReferenceError(f"reference {name} failed {e['where']}{_at(e.get('line'))}: {e['message']}",
+                              path, e.get("line"), e["where"])
     mode = job["mode"]
     if mode == "trace" and (out / "graph.json").is_file():
         return {"graph": json.loads((out / "graph.json").read_text())}

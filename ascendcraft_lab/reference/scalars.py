@@ -69,7 +69,8 @@ def scalar_plan(program: Program, ref: ReferenceRun) -> tuple:
             attr = ref.attrs[name]
             if not _is_scalar(attr):
                 raise fail(p, f"scalar `{name}` is named like the Model attribute `self.{name}`, but it is a "
-                           f"{attr.get('kind', 'value') if isinstance(attr, dict) else type(attr).__name__}, not a number",
+                           f"{attr.get('kind', 'value') if isinstance(attr, dict) else type(attr).__name__}, "
+                           "not a number",
                            "a scalar parameter takes a number; rename the scalar")
             same = init.get(name)
             attr_source = positions[same] if same in positions and values[same] == attr else name

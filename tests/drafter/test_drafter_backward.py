@@ -39,7 +39,8 @@ CALLS = {
 @pytest.fixture(scope="module")
 def traced(ref_dir):
     """Every backward traced and run in one reference child."""
-    paths = {name: write_ref(ref_dir, f"bw_{name}", f"def forward(self, g, x):\n    return torch.ops.aten.{call}", INPUTS)
+    paths = {name: write_ref(ref_dir, f"bw_{name}", f"def forward(self, g, x):\n    return torch.ops.aten.{call}",
+                             INPUTS)
              for name, call in CALLS.items()}
     jobs = []
     for path in paths.values():

@@ -19,9 +19,11 @@ pytestmark = pytest.mark.heavy
 
 CASES = [  # (name, forward, inputs, init, lines the draft must hold)
     ("layer_norm", "def forward(self, x):\n    return self.ln(x)", "[torch.randn(300, 64)]",
-     "|self.ln = nn.LayerNorm(64)\nwith torch.no_grad():\n    self.ln.weight.uniform_(0.5, 1.5)\n    self.ln.bias.uniform_(-1, 1)",
+     "|self.ln = nn.LayerNorm(64)\nwith torch.no_grad():\n"
+     "    self.ln.weight.uniform_(0.5, 1.5)\n    self.ln.bias.uniform_(-1, 1)",
      ["ln_weightu = load(ln_weight[:])", "xu = load(x[c, :])", "reduce_sum(xu, axis=1, keepdim=True) / N"]),
-    ("log_softmax_half", "def forward(self, x):\n    return torch.log_softmax(x, dim=-1)", "[torch.randn(130, 37).half()]", "",
+    ("log_softmax_half", "def forward(self, x):\n    return torch.log_softmax(x, dim=-1)",
+     "[torch.randn(130, 37).half()]", "",
      ["xh = load(x[c, :])", "reduce_max(xu, axis=1, keepdim=True)"]),
     ("softmax_3d", "def forward(self, x):\n    return torch.softmax(x * 2.0, dim=-1)", "[torch.randn(3, 70, 40)]", "",
      ["for part in core_chunk(t.per_core, B * M):", "store(y[c, :], yu)"]),
@@ -44,7 +46,8 @@ def test_short_rows_are_drafted_as_blocks_of_rows_and_match_pytorch_on_the_emula
 
 def test_a_block_draft_fits_ub_when_the_rows_per_core_are_many(ref_dir):
     # tile_rows is bounded by UB (or one copy's 4095 rows), not by the traced shape
-    path = write_ref(ref_dir, "rms_ref", "def forward(self, x):\n    return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6)",
+    path = write_ref(ref_dir, "rms_ref",
+                     "def forward(self, x):\n    return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6)",
                      "[torch.randn(8, 1000)]")
     draft = draft_reference(path)
     assert draft.template == "row_blocks", draft.text
@@ -53,5 +56,6 @@ def test_a_block_draft_fits_ub_when_the_rows_per_core_are_many(ref_dir):
 
 
 def test_a_row_longer_than_a_repeat_stride_keeps_the_row_sweeps(ref_dir):
-    path = write_ref(ref_dir, "long_ref", "def forward(self, x):\n    return torch.softmax(x, dim=-1)", "[torch.randn(4, 2041)]")
+    path = write_ref(ref_dir, "long_ref", "def forward(self, x):\n    return torch.softmax(x, dim=-1)",
+                     "[torch.randn(4, 2041)]")
     assert draft_reference(path).template == "rows"

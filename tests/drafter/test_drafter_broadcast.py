@@ -28,14 +28,16 @@ def runs():
     jobs = []
     for op, ov, _, _ in CASES:
         path = str(SUITE / f"{op}.py")
-        jobs += [{"mode": "trace", "path": path, "overrides": ov}, {"mode": "run", "path": path, "overrides": ov, "seed": 2}]
+        jobs += [{"mode": "trace", "path": path, "overrides": ov},
+                 {"mode": "run", "path": path, "overrides": ov, "seed": 2}]
     answers = run_jobs(jobs)
     return {case[0]: (answers[2 * i], answers[2 * i + 1]) for i, case in enumerate(CASES)}
 
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("op,overrides,template,line", CASES, ids=[c[0] for c in CASES])
-def test_a_broadcast_input_is_loaded_in_its_own_shape_and_the_draft_matches_pytorch(runs, op, overrides, template, line):
+def test_a_broadcast_input_is_loaded_in_its_own_shape_and_the_draft_matches_pytorch(
+        runs, op, overrides, template, line):
     traced, run = runs[op]
     draft = draft_from_trace(traced["graph"], name=op.split("/")[1], source=f"{op}.py")
     assert draft.template == template
@@ -64,7 +66,8 @@ FOLDED = [  # (name, forward, inputs, a line the draft must hold): a middle axis
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("name,forward,inputs,line", FOLDED, ids=[c[0] for c in FOLDED])
-def test_any_numpy_broadcast_folds_to_outer_indices_rows_and_columns_and_matches_pytorch(ref_dir, name, forward, inputs, line):
+def test_any_numpy_broadcast_folds_to_outer_indices_rows_and_columns_and_matches_pytorch(
+        ref_dir, name, forward, inputs, line):
     path = write_ref(ref_dir, f"{name}_ref", f"def forward(self, x, s):\n    return {forward}", inputs)
     draft = draft_reference(path)
     assert draft.template == "bcast_fold" and line in draft.text, draft.text
@@ -86,7 +89,8 @@ def test_a_broadcast_where_mask_is_one_bool_per_tile_and_the_kernel_loads_only_t
     path = write_ref(ref_dir, "mask_ref", "def forward(self, cond, x, y):\n    return torch.where(cond, x, y + 1.0)",
                      "[torch.rand(1, 6, 1) > 0.5, torch.randn(4, 6, 40), torch.randn(4, 6, 40)]")
     draft = draft_reference(path)
-    assert draft.template == "bcast_fold" and "conds = load(cond[q])" in draft.text and "if conds:" in draft.text, draft.text
+    assert (draft.template == "bcast_fold" and "conds = load(cond[q])" in draft.text
+            and "if conds:" in draft.text), draft.text
     verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path))
     assert emu.findings == [], render_run(emu, program)
     assert verdict.correct, verdict.summary() + "\n" + draft.text

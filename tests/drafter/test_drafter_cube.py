@@ -24,11 +24,14 @@ FORMS = {"mm_base": "torch.matmul(a, b)", "mm_mm": "torch.mm(a, b)", "mm_at_op":
          "mm_einsum": "torch.einsum('ij,jk->ik', a, b)"}
 MASKS = [("triu", 0), ("tril", 1), ("triu", -2), ("tril", 0)]
 REFUSED = {
-    "no_masked_operand": ("def forward(self, a, b):\n    return torch.triu(a) @ b", "[torch.randn(37, 37), torch.randn(37, 29)]",
+    "no_masked_operand": ("def forward(self, a, b):\n    return torch.triu(a) @ b",
+                          "[torch.randn(37, 37), torch.randn(37, 29)]",
                           ["triu-masked left operand", "reference line"]),
-    "no_two_products": ("def forward(self, a, b):\n    return (a @ b) @ b.t()", "[torch.randn(8, 8), torch.randn(8, 8)]",
+    "no_two_products": ("def forward(self, a, b):\n    return (a @ b) @ b.t()",
+                        "[torch.randn(8, 8), torch.randn(8, 8)]",
                         ["2 matrix products", "reference line"]),
-    "no_computed_operand": ("def forward(self, a, b):\n    return (a + 1.0) @ b", AB, ["computed in forward", "reference line"]),
+    "no_computed_operand": ("def forward(self, a, b):\n    return (a + 1.0) @ b", AB,
+                            ["computed in forward", "reference line"]),
     "no_reduction_after": ("def forward(self, a, b):\n    return torch.matmul(a, b).sum(dim=1)", AB,
                            ["`reduce` on the result", "reference line"]),
     "no_middle_permute": ("def forward(self, a, b):\n    return a.permute(1, 0, 2) @ b",
@@ -42,7 +45,8 @@ CASES = {  # name -> (forward, get_inputs, write_ref keywords)
     "mm_at": ("def forward(self, a, b):\n    return a.t() @ b", "[torch.randn(45, 37), torch.randn(45, 29)]", {}),
     "mm_bt": ("def forward(self, a, b):\n    return torch.matmul(a, b.transpose(-1, -2))",
               "[torch.randn(37, 45), torch.randn(29, 45)]", {}),
-    "mm_bmm": ("def forward(self, a, b):\n    return torch.bmm(a, b)", "[torch.randn(3, 20, 33), torch.randn(3, 33, 18)]", {}),
+    "mm_bmm": ("def forward(self, a, b):\n    return torch.bmm(a, b)",
+               "[torch.randn(3, 20, 33), torch.randn(3, 33, 18)]", {}),
     "mm_4d": ("def forward(self, q, k):\n    return torch.einsum('bhik,bhjk->bhij', q, k)",
               "[torch.randn(2, 3, 20, 24), torch.randn(2, 3, 17, 24)]", {}),
     "mm_4d_weight": ("def forward(self, a, w):\n    return torch.einsum('bijl,lk->bijk', a, w)",
@@ -55,9 +59,12 @@ CASES = {  # name -> (forward, get_inputs, write_ref keywords)
     **{f"mm_{m}{d + 2}": (f"def forward(self, a, b):\n    return torch.{m}(torch.matmul(a, b), diagonal={d})",
                           "[torch.randn(37, 23), torch.randn(23, 41)]", {}) for m, d in MASKS},
     "mv": ("def forward(self, a, x):\n    return torch.matmul(a, x)", "[torch.randn(37, 1003), torch.randn(1003)]", {}),
-    "diag_mm": ("def forward(self, v, b):\n    return torch.diag(v) @ b", "[torch.randn(37), torch.randn(37, 1003)]", {}),
-    "mm_diag": ("def forward(self, a, v):\n    return a @ torch.diag(v)", "[torch.randn(37, 1003), torch.randn(1003)]", {}),
-    "mm_f16": ("def forward(self, a, b):\n    return a @ b", "[torch.randn(37, 45).half(), torch.randn(45, 29).half()]", {}),
+    "diag_mm": ("def forward(self, v, b):\n    return torch.diag(v) @ b",
+                "[torch.randn(37), torch.randn(37, 1003)]", {}),
+    "mm_diag": ("def forward(self, a, v):\n    return a @ torch.diag(v)",
+                "[torch.randn(37, 1003), torch.randn(1003)]", {}),
+    "mm_f16": ("def forward(self, a, b):\n    return a @ b",
+               "[torch.randn(37, 45).half(), torch.randn(45, 29).half()]", {}),
     **{name: (fwd, inputs, {}) for name, (fwd, inputs, _) in REFUSED.items()},
 }
 

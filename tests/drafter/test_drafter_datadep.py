@@ -84,7 +84,8 @@ def test_nonzero_on_the_emulator_compares_the_rows_the_kernel_counted(tmp_path):
 
 @pytest.mark.heavy
 def test_a_half_histc_reference_is_refused_naming_why(tmp_path):
-    ref_path = write_ref(tmp_path, "hh", "def forward(self, x):\n    return torch.histc(x, 10)", "[torch.randn(64).half()]")
+    ref_path = write_ref(tmp_path, "hh", "def forward(self, x):\n    return torch.histc(x, 10)",
+                         "[torch.randn(64).half()]")
     with pytest.raises(DraftError, match="float32 values: PyTorch computes a half type's bin positions"):
         draft_reference(ref_path)
 

@@ -98,7 +98,8 @@ def test_masked_fill_with_minus_inf_drafts_lowers_and_verifies(ref_dir):
     accepts is one every pass lowers (one UB plan: the byte mask's widening slots included),
     and the -inf lands as IEEE -inf (equal infinities compare equal)."""
     from drafter_helpers import write_ref
-    path = write_ref(ref_dir, "masked_fill", "def forward(self, x, mask):\n    return x.masked_fill(mask, float('-inf'))",
+    path = write_ref(ref_dir, "masked_fill",
+                     "def forward(self, x, mask):\n    return x.masked_fill(mask, float('-inf'))",
                      "[torch.randn(128, 4096), torch.rand(128, 4096) > 0.5]")
     traced, run = run_jobs([{"mode": "trace", "path": str(path)}, {"mode": "run", "path": str(path), "seed": 0}])
     draft = draft_from_trace(traced["graph"], name="masked_fill")

@@ -71,7 +71,8 @@ def test_a_token_outside_the_table_is_a_gm_finding_at_the_load_line(bad):
     tokens[1, 3] = bad
     result = _emulate_embedding(tokens)
     assert result.status == "findings"
-    assert {(f["kind"], f["dsl_line"]) for f in result.findings} == {("gm-out-of-bounds", _line_of("index/embedding", "wu = load(w[k, c])"))}
+    expected = {("gm-out-of-bounds", _line_of("index/embedding", "wu = load(w[k, c])"))}
+    assert {(f["kind"], f["dsl_line"]) for f in result.findings} == expected
 
 
 def _line_of(example: str, text: str) -> int:

@@ -17,8 +17,10 @@ from drafter_helpers import check_draft_on_emulator, write_ref
 pytestmark = pytest.mark.heavy
 
 CASES = [  # (name, forward, inputs, a line the draft must hold)
-    ("columns", "x[:, 3:20] + s", "[torch.randn(6, 33), torch.randn(17)]", "xu = load(x[c, k.start + 3:k.start + 3 + k.len])"),
-    ("planes", "x.narrow(0, 2, 3) * s", "[torch.randn(7, 5, 40), torch.randn(3, 1, 1)]", "xu = load(x[c.start + 2:c.start + 2 + c.len, k])"),
+    ("columns", "x[:, 3:20] + s", "[torch.randn(6, 33), torch.randn(17)]",
+     "xu = load(x[c, k.start + 3:k.start + 3 + k.len])"),
+    ("planes", "x.narrow(0, 2, 3) * s", "[torch.randn(7, 5, 40), torch.randn(3, 1, 1)]",
+     "xu = load(x[c.start + 2:c.start + 2 + c.len, k])"),
 ]
 
 
@@ -38,7 +40,8 @@ def test_a_concatenation_is_stores_at_offsets_and_the_draft_holds_on_another_sha
     from ascendcraft_lab.suite import ROOT
     path = ROOT / "layout" / "cat_features.py"
     draft = draft_reference(path)
-    assert draft.template == "bcast_fold" and "store(y1[c, k.start + N1:k.start + N1 + k.len], y1u)" in draft.text, draft.text
+    assert (draft.template == "bcast_fold"
+            and "store(y1[c, k.start + N1:k.start + N1 + k.len], y1u)" in draft.text), draft.text
     verdict, emu, program = check_draft_on_emulator(draft.text, load_reference(path, overrides=read_tail(path)[0]))
     assert emu.findings == [], render_run(emu, program)
     assert verdict.correct, verdict.summary() + "\n" + draft.text
@@ -79,7 +82,8 @@ def test_a_stack_is_stores_at_the_index_along_the_new_axis_and_holds_on_the_tail
 
 def test_a_stack_of_slices_along_the_last_axis_is_refused_in_one_line_with_its_reference_line(ref_dir):
     # stacked tensors interleave (test_drafter_remap); slices of one input as the parts do not
-    path = write_ref(ref_dir, "interleave_ref", "def forward(self, x):\n    return torch.stack([x[:, :4], x[:, 4:]], dim=-1)",
+    path = write_ref(ref_dir, "interleave_ref",
+                     "def forward(self, x):\n    return torch.stack([x[:, :4], x[:, 4:]], dim=-1)",
                      "[torch.randn(4, 8)]")
     with pytest.raises(DraftError) as exc:
         draft_reference(path)
@@ -87,8 +91,9 @@ def test_a_stack_of_slices_along_the_last_axis_is_refused_in_one_line_with_its_r
     assert "\n" not in msg and "a part of a stack along the last axis" in msg and "(reference line 13)" in msg, msg
 
 
-@pytest.mark.parametrize("name,line", [("repeat_columns_bias", "store(y[c, k.start + N1 + N1:k.start + N1 + N1 + k.len], yu)"),
-                                       ("tile_batch", "store(y[c.start + B1:c.start + B1 + c.len, k], yu)")])
+@pytest.mark.parametrize("name,line", [
+    ("repeat_columns_bias", "store(y[c, k.start + N1 + N1:k.start + N1 + N1 + k.len], yu)"),
+    ("tile_batch", "store(y[c.start + B1:c.start + B1 + c.len, k], yu)")])
 def test_a_repeat_or_tile_is_one_copy_stored_per_offset_and_holds_on_the_tail_shape(name, line):
     from ascendcraft_lab.bench.suite import read_tail
     from ascendcraft_lab.suite import ROOT

@@ -68,7 +68,8 @@ def suite_runs():
     jobs = []
     for op, ov, _ in SUITE_CASES:
         path = str(SUITE / "loss" / f"{op}.py")
-        jobs += [{"mode": "trace", "path": path, "overrides": ov}, {"mode": "run", "path": path, "overrides": ov, "seed": 5}]
+        jobs += [{"mode": "trace", "path": path, "overrides": ov},
+                 {"mode": "run", "path": path, "overrides": ov, "seed": 5}]
     answers = run_jobs(jobs)
     return {case[0]: (answers[2 * i], answers[2 * i + 1]) for i, case in enumerate(SUITE_CASES)}
 
@@ -200,4 +201,5 @@ def test_emulator_gather_reads_by_byte_offset_and_reports_a_misaligned_one(tmp_p
         assert report.status == "ok", report.summary()
         np.testing.assert_array_equal(report.outputs[1], x[(np.arange(n) * 3) % n])
     else:
-        assert any(f["kind"] == "unaligned-ub-address" and f["api"] == "Gather" for f in report.findings), report.summary()
+        assert any(f["kind"] == "unaligned-ub-address" and f["api"] == "Gather" for f in report.findings), \
+            report.summary()

@@ -36,11 +36,13 @@ CUSTOM = {  # name -> (forward, inputs, cast inputs)
     "fmax_tuple": ("def forward(self, x):\n    return F.max_pool2d(x, (3, 2), stride=(2, 3), padding=(1, 0), "
                    "dilation=(1, 2), ceil_mode=True)", "[torch.randn(2, 3, 17, 23)]", None),
     # a ceil-mode average whose last window hangs past the padding divides by fewer positions
-    "favg_ceil": ("def forward(self, x):\n    return F.avg_pool1d(x, 4, 3, 1, ceil_mode=True)", "[torch.randn(2, 3, 10)]", None),
-    "favg2d_ceil": ("def forward(self, x):\n    return F.avg_pool2d(x, 3, 2, 1, ceil_mode=True)", "[torch.randn(2, 3, 10, 12)]",
-                    None),
+    "favg_ceil": ("def forward(self, x):\n    return F.avg_pool1d(x, 4, 3, 1, ceil_mode=True)",
+                  "[torch.randn(2, 3, 10)]", None),
+    "favg2d_ceil": ("def forward(self, x):\n    return F.avg_pool2d(x, 3, 2, 1, ceil_mode=True)",
+                    "[torch.randn(2, 3, 10, 12)]", None),
     # an unbatched (C, H, W) input, in fp16 (computed in f32, checked at 1e-2)
-    "unbatched_half": ("def forward(self, x):\n    return F.max_pool2d(x, 2, 2, 1)", "[torch.randn(3, 9, 11)]", "float16"),
+    "unbatched_half": ("def forward(self, x):\n    return F.max_pool2d(x, 2, 2, 1)", "[torch.randn(3, 9, 11)]",
+                       "float16"),
 }
 
 
@@ -67,7 +69,8 @@ def runs(ref_dir):
         path = write_ref(ref_dir, f"refused{i}", f"def forward(self, x):\n    {forward}", "[torch.randn(2, 3, 8, 8)]")
         cases.append((f"refused{i}", str(path), {}, None, False))
     for name, (forward, init) in SPELLINGS.items():
-        cases.append((name, str(write_ref(ref_dir, name, forward, "[torch.randn(2, 3, 16)]", init=init)), {}, None, False))
+        path = str(write_ref(ref_dir, name, forward, "[torch.randn(2, 3, 16)]", init=init))
+        cases.append((name, path, {}, None, False))
     jobs = []
     for _, path, ov, cast, run in cases:
         jobs.append({"mode": "trace", "path": path, "overrides": ov, "cast_inputs": cast})

@@ -13,7 +13,8 @@ pytestmark = pytest.mark.heavy
 
 
 def test_an_unsupported_op_is_named_in_one_line(ref_dir, capsys):
-    path = write_ref(ref_dir, "erfinv_ref", "def forward(self, x):\n    return torch.erfinv(x * 0.5)", "[torch.rand(4, 8)]")
+    path = write_ref(ref_dir, "erfinv_ref", "def forward(self, x):\n    return torch.erfinv(x * 0.5)",
+                     "[torch.rand(4, 8)]")
     assert draft_main([str(path)]) == 1
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0
@@ -44,7 +45,8 @@ def test_a_reference_that_raises_on_import_is_one_line(ref_dir, capsys):
     ("torch.cat([x, x * 2.0], dim=1).sum(dim=-1)", "`cat`"),   # a cat as the whole output is drafted
     ("torch.flip(x, [1]).sum(dim=-1)", "a `reduce` beside a pad, flip or roll"),   # a flip alone is drafted
 ], ids=["slice", "cat", "flip"])
-def test_a_view_the_layouts_cannot_copy_is_refused_naming_the_construct_and_its_reference_line(ref_dir, forward, construct):
+def test_a_view_the_layouts_cannot_copy_is_refused_naming_the_construct_and_its_reference_line(
+        ref_dir, forward, construct):
     path = write_ref(ref_dir, "view_ref", f"def forward(self, x):\n    return {forward}", "[torch.randn(6, 33)]")
     line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "return" in text and "x" in text)
     with pytest.raises(DraftError) as exc:

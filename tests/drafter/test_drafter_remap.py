@@ -1,7 +1,8 @@
 """Elements moved within rows (issue 17): F.pad in every mode, a flip along the last axis,
-torch.roll and repeats along several axes are index maps per axis; the remap template loads each output row's source row whole and
-reads its columns with one Gather at positions computed on the vector unit. Each case runs on the
-emulator at a shape whose rows are not whole vector repeats, so padding lanes are exercised."""
+torch.roll and repeats along several axes are index maps per axis; the remap template loads each
+output row's source row whole and reads its columns with one Gather at positions computed on the
+vector unit. Each case runs on the emulator at a shape whose rows are not whole vector repeats, so
+padding lanes are exercised."""
 from __future__ import annotations
 
 import pytest

@@ -17,8 +17,8 @@ pytestmark = pytest.mark.heavy
 CASES = {  # name -> (forward, inputs, init, init_inputs): spellings and dtypes the suite does not all reach
     "sort_bf16": ("def forward(self, x):\n    return torch.sort(x, stable=True)",
                   "[torch.randn(2, 3, 100).bfloat16()]", "", "[]"),
-    "topk_init_k_indices": ("def forward(self, x):\n    return x.topk(self.k, largest=False).indices", "[torch.randn(5, 64)]",
-                            ", k: int|self.k = k", "[7]"),
+    "topk_init_k_indices": ("def forward(self, x):\n    return x.topk(self.k, largest=False).indices",
+                            "[torch.randn(5, 64)]", ", k: int|self.k = k", "[7]"),
 }
 
 
@@ -35,15 +35,18 @@ def test_sort_reference_is_drafted_and_matches_pytorch_on_the_interpreter(name, 
 
 
 def test_kthvalue_with_keepdim_of_bf16_rows_matches_pytorch_on_the_emulator(tmp_path):
-    ref_path = write_ref(tmp_path, "kth", "def forward(self, x):\n    return torch.kthvalue(x, 5, dim=-1, keepdim=True)",
-                         "[torch.randperm(252).reshape(9, 28).bfloat16()]")  # distinct: kthvalue picks any of equal values
+    # the inputs are distinct: kthvalue picks any of equal values
+    ref_path = write_ref(tmp_path, "kth",
+                         "def forward(self, x):\n    return torch.kthvalue(x, 5, dim=-1, keepdim=True)",
+                         "[torch.randperm(252).reshape(9, 28).bfloat16()]")
     d = draft_reference(ref_path)
     verdict, run_, _ = check_draft_on_emulator(d.text, load_reference(ref_path))
     assert run_.findings == [] and verdict.correct, verdict.summary()
 
 
 @pytest.mark.parametrize("forward, inputs, construct", [
-    ("def forward(self, x):\n    return torch.sort(x, dim=0)", "[torch.randn(8, 5)]", "`sort` along dim 0, not the last"),
+    ("def forward(self, x):\n    return torch.sort(x, dim=0)", "[torch.randn(8, 5)]",
+     "`sort` along dim 0, not the last"),
     ("def forward(self, x):\n    return torch.sort(x)", "[torch.randint(0, 9, (4, 8), dtype=torch.int32)]",
      "Sort32 sorts half and float scores only"),
 ])

@@ -94,7 +94,8 @@ def test_a_permute_combined_with_other_operations_is_refused_in_one_line_with_it
 def test_chunk_parts_are_dim_expressions_of_the_axis_and_match_pytorch(traced):
     # chunk(x, 3) of 7 channels: parts of cdiv(7, 3) = 3, 3 and 1, as PyTorch cuts them for any size
     d = draft(traced, "chunk")
-    assert d.template == "split" and "y2: Out[f32, (B, (min((M + 2) // 3, M - 2 * ((M + 2) // 3)), N))]" in d.text, d.text
+    assert (d.template == "split"
+            and "y2: Out[f32, (B, (min((M + 2) // 3, M - 2 * ((M + 2) // 3)), N))]" in d.text), d.text
     path, _, run = traced["chunk"]
     verdict = check_interpreter(d.text, path, reference=run["run"])
     assert verdict.correct, verdict.summary()

@@ -86,13 +86,15 @@ def test_unstored_elements_make_the_verdict_incorrect(tmp_path):
 @pytest.mark.heavy
 def test_check_command_exit_codes(tmp_path, capsys):
     # 0: correct, printing the errors and the tolerance used (on a small tail-like shape)
-    assert check_main([str(GELU.dsl), "--ref", str(GELU.reference), "--override", "dim=1003", "--override", "batch_size=3", "--backend", "interpreter"]) == 0
+    assert check_main([str(GELU.dsl), "--ref", str(GELU.reference), "--override", "dim=1003",
+                       "--override", "batch_size=3", "--backend", "interpreter"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("correct: `gelu` matches gelu.py") and "max abs err" in out and "rtol 0.0001" in out
     # 1: incorrect
     wrong = tmp_path / "wrong.dsl.py"
     wrong.write_text(GELU.dsl.read_text().replace("yu = 0.5 * xu", "yu = 0.6 * xu"))
-    assert check_main([str(wrong), "--ref", str(GELU.reference), "--override", "dim=100", "--override", "batch_size=2", "--backend", "interpreter"]) == 1
+    assert check_main([str(wrong), "--ref", str(GELU.reference), "--override", "dim=100",
+                       "--override", "batch_size=2", "--backend", "interpreter"]) == 1
     assert capsys.readouterr().out.startswith("incorrect: `y` differs at")
     # 2: a DslError, printed in the diagnostic format, no traceback
     bad = tmp_path / "bad.dsl.py"
@@ -104,7 +106,8 @@ def test_check_command_exit_codes(tmp_path, capsys):
     assert check_main([str(GELU.dsl), "--ref", str(tmp_path / "nowhere.py"), "--backend", "interpreter"]) == 2
     assert capsys.readouterr().err.startswith("error: reference nowhere.py does not exist")
     # 2: usage errors
-    assert check_main([str(GELU.dsl), "--ref", str(GELU.reference), "--soc", "Ascend999", "--backend", "interpreter"]) == 2
+    assert check_main([str(GELU.dsl), "--ref", str(GELU.reference), "--soc", "Ascend999",
+                       "--backend", "interpreter"]) == 2
     assert "unknown SoC" in capsys.readouterr().err
 
 

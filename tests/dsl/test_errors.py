@@ -35,7 +35,8 @@ def test_multiline_span_underlines_to_the_end_of_its_first_line():
 
 def test_dsl_error_str_is_the_rendered_diagnostic():
     try:
-        parse("@host\ndef t(x: Tensor[f32, (N,)]):\n    return Launch(1)\n\n\n@kernel\ndef k(x: GM[f32, (N,)]):\n    while 1:\n        pass\n", "k.dsl.py")
+        parse("@host\ndef t(x: Tensor[f32, (N,)]):\n    return Launch(1)\n\n\n"
+              "@kernel\ndef k(x: GM[f32, (N,)]):\n    while 1:\n        pass\n", "k.dsl.py")
     except DslError as e:
         assert str(e) == e.render()
         assert e.line == 8 and e.col == 5

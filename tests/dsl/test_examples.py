@@ -10,8 +10,8 @@ from ascendcraft_lab.examples import CATEGORIES, EXAMPLES, get_example
 from ascendcraft_lab.reference import ReferenceRun
 from ascendcraft_lab.soc import get_soc
 
-CATEGORY_ORDER = ("activation", "normalization", "optimizer", "reduce", "pooling", "math", "loss", "matmul", "broadcast",
-                  "index", "resize", "layout", "sort", "datadep")
+CATEGORY_ORDER = ("activation", "normalization", "optimizer", "reduce", "pooling", "math", "loss", "matmul",
+                  "broadcast", "index", "resize", "layout", "sort", "datadep")
 
 
 def test_catalog_has_at_least_two_examples_in_each_category():
@@ -65,7 +65,8 @@ def test_tail_shapes_use_several_tiles_with_a_short_last_one(reference_runs):
 
 
 # outputs that are not float32: the f16 cube example, and the sorts' values beside their int64 indices
-OUTPUT_DTYPES = {"batched_matmul_bt": (np.float16,), "topk": (np.float32, np.int64), "sort_stable": (np.float16, np.int64)}
+OUTPUT_DTYPES = {"batched_matmul_bt": (np.float16,), "topk": (np.float32, np.int64),
+                 "sort_stable": (np.float16, np.int64)}
 
 
 @pytest.mark.heavy

@@ -10,8 +10,8 @@ from ascendcraft_lab.dsl import OPS, DslError, parse, verify
 from ascendcraft_lab.dsl.interp import run
 from ascendcraft_lab.dsl.ops import OPS_LIST
 
-CATEGORIES = {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce", "scan", "window", "cast", "element",
-              "repeat", "gather", "take", "transpose", "iota", "sort", "cube"}
+CATEGORIES = {"binary", "intbinary", "compare", "unary", "select", "clamp", "reduce", "scan", "window", "cast",
+              "element", "repeat", "gather", "take", "transpose", "iota", "sort", "cube"}
 
 
 @pytest.mark.parametrize("op", OPS_LIST, ids=lambda o: o.name)
@@ -85,7 +85,8 @@ def test_select_clamp_scan_window_reduce_and_cast():
     assert np.array_equal(interpret("clamp(zu, -0.5, 0.5)", X, Z), np.clip(Z, -0.5, 0.5))
     np.testing.assert_allclose(interpret("cumsum(zu, init=1.0)", X, Z), 1 + np.cumsum(Z), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(interpret("xu * 0.0 + reduce_sum(zu)", X, Z), np.full(64, Z.sum()), rtol=1e-5)
-    assert np.array_equal(interpret("cast(zu * 10.0, i32, round=\"floor\")", X, Z, "i32"), np.floor(Z * 10).astype(np.int32))
+    assert np.array_equal(interpret("cast(zu * 10.0, i32, round=\"floor\")", X, Z, "i32"),
+                          np.floor(Z * 10).astype(np.int32))
     assert np.array_equal(interpret("cast(zu * 10.0, i32)", X, Z, "i32"), np.trunc(Z * 10).astype(np.int32))
     p = verify(parse(kernel_text("window_avg(xu, 4, 4)").replace("y: Out[f32, (N,)]",
                                                                                    "y: Out[f32, ((N - 4) // 4 + 1,)]")))
@@ -94,8 +95,9 @@ def test_select_clamp_scan_window_reduce_and_cast():
 
 def test_every_operation_is_spelled_in_the_dsl():
     for op in OPS_LIST:
-        args = ", ".join(["xu"] + ["2" if p.kind == "int" else "f16" if p.kind == "dtype" else '"rint"' if p.kind == "round"
-                                   else "L0C" if p.kind == "level" else "1.0" for p in op.params[1:] if p.default is None])
+        args = ", ".join(["xu"] + ["2" if p.kind == "int" else "f16" if p.kind == "dtype"
+                                   else '"rint"' if p.kind == "round" else "L0C" if p.kind == "level" else "1.0"
+                                   for p in op.params[1:] if p.default is None])
         text = kernel_text(f"{op.name}({args})")
         assert parse(text).kernel.body[1].body[0].value.op == op.name
     assert set(OPS) == {o.name for o in OPS_LIST}

@@ -42,7 +42,8 @@ def get_init_inputs():
 BAD = {
     "syntax": "def broken(:\n    pass\n",
     "no_model": "import torch\n\ndef get_inputs():\n    return []\n\ndef get_init_inputs():\n    return []\n",
-    "forward_raises": GOOD.replace("return (x * self.w", "raise RuntimeError('shape mismatch in forward')\n        return (x * self.w"),
+    "forward_raises": GOOD.replace("return (x * self.w",
+                                   "raise RuntimeError('shape mismatch in forward')\n        return (x * self.w"),
     "import_raises": "import torch\nvalue = 1 / 0\n",
 }
 
@@ -100,7 +101,8 @@ def test_an_unknown_override_names_the_constant(loaded):
 @pytest.mark.parametrize("name, words", [
     ("syntax", ["reference syntax.py failed to parse (line 1): SyntaxError"]),
     ("no_model", ["reference no_model.py", "defines no `Model` class"]),
-    ("forward_raises", ["reference forward_raises.py failed in forward (line 14): RuntimeError: shape mismatch in forward"]),
+    ("forward_raises",
+     ["reference forward_raises.py failed in forward (line 14): RuntimeError: shape mismatch in forward"]),
     ("import_raises", ["reference import_raises.py failed on import (line 2): ZeroDivisionError"]),
     ("missing", ["reference missing.py does not exist"]),
 ])

@@ -90,7 +90,8 @@ def k(x: GM[f32, (N,)], y: Out[f32, (N,)]):
 def test_printed_expressions_parse_back_to_the_same_tree(expr):
     program = parse(SHELL)
     body = (Assign("v", expr),)
-    program = program.__class__(program.host, program.kernel.__class__(program.kernel.name, program.kernel.params, body))
+    kernel = program.kernel.__class__(program.kernel.name, program.kernel.params, body)
+    program = program.__class__(program.host, kernel)
     text = print_program(program)
     again = parse(text)
     assert again.kernel.body[0].value == expr, text

@@ -152,7 +152,8 @@ def test_kernel_reads_tiling_fields_with_their_host_types():
 
 def test_l1_tiles_cannot_feed_vector_operations():
     p = program("    for r in core_rows(1, B):\n        with copyin:\n            a = load(x[r:r + 1, :], L1)\n"
-                "        with compute:\n            yu = a * 2.0\n        with copyout:\n            store(y[r, :], yu)\n")
+                "        with compute:\n            yu = a * 2.0\n"
+                "        with copyout:\n            store(y[r, :], yu)\n")
     with pytest.raises(DslError) as e:
         verify(p)
     assert "vector operations work on UB tiles" in e.value.message

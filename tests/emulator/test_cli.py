@@ -36,15 +36,17 @@ def test_cli_runs_a_kernel_and_writes_outputs_and_report(tmp_path):
 def test_cli_exits_1_on_findings_and_prints_file_line(tmp_path):
     np.save(tmp_path / "x.npy", np.zeros(64, np.float32))
     r = subprocess.run(CLI + [str(KERNELS / "bug_uninit.cpp"), "--entry", "bug_uninit", "--block-dim", "1",
-                              "--arg", f"in:{tmp_path / 'x.npy'}", "--arg", "out:float32:64", "--out-dir", str(tmp_path / "o")],
+                              "--arg", f"in:{tmp_path / 'x.npy'}", "--arg", "out:float32:64",
+                              "--out-dir", str(tmp_path / "o")],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 1
     assert "bug_uninit.cpp:" in r.stdout and "uninitialised-ub-read" in r.stdout
 
 
 def test_cli_usage_error_is_one_line_exit_2(tmp_path):
-    r = subprocess.run(CLI + [str(KERNELS / "add_pad.cpp"), "--entry", "add_pad", "--block-dim", "4", "--arg", "bogus:1",
-                              "--out-dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    r = subprocess.run(CLI + [str(KERNELS / "add_pad.cpp"), "--entry", "add_pad", "--block-dim", "4",
+                              "--arg", "bogus:1", "--out-dir", str(tmp_path)],
+                       capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert r.stderr.strip().count("\n") == 0 and "unknown kind 'bogus'" in r.stderr
     assert "Traceback" not in r.stderr

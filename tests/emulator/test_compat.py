@@ -13,7 +13,8 @@ pytestmark = pytest.mark.heavy
 
 def test_the_readme_table_is_what_the_headers_say():
     text = compat.README.read_text()
-    assert compat.readme_with_table(text) == text, "regenerate: python -m ascendcraft_lab.backends.emulator.compat --write"
+    assert compat.readme_with_table(text) == text, \
+        "regenerate: python -m ascendcraft_lab.backends.emulator.compat --write"
 
 
 def test_every_dtype_table_entry_belongs_to_an_api_of_the_table():

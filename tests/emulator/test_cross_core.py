@@ -62,7 +62,8 @@ def _run(tmp_path, blocks: int, rounds: int, extra_wait: bool = False) -> runner
     src.write_text(KERNEL)
     tiling = runner.pack_tiling([("uint32", rounds), ("uint32", int(extra_wait))])
     return runner.run_kernel([src], "ping_pong", blocks,
-                             [Arg.output("int32", 2 * blocks), Arg.workspace(32 * blocks), Arg.tiling(tiling)], timeout=120)
+                             [Arg.output("int32", 2 * blocks), Arg.workspace(32 * blocks), Arg.tiling(tiling)],
+                             timeout=120)
 
 
 def test_cube_and_vector_cores_hand_over_round_after_round_by_flags(tmp_path):

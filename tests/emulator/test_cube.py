@@ -42,14 +42,16 @@ def test_queued_matmul_with_everything_in_l1(dtype):
     else:
         a, b = float32_to_bf16(RNG.standard_normal((m, k))), float32_to_bf16(RNG.standard_normal((k, n)))
         fa, fb = bf16_to_float32(a), bf16_to_float32(b)
-    out = expect_ok(run("mm_basic", 1, [Arg.input(a), Arg.input(b), Arg.output("float32", (m, n)), tiling(m, n, k, int(dtype != "half"))]))
+    out = expect_ok(run("mm_basic", 1, [Arg.input(a), Arg.input(b), Arg.output("float32", (m, n)),
+                                        tiling(m, n, k, int(dtype != "half"))]))
     np.testing.assert_allclose(out[2], fa.astype(np.float64) @ fb, rtol=1e-5, atol=1e-4)
 
 
 def test_double_buffered_k_slices_accumulate_in_l0c_and_leave_as_half():
     m, n, k, base_k = 32, 64, 256, 64
     a, b = halves(m, k), halves(k, n)
-    out = expect_ok(run("mm_double_buffer", 1, [Arg.input(a), Arg.input(b), Arg.output("float16", (m, n)), tiling(m, n, k, base_k)]))
+    out = expect_ok(run("mm_double_buffer", 1, [Arg.input(a), Arg.input(b), Arg.output("float16", (m, n)),
+                                                tiling(m, n, k, base_k)]))
     ref = (f32(a).astype(np.float64) @ f32(b)).astype(np.float32).astype(np.float16)
     np.testing.assert_allclose(out[2].astype(np.float32), ref.astype(np.float32), rtol=2e-3, atol=2e-3)
 
@@ -57,7 +59,8 @@ def test_double_buffered_k_slices_accumulate_in_l0c_and_leave_as_half():
 def test_bias_from_the_bias_table_is_added_to_every_row():
     m, n, k = 32, 256, 64
     a, b, bias = halves(m, k), halves(k, n), RNG.standard_normal(n).astype(np.float32)
-    out = expect_ok(run("mm_bias", 1, [Arg.input(a), Arg.input(b), Arg.input(bias), Arg.output("float32", (m, n)), tiling(m, n, k)]))
+    out = expect_ok(run("mm_bias", 1, [Arg.input(a), Arg.input(b), Arg.input(bias), Arg.output("float32", (m, n)),
+                                       tiling(m, n, k)]))
     np.testing.assert_allclose(out[3], f32(a).astype(np.float64) @ f32(b) + bias, rtol=1e-5, atol=1e-4)
 
 
@@ -75,7 +78,8 @@ def test_transposed_b_loads_without_a_transpose(dtype):
 def test_tiles_over_cores_with_hand_written_flags_and_short_edge_tiles():
     m, n, k = 80, 112, 96  # baseM = baseN = 32: the last tile row and column are 16 wide
     a, b = halves(m, k), halves(k, n)
-    out = expect_ok(run("mm_multicore", 4, [Arg.input(a), Arg.input(b), Arg.output("float32", (m, n)), tiling(m, n, k, 32, 32, 32)]))
+    out = expect_ok(run("mm_multicore", 4, [Arg.input(a), Arg.input(b), Arg.output("float32", (m, n)),
+                                            tiling(m, n, k, 32, 32, 32)]))
     np.testing.assert_allclose(out[2], f32(a).astype(np.float64) @ f32(b), rtol=1e-5, atol=1e-4)
 
 
@@ -92,8 +96,8 @@ def test_int8_sums_leave_as_int32_and_dequantised_half():
     a = RNG.integers(-128, 128, (m, k), dtype=np.int8)
     b = RNG.integers(-128, 128, (k, n), dtype=np.int8)
     scale = 0.0625  # exact in the 10-bit mantissa the cube keeps of a quantisation scale
-    out = expect_ok(run("mm_int8", 1, [Arg.input(a), Arg.input(b), Arg.output("int32", (m, n)), Arg.output("float16", (m, n)),
-                                       tiling(m, n, k, scale)]))
+    out = expect_ok(run("mm_int8", 1, [Arg.input(a), Arg.input(b), Arg.output("int32", (m, n)),
+                                       Arg.output("float16", (m, n)), tiling(m, n, k, scale)]))
     ref = a.astype(np.int32) @ b.astype(np.int32)
     np.testing.assert_array_equal(out[2], ref)
     np.testing.assert_array_equal(out[3], (ref.astype(np.float32) * np.float32(scale)).astype(np.float16))
@@ -109,8 +113,8 @@ def test_the_bug_kernels_shared_matmul_is_clean_when_done_right():
     np.testing.assert_allclose(out[2], f32(args[0].data).astype(np.float64) @ f32(args[1].data), rtol=1e-5, atol=1e-4)
 
 
-CUBE_BUGS = ["bug_l1_overflow", "bug_l0_overflow", "bug_unaligned_fractal", "bug_uninit_l0c", "bug_pipe_hazard", "bug_pipe_war",
-             "bug_wait_unset", "bug_wrong_position", "bug_cube_param"]
+CUBE_BUGS = ["bug_l1_overflow", "bug_l0_overflow", "bug_unaligned_fractal", "bug_uninit_l0c", "bug_pipe_hazard",
+             "bug_pipe_war", "bug_wait_unset", "bug_wrong_position", "bug_cube_param"]
 
 
 @pytest.mark.parametrize("name", CUBE_BUGS)
@@ -118,7 +122,8 @@ def test_cube_bug_reports_its_finding_at_the_call_site(name):
     line, kind = marked_line(name)
     report = run(name, 1, tiny_args())
     assert report.status == "findings", report.summary()
-    assert {(f["kind"], f["file"], f["line"]) for f in report.findings} == {(kind, str(KERNELS / f"{name}.cpp"), line)}, report.summary()
+    found = {(f["kind"], f["file"], f["line"]) for f in report.findings}
+    assert found == {(kind, str(KERNELS / f"{name}.cpp"), line)}, report.summary()
     assert 2 in report.outputs  # the kernel ran to the end despite the finding
 
 
@@ -127,7 +132,8 @@ def test_mmad_rejects_a_type_pair_the_cube_does_not_have(tmp_path):
     src.write_text(
         '#include "kernel_operator.h"\n'
         "using namespace AscendC;\n"
-        "void f(LocalTensor<float> c, LocalTensor<half> a, LocalTensor<float> b) { Mmad(c, a, b, MmadParams(16, 16, 16)); }\n")
+        "void f(LocalTensor<float> c, LocalTensor<half> a, LocalTensor<float> b) "
+        "{ Mmad(c, a, b, MmadParams(16, 16, 16)); }\n")
     result = runner.compile_sources([src])
     assert not result.ok
     assert any("Mmad" in d["message"] and "table 4" in d["message"] for d in result.errors), result.stderr

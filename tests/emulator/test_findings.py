@@ -103,7 +103,8 @@ def test_a_stopped_run_says_how_far_it_got():
 def test_compile_error_is_a_status_with_parsed_diagnostics(tmp_path):
     src = tmp_path / "broken.cpp"
     src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
-                   'extern "C" __global__ __aicore__ void broken(GM_ADDR x) {\n    LocalTensor<float> t = undefined_thing;\n}\n')
+                   'extern "C" __global__ __aicore__ void broken(GM_ADDR x) {\n'
+                   '    LocalTensor<float> t = undefined_thing;\n}\n')
     report = runner.run_kernel([src], "broken", 1, [Arg.input(np.zeros(8, np.float32))])
     assert report.status == "compile-error"
     err = next(d for d in report.diagnostics if d["severity"] == "error")
@@ -112,7 +113,8 @@ def test_compile_error_is_a_status_with_parsed_diagnostics(tmp_path):
 
 def test_missing_entry_is_explained(tmp_path):
     src = tmp_path / "k.cpp"
-    src.write_text('#include "kernel_operator.h"\nextern "C" __global__ __aicore__ void real_name(GM_ADDR x) { (void)x; }\n')
+    src.write_text('#include "kernel_operator.h"\n'
+                   'extern "C" __global__ __aicore__ void real_name(GM_ADDR x) { (void)x; }\n')
     report = runner.run_kernel([src], "other_name", 1, [Arg.workspace(32)])
     assert report.status == "compile-error"
     assert "kernel entry 'other_name' not found" in report.message

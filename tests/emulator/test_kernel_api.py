@@ -28,7 +28,8 @@ def only_finding(name: str, report) -> dict:
 
 def test_gather_mask_keeps_the_pattern_bits_elements_and_counts_them():
     x = np.arange(64, dtype=np.float32)
-    out = ok(run("gather_mask", 1, [Arg.input(x), Arg.output("float32", 32), Arg.output("float32", 8), Arg.output("int32", 2)]))
+    out = ok(run("gather_mask", 1, [Arg.input(x), Arg.output("float32", 32), Arg.output("float32", 8),
+                                    Arg.output("int32", 2)]))
     np.testing.assert_array_equal(out[1], x[::2])
     np.testing.assert_array_equal(out[2][:3], [1, 2, 63])
     np.testing.assert_array_equal(out[3], [32, 3])
@@ -77,7 +78,8 @@ def test_a_failed_assert_stops_the_kernel_with_its_message():
 
 
 def test_event_ids_beyond_7_are_api_misuse():
-    f = only_finding("bug_event_id", run("bug_event_id", 1, [Arg.input(np.ones(8, np.float32)), Arg.output("float32", 8)]))
+    f = only_finding("bug_event_id",
+                     run("bug_event_id", 1, [Arg.input(np.ones(8, np.float32)), Arg.output("float32", 8)]))
     assert "event ID 8" in f["message"]
 
 
@@ -113,7 +115,8 @@ def test_the_ub_limit_is_what_get_core_mem_size_reports(case):
     MultiKernelBench's own add example does on the NPU); past the physical UB is a finding."""
     soc = get_soc()
     usable = soc.ub_usable  # PlatformAscendC::GetCoreMemSize(UB) reports the same number
-    per_buffer = {"aligned": usable // 6 // 32 * 32, "unaligned": usable // 6, "past-physical": soc.ub_bytes // 6 + 32}[case]
+    per_buffer = {"aligned": usable // 6 // 32 * 32, "unaligned": usable // 6,
+                  "past-physical": soc.ub_bytes // 6 + 32}[case]
     report = run("ub_from_platform", 1, [Arg.output("float32", 8), Arg.tiling(pack_tiling([("uint32", per_buffer)]))])
     if case == "past-physical":
         assert report.status == "findings", report.summary()
@@ -176,4 +179,5 @@ def test_sort32_takes_only_the_score_types_its_page_lists(tmp_path):
     r = _compile(tmp_path, "    TPipe pipe;\n    TBuf<TPosition::VECCALC> b;\n    pipe.InitBuffer(b, 1024);\n"
                            "    LocalTensor<int32_t> t = b.Get<int32_t>();\n"
                            "    Sort32(t, t, t.ReinterpretCast<uint32_t>(), 1);")
-    assert not r.ok and "Sort32 supports only half, float on Atlas A2/A3 (API reference: Sort32)" in r.errors[0]["message"]
+    assert not r.ok
+    assert "Sort32 supports only half, float on Atlas A2/A3 (API reference: Sort32)" in r.errors[0]["message"]

@@ -33,7 +33,8 @@ def test_add_double_buffered_over_8_cores():
 def test_add_with_unaligned_slices_uses_datacopypad():
     n = 4 * 250  # 1000 B per core: not a multiple of 32
     x, y = RNG.standard_normal(n, dtype=np.float32), RNG.standard_normal(n, dtype=np.float32)
-    out = expect_ok(run("add_pad", 4, [Arg.input(x), Arg.input(y), Arg.output("float32", n), Arg.tiling(pack_tiling([("uint32", 250)]))]))
+    out = expect_ok(run("add_pad", 4, [Arg.input(x), Arg.input(y), Arg.output("float32", n),
+                                       Arg.tiling(pack_tiling([("uint32", 250)]))]))
     np.testing.assert_array_equal(out[2], x + y)
 
 
@@ -78,8 +79,8 @@ def test_fp16_fp32_cast_roundtrip_rounds_to_nearest_even():
 def test_compare_and_select_tensor_and_scalar_modes():
     n = 2 * 1024
     x, y = RNG.standard_normal(n, dtype=np.float32), RNG.standard_normal(n, dtype=np.float32)
-    out = expect_ok(run("compare_select", 2, [Arg.input(x), Arg.input(y), Arg.output("float32", n), Arg.output("float32", n),
-                                              Arg.tiling(pack_tiling([("uint32", 1024)]))]))
+    out = expect_ok(run("compare_select", 2, [Arg.input(x), Arg.input(y), Arg.output("float32", n),
+                                              Arg.output("float32", n), Arg.tiling(pack_tiling([("uint32", 1024)]))]))
     np.testing.assert_array_equal(out[2], np.where(x > y, x, np.float32(0.5) * y))
     np.testing.assert_array_equal(out[3], np.where(x >= 0, x, np.float32(-1)))
 
@@ -96,14 +97,16 @@ def test_whole_reduce_sum_and_max_per_repeat():
 def test_brcb_spreads_each_value_over_a_block_for_a_per_row_broadcast():
     x = RNG.standard_normal((16, 24), dtype=np.float32)
     s = RNG.standard_normal(16, dtype=np.float32)
-    out = expect_ok(run("brcb_row_scale", 1, [Arg.input(x), Arg.input(s), Arg.output("float32", (16, 24)), Arg.workspace(0)]))
+    out = expect_ok(run("brcb_row_scale", 1, [Arg.input(x), Arg.input(s), Arg.output("float32", (16, 24)),
+                                              Arg.workspace(0)]))
     np.testing.assert_array_equal(out[2], x * s[:, None])
 
 
 def test_block_reduce_then_whole_reduce_row_sums():
     rows = 2 * 16
     x = RNG.standard_normal((rows, 512), dtype=np.float32)
-    out = expect_ok(run("block_reduce", 2, [Arg.input(x), Arg.output("float32", rows), Arg.tiling(pack_tiling([("uint32", rows)]))]))
+    out = expect_ok(run("block_reduce", 2, [Arg.input(x), Arg.output("float32", rows),
+                                            Arg.tiling(pack_tiling([("uint32", rows)]))]))
     np.testing.assert_allclose(out[1], x.sum(axis=1), rtol=1e-5, atol=1e-4)
 
 
@@ -111,7 +114,8 @@ def test_tail_core_takes_the_unaligned_remainder():
     n, cores = 10001, 8
     chunk = (n // cores + 7) // 8 * 8
     x = RNG.standard_normal(n, dtype=np.float32)
-    out = expect_ok(run("tail_core", cores, [Arg.input(x), Arg.output("float32", n), Arg.tiling(pack_tiling([("uint32", n), ("uint32", chunk)]))]))
+    out = expect_ok(run("tail_core", cores, [Arg.input(x), Arg.output("float32", n),
+                                             Arg.tiling(pack_tiling([("uint32", n), ("uint32", chunk)]))]))
     np.testing.assert_allclose(out[1], x * np.float32(3) + np.float32(1), rtol=1e-6, atol=1e-6)
 
 
@@ -129,7 +133,8 @@ def test_atomic_add_sums_across_cores_deterministically():
 def test_gelu_tanh_formula():
     n = 4 * 4096
     x = RNG.standard_normal(n, dtype=np.float32) * 3
-    out = expect_ok(run("gelu_tanh", 4, [Arg.input(x), Arg.output("float32", n), Arg.tiling(pack_tiling([("uint32", n), ("uint32", 1024)]))]))
+    out = expect_ok(run("gelu_tanh", 4, [Arg.input(x), Arg.output("float32", n),
+                                         Arg.tiling(pack_tiling([("uint32", n), ("uint32", 1024)]))]))
     xd = x.astype(np.float64)
     ref = 0.5 * xd * (1 + np.tanh(np.sqrt(2 / np.pi) * (xd + 0.044715 * xd ** 3)))
     np.testing.assert_allclose(out[1], ref, rtol=1e-5, atol=1e-6)
@@ -139,14 +144,16 @@ def test_bfloat16_tensors_travel_as_uint16_bits():
     n = 2 * 1024
     xf, yf = RNG.standard_normal(n, dtype=np.float32), RNG.standard_normal(n, dtype=np.float32)
     x, y = float32_to_bf16(xf), float32_to_bf16(yf)
-    out = expect_ok(run("bf16_add", 2, [Arg.input(x), Arg.input(y), Arg.output("bfloat16", n), Arg.tiling(pack_tiling([("uint32", n)]))]))
+    out = expect_ok(run("bf16_add", 2, [Arg.input(x), Arg.input(y), Arg.output("bfloat16", n),
+                                        Arg.tiling(pack_tiling([("uint32", n)]))]))
     assert out[2].dtype == np.uint16
     np.testing.assert_array_equal(out[2], float32_to_bf16(bf16_to_float32(x) + bf16_to_float32(y)))
 
 
 def test_repeat_form_bit_mask_and_continuous_mask():
     x, y = RNG.standard_normal(256, dtype=np.float32), RNG.standard_normal(256, dtype=np.float32)
-    out = expect_ok(run("repeat_mask", 1, [Arg.input(x), Arg.input(y), Arg.output("float32", 256), Arg.output("float32", 256)]))
+    out = expect_ok(run("repeat_mask", 1, [Arg.input(x), Arg.input(y), Arg.output("float32", 256),
+                                           Arg.output("float32", 256)]))
     even = np.arange(256) % 2 == 0
     np.testing.assert_array_equal(out[2], np.where(even, x + y, np.float32(-1)))
     first_half = np.arange(256) % 64 < 32
@@ -171,7 +178,8 @@ int main() {{
 }}
 ''')
     exe = tmp_path / "host"
-    cmd = ["g++", *runner.BASE_FLAGS, "-isystem", str(runner.INCLUDE_DIR), str(host), str(runner._runtime_object()), "-o", str(exe)]
+    cmd = ["g++", *runner.BASE_FLAGS, "-isystem", str(runner.INCLUDE_DIR), str(host), str(runner._runtime_object()),
+           "-o", str(exe)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and r.stdout.strip() == "OK", r.stdout + r.stderr
@@ -190,14 +198,16 @@ def test_cast_rounding_modes_to_half_and_int32():
     x = np.concatenate([RNG.standard_normal(200).astype(np.float32) * 50,
                         np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.0, -3.0], np.float32),
                         (np.arange(48, dtype=np.float32) - 24) / 4 + np.float32(1e-3)]).astype(np.float32)
-    out = expect_ok(run("cast_modes", 1, [Arg.input(x), Arg.output("float16", (6, 256)), Arg.output("int32", (5, 256))]))
+    out = expect_ok(run("cast_modes", 1, [Arg.input(x), Arg.output("float16", (6, 256)),
+                                          Arg.output("int32", (5, 256))]))
     h, lo, hi = _half_neighbours(x)
     exact = h.astype(np.float32) == x
     dl, dh = x - lo.astype(np.float32), hi.astype(np.float32) - x
     away = np.where(x > 0, hi, lo)
     round_half_away = np.where(exact, h, np.where(dl == dh, away, h))
     odd = np.where(exact, h, np.where(lo.view(np.uint16) & 1, lo, hi))
-    expect_half = [h, np.where(exact, h, lo), np.where(exact, h, hi), np.where(exact, h, np.where(x > 0, lo, hi)), round_half_away, odd]
+    expect_half = [h, np.where(exact, h, lo), np.where(exact, h, hi), np.where(exact, h, np.where(x > 0, lo, hi)),
+                   round_half_away, odd]
     for m, ref in enumerate(expect_half):
         np.testing.assert_array_equal(out[1][m], ref, err_msg=f"half mode {m}")
     expect_int = [np.rint(x), np.floor(x), np.ceil(x), np.trunc(x), np.sign(x) * np.floor(np.abs(x) + 0.5)]

@@ -34,7 +34,8 @@ def tiling_gen():
 
 
 def host_tiling(gen, m, n, k, dtype, trans_b=False, bias=False, dim=8, base=None) -> bytes:
-    args = [str(gen), str(m), str(n), str(k), str(DTYPES[dtype]), str(int(trans_b)), str(int(bias)), str(dim), *map(str, base or ())]
+    args = [str(gen), str(m), str(n), str(k), str(DTYPES[dtype]), str(int(trans_b)), str(int(bias)), str(dim),
+            *map(str, base or ())]
     r = subprocess.run(args, capture_output=True, env={**os.environ, **runner.soc_env("Ascend910B2")}, timeout=60)
     assert r.returncode == 0, r.stderr.decode()
     return r.stdout
@@ -61,8 +62,8 @@ def run_matmul_api(cube: bytes, dtype, a, b, bias, m, n, trans_b):
     out_dtype = "int32" if dtype == "int8" else "float32"
     head = pack_tiling([("uint32", DTYPES[dtype]), ("uint32", int(trans_b))])
     blocks = (field(cube, USED_CORE_NUM) + 1) // 2  # a mixed kernel: two vector cores per block
-    return run("matmul_api", blocks, [Arg.input(a), Arg.input(b), Arg.input(bias), Arg.output(out_dtype, (m, n)), Arg.workspace(1024),
-                                      Arg.tiling(head + cube)])
+    return run("matmul_api", blocks, [Arg.input(a), Arg.input(b), Arg.input(bias), Arg.output(out_dtype, (m, n)),
+                                      Arg.workspace(1024), Arg.tiling(head + cube)])
 
 
 @pytest.mark.parametrize("dtype,m,n,k,trans_b,with_bias,dim", [
@@ -76,7 +77,8 @@ def test_host_tiling_drives_the_kernel_matmul(tiling_gen, dtype, m, n, k, trans_
     cube = host_tiling(tiling_gen, m, n, k, dtype, trans_b, with_bias, dim)
     assert 1 <= field(cube, USED_CORE_NUM) <= dim
     a, b, fa, fb = operands(dtype, m, n, k, trans_b)
-    bias = (RNG.integers(-1000, 1000, n).astype(np.int32) if dtype == "int8" else RNG.standard_normal(n).astype(np.float32))
+    bias = (RNG.integers(-1000, 1000, n).astype(np.int32) if dtype == "int8"
+            else RNG.standard_normal(n).astype(np.float32))
     report = run_matmul_api(cube, dtype, a, b, bias, m, n, trans_b)
     assert report.status == "ok", report.summary()
     ref = fa @ (fb.T if trans_b else fb) + (bias if with_bias else 0)
@@ -104,8 +106,9 @@ def test_matmul_blocks_in_ub_feed_a_vector_epilogue(tiling_gen):
     bias = RNG.standard_normal(n).astype(np.float32)
     head = pack_tiling([("float", alpha), ("uint32", 0)])
     blocks = (field(cube, USED_CORE_NUM) + 1) // 2
-    report = run("matmul_leakyrelu", blocks, [Arg.input(a), Arg.input(b), Arg.input(bias), Arg.output("float32", (m, n)),
-                                              Arg.workspace(1024), Arg.tiling(head + cube)])
+    report = run("matmul_leakyrelu", blocks, [Arg.input(a), Arg.input(b), Arg.input(bias),
+                                              Arg.output("float32", (m, n)), Arg.workspace(1024),
+                                              Arg.tiling(head + cube)])
     assert report.status == "ok", report.summary()
     y = fa @ fb + bias
     np.testing.assert_allclose(report.outputs[3], np.where(y > 0, y, np.float32(alpha) * y), rtol=1e-5, atol=1e-4)
@@ -119,8 +122,8 @@ def test_no_set_tail_makes_the_edge_cores_read_and_write_past_their_parts(tiling
     a, b, _, _ = operands("half", m, n, k, False)
     head = pack_tiling([("uint32", 0), ("uint32", 0)])
     report = run("bug_matmul_no_tail", (field(cube, USED_CORE_NUM) + 1) // 2,
-                 [Arg.input(a), Arg.input(b), Arg.input(np.zeros(n, np.float32)), Arg.output("float32", (m, n)), Arg.workspace(1024),
-                  Arg.tiling(head + cube)])
+                 [Arg.input(a), Arg.input(b), Arg.input(np.zeros(n, np.float32)), Arg.output("float32", (m, n)),
+                  Arg.workspace(1024), Arg.tiling(head + cube)])
     where = {(f["file"], f["line"]) for f in report.findings}
     assert where == {(str(KERNELS / "bug_matmul_no_tail.cpp"), line)}, report.summary()
     assert {kind, "gm-out-of-bounds"} <= {f["kind"] for f in report.findings}, report.summary()
@@ -141,9 +144,12 @@ def test_an_op_projects_tiling_struct_holds_the_host_tiling(tmp_path):
         "int make(uint8_t* buf, size_t cap) {\n"
         "    matmul_tiling::MultiCoreMatmulTiling tiling;\n"
         "    tiling.SetDim(2);\n"
-        "    tiling.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);\n"
-        "    tiling.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);\n"
-        "    tiling.SetCType(matmul_tiling::TPosition::LCM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);\n"
+        "    tiling.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, "
+        "matmul_tiling::DataType::DT_FLOAT16);\n"
+        "    tiling.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, "
+        "matmul_tiling::DataType::DT_FLOAT16);\n"
+        "    tiling.SetCType(matmul_tiling::TPosition::LCM, matmul_tiling::CubeFormat::ND, "
+        "matmul_tiling::DataType::DT_FLOAT);\n"
         "    tiling.SetShape(1024, 640, 256);\n"
         "    tiling.SetOrgShape(1024, 640, 256);\n"
         "    tiling.SetFixSplit(128, 128, -1);\n"

@@ -57,8 +57,8 @@ def test_a_tiling_function_that_sets_no_block_dim_is_an_error(tmp_path):
     host = tmp_path / "axpby_custom.cpp"
     host.write_text((d / "axpby_custom.cpp").read_text().replace("context->SetBlockDim(blockDim);", "(void)blockDim;"))
     (tmp_path / "axpby_custom_tiling.h").write_text((d / "axpby_custom_tiling.h").read_text())
-    r = run_op([host, d / "axpby_custom_kernel.cpp"], "AxpbyCustom", [np.ones(64, np.float32)] * 2, [("float32", (64,))], [1.0],
-               tiling_header=tmp_path / "axpby_custom_tiling.h")
+    r = run_op([host, d / "axpby_custom_kernel.cpp"], "AxpbyCustom", [np.ones(64, np.float32)] * 2,
+               [("float32", (64,))], [1.0], tiling_header=tmp_path / "axpby_custom_tiling.h")
     assert r.status == "error" and r.message == "AxpbyCustom's TilingFunc set no block dim (context->SetBlockDim)"
 
 
@@ -77,7 +77,8 @@ def test_softmax_with_its_host_tiling_writes_the_rows_and_their_max_and_sum_bloc
         assert r.status == "ok" and not r.notes, r.summary()
         xf = x.astype(np.float64)
         np.testing.assert_allclose(r.outputs[0].astype(np.float64), _softmax_rows(xf), atol=tol, rtol=tol)
-        np.testing.assert_array_equal(r.outputs[1], np.repeat(x.astype(np.float32).max(axis=1, keepdims=True), 8, axis=1))
+        np.testing.assert_array_equal(r.outputs[1],
+                                      np.repeat(x.astype(np.float32).max(axis=1, keepdims=True), 8, axis=1))
         sums = np.exp(xf - xf.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
         np.testing.assert_allclose(r.outputs[2], np.repeat(sums, 8, axis=1), rtol=1e-5)
 

@@ -82,7 +82,8 @@ def test_a_kernel_that_sets_and_waits_flags_itself_runs_in_the_extension_process
     """SetFlag / WaitFlag feed the pipe-order model, which needs the SoC's memory sizes: inside a
     torch extension they come from the SoC the process emulates, not a runner spec."""
     edit = ("kernel/leaky_relu_kernel.cpp", "        AscendC::LeakyRelu(yl, xl, T(slope), n);\n",
-            "        AscendC::LeakyRelu(yl, xl, T(slope), n);\n        AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);\n"
+            "        AscendC::LeakyRelu(yl, xl, T(slope), n);\n"
+            "        AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);\n"
             "        AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);\n")
     v = check_submission(direct_submission(tmp_path / "leaky.json", edit), LEAKY_REF)
     assert v.status == "correct", v.summary()
@@ -96,15 +97,18 @@ def test_a_ragged_tail_copied_with_datacopy_is_rejected_and_located(tmp_path):
     assert v.status == "incorrect", v.summary()
     kernel = (HERE / "leaky_relu_direct" / "kernel" / "leaky_relu_kernel.cpp").read_text().splitlines()
     line = next(i for i, ln in enumerate(kernel, 1) if "AscendC::DataCopy(yGm[off], yl, n);" in ln)
-    assert [(f["kind"], f["source"]) for f in v.findings] == [("unaligned-datacopy", f"kernel/leaky_relu_kernel.cpp:{line}")]
+    expected = [("unaligned-datacopy", f"kernel/leaky_relu_kernel.cpp:{line}")]
+    assert [(f["kind"], f["source"]) for f in v.findings] == expected
 
 
 def test_a_six_string_kernel_reading_other_cores_rows_is_rejected_and_located(gelu_six, tmp_path):
-    sub, line = six_variant(gelu_six, tmp_path, "kernel_src", "xGm[(r - rBegin) * tiling.N + cStart]", "xGm[r * tiling.N + cStart]")
+    sub, line = six_variant(gelu_six, tmp_path, "kernel_src", "xGm[(r - rBegin) * tiling.N + cStart]",
+                            "xGm[r * tiling.N + cStart]")
     v = check_submission(sub, GELU_REF)
     assert v.status == "incorrect", v.summary()
     oob = [f for f in v.findings if f["kind"] == "gm-out-of-bounds"]
-    assert oob and oob[0]["source"].startswith("kernel_src:") and oob[0]["source"].endswith(f"(submission line {line})"), v.summary()
+    assert (oob and oob[0]["source"].startswith("kernel_src:")
+            and oob[0]["source"].endswith(f"(submission line {line})")), v.summary()
     # the cores in the middle read past their SetGlobalBuffer length but inside x: a note, not a bug
     assert {n["kind"] for n in v.notes} == {"gm-beyond-buffer"}
 
@@ -169,7 +173,8 @@ def test_the_anti_hack_rule_allows_allocation_and_the_extension():
 
 def test_the_anti_hack_rule_finds_compute_in_helpers_forward_calls():
     src = ("import torch\nimport torch.nn.functional as F\ndef helper(x):\n    return F.relu(x)\n"
-           "class ModelNew(torch.nn.Module):\n    def forward(self, x):\n        y = helper(x)\n        return y.sum()\n")
+           "class ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+           "        y = helper(x)\n        return y.sum()\n")
     found = mkb.anti_hack(src)
     assert not found.passed
     assert sorted((v.line, v.call) for v in found.violations) == [(4, "F.relu"), (8, "y.sum()")]

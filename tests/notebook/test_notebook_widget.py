@@ -38,7 +38,8 @@ def test_edit_saves_through_the_editor_and_rederives_later_steps(lab):
     view.select("init")
     view.edit_button.click()
     assert view.edit_box.layout.display == "flex" and view.edit_file.value == KERNEL
-    view.editor.value = view.editor.value.replace("using namespace AscendC;", "using namespace AscendC;  // from the widget")
+    view.editor.value = view.editor.value.replace("using namespace AscendC;",
+                                                  "using namespace AscendC;  // from the widget")
     view.save_edit_button.click()
     assert lab.step("init").status == "edited"
     assert "// from the widget" in lab.text(KERNEL, "align")

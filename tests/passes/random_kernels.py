@@ -31,7 +31,8 @@ def _expr(rng: random.Random, leaves: list[str], depth: int, masks: list[str]) -
     kind = rng.random()
     sub = lambda: _expr(rng, leaves, depth - 1, masks)  # noqa: E731
     if kind < 0.25:
-        return f"{rng.choice(UNARY)}({sub()})" if rng.random() < 0.6 else GUARDED[rng.choice(list(GUARDED))].format(x=sub())
+        return (f"{rng.choice(UNARY)}({sub()})" if rng.random() < 0.6
+                else GUARDED[rng.choice(list(GUARDED))].format(x=sub()))
     if kind < 0.55:
         op = rng.choice(BINARY)
         a, b = sub(), sub()
@@ -135,7 +136,8 @@ def _rows_expr(rng: random.Random, full: list[str], wide: list[str], depth: int)
     sub = lambda: _rows_expr(rng, full, wide, depth - 1)  # noqa: E731
     kind = rng.random()
     if kind < 0.2:
-        return f"{rng.choice(UNARY)}({sub()})" if rng.random() < 0.6 else GUARDED[rng.choice(list(GUARDED))].format(x=sub())
+        return (f"{rng.choice(UNARY)}({sub()})" if rng.random() < 0.6
+                else GUARDED[rng.choice(list(GUARDED))].format(x=sub()))
     if kind < 0.6:
         op = rng.choice(BINARY)
         a, b = sub(), sub()
@@ -236,7 +238,8 @@ def check_case(case: Case, *, emulate: bool = False, soc: str | None = None) -> 
         f"seed {case.seed}: plan {usage.total()} B ({usage.breakdown()}) vs InitBuffer {allocated} B\n{case.text}"
     used = {int(i) for i in __import__("re").findall(r"Scratch<\w+>\((\d+)\)", text)}
     assert len(used) == program.plan.scratch_slots, \
-        f"seed {case.seed}: the plan sizes {program.plan.scratch_slots} scratch slots, the kernel uses {sorted(used)}\n{case.text}"
+        (f"seed {case.seed}: the plan sizes {program.plan.scratch_slots} scratch slots, "
+         f"the kernel uses {sorted(used)}\n{case.text}")
     if emulate:
         rng = np.random.default_rng(case.seed)
         inputs = {}

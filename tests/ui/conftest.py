@@ -53,7 +53,8 @@ def page(browser, request):
     pg.set_default_timeout(30_000)
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" and "ascendcraft" in msg.text.lower() else None)
+    pg.on("console", lambda msg: errors.append(msg.text)
+          if msg.type == "error" and "ascendcraft" in msg.text.lower() else None)
     yield pg
     ARTIFACTS.mkdir(exist_ok=True)
     if request.node.rep_call.failed if hasattr(request.node, "rep_call") else False:

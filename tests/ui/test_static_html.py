@@ -20,7 +20,8 @@ def test_the_static_page_fits_a_laptop_notebook_column(browser, tmp_path):
     lab.accept("host")
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     try:
-        page.set_content(f'<body style="margin:0"><div id="out" style="width:{OUTPUT_WIDTH}px">{static_html(lab)}</div></body>')
+        page.set_content(f'<body style="margin:0"><div id="out" style="width:{OUTPUT_WIDTH}px">'
+                         f'{static_html(lab)}</div></body>')
         page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
         out = page.locator("#out")
         assert "KernelGelu" in out.inner_text(), "the steps' C++ is on the page"

@@ -54,7 +54,8 @@ def nb(lab, browser):
     # JupyterLab's shell); console errors only when they are the extension's.
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" and "ascendcraft" in msg.text.lower() else None)
+    page.on("console", lambda msg: errors.append(msg.text)
+            if msg.type == "error" and "ascendcraft" in msg.text.lower() else None)
     copy_notebooks(lab.root / "layout")
     view = NotebookPage(page, lab, f"layout/{TUTORIAL}").open()
     view.run_cells_through(view.cell_index("%%ascendcraft"))
@@ -166,7 +167,8 @@ def test_dragging_a_splitter_widens_a_pane_and_the_width_is_kept_in_the_settings
     assert len(widths) == 3 and widths[0] > 0.25 and abs(sum(widths) - 1) < 0.01, widths
     # A double click restores the default widths.
     nb.view.locator(".acl-splitter").first.dblclick()
-    nb.page.wait_for_function("() => Math.abs(document.querySelector('.acl-pane-dsl').getBoundingClientRect().width - %f) <= 2" % before)
+    nb.page.wait_for_function("() => Math.abs(document.querySelector('.acl-pane-dsl').getBoundingClientRect().width"
+                              " - %f) <= 2" % before)
 
 
 def test_the_height_grip_sets_the_pane_height_and_it_is_kept_in_the_settings(nb, lab):
@@ -185,7 +187,8 @@ def test_the_height_grip_sets_the_pane_height_and_it_is_kept_in_the_settings(nb,
     assert abs(code.bounding_box()["height"] - before - 100) <= 2
     assert saved_setting(lab, "paneHeight") == 520
     grip.dblclick()
-    nb.page.wait_for_function("() => document.querySelector('.acl-pane-final .acl-code').getBoundingClientRect().height < %f" % (before + 50))
+    nb.page.wait_for_function("() => document.querySelector('.acl-pane-final .acl-code').getBoundingClientRect()"
+                              ".height < %f" % (before + 50))
 
 
 def test_no_character_of_the_view_is_a_missing_glyph_box(nb):

@@ -1,7 +1,8 @@
 """`ascendcraft emulate`: run hand-written AscendC on the CPU emulator from the command line.
 
-    ascendcraft emulate SRC.cpp [SRC2.cpp ...] --entry NAME --block-dim N --arg SPEC ... --out-dir DIR [--soc Ascend910B2]
-                                 [--tiling-key K]   (the key TILING_KEY_IS(K) branches test; 0 when not given)
+    ascendcraft emulate SRC.cpp [SRC2.cpp ...] --entry NAME --block-dim N --arg SPEC ... --out-dir DIR
+                                 [--soc Ascend910B2] [--tiling-key K]
+                                 (K: the key TILING_KEY_IS(K) branches test; 0 when not given)
     ascendcraft emulate --program main.cpp kernel.cpp [-I DIR] [--run-in DIR] [-- ARGS]   (a host program, e.g.
                                  a sample's CPU-debug main.cpp: built against the emulator and run in DIR)
 
@@ -58,11 +59,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("sources", nargs="+", metavar="SRC", help="kernel source files (.cpp)")
     p.add_argument("--entry", required=True, help="the kernel entry (extern \"C\" __global__ __aicore__ function)")
     p.add_argument("--block-dim", required=True, type=int, help="number of logical cores (blocks)")
-    p.add_argument("--arg", action="append", default=[], metavar="SPEC", help="one kernel argument, in parameter order (forms below)")
+    p.add_argument("--arg", action="append", default=[], metavar="SPEC",
+                   help="one kernel argument, in parameter order (forms below)")
     p.add_argument("--out-dir", required=True, type=Path, help="where outputs and report.json go")
     p.add_argument("--soc", default=DEFAULT_SOC, help=f"SoC for the UB budget ({', '.join(SOCS)})")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds before the run is stopped")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR", help="extra include directory")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                   help="extra include directory")
     p.add_argument("--tiling-key", type=int, default=0, metavar="K",
                    help="the launch's tiling key (what SetTilingKey sets): TILING_KEY_IS(K) branches run (default 0)")
     return p
@@ -132,8 +135,10 @@ def program_main(argv: list[str]) -> int:
     from .runner import build_program, program_env
     p = _Parser(prog="ascendcraft emulate --program", description="Build and run a host program on the emulator.")
     p.add_argument("sources", nargs="+", metavar="SRC", help="the program's sources: main.cpp and the kernel files")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR", help="extra include directory")
-    p.add_argument("--run-in", type=Path, default=Path.cwd(), metavar="DIR", help="where the program runs (its input/ and output/)")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                   help="extra include directory")
+    p.add_argument("--run-in", type=Path, default=Path.cwd(), metavar="DIR",
+                   help="where the program runs (its input/ and output/)")
     p.add_argument("--soc", default=DEFAULT_SOC, help=f"SoC to emulate ({', '.join(SOCS)})")
     p.add_argument("--timeout", type=float, default=600.0)
     args = argv[argv.index("--") + 1:] if "--" in argv else []
@@ -164,7 +169,8 @@ def program_main(argv: list[str]) -> int:
         return code
     except subprocess.TimeoutExpired:
         procs.kill_group(proc)
-        print(f"ascendcraft emulate: the program did not finish within {ns.timeout:g} s and was stopped", file=sys.stderr)
+        print(f"ascendcraft emulate: the program did not finish within {ns.timeout:g} s and was stopped",
+              file=sys.stderr)
         return 1
     except BaseException:
         procs.kill_group(proc)

@@ -56,7 +56,8 @@ def apis() -> list[Api]:
                     dt = ", ".join(next(iter(lists.values())))
                 else:
                     dt = "; ".join(f"{n}: {', '.join(v)}" for n, v in lists.items())
-                out.append(Api(names, status.strip(), note.strip(), m["page"].strip(), path.relative_to(HERE).as_posix(), dt))
+                out.append(Api(names, status.strip(), note.strip(), m["page"].strip(),
+                               path.relative_to(HERE).as_posix(), dt))
     return out
 
 
@@ -65,7 +66,8 @@ def table() -> str:
     rows = ["| API | status | element types (Atlas A2/A3) | reference page | header |", "|---|---|---|---|---|"]
     for a in sorted(apis(), key=lambda a: (order.get(a.status, 3), a.header)):
         status = a.status + (f": {a.note}" if a.note else "")
-        rows.append(f"| {', '.join(f'`{n}`' for n in a.names)} | {status} | {a.dtypes or '—'} | {a.page} | `{a.header}` |")
+        rows.append(f"| {', '.join(f'`{n}`' for n in a.names)} | {status} | {a.dtypes or '—'} | {a.page} "
+                    f"| `{a.header}` |")
     return "\n".join(rows)
 
 

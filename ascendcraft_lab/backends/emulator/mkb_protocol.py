@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 SEED = 1024
 TRIALS = 5
-VALUE_PROFILES = ("reference", "normal", "uniform_signed", "small_magnitude", "large_magnitude", "near_one", "sparse_first")
+VALUE_PROFILES = ("reference", "normal", "uniform_signed", "small_magnitude", "large_magnitude", "near_one",
+                  "sparse_first")
 
 
 # ----------------------------------------------------------------------------- correctness
@@ -119,7 +120,8 @@ def compare(ref, new) -> Comparison:
         if not ok:
             bad = (diff > tol + tol * a.abs()) | (torch.isnan(b) != torch.isnan(a))
             idx = tuple(int(i) for i in (bad.nonzero()[0] if bad.any() else []))
-            first = f" first at index {list(idx)}: expected {float(a[idx]):.6g}, got {float(b[idx]):.6g};" if idx else ""
+            first = (f" first at index {list(idx)}: expected {float(a[idx]):.6g}, got {float(b[idx]):.6g};"
+                     if idx else "")
             msg = f"output mismatch:{first} max abs error {max_abs:.3g} (atol = rtol = {tol:g})"
         return Comparison(ok, msg, max_abs, max_rel, tol)
     if isinstance(ref, (tuple, list)) and isinstance(new, (tuple, list)):
@@ -131,7 +133,8 @@ def compare(ref, new) -> Comparison:
             if not c.ok:
                 c.message = f"output {k}: {c.message}"
                 return c
-            worst = Comparison(True, "", max(worst.max_abs, c.max_abs), max(worst.max_rel, c.max_rel), max(worst.tol, c.tol))
+            worst = Comparison(True, "", max(worst.max_abs, c.max_abs), max(worst.max_rel, c.max_rel),
+                               max(worst.tol, c.tol))
         return worst
     same = ref == new
     return Comparison(bool(same), "" if same else f"output mismatch: expected {ref!r}, got {new!r}")
@@ -139,16 +142,20 @@ def compare(ref, new) -> Comparison:
 
 # ----------------------------------------------------------------------------- the anti-hack rule
 
-TORCH_CREATION = frozenset({"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like",
-                            "tensor", "arange", "linspace", "as_tensor"})
-PLAIN_BUILTINS = frozenset({"min", "max", "abs", "len", "range", "int", "float", "bool", "list", "tuple", "str", "type", "isinstance",
-                            "print", "enumerate", "zip", "map", "filter", "sorted", "reversed", "hasattr", "getattr", "setattr"})
+TORCH_CREATION = frozenset({"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like",
+                            "full", "full_like", "tensor", "arange", "linspace", "as_tensor"})
+PLAIN_BUILTINS = frozenset({"min", "max", "abs", "len", "range", "int", "float", "bool", "list", "tuple", "str",
+                            "type", "isinstance", "print", "enumerate", "zip", "map", "filter", "sorted", "reversed",
+                            "hasattr", "getattr", "setattr"})
 COMPUTE_METHODS = frozenset({
-    "sum", "mean", "max", "min", "prod", "cumsum", "cumprod", "argmax", "argmin", "var", "std", "matmul", "mm", "bmm", "addmm",
-    "add", "sub", "mul", "div", "fmod", "remainder", "add_", "sub_", "mul_", "div_", "relu", "sigmoid", "tanh", "gelu", "silu",
-    "elu", "leaky_relu", "relu_", "sigmoid_", "tanh_", "exp", "log", "log2", "log10", "sqrt", "pow", "abs", "sin", "cos", "clamp",
-    "clamp_", "ceil", "floor", "round", "reciprocal", "neg", "sign", "softmax", "log_softmax", "norm", "layer_norm", "batch_norm",
-    "group_norm", "conv1d", "conv2d", "conv3d", "conv_transpose2d", "linear", "dropout", "softplus", "hardtanh", "hardswish",
+    "sum", "mean", "max", "min", "prod", "cumsum", "cumprod", "argmax", "argmin", "var", "std",
+    "matmul", "mm", "bmm", "addmm",
+    "add", "sub", "mul", "div", "fmod", "remainder", "add_", "sub_", "mul_", "div_",
+    "relu", "sigmoid", "tanh", "gelu", "silu", "elu", "leaky_relu", "relu_", "sigmoid_", "tanh_",
+    "exp", "log", "log2", "log10", "sqrt", "pow", "abs", "sin", "cos", "clamp", "clamp_", "ceil", "floor", "round",
+    "reciprocal", "neg", "sign",
+    "softmax", "log_softmax", "norm", "layer_norm", "batch_norm", "group_norm",
+    "conv1d", "conv2d", "conv3d", "conv_transpose2d", "linear", "dropout", "softplus", "hardtanh", "hardswish",
     "eq", "ne", "lt", "gt", "le", "ge", "where"})
 FUNCTIONAL = frozenset({"F", "functional", "torch.nn.functional", "nn.functional"})
 EXTENSION_NAMES = (r"_?\w+_ext$", r"\w+_ascendc\w*$", r"benchmark_ops$", r"custom_ops_lib$", r"cann_bench$", r"_C$")
@@ -171,7 +178,8 @@ class AntiHack:
 
     def to_dict(self) -> dict:
         return {"passed": self.passed, "error": self.error,
-                "violations": [{"line": v.line, "call": v.call, "reason": v.reason, "function": v.function} for v in self.violations]}
+                "violations": [{"line": v.line, "call": v.call, "reason": v.reason, "function": v.function}
+                               for v in self.violations]}
 
 
 def _name(node) -> tuple[str | None, str] | None:
@@ -235,7 +243,8 @@ def anti_hack(model_source: str) -> AntiHack:
     for fname, node in reachable:
         for c in ast.walk(node):
             if isinstance(c, ast.BinOp) and isinstance(c.op, ARITHMETIC):
-                out.append(Violation(c.lineno, type(c.op).__name__, "tensor arithmetic in the model must be done by the kernel", fname))
+                out.append(Violation(c.lineno, type(c.op).__name__,
+                                     "tensor arithmetic in the model must be done by the kernel", fname))
                 continue
             if not isinstance(c, ast.Call) or (r := _name(c)) is None:
                 continue
@@ -251,17 +260,19 @@ def anti_hack(model_source: str) -> AntiHack:
             elif qual == "self" and attr in methods:
                 continue
             elif attr in COMPUTE_METHODS and qual not in {"torch"} | FUNCTIONAL:
-                out.append(Violation(c.lineno, f"{qual}.{attr}()" if qual else f"{attr}()", "a tensor compute method in the model", fname))
+                out.append(Violation(c.lineno, f"{qual}.{attr}()" if qual else f"{attr}()",
+                                     "a tensor compute method in the model", fname))
             elif qual == "self" and attr != "forward":
-                out.append(Violation(c.lineno, f"self.{attr}(...)", "an nn.Module call in the model may hide PyTorch compute", fname))
+                out.append(Violation(c.lineno, f"self.{attr}(...)",
+                                     "an nn.Module call in the model may hide PyTorch compute", fname))
     if out:
         return AntiHack(False, out)
     for fname, node in reachable:
         for c in ast.walk(node):
             if isinstance(c, ast.For) and isinstance(c.iter, ast.Call) and _name(c.iter) == (None, "range") \
                     and isinstance(c.target, ast.Name) and _indexes(c, c.target.id) and _computes(c):
-                out.append(Violation(c.lineno, f"for {c.target.id} in range(...)", "a Python loop over tensor elements that computes",
-                                     fname))
+                out.append(Violation(c.lineno, f"for {c.target.id} in range(...)",
+                                     "a Python loop over tensor elements that computes", fname))
     return AntiHack(not out, out)
 
 

@@ -8,7 +8,8 @@ process through files (raw bytes, memory-mapped by the child), and turns what co
 
 Python API
 ----------
-``run_kernel(sources, entry, block_dim, args, *, soc=DEFAULT_SOC, timeout=60, extra_flags=(), include_dirs=(), trace=None) -> Report``
+``run_kernel(sources, entry, block_dim, args, *, soc=DEFAULT_SOC, timeout=60, extra_flags=(),
+include_dirs=(), trace=None) -> Report``
     Compile (or reuse the cached binary), run blocks ``0..block_dim-1`` and collect outputs and
     sanitizer findings. ``args`` are in the kernel's parameter order. ``trace=PATH`` writes the
     run's pipe trace there (``acemu/trace.h``; ``ascendcraft_lab.perf`` reads it).
@@ -84,8 +85,8 @@ CXX = os.environ.get("CXX", "g++")
 # -march=native: the binary only ever runs on the machine that built it (the CPU is in the cache key).
 # -fvect-cost-model=dynamic: lets -O2 vectorise loops that need an alias check (dst may equal src).
 # -fno-strict-aliasing: kernels reinterpret GM and UB bytes freely, as the device compiler allows.
-BASE_FLAGS = ("-std=c++17", "-O2", "-fvect-cost-model=dynamic", "-fno-math-errno", "-fno-strict-aliasing", "-march=native", "-pthread",
-              "-fPIC")
+BASE_FLAGS = ("-std=c++17", "-O2", "-fvect-cost-model=dynamic", "-fno-math-errno", "-fno-strict-aliasing",
+              "-march=native", "-pthread", "-fPIC")
 WARN_FLAGS = ("-Wall", "-Wextra")
 # The emulator is a CPU twin: kernels see the documented CPU-debug switches (ASCENDC_CPU_DEBUG, and
 # __CCE_KT_TEST__ of older samples) that hide their NPU-only launch code.
@@ -98,10 +99,11 @@ def soc_flags(soc: str | None = None) -> list[str]:
 
 STATUSES = ("ok", "findings", "compile-error", "crash", "timeout", "error")  # error: the host side failed (run_op)
 FINDING_KINDS = ("ub-overflow", "unaligned-datacopy", "unaligned-ub-address", "queue-misuse", "gm-out-of-bounds",
-                 "uninitialised-ub-read", "gm-race", "repeat-overflow", "sync-all-mismatch", "sync-all-workspace", "api-misuse",
+                 "uninitialised-ub-read", "gm-race", "repeat-overflow",
+                 "sync-all-mismatch", "sync-all-workspace", "api-misuse",
                  # the cube (acemu/cube.h, acemu/matmul.h)
-                 "l1-overflow", "l0-overflow", "unaligned-fractal", "uninitialised-cube-read", "pipe-hazard", "wrong-position",
-                 "cube-param", "cross-core-sync")
+                 "l1-overflow", "l0-overflow", "unaligned-fractal", "uninitialised-cube-read", "pipe-hazard",
+                 "wrong-position", "cube-param", "cross-core-sync")
 # Reported, but not bugs: the run stays "ok" and they come back in Report.notes.
 NOTE_KINDS = ("gm-beyond-buffer", "ub-reserved")
 
@@ -188,7 +190,8 @@ def float32_to_bf16(x: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # Results
 # --------------------------------------------------------------------------------------------
-_DIAG_RE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>fatal error|error|warning|note): (?P<msg>.*)$")
+_DIAG_RE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): "
+                      r"(?P<sev>fatal error|error|warning|note): (?P<msg>.*)$")
 _LINK_RE = re.compile(r"undefined reference to `(?P<sym>[^']+)'")
 
 
@@ -220,7 +223,8 @@ def parse_diagnostics(stderr: str) -> list[dict]:
         if m:
             sev = "error" if m["sev"] == "fatal error" else m["sev"]
             d = {"file": m["file"], "line": int(m["line"]), "col": int(m["col"]), "severity": sev, "message": m["msg"]}
-            if sev == "note" and ("to type \u2018acemu::CallSite\u2019" in m["msg"] or "to type 'acemu::CallSite'" in m["msg"]):
+            callsite = "to type \u2018acemu::CallSite\u2019" in m["msg"] or "to type 'acemu::CallSite'" in m["msg"]
+            if sev == "note" and callsite:
                 err = next((x for x in reversed(diags) if x["severity"] == "error"), None)
                 if err is not None and "no overload" not in err["message"]:
                     err["message"] += (" (no overload of this API takes an argument in that position: check the API "
@@ -234,7 +238,8 @@ def parse_diagnostics(stderr: str) -> list[dict]:
             continue
         m = _LINK_RE.search(raw)
         if m:
-            diags.append({"file": "", "line": 0, "col": 0, "severity": "error", "message": f"undefined reference to `{m['sym']}'"})
+            diags.append({"file": "", "line": 0, "col": 0, "severity": "error",
+                          "message": f"undefined reference to `{m['sym']}'"})
         elif "ld returned" in raw or raw.startswith("collect2"):
             diags.append({"file": "", "line": 0, "col": 0, "severity": "error", "message": raw.strip()})
     return diags
@@ -298,7 +303,8 @@ class Report:
                 lines.append(f"  {where}error: {d['message']}")
         for f in self.findings:
             times = f" (x{f['count']})" if f.get("count", 1) > 1 else ""
-            lines.append(f"  {f['file']}:{f['line']}: {f['kind']} in {f['api']}, block {f['block']}{times}: {f['message']}")
+            lines.append(f"  {f['file']}:{f['line']}: {f['kind']} in {f['api']}, block {f['block']}{times}: "
+                         f"{f['message']}")
         for f in self.notes:
             lines.append(f"  {f['file']}:{f['line']}: note: {f['kind']} in {f['api']}: {f['message']}")
         t = self.timings
@@ -454,8 +460,8 @@ def _runtime_object() -> Path:
         objs = []
         for src in RUNTIME_SOURCES:
             o = work / (src.stem + ".o")
-            cmd = [CXX, *BASE_FLAGS, f'-DACEMU_DEFAULT_SOC="{get_soc(DEFAULT_SOC).emulator_line()}"', "-isystem", str(INCLUDE_DIR),
-                   "-c", str(src), "-o", str(o)]
+            cmd = [CXX, *BASE_FLAGS, f'-DACEMU_DEFAULT_SOC="{get_soc(DEFAULT_SOC).emulator_line()}"',
+                   "-isystem", str(INCLUDE_DIR), "-c", str(src), "-o", str(o)]
             r = procs.run(cmd)
             if r.returncode != 0:
                 raise RuntimeError(f"building the emulator runtime failed:\n{r.stderr}")
@@ -499,7 +505,8 @@ def _harness_source(entry: str, n_args: int) -> str:
         "  if (limit) alarm(static_cast<unsigned>(std::atol(limit)));\n"
         "#endif\n"
         "}\n"
-        f"int main(int argc, char** argv) {{ acemu_watch_parent(); return acemu::rt::harness_main(argc, argv, {n_args}, acemu_launch); }}\n"
+        f"int main(int argc, char** argv) {{ acemu_watch_parent(); "
+        f"return acemu::rt::harness_main(argc, argv, {n_args}, acemu_launch); }}\n"
     )
 
 
@@ -526,7 +533,8 @@ def _rebase_text(text: str, old: str, new: str) -> str:
 def _rebase_findings(findings: list[dict], root: Path) -> list[dict]:
     """Findings name the files relative to the build's common folder (-ffile-prefix-map): back to
     the paths of this run's sources."""
-    return [dict(f, file=str(root / f["file"])) if f.get("file") and not os.path.isabs(f["file"]) and f["file"] != "?" else f
+    return [dict(f, file=str(root / f["file"]))
+            if f.get("file") and not os.path.isabs(f["file"]) and f["file"] != "?" else f
             for f in findings]
 
 
@@ -562,10 +570,10 @@ def compile_sources(
         return _syntax_check(sources, extra_flags, include_dirs, soc)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
         raise ValueError(f"entry must be a C identifier, got {entry!r}")
-    missing = (f"kernel entry '{entry}' not found: define it as extern \"C\" __global__ __aicore__ void {entry}(GM_ADDR ...) "
-               f"with {n_args} parameters")
-    return build_binary(sources, _harness_source(entry, n_args), extra_flags=extra_flags, include_dirs=include_dirs, soc=soc,
-                        undefined_hint=(entry, missing))
+    missing = (f"kernel entry '{entry}' not found: define it as extern \"C\" __global__ __aicore__ void "
+               f"{entry}(GM_ADDR ...) with {n_args} parameters")
+    return build_binary(sources, _harness_source(entry, n_args), extra_flags=extra_flags, include_dirs=include_dirs,
+                        soc=soc, undefined_hint=(entry, missing))
 
 
 def _flags(extra_flags: Sequence[str], soc: str | None) -> list[str]:
@@ -575,7 +583,8 @@ def _flags(extra_flags: Sequence[str], soc: str | None) -> list[str]:
 def _missing(srcs: Sequence[Path]) -> CompileResult | None:
     for s in srcs:
         if not s.is_file():
-            return CompileResult(False, None, [{"file": str(s), "line": 0, "col": 0, "severity": "error", "message": "no such source file"}],
+            return CompileResult(False, None, [{"file": str(s), "line": 0, "col": 0, "severity": "error",
+                                                "message": "no such source file"}],
                                  f"{s}: no such file", 0.0, False)
     return None
 
@@ -595,7 +604,8 @@ def _syntax_check(sources, extra_flags, include_dirs, soc) -> CompileResult:
             more += fl
         cmd = [CXX, *_flags(extra_flags, soc), "-fsyntax-only", *inc_flags, *more, *prepared]
         r = procs.run(cmd)
-        return CompileResult(r.returncode == 0, None, parse_diagnostics(r.stderr), r.stderr, time.perf_counter() - t0, False)
+        return CompileResult(r.returncode == 0, None, parse_diagnostics(r.stderr), r.stderr,
+                             time.perf_counter() - t0, False)
     finally:
         procs.remove_scratch(work)
 
@@ -639,7 +649,8 @@ def _object(src: Path, flags: list[str], inc_flags: list[str], incs: list[Path],
     if obj.exists() and meta.exists():
         m = json.loads(meta.read_text())
         _touch(obj)
-        return obj, _rebase_diagnostics(m["diagnostics"], ROOT_MARK, prefix), _rebase_text(m["stderr"], ROOT_MARK, prefix)
+        return (obj, _rebase_diagnostics(m["diagnostics"], ROOT_MARK, prefix),
+                _rebase_text(m["stderr"], ROOT_MARK, prefix))
     prepared, more = prepare_source(src, work / "src")
     tmp = work / f"{h.hexdigest()[:16]}.o"
     remap = [f"-ffile-prefix-map={prefix}="] if prefix else []
@@ -648,7 +659,8 @@ def _object(src: Path, flags: list[str], inc_flags: list[str], incs: list[Path],
     diags = parse_diagnostics(r.stderr)
     if r.returncode != 0:
         if not any(d["severity"] == "error" for d in diags):
-            diags.append({"file": str(src), "line": 0, "col": 0, "severity": "error", "message": r.stderr.strip()[-2000:] or "compiler failed"})
+            diags.append({"file": str(src), "line": 0, "col": 0, "severity": "error",
+                          "message": r.stderr.strip()[-2000:] or "compiler failed"})
         return None, diags, r.stderr
     obj.parent.mkdir(parents=True, exist_ok=True)
     tmp_meta = meta.with_suffix(f".{os.getpid()}.tmp")
@@ -715,16 +727,20 @@ def build_binary(
         if not cached:
             runtime_obj = _runtime_object()
             tmp_bin = work / binary.name
-            cmd = [CXX, *BASE_FLAGS, *(["-shared"] if shared else []), *map(str, objects), str(runtime_obj), *link_flags, "-o", str(tmp_bin)]
+            cmd = [CXX, *BASE_FLAGS, *(["-shared"] if shared else []), *map(str, objects), str(runtime_obj),
+                   *link_flags, "-o", str(tmp_bin)]
             r = procs.run(cmd)
             stderr += r.stderr
             ldiags = parse_diagnostics(r.stderr)
             diags += ldiags
             if r.returncode != 0:
-                if undefined_hint and any(f"undefined reference to `{undefined_hint[0]}'" in d["message"] for d in ldiags):
-                    diags.insert(0, {"file": "", "line": 0, "col": 0, "severity": "error", "message": undefined_hint[1]})
+                if undefined_hint and any(f"undefined reference to `{undefined_hint[0]}'" in d["message"]
+                                          for d in ldiags):
+                    diags.insert(0, {"file": "", "line": 0, "col": 0, "severity": "error",
+                                     "message": undefined_hint[1]})
                 elif not any(d["severity"] == "error" for d in ldiags):
-                    diags.append({"file": "", "line": 0, "col": 0, "severity": "error", "message": r.stderr.strip()[-2000:] or "link failed"})
+                    diags.append({"file": "", "line": 0, "col": 0, "severity": "error",
+                                  "message": r.stderr.strip()[-2000:] or "link failed"})
                 return CompileResult(False, None, diags, stderr, time.perf_counter() - t0, False, key)
             out_dir.mkdir(parents=True, exist_ok=True)
             tmp_meta = out_dir / f"compile.{os.getpid()}.json"
@@ -738,7 +754,8 @@ def build_binary(
         else:
             meta = json.loads(diag_file.read_text())
             _touch(out_dir)
-            diags, stderr = _rebase_diagnostics(meta["diagnostics"], ROOT_MARK, prefix), _rebase_text(meta["stderr"], ROOT_MARK, prefix)
+            diags = _rebase_diagnostics(meta["diagnostics"], ROOT_MARK, prefix)
+            stderr = _rebase_text(meta["stderr"], ROOT_MARK, prefix)
         return CompileResult(True, binary, diags, stderr, time.perf_counter() - t0, cached, key)
     finally:
         procs.remove_scratch(work)
@@ -873,7 +890,8 @@ def run_kernel(
     for a in args:
         if not isinstance(a, Arg):
             raise TypeError(f"kernel arguments must be Arg values (Arg.input, Arg.output, ...), got {type(a).__name__}")
-    comp = compile_sources(sources, entry=entry, n_args=len(args), extra_flags=extra_flags, include_dirs=include_dirs, soc=chip.name)
+    comp = compile_sources(sources, entry=entry, n_args=len(args), extra_flags=extra_flags, include_dirs=include_dirs,
+                           soc=chip.name)
     timings: dict[str, Any] = {"compile_s": round(comp.compile_s, 4), "cached": comp.cached}
     if not comp.ok:
         first = next((d for d in comp.diagnostics if d["severity"] == "error"), None)
@@ -885,7 +903,8 @@ def run_kernel(
 
     work = _scratch_dir(sum(a.nbytes for a in args if a.kind != "workspace"))
     try:
-        spec = [f"soc {chip.emulator_line()}", f"cube {cube_spec(chip.name)}", f"entry {entry}", f"tiling_key {int(tiling_key)}", f"blocks {int(block_dim)}",
+        spec = [f"soc {chip.emulator_line()}", f"cube {cube_spec(chip.name)}", f"entry {entry}",
+                f"tiling_key {int(tiling_key)}", f"blocks {int(block_dim)}",
                 f"threads {os.cpu_count() or 1}", f"report {work / 'report.json'}"]
         spec.append(f"progress {work / 'progress.txt'}")   # how far it got, should the time limit stop it
         if trace is not None:
@@ -956,7 +975,8 @@ def run_kernel(
         procs.remove_scratch(work)
 
 
-__all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "NOTE_KINDS", "STATUSES", "bf16_to_float32", "build_binary", "build_program",
+__all__ = ["Arg", "CompileResult", "Report", "FINDING_KINDS", "NOTE_KINDS", "STATUSES", "bf16_to_float32",
+           "build_binary", "build_program",
            "cache_dir", "compile_sources", "cube_spec", "evict", "program_env", "run_op", "soc_env",
            "float32_to_bf16", "pack_tiling", "parse_diagnostics", "run_kernel"]
 
@@ -973,7 +993,8 @@ def _op_harness_source(op_type: str, kernel: str, n_args: int) -> str:
         '#include "acemu/host/op_call.h"\n'
         f'extern "C" void {kernel}({params});\n'
         f"static void acemu_entry(uint8_t** a) {{ {kernel}({call}); }}\n"
-        f'static const bool acemu_registered = acemu::op::register_kernel("{op_type}", "{kernel}", {n_args}, acemu_entry);\n'
+        f'static const bool acemu_registered = acemu::op::register_kernel("{op_type}", "{kernel}", {n_args}, '
+        'acemu_entry);\n'
         "int main(int argc, char** argv) { return acemu::op::harness_main(argc, argv); }\n"
     )
 
@@ -1022,18 +1043,20 @@ def run_op(
         entry = entry or found
         items.append((s, prelude_flags) if found is not None else s)
     if entry is None:
-        return Report("compile-error", f'no kernel entry `extern "C" __global__ __aicore__ void {kernel}(...)` in the sources')
+        return Report("compile-error",
+                      f'no kernel entry `extern "C" __global__ __aicore__ void {kernel}(...)` in the sources')
     comp = build_binary(items, _op_harness_source(op_type, kernel, len(entry.params)), extra_flags=extra_flags,
                         include_dirs=include_dirs, soc=chip.name)
     timings: dict[str, Any] = {"compile_s": round(comp.compile_s, 4), "cached": comp.cached}
     if not comp.ok:
         first = next((d for d in comp.diagnostics if d["severity"] == "error"), None)
         where = f"{first['file']}:{first['line']}: " if first and first["file"] else ""
-        return Report("compile-error", "compilation failed" + (f": {where}{first['message']}" if first else ""), comp.diagnostics,
-                      timings=timings, stderr=comp.stderr)
+        return Report("compile-error", "compilation failed" + (f": {where}{first['message']}" if first else ""),
+                      comp.diagnostics, timings=timings, stderr=comp.stderr)
     work = _scratch_dir(sum(np.asarray(a).nbytes for a in inputs if isinstance(a, np.ndarray)))
     try:
-        spec = [f"soc {chip.emulator_line()}", f"cube {cube_spec(chip.name)}", f"op {op_type}", f"report {work / 'report.json'}"]
+        spec = [f"soc {chip.emulator_line()}", f"cube {cube_spec(chip.name)}", f"op {op_type}",
+                f"report {work / 'report.json'}"]
         k = 0
         for item in inputs:
             if item is None:
@@ -1077,13 +1100,15 @@ def run_op(
         try:
             proc = procs.run([str(comp.binary), str(work / "spec.txt")], timeout=timeout)
         except subprocess.TimeoutExpired:
-            return Report("timeout", f"the op did not finish within {timeout:g} s and was stopped", comp.diagnostics, timings=timings)
+            return Report("timeout", f"the op did not finish within {timeout:g} s and was stopped",
+                          comp.diagnostics, timings=timings)
         timings["run_s"] = round(time.perf_counter() - t0, 4)
         if proc.returncode != 0:
             detail = next((ln for ln in proc.stderr.splitlines() if ln.startswith("acemu:")), "")
-            msg = detail[len("acemu: "):] if detail else f"the op's process ended with {_signal_name(-proc.returncode) if proc.returncode < 0 else proc.returncode}"
-            return Report("crash" if proc.returncode < 0 else "error", msg, comp.diagnostics, timings=timings, stderr=proc.stderr,
-                          stdout=proc.stdout)
+            code = _signal_name(-proc.returncode) if proc.returncode < 0 else proc.returncode
+            msg = detail[len("acemu: "):] if detail else f"the op's process ended with {code}"
+            return Report("crash" if proc.returncode < 0 else "error", msg, comp.diagnostics, timings=timings,
+                          stderr=proc.stderr, stdout=proc.stdout)
         data = json.loads((work / "report.json").read_text())
         root = _common_root([Path(s).resolve().parent for s in sources] + [Path(d).resolve() for d in include_dirs])
         everything = _rebase_findings(data.get("findings", []), root)
@@ -1091,8 +1116,8 @@ def run_op(
         notes = [f for f in everything if f["kind"] in NOTE_KINDS]
         outs = {i: np.fromfile(path, dtype=dt).reshape(shape) for i, (path, dt, shape) in enumerate(out_files)}
         timings["kernel_s"] = round(float(data.get("kernel_s", 0.0)), 6)
-        return Report("findings" if findings else "ok", f"{len(findings)} sanitizer finding(s)" if findings else "", comp.diagnostics,
-                      findings, outs, timings, proc.stderr, notes, proc.stdout)
+        return Report("findings" if findings else "ok", f"{len(findings)} sanitizer finding(s)" if findings else "",
+                      comp.diagnostics, findings, outs, timings, proc.stderr, notes, proc.stdout)
     finally:
         procs.remove_scratch(work)
 
@@ -1100,8 +1125,8 @@ def run_op(
 # --------------------------------------------------------------------------------------------
 # Host programs (the samples' CPU-debug main.cpp): built against the emulator, run in a folder
 # --------------------------------------------------------------------------------------------
-def build_program(sources: Sequence[str | Path], *, include_dirs: Sequence[str | Path] = (), extra_flags: Sequence[str] = (),
-                  soc: str | None = None) -> CompileResult:
+def build_program(sources: Sequence[str | Path], *, include_dirs: Sequence[str | Path] = (),
+                  extra_flags: Sequence[str] = (), soc: str | None = None) -> CompileResult:
     """A host program that launches kernels itself (ICPU_RUN_KF, ACLRT_LAUNCH_KERNEL, <<<>>>),
     linked with the emulator's runtime; findings go to its stderr when it ends."""
     return build_binary(sources, None, include_dirs=include_dirs, extra_flags=extra_flags, soc=soc)

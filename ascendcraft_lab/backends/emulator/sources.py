@@ -116,7 +116,8 @@ def _without_comments(text: str) -> str:
 
 def kernel_entries(text: str) -> list[Entry]:
     """The `extern "C" __global__ __aicore__ void name(...)` entries, with their parameters."""
-    return [Entry(m.group(1), _split_top_level(m.group(2), angles=True)) for m in _ENTRY.finditer(_without_comments(text))]
+    return [Entry(m.group(1), _split_top_level(m.group(2), angles=True))
+            for m in _ENTRY.finditer(_without_comments(text))]
 
 
 _TILING_DEF = re.compile(r"BEGIN_TILING_DATA_DEF\(\s*(\w+)\s*\)")

@@ -33,7 +33,8 @@ from pathlib import Path
 from ... import procs
 from . import mkb_protocol as mkb
 
-STATUSES = ("correct", "incorrect", "findings", "rejected", "compile-error", "runtime-error", "crash", "timeout", "invalid")
+STATUSES = ("correct", "incorrect", "findings", "rejected", "compile-error", "runtime-error", "crash", "timeout",
+            "invalid")
 
 
 @dataclass
@@ -69,28 +70,32 @@ class Verdict:
         if self.status == "correct":
             worst = max((t["max_abs_err"] for t in self.trials), default=0.0)
             tol = max((t["tolerance"] for t in self.trials), default=0.0)
-            head += f": {len(self.trials)}/{len(self.trials)} input sets within atol = rtol = {tol:g} (max abs error {worst:.3g})"
+            head += (f": {len(self.trials)}/{len(self.trials)} input sets within atol = rtol = {tol:g} "
+                     f"(max abs error {worst:.3g})")
         elif self.message:
             head += f": {self.message}"
         if self.timings.get("total_s") is not None:
             head += f" [{self.timings['total_s']:.1f} s]"
         lines = [head]
         if self.launches == 0 and self.trials:
-            lines.append("  warning: no kernel of the submission ran during the trials: the outputs come from its host or "
-                         "binding code, which MultiKernelBench's anti-hack rule does not read")
+            lines.append("  warning: no kernel of the submission ran during the trials: the outputs come from its "
+                         "host or binding code, which MultiKernelBench's anti-hack rule does not read")
         for d in self.diagnostics:
             lines.append(f"  {d.get('source') or d.get('file')}: error: {d['message']}")
         for f in self.findings:
             times = f" (x{f['count']})" if f.get("count", 1) > 1 else ""
-            lines.append(f"  {f.get('source') or f['file'] + ':' + str(f['line'])}: {f['kind']} in {f['api']}{times}: {f['message']}")
+            lines.append(f"  {f.get('source') or f['file'] + ':' + str(f['line'])}: {f['kind']} in {f['api']}{times}: "
+                         f"{f['message']}")
         for f in self.notes:
-            lines.append(f"  {f.get('source') or f['file'] + ':' + str(f['line'])}: note: {f['kind']} in {f['api']}: {f['message']}")
+            lines.append(f"  {f.get('source') or f['file'] + ':' + str(f['line'])}: note: {f['kind']} in {f['api']}: "
+                         f"{f['message']}")
         return "\n".join(lines)
 
 
 def _crash_message(stderr: str) -> str:
     line = next((ln for ln in stderr.splitlines() if ln.startswith("acemu:")), "")
-    return line[len("acemu: "):] if line else (stderr.strip().splitlines()[-1] if stderr.strip() else "the check process died")
+    return line[len("acemu: "):] if line else (stderr.strip().splitlines()[-1] if stderr.strip()
+                                               else "the check process died")
 
 
 def check_submission(path: str | Path, reference: str | Path, *, trials: int = mkb.TRIALS, soc: str | None = None,
@@ -112,7 +117,8 @@ def check_submission(path: str | Path, reference: str | Path, *, trials: int = m
     lock = open(build_dir / ".lock", "w")
     fcntl.flock(lock, fcntl.LOCK_EX)
     work = Path(tempfile.mkdtemp(prefix="acemu-submission-"))
-    spec = {"submission": str(path), "reference": str(reference), "work": str(build_dir / "src"), "result": str(work / "result.json"),
+    spec = {"submission": str(path), "reference": str(reference), "work": str(build_dir / "src"),
+            "result": str(work / "result.json"),
             "trials": int(trials), "soc": soc}
     (work / "spec.json").write_text(json.dumps(spec))
     t0 = time.perf_counter()
@@ -120,12 +126,14 @@ def check_submission(path: str | Path, reference: str | Path, *, trials: int = m
         from .runner import program_env
         env = {**program_env(soc), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
         # Its own process group, stopped with this one (ascendcraft_lab.procs).
-        proc = procs.run([sys.executable, "-m", "ascendcraft_lab.backends.emulator.submission_child", str(work / "spec.json")],
+        proc = procs.run([sys.executable, "-m", "ascendcraft_lab.backends.emulator.submission_child",
+                          str(work / "spec.json")],
                          timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         shutil.rmtree(work, ignore_errors=True)
         lock.close()
-        return Verdict(str(path), str(reference), "timeout", f"the check did not finish within {timeout:g} s (an endless loop in the kernel?)",
+        return Verdict(str(path), str(reference), "timeout",
+                       f"the check did not finish within {timeout:g} s (an endless loop in the kernel?)",
                        timings={"total_s": round(time.perf_counter() - t0, 1)})
     try:
         result_file = work / "result.json"
@@ -135,8 +143,9 @@ def check_submission(path: str | Path, reference: str | Path, *, trials: int = m
                            timings={"total_s": round(time.perf_counter() - t0, 1)})
         data = json.loads(result_file.read_text())
         data["timings"]["total_s"] = round(time.perf_counter() - t0, 1)
-        return Verdict(str(path), str(reference), data.pop("status"), data.pop("message"), format=data.get("format", ""),
-                       problem=data.get("problem", ""), trials=data["trials"], findings=data["findings"], notes=data["notes"],
+        return Verdict(str(path), str(reference), data.pop("status"), data.pop("message"),
+                       format=data.get("format", ""), problem=data.get("problem", ""), trials=data["trials"],
+                       findings=data["findings"], notes=data["notes"],
                        diagnostics=data["diagnostics"], anti_hack=data["anti_hack"], launches=data.get("launches", -1),
                        timings=data["timings"], stderr=proc.stderr[-4000:])
     finally:
@@ -214,7 +223,8 @@ class _Progress:
             sys.stderr.flush()
 
 
-def check_batch(paths: list[Path], reference: str | Path, *, jobs: int = 1, progress: bool = True, **kw) -> list[Verdict]:
+def check_batch(paths: list[Path], reference: str | Path, *, jobs: int = 1, progress: bool = True,
+                **kw) -> list[Verdict]:
     """Check many submissions (each in its own child process), `jobs` at a time."""
     ref = Path(reference).resolve()
     bar = _Progress(len(paths)) if progress else None
@@ -252,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         ns = ap.parse_args(argv)
         if ns.backend != "emulator":
-            raise ValueError(f"submissions are checked on the emulator only (--backend {ns.backend} is for DSL kernels and sessions)")
+            raise ValueError(f"submissions are checked on the emulator only "
+                             f"(--backend {ns.backend} is for DSL kernels and sessions)")
         target, ref = Path(ns.target), Path(ns.ref)
         if not target.exists():
             raise ValueError(f"{target} does not exist")
@@ -270,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
         for v in verdicts:
             print(v.summary())
         counts = {s: sum(v.status == s for v in verdicts) for s in STATUSES}
-        print(f"{counts['correct']}/{len(verdicts)} correct; " + ", ".join(f"{n} {s}" for s, n in counts.items() if n and s != "correct"))
+        print(f"{counts['correct']}/{len(verdicts)} correct; "
+              + ", ".join(f"{n} {s}" for s, n in counts.items() if n and s != "correct"))
     else:
         r = find_reference(paths[0], ref)
         verdicts = [check_submission(paths[0], r, **kw) if r else
@@ -281,4 +293,5 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if all(v.correct for v in verdicts) else 1
 
 
-__all__ = ["STATUSES", "Verdict", "check_batch", "check_submission", "find_reference", "is_submission", "is_submission_target", "main"]
+__all__ = ["STATUSES", "Verdict", "check_batch", "check_submission", "find_reference", "is_submission",
+           "is_submission_target", "main"]

@@ -44,8 +44,9 @@ JSON_CTYPE = {"float": "float", "float32": "float", "fp32": "float", "float16": 
               "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t", "int64": "int64_t", "uint64": "uint64_t",
               "bool": "bool", "double": "double"}
 # ... and the torch dtype that selects that type combination.
-JSON_TORCH = {"float": "float32", "float32": "float32", "fp32": "float32", "float16": "float16", "fp16": "float16", "half": "float16",
-              "bfloat16": "bfloat16", "bf16": "bfloat16", "int8": "int8", "uint8": "uint8", "int16": "int16", "int32": "int32",
+JSON_TORCH = {"float": "float32", "float32": "float32", "fp32": "float32",
+              "float16": "float16", "fp16": "float16", "half": "float16", "bfloat16": "bfloat16", "bf16": "bfloat16",
+              "int8": "int8", "uint8": "uint8", "int16": "int16", "int32": "int32",
               "int64": "int64", "bool": "bool", "double": "float64"}
 
 
@@ -99,7 +100,8 @@ def _string_fields(text: str) -> dict[str, tuple[str, int, int]]:
         raise SubmissionError(f"the submission is not Python: {exc.msg} (line {exc.lineno})") from None
     out = {}
     for node in tree.body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        if (isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 if isinstance(t, ast.Name):
@@ -116,7 +118,8 @@ def read_six_string(path: Path) -> Submission:
     fields = _string_fields(path.read_text(errors="replace"))
     missing = [k for k in SIX_FIELDS if k not in fields]
     if missing:
-        raise SubmissionError(f"a six-string submission assigns {', '.join(SIX_FIELDS)}; {path.name} lacks {', '.join(missing)}")
+        raise SubmissionError(f"a six-string submission assigns {', '.join(SIX_FIELDS)}; "
+                              f"{path.name} lacks {', '.join(missing)}")
     try:
         spec = json.loads(fields["project_json_src"][0])
     except json.JSONDecodeError as exc:
@@ -159,7 +162,8 @@ def read_direct(path: Path) -> Submission:
         raise SubmissionError("a direct-launch submission is a JSON object with a `sources` list of {path, content}")
     build = spec.get("build") or {}
     if build.get("type", "ascendc_direct_launch") != "ascendc_direct_launch":
-        raise SubmissionError(f"build.type is {build.get('type')!r}; the direct-launch format is 'ascendc_direct_launch'")
+        raise SubmissionError(f"build.type is {build.get('type')!r}; "
+                              "the direct-launch format is 'ascendc_direct_launch'")
     files = {}
     for s in spec["sources"]:
         rel = s.get("path", "") if isinstance(s, dict) else ""
@@ -171,7 +175,8 @@ def read_direct(path: Path) -> Submission:
     # Left out, MultiKernelBench infers them: binding sources are the .cpp files holding
     # PYBIND11_MODULE (or named pybind11.cpp), kernel sources every other .cpp.
     cpp = sorted(p for p in files if p.endswith(".cpp"))
-    bindings = build.get("binding_sources") or [p for p in cpp if Path(p).name == "pybind11.cpp" or "PYBIND11_MODULE" in files[p]]
+    bindings = build.get("binding_sources") or [p for p in cpp
+                                                if Path(p).name == "pybind11.cpp" or "PYBIND11_MODULE" in files[p]]
     kernels = build.get("kernel_sources") or [p for p in cpp if p not in bindings]
     if not bindings:
         raise SubmissionError("no binding source: no .cpp holds PYBIND11_MODULE and build.binding_sources lists none")
@@ -189,8 +194,8 @@ def read_direct(path: Path) -> Submission:
     if model_file not in files:
         raise SubmissionError(f"the entry file {model_file} is not among the sources")
     origins = {rel: Origin(rel) for rel in files}
-    return Submission(path, "direct-launch", str(spec.get("problem") or path.stem), files, origins, model_file, model_class,
-                      module, kernel_sources=list(kernels), binding_sources=list(bindings),
+    return Submission(path, "direct-launch", str(spec.get("problem") or path.stem), files, origins,
+                      model_file, model_class, module, kernel_sources=list(kernels), binding_sources=list(bindings),
                       include_dirs=list(build.get("include_dirs", ["kernel"])))
 
 
@@ -266,7 +271,8 @@ def _glue(sub: Submission, work: Path) -> str:
             "#include <cstdint>\n#include \"acemu/host/op_call.h\"\n"
             f'extern "C" void {entry.name}({params});\n'
             f"static void acemu_entry(uint8_t** a) {{ {entry.name}({call}); }}\n"
-            f'static const bool acemu_registered = acemu::op::register_kernel("{op_type}", "{entry.name}", {n}, acemu_entry);\n')
+            f'static const bool acemu_registered = acemu::op::register_kernel("{op_type}", "{entry.name}", {n}, '
+            'acemu_entry);\n')
 
 
 @dataclass

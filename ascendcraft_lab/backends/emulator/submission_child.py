@@ -147,8 +147,8 @@ def check(spec: dict) -> dict:
                 got = candidate(*inputs)
                 findings.collect()
                 cmp = mkb.compare(want, got)
-                result["trials"].append({"trial": k, "ok": cmp.ok, "max_abs_err": cmp.max_abs, "max_rel_err": cmp.max_rel,
-                                         "tolerance": cmp.tol, "message": cmp.message})
+                result["trials"].append({"trial": k, "ok": cmp.ok, "max_abs_err": cmp.max_abs,
+                                         "max_rel_err": cmp.max_rel, "tolerance": cmp.tol, "message": cmp.message})
                 if not cmp.ok:
                     status, message = "incorrect", f"input set {k}: {cmp.message}"
                     break
@@ -156,8 +156,10 @@ def check(spec: dict) -> dict:
         findings.collect()
         status = "runtime-error"
         tb = traceback.extract_tb(exc.__traceback__)
-        here = next((f"{Path(fr.filename).name}:{fr.lineno}" for fr in reversed(tb) if fr.filename == str(model_path)), "")
-        message = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}" + (f" (at {here})" if here else "")
+        here = next((f"{Path(fr.filename).name}:{fr.lineno}" for fr in reversed(tb)
+                     if fr.filename == str(model_path)), "")
+        first_line = str(exc).splitlines()[0] if str(exc) else ""
+        message = f"{type(exc).__name__}: {first_line}" + (f" (at {here})" if here else "")
     everything = _locate(list(findings.findings.values()), sub, work)
     result["findings"] = [f for f in everything if f["kind"] not in NOTE_KINDS]
     result["notes"] = [f for f in everything if f["kind"] in NOTE_KINDS]

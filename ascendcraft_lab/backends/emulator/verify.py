@@ -89,13 +89,15 @@ def tiling_fields(plan: Plan, values: Mapping[str, int | float]) -> list[tuple[s
     return out
 
 
-def _run_tiling_probe(plan: Plan, bundle: Bundle, dims: Mapping[str, int], scalars: Mapping[str, float]) -> tuple[dict | None, str]:
+def _run_tiling_probe(plan: Plan, bundle: Bundle, dims: Mapping[str, int],
+                      scalars: Mapping[str, float]) -> tuple[dict | None, str]:
     """Compile the generated tiling function with a tiny main that prints every field.
 
     The dims and scalars come in on the command line, so one build serves every input set of
     a project (the cache keys the probe by the tiling sources alone)."""
     args = [str(int(dims[d])) for d, _, _ in dim_args(plan)]
-    args += [repr(float(scalars[s.name])) if s.dtype.is_float else str(int(scalars[s.name])) for s in plan.program.scalars]
+    args += [repr(float(scalars[s.name])) if s.dtype.is_float else str(int(scalars[s.name]))
+             for s in plan.program.scalars]
     kinds = ["int"] * len(dim_args(plan)) + ["float" if s.dtype.is_float else "int" for s in plan.program.scalars]
     reads = [f"std::strtod(argv[{i + 1}], nullptr)" if k == "float" else f"std::strtoll(argv[{i + 1}], nullptr, 10)"
              for i, k in enumerate(kinds)]
@@ -160,10 +162,12 @@ def checked_launch(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.
     if probe is None:
         return result, "compile-error", err
     expected = {"cores": launch["cores"], **{f.name: values[f.name] for f in plan.tiling_fields}}
-    wrong = [k for k, v in expected.items() if abs(float(probe.get(k, float("nan"))) - float(v)) > 1e-6 * max(1.0, abs(float(v)))]
+    wrong = [k for k, v in expected.items()
+             if abs(float(probe.get(k, float("nan"))) - float(v)) > 1e-6 * max(1.0, abs(float(v)))]
     if wrong:
         detail = ", ".join(f"{k}: C++ {probe.get(k)} vs DSL {expected[k]}" for k in wrong)
-        return result, "tiling-mismatch", f"the generated tiling function disagrees with the DSL host function ({detail})"
+        return (result, "tiling-mismatch",
+                f"the generated tiling function disagrees with the DSL host function ({detail})")
     return result, "", ""
 
 
@@ -214,7 +218,8 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
             args.append(Arg.inout(np.ascontiguousarray(inputs[t.name], dtype=t.dtype.np)))
             kinds.append("in")
         names.append(t.name)
-    args.append(Arg.workspace(max(32, workspace_layout(program, env, options_soc, int(launch["cores"]))[1])))   # zeroed GM
+    workspace_bytes = workspace_layout(program, env, options_soc, int(launch["cores"]))[1]
+    args.append(Arg.workspace(max(32, workspace_bytes)))   # zeroed GM
     args.append(Arg.tiling(pack_tiling(tiling_fields(plan, values))))
     if needs_sync_base(program):      # the launch's cross-core sync base (passes/kernel.py): any GM address
         args.append(Arg.workspace(32))
@@ -248,7 +253,8 @@ def emulate(program: ir.Program, bundle: Bundle, inputs: Mapping[str, np.ndarray
     after = {names[i]: value(i, a) for i, a in report.outputs.items() if i < len(names) and kinds[i] == "in"}
     findings = [dict(f, dsl_line=bundle.dsl_line(plan.kernel_path, int(f.get("line") or 0))) for f in report.findings]
     for f in findings:
-        f["file"] = plan.kernel_path if f.get("file") and Path(f["file"]).name == Path(plan.kernel_path).name else f.get("file")
+        in_kernel = f.get("file") and Path(f["file"]).name == Path(plan.kernel_path).name
+        f["file"] = plan.kernel_path if in_kernel else f.get("file")
     diags = []
     for d in report.diagnostics:
         d = dict(d)
@@ -350,7 +356,8 @@ def render_run(run: EmulatorRun, program: ir.Program, limit: int = 10) -> str:
     for f in run.findings[:limit]:
         where = f"{f.get('file')}:{f.get('line')}"
         count = f" (x{f['count']})" if f.get("count", 1) > 1 else ""
-        out.append(format_diagnostic(program.path, program.source, Span.point(f["dsl_line"]) if f.get("dsl_line") else None,
+        span = Span.point(f["dsl_line"]) if f.get("dsl_line") else None
+        out.append(format_diagnostic(program.path, program.source, span,
                                      f"[emulator/{f['kind']}] {f['message']} at {where}, block {f.get('block')}{count}",
                                      severity="error"))
     for d in [d for d in run.diagnostics if d.get("severity") == "error"][:limit]:

@@ -13,6 +13,7 @@ demo: $(STAMP)
 	$(BIN)/ascendcraft demo
 
 test: $(STAMP) extension
+	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25
 	PYTHON=$(CURDIR)/$(BIN)/python bash tests/ui/run_ui_tests.sh

@@ -757,6 +757,29 @@ class ComputeLowering(RegisterWalk):
             self.ctx.use_min_max(e.op)
         return None
 
+    def _padded_copy(self, e: ir.Call, out: Tile, src: Tile, c, named: dict, windows: str) -> Tile:
+        """The row copied behind whole 32-byte blocks of the padding value, into a slot of its own."""
+        em, ctx = self.em, self.ctx
+        red = REDUCTIONS[OPS[e.op].reduction]
+        pad, length = c(e.args[3]), c(e.args[0].type.shape[0])
+        lead_expr = window_lead(e, out.dtype.elems_per_block)
+        if not isinstance(lead_expr, ir.Const):
+            lead = ctx.scalar_name("lead")
+            em.line(f"const int64_t {lead} = {c(lead_expr)};  "
+                    f"// the padding {pad} rounded up to a whole 32-byte block")
+            named[lead_expr] = lead
+        else:
+            lead = c(lead_expr)
+        total = c(padded_len(e))
+        fill = _pad_fill(red, out.dtype)
+        row = ctx.take_slot(out.dtype)
+        em.line(f"// {e.op}: {windows} over the row padded by {pad}. The row is")
+        em.line(f"// copied behind {lead} padding slots so that it starts on a 32-byte boundary; the padding holds")
+        em.line(f"// {_pad_fill_text(red)}.")
+        em.line(f"Duplicate({row.name}, {fill}, {total});")
+        em.line(f"Muls({row.name}[{lead}], {src.name}, {_one(out.dtype)}, {length});")
+        return row
+
     def _window_gather(self, e: ir.Call, out: Tile, src: Tile) -> None:
         """Overlapping, strided, dilated or padded windows on the vector unit. Vector operands
         start on 32-byte boundaries and a window may start anywhere, so the windows are never
@@ -774,7 +797,7 @@ class ComputeLowering(RegisterWalk):
         def c(x: ir.Expr) -> str:          # index arithmetic: plain C++ on the scalar unit
             return render(x, ctx.names, KERNEL, hook=lambda n: named.get(n) or ctx.sizes.get(n) or self._index_call(n))
         k, stride, pad, dil = (c(a) for a in e.args[1:5])
-        length, n = c(e.args[0].type.shape[0]), c(e.type.shape[0])
+        n = c(e.type.shape[0])
         fold_api = OPS[red.combine].api
         dilated = "" if dil == "1" else f" (dilation {dil})"
         source = e.args[0].id if isinstance(e.args[0], ir.Name) else None
@@ -787,22 +810,7 @@ class ComputeLowering(RegisterWalk):
             base = c(window_base(e, block))
             where = f"{row.name}"
         elif padded:
-            lead_expr = window_lead(e, block)
-            if not isinstance(lead_expr, ir.Const):
-                lead = ctx.scalar_name("lead")
-                em.line(f"const int64_t {lead} = {c(lead_expr)};  "
-                        f"// the padding {pad} rounded up to a whole 32-byte block")
-                named[lead_expr] = lead
-            else:
-                lead = c(lead_expr)
-            total = c(padded_len(e))
-            fill = _pad_fill(red, out.dtype)
-            row = ctx.take_slot(out.dtype)
-            em.line(f"// {e.op}: windows of {k} every {stride}{dilated} over the row padded by {pad}. The row is")
-            em.line(f"// copied behind {lead} padding slots so that it starts on a 32-byte boundary; the padding holds")
-            em.line(f"// {_pad_fill_text(red)}.")
-            em.line(f"Duplicate({row.name}, {fill}, {total});")
-            em.line(f"Muls({row.name}[{lead}], {src.name}, {_one(out.dtype)}, {length});")
+            row = self._padded_copy(e, out, src, c, named, f"windows of {k} every {stride}{dilated}")
             base = c(window_base(e, block))
             where = "the padded copy"
         else:

@@ -146,8 +146,7 @@ class AscendCraftMagics(Magics):
             if kept is None:
                 raise
             display(kept)        # the review stays in view, the error inside it at its line
-            raise LabError(f"error: the cell's DSL draft has an error at line {kept.draft_error.line} (shown in the "
-                           "view above): it was not lowered, and the session is as it was") from None
+            raise                # and under it the same error a first run prints (a re-run prints alike)
         if lab.notice:
             print(lab.notice)
         if args.check:

@@ -33,6 +33,13 @@ ROOT = package_root()
 SUITE = ROOT / "ascendcraft_lab" / "suite"
 NPUKB = ROOT / "ascendcraft_lab" / "suite_npukb" / "npukernelbench_level1"
 RUN_TIMEOUT_S = 1200            # a hang, not a slow machine, reaches it
+# A forward that kills the bench worker above it (the reference runs in a supervised child of a child:
+# the worker is the nearest ancestor running ascendcraft_lab.bench.worker).
+KILL_WORKER = """pid = os.getppid()
+        while b"ascendcraft_lab.bench.worker" not in open("/proc/%d/cmdline" % pid, "rb").read():
+            pid = int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1])
+        os.kill(pid, signal.SIGKILL)"""
+
 SMALL = '''import os, signal, time
 import torch
 import torch.nn as nn
@@ -132,8 +139,8 @@ def test_ray_gives_the_local_pools_verdicts_drafts_projects_and_report(cluster, 
     for op in ("activation/relu.py", "reduce/sum_dim.py"):
         (suite / op).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(SUITE / op, suite / op)
-    # its reference kills the process above it: a crashed op on both, not a lost one on Ray
-    (suite / "activation" / "crash.py").write_text(SMALL.format(marks=[], body="os.kill(os.getppid(), signal.SIGKILL)"))
+    # its reference kills the bench worker above it: a crashed op on both, not a lost one on Ray
+    (suite / "activation" / "crash.py").write_text(SMALL.format(marks=[], body=KILL_WORKER))
     # an NPUKernelBench op reads its cases from the JSON-lines file beside it: that travels too
     (suite / "npukb").mkdir()
     shutil.copy(NPUKB / "11_Exp.py", suite / "npukb" / "exp.py")

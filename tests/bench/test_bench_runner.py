@@ -14,6 +14,13 @@ from ascendcraft_lab.bench.cli import main as bench_main
 # Compiles C++, starts a child process or runs long: not in `make test-fast`.
 pytestmark = pytest.mark.heavy
 
+# A forward that kills the bench worker above it (the reference runs in a supervised child of a child:
+# the worker is the nearest ancestor running ascendcraft_lab.bench.worker).
+KILL_WORKER = """pid = os.getppid()
+        while b"ascendcraft_lab.bench.worker" not in open("/proc/%d/cmdline" % pid, "rb").read():
+            pid = int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1])
+        os.kill(pid, signal.SIGKILL)"""
+
 REF = '''import os, signal
 import torch
 import torch.nn as nn
@@ -42,8 +49,8 @@ def test_bench_survives_a_crashing_op_and_reports_both(tmp_path, capsys):
     suite = tmp_path / "suite" / "activation"
     suite.mkdir(parents=True)
     (suite / "relu.py").write_text(REF.format(body="return torch.relu(x)"))
-    # forward kills the bench worker (the reference child's parent) outright
-    (suite / "crash.py").write_text(REF.format(body="os.kill(os.getppid(), signal.SIGKILL)\n        return x"))
+    # forward kills the bench worker above it outright
+    (suite / "crash.py").write_text(REF.format(body=KILL_WORKER + "\n        return x"))
     out = tmp_path / "out"
     rc = bench_main([str(tmp_path / "suite"), "-o", str(out), "--seeds", "2", "--jobs", "2", "--no-timing"])
     assert rc == 0

@@ -81,4 +81,7 @@ def test_global_average_pooling_is_a_mean_over_the_plane(tmp_path):
     ref = write_ref(tmp_path, "gap", "def forward(self, x):\n    return F.adaptive_avg_pool2d(x, 1)",
                     "[torch.randn(2, 3, 9, 11)]")
     d = draft_reference(ref)
-    assert d.template == "windows" and "window_sum(" in d.text, d.text
+    # a tile is a block of whole planes, each summed along its last axis (H * W values) and scaled
+    assert d.template == "windows" and "reduce_sum(xu, axis=-1)" in d.text, d.text
+    verdict, run_, _ = check_draft_on_emulator(d.text, load_reference(ref))
+    assert run_.findings == [] and verdict.correct, verdict.summary()

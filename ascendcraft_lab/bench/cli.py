@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import math
 import os
 import platform
 import sys
@@ -30,6 +29,7 @@ import time
 from pathlib import Path
 
 from .. import procs
+from ..args import seconds
 from ..atomic import write_text
 from ..session import SessionFolder
 from ..soc import DEFAULT_SOC
@@ -48,16 +48,6 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
     return value
 
 
@@ -81,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--seeds", type=_positive_int, default=5, help="random input sets per shape (MultiKernelBench: 5)")
     ap.add_argument("--only", nargs="+", default=None, metavar="OP",
                     help="only these ops (op, category/op or category)")
-    ap.add_argument("--timeout", type=_seconds, default=1800, help="seconds one op may take before it is stopped")
+    ap.add_argument("--timeout", type=seconds, default=1800, help="seconds one op may take before it is stopped")
     ap.add_argument("--no-timing", action="store_true", help="skip the PyTorch eager timing")
     ap.add_argument("--resume", action="store_true", help="continue the interrupted run in OUT (same settings)")
     ap.add_argument("--executor", choices=("local", "ray"), default="local",

@@ -22,7 +22,7 @@ from ..reference import ReferenceError, check_interpreter
 from ..reference import reference_format
 from ..session import Session, SessionError, SessionFolder, check_file, check_file_cases, parse_override
 from ..soc import DEFAULT_SOC, get_soc
-from .args import tolerance, whole_number
+from ..args import tolerance, whole_number
 
 BACKENDS = ("interpreter", "emulator", "cann")
 

@@ -23,7 +23,7 @@ from ..backends.cann.profile import PROFILE_TIMEOUT, parse_kernel_details
 from ..session import Session, SessionError, SessionFolder
 from ..session.folder import files_hash
 from ..session.npu import ProfileFailed, build_session, profile_session
-from .args import seconds, whole_number
+from ..args import seconds, whole_number
 
 
 def _fail(cmd: str, message: str, code: int = 2) -> int:

@@ -1,5 +1,6 @@
-"""Argument types the commands share: a number out of range is refused by argparse, in one line that
-names the option (`argument --seed: must be a whole number from 0, not -1`), before any work starts."""
+"""Argument types the commands share (`ascendcraft` and `ascendcraft bench`): a number out of range
+is refused by argparse, in one line that names the option (`argument --seed: must be a whole number
+from 0, not -1`), before any work starts."""
 from __future__ import annotations
 
 import argparse

@@ -14,7 +14,7 @@ of the streams, column tile by column tile. x is read three times in all (cube, 
 def tiling(x: Tensor[f32, (T, (N, C))], w: Tensor[f32, (N, N * C)], bias: Tensor[f32, (N,)]):
     base_m = min(128, align_up(cdiv(T, CUBE_CORES), 16))     # enough blocks of rows for the cube cores
     base_n = align_up(N, 16)
-    base_k = min(64, align_up(N * C, 8))
+    base_k = min(256, align_up(N * C, 8))    # long K: fewer, larger copies (each costs its set-up)
     cube_cores = min(CUBE_CORES, cdiv(T, base_m))
     rows = cdiv(T, cube_cores)
     # xu and yu (x2 each), the running sum, a stream, the scratch of a line

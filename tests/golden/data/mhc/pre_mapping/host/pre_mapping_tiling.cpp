@@ -25,7 +25,7 @@ namespace {
 uint32_t PreMappingTilingFunc(int64_t T, int64_t N, int64_t C, float alpha, float eps, PreMappingTiling &tiling) {
     auto base_m = std::min<int64_t>(128, AlignUp(CeilDiv(T, CUBE_CORES), 16));  // DSL 15
     auto base_n = AlignUp(N, 16);  // DSL 16
-    auto base_k = std::min<int64_t>(64, AlignUp(N * C, 8));  // DSL 17
+    auto base_k = std::min<int64_t>(256, AlignUp(N * C, 8));  // DSL 17
     auto cube_cores = std::min<int64_t>(CUBE_CORES, CeilDiv(T, base_m));  // DSL 18
     auto rows = CeilDiv(T, cube_cores);  // DSL 19
     auto tile = UbElems(/*f32 bytes*/ 4, 4, 2);  // DSL 21

@@ -11,7 +11,7 @@ struct PreMappingTiling {
     int64_t C;  // size of dim C, bound from the inputs
     int64_t base_m;  // min(128, align_up(cdiv(T, CUBE_CORES), 16)); a multiple of 16 elements
     int64_t base_n;  // align_up(N, 16); a multiple of 16 elements
-    int64_t base_k;  // min(64, align_up(N * C, 8)); a multiple of 8 elements
+    int64_t base_k;  // min(256, align_up(N * C, 8)); a multiple of 8 elements
     int64_t rows;  // cdiv(T, cube_cores)
     int64_t tile;  // min(tile, C)
     float alpha;  // scalar input `alpha`

@@ -194,14 +194,20 @@ def _sensitivity_lines(summary: dict, soc: str) -> list[str]:
                 f"{_ratio(geo)} with the table as it is; with one parameter halved / doubled (the others unchanged):",
                 ""]
 
-        def move(name):
-            return max(abs(v["est_fast>1.0"] - fast) for v in table[name].values())
-        for name in sorted(table, key=lambda n: (-move(n), n)):
+        def move(name):   # how far Fast_1, then the geo-mean, moves (the geo-mean to the report's 3 digits)
+            vs = table[name].values()
+            return (max(abs(v["est_fast>1.0"] - fast) for v in vs),
+                    max(abs(float(_ratio(v["est_speedup_geomean"]) or 0) - float(_ratio(geo) or 0)) for v in vs))
+        still = sorted(n for n in table if move(n) == (0, 0))
+        for name in sorted((n for n in table if n not in still), key=lambda n: tuple(-m for m in move(n)) + (n,)):
             p = params.get(name)
-            what = f"{p.value:g} {p.unit}, {'guess' if p.guess else 'cited'}" if p else "?"
+            kind = "guess" if p and p.guess else ("fitted" if p and p.source.startswith("fitted") else "cited")
+            what = f"{p.value:g} {p.unit}, {kind}" if p else "?"
             cells = "; ".join(f"x{f}: Fast_1 {_pct(v['est_fast>1.0'])}, geo-mean {_ratio(v['est_speedup_geomean'])}"
                               for f, v in table[name].items())
             out.append(f"- `{name}` ({what}): {cells}")
+        if still:
+            out.append(f"- no visible change: {', '.join(f'`{n}`' for n in still)}")
     return out
 
 

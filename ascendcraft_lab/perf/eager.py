@@ -91,7 +91,7 @@ def estimate_eager(graph: dict, soc: str, costs: Costs | None = None) -> EagerEs
     vec_bytes_per_s = chip.repeat_bytes * hz * chip.vector_cores
     nodes = graph.get("nodes", [])
     meta = {n["name"]: n.get("meta") for n in nodes}
-    est = EagerEstimate(soc, launch_s=costs.launch_s.value)
+    est = EagerEstimate(soc, launch_s=costs.eager_op_s.value)
     for n in nodes:
         if n.get("op") not in ("call_function", "call_method", "call_module"):
             continue

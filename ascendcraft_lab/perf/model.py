@@ -446,9 +446,10 @@ def assumptions(costs: Costs, *, mixed: bool = False) -> list[str]:
         "pays an issue cost per instruction and is never stalled by a full queue.",
         f"GM bandwidth {costs.gm_bandwidth.value / 1e9:.0f} GB/s shared evenly by the running cores (at most "
         f"{costs.core_gm_bandwidth.value / 1e9:.0f} GB/s each); a core's MTE2 and MTE3 share its part; "
-        "no L2 cache hits.",
+        "no L2 cache hits (the trace has no addresses; the bandwidth is fitted to streams larger than the L2).",
         f"Clock {costs.clock_hz.value / 1e9:.2f} GHz; a copy costs {costs.copy_setup_cycles.value:.0f} cycles "
-        f"of set-up; a kernel launch {costs.launch_s.value * 1e6:.0f} us.",
+        f"of set-up; a kernel launch {costs.launch_s.value * 1e6:.1f} us, an eager aten op "
+        f"{costs.eager_op_s.value * 1e6:.1f} us besides its roofline time (both fitted to public timings).",
         "Scalar work the trace does not see (loop control, address arithmetic beyond the per-instruction issue cost) "
         "is not counted.",
         f"{guesses} of {len(costs.params())} cost parameters are guesses (perf/costs.py says which, and why).",

@@ -1,7 +1,7 @@
 """How an estimate moves when one uncertain cost parameter is halved or doubled.
 
-The cost table (`costs.py`) holds guesses, and cited figures that public data disagree with (the
-chip's HBM bandwidth: 1.6 TB/s in the notes, ~1.27 TB/s measured on a large copy). A speedup
+The cost table (`costs.py`) holds guesses, and figures fitted to a few public timings (the HBM
+bandwidth, a kernel's launch, an eager op's fixed cost: one harness, one part). A speedup
 estimated with one table says little unless it is known how much it moves with them: for one
 traced kernel and its reference, `sensitivity` re-runs the model and the eager estimate with each
 such parameter scaled by 0.5 and by 2 (the rest unchanged), and the bench turns those into one
@@ -17,8 +17,8 @@ from .eager import estimate_eager
 from .model import estimate
 
 FACTORS = (0.5, 2.0)
-# Cited, but public measurements put the true value well away from it (costs.py says where).
-UNCERTAIN_CITED = ("gm_bandwidth",)
+# Fitted to a handful of public timings on one part, or cited where measurements disagree (costs.py says where).
+UNCERTAIN_CITED = ("gm_bandwidth", "launch_s", "eager_op_s")
 
 
 def uncertain(costs: Costs) -> list[str]:

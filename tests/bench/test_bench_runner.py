@@ -98,11 +98,11 @@ def test_bench_gives_each_kernel_its_roofline_fraction_and_says_how_fast_1_moves
     doc = json.loads((out / "results.json").read_text())
     est = doc["results"][0]["shapes"]["reference"]["estimate"]
     assert 0 < est["roofline_fraction"] <= 1 and est["roofline_bound"] in ("memory", "vector", "cube")
-    launch = est["sensitivity"]["launch_s"]           # the launch is a guess: doubling it adds one launch to both
+    launch = est["sensitivity"]["launch_s"]           # the launch is fitted to few points: doubling it adds one
     assert launch["2"][0] > est["kernel_s"] and launch["0.5"][0] < est["kernel_s"]
     assert doc["summary"]["overall"]["reference"]["roofline_median"] == est["roofline_fraction"]
     md = (out / "report.md").read_text()
     assert "**Sensitivity (reference shape; ESTIMATES):**" in md
-    assert "- `launch_s` (5e-06 s, guess): x0.5: Fast_1 " in md
+    assert "- `launch_s` (1.5e-06 s, fitted): x0.5: Fast_1 " in md and "- `issue_cycles` (10 cycles, guess): " in md
     row = next(line for line in md.split("## Per op")[1].splitlines() if line.startswith("| activation | relu |"))
     assert f"{100 * est['roofline_fraction']:.1f}% ({est['roofline_bound']})" in row

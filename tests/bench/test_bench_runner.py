@@ -89,7 +89,7 @@ def test_bench_reports_the_estimated_time_bound_pipe_and_speedup_per_op_under_it
     assert (out / "report.html").read_text().count("ESTIMATED on the NPU") == 2   # one per shape
 
 
-def test_bench_gives_each_kernel_its_roofline_fraction_and_says_how_fast_1_moves_with_each_guess(tmp_path):
+def test_bench_gives_each_kernel_its_roofline_fraction_and_says_how_fast_1_moves_with_each_guess(tmp_path, capsys):
     suite = tmp_path / "suite" / "activation"
     suite.mkdir(parents=True)
     (suite / "relu.py").write_text(REF.format(body="return torch.relu(x)"))
@@ -106,3 +106,4 @@ def test_bench_gives_each_kernel_its_roofline_fraction_and_says_how_fast_1_moves
     assert "- `launch_s` (1.5e-06 s, fitted): x0.5: Fast_1 " in md and "- `issue_cycles` (10 cycles, guess): " in md
     row = next(line for line in md.split("## Per op")[1].splitlines() if line.startswith("| activation | relu |"))
     assert f"{100 * est['roofline_fraction']:.1f}% ({est['roofline_bound']})" in row
+    assert "ESTIMATED on the NPU (pipe model, see report.md): reference Fast_1 " in capsys.readouterr().out

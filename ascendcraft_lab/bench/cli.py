@@ -31,6 +31,7 @@ from pathlib import Path
 from .. import procs
 from ..args import seconds
 from ..atomic import write_text
+from ..perf import costs_for
 from ..session import SessionFolder
 from ..soc import DEFAULT_SOC
 from .executor import LocalPool
@@ -152,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
                 "seeds": config["seeds"], "jobs": jobs, "threads": os.cpu_count() or 1,
                 "host": f"{platform.machine()} {platform.processor() or ''}".strip(),
                 "python": platform.python_version(),
-                "config": config}
+                "config": config, "costs": costs_for(config["soc"]).table()}
         if executor is not None:
             meta["executor"] = executor.describe()
         if "llm" in (args.draft, args.engine):

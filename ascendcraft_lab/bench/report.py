@@ -145,6 +145,7 @@ seeds {e(str(meta['seeds']))}, {meta['jobs']} parallel op(s){e(_where(meta))}</p
 <h2>Per category</h2>
 <table><tr><th>category</th>{head}</tr>{''.join(rows)}</table>
 {_chart(summary)}
+{_sensitivity_html(summary, meta)}
 <h2>Per op</h2>
 <table><tr><th>category</th><th>op</th><th>template</th>
 {''.join(f'<th>{s}</th>' for s in shapes)}<th>s</th><th></th></tr>
@@ -180,10 +181,11 @@ def _roof_op(est: dict) -> str:
     return "" if f is None else f"{_pct(f)} ({est.get('roofline_bound', '')})"
 
 
-def _sensitivity_lines(summary: dict, soc: str) -> list[str]:
+def _sensitivity_lines(summary: dict, meta: dict) -> list[str]:
     """One line per uncertain cost parameter: the estimated Fast_1 (and geo-mean speedup) with it halved and
-    doubled, beside today's; the parameters that move Fast_1 most first."""
-    params = costs_for(soc).params()
+    doubled, beside today's; the parameters that move Fast_1 most first. Values as the run recorded them (a
+    results document older than that record: today's table)."""
+    params = meta.get("costs") or costs_for(meta["soc"]).table()
     out = []
     for shape, table in (summary.get("sensitivity") or {}).items():
         if not table:
@@ -201,14 +203,28 @@ def _sensitivity_lines(summary: dict, soc: str) -> list[str]:
         still = sorted(n for n in table if move(n) == (0, 0))
         for name in sorted((n for n in table if n not in still), key=lambda n: tuple(-m for m in move(n)) + (n,)):
             p = params.get(name)
-            kind = "guess" if p and p.guess else ("fitted" if p and p.source.startswith("fitted") else "cited")
-            what = f"{p.value:g} {p.unit}, {kind}" if p else "?"
+            what = f"{p['value']:g} {p['unit']}, {p['kind']}" if p else "?"
             cells = "; ".join(f"x{f}: Fast_1 {_pct(v['est_fast>1.0'])}, geo-mean {_ratio(v['est_speedup_geomean'])}"
                               for f, v in table[name].items())
             out.append(f"- `{name}` ({what}): {cells}")
         if still:
             out.append(f"- no visible change: {', '.join(f'`{n}`' for n in still)}")
     return out
+
+
+def _sensitivity_html(summary: dict, meta: dict) -> str:
+    """The markdown's sensitivity lines as HTML: a paragraph per shape and its list."""
+    out, items = [], []
+    for line in _sensitivity_lines(summary, meta) + [""]:
+        if line.startswith("- "):
+            items.append(f"<li>{html.escape(line[2:]).replace('`', '')}</li>")
+            continue
+        if items:
+            out.append(f"<ul>{''.join(items)}</ul>")
+            items = []
+        if line:
+            out.append(f"<p>{html.escape(line).replace('**', '')}</p>")
+    return ("<h2>Sensitivity of the estimate</h2>" + "".join(out)) if out else ""
 
 
 def render_markdown(doc: dict) -> str:
@@ -233,7 +249,7 @@ def render_markdown(doc: dict) -> str:
                            f"{_ratio(figs[s].get('est_speedup_geomean'))} | {_pct(figs[s].get('est_fast>1.0', 0.0))} | "
                            f"{_roof(figs[s])}" for s in shapes)
         out.append(f"| {c} | {cells} |")
-    out += _sensitivity_lines(summary, meta["soc"])
+    out += _sensitivity_lines(summary, meta)
     out += ["", "## Per op", "",
             "Emulator kernel time (all blocks on the CPU, median over the seeds) against PyTorch eager on the "
             "same CPU; ratio = eager / emulator (NOT an NPU speed). Then the ESTIMATED NPU kernel time, its bound "

@@ -82,6 +82,12 @@ class Costs:
         p = self.vector_repeat_cycles.get((cls, dtype)) or self.vector_repeat_cycles[(cls, "*")]
         return p.value
 
+    def table(self) -> dict[str, dict]:
+        """Every parameter's value, unit and kind (guess / fitted / cited), as a results document records them."""
+        return {name: {"value": p.value, "unit": p.unit,
+                       "kind": "guess" if p.guess else ("fitted" if p.source.startswith("fitted") else "cited")}
+                for name, p in self.params().items()}
+
     def params(self) -> dict[str, Param]:
         """Every parameter by a readable name (for the assumptions a report states)."""
         out = {}

@@ -107,3 +107,5 @@ def test_bench_gives_each_kernel_its_roofline_fraction_and_says_how_fast_1_moves
     row = next(line for line in md.split("## Per op")[1].splitlines() if line.startswith("| activation | relu |"))
     assert f"{100 * est['roofline_fraction']:.1f}% ({est['roofline_bound']})" in row
     assert "ESTIMATED on the NPU (pipe model, see report.md): reference Fast_1 " in capsys.readouterr().out
+    assert doc["meta"]["costs"]["launch_s"] == {"value": 1.5e-6, "unit": "s", "kind": "fitted"}   # as the run saw it
+    assert "<h2>Sensitivity of the estimate</h2>" in (out / "report.html").read_text()

@@ -1,0 +1,72 @@
+"""Programs of kernels lowered and run on the emulator: the host code builds warning-free with g++,
+every launch runs in order and matches the interpreter's, the outputs match PyTorch, and a wrong
+kernel is named with its line."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from ascendcraft_lab.backends.emulator.program import build_host, check_program_emulator
+from ascendcraft_lab.dsl.dtypes import DType
+from ascendcraft_lab.dsl.program import parse_any
+from ascendcraft_lab.dsl.program_check import verify_multi
+from ascendcraft_lab.engines.rule import RuleEngine
+from ascendcraft_lab.examples import PROGRAM_EXAMPLES
+from ascendcraft_lab.passes.bundle import Bundle
+from ascendcraft_lab.passes.program import ProgramLowering, lower_multi, program_path
+from ascendcraft_lab.reference import load_reference
+from ascendcraft_lab.reference.load import ReferenceRun
+
+from .conftest import CHAIN
+
+pytestmark = pytest.mark.heavy
+
+CASES = [(ex, shape) for ex in PROGRAM_EXAMPLES for shape in ("reference", "tail")]
+
+
+@pytest.mark.parametrize("ex,shape", CASES, ids=[f"{e.name}-{s}" for e, s in CASES])
+def test_program_example_matches_pytorch_on_the_emulator(ex, shape):
+    mp = verify_multi(parse_any(ex.dsl.read_text(), str(ex.dsl)))
+    lowering = lower_multi(mp, RuleEngine())
+    assert lowering.failed == []
+    ref = load_reference(ex.reference, overrides=ex.tail_overrides if shape == "tail" else None)
+    check = check_program_emulator(mp, lowering, ref)
+    assert check.verdict.correct, check.verdict.message
+    assert check.wrong_launch == ""
+    assert len(check.emulated.trace) == len(check.interpreted.trace) >= 3
+
+
+def _chain_reference(x: np.ndarray) -> ReferenceRun:
+    f32 = DType.f32.torch_name
+    return ReferenceRun("chain.py", [x], [], [3 * x], input_dtypes=[f32], output_dtypes=[f32])
+
+
+def test_the_program_host_code_builds_warning_free_and_a_broken_one_does_not():
+    mp = verify_multi(parse_any(CHAIN, "chain.dsl.py"))
+    lowering = lower_multi(mp, RuleEngine())
+    assert build_host(lowering, mp) == []
+    path = program_path(mp)
+    broken = lowering.bundle.with_files({path: lowering.bundle[path].replace("DeviceMemory gm;", "int unused; "
+                                                                             "DeviceMemory gm;")})
+    errors = build_host(ProgramLowering(lowering.steps, broken), mp)
+    assert errors and "unused" in errors[0]
+
+
+def test_a_kernel_that_computes_wrongly_is_named_with_its_line():
+    mp = verify_multi(parse_any(CHAIN, "chain.dsl.py"))
+    lowering = lower_multi(mp, RuleEngine())
+    steps = lowering.steps["twice"]
+    final = steps[-1].bundle
+    kernel = "kernel/twice_kernel.cpp"
+    assert "2.0" in final[kernel] or "2.0f" in final[kernel]
+    wrong = Bundle({**final.files, kernel: final[kernel].replace("2.0f", "2.5f").replace("(2.0)", "(2.5)")},
+                   final.source_map)
+    assert wrong[kernel] != final[kernel]
+    steps[-1] = dataclasses.replace(steps[-1], bundle=wrong)
+    x = np.random.default_rng(0).standard_normal((6, 70)).astype(np.float32)
+    check = check_program_emulator(mp, lowering, _chain_reference(x))
+    assert not check.verdict.correct
+    line = next(i for i, t in enumerate(CHAIN.splitlines(), 1) if "twice(x, h)" in t)
+    assert f"the launch of `twice` (line {line}) writes `h`" in check.verdict.message

@@ -1,16 +1,8 @@
 """The verifier of programs of kernels (the meaning of a @program; program.py owns its syntax).
 
-`verify_multi` checks, each a DslError at its line and column that says what would be right:
-- every kernel as the one-kernel verifier checks it;
-- every launch: a kernel of the file, one argument per parameter (its Tiling and own Workspaces
-  left out), a tensor for a tensor and a scalar for a scalar, the same dtype, dims that agree
-  across the launch's arguments (a kernel's dim names bind to the argument's dims), an output
-  written only into an Out or a Workspace of the program;
-- the data flow in program order: an intermediate (or output) is read only after a launch wrote
-  it, or in a host loop that writes it (the first step reads its zeros: recurrent state); a read
-  whose producer comes later is a cycle when that producer needs what this launch writes;
-- every kernel is launched, every output written, every intermediate read.
-With concrete shapes (`launch_shapes`), each launch's kernel is verified for its shapes too.
+`verify_multi` enforces PROGRAM_RULES (rendered into docs/dsl-reference.md), each a DslError at
+its line and column that says what would be right. With concrete shapes (`bind_launches`), each
+launch's kernel is verified for its shapes too (launch and UB budget).
 """
 from __future__ import annotations
 
@@ -26,6 +18,24 @@ from .printer import expr_text
 from .verifier import verify
 
 _WRITABLE = (TensorRole.output, TensorRole.workspace)
+
+# What verify_multi checks, in the words the DSL reference gives them (one line each).
+PROGRAM_RULES = (
+    "every kernel is a valid kernel on its own (the one-kernel rules above); no dim packs, no type variables",
+    "a launch names a @kernel of the file and passes one argument per parameter, in order, its Tiling and its "
+    "own Workspaces left out",
+    "a tensor parameter takes a tensor of the program (or a view of one), a scalar parameter a number, a "
+    "program scalar or a dim (not a loop variable: it is fixed for the launch)",
+    "an argument has the parameter's dtype and its number of dims; a kernel's dim names bind to the dims of "
+    "the first argument that has them and must agree in every later argument",
+    "an Out parameter writes into an Out or a Workspace of the program, never into an input or a Param",
+    "in program order, an intermediate or output is read only after a launch wrote it, or inside a host loop "
+    "that writes it (its first step reads zeros: recurrent state); reading what a later launch writes is an "
+    "error, a cycle when that launch needs what this one writes",
+    "every kernel is launched, every Out written, every Workspace written and read",
+    "an index `x[i]` stays within its axis and a view `x.view(...)` keeps the number of elements "
+    "(checked for the reference's shapes)",
+)
 
 
 def launch_params(kernel: Program) -> list:

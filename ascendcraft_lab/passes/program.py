@@ -40,6 +40,13 @@ class ProgramLowering:
         return [k for k, steps in self.steps.items() if not steps or steps[-1].failed]
 
 
+def kernel_project(project: Bundle, kernel: str) -> Bundle:
+    """One kernel's own project out of a program's (its files under `<kernel>/`), with its source maps."""
+    prefix = f"{kernel}/"
+    return Bundle({p[len(prefix):]: t for p, t in project.files.items() if p.startswith(prefix)},
+                  {p[len(prefix):]: m for p, m in project.source_map.items() if p.startswith(prefix)})
+
+
 def lower_multi(mp: ir.MultiProgram, engine, options: LowerOptions = LowerOptions()) -> ProgramLowering:
     """Every kernel through the pipeline; the project holds each kernel's final bundle and the program."""
     steps = {k.kernel.name: run_pipeline(k, engine, options) for k in mp.kernels}
@@ -214,4 +221,5 @@ def _camel(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
 
 
-__all__ = ["lower_multi", "ProgramLowering", "program_source", "program_path", "program_signature", "launch_name"]
+__all__ = ["lower_multi", "ProgramLowering", "kernel_project", "program_source", "program_path", "program_signature",
+           "launch_name"]

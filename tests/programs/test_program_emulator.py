@@ -3,8 +3,6 @@ every launch runs in order and matches the interpreter's, the outputs match PyTo
 kernel is named with its line."""
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -14,8 +12,7 @@ from ascendcraft_lab.dsl.program import parse_any
 from ascendcraft_lab.dsl.program_check import verify_multi
 from ascendcraft_lab.engines.rule import RuleEngine
 from ascendcraft_lab.examples import PROGRAM_EXAMPLES
-from ascendcraft_lab.passes.bundle import Bundle
-from ascendcraft_lab.passes.program import ProgramLowering, lower_multi, program_path
+from ascendcraft_lab.passes.program import lower_multi, program_path
 from ascendcraft_lab.reference import load_reference
 from ascendcraft_lab.reference.load import ReferenceRun
 
@@ -32,7 +29,7 @@ def test_program_example_matches_pytorch_on_the_emulator(ex, shape):
     lowering = lower_multi(mp, RuleEngine())
     assert lowering.failed == []
     ref = load_reference(ex.reference, overrides=ex.tail_overrides if shape == "tail" else None)
-    check = check_program_emulator(mp, lowering, ref)
+    check = check_program_emulator(mp, lowering.bundle, ref)
     assert check.verdict.correct, check.verdict.message
     assert check.wrong_launch == ""
     assert len(check.emulated.trace) == len(check.interpreted.trace) >= 3
@@ -46,27 +43,23 @@ def _chain_reference(x: np.ndarray) -> ReferenceRun:
 def test_the_program_host_code_builds_warning_free_and_a_broken_one_does_not():
     mp = verify_multi(parse_any(CHAIN, "chain.dsl.py"))
     lowering = lower_multi(mp, RuleEngine())
-    assert build_host(lowering, mp) == []
+    assert build_host(lowering.bundle, mp) == []
     path = program_path(mp)
     broken = lowering.bundle.with_files({path: lowering.bundle[path].replace("DeviceMemory gm;", "int unused; "
                                                                              "DeviceMemory gm;")})
-    errors = build_host(ProgramLowering(lowering.steps, broken), mp)
+    errors = build_host(broken, mp)
     assert errors and "unused" in errors[0]
 
 
 def test_a_kernel_that_computes_wrongly_is_named_with_its_line():
     mp = verify_multi(parse_any(CHAIN, "chain.dsl.py"))
     lowering = lower_multi(mp, RuleEngine())
-    steps = lowering.steps["twice"]
-    final = steps[-1].bundle
-    kernel = "kernel/twice_kernel.cpp"
-    assert "2.0" in final[kernel] or "2.0f" in final[kernel]
-    wrong = Bundle({**final.files, kernel: final[kernel].replace("2.0f", "2.5f").replace("(2.0)", "(2.5)")},
-                   final.source_map)
-    assert wrong[kernel] != final[kernel]
-    steps[-1] = dataclasses.replace(steps[-1], bundle=wrong)
+    kernel = "twice/kernel/twice_kernel.cpp"
+    project = lowering.bundle
+    assert "2.0f" in project[kernel]
+    wrong = project.with_files({kernel: project[kernel].replace("2.0f", "2.5f")})
     x = np.random.default_rng(0).standard_normal((6, 70)).astype(np.float32)
-    check = check_program_emulator(mp, lowering, _chain_reference(x))
+    check = check_program_emulator(mp, wrong, _chain_reference(x))
     assert not check.verdict.correct
     line = next(i for i, t in enumerate(CHAIN.splitlines(), 1) if "twice(x, h)" in t)
     assert f"the launch of `twice` (line {line}) writes `h`" in check.verdict.message

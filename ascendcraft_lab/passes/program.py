@@ -77,7 +77,7 @@ def program_signature(mp: ir.MultiProgram) -> str:
     args = ["aclrtStream stream"] + [f"int64_t {cpp_name(d)}" for d in iface.dim_names()]
     args += [f"{'float' if p.dtype.is_float else 'int64_t'} {cpp_name(p.name)}" for p in iface.scalars]
     args += [f"void *{cpp_name(t.name)}" for t in iface.tensors()]
-    return f"aclError Launch{_camel(mp.name)}({', '.join(args)})"
+    return f"aclError Launch{camel(mp.name)}({', '.join(args)})"
 
 
 def program_source(mp: ir.MultiProgram, options: LowerOptions) -> Emitter:
@@ -217,9 +217,9 @@ def _cpp(e: ir.Expr) -> str:
     return render(e, names, HOST)
 
 
-def _camel(name: str) -> str:
+def camel(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
 
 
 __all__ = ["lower_multi", "ProgramLowering", "kernel_project", "program_source", "program_path", "program_signature",
-           "launch_name"]
+           "launch_name", "camel"]

@@ -32,6 +32,7 @@ def test_program_example_matches_pytorch_on_the_emulator(ex, shape):
     check = check_program_emulator(mp, lowering.bundle, ref)
     assert check.verdict.correct, check.verdict.message
     assert check.wrong_launch == ""
+    assert "its host code, run whole on the emulator, gives the same outputs" in check.verdict.message
     assert len(check.emulated.trace) == len(check.interpreted.trace) >= 3
 
 
@@ -63,3 +64,18 @@ def test_a_kernel_that_computes_wrongly_is_named_with_its_line():
     assert not check.verdict.correct
     line = next(i for i, t in enumerate(CHAIN.splitlines(), 1) if "twice(x, h)" in t)
     assert f"the launch of `twice` (line {line}) writes `h`" in check.verdict.message
+
+
+def test_the_host_code_runs_whole_on_the_emulator_and_a_wrong_launch_in_it_is_caught():
+    mp = verify_multi(parse_any(CHAIN, "chain.dsl.py"))
+    project = lower_multi(mp, RuleEngine()).bundle
+    x = np.random.default_rng(3).standard_normal((5, 90)).astype(np.float32)
+    good = check_program_emulator(mp, project, _chain_reference(x))
+    assert good.verdict.correct and "run whole on the emulator, gives the same outputs" in good.verdict.message
+    path = program_path(mp)
+    assert "LaunchAdd(blockDim, stream, h, x, y," in project[path]
+    wrong = project.with_files({path: project[path].replace("LaunchAdd(blockDim, stream, h, x, y,",
+                                                            "LaunchAdd(blockDim, stream, x, x, y,")})
+    bad = check_program_emulator(mp, wrong, _chain_reference(x))
+    assert not bad.verdict.correct
+    assert "run whole, writes `y` differently from its launches run one by one" in bad.verdict.message

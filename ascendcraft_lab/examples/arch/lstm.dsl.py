@@ -84,11 +84,10 @@ def lstm_cell(
                 og = sigmoid(xo + ho + bio + bho)
                 cn = fg * cu + ig * gg
                 hn = og * tanh(cn)
-                hy = hn + 0.0
             with copyout:
                 store(c1[r, c], cn)
                 store(h1[r, c], hn)
-                store(y[r, c], hy)
+                store(y[r, c], hn)                 # the step's output is its hidden state
 
 
 @program

@@ -105,7 +105,7 @@ def program_source(mp: ir.MultiProgram, options: LowerOptions) -> Emitter:
     with em.block(program_signature(mp)):
         em.line("DeviceMemory gm;")
         for t in mp.interface.workspaces:
-            em.line(f"void *{cpp_name(t.name)} = gm.Zeros({_bytes(t.dims, t.dtype)});  // intermediate "
+            em.line(f"void *{cpp_name(t.name)} = gm.Zeros({bytes_cpp(t.dims, t.dtype)});  // intermediate "
                     f"{t.name} [{', '.join(expr_text(d) for d in t.dims)}]", t.span.line)
         em.line("if (!gm.ok) return ACL_ERROR_BAD_ALLOC;")
         _body(em, mp, plans, mp.main.body)
@@ -151,7 +151,7 @@ def _body(em: Emitter, mp: ir.MultiProgram, plans: dict, body) -> None:
         if isinstance(st, ir.For):
             it = st.iter
             v = cpp_name(st.var)
-            head = (f"for (int64_t {v} = {_cpp(it.start)}; {v} < {_cpp(it.stop)}; {v} += {_cpp(it.step)})")
+            head = f"for (int64_t {v} = {host_cpp(it.start)}; {v} < {host_cpp(it.stop)}; {v} += {host_cpp(it.step)})"
             with em.block(head, dsl=st.span.line):
                 _body(em, mp, plans, st.body)
         else:
@@ -159,7 +159,7 @@ def _body(em: Emitter, mp: ir.MultiProgram, plans: dict, body) -> None:
 
 
 def _launch(em: Emitter, mp: ir.MultiProgram, plan: Plan, st: ir.LaunchStmt) -> None:
-    source = _dim_sources(mp, plan, st)
+    source = launch_dims_cpp(mp, plan, st)
     pairs = list(zip(st.args, launch_params(plan.program)))
     with em.dsl(st.span.line):
         em.line(f"// DSL {st.span.line}: {st.kernel}({', '.join(arg_text(a) for a in st.args)})")
@@ -167,13 +167,13 @@ def _launch(em: Emitter, mp: ir.MultiProgram, plan: Plan, st: ir.LaunchStmt) -> 
         with em.indented():
             em.line(f"{plan.tiling_struct} tiling{{}};")
             dims = [source[d] for d, _, _ in dim_args(plan)]
-            scalars = [_cpp(a) for a, p in pairs if isinstance(p, ir.ScalarParam)]
+            scalars = [host_cpp(a) for a, p in pairs if isinstance(p, ir.ScalarParam)]
             em.line(f"const uint32_t blockDim = {plan.tiling_struct}Func({', '.join(dims + scalars + ['tiling'])});")
             ws = workspace_bytes_cpp(plan.program, source, "blockDim")
             em.line(f"void *workspace = {f'gm.Zeros({ws})' if ws else 'nullptr'};")
             em.line("void *tilingDevice = gm.Copy(tiling);")
             em.line("if (!gm.ok) return ACL_ERROR_BAD_ALLOC;")
-            ptrs = [_pointer(mp, a) for a, p in pairs if isinstance(p, ir.TensorParam)]
+            ptrs = [pointer_cpp(mp, a) for a, p in pairs if isinstance(p, ir.TensorParam)]
             call = f"{launch_name(plan)}(blockDim, stream, {', '.join(ptrs + ['workspace', 'tilingDevice'])})"
             if needs_sync_base(plan.program):
                 em.line(f"const aclError status = {call};")
@@ -183,33 +183,36 @@ def _launch(em: Emitter, mp: ir.MultiProgram, plan: Plan, st: ir.LaunchStmt) -> 
         em.line("}")
 
 
-def _dim_sources(mp: ir.MultiProgram, plan: Plan, st: ir.LaunchStmt) -> dict[str, str]:
+def launch_dims_cpp(mp: ir.MultiProgram, plan: Plan, st: ir.LaunchStmt) -> dict[str, str]:
     """Kernel dim name -> C++ of the program's dims that gives it at this launch."""
     out: dict[str, str] = {}
     for a, p in zip(st.args, launch_params(plan.program)):
         if isinstance(p, ir.TensorParam):
             for d, e in zip(p.dims, arg_dims(mp.tensor(a.tensor), a)):
                 if isinstance(d, ir.Name):
-                    out.setdefault(d.id, _cpp(e))
+                    out.setdefault(d.id, host_cpp(e))
     return out
 
 
-def _pointer(mp: ir.MultiProgram, a: ir.ArgView) -> str:
+def pointer_cpp(mp: ir.MultiProgram, a: ir.ArgView, base=None) -> str:
+    """C++ of a launch argument's address: the tensor's (`base(name)`, default its name), moved past the
+    indexed leading axes by `At(base, elements, bytes)`."""
     t = mp.tensor(a.tensor)
+    ptr = base(a.tensor) if base else cpp_name(a.tensor)
     if not a.index:
-        return cpp_name(a.tensor)
+        return ptr
     terms = []
     for i, e in enumerate(a.index):
         rest = t.dims[i + 1:]
-        terms.append(" * ".join([f"({_cpp(e)})"] + [f"({_cpp(d)})" for d in rest]))
-    return f"At({cpp_name(a.tensor)}, {' + '.join(terms)}, sizeof({t.dtype.cpp}))"
+        terms.append(" * ".join([f"({host_cpp(e)})"] + [f"({host_cpp(d)})" for d in rest]))
+    return f"At({ptr}, {' + '.join(terms)}, sizeof({t.dtype.cpp}))"
 
 
-def _bytes(dims, dtype) -> str:
-    return " * ".join([f"({_cpp(d)})" for d in dims] + [f"static_cast<int64_t>(sizeof({dtype.cpp}))"])
+def bytes_cpp(dims, dtype) -> str:
+    return " * ".join([f"({host_cpp(d)})" for d in dims] + [f"static_cast<int64_t>(sizeof({dtype.cpp}))"])
 
 
-def _cpp(e: ir.Expr) -> str:
+def host_cpp(e: ir.Expr) -> str:
     def names(n):
         if isinstance(n, ir.Name):
             return cpp_name(n.id)
@@ -222,4 +225,4 @@ def camel(name: str) -> str:
 
 
 __all__ = ["lower_multi", "ProgramLowering", "kernel_project", "program_source", "program_path", "program_signature",
-           "launch_name", "camel"]
+           "launch_name", "camel", "pointer_cpp", "launch_dims_cpp", "host_cpp", "bytes_cpp"]

@@ -220,10 +220,23 @@ def _eager(ref_path: str, soc: str, seed: int):
         return None          # a reference the tracer cannot follow has no eager estimate: said by its absence
 
 
+def program_verified(session: ProgramSession) -> bool:
+    """Whether a check passed the session's ascendc/ as it is now (the hash its run record keeps)."""
+    digest = _project_hash(session.project)
+    for p in sorted((session.path / "runs").glob("*.json")):
+        try:
+            run = json.loads(p.read_text())
+        except (OSError, ValueError):
+            continue
+        if run.get("action") == "check" and run.get("correct") and run.get("project_hash") == digest:
+            return True
+    return False
+
+
 def _record(session: ProgramSession, data: dict) -> None:
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{time.time_ns() % 1_000_000:06d}"
     write_json(session.path / "runs" / f"{stamp}.json", {"time": time.time(), **data})
 
 
-__all__ = ["is_program_folder", "lower_program", "open_program", "check_program", "profile_program",
+__all__ = ["is_program_folder", "lower_program", "open_program", "check_program", "profile_program", "program_verified",
            "ProgramSession"]

@@ -79,3 +79,16 @@ def test_the_host_code_runs_whole_on_the_emulator_and_a_wrong_launch_in_it_is_ca
     bad = check_program_emulator(mp, wrong, _chain_reference(x))
     assert not bad.verdict.correct
     assert "run whole, writes `y` differently from its launches run one by one" in bad.verdict.message
+
+
+def test_a_launch_the_emulator_cannot_run_is_named_with_its_kernel_and_line():
+    mp = verify_multi(parse_any(CHAIN, "chain.dsl.py"))
+    project = lower_multi(mp, RuleEngine()).bundle
+    kernel = "add/kernel/add_kernel.cpp"
+    broken = project.with_files({kernel: project[kernel].replace("Add(yu, au, bu,", "AddNotAnApi(yu, au, bu,")})
+    assert broken[kernel] != project[kernel]
+    x = np.random.default_rng(4).standard_normal((3, 40)).astype(np.float32)
+    check = check_program_emulator(mp, broken, _chain_reference(x))
+    line = next(i for i, t in enumerate(CHAIN.splitlines(), 1) if "add(h, x, y)" in t)
+    assert not check.verdict.correct
+    assert f"the launch of `add` (line {line}) on the emulator: compile-error" in check.verdict.message

@@ -177,7 +177,7 @@ def emulator_runner(project: Bundle, soc: str, traces: Path | None = None):
         traced["launches"].append(key)
         run = emulate(kernel, kernel_project(project, name), tensors, scalars, soc=soc, trace=trace)
         if run.status != "ok":
-            raise LaunchFailed(f"`{name}` on the emulator: {run.status}: {run.message}")
+            raise LaunchFailed(f"{run.status}: {run.message}{_first_finding(run)}")
         return run.outputs
     runner.traced = traced
     return runner
@@ -222,7 +222,9 @@ def check_program_emulator(mp: ir.MultiProgram, project: Bundle, ref, *, soc: st
         runner = emulator_runner(project, s.name, traces)
         emulated = run_multi(typed, inputs, s, runner=runner)
     except LaunchFailed as exc:
-        return ProgramCheck(_failed(f"incorrect: {exc}", s.name), None, interpreted)
+        where = interpreted.trace[len(runner.traced["launches"]) - 1].where
+        return ProgramCheck(_failed(f"incorrect: the launch of {where} on the emulator: {exc}", s.name), None,
+                            interpreted, where)
     dtypes = {t.name: t.dtype for t in typed.interface.tensors() + typed.interface.workspaces}
     wrong, ran_whole = first_difference(emulated, interpreted, dtypes), False
     if not wrong and whole:
@@ -249,6 +251,14 @@ def _whole_program_difference(mp: ir.MultiProgram, project: Bundle, inputs: dict
             return (f"the program's host code, run whole, writes `{name}` differently from its launches run one "
                     f"by one ({bad} elements): check the launch order, views and intermediates in "
                     f"{program_path(mp)}")
+    return ""
+
+
+def _first_finding(run) -> str:
+    """The run's first emulator finding or compiler error, with the DSL line of the kernel it maps to."""
+    for f in list(run.findings) + [d for d in run.diagnostics if d.get("severity") == "error"]:
+        line = f" (DSL line {f['dsl_line']})" if f.get("dsl_line") else ""
+        return f"; first: {f.get('kind', 'g++')} {f.get('message')}{line}"
     return ""
 
 

@@ -4,9 +4,10 @@ code that launches them in order on one stream.
 The project of a program keeps each kernel's project as its own lowering writes it, under the
 kernel's name (`<kernel>/kernel/...`, `<kernel>/host/...`), and adds `program/<name>_program.cpp`:
 `Launch<Name>(stream, dims..., scalars..., tensors...)` allocates the intermediates in GM (zeroed),
-then for every launch runs the kernel's tiling function, allocates its workspace, copies the
-tiling struct to the device and calls the kernel's `Launch<Kernel>`; a host loop is a C++ loop,
-a view `x[s]` a pointer offset. It synchronises the stream once, at the end, and frees what it
+then runs each launch statement's tiling function once and copies its tiling struct to the device
+(a launch's shapes are the same in every step of a host loop), then calls the kernels'
+`Launch<Kernel>` in order, each with a fresh zeroed workspace when it has one; a host loop is a C++
+loop, a view `x[s]` a pointer offset. It synchronises the stream once, at the end, and frees what it
 allocated.
 """
 from __future__ import annotations
@@ -108,7 +109,13 @@ def program_source(mp: ir.MultiProgram, options: LowerOptions) -> Emitter:
             em.line(f"void *{cpp_name(t.name)} = gm.Zeros({bytes_cpp(t.dims, t.dtype)});  // intermediate "
                     f"{t.name} [{', '.join(expr_text(d) for d in t.dims)}]", t.span.line)
         em.line("if (!gm.ok) return ACL_ERROR_BAD_ALLOC;")
-        _body(em, mp, plans, mp.main.body)
+        em.line("// Each launch statement's tiling, once: its shapes are the same in every step of a loop.")
+        index = {}
+        for i, (st, _) in enumerate(ir.launches(mp.main.body)):
+            index[id(st)] = i
+            _prepare(em, mp, plans[st.kernel], st, i)
+        em.line("if (!gm.ok) return ACL_ERROR_BAD_ALLOC;")
+        _body(em, mp, plans, mp.main.body, index)
         em.line("return aclrtSynchronizeStream(stream);  // then `gm` frees what the launches used")
     return em
 
@@ -146,40 +153,50 @@ def _device_memory(em: Emitter) -> None:
     em.line("}  // namespace")
 
 
-def _body(em: Emitter, mp: ir.MultiProgram, plans: dict, body) -> None:
+def _body(em: Emitter, mp: ir.MultiProgram, plans: dict, body, index: dict) -> None:
     for st in body:
         if isinstance(st, ir.For):
             it = st.iter
             v = cpp_name(st.var)
             head = f"for (int64_t {v} = {host_cpp(it.start)}; {v} < {host_cpp(it.stop)}; {v} += {host_cpp(it.step)})"
             with em.block(head, dsl=st.span.line):
-                _body(em, mp, plans, st.body)
+                _body(em, mp, plans, st.body, index)
         else:
-            _launch(em, mp, plans[st.kernel], st)
+            _launch(em, mp, plans[st.kernel], st, index[id(st)])
 
 
-def _launch(em: Emitter, mp: ir.MultiProgram, plan: Plan, st: ir.LaunchStmt) -> None:
+def _prepare(em: Emitter, mp: ir.MultiProgram, plan: Plan, st: ir.LaunchStmt, i: int) -> None:
+    """Launch statement i's tiling struct, block dim and device copy of the struct."""
     source = launch_dims_cpp(mp, plan, st)
+    dims = [source[d] for d, _, _ in dim_args(plan)]
+    scalars = [host_cpp(a) for a, p in zip(st.args, launch_params(plan.program)) if isinstance(p, ir.ScalarParam)]
+    with em.dsl(st.span.line):
+        em.line(f"{plan.tiling_struct} tiling{i}{{}};  // DSL {st.span.line}: {st.kernel}")
+        em.line(f"const uint32_t blockDim{i} = {plan.tiling_struct}Func({', '.join(dims + scalars + [f'tiling{i}'])});")
+        em.line(f"void *tilingDevice{i} = gm.Copy(tiling{i});")
+
+
+def _launch(em: Emitter, mp: ir.MultiProgram, plan: Plan, st: ir.LaunchStmt, i: int) -> None:
+    """Launch statement i: its own zeroed workspace when the kernel has one (a workspace starts at zero)."""
     pairs = list(zip(st.args, launch_params(plan.program)))
+    ws = workspace_bytes_cpp(plan.program, launch_dims_cpp(mp, plan, st), f"blockDim{i}")
+    ptrs = [pointer_cpp(mp, a) for a, p in pairs if isinstance(p, ir.TensorParam)]
+    call = (f"{launch_name(plan)}(blockDim{i}, stream, "
+            f"{', '.join(ptrs + ['workspace' if ws else 'nullptr', f'tilingDevice{i}'])})")
+    lines = [f"void *workspace = gm.Zeros({ws});", "if (!gm.ok) return ACL_ERROR_BAD_ALLOC;"] if ws else []
+    if needs_sync_base(plan.program):
+        lines += [f"const aclError status = {call};", "if (status != ACL_SUCCESS) return status;"]
+    else:
+        lines.append(f"{call};")
     with em.dsl(st.span.line):
         em.line(f"// DSL {st.span.line}: {st.kernel}({', '.join(arg_text(a) for a in st.args)})")
+        if len(lines) == 1:
+            em.line(lines[0])
+            return
         em.line("{")
         with em.indented():
-            em.line(f"{plan.tiling_struct} tiling{{}};")
-            dims = [source[d] for d, _, _ in dim_args(plan)]
-            scalars = [host_cpp(a) for a, p in pairs if isinstance(p, ir.ScalarParam)]
-            em.line(f"const uint32_t blockDim = {plan.tiling_struct}Func({', '.join(dims + scalars + ['tiling'])});")
-            ws = workspace_bytes_cpp(plan.program, source, "blockDim")
-            em.line(f"void *workspace = {f'gm.Zeros({ws})' if ws else 'nullptr'};")
-            em.line("void *tilingDevice = gm.Copy(tiling);")
-            em.line("if (!gm.ok) return ACL_ERROR_BAD_ALLOC;")
-            ptrs = [pointer_cpp(mp, a) for a, p in pairs if isinstance(p, ir.TensorParam)]
-            call = f"{launch_name(plan)}(blockDim, stream, {', '.join(ptrs + ['workspace', 'tilingDevice'])})"
-            if needs_sync_base(plan.program):
-                em.line(f"const aclError status = {call};")
-                em.line("if (status != ACL_SUCCESS) return status;")
-            else:
-                em.line(f"{call};")
+            for line in lines:
+                em.line(line)
         em.line("}")
 
 

@@ -68,7 +68,6 @@ class Costs:
     local_bandwidth: Param | None = None   # MTE1 / FIX bytes per cycle (L1 -> L0, L0C -> GM/UB)
     cube_fractal_cycles: dict = field(default_factory=dict)   # dtype -> Param: cycles of one 16x16xK0 fractal MAC
     launch_s: Param | None = None          # host-side launch of one kernel (ours, and every eager aten op)
-    program_step_s: Param | None = None    # a program's host work per launch beyond the launch (its tiling upload)
 
     def repeat_cycles(self, api: str, dtype: str) -> float:
         cls = op_class(api)
@@ -80,7 +79,7 @@ class Costs:
         out = {}
         for name in ("clock_hz", "gm_bandwidth", "core_gm_bandwidth", "copy_setup_cycles", "block_setup_cycles",
                      "issue_cycles", "sync_cycles", "scalar_ub_cycles", "scalar_gm_cycles", "vector_start_cycles",
-                     "local_bandwidth", "launch_s", "program_step_s"):
+                     "local_bandwidth", "launch_s"):
             p = getattr(self, name)
             if p is not None:
                 out[name] = p
@@ -145,9 +144,6 @@ def _a2(name: str) -> Costs:
         },
         launch_s=Param(5e-6, "s",
                        "guess: host launch of one kernel on the NPU stream (task submit + dispatch), per kernel"),
-        program_step_s=Param(2e-6, "s",
-                             "guess: a program's host code uploads each launch's tiling struct (tens of bytes, one "
-                             "aclrtMemcpy host-to-device) and runs its tiling function before the launch"),
     )
 
 

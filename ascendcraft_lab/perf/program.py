@@ -1,8 +1,9 @@
 """The ESTIMATED time of a program of kernels: every launch's kernel estimate, in program order.
 
 A program's time is the sum over its launches of the kernel's estimate (`model.Estimate.kernel_s`:
-the launch overhead `launch_s` plus the last core's finish) and the host's work per launch
-(`program_step_s`: the tiling upload); launches on one stream do not overlap. A kernel launched
+the per-launch overhead `launch_s` of perf/costs.py, a cited guess, plus the last core's finish);
+launches on one stream do not overlap. The host's other work (tiling functions, one upload of each
+launch statement's tiling struct, allocations) happens once before the first launch and is left out. A kernel launched
 again with the same shapes is estimated once (the model's time depends on the shapes, not on the
 data). Compared with the estimated eager time of the reference, where each aten op is one kernel
 and one launch (eager.py): the difference is what the program's fusion saves in launches and
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .costs import costs_for
 from .eager import EagerEstimate
 from .model import Estimate
 
@@ -28,32 +28,30 @@ class LaunchTime:
 class ProgramEstimate:
     soc: str
     launches: list[LaunchTime] = field(default_factory=list)
-    step_s: float = 0.0                    # the host's work per launch (costs.program_step_s)
     eager: EagerEstimate | None = None
     name: str = ""
 
     @property
     def seconds(self) -> float:
-        return sum(t.estimate.kernel_s + self.step_s for t in self.launches)
+        return sum(t.estimate.kernel_s for t in self.launches)
 
     @property
     def launch_seconds(self) -> float:
-        return sum(t.estimate.launch_s + self.step_s for t in self.launches)
+        return sum(t.estimate.launch_s for t in self.launches)
 
     def per_kernel(self) -> dict[str, tuple[int, float]]:
         """Kernel -> (launches, estimated seconds of them all)."""
         out: dict[str, tuple[int, float]] = {}
         for t in self.launches:
             n, s = out.get(t.kernel, (0, 0.0))
-            out[t.kernel] = (n + 1, s + t.estimate.kernel_s + self.step_s)
+            out[t.kernel] = (n + 1, s + t.estimate.kernel_s)
         return out
 
     def text(self) -> str:
         lines = [f"ESTIMATED profile of program `{self.name}` on {self.soc} "
                  "(pipe model of the emulator's trace; no NPU)",
                  f"  program    {_us(self.seconds)} estimated: {len(self.launches)} launches, "
-                 f"{_us(self.launch_seconds)} of it launch and host work "
-                 f"(each: the kernel launch and {_us(self.step_s)} of host work, perf/costs.py)"]
+                 f"{_us(self.launch_seconds)} of it launch overhead (launch_s per launch, perf/costs.py)"]
         for kernel, (n, s) in self.per_kernel().items():
             one = next(t.estimate for t in self.launches if t.kernel == kernel)
             lines.append(f"  {kernel:<10} {n} launch{'es' if n > 1 else ''}, {_us(s)} "
@@ -65,16 +63,14 @@ class ProgramEstimate:
 
     def to_dict(self) -> dict:
         return {"estimate": True, "soc": self.soc, "seconds": self.seconds, "launch_seconds": self.launch_seconds,
-                "step_s": self.step_s, "launches": [{"where": t.where, "kernel": t.kernel,
+                "launches": [{"where": t.where, "kernel": t.kernel,
                                                      "kernel_s": t.estimate.kernel_s} for t in self.launches],
                 "eager_s": self.eager.seconds if self.eager is not None else None}
 
 
 def program_estimate(name: str, soc: str, launches: list[tuple[str, str, Estimate]],
                      eager: EagerEstimate | None = None) -> ProgramEstimate:
-    step = costs_for(soc).program_step_s
-    return ProgramEstimate(soc, [LaunchTime(w, k, e) for w, k, e in launches], step.value if step else 0.0, eager,
-                           name)
+    return ProgramEstimate(soc, [LaunchTime(w, k, e) for w, k, e in launches], eager, name)
 
 
 def _us(seconds: float) -> str:

@@ -73,9 +73,9 @@ def test_the_host_code_runs_whole_on_the_emulator_and_a_wrong_launch_in_it_is_ca
     good = check_program_emulator(mp, project, _chain_reference(x))
     assert good.verdict.correct and "run whole on the emulator, gives the same outputs" in good.verdict.message
     path = program_path(mp)
-    assert "LaunchAdd(blockDim, stream, h, x, y," in project[path]
-    wrong = project.with_files({path: project[path].replace("LaunchAdd(blockDim, stream, h, x, y,",
-                                                            "LaunchAdd(blockDim, stream, x, x, y,")})
+    assert "LaunchAdd(blockDim1, stream, h, x, y," in project[path]
+    wrong = project.with_files({path: project[path].replace("LaunchAdd(blockDim1, stream, h, x, y,",
+                                                            "LaunchAdd(blockDim1, stream, x, x, y,")})
     bad = check_program_emulator(mp, wrong, _chain_reference(x))
     assert not bad.verdict.correct
     assert "run whole, writes `y` differently from its launches run one by one" in bad.verdict.message

@@ -305,6 +305,10 @@ def bind_launches(mp: MultiProgram, shapes: Mapping[str, tuple[int, ...]], scala
                 raise DslError(f"launch of `{st.kernel}` for shapes {kshapes}: {e.message} (kernel line "
                                f"{e.span.line if e.span else '?'})", st.span, e.help, mp.path, mp.source) from None
         out[id(st)] = BoundLaunch(st, cache[key], kshapes, kscalars)
+    for st, loops in schedule(mp, env):        # every index of every step within its axis
+        for arg in st.args:
+            if isinstance(arg, ArgView) and arg.index:
+                index_values(mp, arg, env, loops)
     return out
 
 

@@ -201,3 +201,12 @@ def test_reference_shapes_that_disagree_are_an_error_at_the_program_declaration(
     with pytest.raises(DslError) as info:
         bind_launches(mp, {"x": (2, 3, 40), "y": (2, 3, 41)}, {}, "Ascend910B2")
     assert "dim `N` of `y` is 41" in info.value.message and info.value.line == _line_of(SCAN, "def scan(")
+
+
+def test_an_index_past_its_axis_in_some_step_is_an_error_at_the_index():
+    text = SCAN.replace("add(d, x[s], st[(s + 1) % 2])", "add(d, x[s + 1], st[(s + 1) % 2])")
+    mp = verify_multi(parse_any(text))
+    with pytest.raises(DslError) as info:
+        bind_launches(mp, {"x": (3, 2, 40), "y": (3, 2, 40)}, {}, "Ascend910B2")
+    assert "`s + 1` is 3 here, outside axis 0 of `x` (size 3)" in info.value.message
+    assert info.value.line == _line_of(text, "x[s + 1]")

@@ -161,6 +161,8 @@ PROGRAM_EXAMPLES: list[Example] = [
     _ex("arch", "lstm", {"seq_len": 3, "batch_size": 5, "input_size": 24, "hidden_size": 40},
         "a program with a host loop: nn.LSTM over a sequence, one cube launch for every step's input "
         "projection, then per step a cube launch and a vector cell, the state ping-ponging in GM"),
+    _ex("arch", "gru", {"seq_len": 4, "batch_size": 7, "input_size": 30, "hidden_size": 45},
+        "the LSTM's schedule with a GRU cell: the reset gate scales the hidden projection, one state in GM"),
 ]
 
 

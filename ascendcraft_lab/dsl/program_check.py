@@ -15,6 +15,7 @@ from .host import HostEvaluator, bind_dims
 from .ir import (ArgView, Call, Expr, For, LaunchStmt, MultiProgram, Name, Pack, Program, ScalarParam, TensorParam,
                  TensorRole, TilingParam, launches, map_exprs, walk_exprs)
 from .printer import expr_text
+from .program import arg_text
 from .verifier import verify
 
 _WRITABLE = (TensorRole.output, TensorRole.workspace)
@@ -248,7 +249,6 @@ def _writes(p) -> bool:
 
 
 def _arg_name(arg: ArgView) -> str:
-    from .program import arg_text
     return arg_text(arg)
 
 

@@ -15,9 +15,10 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..soc import Soc, get_soc
-from .host import output_shape
+from .host import HostEvaluator, output_shape
 from .interp import run
 from .ir import ArgView, LaunchStmt, MultiProgram, Program, ScalarParam, TensorRole
+from .program import arg_text
 from .program_check import bind_launches, index_values, launch_params, program_env, schedule
 
 # (kernel verified for the launch's shapes, its inputs by param name) -> its outputs by param name
@@ -102,13 +103,11 @@ def _view(mp: MultiProgram, gm: dict, arg: ArgView, env, loops) -> np.ndarray:
 
 
 def _dims(mp: MultiProgram, arg: ArgView, env):
-    from .host import HostEvaluator
     ev = HostEvaluator(None, env, mp.path, mp.source)
     return [ev.eval(d) for d in arg.view]
 
 
 def _text(arg: ArgView) -> str:
-    from .program import arg_text
     return arg_text(arg)
 
 

@@ -82,9 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.draws and args.backend != "cann":
         print("ascendcraft check: --draws chooses the NPU check's inputs; use it with --backend cann", file=sys.stderr)
         return 2
-    if target.is_dir() and not SessionFolder(target).exists() and args.backend != "interpreter":
+    if target.is_dir() and not SessionFolder(target).exists() and args.backend != "interpreter" \
+            and not _is_program(target):
         print(f"ascendcraft check: {target} is not a session folder (no ascendcraft.json)", file=sys.stderr)
         return 2
+    if _is_program(target):
+        return _check_program(target, args, overrides)
     try:
         if args.backend == "interpreter":
             return _interpreter(target, args, overrides)
@@ -175,4 +178,37 @@ def _interpreter(target: Path, args, overrides: dict) -> int:
     verdict = check_interpreter(dsl, ref, soc=args.soc, overrides=overrides or None, seed=args.seed,
                                 rtol=args.rtol, atol=args.atol)
     print(verdict.summary())
+    return 0 if verdict.correct else 1
+
+
+def _is_program(target: Path) -> bool:
+    from ..dsl.program import is_program_text
+    from ..session.program import is_program_folder
+    if target.is_dir():
+        return is_program_folder(target)
+    try:
+        return is_program_text(target.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _check_program(target: Path, args, overrides: dict) -> int:
+    """A program of kernels: on the interpreter, or every launch on the emulator, named when wrong."""
+    from ..session.program import check_program
+    if args.backend == "cann":
+        print("ascendcraft check: a program runs on the interpreter or the emulator (no CANN build of programs yet)",
+              file=sys.stderr)
+        return 2
+    try:
+        verdict, detail = check_program(target, args.ref, backend=args.backend, soc=args.soc,
+                                        overrides=overrides or None, seed=args.seed)
+    except SessionError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except (DslError, ReferenceError) as exc:
+        print(exc.render(), file=sys.stderr)
+        return 2
+    print(verdict.summary())
+    if detail:
+        print(detail)
     return 0 if verdict.correct else 1

@@ -17,6 +17,7 @@ from ..export.direct import export_direct, validate_direct
 from ..export.mkb import export_mkb, render_submission, validate_fields
 from ..session import SessionError, SessionFolder
 from ..session.folder import FolderBusy, ManifestError, files_hash
+from ..session.program import is_program_folder
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     target = Path(args.target)
     note = ""
+    if target.is_dir() and is_program_folder(target):
+        return _export_program(target, args)
     try:
         if target.is_dir():
             folder = SessionFolder(target)
@@ -134,3 +137,37 @@ def _unverified(folder: SessionFolder, files) -> tuple[str, str]:
                 "fix the kernel and check it again")
     return (f"no check has passed {folder.project_dir} as it is now (project {digest})",
             f"run `ascendcraft check {folder.path}` first")
+
+
+def _export_program(folder: Path, args) -> int:
+    """A program session: the direct-launch submission that runs every kernel in order (verified first)."""
+    from ..export.program import export_program_direct
+    from ..session.program import open_program, program_verified
+    if args.format != "mkb-direct":
+        print("ascendcraft export: a program exports as --format mkb-direct (the six-string format holds one "
+              "kernel)", file=sys.stderr)
+        return 2
+    try:
+        session = open_program(folder)
+        if not program_verified(session) and not args.unverified:
+            raise ExportError("no check has passed the program's ascendc/ as it is now; `ascendcraft check "
+                              f"{folder}` verifies it (or pass --unverified to export it anyway)")
+        ref = folder / "reference.py"
+        op = args.op or session.program.name
+        spec = export_program_direct(session.program, session.project, session.manifest["soc"], op,
+                                     ref.read_text() if ref.is_file() else None)
+    except (ExportError, SessionError) as exc:
+        print(f"ascendcraft export: {str(exc).removeprefix('error: ')}", file=sys.stderr)
+        return 2
+    problems = validate_direct(spec)
+    if problems:
+        print("ascendcraft export: " + "; ".join(problems), file=sys.stderr)
+        return 1
+    out = Path(args.out) if args.out else folder / "export" / f"{op}.mkb-direct.json"
+    if out.is_dir():
+        out = out / f"{op}.mkb-direct.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(spec, indent=2) + "\n")
+    print(f"wrote {out} (direct-launch submission of program `{session.program.name}`, "
+          f"{len(session.program.kernels)} kernels)")
+    return 0

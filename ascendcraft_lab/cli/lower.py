@@ -9,6 +9,7 @@ from ..atomic import NotText, read_text
 from ..config import default_workdir
 from ..dsl.errors import DslError
 from ..dsl.parser import parse
+from ..dsl.program import is_program_text, parse_any
 from ..passes.pipeline import PIPELINE
 from ..session import Session, SessionError
 from ..soc import DEFAULT_SOC
@@ -40,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"ascendcraft lower: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return 2
+    if is_program_text(text):
+        return _lower_program(text, path, args)
     try:
         name = parse(text, str(path)).kernel.name
     except DslError as exc:
@@ -63,3 +66,24 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     print(session.summary())
     return 1 if any(s.status == "failed" for s in session.steps) else 0
+
+
+def _lower_program(text: str, path: Path, args) -> int:
+    """A program of kernels: every kernel through the passes, its folder with one stage list per kernel."""
+    from ..session.program import lower_program
+    if args.until or args.engine != "rule" or args.adopt_edits or args.rank_tiling:
+        print("ascendcraft lower: a program is lowered whole by the rule engine (no --until, --engine llm, "
+              "--adopt-edits or --rank-tiling yet)", file=sys.stderr)
+        return 2
+    try:
+        mp_name = parse_any(text, str(path)).name
+        out = Path(args.out) if args.out else default_workdir() / mp_name
+        session = lower_program(text, str(path), out, reference=args.ref, soc=args.soc)
+    except DslError as exc:
+        print(exc.render(), file=sys.stderr)
+        return 2
+    except SessionError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    print(session.summary())
+    return 0

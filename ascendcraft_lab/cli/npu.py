@@ -23,6 +23,7 @@ from ..backends.cann.profile import PROFILE_TIMEOUT, parse_kernel_details
 from ..session import Session, SessionError, SessionFolder
 from ..session.folder import files_hash
 from ..session.npu import ProfileFailed, build_session, profile_session
+from ..session.program import is_program_folder
 from ..args import seconds, whole_number
 
 
@@ -68,6 +69,8 @@ def profile_main(argv: list[str] | None = None) -> int:
         return 0
     if not args.session:
         return _fail("profile", "give a session folder or --csv kernel_details.csv")
+    if is_program_folder(Path(args.session)):
+        return _profile_program(Path(args.session), args)
     reason = refuse_reason("profile")
     if not args.npu:
         try:
@@ -101,3 +104,17 @@ def _show(report, html: str | None) -> None:
     print(report.text())
     if html:
         Path(html).write_text(report.html())
+
+
+def _profile_program(folder: Path, args) -> int:
+    """The ESTIMATED time of a program session: every launch traced on the emulator, summed."""
+    from ..session.program import profile_program
+    if args.npu:
+        return _fail("profile", "a program is profiled offline only (no NPU profile of programs yet)")
+    try:
+        estimate = profile_program(folder)
+    except SessionError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    print(json.dumps(estimate.to_dict(), indent=2) if args.json else estimate.text())
+    return 0

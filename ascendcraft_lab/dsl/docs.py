@@ -5,7 +5,7 @@ committed file equals it. Regenerate with `python -m ascendcraft_lab.dsl.docs > 
 """
 from __future__ import annotations
 
-from ..examples import get_example
+from ..examples import PROGRAM_EXAMPLES, get_example
 from ..soc import DEFAULT_SOC, get_soc
 from .errors import DslError, human_bytes
 from .host import SOC_CONSTANTS
@@ -14,6 +14,8 @@ from .buffers import MAX_COPY_ROWS
 from .tiles import MAX_PITCH_BLOCKS
 from .ops import HOST_BUILTINS, OPS_LIST, ROUND_MODES
 from .parser import GRAMMAR, ITERATORS, parse
+from .program import PROGRAM_GRAMMAR, parse_any
+from .program_check import PROGRAM_RULES, verify_multi
 from .verifier import verify
 
 _CATEGORY_TITLES = [
@@ -82,7 +84,7 @@ def render_reference() -> str:
     """The reference, section by section (each section a function below)."""
     soc = get_soc(DEFAULT_SOC)
     sections = (_intro(), _grammar(), _types(), _tiles_of_rows(), _loops(), _stages(), _synchronisation(),
-                _host_function(soc), _operations(), _ub_budget(soc), _binding(), _errors())
+                _host_function(soc), _operations(), _ub_budget(soc), _binding(), _errors(), _programs())
     return "\n".join(line for section in sections for line in section) + "\n"
 
 
@@ -425,6 +427,85 @@ def _errors() -> list[str]:
     w("")
     w("```")
     w(_budget_error_example())
+    w("```")
+    return out
+
+
+_BAD_PROGRAM = """\
+@host
+def tiling(x: Tensor[f32, (B, N)]):
+    tile = ub_elems(f32, live=2)
+    return Launch(B, rows=1, tile=min(tile, N))
+
+
+@kernel
+def scaled(x: GM[f32, (B, N)], y: Out[f32, (B, N)], t: Tiling):
+    for r in core_rows(t.rows, B):
+        for c in tiles(N, t.tile):
+            with copyin:
+                xu = load(x[r, c])
+            with compute:
+                yu = xu * 2.0
+            with copyout:
+                store(y[r, c], yu)
+
+
+@program
+def four_times(x: GM[f32, (B, N)], y: Out[f32, (B, N)], h: Workspace[f32, (B, N)]):
+    scaled(h, y)
+    scaled(x, h)
+"""
+
+
+def _program_error_example() -> str:
+    """A real diagnostic of the program verifier: an intermediate read before its producer."""
+    try:
+        verify_multi(parse_any(_BAD_PROGRAM, "program.dsl.py"), DEFAULT_SOC)
+    except DslError as e:
+        return e.render()
+    raise AssertionError("the program example no longer fails")
+
+
+def _programs() -> list[str]:
+    """Programs of kernels: the grammar, the meaning, the rules, an example and a diagnostic."""
+    out: list[str] = []
+    w = out.append
+    example = PROGRAM_EXAMPLES[0]
+    w("## Programs of kernels")
+    w("")
+    w("A file may hold several kernels, each `@host` directly followed by its `@kernel`, and one `@program` that "
+      "launches them in order. A program does what the phases of one kernel cannot: launches with different "
+      "kernel types and core splits (a cube kernel on the cube cores, then a vector kernel on twice as many "
+      "vector cores), host loops (the time steps of an RNN), one kernel launched by several steps with "
+      "different shapes (each launch runs its own tiling function).")
+    w("")
+    w("```")
+    w(PROGRAM_GRAMMAR)
+    w("```")
+    w("")
+    w("- The program's `GM`, `Param`, `Out` and scalar parameters bind to the reference exactly as a kernel's "
+      "do (below); its `Workspace` parameters are intermediates: GM the host allocates once, zeroed, before the "
+      "first launch.")
+    w("- A launch hands the kernel views of the program's tensors: `x` whole, `x[i, j]` without its leading "
+      "axes (the element offset moves, nothing is copied), `x.view(d0, d1)` the same memory with other dims.")
+    w("- Launches run in order on one stream; a host loop `for s in range(...)` repeats its launches with `s` "
+      "bound (indices such as `h[s % 2]`, `h[(s + 1) % 2]` ping-pong a state between two halves).")
+    w("- Each kernel lowers through the four passes on its own; the program's host code "
+      "(`program/<name>_program.cpp`) allocates the intermediates and launches every kernel.")
+    w("")
+    w("The verifier's rules, each an error at its line:")
+    w("")
+    for rule in PROGRAM_RULES:
+        w(f"- {rule}")
+    w("")
+    w(f"A complete program (`examples/{example.name}.dsl.py`):")
+    w("")
+    w("```python")
+    w(example.dsl.read_text(encoding="utf-8").rstrip("\n"))
+    w("```")
+    w("")
+    w("```")
+    w(_program_error_example())
     w("```")
     return out
 

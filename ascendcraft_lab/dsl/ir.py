@@ -5,6 +5,7 @@ every expression a `type` once `verify` has run; both are left out of equality, 
 of differently formatted text compare equal.
 
     Program(host: HostFunc, kernel: Kernel, source, path)
+    MultiProgram(kernels: (Program, ...), main: ProgramFunc(name, params, body: (LaunchStmt | For, ...)))
     HostFunc(name, params, body: (Assign, ...), launch: Launch(cores, fields))
     Kernel(name, params: (TensorParam | ScalarParam | TilingParam, ...), body: (Stmt, ...))
     Stmt  = Assign | Load | Store | For(var, iter, body) | Stage(kind, body) | If | Barrier | SyncAll
@@ -471,6 +472,76 @@ class Program(Node):
                     if isinstance(n, Name) and n.id not in scalar_names:
                         seen.setdefault(n.id, None)
         return list(seen)
+
+
+# ----------------------------------------------------------------------------- programs of kernels
+
+
+@dataclass(frozen=True)
+class ArgView(Node):
+    """A tensor argument of a launch: program tensor `tensor`, its leading axes indexed away by
+    `index` (`x[s]`, int expressions of loop variables and dims), then reshaped to `view` when
+    given (`x.view(S * B, I)`, a contiguous reshape with the same number of elements)."""
+
+    tensor: str
+    index: tuple[Expr, ...] = ()
+    view: tuple[Expr, ...] | None = None
+
+
+@dataclass(frozen=True)
+class LaunchStmt(Stmt):
+    """`name(arg, ...)` in a @program: one launch of the file's @kernel `name`; one argument per
+    kernel parameter in order, the kernel's Tiling and own Workspaces left out."""
+
+    kernel: str
+    args: tuple[Union[ArgView, Expr], ...]
+
+
+@dataclass(frozen=True)
+class ProgramFunc(Node):
+    """The @program function: the reference's tensors and scalars (GM, Param, Out, dtypes), the
+    intermediates the host allocates in GM (Workspace, zeroed once before the first launch), and a
+    body of launches and host `for ... in range(...)` loops."""
+
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class MultiProgram(Node):
+    """A DSL file of several kernels: each a Program of its own (host + kernel, the file's text as
+    source, so spans are the file's lines) and the @program that launches them."""
+
+    kernels: tuple[Program, ...]
+    main: ProgramFunc
+    source: str = field(default="", compare=False, repr=False)
+    path: str = field(default="<dsl>", compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.main.name
+
+    def kernel(self, name: str) -> Program | None:
+        return next((k for k in self.kernels if k.kernel.name == name), None)
+
+    def tensor(self, name: str) -> TensorParam | None:
+        return next((p for p in self.main.params if isinstance(p, TensorParam) and p.name == name), None)
+
+    @property
+    def interface(self) -> Program:
+        """The program's parameters as one kernel's signature, so the reference binds to a program
+        exactly as to a kernel (inputs, Params by name, outputs in order, scalars, dims)."""
+        host = HostFunc(self.main.name, (), (), Launch(Const(1, "int"), ()), span=self.main.span)
+        kernel = Kernel(self.main.name, self.main.params, (), span=self.main.span)
+        return Program(host, kernel, self.source, self.path, span=self.span)
+
+
+def launches(body: tuple[Stmt, ...]) -> Iterator[tuple[LaunchStmt, tuple[For, ...]]]:
+    """Every launch of a program body with its enclosing host loops (outermost first)."""
+    for s, parents in walk_stmts(body):
+        if isinstance(s, LaunchStmt):
+            yield s, tuple(p for p in parents if isinstance(p, For))
 
 
 # ----------------------------------------------------------------------------- types

@@ -81,7 +81,7 @@ _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 RESERVED = {"inf", "True", "False", "load", "store", "barrier", "sync_all", "windows", "Launch", "Tiling", "GM", "Out",
             "Param", "Workspace",
-            "Tensor", "host", "kernel", "copyin", "split", "compute", "copyout"} | set(ITERATORS) \
+            "Tensor", "host", "kernel", "program", "copyin", "split", "compute", "copyout"} | set(ITERATORS) \
     | {d.value for d in DType} | {lv.name for lv in Level if lv is not Level.SCALAR}
 _LOAD_LEVELS = {"UB": Level.UB, "L1": Level.L1, "L0A": Level.L0A, "L0B": Level.L0B}
 _LEVELS = {lv.value: lv for lv in Level if lv is not Level.SCALAR}

@@ -161,6 +161,19 @@ CASE_EXAMPLES: list[Example] = [
         "(*S, N) -> (*S,) for any rank"),
 ]
 
+# Programs of kernels (a file with several @kernels and a @program; dsl/program.py): kept apart from
+# EXAMPLES, whose readers lower one kernel per file.
+PROGRAM_EXAMPLES: list[Example] = [
+    _ex("arch", "mlp", {"batch_size": 37, "in_features": 100, "hidden": 72, "out_features": 50},
+        "a program: a cube matmul launched twice with different shapes, vector bias + gelu and bias add "
+        "between them (24 cube cores, then 48 vector cores), intermediates in GM"),
+    _ex("arch", "lstm", {"seq_len": 3, "batch_size": 5, "input_size": 24, "hidden_size": 40},
+        "a program with a host loop: nn.LSTM over a sequence, one cube launch for every step's input "
+        "projection, then per step a cube launch and a vector cell, the state ping-ponging in GM"),
+    _ex("arch", "gru", {"seq_len": 4, "batch_size": 7, "input_size": 30, "hidden_size": 45},
+        "the LSTM's schedule with a GRU cell: the reset gate scales the hidden projection, one state in GM"),
+]
+
 
 def get_example(op: str) -> Example:
     """An example by op name (`"gelu"`) or by `category/op`."""
@@ -174,4 +187,5 @@ def by_category(category: str) -> list[Example]:
     return [e for e in EXAMPLES if e.category == category]
 
 
-__all__ = ["Example", "EXAMPLES", "CASE_EXAMPLES", "CATEGORIES", "get_example", "by_category", "ROOT"]
+__all__ = ["Example", "EXAMPLES", "CASE_EXAMPLES", "PROGRAM_EXAMPLES", "CATEGORIES", "get_example", "by_category",
+           "ROOT"]

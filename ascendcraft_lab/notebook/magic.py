@@ -18,6 +18,7 @@ import os
 import re
 import shlex
 import time
+from pathlib import Path
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
@@ -27,8 +28,9 @@ from traitlets import Bool, Enum, TraitError, Unicode, default, validate
 
 from ..config import default_workdir
 from ..dsl.errors import DslError
+from ..dsl.program import is_program_text
 from ..passes.pipeline import PASS_NAMES
-from ..session import DraftFailed, draft, parse_override
+from ..session import DraftFailed, SessionError, draft, parse_override
 from ..soc import DEFAULT_SOC, SOCS
 from .comm import register_comm_target
 from .lab import LabError, LabSession
@@ -136,6 +138,8 @@ class AscendCraftMagics(Magics):
         elif args.draft:
             raise LabError("error: --draft drafts a DSL kernel into an empty cell, but this cell has a draft\n"
                            "  = help: leave out --draft (the cell body is your draft), or empty the cell")
+        if body is not None and is_program_text(body):
+            return self._program(folder, body, args)
         try:
             lab = LabSession.open(folder, body, reference=args.ref,
                                   soc=args.soc or (None if body is None else self.soc),
@@ -155,6 +159,20 @@ class AscendCraftMagics(Magics):
             lab.accept_all()
             self._compile(lab)
         return lab
+
+    def _program(self, folder: str, body: str, args):
+        """A cell holding a @program: every kernel lowered into the folder, the program's view."""
+        from ..session.program import check_program, lower_program
+        from .program_view import ProgramView
+        try:
+            session = lower_program(body + "\n", "kernel.dsl.py", Path(folder), reference=args.ref,
+                                    soc=args.soc or self.soc)
+            verdict = check_program(Path(folder), args.ref)[0].message if args.check else ""
+        except DslError as exc:
+            raise LabError(exc.render()) from None
+        except SessionError as exc:
+            raise LabError(str(exc)) from None
+        return ProgramView(session, verdict)
 
     def _compile(self, lab: LabSession) -> None:
         """Compile & verify with a progress line that ends as the run's timing."""

@@ -21,3 +21,13 @@ def test_reference_documents_every_operation_builtin_and_constant():
         assert f"`{name}" in text, name
     for op in OPS.values():
         assert op.ascendc.replace("|", "\\|") in text
+
+
+def test_reference_documents_programs_from_their_grammar_and_rules():
+    from ascendcraft_lab.dsl.program import PROGRAM_GRAMMAR
+    from ascendcraft_lab.dsl.program_check import PROGRAM_RULES
+    text = render_reference()
+    assert PROGRAM_GRAMMAR in text and "## Programs of kernels" in text
+    for rule in PROGRAM_RULES:
+        assert f"- {rule}" in text
+    assert "error: `scaled` reads `h` before `scaled`" in text

@@ -14,6 +14,7 @@ using aclrtStream = void*;
 using aclrtContext = void*;
 using aclrtEvent = void*;
 constexpr aclError ACL_SUCCESS = 0;
+constexpr aclError ACL_ERROR_BAD_ALLOC = 200000;   // acl_base.h: memory allocation failed
 enum aclrtMemMallocPolicy { ACL_MEM_MALLOC_HUGE_FIRST = 0, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY };
 enum aclrtMemcpyKind { ACL_MEMCPY_HOST_TO_HOST = 0, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_DEVICE_TO_DEVICE };
 

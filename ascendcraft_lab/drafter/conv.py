@@ -74,7 +74,8 @@ class _Conv:
         self.bias = n.args[2] if len(n.args) > 2 else None
         a = n.attrs
         self.nd, self.G, self.transposed = len(a["kernel"]), a["groups"], a["transposed"]
-        self.k, self.s, self.d, self.pl, self.pt = a["kernel"], a["stride"], a["dilation"], a["pad_left"], a["pad_total"]
+        self.k, self.s, self.d = a["kernel"], a["stride"], a["dilation"]
+        self.pl, self.pt = a["pad_left"], a["pad_total"]
         self.op_pad = a["output_padding"]
         self.dt = DTYPE[self.x.dtype]
         self.sp = SPATIAL[self.nd]
@@ -85,8 +86,9 @@ class _Conv:
         X, k, s, d = self.sp[i], self.k[i], self.s[i], self.d[i]
         if self.transposed:
             return _plus(f"({X} - 1) * {s}", d * (k - 1) - self.pt[i] + self.op_pad[i] + 1)
-        num = _plus(X, self.pt[i] - d * (k - 1) - 1)
-        return _plus(num, 1) if s == 1 else f"({num}) // {s} + 1"
+        if s == 1:
+            return _plus(X, self.pt[i] - d * (k - 1))
+        return f"({_plus(X, self.pt[i] - d * (k - 1) - 1)}) // {s} + 1"
 
     @property
     def positions(self) -> str:
@@ -189,7 +191,7 @@ class _Conv:
         cg = "C" if self.G == 1 else f"C // {self.G}"
         ow = OUT[last]
         start = _times(_paren(pos), ow)
-        cols = ":" if not outer else f"{start}:{start} + {ow}"
+        cols = f"0:{ow}" if not outer else f"{start}:{start} + {ow}"
         L += [f"{ind}    with copyout:",
               f"{ind}        store(col[nc // {_paren(cg)}, (nc % {_paren(cg)}) * {self.T} + {tap}, {cols}], v)"]
         return L
@@ -224,9 +226,10 @@ class _Conv:
         inside = f"abs(src - ({X} - 1) * 0.5) <= ({X} - 1) * 0.5"
         take = f"take(xu, cast(clamp(src, 0, {X} - 1), i32))"
         if not self.transposed:
-            return [f"src = iota({ow}) * {float(s)} + ({t} * {d} - {p})", f"inside = {inside}",
+            return [f"src = {_times(f'iota({ow})', float(s) if s > 1 else 1)} + ({_times(t, d)} - {p})",
+                    f"inside = {inside}",
                     f"v = where(inside, {take}, 0.0)"]
-        lines = [f"num = iota({ow}) + ({p} - {t} * {d})"]
+        lines = [f"num = iota({ow}) + ({p} - {_times(t, d)})"]
         if s == 1:
             return lines + ["src = num", f"inside = {inside}", f"v = where(inside, {take}, 0.0)"]
         return lines + [f"src = floor(num / {float(s)})", f"whole = num - src * {float(s)} == 0.0",
@@ -239,9 +242,10 @@ class _Conv:
              "        acc = zeros(mi.len, ni.len, L0C)"]
         cg = "C" if self.G == 1 else f"C // {self.G}"
         if self.transposed:
+            first = "" if self.G == 1 else f"(gi.start % {self.G}) * {_paren(cg)} + "
             L += [f"        for ci in range({cg}):",
                   "            with copyin:",
-                  f"                a1 = load(w[{'' if self.G == 1 else f'(gi.start % {self.G}) * {_paren(cg)} + '}ci, mi, :], L1)",
+                  f"                a1 = load(w[{first}ci, mi, 0:{self.T}], L1)",
                   f"                b1 = load(col[gi.start, ci * {self.T}:ci * {self.T} + {self.T}, ni], L1)"]
         else:
             first = "" if self.G == 1 else f"(gi.start % {self.G}) * ({self.kg}) + "

@@ -40,7 +40,8 @@ class DraftError(Exception):
 class Draft:
     text: str
     template: str                    # map | rows | cols | windows | pool | planes | bcast | index | total | rows_total
-                                     # | windows_total | matmul | epilogue | matvec | rowscale | colscale (cube.py) | conv (conv.py)
+                                     # | windows_total | matmul | epilogue | matvec | rowscale | colscale (cube.py)
+                                     # | conv (conv.py)
     op: str                          # the kernel's name
     live: int                        # K of ub_elems(f32, live=K)
     method: str                      # how the forward was traced

@@ -85,14 +85,14 @@ class _Conv:
     def out_dim(self, i: int) -> str:
         X, k, s, d = self.sp[i], self.k[i], self.s[i], self.d[i]
         if self.transposed:
-            return _plus(f"({X} - 1) * {s}", d * (k - 1) - self.pt[i] + self.op_pad[i] + 1)
+            return _plus(_times(X, s), d * (k - 1) - self.pt[i] + self.op_pad[i] + 1 - s)    # (X - 1) s + ...
         if s == 1:
             return _plus(X, self.pt[i] - d * (k - 1))
         return f"({_plus(X, self.pt[i] - d * (k - 1) - 1)}) // {s} + 1"
 
     @property
     def positions(self) -> str:
-        return " * ".join(f"({self.out_dim(i)})" for i in range(self.nd))
+        return " * ".join(_paren(self.out_dim(i)) for i in range(self.nd))
 
     @property
     def kout(self) -> str:
@@ -104,8 +104,7 @@ class _Conv:
         return "Kg" if self.transposed else ("K" if self.G == 1 else f"K // {self.G}")
 
     def rows_total(self) -> str:
-        outer = [str(k) for k in self.k[:-1]] + [f"({self.out_dim(i)})" for i in range(self.nd - 1)]
-        return " * ".join(["N * C"] + outer)
+        return self._rows({X: _paren(self.out_dim(i)) for i, X in enumerate(self.sp)})
 
     # -- declarations ------------------------------------------------------------------------------
     def tensor(self, t: Node, view: str, host: bool) -> str:
@@ -127,17 +126,24 @@ class _Conv:
     def host(self) -> str:
         params = ", ".join(self.tensor(t, v, True) for t, v in self.views())
         cg = "C" if self.G == 1 else f"C // {self.G}"
-        red = cg + f" * {self.T}" if not self.transposed else f"{self.T}"
-        align = 16 if self.dt in ("f16", "bf16") else 8
-        fields = ["rows=cdiv(rows, cores)", "base_m=min(128, align_up(" + self.kg + ", 16))",
-                  f"base_n=min(128, align_up({self.positions}, 16))", f"base_k=min(64, align_up({red}, {align}))"]
+        align = 16 if self.dt in ("f16", "bf16") else 8       # the cube's K step: a fractal's columns
+        lines = [f"{OUT[X]} = {self.out_dim(i)}" for i, X in enumerate(self.sp)]
+        lines += [f"P = {' * '.join(OUT[X] for X in self.sp)}", f"rows = {self._rows(OUT)}",
+                  "cores = min(CUBE_CORES, rows)           # the im2col rows and the cube's blocks share the cores",
+                  f"base_m = min(128, align_up({self.kg}, 16))", "base_n = min(128, align_up(P, 16))"]
+        fields = ["rows=cdiv(rows, cores)", "base_m=base_m", "base_n=base_n"]
+        if not self.transposed:          # a transposed conv steps K one input channel (T taps) at a time
+            lines.append(f"base_k = min(64, align_up({cg} * {self.T}, {align}))")
+            fields.append("base_k=base_k")
         if self.bias is not None:
-            fields += [f"erows=cdiv(N * {self.kout}, cores)",
-                       f"tile=min(ub_elems({self.dt}, live=3), {self.positions})"]
-        return (f"@host\ndef tiling({params}):\n"
-                f"    rows = {self.rows_total()}\n"
-                "    cores = min(CUBE_CORES, rows)\n"
-                f"    return Launch(cores, {', '.join(fields)})\n")
+            fields += [f"erows=cdiv(N * {self.kout}, cores)", f"tile=min(ub_elems({self.dt}, live=3), P)"]
+        return (f"@host\ndef tiling({params}):\n" + "".join(f"    {x}\n" for x in lines)
+                + f"    return Launch(cores, {', '.join(fields)})\n")
+
+    def _rows(self, names: dict) -> str:
+        """The im2col rows: batch-channels x taps x output coordinates of the outer spatial axes."""
+        outer = [str(k) for k in self.k[:-1]] + [names[X] for X in self.sp[:-1]]
+        return " * ".join(["N * C"] + outer)
 
     def kernel(self) -> str:
         params = [self.tensor(t, v, False) for t, v in self.views()]
@@ -159,9 +165,9 @@ class _Conv:
 
     def summary(self) -> str:
         kind = "transposed convolution" if self.transposed else "convolution"
-        return (f"{self.nd}-d {kind} (kernel {self.k}, stride {self.s}, dilation {self.d}, groups {self.G}): "
-                "im2col on the vector unit, the cube's product, " + ("the bias on the vector unit."
-                                                                       if self.bias is not None else "no bias."))
+        return (f"{self.nd}-d {kind}, kernel {self.k}, stride {self.s}, dilation {self.d}, groups {self.G}:\n"
+                "im2col on the vector unit, the cube's product" + (", the bias on the vector unit."
+                                                                     if self.bias is not None else " (no bias)."))
 
     # -- phase 1: im2col ---------------------------------------------------------------------------
     def im2col(self) -> list[str]:

@@ -105,3 +105,39 @@ def test_a_conv_with_more_work_is_refused_as_a_program():
     relu = Node("relu", (conv,), {}, conv.shape, "float32")
     with pytest.raises(Unsupported, match="programs"):
         plan_conv(Graph([relu], [], [], [], ["x"], {}, {}, "fx", False), "c")
+
+
+# -- the whole way on the emulator (heavy) -------------------------------------------------------------
+EMULATED = [  # (suite op, small overrides): one of each route through the template
+    ("conv2d_grouped", {"batch_size": 1, "height": 7, "width": 9}),           # groups, bias epilogue
+    ("conv_transpose2d", {"batch_size": 1, "height": 4, "width": 5}),         # the adjoint's masks
+    ("conv3d_stride", {"batch_size": 1, "depth": 3, "height": 7, "width": 6}),  # 3-d, no bias: stored from L0C
+    ("conv1d_dilated_grouped", {"batch_size": 1, "length": 19}),
+]
+
+
+@pytest.fixture(scope="module")
+def emulated_runs():
+    from ascendcraft_lab.drafter.trace import run_jobs
+    from ascendcraft_lab.suite import ROOT as SUITE
+    jobs = []
+    for op, ov in EMULATED:
+        path = str(SUITE / "convolution" / f"{op}.py")
+        jobs += [{"mode": "trace", "path": path, "overrides": ov}, {"mode": "run", "path": path, "overrides": ov,
+                                                                     "seed": 3}]
+    answers = iter(run_jobs(jobs))
+    return {op: (next(answers), next(answers)) for op, _ in EMULATED}
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("op", [c[0] for c in EMULATED])
+def test_suite_conv_draft_matches_pytorch_on_the_emulator(emulated_runs, op):
+    from ascendcraft_lab.backends.emulator.verify import render_run
+    from ascendcraft_lab.drafter import draft_from_trace
+    from drafter_helpers import check_draft_on_emulator
+    traced, run = emulated_runs[op]
+    draft = draft_from_trace(traced["graph"], name=op, source=f"{op}.py")
+    assert draft.template == "conv"
+    verdict, emu, program = check_draft_on_emulator(draft.text, run["run"])
+    assert emu.findings == [], render_run(emu, program)
+    assert verdict.correct, verdict.summary() + "\n" + draft.text

@@ -162,7 +162,8 @@ def _total():
 
 # the template names of each rule -> a graph it must take (refusal rules: their line)
 CASES = {
-    choice.CUBE_T: _cube, choice.CONV_T: _conv, choice.POOL_T: _pool, choice.PERMUTE_T: _permute, choice.SPLIT_T: _split,
+    choice.CUBE_T: _cube, choice.CONV_T: _conv, choice.POOL_T: _pool, choice.PERMUTE_T: _permute,
+    choice.SPLIT_T: _split,
     choice.RESIZE_T: _resize, choice.SORT_T: _sort, choice.COUNT_T: _count, choice.INDEX_T: _index,
     choice.INTERLEAVE_T: _interleave, choice.REMAP_T: _remap, choice.CONCAT_T: _concat, choice.LEFTOVER: _leftover,
     choice.BCAST_T: _bcast, choice.WINDOWS_TOTAL_T: lambda: _loss(10), choice.ROWS_TOTAL_T: lambda: _loss(1000),

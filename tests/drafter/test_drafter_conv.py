@@ -141,3 +141,14 @@ def test_suite_conv_draft_matches_pytorch_on_the_emulator(emulated_runs, op):
     verdict, emu, program = check_draft_on_emulator(draft.text, run["run"])
     assert emu.findings == [], render_run(emu, program)
     assert verdict.correct, verdict.summary() + "\n" + draft.text
+
+
+@pytest.mark.parametrize("op", ["conv_transpose2d", "conv1d_basic", "conv3d_stride", "conv2d_functional"])
+def test_the_llm_prompt_shows_a_convolution_the_convolution_examples(op):
+    from pathlib import Path
+
+    from ascendcraft_lab.engines.llm.prompts import closest_examples, guess_category
+    from ascendcraft_lab.suite import ROOT as SUITE
+    path = Path(SUITE / "convolution" / f"{op}.py")
+    assert guess_category(path.read_text(), path.stem) == "convolution"
+    assert all(e.category == "convolution" for e in closest_examples("convolution", [4]))

@@ -26,6 +26,8 @@
       datadep.py    histc, interleave (repeat_interleave), nonzero: data-dependent sizes
     cube.py       the cube templates (matmul, epilogue, matvec, rowscale, colscale): one matrix
                   product, drafted whole (its own layout and text)
+    conv.py       the conv template: one convolution (1-3 d, grouped, transposed) as im2col on the
+                  vector unit into a GM Workspace, sync_all, the cube's product, the bias (its own text)
     kir.py        a small KernelIR builder the templates print through dsl/printer.py
     cases.py      one draft for every case of an NPUKernelBench reference (dtypes, ranks)
     draft.py      draft_reference / draft_from_trace: the above, plus the UB-driven tile size

@@ -26,7 +26,7 @@ from typing import Callable
 
 from . import layout as L
 from .cube import uses_cube
-from .graph import (COUNT, CUBE, DATA, ELEMENTWISE, FILL, INDEX, MOVE, NUMBER, PERMUTE, PICK, POOL, REDUCE, REMAP,
+from .graph import (CONV, COUNT, CUBE, DATA, ELEMENTWISE, FILL, INDEX, MOVE, NUMBER, PERMUTE, PICK, POOL, REDUCE, REMAP,
                     RESIZE, SCAN, SORT, SPLIT, STRETCH, VIEW, Graph, Node, Unsupported)
 from .layout import Layout
 
@@ -109,6 +109,7 @@ LOOPS = ARITH | {REDUCE, SCAN}
 
 CUBE_T = Template(("matmul", "epilogue", "matvec", "rowscale", "colscale"), ARITH | {CUBE, PERMUTE},
                   lambda c: Layout("cube", ()))        # cube.plan_cube lays out and writes the draft itself
+CONV_T = Template(("conv",), frozenset({CONV, DATA}), lambda c: Layout("conv", ()))   # conv.plan_conv writes it
 POOL_T = Template(("pool",), frozenset({POOL, DATA}), _whole(L.pool_layout))
 PERMUTE_T = Template(("permute",), ARITH | {PERMUTE}, _whole(L.permute_layout))
 SPLIT_T = Template(("split",), frozenset({SPLIT, DATA}), _whole(L.split_layout))
@@ -150,6 +151,9 @@ RULES: list[Rule] = [
          "a matrix product (or diag(v), triu, tril, which only the cube templates read) decides the kernel: no "
          "vector template computes a product, so nothing below could draft it; matched on the graph as traced, "
          "before the layouts' preparation, which has no rule for products"),
+    Rule(lambda c: any(n.kind == CONV for n in c.g.nodes()), CONV_T,
+         "a convolution is a product over an im2col view: only the conv template reads windows into the cube; "
+         "matched on the graph as traced, before the layouts' preparation, which has no rule for it"),
     Rule(lambda c: c.has(POOL), POOL_T,
          "a pooling reads windows of input rows that only the pool template expresses, as the whole forward; "
          "first of the single-op templates"),

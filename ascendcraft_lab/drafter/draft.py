@@ -22,6 +22,7 @@ from ..dsl.verifier import verify
 from ..reference import ReferenceError
 from ..soc import get_soc
 from .choice import choose
+from .conv import plan_conv
 from .cube import plan_cube
 from .graph import Unsupported
 from .rules import build_graph
@@ -40,6 +41,7 @@ class Draft:
     text: str
     template: str                    # map | rows | cols | windows | pool | planes | bcast | index | total | rows_total
                                      # | windows_total | matmul | epilogue | matvec | rowscale | colscale (cube.py)
+                                     # | conv (conv.py)
     op: str                          # the kernel's name
     live: int                        # K of ub_elems(f32, live=K)
     method: str                      # how the forward was traced
@@ -83,6 +85,9 @@ def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = No
             raise Unsupported(_with_line(g, str(e))) from None
         if lay.template == "cube":
             return _draft_cube(g, name, s, source)
+        if lay.template == "conv":
+            d = plan_conv(g, name)
+            return Draft(d.text, "conv", d.op, 3, g.method, list(g.notes) + d.notes)
         if lay.template in _ROW_TILES and any(o.is_tensor and o.dtype == "bool" for o in g.outputs):
             raise Unsupported(f"a bool output of the {lay.template} template (it computes tiles of rows, and a "
                               "cast of those to the 1-byte bool is not lowered yet)")

@@ -219,6 +219,7 @@ SORT = "sort"                # sort / argsort / topk / kthvalue along the last a
 COUNT = "count"              # data-dependent sizes: histc, repeat_interleave, nonzero
 RESIZE = "resize"            # interpolation and grid sampling
 CUBE = "cube"                # a matrix product and what only the cube templates read (diag, triu, tril)
+CONV = "conv"                # a convolution (1-3 spatial axes, grouped, transposed): im2col + the cube
 LEAF_KINDS = (DATA, NUMBER)
 
 
@@ -310,6 +311,7 @@ OPS: dict[str, OpInfo] = {
     "grid_sample": OpInfo(RESIZE, form="sample", what="F.grid_sample"), "affine_grid": OpInfo(RESIZE, form="grid"),
     "matmul": OpInfo(CUBE, form="product"), "diag": OpInfo(CUBE, form="diagonal"),
     **{op: OpInfo(CUBE, form="mask") for op in ("triu", "tril")},      # a product's result masked to a triangle
+    "conv": OpInfo(CONV),
 }
 
 

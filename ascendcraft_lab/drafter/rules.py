@@ -14,6 +14,7 @@ from typing import Callable
 
 from . import graph as G
 from .graph import Builder, Graph, Node, Unsupported
+from .conv import conv_node
 from .norms import MODULE_RULES
 from .remap import pad_node, roll_node, tile_node
 from .resize import affine_grid_node, grid_sample_node, resize_node
@@ -1883,6 +1884,51 @@ for _name in (f"{p}{d}d" for p in _OTHER_POOLS for d in (1, 2, 3) if f"{p}{d}d" 
     rule(_name, "input, *rest")(_unsupported_pool)
 
 
+# -- convolution (conv.py: the node; the conv template drafts it) -------------------------------------
+def _conv(dims: int):
+    def fn(b, input, weight, bias, stride, padding, dilation, groups):
+        return conv_node(T(input), T(weight, "conv weight"), bias, dims, stride, padding, dilation, groups)
+    return fn
+
+
+def _conv_transpose(dims: int):
+    def fn(b, input, weight, bias, stride, padding, output_padding, groups, dilation):
+        return conv_node(T(input), T(weight, "conv weight"), bias, dims, stride, padding, dilation, groups,
+                         True, output_padding)
+    return fn
+
+
+for _d in (1, 2, 3):
+    rule(f"conv{_d}d", "input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1")(_conv(_d))
+    rule(f"conv_transpose{_d}d", "input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, "
+         "dilation=1")(_conv_transpose(_d))
+
+
+@rule("convolution", "input, weight, bias, stride, padding, dilation, transposed, output_padding, groups")
+def _convolution(b, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    dims = len(T(input).shape) - 2
+    if dims not in (1, 2, 3):
+        raise Unsupported(f"a convolution of a rank-{dims + 2} input")
+    return conv_node(input, T(weight, "conv weight"), bias, dims, stride, padding, dilation, groups,
+                     bool(val(transposed)), output_padding)
+
+
+def conv_module(b, x: Node, info: dict, target: str, tensors: dict) -> Node:
+    """nn.Conv1d/2d/3d and nn.ConvTranspose1d/2d/3d: the weight and bias the instantiated Model's own."""
+    a = info["attrs"]
+    if a.get("padding_mode", "zeros") != "zeros":
+        raise Unsupported(f"nn.{info['class']} with padding_mode={a['padding_mode']!r} (the conv template pads "
+                          "with zeros)")
+    weight = _module_leaf(target, "weight", tensors)
+    bias = _module_leaf(target, "bias", tensors) if "bias" in info.get("tensors", ()) else None
+    dims = int(info["class"][-2])
+    return conv_node(x, weight, bias, dims, a["stride"], a["padding"], a["dilation"], a["groups"],
+                     bool(a.get("transposed")), a.get("output_padding", 0))
+
+
+CONV_MODULES = {f"{c}{d}d" for c in ("Conv", "ConvTranspose") for d in (1, 2, 3)}
+
+
 # -- module calls: the functional rule with the module's attributes ----------------------------------
 MODULES = {
     "GELU": ("gelu", {"approximate": "approximate"}),
@@ -2223,6 +2269,10 @@ def _apply(b: Builder, nd: dict, env, init_values):
             if len(args) != 1 or kwargs or not isinstance(args[0], Node) or not args[0].is_tensor:
                 raise Unsupported("nn.Linear called with other than one tensor")
             return linear_module(b, args[0], info, nd["target"], b.tensors)
+        elif cls in CONV_MODULES:
+            if len(args) != 1 or kwargs or not isinstance(args[0], Node) or not args[0].is_tensor:
+                raise Unsupported(f"nn.{cls} called with other than one tensor")
+            return conv_module(b, args[0], info, nd["target"], b.tensors)
         elif cls in MODULE_RULES:
             if len(args) != 1 or kwargs or not isinstance(args[0], Node) or not args[0].is_tensor:
                 raise Unsupported(f"nn.{cls} called with other than one tensor")
@@ -2415,7 +2465,7 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
                                     "how": attrs["how"], "part": attrs["part"]}, n.shape, n.dtype)
     if op in ("expand", "select", "pick", "matmul", "transpose", "permute", "split", "diag", "triu", "tril",
               "argreduce", "gather", "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize",
-              "affine_grid", "grid_sample", "sort", "histc", "interleave", "nonzero", "pad", "roll", "tile"):
+              "affine_grid", "grid_sample", "sort", "histc", "interleave", "nonzero", "pad", "roll", "tile", "conv"):
         return Node(op, args, attrs, n.shape, n.dtype)
     return b.ew(op, *args)
 

@@ -141,6 +141,14 @@ EXAMPLES: list[Example] = [
         "a histogram without a scatter: per bin a Compare + Select + ReduceSum count, added atomically across cores"),
     _ex("datadep", "repeat_interleave", {"batch_size": 5, "dim": 1003, "repeats": 4},
         "output addresses computed on the vector unit: one Gather repeats every element in place"),
+    _ex("convolution", "conv2d", {"batch_size": 3, "height": 13, "width": 17},
+        "a conv as a product over an im2col view: Gathers into a GM workspace, sync_all(), the cube, the bias"),
+    _ex("convolution", "depthwise_conv2d", {"batch_size": 1, "height": 15, "width": 9},
+        "groups: the cube's grid runs over (image, group), each group's weight rows at an offset"),
+    _ex("convolution", "conv_transpose2d", {"batch_size": 3, "height": 7, "width": 9},
+        "the adjoint as a gather: a source position only where (o + p - t d) / s is whole and inside"),
+    _ex("convolution", "conv3d", {"batch_size": 2, "depth": 5, "height": 9, "width": 7},
+        "3-d: the im2col row picked by (n, c, kd, kh, od, oh), the positions in NCDHW order"),
 ]
 
 CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(e.category for e in EXAMPLES))

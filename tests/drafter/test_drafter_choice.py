@@ -36,6 +36,13 @@ def _cube():
     return graph([Node("matmul", (a, b), {}, (16, 8))], a, b)
 
 
+def _conv():
+    from ascendcraft_lab.drafter.conv import conv_node
+    x = inp(0, (2, 3, 8, 8))
+    w = Node("param", (), {"name": "conv.weight"}, (4, 3, 3, 3), "float32")
+    return graph([conv_node(x, w, None, 2, 1, 1, 1, 1)], x)
+
+
 def _pool():
     x = inp(0, (2, 4, 16))
     return graph([Builder().pool("max", x, 1, (2,), (2,), (0,), (1,), False)], x)
@@ -155,7 +162,8 @@ def _total():
 
 # the template names of each rule -> a graph it must take (refusal rules: their line)
 CASES = {
-    choice.CUBE_T: _cube, choice.POOL_T: _pool, choice.PERMUTE_T: _permute, choice.SPLIT_T: _split,
+    choice.CUBE_T: _cube, choice.CONV_T: _conv, choice.POOL_T: _pool, choice.PERMUTE_T: _permute,
+    choice.SPLIT_T: _split,
     choice.RESIZE_T: _resize, choice.SORT_T: _sort, choice.COUNT_T: _count, choice.INDEX_T: _index,
     choice.INTERLEAVE_T: _interleave, choice.REMAP_T: _remap, choice.CONCAT_T: _concat, choice.LEFTOVER: _leftover,
     choice.BCAST_T: _bcast, choice.WINDOWS_TOTAL_T: lambda: _loss(10), choice.ROWS_TOTAL_T: lambda: _loss(1000),

@@ -111,7 +111,7 @@ def test_a_kernel_with_a_shared_workspace_launches_directly_with_a_zeroed_worksp
     bind = files["kernel/pybind11.cpp"]
     # the same formula, with the dims the direct binding names first (`const int64_t M = x.size(0);`)
     for name, read in re.findall(r"const int64_t (\w+) = (\w+\.size\(\d+\));", bind):
-        size_line = size_line.replace(f"({read})", f"({name})")
+        size_line = re.sub(rf"\b{re.escape(read)}", name, size_line)
     assert size_line in bind
     assert "at::Tensor workspace = at::zeros({workspaceBytes}" in bind
     assert re.search(rf"launch_{plan.entry}\(blockDim, stream, "

@@ -57,6 +57,8 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     "matmul": ("matmul", "mm", "bmm", "addmm", "einsum", "linear", "gemm", "gemv", "matrix", "matrices", "transpose",
                "triu", "tril", "diag"),
     "sort": ("sort", "argsort", "msort", "topk", "top_k", "kthvalue"),
+    "convolution": ("conv1d", "conv2d", "conv3d", "convolution", "conv_transpose", "convtranspose2d",
+                    "depthwise", "im2col", "out_channels"),
 }
 
 

@@ -1,0 +1,89 @@
+"""A 3x3 convolution with padding 1 and a bias, as a matrix product on the cube.
+
+The cube multiplies matrices; a convolution becomes one through an image-to-column view:
+y[n] (K x P) = W (K x C*9) @ col[n] (C*9 x P), where P = OH * OW output positions and row
+(c, kh, kw) of col[n] holds, for every output position, the input value tap (kh, kw) of channel
+c reads there (0 in the padding). The weight [K, C, 3, 3] already is W, row by row: no copy.
+
+1. im2col on the vector unit, into the GM Workspace `col`. One unit of work is one input row
+   x[n, c, h, :] with h = oh - 1 + kh: rows in the padding are skipped (a Workspace starts at
+   zero, so their col rows stay 0). Along W the three taps kw are three Gathers (`take`) at
+   source columns computed on the vector unit (`iota`), and a `where` puts the padding's zeros.
+   Each result is one contiguous run of OW values of col: one DataCopyPad.
+2. `sync_all()`, then the cube: blocks of (base_m output channels) x (base_n positions), K
+   stepped over C * 9 in base_k slices through L1 -> L0A / L0B, summed in L0C. col arrives as
+   [K, N] (not B^T), so the split transposes it into L0B.
+3. `sync_all()`, then the bias, one value per output row (n, k), on the vector unit.
+
+The cube's alternative is the image-to-column load from L1 into L0A (LoadData with img2col
+parameters), which skips the GM round trip of col; this draft is the route that composes with
+what the lowering has today (issue 34).
+"""
+
+
+@host
+def tiling(x: Tensor[f32, (N, C, H, W)], w: Tensor[f32, (K, Cg, 3, 3)], bias: Tensor[f32, (KB,)]):
+    OH = H
+    OW = W
+    P = OH * OW
+    rows = N * C * 3 * OH
+    cores = min(CUBE_CORES, rows)           # the im2col rows and the cube's blocks share the cores
+    base_m = min(128, align_up(K, 16))
+    base_n = min(128, align_up(P, 16))
+    base_k = min(64, align_up(C * 9, 8))
+    return Launch(cores, rows=cdiv(rows, cores), base_m=base_m, base_n=base_n, base_k=base_k, erows=cdiv(N * K, cores), tile=min(ub_elems(f32, live=3), P))
+
+
+@kernel
+def conv2d(
+    x: GM[f32, ((N, C), H, W)],
+    w: Param[f32, (K, (Cg, 3, 3)), "conv.weight"],
+    bias: Param[f32, (KB,), "conv.bias"],
+    y: Out[f32, ((N, K), (H, W))],
+    col: Workspace[f32, (N, C * 9, H * W)],
+    prod: Workspace[f32, (N, K, H * W)],
+    t: Tiling,
+):
+    OH = H
+    OW = W
+    for r in core_rows(t.rows, N * C * 3 * H):
+        oh = r % OH
+        kh = (r // OH) % 3
+        nc = ((r // OH) // 3)
+        h0 = oh - 1 + kh                      # the input row tap kh reads (may lie in the padding)
+        if h0 >= 0:
+            if h0 < H:
+                with copyin:
+                    xu = load(x[nc, h0, :])           # the whole input row, read by all three taps
+                for kw in range(3):
+                    with compute:
+                        src = iota(OW) + (kw - 1)     # the input column each output column reads
+                        inside = abs(src - (W - 1) * 0.5) <= (W - 1) * 0.5
+                        v = where(inside, take(xu, cast(clamp(src, 0, W - 1), i32)), 0.0)
+                    with copyout:
+                        store(col[nc // C, (nc % C) * 9 + kh * 3 + kw, oh * OW:oh * OW + OW], v)
+    sync_all()                                    # col is complete: the cube takes over
+    for gi, mi, ni in core_tiles((N, K, H * W), (1, t.base_m, t.base_n)):
+        acc = zeros(mi.len, ni.len, L0C)
+        wr = mi.start
+        for ki in tiles(C * 9, t.base_k):
+            with copyin:
+                a1 = load(w[wr:wr + mi.len, ki], L1)
+                b1 = load(col[gi.start, ki, ni], L1)
+            with split:
+                a0 = load(a1, L0A)
+                b0 = load(b1, L0B)                    # col is [K, N]: transposed on its way to L0B
+            with compute:
+                acc = mmad(a0, b0, acc)
+        with copyout:
+            store(prod[gi.start, mi, ni], acc)
+    sync_all()                                    # the products are in GM: the vector cores add the bias
+    for q in core_rows(t.erows, N * K):
+        for c in tiles(H * W, t.tile):
+            with copyin:
+                hu = load(prod[q // K, q % K, c])
+                bu = load(bias[q % K])
+            with compute:
+                yu = hu + bu
+            with copyout:
+                store(y[q, c], yu)

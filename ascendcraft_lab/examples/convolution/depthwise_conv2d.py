@@ -1,0 +1,27 @@
+"""A depthwise 3x3 nn.Conv2d, stride 2 (MobileNet): one group per channel."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, 3, stride=2, padding=1, groups=in_channels, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+
+batch_size = 2
+in_channels = 24
+out_channels = 24
+height = 28
+width = 28
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_channels, height, width)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels]

@@ -491,6 +491,7 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
         # base tiles (issue 35): as many blocks as cube cores where the product allows, and K filling L0A / L0B
         nbytes = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1}.get(self.dt, 4)
         share = f"its share of {self.share} cube phases' " if self.share > 1 else ""
+        l0 = 32768 // self.share
         return f'''@host
 def tiling({self._host_params(tensors)}):
     # f32 fractals are 16 x 8 and f16 / bf16 16 x 16; K steps in 16s (an f32 B or A^T reaches L0 in 16 x 16
@@ -503,7 +504,7 @@ def tiling({self._host_params(tensors)}):
     base_n = align_up(base_n // min(2, max(more // 2, 1)), 16)
     # base_k fills {share}L0A and L0B: two (double-buffered) base_m x base_k and base_k x base_n tiles of
     # {nbytes}-byte {self.dt} in {64 // self.share} KiB each (f16 / bf16 get twice the K of f32)
-    base_k = min(max(align_down({32768 // self.share} // ({nbytes} * max(base_m, base_n)), 16), 16), align_up({self.K}, 16))
+    base_k = min(max(align_down({l0} // ({nbytes} * max(base_m, base_n)), 16), 16), align_up({self.K}, 16))
     cores = min(CUBE_CORES, {blocks})
 {host_extra}    return Launch(cores, {", ".join(launch)})
 '''

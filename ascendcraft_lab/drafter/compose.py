@@ -119,6 +119,8 @@ class _Composer:
         self.cores: list[str] = []
         self.fields: list[ast.keyword] = []
         self.field_names: set[str] = set()
+        self.ranges: set[str] = set()                 # the kernel's range variables (tiles, core_tiles, core_chunk)
+        self.regroup: dict[str, tuple] = {}           # this phase's view of a tensor -> the kernel's (packs)
         self.body: list[ast.stmt] = []
 
     def fresh(self, name: str) -> str:
@@ -174,10 +176,11 @@ class _Composer:
             t = self.tensors[key]
             self._unify(dims, t, sizes, names)
             names[arg.arg] = t.name
+            self._repack(t, dims)
             if key[0] == "value" and role == "Out":
                 raise Unsupported("internal: a value stored by two phases")
             return
-        for d in dims:                       # this phase's own dims: named in the kernel
+        for d in _flat(dims):                # this phase's own dims: named in the kernel
             if isinstance(d, ast.Name) and d.id not in names:
                 names[d.id] = self.fresh(d.id)
         gdims = [_Rename(names, {}).visit(_clone(d)) for d in dims]
@@ -186,25 +189,27 @@ class _Composer:
         t = _Tensor(self.fresh(name), kind, dtype, gdims, extra, tuple(sizes or ()))
         self.tensors[key] = t
         names[arg.arg] = t.name
-        if sizes and len(sizes) == len(dims):
-            for d, s in zip(gdims, sizes):
+        if sizes and len(sizes) == len(_flat(gdims)):
+            for d, s in zip(_flat(gdims), sizes):
                 if isinstance(d, ast.Name):
                     self.dim_values.setdefault(d.id, s)
 
     def _unify(self, dims: list[ast.expr], t: _Tensor, sizes, names: dict) -> None:
         """This phase's dims of a tensor the kernel declares already, as expressions of its dims: the
-        axes matched left to right by traced sizes (groups of axes whose sizes multiply to the same)."""
-        mine = [self._size(d, names, sizes, k, len(dims)) for k, d in enumerate(dims)]
-        theirs = [_size_of(d, self.dim_values) for d in t.dims]
+        axes (a pack `(B, M)` read as its axes) matched left to right by traced sizes (a group of the
+        kernel's axes whose sizes multiply to one of this phase's is that axis: its leading axes packed)."""
+        dims, kdims = _flat(dims), _flat(t.dims)
+        mine = [sizes[k] if sizes and len(sizes) == len(dims) else _size_of(d, {}) for k, d in enumerate(dims)]
+        theirs = [_size_of(d, self.dim_values) for d in kdims]
         a = b = 0
-        while a < len(dims) and b < len(t.dims):
+        while a < len(dims) and b < len(kdims):
             ga, gb = [a], [b]
             pa, pb = mine[a], theirs[b]
             while pa != pb and pa is not None and pb is not None:
                 if pa < pb and ga[-1] + 1 < len(dims):
                     ga.append(ga[-1] + 1)
                     pa *= mine[ga[-1]] or 1
-                elif pb < pa and gb[-1] + 1 < len(t.dims):
+                elif pb < pa and gb[-1] + 1 < len(kdims):
                     gb.append(gb[-1] + 1)
                     pb *= theirs[gb[-1]] or 1
                 else:
@@ -215,15 +220,36 @@ class _Composer:
             if free and len(ga) > 1:
                 raise Unsupported(f"internal: a phase splits an axis of `{t.name}` that the kernel declares whole")
             if free:
-                names[free[0].id] = _product([t.dims[y] for y in gb])
+                names[free[0].id] = _product([kdims[y] for y in gb])
+            elif len(ga) == len(gb) == 1 and isinstance(dims[a], ast.Name) and isinstance(kdims[b], ast.Name):
+                bound = names.get(dims[a].id)
+                if isinstance(bound, ast.Name) and bound.id != kdims[b].id:
+                    self._alias(kdims[b].id, bound.id)   # one dim of this phase: two of the kernel's are one
             a, b = ga[-1] + 1, gb[-1] + 1
 
-    def _size(self, d: ast.expr, names: dict, sizes, k: int, rank: int):
-        if sizes and len(sizes) == rank:
-            return sizes[k]
-        if isinstance(d, ast.Constant):
-            return d.value
-        return None
+    def _alias(self, old: str, new: str) -> None:
+        """The kernel's dim `old` is `new` (a phase reads both tensors with one dim): one name from now on."""
+        r = _Rename({old: new}, {})
+        for t in self.tensors.values():
+            t.dims = [r.visit(d) for d in t.dims]
+        self.host = [r.visit(s) for s in self.host]
+        self.body = [r.visit(s) for s in self.body]
+        self.fields = [ast.keyword(kw.arg, r.visit(kw.value)) for kw in self.fields]
+
+    def _repack(self, t: _Tensor, dims: list[ast.expr]) -> None:
+        """One view of a tensor two phases view differently (packs): the coarsest packing of both, the
+        indices of the phases before (and of this one, in `_body`) merged to it (`_merge_index`)."""
+        mine, theirs = _groups(dims), _groups(t.dims)
+        if mine == theirs:
+            return
+        joint = _join(mine, theirs)
+        if joint is None:
+            raise Unsupported(f"internal: the phases view `{t.name}` in packs that do not nest")
+        flat = _flat(t.dims)
+        if joint != theirs:
+            self.body = [_Regroup(t.name, theirs, joint, flat, self.ranges).visit(s) for s in self.body]
+        self.regroup[t.name] = (mine, joint, flat)
+        t.dims = _packed(flat, joint)
 
     # -- host ---------------------------------------------------------------------------------------
     def _host(self, host: ast.FunctionDef, names: dict, unit: str) -> dict[str, str]:
@@ -281,7 +307,13 @@ class _Composer:
         if self.body:
             self.body.append(ast.Expr(ast.Call(ast.Name("sync_all", ast.Load()), [], [])))
         rename = _Rename(local, fields)
-        self.body += [rename.visit(s) for s in body]
+        body = [rename.visit(s) for s in body]
+        self.ranges |= _range_names(body)
+        for name, (mine, joint, flat) in self.regroup.items():
+            if mine != joint:
+                body = [_Regroup(name, mine, joint, flat, self.ranges).visit(s) for s in body]
+        self.regroup = {}
+        self.body += body
 
     # -- the text -------------------------------------------------------------------------------------
     def text(self, doc: str) -> str:
@@ -307,6 +339,97 @@ class _Composer:
         dims = ", ".join(ast.unparse(d) for d in t.dims) + ("," if len(t.dims) == 1 else "")
         extra = "" if host or not t.extra else ", " + ", ".join(ast.unparse(e) for e in t.extra)
         return f"{t.name}: {role}[{ast.unparse(t.dtype)}, ({dims}){extra}]"
+
+
+def _groups(dims: list[ast.expr]) -> list[int]:
+    """How many axes each entry of a shape holds (a pack holds several)."""
+    return [len(d.elts) if isinstance(d, ast.Tuple) else 1 for d in dims]
+
+
+def _join(a: list[int], b: list[int]) -> list[int] | None:
+    """The coarsest packing both `a` and `b` refine (None when their packs cross)."""
+    cuts = sorted({sum(a[:k + 1]) for k in range(len(a))} & {sum(b[:k + 1]) for k in range(len(b))})
+    out = [c - p for c, p in zip(cuts, [0] + cuts[:-1])]
+    return out if sum(out) == sum(a) == sum(b) else None
+
+
+def _packed(flat: list[ast.expr], groups: list[int]) -> list[ast.expr]:
+    out, k = [], 0
+    for n in groups:
+        part = flat[k:k + n]
+        out.append(part[0] if n == 1 else ast.Tuple(part, ast.Load()))
+        k += n
+    return out
+
+
+def _range_names(body: list[ast.stmt]) -> set[str]:
+    """Loop variables that are ranges (.start, .len): those of tiles, core_tiles and core_chunk."""
+    out = set()
+    for n in ast.walk(ast.Module(body, [])):
+        if isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and isinstance(n.iter.func, ast.Name) and \
+                n.iter.func.id in ("tiles", "core_tiles", "core_chunk"):
+            out |= {e.id for e in ast.walk(n.target) if isinstance(e, ast.Name)}
+    return out
+
+
+class _Regroup(ast.NodeTransformer):
+    """Indices of `name` from one packing to a coarser one: the indices of a pack merged into one, an
+    offset (sum of index x the sizes of the axes after it) plus the last index (a range: a slice)."""
+
+    def __init__(self, name: str, old: list[int], new: list[int], flat: list[ast.expr], ranges: set[str]):
+        self.name, self.old, self.new, self.flat, self.ranges = name, old, new, flat, ranges
+
+    def visit_Subscript(self, node: ast.Subscript):
+        self.generic_visit(node)
+        if not (isinstance(node.value, ast.Name) and node.value.id == self.name):
+            return node
+        idx = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if len(idx) != len(self.old):
+            raise Unsupported(f"internal: an index of `{self.name}` of another rank than its view")
+        out, k, axis = [], 0, 0
+        for n in self.new:                # a new entry covers old entries until their axes add up to n
+            group, axes = [], 0
+            while axes < n:
+                group.append((idx[k], self.old[k], axis + axes))
+                axes += self.old[k]
+                k += 1
+            out.append(self._merge(group, axis, n))
+            axis += n
+        node.slice = ast.Tuple(out, ast.Load()) if len(out) > 1 else out[0]
+        return node
+
+    def _merge(self, group, axis: int, n: int) -> ast.expr:
+        if len(group) == 1:
+            return group[0][0]
+        if all(_full(i) for i, _, _ in group):
+            return ast.Slice()
+        off = None
+        for i, width, at in group[:-1]:
+            if width != 1 or _full(i) or isinstance(i, ast.Slice) or (isinstance(i, ast.Name) and i.id in self.ranges):
+                raise Unsupported(f"internal: a range index of `{self.name}` inside a pack")
+            term = _product([i] + self.flat[at + 1:axis + n])
+            off = term if off is None else ast.BinOp(off, ast.Add(), term)
+        last, width, _ = group[-1]
+        if width != 1:
+            raise Unsupported(f"internal: a pack inside a pack of `{self.name}`")
+        if isinstance(last, ast.Name) and last.id in self.ranges:
+            lo = ast.BinOp(off, ast.Add(), ast.Attribute(ast.Name(last.id, ast.Load()), "start", ast.Load()))
+            return ast.Slice(lo, ast.BinOp(_clone(lo), ast.Add(), ast.Attribute(ast.Name(last.id, ast.Load()), "len",
+                                                                                 ast.Load())))
+        if isinstance(last, ast.Slice):
+            if last.lower is None or last.upper is None:
+                raise Unsupported(f"internal: an open slice of `{self.name}` inside a pack")
+            return ast.Slice(ast.BinOp(off, ast.Add(), last.lower), ast.BinOp(_clone(off), ast.Add(), last.upper))
+        return ast.BinOp(off, ast.Add(), last)
+
+
+def _full(i: ast.expr) -> bool:
+    return isinstance(i, ast.Slice) and i.lower is None and i.upper is None and i.step is None
+
+
+def _flat(dims: list[ast.expr]) -> list[ast.expr]:
+    """A shape's axes, packs `(B, M)` opened."""
+    return [x for d in dims for x in (d.elts if isinstance(d, ast.Tuple) else [d])]
 
 
 def _fresh_in(name: str, used: set[str]) -> str:

@@ -25,6 +25,7 @@ from ..soc import get_soc
 from .choice import choose
 from .cube import plan_cube
 from .graph import Unsupported
+from .layout import broadcast_fit
 from .compose import PhaseDraft, compose
 from .phases import covers, needs_phases, piece
 from .rules import build_graph
@@ -268,6 +269,9 @@ def _scaled(w, shapes: dict) -> dict:
             out[name] = tuple(d.value * 64 for d in dims)
         elif node is not None and node.is_input and "actual" in node.attrs and not keep:
             out[name] = tuple(d * 64 for d in shp)
+        elif node is not None and node.is_param and w.lay.axes and not keep and \
+                tuple(shp) == tuple(base[i] for i in w.lay.axes):
+            out[name] = tuple(d * 64 for d in shp)             # one value per position along the row (a bias)
         elif w.lay.axes and lead and tuple(shp) == lead:
             out[name] = tuple(d * 64 for d in shp)
         elif w.lay.axes and lead and tuple(shp) == tuple(1 if i in w.lay.axes else d for i, d in enumerate(base)):
@@ -296,8 +300,8 @@ def _draft_phases(g, name: str, s, source: str, estimate) -> Draft:
     cover, (text, notes) = min(drafted, key=lambda cd: rank(cd[0]))
     units = " -> ".join(seg.unit for seg in cover.segments)
     notes = list(g.notes) + notes + [f"{len(cover.segments)} phases ({units}), intermediates in GM Workspaces"
-                                     + ("; elementwise work fused into the products' epilogues" if cover.fused
-                                        else "; elementwise work after a product in the next phase's prologue")]
+                                     + ("; elementwise work fused into the products' epilogues" if cover.epilogues
+                                        else "")]
     return Draft(text, "phases", name if name.isidentifier() else "kernel", 0, g.method, notes)
 
 
@@ -348,5 +352,7 @@ def _draft_graph(g, name: str, s, source: str) -> Draft:
     _, lay = choose(g)
     if lay.template == "cube":
         raise Unsupported("internal: a vector segment with a product")
+    if lay.template == "map" and len(lay.base) > 1:
+        broadcast_fit(lay, rows=True)        # rows x columns, as the products beside it read and write
     text, w, live = _sized(WRITERS[lay.template], g, lay, name, source, {}, s)
     return Draft(text, lay.template, w.op_name, live, g.method, list(w.notes))

@@ -46,6 +46,11 @@ class Cover:
     fused: bool
 
     @property
+    def epilogues(self) -> bool:
+        """Some product's segment holds elementwise work on its result."""
+        return any(s.unit == "cube" and any(n.is_elementwise for n in s.nodes) for s in self.segments)
+
+    @property
     def traffic(self) -> int:
         """GM bytes the phases move: each reads its inputs and writes its results once (the products'
         operands counted once per product: the estimate compares covers, whose products are the same)."""
@@ -119,7 +124,13 @@ def _operand_leaf(x: Node) -> bool:
 
 
 def _computed(n) -> bool:
-    return isinstance(n, Node) and not n.is_leaf
+    """Work of the forward: not a leaf, nor a view of leaves (a weight seen as (1, N): each segment that
+    reads it views it itself)."""
+    return isinstance(n, Node) and not n.is_leaf and not _static(n)
+
+
+def _static(n: Node) -> bool:
+    return n.is_view and all(not isinstance(a, Node) or a.is_leaf or _static(a) for a in n.args)
 
 
 def partition(g: Graph, fuse: bool) -> list[Segment]:
@@ -291,7 +302,7 @@ def _leaves(seg: Segment) -> list[Node]:
             out[id(n)] = n
         if n.is_dim and isinstance(n.attrs.get("of"), Node):
             walk(n.attrs["of"])
-        if any(n is m for m in seg.nodes):
+        if any(n is m for m in seg.nodes) or (isinstance(n, Node) and _static(n)):
             for a in n.args:
                 walk(a)
     for n in seg.nodes:

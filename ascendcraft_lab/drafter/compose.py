@@ -404,10 +404,10 @@ class _Regroup(ast.NodeTransformer):
         if all(_full(i) for i, _, _ in group):
             return ast.Slice()
         off = None
-        for i, width, at in group[:-1]:
-            if width != 1 or _full(i) or isinstance(i, ast.Slice) or (isinstance(i, ast.Name) and i.id in self.ranges):
+        for i, width, at in group[:-1]:         # a scalar index of an entry (of `width` axes): whole rows before
+            if _full(i) or isinstance(i, ast.Slice) or (isinstance(i, ast.Name) and i.id in self.ranges):
                 raise Unsupported(f"internal: a range index of `{self.name}` inside a pack")
-            term = _product([i] + self.flat[at + 1:axis + n])
+            term = _product([i] + self.flat[at + width:axis + n])
             off = term if off is None else ast.BinOp(off, ast.Add(), term)
         last, width, _ = group[-1]
         if width != 1:

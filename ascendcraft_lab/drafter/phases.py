@@ -130,7 +130,8 @@ def _computed(n) -> bool:
 
 
 def _static(n: Node) -> bool:
-    return n.is_view and all(not isinstance(a, Node) or a.is_leaf or _static(a) for a in n.args)
+    """A view of leaves, or number math (1 / sqrt(d) of a size): no work of a phase of its own."""
+    return (n.is_view or not n.is_tensor) and all(not isinstance(a, Node) or a.is_leaf or _static(a) for a in n.args)
 
 
 def partition(g: Graph, fuse: bool) -> list[Segment]:
@@ -269,7 +270,7 @@ def piece(g: Graph, seg: Segment) -> Piece:
             out = leaf(n, ("value", n), f"h{len(ins)}")
         elif n.is_input:
             i = n.attrs["index"]
-            out = leaf(n, ("input", i), g.input_names[i] if i < len(g.input_names) else f"x{i}")
+            out = leaf(n, ("input", i), f"{g.input_names[i] if i < len(g.input_names) else i}_in")
         elif n.is_dim and isinstance(n.attrs.get("of"), Node):
             out = Node("dim", (), {**n.attrs, "of": copy(n.attrs["of"])}, None, n.dtype, n.value, n.name)
         elif not n.args:

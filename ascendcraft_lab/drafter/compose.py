@@ -51,6 +51,7 @@ def compose(phases: list[PhaseDraft], name: str, doc: str, keys: dict) -> tuple[
     """The kernel text (see the module docstring) and the traced shapes of the tensors it reads, by name.
     `keys`: a tensor key -> its name in the kernel."""
     k = _Composer(name, keys, mixed=any(p.unit == "cube" for p in phases))
+    k.ub_share = max(sum("ub_elems(" in p.text for p in phases), 1)
     for i, p in enumerate(phases):
         k.add(i, p)
     return k.text(doc), k.shapes()
@@ -104,6 +105,26 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
+class _UbShare(ast.NodeTransformer):
+    """`ub_elems(dtype, live=K)` as `live=K * n` when n phases hold UB tiles: every buffer of the kernel is
+    allocated at once (dsl/buffers.py), so each phase sized for the whole UB takes its share."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        if self.n > 1 and isinstance(node.func, ast.Name) and node.func.id == "ub_elems":
+            for kw in node.keywords:
+                if kw.arg == "live":
+                    kw.value = ast.BinOp(kw.value, ast.Mult(), ast.Constant(self.n))
+            if len(node.args) > 1:
+                node.args[1] = ast.BinOp(node.args[1], ast.Mult(), ast.Constant(self.n))
+            if len(node.args) == 1 and not any(kw.arg == "live" for kw in node.keywords):
+                node.keywords.append(ast.keyword("live", ast.Constant(self.n)))
+        return node
+
+
 def _clone(e: ast.expr) -> ast.expr:
     return ast.parse(ast.unparse(e), mode="eval").body
 
@@ -115,6 +136,7 @@ class _Composer:
         self.dim_values: dict[str, int] = {}          # global dim -> traced size
         self.scalars: list[ast.arg] = []
         self.used: set[str] = {"t", "cores"}
+        self.ub_share = 1                             # phases whose tiles share the UB (each has its own buffers)
         self.host: list[ast.stmt] = []
         self.cores: list[str] = []
         self.fields: list[ast.keyword] = []
@@ -254,6 +276,7 @@ class _Composer:
     # -- host ---------------------------------------------------------------------------------------
     def _host(self, host: ast.FunctionDef, names: dict, unit: str) -> dict[str, str]:
         local = dict(names)
+        host = _UbShare(self.ub_share).visit(host)
         vector_in_mix = self.mixed and unit == "vector"
         if vector_in_mix:
             local["VECTOR_CORES"] = "CUBE_CORES"

@@ -162,11 +162,44 @@ def partition(g: Graph, fuse: bool) -> list[Segment]:
             stage[len(segs) - 1] = st
         owner[id(n)] = vector_at[st]
         segs[vector_at[st]].nodes.append(n)
+    segs, owner, stage = _components(segs, owner, stage)
     order = sorted(range(len(segs)), key=lambda i: (stage[i], segs[i].unit == "cube", i))
     segs = [segs[i] for i in order]
     owner = {k: order.index(v) for k, v in owner.items()}
     _boundaries(segs, owner, outputs, g)
     return segs
+
+
+def _components(segs: list[Segment], owner: dict, stage: dict) -> tuple[list[Segment], dict, dict]:
+    """Each vector segment split into its connected parts (two cats of a KV cache are two phases: a
+    template takes one pattern at a time)."""
+    out, new_owner, new_stage = [], {}, {}
+    for i, seg in enumerate(segs):
+        parts = [seg.nodes] if seg.unit == "cube" else _connected(seg.nodes)
+        for part in parts:
+            new_stage[len(out)] = stage[i]
+            for n in part:
+                new_owner[id(n)] = len(out)
+            out.append(Segment(seg.unit, part))
+    return out, {k: new_owner.get(k, v) for k, v in owner.items()}, new_stage
+
+
+def _connected(nodes: list[Node]) -> list[list[Node]]:
+    root = {id(n): id(n) for n in nodes}
+
+    def find(x):
+        while root[x] != x:
+            root[x] = root[root[x]]
+            x = root[x]
+        return x
+    for n in nodes:
+        for a in _computed_args(n):
+            if id(a) in root:
+                root[find(id(a))] = find(id(n))
+    groups: dict[int, list[Node]] = {}
+    for n in nodes:
+        groups.setdefault(find(id(n)), []).append(n)
+    return list(groups.values())
 
 
 def _computed_args(n: Node) -> list[Node]:

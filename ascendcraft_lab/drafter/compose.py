@@ -135,7 +135,7 @@ class _Composer:
         self.tensors: dict[tuple, _Tensor] = {}       # key -> its declaration, in order of appearance
         self.dim_values: dict[str, int] = {}          # global dim -> traced size
         self.scalars: list[ast.arg] = []
-        self.used: set[str] = {"t", "cores"}
+        self.used: set[str] = {"t", "cores", *keys.values()}
         self.ub_share = 1                             # phases whose tiles share the UB (each has its own buffers)
         self.host: list[ast.stmt] = []
         self.cores: list[str] = []
@@ -207,8 +207,8 @@ class _Composer:
                 names[d.id] = self.fresh(d.id)
         gdims = [_Rename(names, {}).visit(_clone(d)) for d in dims]
         kind = {"value": "Workspace", "output": "Out", "input": "GM", "param": "Param", "local": "Workspace"}[key[0]]
-        name = self.keys.get(key) or arg.arg
-        t = _Tensor(self.fresh(name), kind, dtype, gdims, extra, tuple(sizes or ()))
+        name = self.keys[key] if key in self.keys else self.fresh(arg.arg)     # the keys' names are reserved
+        t = _Tensor(name, kind, dtype, gdims, extra, tuple(sizes or ()))
         self.tensors[key] = t
         names[arg.arg] = t.name
         if sizes and len(sizes) == len(_flat(gdims)):

@@ -57,13 +57,13 @@ def kernel_name(path) -> str:
 
 
 def draft_reference(path, *, soc: str | None = None, overrides: dict | None = None, seed: int = 0,
-                    cast_inputs: str | None = None, timeout: float = 300) -> Draft:
+                    cast_inputs: str | None = None, timeout: float = 300, estimate=None) -> Draft:
     """Draft a DSL kernel for the reference at `path` (traced within `timeout` s). Raises DraftError (one line)."""
     try:
         traced = trace_reference(path, overrides=overrides, seed=seed, cast_inputs=cast_inputs, timeout=timeout)
     except ReferenceError as e:
         raise DraftError(str(e)) from None
-    return draft_from_trace(traced, name=kernel_name(path), soc=soc, source=Path(path).name)
+    return draft_from_trace(traced, name=kernel_name(path), soc=soc, source=Path(path).name, estimate=estimate)
 
 
 # templates whose compute works on tiles of rows (2-D, each row on its own 32-byte block)
@@ -72,8 +72,9 @@ _ROW_TILES = ("bcast", "bcast_fold", "row_blocks", "windows", "windows_total")
 
 def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = None,
                      source: str = "the reference", estimate=None) -> Draft:
-    """The draft of a traced reference. `estimate(cover, soc) -> seconds` ranks the covers of a graph that
-    takes several phases (phases.py; the perf model's `estimate_cover` from the layers above, else GM bytes)."""
+    """The draft of a traced reference. `estimate(phases, soc) -> seconds` ranks the covers of a graph that
+    takes several phases (phases.py: Cover.summary(); perf.estimate_phases from the layers above, which may
+    import perf; else GM bytes moved)."""
     empty = _empty_input(traced)
     if empty:
         # the user's input, not a drafter bug: a zero size gives the templates nothing to tile
@@ -296,7 +297,7 @@ def _draft_phases(g, name: str, s, source: str, estimate) -> Draft:
             refusals.append(str(e))
     if not drafted:
         raise Unsupported(_with_line(g, refusals[0]))
-    rank = (lambda c: estimate(c, s.name)) if estimate else (lambda c: c.traffic)
+    rank = (lambda c: estimate(c.summary(), s)) if estimate else (lambda c: c.traffic)
     cover, (text, notes) = min(drafted, key=lambda cd: rank(cd[0]))
     units = " -> ".join(seg.unit for seg in cover.segments)
     notes = list(g.notes) + notes + [f"{len(cover.segments)} phases ({units}), intermediates in GM Workspaces"

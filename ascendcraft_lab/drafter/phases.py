@@ -45,6 +45,20 @@ class Cover:
     segments: list[Segment]
     fused: bool
 
+    def summary(self) -> list[dict]:
+        """Per phase what the estimate reads (perf/phases.py): its unit, the GM bytes it moves (a cube
+        phase with an epilogue also writes and reads back its product), its products' multiply-adds."""
+        out = []
+        for s in self.segments:
+            moved = sum(_bytes(n) for n in s.reads) + sum(_bytes(n) for n in s.writes)
+            products = [n for n in s.nodes if is_product(n)]
+            if products and any(n.is_elementwise for n in s.nodes):
+                moved += 2 * sum(_bytes(n) for n in products)
+            macs = sum(math.prod(n.shape) * n.args[0].shape[-1] for n in products)
+            out.append({"unit": s.unit, "bytes": moved, "macs": macs,
+                        "dtype": products[0].dtype if products else "float32"})
+        return out
+
     @property
     def epilogues(self) -> bool:
         """Some product's segment holds elementwise work on its result."""
@@ -52,15 +66,8 @@ class Cover:
 
     @property
     def traffic(self) -> int:
-        """GM bytes the phases move: each reads its inputs and writes its results once (the products'
-        operands counted once per product: the estimate compares covers, whose products are the same)."""
-        total = 0
-        for s in self.segments:
-            total += sum(_bytes(n) for n in s.reads) + sum(_bytes(n) for n in s.writes)
-            epilogue = [n for n in s.nodes if n.is_elementwise]
-            if s.unit == "cube" and epilogue:      # the product's own round trip through GM before its epilogue
-                total += 2 * sum(_bytes(n) for n in s.nodes if is_product(n))
-        return total
+        """GM bytes the phases move (`summary`): the ranking when no estimate is given."""
+        return sum(p["bytes"] for p in self.summary())
 
 
 def _bytes(n: Node) -> int:
@@ -82,6 +89,8 @@ def needs_phases(g: Graph) -> bool:
         return True
     p = products[0]
     users = _users(nodes)
+    if any(isinstance(a, Node) and a.kind == CUBE for a in p.args):
+        return False            # diag(v) @ B is a scaling; a triu-masked operand is refused by the cube template
     if any(not _operand_leaf(a) for a in p.args):
         return True
     stack, seen = [p], set()

@@ -22,8 +22,8 @@ around the product decides the template:
   rowscale   diag(v) @ B: no product at all, each row of B times one element of v (a scalar per
              row, on the vector unit); B @ diag(v) is `colscale`, each row of B times v
 
-Anything else (two products, a computed or masked operand, a reduction after the
-product) is refused in one line naming the construct.
+Two products, a computed operand or a reduction after the product make phases of one kernel
+(phases.py), each product's phase drafted here; a masked operand is refused in one line naming it.
 """
 from __future__ import annotations
 

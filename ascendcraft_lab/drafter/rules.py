@@ -1317,11 +1317,15 @@ def _sdpa(b, query, key, value, attn_mask, dropout_p, is_causal, scale, enable_g
     if tuple(k.shape[:-2]) != tuple(q.shape[:-2]) or tuple(v.shape[:-2]) != tuple(q.shape[:-2]):
         raise Unsupported("key / value heads shared by several query heads (GQA / MQA: the cube multiplies one "
                           "batch shape; repeat the key and value heads first)")
-    factor = val(scale) if val(scale) is not None else 1.0 / math.sqrt(q.shape[-1])
+    return attention(b, q, k, v, attn_mask, val(scale))
+
+
+def attention(b, q: Node, k: Node, v: Node, mask, scale) -> Node:
+    """softmax(q @ k^T * scale + mask) @ v (scale None: 1 / sqrt(head dim); a bool mask keeps where True)."""
+    factor = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
     scores = b.mul(matmul(b, q, transpose(k), "scaled_dot_product_attention"), factor)
-    if isinstance(attn_mask, Node) and attn_mask.is_tensor:
-        scores = b.ew("where", attn_mask, scores, -math.inf) if attn_mask.dtype == "bool" else \
-            b.add(scores, attn_mask)
+    if isinstance(mask, Node) and mask.is_tensor:
+        scores = b.ew("where", mask, scores, -math.inf) if mask.dtype == "bool" else b.add(scores, mask)
     return matmul(b, G.softmax(b, scores, -1), v, "scaled_dot_product_attention")
 
 

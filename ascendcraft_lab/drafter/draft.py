@@ -313,8 +313,11 @@ def _draft_cover(g, cover, name: str, s, source: str) -> tuple[str, list[str]]:
     share = sum(seg.unit == "cube" for seg in cover.segments)
     for i, seg in enumerate(cover.segments):
         pc = piece(g, seg)
-        d = _draft_cube(pc.graph, f"{name}_p{i}", s, source, share) if seg.unit == "cube" else \
-            _draft_graph(pc.graph, f"{name}_p{i}", s, source)
+        try:
+            d = _draft_cube(pc.graph, f"{name}_p{i}", s, source, share) if seg.unit == "cube" else \
+                _draft_graph(pc.graph, f"{name}_p{i}", s, source)
+        except Unsupported as e:
+            raise Unsupported(_segment_line(g, seg, str(e))) from None
         sizes = {k: tuple(pc.graph.inputs[j]["shape"]) for j, k in enumerate(pc.ins)}
         sizes.update({k: tuple(o.shape) for k, o in zip(pc.outs, pc.graph.outputs)})
         sizes.update({("param", n.attrs["name"]): tuple(n.attrs.get("actual", n.shape)) for n in pc.graph.nodes()
@@ -332,6 +335,17 @@ def _draft_cover(g, cover, name: str, s, source: str) -> tuple[str, list[str]]:
     except DslError as e:
         raise Unsupported(f"internal: the phases draft does not verify: {e.message}") from None
     return print_program(program), notes
+
+
+def _segment_line(g, seg, text: str) -> str:
+    """A segment's refusal with the reference line of what it names (a call the message mentions, else the
+    first of the segment's operations the trace recorded a line for)."""
+    text = _with_line(g, text)
+    if text.startswith("internal:") or "reference line" in text:
+        return text
+    line = next((v for k, v in g.lines.items() if f"`{k}`" in text), None) or \
+        next((g.lines[n.op] for n in seg.nodes if n.op in g.lines), None)
+    return f"{text} (reference line {line})" if line else text
 
 
 def _templates(drafts) -> list[str]:

@@ -174,3 +174,15 @@ def test_a_phases_draft_matches_pytorch_on_the_emulator(ref_dir, name):
     assert d.template == "phases"
     verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
     assert verdict.correct, verdict.summary()
+
+
+def test_a_segment_no_template_takes_is_refused_naming_its_reference_line():
+    b = G.Builder()
+    x = _input(0, (40, 48), "x")
+    h = _mm(x, _t(_param("fc.weight", (56, 48))))
+    moved = Node("permute", (G.softmax(b, h, -1),), {"order": (1, 0)}, (56, 40), "float32")
+    g = _graph([b.ew("exp", _mm(moved, _param("w2", (40, 8))))], [x])
+    g.lines = {"permute": 17}
+    with pytest.raises(G.Unsupported) as e:
+        draft(g)
+    assert "reference line 17" in str(e.value) and "\n" not in str(e.value)

@@ -1,4 +1,4 @@
-"""Causal self-attention: q @ k^T scaled, a causal mask (0 on and below the diagonal, -inf above) added, softmax, @ v."""
+"""Causal self-attention: scaled q @ k^T plus a causal mask (0 on and below the diagonal, -inf above), softmax, @ v."""
 import math
 import torch
 import torch.nn as nn

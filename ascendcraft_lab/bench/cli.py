@@ -31,6 +31,7 @@ from pathlib import Path
 from .. import procs
 from ..args import seconds
 from ..atomic import write_text
+from ..perf import costs_for
 from ..session import SessionFolder
 from ..soc import DEFAULT_SOC
 from .executor import LocalPool
@@ -152,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
                 "seeds": config["seeds"], "jobs": jobs, "threads": os.cpu_count() or 1,
                 "host": f"{platform.machine()} {platform.processor() or ''}".strip(),
                 "python": platform.python_version(),
-                "config": config}
+                "config": config, "costs": costs_for(config["soc"]).table()}
         if executor is not None:
             meta["executor"] = executor.describe()
         if "llm" in (args.draft, args.engine):
@@ -324,6 +325,12 @@ def render_table(summary: dict) -> str:
                      f"ops correct on every case: {cases['ops']} (MultiKernelBench's rule: {cases['ops_mkb']})")
         lines.append("cases per dtype: " + ", ".join(f"{d} {v['dtype-aware']}/{v['cases']} (mkb {v['mkb']})"
                                                      for d, v in cases["per_dtype"].items()))
+    est = [(s, summary["overall"][s]) for s in shapes if summary["overall"][s].get("est_speedup_geomean")]
+    if est:
+        lines.append("ESTIMATED on the NPU (pipe model, see report.md): " + "; ".join(
+            f"{s} Fast_1 {100 * f['est_fast>1.0']:.1f}%, speedup geo-mean {f['est_speedup_geomean']:.3g}, roofline "
+            f"geo-mean {100 * (f.get('roofline_geomean') or 0):.0f}% / median "
+            f"{100 * (f.get('roofline_median') or 0):.0f}%" for s, f in est))
     geo = [(s, summary["overall"][s]["emu_vs_eager_geomean"]) for s in shapes]
     if any(g for _, g in geo):
         lines.append("emulator vs PyTorch eager on this CPU (informational, NOT an NPU speed): geo-mean eager/emu "

@@ -142,16 +142,42 @@ def summarise(results: list[dict], shapes: list[str]) -> dict:
         est = [x for x in est if x]
         for pth in FAST_P:
             fig[f"est_fast>{pth}"] = (sum(1 for x in est if x > pth) / n) if n else 0.0
-        fig["est_speedup_geomean"] = float(np.exp(np.mean(np.log(est)))) if est else None
+        fig["est_speedup_geomean"] = _geomean(est)
+        # How close each kernel is to the chip's roofline (perf/model.py: floor / time on the cores).
+        roof = [(p.get("estimate") or {}).get("roofline_fraction") for p in per if p and p.get("correct")]
+        roof = [x for x in roof if x]
+        fig["roofline_geomean"] = _geomean(roof)
+        fig["roofline_median"] = float(np.median(roof)) if roof else None
         return fig
 
     for shape in shapes:
         for c in cats:
             out["categories"].setdefault(c, {})[shape] = figures([r for r in results if r["category"] == c], shape)
         out["overall"][shape] = figures(results, shape)
+    out["sensitivity"] = {shape: sensitivity_figures(results, shape) for shape in shapes}
     cases = case_counts(results)
     if cases["total"]:
         out["cases"] = cases
+    return out
+
+
+def _geomean(xs: list[float]) -> float | None:
+    return float(np.exp(np.mean(np.log(xs)))) if xs else None
+
+
+def sensitivity_figures(results: list[dict], shape: str) -> dict:
+    """Per uncertain cost parameter and factor (perf/sensitivity.py): the estimated Fast_1 over all ops
+    and the geo-mean estimated speedup of the correct ops, with that parameter scaled."""
+    per = [r["shapes"].get(shape) for r in results if shape in r["shapes"]]
+    n = len(per)
+    moves = [(p.get("estimate") or {}).get("sensitivity") for p in per if p and p.get("correct")]
+    moves = [m for m in moves if m]
+    out: dict = {}
+    for name in sorted({k for m in moves for k in m}):
+        for f in sorted({f for m in moves for f in m.get(name, {})}, key=float):
+            speedups = [e / k for m in moves for k, e in [m.get(name, {}).get(f, [None, None])] if k and e]
+            out.setdefault(name, {})[f] = {"est_fast>1.0": sum(1 for x in speedups if x > 1.0) / n if n else 0.0,
+                                           "est_speedup_geomean": _geomean(speedups)}
     return out
 
 

@@ -96,9 +96,12 @@ def render_html(doc: dict) -> str:
     for c, figs in list(summary["categories"].items()) + [("overall", summary["overall"])]:
         cells = "".join(f"<td>{figs[s]['compiled']}/{figs[s]['ops']} ({_pct(figs[s]['comp@1'])})</td>"
                         f"<td><b>{figs[s]['correct']}/{figs[s]['ops']} ({_pct(figs[s]['pass@1'])})</b></td>"
-                        f"<td>{_ratio(figs[s]['emu_vs_eager_geomean'])}</td>" for s in shapes)
+                        f"<td>{_ratio(figs[s]['emu_vs_eager_geomean'])}</td>"
+                        f"<td>{_ratio(figs[s].get('est_speedup_geomean'))}</td><td>{_roof(figs[s])}</td>"
+                        for s in shapes)
         rows.append(f"<tr><th>{e(c)}</th>{cells}</tr>")
-    head = "".join(f"<th>{s} Comp@1</th><th>{s} Pass@1</th><th>{s} eager/emu (geo-mean)</th>" for s in shapes)
+    head = "".join(f"<th>{s} Comp@1</th><th>{s} Pass@1</th><th>{s} eager/emu (geo-mean)</th>"
+                   f"<th>{s} est. speedup (geo-mean)</th><th>{s} roofline (geo-mean / median)</th>" for s in shapes)
     op_rows = []
     for r in results:
         cells = []
@@ -110,8 +113,9 @@ def render_html(doc: dict) -> str:
             ratio = sr.get("speed_ratio")
             est = sr.get("estimate") or {}
             speedup = f', {est["speedup"]:.2g}x est. eager' if est.get("speedup") else ""
+            roof = f", {_roof_op(est)} of the roofline" if est.get("roofline_fraction") is not None else ""
             guess = (f'<div class="est">ESTIMATED on the NPU: {_micro(est["kernel_s"])}, {e(est["bound_pipe"])}-bound'
-                     + speedup + "</div>") if est.get("kernel_s") else ""
+                     + speedup + e(roof) + "</div>") if est.get("kernel_s") else ""
             cells.append(f'<td class="{cls}">{verdict}{f" ({ratio:.2g}x)" if ratio else ""}{guess}'
                          f'<div class="err">{e(detail)}</div></td>')
         tmpl = (r.get("draft") or {}).get("template", "")
@@ -141,6 +145,7 @@ seeds {e(str(meta['seeds']))}, {meta['jobs']} parallel op(s){e(_where(meta))}</p
 <h2>Per category</h2>
 <table><tr><th>category</th>{head}</tr>{''.join(rows)}</table>
 {_chart(summary)}
+{_sensitivity_html(summary, meta)}
 <h2>Per op</h2>
 <table><tr><th>category</th><th>op</th><th>template</th>
 {''.join(f'<th>{s}</th>' for s in shapes)}<th>s</th><th></th></tr>
@@ -166,6 +171,62 @@ def _micro(x) -> str:
     return "" if x is None else f"{x * 1e6:.3g} us"
 
 
+def _roof(figs: dict) -> str:
+    g, m = figs.get("roofline_geomean"), figs.get("roofline_median")
+    return "" if g is None else f"{_pct(g)} / {_pct(m)}"
+
+
+def _roof_op(est: dict) -> str:
+    f = est.get("roofline_fraction")
+    return "" if f is None else f"{_pct(f)} ({est.get('roofline_bound', '')})"
+
+
+def _sensitivity_lines(summary: dict, meta: dict) -> list[str]:
+    """One line per uncertain cost parameter: the estimated Fast_1 (and geo-mean speedup) with it halved and
+    doubled, beside today's; the parameters that move Fast_1 most first. Values as the run recorded them (a
+    results document older than that record: today's table)."""
+    params = meta.get("costs") or costs_for(meta["soc"]).table()
+    out = []
+    for shape, table in (summary.get("sensitivity") or {}).items():
+        if not table:
+            continue
+        base = summary["overall"][shape]
+        fast, geo = base.get("est_fast>1.0", 0.0), base.get("est_speedup_geomean")
+        out += ["", f"**Sensitivity ({shape} shape; ESTIMATES):** estimated Fast_1 {_pct(fast)}, geo-mean speedup "
+                f"{_ratio(geo)} with the table as it is; with one parameter halved / doubled (the others unchanged):",
+                ""]
+
+        def move(name):   # how far Fast_1, then the geo-mean, moves (the geo-mean to the report's 3 digits)
+            vs = table[name].values()
+            return (max(abs(v["est_fast>1.0"] - fast) for v in vs),
+                    max(abs(float(_ratio(v["est_speedup_geomean"]) or 0) - float(_ratio(geo) or 0)) for v in vs))
+        still = sorted(n for n in table if move(n) == (0, 0))
+        for name in sorted((n for n in table if n not in still), key=lambda n: tuple(-m for m in move(n)) + (n,)):
+            p = params.get(name)
+            what = f"{p['value']:g} {p['unit']}, {p['kind']}" if p else "?"
+            cells = "; ".join(f"x{f}: Fast_1 {_pct(v['est_fast>1.0'])}, geo-mean {_ratio(v['est_speedup_geomean'])}"
+                              for f, v in table[name].items())
+            out.append(f"- `{name}` ({what}): {cells}")
+        if still:
+            out.append(f"- no visible change: {', '.join(f'`{n}`' for n in still)}")
+    return out
+
+
+def _sensitivity_html(summary: dict, meta: dict) -> str:
+    """The markdown's sensitivity lines as HTML: a paragraph per shape and its list."""
+    out, items = [], []
+    for line in _sensitivity_lines(summary, meta) + [""]:
+        if line.startswith("- "):
+            items.append(f"<li>{html.escape(line[2:]).replace('`', '')}</li>")
+            continue
+        if items:
+            out.append(f"<ul>{''.join(items)}</ul>")
+            items = []
+        if line:
+            out.append(f"<p>{html.escape(line).replace('**', '')}</p>")
+    return ("<h2>Sensitivity of the estimate</h2>" + "".join(out)) if out else ""
+
+
 def render_markdown(doc: dict) -> str:
     """Per category and per op: verdicts, and the emulator's kernel time beside PyTorch eager's."""
     meta, summary, results = doc["meta"], doc["summary"], doc["results"]
@@ -179,23 +240,26 @@ def render_markdown(doc: dict) -> str:
            "The model assumes:", ""]
     out += [f"- {a}" for a in assumptions(costs_for(meta["soc"]))]
     out += ["", "## Per category", "",
-            "| category | " + " | ".join(f"{s} Comp@1 | {s} Pass@1 | {s} eager/emu | {s} est. speedup | {s} est. Fast_1"
-                                         for s in shapes) + " |",
-            "|---" * (1 + 5 * len(shapes)) + "|"]
+            "| category | " + " | ".join(f"{s} Comp@1 | {s} Pass@1 | {s} eager/emu | {s} est. speedup | "
+                                         f"{s} est. Fast_1 | {s} roofline (geo-mean / median)" for s in shapes) + " |",
+            "|---" * (1 + 6 * len(shapes)) + "|"]
     for c, figs in list(summary["categories"].items()) + [("**overall**", summary["overall"])]:
         cells = " | ".join(f"{figs[s]['compiled']}/{figs[s]['ops']} | {figs[s]['correct']}/{figs[s]['ops']} "
                            f"({_pct(figs[s]['pass@1'])}) | {_ratio(figs[s]['emu_vs_eager_geomean'])} | "
-                           f"{_ratio(figs[s].get('est_speedup_geomean'))} | {_pct(figs[s].get('est_fast>1.0', 0.0))}"
-                           for s in shapes)
+                           f"{_ratio(figs[s].get('est_speedup_geomean'))} | {_pct(figs[s].get('est_fast>1.0', 0.0))} | "
+                           f"{_roof(figs[s])}" for s in shapes)
         out.append(f"| {c} | {cells} |")
+    out += _sensitivity_lines(summary, meta)
     out += ["", "## Per op", "",
             "Emulator kernel time (all blocks on the CPU, median over the seeds) against PyTorch eager on the "
             "same CPU; ratio = eager / emulator (NOT an NPU speed). Then the ESTIMATED NPU kernel time, its bound "
-            "pipe, and the ESTIMATED speedup vs ESTIMATED eager on the same SoC.", "",
+            "pipe, the ESTIMATED speedup vs ESTIMATED eager on the same SoC, and the roofline fraction: the kernel's "
+            "own floor on the whole chip (its GM bytes at the HBM bandwidth, its vector / cube work spread over every "
+            "core, whichever is longest) over its estimated time on the cores (launch aside).", "",
             "| category | op | template | "
-            + " | ".join(f"{s} | {s} emulator | {s} eager | {s} ratio | {s} est. time | {s} bound | {s} est. speedup"
-                         for s in shapes) + " |",
-            "|---" * (3 + 7 * len(shapes)) + "|"]
+            + " | ".join(f"{s} | {s} emulator | {s} eager | {s} ratio | {s} est. time | {s} bound | {s} est. speedup | "
+                         f"{s} roofline" for s in shapes) + " |",
+            "|---" * (3 + 8 * len(shapes)) + "|"]
     for r in results:
         cells = []
         for s in shapes:
@@ -205,7 +269,7 @@ def render_markdown(doc: dict) -> str:
             est = sr.get("estimate") or {}
             cells.append(f"{verdict} | {_seconds(t.get('emulator_kernel_s'))} | {_seconds(t.get('torch_eager_s'))} | "
                          f"{_ratio(sr.get('speed_ratio'))} | {_micro(est.get('kernel_s'))} | "
-                         f"{est.get('bound_pipe', '')} | {_ratio(est.get('speedup'))}")
+                         f"{est.get('bound_pipe', '')} | {_ratio(est.get('speedup'))} | {_roof_op(est)}")
         tmpl = (r.get("draft") or {}).get("template", "")
         out.append(f"| {r['category']} | {r['op']} | {tmpl} | {' | '.join(cells)} |")
     failures = [(r, s, r["shapes"][s]) for r in results for s in shapes

@@ -44,7 +44,8 @@ from ..dsl.verifier import verify
 from ..engines.rule import render
 from ..passes.manager import run_pipeline
 from ..passes.spec import LowerOptions
-from ..perf import estimate_eager, estimate_phases, estimate_trace
+from ..perf import estimate, estimate_eager, estimate_phases, read_trace
+from ..perf.sensitivity import FACTORS, sensitivity
 from ..reference import (CaseSet, ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs,
                          trim_outputs)
 from ..reference.scalars import unbound_numbers
@@ -529,8 +530,12 @@ def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log, graph=None) 
 def _estimate(trace: Path, graph, soc: str, log: Log) -> dict:
     """The pipe model's ESTIMATE of the first seed's traced run, and of eager for the reference."""
     try:
-        kernel = estimate_trace(trace, soc, keep_spans=0)[-1]
+        launch = read_trace(trace)[-1]
+        kernel = estimate(launch, soc, keep_spans=0)
         eager = estimate_eager(graph["graph"], soc) if isinstance(graph, dict) else None
+        t0 = time.monotonic()
+        moves = sensitivity(launch, graph["graph"] if isinstance(graph, dict) else None, soc)
+        log(f"sensitivity: {len(moves)} parameters x {len(FACTORS)} in {time.monotonic() - t0:.1f} s")
     except (OSError, ValueError, IndexError, KeyError) as e:
         log(f"estimate: {_one_line(e)}")
         return {"error": _one_line(e)}
@@ -538,10 +543,13 @@ def _estimate(trace: Path, graph, soc: str, log: Log) -> dict:
         trace.unlink(missing_ok=True)
     est = {"estimate": True, "kernel_s": kernel.kernel_s, "bound_pipe": kernel.bound_pipe, "overlap": kernel.overlap,
            "roofline": kernel.roofline["bound"], "bandwidth_fraction": kernel.roofline["bandwidth_fraction"],
-           "eager_s": eager.seconds if eager and eager.ops else None}
+           "roofline_fraction": kernel.roofline["fraction"], "roofline_bound": kernel.roofline["chip_bound"],
+           "floor_s": kernel.roofline["floor_s"],
+           "eager_s": eager.seconds if eager and eager.ops else None, "sensitivity": moves}
     est["speedup"] = est["eager_s"] / kernel.kernel_s if est["eager_s"] and kernel.kernel_s > 0 else None
     log(f"ESTIMATED on {soc}: kernel {kernel.kernel_s * 1e6:.2f} us "
-        f"({kernel.bound_pipe}-bound, overlap {kernel.overlap:.0%})"
+        f"({kernel.bound_pipe}-bound, overlap {kernel.overlap:.0%}, at {kernel.roofline['fraction']:.0%} of the "
+        f"chip's {kernel.roofline['chip_bound']} roofline)"
         + (f", eager {est['eager_s'] * 1e6:.2f} us, speedup {est['speedup']:.2f}x" if est["speedup"] else ""))
     return est
 

@@ -1000,14 +1000,13 @@ class WindowsWriter(RowsWriter):
 
     @property
     def row_tiles(self) -> bool:
-        """Rows short enough for a row pitch (and no f16 input): a tile is a 2-D block of rows, one strided copy,
-        reduced along its last axis on the vector unit (WholeReduce per row) rather than by window_*, whose
-        k = stride = row form walks each window on the scalar unit."""
+        """Rows short enough for a row pitch: a tile is a 2-D block of rows, one strided copy, reduced along its
+        last axis on the vector unit (WholeReduce per row) rather than by window_*, whose k = stride = row form
+        walks each window on the scalar unit. An f16 / bf16 block is cast to f32 first, as the window form's was
+        (the f32 tile's pitch is the limit: PITCH_MAX)."""
         lay = self.lay
         row = math.prod(lay.base[i] for i in lay.axes)
-        f32 = all(d.get("dtype") == "float32" for d in self.g.inputs if d.get("kind") == "tensor") and \
-            all(o.dtype == "float32" for o in lay.outputs)       # (asked while the tensors are being collected)
-        return type(self) is WindowsWriter and row <= PITCH_MAX and f32
+        return type(self) is WindowsWriter and row <= PITCH_MAX
 
     def full_view(self, shape=None) -> str:
         if self.row_tiles:

@@ -91,6 +91,15 @@ EXAMPLES: list[Example] = [
         "a matrix times a vector on the vector unit (the cube would pad the vector to 16 columns for nothing)"),
     _ex("matmul", "linear_relu", {"batch_size": 130, "in_features": 300, "out_features": 200},
         "the cube multiplies, a GM workspace and sync_all() hand the product to the vector unit for bias + relu"),
+    _ex("mhc", "pre_mapping", {"tokens": 37, "hidden": 520},
+        "mHC's pre-mapping: the projection on the cube before the RMS scale (W (x / rms) = (W x) / rms), the "
+        "coefficients as one small tile, kept in a Workspace and read back as scalars for the weighted sum"),
+    _ex("mhc", "post_mapping", {"tokens": 37, "hidden": 520},
+        "mHC's post-mapping: a row of the n x n mix as an (n, 1) tile, so one Mul and one fold of rows mix a "
+        "token's streams; x and f read once"),
+    _ex("mhc", "residual_sinkhorn", {"tokens": 37},
+        "Sinkhorn-Knopp on every token's n x n matrix in UB: row and column sums as Gathers at computed "
+        "offsets (iota, floor, clamp), a loop of vector stages, GM read and written once"),
     _ex("broadcast", "bias_add", {"batch_size": 37, "dim": 5003},
         "a bias (N,) against (B, N): 2-D tiles by one strided copy, the bias tile loaded once per core "
         "and column tile and read by every row with repeat stride 0"),

@@ -78,6 +78,22 @@ def write(project: Project) -> None:
     source.entry = _entry(project.plan)
 
 
+def _owned_rows(em: Emitter, facts: KernelFacts) -> dict[str, str]:
+    """The rows a core owns, `rEnd - rBegin`, named once for a core_rows variable that slices
+    three or more tensors (each slice's length counts in them)."""
+    counts = collections.Counter(facts.plan.gm[t.name].core_var for t in facts.p.tensors())
+    owned = {}
+    for var, n in counts.items():
+        if var is not None and n >= 3:
+            v = cpp_name(var)
+            name = f"{v}Rows"
+            while name in facts.reserved:
+                name += "_"
+            em.line(f"const int64_t {name} = {v}End - {v}Begin;  // the rows this core owns")
+            owned[v] = name
+    return owned
+
+
 def _globals(em: Emitter, facts: KernelFacts) -> None:
     """Init up to the buffers: the tiling copy, size members, this core's share, GlobalTensors."""
     p = facts.p
@@ -134,6 +150,7 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
                     em.line(f"// DSL {s.span.line}: this core owns [{v}Start, {v}Start + {v}Len) of {dsl_text(p, s)}")
                     em.line(f"{v}Start = MinOf(static_cast<int64_t>(GetBlockIdx()) * {paren(per)}, {total});")
                     em.line(f"{v}Len = MinOf({v}Start + {paren(per)}, {total}) - {v}Start;")
+    owned = _owned_rows(em, facts)
     for t in p.tensors():
         gm = plan.gm[t.name]
         size = shared.get(sizes[t.name], sizes[t.name])
@@ -142,7 +159,7 @@ def _globals(em: Emitter, facts: KernelFacts) -> None:
             if gm.core_var:
                 v = cpp_name(gm.core_var)
                 em.line(f"{t.name}Gm.SetGlobalBuffer({ptr} + {v}Begin * {paren(size)}, "
-                        f"({v}End - {v}Begin) * {paren(size)});")
+                        f"{owned.get(v, f'({v}End - {v}Begin)')} * {paren(size)});")
             else:
                 em.line(f"{t.name}Gm.SetGlobalBuffer({ptr}, {size});")
     _workspace_globals(em, facts)

@@ -231,7 +231,8 @@ def _tiles(program: ir.Program) -> dict[str, UbTile]:
 
 def _gm(program: ir.Program) -> dict[str, GmPlan]:
     """A tensor is sliced per core when every access indexes its first axis with the same
-    core_rows variable (or the same core_chunk range)."""
+    core_rows variable (or the same core_chunk range). A Workspace never is: the cores share it,
+    its GlobalTensor is the whole scratch (init's `_workspace_globals`), so its indices stay whole."""
     core_vars = {s.var for s, _ in ir.walk_stmts(program.kernel.body)
                  if isinstance(s, ir.For) and isinstance(s.iter, (ir.CoreRows, ir.CoreChunk))}
     tensors = program.tensors() + program.workspaces
@@ -249,6 +250,6 @@ def _gm(program: ir.Program) -> dict[str, GmPlan]:
                 first.add(idx0.expr.id)
             else:
                 first.add(None)
-        var = next(iter(first)) if len(first) == 1 and None not in first else None
+        var = next(iter(first)) if len(first) == 1 and None not in first and t in program.tensors() else None
         plans[t.name] = GmPlan(t, var)
     return plans

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..soc import get_soc
-from .costs import costs_for
+from .costs import Costs, costs_for
 
 _ITEM = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8,
          "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1,
@@ -81,16 +81,17 @@ def _refs(arg, out: list[str]) -> list[str]:
     return out
 
 
-def estimate_eager(graph: dict, soc: str) -> EagerEstimate:
-    """The eager estimate of a traced reference graph (`drafter.trace.trace_reference`)."""
-    costs, chip = costs_for(soc), get_soc(soc)
+def estimate_eager(graph: dict, soc: str, costs: Costs | None = None) -> EagerEstimate:
+    """The eager estimate of a traced reference graph (`drafter.trace.trace_reference`), with `soc`'s cost
+    table or the `costs` given."""
+    costs, chip = costs or costs_for(soc), get_soc(soc)
     hz, bw = costs.clock_hz.value, costs.gm_bandwidth.value
     # Peaks over the whole chip: vector = 256 B per cycle per vector core; cube = 16x16x16 MACs per cycle per cube core.
     cube_flops = 2 * 16 * 16 * 16 * hz * chip.cube_cores / costs.cube_fractal_cycles["float16"].value
     vec_bytes_per_s = chip.repeat_bytes * hz * chip.vector_cores
     nodes = graph.get("nodes", [])
     meta = {n["name"]: n.get("meta") for n in nodes}
-    est = EagerEstimate(soc, launch_s=costs.launch_s.value)
+    est = EagerEstimate(soc, launch_s=costs.eager_op_s.value)
     for n in nodes:
         if n.get("op") not in ("call_function", "call_method", "call_module"):
             continue

@@ -378,9 +378,10 @@ def _multi_busy(per_pipe) -> float:
     return t
 
 
-def estimate(launch: tr.Launch, soc: str, *, keep_spans: int = 4) -> Estimate:
-    """The model's estimate for one traced launch on `soc` (spans kept for the first `keep_spans` blocks)."""
-    costs = costs_for(soc)
+def estimate(launch: tr.Launch, soc: str, *, keep_spans: int = 4, costs: Costs | None = None) -> Estimate:
+    """The model's estimate for one traced launch on `soc` (spans kept for the first `keep_spans` blocks),
+    with `soc`'s cost table or the `costs` given (a sensitivity run scales one parameter of it)."""
+    costs = costs or costs_for(soc)
     chip = get_soc(soc)
     blocks = launch.blocks
     vec = [b for b in blocks if not b.cube]
@@ -425,6 +426,13 @@ def estimate(launch: tr.Launch, soc: str, *, keep_spans: int = 4) -> Estimate:
     }
     floors = {"memory": roof["gm_floor_s"], "vector": roof["vector_floor_s"], "cube": roof["cube_floor_s"]}
     roof["bound"] = max(floors, key=lambda k: floors[k])
+    # The chip's roofline: the same work spread over every core of the SoC, not only the ones the kernel used,
+    # so a kernel that leaves cores idle shows it. fraction = that floor / the time on the cores (launch aside).
+    chip_floors = {"memory": roof["gm_floor_s"], "vector": vcycles / hz / chip.vector_cores,
+                   "cube": ccycles / hz / chip.cube_cores}
+    roof["chip_bound"] = max(chip_floors, key=lambda k: chip_floors[k])
+    roof["floor_s"] = chip_floors[roof["chip_bound"]]
+    roof["fraction"] = roof["floor_s"] / finish if finish > 0 else 0.0
     return Estimate(soc, launch_s + finish, launch_s, results, active, gm, vcycles, ccycles, roof,
                     assumptions(costs, mixed=bool(vec) and bool(cube)))
 
@@ -438,9 +446,10 @@ def assumptions(costs: Costs, *, mixed: bool = False) -> list[str]:
         "pays an issue cost per instruction and is never stalled by a full queue.",
         f"GM bandwidth {costs.gm_bandwidth.value / 1e9:.0f} GB/s shared evenly by the running cores (at most "
         f"{costs.core_gm_bandwidth.value / 1e9:.0f} GB/s each); a core's MTE2 and MTE3 share its part; "
-        "no L2 cache hits.",
+        "no L2 cache hits (the trace has no addresses; the bandwidth is fitted to streams larger than the L2).",
         f"Clock {costs.clock_hz.value / 1e9:.2f} GHz; a copy costs {costs.copy_setup_cycles.value:.0f} cycles "
-        f"of set-up; a kernel launch {costs.launch_s.value * 1e6:.0f} us.",
+        f"of set-up; a kernel launch {costs.launch_s.value * 1e6:.1f} us, an eager aten op "
+        f"{costs.eager_op_s.value * 1e6:.1f} us besides its roofline time (both fitted to public timings).",
         "Scalar work the trace does not see (loop control, address arithmetic beyond the per-instruction issue cost) "
         "is not counted.",
         f"{guesses} of {len(costs.params())} cost parameters are guesses (perf/costs.py says which, and why).",

@@ -82,7 +82,8 @@ class Profile:
                  f"  bound by   {k.bound_pipe} ({PIPE_ROLE.get(k.bound_pipe, k.bound_pipe)}), busy "
                  f"{busy.get(k.bound_pipe, 0.0):.0%} of the block time; pipes overlap {k.overlap:.0%}",
                  f"  roofline   at {_fraction(floor, k.device_s)} of it (the {floor_name} floor, {_us(floor)}, "
-                 f"over the {_us(k.device_s)} on the cores); "
+                 f"over the {_us(k.device_s)} on the cores), {k.roofline['fraction']:.0%} of the whole chip's "
+                 f"({k.roofline['chip_bound']}, {_us(k.roofline['floor_s'])}); "
                  f"GM traffic {_bytes(k.gm_bytes)} at {k.roofline['bandwidth_fraction']:.0%} of the chip's bandwidth"]
         if self.eager is not None and self.speedup is not None:
             lines.append(f"  vs eager   {_us(self.eager.seconds)} estimated for {len(self.eager.ops)} aten op(s): "

@@ -18,7 +18,10 @@ msort, a stable fp16 sort: Sort32 + MrgSort + Extract), and issue 18's datadep 7
 the data's range, repeat_interleave along the last and a middle dim, nonzero, argwhere, masked_select: outputs
 whose size the data decides), and issue 33's predicates 9 (comparisons, isinf / isfinite / isnan, nan_to_num,
 & | ~ and logical_* on bool tensors: bool outputs, one byte per element) and glu 6 (SwiGLU, GeGLU, ReGLU, F.glu,
-nn.GLU: the parts of a chunk consumed by computation, each a view of the input at its offset).
+nn.GLU: the parts of a chunk consumed by computation, each a view of the input at its offset), and issue 32's
+mhc 4 (the paper's case study, DeepSeek's manifold-constrained hyper-connections: pre-mapping, post-mapping,
+the Sinkhorn-Knopp residual mapping and the dynamic coefficients; the offline drafter refuses them until it
+covers a graph with several templates: examples/mhc has the hand-written kernels).
 Each file declares its second ("tail") shape as a module-level dict of constant overrides,
 `TAIL = {"dim": 20011, ...}` (see ascendcraft_lab.bench.suite). The expert examples with hand-written DSL
 stay in ascendcraft_lab.examples.

@@ -3,6 +3,7 @@ and kernels that write into their inputs are rejected."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ascendcraft_lab.bench.metrics import check_output, inputs_unchanged, summarise
 
@@ -69,3 +70,19 @@ def test_summary_counts_comp_and_pass_per_category_and_shape():
     assert s["overall"]["reference"]["comp@1"] == 2 / 3
     assert s["overall"]["tail"]["correct"] == 1
     assert s["overall"]["reference"]["emu_vs_eager>0.2"] == 2 / 3
+
+
+def test_summary_gives_the_roofline_fraction_per_category_and_fast_1_under_each_scaled_parameter():
+    def op(cat, roof, kernel, eager, launch_half, ok=True):
+        est = {"kernel_s": kernel, "eager_s": eager, "speedup": eager / kernel, "roofline_fraction": roof,
+               "sensitivity": {"launch_s": {"0.5": launch_half, "2": [kernel * 2, eager * 2]}}}
+        return {"category": cat, "op": "o", "shapes": {"reference": {"compiled": True, "correct": ok, "estimate": est}}}
+    s = summarise([op("a", 0.25, 2.0, 1.0, [1.0, 1.5]), op("a", 1.0, 1.0, 2.0, [0.5, 1.5]),
+                   op("b", 0.5, 1.0, 1.0, [0.5, 0.4], ok=False)], ["reference"])
+    a = s["categories"]["a"]["reference"]
+    assert a["roofline_geomean"] == pytest.approx(0.5) and a["roofline_median"] == 0.625
+    assert s["categories"]["b"]["reference"]["roofline_geomean"] is None     # an incorrect kernel has no fraction
+    launch = s["sensitivity"]["reference"]["launch_s"]
+    assert launch["0.5"]["est_fast>1.0"] == 2 / 3       # both correct ops faster than eager with half the launch
+    assert launch["2"]["est_fast>1.0"] == 1 / 3
+    assert launch["0.5"]["est_speedup_geomean"] == pytest.approx((1.5 * 3) ** 0.5)

@@ -87,3 +87,25 @@ def test_bench_reports_the_estimated_time_bound_pipe_and_speedup_per_op_under_it
     row = next(line for line in per_op.splitlines() if line.startswith("| activation | relu |"))
     assert f"| {relu['shapes']['tail']['estimate']['bound_pipe']} |" in row and " us |" in row
     assert (out / "report.html").read_text().count("ESTIMATED on the NPU") == 2   # one per shape
+
+
+def test_bench_gives_each_kernel_its_roofline_fraction_and_says_how_fast_1_moves_with_each_guess(tmp_path, capsys):
+    suite = tmp_path / "suite" / "activation"
+    suite.mkdir(parents=True)
+    (suite / "relu.py").write_text(REF.format(body="return torch.relu(x)"))
+    out = tmp_path / "out"
+    assert bench_main([str(tmp_path / "suite"), "-o", str(out), "--seeds", "1", "--no-timing"]) == 0
+    doc = json.loads((out / "results.json").read_text())
+    est = doc["results"][0]["shapes"]["reference"]["estimate"]
+    assert 0 < est["roofline_fraction"] <= 1 and est["roofline_bound"] in ("memory", "vector", "cube")
+    launch = est["sensitivity"]["launch_s"]           # the launch is fitted to few points: doubling it adds one
+    assert launch["2"][0] > est["kernel_s"] and launch["0.5"][0] < est["kernel_s"]
+    assert doc["summary"]["overall"]["reference"]["roofline_median"] == est["roofline_fraction"]
+    md = (out / "report.md").read_text()
+    assert "**Sensitivity (reference shape; ESTIMATES):**" in md
+    assert "- `launch_s` (1.5e-06 s, fitted): x0.5: Fast_1 " in md and "- `issue_cycles` (10 cycles, guess): " in md
+    row = next(line for line in md.split("## Per op")[1].splitlines() if line.startswith("| activation | relu |"))
+    assert f"{100 * est['roofline_fraction']:.1f}% ({est['roofline_bound']})" in row
+    assert "ESTIMATED on the NPU (pipe model, see report.md): reference Fast_1 " in capsys.readouterr().out
+    assert doc["meta"]["costs"]["launch_s"] == {"value": 1.5e-6, "unit": "s", "kind": "fitted"}   # as the run saw it
+    assert "<h2>Sensitivity of the estimate</h2>" in (out / "report.html").read_text()

@@ -28,7 +28,7 @@ CASES = [  # (suite op, overrides, expected template, cast inputs)
     ("activation/log_softmax", {"batch_size": 3, "dim": 9001}, "rows", None),
     ("reduce/sum_dim", {"batch_size": 3, "dim1": 5, "dim2": 1003}, "cols", None),
     ("reduce/mean_dim", {"batch_size": 3, "dim1": 5, "dim2": 300}, "windows", None),
-    ("reduce/mean_dim", {"batch_size": 3, "dim1": 5, "dim2": 300}, "windows", "float16"),    # f16: window_sum
+    ("reduce/mean_dim", {"batch_size": 3, "dim1": 5, "dim2": 300}, "windows", "float16"),    # f16: cast, reduce_sum
     # blocks of rows folded by reduce_*(axis=0); the reduced axis split over the cores (a workspace of partials,
     # sync_all, one combine) when the leading axis leaves cores idle; without leading axes, chunks of columns
     ("reduce/prod_dim", {"batch_size": 3, "dim1": 37, "dim2": 1003}, "cols", None),
@@ -76,6 +76,15 @@ def test_a_middle_axis_reduction_folds_blocks_of_rows_on_every_core(traced_and_r
     assert "acc = acc + reduce_sum(xuw, axis=0)" in text, text
     assert "sync_all()" in text and "reduce_sum(part1w, axis=0)" in text, text
     assert "splits = max(min(VECTOR_CORES // B, cdiv(M, 8)), 1)" in text, text
+
+
+def test_an_f16_mean_of_short_rows_is_cast_and_reduced_per_row_on_the_vector_unit(traced_and_runs):
+    """Issue 35: an f16 mean over a short last axis took the window_sum form (each window walked on the scalar
+    unit); now a block of rows is one strided copy, cast to f32 and reduced along its last axis (WholeReduceSum)."""
+    traced, _ = traced_and_runs["reduce/mean_dimfloat16"]
+    text = draft_from_trace(traced["graph"], name="mean_dim", source="mean_dim.py").text
+    assert "load(x[c, :])" in text and "cast(xh, f32)" in text and "reduce_sum(xu, axis=-1)" in text, text
+    assert "window_sum" not in text, text
 
 
 def test_where_on_a_bool_input_mask_lowers_to_a_bit_mask(ref_dir):

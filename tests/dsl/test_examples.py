@@ -11,7 +11,7 @@ from ascendcraft_lab.reference import ReferenceRun
 from ascendcraft_lab.soc import get_soc
 
 CATEGORY_ORDER = ("activation", "normalization", "optimizer", "reduce", "pooling", "math", "loss", "matmul",
-                  "broadcast", "index", "resize", "layout", "sort", "datadep")
+                  "mhc", "broadcast", "index", "resize", "layout", "sort", "datadep")
 
 
 def test_catalog_has_at_least_two_examples_in_each_category():

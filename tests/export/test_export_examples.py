@@ -1,6 +1,8 @@
 """Every bundled example exports to both MultiKernelBench formats, completely and consistently."""
 from __future__ import annotations
 
+import re
+
 import runpy
 
 import pytest
@@ -18,6 +20,10 @@ torch = pytest.importorskip("torch")
 # A kernel whose cores share a GM Workspace (sync_all) needs it zeroed before the launch: the direct-launch
 # export's binding allocates it so; the msopgen (six-string) export cannot and refuses it.
 SHARED_WORKSPACE = [e for e in examples.EXAMPLES if "Workspace[" in e.dsl.read_text()]
+# a kernel with scalar parameters binds them from the reference, which runs in a child: the heavy tier
+SHARED_WORKSPACE_PARAMS = [pytest.param(e, id=e.name, marks=[pytest.mark.heavy] if re.search(r": (f32|i32)[,)]",
+                                                                                          e.dsl.read_text()) else [])
+                           for e in SHARED_WORKSPACE]
 
 
 @pytest.fixture(params=[e.name for e in examples.EXAMPLES if e not in SHARED_WORKSPACE], scope="module")
@@ -71,7 +77,7 @@ def test_model_new_binds_the_reference_call_to_the_op(example, fmt, monkeypatch)
     assert all(isinstance(s, (int, float)) and not isinstance(s, torch.Tensor) for s in scalars)
 
 
-@pytest.mark.parametrize("ex", SHARED_WORKSPACE, ids=[e.name for e in SHARED_WORKSPACE])
+@pytest.mark.parametrize("ex", SHARED_WORKSPACE_PARAMS)
 def test_a_kernel_with_a_shared_workspace_is_refused_by_the_msopgen_export_in_one_line(ex):
     from ascendcraft_lab.export.common import ExportError
     src = load_dsl_file(ex.dsl, reference=ex.reference)
@@ -81,7 +87,8 @@ def test_a_kernel_with_a_shared_workspace_is_refused_by_the_msopgen_export_in_on
     assert "Workspace" in msg and "not zeroed" in msg and "--format mkb-direct" in msg and "\n" not in msg
 
 
-@pytest.mark.parametrize("ex", SHARED_WORKSPACE, ids=[e.name for e in SHARED_WORKSPACE])
+
+@pytest.mark.parametrize("ex", SHARED_WORKSPACE_PARAMS)
 def test_a_kernel_with_a_shared_workspace_launches_directly_with_a_zeroed_workspace(ex, monkeypatch):
     import re
     src = load_dsl_file(ex.dsl, reference=ex.reference)
@@ -117,4 +124,6 @@ def test_a_kernel_with_a_shared_workspace_launches_directly_with_a_zeroed_worksp
     namespace["ModelNew"](*ref["get_init_inputs"]())(*inputs)
     [(called, args)] = stub.calls
     tensors = [v for v in inputs if isinstance(v, torch.Tensor)]
-    assert called == src.op and len(args) == len(tensors) + len(src.program.model_params)
+    assert called == src.op and len(args) == len(tensors) + len(src.program.model_params) + len(src.scalar_plan or ())
+    model = ref["Model"](*ref["get_init_inputs"]())
+    assert list(args[len(args) - len(src.scalar_plan or ()):]) == [getattr(model, n) for n in src.scalar_plan or ()]

@@ -126,3 +126,15 @@ def test_a_kernel_that_only_syncs_gets_a_workspace_for_the_flags_and_runs_clean(
     verdict, run = check_emulator(program, steps[-1].bundle, ref)
     assert run.findings == [], render_run(run, program)
     assert verdict.correct, verdict.summary()
+
+
+def test_a_workspace_indexed_by_the_core_rows_variable_keeps_whole_indices():
+    """The cores share a Workspace: its GlobalTensor is the whole scratch, so a row the core owns is
+    at its whole index (mhc/pre_mapping: `hw[r, :]` stored, then read back as scalars). Once, the
+    workspace was planned as sliced per core like an output, and row r was written at r - rBegin:
+    every core's first row collided (the emulator's gm-race finding)."""
+    program = verify(parse(get_example("mhc/pre_mapping").dsl.read_text(), "pre_mapping.dsl.py"))
+    kernel = render(program, LowerOptions(), 4).files["kernel/pre_mapping_kernel.cpp"]
+    assert "hwGm[r * tiling.N]" in kernel and "hwGm.GetValue(r * tiling.N + i)" in kernel
+    assert "hwGm[(r - rBegin)" not in kernel
+    assert "yGm[(r - rBegin) * tiling.C + cStart]" in kernel          # the output is still sliced per core

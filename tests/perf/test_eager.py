@@ -22,4 +22,4 @@ def test_each_op_of_the_reference_is_one_memory_bound_kernel_plus_a_launch():
     assert [(o.target, o.bytes, o.bound) for o in est.ops] == [("sub", 3 * n, "memory"), ("pow", 2 * n, "memory"),
                                                                ("mean", n + 4, "memory")]
     floor = sum(o.bytes for o in est.ops) / costs.gm_bandwidth.value
-    assert est.seconds == pytest.approx(3 * costs.launch_s.value + floor)
+    assert est.seconds == pytest.approx(3 * costs.eager_op_s.value + floor)

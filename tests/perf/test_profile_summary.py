@@ -15,7 +15,8 @@ def _block(i: int, elapsed: float, busy: dict, cube: bool = False) -> BlockEstim
 def _estimate(blocks: list[BlockEstimate], launch_s: float = 5e-6) -> Estimate:
     finish = max(b.elapsed for b in blocks)
     roof = {"gm_bytes": 1 << 22, "gm_floor_s": 2.6e-6, "vector_floor_s": 3.5e-6, "cube_floor_s": 0.0,
-            "bandwidth_fraction": 0.29, "bound": "vector"}
+            "bandwidth_fraction": 0.29, "bound": "vector", "chip_bound": "memory", "floor_s": 2.6e-6,
+            "fraction": 2.6e-6 / finish}
     return Estimate("Ascend910B2", launch_s + finish, launch_s, blocks, len(blocks), 1 << 22, 0.0, 0.0, roof,
                     ["a guess"])
 
@@ -31,6 +32,7 @@ def test_alike_blocks_are_one_phrase_and_the_bound_pipe_is_named_with_a_next_ste
     assert text.count("9.14 us") <= 3
     assert "MTE2 (copies in from GM)" in text and "busy 66%" in text
     assert "at 38% of it (the vector floor, 3.50 us" in text
+    assert "28% of the whole chip's (memory, 2.60 us)" in text    # 32 idle vector cores: the chip's floor is lower
     assert "speedup 0.45x ESTIMATED (the kernel is estimated slower)" in text
     assert "try next   read fewer bytes from GM" in text
     assert "overlap only 20%" in text                      # blocks overlap 20% < 50%: the overlap tip too

@@ -18,9 +18,10 @@ public:
         // DSL 30: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B):
         rBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.B);
         rEnd = MinOf(rBegin + tiling.rows, tiling.B);
-        xGm.SetGlobalBuffer((__gm__ float *)x + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
-        indexGm.SetGlobalBuffer((__gm__ int64_t *)index + rBegin * tiling.K, (rEnd - rBegin) * tiling.K);
-        yGm.SetGlobalBuffer((__gm__ float *)y + rBegin * tiling.K, (rEnd - rBegin) * tiling.K);
+        const int64_t rRows = rEnd - rBegin;  // the rows this core owns
+        xGm.SetGlobalBuffer((__gm__ float *)x + rBegin * tiling.N, rRows * tiling.N);
+        indexGm.SetGlobalBuffer((__gm__ int64_t *)index + rBegin * tiling.K, rRows * tiling.K);
+        yGm.SetGlobalBuffer((__gm__ float *)y + rBegin * tiling.K, rRows * tiling.K);
         pipe.InitBuffer(xuQueue, 1, AlignUp(tiling.N * sizeof(float), BLOCK_BYTES));  // loaded once per core: one buffer
         pipe.InitBuffer(iuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(int64_t), BLOCK_BYTES));
         pipe.InitBuffer(yuQueue, BUFFER_NUM, AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES));

@@ -19,9 +19,10 @@ public:
         // DSL 28: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B):
         rBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.B);
         rEnd = MinOf(rBegin + tiling.rows, tiling.B);
-        aGm.SetGlobalBuffer((__gm__ float *)a + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
-        pGm.SetGlobalBuffer((__gm__ float *)p + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
-        nGm.SetGlobalBuffer((__gm__ float *)n + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
+        const int64_t rRows = rEnd - rBegin;  // the rows this core owns
+        aGm.SetGlobalBuffer((__gm__ float *)a + rBegin * tiling.N, rRows * tiling.N);
+        pGm.SetGlobalBuffer((__gm__ float *)p + rBegin * tiling.N, rRows * tiling.N);
+        nGm.SetGlobalBuffer((__gm__ float *)n + rBegin * tiling.N, rRows * tiling.N);
         lossGm.SetGlobalBuffer((__gm__ float *)loss, 1);
         const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), BLOCK_BYTES);  // bytes of one au, pu, nu or d tile
         pipe.InitBuffer(auQueue, BUFFER_NUM, tileBytes);

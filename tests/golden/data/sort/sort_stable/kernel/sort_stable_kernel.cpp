@@ -19,9 +19,10 @@ public:
         // DSL 26: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B):
         rBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.B);
         rEnd = MinOf(rBegin + tiling.rows, tiling.B);
-        xGm.SetGlobalBuffer((__gm__ half *)x + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
-        valuesGm.SetGlobalBuffer((__gm__ half *)values + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
-        indicesGm.SetGlobalBuffer((__gm__ int64_t *)indices + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
+        const int64_t rRows = rEnd - rBegin;  // the rows this core owns
+        xGm.SetGlobalBuffer((__gm__ half *)x + rBegin * tiling.N, rRows * tiling.N);
+        valuesGm.SetGlobalBuffer((__gm__ half *)values + rBegin * tiling.N, rRows * tiling.N);
+        indicesGm.SetGlobalBuffer((__gm__ int64_t *)indices + rBegin * tiling.N, rRows * tiling.N);
         const int64_t NBytes = AlignUp(tiling.N * sizeof(half), BLOCK_BYTES);  // bytes of one xu or vu tile
         pipe.InitBuffer(xuQueue, BUFFER_NUM, NBytes);
         pipe.InitBuffer(atBuf, AlignUp(tiling.N * sizeof(int32_t), BLOCK_BYTES));

@@ -19,9 +19,10 @@ public:
         // DSL 32: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, B):
         rBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) * tiling.rows, tiling.B);
         rEnd = MinOf(rBegin + tiling.rows, tiling.B);
-        xGm.SetGlobalBuffer((__gm__ float *)x + rBegin * tiling.N, (rEnd - rBegin) * tiling.N);
-        valuesGm.SetGlobalBuffer((__gm__ float *)values + rBegin * tiling.k, (rEnd - rBegin) * tiling.k);
-        indicesGm.SetGlobalBuffer((__gm__ int64_t *)indices + rBegin * tiling.k, (rEnd - rBegin) * tiling.k);
+        const int64_t rRows = rEnd - rBegin;  // the rows this core owns
+        xGm.SetGlobalBuffer((__gm__ float *)x + rBegin * tiling.N, rRows * tiling.N);
+        valuesGm.SetGlobalBuffer((__gm__ float *)values + rBegin * tiling.k, rRows * tiling.k);
+        indicesGm.SetGlobalBuffer((__gm__ int64_t *)indices + rBegin * tiling.k, rRows * tiling.k);
         pipe.InitBuffer(xuQueue, BUFFER_NUM, AlignUp(tiling.N * sizeof(float), BLOCK_BYTES));
         pipe.InitBuffer(atBuf, AlignUp(tiling.k * sizeof(int32_t), BLOCK_BYTES));
         pipe.InitBuffer(vuQueue, BUFFER_NUM, AlignUp(tiling.k * sizeof(float), BLOCK_BYTES));

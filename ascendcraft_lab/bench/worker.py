@@ -44,7 +44,7 @@ from ..dsl.verifier import verify
 from ..engines.rule import render
 from ..passes.manager import run_pipeline
 from ..passes.spec import LowerOptions
-from ..perf import estimate, estimate_eager, read_trace
+from ..perf import estimate, estimate_eager, estimate_phases, read_trace
 from ..perf.sensitivity import FACTORS, sensitivity
 from ..reference import (CaseSet, ReferenceError, ReferenceRun, bind, load_cases, reference_format, run_jobs,
                          trim_outputs)
@@ -449,7 +449,7 @@ def _draft(job, traced, ref0, log):
             return traced, ""
         try:
             d = draft_from_trace(traced["graph"], name=kernel_name(job["path"]), soc=job.get("soc"),
-                                 source=Path(job["path"]).name)
+                                 source=Path(job["path"]).name, estimate=estimate_phases)
         except DraftError as e:
             return e, ""
         for n in d.notes:

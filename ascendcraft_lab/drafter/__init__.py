@@ -28,6 +28,9 @@
                   product, drafted whole (its own layout and text)
     conv.py       the conv template: one convolution (1-3 d, grouped, transposed) as im2col on the
                   vector unit into a GM Workspace, sync_all, the cube's product, the bias (its own text)
+    phases.py     a graph no single template takes, cut into segments (a product and its epilogue, the
+                  vector work between products) and the covers the estimate chooses between
+    compose.py    the segments' drafts written as the phases of one kernel (Workspaces, sync_all())
     kir.py        a small KernelIR builder the templates print through dsl/printer.py
     cases.py      one draft for every case of an NPUKernelBench reference (dtypes, ranks)
     draft.py      draft_reference / draft_from_trace: the above, plus the UB-driven tile size

@@ -22,8 +22,8 @@ around the product decides the template:
   rowscale   diag(v) @ B: no product at all, each row of B times one element of v (a scalar per
              row, on the vector unit); B @ diag(v) is `colscale`, each row of B times v
 
-Anything else (two products, a computed or masked operand, a reduction after the
-product) is refused in one line naming the construct.
+Two products, a computed operand or a reduction after the product make phases of one kernel
+(phases.py), each product's phase drafted here; a masked operand is refused in one line naming it.
 """
 from __future__ import annotations
 
@@ -52,11 +52,12 @@ class CubeDraft:
             text, template, op, shapes, scaled, notes, live
 
 
-def plan_cube(g: Graph, name: str, live: int) -> CubeDraft:
-    """The cube (or matrix-vector) draft of `g` with epilogue tiles of ub_elems(.., live=`live`).
+def plan_cube(g: Graph, name: str, live: int, share: int = 1) -> CubeDraft:
+    """The cube (or matrix-vector) draft of `g` with epilogue tiles of ub_elems(.., live=`live`); `share`:
+    how many cube phases of one kernel hold their L0A / L0B tiles at once (phases.py), each taking a share.
     A refusal names the reference line of the construct it refuses when the trace recorded it."""
     try:
-        return _plan(g, name, live)
+        return _plan(g, name, live, share)
     except Unsupported as e:
         text = str(e)
         if text.startswith("internal:") or "reference line" in text:
@@ -71,7 +72,7 @@ _CONSTRUCTS = ("triu", "tril", "diag", "transpose", "permute", "einsum", "linear
 _PRODUCTS = ("matmul", "mm", "bmm", "einsum", "linear", "module:Linear", "addmm", "baddbmm", "__matmul__")
 
 
-def _plan(g: Graph, name: str, live: int) -> CubeDraft:
+def _plan(g: Graph, name: str, live: int, share: int = 1) -> CubeDraft:
     nodes = g.nodes()
     mms = [n for n in nodes if _is(n, "product")]
     if not mms:
@@ -94,7 +95,9 @@ def _plan(g: Graph, name: str, live: int) -> CubeDraft:
                           "elementwise epilogue)")
     if len(g.outputs) != 1:
         raise Unsupported("a matrix product with several outputs")
-    return _Cube(g, mms[0], name, live).render()
+    cube = _Cube(g, mms[0], name, live)
+    cube.share = share
+    return cube.render()
 
 
 class _Cube:
@@ -104,6 +107,7 @@ class _Cube:
         self.namer = Namer()
         self.notes: list[str] = []
         self.scale = None                  # rowscale | colscale: one operand is torch.diag(v)
+        self.share = 1                     # cube phases of the kernel sharing L0A / L0B (plan_cube)
         # the operands as GM tensors: (leaf, transposed)
         self.a, self.at = self._operand(mm.args[0], "left")
         self.b, self.bt = self._operand(mm.args[1], "right")
@@ -486,6 +490,8 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
             launch += ["rows=rows", f"tile=min(ub_elems({self.dt}, live={self.live}), {self.N})"]
         # base tiles (issue 35): as many blocks as cube cores where the product allows, and K filling L0A / L0B
         nbytes = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1}.get(self.dt, 4)
+        share = f"its share of {self.share} cube phases' " if self.share > 1 else ""
+        l0 = 32768 // self.share
         return f'''@host
 def tiling({self._host_params(tensors)}):
     # f32 fractals are 16 x 8 and f16 / bf16 16 x 16; K steps in 16s (an f32 B or A^T reaches L0 in 16 x 16
@@ -496,9 +502,9 @@ def tiling({self._host_params(tensors)}):
     more = CUBE_CORES // ({blocks})
     base_m = align_up(base_m // min(2, max(more, 1)), 16)
     base_n = align_up(base_n // min(2, max(more // 2, 1)), 16)
-    # base_k fills L0A and L0B: two (double-buffered) base_m x base_k and base_k x base_n tiles of
-    # {nbytes}-byte {self.dt} in 64 KiB each (f16 / bf16 get twice the K of f32)
-    base_k = min(max(align_down(32768 // ({nbytes} * max(base_m, base_n)), 16), 16), align_up({self.K}, 16))
+    # base_k fills {share}L0A and L0B: two (double-buffered) base_m x base_k and base_k x base_n tiles of
+    # {nbytes}-byte {self.dt} in {64 // self.share} KiB each (f16 / bf16 get twice the K of f32)
+    base_k = min(max(align_down({l0} // ({nbytes} * max(base_m, base_n)), 16), 16), align_up({self.K}, 16))
     cores = min(CUBE_CORES, {blocks})
 {host_extra}    return Launch(cores, {", ".join(launch)})
 '''

@@ -18,6 +18,7 @@ from pathlib import Path
 from ..dsl.errors import DslError
 from ..dsl.ir import Call, Const, map_exprs
 from ..dsl.parser import parse
+from ..dsl.printer import print_program
 from ..dsl.verifier import verify
 from ..reference import ReferenceError
 from ..soc import get_soc
@@ -25,6 +26,9 @@ from .choice import choose
 from .conv import plan_conv
 from .cube import plan_cube
 from .graph import Unsupported
+from .layout import broadcast_fit
+from .compose import PhaseDraft, compose
+from .phases import covers, needs_phases, piece
 from .rules import build_graph
 from .writers import WRITERS
 from .trace import trace_reference
@@ -55,13 +59,13 @@ def kernel_name(path) -> str:
 
 
 def draft_reference(path, *, soc: str | None = None, overrides: dict | None = None, seed: int = 0,
-                    cast_inputs: str | None = None, timeout: float = 300) -> Draft:
+                    cast_inputs: str | None = None, timeout: float = 300, estimate=None) -> Draft:
     """Draft a DSL kernel for the reference at `path` (traced within `timeout` s). Raises DraftError (one line)."""
     try:
         traced = trace_reference(path, overrides=overrides, seed=seed, cast_inputs=cast_inputs, timeout=timeout)
     except ReferenceError as e:
         raise DraftError(str(e)) from None
-    return draft_from_trace(traced, name=kernel_name(path), soc=soc, source=Path(path).name)
+    return draft_from_trace(traced, name=kernel_name(path), soc=soc, source=Path(path).name, estimate=estimate)
 
 
 # templates whose compute works on tiles of rows (2-D, each row on its own 32-byte block)
@@ -69,7 +73,10 @@ _ROW_TILES = ("bcast", "bcast_fold", "row_blocks", "windows", "windows_total")
 
 
 def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = None,
-                     source: str = "the reference") -> Draft:
+                     source: str = "the reference", estimate=None) -> Draft:
+    """The draft of a traced reference. `estimate(phases, soc) -> seconds` ranks the covers of a graph that
+    takes several phases (phases.py: Cover.summary(); perf.estimate_phases from the layers above, which may
+    import perf; else GM bytes moved)."""
     empty = _empty_input(traced)
     if empty:
         # the user's input, not a drafter bug: a zero size gives the templates nothing to tile
@@ -79,6 +86,8 @@ def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = No
     s = get_soc(soc)
     try:
         g = build_graph(traced)
+        if needs_phases(g):
+            return _draft_phases(g, name, s, source, estimate)
         try:
             _, lay = choose(g)
         except Unsupported as e:
@@ -190,11 +199,11 @@ def _with_live(program, live: int):
     return replace(program, host=map_exprs(program.host, fn))
 
 
-def _draft_cube(g, name: str, s, source: str) -> Draft:
+def _draft_cube(g, name: str, s, source: str, share: int = 1) -> Draft:
     """A matrix product (cube.py): the smallest epilogue `live` whose UB plan fits, verified on the
     traced shapes and on shapes 4 times larger (the base tiles are bounded by L0, not by the shape);
     rendered once and checked per live count as `_sized` does (a product alone has no ub_elems)."""
-    d = plan_cube(g, name, MAX_LIVE)
+    d = plan_cube(g, name, MAX_LIVE, share)
     program = _parsed(d.text, name, d.template)
     for live in range(2, MAX_LIVE + 1):
         over = _over_budget_at(_with_live(program, live), s, (d.shapes, d.scaled), {}, d.template)
@@ -202,7 +211,7 @@ def _draft_cube(g, name: str, s, source: str) -> Draft:
             raise Unsupported(f"internal: the {d.template} draft does not verify: {over.message}")
         if over is not None:
             continue
-        d = plan_cube(g, name, live)
+        d = plan_cube(g, name, live, share)
         notes = list(g.notes) + d.notes
         if g.method != "fx":
             notes.append(f"traced with {g.method}")
@@ -266,6 +275,9 @@ def _scaled(w, shapes: dict) -> dict:
             out[name] = tuple(d.value * 64 for d in dims)
         elif node is not None and node.is_input and "actual" in node.attrs and not keep:
             out[name] = tuple(d * 64 for d in shp)
+        elif node is not None and node.is_param and w.lay.axes and not keep and \
+                tuple(shp) == tuple(base[i] for i in w.lay.axes):
+            out[name] = tuple(d * 64 for d in shp)             # one value per position along the row (a bias)
         elif w.lay.axes and lead and tuple(shp) == lead:
             out[name] = tuple(d * 64 for d in shp)
         elif w.lay.axes and lead and tuple(shp) == tuple(1 if i in w.lay.axes else d for i, d in enumerate(base)):
@@ -273,3 +285,94 @@ def _scaled(w, shapes: dict) -> dict:
         else:
             out[name] = shp
     return out
+
+
+# -- phases of one kernel (phases.py, compose.py) -----------------------------------------------------
+def _draft_phases(g, name: str, s, source: str, estimate) -> Draft:
+    """A graph no single template takes: each cover of it by segments drafted phase by phase and composed
+    into one kernel; the cheapest by `estimate` (else by GM bytes moved) that verifies wins. A cover that
+    cannot be drafted is refused with its first segment's reason; the best refusal is raised when none can."""
+    drafted, refusals = [], []
+    for cover in covers(g):
+        try:
+            drafted.append((cover, _draft_cover(g, cover, name, s, source)))
+        except Unsupported as e:
+            if str(e).startswith("internal:"):
+                raise
+            refusals.append(str(e))
+    if not drafted:
+        raise Unsupported(_with_line(g, refusals[0]))
+    rank = (lambda c: estimate(c.summary(), s)) if estimate else (lambda c: c.traffic)
+    cover, (text, notes) = min(drafted, key=lambda cd: rank(cd[0]))
+    units = " -> ".join(seg.unit for seg in cover.segments)
+    notes = list(g.notes) + notes + [f"{len(cover.segments)} phases ({units}), intermediates in GM Workspaces"
+                                     + ("; elementwise work fused into the products' epilogues" if cover.epilogues
+                                        else "")]
+    return Draft(text, "phases", name if name.isidentifier() else "kernel", 0, g.method, notes)
+
+
+def _draft_cover(g, cover, name: str, s, source: str) -> tuple[str, list[str]]:
+    """The kernel of one cover: every segment drafted by its template, the drafts composed (compose.py)
+    and the result verified on the traced shapes."""
+    drafts, notes, keys = [], [], _kernel_names(g, cover)
+    share = sum(seg.unit == "cube" for seg in cover.segments)
+    for i, seg in enumerate(cover.segments):
+        pc = piece(g, seg)
+        try:
+            d = _draft_cube(pc.graph, f"{name}_p{i}", s, source, share) if seg.unit == "cube" else \
+                _draft_graph(pc.graph, f"{name}_p{i}", s, source)
+        except Unsupported as e:
+            raise Unsupported(_segment_line(g, seg, str(e))) from None
+        sizes = {k: tuple(pc.graph.inputs[j]["shape"]) for j, k in enumerate(pc.ins)}
+        sizes.update({k: tuple(o.shape) for k, o in zip(pc.outs, pc.graph.outputs)})
+        sizes.update({("param", n.attrs["name"]): tuple(n.attrs.get("actual", n.shape)) for n in pc.graph.nodes()
+                      if n.is_param})
+        drafts.append(PhaseDraft(d.text, seg.unit, pc.ins, pc.outs, sizes))
+        notes += [f"phase {i + 1} ({d.template}): {n}" for n in d.notes]
+    kname = name if name.isidentifier() else "kernel"
+    doc = (f"{kname}: {len(drafts)} phases of one kernel (drafted): "
+           + ", ".join(f"{d.unit} ({t})" for d, t in zip(drafts, _templates(drafts)))
+           + ";\nthe values between phases in GM Workspaces, sync_all() between phases.")
+    text, shapes = compose(drafts, kname, doc, keys)
+    program = _parsed(text, kname, "phases")
+    try:
+        verify(program, s, shapes=shapes)
+    except DslError as e:
+        raise Unsupported(f"internal: the phases draft does not verify: {e.message}") from None
+    return print_program(program), notes
+
+
+def _segment_line(g, seg, text: str) -> str:
+    """A segment's refusal with the reference line of what it names (a call the message mentions, else the
+    first of the segment's operations the trace recorded a line for)."""
+    text = _with_line(g, text)
+    if text.startswith("internal:") or "reference line" in text:
+        return text
+    line = next((v for k, v in g.lines.items() if f"`{k}`" in text), None) or \
+        next((g.lines[n.op] for n in seg.nodes if n.op in g.lines), None)
+    return f"{text} (reference line {line})" if line else text
+
+
+def _templates(drafts) -> list[str]:
+    return ["product" if d.unit == "cube" else "vector" for d in drafts]
+
+
+def _kernel_names(g, cover) -> dict:
+    """The kernel's name of each tensor key (compose.py): the forward's inputs by name, the outputs y / y0 ..,
+    the values between phases ws0, ws1 ..."""
+    keys = {("input", i): (n if n.isidentifier() else f"x{i}") for i, n in enumerate(g.input_names)}
+    keys.update({("output", k): "y" if len(g.outputs) == 1 else f"y{k}" for k in range(len(g.outputs))})
+    values = [w for seg in cover.segments for w in seg.writes if all(w is not o for o in g.outputs)]
+    keys.update({("value", v): f"ws{j}" for j, v in enumerate(values)})
+    return keys
+
+
+def _draft_graph(g, name: str, s, source: str) -> Draft:
+    """One vector segment by the rule list's template (as draft_from_trace drafts a whole graph)."""
+    _, lay = choose(g)
+    if lay.template == "cube":
+        raise Unsupported("internal: a vector segment with a product")
+    if lay.template == "map" and len(lay.base) > 1:
+        broadcast_fit(lay, rows=True)        # rows x columns, as the products beside it read and write
+    text, w, live = _sized(WRITERS[lay.template], g, lay, name, source, {}, s)
+    return Draft(text, lay.template, w.op_name, live, g.method, list(w.notes))

@@ -366,16 +366,18 @@ def broadcast_kind(shape, base) -> str | None:
     return "other"
 
 
-def broadcast_fit(lay: Layout) -> bool:
+def broadcast_fit(lay: Layout, rows: bool = False) -> bool:
     """An elementwise graph whose inputs broadcast against the outputs' shape S (some are smaller
     than S, none is a view made by the rules): the broadcast template (broadcast.py). Sets the
     spaces (every tensor is a tile, `lay.kinds` says how each leaf is loaded); False when every
-    input has the full shape; Unsupported for a broadcast the template cannot load."""
+    input has the full shape (unless `rows`: a phase whose tensors a product reads or writes as rows x
+    columns, which the flat map template would pack into one axis: drafter/phases.py); Unsupported for
+    a broadcast the template cannot load."""
     S = tuple(lay.base)
     leaves = [n for n in lay.nodes if n.is_data]
     kinds = {id(n): broadcast_kind(n.shape, S) for n in leaves if "actual" not in n.attrs}
     viewed = [n for n in leaves if n.attrs.get("unsqueezed")]
-    if all(k == "full" for k in kinds.values()) and not viewed:
+    if all(k == "full" for k in kinds.values()) and not viewed and not (rows and len(S) > 1):
         return False
     simple = not viewed and all(k is not None and k != "other" for k in kinds.values()) and \
         not any("actual" in n.attrs for n in leaves) and any(k == "full" for k in kinds.values()) and \
@@ -915,6 +917,8 @@ def windows_fit(lay: Layout) -> bool:
         for n in subgraph(r.args[0]):
             if lay.is_reduced(n):
                 return False           # a reduction that reads another one needs the row twice
+    if any(lay.is_row(n) for n in lay.nodes):
+        return False                   # a parameter along the row (a bias before a row sum): one tile per row
     row = math.prod(lay.base[i] for i in lay.axes)
     return len(lay.lead) > 0 and row <= WINDOW_MAX_ROW
 

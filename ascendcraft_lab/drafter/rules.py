@@ -1303,6 +1303,33 @@ def _rmatmul(b, input, other):
     return matmul(b, other, input)
 
 
+@rule("scaled_dot_product_attention",
+      "query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False")
+def _sdpa(b, query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """softmax(q @ k^T * scale + mask) @ v, as PyTorch documents it: a bool mask keeps where True (else
+    -inf), a float mask is added. The drafter cuts it into phases (phases.py): QK^T on the cube, the
+    masked scaled softmax on the vector unit, PV on the cube."""
+    q, k, v = T(query), T(key), T(value)
+    if val(dropout_p):
+        raise Unsupported("dropout in scaled_dot_product_attention (a random mask: the drafter drafts inference)")
+    if val(is_causal):
+        raise Unsupported("scaled_dot_product_attention(is_causal=True) (the drafter has no row / column index "
+                          "op to build the mask from: pass it as attn_mask, e.g. a registered tril buffer)")
+    if tuple(k.shape[:-2]) != tuple(q.shape[:-2]) or tuple(v.shape[:-2]) != tuple(q.shape[:-2]):
+        raise Unsupported("key / value heads shared by several query heads (GQA / MQA: the cube multiplies one "
+                          "batch shape; repeat the key and value heads first)")
+    return attention(b, q, k, v, attn_mask, val(scale))
+
+
+def attention(b, q: Node, k: Node, v: Node, mask, scale) -> Node:
+    """softmax(q @ k^T * scale + mask) @ v (scale None: 1 / sqrt(head dim); a bool mask keeps where True)."""
+    factor = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
+    scores = b.mul(matmul(b, q, transpose(k), "scaled_dot_product_attention"), factor)
+    if isinstance(mask, Node) and mask.is_tensor:
+        scores = b.ew("where", mask, scores, -math.inf) if mask.dtype == "bool" else b.add(scores, mask)
+    return matmul(b, G.softmax(b, scores, -1), v, "scaled_dot_product_attention")
+
+
 @rule("addmm, baddbmm", "input, mat1, mat2, beta=1, alpha=1")
 def _addmm(b, input, mat1, mat2, beta, alpha):
     return b.add(b.mul(input, beta), b.mul(matmul(b, mat1, mat2, "addmm"), alpha))

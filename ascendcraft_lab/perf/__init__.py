@@ -8,8 +8,9 @@ estimates PyTorch eager for the reference on the same SoC. All results are ESTIM
 from .costs import COSTS, Costs, Param, costs_for
 from .eager import EagerEstimate, estimate_eager
 from .model import BlockEstimate, Estimate, estimate, estimate_trace
+from .phases import estimate_phases
 from .trace import Block, Event, Launch, TraceError, read_trace
 
 __all__ = ["COSTS", "Costs", "Param", "costs_for",
            "EagerEstimate", "estimate_eager", "BlockEstimate", "Estimate", "estimate",
-           "estimate_trace", "Block", "Event", "Launch", "TraceError", "read_trace"]
+           "estimate_trace", "estimate_phases", "Block", "Event", "Launch", "TraceError", "read_trace"]

@@ -23,6 +23,7 @@ from ..dsl.parser import parse
 from ..dsl.verifier import verify
 from ..engines.llm.draft import draft_with_llm
 from ..engines.llm.engine import LlmEngineError, client_from_environment
+from ..perf import estimate_phases
 from ..reference import ReferenceError, ReferenceRun, load_cases, reference_format, run_jobs
 
 HOW = ("drafter", "llm")
@@ -61,7 +62,8 @@ def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None
         if cases:
             offline, pick = _draft_some_case(reference, cases, soc, timeout)
         else:
-            offline = draft_reference(reference, soc=soc, overrides=overrides or None, timeout=timeout)
+            offline = draft_reference(reference, soc=soc, overrides=overrides or None, timeout=timeout,
+                                      estimate=estimate_phases)
     except DraftError as exc:
         if how == "drafter":
             raise DraftFailed(str(exc)) from None
@@ -191,7 +193,8 @@ def _draft_traced(reference, pick: ReferenceRun, runs: list[ReferenceRun], cast,
                       timeout=timeout)[0]
     if isinstance(traced, ReferenceError):
         raise DraftError(str(traced).splitlines()[0])
-    d = draft_from_trace(traced["graph"], name=kernel_name(reference), soc=soc, source=Path(reference).name)
+    d = draft_from_trace(traced["graph"], name=kernel_name(reference), soc=soc, source=Path(reference).name,
+                         estimate=estimate_phases)
     text, notes = generalize(d.text, [case_signature(r) for r in runs])
     return d, text, notes
 

@@ -1,5 +1,6 @@
 """The shipped suite: 52 references in the paper's seven categories, issue 17's broadcast (12), index (14), resize (15)
-and layout (28), and the cube's matmul (12, issue 19), each with a readable tail shape."""
+and layout (28), the cube's matmul (12, issue 19), and issue 32's fuse (24: products with epilogue chains) and
+attention (10), each with a readable tail shape."""
 from __future__ import annotations
 
 import ast
@@ -9,7 +10,7 @@ from ascendcraft_lab.suite import ROOT
 
 EXPECTED = {"activation": 15, "loss": 7, "math": 6, "normalization": 8, "optimizer": 5, "pooling": 6, "reduce": 5,
             "broadcast": 12, "index": 14, "matmul": 12, "resize": 15, "layout": 28, "sort": 7, "datadep": 7,
-            "predicates": 9, "glu": 6, "mhc": 4, "convolution": 19}
+            "predicates": 9, "glu": 6, "mhc": 4, "convolution": 19, "fuse": 24, "attention": 10}
 
 
 def test_the_suite_has_the_papers_52_ops_in_seven_categories_and_the_broadcast_index_matmul_and_layout_folders():

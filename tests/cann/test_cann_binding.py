@@ -50,8 +50,10 @@ def test_the_binding_takes_the_flushed_stream_as_its_last_statement_before_the_l
     assert ".stream(false)" not in torch_cpp
 
 
-@pytest.mark.parametrize("ex", [e for e in EXAMPLES if "Workspace[" in e.dsl.read_text()] + [get_example("gelu")],
-                         ids=lambda e: e.name)
+# a kernel with scalar parameters binds them from the reference, which runs in a child: the heavy tier
+@pytest.mark.parametrize("ex", [pytest.param(e, id=e.name, marks=[pytest.mark.heavy] if re.search(
+    r": (f32|i32)[,)]", e.dsl.read_text()) else []) for e in EXAMPLES if "Workspace[" in e.dsl.read_text()]
+    + [get_example("gelu")])
 def test_the_direct_launch_export_takes_the_flushed_stream_last_too(ex):
     src = load_dsl_file(ex.dsl, reference=ex.reference)
     files = {s["path"]: s["content"] for s in export_direct(src)["sources"]}

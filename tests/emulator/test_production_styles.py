@@ -154,3 +154,58 @@ def test_high_level_sort_orders_scores_with_their_positions(full):
         want = np.concatenate([g[np.argsort(-xs[g], kind="stable")] for g in groups])
         np.testing.assert_array_equal(out[2][b * n:(b + 1) * n], want)
         np.testing.assert_array_equal(out[1][b * n:(b + 1) * n], xs[want])
+
+
+def test_pattern_reduce_sum_with_broadcast_normalises_rows():
+    cores, rows, cols = 2, 6, 64
+    x = np.random.default_rng(7).standard_normal((cores * rows, cols)).astype(np.float32)
+    tiling = pack_tiling([("uint32", rows), ("uint32", cols), ("float32", 1e-6)])
+    out = ok(run("pattern_rms_norm", cores, [Arg.input(x), Arg.output("float32", x.shape), Arg.workspace(0),
+                                             Arg.tiling(tiling)]))
+    want = x / np.sqrt((x.astype(np.float64) ** 2).mean(axis=1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(out[1], want, rtol=1e-5, atol=1e-6)
+
+
+def test_pattern_reduce_ra_and_ar_on_rows_padded_to_32_bytes():
+    cores, rows, cols = 3, 5, 45  # rows of 180 B, laid out at 192 B
+    x = np.random.default_rng(8).standard_normal((cores, rows, cols)).astype(np.float32)
+    out = ok(run("pattern_col_reduce", cores, [Arg.input(x), Arg.output("float32", (cores, cols)),
+                                               Arg.output("float32", (cores, rows)), Arg.workspace(0),
+                                               Arg.tiling(pack_tiling([("uint32", rows), ("uint32", cols)]))]))
+    np.testing.assert_array_equal(out[1], x.max(axis=1))
+    np.testing.assert_allclose(out[2], x.sum(axis=2), rtol=1e-5, atol=1e-5)
+
+
+PATTERN_KERNEL = """#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void k(GM_ADDR x) {{
+    (void)x;
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::QuePosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 4096);
+    AscendC::LocalTensor<{t}> all = buf.Get<{t}>();
+    AscendC::Duplicate(all, ({t})1, 512);
+    uint32_t shape[] = {{4, 64}};
+    AscendC::{call};
+}}
+"""
+
+
+@pytest.mark.parametrize("t, call, says", [
+    ("half", "ReduceSum<half, AscendC::Pattern::Reduce::AR>(all[512], all, shape, true)", "float (ReduceSum)"),
+    ("float", "ReduceSum<float, AscendC::Pattern::Reduce::ARA>(all[512], all, shape, true)", "ARA"),
+])
+def test_pattern_reduce_rejects_what_its_page_rules_out_at_compile_time(tmp_path, t, call, says):
+    src = tmp_path / "k.cpp"
+    src.write_text(PATTERN_KERNEL.format(t=t, call=call))
+    result = runner.compile_sources([src])
+    assert not result.ok and says in result.stderr
+
+
+def test_pattern_reduce_with_overlapping_source_and_destination_is_api_misuse(tmp_path):
+    src = tmp_path / "k.cpp"
+    src.write_text(PATTERN_KERNEL.format(t="float", call="ReduceSum<float, AscendC::Pattern::Reduce::AR>(all[64], all, "
+                                                         "shape, true)"))
+    report = runner.run_kernel([src], "k", 1, [Arg.workspace(32)])
+    assert report.status == "findings", report.summary()
+    assert [f["kind"] for f in report.findings] == ["api-misuse"]
+    assert "overlap" in report.findings[0]["message"]

@@ -209,3 +209,41 @@ def test_pattern_reduce_with_overlapping_source_and_destination_is_api_misuse(tm
     assert report.status == "findings", report.summary()
     assert [f["kind"] for f in report.findings] == ["api-misuse"]
     assert "overlap" in report.findings[0]["message"]
+
+
+def ib_chain(wait_event: int):
+    n = 256
+    x = np.random.default_rng(9).standard_normal(2 * n).astype(np.float32)
+    y = np.random.default_rng(10).standard_normal(2 * n).astype(np.float32)
+    report = run("ib_chain", 2, [Arg.input(x), Arg.input(y), Arg.output("float32", 2 * n), Arg.workspace(256),
+                                 Arg.tiling(pack_tiling([("uint32", n), ("int32", wait_event)]))])
+    return report, x, y, n
+
+
+def test_ib_wait_orders_a_core_after_the_one_that_sets_its_flag():
+    report, x, y, n = ib_chain(0)
+    z = ok(report)[2]
+    np.testing.assert_array_equal(z[:n], x[:n] + y[:n])
+    np.testing.assert_array_equal(z[n:], (x[:n] + y[:n]) + y[n:])
+
+
+def test_ib_wait_for_a_flag_nobody_sets_is_reported_not_hung():
+    report, *_ = ib_chain(1)
+    assert report.status == "findings", report.summary()
+    assert {f["kind"] for f in report.findings} == {"cross-core-sync"}
+    assert "IBWait" in report.findings[0]["message"]
+
+
+def test_ib_wait_for_itself_and_a_short_workspace_are_api_misuse(tmp_path):
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                   'extern "C" __global__ __aicore__ void k(GM_ADDR sync) {\n'
+                   '    GlobalTensor<int32_t> g; g.SetGlobalBuffer((__gm__ int32_t*)sync, 16);\n'
+                   '    TPipe pipe; TBuf<QuePosition::VECCALC> b; pipe.InitBuffer(b, 32);\n'
+                   '    LocalTensor<int32_t> l = b.Get<int32_t>();\n'
+                   '    if (GetBlockIdx() == 1) IBWait(g, l, 1, 0);\n'
+                   '    if (GetBlockIdx() == 0) IBSet(g, l, 1, 3);\n}\n')
+    report = runner.run_kernel([src], "k", 2, [Arg.workspace(64)])
+    msgs = {f["api"]: f["message"] for f in report.findings if f["kind"] == "api-misuse"}
+    assert set(msgs) == {"IBWait", "IBSet"}, report.summary()
+    assert "waits for itself" in msgs["IBWait"] and "gmWorkspace bytes [224, 256)" in msgs["IBSet"]

@@ -553,6 +553,75 @@ template <uint8_t modeId = 0, pipe_t pipe = PIPE_S> inline void CrossCoreWaitFla
     acemu::rt::ub_sync(acemu::ctx(), acemu::trace::SYNC_ALL, 0, 0);  // the waiting core's pipes resume after it
 }
 
+// Inter-block flags in GM (API pages IBSet / IBWait): IBSet sets the flag of (blockIdx, eventID),
+// IBWait blocks until that flag is set. The flags are 32-B slots of gmWorkspace, slot
+// eventID * cores + blockIdx (the pages' minimum size, cores * 32 B * eventID_max + blockIdx_max *
+// 32 B + 32 B, is that layout's end), where cores is GetBlockNum() for isAIVOnly and twice that in
+// mixed mode; the area must be zero before the launch. A set flag stays set (the pages say nothing
+// of a wait clearing it). ubWorkspace, at least 32 B of VECIN/VECCALC/VECOUT, holds the flag on
+// its way to GM. Checked: the sizes, the position, blockIdx in [0, cores) and, for IBWait, not the
+// waiting core itself (the page excludes it); a wait nothing can release is cross-core-sync.
+// @api IBSet, IBWait | yes: one 32-B flag per (eventID, blockIdx) in gmWorkspace; a set flag stays set | IBSet
+namespace detail {
+template <bool isAIVOnly>
+inline int32_t* ib_flag(const char* api, const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+                        int32_t blockIdx, int32_t eventID, const char* file, int line) {
+    (void)&acemu::rt::uses_cross_core<true>;
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, api, file, line);
+    acemu::order_scalar(c);
+    const int32_t cores = int32_t(c->block_num) * (isAIVOnly ? 1 : 2);
+    if (blockIdx < 0 || blockIdx >= cores || eventID < 0) {
+        acemu::rt::report(acemu::API_MISUSE, api, file, line,
+                          "%s(blockIdx = %d, eventID = %d): blockIdx must be in [0, %d) (the cores of the launch%s) and eventID "
+                          "not negative", api, int(blockIdx), int(eventID), int(cores), isAIVOnly ? "" : ", twice the blocks in mixed mode");
+        return nullptr;
+    }
+    int32_t* ub = ubWorkspace.acemu_ptr();
+    const TPosition pos = ubWorkspace.GetPosition();
+    if (!acemu::in_ub(c, ub) || ubWorkspace.acemu_bytes() < acemu::kBlock ||
+        (pos != TPosition::VECIN && pos != TPosition::VECCALC && pos != TPosition::VECOUT)) {
+        acemu::rt::report(acemu::API_MISUSE, api, file, line,
+                          "%s's ubWorkspace must be at least 32 B of a VECIN, VECCALC or VECOUT tensor in UB (API page %s)", api, api);
+    } else {
+        acemu::check_align(c, api, "ubWorkspace", ub, file, line);
+    }
+    const int64_t slot = (int64_t(eventID) * cores + blockIdx) * int64_t(acemu::kBlock / sizeof(int32_t));
+    const uint64_t need = uint64_t(slot) * sizeof(int32_t) + acemu::kBlock;
+    if (gmWorkspace.GetPhyAddr() == nullptr || gmWorkspace.acemu_range_bytes() < need) {
+        acemu::rt::report(acemu::API_MISUSE, api, file, line,
+                          "%s(blockIdx = %d, eventID = %d) uses gmWorkspace bytes [%llu, %llu), but it has %llu B: the page asks for "
+                          "cores * 32 B * eventID_max + blockIdx_max * 32 B + 32 B", api, int(blockIdx), int(eventID),
+                          (unsigned long long)(need - acemu::kBlock), (unsigned long long)need,
+                          (unsigned long long)(gmWorkspace.GetPhyAddr() ? gmWorkspace.acemu_range_bytes() : 0));
+        return nullptr;
+    }
+    return gmWorkspace.GetPhyAddr() + slot;
+}
+}  // namespace detail
+
+template <bool isAIVOnly = true>
+inline void IBSet(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace, int32_t blockIdx, int32_t eventID,
+                  ACEMU_SITE_PARAMS) {
+    int32_t* flag = detail::ib_flag<isAIVOnly>("IBSet", gmWorkspace, ubWorkspace, blockIdx, eventID, ACEMU_SITE);
+    if (flag != nullptr) acemu::rt::ib_set(flag, ACEMU_SITE);
+}
+template <bool isAIVOnly = true>
+inline void IBWait(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace, int32_t blockIdx, int32_t eventID,
+                   ACEMU_SITE_PARAMS) {
+    acemu::BlockCtx* c = acemu::ctx();
+    if (blockIdx == c->block_idx) {
+        acemu::rt::report(acemu::API_MISUSE, "IBWait", ACEMU_SITE,
+                          "IBWait(blockIdx = %d) on block %d waits for itself; the page's blockIdx excludes the waiting core's own "
+                          "(on the NPU it waits for a set it would make later: a hang)", int(blockIdx), int(c->block_idx));
+        return;
+    }
+    int32_t* flag = detail::ib_flag<isAIVOnly>("IBWait", gmWorkspace, ubWorkspace, blockIdx, eventID, ACEMU_SITE);
+    if (flag == nullptr) return;
+    acemu::rt::ib_wait(flag, blockIdx, ACEMU_SITE);
+    acemu::rt::ub_sync(c, acemu::trace::SYNC_ALL, 0, 0);  // the waiting core's pipes resume after it
+}
+
 // @api DataCacheCleanAndInvalid | yes: nothing to flush (scalar reads go to GM) | DataCacheCleanAndInvalid
 enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };

@@ -1,20 +1,16 @@
 // TPipe, TQue / TQueBind, TBuf, synchronisation and block queries.
 #pragma once
+#include "pipe_order.h"
 #include "tensor.h"
 
 // The cube core's memories and pipe clock live in cube.h; queues, TBuf and TPipe reach them here.
 namespace acemu {
 namespace cube {
-enum QueOp : int { QUE_ALLOC = 0, QUE_ENQUE, QUE_DEQUE, QUE_FREE };
 inline bool is_cube_position(AscendC::TPosition pos);
 // InitBuffer at a cube position: `num` buffers of `len` bytes (each rounded up to the memory's
 // alignment, `*slot_len`) from that memory's arena; returns its base, `*offset` the first buffer.
 inline uint8_t* take(AscendC::TPosition pos, uint64_t len, int num, const char* file, int line, uint64_t* offset, uint64_t* slot_len);
 inline void reset_arenas();
-// A cube-position queue's EnQue/DeQue/AllocTensor/FreeTensor order the pipes on that buffer.
-inline void on_queue(QueOp op, const void* que, int slot);
-inline void on_flag(bool set, int event, int id, const char* file, int line);
-inline void on_barrier_all();
 }  // namespace cube
 }  // namespace acemu
 
@@ -23,7 +19,6 @@ namespace AscendC {
 class TPipe;
 
 namespace detail {
-constexpr int kMaxSlots = 64;
 enum SlotState : uint8_t { SLOT_FREE = 0, SLOT_ALLOCATED, SLOT_ENQUEUED, SLOT_DEQUEUED };
 
 struct SoftAlloc {  // UB for a buffer handed out although the queue/pipe had none: keeps a buggy kernel running
@@ -66,7 +61,6 @@ public:
                 alloc_line_[i] = acemu_site.line;
                 next_ = (i + 1) % num_;
                 trace(c, acemu::trace::ALLOC, "AllocTensor", i, ACEMU_SITE);
-                if (cube_) acemu::cube::on_queue(acemu::cube::QUE_ALLOC, this, i);
                 return LocalTensor<T>(reinterpret_cast<T*>(base_ + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
             }
         }
@@ -105,7 +99,6 @@ public:
         }
         state_[i] = detail::SLOT_ENQUEUED;
         trace(c, acemu::trace::ENQUE, "EnQue", i, ACEMU_SITE);
-        if (cube_) acemu::cube::on_queue(acemu::cube::QUE_ENQUE, this, i);
         return true;
     }
 
@@ -134,7 +127,6 @@ public:
         --count_;
         state_[i] = detail::SLOT_DEQUEUED;
         trace(c, acemu::trace::DEQUE, "DeQue", i, ACEMU_SITE);
-        if (cube_) acemu::cube::on_queue(acemu::cube::QUE_DEQUE, this, i);
         return LocalTensor<T>(reinterpret_cast<T*>(base_ + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
     }
 
@@ -159,7 +151,6 @@ public:
         }
         state_[i] = detail::SLOT_FREE;
         trace(c, acemu::trace::FREE, "FreeTensor", i, ACEMU_SITE);
-        if (cube_) acemu::cube::on_queue(acemu::cube::QUE_FREE, this, i);
     }
 
     bool VacantInQue() const { return count_ < depth_; }
@@ -404,16 +395,14 @@ inline int64_t GetBlockNum() { return acemu::ctx()->block_num; }
 
 // The emulator runs every instruction of a block to completion before the next one starts, so the
 // pipes are always in order: barriers and flags have nothing left to wait for. They are recorded
-// all the same: the cube memories' hazard check (cube.h) asks whether the program orders a pipe's
-// access after another pipe's, as the NPU would need.
+// all the same: the pipe-order check (pipe_order.h) asks whether the program orders a pipe's
+// access after another pipe's, on UB and the cube memories, as the NPU would need.
 // @api PipeBarrier, SetFlag, WaitFlag | yes: event IDs outside 0..7 are api-misuse | SetFlag
 template <pipe_t pipe> inline void PipeBarrier(ACEMU_SITE_PARAMS) {
     acemu::trace::sync_op(acemu::ctx(), acemu::trace::BARRIER, "PipeBarrier", ACEMU_SITE, uint64_t(pipe));
-    if (pipe == PIPE_ALL) acemu::cube::on_barrier_all();
 }
 inline void pipe_barrier(pipe_t pipe, ACEMU_SITE_PARAMS) {
     acemu::trace::sync_op(acemu::ctx(), acemu::trace::BARRIER, "PipeBarrier", ACEMU_SITE, uint64_t(pipe));
-    if (pipe == PIPE_ALL) acemu::cube::on_barrier_all();
 }
 // Each pipe pair has eight event IDs (EVENT_ID0..EVENT_ID7); another value is not a valid flag.
 namespace detail {
@@ -429,12 +418,10 @@ inline void check_event_id(const char* api, int32_t id, const char* file, int li
 template <HardEvent evt> inline void SetFlag(int32_t eventID, ACEMU_SITE_PARAMS) {
     detail::check_event_id("SetFlag", eventID, ACEMU_SITE);
     acemu::trace::sync_op(acemu::ctx(), acemu::trace::SET_FLAG, "SetFlag", ACEMU_SITE, uint64_t(evt), uint64_t(eventID));
-    acemu::cube::on_flag(true, int(evt), eventID, ACEMU_SITE);
 }
 template <HardEvent evt> inline void WaitFlag(int32_t eventID, ACEMU_SITE_PARAMS) {
     detail::check_event_id("WaitFlag", eventID, ACEMU_SITE);
     acemu::trace::sync_op(acemu::ctx(), acemu::trace::WAIT_FLAG, "WaitFlag", ACEMU_SITE, uint64_t(evt), uint64_t(eventID));
-    acemu::cube::on_flag(false, int(evt), eventID, ACEMU_SITE);
 }
 // Atomic GM accumulation for the following copies to GM (DataCopy / DataCopyPad / SetValue).
 // @api SetAtomicAdd, SetAtomicMax, SetAtomicMin, SetAtomicNone, SetAtomicType, DisableDmaAtomic | yes | SetAtomicAdd

@@ -36,4 +36,3 @@
 // @api ReduceMean, ReduceProd, ReduceAny, ReduceAll with a Pattern::Reduce | no: high-level reduce (ReduceSum / ReduceMax / ReduceMin with AR and RA are here) | ReduceSum
 // @api Matmul with A in CubeFormat::VECTOR (GEMV), BatchMatmul, Matmul callbacks | no: high-level Matmul | Matmul
 // @api TopK | no: high-level sort (Sort, Concat, Extract, GetSortLen are here) | TopK
-// @api <<<>>> launches pasted by macros (##), kernels typed __gm__ T* with scalar parameters | no: the launch rewrite (sources.py) takes GM_ADDR kernels written out | Kernel launch

@@ -247,3 +247,45 @@ def test_ib_wait_for_itself_and_a_short_workspace_are_api_misuse(tmp_path):
     msgs = {f["api"]: f["message"] for f in report.findings if f["kind"] == "api-misuse"}
     assert set(msgs) == {"IBWait", "IBSet"}, report.summary()
     assert "waits for itself" in msgs["IBWait"] and "gmWorkspace bytes [224, 256)" in msgs["IBSet"]
+
+
+COPY_KERNEL = """#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {{
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    yg.SetGlobalBuffer((__gm__ float*)y, 128);
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> inQ;
+    TQue<QuePosition::VECOUT, 1> outQ;
+    pipe.InitBuffer(inQ, 1, 1024);
+    pipe.InitBuffer(outQ, 1, 512);
+    LocalTensor<float> a = inQ.AllocTensor<float>();
+    DataCopy(a, xg, 256);
+    inQ.EnQue(a);
+    a = inQ.DeQue<float>();
+    LocalTensor<float> b = outQ.AllocTensor<float>();
+    {call};
+    inQ.FreeTensor(a);
+    outQ.EnQue(b);
+    b = outQ.DeQue<float>();
+    DataCopy(yg, b, 128);
+    outQ.FreeTensor(b);
+}}
+"""
+
+
+def test_copy_moves_every_other_block_with_its_repeat_parameters(tmp_path):
+    src = tmp_path / "k.cpp"  # 2 repeats of 64 floats; the source's blocks 2 apart, its repeats 16 blocks apart
+    src.write_text(COPY_KERNEL.format(call="Copy(b, a, 64, 2, {1, 2, 8, 16})"))
+    x = np.arange(256, dtype=np.float32)
+    report = runner.run_kernel([src], "k", 1, [Arg.input(x), Arg.output("float32", 128)])
+    out = ok(report)[1]
+    np.testing.assert_array_equal(out, x.reshape(2, 16, 8)[:, ::2, :].reshape(-1))
+
+
+def test_copy_has_no_count_form_on_a2(tmp_path):
+    src = tmp_path / "k.cpp"  # Copy(dst, src, count) is on the 950's page only
+    src.write_text(COPY_KERNEL.format(call="Copy(b, a, 128)"))
+    result = runner.compile_sources([src])
+    assert not result.ok and "Copy" in result.stderr

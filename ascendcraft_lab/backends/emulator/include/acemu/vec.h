@@ -464,4 +464,62 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
     detail::select_impl(dst, selMask, &src0, 1, selMode, count, [&](uint32_t i, bool take0) { return take0 ? a[i] : s; }, ACEMU_SITE);
 }
 
+// ---- Copy: UB -> UB on the vector unit ---------------------------------------------------------
+// (reference: Copy) VECIN / VECCALC / VECOUT to VECIN / VECCALC / VECOUT, in the repeat form: a mask
+// per repeat, block strides dstStride / srcStride (32-B blocks within a repeat, 0..65535) and
+// repeat strides dstRepeatSize / srcRepeatSize (32-B blocks between repeats, 0..4095). The count
+// form Copy(dst, src, count) is on the 950's page only: on A2 it does not compile.
+// @api Copy, CopyRepeatParams | yes: the mask / repeat forms of A2 (no count form) | Copy
+struct CopyRepeatParams {
+    CopyRepeatParams() = default;
+    CopyRepeatParams(uint16_t dstStrideIn, uint16_t srcStrideIn, uint16_t dstRepeatSizeIn, uint16_t srcRepeatSizeIn)
+        : dstStride(dstStrideIn), srcStride(srcStrideIn), dstRepeatSize(dstRepeatSizeIn), srcRepeatSize(srcRepeatSizeIn) {}
+    uint16_t dstStride = 1;
+    uint16_t srcStride = 1;
+    uint16_t dstRepeatSize = 8;
+    uint16_t srcRepeatSize = 8;
+};
+namespace detail {
+template <typename T>
+inline void copy_repeat(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::Mask& m, int repeat, const CopyRepeatParams& p,
+                        const char* file, int line) {
+    acemu::BlockCtx* c = acemu::ctx();
+    if (p.dstRepeatSize > 4095 || p.srcRepeatSize > 4095) {
+        acemu::rt::report(acemu::API_MISUSE, "Copy", file, line,
+                          "Copy: dstRepeatSize %u / srcRepeatSize %u; the page allows 0..4095", unsigned(p.dstRepeatSize),
+                          unsigned(p.srcRepeatSize));
+    }
+    acemu::enter(c, "Copy", file, line);
+    acemu::check_align(c, "Copy", "dst", dst.acemu_ptr(), file, line);
+    acemu::check_align(c, "Copy", "src", src.acemu_ptr(), file, line);
+    constexpr uint32_t per = 256 / sizeof(T);
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "Copy", file, line, acemu::dtype_of<T>(), acemu::mask_repeats<per>(m, repeat));
+    acemu::Operand<T> D{dst.acemu_ptr(), p.dstStride, p.dstRepeatSize};
+    acemu::Operand<const T> S{src.acemu_ptr(), p.srcStride, p.srcRepeatSize};
+    bool reported = false;
+    acemu::for_each_active<per>(m, repeat, [&](uint32_t r, uint32_t k) {
+        const T* x = S.at(r, k);
+        acemu::check_read_elem(c, "Copy", "src", x, reported, file, line);
+        T* z = D.at(r, k);
+        if (!acemu::in_ub(c, z)) return;
+        *z = *x;
+        acemu::mark_written(c, z, sizeof(T));
+    });
+}
+}  // namespace detail
+template <typename T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask, const uint8_t repeatTime,
+                 const CopyRepeatParams& repeatParams, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Copy, T);
+    acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(acemu::ctx(), "Copy", isSetMask, mask, ACEMU_SITE);
+    detail::copy_repeat(dst, src, m, repeatTime, repeatParams, ACEMU_SITE);
+}
+template <typename T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const uint8_t repeatTime,
+                 const CopyRepeatParams& repeatParams, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Copy, T);
+    acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(acemu::ctx(), "Copy", isSetMask, mask, ACEMU_SITE);
+    detail::copy_repeat(dst, src, m, repeatTime, repeatParams, ACEMU_SITE);
+}
+
 }  // namespace AscendC

@@ -289,3 +289,55 @@ def test_copy_has_no_count_form_on_a2(tmp_path):
     src.write_text(COPY_KERNEL.format(call="Copy(b, a, 128)"))
     result = runner.compile_sources([src])
     assert not result.ok and "Copy" in result.stderr
+
+
+SHIFT_KERNEL = """#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {{
+    GlobalTensor<{t}> xg, yg;
+    xg.SetGlobalBuffer((__gm__ {t}*)x, 128);
+    yg.SetGlobalBuffer((__gm__ {t}*)y, 128);
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> inQ;
+    TQue<QuePosition::VECOUT, 1> outQ;
+    pipe.InitBuffer(inQ, 1, 128 * sizeof({t}));
+    pipe.InitBuffer(outQ, 1, 128 * sizeof({t}));
+    LocalTensor<{t}> a = inQ.AllocTensor<{t}>();
+    DataCopy(a, xg, 128);
+    inQ.EnQue(a);
+    a = inQ.DeQue<{t}>();
+    LocalTensor<{t}> b = outQ.AllocTensor<{t}>();
+    {call};
+    inQ.FreeTensor(a);
+    outQ.EnQue(b);
+    b = outQ.DeQue<{t}>();
+    DataCopy(yg, b, 128);
+    outQ.FreeTensor(b);
+}}
+"""
+
+PATTERN = 0b1010101010101010  # the pages' example
+
+
+@pytest.mark.parametrize("t, call, want", [
+    ("uint16_t", "ShiftRight(b, a, (uint16_t)1, 128)", 0b0101010101010101),
+    ("int16_t", "ShiftRight(b, a, (int16_t)1, 128)", 0b1101010101010101),
+    ("int16_t", "ShiftRight(b, a, (int16_t)3, 128)", 0b1111010101010101),
+    ("uint16_t", "ShiftLeft(b, a, (uint16_t)1, 128)", 0b0101010101010100),
+    ("int16_t", "ShiftLeft(b, a, (int16_t)1, 128)", 0b1101010101010100),
+    ("int16_t", "ShiftLeft(b, a, (int16_t)3, 128)", 0b1101010101010000),
+    ("int16_t", "ShiftRight(b, a, (int16_t)2, 128, 1, {1, 1, 8, 8}, true)", 0b1110101010101011),  # bit 1 set: +1
+])
+def test_shifts_follow_the_pages_examples(tmp_path, t, call, want):
+    src = tmp_path / "k.cpp"
+    src.write_text(SHIFT_KERNEL.format(t=t, call=call))
+    x = np.full(128, PATTERN, dtype=np.uint16).view(np.dtype(t.replace("_t", "")))
+    out = ok(runner.run_kernel([src], "k", 1, [Arg.input(x), Arg.output(t.replace("_t", ""), 128)]))[1]
+    np.testing.assert_array_equal(out.view(np.uint16), np.full(128, want, dtype=np.uint16))
+
+
+def test_shifts_take_integers_only(tmp_path):
+    src = tmp_path / "k.cpp"
+    src.write_text(SHIFT_KERNEL.format(t="float", call="ShiftLeft(b, a, 1.0f, 128)"))
+    result = runner.compile_sources([src])
+    assert not result.ok and "ShiftLeft supports only" in result.stderr

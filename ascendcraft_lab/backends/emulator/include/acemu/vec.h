@@ -522,4 +522,73 @@ inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uin
     detail::copy_repeat(dst, src, m, repeatTime, repeatParams, ACEMU_SITE);
 }
 
+// ---- ShiftLeft / ShiftRight ------------------------------------------------------------------
+// (reference: ShiftLeft, ShiftRight; the vshr intrinsic's page for roundEn) Each element shifted by
+// scalarValue bits: unsigned types logically; signed types arithmetically (right: the sign bit
+// copied in; left: the sign bit kept, the bit below it dropped, as the page's int16 example shows).
+// roundEn (ShiftRight, signed types only) adds 1 when the last bit shifted out is 1. A shift
+// beyond the type's width (16 / 32) is api-misuse, as the intrinsic's page bounds it.
+// @api ShiftLeft, ShiftRight | yes: count and mask / repeat forms; roundEn for signed types | ShiftLeft
+namespace detail {
+template <typename T> inline T shift_left(T a, T s) {
+    using U = typename std::make_unsigned<T>::type;
+    constexpr int bits = int(sizeof(T) * 8);
+    const int n = int(s);
+    if (n <= 0) return a;
+    if (n >= bits) return std::is_signed<T>::value ? T(U(a) & (U(1) << (bits - 1))) : T(0);
+    U v = U(U(a) << n);
+    if (std::is_signed<T>::value) v = U((v & ~(U(1) << (bits - 1))) | (U(a) & (U(1) << (bits - 1))));
+    return T(v);
+}
+template <typename T> inline T shift_right(T a, T s, bool round) {
+    constexpr int bits = int(sizeof(T) * 8);
+    const int n = int(s);
+    if (n <= 0) return a;
+    if (n >= bits) return std::is_signed<T>::value ? T(a < 0 ? -1 : 0) : T(0);
+    T r = T(a >> n);  // arithmetic for signed (C++20 defines it; g++ does so in C++17 too), logical for unsigned
+    if (std::is_signed<T>::value && round && ((a >> (n - 1)) & 1)) r = T(r + 1);
+    return r;
+}
+template <typename T> inline void check_shift(const char* api, T s, const char* file, int line) {
+    if (int64_t(s) < 0 || int64_t(s) > int64_t(sizeof(T) * 8)) {
+        acemu::rt::report(acemu::API_MISUSE, api, file, line, "%s by %lld bits: the distance is 0..%d for this type (vshr / vshl pages)",
+                          api, (long long)s, int(sizeof(T) * 8));
+    }
+}
+}  // namespace detail
+template <typename T, bool isSetMask = true>
+inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, const int32_t& count,
+                      ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(ShiftLeft, T);
+    const T s = scalarValue;
+    detail::check_shift("ShiftLeft", s, ACEMU_SITE);
+    acemu::count_unary("ShiftLeft", dst, src, count, [s](T a) -> T { return detail::shift_left(a, s); }, ACEMU_SITE);
+}
+template <typename T, bool isSetMask = true>
+inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, const int32_t& count,
+                       ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(ShiftRight, T);
+    const T s = scalarValue;
+    detail::check_shift("ShiftRight", s, ACEMU_SITE);
+    acemu::count_unary("ShiftRight", dst, src, count, [s](T a) -> T { return detail::shift_right(a, s, false); }, ACEMU_SITE);
+}
+#define ACEMU_SHIFT_REPEAT(NAME, MASKT, MASKFN, EXTRA, EXPR)                                                                         \
+    template <typename T, bool isSetMask = true>                                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, MASKT mask,              \
+                     const uint8_t repeatTime, const UnaryRepeatParams& repeatParams EXTRA, ACEMU_SITE_PARAMS) {                      \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                \
+        const T s = scalarValue;                                                                                                     \
+        detail::check_shift(#NAME, s, ACEMU_SITE);                                                                                   \
+        acemu::Mask m = acemu::MASKFN<256 / sizeof(T)>(acemu::ctx(), #NAME, isSetMask, mask, ACEMU_SITE);                            \
+        acemu::repeat_unary(#NAME, dst.acemu_ptr(), src.acemu_ptr(), m, repeatTime, repeatParams, [&](T a) -> T { return EXPR; },    \
+                            ACEMU_SITE);                                                                                             \
+    }
+#define ACEMU_COMMA ,
+ACEMU_SHIFT_REPEAT(ShiftLeft, uint64_t, mask_cont, , detail::shift_left(a, s))
+ACEMU_SHIFT_REPEAT(ShiftLeft, const uint64_t*, mask_bits, , detail::shift_left(a, s))
+ACEMU_SHIFT_REPEAT(ShiftRight, uint64_t, mask_cont, ACEMU_COMMA bool roundEn = false, detail::shift_right(a, s, roundEn))
+ACEMU_SHIFT_REPEAT(ShiftRight, const uint64_t*, mask_bits, ACEMU_COMMA bool roundEn = false, detail::shift_right(a, s, roundEn))
+#undef ACEMU_COMMA
+#undef ACEMU_SHIFT_REPEAT
+
 }  // namespace AscendC

@@ -34,5 +34,5 @@
 // @api LoadData3DV2, LoadData3DParamsV2 | no: cube, the L1 -> L0A image-to-column load | LoadData
 // @api InitConstValue | no: cube, filling L1 / L0 with a constant | InitConstValue
 // @api ReduceMean, ReduceProd, ReduceAny, ReduceAll with a Pattern::Reduce | no: high-level reduce (ReduceSum / ReduceMax / ReduceMin with AR and RA are here) | ReduceSum
-// @api Matmul with A in CubeFormat::VECTOR (GEMV), BatchMatmul, Matmul callbacks | no: high-level Matmul | Matmul
+// @api BatchMatmul, Matmul callbacks | no: high-level Matmul (A in CubeFormat::VECTOR, GEMV, is here) | Matmul
 // @api TopK | no: high-level sort (Sort, Concat, Extract, GetSortLen are here) | TopK

@@ -1,6 +1,6 @@
 """The emulator at real sizes: emulated kernel time versus PyTorch eager on the same CPU (not a test).
 
-    .venv/bin/python bench/emu_speed.py [--case NAME ...] [--repeat 5] [--timeout 1800] [--soc Ascend910B2]
+    .venv/bin/python bench/emu_speed.py [--case NAME ...] [--large] [--repeat 5] [--timeout 1800] [--soc Ascend910B2]
 
 Each case is a reference of the bundled suite at a MultiKernelBench-sized shape (the suite's own
 `get_inputs()` with overrides). It goes the way `ascendcraft check` and `ascendcraft bench` take
@@ -55,6 +55,15 @@ CASES = {
     "relu-stream": ("activation/relu.py", {"batch_size": 1024, "dim": 65536}, "vector: streaming relu, 64 M fp32"),
     "gelu-stream": ("activation/gelu.py", {"batch_size": 1024, "dim": 16384}, "vector: streaming gelu, 16 M fp32"),
 }
+# The largest shapes public benchmarks use (MultiKernelBench's 8192-wide matmul and reductions): run
+# with --large, or one by one with --case (the matmul alone is 1.1 TFLOP: minutes on 2 cores).
+LARGE = {
+    "matmul-8192": ("matmul/square_matmul.py", {"N": 8192}, "cube: 8192^2 x 8192 fp32"),
+    "softmax-8192sq": ("activation/softmax.py", {"batch_size": 8192, "dim": 8192}, "vector: softmax of 8192 x 8192"),
+    "sum-8192sq": ("reduce/sum_dim.py", {"batch_size": 1, "dim1": 8192, "dim2": 8192},
+                   "vector: sum over dim 1 of 8192 x 8192"),
+}
+CASES.update(LARGE)
 
 
 def child_cpu() -> float:
@@ -125,6 +134,7 @@ def run_case(name: str, soc: str, repeat: int, timeout: float) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--case", action="append", choices=sorted(CASES), help="run only these (repeatable)")
+    ap.add_argument("--large", action="store_true", help="also the 8192-wide cases (LARGE)")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--soc", default="Ascend910B2")
@@ -138,7 +148,7 @@ def main() -> int:
     print("| case | template | cores | emu kernel s | emu run s | eager s | kernel / eager | emu CPU s | eager CPU s "
           "| CPU ratio | verdict | max rel err |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for name in opts.case or list(CASES):
+    for name in opts.case or [n for n in CASES if opts.large or n not in LARGE]:
         r = run_case(name, soc, opts.repeat, opts.timeout)
         verdict = "correct" if r["correct"] else f"{r['status']}: {r.get('error', 'INCORRECT')}"
         ratio = r["kernel_s"] / r["eager_s"] if r["eager_s"] > 0 else float("inf")

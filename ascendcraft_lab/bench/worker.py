@@ -348,7 +348,7 @@ def _group_cases(job, opdir: Path, log: Log, group: CaseSet, suffix: str, offset
     if split is not None:
         raise split
     workdir = opdir / "reference" / (f"attrs{suffix}" if suffix else "")
-    report = check_cases(program, group, soc=job.get("soc"), timeout=float(job.get("kernel_timeout", 300)),
+    report = check_cases(program, group, soc=job.get("soc"), timeout=_kernel_timeout(job),
                          progress=tick, workdir=workdir)
     return report, info, None
 

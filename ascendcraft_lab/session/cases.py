@@ -216,7 +216,7 @@ class Variants:
 
 
 def check_cases(program: ir.Program, cases: CaseSet, *, soc: str | None = None,
-                bundles: Mapping[str, Bundle] | None = None, timeout: float = 300,
+                bundles: Mapping[str, Bundle] | None = None, timeout: float | None = None,
                 progress: Callable[[int, int, CaseResult], None] | None = None, runner: Callable | None = None,
                 workdir: Path | None = None) -> CaseReport:
     """Run `program` (generic or plain, parsed) on every case of `cases` on the emulator.
@@ -224,7 +224,9 @@ def check_cases(program: ir.Program, cases: CaseSet, *, soc: str | None = None,
     `bundles` maps variant names to projects to use as they are (a session's verified one);
     `progress(i, n, result)` is called after each case. `runner(program, bundle, case, root)`
     replaces the emulator run (the NPU backend): it returns (outputs by name, problem or "").
-    `workdir` keeps each variant's project in `<workdir>/<variant>/ascendc` (default: a scratch folder)."""
+    `workdir` keeps each variant's project in `<workdir>/<variant>/ascendc` (default: a scratch folder).
+    `timeout` limits each emulated run; None scales it with the case's work (`verify.work_timeout`), as a
+    KernelBench run's is, so a large case is not stopped at a fixed limit."""
     t0 = time.perf_counter()
     report = CaseReport(cases.format, notes=list(cases.notes))
     with Variants(program, soc, bundles, workdir=workdir) as builds:

@@ -60,3 +60,19 @@ def test_a_list_of_tensors_as_one_argument_is_refused_in_one_line_naming_it(tmp_
         draft(path, how="drafter")
     msg = str(err.value)
     assert "\n" not in msg and "`tensors` is a sequence" in msg, msg
+
+
+def test_each_case_run_gets_a_time_limit_scaled_with_its_work_unless_one_is_given(relu_task, monkeypatch):
+    from ascendcraft_lab.session import cases as cases_mod
+    seen = []
+    real = cases_mod.emulate
+
+    def spy(*args, **kw):
+        seen.append(kw.get("timeout"))
+        return real(*args, **kw)
+    monkeypatch.setattr(cases_mod, "emulate", spy)
+    path = relu_task([case_line("float32", [4, 8])])
+    program = parse(RELU_DSL, "relu.dsl.py")
+    assert check_cases(program, load_cases(path)).correct
+    assert check_cases(program, load_cases(path), timeout=42.0).correct
+    assert seen == [None, 42.0]      # None: verify.emulate scales it (work_timeout), no fixed 300 s

@@ -163,3 +163,25 @@ def test_an_op_projects_tiling_struct_holds_the_host_tiling(tmp_path):
         "}\n")
     result = runner.compile_sources([src])
     assert result.ok, result.stderr
+
+
+def run_gemv(tiling_gen, rows):
+    k, n = 256, 64
+    cube = host_tiling(tiling_gen, 1, n, k, "half", dim=1)
+    x = RNG.standard_normal((1, k)).astype(np.float16)
+    w = RNG.standard_normal((k, n)).astype(np.float16)
+    report = run("prod/matmul_gemv", 1, [Arg.input(x), Arg.input(w), Arg.output("float32", (1, n)), Arg.workspace(1024),
+                                         Arg.tiling(pack_tiling([("int32", rows)]) + cube)])
+    return report, x.astype(np.float64) @ w.astype(np.float64)
+
+
+def test_gemv_a_vector_times_a_matrix(tiling_gen):
+    report, ref = run_gemv(tiling_gen, 1)
+    assert report.status == "ok", report.summary()
+    np.testing.assert_allclose(report.outputs[2], ref, rtol=1e-3, atol=1e-3)
+
+
+def test_gemv_with_more_than_one_row_is_a_cube_param_finding(tiling_gen):
+    report, _ = run_gemv(tiling_gen, 2)
+    kinds = {f["kind"] for f in report.findings}
+    assert "cube-param" in kinds and "GEMV" in next(f["message"] for f in report.findings if f["kind"] == "cube-param")

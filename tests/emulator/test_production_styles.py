@@ -154,3 +154,190 @@ def test_high_level_sort_orders_scores_with_their_positions(full):
         want = np.concatenate([g[np.argsort(-xs[g], kind="stable")] for g in groups])
         np.testing.assert_array_equal(out[2][b * n:(b + 1) * n], want)
         np.testing.assert_array_equal(out[1][b * n:(b + 1) * n], xs[want])
+
+
+def test_pattern_reduce_sum_with_broadcast_normalises_rows():
+    cores, rows, cols = 2, 6, 64
+    x = np.random.default_rng(7).standard_normal((cores * rows, cols)).astype(np.float32)
+    tiling = pack_tiling([("uint32", rows), ("uint32", cols), ("float32", 1e-6)])
+    out = ok(run("pattern_rms_norm", cores, [Arg.input(x), Arg.output("float32", x.shape), Arg.workspace(0),
+                                             Arg.tiling(tiling)]))
+    want = x / np.sqrt((x.astype(np.float64) ** 2).mean(axis=1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(out[1], want, rtol=1e-5, atol=1e-6)
+
+
+def test_pattern_reduce_ra_and_ar_on_rows_padded_to_32_bytes():
+    cores, rows, cols = 3, 5, 45  # rows of 180 B, laid out at 192 B
+    x = np.random.default_rng(8).standard_normal((cores, rows, cols)).astype(np.float32)
+    out = ok(run("pattern_col_reduce", cores, [Arg.input(x), Arg.output("float32", (cores, cols)),
+                                               Arg.output("float32", (cores, rows)), Arg.workspace(0),
+                                               Arg.tiling(pack_tiling([("uint32", rows), ("uint32", cols)]))]))
+    np.testing.assert_array_equal(out[1], x.max(axis=1))
+    np.testing.assert_allclose(out[2], x.sum(axis=2), rtol=1e-5, atol=1e-5)
+
+
+PATTERN_KERNEL = """#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void k(GM_ADDR x) {{
+    (void)x;
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::QuePosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 4096);
+    AscendC::LocalTensor<{t}> all = buf.Get<{t}>();
+    AscendC::Duplicate(all, ({t})1, 512);
+    uint32_t shape[] = {{4, 64}};
+    AscendC::{call};
+}}
+"""
+
+
+@pytest.mark.parametrize("t, call, says", [
+    ("half", "ReduceSum<half, AscendC::Pattern::Reduce::AR>(all[512], all, shape, true)", "float (ReduceSum)"),
+    ("float", "ReduceSum<float, AscendC::Pattern::Reduce::ARA>(all[512], all, shape, true)", "ARA"),
+])
+def test_pattern_reduce_rejects_what_its_page_rules_out_at_compile_time(tmp_path, t, call, says):
+    src = tmp_path / "k.cpp"
+    src.write_text(PATTERN_KERNEL.format(t=t, call=call))
+    result = runner.compile_sources([src])
+    assert not result.ok and says in result.stderr
+
+
+def test_pattern_reduce_with_overlapping_source_and_destination_is_api_misuse(tmp_path):
+    src = tmp_path / "k.cpp"
+    src.write_text(PATTERN_KERNEL.format(t="float", call="ReduceSum<float, AscendC::Pattern::Reduce::AR>(all[64], all, "
+                                                         "shape, true)"))
+    report = runner.run_kernel([src], "k", 1, [Arg.workspace(32)])
+    assert report.status == "findings", report.summary()
+    assert [f["kind"] for f in report.findings] == ["api-misuse"]
+    assert "overlap" in report.findings[0]["message"]
+
+
+def ib_chain(wait_event: int):
+    n = 256
+    x = np.random.default_rng(9).standard_normal(2 * n).astype(np.float32)
+    y = np.random.default_rng(10).standard_normal(2 * n).astype(np.float32)
+    report = run("ib_chain", 2, [Arg.input(x), Arg.input(y), Arg.output("float32", 2 * n), Arg.workspace(256),
+                                 Arg.tiling(pack_tiling([("uint32", n), ("int32", wait_event)]))])
+    return report, x, y, n
+
+
+def test_ib_wait_orders_a_core_after_the_one_that_sets_its_flag():
+    report, x, y, n = ib_chain(0)
+    z = ok(report)[2]
+    np.testing.assert_array_equal(z[:n], x[:n] + y[:n])
+    np.testing.assert_array_equal(z[n:], (x[:n] + y[:n]) + y[n:])
+
+
+def test_ib_wait_for_a_flag_nobody_sets_is_reported_not_hung():
+    report, *_ = ib_chain(1)
+    assert report.status == "findings", report.summary()
+    assert {f["kind"] for f in report.findings} == {"cross-core-sync"}
+    assert "IBWait" in report.findings[0]["message"]
+
+
+def test_ib_wait_for_itself_and_a_short_workspace_are_api_misuse(tmp_path):
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                   'extern "C" __global__ __aicore__ void k(GM_ADDR sync) {\n'
+                   '    GlobalTensor<int32_t> g; g.SetGlobalBuffer((__gm__ int32_t*)sync, 16);\n'
+                   '    TPipe pipe; TBuf<QuePosition::VECCALC> b; pipe.InitBuffer(b, 32);\n'
+                   '    LocalTensor<int32_t> l = b.Get<int32_t>();\n'
+                   '    if (GetBlockIdx() == 1) IBWait(g, l, 1, 0);\n'
+                   '    if (GetBlockIdx() == 0) IBSet(g, l, 1, 3);\n}\n')
+    report = runner.run_kernel([src], "k", 2, [Arg.workspace(64)])
+    msgs = {f["api"]: f["message"] for f in report.findings if f["kind"] == "api-misuse"}
+    assert set(msgs) == {"IBWait", "IBSet"}, report.summary()
+    assert "waits for itself" in msgs["IBWait"] and "gmWorkspace bytes [224, 256)" in msgs["IBSet"]
+
+
+COPY_KERNEL = """#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {{
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    yg.SetGlobalBuffer((__gm__ float*)y, 128);
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> inQ;
+    TQue<QuePosition::VECOUT, 1> outQ;
+    pipe.InitBuffer(inQ, 1, 1024);
+    pipe.InitBuffer(outQ, 1, 512);
+    LocalTensor<float> a = inQ.AllocTensor<float>();
+    DataCopy(a, xg, 256);
+    inQ.EnQue(a);
+    a = inQ.DeQue<float>();
+    LocalTensor<float> b = outQ.AllocTensor<float>();
+    {call};
+    inQ.FreeTensor(a);
+    outQ.EnQue(b);
+    b = outQ.DeQue<float>();
+    DataCopy(yg, b, 128);
+    outQ.FreeTensor(b);
+}}
+"""
+
+
+def test_copy_moves_every_other_block_with_its_repeat_parameters(tmp_path):
+    src = tmp_path / "k.cpp"  # 2 repeats of 64 floats; the source's blocks 2 apart, its repeats 16 blocks apart
+    src.write_text(COPY_KERNEL.format(call="Copy(b, a, 64, 2, {1, 2, 8, 16})"))
+    x = np.arange(256, dtype=np.float32)
+    report = runner.run_kernel([src], "k", 1, [Arg.input(x), Arg.output("float32", 128)])
+    out = ok(report)[1]
+    np.testing.assert_array_equal(out, x.reshape(2, 16, 8)[:, ::2, :].reshape(-1))
+
+
+def test_copy_has_no_count_form_on_a2(tmp_path):
+    src = tmp_path / "k.cpp"  # Copy(dst, src, count) is on the 950's page only
+    src.write_text(COPY_KERNEL.format(call="Copy(b, a, 128)"))
+    result = runner.compile_sources([src])
+    assert not result.ok and "Copy" in result.stderr
+
+
+SHIFT_KERNEL = """#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {{
+    GlobalTensor<{t}> xg, yg;
+    xg.SetGlobalBuffer((__gm__ {t}*)x, 128);
+    yg.SetGlobalBuffer((__gm__ {t}*)y, 128);
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> inQ;
+    TQue<QuePosition::VECOUT, 1> outQ;
+    pipe.InitBuffer(inQ, 1, 128 * sizeof({t}));
+    pipe.InitBuffer(outQ, 1, 128 * sizeof({t}));
+    LocalTensor<{t}> a = inQ.AllocTensor<{t}>();
+    DataCopy(a, xg, 128);
+    inQ.EnQue(a);
+    a = inQ.DeQue<{t}>();
+    LocalTensor<{t}> b = outQ.AllocTensor<{t}>();
+    {call};
+    inQ.FreeTensor(a);
+    outQ.EnQue(b);
+    b = outQ.DeQue<{t}>();
+    DataCopy(yg, b, 128);
+    outQ.FreeTensor(b);
+}}
+"""
+
+PATTERN = 0b1010101010101010  # the pages' example
+
+
+@pytest.mark.parametrize("t, call, want", [
+    ("uint16_t", "ShiftRight(b, a, (uint16_t)1, 128)", 0b0101010101010101),
+    ("int16_t", "ShiftRight(b, a, (int16_t)1, 128)", 0b1101010101010101),
+    ("int16_t", "ShiftRight(b, a, (int16_t)3, 128)", 0b1111010101010101),
+    ("uint16_t", "ShiftLeft(b, a, (uint16_t)1, 128)", 0b0101010101010100),
+    ("int16_t", "ShiftLeft(b, a, (int16_t)1, 128)", 0b1101010101010100),
+    ("int16_t", "ShiftLeft(b, a, (int16_t)3, 128)", 0b1101010101010000),
+    ("int16_t", "ShiftRight(b, a, (int16_t)2, 128, 1, {1, 1, 8, 8}, true)", 0b1110101010101011),  # bit 1 set: +1
+])
+def test_shifts_follow_the_pages_examples(tmp_path, t, call, want):
+    src = tmp_path / "k.cpp"
+    src.write_text(SHIFT_KERNEL.format(t=t, call=call))
+    x = np.full(128, PATTERN, dtype=np.uint16).view(np.dtype(t.replace("_t", "")))
+    out = ok(runner.run_kernel([src], "k", 1, [Arg.input(x), Arg.output(t.replace("_t", ""), 128)]))[1]
+    np.testing.assert_array_equal(out.view(np.uint16), np.full(128, want, dtype=np.uint16))
+
+
+def test_shifts_take_integers_only(tmp_path):
+    src = tmp_path / "k.cpp"
+    src.write_text(SHIFT_KERNEL.format(t="float", call="ShiftLeft(b, a, 1.0f, 128)"))
+    result = runner.compile_sources([src])
+    assert not result.ok and "ShiftLeft supports only" in result.stderr

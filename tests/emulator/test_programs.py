@@ -69,3 +69,24 @@ def test_what_a_program_forks_is_stopped_when_it_exits(tmp_path):
             break
         time.sleep(0.05)
     assert state in ("gone", "Z"), f"the program's child {pid} is still running ({state})"
+
+
+SERVING = KERNELS / "programs" / "serving_launch"
+
+
+def test_a_serving_stacks_launcher_with_typed_kernels_and_pasted_names_runs_unchanged(tmp_path):
+    # kernels typed `__gm__ T*` with scalars, declared and launched by macros that paste their names
+    code = main(["--program", str(SERVING / "main.cpp"), str(SERVING / "scale_kernel.cpp"), "--run-in", str(tmp_path)])
+    assert code == 0
+    x = (np.arange(4 * 256) % 97 - 48)
+    np.testing.assert_array_equal(np.fromfile(tmp_path / "out_fp32.bin", np.float32), x.astype(np.float32) * 1.5)
+    np.testing.assert_array_equal(np.fromfile(tmp_path / "out_int32.bin", np.int32), x.astype(np.int32) * 3)
+
+
+def test_a_launch_with_the_wrong_number_of_arguments_does_not_compile(tmp_path, capsys):
+    kernel = tmp_path / "k.cpp"
+    kernel.write_text('#include "kernel_operator.h"\n'
+                      'extern "C" __global__ __aicore__ void k(__gm__ float* x, uint32_t n) { (void)x; (void)n; }\n'
+                      'int main() { float* x = nullptr; k<<<1, nullptr, nullptr>>>(x); return 0; }\n')
+    assert main(["--program", str(kernel)]) == 1
+    assert "different number of arguments" in capsys.readouterr().err

@@ -1,8 +1,9 @@
 """What the emulator does to AscendC sources before g++ sees them, and what it reads out of them.
 
 - ``<<<blockDim, l2ctrl, stream>>>`` launches (bisheng syntax, not C++) become calls of
-  ``acemu::chevron(...)`` that run the kernel on the emulator; the rewritten file starts with a
-  ``#line`` directive, so diagnostics and findings keep the original file and lines.
+  ``acemu::chevron(...)`` that run the kernel on the emulator, also inside macros that paste the
+  kernel's name (``kernel_##T<<<...>>>``); the rewritten file starts with a ``#line`` directive,
+  so diagnostics and findings keep the original file and lines.
 - ``kernel_entries`` finds the ``extern "C" __global__ __aicore__`` entries and their parameter
   counts (the harnesses call them with that many GM pointers).
 """
@@ -51,7 +52,7 @@ def _callee_start(text: str, end: int) -> int:
                 depth -= 1
                 if depth == 0:
                     break
-    while i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_:"):
+    while i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_:#"):  # `#`: a name pasted in a macro (kernel_##T)
         i -= 1
     return i
 
@@ -69,15 +70,16 @@ def rewrite_chevrons(text: str) -> tuple[str, int]:
         start = _callee_start(text, i)
         callee = text[start:i].strip()
         config = _split_top_level(text[i + 3:j])
-        if not callee or not _IDENT.match(callee.lstrip(":")) or not 2 <= len(config) <= 3:
+        if not callee or not _IDENT.match(callee.lstrip(":#")) or not 2 <= len(config) <= 3:
             out.append(text[pos:j + 3])
             pos = j + 3
             continue
         while len(config) < 3:
             config.append("nullptr")
-        name = callee.replace('"', "")
+        # Inside a macro that pastes the name (kernel_##T) the name is known where the macro expands.
+        name = f"ACEMU_KERNEL_NAME({callee})" if "#" in callee else '"' + callee.replace('"', "") + '"'
         out.append(text[pos:start])
-        out.append(f'acemu::chevron("{name}", &{callee}, {", ".join(config)})')
+        out.append(f'acemu::chevron({name}, &{callee}, {", ".join(config)})')
         pos = j + 3
         count += 1
     out.append(text[pos:])

@@ -16,6 +16,7 @@
 #include "acemu/gather.h"
 #include "acemu/sort.h"
 #include "acemu/reduce.h"
+#include "acemu/reduce_pattern.h"
 #include "acemu/gather_mask.h"
 #include "acemu/adv.h"
 #include "acemu/softmax.h"
@@ -32,8 +33,6 @@
 // Still missing, by API family (what the production kernels of issue 37 were blocked on beyond what is here):
 // @api LoadData3DV2, LoadData3DParamsV2 | no: cube, the L1 -> L0A image-to-column load | LoadData
 // @api InitConstValue | no: cube, filling L1 / L0 with a constant | InitConstValue
-// @api ReduceSum / ReduceMax / ReduceMin with a Pattern::Reduce (AR or RA), Broadcast beyond dim 2 | no: high-level reduce and broadcast, the pattern forms (the basic ReduceSum / WholeReduceSum and 2-D Broadcast are here) | ReduceSum
-// @api Matmul with A in CubeFormat::VECTOR (GEMV), BatchMatmul, Matmul callbacks | no: high-level Matmul | Matmul
+// @api ReduceMean, ReduceProd, ReduceAny, ReduceAll with a Pattern::Reduce | no: high-level reduce (ReduceSum / ReduceMax / ReduceMin with AR and RA are here) | ReduceSum
+// @api BatchMatmul, Matmul callbacks | no: high-level Matmul (A in CubeFormat::VECTOR, GEMV, is here) | Matmul
 // @api TopK | no: high-level sort (Sort, Concat, Extract, GetSortLen are here) | TopK
-// @api IBSet, IBWait | no: inter-block flags in GM (SyncAll and the cross-core flags are here) | IBSet
-// @api <<<>>> launches pasted by macros (##), kernels typed __gm__ T* with scalar parameters | no: the launch rewrite (sources.py) takes GM_ADDR kernels written out | Kernel launch

@@ -1076,6 +1076,7 @@ struct CrossCore {
     std::map<std::tuple<int, int, int>, int> group;  // modes 1, 2 from AIVs: (mode, AI core, flag) -> AIVs that set it
     int ratio = 2;                                   // AIV cores per AI core
     std::vector<int> waiting;                        // per core: the flag it is blocked on, or -1
+    std::vector<const int32_t*> ib_waiting;          // per core: the IBWait GM flag it is blocked on, or null
     int blocked = 0, exited = 0;                     // cores blocked with nothing to take, cores that ended
 } g_cross;
 
@@ -1172,6 +1173,43 @@ void cross_core_wait(int flag, const char* file, int line) {
     --cnt;
 }
 
+// IBSet writes its core's flag in GM; IBWait blocks until the flag it names is set. The flag is
+// read and written under the cross-core lock, so the GM write is visible to the waiter at once.
+void ib_set(int32_t* flag, const char* file, int line) {
+    (void)file;
+    (void)line;
+    std::lock_guard<std::mutex> lk(g_cross.mu);
+    __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
+    for (size_t i = 0; i < g_cross.ib_waiting.size(); ++i)
+        if (g_cross.ib_waiting[i] == flag) {       // that core can go on now (before it even wakes up)
+            g_cross.ib_waiting[i] = nullptr;
+            --g_cross.blocked;
+        }
+    g_cross.cv.notify_all();
+}
+
+void ib_wait(int32_t* flag, int wait_block, const char* file, int line) {
+    BlockCtx* c = tls_ctx;
+    std::unique_lock<std::mutex> lk(g_cross.mu);
+    const size_t self = size_t(c->core_id);
+    if (__atomic_load_n(flag, __ATOMIC_SEQ_CST) != 0) return;
+    g_cross.ib_waiting[self] = flag;
+    ++g_cross.blocked;
+    while (__atomic_load_n(flag, __ATOMIC_SEQ_CST) == 0) {
+        if (g_cross.blocked + g_cross.exited >= int(g_cross.cores.size())) {
+            report(CROSS_CORE, "IBWait", file, line,
+                   "IBWait on core %d waits for block %d's flag, which no core can set any more (every other core has ended "
+                   "or waits too): on the NPU this core hangs. Check that block %d calls IBSet with the same blockIdx and "
+                   "eventID, and that gmWorkspace was zero before the launch", c->block_idx, wait_block, wait_block);
+            g_cross.ib_waiting[self] = nullptr;
+            --g_cross.blocked;
+            g_cross.cv.notify_all();
+            return;
+        }
+        g_cross.cv.wait(lk);
+    }
+}
+
 namespace {
 void cross_core_exit() {
     if (!g_cross_core) return;
@@ -1212,6 +1250,7 @@ int run_kernel(const char* kernel, uint32_t block_dim, BlockFn fn, void* closure
         g_cross.cores = tasks;
         g_cross.counter.assign(tasks.size(), {});
         g_cross.waiting.assign(tasks.size(), -1);
+        g_cross.ib_waiting.assign(tasks.size(), nullptr);
         g_cross.round.clear();
         g_cross.group.clear();
         g_cross.ratio = ration;

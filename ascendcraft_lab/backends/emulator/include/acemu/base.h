@@ -236,6 +236,10 @@ void cross_core_set(int mode, int flag, const char* file, int line);
 void cross_core_wait(int flag, const char* file, int line);
 bool note_cross_core();
 template <bool B> inline const bool uses_cross_core = note_cross_core();
+// IBSet / IBWait (pipe.h): a flag in GM set by one core and waited for by others; the waits share
+// the cross-core bookkeeping, so a wait no core can release any more is reported, not hung.
+void ib_set(int32_t* flag, const char* file, int line);
+void ib_wait(int32_t* flag, int wait_block, const char* file, int line);
 // Set before main by the cube APIs (acemu/cube.h): a kernel that uses them and declares no type with
 // KERNEL_TASK_TYPE_DEFAULT (sys.h) runs on cube cores.
 bool note_kernel_type(int type);

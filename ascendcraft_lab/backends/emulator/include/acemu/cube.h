@@ -51,8 +51,8 @@
 // L0A/L0B/BT and writes L0C, FIX (Fixpipe) reads L0C. Each pipe runs its own instructions in
 // order, but the pipes run in parallel, so an access to bytes another pipe wrote (or still reads)
 // needs a SetFlag/WaitFlag pair, a queue EnQue/DeQue (AllocTensor/FreeTensor for the reverse
-// direction) or PipeBarrier<PIPE_ALL> between them in program order. The emulator keeps a
-// vector clock per pipe and, per 32-B granule, the last writer and each pipe's last reader.
+// direction) or PipeBarrier<PIPE_ALL> between them in program order. The check and the pipes'
+// clocks are pipe_order.h's, shared with UB; each memory here keeps its per-granule records.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -74,7 +74,6 @@ constexpr const char* L1_OVERFLOW = "l1-overflow";
 constexpr const char* L0_OVERFLOW = "l0-overflow";
 constexpr const char* UNALIGNED_FRACTAL = "unaligned-fractal";
 constexpr const char* UNINIT_CUBE_READ = "uninitialised-cube-read";
-constexpr const char* PIPE_HAZARD = "pipe-hazard";
 constexpr const char* WRONG_POSITION = "wrong-position";
 constexpr const char* CUBE_PARAM = "cube-param";
 
@@ -93,39 +92,28 @@ int kernel_type();
 namespace cube {
 
 enum Mem : int { MEM_L1 = 0, MEM_L0A, MEM_L0B, MEM_L0C, MEM_BT, MEM_FB, NMEM, MEM_UB = NMEM, MEM_NONE = -1 };
-enum Pipe : int { P_S = 0, P_V, P_M, P_MTE1, P_MTE2, P_MTE3, P_FIX, NPIPE };
+// The pipes and their clocks are the core's (pipe_order.h), shared with UB.
+using order::Pipe;
+using order::P_S;
+using order::P_V;
+using order::P_M;
+using order::P_MTE1;
+using order::P_MTE2;
+using order::P_MTE3;
+using order::P_FIX;
+using order::NPIPE;
+using order::kPipeName;
 
 constexpr const char* kMemName[NMEM + 1] = {"L1", "L0A", "L0B", "L0C", "the bias table", "the Fixpipe buffer", "UB"};
 constexpr uint32_t kMemAlign[NMEM + 1] = {32, 512, 512, 64, 64, 128, 32};
-constexpr const char* kPipeName[NPIPE] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"};
 constexpr uint64_t kFbReserve = 64 * 1024;  // no reference page gives the Fixpipe buffer's size: not checked
 // The pipe-order records' granule (log2 bytes): the memory's alignment, so two buffers never share one.
 constexpr int kGranShift[NMEM] = {5, 9, 9, 6, 6, 7};
-
-// HardEvent (base.h order) -> the pipe that sets the flag and the pipe that waits for it.
-struct EventPipes {
-    int8_t src, dst;
-};
-constexpr EventPipes kEventPipes[] = {
-    {P_MTE2, P_MTE1}, {P_MTE1, P_MTE2}, {P_MTE1, P_M},    {P_M, P_MTE1},    {P_MTE2, P_V},    {P_V, P_MTE2},   {P_MTE3, P_V},
-    {P_V, P_MTE3},    {P_M, P_V},       {P_V, P_M},       {P_V, P_V},       {P_MTE3, P_MTE1}, {P_MTE1, P_MTE3}, {P_MTE1, P_V},
-    {P_MTE2, P_M},    {P_M, P_MTE2},    {P_V, P_MTE1},    {P_M, P_FIX},     {P_FIX, P_M},     {P_MTE3, P_MTE2}, {P_MTE2, P_MTE3},
-    {P_S, P_V},       {P_V, P_S},       {P_S, P_MTE2},    {P_MTE2, P_S},    {P_S, P_MTE3},    {P_MTE3, P_S},    {P_MTE2, P_FIX},
-    {P_FIX, P_MTE2},  {P_FIX, P_S},     {P_M, P_S},       {P_FIX, P_MTE3},  {P_MTE1, P_FIX},  {P_FIX, P_MTE1},  {P_FIX, P_FIX},
-};
-static_assert(sizeof(kEventPipes) / sizeof(kEventPipes[0]) == size_t(AscendC::HardEvent::MAX), "one entry per HardEvent");
 
 // Per 32-B granule: the instruction that last wrote it and each pipe's last reader (0: none).
 struct Granule {
     uint32_t w;
     uint32_t r[NPIPE];
-};
-struct Instr {
-    int8_t pipe;
-    uint32_t time;  // the pipe's instruction count when this one issued
-    const char* api;
-    const char* file;
-    int line;
 };
 
 struct Region {
@@ -139,24 +127,9 @@ struct Region {
 };
 
 
-struct Flag {
-    int pending = 0;
-    uint32_t clk[NPIPE] = {};
-};
-struct QueClocks {  // per buffer of a cube-position queue: the clocks its EnQue / FreeTensor released
-    uint32_t enq[AscendC::detail::kMaxSlots][NPIPE];
-    uint32_t fre[AscendC::detail::kMaxSlots][NPIPE];
-};
-constexpr int kEventIds = 16;
-
 // One worker thread's cube core: its memories, reused by the blocks the thread runs.
 struct State {
     Region mem[NMEM];
-    uint32_t now[NPIPE] = {};         // instructions issued per pipe
-    uint32_t know[NPIPE][NPIPE] = {};  // know[p][q]: pipe p is ordered after the first know[p][q] instructions of q
-    std::vector<Instr> instrs;        // instrs[0] is "none"
-    Flag flags[int(AscendC::HardEvent::MAX)][kEventIds];
-    std::unordered_map<const void*, QueClocks> queues;
     bool hf32 = false;                // SetHF32Mode
     int hf32_round = 0;
 
@@ -183,7 +156,6 @@ struct State {
             std::memset(r.base, 0xff, soc[m] < cap ? soc[m] : cap);  // never-written data reads as NaN / -1
             r.high = 0;
         }
-        instrs.push_back({-1, 0, "?", "?", 0});
     }
     ~State() {
         for (int m = 0; m < NMEM; ++m) {
@@ -205,12 +177,6 @@ struct State {
             std::memset(r.gran, 0, (h >> kGranShift[m]) * sizeof(Granule));
             r.used = r.high = 0;
         }
-        std::memset(now, 0, sizeof(now));
-        std::memset(know, 0, sizeof(know));
-        instrs.resize(1);
-        for (auto& row : flags)
-            for (Flag& f : row) f = Flag();
-        queues.clear();
         hf32 = false;
         hf32_round = 0;
     }
@@ -312,130 +278,18 @@ inline void reset_arenas() {
 // `amount`, `dtype` and `extra` go to the pipe trace (trace.h): bytes for copies, m | n << 16 | k << 32 for Mmad.
 inline uint32_t issue(int pipe, const char* api, const char* file, int line, int dtype = 0, uint64_t amount = 0, uint64_t extra = 0) {
     trace::pipe_op(ctx(), pipe, api, file, line, dtype, amount, extra);
-    State& st = state();
-    st.now[pipe] += 1;
-    st.instrs.push_back({int8_t(pipe), st.now[pipe], api, file, line});
-    return uint32_t(st.instrs.size() - 1);
-}
-inline void learn(uint32_t* know_row, const uint32_t* clk) {
-    for (int q = 0; q < NPIPE; ++q)
-        if (clk[q] > know_row[q]) know_row[q] = clk[q];
+    return order::clocks().issue(pipe, api, file, line);
 }
 
 // The access of instruction `id` to [off, off + n) of memory m, checked against the other pipes.
 inline void track(int m, uint64_t off, uint64_t n, uint32_t id, bool write) {
     if (n == 0 || m < 0 || m >= NMEM) return;
-    State& st = state();
-    Region& r = st.mem[m];
+    Region& r = state().mem[m];
     if (off >= r.cap) return;
     if (off + n > r.cap) n = r.cap - off;
     if (off + n > r.high) r.high = off + n;
-    const Instr me = st.instrs[id];
-    const int p = me.pipe;
     const int shift = kGranShift[m];
-    bool reported = false;
-    Granule prev{~0u, {}};  // the last granule checked: an equal one needs no second check
-    for (uint64_t g = off >> shift, g1 = (off + n - 1) >> shift; g <= g1;) {
-        // A run of granules with the same record (the usual case: a buffer written by one
-        // instruction) is checked once and updated in one pass.
-        const Granule gr = r.gran[g];
-        uint64_t e = g + 1;
-        while (e <= g1 && std::memcmp(&r.gran[e], &gr, sizeof(Granule)) == 0) ++e;
-        const bool same = std::memcmp(&gr, &prev, sizeof(Granule)) == 0;
-        if (!same) prev = gr;
-        if (!reported && !same) {
-            const Instr* other = nullptr;
-            bool war = false;
-            if (gr.w) {
-                const Instr& o = st.instrs[gr.w];
-                if (o.pipe != p && o.time > st.know[p][o.pipe]) other = &o;
-            }
-            if (!other && write) {
-                for (int q = 0; q < NPIPE; ++q) {
-                    if (q == p || gr.r[q] == 0) continue;
-                    const Instr& o = st.instrs[gr.r[q]];
-                    if (o.time > st.know[p][q]) { other = &o; war = true; break; }
-                }
-            }
-            if (other) {
-                reported = true;
-                const char* src = kPipeName[int(other->pipe)];
-                const char* dst = kPipeName[p];
-                if (war) {
-                    rt::report(PIPE_HAZARD, me.api, me.file, me.line,
-                               "%s (pipe %s) overwrites %s bytes from offset %llu that %s (pipe %s) at %s:%d reads, with no "
-                               "SetFlag/WaitFlag<HardEvent::%s_%s> (or FreeTensor/AllocTensor of a queue) between them: the pipes run in "
-                               "parallel, so on the NPU the read may see the new data",
-                               me.api, dst, kMemName[m], (unsigned long long)(g << shift), other->api, src, other->file, other->line, src, dst);
-                } else {
-                    rt::report(PIPE_HAZARD, me.api, me.file, me.line,
-                               "%s (pipe %s) %s %s bytes from offset %llu that %s (pipe %s) at %s:%d writes, with no "
-                               "SetFlag/WaitFlag<HardEvent::%s_%s> (or EnQue/DeQue of a queue) between them: the pipes run in parallel, "
-                               "so on the NPU it may %s before the write lands",
-                               me.api, dst, write ? "overwrites" : "reads", kMemName[m], (unsigned long long)(g << shift), other->api, src,
-                               other->file, other->line, src, dst, write ? "be overwritten" : "read stale data");
-                }
-                // Report each missing sync once: from here on the pipes count as ordered.
-                if (other->time > st.know[p][int(other->pipe)]) st.know[p][int(other->pipe)] = other->time;
-            }
-        }
-        Granule upd = gr;
-        if (write) {
-            upd.w = id;
-            std::memset(upd.r, 0, sizeof(upd.r));
-        } else {
-            upd.r[p] = id;
-        }
-        for (uint64_t k = g; k < e; ++k) r.gran[k] = upd;
-        g = e;
-    }
-}
-
-// ---- queues, flags, barriers (called by pipe.h) ---------------------------------------------
-// A queue at a cube position orders its producer and consumer pipes on the buffer, whichever
-// pipes those are: EnQue releases everything issued so far, the matching DeQue waits for it (and
-// FreeTensor / the next AllocTensor of the same buffer likewise, for the reverse direction).
-inline void on_queue(QueOp op, const void* que, int slot) {
-    State& st = state();
-    QueClocks& qc = st.queues[que];
-    switch (op) {
-        case QUE_ENQUE: std::memcpy(qc.enq[slot], st.now, sizeof(st.now)); break;
-        case QUE_FREE: std::memcpy(qc.fre[slot], st.now, sizeof(st.now)); break;
-        case QUE_DEQUE:
-            for (int p = 0; p < NPIPE; ++p) learn(st.know[p], qc.enq[slot]);
-            break;
-        case QUE_ALLOC:
-            for (int p = 0; p < NPIPE; ++p) learn(st.know[p], qc.fre[slot]);
-            break;
-    }
-}
-inline void on_flag(bool set, int event, int id, const char* file, int line) {
-    if (event < 0 || event >= int(AscendC::HardEvent::MAX)) return;
-    State& st = state();
-    if (id < 0 || id >= kEventIds) return;  // SetFlag / WaitFlag (pipe.h) report it as api-misuse
-    Flag& f = st.flags[event][id];
-    const EventPipes ep = kEventPipes[event];
-    if (set) {
-        // What the setting pipe knows, including its own instructions so far.
-        std::memcpy(f.clk, st.know[int(ep.src)], sizeof(f.clk));
-        f.clk[int(ep.src)] = st.now[int(ep.src)];
-        f.pending += 1;
-        return;
-    }
-    if (f.pending == 0) {
-        rt::report(PIPE_HAZARD, "WaitFlag", file, line,
-                   "WaitFlag<HardEvent::%s_%s>(%d) with no SetFlag of that event and id before it: on the NPU pipe %s waits forever. "
-                   "Every WaitFlag needs a matching SetFlag earlier in program order",
-                   kPipeName[int(ep.src)], kPipeName[int(ep.dst)], id, kPipeName[int(ep.dst)]);
-        return;
-    }
-    f.pending -= 1;
-    learn(st.know[int(ep.dst)], f.clk);
-}
-inline void on_barrier_all() {
-    if (tls_state == nullptr) return;
-    State& st = *tls_state;
-    for (int p = 0; p < NPIPE; ++p) learn(st.know[p], st.now);
+    order::access(order::clocks(), r.gran, off >> shift, (off + n - 1) >> shift, shift, kMemName[m], id, write, [](int p) { return p; });
 }
 
 // ---- operands --------------------------------------------------------------------------------

@@ -28,6 +28,9 @@
 #define ACEMU_DT_Not int16_t, uint16_t
 #define ACEMU_DT_Axpy half, float
 #define ACEMU_DT_Duplicate half, bfloat16_t, float, int16_t, uint16_t, int32_t, uint32_t
+#define ACEMU_DT_Copy uint16_t, int16_t, half, bfloat16_t, uint32_t, int32_t, float
+#define ACEMU_DT_ShiftLeft uint16_t, int16_t, uint32_t, int32_t
+#define ACEMU_DT_ShiftRight uint16_t, int16_t, uint32_t, int32_t
 #define ACEMU_DT_Compare half, float, int32_t
 #define ACEMU_DT_CompareScalar half, float, int32_t
 #define ACEMU_DT_Select half, float

@@ -2,6 +2,7 @@
 // `<<<blockDim, l2ctrl, stream>>>` launches the runner rewrites into acemu::chevron calls.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 namespace acemu {
 namespace rt {
@@ -18,9 +19,24 @@ void set_tiling_key(uint64_t key);  // TILING_KEY_IS of the next launches
 void set_kernel_mode(int mode);     // 0 MIX (the declared type), 1 AIC only, 2 AIV only
 }  // namespace rt
 
-// Device pointers arrive as GM_ADDR (uint8_t*) whatever the host's pointer type.
-template <typename A> inline A as_kernel_arg(A a) { return a; }
-template <typename T> inline uint8_t* as_kernel_arg(T* p) { return (uint8_t*)(p); }
+// Each argument becomes the kernel's parameter type, as the device launch passes it: a host pointer
+// of any type (void* from aclrtMalloc, a torch tensor's data_ptr, uint8_t*) becomes the parameter's
+// GM pointer (GM_ADDR, or `__gm__ T*` in kernels that type their parameters), a scalar converts to
+// the parameter's scalar type. A launch with a different number of arguments than the kernel
+// takes does not compile, as with the device compiler.
+template <typename P, typename A> inline P kernel_arg(A a) {
+    if constexpr (std::is_pointer<P>::value && (std::is_pointer<A>::value || std::is_same<A, std::nullptr_t>::value))
+        return (P)(a);
+    else
+        return P(a);
+}
+template <typename F> struct KernelParams;
+template <typename R, typename... P> struct KernelParams<R(P...)> {
+    template <typename... A> static void call(R (*f)(P...), A... args) {
+        static_assert(sizeof...(A) == sizeof...(P), "the launch passes a different number of arguments than the kernel takes");
+        f(kernel_arg<P>(args)...);
+    }
+};
 
 template <typename F> struct Launcher {
     F* fn;
@@ -28,7 +44,7 @@ template <typename F> struct Launcher {
     template <typename... A> int operator()(uint32_t blockDim, void* stream, A... args) const {
         (void)stream;
         F* f = fn;
-        auto call = [&]() { f(as_kernel_arg(args)...); };
+        auto call = [&]() { KernelParams<F>::call(f, args...); };
         using Call = decltype(call);
         return rt::run_kernel(name, blockDim, [](void* p) { (*static_cast<Call*>(p))(); }, &call);
     }
@@ -48,5 +64,10 @@ inline Chevron<F> chevron(const char* name, F* fn, B blockDim, L l2ctrl, S strea
 }
 }  // namespace acemu
 
-// @api ACLRT_LAUNCH_KERNEL, <<<>>> | yes: <<<>>> launches are rewritten before g++ sees them | Kernel launch
+// A launch written inside a macro that pastes the kernel's name (`kernel_##T<<<...>>>`) is named by
+// stringifying the pasted token where the macro expands.
+#define ACEMU_KERNEL_NAME_(x) #x
+#define ACEMU_KERNEL_NAME(x) ACEMU_KERNEL_NAME_(x)
+
+// @api ACLRT_LAUNCH_KERNEL, <<<>>> | yes: <<<>>> launches are rewritten before g++ sees them, also inside macros that paste the kernel's name (##); arguments convert to the kernel's parameter types (GM_ADDR or __gm__ T*, scalars) | Kernel launch
 #define ACLRT_LAUNCH_KERNEL(kernel) (acemu::Launcher<decltype(kernel)>{&kernel, #kernel})

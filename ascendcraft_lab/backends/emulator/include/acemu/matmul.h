@@ -1,5 +1,5 @@
 // The high-level Matmul API (kernel side): Matmul<MatmulType<...>, ...>, REGIST_MATMUL_OBJ, and the
-// @api Matmul, MatmulType, MatmulConfig, REGIST_MATMUL_OBJ, SetTensorA, SetTensorB, SetBias, SetOrgShape, SetSingleShape, SetTail, Iterate, GetTensorC, IterateAll, End | yes: A and B ND in GM; no BatchMatmul, callbacks, HF32 | Matmul
+// @api Matmul, MatmulType, MatmulConfig, REGIST_MATMUL_OBJ, SetTensorA, SetTensorB, SetBias, SetOrgShape, SetSingleShape, SetTail, Iterate, GetTensorC, IterateAll, End | yes: A and B ND in GM, or A a VECTOR (GEMV: M 1, not transposed, 16-B aligned); no BatchMatmul, callbacks, HF32 | Matmul
 // @api TCubeTiling | yes: the fields of its page | TCubeTiling
 // TCubeTiling it runs from. Clean-room, from the API reference pages (Matmul, SetTensorA/B,
 // SetBias, SetOrgShape, SetSingleShape, SetTail, Iterate, GetTensorC, IterateAll, End, TCubeTiling,
@@ -209,8 +209,8 @@ class Matmul {
     using AccT = acemu::matmul::Acc<SrcAT>;
     static_assert(std::is_same<SrcAT, SrcBT>::value, "Matmul: A and B have the same type (half, bfloat16_t, float or int8_t)");
     static_assert(acemu::cube::mmad_types<AccT, SrcAT, SrcBT>(), "Matmul: A / B types must be half, bfloat16_t, float or int8_t (API page Matmul)");
-    static_assert(A_TYPE::format == CubeFormat::ND || A_TYPE::format == CubeFormat::ND_ALIGN,
-                  "Matmul: the emulator models ND inputs only (A's CubeFormat)");
+    static_assert(A_TYPE::format == CubeFormat::ND || A_TYPE::format == CubeFormat::ND_ALIGN || A_TYPE::format == CubeFormat::VECTOR,
+                  "Matmul: the emulator models ND inputs (and A as a VECTOR, GEMV) only (A's CubeFormat)");
     static_assert(B_TYPE::format == CubeFormat::ND || B_TYPE::format == CubeFormat::ND_ALIGN,
                   "Matmul: the emulator models ND inputs only (B's CubeFormat)");
     static_assert(A_TYPE::pos == TPosition::GM && B_TYPE::pos == TPosition::GM, "Matmul: the emulator models A and B in GM (TPosition::GM)");
@@ -368,6 +368,21 @@ private:
         if (missing) {
             acemu::rt::report(acemu::QUEUE_MISUSE, "Matmul", file, line, "Matmul::%s before %s", what, missing);
             return false;
+        }
+        if constexpr (A_TYPE::format == CubeFormat::VECTOR) {
+            // GEMV (the guide's "matrix-vector multiplication" page): A is a (1, K) vector, read as an
+            // ND row; its constraints: M is 1, A is not transposed, A in GM starts 16-B aligned.
+            if (orgM_ != 1 || singleM_ != 1)
+                acemu::rt::report(acemu::CUBE_PARAM, "Matmul", file, line,
+                                  "Matmul::%s with A in CubeFormat::VECTOR (GEMV) and M = %d (single-core M %d): GEMV needs A's M to "
+                                  "be 1; use CubeFormat::ND for a matrix A",
+                                  what, orgM_, singleM_);
+            if (transA_)
+                acemu::rt::report(acemu::CUBE_PARAM, "Matmul", file, line,
+                                  "Matmul::%s with A in CubeFormat::VECTOR (GEMV) transposed: GEMV does not transpose A", what);
+            if (reinterpret_cast<uintptr_t>(a_.GetPhyAddr()) % 16)
+                acemu::rt::report(acemu::CUBE_PARAM, "Matmul", file, line,
+                                  "Matmul::%s with A in CubeFormat::VECTOR (GEMV): A in GM must start 16-B aligned", what);
         }
         if (t_.baseM <= 0 || t_.baseN <= 0 || singleM_ <= 0 || singleN_ <= 0 || singleK_ <= 0) {
             acemu::rt::report(acemu::CUBE_PARAM, "Matmul", file, line,

@@ -1,20 +1,16 @@
 // TPipe, TQue / TQueBind, TBuf, synchronisation and block queries.
 #pragma once
+#include "pipe_order.h"
 #include "tensor.h"
 
 // The cube core's memories and pipe clock live in cube.h; queues, TBuf and TPipe reach them here.
 namespace acemu {
 namespace cube {
-enum QueOp : int { QUE_ALLOC = 0, QUE_ENQUE, QUE_DEQUE, QUE_FREE };
 inline bool is_cube_position(AscendC::TPosition pos);
 // InitBuffer at a cube position: `num` buffers of `len` bytes (each rounded up to the memory's
 // alignment, `*slot_len`) from that memory's arena; returns its base, `*offset` the first buffer.
 inline uint8_t* take(AscendC::TPosition pos, uint64_t len, int num, const char* file, int line, uint64_t* offset, uint64_t* slot_len);
 inline void reset_arenas();
-// A cube-position queue's EnQue/DeQue/AllocTensor/FreeTensor order the pipes on that buffer.
-inline void on_queue(QueOp op, const void* que, int slot);
-inline void on_flag(bool set, int event, int id, const char* file, int line);
-inline void on_barrier_all();
 }  // namespace cube
 }  // namespace acemu
 
@@ -23,7 +19,6 @@ namespace AscendC {
 class TPipe;
 
 namespace detail {
-constexpr int kMaxSlots = 64;
 enum SlotState : uint8_t { SLOT_FREE = 0, SLOT_ALLOCATED, SLOT_ENQUEUED, SLOT_DEQUEUED };
 
 struct SoftAlloc {  // UB for a buffer handed out although the queue/pipe had none: keeps a buggy kernel running
@@ -66,7 +61,6 @@ public:
                 alloc_line_[i] = acemu_site.line;
                 next_ = (i + 1) % num_;
                 trace(c, acemu::trace::ALLOC, "AllocTensor", i, ACEMU_SITE);
-                if (cube_) acemu::cube::on_queue(acemu::cube::QUE_ALLOC, this, i);
                 return LocalTensor<T>(reinterpret_cast<T*>(base_ + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
             }
         }
@@ -105,7 +99,6 @@ public:
         }
         state_[i] = detail::SLOT_ENQUEUED;
         trace(c, acemu::trace::ENQUE, "EnQue", i, ACEMU_SITE);
-        if (cube_) acemu::cube::on_queue(acemu::cube::QUE_ENQUE, this, i);
         return true;
     }
 
@@ -134,7 +127,6 @@ public:
         --count_;
         state_[i] = detail::SLOT_DEQUEUED;
         trace(c, acemu::trace::DEQUE, "DeQue", i, ACEMU_SITE);
-        if (cube_) acemu::cube::on_queue(acemu::cube::QUE_DEQUE, this, i);
         return LocalTensor<T>(reinterpret_cast<T*>(base_ + off_[i]), uint32_t(len_ / sizeof(T)), pos_);
     }
 
@@ -159,7 +151,6 @@ public:
         }
         state_[i] = detail::SLOT_FREE;
         trace(c, acemu::trace::FREE, "FreeTensor", i, ACEMU_SITE);
-        if (cube_) acemu::cube::on_queue(acemu::cube::QUE_FREE, this, i);
     }
 
     bool VacantInQue() const { return count_ < depth_; }
@@ -404,16 +395,14 @@ inline int64_t GetBlockNum() { return acemu::ctx()->block_num; }
 
 // The emulator runs every instruction of a block to completion before the next one starts, so the
 // pipes are always in order: barriers and flags have nothing left to wait for. They are recorded
-// all the same: the cube memories' hazard check (cube.h) asks whether the program orders a pipe's
-// access after another pipe's, as the NPU would need.
+// all the same: the pipe-order check (pipe_order.h) asks whether the program orders a pipe's
+// access after another pipe's, on UB and the cube memories, as the NPU would need.
 // @api PipeBarrier, SetFlag, WaitFlag | yes: event IDs outside 0..7 are api-misuse | SetFlag
 template <pipe_t pipe> inline void PipeBarrier(ACEMU_SITE_PARAMS) {
     acemu::trace::sync_op(acemu::ctx(), acemu::trace::BARRIER, "PipeBarrier", ACEMU_SITE, uint64_t(pipe));
-    if (pipe == PIPE_ALL) acemu::cube::on_barrier_all();
 }
 inline void pipe_barrier(pipe_t pipe, ACEMU_SITE_PARAMS) {
     acemu::trace::sync_op(acemu::ctx(), acemu::trace::BARRIER, "PipeBarrier", ACEMU_SITE, uint64_t(pipe));
-    if (pipe == PIPE_ALL) acemu::cube::on_barrier_all();
 }
 // Each pipe pair has eight event IDs (EVENT_ID0..EVENT_ID7); another value is not a valid flag.
 namespace detail {
@@ -429,12 +418,10 @@ inline void check_event_id(const char* api, int32_t id, const char* file, int li
 template <HardEvent evt> inline void SetFlag(int32_t eventID, ACEMU_SITE_PARAMS) {
     detail::check_event_id("SetFlag", eventID, ACEMU_SITE);
     acemu::trace::sync_op(acemu::ctx(), acemu::trace::SET_FLAG, "SetFlag", ACEMU_SITE, uint64_t(evt), uint64_t(eventID));
-    acemu::cube::on_flag(true, int(evt), eventID, ACEMU_SITE);
 }
 template <HardEvent evt> inline void WaitFlag(int32_t eventID, ACEMU_SITE_PARAMS) {
     detail::check_event_id("WaitFlag", eventID, ACEMU_SITE);
     acemu::trace::sync_op(acemu::ctx(), acemu::trace::WAIT_FLAG, "WaitFlag", ACEMU_SITE, uint64_t(evt), uint64_t(eventID));
-    acemu::cube::on_flag(false, int(evt), eventID, ACEMU_SITE);
 }
 // Atomic GM accumulation for the following copies to GM (DataCopy / DataCopyPad / SetValue).
 // @api SetAtomicAdd, SetAtomicMax, SetAtomicMin, SetAtomicNone, SetAtomicType, DisableDmaAtomic | yes | SetAtomicAdd
@@ -551,6 +538,75 @@ template <uint8_t modeId = 0, pipe_t pipe = PIPE_S> inline void CrossCoreWaitFla
     acemu::enter(acemu::ctx(), "CrossCoreWaitFlag", ACEMU_SITE);
     acemu::rt::cross_core_wait(flagId, ACEMU_SITE);
     acemu::rt::ub_sync(acemu::ctx(), acemu::trace::SYNC_ALL, 0, 0);  // the waiting core's pipes resume after it
+}
+
+// Inter-block flags in GM (API pages IBSet / IBWait): IBSet sets the flag of (blockIdx, eventID),
+// IBWait blocks until that flag is set. The flags are 32-B slots of gmWorkspace, slot
+// eventID * cores + blockIdx (the pages' minimum size, cores * 32 B * eventID_max + blockIdx_max *
+// 32 B + 32 B, is that layout's end), where cores is GetBlockNum() for isAIVOnly and twice that in
+// mixed mode; the area must be zero before the launch. A set flag stays set (the pages say nothing
+// of a wait clearing it). ubWorkspace, at least 32 B of VECIN/VECCALC/VECOUT, holds the flag on
+// its way to GM. Checked: the sizes, the position, blockIdx in [0, cores) and, for IBWait, not the
+// waiting core itself (the page excludes it); a wait nothing can release is cross-core-sync.
+// @api IBSet, IBWait | yes: one 32-B flag per (eventID, blockIdx) in gmWorkspace; a set flag stays set | IBSet
+namespace detail {
+template <bool isAIVOnly>
+inline int32_t* ib_flag(const char* api, const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+                        int32_t blockIdx, int32_t eventID, const char* file, int line) {
+    (void)&acemu::rt::uses_cross_core<true>;
+    acemu::BlockCtx* c = acemu::ctx();
+    acemu::enter(c, api, file, line);
+    acemu::order_scalar(c);
+    const int32_t cores = int32_t(c->block_num) * (isAIVOnly ? 1 : 2);
+    if (blockIdx < 0 || blockIdx >= cores || eventID < 0) {
+        acemu::rt::report(acemu::API_MISUSE, api, file, line,
+                          "%s(blockIdx = %d, eventID = %d): blockIdx must be in [0, %d) (the cores of the launch%s) and eventID "
+                          "not negative", api, int(blockIdx), int(eventID), int(cores), isAIVOnly ? "" : ", twice the blocks in mixed mode");
+        return nullptr;
+    }
+    int32_t* ub = ubWorkspace.acemu_ptr();
+    const TPosition pos = ubWorkspace.GetPosition();
+    if (!acemu::in_ub(c, ub) || ubWorkspace.acemu_bytes() < acemu::kBlock ||
+        (pos != TPosition::VECIN && pos != TPosition::VECCALC && pos != TPosition::VECOUT)) {
+        acemu::rt::report(acemu::API_MISUSE, api, file, line,
+                          "%s's ubWorkspace must be at least 32 B of a VECIN, VECCALC or VECOUT tensor in UB (API page %s)", api, api);
+    } else {
+        acemu::check_align(c, api, "ubWorkspace", ub, file, line);
+    }
+    const int64_t slot = (int64_t(eventID) * cores + blockIdx) * int64_t(acemu::kBlock / sizeof(int32_t));
+    const uint64_t need = uint64_t(slot) * sizeof(int32_t) + acemu::kBlock;
+    if (gmWorkspace.GetPhyAddr() == nullptr || gmWorkspace.acemu_range_bytes() < need) {
+        acemu::rt::report(acemu::API_MISUSE, api, file, line,
+                          "%s(blockIdx = %d, eventID = %d) uses gmWorkspace bytes [%llu, %llu), but it has %llu B: the page asks for "
+                          "cores * 32 B * eventID_max + blockIdx_max * 32 B + 32 B", api, int(blockIdx), int(eventID),
+                          (unsigned long long)(need - acemu::kBlock), (unsigned long long)need,
+                          (unsigned long long)(gmWorkspace.GetPhyAddr() ? gmWorkspace.acemu_range_bytes() : 0));
+        return nullptr;
+    }
+    return gmWorkspace.GetPhyAddr() + slot;
+}
+}  // namespace detail
+
+template <bool isAIVOnly = true>
+inline void IBSet(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace, int32_t blockIdx, int32_t eventID,
+                  ACEMU_SITE_PARAMS) {
+    int32_t* flag = detail::ib_flag<isAIVOnly>("IBSet", gmWorkspace, ubWorkspace, blockIdx, eventID, ACEMU_SITE);
+    if (flag != nullptr) acemu::rt::ib_set(flag, ACEMU_SITE);
+}
+template <bool isAIVOnly = true>
+inline void IBWait(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace, int32_t blockIdx, int32_t eventID,
+                   ACEMU_SITE_PARAMS) {
+    acemu::BlockCtx* c = acemu::ctx();
+    if (blockIdx == c->block_idx) {
+        acemu::rt::report(acemu::API_MISUSE, "IBWait", ACEMU_SITE,
+                          "IBWait(blockIdx = %d) on block %d waits for itself; the page's blockIdx excludes the waiting core's own "
+                          "(on the NPU it waits for a set it would make later: a hang)", int(blockIdx), int(c->block_idx));
+        return;
+    }
+    int32_t* flag = detail::ib_flag<isAIVOnly>("IBWait", gmWorkspace, ubWorkspace, blockIdx, eventID, ACEMU_SITE);
+    if (flag == nullptr) return;
+    acemu::rt::ib_wait(flag, blockIdx, ACEMU_SITE);
+    acemu::rt::ub_sync(c, acemu::trace::SYNC_ALL, 0, 0);  // the waiting core's pipes resume after it
 }
 
 // @api DataCacheCleanAndInvalid | yes: nothing to flush (scalar reads go to GM) | DataCacheCleanAndInvalid

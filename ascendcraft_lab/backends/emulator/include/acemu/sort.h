@@ -19,8 +19,10 @@
 //   queue first, the same rule Sort32 documents for positions, so a merge of queues in input order
 //   keeps input order on ties (a kernel should not depend on more than that).
 // - Extract(dstValue, dstIndex, sorted, repeatTime): splits (score, index) structures back into the
-//   scores (half / float) and the uint32_t indices; a repeat handles 64 floats or 128 halves;
-//   repeatTime in [0, 255]; all tensors start 32-B aligned.
+//   scores (half / float) and the uint32_t indices; a repeat handles 64 floats or 128 halves (256 B
+//   of scores; every CANN version of the page from 8.0 to 9.0 says so for A2/A3, and the same for
+//   the 950; only pyasc's one-line example, whose tile sizes fit no per-repeat count, suggests
+//   otherwise); repeatTime in [0, 255]; all tensors start 32-B aligned.
 #pragma once
 #include "vec_core.h"
 #include "dtypes.h"

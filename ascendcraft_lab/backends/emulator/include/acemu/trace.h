@@ -16,11 +16,11 @@ struct BlockCtx;
 inline void order_pipe_op(BlockCtx* c, int pipe);
 inline void order_scalar(BlockCtx* c);
 namespace rt {
-void ub_sync(BlockCtx* c, int kind, uint64_t a, uint64_t b);
+void ub_sync(BlockCtx* c, int kind, uint64_t a, uint64_t b, const char* file = "?", int line = 0);
 }  // namespace rt
 namespace trace {
 
-// Pipes, numbered as the cube's pipe-order check numbers them (cube.h `Pipe`).
+// Pipes, numbered as the pipe-order check numbers them (pipe_order.h `Pipe`).
 enum Pipe : uint8_t { P_S = 0, P_V, P_M, P_MTE1, P_MTE2, P_MTE3, P_FIX };
 // What an event is. INSTR occupies `pipe`; the others are dependencies the model schedules by.
 enum Kind : uint8_t {
@@ -65,7 +65,7 @@ inline void pipe_op(BlockCtx* c, int pipe, const char* api, const char* file, in
     l->add({api, file, a, b, uint32_t(line), INSTR, uint8_t(pipe), uint8_t(dtype), 0});
 }
 inline void sync_op(BlockCtx* c, int kind, const char* api, const char* file, int line, uint64_t a, uint64_t b = 0, int pipe = 0) {
-    rt::ub_sync(c, kind, a, b);
+    rt::ub_sync(c, kind, a, b, file, line);
     Log* l = log_of(c);
     if (__builtin_expect(l == nullptr, 1)) return;
     l->add({api, file, a, b, uint32_t(line), uint8_t(kind), uint8_t(pipe), 0, 0});

@@ -464,4 +464,131 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
     detail::select_impl(dst, selMask, &src0, 1, selMode, count, [&](uint32_t i, bool take0) { return take0 ? a[i] : s; }, ACEMU_SITE);
 }
 
+// ---- Copy: UB -> UB on the vector unit ---------------------------------------------------------
+// (reference: Copy) VECIN / VECCALC / VECOUT to VECIN / VECCALC / VECOUT, in the repeat form: a mask
+// per repeat, block strides dstStride / srcStride (32-B blocks within a repeat, 0..65535) and
+// repeat strides dstRepeatSize / srcRepeatSize (32-B blocks between repeats, 0..4095). The count
+// form Copy(dst, src, count) is on the 950's page only: on A2 it does not compile.
+// @api Copy, CopyRepeatParams | yes: the mask / repeat forms of A2 (no count form) | Copy
+struct CopyRepeatParams {
+    CopyRepeatParams() = default;
+    CopyRepeatParams(uint16_t dstStrideIn, uint16_t srcStrideIn, uint16_t dstRepeatSizeIn, uint16_t srcRepeatSizeIn)
+        : dstStride(dstStrideIn), srcStride(srcStrideIn), dstRepeatSize(dstRepeatSizeIn), srcRepeatSize(srcRepeatSizeIn) {}
+    uint16_t dstStride = 1;
+    uint16_t srcStride = 1;
+    uint16_t dstRepeatSize = 8;
+    uint16_t srcRepeatSize = 8;
+};
+namespace detail {
+template <typename T>
+inline void copy_repeat(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::Mask& m, int repeat, const CopyRepeatParams& p,
+                        const char* file, int line) {
+    acemu::BlockCtx* c = acemu::ctx();
+    if (p.dstRepeatSize > 4095 || p.srcRepeatSize > 4095) {
+        acemu::rt::report(acemu::API_MISUSE, "Copy", file, line,
+                          "Copy: dstRepeatSize %u / srcRepeatSize %u; the page allows 0..4095", unsigned(p.dstRepeatSize),
+                          unsigned(p.srcRepeatSize));
+    }
+    acemu::enter(c, "Copy", file, line);
+    acemu::check_align(c, "Copy", "dst", dst.acemu_ptr(), file, line);
+    acemu::check_align(c, "Copy", "src", src.acemu_ptr(), file, line);
+    constexpr uint32_t per = 256 / sizeof(T);
+    acemu::trace::pipe_op(c, acemu::trace::P_V, "Copy", file, line, acemu::dtype_of<T>(), acemu::mask_repeats<per>(m, repeat));
+    acemu::Operand<T> D{dst.acemu_ptr(), p.dstStride, p.dstRepeatSize};
+    acemu::Operand<const T> S{src.acemu_ptr(), p.srcStride, p.srcRepeatSize};
+    bool reported = false;
+    acemu::for_each_active<per>(m, repeat, [&](uint32_t r, uint32_t k) {
+        const T* x = S.at(r, k);
+        acemu::check_read_elem(c, "Copy", "src", x, reported, file, line);
+        T* z = D.at(r, k);
+        if (!acemu::in_ub(c, z)) return;
+        *z = *x;
+        acemu::mark_written(c, z, sizeof(T));
+    });
+}
+}  // namespace detail
+template <typename T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask, const uint8_t repeatTime,
+                 const CopyRepeatParams& repeatParams, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Copy, T);
+    acemu::Mask m = acemu::mask_cont<256 / sizeof(T)>(acemu::ctx(), "Copy", isSetMask, mask, ACEMU_SITE);
+    detail::copy_repeat(dst, src, m, repeatTime, repeatParams, ACEMU_SITE);
+}
+template <typename T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const uint8_t repeatTime,
+                 const CopyRepeatParams& repeatParams, ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(Copy, T);
+    acemu::Mask m = acemu::mask_bits<256 / sizeof(T)>(acemu::ctx(), "Copy", isSetMask, mask, ACEMU_SITE);
+    detail::copy_repeat(dst, src, m, repeatTime, repeatParams, ACEMU_SITE);
+}
+
+// ---- ShiftLeft / ShiftRight ------------------------------------------------------------------
+// (reference: ShiftLeft, ShiftRight; the vshr intrinsic's page for roundEn) Each element shifted by
+// scalarValue bits: unsigned types logically; signed types arithmetically (right: the sign bit
+// copied in; left: the sign bit kept, the bit below it dropped, as the page's int16 example shows).
+// roundEn (ShiftRight, signed types only) adds 1 when the last bit shifted out is 1. A shift
+// beyond the type's width (16 / 32) is api-misuse, as the intrinsic's page bounds it.
+// @api ShiftLeft, ShiftRight | yes: count and mask / repeat forms; roundEn for signed types | ShiftLeft
+namespace detail {
+template <typename T> inline T shift_left(T a, T s) {
+    using U = typename std::make_unsigned<T>::type;
+    constexpr int bits = int(sizeof(T) * 8);
+    const int n = int(s);
+    if (n <= 0) return a;
+    if (n >= bits) return std::is_signed<T>::value ? T(U(a) & (U(1) << (bits - 1))) : T(0);
+    U v = U(U(a) << n);
+    if (std::is_signed<T>::value) v = U((v & ~(U(1) << (bits - 1))) | (U(a) & (U(1) << (bits - 1))));
+    return T(v);
+}
+template <typename T> inline T shift_right(T a, T s, bool round) {
+    constexpr int bits = int(sizeof(T) * 8);
+    const int n = int(s);
+    if (n <= 0) return a;
+    if (n >= bits) return std::is_signed<T>::value ? T(a < 0 ? -1 : 0) : T(0);
+    T r = T(a >> n);  // arithmetic for signed (C++20 defines it; g++ does so in C++17 too), logical for unsigned
+    if (std::is_signed<T>::value && round && ((a >> (n - 1)) & 1)) r = T(r + 1);
+    return r;
+}
+template <typename T> inline void check_shift(const char* api, T s, const char* file, int line) {
+    if (int64_t(s) < 0 || int64_t(s) > int64_t(sizeof(T) * 8)) {
+        acemu::rt::report(acemu::API_MISUSE, api, file, line, "%s by %lld bits: the distance is 0..%d for this type (vshr / vshl pages)",
+                          api, (long long)s, int(sizeof(T) * 8));
+    }
+}
+}  // namespace detail
+template <typename T, bool isSetMask = true>
+inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, const int32_t& count,
+                      ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(ShiftLeft, T);
+    const T s = scalarValue;
+    detail::check_shift("ShiftLeft", s, ACEMU_SITE);
+    acemu::count_unary("ShiftLeft", dst, src, count, [s](T a) -> T { return detail::shift_left(a, s); }, ACEMU_SITE);
+}
+template <typename T, bool isSetMask = true>
+inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, const int32_t& count,
+                       ACEMU_SITE_PARAMS) {
+    ACEMU_REQUIRE_DTYPE(ShiftRight, T);
+    const T s = scalarValue;
+    detail::check_shift("ShiftRight", s, ACEMU_SITE);
+    acemu::count_unary("ShiftRight", dst, src, count, [s](T a) -> T { return detail::shift_right(a, s, false); }, ACEMU_SITE);
+}
+#define ACEMU_SHIFT_REPEAT(NAME, MASKT, MASKFN, EXTRA, EXPR)                                                                         \
+    template <typename T, bool isSetMask = true>                                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const acemu::nd<T>& scalarValue, MASKT mask,              \
+                     const uint8_t repeatTime, const UnaryRepeatParams& repeatParams EXTRA, ACEMU_SITE_PARAMS) {                      \
+        ACEMU_REQUIRE_DTYPE(NAME, T);                                                                                                \
+        const T s = scalarValue;                                                                                                     \
+        detail::check_shift(#NAME, s, ACEMU_SITE);                                                                                   \
+        acemu::Mask m = acemu::MASKFN<256 / sizeof(T)>(acemu::ctx(), #NAME, isSetMask, mask, ACEMU_SITE);                            \
+        acemu::repeat_unary(#NAME, dst.acemu_ptr(), src.acemu_ptr(), m, repeatTime, repeatParams, [&](T a) -> T { return EXPR; },    \
+                            ACEMU_SITE);                                                                                             \
+    }
+#define ACEMU_COMMA ,
+ACEMU_SHIFT_REPEAT(ShiftLeft, uint64_t, mask_cont, , detail::shift_left(a, s))
+ACEMU_SHIFT_REPEAT(ShiftLeft, const uint64_t*, mask_bits, , detail::shift_left(a, s))
+ACEMU_SHIFT_REPEAT(ShiftRight, uint64_t, mask_cont, ACEMU_COMMA bool roundEn = false, detail::shift_right(a, s, roundEn))
+ACEMU_SHIFT_REPEAT(ShiftRight, const uint64_t*, mask_bits, ACEMU_COMMA bool roundEn = false, detail::shift_right(a, s, roundEn))
+#undef ACEMU_COMMA
+#undef ACEMU_SHIFT_REPEAT
+
 }  // namespace AscendC

@@ -32,6 +32,7 @@ from ...reference.bind import Verdict, check_interpreter
 from ...dsl.errors import DslError
 from ...dsl.generic import VariantMismatch, binding_for, instantiate
 from ...dsl.ir import Program
+from ...dsl.rules import RULES
 from ...dsl.parser import parse
 from ...examples import CATEGORIES
 from ...reference import ReferenceRun, load_reference
@@ -182,7 +183,8 @@ def _render(exc: DslError, source: str) -> str:
     if exc.path in (None, "<dsl>"):
         exc.path = DRAFT_NAME
     exc.with_source(DRAFT_NAME, source)
-    return exc.render()
+    rule = RULES.get(exc.rule)          # the rule it breaks, as the DSL reference states it
+    return exc.render() + (f"\n  = rule: {rule.statement}" if rule is not None else "")
 
 
 def _check_reply(text: str, ref_path, ref, soc, cases=None, lowered: LowerCheck | None = None) -> Checked[str]:

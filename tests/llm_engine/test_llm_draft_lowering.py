@@ -31,7 +31,7 @@ class Model(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x ** 5
+        return x ** 9
 
 
 def get_inputs():
@@ -45,10 +45,11 @@ def get_init_inputs():
 GELU_COMPUTE = ("                inner = (xu + 0.044715 * xu * xu * xu) * 0.7978845608028654\n"
                 "                yu = 0.5 * xu * (1.0 + tanh(inner))\n")
 assert GELU_COMPUTE in GELU_DSL
-# x ** k for a literal k above 4 lowers as exp(k ln x) (op table: pow's `powers`): NaN for a negative x,
+# x ** k for a literal k above 8 lowers as exp(k ln x) (op table: pow's `powers`): NaN for a negative x,
 # where the interpreter (numpy's power) gives the real value. The interpreter accepts this draft.
-POW_BY_LN = GELU_DSL.replace(GELU_COMPUTE, "                yu = xu ** 5\n")
-POW_BY_PRODUCTS = GELU_DSL.replace(GELU_COMPUTE, "                yu = xu * xu * xu * xu * xu\n")
+POW_BY_LN = GELU_DSL.replace(GELU_COMPUTE, "                yu = xu ** 9\n")
+POW_BY_PRODUCTS = GELU_DSL.replace(GELU_COMPUTE, "                x3 = xu * xu * xu\n"
+                                                 "                yu = x3 * x3 * x3\n")
 
 
 def store_line(text: str) -> int:
@@ -56,15 +57,15 @@ def store_line(text: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def pow5(tmp_path_factory):
+def pow9(tmp_path_factory):
     from ascendcraft_lab.reference import load_reference
-    path = tmp_path_factory.mktemp("refs") / "pow5.py"
+    path = tmp_path_factory.mktemp("refs") / "pow9.py"
     path.write_text(POW5_REFERENCE)
     return path, load_reference(path)
 
 
-def test_a_draft_the_emulator_disagrees_with_goes_back_and_round_2_fixes_it(fake_openai, make_client, pow5):
-    path, ref = pow5
+def test_a_draft_the_emulator_disagrees_with_goes_back_and_round_2_fixes_it(fake_openai, make_client, pow9):
+    path, ref = pow9
     fake_openai.push(reply(fenced(POW_BY_LN)), reply(fenced(POW_BY_PRODUCTS)))
     result = draft_with_llm(path, client=make_client(), reference=ref, lowered=lowering_check(None))
 
@@ -78,15 +79,15 @@ def test_a_draft_the_emulator_disagrees_with_goes_back_and_round_2_fixes_it(fake
     assert f"kernel.dsl.py:{store_line(POW_BY_LN)}:" in second and "of the wrong elements were stored here" in second
 
 
-def test_without_the_lowering_check_the_interpreter_alone_accepts_that_draft(fake_openai, make_client, pow5):
-    path, ref = pow5
+def test_without_the_lowering_check_the_interpreter_alone_accepts_that_draft(fake_openai, make_client, pow9):
+    path, ref = pow9
     fake_openai.push(reply(fenced(POW_BY_LN)))
     result = draft_with_llm(path, client=make_client(), reference=ref)
     assert result.verified and result.best_round == 1
 
 
-def test_a_lowering_refusal_is_fed_back_at_its_line(fake_openai, make_client, pow5):
-    path, ref = pow5
+def test_a_lowering_refusal_is_fed_back_at_its_line(fake_openai, make_client, pow9):
+    path, ref = pow9
     calls = []
 
     def refusing(program, run):

@@ -121,6 +121,25 @@ def powers(x: GM[f32, (N,)], y: Out[f32, (N,)], z: Out[f32, (N,)], t: Tiling):
             store(z[c], zu)
 '''
 
+# Found by the LLM engine's lowering check (wip-llm): `x ** 5` of a tile was exp(5 ln x), NaN for every
+# negative x where the interpreter (and PyTorch) give the real power. Powers up to 8 are products now.
+ODD_POWERS = '''
+@host
+def tiling(x: Tensor[f32, (N,)]):
+    return Launch(1, tile=64)
+
+
+@kernel
+def odd_powers(x: GM[f32, (N,)], y: Out[f32, (N,)], t: Tiling):
+    for c in tiles(N, t.tile):
+        with copyin:
+            xu = load(x[c])
+        with compute:
+            yu = xu ** 5 + (xu * 0.5) ** 8 - xu ** 7
+        with copyout:
+            store(y[c], yu)
+'''
+
 # Found by the generator (seed 2, program 33; minimised by hand): in a kernel that compares (counts
 # rounded up to whole 256-byte repeats), the keepdim reduction of a 1-D tile wrote one value and
 # the next instruction read 64 lanes, 63 of them never written (an emulator finding).
@@ -276,6 +295,11 @@ def test_the_post_mapping_with_consecutive_coefficients_lowers_and_agrees(b, s, 
 
 def test_powers_of_temporaries_and_of_the_target_lower_and_agree():
     out = check(POWERS, {"x": RNG.uniform(-2, 2, 100).astype(np.float32)})
+    assert out.ok, out
+
+
+def test_integer_powers_up_to_8_of_negative_values_lower_and_agree():
+    out = check(ODD_POWERS, {"x": RNG.uniform(-2, 2, 100).astype(np.float32)})
     assert out.ok, out
 
 

@@ -560,7 +560,8 @@ def _cube(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict, dict]:
     forms.add(f"cube-{src.value}")
     acc_t = DType.i32 if src is DType.i8 else DType.f32
     out = acc_t if src is DType.i8 else d.pick((DType.f32, src))
-    bt = d.flag(0.4)                                         # B given as (N, K): moved to L0B transposed
+    # B given as (N, K): moved to L0B transposed (an i8 B must be: i8 fractals move as they are)
+    bt = d.flag(0.4) or src is DType.i8
     epilogue = out is DType.f32 and d.flag(0.4)
     if bt:
         forms.add("cube-transposed-b")

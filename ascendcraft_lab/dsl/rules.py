@@ -177,6 +177,9 @@ _RULES = (
     Rule("cube.one-layout", "cube",
          "An L1 tile has one layout, fixed by the one L0 tile it feeds: to feed L0A and L0B (or one transposed "
          "and one not) load the GM view into a second L1 tile."),
+    Rule("cube.i8-layout", "cube",
+         "An i8 A goes to L0A as [M, K] (`load(a1, L0A)`) and an i8 B to L0B as [N, K] (`load(b1, L0B, "
+         "transpose=True)` of a B declared (N, K)): i8 fractals are not transposed on the way."),
     Rule("cube.mmad", "cube",
          "mmad(a, b, acc) multiplies an L0A by an L0B tile of one dtype, of matching inner sizes, into an L0C "
          "accumulator (`zeros(m, n, L0C)`, f32, or i32 for i8) assigned to itself; each L0 tile is one "

@@ -621,6 +621,12 @@ class _Verifier:
         t = TileType(l1.dtype, shape, level)
         prev = self.operands.get(name)
         op = cube.Operand(name, st.target, level, l1.dtype, st.transpose)
+        if op.dtype is DType.i8 and op.hw_transpose:      # found by the fuzzer: the lowering refused it
+            side, fix = (("A as [K, M]", "A as [M, K] (`load(a1, L0A)`)") if level is Level.L0A else
+                         ("B as [K, N]", "B as [N, K] (`load(b1, L0B, transpose=True)`)"))
+            raise self.err(st, f"an i8 matrix moves into {level.value} with its fractals as they are only: {side} "
+                           "would need 32 x 32 squares transposed, which the lowering does not do",
+                           f"give the cube {fix}", rule="cube.i8-layout")
         if prev is not None and (prev.level, prev.transpose, prev.l0) != (op.level, op.transpose, op.l0):
             raise self.err(st, f"L1 tile `{name}` is moved to {prev.level.value} as `{prev.l0}` elsewhere; "
                            "an L1 tile has one layout, fixed by the one L0 tile it feeds",

@@ -140,6 +140,38 @@ def odd_powers(x: GM[f32, (N,)], y: Out[f32, (N,)], t: Tiling):
             store(y[c], yu)
 '''
 
+# Found by the generator (wip-llm, seed slice-llm program 6): an i8 B moved to L0B as [K, N] verified and
+# was refused by the lowering (i8 fractals are not transposed on the way); the verifier refuses it now.
+I8_MATMUL = '''
+@host
+def tiling(a: Tensor[i8, (M, K)], b: Tensor[i8, (N, K)]):
+    base_m = min(128, align_up(M, 16))
+    base_n = min(128, align_up(N, 16))
+    base_k = min(64, align_up(K, 32))
+    cores = min(CUBE_CORES, cdiv(M, base_m) * cdiv(N, base_n))
+    return Launch(cores, base_m=base_m, base_n=base_n, base_k=base_k)
+
+
+@kernel
+def i8_matmul(a: GM[i8, (M, K)], b: GM[i8, (N, K)], y: Out[i32, (M, N)], t: Tiling):
+    for mi, ni in core_tiles((M, N), (t.base_m, t.base_n)):
+        acc = zeros(mi.len, ni.len, L0C, dtype=i32)
+        for ki in tiles(K, t.base_k):
+            with copyin:
+                a1 = load(a[mi, ki], L1)
+                b1 = load(b[ni, ki], L1)
+            with split:
+                a0 = load(a1, L0A)
+                b0 = load(b1, L0B, transpose=True)
+            with compute:
+                acc = mmad(a0, b0, acc)
+        with copyout:
+            store(y[mi, ni], acc)
+'''
+I8_MATMUL_B_AS_K_N = (I8_MATMUL.replace("b: Tensor[i8, (N, K)]", "b: Tensor[i8, (K, N)]")
+                      .replace("b: GM[i8, (N, K)]", "b: GM[i8, (K, N)]").replace("b[ni, ki]", "b[ki, ni]")
+                      .replace("load(b1, L0B, transpose=True)", "load(b1, L0B)"))
+
 # Found by the generator (seed 2, program 33; minimised by hand): in a kernel that compares (counts
 # rounded up to whole 256-byte repeats), the keepdim reduction of a 1-D tile wrote one value and
 # the next instruction read 64 lanes, 63 of them never written (an emulator finding).
@@ -300,6 +332,19 @@ def test_powers_of_temporaries_and_of_the_target_lower_and_agree():
 
 def test_integer_powers_up_to_8_of_negative_values_lower_and_agree():
     out = check(ODD_POWERS, {"x": RNG.uniform(-2, 2, 100).astype(np.float32)})
+    assert out.ok, out
+
+
+def test_an_i8_b_as_k_by_n_is_refused_by_the_verifier_saying_what_to_write():
+    ints = {"a": RNG.integers(-5, 6, (33, 70)).astype(np.int8), "b": RNG.integers(-5, 6, (70, 40)).astype(np.int8)}
+    out = check(I8_MATMUL_B_AS_K_N, ints, emulated=False)
+    assert out.kind == "reject" and "i8 matrix moves into L0B" in out.message
+    assert "load(b1, L0B, transpose=True)" in out.message
+
+
+def test_an_i8_matmul_with_b_as_n_by_k_lowers_and_agrees():
+    ints = {"a": RNG.integers(-5, 6, (33, 70)).astype(np.int8), "b": RNG.integers(-5, 6, (40, 70)).astype(np.int8)}
+    out = check(I8_MATMUL, ints)
     assert out.ok, out
 
 

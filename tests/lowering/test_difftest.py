@@ -172,6 +172,27 @@ I8_MATMUL_B_AS_K_N = (I8_MATMUL.replace("b: Tensor[i8, (N, K)]", "b: Tensor[i8, 
                       .replace("b: GM[i8, (N, K)]", "b: GM[i8, (K, N)]").replace("b[ni, ki]", "b[ki, ni]")
                       .replace("load(b1, L0B, transpose=True)", "load(b1, L0B)"))
 
+# Found by the generator (wip-llm, seed slice-38 programs 74 and 92): windows of 1 every 2nd element
+# (k < stride) wrote the row's span as `outL * 2 + -1`, which pass 2's checker could not evaluate, so
+# it refused to size the InitBuffer calls. The checkers' C++ evaluator reads unary minus now.
+SUBSAMPLE_WINDOWS = '''
+@host
+def tiling(x: Tensor[f32, (B, L)]):
+    cores, per = core_split(B)
+    return Launch(cores, per=per)
+
+
+@kernel
+def subsample(x: GM[f32, (B, L)], y: Out[f32, (B, (L - 1) // 2 + 1)], t: Tiling):
+    for r in core_rows(t.per, B):
+        with copyin:
+            xu = load(x[r, :])
+        with compute:
+            yu = window_max(xu, 1, 2, pad=0, dilation=1, count=(L - 1) // 2 + 1)
+        with copyout:
+            store(y[r, :], yu)
+'''
+
 # Found by the generator (seed 2, program 33; minimised by hand): in a kernel that compares (counts
 # rounded up to whole 256-byte repeats), the keepdim reduction of a 1-D tile wrote one value and
 # the next instruction read 64 lanes, 63 of them never written (an emulator finding).
@@ -345,6 +366,12 @@ def test_an_i8_b_as_k_by_n_is_refused_by_the_verifier_saying_what_to_write():
 def test_an_i8_matmul_with_b_as_n_by_k_lowers_and_agrees():
     ints = {"a": RNG.integers(-5, 6, (33, 70)).astype(np.int8), "b": RNG.integers(-5, 6, (40, 70)).astype(np.int8)}
     out = check(I8_MATMUL, ints)
+    assert out.ok, out
+
+
+@pytest.mark.parametrize("length", [17, 8])
+def test_windows_of_one_every_second_element_lower_and_agree(length):
+    out = check(SUBSAMPLE_WINDOWS, {"x": RNG.uniform(-2, 2, (3, length)).astype(np.float32)})
     assert out.ok, out
 
 

@@ -328,7 +328,11 @@ def _rows1d(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     if scans and d.flag(0.3):        # a running scan along the row, continued across tiles by a carry
         op = d.pick(scans)
         forms.add("scan")
-        start, arg = ("1.0", f"0.01 * {last} + 1.0") if OPS[op].reduction == "prod" else ("0.0", last)
+        # an f16 scan adds up the row as loaded: a computed f16 row is a rounding order away from the other
+        # implementation's (a 1-ulp different ReduceSum), and a running sum's cancellation turns that into
+        # errors no f16 tolerance covers (seed slice-38, program 32)
+        base = last if dtype is DType.f32 else "x0u"
+        start, arg = ("1.0", f"0.01 * {base} + 1.0") if OPS[op].reduction == "prod" else ("0.0", base)
         carry = [f"carry = {start}"]
         end = f"{'first' if OPS[op].reverse else 'last'}(q)"
         body += [f"q = {op}({arg}, init=carry)", f"carry = {end if dtype is DType.f32 else f'cast({end}, f32)'}"]

@@ -84,8 +84,9 @@ _RULES = (
     Rule("host.cores", "host", "The launch's core count is an integer expression (its first argument)."),
     Rule("host.fit", "host",
          "`fit_tile(dtype)` / `fit_rows(dtype, cols)` appear once in the host function, as the size of the "
-         "tiles (a Launch field such as `tile=min(fit_tile(f32), N)`, read by `tiles(N, t.tile)`), never "
-         "divided before it sizes them (the UB plan solves that one size); size other tiles with `ub_elems`."),
+         "tiles (a Launch field such as `tile=min(fit_tile(f32), N)`, read by `tiles(N, t.tile)`), not divided "
+         "by a row's length before it sizes them (a tile of rows is `fit_rows(f32, cols)`); the UB plan solves "
+         "that one size: size other tiles with `ub_elems`."),
     Rule("host.launch", "host",
          "For the given shapes: the host function runs, a tile step, rows or chunk per core and a range() step "
          "are at least 1, and a cube + vector kernel launches at most CUBE_CORES blocks."),

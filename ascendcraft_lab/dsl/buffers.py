@@ -519,7 +519,8 @@ def _the_fit(program: Program) -> Call | None:
         second = calls[1][0]
         raise DslError(f"a second {second.op}() in the host function; the UB plan solves one fitted size",
                        second.span, f"fit one size (`{calls[0][0].op}` on line {calls[0][0].span.line}) and derive "
-                       "the others from it, or size them with ub_elems(dtype, live=K)", program.path, program.source)
+                       "the others from it, or size them with ub_elems(dtype, live=K)", program.path, program.source,
+                       rule="host.fit")
     return calls[0][0] if calls else None
 
 
@@ -529,7 +530,7 @@ def _live_units(program: Program, plan: UbPlan, soc: Soc, fit: Call) -> tuple[in
     rows = fit.op == "fit_rows"
 
     def fail(msg: str, help: str) -> DslError:
-        return DslError(msg, fit.span, help, program.path, program.source)
+        return DslError(msg, fit.span, help, program.path, program.source, rule="host.fit")
     usages, pitch = [], None
     for value in PROBE_FIT:
         try:

@@ -13,9 +13,10 @@ from .ir import DType
 from .buffers import MAX_COPY_ROWS
 from .tiles import MAX_PITCH_BLOCKS
 from .ops import HOST_BUILTINS, OPS_LIST, ROUND_MODES
-from .parser import GRAMMAR, ITERATORS, parse
+from .parser import GRAMMAR, ITERATORS, RESERVED, parse
 from .program import PROGRAM_GRAMMAR, parse_any
 from .program_check import PROGRAM_RULES, verify_multi
+from .rules import by_topic
 from .verifier import verify
 
 _CATEGORY_TITLES = [
@@ -84,7 +85,7 @@ def render_reference() -> str:
     """The reference, section by section (each section a function below)."""
     soc = get_soc(DEFAULT_SOC)
     sections = (_intro(), _grammar(), _types(), _tiles_of_rows(), _loops(), _stages(), _synchronisation(),
-                _host_function(soc), _operations(), _ub_budget(soc), _binding(), _errors(), _programs())
+                _host_function(soc), _operations(), _ub_budget(soc), _binding(), _rules(), _errors(), _programs())
     return "\n".join(line for section in sections for line in section) + "\n"
 
 
@@ -413,6 +414,27 @@ def _binding() -> list[str]:
       "axes: a `(C,)` bias declared `(C, 1)` is one value per row); no element moves.")
     w("- Dims bind from the actual shapes; a dim seen twice must agree. Tolerances: f32 1e-4, f16/bf16 1e-2 "
       "(rtol and atol), exact for ints.")
+    w("")
+    return out
+
+
+def _rules() -> list[str]:
+    """Every rule the verifier enforces, its statement from the rule itself (rules.RULES)."""
+    out: list[str] = []
+    w = out.append
+    w("## Rules the verifier enforces")
+    w("")
+    w("Every refusal of the verifier names one of these rules (`dsl/rules.py`); a draft that keeps them all "
+      "verifies, and its lowering computes what the interpreter computes.")
+    for title, rules in by_topic():
+        w("")
+        w(f"### {title}")
+        w("")
+        for r in rules:
+            w(f"- {r.statement} (`{r.id}`)")
+    w("")
+    w("The DSL words no name may take: " + ", ".join(f"`{n}`" for n in sorted(RESERVED)) + ", and every "
+      "operation, builtin and SoC constant above.")
     w("")
     return out
 

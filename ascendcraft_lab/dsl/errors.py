@@ -76,8 +76,9 @@ class DslError(Exception):
     """
 
     def __init__(self, message: str, span: Span | None = None, help: str | None = None,
-                 path: str | None = None, source: str | None = None):
+                 path: str | None = None, source: str | None = None, rule: str = ""):
         super().__init__(message)
+        self.rule = rule            # the verifier's rule it breaks (dsl/rules.py), "" for other errors
         self.message = message
         self.span = span
         self.help = help

@@ -27,6 +27,13 @@ Forms (a program has one, plus the features it drew; `Case.forms` names them):
             the total back and uses it
   views     every step-th row (a stepped slice), a flipped middle axis, a concatenation by stores
             at an offset
+  cube      C = A @ B on the cube (f32, f16, bf16 or i8 inputs; B as (K, N), or as (N, K) moved
+            transposed), stored from L0C, or through a Workspace, sync_all() and a vector epilogue
+  window    pooling windows of a row: a windows() view (k, stride as scalars), or a whole row with
+            padding and dilation; max, min, sum, avg
+  sort      argsort of a whole row (ascending or descending, all or the top k), its values gathered
+            with take() and its positions stored as i32 or i64
+  casts     bf16 or i8 tensors: loaded, cast to f32 (i8 through f16), computed, cast back
 """
 from __future__ import annotations
 
@@ -39,7 +46,7 @@ import numpy as np
 from .ir import DType
 from .ops import OPS
 
-FORMS = ("flat", "rows1d", "rows2d", "carried", "planes", "global", "views")
+FORMS = ("flat", "rows1d", "rows2d", "carried", "planes", "global", "views", "cube", "window", "sort", "casts")
 DTYPES = (DType.f32, DType.f16, DType.i32)      # i32: the forms that need no reduction
 LITERALS = ("0.5", "2.0", "1.5", "-1.0", "3.0", "0.25")
 INT_LITERALS = ("2", "1", "-3", "0", "5")
@@ -196,7 +203,8 @@ class _Expr:
         a = self.full(depth - 1, kind)
         guard = BINARY_GUARDS.get(op, "")
         if guard == "power":
-            return f"({a}) ** {self.d.pick(('2', '3', '1'))}"
+            # 5 and 8: products of any sign, as 2 and 3 (f32 only: an f16 power of 8 overflows near the boundary)
+            return f"({a}) ** {self.d.pick(('2', '3', '1') + (('5', '8') if self.dtype is DType.f32 else ()))}"
         b = self.other(kind, depth)
         if guard:
             b = self.guard(b, guard)
@@ -320,7 +328,11 @@ def _rows1d(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     if scans and d.flag(0.3):        # a running scan along the row, continued across tiles by a carry
         op = d.pick(scans)
         forms.add("scan")
-        start, arg = ("1.0", f"0.01 * {last} + 1.0") if OPS[op].reduction == "prod" else ("0.0", last)
+        # an f16 scan adds up the row as loaded: a computed f16 row is a rounding order away from the other
+        # implementation's (a 1-ulp different ReduceSum), and a running sum's cancellation turns that into
+        # errors no f16 tolerance covers (seed slice-38, program 32)
+        base = last if dtype is DType.f32 else "x0u"
+        start, arg = ("1.0", f"0.01 * {base} + 1.0") if OPS[op].reduction == "prod" else ("0.0", base)
         carry = [f"carry = {start}"]
         end = f"{'first' if OPS[op].reverse else 'last'}(q)"
         body += [f"q = {op}({arg}, init=carry)", f"carry = {end if dtype is DType.f32 else f'cast({end}, f32)'}"]
@@ -540,6 +552,168 @@ def _views(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
     return text, {n[:-1]: (bb, h, w) for n in names}, {}
 
 
+def _cube(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict, dict]:
+    """C = A @ B on the cube: core_tiles over C's blocks, K in base_k slices GM -> L1 -> L0A / L0B ->
+    mmad into L0C; stored from L0C, or (f32) through a Workspace, sync_all() and a vector epilogue.
+    Base sizes are whole fractals (multiples of 16 rows, 32 columns), or cover their axis."""
+    m = d.pick((16, 1, 17, 33, 64, 100, 130))
+    k = d.pick((16, 8, 1, 31, 64, 100, 70))
+    n = d.pick((16, 1, 15, 40, 64, 129))
+    src = d.pick((DType.f32, DType.f16, DType.bf16, DType.i8))
+    forms.discard(dtype.value)
+    forms.add(f"cube-{src.value}")
+    acc_t = DType.i32 if src is DType.i8 else DType.f32
+    out = acc_t if src is DType.i8 else d.pick((DType.f32, src))
+    # B given as (N, K): moved to L0B transposed (an i8 B must be: i8 fractals move as they are)
+    bt = d.flag(0.4) or src is DType.i8
+    epilogue = out is DType.f32 and d.flag(0.4)
+    if bt:
+        forms.add("cube-transposed-b")
+    bm, bn, bk = d.pick((128, 16, 32, 64)), d.pick((128, 16, 32, 64)), d.pick((64, 32))
+    S, O, A = src.value, out.value, acc_t.value
+    b_decl = f"b: GM[{S}, (N, K)]" if bt else f"b: GM[{S}, (K, N)]"
+    host_params = [f"a: Tensor[{S}, (M, K)]", b_decl.replace("GM[", "Tensor[")]
+    host = [f"base_m = min({bm}, align_up(M, 16))", f"base_n = min({bn}, align_up(N, 16))",
+            f"base_k = min({bk}, align_up(K, 32))", "cores = min(CUBE_CORES, cdiv(M, base_m) * cdiv(N, base_n))"]
+    fields = "base_m=base_m, base_n=base_n, base_k=base_k"
+    kernel = ["for mi, ni in core_tiles((M, N), (t.base_m, t.base_n)):",
+              f"    acc = zeros(mi.len, ni.len, L0C{'' if acc_t is DType.f32 else ', dtype=' + A})",
+              "    for ki in tiles(K, t.base_k):", "        with copyin:", "            a1 = load(a[mi, ki], L1)",
+              f"            b1 = load(b[{'ni, ki' if bt else 'ki, ni'}], L1)", "        with split:",
+              "            a0 = load(a1, L0A)", f"            b0 = load(b1, L0B{', transpose=True' if bt else ''})",
+              "        with compute:", "            acc = mmad(a0, b0, acc)", "    with copyout:"]
+    params = [f"a: GM[{S}, (M, K)]", b_decl, f"y: Out[{O}, (M, N)]"]
+    if epilogue:
+        forms.add("cube-epilogue")
+        leaves = {"hu": "full"}
+        if d.flag(0.5):
+            leaves["bu"] = "row"
+        ex = _Expr(d, DType.f32, leaves, set(), forms)
+        ex.reduce = []
+        body, last = _chain(d, ex, d.below(2) + 1, d.below(2), "hu")
+        names = _names_in(body, list(leaves))
+        params += ["bias: GM[f32, (N,)]"] if "bu" in names else []
+        params += ["xw: Workspace[f32, (M, N)]"]
+        host.append("rows = cdiv(M, cores)")
+        fields += f", rows=rows, tile={d.pick((64, 16, 100))}"
+        kernel += ["        store(xw[mi, ni], acc)", "sync_all()", "for r in core_rows(t.rows, M):",
+                   "    for c in tiles(N, t.tile):", "        with copyin:", "            hu = load(xw[r, c])",
+                   *(["            bu = load(bias[c])"] if "bu" in names else []),
+                   "        with compute:", *[f"            {x}" for x in body],
+                   "        with copyout:", f"            store(y[r, c], {last})"]
+    else:
+        kernel += ["        store(y[mi, ni], acc)"]
+    params += ["t: Tiling"]
+    text = _program(host_params, host + [f"return Launch(cores, {fields})"], params, kernel)
+    shapes = {"a": (m, k), "b": (n, k) if bt else (k, n)}
+    dtypes = {"a": src, "b": src}
+    if epilogue and "bias: GM[f32, (N,)]" in params:
+        shapes["bias"], dtypes["bias"] = (n,), DType.f32
+    return text, shapes, {}, dtypes
+
+
+def _window(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
+    """Pooling windows along a row: a windows() view of the output tile's windows (k and stride as
+    scalar parameters, as max_pool1d), or a whole row with padding and dilation."""
+    dtype = dtype if dtype in (DType.f32, DType.f16) else DType.f32
+    ops = [n for n, spec in OPS.items() if spec.category == "window" and dtype in spec.dtypes]
+    op = d.pick(ops)
+    forms.add(op)
+    b = d.pick((3, 1, 2, 5, 48))
+    k = d.pick((2, 3, 1, 4))
+    stride = d.pick((2, 1, 3))
+    T = dtype.value
+    if d.flag(0.5):
+        forms.add("window-view")
+        length = d.pick((17, 8, 33, 100, 257)) + k
+        host = ["cores, per = core_split(B)", f"return Launch(cores, per=per, tile={d.pick((8, 1, 16, 64))})"]
+        count = "(L - k) // s + 1"
+        kernel = ["for r in core_rows(t.per, B):", f"    for c in tiles({count}, t.tile):", "        with copyin:",
+                  "            xu = load(x[r, windows(c, k, s)])", "        with compute:",
+                  f"            yu = {op}(xu, k, s)", "        with copyout:", "            store(y[r, c], yu)"]
+        params = [f"x: GM[{T}, (B, L)]", "k: i32", "s: i32", f"y: Out[{T}, (B, {count})]", "t: Tiling"]
+        text = _program([f"x: Tensor[{T}, (B, L)]", "k: i32", "s: i32"], host, params, kernel)
+        return text, {"x": (b, length)}, {"k": k, "s": stride}
+    forms.add("window-row")
+    pad = d.below(k // 2 + 1)
+    dil = d.pick((1, 2)) if k > 1 else 1
+    length = d.pick((17, 8, 33, 100, 5)) + dil * (k - 1)
+    extra = 2 * pad - dil * (k - 1) - 1
+    count = f"(L {'+' if extra >= 0 else '-'} {abs(extra)}) // {stride} + 1"
+    kernel = ["for r in core_rows(t.per, B):", "    with copyin:", "        xu = load(x[r, :])",
+              "    with compute:", f"        yu = {op}(xu, {k}, {stride}, pad={pad}, dilation={dil}, count={count})",
+              "    with copyout:", "        store(y[r, :], yu)"]
+    params = [f"x: GM[{T}, (B, L)]", f"y: Out[{T}, (B, {count})]", "t: Tiling"]
+    text = _program([f"x: Tensor[{T}, (B, L)]"], ["cores, per = core_split(B)", "return Launch(cores, per=per)"],
+                    params, kernel)
+    return text, {"x": (b, length)}, {}
+
+
+def _sort(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict]:
+    """argsort of a whole row: all positions or the top k, ascending or descending; the values by
+    take(), the positions stored as i32 or i64."""
+    dtype = dtype if dtype in OPS["argsort"].dtypes and dtype.is_float else DType.f32
+    b = d.pick((3, 1, 2, 7, 48))
+    n = d.pick((8, 1, 17, 32, 33, 100, 257))
+    desc = d.flag(0.5)
+    top = d.pick((0, 1, 3, n))
+    top = min(top, n)
+    width = str(top) if top else "N"
+    idx_t = d.pick((DType.i32, DType.i64))
+    forms.add("argsort" + ("-desc" if desc else "") + ("-topk" if top else ""))
+    T = dtype.value
+    args = "".join([", descending=True" if desc else "", f", k={top}" if top else ""])
+    kernel = ["for r in core_rows(t.rows, B):", "    with copyin:", "        xu = load(x[r, :])", "    with compute:",
+              f"        at = argsort(xu{args})", "        vu = take(xu, at)",
+              *([f"        iu = cast(at, {idx_t.value})"] if idx_t is not DType.i32 else []),
+              "    with copyout:", "        store(values[r, :], vu)",
+              f"        store(indices[r, :], {'at' if idx_t is DType.i32 else 'iu'})"]
+    params = [f"x: GM[{T}, (B, N)]", f"values: Out[{T}, (B, {width})]", f"indices: Out[{idx_t.value}, (B, {width})]",
+              "t: Tiling"]
+    host = ["cores = min(VECTOR_CORES, B)", "rows = cdiv(B, cores)", "cores = cdiv(B, rows)",
+            "return Launch(cores, rows=rows)"]
+    return _program([f"x: Tensor[{T}, (B, N)]"], host, params, kernel), {"x": (b, n)}, {}
+
+
+def _casts(d: Draws, dtype: DType, forms: set) -> tuple[str, dict, dict, dict]:
+    """bf16 or i8 tensors, which the vector unit only converts: loaded, cast to f32 (i8 through f16),
+    an f32 expression, cast back (bf16 rounds to nearest even; i8 through f16, by a rounding mode)."""
+    src = d.pick((DType.bf16, DType.i8))
+    forms.discard(dtype.value)
+    forms.add(f"casts-{src.value}")
+    n = d.pick((1001, 1, 7, 64, 257, 33))
+    tile = d.pick((64, 8, 32, 256))
+    leaves = {"f0": "full", "f1": "full"}
+    ex = _Expr(d, DType.f32, leaves, set(), forms)
+    ex.reduce = []
+    body, last = _chain(d, ex, d.below(2) + 1, d.below(2), "f0")
+    names = sorted(_names_in(body, list(leaves)))
+    S = src.value
+    up = [f"f{n_[1]} = cast(x{n_[1]}u, f32)" if src is DType.bf16 else f"f{n_[1]} = cast(cast(x{n_[1]}u, f16), f32)"
+          for n_ in names]
+    out = d.pick((src, DType.f32))
+    if out is DType.f32:
+        down = []
+    elif src is DType.bf16:
+        down = [f"yo = cast({last}, bf16)"]
+    else:
+        # i8 from f16: a value out of range saturates on both sides; the rounding mode is drawn
+        mode = d.pick(("round", "floor", "trunc", "ceil", "rint"))
+        forms.add(f"cast-i8-{mode}")
+        down = [f"yh = cast(clamp({last}, -128.0, 127.0), f16)", f"yo = cast(yh, i8, round=\"{mode}\")"]
+    result = "yo" if down else last
+    kernel = ["for part in core_chunk(t.chunk, N):", "    for c in tiles(part, t.tile):", "        with copyin:",
+              *[f"            x{x[1]}u = load(x{x[1]}[c])" for x in names], "        with compute:",
+              *[f"            {x}" for x in up + body + down], "        with copyout:",
+              f"            store(y[c], {result})"]
+    params = [f"x{x[1]}: GM[{S}, (N,)]" for x in names] + [f"y: Out[{out.value}, (N,)]", "t: Tiling"]
+    host = ["chunk = align_up(cdiv(N, 3), 32)", "cores = cdiv(N, chunk)",
+            f"return Launch(cores, chunk=chunk, tile={tile})"]
+    text = _program([f"x0: Tensor[{S}, (N,)]"], host, params, kernel)
+    shapes = {f"x{x[1]}": (n,) for x in names}
+    return text, shapes, {}, {k: src for k in shapes}
+
+
 def _program(host_params: list[str], host: list[str], params: list[str], kernel: list[str]) -> str:
     head = "@host\ndef tiling(" + ", ".join(host_params) + "):\n" + "".join(f"    {x}\n" for x in host)
     body = "".join(f"    {x}\n" for x in kernel)
@@ -547,7 +721,7 @@ def _program(host_params: list[str], host: list[str], params: list[str], kernel:
 
 
 BUILDERS = {"flat": _flat, "rows1d": _rows1d, "rows2d": _rows2d, "carried": _carried, "planes": _planes,
-            "global": _global, "views": _views}
+            "global": _global, "views": _views, "cube": _cube, "window": _window, "sort": _sort, "casts": _casts}
 
 
 def generate(d: Draws, forms: tuple[str, ...] = FORMS) -> Case:
@@ -557,14 +731,19 @@ def generate(d: Draws, forms: tuple[str, ...] = FORMS) -> Case:
     if dtype.is_int and form not in ("flat", "rows2d", "planes", "views"):
         dtype = DType.f32
     tags = {form, dtype.value}
-    text, shapes, scalars = BUILDERS[form](d, dtype, tags)
+    built = BUILDERS[form](d, dtype, tags)
+    text, shapes, scalars = built[:3]
+    dtypes = built[3] if len(built) > 3 else {}      # a form whose tensors are not all of `dtype`
     rng = np.random.default_rng(d.below(1 << 16))
     inputs = {}
     for name, shape in shapes.items():
+        dt = dtypes.get(name, dtype)
         if name.startswith("m"):
             inputs[name] = rng.random(shape) > 0.5
-        elif dtype.is_int:
-            inputs[name] = rng.integers(-5, 6, shape).astype(dtype.np)
+        elif dt.is_int:
+            inputs[name] = rng.integers(-5, 6, shape).astype(dt.np)
+        elif dt is DType.bf16:        # bf16 values travel as float32 (numpy has no bfloat16)
+            inputs[name] = rng.uniform(-2.0, 2.0, shape).astype(np.float32)
         else:
-            inputs[name] = rng.uniform(-2.0, 2.0, shape).astype(dtype.np)
+            inputs[name] = rng.uniform(-2.0, 2.0, shape).astype(dt.np)
     return Case(text, inputs, scalars, tags, shapes)

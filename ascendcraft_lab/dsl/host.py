@@ -86,7 +86,7 @@ class HostEvaluator:
         self.fit = fit                    # what fit_tile / fit_rows give while the plan is probed
 
     def fail(self, node, msg, help=None) -> DslError:
-        return DslError(msg, node.span, help, self.path, self.source)
+        return DslError(msg, node.span, help, self.path, self.source, rule="host.expressions")
 
     def eval(self, e: Expr):
         v = self._eval(e)

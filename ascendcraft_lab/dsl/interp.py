@@ -49,6 +49,9 @@ class RunOutputs(dict):
 
     launch: dict
     unwritten: dict      # output name -> elements never stored
+    writers: dict        # output name -> per element (the output's shape), the store that wrote it last:
+                         # 0 none, k the k-th store statement of the kernel (`stores[k - 1]`)
+    stores: list         # the kernel's Store statements, in the order `writers` numbers them
     ub_peak: int         # bytes of UB the run needed (buffers x copies + scratch)
 
 
@@ -73,7 +76,8 @@ class _Run:
         self.iterations = 0
         self.consts: dict[str, object] = {}
         self.arrays: dict[str, np.ndarray] = {}      # tensor name -> view-shaped array
-        self.written: dict[str, np.ndarray] = {}
+        self.written: dict[str, np.ndarray] = {}     # output name -> store number per element (0: never)
+        self.stores: list[Store] = []
         self.full_outputs: dict[str, np.ndarray] = {}
         self._bind(inputs)
         self.ub = _UbTracker(program, soc)
@@ -116,7 +120,7 @@ class _Run:
                                    for i, g in _group_starts(t.groups))
                 self.arrays[t.name] = full.reshape(view_shape)
                 if t.role is TensorRole.output:
-                    self.written[t.name] = np.zeros(view_shape, dtype=bool)
+                    self.written[t.name] = np.zeros(view_shape, dtype=np.uint16)
             else:
                 a = np.asarray(inputs[t.name])
                 if t.dtype is DType.bf16:
@@ -157,6 +161,8 @@ class _Run:
                 rows = min(max(int(np.reshape(self.full_outputs[count.name], -1)[0]), 0), len(self.written[n]))
                 w = self.written[n][:rows]
                 out.unwritten[n] = int(w.size - np.count_nonzero(w))
+        out.writers = {n: w.reshape(self.full_outputs[n].shape) for n, w in self.written.items()}
+        out.stores = list(self.stores)
         out.ub_peak = self.ub.peak
         return out
 
@@ -343,7 +349,9 @@ class _Run:
     def _store(self, st: Store):
         index = self._index(st.dst, write=True)
         arr = self.arrays[st.dst.tensor]
-        written = self.written.get(st.dst.tensor, np.zeros(arr.shape, dtype=bool))
+        written = self.written.get(st.dst.tensor, np.zeros(arr.shape, dtype=np.uint16))
+        self.stores.append(st)
+        number = min(len(self.stores), np.iinfo(np.uint16).max)
         name = st.value.id
         acc = st.accumulate
         # Fixpipe converts the L0C accumulator to the output's dtype (bf16 is kept in f32, rounded)
@@ -365,7 +373,7 @@ class _Run:
                 arr[idx] += v
             else:
                 arr[idx] = v
-            written[idx] = True
+            written[idx] = number
         return store
 
     def _for(self, st: For):

@@ -431,8 +431,8 @@ OPS_LIST: list[OpSpec] = [
             example="min(xu, 6.0)", int8="exact"),
     _binary("pow", "**", _pow, "a raised to b; `a ** b` is the same", "", "", F,
             expand=(Step("Ln"), Step("Muls", "{s}"), Step("Exp")), why="a ** b = exp(b * ln(a)) for a > 0",
-            note="x ** k for k = 1..4 as k - 1 multiplications", float_only=True, scalar_unit=False,
-            example="pow(xu, 1.5)", powers=4, call_spelling=True,
+            note="x ** k for k = 1..8 as k - 1 multiplications (any sign of x)", float_only=True, scalar_unit=False,
+            example="pow(xu, 1.5)", powers=8, call_spelling=True,
             inplace=False),      # x ** 3 as x * x * x reads x after the first product: never over x
     OpSpec("floordiv", "intbinary", (_p("a"), _p("b")), np.floor_divide,
            "integer floor division of scalars (index arithmetic)", note="C++ `/` on non-negative ints",

@@ -149,9 +149,9 @@ class _Parser:
             return len(self.lines[line - 1].encode("utf-8")[:byte_offset].decode("utf-8", "replace")) + 1
         return byte_offset + 1
 
-    def err(self, node, message: str, help: str | None = None) -> DslError:
+    def err(self, node, message: str, help: str | None = None, rule: str = "") -> DslError:
         span = node if isinstance(node, Span) else self.span(node)
-        return DslError(message, span, help, self.path, self.text)
+        return DslError(message, span, help, self.path, self.text, rule=rule)
 
     # -- module --------------------------------------------------------------------------
     def program(self) -> Program:
@@ -204,7 +204,8 @@ class _Parser:
             raise self.err(span, f"kernel name is {len(name)} characters; the limit is {MAX_KERNEL_NAME}",
                            "it names the generated files and classes: use a short name")
         if name in CPP_KEYWORDS:
-            raise self.err(span, f"kernel name `{name}` is a C++ keyword", f"rename the kernel, e.g. `{name}_op`")
+            raise self.err(span, f"kernel name `{name}` is a C++ keyword", f"rename the kernel, e.g. `{name}_op`",
+                           rule="names.reserved")
         if name in CPP_TAKEN:
             raise self.err(span, f"kernel name `{name}` is {CPP_TAKEN[name]}", f"rename the kernel, e.g. `{name}_op`")
         if "__" in name or (name[0] == "_" and name[1:2].isupper()):
@@ -420,7 +421,7 @@ class _Parser:
                            f"rename it, e.g. `{name.lower()}v`")
         if name in RESERVED or name in OPS or name in SOC_CONSTANTS or name in HOST_BUILTINS:
             raise self.err(node, f"`{name}` is a DSL word and cannot be used as a name",
-                           f"rename it, e.g. `{name}_` or `{name[0]}v`")
+                           f"rename it, e.g. `{name}_` or `{name[0]}v`", rule="names.reserved")
         if name.startswith("__"):
             raise self.err(node, f"`{name}` is not allowed as a name", "names may not start with two underscores")
 
@@ -495,7 +496,7 @@ class _Parser:
             if kw.arg in ("cores",) or kw.arg in RANGE_ATTRS:
                 raise self.err(kw, f"`{kw.arg}` is reserved and cannot be a Launch field name",
                                "pick another name" if kw.arg != "cores"
-                               else "the core count is the positional argument")
+                               else "the core count is the positional argument", rule="names.reserved")
             seen.add(kw.arg)
             fields.append(LaunchField(kw.arg, self._expr(kw.value), span=self.span(kw)))
         return Launch(self._expr(v.args[0]), tuple(fields), span=self.span(st))

@@ -39,14 +39,15 @@ def _tile_result(v, e: Call, spec, args, ta, tb, tiles) -> TileType:
     op = spec.name
     if len(tiles) == 2 and tiles[0].dtype != tiles[1].dtype:
         raise v.err(e, f"`{op}` of a {tiles[0].dtype.value} tile and a {tiles[1].dtype.value} tile",
-                    f"cast one of them: `cast(x, {wider(tiles[0].dtype, tiles[1].dtype).value})`")
+                    f"cast one of them: `cast(x, {wider(tiles[0].dtype, tiles[1].dtype).value})`", rule="ops.dtypes")
     shape = v.broadcast(e, tiles)
     tile = tiles[0]
     for t, a in ((ta, args[0]), (tb, args[1])):
         if isinstance(t, ScalarType):
             v.tile_scalar(tile, t, a, op)
     if tile.dtype is DType.bool:
-        raise v.err(e, f"`{op}` on bool tiles", "bool tiles are masks: use them in where(mask, a, b)")
+        raise v.err(e, f"`{op}` on bool tiles", "bool tiles are masks: use them in where(mask, a, b)",
+                    rule="ops.dtypes")
     v.need_dtype(e, spec, tile.dtype)
     return TileType(tile.dtype, shape)
 
@@ -55,7 +56,8 @@ def _type_binary(v, e: Call, spec, args):
     ta, tb, tiles = _two_operands(v, e, spec, args)
     if not tiles:
         if DType.bool in (ta.dtype, tb.dtype):
-            raise v.err(e, f"`{spec.name}` on bool values", "use comparisons in `if`, masks in where()")
+            raise v.err(e, f"`{spec.name}` on bool values", "use comparisons in `if`, masks in where()",
+                        rule="ops.scalars")
         r = unify(ta, tb)
         if spec.float_only and not r.dtype.is_float:
             return ScalarType(DType.f32, weak=r.weak)
@@ -72,12 +74,12 @@ def _check_binary_form(v, e: Call, spec, ta, tb) -> None:
     written = f"write it out: {spec.why}" if spec.why else "compute it from operations that have one"
     if isinstance(ta, TileType) and isinstance(tb, TileType) and not spec.api:
         raise v.err(e, f"tile {what} tile has no AscendC instruction (`{spec.name}` of two tiles is not lowered)",
-                    f"make one operand a scalar, or {written}")
+                    f"make one operand a scalar, or {written}", rule="ops.binary")
     if isinstance(tb, ScalarType) and not (spec.scalar_api or spec.expand):
-        raise v.err(e, f"tile {what} scalar has no AscendC instruction", written)
+        raise v.err(e, f"tile {what} scalar has no AscendC instruction", written, rule="ops.binary")
     if isinstance(ta, ScalarType) and not (spec.rscalar or (spec.scalar_api and spec.scalar_arg == "{s}")):
         raise v.err(e, f"scalar {what} tile has no AscendC instruction (no form of `{spec.name}` takes the "
-                    "scalar first)", f"make the tile the first operand, or {written}")
+                    "scalar first)", f"make the tile the first operand, or {written}", rule="ops.binary")
 
 
 def _type_compare(v, e: Call, spec, args):
@@ -90,16 +92,17 @@ def _type_compare(v, e: Call, spec, args):
 def _type_intbinary(v, e: Call, spec, args):
     ta, tb = v.operand(args[0], spec), v.operand(args[1], spec)
     if isinstance(ta, TileType) or isinstance(tb, TileType):
-        raise v.err(e, f"`{spec.symbol}` works on integer scalars (index arithmetic)", "use `/` for tiles")
+        raise v.err(e, f"`{spec.symbol}` works on integer scalars (index arithmetic)", "use `/` for tiles",
+                    rule="ops.scalars")
     if not (ta.dtype.is_int and tb.dtype.is_int):
-        raise v.err(e, f"`{spec.symbol}` works on integer scalars", "use `/` for float division")
+        raise v.err(e, f"`{spec.symbol}` works on integer scalars", "use `/` for float division", rule="ops.scalars")
     return unify(ta, tb)
 
 
 def _type_unary(v, e: Call, spec, args):
     t = v.operand(args[0], spec)
     if t.dtype is DType.bool:
-        raise v.err(e, f"`{spec.name}` of a bool value", "bool values are masks and conditions")
+        raise v.err(e, f"`{spec.name}` of a bool value", "bool values are masks and conditions", rule="ops.scalars")
     if isinstance(t, ScalarType):
         if spec.float_only and not t.dtype.is_float:
             return ScalarType(DType.f32, weak=t.weak)
@@ -112,13 +115,13 @@ def _type_select(v, e: Call, spec, args):
     mask = v.operand(args[0], spec)
     if not (isinstance(mask, TileType) and mask.dtype is DType.bool):
         raise v.err(args[0], f"where() selects by a bool tile, not a {kind_text(mask)}",
-                    "compare tiles (`xu > 0.0`) for a mask; for a scalar condition use `if`")
+                    "compare tiles (`xu > 0.0`) for a mask; for a scalar condition use `if`", rule="ops.broadcast")
     ta, tb = v.operand(args[1], spec), v.operand(args[2], spec)
     tiles = [t for t in (ta, tb) if isinstance(t, TileType)]
     shape = v.broadcast(e, [mask] + tiles, mask)
     if len(tiles) == 2 and tiles[0].dtype != tiles[1].dtype:
         raise v.err(e, f"where() of a {tiles[0].dtype.value} tile and a {tiles[1].dtype.value} tile",
-                    "cast one of them so both have one dtype")
+                    "cast one of them so both have one dtype", rule="ops.broadcast")
     if tiles:
         dtype = tiles[0].dtype
         for t, a in ((ta, args[1]), (tb, args[2])):
@@ -134,7 +137,8 @@ def _type_select(v, e: Call, spec, args):
                        "of their own)",
                     f"load the mask and the values one row at a time, as 1-D tiles (`{m} = load(mask[r, c])` "
                     "in `for r in core_rows(...)`; reduce_max / reduce_sum of the row for a row softmax), where a "
-                    "byte mask is lowered; or compute the mask at the tile's shape by a comparison (`xu > 0.0`)")
+                    "byte mask is lowered; or compute the mask at the tile's shape by a comparison (`xu > 0.0`)",
+                    rule="ops.broadcast")
     return TileType(dtype, shape)
 
 
@@ -143,7 +147,8 @@ def _type_clamp(v, e: Call, spec, args):
     lo, hi = v.operand(args[1], spec), v.operand(args[2], spec)
     for b, a in ((lo, args[1]), (hi, args[2])):
         if isinstance(b, TileType):
-            raise v.err(a, "clamp() bounds are scalars", "use max(min(x, hi_tile), lo_tile) for tile bounds")
+            raise v.err(a, "clamp() bounds are scalars", "use max(min(x, hi_tile), lo_tile) for tile bounds",
+                        rule="ops.binary")
     if isinstance(t, ScalarType):
         return unify(unify(t, lo), hi)
     for b, a in ((lo, args[1]), (hi, args[2])):
@@ -159,10 +164,10 @@ def _type_cast(v, e: Call, spec, args):
         return ScalarType(dtype)
     if DType.i8 in (t.dtype, dtype) and {t.dtype, dtype} - {DType.i8, DType.f16}:
         raise v.err(e, f"Cast converts i8 tiles to and from f16 only, not {t.dtype.value} -> {dtype.value} "
-                       f"(API page Cast)", "cast through f16")
+                       f"(API page Cast)", "cast through f16", rule="ops.cast")
     if is_pitched(t) and t.dtype.elems_per_block != dtype.elems_per_block and 1 in (t.dtype.nbytes, dtype.nbytes):
         raise v.err(e, f"`{expr_text(e)}`: a cast of a tile of rows from or to a 1-byte dtype is not lowered yet",
-                    "cast one row at a time")
+                    "cast one row at a time", rule="ops.cast")
     return TileType(dtype, t.shape)
 
 
@@ -184,13 +189,13 @@ def _type_reduce(v, e: Call, spec, args):
     op = spec.name
     axis, keepdim = args[1], args[2]
     if not (isinstance(keepdim, Const) and keepdim.kind == "bool"):
-        raise v.err(keepdim, "keepdim is True or False", f"write {op}(x, axis=-1, keepdim=True)")
+        raise v.err(keepdim, "keepdim is True or False", f"write {op}(x, axis=-1, keepdim=True)", rule="ops.reduce")
     if isinstance(axis, Str):
         if is_pitched(t) and not spec.row_api:
             raise v.err(e, f"`{op}` of a whole tile of rows [{' x '.join(expr_text(d) for d in t.shape)}]",
-                        "load one row at a time, or reduce along the rows first")
+                        "load one row at a time, or reduce along the rows first", rule="ops.reduce")
         if keepdim.value:
-            raise v.err(keepdim, "keepdim needs an axis", f"write {op}(x, axis=-1, keepdim=True)")
+            raise v.err(keepdim, "keepdim needs an axis", f"write {op}(x, axis=-1, keepdim=True)", rule="ops.reduce")
         return ScalarType(INDEX if spec.index else t.dtype)
     return _reduce_along(v, e, spec, t, axis, keepdim)
 
@@ -200,23 +205,25 @@ def _reduce_along(v, e: Call, spec, t: TileType, axis: Const, keepdim: Const):
     rank = len(t.shape)
     a = int(axis.value)
     if not -rank <= a < rank:
-        raise v.err(axis, f"axis {a} of a tile of rank {rank}", f"the axes are 0..{rank - 1} (or -1 for the last)")
+        raise v.err(axis, f"axis {a} of a tile of rank {rank}", f"the axes are 0..{rank - 1} (or -1 for the last)",
+                    rule="ops.reduce")
     a %= rank
     # the rows folded into one: one combine (Add / Max / Min / Mul) per row, so prod too; never an index
     fold = a == 0 and rank == 2 and is_pitched(t) and not spec.index
     if not spec.row_api and not fold:
-        raise v.err(e, f"`{op}` along an axis is not in the DSL yet", f"reduce the whole tile: {op}(x)")
+        raise v.err(e, f"`{op}` along an axis is not in the DSL yet", f"reduce the whole tile: {op}(x)",
+                    rule="ops.reduce")
     if fold:
         # the rows folded into one (a pooling window's rows): elementwise across rows, one per column
         if keepdim.value:
             raise v.err(keepdim, f"`{op}` along axis 0 gives one row, a 1-D tile of the columns",
-                        f"write {op}(x, axis=0)")
+                        f"write {op}(x, axis=0)", rule="ops.reduce")
         return TileType(t.dtype, (t.shape[1],))
     if a != rank - 1:
         raise v.err(axis, f"`{op}` along axis {a}: the vector unit reduces along the last axis of a tile "
                     "(one value per row), or folds the rows of a 2-D tile into one (axis=0)",
                     "view the axes so the reduced one is last, or keep a running "
-                    "tile across the rows (acc = acc + xu)")
+                    "tile across the rows (acc = acc + xu)", rule="ops.reduce")
     shape = tuple(t.shape[:-1]) + ((ONE,) if keepdim.value else ())
     if not shape:
         return ScalarType(t.dtype)
@@ -234,7 +241,7 @@ def _type_scan(v, e: Call, spec, args):
     v.lowers(spec, t, args[0])
     init = v.operand(args[1], spec)
     if isinstance(init, TileType):
-        raise v.err(args[1], "a scan's init is a scalar", "pass the carry: `init=carry`")
+        raise v.err(args[1], "a scan's init is a scalar", "pass the carry: `init=carry`", rule="ops.scan")
     v.tile_scalar(t, init, args[1], spec.name)
     return t
 
@@ -250,7 +257,7 @@ def _type_window(v, e: Call, spec, args):
     for a, lo, what in ((k, 1, "window size"), (s, 1, "window stride"), (dil, 1, "window dilation"),
                         (pad, 0, "window padding"), (count, 0, "window count")):
         if isinstance(a, Const) and a.value < lo:
-            raise v.err(a, f"a {what} of {a.value}", f"the {what} is at least {lo}")
+            raise v.err(a, f"a {what} of {a.value}", f"the {what} is at least {lo}", rule="ops.scan")
     if count != ZERO:
         return TileType(t.dtype, (strip(count),))
     if pad == ZERO and dil == ONE:
@@ -279,13 +286,13 @@ def _rows_operand(v, e: Call, spec, args) -> TileType:
 def _one_d(v, e: Call, spec, t: TileType, arg) -> None:
     if len(t.shape) != 1:
         raise v.err(arg, f"`{spec.name}` works on 1-D tiles of packed rows or on 2-D tiles, not on a tile of "
-                    f"rank {len(t.shape)}", "view the leading axes as one")
+                    f"rank {len(t.shape)}", "view the leading axes as one", rule="ops.rows")
 
 
 def _i32_indices(v, spec, arg, what: str, help: str) -> TileType:
     idx = v.operand(arg, spec)
     if not (isinstance(idx, TileType) and idx.dtype is DType.i32):
-        raise v.err(arg, f"{what}, not a {kind_text(idx)}", help)
+        raise v.err(arg, f"{what}, not a {kind_text(idx)}", help, rule="ops.rows")
     return idx
 
 
@@ -304,17 +311,17 @@ def _type_gather(v, e: Call, spec, args):
         # rows of a 2-D tile: element index[i] of row i
         if k != ZERO:
             raise v.err(k, "pick() of a 2-D tile takes no row length: its rows are the tile's rows",
-                        f"write pick({expr_text(args[0])}, {expr_text(args[1])})")
+                        f"write pick({expr_text(args[0])}, {expr_text(args[1])})", rule="ops.rows")
         idx = _i32_indices(v, spec, args[1], "pick() takes one i32 index per row", per_row)
         if tuple(idx.shape) != (t.shape[0],):
             raise v.err(args[1], f"pick() takes one index per row: [{expr_text(t.shape[0])}] indices, not "
                         f"[{' x '.join(expr_text(d) for d in idx.shape)}]",
-                        "load the indices with the range of the rows")
+                        "load the indices with the range of the rows", rule="ops.rows")
         return TileType(t.dtype, (t.shape[0],))
     _one_d(v, e, spec, t, args[0])
     if k == ZERO:
         raise v.err(e, "pick() of a 1-D tile needs the row length k", f"write pick({expr_text(args[0])}, "
-                    f"{expr_text(args[1])}, K), or load the rows as a 2-D tile")
+                    f"{expr_text(args[1])}, K), or load the rows as a 2-D tile", rule="ops.rows")
     idx = _i32_indices(v, spec, args[1], "pick() takes one i32 index per row", per_row)
     return TileType(t.dtype, idx.shape)
 
@@ -332,7 +339,7 @@ def _type_take(v, e: Call, spec, args):
 def _type_transpose(v, e: Call, spec, args):
     t = v.operand(args[0], spec)
     if not (isinstance(t, TileType) and len(t.shape) == 2):
-        raise v.err(args[0], _NOT_2D.format(kind=kind_text(t)), _NOT_2D_HELP)
+        raise v.err(args[0], _NOT_2D.format(kind=kind_text(t)), _NOT_2D_HELP, rule="ops.rows")
     v.need_dtype(e, spec, t.dtype)
     return TileType(t.dtype, (t.shape[1], t.shape[0]))
 
@@ -347,10 +354,11 @@ def _type_iota(v, e: Call, spec, args):
     v.index_scalar(n, "the length of iota()")
     st = v.operand(start, spec)
     if not isinstance(st, ScalarType) or st.dtype is DType.bool:
-        raise v.err(start, f"iota() starts at a number, not a {kind_text(st)}", "pass a scalar: `iota(c.len, c.start)`")
+        raise v.err(start, f"iota() starts at a number, not a {kind_text(st)}", "pass a scalar: `iota(c.len, c.start)`",
+                    rule="ops.iota")
     v.need_dtype(e, spec, dtype.dtype)
     if dtype.dtype.is_int and st.dtype.is_float:
-        raise v.err(start, "an i32 iota() from a float start", "start at an integer, or make it f32")
+        raise v.err(start, "an i32 iota() from a float start", "start at an integer, or make it f32", rule="ops.iota")
     return TileType(dtype.dtype, (strip(n),))
 
 
@@ -358,7 +366,8 @@ def _type_sort(v, e: Call, spec, args):
     x, _descending, k = args
     t = v.operand(x, spec)
     if not isinstance(t, TileType) or len(t.shape) != 1:
-        raise v.err(x, _NOT_A_ROW.format(kind=kind_text(t)), "load the row as one tile: `xu = load(x[r, :])`")
+        raise v.err(x, _NOT_A_ROW.format(kind=kind_text(t)), "load the row as one tile: `xu = load(x[r, :])`",
+                    rule="ops.rows")
     v.need_dtype(e, spec, t.dtype)
     v.index_scalar(k, "argsort()'s k")
     if isinstance(k, Const) and k.value == 0:
@@ -383,10 +392,10 @@ def _type_zeros(v, e: Call, spec, args):
         v.index_scalar(a, f"the {what} of zeros()")
     if level.level is not Level.L0C:
         raise v.err(level, f"zeros() makes the cube's accumulator, in L0C, not in {level.level.value}",
-                    "write `acc = zeros(mi.len, ni.len, L0C)` before the K loop")
+                    "write `acc = zeros(mi.len, ni.len, L0C)` before the K loop", rule="cube.mmad")
     if dtype.dtype not in (DType.f32, DType.i32):
         raise v.err(dtype, f"the cube accumulates in f32 (i32 for i8 inputs), not {dtype.dtype.value}",
-                    "drop the dtype (f32), or write dtype=i32 for an i8 matmul")
+                    "drop the dtype (f32), or write dtype=i32 for an i8 matmul", rule="cube.mmad")
     return TileType(dtype.dtype, (strip(rows), strip(cols)), Level.L0C)
 
 
@@ -397,19 +406,21 @@ def _type_mmad(v, e: Call, spec, args):
         t = x.type
         if not (isinstance(x, Name) and isinstance(t, TileType) and t.level is level):
             raise v.err(x, f"mmad's {which} is a tile in {level.value}, not {a_kind(t)}",
-                        f"move it there in a split stage: `with split: {hint}`")
+                        f"move it there in a split stage: `with split: {hint}`", rule="cube.mmad")
         prev = v.mmad_uses.setdefault(x.id, (which, x.span))
         if prev[0] != which:
-            raise v.err(x, f"`{x.id}` is mmad's {prev[0]} at line {prev[1].line}", "give each operand its own L0 tile")
+            raise v.err(x, f"`{x.id}` is mmad's {prev[0]} at line {prev[1].line}", "give each operand its own L0 tile",
+                        rule="cube.mmad")
     ta, tb = a.type, b.type
     if ta.dtype != tb.dtype:
         raise v.err(e, f"mmad of a {ta.dtype.value} and a {tb.dtype.value} matrix",
-                    "the cube multiplies two matrices of one dtype: cast one on the vector unit first")
+                    "the cube multiplies two matrices of one dtype: cast one on the vector unit first",
+                    rule="cube.mmad")
     (m, k), (k2, n) = ta.shape, tb.shape
     if strip(k) != strip(k2):
         raise v.err(e, f"mmad of [{expr_text(m)} x {expr_text(k)}] and [{expr_text(k2)} x {expr_text(n)}]: "
                     "A's columns and B's rows differ",
-                    "load A's columns and B's rows with the same range (the same `ki`)")
+                    "load A's columns and B's rows with the same range (the same `ki`)", rule="cube.mmad")
     return _accumulated(v, acc, cube.ACCUMULATOR[ta.dtype], ta.dtype, (strip(m), strip(n)), (m, n))
 
 
@@ -419,20 +430,20 @@ def _accumulated(v, acc, want: DType, dtype: DType, shape: tuple, mn: tuple) -> 
         if acc.value != 0:
             raise v.err(acc, "mmad's accumulator is an L0C tile, or 0.0 (start a new sum)",
                         "write `acc = zeros(mi.len, ni.len, L0C)` before the K loop and `acc = mmad(a0, b0, acc)` "
-                        "in it")
+                        "in it", rule="cube.mmad")
         return TileType(want, shape, Level.L0C)
     tc = acc.type
     if not (isinstance(acc, Name) and isinstance(tc, TileType) and tc.level is Level.L0C):
         raise v.err(acc, f"mmad accumulates into an L0C tile, not {a_kind(tc)}",
-                    "start it with `acc = zeros(mi.len, ni.len, L0C)` before the K loop")
+                    "start it with `acc = zeros(mi.len, ni.len, L0C)` before the K loop", rule="cube.mmad")
     if tc.dtype is not want:
         raise v.err(acc, f"{dtype.value} products accumulate in {want.value}, but `{acc.id}` is {tc.dtype.value}",
                     f"make it `zeros(..., L0C, dtype={want.value})`" if want is not DType.f32
-                    else "drop its dtype= (f32)")
+                    else "drop its dtype= (f32)", rule="cube.mmad")
     if tuple(strip(d) for d in tc.shape) != shape:
         have = " x ".join(expr_text(d) for d in tc.shape)
         raise v.err(acc, f"`{acc.id}` is [{have}] but A x B is [{expr_text(mn[0])} x {expr_text(mn[1])}]",
-                    "size the accumulator by A's rows and B's columns: zeros(mi.len, ni.len, L0C)")
+                    "size the accumulator by A's rows and B's columns: zeros(mi.len, ni.len, L0C)", rule="cube.mmad")
     return TileType(want, shape, Level.L0C)
 
 

@@ -84,7 +84,7 @@ def check_launch(program: Program, shapes, scalars, soc=None) -> dict[str, int |
         raise DslError(f"the launch has {launch['cores']} blocks, but a kernel with a cube part and a vector part runs "
                        f"one AI core per block (a cube core and its vector cores), and {soc.name} has {soc.cube_cores}",
                        program.host.launch.cores.span, "launch at most CUBE_CORES blocks: min(CUBE_CORES, ...)",
-                       program.path, program.source)
+                       program.path, program.source, rule="host.launch")
     tp = program.tiling_param
     if tp is not None:
         env.update({f"{tp.name}.{k}": v for k, v in launch.items()})
@@ -126,7 +126,7 @@ def check_loop_steps(program: Program, env: Mapping[str, int | float], soc: Soc)
                       if field is not None else "")
             raise DslError(what.format(v=v) + f" for these shapes{origin}", e.span,
                            "a step below 1 loops forever or never on the device: compute it so that it is at least 1 "
-                           "for every shape, e.g. max(1, ...)", program.path, program.source)
+                           "for every shape, e.g. max(1, ...)", program.path, program.source, rule="host.launch")
 
 
 def check_fractals(program: Program, env, soc: Soc) -> None:
@@ -167,7 +167,8 @@ def check_fractals(program: Program, env, soc: Soc) -> None:
                                f"not whole {frac}: every {role} tile but the last would carry a partial one ({unit} "
                                f"{'rows' if axis == 0 else 'columns'} per fractal)", s.span,
                                f"make the step a multiple of {unit} in the host function, e.g. align_down(..., {unit}) "
-                               f"(a step that covers the whole axis is fine)", program.path, program.source)
+                               f"(a step that covers the whole axis is fine)", program.path, program.source,
+                               rule="cube.steps")
 
 
 class _Verifier:
@@ -189,9 +190,10 @@ class _Verifier:
         self.defs = _single_defs(program.kernel.body)   # scalar -> its one definition (bounds a tile's size)
 
     # -- helpers ---------------------------------------------------------------------------
-    def err(self, where, message: str, help: str | None = None) -> DslError:
+    def err(self, where, message: str, help: str | None = None, *, rule: str) -> DslError:
+        """The refusal of `rule` (an id of `rules.RULES`, whose statement the DSL reference gives)."""
         span = where if isinstance(where, Span) or where is None else where.span
-        return DslError(message, span, help, self.p.path, self.p.source)
+        return DslError(message, span, help, self.p.path, self.p.source, rule=rule)
 
     def lookup(self, name: str) -> _Sym | None:
         for scope in reversed(self.scopes):
@@ -211,16 +213,17 @@ class _Verifier:
         for t in self.p.outputs:
             if t.name not in self.stores:
                 raise self.err(t, f"output `{t.name}` is never stored",
-                               f"write it in a copyout stage: `store({t.name}[...], tile)`")
+                               f"write it in a copyout stage: `store({t.name}[...], tile)`",
+                               rule="params.outputs-stored")
         for name, info in self.tiles.items():
             if info.origin == "load" and info.level is Level.L1 and StageKind.split not in info.used_in:
                 raise self.err(info.span, f"L1 tile `{name}` is loaded but never moved to L0A / L0B",
                                f"move it in a split stage: `with split: {name[:-1] or name}0 = load({name}, L0A)` "
-                               "(or L0B), or drop the load")
+                               "(or L0B), or drop the load", rule="cube.levels")
             if info.origin == "load" and info.level is not Level.L1 and StageKind.compute not in info.used_in:
                 where = "an mmad" if info.level in (Level.L0A, Level.L0B) else "a compute stage"
                 raise self.err(info.span, f"tile `{name}` is loaded but never read",
-                               f"use it in {where}, or drop the load (it would only cost a copy)")
+                               f"use it in {where}, or drop the load (it would only cost a copy)", rule="stage.flow")
         self._check_units(body)
         self._check_stored_carries(body)
         locals_ = tuple((n, t) for n, (t, _) in self.kinds.items())
@@ -250,7 +253,7 @@ class _Verifier:
                                        "gave it: a stored tile is an output queue, taken afresh by each stage that "
                                        "writes it",
                                    f"carry the value in another tile (`acc = acc + ...` in the loop, then "
-                                   f"`{name} = acc` in the stage before the store)")
+                                   f"`{name} = acc` in the stage before the store)", rule="stage.stored-queue")
                 written.add(st.target)
 
     # -- parameters ------------------------------------------------------------------------
@@ -259,12 +262,14 @@ class _Verifier:
         params = self.p.kernel.params
         tilings = [p for p in params if isinstance(p, TilingParam)]
         if len(tilings) > 1:
-            raise self.err(tilings[1], "a kernel takes one Tiling parameter", "remove the second one")
+            raise self.err(tilings[1], "a kernel takes one Tiling parameter", "remove the second one",
+                           rule="params.one-tiling")
         scalar_names = {p.name for p in params if isinstance(p, ScalarParam)}
         for p in params:
             if isinstance(p, ScalarParam):
                 if p.dtype is DType.bf16:
-                    raise self.err(p, "bf16 scalar parameters are not supported", "declare it f32")
+                    raise self.err(p, "bf16 scalar parameters are not supported", "declare it f32",
+                                   rule="params.one-tiling")
                 top[p.name] = _Sym("param", ScalarType(p.dtype), p.span)
             elif isinstance(p, TilingParam):
                 top[p.name] = _Sym("tiling", None, p.span)
@@ -283,17 +288,19 @@ class _Verifier:
                         continue
                     sym = top.get(n.id)
                     if sym is not None and sym.kind != "param":
-                        raise self.err(n, f"dim `{n.id}` has the name of a parameter", "give the dim its own name")
+                        raise self.err(n, f"dim `{n.id}` has the name of a parameter", "give the dim its own name",
+                                       rule="params.dims-bound")
                     if sym is not None and not sym.type.dtype.is_int:
                         raise self.err(n, f"dim `{n.id}` is the {sym.type.dtype.value} scalar parameter `{n.id}`",
-                                       "dims are integers: declare the scalar as i32")
+                                       "dims are integers: declare the scalar as i32", rule="params.dims-bound")
                     if n.id not in bound and n.id not in scalar_names:
                         if p.role in (TensorRole.output, TensorRole.workspace):
                             raise self.err(n, f"{'output' if p.role is TensorRole.output else 'workspace'} dim "
                                            f"`{n.id}` is not bound by any input",
-                                           "write it with input dims and int scalars, e.g. (N - K) // S + 1")
+                                           "write it with input dims and int scalars, e.g. (N - K) // S + 1",
+                                           rule="params.dims-bound")
                         raise self.err(n, f"dim `{n.id}` is only used inside an expression, so nothing binds it",
-                                       f"declare `{n.id}` on its own as a dim of some input")
+                                       f"declare `{n.id}` on its own as a dim of some input", rule="params.dims-bound")
         for name in bound:
             top.setdefault(name, _Sym("dim", ScalarType(INDEX), self.p.kernel.span))
         self._row_counts(params)
@@ -308,15 +315,16 @@ class _Verifier:
             y = outs.get(p.source)
             if y is None or y.source is not None:
                 raise self.err(p, f"`{p.name}` counts the rows of `{p.source}`, which is not an output of this kernel",
-                               "name an Out[...] parameter whose rows the kernel fills: n: Out[i64, (1,), \"y\"]")
+                               "name an Out[...] parameter whose rows the kernel fills: n: Out[i64, (1,), \"y\"]",
+                               rule="params.row-count")
             if p.dtype is not DType.i64 or p.shape != (ONE,):
                 raise self.err(p, f"the row count `{p.name}` of `{p.source}` is one i64 element",
-                               f'declare it `{p.name}: Out[i64, (1,), "{p.source}"]`')
+                               f'declare it `{p.name}: Out[i64, (1,), "{p.source}"]`', rule="params.row-count")
             if y.rank < 1:
                 raise self.err(p, f"`{p.source}` has no rows to count (a 0-d output)",
-                               "count the rows of an output of rank 1 or more")
+                               "count the rows of an output of rank 1 or more", rule="params.row-count")
             if p.source in counted:
-                raise self.err(p, f"`{p.source}` has two row counts", "keep one")
+                raise self.err(p, f"`{p.source}` has two row counts", "keep one", rule="params.row-count")
             counted.add(p.source)
 
     # -- host ------------------------------------------------------------------------------
@@ -328,14 +336,15 @@ class _Verifier:
             k = kparams.get(p.name)
             if k is None or isinstance(k, TilingParam):
                 raise self.err(p, f"host parameter `{p.name}` is not a kernel parameter",
-                               "host parameters repeat kernel parameters (tensors as Tensor[dtype, shape])")
+                               "host parameters repeat kernel parameters (tensors as Tensor[dtype, shape])",
+                               rule="host.params")
             if isinstance(p, TensorParam):
                 # Same dtype and dims; the grouping may differ (the kernel's view is its own business).
                 if not isinstance(k, TensorParam) or k.dtype != p.dtype or k.dims != p.dims:
                     want = (f"Tensor[{k.dtype.value}, {shape_text(tuple((d,) for d in k.dims))}]"
                             if isinstance(k, TensorParam) else k.dtype.value)
                     raise self.err(p, f"host parameter `{p.name}` differs from the kernel's declaration",
-                                   f"declare it `{p.name}: {want}`")
+                                   f"declare it `{p.name}: {want}`", rule="host.params")
                 for d in p.dims:
                     for n in walk_exprs(d):
                         if isinstance(n, Name):
@@ -344,21 +353,21 @@ class _Verifier:
                 if not isinstance(k, ScalarParam) or k.dtype != p.dtype:
                     declared = k.dtype.value if isinstance(k, ScalarParam) else "Tensor[...]"
                     raise self.err(p, f"host parameter `{p.name}` differs from the kernel's declaration",
-                                   f"declare it `{p.name}: {declared}`")
+                                   f"declare it `{p.name}: {declared}`", rule="host.params")
                 env[p.name] = "float" if p.dtype.is_float else "int"
         fixed = set(env)   # dims and parameters; host variables may be reassigned
         body = []
         for st in h.body:
             if st.target in fixed or st.target in SOC_CONSTANTS:
                 raise self.err(st, f"`{st.target}` is already a dim, parameter or constant of the host function",
-                               "give the host variable a new name")
+                               "give the host variable a new name", rule="host.params")
             kind, value = self._host_expr(st.value, env)
             env[st.target] = kind
             body.append(replace(st, value=value))
         ck, cores = self._host_expr(h.launch.cores, env)
         if ck != "int":
             raise self.err(h.launch.cores, "the core count is a float",
-                           "use an int expression such as min(VECTOR_CORES, B)")
+                           "use an int expression such as min(VECTOR_CORES, B)", rule="host.cores")
         fields = [("cores", ScalarType(INDEX))]
         new_fields = []
         for f in h.launch.fields:
@@ -378,7 +387,8 @@ class _Verifier:
             return kind, replace(e, type=st)
         if isinstance(e, Const):
             if e.kind == "bool":
-                raise self.err(e, "True/False is not a host value", "tiling values are numbers")
+                raise self.err(e, "True/False is not a host value", "tiling values are numbers",
+                               rule="host.expressions")
             return typed(e.kind)
         if isinstance(e, Name):
             if e.id in env:
@@ -389,17 +399,19 @@ class _Verifier:
             if e.id in self.p.dim_names() or kp is not None:
                 raise self.err(e, f"`{e.id}` is not known in the host function",
                                "declare the tensor or scalar it comes from as a host parameter, e.g. "
-                               "`x: Tensor[f32, (B, N)]`")
+                               "`x: Tensor[f32, (B, N)]`", rule="host.expressions")
             close = difflib.get_close_matches(e.id, list(env) + list(SOC_CONSTANTS), n=2)
             raise self.err(e, f"`{e.id}` is not defined in the host function",
                            f"did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else
                            "host names are dims of its Tensor parameters, its scalars, earlier host variables "
-                           "and SoC constants (" + ", ".join(SOC_CONSTANTS) + ")")
+                           "and SoC constants (" + ", ".join(SOC_CONSTANTS) + ")", rule="host.expressions")
         if isinstance(e, Attr):
             raise self.err(e, f"`{expr_text(e)}` reads an attribute in the host function",
-                           "the host function computes the tiling; it reads dims, scalars and SoC constants")
+                           "the host function computes the tiling; it reads dims, scalars and SoC constants",
+                           rule="host.expressions")
         if isinstance(e, (DTypeRef, Str)):
-            raise self.err(e, f"`{expr_text(e)}` is not a number", "dtypes appear only as ub_elems(dtype, ...)")
+            raise self.err(e, f"`{expr_text(e)}` is not a number", "dtypes appear only as ub_elems(dtype, ...)",
+                           rule="host.expressions")
         assert isinstance(e, Call)
         op = e.op
         kinds, args = [], []
@@ -407,7 +419,7 @@ class _Verifier:
             if op in ("ub_elems",) + HOST_FITS and i == 0:
                 if not isinstance(a, DTypeRef):
                     more = ", live=4" if op == "ub_elems" else ", cols" if op == "fit_rows" else ""
-                    raise self.err(a, f"{op}() takes a dtype first", f"write {op}(f32{more})")
+                    raise self.err(a, f"{op}() takes a dtype first", f"write {op}(f32{more})", rule="host.expressions")
                 args.append(replace(a, type=MetaType("dtype")))
                 kinds.append("dtype")
                 continue
@@ -424,10 +436,11 @@ class _Verifier:
             return typed("float")
         if op in ("cdiv", "align_up", "align_down", "ub_elems") + HOST_FITS:
             if "float" in nums:
-                raise self.err(e, f"{op}() takes integers", "pass int expressions (use // for integer division)")
+                raise self.err(e, f"{op}() takes integers", "pass int expressions (use // for integer division)",
+                               rule="host.expressions")
             return typed("int")
         raise self.err(e, f"`{op}` is not available in the host function",
-                       "host expressions use + - * / // %, " + ", ".join(HOST_BUILTINS))
+                       "host expressions use + - * / // %, " + ", ".join(HOST_BUILTINS), rule="host.expressions")
 
     # -- statements ------------------------------------------------------------------------
     def _block(self, stmts) -> tuple:
@@ -455,16 +468,17 @@ class _Verifier:
             return self._if(st)
         if isinstance(st, Barrier):
             if self.stage in (StageKind.copyin, StageKind.split, StageKind.copyout):
-                raise self.err(st, f"barrier() inside `with {self.stage.value}:`", "put it between stages")
+                raise self.err(st, f"barrier() inside `with {self.stage.value}:`", "put it between stages",
+                               rule="loops.sync")
             return st
         if isinstance(st, SyncAll):
             if self.stage is not None or len(self.scopes) > 1:
                 where = f"`with {self.stage.value}:`" if self.stage is not None else "a loop or an if"
                 raise self.err(st, f"sync_all() inside {where}: every core must reach it the same number of times",
-                               "put sync_all() at the top level of the kernel, between the loops")
+                               "put sync_all() at the top level of the kernel, between the loops", rule="loops.sync")
             self.synced = True
             return st
-        raise self.err(st, f"unexpected statement {type(st).__name__}")
+        raise self.err(st, f"unexpected statement {type(st).__name__}", rule="stage.kinds")
 
     def _define(self, name: str, type_, span: Span, origin: str | None = None):
         sym = self.lookup(name)
@@ -473,14 +487,14 @@ class _Verifier:
                     "tiling": "the tiling struct", "loop": "a loop variable"}[sym.kind]
             raise self.err(span, f"`{name}` is {what} and cannot be assigned",
                            "assign to a new name" if sym.kind != "loop"
-                           else "loop variables are read-only; use a new name")
+                           else "loop variables are read-only; use a new name", rule="names.fixed")
         kind_key = _kind_key(type_)
         if name in self.kinds:
             old, old_span = self.kinds[name]
             if _kind_key(old) != kind_key:
                 raise self.err(span, f"`{name}` was a {kind_text(old)} (line {old_span.line}) and here is a "
                                f"{kind_text(type_)}; one name has one kind in a kernel",
-                               f"use a new name, e.g. `{name}2`")
+                               f"use a new name, e.g. `{name}2`", rule="names.one-kind")
         else:
             self.kinds[name] = (type_, span)
         if isinstance(type_, TileType):
@@ -490,7 +504,8 @@ class _Verifier:
                 now = "loaded" if origin == "load" else "computed"
                 raise self.err(span, f"tile `{name}` is {first} at line {info.span.line} and {now} here; "
                                "a loaded tile is a read-only copy-in buffer",
-                               f"give the {'result' if origin == 'compute' else 'load'} its own name, e.g. `{name}2`")
+                               f"give the {'result' if origin == 'compute' else 'load'} its own name, e.g. `{name}2`",
+                               rule="names.one-origin")
             if info is None:
                 info = self.tiles[name] = _TileInfo(type_.dtype, type_.level, origin, span,
                                                     defined_in=self.stage or StageKind.compute)
@@ -514,17 +529,18 @@ class _Verifier:
                     StageKind.split: "L1 -> L0 moves (`a0 = load(a1, L0A)`)",
                     StageKind.copyout: "stores (`store(y[...], yu)`)"}[self.stage]
             raise self.err(st, f"`with {self.stage.value}:` holds only {what}",
-                           "compute values in `with compute:`, scalars also outside any stage")
+                           "compute values in `with compute:`, scalars also outside any stage", rule="stage.kinds")
         value = self._expr(st.value)
         t = value.type
         if isinstance(t, RangeType):
-            raise self.err(st.value, "a range cannot be copied", "use its fields: c.start, c.len")
+            raise self.err(st.value, "a range cannot be copied", "use its fields: c.start, c.len", rule="names.values")
         if not isinstance(t, (ScalarType, TileType)):
-            raise self.err(st.value, f"`{expr_text(st.value)}` is not a value", "assign a scalar or tile expression")
+            raise self.err(st.value, f"`{expr_text(st.value)}` is not a value", "assign a scalar or tile expression",
+                           rule="names.values")
         spec = OPS.get(value.op) if isinstance(value, Call) else None
         if isinstance(t, TileType) and self.stage is not StageKind.compute and not (spec and spec.stageless):
             raise self.err(st, f"tile `{st.target}` is computed outside a compute stage",
-                           "put tile arithmetic in `with compute:`")
+                           "put tile arithmetic in `with compute:`", rule="stage.kinds")
         if spec is not None and spec.accumulator:
             self._accumulates_in_place(st, spec, value)
         if isinstance(t, ScalarType):
@@ -546,21 +562,23 @@ class _Verifier:
         arg = value.args[[p.name for p in spec.params].index(spec.accumulator)]
         if isinstance(arg, Name) and arg.id != st.target:
             raise self.err(st, f"{spec.name} adds into `{arg.id}` in L0C, so its result is `{arg.id}` again",
-                           f"accumulate in place: `{arg.id} = {spec.name}(..., {arg.id})`")
+                           f"accumulate in place: `{arg.id} = {spec.name}(..., {arg.id})`", rule="cube.mmad")
 
     def _load(self, st: Load):
         if st.level in (Level.L0A, Level.L0B):
             return self._move(st)
         if self.stage is not StageKind.copyin:
-            raise self.err(st, "load() outside `with copyin:`", "wrap it: `with copyin: xu = load(x[...])`")
+            raise self.err(st, "load() outside `with copyin:`", "wrap it: `with copyin: xu = load(x[...])`",
+                           rule="stage.kinds")
         if st.transpose:
             raise self.err(st, "transpose=True is for L1 -> L0A / L0B moves",
                            "load the GM view as it is; transpose when the L1 tile moves to L0: "
-                           "`load(a1, L0A, transpose=True)`")
+                           "`load(a1, L0A, transpose=True)`", rule="cube.levels")
         src, tensor, kept = self._gmref(st.src, write=False, level=st.level)
         if len(kept) == 0:
             if st.level is not Level.UB:
-                raise self.err(st, "a single element loads as a scalar, not into L1", "drop the level")
+                raise self.err(st, "a single element loads as a scalar, not into L1", "drop the level",
+                               rule="cube.levels")
             t = ScalarType(tensor.dtype)
             self._define(st.target, t, st.span, "load")
             return replace(st, src=src)
@@ -569,10 +587,11 @@ class _Verifier:
                 raise self.err(st.src, f"`{gmref_text(st.src)}` keeps {len(kept)} axis; "
                                "an L1 tile is a matrix for the cube",
                                "index two axes with ranges (rows, columns), e.g. `load(a[mi, ki], L1)`, and the others "
-                               "with scalars")
+                               "with scalars", rule="cube.levels")
             if tensor.dtype not in cube.CUBE_DTYPES:
                 raise self.err(st, f"the cube multiplies f16, bf16, f32 and i8, not {tensor.dtype.value}",
-                               "cast the tensor on the vector unit first (a Workspace, then sync_all())")
+                               "cast the tensor on the vector unit first (a Workspace, then sync_all())",
+                               rule="cube.levels")
         t = TileType(tensor.dtype, tuple(kept), st.level)
         self._define(st.target, t, st.span, "load")
         self.tiles[st.target].defined_in = StageKind.copyin
@@ -584,7 +603,7 @@ class _Verifier:
         if self.stage is not StageKind.split:
             raise self.err(st, f"a move into {level.value} outside `with split:`",
                            f"L1 -> L0A / L0B moves (the MTE1 pipe) go in their own stage: `with split: "
-                           f"{st.target} = load(...)`")
+                           f"{st.target} = load(...)`", rule="stage.kinds")
         name = st.src.tensor
         sym = self.lookup(name)
         if (st.src.index is not None or sym is None or not isinstance(sym.type, TileType)
@@ -593,7 +612,7 @@ class _Verifier:
                     f"a {kind_text(sym.type)}" if sym is not None else "not defined")
             raise self.err(st.src, f"`{gmref_text(st.src)}` is {what}; {level.value} is loaded from an L1 tile",
                            f"load the GM view into L1 in copyin (`{name}1 = load({name}[...], L1)`), then "
-                           f"`{st.target} = load({name}1, {level.value})` here")
+                           f"`{st.target} = load({name}1, {level.value})` here", rule="cube.levels")
         l1 = sym.type
         info = self.tiles[name]
         info.used_in.add(StageKind.split)
@@ -602,10 +621,16 @@ class _Verifier:
         t = TileType(l1.dtype, shape, level)
         prev = self.operands.get(name)
         op = cube.Operand(name, st.target, level, l1.dtype, st.transpose)
+        if op.dtype is DType.i8 and op.hw_transpose:      # found by the fuzzer: the lowering refused it
+            side, fix = (("A as [K, M]", "A as [M, K] (`load(a1, L0A)`)") if level is Level.L0A else
+                         ("B as [K, N]", "B as [N, K] (`load(b1, L0B, transpose=True)`)"))
+            raise self.err(st, f"an i8 matrix moves into {level.value} with its fractals as they are only: {side} "
+                           "would need 32 x 32 squares transposed, which the lowering does not do",
+                           f"give the cube {fix}", rule="cube.i8-layout")
         if prev is not None and (prev.level, prev.transpose, prev.l0) != (op.level, op.transpose, op.l0):
             raise self.err(st, f"L1 tile `{name}` is moved to {prev.level.value} as `{prev.l0}` elsewhere; "
                            "an L1 tile has one layout, fixed by the one L0 tile it feeds",
-                           "load the GM view into a second L1 tile")
+                           "load the GM view into a second L1 tile", rule="cube.one-layout")
         self.operands[name] = op
         self._define(st.target, t, st.span, "load")
         self.tiles[st.target].defined_in = StageKind.split
@@ -613,7 +638,8 @@ class _Verifier:
 
     def _store(self, st: Store):
         if self.stage is not StageKind.copyout:
-            raise self.err(st, "store() outside `with copyout:`", "wrap it: `with copyout: store(y[...], yu)`")
+            raise self.err(st, "store() outside `with copyout:`", "wrap it: `with copyout: store(y[...], yu)`",
+                           rule="stage.kinds")
         sym = self.lookup(st.value.id)
         if sym is None:
             raise self._undefined(st.value)
@@ -625,10 +651,10 @@ class _Verifier:
             if info.origin == "load":
                 raise self.err(st.value, f"tile `{st.value.id}` goes from copyin straight to copyout",
                                f"a value crosses copyin -> compute -> copyout: compute a result, e.g. "
-                               f"`with compute: {st.value.id}_out = {st.value.id}`")
+                               f"`with compute: {st.value.id}_out = {st.value.id}`", rule="stage.flow")
             if vt.level not in (Level.UB, Level.L0C):
                 raise self.err(st.value, f"`{st.value.id}` is in {vt.level.value}; stores go from UB (or from L0C, the "
-                               "cube's result)", "multiply it with mmad and store the L0C result")
+                               "cube's result)", "multiply it with mmad and store the L0C result", rule="gm.store")
             info.used_in.add(StageKind.copyout)
             if vt.level is Level.L0C:
                 if tensor.dtype not in cube.FIXPIPE_OUT[vt.dtype]:
@@ -636,37 +662,40 @@ class _Verifier:
                     raise self.err(st.value, f"Fixpipe writes an {vt.dtype.value} L0C tile as {ok}, not "
                                    f"{tensor.dtype.value} (`{st.dst.tensor}`)",
                                    f"declare `{st.dst.tensor}` as one of {ok}, or store to an f32 Workspace "
-                                   "and convert on the vector unit")
+                                   "and convert on the vector unit", rule="cube.mmad")
             elif vt.dtype != tensor.dtype:
                 raise self.err(st.value, f"storing a {vt.dtype.value} tile into {tensor.dtype.value} "
                                f"tensor `{st.dst.tensor}`",
-                               f"cast it in compute: `cast({st.value.id}, {tensor.dtype.value})`")
+                               f"cast it in compute: `cast({st.value.id}, {tensor.dtype.value})`", rule="gm.store")
             elif vt.dtype is DType.bool and st.value.id not in self._byte_masks():
                 raise self.err(st.value, f"`{st.value.id}` is a comparison's bit mask (one bit per element); a bool "
                                f"tensor holds one byte per element (`{st.dst.tensor}`)",
-                               f"store the mask as bytes: `cast(where({st.value.id}, 1.0, 0.0), bool)`")
+                               f"store the mask as bytes: `cast(where({st.value.id}, 1.0, 0.0), bool)`",
+                               rule="gm.store")
             if len(kept) != len(vt.shape) or tuple(kept) != tuple(vt.shape):
                 have = " x ".join(expr_text(d) for d in vt.shape)
                 want = " x ".join(expr_text(d) for d in kept) or "one element"
                 raise self.err(st, f"tile `{st.value.id}` has shape [{have}] but `{gmref_text(st.dst)}` is [{want}]",
-                               "store into a view with the tile's extent (e.g. index with the same range variable)")
+                               "store into a view with the tile's extent (e.g. index with the same range variable)",
+                               rule="gm.store")
         elif isinstance(vt, ScalarType):
             if kept:
                 raise self.err(st, f"`{st.value.id}` is a scalar but `{gmref_text(st.dst)}` is a view of many elements",
-                               "index every axis with a scalar to store one element")
+                               "index every axis with a scalar to store one element", rule="gm.store")
             if vt.dtype != tensor.dtype:
                 raise self.err(st.value, f"storing a {vt.dtype.value} scalar into {tensor.dtype.value} "
                                f"tensor `{st.dst.tensor}`",
-                               f"cast it: `cast({st.value.id}, {tensor.dtype.value})`")
+                               f"cast it: `cast({st.value.id}, {tensor.dtype.value})`", rule="gm.store")
         else:
-            raise self.err(st.value, f"`{st.value.id}` is not a value", "store a tile or scalar")
+            raise self.err(st.value, f"`{st.value.id}` is not a value", "store a tile or scalar", rule="gm.store")
         if st.accumulate and tensor.dtype not in (DType.f32, DType.f16, DType.i32):
             raise self.err(st, f"accumulating stores support f32, f16 and i32, not {tensor.dtype.value}",
-                           "accumulate in f32 and cast afterwards")
+                           "accumulate in f32 and cast afterwards", rule="gm.accumulate")
         prev = self.stores.get(tensor_name := st.dst.tensor)
         if prev is not None and prev[0] != st.accumulate:
             raise self.err(st, f"`{tensor_name}` gets both accumulating and plain stores (line {prev[1].line})",
-                           "an output is either accumulated into (atomic add, starts at zero) or written")
+                           "an output is either accumulated into (atomic add, starts at zero) or written",
+                           rule="gm.accumulate")
         self.stores[tensor_name] = (st.accumulate, st.span)
         return replace(st, dst=dst, value=replace(st.value, type=vt))
 
@@ -678,12 +707,13 @@ class _Verifier:
         if g.index is None:
             if rank != 0:
                 raise self.err(g, f"`{g.tensor}` has {rank} axes and needs an index per axis",
-                               f"write e.g. {g.tensor}[{', '.join(['r', 'c'][-rank:] if rank <= 2 else ['i'] * rank)}]")
+                               f"write e.g. {g.tensor}[{', '.join(['r', 'c'][-rank:] if rank <= 2 else ['i'] * rank)}]",
+                               rule="gm.index")
             return g, tensor, []
         if len(g.index) != rank:
             raise self.err(g, f"`{g.tensor}` has {rank} axes {shape_text(param.groups)} but {len(g.index)} indices",
                            "give one index per axis (group dims in the declaration, e.g. ((B, M), N), to view them "
-                           "as one)")
+                           "as one)", rule="gm.index")
         kept, kept_axes, index = [], [], []
         for i, (ix, dim) in enumerate(zip(g.index, tensor.shape)):
             typed, length = self._index_axis(g, tensor, i, ix, dim, level)
@@ -703,20 +733,22 @@ class _Verifier:
                 close = difflib.get_close_matches(g.tensor, [p.name for p in self.p.tensors()], n=2)
                 raise self.err(g, f"`{g.tensor}` is not a GM tensor parameter",
                                f"did you mean `{close[0]}`?" if close
-                               else "load from and store to GM tensor parameters")
-            raise self.err(g, f"`{g.tensor}` is not a GM tensor", "load from and store to GM tensor parameters")
+                               else "load from and store to GM tensor parameters", rule="gm.tensors")
+            raise self.err(g, f"`{g.tensor}` is not a GM tensor", "load from and store to GM tensor parameters",
+                           rule="gm.tensors")
         tensor: TensorType = sym.type
         if write and tensor.role not in (TensorRole.output, TensorRole.workspace):
             raise self.err(g, f"`{g.tensor}` is an input; only Out[...] tensors are stored to "
                            "(and Workspace[...] scratch)",
-                           f"declare the result as `y: Out[{tensor.dtype.value}, ...]` and store there")
+                           f"declare the result as `y: Out[{tensor.dtype.value}, ...]` and store there",
+                           rule="gm.tensors")
         if not write and tensor.role is TensorRole.output:
             raise self.err(g, f"`{g.tensor}` is an output; loads read inputs",
-                           "load from a GM[...], Param[...] or Workspace[...] tensor")
+                           "load from a GM[...], Param[...] or Workspace[...] tensor", rule="gm.tensors")
         if not write and tensor.role is TensorRole.workspace and not self.synced:
             raise self.err(g, f"`{g.tensor}` is a workspace the cores write; loading it before sync_all() reads "
                            "whatever the other cores have stored so far",
-                           "put `sync_all()` between the stores and this load")
+                           "put `sync_all()` between the stores and this load", rule="loops.sync")
         return tensor
 
     def _index_axis(self, g: GmRef, tensor: TensorType, i: int, ix, dim: Expr, level: Level):
@@ -733,7 +765,7 @@ class _Verifier:
         var = self._expr(ix.var)
         if not isinstance(var.type, RangeType):
             raise self.err(ix.var, "windows() takes a range variable (from tiles or core_chunk)",
-                           "write `x[r, windows(c, K, S)]` inside `for c in tiles(L, t.tile)`")
+                           "write `x[r, windows(c, K, S)]` inside `for c in tiles(L, t.tile)`", rule="gm.index")
         k = self._expr(ix.k)
         s = self._expr(ix.stride)
         self.index_scalar(k, "a window size")
@@ -755,14 +787,15 @@ class _Verifier:
             self.index_scalar(step, "a slice step")
             if isinstance(step, Const) and int(step.value) < 1:
                 raise self.err(ix.step, f"a slice step of {step.value}", "step forward: lo:hi:s with s >= 1 "
-                               "(a flip is a scalar index counted from the end)")
+                               "(a flip is a scalar index counted from the end)", rule="gm.contiguous")
             if i == rank - 1 or all(d == ONE for d in tensor.shape[i + 1:]):
                 raise self.err(ix.step, f"a step along the last axis of `{g.tensor}`: a tile's row is a "
                                "contiguous run in GM", "load the whole row and take() every s-th element "
-                               "(take(xu, iota(n) * s)), or view the axes so the stepped one is not last")
+                               "(take(xu, iota(n) * s)), or view the axes so the stepped one is not last",
+                               rule="gm.contiguous")
             if level is not Level.UB:
                 raise self.err(ix.step, "a stepped slice into L1", "the cube copies whole matrices: "
-                               "load the rows into L1 with a unit step")
+                               "load the rows into L1 with a unit step", rule="cube.levels")
             if step != Const(1, "int"):      # cdiv(length, step), in kernel arithmetic
                 s = strip(step)
                 up = Const(int(s.value) - 1, "int") if isinstance(s, Const) else Call("sub", (s, ONE))
@@ -775,10 +808,10 @@ class _Verifier:
         rank = len(tensor.shape)
         if level is Level.L1 and len(kept) > 2:
             raise self.err(g, f"`{gmref_text(g)}` keeps {len(kept)} axes; a cube tile in L1 is a matrix (2-D)",
-                           "index the batch axes with scalars (a core_tiles range per axis)")
+                           "index the batch axes with scalars (a core_tiles range per axis)", rule="cube.levels")
         if len(kept) > 1 and any(isinstance(ix, IndexWindows) for ix in g.index):
             raise self.err(g, f"`{gmref_text(g)}` keeps {len(kept)} axes and reads windows()",
-                           "windows() views one axis: index the others with scalars")
+                           "windows() views one axis: index the others with scalars", rule="cube.levels")
         if kept:
             later = [d for d in tensor.shape[kept_axes[-1] + 1:] if d != ONE]
             if later:
@@ -789,7 +822,7 @@ class _Verifier:
                                "a tile's rows are contiguous runs",
                                "keep the last axis too (a 2-D tile of rows, e.g. "
                                f"{g.tensor}[{example}]), "
-                               "or view the axes so the tiled one is last")
+                               "or view the axes so the tiled one is last", rule="gm.contiguous")
         if level is Level.UB and len(kept) > 1 and strip(kept[-1]) == ONE and any(strip(k) != ONE for k in kept):
             self._check_dense_view(g, tensor, kept, kept_axes)
 
@@ -809,24 +842,25 @@ class _Verifier:
                            "load one value at a time as a scalar (`v = load(" + g.tensor + "[..., i, j])` in a loop "
                            "over the rows i) and keep the tiles 1-D, or pass the tensor in a layout where these "
                            "values are consecutive and declare its last axis as 1 (a (B, S) column as "
-                           "`GM[f32, (B, S, 1)]`, loaded as `" + g.tensor + "[b, :, :]`)")
+                           "`GM[f32, (B, S, 1)]`, loaded as `" + g.tensor + "[b, :, :]`)", rule="gm.one-per-row")
 
     def index_scalar(self, e: Expr, what: str):
         t = e.type
         if not (isinstance(t, ScalarType) and t.dtype.is_int):
             raise self.err(e, f"{what} must be an integer scalar, not a {kind_text(t)}",
-                           "use loop variables, dims, range fields (c.start) and integer arithmetic")
+                           "use loop variables, dims, range fields (c.start) and integer arithmetic", rule="gm.index")
 
     def _for(self, st: For):
         if self.stage is not None:
             raise self.err(st, f"a loop inside `with {self.stage.value}:`",
-                           "a stage is straight-line code: put the loop around the stages")
+                           "a stage is straight-line code: put the loop around the stages", rule="stage.kinds")
         it = st.iter
         outer_core = self.core_loop
         cap = None
         if isinstance(it, (CoreRows, CoreChunk)):
             if self.core_loop:
-                raise self.err(it, "a core loop inside another core loop", "split the cores once, in the outer loop")
+                raise self.err(it, "a core loop inside another core loop", "split the cores once, in the outer loop",
+                               rule="loops.cores")
             a, b = (it.rows, it.total) if isinstance(it, CoreRows) else (it.size, it.total)
             # The split is kept in members named after the variable (partStart, rowsBegin): two core loops
             # may share a name only when they split the same work the same way.
@@ -834,7 +868,8 @@ class _Verifier:
             seen = self.core_splits.setdefault(st.var, (split, st.span.line))
             if seen[0] != split:
                 raise self.err(st, f"`{st.var}` already names the core split `{seen[0]}` of line {seen[1]}; this loop "
-                               f"splits `{split}`", f"give this core loop a variable of its own (e.g. `{st.var}2`)")
+                               f"splits `{split}`", f"give this core loop a variable of its own (e.g. `{st.var}2`)",
+                               rule="loops.cores")
             ta, tb = self._expr(a), self._expr(b)
             self.index_scalar(ta, "the per-core count")
             self.index_scalar(tb, "the total")
@@ -844,7 +879,8 @@ class _Verifier:
             self.core_loop = True
         elif isinstance(it, CoreTiles):
             if self.core_loop:
-                raise self.err(it, "a core loop inside another core loop", "split the cores once, in the outer loop")
+                raise self.err(it, "a core loop inside another core loop", "split the cores once, in the outer loop",
+                               rule="loops.cores")
             exts = tuple(self._expr(x) for x in it.extents)
             steps = tuple(self._expr(x) for x in it.steps)
             for x in exts:
@@ -877,10 +913,10 @@ class _Verifier:
             existing = self.lookup(var)
             if existing is not None:
                 raise self.err(st, f"loop variable `{var}` hides an existing name",
-                               "pick a new name for the loop variable")
+                               "pick a new name for the loop variable", rule="names.fixed")
             if var in self.kinds and _kind_key(self.kinds[var][0]) != _kind_key(var_type):
                 raise self.err(st, f"`{var}` was a {kind_text(self.kinds[var][0])} and here is a "
-                               f"{kind_text(var_type)}", "use a new name")
+                               f"{kind_text(var_type)}", "use a new name", rule="names.one-kind")
             self.kinds.setdefault(var, (var_type, st.span))
             scope[var] = _Sym("loop", var_type, st.span, vcap)
         self.scopes.append(scope)
@@ -893,7 +929,8 @@ class _Verifier:
 
     def _stage(self, st: Stage):
         if self.stage is not None:
-            raise self.err(st, f"`with {st.kind.value}:` inside `with {self.stage.value}:`", "stages do not nest")
+            raise self.err(st, f"`with {st.kind.value}:` inside `with {self.stage.value}:`", "stages do not nest",
+                           rule="stage.kinds")
         self.stage = st.kind
         try:
             body = self._block(st.body)
@@ -904,11 +941,11 @@ class _Verifier:
     def _if(self, st: If):
         if self.stage is not None:
             raise self.err(st, f"`if` inside `with {self.stage.value}:`",
-                           "branch around the stages, or select elements with where(mask, a, b)")
+                           "branch around the stages, or select elements with where(mask, a, b)", rule="loops.if")
         cond = self._expr(st.cond)
         if not (isinstance(cond.type, ScalarType) and cond.type.dtype is DType.bool):
             raise self.err(st.cond, f"an `if` needs a scalar comparison, not a {kind_text(cond.type)}",
-                           "compare scalars, e.g. `if r < B:`; select tile elements with where()")
+                           "compare scalars, e.g. `if r < B:`; select tile elements with where()", rule="loops.if")
         body = self._scoped(st.body)
         orelse = self._scoped(st.orelse) if st.orelse else ()
         return replace(st, cond=cond, body=body, orelse=orelse)
@@ -919,14 +956,16 @@ class _Verifier:
             _, span = self.kinds[e.id]
             return self.err(e, f"`{e.id}` is not visible here",
                             f"it is assigned at line {span.line} inside a block that has ended; "
-                            f"assign it before that block (e.g. `{e.id} = 0.0`) to keep it")
+                            f"assign it before that block (e.g. `{e.id} = 0.0`) to keep it", rule="names.defined")
         if e.id in SOC_CONSTANTS:
             return self.err(e, f"`{e.id}` is a host constant",
-                            "read it in the host function and pass what the kernel needs through Launch(...)")
+                            "read it in the host function and pass what the kernel needs through Launch(...)",
+                            rule="names.defined")
         close = difflib.get_close_matches(e.id, self.visible(), n=2)
         return self.err(e, f"`{e.id}` is not defined",
                         f"did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else
-                        "define it before use; kernel names are parameters, dims, loop variables and assignments")
+                        "define it before use; kernel names are parameters, dims, loop variables and assignments",
+                        rule="names.defined")
 
     def _expr(self, e: Expr) -> Expr:
         if isinstance(e, Const):
@@ -938,14 +977,15 @@ class _Verifier:
                 raise self._undefined(e)
             if sym.kind == "tensor":
                 raise self.err(e, f"GM tensor `{e.id}` is read with load() in copyin",
-                               f"write `with copyin: {e.id}u = load({e.id}[...])` and use the tile")
+                               f"write `with copyin: {e.id}u = load({e.id}[...])` and use the tile", rule="gm.tensors")
             if sym.kind == "tiling":
                 raise self.err(e, f"`{e.id}` is the tiling struct",
-                               f"read a field: {e.id}.{next(iter(self.launch_fields))}")
+                               f"read a field: {e.id}.{next(iter(self.launch_fields))}", rule="names.values")
             if isinstance(sym.type, TileType):
                 if self.stage is not StageKind.compute:
                     raise self.err(e, f"tile `{e.id}` is used outside a compute stage",
-                                   "read tiles in `with compute:` (copyout only stores named tiles)")
+                                   "read tiles in `with compute:` (copyout only stores named tiles)",
+                                   rule="stage.kinds")
                 info = self.tiles.get(e.id)
                 if info:
                     info.used_in.add(StageKind.compute)
@@ -957,14 +997,16 @@ class _Verifier:
             if sym.kind == "tiling":
                 if e.attr not in self.launch_fields:
                     raise self.err(e, f"`{e.attr}` is not a tiling field",
-                                   "the host returns " + ", ".join(self.launch_fields) + "; add it to Launch(...)")
+                                   "the host returns " + ", ".join(self.launch_fields) + "; add it to Launch(...)",
+                                   rule="names.fields")
                 return replace(e, obj=replace(e.obj, type=sym.type), type=self.launch_fields[e.attr])
             if isinstance(sym.type, RangeType):
                 if e.attr not in RANGE_FIELDS:
-                    raise self.err(e, f"a range has no field `{e.attr}`", "ranges have .start, .len and .index")
+                    raise self.err(e, f"a range has no field `{e.attr}`", "ranges have .start, .len and .index",
+                                   rule="names.fields")
                 return replace(e, obj=replace(e.obj, type=sym.type), type=ScalarType(INDEX))
             raise self.err(e, f"`{e.obj.id}` has no fields",
-                           "only the tiling struct (t.tile) and ranges (c.start) have fields")
+                           "only the tiling struct (t.tile) and ranges (c.start) have fields", rule="names.fields")
         if isinstance(e, DTypeRef):
             return replace(e, type=MetaType("dtype"))
         if isinstance(e, LevelRef):
@@ -975,16 +1017,17 @@ class _Verifier:
             spec = OPS.get(e.op)
             if spec is None:
                 raise self.err(e, f"`{e.op}` is not a kernel operation",
-                               "host functions (cdiv, ub_elems, ...) run in @host; pass results via Launch")
+                               "host functions (cdiv, ub_elems, ...) run in @host; pass results via Launch",
+                               rule="ops.known")
             args = tuple(self._expr(a) for a in e.args)
             e = replace(e, args=args)
             t = self._call_type(e, spec, args)
             touches_tile = isinstance(t, TileType) or any(isinstance(a.type, TileType) for a in args)
             if touches_tile and self.stage is not StageKind.compute and not (spec.stageless and self.stage is None):
                 raise self.err(e, f"tile operation `{expr_text(e)}` outside a compute stage",
-                               "put tile arithmetic in `with compute:`")
+                               "put tile arithmetic in `with compute:`", rule="ops.known")
             return replace(e, type=t)
-        raise self.err(e, f"unexpected expression {type(e).__name__}")
+        raise self.err(e, f"unexpected expression {type(e).__name__}", rule="ops.known")
 
     # -- what the type rules (typerules.py) ask of the verifier -------------------------------------
     def operand(self, a: Expr, spec):
@@ -996,7 +1039,7 @@ class _Verifier:
             return t
         raise self.err(a, f"`{expr_text(a)}` is a {kind_text(t)}, not an operand of `{spec.name}`",
                        "operands are scalars and tiles" + ("; a range's fields are c.start, c.len"
-                                                           if isinstance(t, RangeType) else ""))
+                                                           if isinstance(t, RangeType) else ""), rule="ops.lowered")
 
     def lowers(self, spec, t, node: Expr) -> None:
         """Refuse `node` (an operand of `spec`, or the call) when its tile kind is not one the op's
@@ -1005,7 +1048,7 @@ class _Verifier:
         kind = tile_kind(t)
         if kind not in kinds:
             message, help = refusal(spec, t, kind, kinds, node)
-            raise self.err(node, message, help)
+            raise self.err(node, message, help, rule="ops.lowered")
 
     def need_dtype(self, e: Call, spec, dtype: DType):
         if dtype not in spec.dtypes:
@@ -1013,15 +1056,15 @@ class _Verifier:
             target = "f32" if dtype.is_float or DType.f32 in spec.dtypes else sorted(d.value for d in spec.dtypes)[0]
             raise self.err(e, f"`{spec.name}` does not support {dtype.value} tiles on the vector unit "
                            f"(supported: {ok})",
-                           f"cast first: `cast(x, {target})`")
+                           f"cast first: `cast(x, {target})`", rule="ops.lowered")
 
     def tile_scalar(self, tile: TileType, s: ScalarType, node: Expr, op: str):
         if s.dtype is DType.bool or tile.dtype is DType.bool:
             raise self.err(node, f"`{op}` on bool values",
-                           "bool tiles are masks for where(); compare or select instead")
+                           "bool tiles are masks for where(); compare or select instead", rule="ops.scalars")
         if tile.dtype.is_int and s.dtype.is_float:
             raise self.err(node, f"mixing a {s.dtype.value} scalar with a {tile.dtype.value} tile in `{op}`",
-                           "cast one side: `cast(tile, f32)` or an integer scalar")
+                           "cast one side: `cast(tile, f32)` or an integer scalar", rule="ops.dtypes")
 
     def broadcast(self, e: Call, tiles: list[TileType], mask: TileType | None = None) -> tuple[Expr, ...]:
         """The shape of an elementwise op's result by NumPy's broadcasting rules (axes aligned at
@@ -1035,11 +1078,13 @@ class _Verifier:
                 raise self.err(e, f"tile shapes [{a}] and [{b}] do not broadcast in `{e.op}` (NumPy rules: the "
                                "last axes align, and each pair of sizes is equal or one of them is 1)",
                                "combine tiles loaded with the same ranges; keep a reduced axis with "
-                               "reduce_max(x, axis=-1, keepdim=True), or load per-row values as `s[c, None]`")
+                               "reduce_max(x, axis=-1, keepdim=True), or load per-row values as `s[c, None]`",
+                               rule="ops.broadcast")
             shape = out
         if mask is not None and broadcasts(mask.shape, shape):
             raise self.err(e.args[0], "where() stretches its mask: a bool mask has the shape of the result",
-                           "compare at the result's shape (the comparison itself broadcasts: `xu > mu`)")
+                           "compare at the result's shape (the comparison itself broadcasts: `xu > mu`)",
+                           rule="ops.broadcast")
         return shape
 
     def is_byte_mask(self, e: Expr) -> bool:
@@ -1054,7 +1099,8 @@ class _Verifier:
         rule = TYPE_RULES.get(spec.category)
         if rule is None:
             raise self.err(e, f"no typing rule for `{spec.name}`",
-                           f"give category `{spec.category}` its typing rule (dsl/typerules.py TYPE_RULES)")
+                           f"give category `{spec.category}` its typing rule (dsl/typerules.py TYPE_RULES)",
+                           rule="ops.known")
         t = rule(self, e, spec, args)
         self.lowers(spec, principal(replace(e, type=t)), e)
         return t
@@ -1078,7 +1124,7 @@ class _Verifier:
                                        f"{other} unit, between the same sync_all()s; on Atlas A2 they are separate "
                                        "cores (AIC and AIV)",
                                        "store the cube's result to a Workspace, then `sync_all()`, then load it "
-                                       "into UB for the vector work (or the other way round)")
+                                       "into UB for the vector work (or the other way round)", rule="cube.units")
                 if isinstance(s, (For, Stage)):
                     visit(s.body)
                 elif isinstance(s, If):

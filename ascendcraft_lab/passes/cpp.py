@@ -110,7 +110,7 @@ _FUNCS = {"min": "min", "max": "max", "MinOf": "min", "MaxOf": "max", "AlignUp":
 
 
 def evaluate(expr: str, names: dict[str, float]) -> int:
-    """Evaluate a small C++ integer expression: literals, names, + - * / %,
+    """Evaluate a small C++ integer expression: literals, names, + - * / % (and unary -),
     min/max/MinOf/MaxOf/AlignUp/CeilDiv, sizeof(T)."""
     src = re.sub(r"sizeof\(\s*(\w+)\s*\)", lambda m: str(CPP_SIZES.get(m.group(1), f"sizeof_{m.group(1)}")), expr)
     src = re.sub(r"\b(?:this->|tiling\.|tilingData\.)(\w+)", r"\1", src)
@@ -131,6 +131,9 @@ def evaluate(expr: str, names: dict[str, float]) -> int:
             if node.id in names:
                 return names[node.id]
             raise EvalError(f"`{node.id}` in `{expr}` has no known value")
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = ev(node.operand)            # `outL * 2 + -1`: a negative literal the lowering wrote
+            return -v if isinstance(node.op, ast.USub) else v
         if isinstance(node, ast.BinOp):
             a, b = ev(node.left), ev(node.right)
             if type(node.op) in _BINOPS:

@@ -25,6 +25,7 @@ from ..engines.llm.draft import draft_with_llm
 from ..engines.llm.engine import LlmEngineError, client_from_environment
 from ..perf import estimate_phases
 from ..reference import ReferenceError, ReferenceRun, load_cases, reference_format, run_jobs
+from .draft_lowering import lowering_check
 
 HOW = ("drafter", "llm")
 
@@ -76,7 +77,8 @@ def draft(reference: str | Path, *, how: str = "drafter", soc: str | None = None
     except LlmEngineError as exc:
         raise DraftFailed(str(exc).splitlines()[0], unavailable=True) from None
     result = draft_with_llm(Path(reference), client=client, soc=soc, rounds=rounds,
-                            start_draft=offline.text if offline else None, reference=reference_run or pick, cases=cases)
+                            start_draft=offline.text if offline else None, reference=reference_run or pick, cases=cases,
+                            lowered=lowering_check(soc))
     notes = [result.message.splitlines()[0]] if result.message else []
     if result.dsl is None:
         raise DraftFailed(f"the LLM drafter found no verified draft ({result.stopped}): "

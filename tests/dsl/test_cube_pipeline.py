@@ -141,16 +141,22 @@ def test_an_l0b_overflow_names_the_tile_and_the_sizes():
 
 
 def test_int8_products_accumulate_in_i32():
-    text = matmul_text("i8", base=(32, 32, 64)).replace("acc = zeros(mi.len, ni.len, L0C)",
-                                                       "acc = zeros(mi.len, ni.len, L0C, dtype=i32)")
+    text = matmul_text("i8", tb=True, base=(32, 32, 64)).replace("acc = zeros(mi.len, ni.len, L0C)",
+                                                                "acc = zeros(mi.len, ni.len, L0C, dtype=i32)")
     text = text.replace("c: Out[f32, (M, N)]", "c: Out[i32, (M, N)]")
     a = RNG.integers(-128, 128, (40, 96)).astype(np.int8)
-    b = RNG.integers(-128, 128, (96, 50)).astype(np.int8)
+    b = RNG.integers(-128, 128, (50, 96)).astype(np.int8)          # B as [N, K]: i8 fractals move as they are
     out = run(verify(parse(text)), {"a": a, "b": b})
-    np.testing.assert_array_equal(out["c"], a.astype(np.int32) @ b.astype(np.int32))
+    np.testing.assert_array_equal(out["c"], a.astype(np.int32) @ b.T.astype(np.int32))
+
+
+def test_an_i8_b_moved_as_k_by_n_is_refused_saying_to_give_it_as_n_by_k():
+    with pytest.raises(DslError) as e:
+        verify(parse(matmul_text("i8", base=(32, 32, 64), out="i32")))
+    assert e.value.rule == "cube.i8-layout" and "transpose=True" in e.value.help
 
 
 def test_an_i8_sum_in_an_f32_accumulator_is_refused():
     with pytest.raises(DslError) as e:
-        verify(parse(matmul_text("i8", base=(32, 32, 64), out="i32")))
+        verify(parse(matmul_text("i8", tb=True, base=(32, 32, 64), out="i32")))
     assert "i8 products accumulate in i32" in e.value.message and "dtype=i32" in e.value.help

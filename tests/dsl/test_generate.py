@@ -33,7 +33,8 @@ def test_generated_programs_verify_and_run_on_the_interpreter():
         _accepted(case)
         covered.update(case.forms)
     assert all(covered[f] for f in FORMS), covered
-    for feature in ("f16", "i32", "where", "row-reduction", "col-broadcast", "two-sweeps"):
+    for feature in ("f16", "i32", "where", "row-reduction", "col-broadcast", "two-sweeps", "cube-f16", "cube-bf16",
+                    "cube-transposed-b", "window-view", "window-row", "casts-bf16", "casts-i8"):
         assert covered[feature], (feature, covered)
 
 

@@ -12,6 +12,12 @@ the variant its dtypes pick, and each failing one goes back as one line naming t
 dtypes and shapes, and why (at most CASE_LINES of them). The best verified draft is kept (a later,
 worse round never replaces it) and every attempt is returned for the UI.
 
+Verified means lowered too: a caller that can lower and emulate (session/draft.py; this layer
+cannot import the backends) passes `lowered`, a `LowerCheck`. A draft the interpreter accepts is
+then lowered through the four passes and run on the emulator before it is accepted; a refusal of
+a pass, a compile error, an emulator finding or an answer the emulator computes differently goes
+back to the model as an error (stage "lower" or "emulator") naming the DSL lines involved.
+
 A start draft that already verifies is returned as is, without a call, unless
 `keep_improving=True` asks the model to improve it. A reference that cannot run raises
 `ReferenceError` before any call.
@@ -20,11 +26,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 from ...reference.bind import Verdict, check_interpreter
 from ...dsl.errors import DslError
 from ...dsl.generic import VariantMismatch, binding_for, instantiate
+from ...dsl.ir import Program
+from ...dsl.rules import RULES
 from ...dsl.parser import parse
 from ...examples import CATEGORIES
 from ...reference import ReferenceRun, load_reference
@@ -43,7 +51,8 @@ class DraftAttempt:
     round: int
     source: str                 # "drafter" (the start draft) or "llm"
     ok: bool
-    stage: str                  # what decided: reply, parse, verify, interpreter, internal, llm, ok
+    stage: str                  # what decided: reply, parse, verify, interpreter, cases, lower, emulator,
+                                # internal, llm, ok
     feedback: str               # what went (or would go) back to the model
     dsl: str | None = None      # the extracted draft, when there was one
     reply_text: str | None = None
@@ -89,11 +98,17 @@ class DraftResult:
 
 CASE_LINES = 8      # failing cases listed in one feedback (the rest are counted)
 
+# (the draft's program for the reference's dtypes, not yet verified; the reference run) -> None when the
+# draft's lowering computes on the emulator what the interpreter computed, else (stage, feedback) with
+# stage "lower" (a pass refused it, a checker found a violation) or "emulator" (compile error, finding,
+# crash, wrong answer). Supplied by the session layer, which may import the backends.
+LowerCheck = Callable[[Program, ReferenceRun], Optional[tuple[str, str]]]
+
 
 def check_draft(dsl: str, ref_path: str | Path, ref: ReferenceRun, soc: str,
-                cases: list[ReferenceRun] | None = None) -> Checked[str]:
-    """Parse, verify and interpret one draft against the reference (and its other `cases`): the
-    feedback a model gets."""
+                cases: list[ReferenceRun] | None = None, lowered: LowerCheck | None = None) -> Checked[str]:
+    """Parse, verify and interpret one draft against the reference (and its other `cases`); then,
+    with `lowered`, lower and emulate it on the reference: the feedback a model gets."""
     try:
         program = parse(dsl, DRAFT_NAME)
     except DslError as exc:
@@ -122,6 +137,17 @@ def check_draft(dsl: str, ref_path: str | Path, ref: ReferenceRun, soc: str,
                 "its dtypes through @kernel(T=(...)), its ranks through dim packs such as (*S,) or ((*S, N),)):\n"
                 + "\n".join(shown) + more)
         return Checked(False, text, dsl, score=-len(failures), stage="cases", detail=verdict)
+    if lowered is not None:
+        try:
+            disagreement = lowered(_variant(program, ref), ref)
+        except DslError as exc:      # the reference's concrete shapes reach a check the draft alone did not
+            return Checked(False, _render(exc, dsl), dsl, stage="verify", detail=verdict)
+        except Exception as exc:  # noqa: BLE001 - a crash of the lowering on untrusted input is that draft's feedback
+            disagreement = ("lower", f"the draft verifies on the interpreter, but lowering it to AscendC failed "
+                            f"({type(exc).__name__}: {exc}); write it more plainly")
+        if disagreement is not None:
+            stage, text = disagreement
+            return Checked(False, text, dsl, score=-1.0, stage=stage, detail=verdict)
     return Checked(True, verdict.summary(), dsl, score=-verdict.max_rel_err, stage="ok", detail=verdict)
 
 
@@ -157,15 +183,16 @@ def _render(exc: DslError, source: str) -> str:
     if exc.path in (None, "<dsl>"):
         exc.path = DRAFT_NAME
     exc.with_source(DRAFT_NAME, source)
-    return exc.render()
+    rule = RULES.get(exc.rule)          # the rule it breaks, as the DSL reference states it
+    return exc.render() + (f"\n  = rule: {rule.statement}" if rule is not None else "")
 
 
-def _check_reply(text: str, ref_path, ref, soc, cases=None) -> Checked[str]:
+def _check_reply(text: str, ref_path, ref, soc, cases=None, lowered: LowerCheck | None = None) -> Checked[str]:
     try:
         dsl = extract_code(text, "python")
     except LlmError as exc:
         return Checked(False, f"{exc.message}: send the complete DSL file in one ```python block", None, stage="reply")
-    return check_draft(dsl, ref_path, ref, soc, cases)
+    return check_draft(dsl, ref_path, ref, soc, cases, lowered)
 
 
 def draft_with_llm(
@@ -182,6 +209,7 @@ def draft_with_llm(
     keep_improving: bool = False,
     on_attempt: Callable[[DraftAttempt], None] | None = None,
     cases: list[ReferenceRun] | None = None,
+    lowered: LowerCheck | None = None,
 ) -> DraftResult:
     """Draft a DSL kernel for the PyTorch reference at `ref_path` with the model behind `client`.
 
@@ -191,7 +219,9 @@ def draft_with_llm(
     `reference` reuses a loaded run of `ref_path` (`overrides` are its constants otherwise);
     `keep_improving` spends every round, keeping the best verified draft; `on_attempt` sees
     each attempt as it is checked; `cases` are the other input sets every draft must serve (an
-    NPUKernelBench reference's cases). `client.cancel()` stops the loop between rounds.
+    NPUKernelBench reference's cases); `lowered` lowers and emulates a draft the interpreter
+    accepted, on the reference's inputs (see `LowerCheck`; the start draft too).
+    `client.cancel()` stops the loop between rounds.
     """
     if not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a positive integer (got {rounds!r})")
@@ -216,7 +246,7 @@ def draft_with_llm(
 
     start: Checked[str] | None = None
     if start_draft is not None:
-        start = check_draft(start_draft, ref_path, ref, soc_name, cases)
+        start = check_draft(start_draft, ref_path, ref, soc_name, cases, lowered)
         record(DraftAttempt(0, "drafter", start.ok, start.stage, start.feedback, start_draft,
                             verdict=start.detail if isinstance(start.detail, Verdict) else None))
     base = dict(category=category, examples=tuple(e.name for e in chosen), model=client.config.model)
@@ -232,7 +262,7 @@ def draft_with_llm(
         record(_attempt(turn))
 
     loop = FeedbackLoop(client, messages, purpose=f"draft {ref_path.name}",
-                        check=lambda text: _check_reply(text, ref_path, ref, soc_name, cases),
+                        check=lambda text: _check_reply(text, ref_path, ref, soc_name, cases, lowered),
                         follow_up=lambda c: draft_follow_up(c.feedback, c.ok),
                         rounds=rounds, keep_improving=keep_improving, on_turn=on_turn)
     outcome = loop.run()
@@ -263,4 +293,4 @@ def _attempt(turn: Turn[str]) -> DraftAttempt:
                         tokens_in=r.tokens_in, tokens_out=r.tokens_out, cached=r.cached)
 
 
-__all__ = ["DraftAttempt", "DraftResult", "check_draft", "draft_with_llm"]
+__all__ = ["DraftAttempt", "DraftResult", "LowerCheck", "check_draft", "draft_with_llm"]

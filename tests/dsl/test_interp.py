@@ -274,3 +274,17 @@ def test_rint_floor_ceil_trunc_are_the_rounding_ops():
     x = np.array([[0.5, 1.5, -0.5, -1.7]], np.float32)
     y = run(rows_kernel("yu = rint(xu) + 10.0 * floor(xu) + 100.0 * ceil(xu) + 1000.0 * trunc(xu)"), {"x": x})["y"]
     assert np.array_equal(y, np.rint(x) + 10 * np.floor(x) + 100 * np.ceil(x) + 1000 * np.trunc(x))
+
+
+def test_a_tile_power_means_what_the_vector_unit_computes():
+    """x ** k for a literal whole k in 1..8 is k - 1 multiplications (any sign of x); any other power is
+    exp(k ln x) on the vector unit (Ln, Muls, Exp), nan for x < 0 even where k is whole. The interpreter
+    means the same, so a draft the lowering gets wrong fails on the interpreter too (PyTorch's (-2) ** 9
+    is -512)."""
+    x = np.array([[-2.0, 0.5, 3.0]], np.float32)
+    small = run(rows_kernel("yu = xu ** 3"), {"x": x})["y"]
+    assert np.allclose(small, x ** 3)
+    large = run(rows_kernel("yu = xu ** 9"), {"x": x})["y"]
+    assert np.isnan(large[0, 0]) and np.allclose(large[0, 1:], x[0, 1:] ** 9, rtol=1e-5)
+    half = run(rows_kernel("yu = xu ** 2.5"), {"x": x})["y"]
+    assert np.isnan(half[0, 0]) and np.allclose(half[0, 1:], x[0, 1:] ** 2.5, rtol=1e-5)

@@ -674,8 +674,12 @@ def _prepare(b: Builder, outputs):
             memo[id(n)] = m
             return m
         if n.is_elementwise:
-            args = tuple(operand(a) for a in args)
-            m = b.ew(n.op, *args) if not n.is_cast else b.cast(args[0], n.attrs["dtype"])
+            dropped = tuple(operand(a) for a in args)
+            m = b.ew(n.op, *dropped) if not n.is_cast else b.cast(dropped[0], n.attrs["dtype"])
+            if m.is_tensor and n.is_tensor and tuple(m.shape) != tuple(n.shape) and m.op == n.op:
+                # a stretch that alone makes an axis (x.expand(4, N) * 2): the operation keeps the stretched
+                # shape, its operands broadcast against it as inputs smaller than the output do
+                m = Node(m.op, m.args, dict(m.attrs), tuple(n.shape), m.dtype, m.value, m.name)
         elif any(x is not y for x, y in zip(args, n.args)):
             m = Node(n.op, args, dict(n.attrs), n.shape, n.dtype, n.value, n.name)
         else:

@@ -392,7 +392,8 @@ def _to_dtype(b, x, name):
     return b.cast(x, name)
 
 
-@rule("contiguous, clone, detach, identity, module:Identity, alias, lift_fresh_copy", "input, *rest")
+@rule("contiguous, clone, detach, identity, module:Identity, alias, lift_fresh_copy, cpu, cuda, npu, pin_memory",
+      "input, *rest")
 def _identity(b, input, rest):
     return input
 
@@ -1030,7 +1031,7 @@ for _name, _what in (("pixel_shuffle", "F.pixel_shuffle"), ("pixel_unshuffle", "
     rule(_name, "input, *rest")(_unsupported_resample)
 
 
-_WRITES = ("scatter_reduce", "index_fill", "put", "masked_scatter", "setitem")
+_WRITES = ("scatter_reduce", "index_fill", "put", "masked_scatter")
 for _name in _WRITES + ("unique", "bincount", "take"):
     def _unsupported_index(b, input, rest, _n=_name):
         if _n in _WRITES:
@@ -1173,7 +1174,19 @@ def _squeeze(b, input, dim):
 
 @rule("expand_as, broadcast_to, expand", "input, *rest")
 def _expand(b, input, rest):
-    return Node("expand", (T(input),), {}, input.shape, input.dtype)
+    """x broadcast to a shape (sizes, -1 keeping an axis; or another tensor's shape): the node has that
+    shape, so an expand to a new leading axis keeps the axis when nothing else broadcasts against it."""
+    x = T(input)
+    if len(rest) == 1 and isinstance(rest[0], Node) and rest[0].is_tensor:
+        sizes = list(rest[0].shape)
+    else:
+        sizes = list(rest[0]) if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else list(rest)
+        sizes = [val(s) for s in sizes]
+    if any(s is None for s in sizes) or len(sizes) < len(x.shape):
+        raise Unsupported("an expand to a shape that is not known when drafting")
+    lead = len(sizes) - len(x.shape)
+    shape = tuple(x.shape[i - lead] if s == -1 else int(s) for i, s in enumerate(sizes))
+    return Node("expand", (x,), {}, shape, x.dtype)
 
 
 # -- matrix products (the cube templates of cube.py) -------------------------------------------------
@@ -1443,6 +1456,15 @@ def _narrow(b, input, dim, start, length):
     return _slice_node(x, d, val(start), val(start) + val(length))
 
 
+@rule("slice", "input, dim=0, start=None, end=None, step=1")
+def _slice(b, input, dim, start, end, step):
+    """aten.slice (torch.export's spelling of x[a:b] along one axis)."""
+    x = T(input)
+    if val(step) not in (None, 1) or any(isinstance(v, Node) for v in (start, end)):
+        raise Unsupported("a slice with a traced bound or a step")
+    return _slice_node(x, G.norm_axis(val(dim), len(x.shape)), start, end)
+
+
 def _slice_node(x: Node, axis: int, start: int, stop: int) -> Node:
     n = x.shape[axis]
     start, stop, _ = slice(start, stop).indices(n)
@@ -1608,9 +1630,114 @@ def _full_like(b, input, fill_value, dtype):
     return b.full(val(fill_value), T(input).shape, dtype.name if isinstance(dtype, TorchDType) else input.dtype)
 
 
-@rule("zeros, ones", "*size")
-def _zeros(b, size):
-    raise Unsupported("torch.zeros/ones with an explicit size (use zeros_like)")
+@rule("zeros", "*size, dtype=None")
+def _zeros(b, size, dtype):
+    return b.full(0.0, _sizes(size), _dtype_or(dtype, "float32"))
+
+
+@rule("ones", "*size, dtype=None")
+def _ones_sized(b, size, dtype):
+    return b.full(1.0, _sizes(size), _dtype_or(dtype, "float32"))
+
+
+# -- a tensor made empty, then written: torch.empty(...) / empty_like filled by copy_, fill_, out[...] = v --
+# Its values are undefined until written: an `empty` fill whose every read must have been overwritten
+# (a write into a slice of it rebuilds it as a cat of the parts written and kept: `_assign`).
+def _dtype_or(dtype, default: str) -> str:
+    return dtype.name if isinstance(dtype, TorchDType) else default
+
+
+def _empty(shape, dtype: str) -> Node:
+    _no_npu_dtype(dtype, "torch.empty")
+    return Node("full", (Node("const", value=0.0, dtype="float"),), {"empty": True}, tuple(shape), dtype)
+
+
+@rule("empty_like", "input, dtype=None")
+def _empty_like(b, input, dtype):
+    return _empty(T(input).shape, _dtype_or(dtype, input.dtype))
+
+
+@rule("empty", "*size, dtype=None")
+def _empty_sized(b, size, dtype):
+    return _empty(_sizes(size), _dtype_or(dtype, "float32"))
+
+
+@rule("new_empty", "input, *size, dtype=None")
+def _new_empty(b, input, size, dtype):
+    return _empty(_sizes(size), _dtype_or(dtype, T(input).dtype))
+
+
+def _sizes(size) -> list:
+    dims = list(size[0]) if len(size) == 1 and isinstance(size[0], (list, tuple)) else list(size)
+    dims = [val(d) for d in dims]
+    if any(not isinstance(d, int) for d in dims):
+        raise Unsupported("torch.empty of a size that is not known when drafting")
+    return dims
+
+
+def _as_shape(b, value, like: Node) -> Node:
+    """`value` (a tensor broadcast as copy_ broadcasts, or a number) as a tensor of `like`'s shape and dtype."""
+    if not isinstance(value, Node) or not value.is_tensor:
+        return b.full(val(value), like.shape, like.dtype)
+    if tuple(value.shape) != tuple(like.shape):
+        value = Node("expand", (value,), {}, tuple(like.shape), value.dtype)
+    return b.cast(value, like.dtype)
+
+
+@rule("copy", "input, src, non_blocking=False")
+def _copy(b, input, src, non_blocking):
+    return _as_shape(b, src, T(input))
+
+
+@rule("fill", "input, value")
+def _fill(b, input, value):
+    return _as_shape(b, value, T(input))
+
+
+@rule("zero", "input")
+def _zero(b, input):
+    return _as_shape(b, 0.0, T(input))
+
+
+def _assign(b, base: Node, view: Node, value: Node) -> Node:
+    """`base` after `value` was written into `view`, base itself or a slice of it along one axis (out[:, a:b]
+    = v, torch.export's slice + copy_): the parts of base kept and the value, a cat along that axis."""
+    if view is base:
+        return value
+    if view.op != "slice" or view.args[0] is not base:
+        raise Unsupported("a write into a view of a tensor other than a slice along one axis (out[..., a:b] = v)")
+    axis, start, stop = view.attrs["axis"], view.attrs["start"], view.attrs["stop"]
+    if base.op == "cat" and base.attrs.get("assigned") and base.attrs["axis"] == axis:
+        bounds = base.attrs["assigned"]
+        segments = [(s, e, p) for (s, e), p in zip(bounds, base.args)]
+    else:
+        segments = [(0, base.shape[axis], base)]
+    kept = []
+    for s, e, p in segments:
+        if e <= start or s >= stop:
+            kept.append((s, e, p))
+            continue
+        if s < start:
+            kept.append((s, start, _slice_node(p, axis, 0, start - s)))
+        if e > stop:
+            kept.append((stop, e, _slice_node(p, axis, stop - s, e - s)))
+    kept = sorted(kept + [(start, stop, value)], key=lambda t: t[0])
+    kept = [t for t in kept if t[1] > t[0]]
+    if len(kept) == 1:
+        return kept[0][2]
+    return Node("cat", tuple(p for _, _, p in kept), {"axis": axis, "assigned": tuple((s, e) for s, e, _ in kept)},
+                base.shape, base.dtype)
+
+
+@rule("setitem", "input, index, value")
+def _setitem(b, input, index, value):
+    """out[index] = value: the value of `out` afterwards (build_graph rebinds `out`, as an in-place write)."""
+    x = T(input)
+    if isinstance(index, Node) and index.is_tensor:
+        raise Unsupported("an assignment x[index] = value with an index tensor (index_copy_ or index_put_ write "
+                          "by index)")
+    view = _index_tensor(x, index)
+    return _assign(b, x, view, _as_shape(b, value, view))
 
 
 # -- losses: the pointwise loss, then the reduction ---------------------------------------------------
@@ -1977,7 +2104,7 @@ def build_graph(traced: dict) -> Graph:
     input_names: list[str] = []
     outputs: list[Node] = []
     lines: dict[str, int] = {}
-    writes = _Writes(traced["nodes"])
+    writes = _Writes(traced["nodes"], b)
     for nd in traced["nodes"]:
         op = nd["op"]
         if nd.get("line") and op in ("call_function", "call_method", "call_module"):
@@ -2029,9 +2156,26 @@ def build_graph(traced: dict) -> Graph:
     g.lines = lines
     b.parts_are_outputs = bool(g.outputs) and all(o.op == "split" for o in g.outputs)
     g.outputs = rewrite(b, g.outputs)
+    _no_empty_read(g.outputs)
     g.notes.extend(b.notes)
     _check_meta(traced, g)
     return g
+
+
+def _no_empty_read(outputs: list[Node]) -> None:
+    """Every value of a torch.empty(...) tensor that forward returns or computes with was written first."""
+    seen, todo = set(), list(outputs)
+    while todo:
+        n = todo.pop()
+        if not isinstance(n, Node) or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.op == "full" and n.attrs.get("empty"):
+            raise Unsupported(f"values of a torch.empty tensor of shape {tuple(n.shape)} that forward reads before "
+                              "writing them (they are undefined: fill it first, or write every element)")
+        todo.extend(n.args)
+        if isinstance(n.attrs.get("of"), Node):
+            todo.append(n.attrs["of"])
 
 
 def _no_npu_dtype(dtype: str, what: str) -> None:
@@ -2053,7 +2197,7 @@ def _in_place_name(name: str) -> bool:
 _VIEW_NAMES = frozenset(
     "view view_as reshape flatten unflatten squeeze unsqueeze transpose permute t expand expand_as narrow select "
     "getitem chunk split tensor_split unbind movedim moveaxis swapaxes swapdims diagonal as_strided detach "
-    "contiguous alias unfold getattr".split())
+    "contiguous alias unfold getattr slice".split())
 
 
 class _Writes:
@@ -2063,7 +2207,8 @@ class _Writes:
     PyTorch's forward would read it. A write into storage that a view of it (or the tensor a view
     reads) still reads afterwards is refused in one line: the drafter's values are not storage."""
 
-    def __init__(self, nodes: list[dict]):
+    def __init__(self, nodes: list[dict], b: Builder):
+        self.b = b
         self.last_use: dict[str, int] = {}
         self.position: dict[str, int] = {}
         for i, nd in enumerate(nodes):
@@ -2087,7 +2232,7 @@ class _Writes:
 
     @staticmethod
     def _in_place(nd: dict, short: str) -> bool:
-        if _in_place_name(short):
+        if _in_place_name(short) or short == "setitem":
             return True
         if nd["op"] == "call_module":
             return nd["module"]["attrs"].get("inplace") is True
@@ -2100,12 +2245,22 @@ class _Writes:
         self.storage[name], self.same[name] = root, ident
         names = [n for n in set(self.storage) | {root} if self.storage.get(n, n) == root]
         same = {n for n in names if self.same.get(n, n) == ident}
-        shared = [n for n in names if n not in same and self.last_use.get(n, -1) > at]
+        base = {n for n in names if self.same.get(n, n) == self.same.get(root, root)}
+        if ident != self.same.get(root, root) and isinstance(env.get(target), Node) and \
+                isinstance(env.get(root), Node):
+            # a write into a slice of a tensor (torch.export's out[:, a:b] = v: slice, then copy_): the tensor
+            # is rebuilt from the parts kept and the value written
+            whole = _assign(self.b, env[root], env[target], env[name])
+        else:
+            base, whole = set(), None
+        shared = [n for n in names if n not in same | base and self.last_use.get(n, -1) > at]
         if shared:
             raise Unsupported(f"in-place `{short_name(nd)}` writes into a tensor that a view of it shares, read "
                               f"afterwards (`{shared[0]}`): write it out of place")
         for n in same:
             env[n] = env[name]
+        for n in base:
+            env[n] = whole
 
 
 def _node_refs(a):
@@ -2337,6 +2492,8 @@ def _getattr(b: Builder, obj, attr):
             return TorchDType(obj.dtype)
         if attr in ("data",):
             return obj
+        if attr == "device":         # x.to(x.device), torch.empty(..., device=x.device): one device here
+            return None
         if attr == "mT" or attr == "T" and len(obj.shape) <= 2:
             return transpose(obj)
         if attr == "T":

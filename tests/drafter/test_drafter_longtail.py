@@ -77,6 +77,23 @@ CASES = {  # name -> (forward, get_inputs, __init__ "PARAMS|BODY")
                     "[torch.randn(3, 7, 26)]", ""),
     "glu_three": ("def forward(self, x):\n    a, b, c = x.chunk(3, dim=-1)\n    return a * b - c",
                   "[torch.randn(6, 39)]", ""),
+    # 7. a tensor made empty (or zeros of a size) and written: whole, by slices along one axis, by copy_ / fill_
+    "empty_whole": ("def forward(self, x):\n    out = torch.empty_like(x)\n    out[...] = torch.relu(x)\n"
+                    "    return out", X, ""),
+    "empty_cols": ("def forward(self, a, c):\n    out = torch.empty(a.shape[0], 80)\n"
+                   "    out[:, :40] = torch.sigmoid(a)\n    out[:, 40:] = c * 2.0\n    return out", XY, ""),
+    "empty_rows": ("def forward(self, a, c):\n    out = a.new_empty((12, 40))\n    out[:6].copy_(a)\n"
+                   "    out[6:] = torch.tanh(c)\n    return out", XY, ""),
+    "empty_fill": ("def forward(self, x):\n    out = torch.empty(x.shape).fill_(1.5)\n    return out + x", X, ""),
+    "empty_unwritten": ("def forward(self, x):\n    out = torch.empty_like(x)\n    out[:, :20] = x[:, :20]\n"
+                        "    return out", X, ""),
+    "zeros_sized": ("def forward(self, x):\n    acc = torch.zeros(x.shape[0], x.shape[1], device=x.device)\n"
+                    "    acc += x\n    acc.mul_(0.5)\n    return acc", X, ""),
+    "device_noops": ("def forward(self, x):\n    return torch.relu(x.cpu().contiguous()).to(x.device)", X, ""),
+    # 8. expand to a new leading axis: the axis kept when another input has it, refused when none does
+    "expand_beside": ("def forward(self, x, y):\n    return x.unsqueeze(0).expand(6, 40) * y",
+                      "[torch.randn(40), torch.randn(6, 40)]", ""),
+    "expand_alone": ("def forward(self, x):\n    return x.expand(4, 40) * 2.0", "[torch.randn(40)]", ""),
 }
 
 
@@ -240,3 +257,39 @@ def test_swiglu_runs_on_the_emulator(traced):
     _, _, run = traced["glu_chunk"]
     verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
     assert verdict.correct, verdict.summary()
+
+
+@pytest.mark.parametrize("name", ["empty_whole", "empty_cols", "empty_rows", "empty_fill", "zeros_sized"])
+def test_a_tensor_made_empty_then_written_is_the_values_written(traced, name):
+    d = interpreted(traced, name)
+    assert "empty" not in d.text.split('"""', 2)[2]
+
+
+def test_writes_into_slices_of_an_empty_tensor_are_stores_at_offsets(traced):
+    assert draft(traced, "empty_cols").template == "bcast_fold"
+    d = draft(traced, "empty_rows")
+    _, _, run = traced["empty_rows"]
+    verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
+    assert verdict.correct, verdict.summary()
+
+
+def test_reading_values_of_an_empty_tensor_never_written_is_refused_in_one_line(traced):
+    with pytest.raises(DraftError) as exc:
+        draft(traced, "empty_unwritten")
+    msg = str(exc.value)
+    assert "\n" not in msg and "torch.empty" in msg and "undefined" in msg, msg
+
+
+def test_device_and_layout_calls_are_no_ops(traced):
+    def body(name):
+        return interpreted(traced, name).text.split('"""', 2)[2]
+    assert "relu(" in body("device_noops")
+
+
+def test_an_expand_to_a_new_leading_axis_keeps_the_axis(traced):
+    d = interpreted(traced, "expand_beside")
+    assert d.template.startswith("bcast")
+    with pytest.raises(DraftError) as exc:
+        draft(traced, "expand_alone")
+    msg = str(exc.value)
+    assert "\n" not in msg and "only an expand makes" in msg, msg

@@ -369,9 +369,9 @@ def _bool(b, input, memory_format):
     return b.cast(input, "bool") if input.dtype != "bool" else input
 
 
-@rule("to, type", "input, *rest")
-def _to(b, input, rest):
-    for r in rest:
+@rule("to, type", "input, *rest, dtype=None")
+def _to(b, input, rest, dtype):
+    for r in list(rest) + [dtype]:
         if isinstance(r, TorchDType):
             return _to_dtype(b, input, r.name)
         if isinstance(r, Node) and r.is_tensor:
@@ -387,9 +387,19 @@ def _type_as(b, input, other):
 def _to_dtype(b, x, name):
     if name in ("float64", "double"):
         raise Unsupported("float64 (double) tensors: the vector unit computes in f32 or f16")
-    if name not in ("float32", "float16", "bool", "bfloat16", "int8"):
+    if name not in ("float32", "float16", "bool", "bfloat16", "int8", "int32", "int64"):
         raise Unsupported(f"conversion to {name}")
     return b.cast(x, name)
+
+
+@rule("long", "input, memory_format=None")
+def _long(b, input, memory_format):
+    return _to_dtype(b, T(input), "int64")
+
+
+@rule("int", "input, memory_format=None")
+def _int(b, input, memory_format):
+    return _to_dtype(b, T(input), "int32")
 
 
 @rule("contiguous, clone, detach, identity, module:Identity, alias, lift_fresh_copy, cpu, cuda, npu, pin_memory",
@@ -699,12 +709,38 @@ def _layer_norm(b, input, normalized_shape, weight, bias, eps):
 @rule("group_norm", "input, num_groups, weight=None, bias=None, eps=1e-5")
 def _group_norm(b, input, num_groups, weight, bias, eps):
     """F.group_norm; a per-channel weight and bias of forward's inputs, as nn.GroupNorm's."""
-    from .norms import channel_leaf, grouped
+    from .norms import channel_leaf, grouped, int_init
     x = T(input)
     G = int(val(num_groups))
-    groups = num_groups if isinstance(num_groups, Node) and num_groups.op == "scalar" else b.const(G)
+    # a number of groups equal to one int of get_init_inputs() is that init input (F.group_norm(x, self.groups))
+    groups = num_groups if isinstance(num_groups, Node) and num_groups.op == "scalar" else int_init(b, G)
     return grouped(b, x, G, groups, eps if isinstance(eps, Node) else float(val(eps)),
                    channel_leaf(b, x, weight, "weight"), channel_leaf(b, x, bias, "bias"))
+
+
+class _NormResult(tuple):
+    """(out, mean, rstd) of aten.native_layer_norm / native_group_norm: the normalized output is drafted;
+    the saved statistics (for a backward) are refused when forward reads them."""
+
+    def __getitem__(self, i):
+        if i == 0:
+            return tuple.__getitem__(self, 0)
+        raise Unsupported(f"output {i} of {tuple.__getitem__(self, 1)} (the saved mean / rstd; the drafter "
+                          "drafts the normalized output)")
+
+
+@rule("native_layer_norm", "input, normalized_shape, weight, bias, eps")
+def _native_layer_norm(b, input, normalized_shape, weight, bias, eps):
+    return _NormResult((_layer_norm(b, input, normalized_shape, weight, bias, eps), "native_layer_norm"))
+
+
+@rule("native_group_norm", "input, weight, bias, N, C, HxW, group, eps")
+def _native_group_norm(b, input, weight, bias, N, C, HxW, group, eps):
+    """aten.native_group_norm (torch.export's group norm): N, C and HxW are the input's sizes."""
+    x = T(input)
+    if len(x.shape) < 2 or (val(N), val(C), val(HxW)) != (x.shape[0], x.shape[1], math.prod(x.shape[2:])):
+        raise Unsupported("aten.native_group_norm with sizes other than the input's")
+    return _NormResult((_group_norm(b, x, group, weight, bias, eps), "native_group_norm"))
 
 
 @rule("rms_norm", "input, normalized_shape, weight=None, eps=None")
@@ -2131,6 +2167,8 @@ def build_graph(traced: dict) -> Graph:
         elif op == "get_attr":
             env[nd["name"]] = _model_tensor(b, nd, traced)
         elif op in ("call_function", "call_method", "call_module"):
+            if short_name(nd) == "getitem" and nd["name"] not in writes.last_use:
+                continue         # an item forward unpacks and never reads (the mean, rstd of native_group_norm)
             try:
                 env[nd["name"]] = _apply(b, nd, env, init_values)
                 writes.made(nd, env)
@@ -2574,7 +2612,33 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
               "argreduce", "gather", "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize",
               "affine_grid", "grid_sample", "sort", "histc", "interleave", "nonzero", "pad", "roll", "tile"):
         return Node(op, args, attrs, n.shape, n.dtype)
+    inner = _grouped_view(args)
+    if inner is not None:
+        # elementwise work after a group norm's reshape back (F.gelu(F.group_norm(x, g))): done in the grouped
+        # shape, then reshaped, so the statistics and the work are one grouped reduction
+        return b.reshape(b.ew(op, *(a.args[0] if isinstance(a, Node) and a.is_tensor else a for a in args)), n.shape)
     return b.ew(op, *args)
+
+
+def _grouped_view(args: tuple) -> tuple | None:
+    """The shape every tensor operand is a reshape from, when each is a reshape back from a grouped split
+    (a `reshape` with `sym` below it, group norm's (N, G, C/G, ...)); else None."""
+    tensors = [a for a in args if isinstance(a, Node) and a.is_tensor]
+    if not tensors or any(t.op != "reshape" or "sym" in t.attrs for t in tensors):
+        return None
+    shapes = {tuple(t.args[0].shape) for t in tensors}
+    if len(shapes) != 1 or len({tuple(t.shape) for t in tensors}) != 1:
+        return None
+    below, seen = [t.args[0] for t in tensors], set()
+    while below:
+        m = below.pop()
+        if id(m) in seen or not isinstance(m, Node):
+            continue
+        seen.add(id(m))
+        if m.op == "reshape" and "sym" in m.attrs:
+            return shapes.pop()
+        below.extend(m.args)
+    return None
 
 
 def _is_zero_full(x: Node) -> bool:

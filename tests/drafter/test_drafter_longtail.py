@@ -3,6 +3,8 @@ as outputs, splits consumed by computation, unused inputs and scalars, dtypes th
 C++ names whatever the sizes. Each class is a general rule, checked here on several spellings."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ascendcraft_lab.drafter import DraftError, draft_from_trace
@@ -94,14 +96,31 @@ CASES = {  # name -> (forward, get_inputs, __init__ "PARAMS|BODY")
     "expand_beside": ("def forward(self, x, y):\n    return x.unsqueeze(0).expand(6, 40) * y",
                       "[torch.randn(40), torch.randn(6, 40)]", ""),
     "expand_alone": ("def forward(self, x):\n    return x.expand(4, 40) * 2.0", "[torch.randn(40)]", ""),
+    # 9. normalizations without affine parameters, and torch.export's aten spellings of them
+    "gn_plain": ("def forward(self, x):\n    return F.group_norm(x, 2)", "[torch.randn(3, 8, 5, 6)]", ""),
+    "gn_module_plain": ("def forward(self, x):\n    return self.gn(x)", "[torch.randn(3, 8, 30)]",
+                        "|self.gn = nn.GroupNorm(4, 8, affine=False)"),
+    "gn_then_gelu": ("def forward(self, x):\n    return F.gelu(F.group_norm(x, self.g)) * 0.5",
+                     "[torch.randn(3, 8, 30)]", ", g|self.g = g", "[4]"),
+    "gn_native": ("def forward(self, x):\n    out, mean, rstd = torch.ops.aten.native_group_norm(x, self.w, None, "
+                  "3, 8, 30, 4, 1e-5)\n    return out", "[torch.randn(3, 8, 30)]", "|self.w = torch.rand(8) + 0.5"),
+    "ln_native": ("def forward(self, x):\n    return torch.ops.aten.native_layer_norm(x, [40], None, None, 1e-5)[0]",
+                  X, ""),
+    "ln_native_stats": ("def forward(self, x):\n    return torch.ops.aten.native_layer_norm(x, [40], None, None, "
+                        "1e-5)[2]", X, ""),
+    # 10. conversion to integers of a float result at an output (truncating toward zero, as torch converts)
+    "to_long": ("def forward(self, x):\n    return (x * 10.0).long()", X, ""),
+    "to_int64": ("def forward(self, x):\n    return torch.floor(x * 4.0).to(torch.int64)", X, ""),
+    "to_int32_kw": ("def forward(self, x):\n    return torch.round(x * 3.0).to(dtype=torch.int32)", X, ""),
+    "int_inside": ("def forward(self, x):\n    return x.long() * 2", X, ""),
 }
 
 
 @pytest.fixture(scope="module")
 def traced(ref_dir):
     """Every case traced and run in one reference child (one torch start-up for the module)."""
-    paths = {name: write_ref(ref_dir, f"lt_{name}", forward, inputs, init)
-             for name, (forward, inputs, init) in CASES.items()}
+    paths = {name: write_ref(ref_dir, f"lt_{name}", case[0], case[1], case[2], *case[3:])
+             for name, case in CASES.items()}
     jobs = []
     for path in paths.values():
         jobs += [{"mode": "trace", "path": str(path)}, {"mode": "run", "path": str(path), "seed": 0}]
@@ -293,3 +312,40 @@ def test_an_expand_to_a_new_leading_axis_keeps_the_axis(traced):
         draft(traced, "expand_alone")
     msg = str(exc.value)
     assert "\n" not in msg and "only an expand makes" in msg, msg
+
+
+@pytest.mark.parametrize("name", ["gn_plain", "gn_module_plain", "gn_then_gelu", "gn_native", "ln_native"])
+def test_a_normalization_without_affine_parameters_or_in_its_aten_spelling_drafts(traced, name):
+    d = interpreted(traced, name)
+    assert d.template in ("planes", "rows", "row_blocks"), d.template
+
+
+def test_the_number_of_groups_from_get_init_inputs_is_a_kernel_scalar(traced):
+    text = draft(traced, "gn_then_gelu").text
+    assert re.search(r"\bg\d*: i32", text) and "B * 4" not in text, text
+
+
+def test_the_saved_statistics_of_an_aten_norm_are_refused_in_one_line(traced):
+    with pytest.raises(DraftError) as exc:
+        draft(traced, "ln_native_stats")
+    msg = str(exc.value)
+    assert "\n" not in msg and "native_layer_norm" in msg and "mean / rstd" in msg, msg
+
+
+@pytest.mark.parametrize("name,dtype", [("to_long", "i64"), ("to_int64", "i64"), ("to_int32_kw", "i32")])
+def test_a_float_result_converted_to_an_integer_type_is_stored_truncated(traced, name, dtype):
+    d = interpreted(traced, name)
+    assert f"Out[{dtype}," in d.text and "round='trunc'" in d.text
+
+
+def test_an_integer_conversion_computed_with_afterwards_is_refused_in_one_line(traced):
+    with pytest.raises(DraftError) as exc:
+        draft(traced, "int_inside")
+    assert "int64 tensors" in str(exc.value)
+
+
+def test_an_int64_conversion_runs_on_the_emulator(traced):
+    d = draft(traced, "to_int64")
+    _, _, run = traced["to_int64"]
+    verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
+    assert verdict.correct, verdict.summary()

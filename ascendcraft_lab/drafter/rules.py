@@ -2178,7 +2178,7 @@ def build_graph(traced: dict) -> Graph:
                 raise
         elif op == "output":
             result = _decode(nd["args"][0], env, init_values)
-            items = list(result) if isinstance(result, (list, tuple)) else [result]
+            items = _flat_items(result) if isinstance(result, (list, tuple)) else [result]
             if len(items) == 1 and isinstance(items[0], ReturnTuple) and items[0].both:
                 items = [items[0].values, items[0].indices]
             for it in items:
@@ -2198,6 +2198,14 @@ def build_graph(traced: dict) -> Graph:
     g.notes.extend(b.notes)
     _check_meta(traced, g)
     return g
+
+
+def _flat_items(result) -> list:
+    """forward's results with every list of tensors among them spread in place (a foreach op's list)."""
+    out = []
+    for r in result:
+        out += _flat_items(r) if isinstance(r, list) else [r]
+    return out
 
 
 def _no_empty_read(outputs: list[Node]) -> None:
@@ -2261,6 +2269,15 @@ class _Writes:
         name, args = nd["name"], nd.get("args", [])
         first = args[0].get("node") if args and isinstance(args[0], dict) else None
         short = short_name(nd)
+        if short.startswith("_foreach_") and short.endswith("_") and args and "list" in args[0]:
+            # an in-place foreach writes every tensor of its first list: one write per item
+            for i, a in enumerate(args[0]["list"]):
+                if "node" in a:
+                    item = dict(nd, name=f"{name}.{i}")
+                    self.position[item["name"]] = self.position[name]
+                    env[item["name"]] = env[name][i]
+                    self._write(item, a["node"], env)
+            return
         if first is None:
             return
         if self._in_place(nd, short):
@@ -2431,6 +2448,8 @@ def _apply(b: Builder, nd: dict, env, init_values):
             raise Unsupported(f"module nn.{cls} (a module with its own weights)")
         elif name not in RULES:
             raise Unsupported(f"module nn.{cls}")
+    if name.startswith("_foreach_"):
+        return _foreach(b, name, args, kwargs)
     if name == "getitem":
         return _getitem(b, args[0], args[1])
     if name == "getattr":
@@ -2444,6 +2463,25 @@ def _apply(b: Builder, nd: dict, env, init_values):
         raise Unsupported(f"`{where}{target}`")
     result = r.fn(b, **bind(r, name, args, kwargs))
     return result
+
+
+def _foreach(b: Builder, name: str, args: list, kwargs: dict) -> list:
+    """torch._foreach_<op>(xs, ...) (the lists optimizers and AMP use): <op> applied to the i-th item of every
+    list argument (tensors, or numbers of a ScalarList) and the other arguments as they are; a list of results.
+    The in-place form (`_foreach_mul_`) writes every tensor of its first list (build_graph rebinds them)."""
+    base = name[len("_foreach_"):].rstrip("_")
+    r = RULES.get(base)
+    lists = [a for a in list(args) + list(kwargs.values()) if isinstance(a, list)]
+    if r is None or not lists:
+        raise Unsupported(f"`torch.{name}`" + ("" if lists else " without a list argument"))
+    n = len(lists[0])
+    if any(len(x) != n for x in lists):
+        raise Unsupported(f"`torch.{name}` of lists of different lengths")
+
+    def item(a, i):
+        return a[i] if isinstance(a, list) else a
+    return [r.fn(b, **bind(r, base, [item(a, i) for a in args], {k: item(v, i) for k, v in kwargs.items()}))
+            for i in range(n)]
 
 
 def _module_leaf(module: str, name: str, tensors: dict) -> Node:

@@ -336,6 +336,19 @@ def describe_value(v, torch):
     return {"kind": "other", "repr": repr(v)[:80]}
 
 
+def tensor_list(v, torch) -> bool:
+    return isinstance(v, (list, tuple)) and any(isinstance(x, torch.Tensor) or tensor_list(x, torch) for x in v)
+
+
+def flat_inputs(inputs, torch) -> list:
+    """forward's inputs with every list of tensors spread in place, one input per tensor (torch.export's
+    placeholders, and the kernel's GM tensors)."""
+    out = []
+    for v in inputs:
+        out += flat_inputs(v, torch) if tensor_list(v, torch) else [v]
+    return out
+
+
 def plain_tensors(model, torch):
     """Tensors a module holds as plain attributes (`self.gamma = torch.ones(n)`, no nn.Parameter,
     no register_buffer), by their dotted name as fx names them: inputs of forward as much as
@@ -512,15 +525,20 @@ def trace(module, model, inputs, torch, np):
     # A None is never a runtime value: traced as itself, so `if reduce is not None:` takes the
     # branch this input set takes (a placeholder is never None).
     nones = {n: None for n, v in zip(arg_names, inputs) if v is None}
+    # a list of tensors among the inputs (the foreach family): torch.export flattens it into one placeholder
+    # per tensor, which fx's symbolic trace cannot iterate and a concrete trace would freeze into constants
+    lists = any(tensor_list(v, torch) for v in inputs)
     try:
         try:
+            if lists:
+                raise ValueError("a list of tensors among the inputs (traced by torch.export)")
             gm = _symbolic_trace(fx, model, nones, arg_names, defaults)
             method = "fx"
         except NpuOpCalled as e:
             raise JobError("to trace", npu_refusal(e))
         except Exception as e:  # noqa: BLE001
             errors.append(f"symbolic trace: {_first_line(e)}")
-        if gm is None:
+        if gm is None and not lists:
             concrete = {n: v for n, v in zip(arg_names, inputs) if not isinstance(v, torch.Tensor)}
             if concrete:
                 try:
@@ -560,6 +578,7 @@ def trace(module, model, inputs, torch, np):
             return result
 
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    inputs = flat_inputs(inputs, torch)
     run_args = []
     for i, n in enumerate(placeholders):
         # an argument the input set leaves out takes forward's default (fx keeps it as the placeholder's arg)
@@ -797,7 +816,7 @@ def job_trace(job, module, out, torch, np):
     except BaseException as e:  # noqa: BLE001
         raise JobError("to trace", _first_line(e), _line_in(e, path))
     graph.update({
-        "inputs": [describe_value(v, torch) for v in inputs],
+        "inputs": [describe_value(v, torch) for v in flat_inputs(inputs, torch)],
         "init_inputs": [describe_value(v, torch) for v in init_inputs],
         "init_names": init_names(module.Model, init_inputs),
         "training": training, "parameters": params, "buffers": buffers,

@@ -113,6 +113,19 @@ CASES = {  # name -> (forward, get_inputs, __init__ "PARAMS|BODY")
     "to_int64": ("def forward(self, x):\n    return torch.floor(x * 4.0).to(torch.int64)", X, ""),
     "to_int32_kw": ("def forward(self, x):\n    return torch.round(x * 3.0).to(dtype=torch.int32)", X, ""),
     "int_inside": ("def forward(self, x):\n    return x.long() * 2", X, ""),
+    # 11. lists of tensors: forward taking or returning a list, the torch._foreach_* family, in place too
+    "fe_sigmoid": ("def forward(self, xs):\n    return torch._foreach_sigmoid(xs)", "[[torch.randn(6, 40)] * 2]", ""),
+    "fe_comprehension": ("def forward(self, xs):\n    return [torch.sigmoid(x) for x in xs]",
+                         "[[torch.randn(6, 40), torch.randn(6, 40)]]", ""),
+    "fe_tensors": ("def forward(self, a, b, c, d):\n    return torch._foreach_add([a, b], [c, d], alpha=2.0)",
+                   "[torch.randn(6, 40) for _ in range(4)]", ""),
+    "fe_in_place": ("def forward(self, ps, gs):\n    torch._foreach_mul_(ps, 0.5)\n    torch._foreach_add_(ps, gs)\n"
+                    "    return ps", "[[torch.randn(6, 40)] * 2, [torch.randn(6, 40)] * 2]", ""),
+    "fe_scalar_list": ("def forward(self, xs):\n    return torch._foreach_mul(xs, [2.0, -1.0])",
+                       "[[torch.randn(6, 40)] * 2]", ""),
+    "fe_norm": ("def forward(self, xs):\n    return torch._foreach_norm(xs)", "[[torch.randn(6, 40)] * 2]", ""),
+    "fe_lerp_list_and_tensor": ("def forward(self, xs, ys, s):\n    return torch._foreach_lerp(xs, ys, 0.3), s * 2.0",
+                                "[[torch.randn(6, 40)] * 2, [torch.randn(6, 40)] * 2, torch.randn(6, 40)]", ""),
 }
 
 
@@ -347,5 +360,21 @@ def test_an_integer_conversion_computed_with_afterwards_is_refused_in_one_line(t
 def test_an_int64_conversion_runs_on_the_emulator(traced):
     d = draft(traced, "to_int64")
     _, _, run = traced["to_int64"]
+    verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
+    assert verdict.correct, verdict.summary()
+
+
+@pytest.mark.parametrize("name,outputs", [("fe_sigmoid", 2), ("fe_comprehension", 2), ("fe_tensors", 2),
+                                          ("fe_in_place", 2), ("fe_scalar_list", 2), ("fe_norm", 2),
+                                          ("fe_lerp_list_and_tensor", 3)])
+def test_a_list_of_tensors_is_one_gm_tensor_per_item_and_a_foreach_op_its_op_per_item(traced, name, outputs):
+    d = interpreted(traced, name)
+    assert d.text.count(": Out[") == outputs, d.text
+
+
+def test_a_foreach_draft_runs_on_the_emulator(traced):
+    d = draft(traced, "fe_in_place")
+    _, _, run = traced["fe_in_place"]
+    assert len(run["run"].inputs) == 4          # two lists of two tensors, one input per tensor
     verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
     assert verdict.correct, verdict.summary()

@@ -2282,6 +2282,8 @@ class _Writes:
             return
         if self._in_place(nd, short):
             self._write(nd, first, env)
+        elif short == "getitem" and isinstance(env.get(first), list) and first not in self.storage:
+            return          # an item of a list of results (a foreach op's): a tensor of its own, not a view
         elif short in _VIEW_NAMES:
             self.storage[name] = self.storage.get(first, first)
 

@@ -502,6 +502,45 @@ def _unspecialize(graph, concrete, arg_names, defaults, fx):
     graph._codegen = fx.graph.CodeGen()     # the trace's pytree flattening of the concrete arguments no longer applies
 
 
+# torch.export's wrappers of a region of forward run under `with torch.no_grad():` / `torch.autocast(...)`
+# (a submodule `submod_1` called by a higher-order op): its submodule's index of the module called
+_REGIONS = {"wrap_with_set_grad_enabled": 1, "wrap_with_autocast": 4}
+
+
+def inline_grad_regions(gm, fx):
+    """The nodes of every no_grad / autocast region torch.export wrapped in a submodule, put back in the
+    graph in its place (the region computes what it computes; the grad mode is not the operator's)."""
+    import operator
+    for n in list(gm.graph.nodes):
+        k = _REGIONS.get(getattr(n.target, "__name__", "")) if n.op == "call_function" else None
+        if k is None or len(n.args) <= k or getattr(n.args[k], "op", None) != "get_attr":
+            continue
+        holder = n.args[k]
+        sub = getattr(gm, holder.target)
+        env = dict(zip([p for p in sub.graph.nodes if p.op == "placeholder"], n.args[k + 1:]))
+        out = ()
+        with gm.graph.inserting_before(n):
+            for sn in sub.graph.nodes:
+                if sn.op == "placeholder":
+                    continue
+                if sn.op == "output":
+                    out = fx.map_arg(sn.args[0], lambda a: env[a])
+                    continue
+                env[sn] = gm.graph.node_copy(sn, lambda a: env[a])
+                if sn.op == "get_attr":
+                    env[sn].target = f"{holder.target}.{sn.target}"
+        for u in list(n.users):
+            if u.op == "call_function" and u.target is operator.getitem:
+                u.replace_all_uses_with(out[u.args[1]])
+                gm.graph.erase_node(u)
+        if not n.users:
+            gm.graph.erase_node(n)
+            if not holder.users:
+                gm.graph.erase_node(holder)
+    gm.graph.lint()
+    gm.recompile()
+
+
 def _forward_line(node, path):
     """The line of the reference file `path` that made the fx node (its innermost frame there)."""
     if not path or not getattr(node, "stack_trace", None):
@@ -561,6 +600,7 @@ def trace(module, model, inputs, torch, np):
             for n in [n for n in gm.graph.nodes if n.op == "call_function" and not n.users
                       and str(getattr(n.target, "__name__", n.target)).lstrip("_").startswith("assert")]:
                 gm.graph.erase_node(n)
+            inline_grad_regions(gm, fx)
         except NpuOpCalled as e:
             raise JobError("to trace", npu_refusal(e))
         except Exception as e:  # noqa: BLE001

@@ -126,6 +126,14 @@ CASES = {  # name -> (forward, get_inputs, __init__ "PARAMS|BODY")
     "fe_norm": ("def forward(self, xs):\n    return torch._foreach_norm(xs)", "[[torch.randn(6, 40)] * 2]", ""),
     "fe_lerp_list_and_tensor": ("def forward(self, xs, ys, s):\n    return torch._foreach_lerp(xs, ys, 0.3), s * 2.0",
                                 "[[torch.randn(6, 40)] * 2, [torch.randn(6, 40)] * 2, torch.randn(6, 40)]", ""),
+    "fe_results_written": ("def forward(self, v):\n    d = torch._foreach_sqrt(v)\n    torch._foreach_add_(d, 1e-3)\n"
+                           "    return d", "[[torch.rand(6, 40), torch.rand(6, 40)]]", ""),
+    # 12. a region under torch.no_grad() that torch.export wraps in a submodule (submod_1): its nodes inlined
+    "no_grad_list": ("def forward(self, ps, gs):\n    with torch.no_grad():\n        torch._foreach_add_(ps, gs, "
+                     "alpha=-0.1)\n    return ps", "[[torch.randn(6, 40), torch.randn(6, 40)], "
+                     "[torch.randn(6, 40), torch.randn(6, 40)]]", ""),
+    "no_grad_export": ("def forward(self, x):\n    for i in range(x.shape[0] // x.shape[0]):\n        with "
+                       "torch.no_grad():\n            y = torch.relu(x) * 2.0\n    return y + 1.0", X, ""),
 }
 
 
@@ -378,3 +386,15 @@ def test_a_foreach_draft_runs_on_the_emulator(traced):
     assert len(run["run"].inputs) == 4          # two lists of two tensors, one input per tensor
     verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
     assert verdict.correct, verdict.summary()
+
+
+def test_items_of_a_foreach_result_written_in_place_are_tensors_of_their_own(traced):
+    interpreted(traced, "fe_results_written")
+
+
+@pytest.mark.parametrize("name", ["no_grad_list", "no_grad_export"])
+def test_a_no_grad_region_torch_export_wraps_in_a_submodule_is_inlined(traced, name):
+    path, trace, _ = traced[name]
+    assert trace["graph"]["method"] == "export"
+    assert not any("submod" in str(nd.get("target")) for nd in trace["graph"]["nodes"])
+    interpreted(traced, name)

@@ -398,3 +398,16 @@ def test_a_no_grad_region_torch_export_wraps_in_a_submodule_is_inlined(traced, n
     assert trace["graph"]["method"] == "export"
     assert not any("submod" in str(nd.get("target")) for nd in trace["graph"]["nodes"])
     interpreted(traced, name)
+
+
+def test_a_draft_fits_ub_on_a_shape_whose_rows_round_up_by_most_of_a_block():
+    # two halves of a torch.empty buffer: at (16, 2048) a tile count fitted UB by rounding that (13, 1003)
+    # overflows; the sizes are also checked with every dim halved plus one
+    from ascendcraft_lab.dsl.parser import parse
+    from ascendcraft_lab.dsl.verifier import verify
+    from ascendcraft_lab.soc import get_soc
+    from ascendcraft_lab.suite import ROOT
+    path = ROOT / "filled" / "empty_two_halves.py"
+    trace = run_jobs([{"mode": "trace", "path": str(path)}])[0]
+    d = draft_from_trace(trace["graph"], name="k", source=path.name)
+    verify(parse(d.text, "k.dsl.py"), get_soc(None), shapes={"a": (13, 1003), "b": (13, 1003)}, scalars={})

@@ -1297,7 +1297,7 @@ def planes_fit(lay: Layout) -> str:
         return split
     if any(lay.is_row(n) for n in lay.nodes):
         return "a parameter that varies within the plane of a grouped reduction"
-    if any(not lay.is_full(o) for o in lay.outputs):
+    if any(not lay.is_full(o) and (lay.sym or not lay.is_reduced(o)) for o in lay.outputs):
         return "a reduced output of a grouped reduction"
     actual = actual_input_shape(lay)
     if actual is None:

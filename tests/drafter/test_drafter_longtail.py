@@ -134,6 +134,15 @@ CASES = {  # name -> (forward, get_inputs, __init__ "PARAMS|BODY")
                      "[torch.randn(6, 40), torch.randn(6, 40)]]", ""),
     "no_grad_export": ("def forward(self, x):\n    for i in range(x.shape[0] // x.shape[0]):\n        with "
                        "torch.no_grad():\n            y = torch.relu(x) * 2.0\n    return y + 1.0", X, ""),
+    # 13. reductions over axes that are not one run: one value per group of the planes template
+    "sum_0_2": ("def forward(self, x):\n    return x.sum(dim=(0, 2))", "[torch.randn(4, 8, 40)]", ""),
+    "mean_0_2_3": ("def forward(self, x):\n    return x.mean(dim=(0, 2, 3), keepdim=True)",
+                   "[torch.randn(3, 8, 5, 8)]", ""),
+    "amax_1_3": ("def forward(self, x):\n    return x.amax(dim=(1, 3))", "[torch.randn(3, 4, 5, 16)]", ""),
+    "two_sums": ("def forward(self, g, x):\n    return (g * x).sum(dim=(0, 2)), g.sum(dim=(0, 2))",
+                 "[torch.randn(4, 8, 40), torch.randn(4, 8, 40)]", ""),
+    "centered": ("def forward(self, x):\n    m = x.mean(dim=(0, 2), keepdim=True)\n    return x - m, m",
+                 "[torch.randn(4, 8, 40)]", ""),
 }
 
 
@@ -411,3 +420,16 @@ def test_a_draft_fits_ub_on_a_shape_whose_rows_round_up_by_most_of_a_block():
     trace = run_jobs([{"mode": "trace", "path": str(path)}])[0]
     d = draft_from_trace(trace["graph"], name="k", source=path.name)
     verify(parse(d.text, "k.dsl.py"), get_soc(None), shapes={"a": (13, 1003), "b": (13, 1003)}, scalars={})
+
+
+@pytest.mark.parametrize("name", ["sum_0_2", "mean_0_2_3", "amax_1_3", "two_sums", "centered"])
+def test_a_reduction_over_axes_that_are_not_one_run_stores_one_value_per_group(traced, name):
+    d = interpreted(traced, name)
+    assert d.template == "planes"
+
+
+def test_reduced_outputs_of_the_planes_template_run_on_the_emulator(traced):
+    d = draft(traced, "centered")
+    _, _, run = traced["centered"]
+    verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
+    assert verdict.correct, verdict.summary()

@@ -18,7 +18,12 @@ msort, a stable fp16 sort: Sort32 + MrgSort + Extract), and issue 18's datadep 7
 the data's range, repeat_interleave along the last and a middle dim, nonzero, argwhere, masked_select: outputs
 whose size the data decides), and issue 33's predicates 9 (comparisons, isinf / isfinite / isnan, nan_to_num,
 & | ~ and logical_* on bool tensors: bool outputs, one byte per element) and glu 6 (SwiGLU, GeGLU, ReGLU, F.glu,
-nn.GLU: the parts of a chunk consumed by computation, each a view of the input at its offset).
+nn.GLU: the parts of a chunk consumed by computation, each a view of the input at its offset), filled 5
+(torch.empty / new_empty / zeros then written whole or by slices, copy_, fill_; .cpu() / .to(device) no-ops),
+norms_plain 5 (group and layer norms without affine parameters, aten.native_group_norm / native_layer_norm),
+convert 4 (.long(), .int(), .to(torch.int64 / int32) of a float result), foreach 8 (torch._foreach_* and lists
+of tensors in and out, in place and under torch.no_grad()) and reduce_axes 5 (sums, means and amax over axes
+that are not one run, one value per group).
 Each file declares its second ("tail") shape as a module-level dict of constant overrides,
 `TAIL = {"dim": 20011, ...}` (see ascendcraft_lab.bench.suite). The expert examples with hand-written DSL
 stay in ascendcraft_lab.examples.

@@ -16,7 +16,7 @@ folder (issue 19, 12: square, rectangular, A^T, B^T, bmm, 4-D, nn.Linear + bias,
 triu / tril of a product, diag(v) @ B), and sort 7 (torch.sort, argsort, topk largest / smallest, kthvalue,
 msort, a stable fp16 sort: Sort32 + MrgSort + Extract), and issue 18's datadep 7 (histc over a range and over
 the data's range, repeat_interleave along the last and a middle dim, nonzero, argwhere, masked_select: outputs
-whose size the data decides), and issue 33's predicates 9 (comparisons, isinf / isfinite / isnan, nan_to_num,
+whose size the data decides), and issue 33's predicates 10 (comparisons, isinf / isfinite / isnan, nan_to_num,
 & | ~ and logical_* on bool tensors: bool outputs, one byte per element) and glu 6 (SwiGLU, GeGLU, ReGLU, F.glu,
 nn.GLU: the parts of a chunk consumed by computation, each a view of the input at its offset), filled 5
 (torch.empty / new_empty / zeros then written whole or by slices, copy_, fill_; .cpu() / .to(device) no-ops),

@@ -2479,6 +2479,10 @@ def _foreach(b: Builder, name: str, args: list, kwargs: dict) -> list:
     n = len(lists[0])
     if any(len(x) != n for x in lists):
         raise Unsupported(f"`torch.{name}` of lists of different lengths")
+    shapes = sorted({tuple(t.shape) for x in lists for t in x if isinstance(t, Node) and t.is_tensor})
+    if len(shapes) > 1:
+        raise Unsupported(f"`torch.{name}` over tensors of different shapes ({', '.join(map(str, shapes[:3]))}): the "
+                          "drafter drafts one kernel over tensors of one shape; group the list by shape")
 
     def item(a, i):
         return a[i] if isinstance(a, list) else a

@@ -126,6 +126,8 @@ CASES = {  # name -> (forward, get_inputs, __init__ "PARAMS|BODY")
     "fe_norm": ("def forward(self, xs):\n    return torch._foreach_norm(xs)", "[[torch.randn(6, 40)] * 2]", ""),
     "fe_lerp_list_and_tensor": ("def forward(self, xs, ys, s):\n    return torch._foreach_lerp(xs, ys, 0.3), s * 2.0",
                                 "[[torch.randn(6, 40)] * 2, [torch.randn(6, 40)] * 2, torch.randn(6, 40)]", ""),
+    "fe_shapes": ("def forward(self, xs):\n    return torch._foreach_sigmoid(xs)",
+                  "[[torch.randn(6, 40), torch.randn(8, 30)]]", ""),
     "fe_results_written": ("def forward(self, v):\n    d = torch._foreach_sqrt(v)\n    torch._foreach_add_(d, 1e-3)\n"
                            "    return d", "[[torch.rand(6, 40), torch.rand(6, 40)]]", ""),
     # 12. a region under torch.no_grad() that torch.export wraps in a submodule (submod_1): its nodes inlined
@@ -441,3 +443,10 @@ def test_reduced_outputs_of_the_planes_template_run_on_the_emulator(traced):
     _, _, run = traced["centered"]
     verdict, _, _ = check_draft_on_emulator(d.text, run["run"])
     assert verdict.correct, verdict.summary()
+
+
+def test_a_foreach_over_tensors_of_different_shapes_is_refused_in_one_line(traced):
+    with pytest.raises(DraftError) as exc:
+        draft(traced, "fe_shapes")
+    msg = str(exc.value)
+    assert "\n" not in msg and "different shapes" in msg and "(6, 40)" in msg and "(8, 30)" in msg, msg

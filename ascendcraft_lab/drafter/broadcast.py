@@ -235,6 +235,11 @@ class FoldedBroadcastWriter(LoopWriter):
             own = self._own_dims[id(n)]
             part = _part_length(n.attrs.get("part_of"), own)
             self.dims[a] = part or (f"({own} - {cut})" if cut else own)
+        for a, d in enumerate(self._S):
+            if d != 1 and a != self.cat_axis and all(self._aligned[id(n)][a] == 1 for n in leaves):
+                raise Unsupported(f"an axis of length {d} that only an expand makes (no input has it: the output's "
+                                  "tiles would repeat one row, which the bcast template does not store); expand "
+                                  "beside an input of that shape, or return the smaller tensor")
         self._cat_dims: dict = {}
         self._part_len: list[str] = []
         if self.cat_axis is None:

@@ -137,6 +137,10 @@ TOTAL_T = Template(("total",), LOOPS, lambda c: L.finish(c.spaced, "total"))
 ROWS_T = Template(("rows",), LOOPS, lambda c: L.finish(c.spaced, "rows"))
 
 
+def _bool_output(c: Canon) -> bool:
+    return any(o.is_tensor and o.dtype == "bool" for o in c.g.outputs)
+
+
 def _row_param(c: Canon) -> bool:
     lay = c.spaced
     return any(lay.is_row(n) for n in lay.nodes) and bool(lay.trail or not lay.axes)
@@ -216,9 +220,10 @@ RULES: list[Rule] = [
     Rule(lambda c: L.windows_fit(c.spaced), WINDOWS_T,
          "short rows whose only results are sum / max / min reductions: whole rows per tile, one window op each; "
          "before row_blocks, which writes full-shaped results"),
-    Rule(lambda c: L.row_blocks_fit(c.spaced), ROW_BLOCKS_T,
+    Rule(lambda c: L.row_blocks_fit(c.spaced) and not _bool_output(c), ROW_BLOCKS_T,
          "short rows with full-shaped results (softmax, a layer norm of few features): blocks of whole rows, "
-         "every reduction broadcast back in one compute stage; before the one-row-at-a-time templates"),
+         "every reduction broadcast back in one compute stage; before the one-row-at-a-time templates (a bool "
+         "output goes to rows: a cast of a tile of rows to the 1-byte bool is not lowered)"),
     Rule(lambda c: L.total_fit(c.spaced), TOTAL_T,
          "every axis reduced by sums, the outputs linear in them: the cores split the tensor and add their shares; "
          "before rows, which would walk one global row on one core"),

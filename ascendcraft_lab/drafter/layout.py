@@ -169,6 +169,9 @@ def concat_layout(outputs: list) -> Layout | None:
 _LEFTOVER_ORDER = {"reverse": 0, "window": 1, "concat": 2, "shift": 3, "select": 4}
 
 
+INT_OUTPUTS = ("int8", "int32", "int64")      # dtypes an output may be converted to from f32 on its store
+
+
 def leftover(nodes: list, outputs: list) -> str | None:
     """Why none of the loop templates (map, rows, cols, planes, windows, bcast, the loss templates) can
     take the graph, in one line: a view construct left over, a dtype they do not compute in, class
@@ -202,10 +205,11 @@ def _left_over(n: Node, outputs: list, indices: set) -> str | None:
         return "a constant tensor used as a whole (zeros_like/ones_like as an output)"
     if n.kind == STRETCH:
         return "an explicit expand/broadcast_to that reaches an output"
-    # an int8 result (a quantization) leaves as a cast at an output: computed in f32, converted on the store
-    int8_out = n.is_cast and n.dtype == "int8" and any(n is o for o in outputs) and \
+    # an integer result (an int8 quantization, .long(), .to(torch.int32)) leaves as a cast at an output:
+    # computed in f32, converted (truncating, as torch converts) on the store
+    int_out = n.is_cast and n.dtype in INT_OUTPUTS and any(n is o for o in outputs) and \
         n.args[0].dtype in ("float32", "float16")
-    if n.is_tensor and n.dtype not in ("float32", "float16", "bool") and id(n) not in indices and not int8_out:
+    if n.is_tensor and n.dtype not in ("float32", "float16", "bool") and id(n) not in indices and not int_out:
         return (f"{n.dtype} tensors (the drafter handles float32, float16 and bool, and int class indices read by "
                 "cross_entropy/nll_loss)")
     if n.info.infix == "//" and n.is_tensor:
@@ -676,8 +680,12 @@ def _prepare(b: Builder, outputs):
             memo[id(n)] = m
             return m
         if n.is_elementwise:
-            args = tuple(operand(a) for a in args)
-            m = b.ew(n.op, *args) if not n.is_cast else b.cast(args[0], n.attrs["dtype"])
+            dropped = tuple(operand(a) for a in args)
+            m = b.ew(n.op, *dropped) if not n.is_cast else b.cast(dropped[0], n.attrs["dtype"])
+            if m.is_tensor and n.is_tensor and tuple(m.shape) != tuple(n.shape) and m.op == n.op:
+                # a stretch that alone makes an axis (x.expand(4, N) * 2): the operation keeps the stretched
+                # shape, its operands broadcast against it as inputs smaller than the output do
+                m = Node(m.op, m.args, dict(m.attrs), tuple(n.shape), m.dtype, m.value, m.name)
         elif any(x is not y for x, y in zip(args, n.args)):
             m = Node(n.op, args, dict(n.attrs), n.shape, n.dtype, n.value, n.name)
         else:
@@ -1261,8 +1269,9 @@ def split_axes(lay: Layout) -> tuple[tuple, tuple, tuple, tuple] | str:
     if rank - 1 not in X or rank - 1 in varied:
         return "the reduced axes do not include the last axis (a contiguous plane)"
     q0 = rank - 1
-    while q0 - 1 >= 0 and q0 - 1 in X and q0 - 1 not in varied:
-        q0 -= 1
+    actual = actual_input_shape(lay) or S
+    while q0 - 1 >= 0 and q0 - 1 in X and q0 - 1 not in varied and _trailing_of(S[q0 - 1:], actual):
+        q0 -= 1           # a plane is trailing axes of the input itself (not an axis a group split made)
     runs: list[tuple[bool, list[int]]] = []
     for a in range(q0):
         red = a in X
@@ -1279,6 +1288,10 @@ def split_axes(lay: Layout) -> tuple[tuple, tuple, tuple, tuple] | str:
     return L, R, K, tuple(range(q0, rank))
 
 
+def _trailing_of(axes: tuple, shape: tuple) -> bool:
+    return len(axes) <= len(shape) and tuple(shape[len(shape) - len(axes):]) == tuple(axes)
+
+
 def planes_fit(lay: Layout) -> str:
     """'' when the planes template can write the layout, else a one-line reason."""
     if lay.scans:
@@ -1288,7 +1301,7 @@ def planes_fit(lay: Layout) -> str:
         return split
     if any(lay.is_row(n) for n in lay.nodes):
         return "a parameter that varies within the plane of a grouped reduction"
-    if any(not lay.is_full(o) for o in lay.outputs):
+    if any(not lay.is_full(o) and (lay.sym or not lay.is_reduced(o)) for o in lay.outputs):
         return "a reduced output of a grouped reduction"
     actual = actual_input_shape(lay)
     if actual is None:

@@ -131,7 +131,7 @@ def group_norm(b: Builder, x: Node, info: dict, module: str, tensors: dict) -> N
     attrs = info["attrs"]
     ch = (b.dim_of(x, 1),)
     w, bias = leaf(info, module, "weight", tensors, ch), leaf(info, module, "bias", tensors, ch)
-    return grouped(b, x, int(attrs["num_groups"]), _int_init(b, int(attrs["num_groups"])),
+    return grouped(b, x, int(attrs["num_groups"]), int_init(b, int(attrs["num_groups"])),
                    float(attrs.get("eps", 1e-5)), w, bias)
 
 
@@ -165,7 +165,7 @@ def grouped(b: Builder, x: Node, G: int, groups: Node, eps, w: Node | None, bias
     return Node("reshape", (y,), {}, tuple(x.shape), y.dtype)
 
 
-def _int_init(b: Builder, value: int) -> Node:
+def int_init(b: Builder, value: int) -> Node:
     """`value` as the get_init_inputs() int it came from, when exactly one has that value (so the
     draft reads it as a scalar parameter and works for other values); else a constant."""
     hits = [i for i, d in enumerate(b.init_inputs) if d.get("kind") == "scalar" and d.get("type") == "int"

@@ -95,6 +95,15 @@ class PlanesWriter(LoopWriter):
             return None
         return names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
 
+    def reduced_view(self, shape) -> str:
+        """One value per statistics group, flat: the kept axes L + K in order (keepdim's 1s among them)."""
+        if self.lay.sym:
+            raise Unsupported("a reduced output of a reduction over groups of split channels")
+        X = set(self.lay.axes)
+        keep = len(shape) == len(self.lay.base)
+        names = [self.dims[a] if a not in X else "1" for a in range(len(self.lay.base)) if a not in X or keep]
+        return self.shape_text([names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"])
+
     def leaf_view(self, n: Node) -> str:
         dims = n.attrs.get("dims")
         if not dims:
@@ -158,9 +167,15 @@ class PlanesWriter(LoopWriter):
             body += self._sweep(roots, idx, env)
             for r in roots:
                 env[id(r.node)] = r.name
-        outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors)]
-        body += self._scalars(self.boundary_reduced([o for o, _ in outs], env), env)
-        body += self._sweep([Root("out", o, self.tile_name(t), t) for o, t in outs], idx, env)
+        outs = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if lay.is_full(o)]
+        # a reduced output (x.sum(dim=(0, 2, 3)), a norm's backward sums): one value per group, stored at the
+        # group's index once its sweeps are done
+        reduced = [(o, t) for o, t in zip(lay.outputs, self.out_tensors) if not lay.is_full(o)]
+        if reduced:
+            body += self.store_values(reduced, env, lambda t: self.namer.fresh(t.name + "v"), f"[{self.gv}]")
+        if outs:
+            body += self._scalars(self.boundary_reduced([o for o, _ in outs], env), env)
+            body += self._sweep([Root("out", o, self.tile_name(t), t) for o, t in outs], idx, env)
         return [f"for {self.gv} in core_rows(t.rows, {self.size(self.L + self.K)}):"] + ["    " + l for l in body]
 
     def _sweep(self, roots: list[Root], idx: str, env: dict) -> list[str]:
@@ -217,7 +232,9 @@ class PlanesWriter(LoopWriter):
         return (f"Drafted from {self.source}: statistics over groups of planes (planes template). The cores split "
                 f"the {self.size(self.L + self.K)} groups; per group, {n} reduction sweep{'s' if n != 1 else ''} "
                 f"over its {self.size(self.R)} plane(s) of {self.size(self.Q)} contiguous elements with scalar "
-                "accumulators, then a sweep that writes the outputs.")
+                "accumulators, then " + ("a sweep that writes the outputs." if any(self.lay.is_full(o) for o in
+                                                                                    self.lay.outputs)
+                                         else "one value per group stored at the group's index."))
 
 
 def _init(kind: str) -> str:

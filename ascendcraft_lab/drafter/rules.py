@@ -370,9 +370,9 @@ def _bool(b, input, memory_format):
     return b.cast(input, "bool") if input.dtype != "bool" else input
 
 
-@rule("to, type", "input, *rest")
-def _to(b, input, rest):
-    for r in rest:
+@rule("to, type", "input, *rest, dtype=None")
+def _to(b, input, rest, dtype):
+    for r in list(rest) + [dtype]:
         if isinstance(r, TorchDType):
             return _to_dtype(b, input, r.name)
         if isinstance(r, Node) and r.is_tensor:
@@ -388,12 +388,23 @@ def _type_as(b, input, other):
 def _to_dtype(b, x, name):
     if name in ("float64", "double"):
         raise Unsupported("float64 (double) tensors: the vector unit computes in f32 or f16")
-    if name not in ("float32", "float16", "bool", "bfloat16", "int8"):
+    if name not in ("float32", "float16", "bool", "bfloat16", "int8", "int32", "int64"):
         raise Unsupported(f"conversion to {name}")
     return b.cast(x, name)
 
 
-@rule("contiguous, clone, detach, identity, module:Identity, alias, lift_fresh_copy", "input, *rest")
+@rule("long", "input, memory_format=None")
+def _long(b, input, memory_format):
+    return _to_dtype(b, T(input), "int64")
+
+
+@rule("int", "input, memory_format=None")
+def _int(b, input, memory_format):
+    return _to_dtype(b, T(input), "int32")
+
+
+@rule("contiguous, clone, detach, identity, module:Identity, alias, lift_fresh_copy, cpu, cuda, npu, pin_memory",
+      "input, *rest")
 def _identity(b, input, rest):
     return input
 
@@ -699,12 +710,38 @@ def _layer_norm(b, input, normalized_shape, weight, bias, eps):
 @rule("group_norm", "input, num_groups, weight=None, bias=None, eps=1e-5")
 def _group_norm(b, input, num_groups, weight, bias, eps):
     """F.group_norm; a per-channel weight and bias of forward's inputs, as nn.GroupNorm's."""
-    from .norms import channel_leaf, grouped
+    from .norms import channel_leaf, grouped, int_init
     x = T(input)
     G = int(val(num_groups))
-    groups = num_groups if isinstance(num_groups, Node) and num_groups.op == "scalar" else b.const(G)
+    # a number of groups equal to one int of get_init_inputs() is that init input (F.group_norm(x, self.groups))
+    groups = num_groups if isinstance(num_groups, Node) and num_groups.op == "scalar" else int_init(b, G)
     return grouped(b, x, G, groups, eps if isinstance(eps, Node) else float(val(eps)),
                    channel_leaf(b, x, weight, "weight"), channel_leaf(b, x, bias, "bias"))
+
+
+class _NormResult(tuple):
+    """(out, mean, rstd) of aten.native_layer_norm / native_group_norm: the normalized output is drafted;
+    the saved statistics (for a backward) are refused when forward reads them."""
+
+    def __getitem__(self, i):
+        if i == 0:
+            return tuple.__getitem__(self, 0)
+        raise Unsupported(f"output {i} of {tuple.__getitem__(self, 1)} (the saved mean / rstd; the drafter "
+                          "drafts the normalized output)")
+
+
+@rule("native_layer_norm", "input, normalized_shape, weight, bias, eps")
+def _native_layer_norm(b, input, normalized_shape, weight, bias, eps):
+    return _NormResult((_layer_norm(b, input, normalized_shape, weight, bias, eps), "native_layer_norm"))
+
+
+@rule("native_group_norm", "input, weight, bias, N, C, HxW, group, eps")
+def _native_group_norm(b, input, weight, bias, N, C, HxW, group, eps):
+    """aten.native_group_norm (torch.export's group norm): N, C and HxW are the input's sizes."""
+    x = T(input)
+    if len(x.shape) < 2 or (val(N), val(C), val(HxW)) != (x.shape[0], x.shape[1], math.prod(x.shape[2:])):
+        raise Unsupported("aten.native_group_norm with sizes other than the input's")
+    return _NormResult((_group_norm(b, x, group, weight, bias, eps), "native_group_norm"))
 
 
 @rule("rms_norm", "input, normalized_shape, weight=None, eps=None")
@@ -1031,7 +1068,7 @@ for _name, _what in (("pixel_shuffle", "F.pixel_shuffle"), ("pixel_unshuffle", "
     rule(_name, "input, *rest")(_unsupported_resample)
 
 
-_WRITES = ("scatter_reduce", "index_fill", "put", "masked_scatter", "setitem")
+_WRITES = ("scatter_reduce", "index_fill", "put", "masked_scatter")
 for _name in _WRITES + ("unique", "bincount", "take"):
     def _unsupported_index(b, input, rest, _n=_name):
         if _n in _WRITES:
@@ -1174,7 +1211,19 @@ def _squeeze(b, input, dim):
 
 @rule("expand_as, broadcast_to, expand", "input, *rest")
 def _expand(b, input, rest):
-    return Node("expand", (T(input),), {}, input.shape, input.dtype)
+    """x broadcast to a shape (sizes, -1 keeping an axis; or another tensor's shape): the node has that
+    shape, so an expand to a new leading axis keeps the axis when nothing else broadcasts against it."""
+    x = T(input)
+    if len(rest) == 1 and isinstance(rest[0], Node) and rest[0].is_tensor:
+        sizes = list(rest[0].shape)
+    else:
+        sizes = list(rest[0]) if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else list(rest)
+        sizes = [val(s) for s in sizes]
+    if any(s is None for s in sizes) or len(sizes) < len(x.shape):
+        raise Unsupported("an expand to a shape that is not known when drafting")
+    lead = len(sizes) - len(x.shape)
+    shape = tuple(x.shape[i - lead] if s == -1 else int(s) for i, s in enumerate(sizes))
+    return Node("expand", (x,), {}, shape, x.dtype)
 
 
 # -- matrix products (the cube templates of cube.py) -------------------------------------------------
@@ -1471,6 +1520,15 @@ def _narrow(b, input, dim, start, length):
     return _slice_node(x, d, val(start), val(start) + val(length))
 
 
+@rule("slice", "input, dim=0, start=None, end=None, step=1")
+def _slice(b, input, dim, start, end, step):
+    """aten.slice (torch.export's spelling of x[a:b] along one axis)."""
+    x = T(input)
+    if val(step) not in (None, 1) or any(isinstance(v, Node) for v in (start, end)):
+        raise Unsupported("a slice with a traced bound or a step")
+    return _slice_node(x, G.norm_axis(val(dim), len(x.shape)), start, end)
+
+
 def _slice_node(x: Node, axis: int, start: int, stop: int) -> Node:
     n = x.shape[axis]
     start, stop, _ = slice(start, stop).indices(n)
@@ -1636,9 +1694,114 @@ def _full_like(b, input, fill_value, dtype):
     return b.full(val(fill_value), T(input).shape, dtype.name if isinstance(dtype, TorchDType) else input.dtype)
 
 
-@rule("zeros, ones", "*size")
-def _zeros(b, size):
-    raise Unsupported("torch.zeros/ones with an explicit size (use zeros_like)")
+@rule("zeros", "*size, dtype=None")
+def _zeros(b, size, dtype):
+    return b.full(0.0, _sizes(size), _dtype_or(dtype, "float32"))
+
+
+@rule("ones", "*size, dtype=None")
+def _ones_sized(b, size, dtype):
+    return b.full(1.0, _sizes(size), _dtype_or(dtype, "float32"))
+
+
+# -- a tensor made empty, then written: torch.empty(...) / empty_like filled by copy_, fill_, out[...] = v --
+# Its values are undefined until written: an `empty` fill whose every read must have been overwritten
+# (a write into a slice of it rebuilds it as a cat of the parts written and kept: `_assign`).
+def _dtype_or(dtype, default: str) -> str:
+    return dtype.name if isinstance(dtype, TorchDType) else default
+
+
+def _empty(shape, dtype: str) -> Node:
+    _no_npu_dtype(dtype, "torch.empty")
+    return Node("full", (Node("const", value=0.0, dtype="float"),), {"empty": True}, tuple(shape), dtype)
+
+
+@rule("empty_like", "input, dtype=None")
+def _empty_like(b, input, dtype):
+    return _empty(T(input).shape, _dtype_or(dtype, input.dtype))
+
+
+@rule("empty", "*size, dtype=None")
+def _empty_sized(b, size, dtype):
+    return _empty(_sizes(size), _dtype_or(dtype, "float32"))
+
+
+@rule("new_empty", "input, *size, dtype=None")
+def _new_empty(b, input, size, dtype):
+    return _empty(_sizes(size), _dtype_or(dtype, T(input).dtype))
+
+
+def _sizes(size) -> list:
+    dims = list(size[0]) if len(size) == 1 and isinstance(size[0], (list, tuple)) else list(size)
+    dims = [val(d) for d in dims]
+    if any(not isinstance(d, int) for d in dims):
+        raise Unsupported("torch.empty of a size that is not known when drafting")
+    return dims
+
+
+def _as_shape(b, value, like: Node) -> Node:
+    """`value` (a tensor broadcast as copy_ broadcasts, or a number) as a tensor of `like`'s shape and dtype."""
+    if not isinstance(value, Node) or not value.is_tensor:
+        return b.full(val(value), like.shape, like.dtype)
+    if tuple(value.shape) != tuple(like.shape):
+        value = Node("expand", (value,), {}, tuple(like.shape), value.dtype)
+    return b.cast(value, like.dtype)
+
+
+@rule("copy", "input, src, non_blocking=False")
+def _copy(b, input, src, non_blocking):
+    return _as_shape(b, src, T(input))
+
+
+@rule("fill", "input, value")
+def _fill(b, input, value):
+    return _as_shape(b, value, T(input))
+
+
+@rule("zero", "input")
+def _zero(b, input):
+    return _as_shape(b, 0.0, T(input))
+
+
+def _assign(b, base: Node, view: Node, value: Node) -> Node:
+    """`base` after `value` was written into `view`, base itself or a slice of it along one axis (out[:, a:b]
+    = v, torch.export's slice + copy_): the parts of base kept and the value, a cat along that axis."""
+    if view is base:
+        return value
+    if view.op != "slice" or view.args[0] is not base:
+        raise Unsupported("a write into a view of a tensor other than a slice along one axis (out[..., a:b] = v)")
+    axis, start, stop = view.attrs["axis"], view.attrs["start"], view.attrs["stop"]
+    if base.op == "cat" and base.attrs.get("assigned") and base.attrs["axis"] == axis:
+        bounds = base.attrs["assigned"]
+        segments = [(s, e, p) for (s, e), p in zip(bounds, base.args)]
+    else:
+        segments = [(0, base.shape[axis], base)]
+    kept = []
+    for s, e, p in segments:
+        if e <= start or s >= stop:
+            kept.append((s, e, p))
+            continue
+        if s < start:
+            kept.append((s, start, _slice_node(p, axis, 0, start - s)))
+        if e > stop:
+            kept.append((stop, e, _slice_node(p, axis, stop - s, e - s)))
+    kept = sorted(kept + [(start, stop, value)], key=lambda t: t[0])
+    kept = [t for t in kept if t[1] > t[0]]
+    if len(kept) == 1:
+        return kept[0][2]
+    return Node("cat", tuple(p for _, _, p in kept), {"axis": axis, "assigned": tuple((s, e) for s, e, _ in kept)},
+                base.shape, base.dtype)
+
+
+@rule("setitem", "input, index, value")
+def _setitem(b, input, index, value):
+    """out[index] = value: the value of `out` afterwards (build_graph rebinds `out`, as an in-place write)."""
+    x = T(input)
+    if isinstance(index, Node) and index.is_tensor:
+        raise Unsupported("an assignment x[index] = value with an index tensor (index_copy_ or index_put_ write "
+                          "by index)")
+    view = _index_tensor(x, index)
+    return _assign(b, x, view, _as_shape(b, value, view))
 
 
 # -- losses: the pointwise loss, then the reduction ---------------------------------------------------
@@ -2050,7 +2213,7 @@ def build_graph(traced: dict) -> Graph:
     input_names: list[str] = []
     outputs: list[Node] = []
     lines: dict[str, int] = {}
-    writes = _Writes(traced["nodes"])
+    writes = _Writes(traced["nodes"], b)
     for nd in traced["nodes"]:
         op = nd["op"]
         if nd.get("line") and op in ("call_function", "call_method", "call_module"):
@@ -2077,6 +2240,8 @@ def build_graph(traced: dict) -> Graph:
         elif op == "get_attr":
             env[nd["name"]] = _model_tensor(b, nd, traced)
         elif op in ("call_function", "call_method", "call_module"):
+            if short_name(nd) == "getitem" and nd["name"] not in writes.last_use:
+                continue         # an item forward unpacks and never reads (the mean, rstd of native_group_norm)
             try:
                 env[nd["name"]] = _apply(b, nd, env, init_values)
                 writes.made(nd, env)
@@ -2086,7 +2251,7 @@ def build_graph(traced: dict) -> Graph:
                 raise
         elif op == "output":
             result = _decode(nd["args"][0], env, init_values)
-            items = list(result) if isinstance(result, (list, tuple)) else [result]
+            items = _flat_items(result) if isinstance(result, (list, tuple)) else [result]
             if len(items) == 1 and isinstance(items[0], ReturnTuple) and items[0].both:
                 items = [items[0].values, items[0].indices]
             for it in items:
@@ -2102,9 +2267,34 @@ def build_graph(traced: dict) -> Graph:
     g.lines = lines
     b.parts_are_outputs = bool(g.outputs) and all(o.op == "split" for o in g.outputs)
     g.outputs = rewrite(b, g.outputs)
+    _no_empty_read(g.outputs)
     g.notes.extend(b.notes)
     _check_meta(traced, g)
     return g
+
+
+def _flat_items(result) -> list:
+    """forward's results with every list of tensors among them spread in place (a foreach op's list)."""
+    out = []
+    for r in result:
+        out += _flat_items(r) if isinstance(r, list) else [r]
+    return out
+
+
+def _no_empty_read(outputs: list[Node]) -> None:
+    """Every value of a torch.empty(...) tensor that forward returns or computes with was written first."""
+    seen, todo = set(), list(outputs)
+    while todo:
+        n = todo.pop()
+        if not isinstance(n, Node) or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.op == "full" and n.attrs.get("empty"):
+            raise Unsupported(f"values of a torch.empty tensor of shape {tuple(n.shape)} that forward reads before "
+                              "writing them (they are undefined: fill it first, or write every element)")
+        todo.extend(n.args)
+        if isinstance(n.attrs.get("of"), Node):
+            todo.append(n.attrs["of"])
 
 
 def _no_npu_dtype(dtype: str, what: str) -> None:
@@ -2126,7 +2316,7 @@ def _in_place_name(name: str) -> bool:
 _VIEW_NAMES = frozenset(
     "view view_as reshape flatten unflatten squeeze unsqueeze transpose permute t expand expand_as narrow select "
     "getitem chunk split tensor_split unbind movedim moveaxis swapaxes swapdims diagonal as_strided detach "
-    "contiguous alias unfold getattr".split())
+    "contiguous alias unfold getattr slice".split())
 
 
 class _Writes:
@@ -2136,7 +2326,8 @@ class _Writes:
     PyTorch's forward would read it. A write into storage that a view of it (or the tensor a view
     reads) still reads afterwards is refused in one line: the drafter's values are not storage."""
 
-    def __init__(self, nodes: list[dict]):
+    def __init__(self, nodes: list[dict], b: Builder):
+        self.b = b
         self.last_use: dict[str, int] = {}
         self.position: dict[str, int] = {}
         for i, nd in enumerate(nodes):
@@ -2151,16 +2342,27 @@ class _Writes:
         name, args = nd["name"], nd.get("args", [])
         first = args[0].get("node") if args and isinstance(args[0], dict) else None
         short = short_name(nd)
+        if short.startswith("_foreach_") and short.endswith("_") and args and "list" in args[0]:
+            # an in-place foreach writes every tensor of its first list: one write per item
+            for i, a in enumerate(args[0]["list"]):
+                if "node" in a:
+                    item = dict(nd, name=f"{name}.{i}")
+                    self.position[item["name"]] = self.position[name]
+                    env[item["name"]] = env[name][i]
+                    self._write(item, a["node"], env)
+            return
         if first is None:
             return
         if self._in_place(nd, short):
             self._write(nd, first, env)
+        elif short == "getitem" and isinstance(env.get(first), list) and first not in self.storage:
+            return          # an item of a list of results (a foreach op's): a tensor of its own, not a view
         elif short in _VIEW_NAMES:
             self.storage[name] = self.storage.get(first, first)
 
     @staticmethod
     def _in_place(nd: dict, short: str) -> bool:
-        if _in_place_name(short):
+        if _in_place_name(short) or short == "setitem":
             return True
         if nd["op"] == "call_module":
             return nd["module"]["attrs"].get("inplace") is True
@@ -2173,12 +2375,22 @@ class _Writes:
         self.storage[name], self.same[name] = root, ident
         names = [n for n in set(self.storage) | {root} if self.storage.get(n, n) == root]
         same = {n for n in names if self.same.get(n, n) == ident}
-        shared = [n for n in names if n not in same and self.last_use.get(n, -1) > at]
+        base = {n for n in names if self.same.get(n, n) == self.same.get(root, root)}
+        if ident != self.same.get(root, root) and isinstance(env.get(target), Node) and \
+                isinstance(env.get(root), Node):
+            # a write into a slice of a tensor (torch.export's out[:, a:b] = v: slice, then copy_): the tensor
+            # is rebuilt from the parts kept and the value written
+            whole = _assign(self.b, env[root], env[target], env[name])
+        else:
+            base, whole = set(), None
+        shared = [n for n in names if n not in same | base and self.last_use.get(n, -1) > at]
         if shared:
             raise Unsupported(f"in-place `{short_name(nd)}` writes into a tensor that a view of it shares, read "
                               f"afterwards (`{shared[0]}`): write it out of place")
         for n in same:
             env[n] = env[name]
+        for n in base:
+            env[n] = whole
 
 
 def _node_refs(a):
@@ -2315,6 +2527,8 @@ def _apply(b: Builder, nd: dict, env, init_values):
             raise Unsupported(f"module nn.{cls} (a module with its own weights)")
         elif name not in RULES:
             raise Unsupported(f"module nn.{cls}")
+    if name.startswith("_foreach_"):
+        return _foreach(b, name, args, kwargs)
     if name == "getitem":
         return _getitem(b, args[0], args[1])
     if name == "getattr":
@@ -2328,6 +2542,29 @@ def _apply(b: Builder, nd: dict, env, init_values):
         raise Unsupported(f"`{where}{target}`")
     result = r.fn(b, **bind(r, name, args, kwargs))
     return result
+
+
+def _foreach(b: Builder, name: str, args: list, kwargs: dict) -> list:
+    """torch._foreach_<op>(xs, ...) (the lists optimizers and AMP use): <op> applied to the i-th item of every
+    list argument (tensors, or numbers of a ScalarList) and the other arguments as they are; a list of results.
+    The in-place form (`_foreach_mul_`) writes every tensor of its first list (build_graph rebinds them)."""
+    base = name[len("_foreach_"):].rstrip("_")
+    r = RULES.get(base)
+    lists = [a for a in list(args) + list(kwargs.values()) if isinstance(a, list)]
+    if r is None or not lists:
+        raise Unsupported(f"`torch.{name}`" + ("" if lists else " without a list argument"))
+    n = len(lists[0])
+    if any(len(x) != n for x in lists):
+        raise Unsupported(f"`torch.{name}` of lists of different lengths")
+    shapes = sorted({tuple(t.shape) for x in lists for t in x if isinstance(t, Node) and t.is_tensor})
+    if len(shapes) > 1:
+        raise Unsupported(f"`torch.{name}` over tensors of different shapes ({', '.join(map(str, shapes[:3]))}): the "
+                          "drafter drafts one kernel over tensors of one shape; group the list by shape")
+
+    def item(a, i):
+        return a[i] if isinstance(a, list) else a
+    return [r.fn(b, **bind(r, base, [item(a, i) for a in args], {k: item(v, i) for k, v in kwargs.items()}))
+            for i in range(n)]
 
 
 def _module_leaf(module: str, name: str, tensors: dict) -> Node:
@@ -2414,6 +2651,8 @@ def _getattr(b: Builder, obj, attr):
             return TorchDType(obj.dtype)
         if attr in ("data",):
             return obj
+        if attr == "device":         # x.to(x.device), torch.empty(..., device=x.device): one device here
+            return None
         if attr == "mT" or attr == "T" and len(obj.shape) <= 2:
             return transpose(obj)
         if attr == "T":
@@ -2494,7 +2733,33 @@ def _rewrite_one(b: Builder, n: Node, args: tuple, attrs: dict) -> Node:
               "argreduce", "gather", "take_rows", "index_add", "scatter_add", "index_copy", "scatter", "resize",
               "affine_grid", "grid_sample", "sort", "histc", "interleave", "nonzero", "pad", "roll", "tile", "conv"):
         return Node(op, args, attrs, n.shape, n.dtype)
+    inner = _grouped_view(args)
+    if inner is not None:
+        # elementwise work after a group norm's reshape back (F.gelu(F.group_norm(x, g))): done in the grouped
+        # shape, then reshaped, so the statistics and the work are one grouped reduction
+        return b.reshape(b.ew(op, *(a.args[0] if isinstance(a, Node) and a.is_tensor else a for a in args)), n.shape)
     return b.ew(op, *args)
+
+
+def _grouped_view(args: tuple) -> tuple | None:
+    """The shape every tensor operand is a reshape from, when each is a reshape back from a grouped split
+    (a `reshape` with `sym` below it, group norm's (N, G, C/G, ...)); else None."""
+    tensors = [a for a in args if isinstance(a, Node) and a.is_tensor]
+    if not tensors or any(t.op != "reshape" or "sym" in t.attrs for t in tensors):
+        return None
+    shapes = {tuple(t.args[0].shape) for t in tensors}
+    if len(shapes) != 1 or len({tuple(t.shape) for t in tensors}) != 1:
+        return None
+    below, seen = [t.args[0] for t in tensors], set()
+    while below:
+        m = below.pop()
+        if id(m) in seen or not isinstance(m, Node):
+            continue
+        seen.add(id(m))
+        if m.op == "reshape" and "sym" in m.attrs:
+            return shapes.pop()
+        below.extend(m.args)
+    return None
 
 
 def _is_zero_full(x: Node) -> bool:

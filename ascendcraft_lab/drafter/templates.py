@@ -646,6 +646,10 @@ class LoopWriter(Writer):
                     # the Cast page pairs int8 with half only: f32 -> f16 (exact for |v| <= 2048), then
                     # f16 -> int8 truncating, as torch's .to(torch.int8) does (out of range: saturating)
                     st.lines.append(f"{r.name} = cast(cast({st.value(r.node.args[0])}, f16), i8, round='trunc')")
+                elif r.tensor.dtype in ("int32", "int64") and r.node.is_cast:
+                    # .long() / .int(): the f32 value truncated toward zero, as torch converts
+                    value = st.value(r.node.args[0])
+                    st.lines.append(f"{r.name} = cast({value}, {DTYPE[r.tensor.dtype]}, round='trunc')")
                 elif id(r.node) in env:
                     st.lines.append(f"{r.name} = {env[id(r.node)]}")
                 elif r.node.is_scan and scan_mode == "carry":

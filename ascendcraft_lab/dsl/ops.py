@@ -430,7 +430,8 @@ OPS_LIST: list[OpSpec] = [
     _binary("min", "", np.minimum, "elementwise minimum (also scalar min)", "Min", "Mins",
             example="min(xu, 6.0)", int8="exact"),
     _binary("pow", "**", _pow, "a raised to b; `a ** b` is the same", "", "", F,
-            expand=(Step("Ln"), Step("Muls", "{s}"), Step("Exp")), why="a ** b = exp(b * ln(a)): nan for a < 0 (the interpreter computes it so too)",
+            expand=(Step("Ln"), Step("Muls", "{s}"), Step("Exp")),
+            why="a ** b = exp(b * ln(a)): nan for a < 0 (the interpreter computes it so too)",
             note="x ** k for k = 1..8 as k - 1 multiplications (any sign of x)", float_only=True, scalar_unit=False,
             example="pow(xu, 1.5)", powers=8, call_spelling=True,
             inplace=False),      # x ** 3 as x * x * x reads x after the first product: never over x

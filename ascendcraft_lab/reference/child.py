@@ -336,6 +336,19 @@ def describe_value(v, torch):
     return {"kind": "other", "repr": repr(v)[:80]}
 
 
+def tensor_list(v, torch) -> bool:
+    return isinstance(v, (list, tuple)) and any(isinstance(x, torch.Tensor) or tensor_list(x, torch) for x in v)
+
+
+def flat_inputs(inputs, torch) -> list:
+    """forward's inputs with every list of tensors spread in place, one input per tensor (torch.export's
+    placeholders, and the kernel's GM tensors)."""
+    out = []
+    for v in inputs:
+        out += flat_inputs(v, torch) if tensor_list(v, torch) else [v]
+    return out
+
+
 def plain_tensors(model, torch):
     """Tensors a module holds as plain attributes (`self.gamma = torch.ones(n)`, no nn.Parameter,
     no register_buffer), by their dotted name as fx names them: inputs of forward as much as
@@ -489,6 +502,45 @@ def _unspecialize(graph, concrete, arg_names, defaults, fx):
     graph._codegen = fx.graph.CodeGen()     # the trace's pytree flattening of the concrete arguments no longer applies
 
 
+# torch.export's wrappers of a region of forward run under `with torch.no_grad():` / `torch.autocast(...)`
+# (a submodule `submod_1` called by a higher-order op): its submodule's index of the module called
+_REGIONS = {"wrap_with_set_grad_enabled": 1, "wrap_with_autocast": 4}
+
+
+def inline_grad_regions(gm, fx):
+    """The nodes of every no_grad / autocast region torch.export wrapped in a submodule, put back in the
+    graph in its place (the region computes what it computes; the grad mode is not the operator's)."""
+    import operator
+    for n in list(gm.graph.nodes):
+        k = _REGIONS.get(getattr(n.target, "__name__", "")) if n.op == "call_function" else None
+        if k is None or len(n.args) <= k or getattr(n.args[k], "op", None) != "get_attr":
+            continue
+        holder = n.args[k]
+        sub = getattr(gm, holder.target)
+        env = dict(zip([p for p in sub.graph.nodes if p.op == "placeholder"], n.args[k + 1:]))
+        out = ()
+        with gm.graph.inserting_before(n):
+            for sn in sub.graph.nodes:
+                if sn.op == "placeholder":
+                    continue
+                if sn.op == "output":
+                    out = fx.map_arg(sn.args[0], lambda a: env[a])
+                    continue
+                env[sn] = gm.graph.node_copy(sn, lambda a: env[a])
+                if sn.op == "get_attr":
+                    env[sn].target = f"{holder.target}.{sn.target}"
+        for u in list(n.users):
+            if u.op == "call_function" and u.target is operator.getitem:
+                u.replace_all_uses_with(out[u.args[1]])
+                gm.graph.erase_node(u)
+        if not n.users:
+            gm.graph.erase_node(n)
+            if not holder.users:
+                gm.graph.erase_node(holder)
+    gm.graph.lint()
+    gm.recompile()
+
+
 def _forward_line(node, path):
     """The line of the reference file `path` that made the fx node (its innermost frame there)."""
     if not path or not getattr(node, "stack_trace", None):
@@ -512,15 +564,20 @@ def trace(module, model, inputs, torch, np):
     # A None is never a runtime value: traced as itself, so `if reduce is not None:` takes the
     # branch this input set takes (a placeholder is never None).
     nones = {n: None for n, v in zip(arg_names, inputs) if v is None}
+    # a list of tensors among the inputs (the foreach family): torch.export flattens it into one placeholder
+    # per tensor, which fx's symbolic trace cannot iterate and a concrete trace would freeze into constants
+    lists = any(tensor_list(v, torch) for v in inputs)
     try:
         try:
+            if lists:
+                raise ValueError("a list of tensors among the inputs (traced by torch.export)")
             gm = _symbolic_trace(fx, model, nones, arg_names, defaults)
             method = "fx"
         except NpuOpCalled as e:
             raise JobError("to trace", npu_refusal(e))
         except Exception as e:  # noqa: BLE001
             errors.append(f"symbolic trace: {_first_line(e)}")
-        if gm is None:
+        if gm is None and not lists:
             concrete = {n: v for n, v in zip(arg_names, inputs) if not isinstance(v, torch.Tensor)}
             if concrete:
                 try:
@@ -543,6 +600,7 @@ def trace(module, model, inputs, torch, np):
             for n in [n for n in gm.graph.nodes if n.op == "call_function" and not n.users
                       and str(getattr(n.target, "__name__", n.target)).lstrip("_").startswith("assert")]:
                 gm.graph.erase_node(n)
+            inline_grad_regions(gm, fx)
         except NpuOpCalled as e:
             raise JobError("to trace", npu_refusal(e))
         except Exception as e:  # noqa: BLE001
@@ -560,6 +618,7 @@ def trace(module, model, inputs, torch, np):
             return result
 
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    inputs = flat_inputs(inputs, torch)
     run_args = []
     for i, n in enumerate(placeholders):
         # an argument the input set leaves out takes forward's default (fx keeps it as the placeholder's arg)
@@ -797,7 +856,7 @@ def job_trace(job, module, out, torch, np):
     except BaseException as e:  # noqa: BLE001
         raise JobError("to trace", _first_line(e), _line_in(e, path))
     graph.update({
-        "inputs": [describe_value(v, torch) for v in inputs],
+        "inputs": [describe_value(v, torch) for v in flat_inputs(inputs, torch)],
         "init_inputs": [describe_value(v, torch) for v in init_inputs],
         "init_names": init_names(module.Model, init_inputs),
         "training": training, "parameters": params, "buffers": buffers,

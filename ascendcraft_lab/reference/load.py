@@ -349,6 +349,10 @@ def _reference_run(out: Path, job: dict, overrides: dict | None, lazy: bool = Fa
             return [value(x) for x in item["items"]]
         return item["value"]
 
+    def flat(items):     # a list of tensors among forward's inputs or results: one per tensor, as a draft declares
+        return [y for x in items for y in (flat(x["items"]) if x["kind"] == "list" else [x])]
+
+    meta["inputs"], meta["outputs"] = flat(meta["inputs"]), flat(meta["outputs"])
     return ReferenceRun(
         path=job["path"],
         inputs=[value(x) for x in meta["inputs"]],

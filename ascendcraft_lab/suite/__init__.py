@@ -16,10 +16,15 @@ folder (issue 19, 12: square, rectangular, A^T, B^T, bmm, 4-D, nn.Linear + bias,
 triu / tril of a product, diag(v) @ B), and sort 7 (torch.sort, argsort, topk largest / smallest, kthvalue,
 msort, a stable fp16 sort: Sort32 + MrgSort + Extract), and issue 18's datadep 7 (histc over a range and over
 the data's range, repeat_interleave along the last and a middle dim, nonzero, argwhere, masked_select: outputs
-whose size the data decides), and issue 33's predicates 9 (comparisons, isinf / isfinite / isnan, nan_to_num,
+whose size the data decides), and issue 33's predicates 10 (comparisons, isinf / isfinite / isnan, nan_to_num,
 & | ~ and logical_* on bool tensors: bool outputs, one byte per element) and glu 6 (SwiGLU, GeGLU, ReGLU, F.glu,
-nn.GLU: the parts of a chunk consumed by computation, each a view of the input at its offset), issue 32's
-mhc 4 (the paper's case study, DeepSeek's manifold-constrained hyper-connections: pre-mapping, post-mapping,
+nn.GLU: the parts of a chunk consumed by computation, each a view of the input at its offset), filled 5
+(torch.empty / new_empty / zeros then written whole or by slices, copy_, fill_; .cpu() / .to(device) no-ops),
+norms_plain 5 (group and layer norms without affine parameters, aten.native_group_norm / native_layer_norm),
+convert 4 (.long(), .int(), .to(torch.int64 / int32) of a float result), foreach 8 (torch._foreach_* and lists
+of tensors in and out, in place and under torch.no_grad()) and reduce_axes 5 (sums, means and amax over axes
+that are not one run, one value per group), issue 32's fuse 24 and attention 10 (products with epilogue
+chains, MLPs, scaled dot-product attention: drafted as phases of one kernel) and mhc 4 (the paper's case study, DeepSeek's manifold-constrained hyper-connections: pre-mapping, post-mapping,
 the Sinkhorn-Knopp residual mapping and the dynamic coefficients; examples/mhc has hand-written kernels) and
 issue 34's convolution 19 (nn.Conv1d/2d/3d and F.conv2d with stride, padding as numbers / 'same' / 'valid',
 dilation, groups and depthwise, fp16; nn.ConvTranspose1d/2d/3d with output padding, dilation and groups).

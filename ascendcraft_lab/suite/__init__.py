@@ -24,7 +24,8 @@ norms_plain 5 (group and layer norms without affine parameters, aten.native_grou
 convert 4 (.long(), .int(), .to(torch.int64 / int32) of a float result), foreach 8 (torch._foreach_* and lists
 of tensors in and out, in place and under torch.no_grad()) and reduce_axes 5 (sums, means and amax over axes
 that are not one run, one value per group), issue 32's fuse 24 and attention 10 (products with epilogue
-chains, MLPs, scaled dot-product attention: drafted as phases of one kernel) and mhc 4 (the paper's case study, DeepSeek's manifold-constrained hyper-connections: pre-mapping, post-mapping,
+chains, MLPs, scaled dot-product attention: drafted as phases of one kernel) and mhc 4 (the paper's case study,
+DeepSeek's manifold-constrained hyper-connections: pre-mapping, post-mapping,
 the Sinkhorn-Knopp residual mapping and the dynamic coefficients; examples/mhc has hand-written kernels) and
 issue 34's convolution 19 (nn.Conv1d/2d/3d and F.conv2d with stride, padding as numbers / 'same' / 'valid',
 dilation, groups and depthwise, fp16; nn.ConvTranspose1d/2d/3d with output padding, dilation and groups).

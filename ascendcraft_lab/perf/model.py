@@ -23,7 +23,7 @@ declared before it has been met. The waits are the kernel's own:
   phases of a kernel that `sync_all()` splits between cube and vector cores run one after the other.
 
 GM copies share the chip's bandwidth: each of the running cores gets ``gm_bandwidth / active``
-(at most ``core_gm_bandwidth``), and a core's MTE2 and MTE3 take turns on its share, so the
+(at most ``core_gm_bandwidth``), and a core's MTE2, MTE3 and Fixpipe (L0C -> GM) take turns on its share, so the
 whole never moves more than the HBM can. Everything is an ESTIMATE from `costs.py`.
 """
 from __future__ import annotations
@@ -280,10 +280,11 @@ class _Core:
         issue = self.cyc(c.issue_cycles.value)
         self._charge_scalar(issue)
         start = max(self.s, self.free[p], self.gate[p])
-        if p in GM_PIPES:
+        if p in GM_PIPES or (p == FIX and e.api == "Fixpipe"):   # the emulator's Fixpipe always writes GM
             blocks = max(1, e.b)
             setup = self.cyc(c.copy_setup_cycles.value + c.block_setup_cycles.value * (blocks - 1))
-            end = self.gm.book(start + setup, e.a / self.bw, max(self.s, min(self.free[MTE2], self.free[MTE3])))
+            horizon = max(self.s, min(self.free[MTE2], self.free[MTE3], self.free[FIX]))
+            end = self.gm.book(start + setup, e.a / self.bw, horizon)
             self.gm_bytes += e.a
             self.overhead += setup
         elif p == V:

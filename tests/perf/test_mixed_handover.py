@@ -88,3 +88,11 @@ def test_vector_cores_hand_back_to_their_cube_core_once_both_have_set_the_flag()
 def test_a_wait_nothing_releases_leaves_the_core_where_it_is_instead_of_hanging_the_model():
     est = estimate(launch([], VEC_WAIT + VEC_WORK), SOC)
     assert all(b.busy.get("V", 0.0) == 0.0 for b in est.blocks)
+
+
+def test_a_fixpipe_to_gm_pays_the_gm_bandwidth_and_counts_its_bytes():
+    small = estimate(launch([ev(tr.INSTR, FIX, 4 * 1024, 16, api="Fixpipe")], []), SOC)
+    big = estimate(launch([ev(tr.INSTR, FIX, 64 * 1024, 128, api="Fixpipe")], []), SOC)
+    assert big.gm_bytes == 2 * 64 * 1024     # two cube blocks
+    core_bw = big.blocks[0].gm_bytes / (big.device_s - small.device_s)
+    assert core_bw < 70e9                    # at one core's share of the HBM, not at L0C's on-chip rate

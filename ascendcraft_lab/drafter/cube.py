@@ -429,7 +429,8 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
         blocks = f"{G} * cdiv({grid_rows}, base_m) * cdiv({self.N}, base_n)" if batched else \
             f"cdiv({grid_rows}, base_m) * cdiv({self.N}, base_n)"
         head = '"""' + "\n".join(self._cube_doc(flat, batched, epilogue)) + '\n"""\n'
-        host = self._cube_host(tensors, grid_rows, blocks, epilogue)
+        split_k = self._split_k(batched) and not epilogue
+        host = self._cube_host(tensors, grid_rows, blocks, epilogue, split_k)
         kparams = self._kparams(tensors)
         out_view = self._out_view()
         if not epilogue and batched:
@@ -439,7 +440,7 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
             p_view = f"({G}, {self.M}, {self.N})" if batched else f"({grid_rows}, {self.N})"
             kparams.append(f"{self.p}: Workspace[{self.dt}, {p_view}]")
         kparams.append("t: Tiling")
-        body = self._cube_loop(grid_rows, batched, self.p if epilogue else self.y)
+        body = self._cube_loop(grid_rows, batched, self.p if epilogue else self.y, split_k)
         if epilogue:
             body += "    sync_all()\n" + self._epilogue(batched)
         text = head + "\n\n" + host + "\n\n@kernel\ndef " + self.op + "(\n" + \
@@ -476,7 +477,14 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
                     "  kept part, so the masked half needs no compute."]
         return doc
 
-    def _cube_host(self, tensors, grid_rows: str, blocks: str, epilogue: bool) -> str:
+    def _split_k(self, batched: bool) -> bool:
+        """Split K over the cube cores (partial sums added atomically into the zeroed result) where the
+        result is f32: an f16 / bf16 result would round every partial sum (and bf16 has no atomic add). Not
+        into an epilogue's Workspace: on the emulator the vector cores read it before the atomic adds land
+        (a cross-core hand-over is not a SyncAll), so the product came out wrong."""
+        return not batched and self.dt == "f32"
+
+    def _cube_host(self, tensors, grid_rows: str, blocks: str, epilogue: bool, split_k: bool = False) -> str:
         """The host function: base tiles, the cube cores, and the vector cores' rows of an epilogue."""
         launch = ["base_m=base_m", "base_n=base_n", "base_k=base_k"]
         host_extra = ""
@@ -486,6 +494,25 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
             launch += ["rows=rows", f"tile=min(ub_elems({self.dt}, live={self.live}), {self.N})"]
         # base tiles (issue 35): as many blocks as cube cores where the product allows, and K filling L0A / L0B
         nbytes = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1}.get(self.dt, 4)
+        if split_k:
+            launch.insert(0, "kc=kc")
+            return f'''@host
+def tiling({self._host_params(tensors)}):
+    # f32 fractals are 16 x 8; K steps in 16s (an f32 B or A^T reaches L0 in 16 x 16 squares). Blocks of at most
+    # 128 x 128 (the f32 accumulator: half of L0C). Where the blocks are fewer than the cube cores, K is split
+    # into `parts` chunks of kc (split-K): each core adds its block's partial sum to the zeroed result with an
+    # atomic Fixpipe (the estimate at 256^3: 6 chunks of 48 beat 4 of 64, and 16 blocks of 64 x 64 by 20-25 %;
+    # smaller blocks read A and B again for every block, smaller chunks add the result more often)
+    base_m = min(128, align_up({grid_rows}, 16))
+    base_n = min(128, align_up({self.N}, 16))
+    grid = {blocks}
+    parts = max(1, min(CUBE_CORES // grid, cdiv({self.K}, 32)))
+    kc = align_up(cdiv({self.K}, parts), 16)
+    # base_k fills L0A and L0B: two (double-buffered) base_m x base_k and base_k x base_n f32 tiles in 64 KiB each
+    base_k = min(max(align_down(32768 // ({nbytes} * max(base_m, base_n)), 16), 16), kc)
+    cores = min(CUBE_CORES, grid * cdiv({self.K}, kc))
+{host_extra}    return Launch(cores, {", ".join(launch)})
+'''
         return f'''@host
 def tiling({self._host_params(tensors)}):
     # f32 fractals are 16 x 8 and f16 / bf16 16 x 16; K steps in 16s (an f32 B or A^T reaches L0 in 16 x 16
@@ -503,7 +530,7 @@ def tiling({self._host_params(tensors)}):
 {host_extra}    return Launch(cores, {", ".join(launch)})
 '''
 
-    def _cube_loop(self, grid_rows: str, batched: bool, store_to: str) -> str:
+    def _cube_loop(self, grid_rows: str, batched: bool, store_to: str, split_k: bool = False) -> str:
         """The cube's block loop: K slices through L1 and L0 into the L0C accumulator, stored to `store_to`."""
         a, b = self.names[id(self.a)], self.names[id(self.b)]
         G = " * ".join(self.L)
@@ -515,9 +542,13 @@ def tiling({self._host_params(tensors)}):
         steps = "(1, t.base_m, t.base_n)" if batched else "(t.base_m, t.base_n)"
         a_split = "load(a1, L0A, transpose=True)" if self.at else "load(a1, L0A)"
         b_split = "load(b1, L0B, transpose=True)" if self.bt else "load(b1, L0B)"
+        k_iter, store_extra = self.K, ""
+        if split_k:
+            loop_vars, extents, steps = "kr, mi, ni", f"({self.K}, {grid_rows}, {self.N})", "(t.kc, t.base_m, t.base_n)"
+            k_iter, store_extra = "kr", ", accumulate=True"
         return f'''    for {loop_vars} in core_tiles({extents}, {steps}):
         acc = zeros(mi.len, ni.len, L0C)
-        for ki in tiles({self.K}, t.base_k):
+        for ki in tiles({k_iter}, t.base_k):
             with copyin:
                 a1 = load({a}[{a_ix}], L1)
                 b1 = load({b}[{b_ix}], L1)
@@ -527,7 +558,7 @@ def tiling({self._host_params(tensors)}):
             with compute:
                 acc = mmad(a0, b0, acc)
         with copyout:
-            store({store_to}[{gi}mi, ni], acc)
+            store({store_to}[{gi}mi, ni], acc{store_extra})
 '''
 
     # -- the vector part -----------------------------------------------------------------------------

@@ -499,18 +499,29 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
             return f'''@host
 def tiling({self._host_params(tensors)}):
     # f32 fractals are 16 x 8; K steps in 16s (an f32 B or A^T reaches L0 in 16 x 16 squares). Blocks of at most
-    # 128 x 128 (the f32 accumulator: half of L0C). Where the blocks are fewer than the cube cores, K is split
-    # into `parts` chunks of kc (split-K): each core adds its block's partial sum to the zeroed result with an
-    # atomic Fixpipe (the estimate at 256^3: 6 chunks of 48 beat 4 of 64, and 16 blocks of 64 x 64 by 20-25 %;
-    # smaller blocks read A and B again for every block, smaller chunks add the result more often)
+    # 128 x 128 (the f32 accumulator: half of L0C). Where they are fewer than the cube cores, either K is split
+    # into `parts` chunks of kc (split-K: each block adds its partial sum to the zeroed result with an atomic
+    # Fixpipe) or the blocks are halved once along M and once along N, whichever moves fewer bytes per core
+    # (a core's blocks x (A and B bytes in + result bytes out); smaller blocks read A and B again, more chunks
+    # add the result more often)
     base_m = min(128, align_up({grid_rows}, 16))
     base_n = min(128, align_up({self.N}, 16))
     grid = {blocks}
-    parts = max(1, min(CUBE_CORES // grid, cdiv({self.K}, 32)))
+    more = CUBE_CORES // grid
+    half_m = align_up(base_m // min(2, max(more, 1)), 16)
+    half_n = align_up(base_n // min(2, max(more // 2, 1)), 16)
+    parts = max(1, min(more, cdiv({self.K}, 32)))
     kc = align_up(cdiv({self.K}, parts), 16)
+    by_split = cdiv(grid * cdiv({self.K}, kc), CUBE_CORES) * ((base_m + base_n) * kc + base_m * base_n)
+    halves = cdiv({grid_rows}, half_m) * cdiv({self.N}, half_n)
+    by_half = cdiv(halves, CUBE_CORES) * ((half_m + half_n) * {self.K} + half_m * half_n)
+    use = min(1, max(0, by_half - by_split))     # 1: split K, 0: halve the blocks (K in one chunk)
+    base_m = use * base_m + (1 - use) * half_m
+    base_n = use * base_n + (1 - use) * half_n
+    kc = use * kc + (1 - use) * align_up({self.K}, 16)
     # base_k fills L0A and L0B: two (double-buffered) base_m x base_k and base_k x base_n f32 tiles in 64 KiB each
     base_k = min(max(align_down(32768 // ({nbytes} * max(base_m, base_n)), 16), 16), kc)
-    cores = min(CUBE_CORES, grid * cdiv({self.K}, kc))
+    cores = min(CUBE_CORES, cdiv({grid_rows}, base_m) * cdiv({self.N}, base_n) * cdiv({self.K}, kc))
 {host_extra}    return Launch(cores, {", ".join(launch)})
 '''
         return f'''@host

@@ -52,12 +52,13 @@ class CubeDraft:
             text, template, op, shapes, scaled, notes, live
 
 
-def plan_cube(g: Graph, name: str, live: int, share: int = 1) -> CubeDraft:
+def plan_cube(g: Graph, name: str, live: int, share: int = 1, phase: bool = False) -> CubeDraft:
     """The cube (or matrix-vector) draft of `g` with epilogue tiles of ub_elems(.., live=`live`); `share`:
-    how many cube phases of one kernel hold their L0A / L0B tiles at once (phases.py), each taking a share.
+    how many cube phases of one kernel hold their L0A / L0B tiles at once (phases.py), each taking a share;
+    `phase`: the product is one phase of a composed kernel, its result a Workspace later phases read.
     A refusal names the reference line of the construct it refuses when the trace recorded it."""
     try:
-        return _plan(g, name, live, share)
+        return _plan(g, name, live, share, phase)
     except Unsupported as e:
         text = str(e)
         if text.startswith("internal:") or "reference line" in text:
@@ -72,7 +73,7 @@ _CONSTRUCTS = ("triu", "tril", "diag", "transpose", "permute", "einsum", "linear
 _PRODUCTS = ("matmul", "mm", "bmm", "einsum", "linear", "module:Linear", "addmm", "baddbmm", "__matmul__")
 
 
-def _plan(g: Graph, name: str, live: int, share: int = 1) -> CubeDraft:
+def _plan(g: Graph, name: str, live: int, share: int = 1, phase: bool = False) -> CubeDraft:
     nodes = g.nodes()
     mms = [n for n in nodes if _is(n, "product")]
     if not mms:
@@ -96,7 +97,7 @@ def _plan(g: Graph, name: str, live: int, share: int = 1) -> CubeDraft:
     if len(g.outputs) != 1:
         raise Unsupported("a matrix product with several outputs")
     cube = _Cube(g, mms[0], name, live)
-    cube.share = share
+    cube.share, cube.phase = share, phase
     return cube.render()
 
 
@@ -108,6 +109,7 @@ class _Cube:
         self.notes: list[str] = []
         self.scale = None                  # rowscale | colscale: one operand is torch.diag(v)
         self.share = 1                     # cube phases of the kernel sharing L0A / L0B (plan_cube)
+        self.phase = False                 # one phase of a composed kernel (plan_cube)
         # the operands as GM tensors: (leaf, transposed)
         self.a, self.at = self._operand(mm.args[0], "left")
         self.b, self.bt = self._operand(mm.args[1], "right")
@@ -433,7 +435,8 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
         blocks = f"{G} * cdiv({grid_rows}, base_m) * cdiv({self.N}, base_n)" if batched else \
             f"cdiv({grid_rows}, base_m) * cdiv({self.N}, base_n)"
         head = '"""' + "\n".join(self._cube_doc(flat, batched, epilogue)) + '\n"""\n'
-        host = self._cube_host(tensors, grid_rows, blocks, epilogue)
+        split_k = self._split_k(batched) and not epilogue
+        host = self._cube_host(tensors, grid_rows, blocks, epilogue, split_k)
         kparams = self._kparams(tensors)
         out_view = self._out_view()
         if not epilogue and batched:
@@ -443,7 +446,7 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
             p_view = f"({G}, {self.M}, {self.N})" if batched else f"({grid_rows}, {self.N})"
             kparams.append(f"{self.p}: Workspace[{self.dt}, {p_view}]")
         kparams.append("t: Tiling")
-        body = self._cube_loop(grid_rows, batched, self.p if epilogue else self.y)
+        body = self._cube_loop(grid_rows, batched, self.p if epilogue else self.y, split_k)
         if epilogue:
             body += "    sync_all()\n" + self._epilogue(batched)
         text = head + "\n\n" + host + "\n\n@kernel\ndef " + self.op + "(\n" + \
@@ -480,7 +483,14 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
                     "  kept part, so the masked half needs no compute."]
         return doc
 
-    def _cube_host(self, tensors, grid_rows: str, blocks: str, epilogue: bool) -> str:
+    def _split_k(self, batched: bool) -> bool:
+        """Split K over the cube cores (partial sums added atomically into the zeroed result) where the
+        result is f32: an f16 / bf16 result would round every partial sum (and bf16 has no atomic add). Not
+        into an epilogue's Workspace, nor a phase's: on the emulator the vector cores read it before the
+        atomic adds land (a cross-core hand-over is not a SyncAll), so the product came out wrong."""
+        return not batched and self.dt == "f32" and not self.phase
+
+    def _cube_host(self, tensors, grid_rows: str, blocks: str, epilogue: bool, split_k: bool = False) -> str:
         """The host function: base tiles, the cube cores, and the vector cores' rows of an epilogue."""
         launch = ["base_m=base_m", "base_n=base_n", "base_k=base_k"]
         host_extra = ""
@@ -492,6 +502,37 @@ def {self.op}({", ".join(params(True) + [f"{self.y}: Out[{self.dt}, ({self.M}, {
         nbytes = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1}.get(self.dt, 4)
         share = f"its share of {self.share} cube phases' " if self.share > 1 else ""
         l0 = 32768 // self.share
+        if split_k:
+            launch.insert(0, "kc=kc")
+            return f'''@host
+def tiling({self._host_params(tensors)}):
+    # f32 fractals are 16 x 8; K steps in 16s (an f32 B or A^T reaches L0 in 16 x 16 squares). Blocks of at most
+    # 128 x 128 (the f32 accumulator: half of L0C). Where they are fewer than the cube cores, either K is split
+    # into `parts` chunks of kc (split-K: each block adds its partial sum to the zeroed result with an atomic
+    # Fixpipe) or the blocks are halved once along M and once along N, whichever moves fewer bytes per core
+    # (a core's blocks x (A and B bytes in + result bytes out); smaller blocks read A and B again, more chunks
+    # add the result more often)
+    base_m = min(128, align_up({grid_rows}, 16))
+    base_n = min(128, align_up({self.N}, 16))
+    grid = {blocks}
+    more = CUBE_CORES // grid
+    half_m = align_up(base_m // min(2, max(more, 1)), 16)
+    half_n = align_up(base_n // min(2, max(more // 2, 1)), 16)
+    parts = max(1, min(more, cdiv({self.K}, 32)))
+    kc = align_up(cdiv({self.K}, parts), 16)
+    by_split = cdiv(grid * cdiv({self.K}, kc), CUBE_CORES) * ((base_m + base_n) * kc + base_m * base_n)
+    halves = cdiv({grid_rows}, half_m) * cdiv({self.N}, half_n)
+    by_half = cdiv(halves, CUBE_CORES) * ((half_m + half_n) * {self.K} + half_m * half_n)
+    use = min(1, max(0, by_half - by_split))     # 1: split K, 0: halve the blocks (K in one chunk)
+    base_m = use * base_m + (1 - use) * half_m
+    base_n = use * base_n + (1 - use) * half_n
+    kc = use * kc + (1 - use) * align_up({self.K}, 16)
+    # base_k fills {share}L0A and L0B: two (double-buffered) base_m x base_k and base_k x base_n f32 tiles in
+    # {64 // self.share} KiB each
+    base_k = min(max(align_down({l0} // ({nbytes} * max(base_m, base_n)), 16), 16), kc)
+    cores = min(CUBE_CORES, cdiv({grid_rows}, base_m) * cdiv({self.N}, base_n) * cdiv({self.K}, kc))
+{host_extra}    return Launch(cores, {", ".join(launch)})
+'''
         return f'''@host
 def tiling({self._host_params(tensors)}):
     # f32 fractals are 16 x 8 and f16 / bf16 16 x 16; K steps in 16s (an f32 B or A^T reaches L0 in 16 x 16
@@ -509,7 +550,7 @@ def tiling({self._host_params(tensors)}):
 {host_extra}    return Launch(cores, {", ".join(launch)})
 '''
 
-    def _cube_loop(self, grid_rows: str, batched: bool, store_to: str) -> str:
+    def _cube_loop(self, grid_rows: str, batched: bool, store_to: str, split_k: bool = False) -> str:
         """The cube's block loop: K slices through L1 and L0 into the L0C accumulator, stored to `store_to`."""
         a, b = self.names[id(self.a)], self.names[id(self.b)]
         G = " * ".join(self.L)
@@ -521,9 +562,13 @@ def tiling({self._host_params(tensors)}):
         steps = "(1, t.base_m, t.base_n)" if batched else "(t.base_m, t.base_n)"
         a_split = "load(a1, L0A, transpose=True)" if self.at else "load(a1, L0A)"
         b_split = "load(b1, L0B, transpose=True)" if self.bt else "load(b1, L0B)"
+        k_iter, store_extra = self.K, ""
+        if split_k:
+            loop_vars, extents, steps = "kr, mi, ni", f"({self.K}, {grid_rows}, {self.N})", "(t.kc, t.base_m, t.base_n)"
+            k_iter, store_extra = "kr", ", accumulate=True"
         return f'''    for {loop_vars} in core_tiles({extents}, {steps}):
         acc = zeros(mi.len, ni.len, L0C)
-        for ki in tiles({self.K}, t.base_k):
+        for ki in tiles({k_iter}, t.base_k):
             with copyin:
                 a1 = load({a}[{a_ix}], L1)
                 b1 = load({b}[{b_ix}], L1)
@@ -533,7 +578,7 @@ def tiling({self._host_params(tensors)}):
             with compute:
                 acc = mmad(a0, b0, acc)
         with copyout:
-            store({store_to}[{gi}mi, ni], acc)
+            store({store_to}[{gi}mi, ni], acc{store_extra})
 '''
 
     # -- the vector part -----------------------------------------------------------------------------

@@ -211,11 +211,11 @@ def _with_live(program, live: int):
     return replace(program, host=map_exprs(program.host, fn))
 
 
-def _draft_cube(g, name: str, s, source: str, share: int = 1) -> Draft:
+def _draft_cube(g, name: str, s, source: str, share: int = 1, phase: bool = False) -> Draft:
     """A matrix product (cube.py): the smallest epilogue `live` whose UB plan fits, verified on the
     traced shapes and on shapes 4 times larger (the base tiles are bounded by L0, not by the shape);
     rendered once and checked per live count as `_sized` does (a product alone has no ub_elems)."""
-    d = plan_cube(g, name, MAX_LIVE, share)
+    d = plan_cube(g, name, MAX_LIVE, share, phase)
     program = _parsed(d.text, name, d.template)
     for live in range(2, MAX_LIVE + 1):
         over = _over_budget_at(_with_live(program, live), s, (d.shapes, d.scaled), {}, d.template)
@@ -223,7 +223,7 @@ def _draft_cube(g, name: str, s, source: str, share: int = 1) -> Draft:
             raise Unsupported(f"internal: the {d.template} draft does not verify: {over.message}")
         if over is not None:
             continue
-        d = plan_cube(g, name, live, share)
+        d = plan_cube(g, name, live, share, phase)
         notes = list(g.notes) + d.notes
         if g.method != "fx":
             notes.append(f"traced with {g.method}")
@@ -331,7 +331,7 @@ def _draft_cover(g, cover, name: str, s, source: str) -> tuple[str, list[str]]:
     for i, seg in enumerate(cover.segments):
         pc = piece(g, seg)
         try:
-            d = _draft_cube(pc.graph, f"{name}_p{i}", s, source, share) if seg.unit == "cube" else \
+            d = _draft_cube(pc.graph, f"{name}_p{i}", s, source, share, phase=True) if seg.unit == "cube" else \
                 _draft_graph(pc.graph, f"{name}_p{i}", s, source)
         except Unsupported as e:
             raise Unsupported(_segment_line(g, seg, str(e))) from None

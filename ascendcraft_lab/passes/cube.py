@@ -446,6 +446,8 @@ def _attrs_used(body, names) -> dict[str, set[str]]:
             out.setdefault(n.obj.id, set()).add(n.attr)
         elif isinstance(n, ir.IndexExpr) and isinstance(n.expr, ir.Name) and n.expr.id in names:
             out.setdefault(n.expr.id, set()).update({"start", "len"})
+        elif isinstance(n, ir.Tiles) and isinstance(n.extent, ir.Name) and n.extent.id in names:
+            out.setdefault(n.extent.id, set()).update({"start", "len"})   # tiles(ki_range, step): split K
     return out
 
 

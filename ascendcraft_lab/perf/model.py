@@ -14,10 +14,16 @@ declared before it has been met. The waits are the kernel's own:
   as the queues allow;
 - ``SetFlag<A_B>`` records when pipe A's issued work is done, ``WaitFlag<A_B>`` holds pipe B
   (or the scalar unit) until then (first set, first waited);
-- ``PipeBarrier<PIPE_ALL>`` drains every pipe; ``SyncAll`` waits for every block.
+- ``PipeBarrier<PIPE_ALL>`` drains every pipe; ``SyncAll`` waits for every block;
+- ``CrossCoreSetFlag<mode, pipe>`` (a mixed launch's hand-over between cube and vector cores)
+  records when the pipe's issued work is done; once the set reaches whom its mode names (mode 0:
+  every core of the setter's kind; 1: both vector cores of an AI core; 2: from a cube core, its two
+  vector cores, from the vector cores, once both set it, their cube core), the latest of the sets
+  releases one ``CrossCoreWaitFlag`` of each of them, which holds that core until then. So the
+  phases of a kernel that `sync_all()` splits between cube and vector cores run one after the other.
 
 GM copies share the chip's bandwidth: each of the running cores gets ``gm_bandwidth / active``
-(at most ``core_gm_bandwidth``), and a core's MTE2 and MTE3 take turns on its share, so the
+(at most ``core_gm_bandwidth``), and a core's MTE2, MTE3 and Fixpipe (L0C -> GM) take turns on its share, so the
 whole never moves more than the HBM can. Everything is an ESTIMATE from `costs.py`.
 """
 from __future__ import annotations
@@ -45,6 +51,8 @@ _EVENTS = ("MTE2_MTE1 MTE1_MTE2 MTE1_M M_MTE1 MTE2_V V_MTE2 MTE3_V V_MTE3 M_V V_
            "FIX_MTE2 FIX_S M_S FIX_MTE3 MTE1_FIX FIX_MTE1 FIX_FIX").split()
 _EVENT_PIPES = [tuple(tr.PIPES.index(p) for p in e.split("_")) for e in _EVENTS]
 PIPE_ALL = 6
+# pipe_t (base.h) -> the trace's pipe, for the pipe a CrossCoreSetFlag waits for.
+_PIPE_T = {0: S, 1: V, 2: M, 3: MTE1, 4: MTE2, 5: MTE3, 10: FIX}
 
 
 def _pos(v: int) -> str:
@@ -165,6 +173,7 @@ class _Core:
         self.since: dict[tuple[int, int], list[int]] = {}  # instruction counts per pipe when a buffer was taken
         self.count = [0] * len(tr.PIPES)
         self.pos = 0
+        self.cross: _CrossFlags | None = None
 
     def cyc(self, n: float) -> float:
         return n / self.hz
@@ -187,8 +196,9 @@ class _Core:
         pipes = self._pipes_since(key)
         return [expected] if expected in pipes or not pipes else pipes
 
-    def run(self) -> bool:
-        """Run events up to the next SyncAll (True) or the end (False)."""
+    def run(self) -> str:
+        """Run events up to the next SyncAll ("sync"), a CrossCoreWaitFlag no set has released yet
+        ("wait", the wait not taken), or the end ("end")."""
         ev = self.block.events
         c = self.c
         while self.pos < len(ev):
@@ -237,8 +247,23 @@ class _Core:
                     self.drain()
             elif k == tr.SYNC_ALL:
                 self._charge_scalar(self.cyc(c.sync_cycles.value))
-                return True
-        return False
+                return "sync"
+            elif k == tr.CROSS_SET:
+                self._charge_scalar(self.cyc(c.sync_cycles.value))
+                p = _PIPE_T.get(e.b >> 8, S)
+                if self.cross is not None:
+                    self.cross.set(self.block, e.a, e.b & 0xFF, max(self.free[p], self.s))
+            elif k == tr.CROSS_WAIT:
+                t = self.cross.take(self.block, e.a) if self.cross is not None else 0.0
+                if t is None:
+                    self.pos -= 1
+                    return "wait"
+                self._charge_scalar(self.cyc(c.sync_cycles.value))
+                self.resume_at(t)
+        return "end"
+
+    def waiting_for(self) -> int:
+        return self.block.events[self.pos].a
 
     def drain(self) -> float:
         t = max(self.free + [self.s])
@@ -255,10 +280,11 @@ class _Core:
         issue = self.cyc(c.issue_cycles.value)
         self._charge_scalar(issue)
         start = max(self.s, self.free[p], self.gate[p])
-        if p in GM_PIPES:
+        if p in GM_PIPES or (p == FIX and e.api == "Fixpipe"):   # the emulator's Fixpipe always writes GM
             blocks = max(1, e.b)
             setup = self.cyc(c.copy_setup_cycles.value + c.block_setup_cycles.value * (blocks - 1))
-            end = self.gm.book(start + setup, e.a / self.bw, max(self.s, min(self.free[MTE2], self.free[MTE3])))
+            horizon = max(self.s, min(self.free[MTE2], self.free[MTE3], self.free[FIX]))
+            end = self.gm.book(start + setup, e.a / self.bw, horizon)
             self.gm_bytes += e.a
             self.overhead += setup
         elif p == V:
@@ -292,6 +318,47 @@ class _Core:
         spans = [Span(s.pipe, s.start + start, s.end + start, s.api, s.line) for s in self.spans]
         return BlockEstimate(self.block.index, self.block.cube, core, start, end, busy, self.overhead, self.gm_bytes,
                              self.instructions, overlap / end if end > 0 else 0.0, both, spans, self.block.truncated)
+
+
+class _CrossFlags:
+    """The cross-core flags of a launch, as the emulator's runtime counts them (runtime.cpp
+    `cross_core_set`): the sets each mode gathers, and per core and flag the times at which a
+    wait may pass (first released, first taken)."""
+
+    def __init__(self, blocks: list[tr.Block]):
+        self.cube = {b.index for b in blocks if b.cube}
+        self.vec = {b.index for b in blocks if not b.cube}
+        self.gather: dict[tuple, list[float]] = {}
+        self.released: dict[tuple[bool, int, int], list[float]] = {}
+
+    def _release(self, to, flag: int, t: float) -> None:
+        for key in to:
+            self.released.setdefault((*key, flag), []).append(t)
+
+    def set(self, block: tr.Block, flag: int, mode: int, t: float) -> None:
+        idx = block.index
+        if mode == 2 and block.cube:
+            self._release([(False, i) for i in (2 * idx, 2 * idx + 1) if i in self.vec], flag, t)
+            return
+        if mode == 0:
+            peers = self.cube if block.cube else self.vec
+            key, to = (0, block.cube, flag), [(block.cube, i) for i in sorted(peers)]
+        else:  # mode 1, or mode 2 from the vector cores: both of the AI core's vector cores
+            peers = {i for i in self.vec if i // 2 == idx // 2}
+            key = (mode, idx // 2, flag)
+            to = [(False, i) for i in sorted(peers)] if mode == 1 else [(True, idx // 2)]
+        times = self.gather.setdefault(key, [])
+        times.append(t)
+        if len(times) >= len(peers):
+            del self.gather[key]
+            self._release(to, flag, max(times))
+
+    def ready(self, block: tr.Block, flag: int) -> bool:
+        return bool(self.released.get((block.cube, block.index, flag)))
+
+    def take(self, block: tr.Block, flag: int) -> float | None:
+        q = self.released.get((block.cube, block.index, flag))
+        return q.pop(0) if q else None
 
 
 class _Channel:
@@ -391,16 +458,25 @@ def estimate(launch: tr.Launch, soc: str, *, keep_spans: int = 4, costs: Costs |
     active = max(1, n_vec + n_cube)
     bw = min(costs.core_gm_bandwidth.value, costs.gm_bandwidth.value / active)
     cores = [_Core(b, costs, bw, i < keep_spans) for i, b in enumerate(blocks)]
-    # SyncAll: every block runs to its barrier, all resume at the latest arrival.
-    pending = list(cores)
-    while pending:
-        arrived = [c for c in pending if c.run()]
-        if not arrived:
-            break
-        t = max(c.drain() for c in arrived)
-        for c in arrived:
-            c.resume_at(t)
-        pending = arrived
+    cross = _CrossFlags(blocks)
+    for c in cores:
+        c.cross = cross
+    # Every block runs until it ends or must wait: a CrossCoreWaitFlag goes on once the sets it
+    # waits for are made; SyncAll, once nothing else can move, resumes every block there at the
+    # latest arrival. (A wait nothing releases is left where it is: the emulator reports the hang.)
+    status: dict[int, str] = {}
+    runnable = list(cores)
+    while runnable:
+        for c in runnable:
+            status[id(c)] = c.run()
+        runnable = [c for c in cores if status[id(c)] == "wait" and cross.ready(c.block, c.waiting_for())]
+        if not runnable:
+            arrived = [c for c in cores if status[id(c)] == "sync"]
+            if arrived:
+                t = max(c.drain() for c in arrived)
+                for c in arrived:
+                    c.resume_at(t)
+                runnable = arrived
     # Waves: a core runs its blocks one after another (earliest-free core first).
     results: list[BlockEstimate] = []
     for kind, count in ((False, chip.vector_cores), (True, chip.cube_cores)):
@@ -453,8 +529,9 @@ def assumptions(costs: Costs, *, mixed: bool = False) -> list[str]:
         "Scalar work the trace does not see (loop control, address arithmetic beyond the per-instruction issue cost) "
         "is not counted.",
         f"{guesses} of {len(costs.params())} cost parameters are guesses (perf/costs.py says which, and why).",
-    ] + (["A mixed launch's cube blocks (AIC, marked c) and vector blocks (AIV) are scheduled independently: "
-          "their hand-offs through GM are not traced, so the kernel time is the slower side's, not their sum."]
+    ] + (["A mixed launch's cube blocks (AIC, marked c) and vector blocks (AIV) run on their own cores, ordered "
+          "only by the cross-core flags the kernel sets and waits for: phases that sync_all() separates run one "
+          "after the other (the kernel time is their sum), work between the same flags overlaps."]
          if mixed else [])
 
 

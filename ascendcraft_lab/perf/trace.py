@@ -15,9 +15,10 @@ MAGIC = b"ACEMUTR1"
 # acemu::trace::Pipe (numbered as cube.h numbers its pipes).
 PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX")
 # acemu::trace::Kind
-INSTR, ALLOC, ENQUE, DEQUE, FREE, SET_FLAG, WAIT_FLAG, BARRIER, SYNC_ALL, SCALAR = range(1, 11)
+INSTR, ALLOC, ENQUE, DEQUE, FREE, SET_FLAG, WAIT_FLAG, BARRIER, SYNC_ALL, SCALAR, CROSS_SET, CROSS_WAIT = range(1, 13)
 KINDS = {INSTR: "instr", ALLOC: "alloc", ENQUE: "enque", DEQUE: "deque", FREE: "free", SET_FLAG: "set_flag",
-         WAIT_FLAG: "wait_flag", BARRIER: "barrier", SYNC_ALL: "sync_all", SCALAR: "scalar"}
+         WAIT_FLAG: "wait_flag", BARRIER: "barrier", SYNC_ALL: "sync_all", SCALAR: "scalar",
+         CROSS_SET: "cross_set", CROSS_WAIT: "cross_wait"}
 # acemu::DType (base.h dtype_of), by the names the cost table uses.
 DTYPES = ("?", "float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8",
           "uint16", "uint32", "int64", "uint64")

@@ -104,7 +104,9 @@ def test_every_spelling_of_a_product_gives_the_same_cube_draft(traced, name):
     base, draft = draft_reference(traced, "mm_base"), _correct(traced, name)
     assert draft.template == base.template == "matmul"
     assert _body(draft.text) == _body(base.text)
-    assert "mmad(a0, b0, acc)" in draft.text and "core_tiles((M, N)" in draft.text
+    assert "mmad(a0, b0, acc)" in draft.text and "core_tiles((K, M, N), (t.kc, t.base_m, t.base_n))" in draft.text
+    # split-K (issue 35): each block's partial sum over its K chunk is added atomically into the zeroed result
+    assert "for ki in tiles(kr, t.base_k)" in draft.text and "store(y[mi, ni], acc, accumulate=True)" in draft.text
 
 
 def test_a_transposed_left_operand_is_loaded_as_it_lies_and_transposed_in_the_split(traced):
@@ -129,7 +131,7 @@ def test_a_4d_einsum_with_a_transposed_operand_is_a_batched_product(traced):
 
 def test_an_einsum_with_several_free_axes_of_a_over_one_matrix_is_more_rows_of_a(traced):
     draft = _correct(traced, "mm_4d_weight")
-    assert "a: GM[f32, ((B, H, M), K)]" in draft.text and "core_tiles((B * H * M, N)" in draft.text
+    assert "a: GM[f32, ((B, H, M), K)]" in draft.text and "core_tiles((K, B * H * M, N)" in draft.text
 
 
 def test_linear_on_a_3d_input_uses_the_models_weight_and_bias_and_its_leading_axes_as_rows(traced):

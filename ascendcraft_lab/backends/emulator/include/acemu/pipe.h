@@ -525,6 +525,8 @@ template <uint8_t modeId, pipe_t pipe> inline void CrossCoreSetFlag(uint16_t fla
     static_assert(pipe != PIPE_S && pipe != PIPE_ALL, "CrossCoreSetFlag: pipe may not be PIPE_S or PIPE_ALL (API page)");
     (void)&acemu::rt::uses_cross_core<true>;
     acemu::enter(acemu::ctx(), "CrossCoreSetFlag", ACEMU_SITE);
+    acemu::trace::mark(acemu::ctx(), acemu::trace::CROSS_SET, "CrossCoreSetFlag", ACEMU_SITE, flagId,
+                       uint64_t(modeId) | uint64_t(pipe) << 8);
     acemu::rt::cross_core_set(modeId, flagId, ACEMU_SITE);
 }
 // The newer pages give the wait the set's template parameters too, with defaults (the set's have
@@ -536,6 +538,7 @@ template <uint8_t modeId = 0, pipe_t pipe = PIPE_S> inline void CrossCoreWaitFla
     static_assert(modeId <= 2, "CrossCoreWaitFlag: modeId is 0 (all cores of a type), 1 (the AIVs of an AI core) or 2 (AIC <-> AIV)");
     (void)&acemu::rt::uses_cross_core<true>;
     acemu::enter(acemu::ctx(), "CrossCoreWaitFlag", ACEMU_SITE);
+    acemu::trace::mark(acemu::ctx(), acemu::trace::CROSS_WAIT, "CrossCoreWaitFlag", ACEMU_SITE, flagId);
     acemu::rt::cross_core_wait(flagId, ACEMU_SITE);
     acemu::rt::ub_sync(acemu::ctx(), acemu::trace::SYNC_ALL, 0, 0);  // the waiting core's pipes resume after it
 }

@@ -34,6 +34,8 @@ enum Kind : uint8_t {
     BARRIER,     // a = pipe_t of PipeBarrier
     SYNC_ALL,    // the all-core barrier
     SCALAR,      // a = cycles-class (0: UB scalar access, 1: GM scalar access), b = count
+    CROSS_SET,   // CrossCoreSetFlag: a = flag id, b = mode | pipe_t << 8
+    CROSS_WAIT,  // CrossCoreWaitFlag: a = flag id
 };
 
 // One event: 32 bytes as written to the trace file (api and file are indices there).
@@ -75,6 +77,12 @@ inline void scalar_op(BlockCtx* c, const char* api, const char* file, int line, 
     Log* l = log_of(c);
     if (__builtin_expect(l == nullptr, 1)) return;
     l->add({api, file, uint64_t(gm), 1, uint32_t(line), SCALAR, P_S, uint8_t(dtype), 0});
+}
+// A dependency only the model needs (the UB order check learns cross-core waits by itself).
+inline void mark(BlockCtx* c, int kind, const char* api, const char* file, int line, uint64_t a, uint64_t b = 0) {
+    Log* l = log_of(c);
+    if (__builtin_expect(l == nullptr, 1)) return;
+    l->add({api, file, a, b, uint32_t(line), uint8_t(kind), P_S, 0, 0});
 }
 // Vector repeats of `n` elements of `bytes_each`: every started 256-B repeat costs a whole one.
 inline uint64_t repeats(uint64_t n, uint64_t bytes_each) { return (n * bytes_each + 255) / 256; }

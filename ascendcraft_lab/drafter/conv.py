@@ -255,17 +255,20 @@ class _Conv:
         L += [f"{ind2}h0 = min(max({_plus(_times(first, sh), -ph)} + {_times(kh, dh)}, 0), {H} - t.rin)",
               f"{ind2}with copyin:",
               f"{ind2}    xu = load(x[{', '.join(['nc'] + idx)}, h0 * {W}:h0 * {W} + t.span])",
-              f"{ind2}for {kw} in range({self.k[-1]}):",
-              f"{ind2}    with compute:"]
+              f"{ind2}with compute:                       # per block: the row each position reads"]
         inside = "abs({0} - ({1} - 1) * 0.5) <= ({1} - 1) * 0.5"
-        comp = ["pos = iota(c.len, c.start)",
-                f"orow = floor((pos + 0.5) / {OW})",
-                f"ih = {_times('orow', float(sh) if sh > 1 else 1)} + ({_times(kh, dh)} - {ph})",
-                f"iw = {_times(f'(pos - orow * {OW})', float(sw) if sw > 1 else 1)} + ({_times(kw, dw)} - {pw})",
-                f"in_h = {inside.format('ih', H)}",
+        block = ["pos = iota(c.len, c.start)",
+                 f"orow = floor((pos + 0.5) / {OW})",
+                 f"ih = {_times('orow', float(sh) if sh > 1 else 1)} + ({_times(kh, dh)} - {ph})",
+                 f"in_h = {inside.format('ih', H)}",
+                 f"base = (ih - h0) * {W}",
+                 f"ow0 = {_times(f'(pos - orow * {OW})', float(sw) if sw > 1 else 1)}"]
+        comp = [f"iw = ow0 + ({_times(kw, dw)} - {pw})",
                 f"in_w = {inside.format('iw', W)}",
-                f"at = clamp((ih - h0) * {W} + iw, 0, t.span - 1)",
+                "at = clamp(base + iw, 0, t.span - 1)",
                 "v = where(in_h, where(in_w, take(xu, cast(at, i32)), 0.0), 0.0)"]
+        L += [f"{ind2}    {x}" for x in block]
+        L += [f"{ind2}for {kw} in range({self.k[-1]}):", f"{ind2}    with compute:"]
         L += [f"{ind2}        {x}" for x in comp]
         tap = " + ".join([_times(TAP[X], math.prod(self.k[j + 1:])) for j, X in enumerate(outer)] + [kw])
         cg = "C" if self.G == 1 else f"C // {self.G}"

@@ -59,15 +59,18 @@ def conv2d(
             x0 = ((nc % C) * H + h0) * W
             with copyin:
                 xu = load(x[nc // C, x0:x0 + t.span])             # the rows the block reads: one copy
+            with compute:                                 # per block: the input row each position reads
+                pos = iota(c.len, c.start)                # the block's output positions
+                orow = floor((pos + 0.5) / OW)            # their output rows
+                ih = orow + (kh - 1)                      # the input row each one reads
+                in_h = abs(ih - (H - 1) * 0.5) <= (H - 1) * 0.5
+                base = (ih - h0) * W                      # where that row starts in xu
+                ow0 = pos - orow * OW                     # the output column
             for kw in range(3):
-                with compute:
-                    pos = iota(c.len, c.start)                # the block's output positions
-                    orow = floor((pos + 0.5) / OW)            # their output rows
-                    ih = orow + (kh - 1)                      # the input row and column each one reads
-                    iw = (pos - orow * OW) + (kw - 1)
-                    in_h = abs(ih - (H - 1) * 0.5) <= (H - 1) * 0.5
+                with compute:                             # per tap: the input column, then one Gather
+                    iw = ow0 + (kw - 1)
                     in_w = abs(iw - (W - 1) * 0.5) <= (W - 1) * 0.5
-                    at = clamp((ih - h0) * W + iw, 0, t.span - 1)
+                    at = clamp(base + iw, 0, t.span - 1)
                     v = where(in_h, where(in_w, take(xu, cast(at, i32)), 0.0), 0.0)
                 with copyout:
                     store(col[nc // C, (nc % C) * 9 + kh * 3 + kw, c], v)   # one run of col per tap

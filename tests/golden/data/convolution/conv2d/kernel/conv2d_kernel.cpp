@@ -34,7 +34,7 @@ public:
         const int64_t rPart = CeilDiv(rAiCoreEnd - rAiCoreBegin, rParts);
         rBegin = MinOf(rAiCoreBegin + static_cast<int64_t>(GetSubBlockIdx()) * rPart, rAiCoreEnd);
         rEnd = MinOf(rBegin + rPart, rAiCoreEnd);
-        // DSL 90: this core owns rows [qBegin, qEnd) of for q in core_rows(t.erows, N * K):
+        // DSL 93: this core owns rows [qBegin, qEnd) of for q in core_rows(t.erows, N * K):
         // A cube + vector launch: the rows of this AI core, split between its vector cores
         const int64_t qParts = static_cast<int64_t>(GetSubBlockNum());
         const int64_t qAiCoreBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) / qParts * tiling.erows, tiling.N * tiling.K);
@@ -59,15 +59,17 @@ public:
             pipe.InitBuffer(accQueue, 1, AlignUp(tiling.base_m, BLOCK_CUBE) * AlignUp(tiling.base_n, BLOCK_CUBE) * sizeof(float));  // L0C
         }
         if ASCEND_IS_AIV {
-            const int64_t blkBytes = AlignUp(tiling.blk * sizeof(float), REPEAT_BYTES);  // bytes of one pos, orow, ih, iw, at or v tile
+            const int64_t blkBytes = AlignUp(tiling.blk * sizeof(float), REPEAT_BYTES);  // bytes of one pos, orow, ih, base, ow0, iw, at or v tile
             const int64_t blkBytesBOOL = AlignUp(tiling.blk * sizeof(bool), REPEAT_BYTES);  // bytes of one in_h or in_w tile
             const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), REPEAT_BYTES);  // bytes of one hu or yu tile
             pipe.InitBuffer(xuQueue, 1, AlignUp(tiling.span * sizeof(float), REPEAT_BYTES));  // loaded once per core: one buffer
             pipe.InitBuffer(posBuf, blkBytes);
             pipe.InitBuffer(orowBuf, blkBytes);
             pipe.InitBuffer(ihBuf, blkBytes);
-            pipe.InitBuffer(iwBuf, blkBytes);
             pipe.InitBuffer(in_hBuf, blkBytesBOOL);
+            pipe.InitBuffer(baseBuf, blkBytes);
+            pipe.InitBuffer(ow0Buf, blkBytes);
+            pipe.InitBuffer(iwBuf, blkBytes);
             pipe.InitBuffer(in_wBuf, blkBytesBOOL);
             pipe.InitBuffer(atBuf, blkBytes);
             pipe.InitBuffer(vQueue, BUFFER_NUM, blkBytes);
@@ -80,9 +82,9 @@ public:
 
     __aicore__ inline void Process() {
         if ASCEND_IS_AIC {
-            // DSL 74: sync_all() - wait for the vector cores: this AI core's two vector cores signal once every vector core is done
+            // DSL 77: sync_all() - wait for the vector cores: this AI core's two vector cores signal once every vector core is done
             CrossCoreWaitFlag(FLAG_TO_CUBE);
-            // DSL 75: for gi, mi, ni in core_tiles((N, K, H * W), (1, t.base_m, t.base_n)):
+            // DSL 78: for gi, mi, ni in core_tiles((N, K, H * W), (1, t.base_m, t.base_n)):
             const int64_t giCount = tiling.N;  // blocks along N: one each
             const int64_t miCount = CeilDiv(tiling.K, tiling.base_m);  // blocks along K
             const int64_t niCount = CeilDiv(tiling.H * tiling.W, tiling.base_n);  // blocks along H * W
@@ -92,11 +94,11 @@ public:
                 const int64_t miLen = MinOf(tiling.base_m, tiling.K - miStart);
                 const int64_t niStart = (block % niCount) * tiling.base_n;
                 const int64_t niLen = MinOf(tiling.base_n, tiling.H * tiling.W - niStart);
-                // DSL 76: acc = zeros(mi.len, ni.len, L0C) - the block's sum starts empty: its first Mmad writes L0C
+                // DSL 79: acc = zeros(mi.len, ni.len, L0C) - the block's sum starts empty: its first Mmad writes L0C
                 acc = accQueue.AllocTensor<float>();
                 accEmpty = true;
-                wr = miStart;  // DSL 77
-                // DSL 78: for ki in tiles(C * 9, t.base_k):
+                wr = miStart;  // DSL 80
+                // DSL 81: for ki in tiles(C * 9, t.base_k):
                 for (int64_t kiStart = 0; kiStart < tiling.C * 9; kiStart += tiling.base_k) {
                     const int64_t kiLen = MinOf(tiling.base_k, (tiling.C * 9) - kiStart);
                     CopyInA1(giStart, miLen, niStart, niLen, kiStart, kiLen);
@@ -106,7 +108,7 @@ public:
                 accQueue.EnQue(acc);  // every K slice is in: L0C to Fixpipe
                 CopyOutProd(giStart, miStart, miLen, niStart, niLen);
             }
-            // DSL 89: sync_all() - every cube core's GM writes are in before the vector cores read them
+            // DSL 92: sync_all() - every cube core's GM writes are in before the vector cores read them
             CrossCoreSetFlag<0x0, PIPE_FIX>(FLAG_CUBE_DONE);
             CrossCoreWaitFlag(FLAG_CUBE_DONE);
             CrossCoreSetFlag<0x2, PIPE_FIX>(FLAG_TO_VECTOR);  // this AI core's hand-over to its two vector cores
@@ -124,23 +126,24 @@ public:
                     h0 = MinOf(MaxOf(cStart / OW - 1 + kh, 0), tiling.H - tiling.rin);  // DSL 58
                     x0 = (nc % tiling.C * tiling.H + h0) * tiling.W;  // DSL 59
                     CopyInXu();
-                    // DSL 62: for kw in range(3):
+                    ComputePos(cStart, cLen);
+                    // DSL 69: for kw in range(3):
                     for (int64_t kw = 0; kw < 3; ++kw) {
-                        ComputePos(cStart, cLen, kw);
+                        ComputeIw(cLen, kw);
                         CopyOutCol(cStart, cLen, kw);
                     }
                     xuQueue.FreeTensor(xu);
                 }
             }
-            // DSL 74: sync_all() - every vector core's GM writes are in before the cube cores read them
+            // DSL 77: sync_all() - every vector core's GM writes are in before the cube cores read them
             CrossCoreSetFlag<0x0, PIPE_MTE3>(FLAG_VECTOR_DONE);
             CrossCoreWaitFlag(FLAG_VECTOR_DONE);
             CrossCoreSetFlag<0x2, PIPE_MTE3>(FLAG_TO_CUBE);  // this AI core's hand-over to its cube core (once both vector cores are here)
-            // DSL 89: sync_all() - wait for the cube cores: this AI core's cube core signals once every cube core is done
+            // DSL 92: sync_all() - wait for the cube cores: this AI core's cube core signals once every cube core is done
             CrossCoreWaitFlag(FLAG_TO_VECTOR);
-            // DSL 90: for q in core_rows(t.erows, N * K):
+            // DSL 93: for q in core_rows(t.erows, N * K):
             for (int64_t q = qBegin; q < qEnd; ++q) {
-                // DSL 91: for c in tiles(H * W, t.tile):
+                // DSL 94: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
                     CopyInHu(cStart, cLen, q);
@@ -164,44 +167,55 @@ private:
         ZeroTail(xu, tiling.span);
     }
 
-    __aicore__ inline void ComputePos(int64_t cStart, int64_t cLen, int64_t kw) {
-        LocalTensor<float> v = vQueue.AllocTensor<float>();
+    __aicore__ inline void ComputePos(int64_t cStart, int64_t cLen) {
         LocalTensor<float> pos = posBuf.Get<float>();
         LocalTensor<float> orow = orowBuf.Get<float>();
         LocalTensor<float> ih = ihBuf.Get<float>();
-        LocalTensor<float> iw = iwBuf.Get<float>();
         LocalTensor<bool> in_h = in_hBuf.Get<bool>();
-        LocalTensor<bool> in_w = in_wBuf.Get<bool>();
-        LocalTensor<float> at = atBuf.Get<float>();
-        // DSL 64: pos = iota(c.len, c.start)                # the block's output positions
+        LocalTensor<float> base = baseBuf.Get<float>();
+        LocalTensor<float> ow0 = ow0Buf.Get<float>();
+        // DSL 63: pos = iota(c.len, c.start)                # the block's output positions
         CreateVecIndex(pos, static_cast<float>(cStart), AlignUp(cLen, CMP_ALIGN));  // cStart, cStart + 1, ...
-        // DSL 65: orow = floor((pos + 0.5) / OW)            # their output rows
+        // DSL 64: orow = floor((pos + 0.5) / OW)            # their output rows
         Adds(orow, pos, 0.5f, AlignUp(cLen, CMP_ALIGN));
         Muls(orow, orow, 1.0f / (OW), AlignUp(cLen, CMP_ALIGN));  // no Divs: multiply by 1/s
         // floor: Cast to the same type with RoundMode::CAST_FLOOR
         Cast(orow, orow, RoundMode::CAST_FLOOR, AlignUp(cLen, CMP_ALIGN));
-        // DSL 66: ih = orow + (kh - 1)                      # the input row and column each one reads
+        // DSL 65: ih = orow + (kh - 1)                      # the input row each one reads
         Adds(ih, orow, kh - 1, AlignUp(cLen, CMP_ALIGN));
-        // DSL 67: iw = (pos - orow * OW) + (kw - 1)
-        Muls(iw, orow, OW, AlignUp(cLen, CMP_ALIGN));
-        Sub(iw, pos, iw, AlignUp(cLen, CMP_ALIGN));
-        Adds(iw, iw, kw - 1, AlignUp(cLen, CMP_ALIGN));
-        // DSL 68: in_h = abs(ih - (H - 1) * 0.5) <= (H - 1) * 0.5
+        // DSL 66: in_h = abs(ih - (H - 1) * 0.5) <= (H - 1) * 0.5
         LocalTensor<float> tmp0 = Scratch<float>(0);
         Adds(tmp0, ih, -((tiling.H - 1) * 0.5f), AlignUp(cLen, CMP_ALIGN));
         Abs(tmp0, tmp0, AlignUp(cLen, CMP_ALIGN));
         CompareScalar(in_h, tmp0, static_cast<float>((tiling.H - 1) * 0.5f), CMPMODE::LE, AlignUp(cLen, CMP_ALIGN));
-        // DSL 69: in_w = abs(iw - (W - 1) * 0.5) <= (W - 1) * 0.5
+        // DSL 67: base = (ih - h0) * W                      # where that row starts in xu
+        Adds(base, ih, -(h0), AlignUp(cLen, CMP_ALIGN));
+        Muls(base, base, tiling.W, AlignUp(cLen, CMP_ALIGN));
+        // DSL 68: ow0 = pos - orow * OW                     # the output column
+        Muls(ow0, orow, OW, AlignUp(cLen, CMP_ALIGN));
+        Sub(ow0, pos, ow0, AlignUp(cLen, CMP_ALIGN));
+    }
+
+    __aicore__ inline void ComputeIw(int64_t cLen, int64_t kw) {
+        LocalTensor<float> v = vQueue.AllocTensor<float>();
+        LocalTensor<bool> in_h = in_hBuf.Get<bool>();
+        LocalTensor<float> base = baseBuf.Get<float>();
+        LocalTensor<float> ow0 = ow0Buf.Get<float>();
+        LocalTensor<float> iw = iwBuf.Get<float>();
+        LocalTensor<bool> in_w = in_wBuf.Get<bool>();
+        LocalTensor<float> at = atBuf.Get<float>();
+        // DSL 71: iw = ow0 + (kw - 1)
+        Adds(iw, ow0, kw - 1, AlignUp(cLen, CMP_ALIGN));
+        // DSL 72: in_w = abs(iw - (W - 1) * 0.5) <= (W - 1) * 0.5
+        LocalTensor<float> tmp0 = Scratch<float>(0);
         Adds(tmp0, iw, -((tiling.W - 1) * 0.5f), AlignUp(cLen, CMP_ALIGN));
         Abs(tmp0, tmp0, AlignUp(cLen, CMP_ALIGN));
         CompareScalar(in_w, tmp0, static_cast<float>((tiling.W - 1) * 0.5f), CMPMODE::LE, AlignUp(cLen, CMP_ALIGN));
-        // DSL 70: at = clamp((ih - h0) * W + iw, 0, t.span - 1)
-        Adds(at, ih, -(h0), AlignUp(cLen, CMP_ALIGN));
-        Muls(at, at, tiling.W, AlignUp(cLen, CMP_ALIGN));
-        Add(at, at, iw, AlignUp(cLen, CMP_ALIGN));
+        // DSL 73: at = clamp(base + iw, 0, t.span - 1)
+        Add(at, base, iw, AlignUp(cLen, CMP_ALIGN));
         Maxs(at, at, 0, AlignUp(cLen, CMP_ALIGN));
         Mins(at, at, tiling.span - 1, AlignUp(cLen, CMP_ALIGN));
-        // DSL 71: v = where(in_h, where(in_w, take(xu, cast(at, i32)), 0.0), 0.0)
+        // DSL 74: v = where(in_h, where(in_w, take(xu, cast(at, i32)), 0.0), 0.0)
         LocalTensor<int32_t> tmp0I32 = Scratch<int32_t>(0);
         Cast(tmp0I32, at, RoundMode::CAST_NONE, AlignUp(cLen, CMP_ALIGN));
         LocalTensor<int32_t> tmp1I32 = Scratch<int32_t>(1);
@@ -221,7 +235,7 @@ private:
     }
 
     __aicore__ inline void CopyOutCol(int64_t cStart, int64_t cLen, int64_t kw) {
-        // DSL 73: store(col[nc // C, (nc % C) * 9 + kh * 3 + kw, c], v)   # one run of col per tap
+        // DSL 76: store(col[nc // C, (nc % C) * 9 + kh * 3 + kw, c], v)   # one run of col per tap
         LocalTensor<float> v = vQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams vCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -230,11 +244,11 @@ private:
     }
 
     __aicore__ inline void CopyInA1(int64_t giStart, int64_t miLen, int64_t niStart, int64_t niLen, int64_t kiStart, int64_t kiLen) {
-        // DSL 80: a1 = load(w[wr:wr + mi.len, ki], L1)
+        // DSL 83: a1 = load(w[wr:wr + mi.len, ki], L1)
         LocalTensor<float> a1 = a1Queue.AllocTensor<float>();
         CopyNd2Nz(a1, wGm[wr * (tiling.Cg * 3 * 3) + kiStart], miLen, kiLen, (tiling.Cg * 3 * 3), AlignUp(miLen, BLOCK_CUBE));
         a1Queue.EnQue(a1);
-        // DSL 81: b1 = load(col[gi.start, ki, ni], L1)
+        // DSL 84: b1 = load(col[gi.start, ki, ni], L1)
         LocalTensor<float> b1 = b1Queue.AllocTensor<float>();
         // f32 reaches L0B transposed in 16 x 16 squares of two side-by-side 16 x 8 fractals (LoadDataWithTranspose):
         // L1 keeps it in bands of 16 rows, the fractals of a band side by side (Nz of 16 rows each)
@@ -249,7 +263,7 @@ private:
         const int64_t nBlocks = CeilDiv(niLen, BLOCK_CUBE);  // fractals along n
         const int64_t kBands = CeilDiv(kiLen, BLOCK_CUBE);  // 16-row bands of K
         const int64_t b1Cols = AlignUp(niLen, BLOCK_CUBE);  // a band's columns, whole squares
-        // DSL 83: a0 = load(a1, L0A)
+        // DSL 86: a0 = load(a1, L0A)
         LocalTensor<float> a1 = a1Queue.DeQue<float>();
         LocalTensor<float> a0 = a0Queue.AllocTensor<float>();
         // Nz (fractals column by column) to ZZ (row by row): one LoadData per row of fractals
@@ -258,7 +272,7 @@ private:
         }
         a0Queue.EnQue(a0);
         a1Queue.FreeTensor(a1);
-        // DSL 84: b0 = load(b1, L0B)                    # col is [K, N]: transposed on its way to L0B
+        // DSL 87: b0 = load(b1, L0B)                    # col is [K, N]: transposed on its way to L0B
         LocalTensor<float> b1 = b1Queue.DeQue<float>();
         LocalTensor<float> b0 = b0Queue.AllocTensor<float>();
         // B in bands of 16 rows: each 16 x 16 square transposes into two ZN fractals, one K row of
@@ -271,7 +285,7 @@ private:
     }
 
     __aicore__ inline void ComputeAcc(int64_t miLen, int64_t niLen, int64_t kiLen) {
-        // DSL 86: acc = mmad(a0, b0, acc)
+        // DSL 89: acc = mmad(a0, b0, acc)
         LocalTensor<float> a0 = a0Queue.DeQue<float>();
         LocalTensor<float> b0 = b0Queue.DeQue<float>();
         MmadParams accMmad(miLen, niLen, kiLen);  // m, n, k: the tile's own sizes (a short tile is padded)
@@ -283,7 +297,7 @@ private:
     }
 
     __aicore__ inline void CopyOutProd(int64_t giStart, int64_t miStart, int64_t miLen, int64_t niStart, int64_t niLen) {
-        // DSL 88: store(prod[gi.start, mi, ni], acc)
+        // DSL 91: store(prod[gi.start, mi, ni], acc)
         acc = accQueue.DeQue<float>();
         FixpipeParamsV220 accFix(niLen, miLen, AlignUp(miLen, BLOCK_CUBE), (tiling.H * tiling.W), false);  // nSize, mSize, srcStride (L0C rows), dstStride (GM row)
         Fixpipe(prodGm[giStart * tiling.K * (tiling.H * tiling.W) + miStart * (tiling.H * tiling.W) + niStart], acc, accFix);  // NZ -> ND rows
@@ -291,14 +305,14 @@ private:
     }
 
     __aicore__ inline void CopyInHu(int64_t cStart, int64_t cLen, int64_t q) {
-        // DSL 93: hu = load(prod[q // K, q % K, c])
+        // DSL 96: hu = load(prod[q // K, q % K, c])
         LocalTensor<float> hu = huQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams huCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
         DataCopyPadExtParams<float> huPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(hu, prodGm[(q / tiling.K) * tiling.K * (tiling.H * tiling.W) + (q % tiling.K) * (tiling.H * tiling.W) + cStart], huCopy, huPad);
         huQueue.EnQue(hu);
-        // DSL 94: bu = load(bias[q % K])
+        // DSL 97: bu = load(bias[q % K])
         bu = biasGm.GetValue(q % tiling.K);
     }
 
@@ -306,14 +320,14 @@ private:
         LocalTensor<float> hu = huQueue.DeQue<float>();
         ZeroTail(hu, cLen);
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
-        // DSL 96: yu = hu + bu
+        // DSL 99: yu = hu + bu
         Adds(yu, hu, bu, AlignUp(cLen, CMP_ALIGN));
         yuQueue.EnQue(yu);
         huQueue.FreeTensor(hu);
     }
 
     __aicore__ inline void CopyOutY(int64_t cStart, int64_t cLen, int64_t q) {
-        // DSL 98: store(y[q, c], yu)
+        // DSL 101: store(y[q, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams yuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -403,8 +417,10 @@ private:
     TBuf<TPosition::VECCALC> posBuf;
     TBuf<TPosition::VECCALC> orowBuf;
     TBuf<TPosition::VECCALC> ihBuf;
-    TBuf<TPosition::VECCALC> iwBuf;
     TBuf<TPosition::VECCALC> in_hBuf;
+    TBuf<TPosition::VECCALC> baseBuf;
+    TBuf<TPosition::VECCALC> ow0Buf;
+    TBuf<TPosition::VECCALC> iwBuf;
     TBuf<TPosition::VECCALC> in_wBuf;
     TBuf<TPosition::VECCALC> atBuf;
     TQue<TPosition::VECOUT, 1> vQueue;

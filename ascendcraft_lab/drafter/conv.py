@@ -7,7 +7,14 @@ A convolution is a matrix product over an image-to-column view. For each batch n
 with T the taps of the kernel window and P the output positions. The draft has up to three
 phases of one kernel:
 
-1. im2col on the vector unit, into a GM Workspace `col`. A unit of work is one input row: the
+1. im2col on the vector unit, into a GM Workspace `col`. A 2-d / 3-d convolution (not transposed)
+   works by blocks of output rows: a unit is a batch-channel, the taps of the outer axes and the
+   output coordinates of the outer axes but H (a depth plane in the padding is skipped); its
+   OH x OW positions are cut into blocks of whole output rows (`blk`, sized in the host to fit
+   UB), a block loads the input rows it reads as one contiguous run and each tap kw is one Gather
+   over the block, stored with ONE copy (a block's positions are consecutive in col): one store
+   per tap and block where one per output row made the phase MTE3-bound. Otherwise (1-d,
+   transposed) a unit of work is one input row: the
    batch-channel, the taps and output coordinates of the outer spatial axes (D, H) pick it, a
    row that falls in the padding is skipped (the Workspace starts at zero). Along the last axis
    each tap kw is one Gather (`take`) at source columns computed on the vector unit from

@@ -7,7 +7,14 @@ A convolution is a matrix product over an image-to-column view. For each batch n
 with T the taps of the kernel window and P the output positions. The draft has up to three
 phases of one kernel:
 
-1. im2col on the vector unit, into a GM Workspace `col`. A unit of work is one input row: the
+1. im2col on the vector unit, into a GM Workspace `col`. A 2-d / 3-d convolution (not transposed)
+   works by blocks of output rows: a unit is a batch-channel, the taps of the outer axes and the
+   output coordinates of the outer axes but H (a depth plane in the padding is skipped); its
+   OH x OW positions are cut into blocks of whole output rows (`blk`, sized in the host to fit
+   UB), a block loads the input rows it reads as one contiguous run and each tap kw is one Gather
+   over the block, stored with ONE copy (a block's positions are consecutive in col): one store
+   per tap and block where one per output row made the phase MTE3-bound. Otherwise (1-d,
+   transposed) a unit of work is one input row: the
    batch-channel, the taps and output coordinates of the outer spatial axes (D, H) pick it, a
    row that falls in the padding is skipped (the Workspace starts at zero). Along the last axis
    each tap kw is one Gather (`take`) at source columns computed on the vector unit from
@@ -117,7 +124,8 @@ class _Conv:
 
     def views(self) -> list[tuple[Node, str]]:
         taps = ", ".join(str(k) for k in self.k)
-        x = (self.x, f"((N, C), {', '.join(self.sp)})")
+        sp = list(self.sp[:-2]) + [f"({self.sp[-2]}, {self.sp[-1]})"] if self.blocked else list(self.sp)
+        x = (self.x, f"((N, C), {', '.join(sp)})")
         w = (self.w, f"(C, Kg, ({taps}))" if self.transposed else f"(K, (Cg, {taps}))")
         out = [x, w] + ([(self.bias, "(KB,)")] if self.bias is not None else [])
         inputs = sorted((p for p in out if p[0].is_input), key=lambda p: p[0].attrs["index"])
@@ -132,6 +140,14 @@ class _Conv:
                   "cores = min(CUBE_CORES, rows)           # the im2col rows and the cube's blocks share the cores",
                   f"base_m = min(128, align_up({self.kg}, 16))", "base_n = min(128, align_up(P, 16))"]
         fields = ["rows=cdiv(rows, cores)", "base_m=base_m", "base_n=base_n"]
+        if self.blocked:
+            X, i = self.sp[-2], self.nd - 2
+            st, ow, last = self.s[i], OUT[self.sp[-1]], self.sp[-1]
+            lines += [f"E = ub_elems({self.dt}, live=12)          # the input rows, the gathered block, temporaries",
+                      f"blk_rows = max(1, min({OUT[X]}, ({X} - 1) // {st} + 1, E // {ow}, "
+                      f"(E // {last} - 1) // {st} + 1))",
+                      f"rin = {_plus(_times('(blk_rows - 1)', st), 1)}"]
+            fields += [f"blk=blk_rows * {ow}", "rin=rin", f"span=rin * {last}"]
         if not self.transposed:          # a transposed conv steps K one input channel (T taps) at a time
             lines.append(f"base_k = min(64, align_up({cg} * {self.T}, {align}))")
             fields.append("base_k=base_k")
@@ -140,9 +156,16 @@ class _Conv:
         return (f"@host\ndef tiling({params}):\n" + "".join(f"    {x}\n" for x in lines)
                 + f"    return Launch(cores, {', '.join(fields)})\n")
 
+    @property
+    def blocked(self) -> bool:
+        """im2col by blocks of output rows (one store per tap and block), or one row at a time."""
+        return not self.transposed and self.nd >= 2
+
     def _rows(self, names: dict) -> str:
-        """The im2col rows: batch-channels x taps x output coordinates of the outer spatial axes."""
-        outer = [str(k) for k in self.k[:-1]] + [names[X] for X in self.sp[:-1]]
+        """The im2col rows: batch-channels x taps x output coordinates of the outer spatial axes (of the
+        outer axes but the innermost one when blocked: its output rows are the blocks)."""
+        keep = self.sp[:-2] if self.blocked else self.sp[:-1]
+        outer = [str(k) for k in self.k[:-1]] + [names[X] for X in keep]
         return " * ".join(["N * C"] + outer)
 
     def kernel(self) -> str:
@@ -171,6 +194,8 @@ class _Conv:
 
     # -- phase 1: im2col ---------------------------------------------------------------------------
     def im2col(self) -> list[str]:
+        if self.blocked:
+            return self.im2col_blocked()
         L = [f"    {OUT[X]} = {self.out_dim(i)}" for i, X in enumerate(self.sp)]
         L.append(f"    for r in core_rows(t.rows, {self.rows_total()}):")
         ind = "        "
@@ -200,6 +225,66 @@ class _Conv:
         cols = f"0:{ow}" if not outer else f"{start}:{start} + {ow}"
         L += [f"{ind}    with copyout:",
               f"{ind}        store(col[nc // {_paren(cg)}, (nc % {_paren(cg)}) * {self.T} + {tap}, {cols}], v)"]
+        return L
+
+    def im2col_blocked(self) -> list[str]:
+        """im2col by blocks of output rows: a unit is a batch-channel, the taps of the outer axes and the
+        output coordinates of the outer axes but the innermost (H). Its plane of output positions
+        (OH x OW) is cut into blocks of whole output rows; a block loads the input rows it reads as one
+        contiguous run, and each tap kw gathers the whole block (the row and column of every position
+        computed on the vector unit from `iota`, padding's zeros by `where`) and stores it with ONE copy:
+        col's positions of a block are consecutive."""
+        L = [f"    {OUT[X]} = {self.out_dim(i)}" for i, X in enumerate(self.sp)]
+        L.append(f"    for r in core_rows(t.rows, {self.rows_total()}):")
+        ind = "        "
+        rest = "r"
+        keep = self.sp[:-2]
+        for X in reversed(keep):                      # output coordinates, innermost first
+            L.append(f"{ind}{OUT[X].lower()} = {rest} % {OUT[X]}")
+            rest = f"({rest} // {OUT[X]})"
+        outer = self.sp[:-1]
+        for i in reversed(range(len(outer))):         # taps of the outer axes
+            L.append(f"{ind}{TAP[outer[i]]} = {rest} % {self.k[i]}")
+            rest = f"({rest} // {self.k[i]})"
+        L.append(f"{ind}nc = {rest}")
+        idx = []
+        for i, X in enumerate(keep):
+            ind, cond = self._source(L, ind, i, X)
+            idx.append(cond)
+        i, H, W = self.nd - 2, self.sp[-2], self.sp[-1]
+        OH, OW = OUT[H], OUT[W]
+        sh, dh, ph = self.s[i], self.d[i], self.pl[i]
+        sw, dw, pw = self.s[-1], self.d[-1], self.pl[-1]
+        kh, kw = TAP[H], TAP[W]
+        L.append(f"{ind}for c in tiles({OH} * {OW}, t.blk):")
+        ind2 = ind + "    "
+        first = f"(c.start // {OW})"
+        L += [f"{ind2}h0 = min(max({_plus(_times(first, sh), -ph)} + {_times(kh, dh)}, 0), {H} - t.rin)",
+              f"{ind2}with copyin:",
+              f"{ind2}    xu = load(x[{', '.join(['nc'] + idx)}, h0 * {W}:h0 * {W} + t.span])",
+              f"{ind2}with compute:                       # per block: the row each position reads"]
+        inside = "abs({0} - ({1} - 1) * 0.5) <= ({1} - 1) * 0.5"
+        block = ["pos = iota(c.len, c.start)",
+                 f"orow = floor((pos + 0.5) / {OW})",
+                 f"ih = {_times('orow', float(sh) if sh > 1 else 1)} + ({_times(kh, dh)} - {ph})",
+                 f"in_h = {inside.format('ih', H)}",
+                 f"base = (ih - h0) * {W}",
+                 f"ow0 = {_times(f'(pos - orow * {OW})', float(sw) if sw > 1 else 1)}"]
+        comp = [f"iw = ow0 + ({_times(kw, dw)} - {pw})",
+                f"in_w = {inside.format('iw', W)}",
+                "at = clamp(base + iw, 0, t.span - 1)",
+                "v = where(in_h, where(in_w, take(xu, cast(at, i32)), 0.0), 0.0)"]
+        L += [f"{ind2}    {x}" for x in block]
+        L += [f"{ind2}for {kw} in range({self.k[-1]}):", f"{ind2}    with compute:"]
+        L += [f"{ind2}        {x}" for x in comp]
+        tap = " + ".join([_times(TAP[X], math.prod(self.k[j + 1:])) for j, X in enumerate(outer)] + [kw])
+        cg = "C" if self.G == 1 else f"C // {self.G}"
+        plane = f"{OH} * {OW}"
+        pos = " + ".join(_times(OUT[X].lower(), " * ".join([OUT[Y] for Y in keep[j + 1:]] + [plane]))
+                         for j, X in enumerate(keep))
+        cols = "c" if not keep else f"{pos} + c.start:{pos} + c.start + c.len"
+        L += [f"{ind2}    with copyout:",
+              f"{ind2}        store(col[nc // {_paren(cg)}, (nc % {_paren(cg)}) * {self.T} + {tap}, {cols}], v)"]
         return L
 
     def _after(self, j: int) -> str:

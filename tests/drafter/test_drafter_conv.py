@@ -24,6 +24,8 @@ CASES = [
     ("2d_valid_dilated", 2, False, 2, 4, (3, 3), 1, "valid", 2, 1, 0, True, (10, 9)),
     ("2d_grouped", 2, False, 4, 6, (3, 3), 1, 1, 1, 2, 0, True, (6, 7)),
     ("2d_depthwise", 2, False, 4, 4, (3, 3), 2, 1, 1, 4, 0, False, (9, 8)),
+    ("2d_blocks", 2, False, 1, 2, (3, 3), (2, 1), 1, 1, 1, 0, False, (131, 70)),   # several blocks of rows
+    ("3d_blocks", 3, False, 1, 1, (2, 3, 2), (1, 3, 1), (1, 2, 0), 1, 1, 0, False, (2, 100, 90)),
     ("1d_strided", 1, False, 3, 4, (5,), 3, 2, 1, 1, 0, True, (23,)),
     ("3d", 3, False, 2, 3, (2, 3, 3), (1, 2, 1), 1, 1, 1, 0, True, (4, 7, 6)),
     ("t1d", 1, True, 3, 2, (4,), 2, 1, 1, 1, 0, True, (9,)),
@@ -78,11 +80,21 @@ def test_conv_draft_computes_pytorchs_convolution_on_the_interpreter(case):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-def test_a_padded_row_is_skipped_not_read():
-    """The draft guards the input row of an outer-axis tap with ifs: a row in the padding is never loaded."""
-    x, w, b = _nodes(2, False, 1, 1, (3, 3), 1, False, (5, 5))
+def test_a_padded_plane_is_skipped_not_read():
+    """The draft guards the input plane of a 3-d conv's depth tap with ifs: a plane in the padding is never
+    loaded (the rows of a plane are masked by where() in the blocked gather instead)."""
+    x, w, b = _nodes(3, False, 1, 1, (3, 3, 3), 1, False, (5, 5, 5))
+    text = plan_conv(Graph([conv_node(x, w, b, 3, 1, 1, 1, 1)], [], [], [], ["x"], {}, {}, "fx", False), "c").text
+    assert "if d0 >= 0:" in text and "if d0 < D:" in text
+
+
+def test_im2col_stores_a_block_of_output_rows_per_tap():
+    """A 2-d conv's im2col stores one tap of a whole block of output rows with one copy (a contiguous run of
+    col's positions), not one copy per output row: the only store sits in the tiles() loop over the plane."""
+    x, w, b = _nodes(2, False, 2, 3, (3, 3), 1, False, (9, 8))
     text = plan_conv(Graph([conv_node(x, w, b, 2, 1, 1, 1, 1)], [], [], [], ["x"], {}, {}, "fx", False), "c").text
-    assert "if h0 >= 0:" in text and "if h0 < H:" in text
+    assert "for c in tiles(OH * OW, t.blk):" in text
+    assert "store(col[nc, nc * 9 + kh * 3 + kw, c], v)" in text.replace("nc // C", "nc").replace("(nc % C)", "nc")
 
 
 @pytest.mark.parametrize("kwargs, words", [

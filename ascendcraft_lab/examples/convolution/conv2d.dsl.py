@@ -5,11 +5,14 @@ y[n] (K x P) = W (K x C*9) @ col[n] (C*9 x P), where P = OH * OW output position
 (c, kh, kw) of col[n] holds, for every output position, the input value tap (kh, kw) of channel
 c reads there (0 in the padding). The weight [K, C, 3, 3] already is W, row by row: no copy.
 
-1. im2col on the vector unit, into the GM Workspace `col`. One unit of work is one input row
-   x[n, c, h, :] with h = oh - 1 + kh: rows in the padding are skipped (a Workspace starts at
-   zero, so their col rows stay 0). Along W the three taps kw are three Gathers (`take`) at
-   source columns computed on the vector unit (`iota`), and a `where` puts the padding's zeros.
-   Each result is one contiguous run of OW values of col: one DataCopyPad.
+1. im2col on the vector unit, into the GM Workspace `col`. One unit of work is one input plane
+   x[n, c] and one tap row kh; its OH x OW output positions are cut into blocks of whole output
+   rows (`blk`, sized in the host so the input rows a block reads fit UB). A block loads those
+   input rows as one contiguous run (`rin` rows from h0, clamped into the plane); each tap kw is
+   one Gather (`take`) over the whole block at offsets computed on the vector unit from the
+   positions (`iota`: output row and column, then input row and column), and a `where` puts the
+   padding's zeros (rows and columns). Each result is one contiguous run of col (the positions of
+   a block are consecutive): one DataCopyPad per tap and block, not one per output row.
 2. `sync_all()`, then the cube: blocks of (base_m output channels) x (base_n positions), K
    stepped over C * 9 in base_k slices through L1 -> L0A / L0B, summed in L0C. col arrives as
    [K, N] (not B^T), so the split transposes it into L0B.
@@ -26,17 +29,19 @@ def tiling(x: Tensor[f32, (N, C, H, W)], w: Tensor[f32, (K, Cg, 3, 3)], bias: Te
     OH = H
     OW = W
     P = OH * OW
-    rows = N * C * 3 * OH
-    cores = min(CUBE_CORES, rows)           # the im2col rows and the cube's blocks share the cores
+    rows = N * C * 3
+    cores = min(CUBE_CORES, rows)           # the im2col units and the cube's blocks share the cores
     base_m = min(128, align_up(K, 16))
     base_n = min(128, align_up(P, 16))
     base_k = min(64, align_up(C * 9, 8))
-    return Launch(cores, rows=cdiv(rows, cores), base_m=base_m, base_n=base_n, base_k=base_k, erows=cdiv(N * K, cores), tile=min(ub_elems(f32, live=3), P))
+    E = ub_elems(f32, live=12)              # the input rows, the gathered block, the index temporaries
+    blk_rows = max(1, min(OH, H, E // OW, E // W))
+    return Launch(cores, rows=cdiv(rows, cores), base_m=base_m, base_n=base_n, base_k=base_k, blk=blk_rows * OW, rin=blk_rows, span=blk_rows * W, erows=cdiv(N * K, cores), tile=min(ub_elems(f32, live=3), P))
 
 
 @kernel
 def conv2d(
-    x: GM[f32, ((N, C), H, W)],
+    x: GM[f32, (N, (C, H, W))],               # a channel's rows as one run: a block of rows is one copy
     w: Param[f32, (K, (Cg, 3, 3)), "conv.weight"],
     bias: Param[f32, (KB,), "conv.bias"],
     y: Out[f32, ((N, K), (H, W))],
@@ -46,22 +51,29 @@ def conv2d(
 ):
     OH = H
     OW = W
-    for r in core_rows(t.rows, N * C * 3 * H):
-        oh = r % OH
-        kh = (r // OH) % 3
-        nc = ((r // OH) // 3)
-        h0 = oh - 1 + kh                      # the input row tap kh reads (may lie in the padding)
-        if h0 >= 0:
-            if h0 < H:
-                with copyin:
-                    xu = load(x[nc, h0, :])           # the whole input row, read by all three taps
-                for kw in range(3):
-                    with compute:
-                        src = iota(OW) + (kw - 1)     # the input column each output column reads
-                        inside = abs(src - (W - 1) * 0.5) <= (W - 1) * 0.5
-                        v = where(inside, take(xu, cast(clamp(src, 0, W - 1), i32)), 0.0)
-                    with copyout:
-                        store(col[nc // C, (nc % C) * 9 + kh * 3 + kw, oh * OW:oh * OW + OW], v)
+    for r in core_rows(t.rows, N * C * 3):
+        kh = r % 3
+        nc = r // 3
+        for c in tiles(OH * OW, t.blk):               # a block of whole output rows
+            h0 = min(max(c.start // OW - 1 + kh, 0), H - t.rin)   # its first input row, kept in the plane
+            x0 = ((nc % C) * H + h0) * W
+            with copyin:
+                xu = load(x[nc // C, x0:x0 + t.span])             # the rows the block reads: one copy
+            with compute:                                 # per block: the input row each position reads
+                pos = iota(c.len, c.start)                # the block's output positions
+                orow = floor((pos + 0.5) / OW)            # their output rows
+                ih = orow + (kh - 1)                      # the input row each one reads
+                in_h = abs(ih - (H - 1) * 0.5) <= (H - 1) * 0.5
+                base = (ih - h0) * W                      # where that row starts in xu
+                ow0 = pos - orow * OW                     # the output column
+            for kw in range(3):
+                with compute:                             # per tap: the input column, then one Gather
+                    iw = ow0 + (kw - 1)
+                    in_w = abs(iw - (W - 1) * 0.5) <= (W - 1) * 0.5
+                    at = clamp(base + iw, 0, t.span - 1)
+                    v = where(in_h, where(in_w, take(xu, cast(at, i32)), 0.0), 0.0)
+                with copyout:
+                    store(col[nc // C, (nc % C) * 9 + kh * 3 + kw, c], v)   # one run of col per tap
     sync_all()                                    # col is complete: the cube takes over
     for gi, mi, ni in core_tiles((N, K, H * W), (1, t.base_m, t.base_n)):
         acc = zeros(mi.len, ni.len, L0C)

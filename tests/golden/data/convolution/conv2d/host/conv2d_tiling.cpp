@@ -23,14 +23,16 @@ namespace {
 }  // namespace
 
 uint32_t Conv2dTilingFunc(int64_t N, int64_t C, int64_t H, int64_t W, int64_t K, int64_t Cg, int64_t KB, Conv2dTiling &tiling) {
-    auto OH = H;  // DSL 26
-    auto OW = W;  // DSL 27
-    auto P = OH * OW;  // DSL 28
-    auto rows = N * C * 3 * OH;  // DSL 29
-    auto cores = std::min<int64_t>(CUBE_CORES, rows);  // DSL 30
-    auto base_m = std::min<int64_t>(128, AlignUp(K, 16));  // DSL 31
-    auto base_n = std::min<int64_t>(128, AlignUp(P, 16));  // DSL 32
-    auto base_k = std::min<int64_t>(64, AlignUp(C * 9, 8));  // DSL 33
+    auto OH = H;  // DSL 29
+    auto OW = W;  // DSL 30
+    auto P = OH * OW;  // DSL 31
+    auto rows = N * C * 3;  // DSL 32
+    auto cores = std::min<int64_t>(CUBE_CORES, rows);  // DSL 33
+    auto base_m = std::min<int64_t>(128, AlignUp(K, 16));  // DSL 34
+    auto base_n = std::min<int64_t>(128, AlignUp(P, 16));  // DSL 35
+    auto base_k = std::min<int64_t>(64, AlignUp(C * 9, 8));  // DSL 36
+    auto E = UbElems(/*f32 bytes*/ 4, 12, 2);  // DSL 37
+    auto blk_rows = std::max<int64_t>(1, std::min<int64_t>(std::min<int64_t>(std::min<int64_t>(OH, H), E / OW), E / W));  // DSL 38
     tiling.N = N;
     tiling.C = C;
     tiling.H = H;
@@ -42,6 +44,9 @@ uint32_t Conv2dTilingFunc(int64_t N, int64_t C, int64_t H, int64_t W, int64_t K,
     tiling.base_m = static_cast<int64_t>(base_m);
     tiling.base_n = static_cast<int64_t>(base_n);
     tiling.base_k = static_cast<int64_t>(base_k);
+    tiling.blk = static_cast<int64_t>(blk_rows * OW);
+    tiling.rin = static_cast<int64_t>(blk_rows);
+    tiling.span = static_cast<int64_t>(blk_rows * W);
     tiling.erows = static_cast<int64_t>(CeilDiv(N * K, cores));
     tiling.tile = static_cast<int64_t>(std::min<int64_t>(UbElems(/*f32 bytes*/ 4, 3, 2), P));
     return static_cast<uint32_t>(cores);

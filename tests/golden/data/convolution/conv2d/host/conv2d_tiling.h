@@ -17,6 +17,9 @@ struct Conv2dTiling {
     int64_t base_m;  // min(128, align_up(K, 16)); a multiple of 16 elements
     int64_t base_n;  // min(128, align_up(P, 16)); a multiple of 16 elements
     int64_t base_k;  // min(64, align_up(C * 9, 8)); a multiple of 8 elements
+    int64_t blk;  // blk_rows * OW
+    int64_t rin;  // max(1, min(OH, H, E // OW, E // W))
+    int64_t span;  // blk_rows * W
     int64_t erows;  // cdiv(N * K, cores)
     int64_t tile;  // min(ub_elems(f32, live=3), P)
 };

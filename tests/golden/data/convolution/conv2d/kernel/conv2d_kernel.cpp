@@ -26,15 +26,15 @@ public:
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR w, GM_ADDR bias, GM_ADDR y, GM_ADDR workspace, const Conv2dTiling &tilingData) {
         tiling = tilingData;
         const int64_t rowElems = tiling.H * tiling.W;  // elements of a row of y
-        // DSL 49: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, N * C * 3 * H):
+        // DSL 54: this core owns rows [rBegin, rEnd) of for r in core_rows(t.rows, N * C * 3):
         // A cube + vector launch: the rows of this AI core, split between its vector cores
         const int64_t rParts = static_cast<int64_t>(GetSubBlockNum());
-        const int64_t rAiCoreBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) / rParts * tiling.rows, tiling.N * tiling.C * 3 * tiling.H);
-        const int64_t rAiCoreEnd = MinOf(rAiCoreBegin + tiling.rows, tiling.N * tiling.C * 3 * tiling.H);
+        const int64_t rAiCoreBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) / rParts * tiling.rows, tiling.N * tiling.C * 3);
+        const int64_t rAiCoreEnd = MinOf(rAiCoreBegin + tiling.rows, tiling.N * tiling.C * 3);
         const int64_t rPart = CeilDiv(rAiCoreEnd - rAiCoreBegin, rParts);
         rBegin = MinOf(rAiCoreBegin + static_cast<int64_t>(GetSubBlockIdx()) * rPart, rAiCoreEnd);
         rEnd = MinOf(rBegin + rPart, rAiCoreEnd);
-        // DSL 81: this core owns rows [qBegin, qEnd) of for q in core_rows(t.erows, N * K):
+        // DSL 93: this core owns rows [qBegin, qEnd) of for q in core_rows(t.erows, N * K):
         // A cube + vector launch: the rows of this AI core, split between its vector cores
         const int64_t qParts = static_cast<int64_t>(GetSubBlockNum());
         const int64_t qAiCoreBegin = MinOf(static_cast<int64_t>(GetBlockIdx()) / qParts * tiling.erows, tiling.N * tiling.K);
@@ -42,7 +42,7 @@ public:
         const int64_t qPart = CeilDiv(qAiCoreEnd - qAiCoreBegin, qParts);
         qBegin = MinOf(qAiCoreBegin + static_cast<int64_t>(GetSubBlockIdx()) * qPart, qAiCoreEnd);
         qEnd = MinOf(qBegin + qPart, qAiCoreEnd);
-        xGm.SetGlobalBuffer((__gm__ float *)x, (tiling.N * tiling.C) * tiling.H * tiling.W);
+        xGm.SetGlobalBuffer((__gm__ float *)x, tiling.N * (tiling.C * tiling.H * tiling.W));
         wGm.SetGlobalBuffer((__gm__ float *)w, tiling.K * (tiling.Cg * 3 * 3));
         biasGm.SetGlobalBuffer((__gm__ float *)bias, tiling.KB);
         yGm.SetGlobalBuffer((__gm__ float *)y + qBegin * rowElems, (qEnd - qBegin) * rowElems);
@@ -59,24 +59,32 @@ public:
             pipe.InitBuffer(accQueue, 1, AlignUp(tiling.base_m, BLOCK_CUBE) * AlignUp(tiling.base_n, BLOCK_CUBE) * sizeof(float));  // L0C
         }
         if ASCEND_IS_AIV {
-            const int64_t WBytes = AlignUp(tiling.W * sizeof(float), REPEAT_BYTES);  // bytes of one xu, src or v tile
+            const int64_t blkBytes = AlignUp(tiling.blk * sizeof(float), REPEAT_BYTES);  // bytes of one pos, orow, ih, base, ow0, iw, at or v tile
+            const int64_t blkBytesBOOL = AlignUp(tiling.blk * sizeof(bool), REPEAT_BYTES);  // bytes of one in_h or in_w tile
             const int64_t tileBytes = AlignUp(tiling.tile * sizeof(float), REPEAT_BYTES);  // bytes of one hu or yu tile
-            pipe.InitBuffer(xuQueue, 1, WBytes);  // loaded once per core: one buffer
-            pipe.InitBuffer(srcBuf, WBytes);
-            pipe.InitBuffer(insideBuf, AlignUp(tiling.W * sizeof(bool), REPEAT_BYTES));
-            pipe.InitBuffer(vQueue, BUFFER_NUM, WBytes);
+            pipe.InitBuffer(xuQueue, 1, AlignUp(tiling.span * sizeof(float), REPEAT_BYTES));  // loaded once per core: one buffer
+            pipe.InitBuffer(posBuf, blkBytes);
+            pipe.InitBuffer(orowBuf, blkBytes);
+            pipe.InitBuffer(ihBuf, blkBytes);
+            pipe.InitBuffer(in_hBuf, blkBytesBOOL);
+            pipe.InitBuffer(baseBuf, blkBytes);
+            pipe.InitBuffer(ow0Buf, blkBytes);
+            pipe.InitBuffer(iwBuf, blkBytes);
+            pipe.InitBuffer(in_wBuf, blkBytesBOOL);
+            pipe.InitBuffer(atBuf, blkBytes);
+            pipe.InitBuffer(vQueue, BUFFER_NUM, blkBytes);
             pipe.InitBuffer(huQueue, BUFFER_NUM, tileBytes);
             pipe.InitBuffer(yuQueue, BUFFER_NUM, tileBytes);
         }
-        scratchSlotBytes = AlignUp(tiling.W * sizeof(float), REPEAT_BYTES);  // one slot holds a temporary of any dtype the statements compute
+        scratchSlotBytes = AlignUp(tiling.blk * sizeof(float), REPEAT_BYTES);  // one slot holds a temporary of any dtype the statements compute
         pipe.InitBuffer(scratchBuf, 2 * scratchSlotBytes);  // 2 temporaries
     }
 
     __aicore__ inline void Process() {
         if ASCEND_IS_AIC {
-            // DSL 65: sync_all() - wait for the vector cores: this AI core's two vector cores signal once every vector core is done
+            // DSL 77: sync_all() - wait for the vector cores: this AI core's two vector cores signal once every vector core is done
             CrossCoreWaitFlag(FLAG_TO_CUBE);
-            // DSL 66: for gi, mi, ni in core_tiles((N, K, H * W), (1, t.base_m, t.base_n)):
+            // DSL 78: for gi, mi, ni in core_tiles((N, K, H * W), (1, t.base_m, t.base_n)):
             const int64_t giCount = tiling.N;  // blocks along N: one each
             const int64_t miCount = CeilDiv(tiling.K, tiling.base_m);  // blocks along K
             const int64_t niCount = CeilDiv(tiling.H * tiling.W, tiling.base_n);  // blocks along H * W
@@ -86,11 +94,11 @@ public:
                 const int64_t miLen = MinOf(tiling.base_m, tiling.K - miStart);
                 const int64_t niStart = (block % niCount) * tiling.base_n;
                 const int64_t niLen = MinOf(tiling.base_n, tiling.H * tiling.W - niStart);
-                // DSL 67: acc = zeros(mi.len, ni.len, L0C) - the block's sum starts empty: its first Mmad writes L0C
+                // DSL 79: acc = zeros(mi.len, ni.len, L0C) - the block's sum starts empty: its first Mmad writes L0C
                 acc = accQueue.AllocTensor<float>();
                 accEmpty = true;
-                wr = miStart;  // DSL 68
-                // DSL 69: for ki in tiles(C * 9, t.base_k):
+                wr = miStart;  // DSL 80
+                // DSL 81: for ki in tiles(C * 9, t.base_k):
                 for (int64_t kiStart = 0; kiStart < tiling.C * 9; kiStart += tiling.base_k) {
                     const int64_t kiLen = MinOf(tiling.base_k, (tiling.C * 9) - kiStart);
                     CopyInA1(giStart, miLen, niStart, niLen, kiStart, kiLen);
@@ -100,46 +108,47 @@ public:
                 accQueue.EnQue(acc);  // every K slice is in: L0C to Fixpipe
                 CopyOutProd(giStart, miStart, miLen, niStart, niLen);
             }
-            // DSL 80: sync_all() - every cube core's GM writes are in before the vector cores read them
+            // DSL 92: sync_all() - every cube core's GM writes are in before the vector cores read them
             CrossCoreSetFlag<0x0, PIPE_FIX>(FLAG_CUBE_DONE);
             CrossCoreWaitFlag(FLAG_CUBE_DONE);
             CrossCoreSetFlag<0x2, PIPE_FIX>(FLAG_TO_VECTOR);  // this AI core's hand-over to its two vector cores
         }
         if ASCEND_IS_AIV {
-            OH = tiling.H;  // DSL 47
-            OW = tiling.W;  // DSL 48
-            // DSL 49: for r in core_rows(t.rows, N * C * 3 * H):
+            OH = tiling.H;  // DSL 52
+            OW = tiling.W;  // DSL 53
+            // DSL 54: for r in core_rows(t.rows, N * C * 3):
             for (int64_t r = rBegin; r < rEnd; ++r) {
-                oh = r % OH;  // DSL 50
-                kh = r / OH % 3;  // DSL 51
-                nc = r / OH / 3;  // DSL 52
-                h0 = oh - 1 + kh;  // DSL 53
-                if (h0 >= 0) {
-                    if (h0 < tiling.H) {
-                        CopyInXu();
-                        // DSL 58: for kw in range(3):
-                        for (int64_t kw = 0; kw < 3; ++kw) {
-                            ComputeSrc(kw);
-                            CopyOutCol(kw);
-                        }
-                        xuQueue.FreeTensor(xu);
+                kh = r % 3;  // DSL 55
+                nc = r / 3;  // DSL 56
+                // DSL 57: for c in tiles(OH * OW, t.blk):               # a block of whole output rows
+                for (int64_t cStart = 0; cStart < OH * OW; cStart += tiling.blk) {
+                    const int64_t cLen = MinOf(tiling.blk, (OH * OW) - cStart);
+                    h0 = MinOf(MaxOf(cStart / OW - 1 + kh, 0), tiling.H - tiling.rin);  // DSL 58
+                    x0 = (nc % tiling.C * tiling.H + h0) * tiling.W;  // DSL 59
+                    CopyInXu();
+                    ComputePos(cStart, cLen);
+                    // DSL 69: for kw in range(3):
+                    for (int64_t kw = 0; kw < 3; ++kw) {
+                        ComputeIw(cLen, kw);
+                        CopyOutCol(cStart, cLen, kw);
                     }
+                    xuQueue.FreeTensor(xu);
                 }
             }
-            // DSL 65: sync_all() - every vector core's GM writes are in before the cube cores read them
+            // DSL 77: sync_all() - every vector core's GM writes are in before the cube cores read them
             CrossCoreSetFlag<0x0, PIPE_MTE3>(FLAG_VECTOR_DONE);
             CrossCoreWaitFlag(FLAG_VECTOR_DONE);
             CrossCoreSetFlag<0x2, PIPE_MTE3>(FLAG_TO_CUBE);  // this AI core's hand-over to its cube core (once both vector cores are here)
-            // DSL 80: sync_all() - wait for the cube cores: this AI core's cube core signals once every cube core is done
+            // DSL 92: sync_all() - wait for the cube cores: this AI core's cube core signals once every cube core is done
             CrossCoreWaitFlag(FLAG_TO_VECTOR);
-            // DSL 81: for q in core_rows(t.erows, N * K):
+            // DSL 93: for q in core_rows(t.erows, N * K):
             for (int64_t q = qBegin; q < qEnd; ++q) {
-                // DSL 82: for c in tiles(H * W, t.tile):
+                // DSL 94: for c in tiles(H * W, t.tile):
                 for (int64_t cStart = 0; cStart < tiling.H * tiling.W; cStart += tiling.tile) {
                     const int64_t cLen = MinOf(tiling.tile, (tiling.H * tiling.W) - cStart);
-                    CopyInHu(q, cStart, cLen);
+                    CopyInHu(cStart, cLen, q);
                     ComputeYu(cLen);
-                    CopyOutY(q, cStart, cLen);
+                    CopyOutY(cStart, cLen, q);
                 }
             }
         }
@@ -147,64 +156,99 @@ public:
 
 private:
     __aicore__ inline void CopyInXu() {
-        // DSL 57: xu = load(x[nc, h0, :])           # the whole input row, read by all three taps
+        // DSL 61: xu = load(x[nc // C, x0:x0 + t.span])             # the rows the block reads: one copy
         xu = xuQueue.AllocTensor<float>();
-        // tiling.W elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
-        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(tiling.W * sizeof(float)), 0, 0, 0};
-        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.W, BLOCK_BYTES / sizeof(float)) - tiling.W), 0};
-        DataCopyPad(xu, xGm[nc * tiling.H * tiling.W + h0 * tiling.W], xuCopy, xuPad);
+        // tiling.span elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
+        DataCopyExtParams xuCopy{1, static_cast<uint32_t>(tiling.span * sizeof(float)), 0, 0, 0};
+        DataCopyPadExtParams<float> xuPad{true, 0, static_cast<uint8_t>(AlignUp(tiling.span, BLOCK_BYTES / sizeof(float)) - tiling.span), 0};
+        DataCopyPad(xu, xGm[(nc / tiling.C) * (tiling.C * tiling.H * tiling.W) + x0], xuCopy, xuPad);
         xuQueue.EnQue(xu);
         xu = xuQueue.DeQue<float>();  // wait for the copy once; `xu` stays in UB for the later stages
-        ZeroTail(xu, tiling.W);
+        ZeroTail(xu, tiling.span);
     }
 
-    __aicore__ inline void ComputeSrc(int64_t kw) {
-        LocalTensor<float> v = vQueue.AllocTensor<float>();
-        LocalTensor<float> src = srcBuf.Get<float>();
-        LocalTensor<bool> inside = insideBuf.Get<bool>();
-        // DSL 60: src = iota(OW) + (kw - 1)     # the input column each output column reads
-        CreateVecIndex(src, static_cast<float>(0), AlignUp(OW, CMP_ALIGN));  // 0, 0 + 1, ...
-        Adds(src, src, kw - 1, AlignUp(OW, CMP_ALIGN));
-        // DSL 61: inside = abs(src - (W - 1) * 0.5) <= (W - 1) * 0.5
+    __aicore__ inline void ComputePos(int64_t cStart, int64_t cLen) {
+        LocalTensor<float> pos = posBuf.Get<float>();
+        LocalTensor<float> orow = orowBuf.Get<float>();
+        LocalTensor<float> ih = ihBuf.Get<float>();
+        LocalTensor<bool> in_h = in_hBuf.Get<bool>();
+        LocalTensor<float> base = baseBuf.Get<float>();
+        LocalTensor<float> ow0 = ow0Buf.Get<float>();
+        // DSL 63: pos = iota(c.len, c.start)                # the block's output positions
+        CreateVecIndex(pos, static_cast<float>(cStart), AlignUp(cLen, CMP_ALIGN));  // cStart, cStart + 1, ...
+        // DSL 64: orow = floor((pos + 0.5) / OW)            # their output rows
+        Adds(orow, pos, 0.5f, AlignUp(cLen, CMP_ALIGN));
+        Muls(orow, orow, 1.0f / (OW), AlignUp(cLen, CMP_ALIGN));  // no Divs: multiply by 1/s
+        // floor: Cast to the same type with RoundMode::CAST_FLOOR
+        Cast(orow, orow, RoundMode::CAST_FLOOR, AlignUp(cLen, CMP_ALIGN));
+        // DSL 65: ih = orow + (kh - 1)                      # the input row each one reads
+        Adds(ih, orow, kh - 1, AlignUp(cLen, CMP_ALIGN));
+        // DSL 66: in_h = abs(ih - (H - 1) * 0.5) <= (H - 1) * 0.5
         LocalTensor<float> tmp0 = Scratch<float>(0);
-        Adds(tmp0, src, -((tiling.W - 1) * 0.5f), AlignUp(OW, CMP_ALIGN));
-        Abs(tmp0, tmp0, AlignUp(OW, CMP_ALIGN));
-        CompareScalar(inside, tmp0, static_cast<float>((tiling.W - 1) * 0.5f), CMPMODE::LE, AlignUp(OW, CMP_ALIGN));
-        // DSL 62: v = where(inside, take(xu, cast(clamp(src, 0, W - 1), i32)), 0.0)
-        Maxs(tmp0, src, 0, AlignUp(OW, CMP_ALIGN));
-        Mins(tmp0, tmp0, tiling.W - 1, AlignUp(OW, CMP_ALIGN));
-        LocalTensor<int32_t> tmp1I32 = Scratch<int32_t>(1);
-        Cast(tmp1I32, tmp0, RoundMode::CAST_NONE, AlignUp(OW, CMP_ALIGN));
+        Adds(tmp0, ih, -((tiling.H - 1) * 0.5f), AlignUp(cLen, CMP_ALIGN));
+        Abs(tmp0, tmp0, AlignUp(cLen, CMP_ALIGN));
+        CompareScalar(in_h, tmp0, static_cast<float>((tiling.H - 1) * 0.5f), CMPMODE::LE, AlignUp(cLen, CMP_ALIGN));
+        // DSL 67: base = (ih - h0) * W                      # where that row starts in xu
+        Adds(base, ih, -(h0), AlignUp(cLen, CMP_ALIGN));
+        Muls(base, base, tiling.W, AlignUp(cLen, CMP_ALIGN));
+        // DSL 68: ow0 = pos - orow * OW                     # the output column
+        Muls(ow0, orow, OW, AlignUp(cLen, CMP_ALIGN));
+        Sub(ow0, pos, ow0, AlignUp(cLen, CMP_ALIGN));
+    }
+
+    __aicore__ inline void ComputeIw(int64_t cLen, int64_t kw) {
+        LocalTensor<float> v = vQueue.AllocTensor<float>();
+        LocalTensor<bool> in_h = in_hBuf.Get<bool>();
+        LocalTensor<float> base = baseBuf.Get<float>();
+        LocalTensor<float> ow0 = ow0Buf.Get<float>();
+        LocalTensor<float> iw = iwBuf.Get<float>();
+        LocalTensor<bool> in_w = in_wBuf.Get<bool>();
+        LocalTensor<float> at = atBuf.Get<float>();
+        // DSL 71: iw = ow0 + (kw - 1)
+        Adds(iw, ow0, kw - 1, AlignUp(cLen, CMP_ALIGN));
+        // DSL 72: in_w = abs(iw - (W - 1) * 0.5) <= (W - 1) * 0.5
+        LocalTensor<float> tmp0 = Scratch<float>(0);
+        Adds(tmp0, iw, -((tiling.W - 1) * 0.5f), AlignUp(cLen, CMP_ALIGN));
+        Abs(tmp0, tmp0, AlignUp(cLen, CMP_ALIGN));
+        CompareScalar(in_w, tmp0, static_cast<float>((tiling.W - 1) * 0.5f), CMPMODE::LE, AlignUp(cLen, CMP_ALIGN));
+        // DSL 73: at = clamp(base + iw, 0, t.span - 1)
+        Add(at, base, iw, AlignUp(cLen, CMP_ALIGN));
+        Maxs(at, at, 0, AlignUp(cLen, CMP_ALIGN));
+        Mins(at, at, tiling.span - 1, AlignUp(cLen, CMP_ALIGN));
+        // DSL 74: v = where(in_h, where(in_w, take(xu, cast(at, i32)), 0.0), 0.0)
         LocalTensor<int32_t> tmp0I32 = Scratch<int32_t>(0);
-        // take(xu, cast(clamp(src, 0, W - 1), i32)): element index[i] of the source by a vector Gather at byte offset index[i] * size;
+        Cast(tmp0I32, at, RoundMode::CAST_NONE, AlignUp(cLen, CMP_ALIGN));
+        LocalTensor<int32_t> tmp1I32 = Scratch<int32_t>(1);
+        // take(xu, cast(at, i32)): element index[i] of the source by a vector Gather at byte offset index[i] * size;
         // not clamped: the indices are the reference's. The Gather reads a handle sized to the source's
         // valid elements (SetSize), so an index into the buffer's padding is outside it too
-        Muls(tmp0I32, tmp1I32, static_cast<int32_t>(sizeof(float)), AlignUp(OW, CMP_ALIGN));  // element -> byte offset
+        Muls(tmp1I32, tmp0I32, static_cast<int32_t>(sizeof(float)), AlignUp(cLen, CMP_ALIGN));  // element -> byte offset
         {
             LocalTensor<float> valid = xu;
-            valid.SetSize(static_cast<uint32_t>(tiling.W));
-            Gather(v, valid, tmp0I32.ReinterpretCast<uint32_t>(), 0, OW);
+            valid.SetSize(static_cast<uint32_t>(tiling.span));
+            Gather(v, valid, tmp1I32.ReinterpretCast<uint32_t>(), 0, cLen);
         }
-        ZeroAfter(v, OW);
-        Select(v, inside, v, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, AlignUp(OW, CMP_ALIGN));
+        ZeroAfter(v, cLen);
+        Select(v, in_w, v, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, AlignUp(cLen, CMP_ALIGN));
+        Select(v, in_h, v, static_cast<float>(0.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, AlignUp(cLen, CMP_ALIGN));
         vQueue.EnQue(v);
     }
 
-    __aicore__ inline void CopyOutCol(int64_t kw) {
-        // DSL 64: store(col[nc // C, (nc % C) * 9 + kh * 3 + kw, oh * OW:oh * OW + OW], v)
+    __aicore__ inline void CopyOutCol(int64_t cStart, int64_t cLen, int64_t kw) {
+        // DSL 76: store(col[nc // C, (nc % C) * 9 + kh * 3 + kw, c], v)   # one run of col per tap
         LocalTensor<float> v = vQueue.DeQue<float>();
-        // DataCopyPad writes exactly OW elements (DataCopy would round down to 32 bytes)
-        DataCopyExtParams vCopy{1, static_cast<uint32_t>(OW * sizeof(float)), 0, 0, 0};
-        DataCopyPad(colGm[(nc / tiling.C) * (tiling.C * 9) * (tiling.H * tiling.W) + (nc % tiling.C * 9 + kh * 3 + kw) * (tiling.H * tiling.W) + oh * OW], v, vCopy);
+        // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
+        DataCopyExtParams vCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
+        DataCopyPad(colGm[(nc / tiling.C) * (tiling.C * 9) * (tiling.H * tiling.W) + (nc % tiling.C * 9 + kh * 3 + kw) * (tiling.H * tiling.W) + cStart], v, vCopy);
         vQueue.FreeTensor(v);
     }
 
     __aicore__ inline void CopyInA1(int64_t giStart, int64_t miLen, int64_t niStart, int64_t niLen, int64_t kiStart, int64_t kiLen) {
-        // DSL 71: a1 = load(w[wr:wr + mi.len, ki], L1)
+        // DSL 83: a1 = load(w[wr:wr + mi.len, ki], L1)
         LocalTensor<float> a1 = a1Queue.AllocTensor<float>();
         CopyNd2Nz(a1, wGm[wr * (tiling.Cg * 3 * 3) + kiStart], miLen, kiLen, (tiling.Cg * 3 * 3), AlignUp(miLen, BLOCK_CUBE));
         a1Queue.EnQue(a1);
-        // DSL 72: b1 = load(col[gi.start, ki, ni], L1)
+        // DSL 84: b1 = load(col[gi.start, ki, ni], L1)
         LocalTensor<float> b1 = b1Queue.AllocTensor<float>();
         // f32 reaches L0B transposed in 16 x 16 squares of two side-by-side 16 x 8 fractals (LoadDataWithTranspose):
         // L1 keeps it in bands of 16 rows, the fractals of a band side by side (Nz of 16 rows each)
@@ -219,7 +263,7 @@ private:
         const int64_t nBlocks = CeilDiv(niLen, BLOCK_CUBE);  // fractals along n
         const int64_t kBands = CeilDiv(kiLen, BLOCK_CUBE);  // 16-row bands of K
         const int64_t b1Cols = AlignUp(niLen, BLOCK_CUBE);  // a band's columns, whole squares
-        // DSL 74: a0 = load(a1, L0A)
+        // DSL 86: a0 = load(a1, L0A)
         LocalTensor<float> a1 = a1Queue.DeQue<float>();
         LocalTensor<float> a0 = a0Queue.AllocTensor<float>();
         // Nz (fractals column by column) to ZZ (row by row): one LoadData per row of fractals
@@ -228,7 +272,7 @@ private:
         }
         a0Queue.EnQue(a0);
         a1Queue.FreeTensor(a1);
-        // DSL 75: b0 = load(b1, L0B)                    # col is [K, N]: transposed on its way to L0B
+        // DSL 87: b0 = load(b1, L0B)                    # col is [K, N]: transposed on its way to L0B
         LocalTensor<float> b1 = b1Queue.DeQue<float>();
         LocalTensor<float> b0 = b0Queue.AllocTensor<float>();
         // B in bands of 16 rows: each 16 x 16 square transposes into two ZN fractals, one K row of
@@ -241,7 +285,7 @@ private:
     }
 
     __aicore__ inline void ComputeAcc(int64_t miLen, int64_t niLen, int64_t kiLen) {
-        // DSL 77: acc = mmad(a0, b0, acc)
+        // DSL 89: acc = mmad(a0, b0, acc)
         LocalTensor<float> a0 = a0Queue.DeQue<float>();
         LocalTensor<float> b0 = b0Queue.DeQue<float>();
         MmadParams accMmad(miLen, niLen, kiLen);  // m, n, k: the tile's own sizes (a short tile is padded)
@@ -253,22 +297,22 @@ private:
     }
 
     __aicore__ inline void CopyOutProd(int64_t giStart, int64_t miStart, int64_t miLen, int64_t niStart, int64_t niLen) {
-        // DSL 79: store(prod[gi.start, mi, ni], acc)
+        // DSL 91: store(prod[gi.start, mi, ni], acc)
         acc = accQueue.DeQue<float>();
         FixpipeParamsV220 accFix(niLen, miLen, AlignUp(miLen, BLOCK_CUBE), (tiling.H * tiling.W), false);  // nSize, mSize, srcStride (L0C rows), dstStride (GM row)
         Fixpipe(prodGm[giStart * tiling.K * (tiling.H * tiling.W) + miStart * (tiling.H * tiling.W) + niStart], acc, accFix);  // NZ -> ND rows
         accQueue.FreeTensor(acc);
     }
 
-    __aicore__ inline void CopyInHu(int64_t q, int64_t cStart, int64_t cLen) {
-        // DSL 84: hu = load(prod[q // K, q % K, c])
+    __aicore__ inline void CopyInHu(int64_t cStart, int64_t cLen, int64_t q) {
+        // DSL 96: hu = load(prod[q // K, q % K, c])
         LocalTensor<float> hu = huQueue.AllocTensor<float>();
         // cLen elements may not fill whole 32-byte blocks: DataCopyPad pads the last block with 0
         DataCopyExtParams huCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
         DataCopyPadExtParams<float> huPad{true, 0, static_cast<uint8_t>(AlignUp(cLen, BLOCK_BYTES / sizeof(float)) - cLen), 0};
         DataCopyPad(hu, prodGm[(q / tiling.K) * tiling.K * (tiling.H * tiling.W) + (q % tiling.K) * (tiling.H * tiling.W) + cStart], huCopy, huPad);
         huQueue.EnQue(hu);
-        // DSL 85: bu = load(bias[q % K])
+        // DSL 97: bu = load(bias[q % K])
         bu = biasGm.GetValue(q % tiling.K);
     }
 
@@ -276,14 +320,14 @@ private:
         LocalTensor<float> hu = huQueue.DeQue<float>();
         ZeroTail(hu, cLen);
         LocalTensor<float> yu = yuQueue.AllocTensor<float>();
-        // DSL 87: yu = hu + bu
+        // DSL 99: yu = hu + bu
         Adds(yu, hu, bu, AlignUp(cLen, CMP_ALIGN));
         yuQueue.EnQue(yu);
         huQueue.FreeTensor(hu);
     }
 
-    __aicore__ inline void CopyOutY(int64_t q, int64_t cStart, int64_t cLen) {
-        // DSL 89: store(y[q, c], yu)
+    __aicore__ inline void CopyOutY(int64_t cStart, int64_t cLen, int64_t q) {
+        // DSL 101: store(y[q, c], yu)
         LocalTensor<float> yu = yuQueue.DeQue<float>();
         // DataCopyPad writes exactly cLen elements (DataCopy would round down to 32 bytes)
         DataCopyExtParams yuCopy{1, static_cast<uint32_t>(cLen * sizeof(float)), 0, 0, 0};
@@ -292,6 +336,7 @@ private:
     }
 
     __aicore__ inline static int64_t MinOf(int64_t a, int64_t b) { return a < b ? a : b; }
+    __aicore__ inline static int64_t MaxOf(int64_t a, int64_t b) { return a > b ? a : b; }
     __aicore__ inline static int64_t AlignUp(int64_t a, int64_t m) { return (a + m - 1) / m * m; }
     __aicore__ inline static int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -369,8 +414,15 @@ private:
 
     TPipe pipe;
     TQue<TPosition::VECIN, 1> xuQueue;
-    TBuf<TPosition::VECCALC> srcBuf;
-    TBuf<TPosition::VECCALC> insideBuf;
+    TBuf<TPosition::VECCALC> posBuf;
+    TBuf<TPosition::VECCALC> orowBuf;
+    TBuf<TPosition::VECCALC> ihBuf;
+    TBuf<TPosition::VECCALC> in_hBuf;
+    TBuf<TPosition::VECCALC> baseBuf;
+    TBuf<TPosition::VECCALC> ow0Buf;
+    TBuf<TPosition::VECCALC> iwBuf;
+    TBuf<TPosition::VECCALC> in_wBuf;
+    TBuf<TPosition::VECCALC> atBuf;
     TQue<TPosition::VECOUT, 1> vQueue;
     TQue<TPosition::CO1, 1> accQueue;
     TQue<TPosition::A1, 1> a1Queue;
@@ -401,8 +453,8 @@ private:
     int32_t h0 = 0;
     int32_t kh = 0;
     int32_t nc = 0;
-    int32_t oh = 0;
     int32_t wr = 0;
+    int32_t x0 = 0;
 };
 
 extern "C" __global__ __aicore__ void conv2d(GM_ADDR x, GM_ADDR w, GM_ADDR bias, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling, GM_ADDR syncBase) {

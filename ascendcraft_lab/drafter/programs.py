@@ -348,7 +348,7 @@ def _mlp(nodes, traced, name) -> ProgramDraft | None:
         if bias or act:
             ps.append(f"z{i}: Workspace[f32, (M, {dn[i + 1]})]")
             body.append(f"matmul_bt({cur}, w{i}, z{i})          # cube: {t} (x @ W^T)")
-            kname = ("bias_" if bias else "") + (act or "add")
+            kname = f"bias_{act or 'add'}" if bias else f"apply_{act}"      # never a C function's name (tanh)
             kernels[kname] = (bias, act)
             body.append(f"{kname}(z{i}, {f'b{i}, ' if bias else ''}{tgt})")
         else:

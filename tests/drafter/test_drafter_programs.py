@@ -93,7 +93,7 @@ def test_mlp_program_drafts_and_verifies():
     d, _ = _program(_mlp_trace())
     assert d.template == "mlp"
     assert d.text.count("matmul_bt(") == 1 + 3          # the kernel and three launches
-    assert "def bias_relu(" in d.text and "def gelu(" in d.text and '"fc1.weight"' in d.text
+    assert "def bias_relu(" in d.text and "def apply_gelu(" in d.text and '"fc1.weight"' in d.text
     assert '"fc1.bias"' not in d.text                      # fc1 has no bias: its activation alone
 
 

@@ -13,7 +13,8 @@ hand-written examples in examples/arch, generated for the traced module's sizes 
 None when the graph is not of these shapes (the one-kernel drafter takes it), a `ProgramDraft`
 (text parsed back with dsl.program.parse_any and checked by verify_multi) when it is, and raises
 `Unsupported` with one line naming the operation and its reference line when the graph holds a
-recurrent module or a Linear chain the program forms cannot take.
+recurrent module the program forms cannot take (a graph with Linear layers that is not a plain chain
+goes on to the one-kernel drafter, which names what it cannot take).
 """
 from __future__ import annotations
 
@@ -313,8 +314,7 @@ def _mlp(nodes, traced, name) -> ProgramDraft | None:
         if n.get("op") in ("placeholder", "output"):
             continue
         if _refs(n.get("args") or []) != [cur]:
-            raise Unsupported(f"{_op_name(n)}{_where(n)} outside the chain of Linear layers (the program "
-                              "drafter takes x -> Linear -> activation -> Linear ... )")
+            return None         # not a chain: the one-kernel drafter's (the mhc mappings, gemm epilogues)
         if n.get("op") == "call_module" and n["module"].get("class") == "Linear":
             layers.append([n["target"], "bias" in (n["module"].get("tensors") or []), None])
         elif n.get("op") == "call_module" and n["module"].get("class") == "Dropout" and not n["module"].get("training"):
@@ -322,8 +322,7 @@ def _mlp(nodes, traced, name) -> ProgramDraft | None:
         else:
             act = _act_of(n)
             if act is None or not layers or layers[-1][2] is not None:
-                raise Unsupported(f"{_op_name(n)}{_where(n)} between Linear layers (the program drafter takes "
-                                  f"one of {', '.join(sorted(_ACTS))} after each Linear)")
+                return None     # an op the program forms do not take: the one-kernel drafter refuses it by name
             layers[-1][2] = act
         cur = n["name"]
     out = next(n for n in nodes if n.get("op") == "output")

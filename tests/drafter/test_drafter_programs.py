@@ -122,10 +122,13 @@ def test_an_op_after_the_recurrent_module_is_refused_with_its_line():
         draft_from_trace(t, name="model", source="model.py")
 
 
-def test_an_unknown_activation_between_linears_is_refused_with_its_line():
-    t = _mlp_trace(acts=("softplus",))
-    with pytest.raises(DraftError, match=r"torch.softplus \(reference line 30\) between Linear layers"):
-        draft_from_trace(t, name="model", source="model.py")
+def test_linears_that_are_not_a_plain_chain_go_on_to_the_one_kernel_drafter():
+    from ascendcraft_lab.drafter.programs import draft_program
+    assert draft_program(_mlp_trace(acts=("softplus",))) is None          # an op the program forms do not take
+    t = _mlp_trace()
+    t["nodes"][2]["args"] = [{"node": "x"}, {"node": "fc0"}]             # an op of two tensors (a residual)
+    assert draft_program(t) is None
+    assert draft_program(_mlp_trace()) is not None
 
 
 @pytest.mark.heavy

@@ -40,6 +40,7 @@ from ..drafter.cases import broadcast_pattern
 from ..drafter.draft import DraftError, draft_from_trace, kernel_name
 from ..dsl.errors import DslError
 from ..dsl.parser import parse
+from ..dsl.program import is_program_text
 from ..dsl.verifier import verify
 from ..engines.rule import render
 from ..passes.manager import run_pipeline
@@ -475,6 +476,8 @@ def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log, graph=None) 
         log(f"reference: {bad}")
         return out
     refs = [r["run"] for r in runs]
+    if is_program_text(draft_text):
+        return _program_shape(job, s, draft_text, refs, opdir, log, out)
     # 2. lower (the four passes)
     t0 = time.perf_counter()
     try:
@@ -523,6 +526,42 @@ def _shape(job, s, draft_text, runs, timing, opdir: Path, log: Log, graph=None) 
         out["speed_ratio"] = eager / emu if emu > 0 else None
     if all_ok and trace is not None and trace.is_file():
         out["estimate"] = _estimate(trace, graph, get_soc(job.get("soc")).name, log)
+    log(f"shape {label}: {'correct' if all_ok else 'INCORRECT'}" + (f" ({out['error']})" if out["error"] else ""))
+    return out
+
+
+def _program_shape(job, s, draft_text: str, refs, opdir: Path, log: Log, out: dict) -> dict:
+    """A program of kernels (drafter/programs.py): every launch on the emulator or the interpreter, per
+    seed, as `ascendcraft check` runs it (session/program.check_program); no timing or estimate yet."""
+    from ..session.program import check_program
+    label = s["label"]
+    if job["backend"] not in ("emulator", "interpreter"):
+        out.update(stage="lower", error=f"a program runs on the interpreter or the emulator, not {job['backend']}")
+        return out
+    path = opdir / label / "program.dsl.py"
+    write_text(path, draft_text)
+    all_ok = True
+    for ref in refs:
+        t0 = time.perf_counter()
+        try:
+            verdict, _ = check_program(path, job["path"], backend=job["backend"], soc=job.get("soc"),
+                                       overrides=s["overrides"] or None, seed=ref.seed)
+        except Exception as e:  # noqa: BLE001 - a lowering or run failure is this shape's result
+            out.update(stage="lower", error=_one_line(e))
+            log("program: " + traceback.format_exc())
+            return out
+        out["compiled"] = True
+        out["seeds"].append({"seed": ref.seed, "correct": verdict.correct, "status": "ok" if verdict.correct else
+                             "incorrect", "error": "" if verdict.correct else _one_line(verdict.message),
+                             "seconds": round(time.perf_counter() - t0, 2)})
+        log(f"seed {ref.seed}: {verdict.summary()}")
+        if not verdict.correct:
+            all_ok = False
+            if not out["error"]:
+                out.update(stage="verify", error=f"seed {ref.seed}: {_one_line(verdict.message)}")
+    out["correct"] = all_ok
+    if all_ok:
+        out["stage"] = "ok"
     log(f"shape {label}: {'correct' if all_ok else 'INCORRECT'}" + (f" ({out['error']})" if out["error"] else ""))
     return out
 

@@ -29,6 +29,7 @@ from .graph import Unsupported
 from .layout import broadcast_fit
 from .compose import PhaseDraft, compose
 from .phases import covers, needs_phases, piece
+from .programs import draft_program
 from .rules import build_graph
 from .writers import WRITERS
 from .trace import trace_reference
@@ -45,7 +46,7 @@ class Draft:
     text: str
     template: str                    # map | rows | cols | windows | pool | planes | bcast | index | total | rows_total
                                      # | windows_total | matmul | epilogue | matvec | rowscale | colscale (cube.py)
-                                     # | conv (conv.py)
+                                     # | conv (conv.py) | recurrent | mlp (programs.py: a program of kernels)
     op: str                          # the kernel's name
     live: int                        # K of ub_elems(f32, live=K)
     method: str                      # how the forward was traced
@@ -85,6 +86,9 @@ def draft_from_trace(traced: dict, *, name: str = "kernel", soc: str | None = No
                          "--override dim=1003) — the kernel then serves an empty input as a no-op")
     s = get_soc(soc)
     try:
+        prog = draft_program(traced, name, source)      # a model reference: a program of kernels (programs.py)
+        if prog is not None:
+            return Draft(prog.text, prog.template, prog.op, 0, traced.get("method", "fx"), prog.notes)
         g = build_graph(traced)
         if needs_phases(g):
             return _draft_phases(g, name, s, source, estimate)

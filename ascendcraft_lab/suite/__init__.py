@@ -28,7 +28,9 @@ chains, MLPs, scaled dot-product attention: drafted as phases of one kernel) and
 DeepSeek's manifold-constrained hyper-connections: pre-mapping, post-mapping,
 the Sinkhorn-Knopp residual mapping and the dynamic coefficients; examples/mhc has hand-written kernels) and
 issue 34's convolution 19 (nn.Conv1d/2d/3d and F.conv2d with stride, padding as numbers / 'same' / 'valid',
-dilation, groups and depthwise, fp16; nn.ConvTranspose1d/2d/3d with output padding, dilation and groups).
+dilation, groups and depthwise, fp16; nn.ConvTranspose1d/2d/3d with output padding, dilation and groups), and
+issue 32's arch 11 (model references drafted as programs of kernels, drafter/programs.py: Linear + activation
+MLPs deep, wide and mixed; nn.LSTM / GRU / RNN over a sequence, stacked, returning h_n and c_n).
 Each file declares its second ("tail") shape as a module-level dict of constant overrides,
 `TAIL = {"dim": 20011, ...}` (see ascendcraft_lab.bench.suite). The expert examples with hand-written DSL
 stay in ascendcraft_lab.examples.

@@ -11,7 +11,7 @@ from ascendcraft_lab.suite import ROOT
 EXPECTED = {"activation": 15, "loss": 7, "math": 6, "normalization": 8, "optimizer": 5, "pooling": 6, "reduce": 5,
             "broadcast": 12, "index": 14, "matmul": 12, "resize": 15, "layout": 28, "sort": 7, "datadep": 7,
             "predicates": 10, "glu": 6, "mhc": 4, "convolution": 19, "fuse": 24, "attention": 10, "filled": 5,
-            "norms_plain": 5, "convert": 4, "foreach": 8, "reduce_axes": 5}
+            "norms_plain": 5, "convert": 4, "foreach": 8, "reduce_axes": 5, "arch": 11}
 
 
 def test_the_suite_has_the_papers_52_ops_in_seven_categories_and_the_broadcast_index_matmul_and_layout_folders():

@@ -1,0 +1,28 @@
+"""A two-layer nn.GRU returning the output sequence and h_n."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, input_size: int, hidden_size: int):
+        super().__init__()
+        self.rnn = nn.GRU(input_size, hidden_size, num_layers=2)
+
+    def forward(self, x: torch.Tensor):
+        out, h_n = self.rnn(x)
+        return out, h_n
+
+
+seq_len = 6
+batch_size = 9
+input_size = 30
+hidden_size = 36
+TAIL = {"seq_len": 3, "batch_size": 5, "input_size": 19, "hidden_size": 21}
+
+
+def get_inputs():
+    return [torch.randn(seq_len, batch_size, input_size)]
+
+
+def get_init_inputs():
+    return [input_size, hidden_size]

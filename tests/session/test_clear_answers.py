@@ -156,6 +156,57 @@ def test_a_full_disk_names_the_file_that_could_not_be_written(tmp_path, monkeypa
     assert (tmp_path / "old.txt").read_text() == "kept" and [p.name for p in tmp_path.iterdir()] == ["old.txt"]
 
 
+def _disk_full_after(monkeypatch, writes: int) -> None:
+    """Every fsync after the first `writes` fails as on a full disk (ENOSPC)."""
+    left = [writes]
+    real = os.fsync
+
+    def fsync(fd):
+        left[0] -= 1
+        if left[0] < 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fd)
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+def _tree(folder: Path) -> dict[str, bytes | None]:
+    return {p.relative_to(folder).as_posix(): (p.read_bytes() if p.is_file() else None)
+            for p in sorted(folder.rglob("*")) if p.name != ".ascendcraft.lock"}
+
+
+@pytest.mark.parametrize("writes", [0, 3, 20])
+def test_a_new_session_on_a_full_disk_leaves_no_folder_and_says_the_disk_is_full(writes, gelu_dsl, tmp_path,
+                                                                                  monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gelu.dsl.py").write_text(gelu_dsl)
+    _disk_full_after(monkeypatch, writes)
+    rc, out = run(capsys, "lower", "gelu.dsl.py", "-o", "s")
+    assert rc == 2 and "error: the disk is full: cannot write s/" in out and "df -h s" in out, out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gelu.dsl.py"]      # no empty stages/ skeleton
+
+
+def test_a_relowering_on_a_full_disk_changes_nothing_in_the_session(gelu_dsl, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gelu.dsl.py").write_text(gelu_dsl)
+    (tmp_path / "g4.dsl.py").write_text(gelu_dsl.replace("live=3", "live=4"))
+    assert run(capsys, "lower", "gelu.dsl.py", "-o", "s")[0] == 0
+    before = _tree(tmp_path / "s")
+    _disk_full_after(monkeypatch, 5)
+    rc, out = run(capsys, "lower", "g4.dsl.py", "-o", "s")
+    assert rc == 2 and "the disk is full" in out and "the session folder s is as it was" in out, out
+    assert _tree(tmp_path / "s") == before
+
+
+@pytest.mark.heavy
+def test_a_check_on_a_full_disk_shows_its_verdict_and_says_it_is_not_recorded(session, monkeypatch, capsys):
+    runs = sorted((session / "runs").iterdir())
+    _disk_full_after(monkeypatch, 0)
+    rc, out = run(capsys, "check", session)
+    assert rc == 0 and "correct: `gelu` matches the reference" in out, out
+    assert "this verdict is not recorded in" in out and "the disk is full" in out
+    assert sorted((session / "runs").iterdir()) == runs
+
+
 # -------------------------------------------------------------- a reference the OOM killer stopped
 def test_a_sigkilled_reference_is_said_to_have_probably_run_out_of_memory_and_how_much_there_was():
     said = procs.killed_by(-signal.SIGKILL)

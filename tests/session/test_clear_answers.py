@@ -232,3 +232,19 @@ def test_profile_of_a_session_no_check_has_passed_says_the_estimate_is_of_an_unv
     assert rc == 0 and "estimate of an unverified kernel" in out
     rc, out = run(capsys, "profile", session)                       # checked: no such note
     assert rc == 0 and "unverified" not in out
+
+
+@pytest.mark.heavy
+def test_profile_of_a_read_only_session_estimates_a_copy_and_writes_nothing(session, monkeypatch, capsys):
+    real = os.access
+    # root writes anywhere: the folder is made read-only by what os.access says of it (as for another user)
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if (mode & os.W_OK and Path(p).resolve()
+                                                                       .is_relative_to(session.resolve()))
+                        else real(p, mode, **kw))
+    before = _tree(session)
+    rc, out = run(capsys, "profile", session)
+    assert rc == 0 and "ESTIMATED profile of gelu" in out and "is read-only: estimated in a temporary copy" in out
+    assert "unverified" not in out                       # the folder's own passing check still counts
+    assert _tree(session) == before
+    rc, out = run(capsys, "check", session)             # a check records its verdict: refused, in one message
+    assert rc == 2 and "is read-only" in out and "Traceback" not in out

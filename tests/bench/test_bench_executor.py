@@ -66,3 +66,15 @@ def test_resume_runs_the_ops_lost_with_their_node_again(tmp_path):
     (out / "results.json").write_text(json.dumps({"results": [lost, done], "meta": {"config": config}}))
     previous, why = _previous_run(out, config)
     assert why == "" and list(finished_ops(previous)) == ["activation/b"]
+
+
+def test_an_op_stopped_at_the_time_limit_is_a_timeout_not_a_crash(tmp_path, capsys):
+    out = tmp_path / "out"
+    # the worker cannot even import the pipeline in 0.3 s: stopped by --timeout
+    assert bench_main([str(_suite(tmp_path)), "-o", str(out), "--timeout", "0.3", "--seeds", "1", "--no-timing",
+                       "--shapes", "reference"]) == 0
+    (relu,) = json.loads((out / "results.json").read_text())["results"]
+    shape = relu["shapes"]["reference"]
+    assert shape["stage"] == "timeout" and "did not finish within 0.3 s (--timeout)" in shape["error"]
+    assert "FAIL(timeout)" in capsys.readouterr().err
+    assert "activation/relu (reference): timeout:" in (out / "report.md").read_text()

@@ -17,9 +17,9 @@ from ascendcraft_lab.atomic import write_text
 from ascendcraft_lab.backends.emulator.verify import check_emulator
 from ascendcraft_lab.bench.metrics import check_output
 from ascendcraft_lab.cli import main
-from ascendcraft_lab.drafter.draft import DraftError, draft_from_trace
+from ascendcraft_lab.drafter.draft import DraftError, draft_from_trace, kernel_name
 from ascendcraft_lab.dsl.ir import DType
-from ascendcraft_lab.dsl.parser import parse_file
+from ascendcraft_lab.dsl.parser import parse, parse_file
 from ascendcraft_lab.reference import ReferenceRun, check_interpreter
 from ascendcraft_lab.reference.bind import compare
 from ascendcraft_lab.session.draft import _draft_some_case
@@ -248,3 +248,26 @@ def test_profile_of_a_read_only_session_estimates_a_copy_and_writes_nothing(sess
     assert _tree(session) == before
     rc, out = run(capsys, "check", session)             # a check records its verdict: refused, in one message
     assert rc == 2 and "is read-only" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("file, name", [("géluß.py", "gelu"), ("Café-au-lait v2.py", "Cafe_au_lait_v2"),
+                                        ("日本.py", "kernel"), ("1_Relu.py", "k_1_Relu"), ("a__b.py", "a_b"),
+                                        ("x" * 300 + ".py", "x" * 48)])
+def test_a_kernel_name_from_a_file_name_is_one_cpp_can_carry(file, name, gelu_dsl):
+    assert kernel_name(file) == name
+    assert parse(gelu_dsl.replace("def gelu(", f"def {name}(")).kernel.name == name   # the parser's rule takes it
+
+
+@pytest.mark.heavy
+def test_draft_of_a_reference_with_non_ascii_letters_in_its_name_drafts_and_takes_another_name(
+        gelu_ref, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "géluß.py").write_text(gelu_ref)
+    rc, out = run(capsys, "draft", "géluß.py", "-o", "./")
+    assert rc == 0 and "def gelu(" in (tmp_path / "gelu.dsl.py").read_text(), out
+    rc, out = run(capsys, "draft", "géluß.py", "--name", "gelu_v2", "-o", "./")
+    assert rc == 0 and "def gelu_v2(" in (tmp_path / "gelu_v2.dsl.py").read_text(), out
+    rc, out = run(capsys, "draft", "géluß.py", "--name", "géluß")
+    assert rc == 2 and "--name 'géluß' is not a C++ name" in out
+    rc, out = run(capsys, "draft", "géluß.py", "--name", "main")
+    assert rc == 2 and "kernel name" in out and "Traceback" not in out

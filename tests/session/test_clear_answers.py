@@ -271,3 +271,16 @@ def test_draft_of_a_reference_with_non_ascii_letters_in_its_name_drafts_and_take
     assert rc == 2 and "--name 'géluß' is not a C++ name" in out
     rc, out = run(capsys, "draft", "géluß.py", "--name", "main")
     assert rc == 2 and "kernel name" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("text, limit", [("4G", 4 << 30), ("512M", 512 << 20), ("3000000000", 3_000_000_000)])
+def test_the_memory_an_emulated_kernel_may_map_can_be_set(text, limit, monkeypatch):
+    monkeypatch.setenv(procs.MEMORY_ENV, text)
+    assert procs.child_memory() == (limit, f"{procs.MEMORY_ENV}={text}")
+
+
+def test_without_a_setting_an_emulated_kernel_may_map_what_the_cgroup_or_the_machine_has(monkeypatch):
+    monkeypatch.delenv(procs.MEMORY_ENV, raising=False)
+    assert procs.child_memory() == procs.memory_limit()
+    monkeypatch.setenv(procs.MEMORY_ENV, "lots")                  # not a size: the default, not a crash
+    assert procs.child_memory() == procs.memory_limit()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
+
 from ascendcraft_lab.bench.cli import _previous_run, finished_ops, main as bench_main
 from ascendcraft_lab.bench.ray_executor import _moved
 
@@ -68,6 +70,7 @@ def test_resume_runs_the_ops_lost_with_their_node_again(tmp_path):
     assert why == "" and list(finished_ops(previous)) == ["activation/b"]
 
 
+@pytest.mark.heavy
 def test_an_op_stopped_at_the_time_limit_is_a_timeout_not_a_crash(tmp_path, capsys):
     out = tmp_path / "out"
     # the worker cannot even import the pipeline in 0.3 s: stopped by --timeout

@@ -12,6 +12,9 @@ import ascendcraft_lab
 from ascendcraft_lab.backends.emulator.submission import is_submission_target, submissions_in
 from ascendcraft_lab.cli import main
 
+# tests/emulator's fixtures build the emulator's runtime: not in `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 GELU_REF = Path(ascendcraft_lab.__file__).parent / "examples" / "activation" / "gelu.py"
 SIX_STRING_HEAD = "# MultiKernelBench AscendC submission\n\nproject_json_src = r'''[\n    {\n        \"op\": \"Ge"
 DIRECT_HEAD = '{\n  "name": "ascendcraft_gelu",\n  "problem": "gelu",\n  "format_version": "0.1",\n  "descr'

@@ -150,8 +150,7 @@ class Sweep:
     def as_other_user(self, argv: list[str], cwd: Path) -> Result:
         """Run `ascendcraft ARGS` in a forked child that drops to user nobody (this is root)."""
         t0 = time.monotonic()
-        import concurrent.futures.process  # noqa: F401 - loaded lazily by the command, unreadable once nobody
-        import concurrent.futures.thread  # noqa: F401
+        self._load_standard_library(argv)
         rfd, wfd = os.pipe()
         pid = os.fork()
         if pid == 0:                       # the child: no exec (the interpreter may not be readable by nobody)
@@ -183,6 +182,27 @@ class Sweep:
         _, status = os.waitpid(pid, 0)
         return Result(os.waitstatus_to_exitcode(status), b"".join(chunks).decode(errors="replace"),
                       time.monotonic() - t0)
+
+    def _load_standard_library(self, argv: list[str]) -> None:
+        """Import the command's modules here, once, so that the standard library they need is loaded
+        before the fork: the child runs as user nobody, who cannot read this interpreter's files."""
+        import concurrent.futures.process  # noqa: F401 - loaded lazily by the commands
+        import concurrent.futures.thread  # noqa: F401
+        import importlib
+        if self.pythonpath:
+            sys.path.insert(0, self.pythonpath)
+        try:
+            for name in ("ascendcraft_lab.cli", f"ascendcraft_lab.cli.{argv[0]}", "ascendcraft_lab.session",
+                         "ascendcraft_lab.cli.npu", "ascendcraft_lab.backends.emulator.submission"):
+                try:
+                    importlib.import_module(name)
+                except ImportError:
+                    pass
+        finally:
+            if self.pythonpath:
+                sys.path.remove(self.pythonpath)
+                for name in [m for m in sys.modules if m.startswith("ascendcraft_lab")]:
+                    del sys.modules[name]
 
     # ------------------------------------------------------------------ the shared session
     def make_base(self) -> None:
@@ -823,13 +843,14 @@ def on_small_disk(argv: list[str], size_kb: int, fill: bool = False) -> Callable
                 lowered = sweep.command(["lower", "gelu.dsl.py", "--ref", "gelu.py", "-o", "s"], small)
                 assert lowered.rc == 0, lowered.out
                 (small / "gelu.py").unlink()
-                with open(small / "filler", "wb") as fh:
-                    try:
-                        while True:
-                            fh.write(b"\0" * 4096)
-                            fh.flush()
-                    except OSError:
+                fd = os.open(small / "filler", os.O_WRONLY | os.O_CREAT)
+                try:
+                    while os.write(fd, b"\0" * 4096):
                         pass
+                except OSError:            # the disk is full: what the try wants
+                    pass
+                finally:
+                    os.close(fd)
             return sweep.command(argv, small, limit=t.limit)
         finally:
             result_names = sorted(x.name for x in small.iterdir())

@@ -819,7 +819,13 @@ def broken_submissions(here: Path) -> None:
     """subs/: a six-string .py and a direct-launch .json, both cut short."""
     (here / "subs").mkdir()
     (here / "subs" / "cut.py").write_text("project_json_src = r'''[\n    {\n        \"op\": \"Ge")
-    (here / "subs" / "cut.json").write_text('{\n  "name": "ascendcraft_gelu",\n  "problem": "gelu",\n  "format_')
+    (here / "subs" / "cut.json").write_text('{\n  "name": "ascendcraft_gelu",\n  "format_version": "0.1",\n  "descr')
+
+
+def _umount(folder: Path) -> None:
+    """Unmount, lazily when busy (a child of the command may still be leaving with its cwd there)."""
+    if subprocess.run(["umount", str(folder)], capture_output=True).returncode != 0:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
 
 
 def _mount(folder: Path, size_kb: int) -> bool:
@@ -854,7 +860,7 @@ def on_small_disk(argv: list[str], size_kb: int, fill: bool = False) -> Callable
             return sweep.command(argv, small, limit=t.limit)
         finally:
             result_names = sorted(x.name for x in small.iterdir())
-            subprocess.run(["umount", str(small)], capture_output=True)
+            _umount(small)
             small.mkdir(exist_ok=True)
             for name in result_names:          # what was there, for the verify (as empty files)
                 (small / name).touch()
@@ -872,7 +878,7 @@ def on_read_only_mount(argv: list[str]) -> Callable:
             subprocess.run(["mount", "-o", "remount,ro", str(ro)], check=True, capture_output=True)
             return sweep.command(argv, ro, limit=t.limit)
         finally:
-            subprocess.run(["umount", str(ro)], capture_output=True)
+            _umount(ro)
     return run
 
 

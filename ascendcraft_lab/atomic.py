@@ -9,9 +9,11 @@ the mode the old one had, or the user's umask for a new file (as `open()` would 
 a symlink is written through: its target is replaced, the link stays.
 
 `read_text` reads UTF-8 and names the file and the byte offset when it is not UTF-8 text.
+`disk_full` is the one message for a write the disk (or the user's quota) had no room for.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -36,6 +38,18 @@ def read_text(path: str | os.PathLike, what: str = "file") -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         raise NotText(f"{what} {path} is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start} "
                       f"(line {line})") from None
+
+
+def disk_full(exc: BaseException, kept: str = "") -> str | None:
+    """The message for a write that found no room (ENOSPC, EDQUOT): which file, and what to do;
+    None for any other error. `kept` says what was left as it was (e.g. "the session folder s")."""
+    if not isinstance(exc, OSError) or exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+        return None
+    where = Path(exc.filename).parent if exc.filename else Path(".")
+    what = "the disk is full" if exc.errno == errno.ENOSPC else "the disk quota is used up"
+    return (f"error: {what}: cannot write {exc.filename or 'a file'}\n"
+            + (f"  = note: {kept} is as it was before this command\n" if kept else "")
+            + f"  = help: free some space on the disk holding {where} (`df -h {where}` shows it), then run this again")
 
 
 def current_umask() -> int:

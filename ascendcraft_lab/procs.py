@@ -137,21 +137,62 @@ def _signal_group(proc: subprocess.Popen, sig: int) -> None:
 
 
 def spawn(cmd: Sequence[str], *, cwd=None, env: Mapping[str, str] | None = None, stdout=None, stderr=None,
-          text: bool = False) -> subprocess.Popen:
-    """Start `cmd` in its own process group with stdin closed; the caller must `kill_group` it."""
+          text: bool = False, memory: int | None = None) -> subprocess.Popen:
+    """Start `cmd` in its own process group with stdin closed; the caller must `kill_group` it.
+    `memory`: the bytes of address space it may map (RLIMIT_AS, see `child_memory`)."""
     return subprocess.Popen(list(map(str, cmd)), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, cwd=cwd,
-                            env=child_env(env), start_new_session=True, text=text)
+                            env=child_env(env), start_new_session=True, text=text,
+                            preexec_fn=_address_space(memory) if memory else None)
 
 
-def run(cmd: Sequence[str], *, timeout: float | None = None, cwd=None, env: Mapping[str, str] | None = None
-        ) -> subprocess.CompletedProcess:
+def _address_space(limit: int):
+    def cap() -> None:           # in the child, before exec: async-signal-safe enough (one system call)
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return cap
+
+
+MEMORY_ENV = "ASCENDCRAFT_CHILD_MEMORY"        # e.g. 4G: what an emulated kernel's process may map
+
+
+def child_memory() -> tuple[int, str] | None:
+    """(bytes, what) an emulated kernel's process may map at most: `ASCENDCRAFT_CHILD_MEMORY` (bytes,
+    or 512M / 4G) when set, else `memory_limit()` (the cgroup's limit, or this machine's RAM).
+
+    Enforced as an rlimit on the child's address space (RLIMIT_AS), which needs no cgroup and no
+    privilege: a kernel that allocates beyond it sees its allocation fail (std::bad_alloc, mmap
+    ENOMEM) and is reported as out of memory, instead of the machine's out-of-memory killer picking
+    a victim, which without a cgroup around the run may be the user's notebook. None: no limit."""
+    text = os.environ.get(MEMORY_ENV, "").strip()
+    if text:
+        units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+        try:
+            n = float(text[:-1]) * units[text[-1].upper()] if text[-1].upper() in units else float(text)
+        except ValueError:
+            n = 0
+        if n >= 1 << 20:
+            return int(n), f"{MEMORY_ENV}={text}"
+    return memory_limit()
+
+
+def out_of_memory(stderr: str, limit: tuple[int, str] | None) -> str | None:
+    """`ran out of memory (...)` when a child capped by `limit` failed an allocation (its stderr says so)."""
+    said = stderr.lower()
+    if limit is None or not any(s in said for s in ("bad_alloc", "cannot allocate memory", "out of memory")):
+        return None
+    return (f"ran out of memory: it may map at most {limit[0] / (1 << 30):.1f} GiB ({limit[1]}, as a limit on its "
+            f"address space); set {MEMORY_ENV} (e.g. 16G) to give it more")
+
+
+def run(cmd: Sequence[str], *, timeout: float | None = None, cwd=None, env: Mapping[str, str] | None = None,
+        memory: int | None = None) -> subprocess.CompletedProcess:
     """Run `cmd` to the end (or `timeout`): `CompletedProcess` with text stdout and stderr.
 
     On timeout the process group is killed and `subprocess.TimeoutExpired` raised (with what
     it printed so far); on any interrupt the group is killed before the interrupt goes on.
     Whatever the child left running in its group is killed when it exits, too."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = spawn(cmd, cwd=cwd, env=env, stdout=out, stderr=err)
+        proc = spawn(cmd, cwd=cwd, env=env, stdout=out, stderr=err, memory=memory)
 
         def read(fh) -> str:
             fh.seek(0)

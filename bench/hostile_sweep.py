@@ -11,7 +11,7 @@ and checked GELU session where it needs one), then looks at what the command lef
              marker in its environment), a file is left in the command's temporary folder, or an
              emulator scratch folder in /dev/shm
 - hang       the command did not end within the try's limit
-- wrong      the command answered, but not what it should (an exit code, a message, a file)
+- unclear    the command answered, but not what it should (an exit code, a message, a file)
 
 The totals are printed at the end (and --json writes them); exit status 0 only when every
 count is 0. A full sweep takes a few minutes on two cores (the emulator's compile cache is
@@ -102,8 +102,8 @@ class Outcome:
         self.problems.setdefault(kind, []).append(what)
 
 
-KINDS = ("traceback", "loss", "leak", "hang", "wrong")
-PLURAL = {"traceback": "tracebacks", "loss": "losses", "leak": "leaks", "hang": "hangs", "wrong": "wrong answers"}
+KINDS = ("traceback", "loss", "leak", "hang", "unclear")
+PLURAL = {"traceback": "tracebacks", "loss": "losses", "leak": "leaks", "hang": "hangs", "unclear": "unclear answers"}
 
 
 class Sweep:
@@ -150,6 +150,7 @@ class Sweep:
     def as_other_user(self, argv: list[str], cwd: Path) -> Result:
         """Run `ascendcraft ARGS` in a forked child that drops to user nobody (this is root)."""
         t0 = time.monotonic()
+        self._load_standard_library(argv)
         rfd, wfd = os.pipe()
         pid = os.fork()
         if pid == 0:                       # the child: no exec (the interpreter may not be readable by nobody)
@@ -181,6 +182,27 @@ class Sweep:
         _, status = os.waitpid(pid, 0)
         return Result(os.waitstatus_to_exitcode(status), b"".join(chunks).decode(errors="replace"),
                       time.monotonic() - t0)
+
+    def _load_standard_library(self, argv: list[str]) -> None:
+        """Import the command's modules here, once, so that the standard library they need is loaded
+        before the fork: the child runs as user nobody, who cannot read this interpreter's files."""
+        import concurrent.futures.process  # noqa: F401 - loaded lazily by the commands
+        import concurrent.futures.thread  # noqa: F401
+        import importlib
+        if self.pythonpath:
+            sys.path.insert(0, self.pythonpath)
+        try:
+            for name in ("ascendcraft_lab.cli", f"ascendcraft_lab.cli.{argv[0]}", "ascendcraft_lab.session",
+                         "ascendcraft_lab.cli.npu", "ascendcraft_lab.backends.emulator.submission"):
+                try:
+                    importlib.import_module(name)
+                except ImportError:
+                    pass
+        finally:
+            if self.pythonpath:
+                sys.path.remove(self.pythonpath)
+                for name in [m for m in sys.modules if m.startswith("ascendcraft_lab")]:
+                    del sys.modules[name]
 
     # ------------------------------------------------------------------ the shared session
     def make_base(self) -> None:
@@ -254,7 +276,7 @@ class Sweep:
             if t.setup:
                 t.setup(here)
         except Exception as exc:  # noqa: BLE001 - a try that cannot be set up is reported, the sweep goes on
-            outcome.add("wrong", f"could not set the try up: {type(exc).__name__}: {exc}")
+            outcome.add("unclear", f"could not set the try up: {type(exc).__name__}: {exc}")
             return outcome
         before = {rel: _digest(here / rel) for rel in t.keep}
         shm_before = self.shm()
@@ -281,18 +303,18 @@ class Sweep:
                 outcome.add("loss", f"{rel} {'is gone' if now is None else 'was changed'}")
         if not result.hung:
             if t.rc is not None and result.rc not in t.rc:
-                outcome.add("wrong",
+                outcome.add("unclear",
                             f"exit {result.rc}, expected {' or '.join(map(str, t.rc))}: {_last_line(result.out)}")
             for text in t.says:
                 if text not in result.out:
-                    outcome.add("wrong", f"the output does not say {text!r}: {_last_line(result.out)}")
+                    outcome.add("unclear", f"the output does not say {text!r}: {_last_line(result.out)}")
             if t.verify is not None:
                 try:
                     problem = t.verify(here, result)
                 except Exception as exc:  # noqa: BLE001 - e.g. a file the command should have written
                     problem = f"{type(exc).__name__}: {exc}"
                 if problem:
-                    outcome.add("wrong", problem)
+                    outcome.add("unclear", problem)
         return outcome
 
 
@@ -538,7 +560,7 @@ def tries() -> list[Try]:
     # -------------------------------------------------------------- bench and Ctrl-C
     add(Try("bench-sigint-partial-results", ["bench", "suite", "-o", "out", "--seeds", "1", "--jobs", "1",
                                              "--no-timing", "--shapes", "reference"],
-            setup=bench_suite, signal_after=(25, INT), rc=(130,), says=("--resume",), limit=60,
+            setup=bench_suite, run=sigint_after_first_op, rc=(130,), says=("--resume",), limit=60,
             verify=results_state("interrupted", 1)))
     add(Try("bench-resume", ["bench", "suite", "-o", "out", "--seeds", "1", "--jobs", "1", "--no-timing", "--shapes",
                              "reference", "--resume", "--timeout", "20"],
@@ -652,7 +674,9 @@ def tries() -> list[Try]:
                 says=("tiles() gets a step of",), limit=60))
     deep = GELU_DSL.replace("inner = (xu + 0.044715 * xu * xu * xu) * 0.7978845608028654",
                             "inner = " + " + ".join(["xu"] * 3000))
-    add(Try("expression-3000-terms", ["lower", "deep.dsl.py", "-o", "x"], setup=write("deep.dsl.py", deep), rc=(2,)))
+    add(Try("expression-3000-terms", ["lower", "deep.dsl.py", "-o", "x"], setup=write("deep.dsl.py", deep), rc=(2,),
+            says=("nested more than 100 levels deep",), verify=lambda h, r: "RecursionError" if "Recursion" in r.out
+            else ""))
     deep600 = GELU_DSL.replace("inner = (xu + 0.044715 * xu * xu * xu) * 0.7978845608028654",
                                "inner = " + " + ".join(["xu"] * 600))
     add(Try("expression-600-terms", ["lower", "deep.dsl.py", "-o", "x"], setup=write("deep.dsl.py", deep600), rc=(2,),
@@ -668,7 +692,8 @@ def tries() -> list[Try]:
     add(Try("check-unknown-override", ["check", "s", "--override", "zzz=3"], session=True, rc=(2,)))
     add(Try("check-bad-soc", ["check", "s", "--soc", "Ascend1"], session=True, rc=(2,)))
     add(Try("profile-help", ["profile", "--help"], rc=(0,)))
-    add(Try("profile-no-npu", ["profile", "s"], session=True, rc=(1, 2)))
+    add(Try("profile-no-npu", ["profile", "s"], session=True, rc=(0,),
+            says=("ESTIMATED", "measured profile: not here")))
     add(Try("build-no-npu", ["build", "s"], session=True, rc=(1, 2)))
     add(Try("check-cann-no-npu", ["check", "s", "--backend", "cann"], session=True, rc=(2,)))
     add(Try("doctor-invalid-config", ["doctor"], setup=write("home/.config/ascendcraft/config.toml", "base_url = 3\n"),
@@ -741,7 +766,120 @@ def tries() -> list[Try]:
             setup=write("old.py", "x"), rc=(0,)))
     add(Try("bench-o-session-folder", ["bench", "suite", "-o", "s"], session=True, setup=bench_suite, rc=(2,),
             says=("is a session folder",), keep=("s/ascendcraft.json",)))
+    # -------------------------------------------------------------- third round (issue 39, the rest)
+    add(Try("disk-full-lower-new-session", run=on_small_disk(["lower", "gelu.dsl.py", "-o", "s"], 100), rc=(2,),
+            says=("the disk is full: cannot write s/", "df -h s"),
+            verify=lambda h, r: "" if "skipped" in r.out or sorted(x.name for x in (h / "small").iterdir()) ==
+            ["gelu.dsl.py"] else f"left {sorted(x.name for x in (h / 'small').iterdir())} behind"))
+    add(Try("disk-full-check-shows-verdict", run=on_small_disk(["check", "s"], 400, fill=True), rc=(0,),
+            says=("correct", "this verdict is not recorded")))
+    add(Try("read-only-mount-profile", run=on_read_only_mount(["profile", "s"]), session=True, rc=(0,),
+            says=("ESTIMATED", "is read-only: estimated in a temporary copy")))
+    add(Try("read-only-mount-check", run=on_read_only_mount(["check", "s"]), session=True, rc=(2,),
+            says=("is read-only",)))
+    add(Try("profile-csv-binary", ["profile", "--csv", "bin.csv"], setup=write("bin.csv", bytes(range(256)) * 4),
+            rc=(2,), says=("is not a CSV text file (byte 0x00 at offset 0)",)))
+    add(Try("lower-rank-tiling-without-ref", ["lower", "gelu.dsl.py", "--rank-tiling", "-o", "rt"], rc=(2,),
+            says=("--rank-tiling needs a PyTorch reference",), verify=exists("rt", False)))
+    add(Try("submissions-folder-all-broken", ["check", "subs", "--ref", "gelu.py", "-j", "1", "-o", "v.json"],
+            setup=broken_submissions, rc=(1,), says=("0/2 correct; 2 invalid",), verify=exists("v.json")))
+    add(Try("submission-broken-py", ["check", "subs/cut.py", "--ref", "gelu.py"], setup=broken_submissions, rc=(1,),
+            says=("invalid: cut.py: the submission is not Python",)))
+    add(Try("submission-broken-json", ["check", "subs/cut.json", "--ref", "gelu.py"], setup=broken_submissions,
+            rc=(1,), says=("invalid: cut.json",)))
+    relu_only = ["--only", "relu", "--seeds", "1", "--no-timing", "--shapes", "reference", "-o", "out"]
+    add(Try("bench-o-two-at-once", run=concurrent(["bench", "suite", *relu_only], ["bench", "suite", *relu_only],
+                                                  {(0, 2), (2, 0)}),
+            setup=bench_suite, rc=(0,), says=("is in use by another bench",), limit=300))
+    add(Try("bench-timeout-is-timeout", ["bench", "suite", "--only", "slow", "--timeout", "10", "--seeds", "1",
+                                         "--no-timing", "--shapes", "reference", "-o", "out"],
+            setup=bench_suite, rc=(0,), says=("FAIL(timeout)",), limit=120))
+    add(Try("draft-non-ascii-file-name", ["draft", "g\u00e9lu\u00df.py", "-o", "./"],
+            setup=write("g\u00e9lu\u00df.py", GELU_REF), rc=(0,), verify=exists("gelu.dsl.py"), limit=120))
+    add(Try("draft-name-option", ["draft", "g\u00e9lu\u00df.py", "--name", "gelu_v2", "-o", "./"],
+            setup=write("g\u00e9lu\u00df.py", GELU_REF), rc=(0,), verify=exists("gelu_v2.dsl.py"), limit=120))
+    add(Try("emulate-program-allocates-without-end", run=with_env(["emulate", "--program", "hog.cpp"],
+                                                                  ASCENDCRAFT_CHILD_MEMORY="1G"),
+            setup=write("hog.cpp", HOG_PROGRAM), rc=(134,), says=("could map at most 1.0 GiB",)))
     return T
+
+
+HOG_PROGRAM = """#include <vector>
+int main() { std::vector<char*> keep; for (int i = 0; i < 1000; ++i) keep.push_back(new char[64 << 20]); }
+"""
+
+
+def with_env(argv: list[str], **env: str) -> Callable:
+    def run(sweep: Sweep, t: Try, here: Path) -> Result:
+        return sweep.command(argv, here, limit=t.limit, env={**sweep.env, **env})
+    return run
+
+
+def broken_submissions(here: Path) -> None:
+    """subs/: a six-string .py and a direct-launch .json, both cut short."""
+    (here / "subs").mkdir()
+    (here / "subs" / "cut.py").write_text("project_json_src = r'''[\n    {\n        \"op\": \"Ge")
+    (here / "subs" / "cut.json").write_text('{\n  "name": "ascendcraft_gelu",\n  "format_version": "0.1",\n  "descr')
+
+
+def _umount(folder: Path) -> None:
+    """Unmount, lazily when busy (a child of the command may still be leaving with its cwd there)."""
+    if subprocess.run(["umount", str(folder)], capture_output=True).returncode != 0:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+def _mount(folder: Path, size_kb: int) -> bool:
+    folder.mkdir(exist_ok=True)
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", str(folder)],
+                          capture_output=True).returncode == 0
+
+
+def on_small_disk(argv: list[str], size_kb: int, fill: bool = False) -> Callable:
+    """The command in `small/`, a tmpfs of `size_kb` KiB (root only; skipped elsewhere); with `fill`, a
+    GELU session lowered there first and the disk then filled to the last byte."""
+    def run(sweep: Sweep, t: Try, here: Path) -> Result:
+        small = here / "small"
+        if not _mount(small, size_kb):
+            return Result(0 if 0 in t.rc else t.rc[0], "skipped: no tmpfs mount here (needs root). " +
+                          " ".join(t.says), 0)
+        try:
+            shutil.copy(here / "gelu.dsl.py", small)
+            if fill:
+                shutil.copy(here / "gelu.py", small)
+                lowered = sweep.command(["lower", "gelu.dsl.py", "--ref", "gelu.py", "-o", "s"], small)
+                assert lowered.rc == 0, lowered.out
+                (small / "gelu.py").unlink()
+                fd = os.open(small / "filler", os.O_WRONLY | os.O_CREAT)
+                try:
+                    while os.write(fd, b"\0" * 4096):
+                        pass
+                except OSError:            # the disk is full: what the try wants
+                    pass
+                finally:
+                    os.close(fd)
+            return sweep.command(argv, small, limit=t.limit)
+        finally:
+            result_names = sorted(x.name for x in small.iterdir())
+            _umount(small)
+            small.mkdir(exist_ok=True)
+            for name in result_names:          # what was there, for the verify (as empty files)
+                (small / name).touch()
+    return run
+
+
+def on_read_only_mount(argv: list[str]) -> Callable:
+    """The command on a copy of the session ./s on a read-only mount (read-only even for root)."""
+    def run(sweep: Sweep, t: Try, here: Path) -> Result:
+        ro = here / "ro"
+        if not _mount(ro, 4096):
+            return Result(t.rc[0], "skipped: no tmpfs mount here (needs root). " + " ".join(t.says), 0)
+        try:
+            shutil.copytree(here / "s", ro / "s", symlinks=True)
+            subprocess.run(["mount", "-o", "remount,ro", str(ro)], check=True, capture_output=True)
+            return sweep.command(argv, ro, limit=t.limit)
+        finally:
+            _umount(ro)
+    return run
 
 
 EMPTY_CASES = ('{"inputs": [{"name": "x", "type": "tensor", "dtype": "float32", "shape": [0]}]}\n'
@@ -875,6 +1013,32 @@ def bench_double_sigint(sweep: Sweep, t: Try, here: Path) -> Result:
         return Result(proc.returncode, out.read().decode(errors="replace"), time.monotonic() - t0)
 
 
+def sigint_after_first_op(sweep: Sweep, t: Try, here: Path) -> Result:
+    """Ctrl-C once results.json holds the first finished op (relu; slow.py sleeps): on a loaded machine
+    a fixed delay may land before any op finished. Then `t.limit` s for the bench to stop."""
+    t0 = time.monotonic()
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen([sys.executable, "-m", "ascendcraft_lab", *t.argv], cwd=here, stdout=out,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=sweep.env,
+                                start_new_session=True)
+        while proc.poll() is None and time.monotonic() - t0 < 300:
+            try:
+                if json.loads((here / "out" / "results.json").read_text()).get("results"):
+                    break
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=t.limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return Result(None, "", time.monotonic() - t0, True)
+        out.seek(0)
+        return Result(proc.returncode, out.read().decode(errors="replace"), time.monotonic() - t0)
+
+
 def doctor_with_home(sweep: Sweep, t: Try, here: Path) -> Result:
     return sweep.command(["doctor"], here, env={**sweep.env, "HOME": str(here / "home")})
 
@@ -903,6 +1067,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print("\n".join(t.name for t in chosen))
         return 0
+    # started in the background of a shell, SIGINT is ignored, and every command would inherit that: the
+    # Ctrl-C tries would hang or finish as if never interrupted
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ascendcraft-sweep-"))
     os.chmod(work, 0o755)
     old_umask = os.umask(0o022)

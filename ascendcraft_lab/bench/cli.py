@@ -19,7 +19,9 @@ with its node twice is reported as lost (state `incomplete`, exit 1), and `--res
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
+import fcntl
 import json
 import os
 import platform
@@ -30,7 +32,7 @@ from pathlib import Path
 
 from .. import procs
 from ..args import seconds
-from ..atomic import write_text
+from ..atomic import current_umask, write_text
 from ..perf import costs_for
 from ..session import SessionFolder
 from ..soc import DEFAULT_SOC
@@ -39,6 +41,7 @@ from .metrics import summarise
 from .report import render_html, render_markdown, write_json
 from .suite import discover
 
+LOCK_FILE = ".bench.lock"        # held while a run writes its folder
 CONFIG_KEYS = ("suite", "draft", "engine", "backend", "dtype", "seeds", "shapes", "soc", "timing")
 
 
@@ -136,6 +139,44 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"ascendcraft bench: cannot create {out}: {exc.strerror}", file=sys.stderr)
         return 2
+    with _one_bench(out) as holder:
+        if holder is not None:
+            print(f"ascendcraft bench: -o {out} is in use by another bench ({holder}): two runs would write one "
+                  "results.json\n  = help: wait for it to finish, or give this run another folder with -o",
+                  file=sys.stderr)
+            return 2
+        if args.resume:          # read again under the lock: a run that just ended may have finished more ops
+            previous, why = _previous_run(out, config)
+            done = finished_ops(previous) if not why else done
+        return _run(args, argv, suite, ops, out, shapes, config, done)
+
+
+@contextlib.contextmanager
+def _one_bench(out: Path):
+    """Hold `out/.bench.lock` for the block (yields None), or yield who holds it: one bench per folder."""
+    path = out / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666 & ~current_umask())
+    except OSError:
+        yield None                         # a folder we cannot write: the run fails there, with its own message
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            held = os.pread(fd, 200, 0).decode(errors="replace").strip()
+            yield held or "another process"
+            return
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"pid {os.getpid()}, started {_dt.datetime.now():%H:%M:%S}".encode(), 0)
+        yield None
+    finally:
+        os.close(fd)                       # closing releases the lock
+
+
+def _run(args, argv, suite: Path, ops: list, out: Path, shapes: list[str], config: dict, done: dict) -> int:
+    """The run itself, holding the folder's lock."""
     started = _dt.datetime.now().isoformat(timespec="seconds")
     t0 = time.perf_counter()
     todo = [op for op in ops if op.name not in done]

@@ -78,6 +78,9 @@ def op_job(op: SuiteOp, args, shapes: list[str], out: Path) -> tuple[dict, dict]
     return job, base
 
 
+TIMED_OUT = "the op did not finish within"      # how run_worker's answer for an op stopped at --timeout begins
+
+
 def run_worker(job_file: Path, timeout: float, stop: Stop, *, env: dict | None = None, cwd: Path | None = None,
                tick: Callable[[], None] | None = None) -> str | None:
     """Run the worker process on `job_file` until it exits, `timeout` s pass or `stop` is set.
@@ -112,7 +115,7 @@ def run_worker(job_file: Path, timeout: float, stop: Stop, *, env: dict | None =
         if stop.event.is_set():
             return None
         if running:
-            return f"the op did not finish within {timeout:g} s and was stopped"
+            return f"{TIMED_OUT} {timeout:g} s (--timeout) and was stopped"
         if proc.returncode != 0:
             output.seek(0)
             return f"the worker process exited with code {proc.returncode}" + _last_line(output.read().decode(
@@ -128,7 +131,8 @@ def op_result(job: dict, base: dict, why: str, seconds: float) -> dict:
         r = json.loads(result_file.read_text())
     else:
         r = dict(base)
-        r["shapes"] = {s["label"]: {"compiled": False, "correct": False, "stage": "crash",
+        stage = "timeout" if why.startswith(TIMED_OUT) else "crash"      # a slow op is not a crashed one
+        r["shapes"] = {s["label"]: {"compiled": False, "correct": False, "stage": stage,
                                     "error": why or "the worker wrote no result"} for s in job["shapes"]}
         r["seconds"] = round(seconds, 2)
         with open(opdir / "log.txt", "a", encoding="utf-8") as fh:

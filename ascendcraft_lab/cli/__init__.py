@@ -11,6 +11,7 @@ import importlib
 import sys
 from dataclasses import dataclass
 
+from ..atomic import disk_full
 from ..procs import Terminated, handle_termination, shielded
 
 
@@ -94,7 +95,7 @@ def _run(argv: list[str]) -> int:
         return int(getattr(module, func_name)(ns.args) or 0)
     except OSError as exc:     # the machine said no (permissions, a full disk): one line, not a traceback
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"ascendcraft {command.name}: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(disk_full(exc) or f"ascendcraft {command.name}: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
 
 

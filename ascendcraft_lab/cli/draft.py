@@ -1,14 +1,16 @@
-"""`ascendcraft draft REF.py [-o K.dsl.py] [--soc S] [--engine drafter|llm] [--check]`."""
+"""`ascendcraft draft REF.py [-o K.dsl.py] [--name NAME] [--soc S] [--engine drafter|llm] [--check]`."""
 from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from pathlib import Path
 
 from ..atomic import write_text
 from ..drafter.draft import kernel_name
 from ..dsl.errors import DslError
+from ..dsl.parser import parse
 from ..dsl.generic import VariantMismatch
 from ..reference import ReferenceError, check_interpreter, reference_format
 from ..session import DraftFailed, case_runs, draft, parse_override
@@ -25,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="drafter: the offline rule-based drafter (default); llm: the LLM drafter")
     ap.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
                     help="set a module-level constant of the reference before tracing, e.g. dim=1003")
+    ap.add_argument("--name", help="the kernel's name (default: the reference's file name, as C++ can carry it)")
     ap.add_argument("--check", action="store_true", help="also run the draft on the numpy interpreter against PyTorch")
     ap.add_argument("--timeout", type=float, default=300,
                     help="seconds the reference may take to import and trace (default 300)")
@@ -34,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
         overrides = dict(parse_override(o) for o in args.override)
         if not (math.isfinite(args.timeout) and args.timeout > 0):
             raise ValueError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+        if args.name is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", args.name):
+            raise ValueError(f"--name {args.name!r} is not a C++ name: use ASCII letters, digits and underscores, "
+                             "e.g. gelu_v2")
     except ValueError as e:
         print(f"ascendcraft draft: {e}", file=sys.stderr)
         return 2
@@ -48,21 +54,37 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for note in outcome.notes:
         print(f"note: {note}", file=sys.stderr)
+    name = args.name or kernel_name(args.reference)
+    text = outcome.text
+    if args.name:
+        try:
+            text = _renamed(text, args.name)
+        except DslError as exc:          # a name C++ reserves (int, main, a__b ...): the parser's own words
+            print(exc.render(), file=sys.stderr)
+            return 2
     if args.out:
         out = Path(args.out)
         if out.is_dir() or args.out.endswith(("/", "\\")):   # a folder: the draft goes inside it
-            out = out / f"{kernel_name(args.reference)}.dsl.py"
+            out = out / f"{name}.dsl.py"
         try:
-            write_text(out, outcome.text)
+            write_text(out, text)
         except OSError as e:
             print(f"ascendcraft draft: cannot write {out}: {e.strerror}", file=sys.stderr)
             return 1
         print(f"wrote {out} ({outcome.template} template)", file=sys.stderr)
     else:
-        sys.stdout.write(outcome.text)
+        sys.stdout.write(text)
     if args.check:
-        return _check(outcome.text, args, overrides, outcome.cases)
+        return _check(text, args, overrides, outcome.cases)
     return 0
+
+
+def _renamed(text: str, name: str) -> str:
+    """The draft with its kernel function called `name` (checked as the parser checks any kernel name)."""
+    old = parse(text, "draft").kernel.name
+    text = text.replace(f"def {old}(", f"def {name}(", 1)
+    parse(text, "the draft (--name)")
+    return text
 
 
 def _check(text: str, args, overrides: dict, cases: list | None = None) -> int:

@@ -49,6 +49,12 @@ def main(argv: list[str] | None = None) -> int:
         print(exc.render(), file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else default_workdir() / name
+    if args.rank_tiling and args.ref is None and not (out / "reference.py").is_file():
+        # refused before anything is written: the ranking runs every candidate on the reference's inputs
+        print(f"ascendcraft lower: --rank-tiling needs a PyTorch reference, and {out} holds none\n"
+              f"  = help: give it with --ref REF.py (ascendcraft lower {args.dsl} --ref REF.py --rank-tiling)",
+              file=sys.stderr)
+        return 2
     try:
         # the command line says everything: every pass unless --until, no reference overrides
         session = Session.open(out, text, reference=args.ref, soc=args.soc, engine=args.engine,

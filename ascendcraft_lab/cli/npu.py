@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import stat
 import sys
 from pathlib import Path
 
@@ -21,7 +23,8 @@ from ..backends.cann.build import render_build
 from ..backends.cann.detect import refuse_reason
 from ..backends.cann.profile import PROFILE_TIMEOUT, parse_kernel_details
 from ..session import Session, SessionError, SessionFolder
-from ..session.folder import files_hash
+from ..procs import scratch_dir
+from ..session.folder import LOCK_FILE, files_hash
 from ..session.npu import ProfileFailed, build_session, profile_session
 from ..session.program import is_program_folder
 from ..args import seconds, whole_number
@@ -74,7 +77,7 @@ def profile_main(argv: list[str] | None = None) -> int:
     reason = refuse_reason("profile")
     if not args.npu:
         try:
-            estimate = Session.resume(args.session).estimate()
+            estimate = _estimate(args.session)
         except SessionError as exc:
             print(str(exc), file=sys.stderr)
             return 1
@@ -98,6 +101,23 @@ def profile_main(argv: list[str] | None = None) -> int:
         return _fail("profile", str(exc))
     _show(report, args.html)
     return 0
+
+
+def _estimate(session: str):
+    """The session's ESTIMATED profile. A read-only session (someone else's, a shared copy) is
+    estimated in a writable copy of it, since the estimate only reads: its record is not kept."""
+    folder = SessionFolder(session)
+    if not folder.exists() or folder.unwritable() is None:
+        return Session.resume(session).estimate()
+    with scratch_dir("ascendcraft-profile-") as tmp:
+        copy = tmp / "session"
+        shutil.copytree(folder.path, copy, symlinks=True, ignore=shutil.ignore_patterns(LOCK_FILE, "runs"))
+        for p in [copy, *copy.rglob("*")]:
+            if not p.is_symlink():
+                p.chmod(p.stat().st_mode | stat.S_IWUSR)
+        estimate = Session.resume(copy).estimate()
+    print(f"note: {session} is read-only: estimated in a temporary copy, not recorded in its runs/", file=sys.stderr)
+    return estimate
 
 
 def _show(report, html: str | None) -> None:

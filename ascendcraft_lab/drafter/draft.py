@@ -12,6 +12,7 @@ cannot express raises `DraftError` with one line naming the operation or pattern
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -54,8 +55,11 @@ class Draft:
 
 
 def kernel_name(path) -> str:
-    stem = Path(path).name.split(".")[0]
-    name = re.sub(r"\W", "_", stem).strip("_") or "kernel"
+    """The kernel's name from the reference's file name, as C++ and file names can carry it: accents
+    dropped (`gélu.py` -> gelu), other characters `_`, at most 48 characters (`draft --name` picks another)."""
+    stem = unicodedata.normalize("NFKD", Path(path).name.split(".")[0])
+    stem = "".join(c for c in stem if not unicodedata.combining(c))
+    name = re.sub(r"_+", "_", re.sub(r"[^0-9A-Za-z_]", "_", stem)).strip("_")[:48].rstrip("_") or "kernel"
     return name if not name[0].isdigit() else "k_" + name
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import difflib
 import math
+import sys
 import warnings
 from pathlib import Path
 
@@ -86,6 +87,7 @@ RESERVED = {"inf", "True", "False", "load", "store", "barrier", "sync_all", "win
 _LOAD_LEVELS = {"UB": Level.UB, "L1": Level.L1, "L0A": Level.L0A, "L0B": Level.L0B}
 _LEVELS = {lv.value: lv for lv in Level if lv is not Level.SCALAR}
 MAX_SOURCE = 200_000   # characters; a draft is a page, not a book
+PARSE_RECURSION = 12000  # the recursion limit Python's tree builder gets for a long chain (about 2 frames a term)
 MAX_DEPTH = 100        # nesting of one expression: far beyond any kernel, well inside every recursive pass
 MAX_KERNEL_NAME = 64   # it names files (<name>_kernel.cpp), classes and the entry: keep them readable and legal
 # The kernel's name becomes the C++ entry, file and class names: it may not be a C++ keyword
@@ -159,9 +161,7 @@ class _Parser:
             raise DslError(f"DSL file is {len(self.text)} characters; the limit is {MAX_SOURCE}", Span.point(1),
                            "a kernel draft is a host function and a kernel function", self.path, self.text)
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(self.text, filename=self.path)
+            tree = self._ast()
         except SyntaxError as e:
             line = e.lineno or 1
             col = max(e.offset or 1, 1)   # SyntaxError offsets are 1-based characters
@@ -170,7 +170,12 @@ class _Parser:
             raise DslError(f"syntax error: {msg}", Span(line, col, line, end),
                            "the DSL is Python syntax: check brackets, colons and indentation",
                            self.path, self.text) from None
-        except (ValueError, RecursionError, MemoryError) as e:
+        except (RecursionError, MemoryError):     # the tree builder's frames, the parser's own stack
+            line = self._longest_line()
+            raise DslError("expression too long or too deeply nested for Python's parser", Span(line, 1, line, 2),
+                           "split it into named intermediate values, a few terms per line", self.path,
+                           self.text) from None
+        except ValueError as e:
             raise DslError(f"cannot read the DSL text: {e.__class__.__name__}", Span.point(1),
                            "remove null bytes and deeply nested expressions", self.path, self.text) from None
         self._check_depth(tree)
@@ -180,17 +185,43 @@ class _Parser:
             raise DslError("expression nested too deeply", Span.point(1),
                            "split it into named intermediate values", self.path, self.text) from None
 
+    def _ast(self) -> ast.Module:
+        """Python's tree of the text. A long chain (`a + b + ... `, 3000 terms) is as deep as it is long,
+        and Python's tree builder counts that against the recursion limit: given room (a few thousand
+        frames), it is built, and `_check_depth` names its line."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return ast.parse(self.text, filename=self.path)
+            except RecursionError:
+                limit = sys.getrecursionlimit()
+                if limit >= PARSE_RECURSION:
+                    raise
+            sys.setrecursionlimit(PARSE_RECURSION)
+            try:
+                return ast.parse(self.text, filename=self.path)
+            finally:
+                sys.setrecursionlimit(limit)
+
+    def _longest_line(self) -> int:
+        """The line holding the most operators: where an expression too long to parse is."""
+        counts = [sum(line.count(op) for op in "+-*/%&|^(~") for line in self.text.splitlines()] or [0]
+        return counts.index(max(counts)) + 1
+
     def _check_depth(self, tree: ast.Module) -> None:
         """Refuse an expression nested deeper than MAX_DEPTH (walked without recursion)."""
-        stack = [(tree, 0)]
+        stack: list[tuple[ast.AST, int, ast.AST | None]] = [(tree, 0, None)]
         while stack:
-            node, depth = stack.pop()
+            node, depth, top = stack.pop()
             if isinstance(node, ast.expr):
                 depth += 1
-                if depth > MAX_DEPTH:
-                    raise self.err(node, f"expression nested more than {MAX_DEPTH} levels deep",
+                top = top or node
+                if depth > MAX_DEPTH:    # shown where the whole expression starts (a long chain's middle is far right)
+                    col = self._col(top.lineno, top.col_offset)
+                    raise self.err(Span(top.lineno, col, top.lineno, col + 1),
+                                   f"expression nested more than {MAX_DEPTH} levels deep",
                                    "split it into named intermediate values, a few terms per line")
-            stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+            stack.extend((child, depth, top) for child in ast.iter_child_nodes(node))
 
     def _kernel_name(self, fn: ast.FunctionDef) -> None:
         """The kernel's name names C++ files, classes and the entry: refuse what C++ would."""

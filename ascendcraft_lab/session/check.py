@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ..atomic import read_text
+from ..atomic import disk_full, read_text
 from ..backends.cann.detect import refuse_reason
 from ..backends.cann.run import check_cann
 from ..backends.emulator.verify import check_emulator, render_run
@@ -136,7 +136,16 @@ def record_check(state: SessionState, fields: Mapping[str, Any], overrides, file
               "dsl_hash": text_hash(state.dsl), "project_hash": files_hash(files),
               "project_files": {p: text_hash(t) for p, t in files.items()}}
     record = dict(sorted({**fields, **hashes}.items(), key=lambda kv: _FIELD_ORDER.get(kv[0], len(_FIELD_ORDER))))
-    path = state.folder.record_run(record)
+    try:
+        path = state.folder.record_run(record)
+    except OSError as exc:          # a full disk: the verdict is shown, and said to be unrecorded
+        full = disk_full(exc)
+        if full is None:
+            raise
+        record["detail"] = "\n".join(filter(None, [record.get("detail"), full.replace(
+            "error: ", f"warning: this verdict is not recorded in {state.folder.path}/runs/ (`export` needs a "
+                       "recorded passing check): ", 1)]))
+        path = ""
     state.result = CheckResult.from_record(record, str(path))
     state.timings.update(record["timings"])
     return state.result

@@ -415,8 +415,14 @@ class SessionFolder:
         writes = {rel: b for rel, b in data.items() if _read(self.path / rel) != b}
         deletes = self._unchanged_leftovers(old, data, result.kept)
         manifest = dict(manifest, written={rel: text_hash(b) for rel, b in data.items()})
-        staged = self._stage([*((self.path / rel, b) for rel, b in writes.items()),
-                              (self.manifest_path, (json.dumps(manifest, indent=2) + "\n").encode())])
+        try:
+            staged = self._stage([*((self.path / rel, b) for rel, b in writes.items()),
+                                  (self.manifest_path, (json.dumps(manifest, indent=2) + "\n").encode())])
+        except OSError as exc:
+            # a full disk: a session re-opened as it is (a check) is read and run, its timings not refreshed
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT) and not writes and not deletes and self._holds(manifest):
+                return result
+            raise
         # Paths inside the folder are kept relative, so a folder moved after a crash still recovers.
         journal = {"renames": [[self._journal_path(a), self._journal_path(b)] for a, b in staged], "deletes": deletes}
         with procs.shielded():                # the switch runs to its end, whatever Ctrl-C says
@@ -450,17 +456,45 @@ class SessionFolder:
         return sorted(found)
 
     def _stage(self, writes: list[tuple[Path, bytes]]) -> list[tuple[str, str]]:
-        """(temporary, target) of each write, staged beside its target; none left when one fails."""
+        """(temporary, target) of each write, staged beside its target; none left when one fails,
+        nor the folders made for them (a full disk leaves no empty stages/ skeleton)."""
         staged: list[tuple[str, str]] = []
+        made: list[Path] = []
         try:
             for path, b in writes:
+                made += self._missing_folders(path.parent)
                 tmp, target = stage(path, b, TEMP_SUFFIX)     # the renames are the journal's
                 staged.append((str(tmp), str(target)))
         except BaseException:
             for tmp, _ in staged:
                 Path(tmp).unlink(missing_ok=True)
+            for d in sorted(set(made), key=lambda d: len(d.parts), reverse=True):
+                with contextlib.suppress(OSError):
+                    d.rmdir()
             raise
         return staged
+
+    def _holds(self, manifest: dict[str, Any]) -> bool:
+        """The manifest on disk says what `manifest` says, but for when and how fast it was lowered."""
+        def lasting(m: Any) -> Any:
+            if not isinstance(m, dict):
+                return m
+            steps = m.get("steps")
+            steps = {k: {f: v for f, v in e.items() if f != "seconds"} if isinstance(e, dict) else e
+                     for k, e in steps.items()} if isinstance(steps, dict) else steps
+            return {**{k: v for k, v in m.items() if k != "lowered_at"}, "steps": steps}
+        try:
+            return lasting(json.loads(self.manifest_path.read_bytes())) == lasting(json.loads(json.dumps(manifest)))
+        except (OSError, ValueError):
+            return False
+
+    def _missing_folders(self, d: Path) -> list[Path]:
+        """`d` and those of its parents inside the session folder that do not exist yet."""
+        missing = []
+        while d != self.path and self.path in d.parents and not d.exists():
+            missing.append(d)
+            d = d.parent
+        return missing
 
     def _journal_path(self, path: str) -> str:
         try:

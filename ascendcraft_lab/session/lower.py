@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from ..atomic import NotText, read_text
+from ..atomic import NotText, disk_full, read_text
 from ..backends.emulator.verify import compile_errors
 from ..dsl import ir
 from ..dsl.errors import DslError, format_diagnostic
@@ -196,7 +196,8 @@ def _lowering_errors(state: SessionState) -> Iterator[None]:
         raise SessionError(f"error: {exc}") from None
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        raise SessionError(f"error: {where}{exc.strerror or exc}") from None
+        raise SessionError(disk_full(exc, f"the session folder {state.folder.path}")
+                           or f"error: {where}{exc.strerror or exc}") from None
     except ValueError as exc:
         raise SessionError(format_diagnostic(state.dsl_name, state.dsl, getattr(exc, "span", None), str(exc))) from exc
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
+
 from ascendcraft_lab.bench.cli import _previous_run, finished_ops, main as bench_main
 from ascendcraft_lab.bench.ray_executor import _moved
 
@@ -66,3 +68,34 @@ def test_resume_runs_the_ops_lost_with_their_node_again(tmp_path):
     (out / "results.json").write_text(json.dumps({"results": [lost, done], "meta": {"config": config}}))
     previous, why = _previous_run(out, config)
     assert why == "" and list(finished_ops(previous)) == ["activation/b"]
+
+
+@pytest.mark.heavy
+def test_an_op_stopped_at_the_time_limit_is_a_timeout_not_a_crash(tmp_path, capsys):
+    out = tmp_path / "out"
+    # the worker cannot even import the pipeline in 0.3 s: stopped by --timeout
+    assert bench_main([str(_suite(tmp_path)), "-o", str(out), "--timeout", "0.3", "--seeds", "1", "--no-timing",
+                       "--shapes", "reference"]) == 0
+    (relu,) = json.loads((out / "results.json").read_text())["results"]
+    shape = relu["shapes"]["reference"]
+    assert shape["stage"] == "timeout" and "did not finish within 0.3 s (--timeout)" in shape["error"]
+    assert "FAIL(timeout)" in capsys.readouterr().err
+    assert "activation/relu (reference): timeout:" in (out / "report.md").read_text()
+
+
+def test_a_second_bench_into_the_same_folder_is_refused_while_the_first_runs(tmp_path, capsys):
+    import fcntl
+    import os
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.json").write_text('{"state": "running"}')          # the first run's
+    fd = os.open(out / ".bench.lock", os.O_RDWR | os.O_CREAT)             # held as a running bench holds it
+    os.write(fd, b"pid 4242, started 12:00:00")
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        rc = bench_main([str(_suite(tmp_path)), "-o", str(out), "--seeds", "1", "--no-timing"])
+    finally:
+        os.close(fd)
+    err = capsys.readouterr().err
+    assert rc == 2 and f"-o {out} is in use by another bench (pid 4242, started 12:00:00)" in err
+    assert (out / "results.json").read_text() == '{"state": "running"}'

@@ -68,6 +68,23 @@ def test_profile_command_shows_a_recorded_csv(tmp_path, capsys):
     assert "width:80.0%" in (tmp_path / "p.html").read_text()
 
 
+
+@pytest.mark.parametrize("data, offset", [(bytes(range(256)) * 2, 0), (b"Name,Type\ngelu\xff,k\n", 14),
+                                          (b"Name,Duration(us)\ngelu,1\0\n", 24)], ids=["random", "latin1", "nul"])
+def test_profile_csv_of_a_binary_file_says_it_is_not_csv_text_and_where(data, offset, tmp_path, capsys):
+    from ascendcraft_lab.cli.npu import profile_main
+    (tmp_path / "bin.csv").write_bytes(data)
+    assert profile_main(["--csv", str(tmp_path / "bin.csv")]) == 2
+    err = capsys.readouterr().err
+    assert f"bin.csv is not a CSV text file (byte 0x{data[offset]:02x} at offset {offset})" in err
+    assert "columns" not in err and len(err.splitlines()) == 1
+
+
+def test_profile_csv_with_a_utf8_bom_reads_its_columns(tmp_path):
+    (tmp_path / "k.csv").write_bytes(b"\xef\xbb\xbf" + KERNEL_DETAILS.encode())
+    assert parse_kernel_details(tmp_path / "k.csv", "gelu").kernel_time_us == \
+        parse_kernel_details(KERNEL_DETAILS, "gelu").kernel_time_us
+
 # ----------------------------------------------------------------------------- the measured run (test doubles)
 
 _CHILD = r'''#!{python}

@@ -1,6 +1,9 @@
 """The parser: Python syntax read with `ast`, never executed, into untyped KernelIR."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from ascendcraft_lab.dsl import DslError, parse, print_program
@@ -147,3 +150,17 @@ def test_assignments_of_tiles_and_loads_are_distinct_statements():
     stages = p.kernel.body[0].body
     assert isinstance(stages[0], Stage) and isinstance(stages[0].body[0], Load)
     assert isinstance(stages[1].body[0], Assign) and isinstance(stages[1].body[0].value, Call)
+
+
+@pytest.mark.parametrize("line, expression", [
+    (13, " + ".join(["xu"] * 39000)),              # beyond the tree builder's recursion room
+    (13, "-" * 60000 + "xu"),                      # beyond the parser's own stack (a MemoryError)
+], ids=["39000-terms", "60000-minus-signs"])
+def test_an_expression_too_long_for_pythons_parser_names_its_line(line, expression):
+    fixture = Path(__file__).resolve().parents[1] / "dsl_invalid" / "expression_of_3000_terms.dsl.py"
+    text = fixture.read_text().replace(" + ".join(["xu"] * 3000), expression)
+    with pytest.raises(DslError) as e:
+        parse(text, "long.dsl.py")
+    assert "too long or too deeply nested for Python's parser" in e.value.message and e.value.line == line
+    assert "RecursionError" not in e.value.render() and "MemoryError" not in e.value.render()
+    assert sys.getrecursionlimit() < 12000                # the room given to the parser is taken back

@@ -90,3 +90,40 @@ def test_a_launch_with_the_wrong_number_of_arguments_does_not_compile(tmp_path, 
                       'int main() { float* x = nullptr; k<<<1, nullptr, nullptr>>>(x); return 0; }\n')
     assert main(["--program", str(kernel)]) == 1
     assert "different number of arguments" in capsys.readouterr().err
+
+
+HOG_PROGRAM = """#include <cstdio>
+#include <vector>
+int main() {
+    std::vector<char*> keep;
+    for (int i = 0; i < 1000; ++i) keep.push_back(new char[64 << 20]);   // 64 GB, 64 MiB at a time
+    std::printf("allocated %zu blocks\\n", keep.size());
+    return 0;
+}
+"""
+HOG_KERNEL = """#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void hog(GM_ADDR x) {
+    for (int i = 0; i < 1000; ++i) { volatile char* p = new char[64 << 20]; p[0] = 1; }
+    (void)x;
+}
+"""
+
+
+def test_a_program_that_allocates_without_end_fails_its_allocation_at_the_memory_limit(tmp_path, monkeypatch,
+                                                                                        capsys):
+    # no cgroup needed: the limit is an rlimit on the program's address space (procs.child_memory)
+    monkeypatch.setenv("ASCENDCRAFT_CHILD_MEMORY", "1G")
+    (tmp_path / "hog.cpp").write_text(HOG_PROGRAM)
+    assert main(["--program", str(tmp_path / "hog.cpp")]) == 134            # 128 + SIGABRT, not the OOM killer's
+    err = capsys.readouterr().err
+    assert "the program was killed by SIGABRT; it could map at most 1.0 GiB (ASCENDCRAFT_CHILD_MEMORY=1G)" in err
+
+
+def test_a_kernel_that_allocates_without_end_is_said_to_have_run_out_of_memory(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ASCENDCRAFT_CHILD_MEMORY", "1G")
+    (tmp_path / "hog.cpp").write_text(HOG_KERNEL)
+    assert main([str(tmp_path / "hog.cpp"), "--entry", "hog", "--block-dim", "1", "--arg", "ws:32",
+                 "--out-dir", str(tmp_path / "out")]) == 1
+    out = capsys.readouterr().out
+    assert "status: crash - the kernel ran out of memory: it may map at most 1.0 GiB" in out, out

@@ -78,12 +78,12 @@ def test_the_tiling_explanation_names_the_winner_and_its_margin(ranked):
     assert "ESTIMATED" in text
 
 
-def test_rank_tiling_without_a_reference_says_what_it_needs(tmp_path, capsys):
+def test_rank_tiling_without_a_reference_says_what_it_needs_before_writing_anything(tmp_path, capsys):
     from ascendcraft_lab.cli import main
     rc = main(["lower", str(EXAMPLES / "gelu.dsl.py"), "-o", str(tmp_path / "s"), "--rank-tiling"])
     err = capsys.readouterr().err
-    assert rc == 1 and "no PyTorch reference" in err and "--ref" in err
-    assert "Traceback" not in err
+    assert rc == 2 and "--rank-tiling needs a PyTorch reference" in err and "--ref REF.py" in err
+    assert "Traceback" not in err and not (tmp_path / "s").exists()       # no session written, then a failure
 
 
 @pytest.mark.heavy

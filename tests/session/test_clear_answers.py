@@ -17,9 +17,9 @@ from ascendcraft_lab.atomic import write_text
 from ascendcraft_lab.backends.emulator.verify import check_emulator
 from ascendcraft_lab.bench.metrics import check_output
 from ascendcraft_lab.cli import main
-from ascendcraft_lab.drafter.draft import DraftError, draft_from_trace
+from ascendcraft_lab.drafter.draft import DraftError, draft_from_trace, kernel_name
 from ascendcraft_lab.dsl.ir import DType
-from ascendcraft_lab.dsl.parser import parse_file
+from ascendcraft_lab.dsl.parser import parse, parse_file
 from ascendcraft_lab.reference import ReferenceRun, check_interpreter
 from ascendcraft_lab.reference.bind import compare
 from ascendcraft_lab.session.draft import _draft_some_case
@@ -156,6 +156,57 @@ def test_a_full_disk_names_the_file_that_could_not_be_written(tmp_path, monkeypa
     assert (tmp_path / "old.txt").read_text() == "kept" and [p.name for p in tmp_path.iterdir()] == ["old.txt"]
 
 
+def _disk_full_after(monkeypatch, writes: int) -> None:
+    """Every fsync after the first `writes` fails as on a full disk (ENOSPC)."""
+    left = [writes]
+    real = os.fsync
+
+    def fsync(fd):
+        left[0] -= 1
+        if left[0] < 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fd)
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+def _tree(folder: Path) -> dict[str, bytes | None]:
+    return {p.relative_to(folder).as_posix(): (p.read_bytes() if p.is_file() else None)
+            for p in sorted(folder.rglob("*")) if p.name != ".ascendcraft.lock"}
+
+
+@pytest.mark.parametrize("writes", [0, 3, 20])
+def test_a_new_session_on_a_full_disk_leaves_no_folder_and_says_the_disk_is_full(writes, gelu_dsl, tmp_path,
+                                                                                  monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gelu.dsl.py").write_text(gelu_dsl)
+    _disk_full_after(monkeypatch, writes)
+    rc, out = run(capsys, "lower", "gelu.dsl.py", "-o", "s")
+    assert rc == 2 and "error: the disk is full: cannot write s/" in out and "df -h s" in out, out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gelu.dsl.py"]      # no empty stages/ skeleton
+
+
+def test_a_relowering_on_a_full_disk_changes_nothing_in_the_session(gelu_dsl, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gelu.dsl.py").write_text(gelu_dsl)
+    (tmp_path / "g4.dsl.py").write_text(gelu_dsl.replace("live=3", "live=4"))
+    assert run(capsys, "lower", "gelu.dsl.py", "-o", "s")[0] == 0
+    before = _tree(tmp_path / "s")
+    _disk_full_after(monkeypatch, 5)
+    rc, out = run(capsys, "lower", "g4.dsl.py", "-o", "s")
+    assert rc == 2 and "the disk is full" in out and "the session folder s is as it was" in out, out
+    assert _tree(tmp_path / "s") == before
+
+
+@pytest.mark.heavy
+def test_a_check_on_a_full_disk_shows_its_verdict_and_says_it_is_not_recorded(session, monkeypatch, capsys):
+    runs = sorted((session / "runs").iterdir())
+    _disk_full_after(monkeypatch, 0)
+    rc, out = run(capsys, "check", session)
+    assert rc == 0 and "correct: `gelu` matches the reference" in out, out
+    assert "this verdict is not recorded in" in out and "the disk is full" in out
+    assert sorted((session / "runs").iterdir()) == runs
+
+
 # -------------------------------------------------------------- a reference the OOM killer stopped
 def test_a_sigkilled_reference_is_said_to_have_probably_run_out_of_memory_and_how_much_there_was():
     said = procs.killed_by(-signal.SIGKILL)
@@ -181,3 +232,55 @@ def test_profile_of_a_session_no_check_has_passed_says_the_estimate_is_of_an_unv
     assert rc == 0 and "estimate of an unverified kernel" in out
     rc, out = run(capsys, "profile", session)                       # checked: no such note
     assert rc == 0 and "unverified" not in out
+
+
+@pytest.mark.heavy
+def test_profile_of_a_read_only_session_estimates_a_copy_and_writes_nothing(session, monkeypatch, capsys):
+    real = os.access
+    # root writes anywhere: the folder is made read-only by what os.access says of it (as for another user)
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if (mode & os.W_OK and Path(p).resolve()
+                                                                       .is_relative_to(session.resolve()))
+                        else real(p, mode, **kw))
+    before = _tree(session)
+    rc, out = run(capsys, "profile", session)
+    assert rc == 0 and "ESTIMATED profile of gelu" in out and "is read-only: estimated in a temporary copy" in out
+    assert "unverified" not in out                       # the folder's own passing check still counts
+    assert _tree(session) == before
+    rc, out = run(capsys, "check", session)             # a check records its verdict: refused, in one message
+    assert rc == 2 and "is read-only" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("file, name", [("géluß.py", "gelu"), ("Café-au-lait v2.py", "Cafe_au_lait_v2"),
+                                        ("日本.py", "kernel"), ("1_Relu.py", "k_1_Relu"), ("a__b.py", "a_b"),
+                                        ("x" * 300 + ".py", "x" * 48)])
+def test_a_kernel_name_from_a_file_name_is_one_cpp_can_carry(file, name, gelu_dsl):
+    assert kernel_name(file) == name
+    assert parse(gelu_dsl.replace("def gelu(", f"def {name}(")).kernel.name == name   # the parser's rule takes it
+
+
+@pytest.mark.heavy
+def test_draft_of_a_reference_with_non_ascii_letters_in_its_name_drafts_and_takes_another_name(
+        gelu_ref, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "géluß.py").write_text(gelu_ref)
+    rc, out = run(capsys, "draft", "géluß.py", "-o", "./")
+    assert rc == 0 and "def gelu(" in (tmp_path / "gelu.dsl.py").read_text(), out
+    rc, out = run(capsys, "draft", "géluß.py", "--name", "gelu_v2", "-o", "./")
+    assert rc == 0 and "def gelu_v2(" in (tmp_path / "gelu_v2.dsl.py").read_text(), out
+    rc, out = run(capsys, "draft", "géluß.py", "--name", "géluß")
+    assert rc == 2 and "--name 'géluß' is not a C++ name" in out
+    rc, out = run(capsys, "draft", "géluß.py", "--name", "main")
+    assert rc == 2 and "kernel name" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("text, limit", [("4G", 4 << 30), ("512M", 512 << 20), ("3000000000", 3_000_000_000)])
+def test_the_memory_an_emulated_kernel_may_map_can_be_set(text, limit, monkeypatch):
+    monkeypatch.setenv(procs.MEMORY_ENV, text)
+    assert procs.child_memory() == (limit, f"{procs.MEMORY_ENV}={text}")
+
+
+def test_without_a_setting_an_emulated_kernel_may_map_what_the_cgroup_or_the_machine_has(monkeypatch):
+    monkeypatch.delenv(procs.MEMORY_ENV, raising=False)
+    assert procs.child_memory() == procs.memory_limit()
+    monkeypatch.setenv(procs.MEMORY_ENV, "lots")                  # not a size: the default, not a crash
+    assert procs.child_memory() == procs.memory_limit()

@@ -205,7 +205,17 @@ def _read(source: str | Path) -> str:
             if found is None:
                 raise ValueError(f"no kernel_details.csv under {p}")
             p = found
-        return p.read_text(encoding="utf-8", errors="replace")
+        data = p.read_bytes().removeprefix(b"\xef\xbb\xbf")     # a UTF-8 BOM, as spreadsheets save it
+        bad = data.find(b"\0")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad = exc.start if bad < 0 else min(bad, exc.start)
+        if bad >= 0:         # raw bytes are no columns: say what the file is not, and where
+            raise ValueError(f"{p} is not a CSV text file (byte 0x{data[bad]:02x} at offset {bad}): give the "
+                             "kernel_details.csv the NPU profiler wrote (under ASCEND_PROFILER_OUTPUT/), "
+                             "or the folder holding it")
+        return text
     return str(source)
 
 

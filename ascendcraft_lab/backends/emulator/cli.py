@@ -162,10 +162,17 @@ def program_main(argv: list[str]) -> int:
     import subprocess
     from ... import procs
     # Its own process group (stopped with this one); its output goes straight to the terminal.
-    proc = procs.spawn([str(comp.binary), *args], cwd=ns.run_in, env=program_env(ns.soc))
+    memory = procs.child_memory()       # an allocation beyond it fails in the program (procs.child_memory)
+    proc = procs.spawn([str(comp.binary), *args], cwd=ns.run_in, env=program_env(ns.soc),
+                       memory=memory[0] if memory else None)
     try:
         code = proc.wait(timeout=ns.timeout)
         procs.kill_group(proc)          # what the program fork()ed and left running in its group
+        if code < 0:                    # a signal: say which (and the memory it had: a failed allocation aborts)
+            limit = (f"; it could map at most {memory[0] / (1 << 30):.1f} GiB ({memory[1]}): an allocation beyond "
+                     f"that fails (std::bad_alloc aborts), {procs.MEMORY_ENV}=16G gives more") if memory else ""
+            print(f"ascendcraft emulate: the program {procs.killed_by(code)}{limit}", file=sys.stderr)
+            return 128 - code
         return code
     except subprocess.TimeoutExpired:
         procs.kill_group(proc)

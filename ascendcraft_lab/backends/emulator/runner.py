@@ -935,8 +935,10 @@ def run_kernel(
 
         t0 = time.perf_counter()
         env = {**os.environ, "ACEMU_ALARM_S": str(int(math.ceil(timeout)) + 5)}
+        memory = procs.child_memory()      # a kernel that allocates without end fails here, not the machine
         try:
-            proc = procs.run([str(comp.binary), str(spec_path)], timeout=timeout, env=env)
+            proc = procs.run([str(comp.binary), str(spec_path)], timeout=timeout, env=env,
+                             memory=memory[0] if memory else None)
         except subprocess.TimeoutExpired as e:
             timings["run_s"] = round(time.perf_counter() - t0, 4)
             err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
@@ -945,7 +947,10 @@ def run_kernel(
                           progress=progress)
         timings["run_s"] = round(time.perf_counter() - t0, 4)
         if proc.returncode != 0:
-            if proc.returncode < 0:
+            oom = procs.out_of_memory(proc.stderr, memory)
+            if oom:
+                msg = f"the kernel {oom}"
+            elif proc.returncode < 0:
                 detail = next((ln for ln in proc.stderr.splitlines() if ln.startswith("acemu:")), "")
                 msg = detail[len("acemu: "):] if detail else f"the kernel crashed ({_signal_name(-proc.returncode)})"
             else:
@@ -1097,8 +1102,10 @@ def run_op(
             out_files.append((path, dt, tuple(shape)))
         (work / "spec.txt").write_text("\n".join(spec) + "\n")
         t0 = time.perf_counter()
+        memory = procs.child_memory()
         try:
-            proc = procs.run([str(comp.binary), str(work / "spec.txt")], timeout=timeout)
+            proc = procs.run([str(comp.binary), str(work / "spec.txt")], timeout=timeout,
+                             memory=memory[0] if memory else None)
         except subprocess.TimeoutExpired:
             return Report("timeout", f"the op did not finish within {timeout:g} s and was stopped",
                           comp.diagnostics, timings=timings)
@@ -1107,6 +1114,8 @@ def run_op(
             detail = next((ln for ln in proc.stderr.splitlines() if ln.startswith("acemu:")), "")
             code = _signal_name(-proc.returncode) if proc.returncode < 0 else proc.returncode
             msg = detail[len("acemu: "):] if detail else f"the op's process ended with {code}"
+            oom = procs.out_of_memory(proc.stderr, memory)
+            msg = f"the op {oom}" if oom else msg
             return Report("crash" if proc.returncode < 0 else "error", msg, comp.diagnostics, timings=timings,
                           stderr=proc.stderr, stdout=proc.stdout)
         data = json.loads((work / "report.json").read_text())

@@ -20,6 +20,7 @@ import argparse
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -156,8 +157,16 @@ def check_submission(path: str | Path, reference: str | Path, *, trials: int = m
 # ----------------------------------------------------------------------------- finding submissions
 
 
+# What marks a file as meant to be a submission, even a broken one (cut short, a string missing): the
+# six strings' names in a .py, a direct-launch document's keys in a .json (a DSL draft, a reference or
+# an NPUKernelBench cases file has none of them). A broken one is checked, and said to be invalid.
+_SIX_STRINGS = ("project_json_src", "host_tiling_src", "host_operator_src", "kernel_src", "python_bind_src",
+                "model_src")
+_DIRECT_KEYS = ('"sources"', '"entry"', '"ascendc_direct_launch"', '"format_version"')
+
+
 def is_submission(path: Path) -> bool:
-    """A six-string .py (assigns project_json_src) or a direct-launch .json (has `sources`)."""
+    """A six-string .py (names one of the six strings) or a direct-launch .json (one of its keys)."""
     if not path.is_file():
         return False
     try:
@@ -165,9 +174,9 @@ def is_submission(path: Path) -> bool:
     except OSError:
         return False
     if path.suffix == ".py":
-        return "project_json_src" in head and "kernel_src" in head
+        return any(re.search(rf"^\s*{name}\s*=", head, re.M) for name in _SIX_STRINGS)
     if path.suffix == ".json":
-        return '"sources"' in head and ("ascendc_direct_launch" in head or '"entry"' in head)
+        return any(key in head for key in _DIRECT_KEYS)
     return False
 
 
@@ -182,7 +191,8 @@ def is_submission_target(target: str | Path) -> bool:
     p = Path(target)
     if p.is_dir():
         return not (p / "ascendcraft.json").exists() and bool(submissions_in(p))
-    return p.suffix in (".py", ".json") and is_submission(p)
+    # a .json can be nothing else `check` takes (a DSL draft is .py): whatever it holds, it is judged as one
+    return (p.suffix == ".json" and p.is_file()) or (p.suffix == ".py" and is_submission(p))
 
 
 def find_reference(sub: Path, ref: Path) -> Path | None:

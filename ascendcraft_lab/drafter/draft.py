@@ -356,10 +356,21 @@ def _draft_cover(g, cover, name: str, s, source: str) -> tuple[str, list[str]]:
     text, shapes = compose(drafts, kname, doc, keys)
     program = _parsed(text, kname, "phases")
     try:
-        verify(program, s, shapes=shapes)
+        verify(program, s, shapes=shapes, scalars=_number_values(g, program))
     except DslError as e:
         raise Unsupported(f"internal: the phases draft does not verify: {e.message}") from None
     return print_program(program), notes
+
+
+def _number_values(g, program) -> dict:
+    """The values of a composed kernel's scalar parameters: the forward's and get_init_inputs()'s numbers,
+    by the names the templates give them (their arguments' names, templates.collect_scalars)."""
+    values = {}
+    for src, items, names in (("input", g.inputs, g.input_names), ("init", g.init_inputs, g.init_names)):
+        for i, d in enumerate(items):
+            if d.get("kind") == "scalar" and d.get("type") in ("float", "int", "bool"):
+                values[names[i] if i < len(names) and names[i] else f"{src}{i}"] = d["value"]
+    return {p.name: values[p.name] for p in program.scalars if p.name in values}
 
 
 def _segment_line(g, seg, text: str) -> str:

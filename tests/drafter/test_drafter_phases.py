@@ -158,6 +158,13 @@ EMULATED = {
                     "torch.rand(19, 23) > 0.2]", {}),
     "permuted_operand": ("def forward(self, a, b):\n    return a.permute(1, 0, 2) @ b",
                          "[torch.randn(4, 5, 6), torch.randn(6, 3)]", {}),
+    # numbers of get_init_inputs() before the one a phase reads: the composed kernel declares them all, and
+    # the check of the composed draft binds their values (it once said `hidden` had no value)
+    "init_numbers_before_a_scale": ("def forward(self, x):\n"
+                                    "    return (x @ self.w.T / 2).sum(1, keepdim=True) * self.s",
+                                    "[torch.randn(37, 45)]",
+                                    {"init": ", i: int, h: int, s: float|self.w = nn.Parameter(torch.randn(h, i))\n"
+                                             "self.s = s", "init_inputs": "[45, 29, 1.5]"}),
 }
 
 

@@ -67,8 +67,10 @@ class ConvDraft:
 def plan_conv(g: Graph, name: str) -> ConvDraft:
     convs = [n for n in g.nodes() if n.op == "conv"]
     if len(convs) != 1 or len(g.outputs) != 1 or g.outputs[0] is not convs[0]:
-        raise Unsupported("a convolution with other work in the same forward (the conv template drafts one "
-                          "convolution and its bias; chains of kernels are programs, issue 32)")
+        line = next((v for k, v in sorted((getattr(g, "lines", None) or {}).items()) if "conv" in k.lower()), None)
+        where = f" (reference line {line})" if line else ""
+        raise Unsupported(f"a convolution with other work in the same forward{where}: the conv template drafts one "
+                          "convolution and its bias (chains of kernels are programs, issue 32)")
     return ConvDraft(_Conv(convs[0], name).text(), name, [])
 
 

@@ -2,7 +2,7 @@
 // y = x: each core moves its slice GM -> UB -> GM through one double-buffered TQueBind (no compute).
 #include "kernel_operator.h"
 using namespace AscendC;
-class Copy {
+class CopyKernel {
 public:
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t totalLength, uint32_t tileLength)
     {
@@ -36,7 +36,7 @@ extern "C" __global__ __aicore__ void copy_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR 
 {
     (void)workspace;
     GET_TILING_DATA(t, tiling);
-    Copy op;
+    CopyKernel op;
     op.Init(x, y, t.totalLength, t.tileLength);
     op.Process();
 }

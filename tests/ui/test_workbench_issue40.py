@@ -140,6 +140,8 @@ def test_the_verdict_shows_under_the_button_that_asked_for_it(notebook):
     button.click()                                    # Playwright scrolls it into view first, as a person would
     nb.view.locator(".acl-side-status[data-state='verified']").wait_for(timeout=240_000)
     assert status.inner_text().startswith("✓ verified: correct: `gelu` matches the reference")
+    status.wait_for(state="visible")
+    button.wait_for(state="visible")         # the view re-renders its buttons with the verdict: measure them settled
     box, at = status.bounding_box(), button.bounding_box()
     assert 0 <= box["y"] and box["y"] + box["height"] <= 800, box              # in the window
     assert 0 < box["y"] - at["y"] < 150, (box, at)                             # right under the button

@@ -364,12 +364,8 @@ def _draft_cover(g, cover, name: str, s, source: str) -> tuple[str, list[str]]:
 
 def _number_values(g, program) -> dict:
     """The values of a composed kernel's scalar parameters: the forward's and get_init_inputs()'s numbers,
-    by the names the templates give them (their arguments' names, templates.collect_scalars)."""
-    values = {}
-    for src, items, names in (("input", g.inputs, g.input_names), ("init", g.init_inputs, g.init_names)):
-        for i, d in enumerate(items):
-            if d.get("kind") == "scalar" and d.get("type") in ("float", "int", "bool"):
-                values[names[i] if i < len(names) and names[i] else f"{src}{i}"] = d["value"]
+    by the names the templates give them (Graph.numbers)."""
+    values = {name: d["value"] for _, _, name, d in g.numbers()}
     return {p.name: values[p.name] for p in program.scalars if p.name in values}
 
 

@@ -137,6 +137,16 @@ class Node:
         return f"{self.op}({', '.join(map(repr, self.args))})" if self.args else f"{self.op}[{self.attrs}]"
 
 
+def argument_name(names: list, src: str, i: int) -> str:
+    """A number's name in a kernel: its argument's name (forward's or __init__'s), else `<src><i>`."""
+    return names[i] if i < len(names) and names[i] else f"{src}{i}"
+
+
+def is_number(d: dict) -> bool:
+    """A traced input description that is a number (a kernel scalar), not a tensor or a sequence."""
+    return d.get("kind") == "scalar" and d.get("type") in ("float", "int", "bool")
+
+
 @dataclass
 class Graph:
     outputs: list[Node]
@@ -150,6 +160,15 @@ class Graph:
     training: bool
     notes: list[str] = field(default_factory=list)
     lines: dict = field(default_factory=dict)      # call name (matmul, triu, ...) -> first reference line
+
+    def numbers(self):
+        """(src, index, name, description) of every number of get_inputs(), then of get_init_inputs():
+        the order and the names in which kernels declare their scalar parameters."""
+        for src, items, names in (("input", self.inputs, self.input_names), ("init", self.init_inputs,
+                                                                            self.init_names)):
+            for i, d in enumerate(items):
+                if is_number(d):
+                    yield src, i, argument_name(names, src, i), d
 
     def nodes(self) -> list[Node]:
         """All nodes reachable from the outputs, operands first."""

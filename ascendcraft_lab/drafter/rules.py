@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import graph as G
-from .graph import Builder, Graph, Node, Unsupported
+from .graph import Builder, Graph, Node, Unsupported, argument_name
 from .conv import conv_node
 from .norms import MODULE_RULES
 from .remap import pad_node, roll_node, tile_node
@@ -793,7 +793,7 @@ def _count(b, k):
             and d.get("value") == v]
     if len(same) == 1:
         i = same[0]
-        name = b.init_names[i] if i < len(b.init_names) and b.init_names[i] else f"init{i}"
+        name = argument_name(b.init_names, "init", i)
         return Node("scalar", (), {"source": "init", "index": i, "pyname": name}, None, "int", v, name=name)
     return v
 
@@ -1098,7 +1098,7 @@ def _number(b, v, what: str, kinds=(int, float)) -> Node:
             and d.get("type") == ("int" if isinstance(v, int) else "float")]
     if len(same) == 1:
         i = same[0]
-        name = b.init_names[i] if i < len(b.init_names) and b.init_names[i] else f"init{i}"
+        name = argument_name(b.init_names, "init", i)
         return Node("scalar", (), {"source": "init", "index": i, "pyname": name}, None,
                     "int" if isinstance(v, int) else "float", v, name=name)
     return b.const(v)

@@ -217,20 +217,11 @@ class Writer:
     def collect_scalars(self):
         """Scalar parameters: get_inputs() scalars, then get_init_inputs() ones, in order and named after
         their arguments, so the DSL's binding by name and by position (reference/scalars.py) agree."""
-        g = self.g
-        order = []
-        for i, d in enumerate(g.inputs):
-            if _is_number(d):
-                order.append(("input", i, d))
-        for i, d in enumerate(g.init_inputs):
-            if _is_number(d):
-                order.append(("init", i, d))
+        order = list(self.g.numbers())
         used = {(n.attrs["source"], n.attrs["index"]): n for n in self.lay.nodes if n.is_number_input}
         last = max((k for k, key in enumerate(order) if key[:2] in used), default=-1)
         for k in range(last + 1):
-            src, i, d = order[k]
-            names = g.input_names if src == "input" else g.init_names
-            pyname = (names[i] if i < len(names) and names[i] else f"{src}{i}")
+            src, i, pyname, d = order[k]
             name = self.namer.fresh(pyname)
             dt = {"float": "f32", "int": "i32", "bool": "bool"}[d["type"]]
             self.kernel_scalars.append((name, dt))
@@ -376,9 +367,6 @@ class Writer:
     def docstring(self) -> str:
         return ""
 
-
-def _is_number(d: dict) -> bool:
-    return d.get("kind") == "scalar" and d.get("type") in ("float", "int", "bool")
 
 
 def _host_literal(v) -> str:
